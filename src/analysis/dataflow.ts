@@ -1,0 +1,63 @@
+import type { ValueType } from "../ir/types.js";
+import { formatSelector } from "../ir/selector.js";
+import { type Availability, computeAvailability } from "./availability.js";
+import type { DiagnosticSink } from "./codes.js";
+import type { AnalysisGraph } from "./graph.js";
+import type { Read } from "./reads.js";
+import type { Resolver } from "./resolve.js";
+import { checkType } from "./types.js";
+
+export interface ResolvedRead {
+  read: Read;
+  type?: ValueType;
+  producer?: number;
+}
+
+export interface DataflowResult {
+  reads: ResolvedRead[];
+  availability: Availability;
+}
+
+/**
+ * Every read must resolve (reserved heads, node, declared output, scope), be available on every path
+ * to the reader, and fit the slot's type. Template references report `template.unresolved` instead
+ * of the ref.* codes. Reads by unreached nodes skip the availability check (already reported).
+ */
+export function checkDataflow(
+  g: AnalysisGraph,
+  reads: readonly Read[],
+  resolver: Resolver,
+  reached: Uint8Array,
+  sink: DiagnosticSink,
+  maxGuardTerms: number,
+): DataflowResult {
+  const resolved: ResolvedRead[] = [];
+  const producers = new Set<number>();
+  for (const read of reads) {
+    const r = resolver.resolve(read.reader, read.selector);
+    const where = { nodeId: g.nodes[read.reader]!.id, field: read.field || undefined };
+    if (!r.ok) {
+      if (read.template) sink.add("template.unresolved", `{{#${formatSelector(read.selector)}#}} does not resolve: ${r.message}`, where);
+      else sink.add(r.code, r.message, where);
+      resolved.push({ read });
+      continue;
+    }
+    resolved.push({ read, type: r.type, producer: r.producer });
+    if (r.producer !== undefined) producers.add(r.producer);
+    checkType(g, read, r.type, sink);
+  }
+  const availability = computeAvailability(g, producers, reached, maxGuardTerms);
+  for (const rr of resolved) {
+    const { read, producer } = rr;
+    if (producer === undefined || read.optional || !reached[read.reader]) continue;
+    if (availability.has(read.reader, producer)) continue;
+    const reader = g.nodes[read.reader]!;
+    const p = g.nodes[producer]!;
+    const why =
+      producer === read.reader
+        ? `node reads its own output ${formatSelector(read.selector)}`
+        : `${formatSelector(read.selector)} is not produced on every path to "${reader.id}": "${p.id}" runs when ${availability.describeGuard(producer)}, this node when ${availability.describeGuard(read.reader)}; merge the branches with a variable-aggregator or read a value that always exists`;
+    sink.add("ref.not_available", why, { nodeId: reader.id, field: read.field || undefined });
+  }
+  return { reads: resolved, availability };
+}

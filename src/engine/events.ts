@@ -1,0 +1,28 @@
+import type { RunStatus } from "../store/types.js";
+
+export type RunEvent =
+  | { type: "run_started"; runId: string; resumed: boolean }
+  | { type: "node_started"; runId: string; key: string; nodeId: string; nodeType: string; title: string; attempt: number }
+  | {
+      type: "node_finished";
+      runId: string;
+      key: string;
+      nodeId: string;
+      nodeType: string;
+      status: "succeeded" | "exception" | "failed";
+      outputs?: Record<string, unknown>;
+      port?: string;
+      error?: { code: string; message: string };
+      durationMs: number;
+      cached: boolean;
+    }
+  | { type: "node_skipped"; runId: string; key: string; nodeId: string }
+  | { type: "node_retry"; runId: string; key: string; nodeId: string; attempt: number; reason: string }
+  | { type: "text_chunk"; runId: string; nodeId: string; text: string; selector?: string[] }
+  | {
+      type: "run_finished";
+      runId: string;
+      status: RunStatus;
+      outputs?: Record<string, unknown>;
+      error?: { code: string; message: string; nodeId?: string };
+    };

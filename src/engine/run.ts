@@ -1,0 +1,135 @@
+import { ulid } from "ulid";
+import "../nodes/index.js";
+import { NodeExecutionError, WeftError } from "../ir/errors.js";
+import type { ExecServices } from "../ir/services.js";
+import type { Workflow } from "../ir/workflow.js";
+import { MemoryRunStore } from "../store/memory.js";
+import type { AttemptRecord, RunStatus, RunStore } from "../store/types.js";
+import type { RunEvent } from "./events.js";
+import { VariablePool } from "./pool.js";
+import { Scheduler } from "./scheduler.js";
+
+export interface RunOptions {
+  inputs?: Record<string, unknown>;
+  services?: Partial<ExecServices>;
+  store?: RunStore;
+  runId?: string;
+  /** Parallel node executions (Dify scales 3–10 workers). */
+  concurrency?: number;
+  /** Dify's WORKFLOW_MAX_EXECUTION_STEPS is 500; benchmarks raise it. */
+  maxSteps?: number;
+  maxTimeMs?: number;
+  onEvent?: (e: RunEvent) => void;
+  signal?: AbortSignal;
+  /** System values: query, files, conversation_id, user_id ... */
+  sys?: Record<string, unknown>;
+  conversation?: Record<string, unknown>;
+  appId?: string;
+}
+
+export interface RunResult {
+  runId: string;
+  status: RunStatus;
+  outputs: Record<string, unknown>;
+  error?: { code: string; message: string; nodeId?: string };
+  trace: AttemptRecord[];
+  /** Conversation variables after the run (advanced-chat persists them across turns). */
+  conversation: Record<string, unknown>;
+}
+
+function defaultServices(s: Partial<ExecServices> = {}): ExecServices {
+  return { now: () => new Date(), random: Math.random, ...s };
+}
+
+function seedPool(wf: Workflow, runId: string, o: RunOptions): VariablePool {
+  const pool = new VariablePool();
+  const env: Record<string, unknown> = {};
+  for (const v of wf.environment_variables) env[v.name] = v.value ?? null;
+  pool.set("env", env);
+  const conv: Record<string, unknown> = {};
+  for (const v of wf.conversation_variables) conv[v.name] = o.conversation && v.name in o.conversation ? o.conversation[v.name] : (v.value ?? null);
+  pool.set("conversation", conv);
+  const now = (o.services?.now ?? (() => new Date()))();
+  const sys: Record<string, unknown> = {
+    files: [],
+    user_id: "weft-user",
+    app_id: o.appId ?? "weft-app",
+    workflow_id: wf.name,
+    workflow_run_id: runId,
+    timestamp: Math.floor(now.getTime() / 1000),
+    ...(wf.mode === "advanced-chat" ? { query: "", conversation_id: "", dialogue_count: 0 } : {}),
+    ...o.sys,
+  };
+  pool.set("sys", sys);
+  return pool;
+}
+
+async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunStore, resumed: boolean): Promise<RunResult> {
+  const onEvent = o.onEvent ?? (() => {});
+  const pool = seedPool(wf, runId, o);
+  const inputs = o.inputs ?? {};
+  const scheduler = new Scheduler({
+    runId,
+    workflow: wf,
+    inputs,
+    services: defaultServices(o.services),
+    store,
+    resumeFrom: resumed ? store.committed(runId) : undefined,
+    concurrency: o.concurrency ?? 8,
+    maxSteps: o.maxSteps ?? 500,
+    deadline: Date.now() + (o.maxTimeMs ?? 1_200_000),
+    onEvent,
+    signal: o.signal ?? new AbortController().signal,
+  });
+  onEvent({ type: "run_started", runId, resumed });
+  let status: RunStatus;
+  let outputs: Record<string, unknown> = {};
+  let error: RunResult["error"];
+  try {
+    await scheduler.runTop(pool);
+    // Workflow mode: the union of End outputs (later ends win); chat: answers concatenated in completion order.
+    const top = scheduler.completed.filter((c) => !c.key.includes("/"));
+    if (wf.mode === "advanced-chat") {
+      const answers = top.filter((c) => c.type === "answer");
+      outputs = {
+        answer: answers.map((a) => String(a.outputs.answer ?? "")).join(""),
+        files: answers.flatMap((a) => (Array.isArray(a.outputs.files) ? a.outputs.files : [])),
+      };
+    } else {
+      for (const c of top.filter((c) => c.type === "end")) Object.assign(outputs, c.outputs);
+    }
+    status = scheduler.exceptions > 0 ? "partial-succeeded" : "succeeded";
+  } catch (e) {
+    status = "failed";
+    error =
+      e instanceof NodeExecutionError
+        ? { code: e.code, message: e.message, nodeId: e.nodeId }
+        : e instanceof WeftError
+          ? { code: e.code, message: e.message }
+          : { code: "run.error", message: e instanceof Error ? e.message : String(e) };
+  }
+  store.updateRun(runId, { status, outputs, error });
+  onEvent({ type: "run_finished", runId, status, outputs, error });
+  const conversation = (pool.outputsOf("conversation") ?? {}) as Record<string, unknown>;
+  return { runId, status, outputs, error, trace: store.attempts(runId), conversation };
+}
+
+/** Run a workflow to completion. The run (workflow, inputs, commits, trace) is recorded in the store. */
+export async function runWorkflow(wf: Workflow, o: RunOptions = {}): Promise<RunResult> {
+  const store = o.store ?? new MemoryRunStore();
+  const runId = o.runId ?? ulid();
+  const now = Date.now();
+  store.createRun({ id: runId, workflow: wf, inputs: o.inputs ?? {}, status: "running", createdAt: now, updatedAt: now, appId: o.appId });
+  return execute(wf, runId, o, store, false);
+}
+
+/** Continue a run that was interrupted: committed nodes are reused, never executed again. */
+export async function resumeRun(runId: string, o: Omit<RunOptions, "runId" | "inputs"> & { store: RunStore }): Promise<RunResult> {
+  const rec = o.store.getRun(runId);
+  if (!rec) throw new WeftError("run.not_found", `no run with id ${runId}`);
+  if (rec.status === "succeeded" || rec.status === "partial-succeeded") {
+    throw new WeftError("run.finished", `run ${runId} already finished (${rec.status}); nothing to resume`);
+  }
+  o.store.updateRun(runId, { status: "running" });
+  return execute(rec.workflow, runId, { ...o, inputs: rec.inputs }, o.store, true);
+}

@@ -1,0 +1,10 @@
+export { type Cell, type Dtype, type Row, type Table, readTable, pyStr } from "./csv.js";
+export { DEFAULT_CORPUS_DIR, type Domain, type Task, domains, loadDomain } from "./dataset.js";
+export { type CallRecord, type EnvOptions, PINNED_NOW, SopBenchEnv } from "./env.js";
+export { SopBenchError, ToolCallError } from "./errors.js";
+export { createSopBenchMcpServer } from "./mcp.js";
+export { parsePyLiteral, type PyValue } from "./pyliteral.js";
+export { type ScoreOptions, type Solver, type TaskInput, scoreDomain } from "./run.js";
+export { type ValidationMode } from "./schema.js";
+export { type DomainScore, type RowScore, aggregate, lenientEqual, normalise, scoreRow, strictEqual } from "./scoring.js";
+export { PROVIDER_PREFIX, SopBenchToolService, providerIdOf, toToolResult } from "./service.js";

@@ -1,0 +1,168 @@
+/**
+ * Contracts between node executors and the outside world. The engine wires real implementations
+ * (src/llm, src/tools, src/sandbox ...) into these; `ir` only names the shapes.
+ */
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface ModelRef {
+  provider: string;
+  name: string;
+  mode?: string;
+  completion_params?: Record<string, unknown>;
+}
+
+export type ChatContentPart =
+  | { type: "text"; text: string }
+  | { type: "file"; data: Uint8Array | string; mediaType: string; filename?: string };
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string | ChatContentPart[];
+  toolCallId?: string;
+  toolCalls?: ToolCall[];
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface LlmRequest {
+  model: ModelRef;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  /** Ask for a JSON object (optionally matching a JSON Schema). */
+  json?: { schema?: Record<string, unknown>; name?: string };
+  onText?: (delta: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface LlmResponse {
+  text: string;
+  reasoning?: string;
+  toolCalls: ToolCall[];
+  usage: Usage;
+  finishReason: string;
+}
+
+export interface LlmService {
+  chat(req: LlmRequest): Promise<LlmResponse>;
+  embed?(texts: string[], model?: ModelRef): Promise<number[][]>;
+}
+
+/** Dify's file value shape (the subset Weft reads and writes). */
+export interface FileValue {
+  dify_model_identity?: "__dify__file__";
+  type: "image" | "document" | "audio" | "video" | "custom";
+  transfer_method: "remote_url" | "local_file" | "tool_file" | "datasource_file";
+  remote_url?: string | null;
+  url?: string | null;
+  filename: string;
+  extension: string;
+  mime_type: string;
+  size: number;
+  related_id?: string | null;
+}
+
+export interface ToolResult {
+  text: string;
+  files: FileValue[];
+  json: unknown[];
+  variables?: Record<string, unknown>;
+}
+
+export interface ToolInvocation {
+  providerId: string;
+  providerType?: string;
+  toolName: string;
+  parameters: Record<string, unknown>;
+  configurations?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+export interface ToolService {
+  invoke(inv: ToolInvocation): Promise<ToolResult>;
+  /** Tools a tool-calling node may choose from, as JSON-schema specs. */
+  list?(): ToolSpec[];
+}
+
+export interface SandboxLimits {
+  timeoutMs: number;
+  memoryBytes: number;
+  maxOutputBytes: number;
+}
+
+export interface SandboxService {
+  run(req: {
+    language: "javascript" | "python3";
+    code: string;
+    inputs: Record<string, unknown>;
+    limits?: Partial<SandboxLimits>;
+    signal?: AbortSignal;
+  }): Promise<unknown>;
+}
+
+export interface HttpRequestSpec {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: Uint8Array | string | FormData;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  sslVerify?: boolean;
+  /** Per-phase limits (Dify's connect/read/write); `timeoutMs` stays the overall cap. */
+  timeouts?: { connectMs?: number; readMs?: number; writeMs?: number };
+  /** Refuse a response body larger than this many bytes. */
+  maxResponseBytes?: number;
+}
+
+export interface HttpResponseData {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+export interface HttpService {
+  request(req: HttpRequestSpec): Promise<HttpResponseData>;
+}
+
+export interface FileService {
+  put(bytes: Uint8Array, meta: { filename: string; mimeType: string }): Promise<FileValue>;
+  get(file: FileValue): Promise<Uint8Array>;
+}
+
+export interface DocumentService {
+  extract(file: FileValue, bytes: Uint8Array): Promise<string>;
+}
+
+export interface KnowledgeService {
+  retrieve(req: { query: string; datasetIds: string[]; topK: number; scoreThreshold?: number }): Promise<
+    Array<{ content: string; title: string; metadata: Record<string, unknown> }>
+  >;
+}
+
+export interface ExecServices {
+  llm?: LlmService;
+  tools?: ToolService;
+  sandbox?: SandboxService;
+  http?: HttpService;
+  files?: FileService;
+  documents?: DocumentService;
+  knowledge?: KnowledgeService;
+  /** Pinned clock and seed make runs repeatable (benchmarks pin both). */
+  now: () => Date;
+  random: () => number;
+}

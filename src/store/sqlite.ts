@@ -1,0 +1,149 @@
+import Database from "better-sqlite3";
+import type { ArtifactVersion, AttemptRecord, NodeCommit, RunRecord, RunStore } from "./types.js";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY, app_id TEXT, workflow TEXT NOT NULL, inputs TEXT NOT NULL, status TEXT NOT NULL,
+  outputs TEXT, error TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS node_commits (
+  run_id TEXT NOT NULL, key TEXT NOT NULL, node_id TEXT NOT NULL, status TEXT NOT NULL, outputs TEXT NOT NULL,
+  port TEXT, writes TEXT, PRIMARY KEY (run_id, key));
+CREATE TABLE IF NOT EXISTS attempts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, key TEXT NOT NULL, node_id TEXT NOT NULL, record TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS attempts_run ON attempts(run_id, seq);
+CREATE TABLE IF NOT EXISTS artifacts (
+  run_id TEXT NOT NULL, node_id TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL, key TEXT NOT NULL,
+  value TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (run_id, node_id, name, version));
+`;
+
+const j = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+const p = <T>(s: string | null | undefined): T | undefined => (s === null || s === undefined ? undefined : (JSON.parse(s) as T));
+
+/**
+ * SQLite run store. WAL mode with synchronous=FULL: a commit is on disk when `commitNode` returns,
+ * so a `kill -9` after it never loses that node.
+ */
+export class SqliteRunStore implements RunStore {
+  readonly db: Database.Database;
+  private stmts;
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = FULL");
+    this.db.pragma("busy_timeout = 5000");
+    this.db.exec(SCHEMA);
+    this.stmts = {
+      insertRun: this.db.prepare(
+        "INSERT INTO runs (id, app_id, workflow, inputs, status, outputs, error, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)",
+      ),
+      getRun: this.db.prepare("SELECT * FROM runs WHERE id = ?"),
+      listRuns: this.db.prepare("SELECT * FROM runs ORDER BY created_at DESC LIMIT ?"),
+      commit: this.db.prepare(
+        "INSERT OR REPLACE INTO node_commits (run_id, key, node_id, status, outputs, port, writes) VALUES (?,?,?,?,?,?,?)",
+      ),
+      commits: this.db.prepare("SELECT * FROM node_commits WHERE run_id = ?"),
+      attempt: this.db.prepare("INSERT INTO attempts (run_id, key, node_id, record) VALUES (?,?,?,?)"),
+      attempts: this.db.prepare("SELECT record FROM attempts WHERE run_id = ? ORDER BY seq"),
+      artifactVersion: this.db.prepare(
+        "SELECT COALESCE(MAX(version), 0) AS v FROM artifacts WHERE run_id = ? AND node_id = ? AND name = ?",
+      ),
+      artifact: this.db.prepare(
+        "INSERT INTO artifacts (run_id, node_id, name, version, key, value, created_at) VALUES (?,?,?,?,?,?,?)",
+      ),
+      artifacts: this.db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY created_at, node_id, name, version"),
+    };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private toRun(row: any): RunRecord {
+    return {
+      id: row.id,
+      appId: row.app_id ?? undefined,
+      workflow: JSON.parse(row.workflow),
+      inputs: JSON.parse(row.inputs),
+      status: row.status,
+      outputs: p(row.outputs),
+      error: p(row.error),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  createRun(run: RunRecord): void {
+    this.stmts.insertRun.run(
+      run.id,
+      run.appId ?? null,
+      JSON.stringify(run.workflow),
+      JSON.stringify(run.inputs),
+      run.status,
+      j(run.outputs),
+      j(run.error),
+      run.createdAt,
+      run.updatedAt,
+    );
+  }
+  getRun(id: string): RunRecord | undefined {
+    const row = this.stmts.getRun.get(id);
+    return row ? this.toRun(row) : undefined;
+  }
+  listRuns(limit = 50): RunRecord[] {
+    return this.stmts.listRuns.all(limit).map((r) => this.toRun(r));
+  }
+  updateRun(id: string, patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>): void {
+    const sets: string[] = [];
+    const vals: unknown[] = [];
+    if (patch.status !== undefined) (sets.push("status = ?"), vals.push(patch.status));
+    if ("outputs" in patch) (sets.push("outputs = ?"), vals.push(j(patch.outputs)));
+    if ("error" in patch) (sets.push("error = ?"), vals.push(j(patch.error)));
+    sets.push("updated_at = ?");
+    vals.push(Date.now(), id);
+    this.db.prepare(`UPDATE runs SET ${sets.join(", ")} WHERE id = ?`).run(...vals);
+  }
+  commitNode(runId: string, c: NodeCommit): void {
+    const now = Date.now();
+    this.db.transaction(() => {
+      this.stmts.commit.run(runId, c.key, c.nodeId, c.status, JSON.stringify(c.outputs), c.port ?? null, j(c.writes));
+      for (const [name, value] of Object.entries(c.outputs)) {
+        const { v } = this.stmts.artifactVersion.get(runId, c.nodeId, name) as { v: number };
+        this.stmts.artifact.run(runId, c.nodeId, name, v + 1, c.key, j(value), now);
+      }
+    })();
+  }
+  committed(runId: string): Map<string, NodeCommit> {
+    const m = new Map<string, NodeCommit>();
+    for (const row of this.stmts.commits.all(runId) as any[]) {
+      m.set(row.key, {
+        key: row.key,
+        nodeId: row.node_id,
+        status: row.status,
+        outputs: JSON.parse(row.outputs),
+        port: row.port ?? undefined,
+        writes: p(row.writes),
+      });
+    }
+    return m;
+  }
+  appendAttempt(rec: AttemptRecord): void {
+    this.stmts.attempt.run(rec.runId, rec.key, rec.nodeId, JSON.stringify(rec));
+  }
+  attempts(runId: string): AttemptRecord[] {
+    return (this.stmts.attempts.all(runId) as Array<{ record: string }>).map((r) => JSON.parse(r.record));
+  }
+  artifacts(runId: string, nodeId?: string): ArtifactVersion[] {
+    return (this.stmts.artifacts.all(runId) as any[])
+      .filter((r) => !nodeId || r.node_id === nodeId)
+      .map((r) => ({
+        runId: r.run_id,
+        nodeId: r.node_id,
+        name: r.name,
+        version: r.version,
+        key: r.key,
+        value: p(r.value),
+        createdAt: r.created_at,
+      }));
+  }
+}

@@ -1,0 +1,30 @@
+import { type HTMLElement, parse } from "node-html-parser";
+import { markdownTable } from "./text.js";
+
+const DROP = "script, style, noscript, template, head";
+
+function tableRows(table: HTMLElement): string[][] {
+  return table
+    .querySelectorAll("tr")
+    .map((tr) => tr.querySelectorAll("th, td").map((c) => c.structuredText.trim()));
+}
+
+/**
+ * Visible text of an HTML document: scripts and styles dropped, block elements on their own lines,
+ * tables as markdown tables (so an LLM downstream still sees the grid).
+ */
+export function htmlToText(html: string): string {
+  const root = parse(html, { comment: false, blockTextElements: { script: true, style: true, pre: true } });
+  for (const el of root.querySelectorAll(DROP)) el.remove();
+  for (const table of root.querySelectorAll("table")) {
+    if (table.querySelector("table")) continue; // nested tables: keep the inner text as is
+    const md = markdownTable(tableRows(table));
+    table.replaceWith(parse(`<pre>${escapeHtml(md)}</pre>`));
+  }
+  for (const li of root.querySelectorAll("li")) li.insertAdjacentHTML("afterbegin", "- ");
+  return root.structuredText.replace(/\n{3,}/g, "\n\n").trim();
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
