@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { ulid } from "ulid";
 import "../nodes/index.js";
 import { NodeExecutionError, WeftError } from "../ir/errors.js";
@@ -64,6 +65,13 @@ function seedPool(wf: Workflow, runId: string, o: RunOptions): VariablePool {
   return pool;
 }
 
+/** Every running node listens on the run's signal; a wide fan-out legitimately passes Node's default of 10. */
+function runSignal(signal?: AbortSignal): AbortSignal {
+  const s = signal ?? new AbortController().signal;
+  setMaxListeners(0, s);
+  return s;
+}
+
 async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunStore, resumed: boolean): Promise<RunResult> {
   const onEvent = o.onEvent ?? (() => {});
   const pool = seedPool(wf, runId, o);
@@ -79,7 +87,7 @@ async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunSto
     maxSteps: o.maxSteps ?? 500,
     deadline: Date.now() + (o.maxTimeMs ?? 1_200_000),
     onEvent,
-    signal: o.signal ?? new AbortController().signal,
+    signal: runSignal(o.signal),
   });
   onEvent({ type: "run_started", runId, resumed });
   let status: RunStatus;

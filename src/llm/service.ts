@@ -180,7 +180,12 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
     },
 
     async embed(texts, ref) {
-      const r = ref ? resolveModel(cfg, ref) : cfg.default ? resolveModel(cfg, { provider: "", name: "" }) : undefined;
+      const defaultEndpoint = cfg.default ? cfg.endpoints[cfg.default] : undefined;
+      const r: ResolvedModel | undefined = ref
+        ? resolveModel(cfg, ref)
+        : cfg.default && defaultEndpoint
+          ? { endpointName: cfg.default, endpoint: defaultEndpoint, modelId: defaultEndpoint.embeddingModel ?? "", via: "default" }
+          : undefined;
       if (!r) {
         throw new NotConfiguredError("LLM_NOT_CONFIGURED", "No endpoint is configured for embeddings (set a default endpoint with embeddingModel)", {});
       }
@@ -229,6 +234,8 @@ function buildArgs(
   return {
     model,
     messages,
+    // Workflow prompts legitimately carry system messages anywhere in the conversation.
+    allowSystemInMessages: true,
     ...(hasTools ? { tools } : {}),
     ...(mode === "tool" ? { toolChoice: { type: "tool", toolName: JSON_TOOL } as const } : {}),
     ...(mode === "json" ? { output: jsonOutput(req.json?.schema, req.json?.name) } : {}),
@@ -402,11 +409,12 @@ function finishJson(res: CallResult, value: unknown, r: ResolvedModel): LlmChatR
 
 function toToolCall(c: { toolCallId: string; toolName: string; input: unknown; invalid?: boolean; error?: unknown }): CallResult["toolCalls"][number] {
   let args: unknown = c.input;
-  if (typeof args === "string") {
+  if (typeof c.input === "string") {
+    const raw = c.input;
     try {
-      args = JSON.parse(args);
+      args = JSON.parse(raw);
     } catch {
-      return { id: c.toolCallId, name: c.toolName, arguments: {}, invalid: `arguments are not JSON: ${args.slice(0, 200)}` };
+      return { id: c.toolCallId, name: c.toolName, arguments: {}, invalid: `arguments are not JSON: ${raw.slice(0, 200)}` };
     }
   }
   if (c.invalid) {

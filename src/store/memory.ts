@@ -6,6 +6,7 @@ export class MemoryRunStore implements RunStore {
   private commits = new Map<string, Map<string, NodeCommit>>();
   private attemptLog = new Map<string, AttemptRecord[]>();
   private artifactLog = new Map<string, ArtifactVersion[]>();
+  private versions = new Map<string, number>();
 
   createRun(run: RunRecord): void {
     this.runs.set(run.id, structuredClone(run));
@@ -27,7 +28,9 @@ export class MemoryRunStore implements RunStore {
     m.set(commit.key, structuredClone(commit));
     const log = this.artifactLog.get(runId) ?? [];
     for (const [name, value] of Object.entries(commit.outputs)) {
-      const version = log.filter((a) => a.nodeId === commit.nodeId && a.name === name).length + 1;
+      const vkey = `${runId}\u0000${commit.nodeId}\u0000${name}`;
+      const version = (this.versions.get(vkey) ?? 0) + 1;
+      this.versions.set(vkey, version);
       log.push({ runId, nodeId: commit.nodeId, name, version, key: commit.key, value: structuredClone(value), createdAt: Date.now() });
     }
     this.artifactLog.set(runId, log);

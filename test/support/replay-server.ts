@@ -499,7 +499,7 @@ function openaiEvents(a: Answer, u: ReplyUsage, model: string, includeUsage: boo
       choices: [{ index: 0, delta, finish_reason: finish }],
     },
   });
-  const events = [chunk({ role: "assistant", content: "" })];
+  const events: Array<{ data: Record<string, unknown> }> = [chunk({ role: "assistant", content: "" })];
   if (a.reasoning) events.push(chunk({ reasoning_content: a.reasoning }));
   for (const piece of a.chunks) events.push(chunk({ content: piece }));
   a.calls.forEach((c, index) => {
@@ -521,7 +521,8 @@ function openaiEvents(a: Answer, u: ReplyUsage, model: string, includeUsage: boo
   } else {
     // Servers such as vLLM report usage on the last chunk when asked; without the flag we still
     // attach it to the finish chunk so clients that read it there see the numbers.
-    (events[events.length - 1]?.data as Record<string, unknown>).usage = usage;
+    const last = events[events.length - 1];
+    if (last) last.data.usage = usage;
   }
   return events;
 }

@@ -97,7 +97,7 @@ export class SopBenchEnv {
     for (const name of this.bindings.keys())
       if (!this.specByName.has(name))
         throw new SopBenchError("SOPBENCH_DATA", `Tool ${name} is bound but has no toolspec in ${this.domain.name}`);
-    this.validator = new ArgValidator(this.domain.toolSpecs, this.options.validation, this.options.coerceArgs ?? false);
+    this.validator = validatorFor(this.domain, this.options.validation, this.options.coerceArgs ?? false);
   }
 
   /** Tool specs in toolspecs.json order (the original shuffled video_annotation's; we keep file order). */
@@ -238,6 +238,17 @@ export class SopBenchEnv {
     }
     return out;
   }
+}
+
+// Compiling ~26 schemas per env is the costly part of creating one; envs are made per task, so share them.
+const validators = new WeakMap<Domain, Map<string, ArgValidator>>();
+function validatorFor(domain: Domain, mode: ValidationMode, coerce: boolean): ArgValidator {
+  let byMode = validators.get(domain);
+  if (!byMode) validators.set(domain, (byMode = new Map()));
+  const key = `${mode}:${coerce}`;
+  let v = byMode.get(key);
+  if (!v) byMode.set(key, (v = new ArgValidator(domain.toolSpecs, mode, coerce)));
+  return v;
 }
 
 function fillConstant(value: unknown, args: Record<string, unknown>): unknown {

@@ -1,0 +1,72 @@
+import type { Diagnostic } from "../ir/diagnostics.js";
+import type { AppMode, Workflow } from "../ir/workflow.js";
+import { BURDEN_THRESHOLDS, type BurdenReport, type BurdenThresholds, computeBurden } from "./burden/burden.js";
+import { DiagnosticSink, type SeverityOverrides } from "./codes.js";
+import { checkCycles } from "./cycles.js";
+import { checkDataflow } from "./dataflow.js";
+import { checkEdges } from "./edges.js";
+import { buildNodes } from "./graph.js";
+import { checkModes } from "./modes.js";
+import { checkReachability } from "./reachability.js";
+import { collectReads } from "./reads.js";
+import { Resolver } from "./resolve.js";
+import { checkRules } from "./rules.js";
+import { checkNodes, findEntries } from "./structure.js";
+import { checkTemplates } from "./templates.js";
+
+export interface AnalyseOptions {
+  /** Analyse as this app mode instead of workflow.mode. */
+  mode?: AppMode;
+  /** Change a code's severity, or silence it with "off". */
+  severities?: SeverityOverrides;
+  /** Term bound of the join guards (default 64); beyond it joins use plain intersection. */
+  maxGuardTerms?: number;
+  thresholds?: Partial<BurdenThresholds>;
+}
+
+export interface AnalysisResult {
+  diagnostics: Diagnostic[];
+  burden: BurdenReport;
+}
+
+const SEVERITY_RANK = { error: 0, warning: 1, info: 2 } as const;
+
+/**
+ * Static analysis of a workflow: well-formedness, dataflow with availability at joins, types,
+ * templates, node-type rules, and the burden report. Never throws on a bad workflow; every problem
+ * is a diagnostic.
+ */
+export function analyse(workflow: Workflow, opts: AnalyseOptions = {}): AnalysisResult {
+  const sink = new DiagnosticSink(opts.severities);
+  const mode: AppMode = opts.mode ?? (workflow?.mode === "advanced-chat" ? "advanced-chat" : "workflow");
+  const g = buildNodes(workflow, mode, sink);
+  checkNodes(g, sink);
+  findEntries(g, sink);
+  checkEdges(g, sink);
+  checkCycles(g, sink);
+  const { reached } = checkReachability(g, sink);
+  checkModes(g, sink);
+  checkTemplates(g, sink);
+  const resolver = new Resolver(g);
+  const reads = collectReads(g);
+  const df = checkDataflow(g, reads, resolver, reached, sink, opts.maxGuardTerms ?? 64);
+  checkRules(g, resolver, sink);
+  const burden = computeBurden(g, df, { ...BURDEN_THRESHOLDS, ...opts.thresholds });
+  const order = new Map(g.nodes.map((n) => [n.id, n.idx]));
+  const diagnostics = sink.list
+    .map((d, i) => ({ d, i }))
+    .sort(
+      (a, b) =>
+        SEVERITY_RANK[a.d.severity] - SEVERITY_RANK[b.d.severity] ||
+        (order.get(a.d.nodeId ?? "") ?? -1) - (order.get(b.d.nodeId ?? "") ?? -1) ||
+        a.i - b.i,
+    )
+    .map((x) => x.d);
+  return { diagnostics, burden };
+}
+
+export { ANALYSIS_CODES, modeCode } from "./codes.js";
+export { BURDEN_THRESHOLDS, worstRegions } from "./burden/burden.js";
+export type { BurdenRegion, BurdenReport, NodeBurden, WorkflowBurden, BurdenThresholds } from "./burden/burden.js";
+export { TOKEN_ESTIMATES, ARRAY_ITEMS, CHARS_PER_TOKEN, estimateTokens } from "./burden/estimate.js";
+export { jinjaSyntaxError } from "./templates.js";

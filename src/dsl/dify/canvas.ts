@@ -1,0 +1,274 @@
+import type { Workflow, WorkflowEdge, WorkflowNode } from "../../ir/workflow.js";
+import { finiteOr, has, isPoint, isRecord, type Json, type Point, withDefault } from "./util.js";
+
+/**
+ * Fills in what the Dify editor needs and a workflow may lack: canvas widget types, positions (a deterministic
+ * layered layout), container-child markers, edge ids, handles and edge data. Only **missing** keys are added;
+ * nothing present is changed. The importer applies it to what it read and the exporter to what it writes, and
+ * because it is idempotent, import → export → import gives back exactly the first import.
+ */
+
+interface ContainerKind {
+  startType: string;
+  canvasStart: string;
+  flag: "isInIteration" | "isInLoop";
+  idKey: "iteration_id" | "loop_id";
+}
+
+const CONTAINERS: Record<string, ContainerKind> = {
+  iteration: {
+    startType: "iteration-start",
+    canvasStart: "custom-iteration-start",
+    flag: "isInIteration",
+    idKey: "iteration_id",
+  },
+  loop: { startType: "loop-start", canvasStart: "custom-loop-start", flag: "isInLoop", idKey: "loop_id" },
+};
+
+export function containerKind(nodeType: string | undefined): ContainerKind | undefined {
+  return nodeType !== undefined && Object.hasOwn(CONTAINERS, nodeType) ? CONTAINERS[nodeType] : undefined;
+}
+
+/** Dify's canvas widget type for a node type. */
+export function canvasTypeFor(nodeType: string): string {
+  if (nodeType === "iteration-start") return "custom-iteration-start";
+  if (nodeType === "loop-start") return "custom-loop-start";
+  return "custom";
+}
+
+const NODE_W = 244;
+const NODE_H = 90;
+const GAP_X = 96;
+const GAP_Y = 40;
+const ROOT_ORIGIN: Point = { x: 80, y: 80 };
+/** Where Dify puts a container's start node, relative to the container. */
+const BODY_ORIGIN: Point = { x: 24, y: 68 };
+const BODY_PAD = 24;
+const EMPTY_BODY = { w: 508, h: 200 };
+
+interface Slot {
+  node: WorkflowNode & { canvas: Json; config: Json };
+  /** Index of the parent node when the parentId names an existing node. */
+  parent?: number;
+  placed: boolean;
+}
+
+export function completeForDify(wf: Workflow): Workflow {
+  const firstIndex = new Map<string, number>();
+  wf.nodes.forEach((n, i) => {
+    if (!firstIndex.has(n.id)) firstIndex.set(n.id, i);
+  });
+  const slots: Slot[] = wf.nodes.map((n) => ({
+    node: { ...n, canvas: { ...(n.canvas ?? {}) }, config: { ...n.config } },
+    placed: false,
+  }));
+  slots.forEach((s, i) => {
+    const p = s.node.parentId === undefined ? undefined : firstIndex.get(s.node.parentId);
+    if (p !== undefined && p !== i) s.parent = p;
+  });
+
+  for (const s of slots) {
+    const n = s.node;
+    n.canvas = withDefault(n.canvas, "type", canvasTypeFor(n.type));
+    const parent = s.parent === undefined ? undefined : slots[s.parent];
+    const kind = containerKind(parent?.node.type);
+    if (parent && kind) {
+      n.canvas = withDefault(n.canvas, "extent", "parent");
+      n.canvas = withDefault(n.canvas, "zIndex", 1002);
+      if (n.type === kind.startType) {
+        n.canvas = withDefault(n.canvas, "draggable", false);
+        n.canvas = withDefault(n.canvas, "selectable", false);
+      }
+      n.config = withDefault(n.config, kind.flag, true);
+      n.config = withDefault(n.config, kind.idKey, parent.node.id);
+    }
+  }
+
+  layout(slots, wf.edges, firstIndex);
+
+  const edges = wf.edges.map((e) => completeEdge(e, slots, firstIndex));
+  return { ...wf, nodes: slots.map((s) => s.node), edges };
+}
+
+function completeEdge(e: WorkflowEdge, slots: Slot[], firstIndex: Map<string, number>): WorkflowEdge {
+  let canvas: Json = { ...(e.canvas ?? {}) };
+  const si = firstIndex.get(e.source);
+  const ti = firstIndex.get(e.target);
+  const s = si === undefined ? undefined : slots[si];
+  const t = ti === undefined ? undefined : slots[ti];
+  const sameParent = s && t && s.parent !== undefined && s.parent === t.parent ? slots[s.parent] : undefined;
+  const kind = containerKind(sameParent?.node.type);
+  const targetHandle = typeof canvas.targetHandle === "string" ? canvas.targetHandle : "target";
+  const id = e.id ?? `${e.source}-${e.sourcePort}-${e.target}-${targetHandle}`;
+  canvas = withDefault(canvas, "targetHandle", "target");
+  canvas = withDefault(canvas, "type", "custom");
+  canvas = withDefault(canvas, "zIndex", kind ? 1002 : 0);
+  if (!has(canvas, "data")) canvas = { ...canvas, data: {} };
+  if (isRecord(canvas.data)) {
+    let data: Json = { ...canvas.data };
+    if (s) data = withDefault(data, "sourceType", s.node.type);
+    if (t) data = withDefault(data, "targetType", t.node.type);
+    data = withDefault(data, "isInIteration", kind?.flag === "isInIteration");
+    data = withDefault(data, "isInLoop", kind?.flag === "isInLoop");
+    if (kind && sameParent) data = withDefault(data, kind.idKey, sameParent.node.id);
+    canvas = { ...canvas, data };
+  }
+  return { ...e, id, canvas };
+}
+
+function sizeOf(s: Slot): { w: number; h: number } {
+  return { w: finiteOr(s.node.canvas.width, NODE_W), h: finiteOr(s.node.canvas.height, NODE_H) };
+}
+
+/** Nesting depth of each node (0 = top level); a parent cycle counts as top level. */
+function depths(slots: Slot[]): number[] {
+  return slots.map((s) => {
+    let d = 0;
+    const seen = new Set<Slot>([s]);
+    let cur = s.parent === undefined ? undefined : slots[s.parent];
+    while (cur && !seen.has(cur)) {
+      seen.add(cur);
+      d++;
+      cur = cur.parent === undefined ? undefined : slots[cur.parent];
+    }
+    return cur ? 0 : d;
+  });
+}
+
+/**
+ * Layered layout, one scope (top level or one container body) at a time, innermost first so a container's size
+ * is known before its own scope is laid out. Columns follow the longest path from the scope's roots; rows keep
+ * the nodes' order. Unplaced nodes go below any nodes that already have positions.
+ */
+function layout(slots: Slot[], edges: readonly WorkflowEdge[], firstIndex: Map<string, number>): void {
+  const depth = depths(slots);
+  const scopeOf = (i: number): number => {
+    const s = slots[i];
+    return s?.parent !== undefined && depth[i] !== 0 ? s.parent : -1;
+  };
+  const scopes = new Map<number, number[]>();
+  slots.forEach((_, i) => {
+    const k = scopeOf(i);
+    scopes.set(k, [...(scopes.get(k) ?? []), i]);
+  });
+  const scopeDepth = (k: number): number => (k === -1 ? -1 : (depth[k] ?? 0));
+  const order = [...scopes.keys()].sort((a, b) => scopeDepth(b) - scopeDepth(a));
+
+  for (const k of order) {
+    const members = scopes.get(k) ?? [];
+    placeScope(slots, members, edges, firstIndex, k === -1 ? ROOT_ORIGIN : BODY_ORIGIN);
+    const container = slots[k];
+    if (container && containerKind(container.node.type)) fitContainer(container, members.map((i) => slots[i]));
+  }
+
+  // Absolute positions for what was just placed, outermost first so parents are done before children.
+  const byDepth = slots.map((_, i) => i).sort((a, b) => (depth[a] ?? 0) - (depth[b] ?? 0));
+  for (const i of byDepth) {
+    const s = slots[i];
+    if (!s?.placed) continue;
+    const pos = s.node.canvas.position as Point;
+    const k = scopeOf(i);
+    const base = k === -1 ? { x: 0, y: 0 } : absolute(slots, k, new Set());
+    s.node.canvas = withDefault(s.node.canvas, "positionAbsolute", { x: base.x + pos.x, y: base.y + pos.y });
+    s.node.canvas = withDefault(s.node.canvas, "sourcePosition", "right");
+    s.node.canvas = withDefault(s.node.canvas, "targetPosition", "left");
+  }
+}
+
+function absolute(slots: Slot[], i: number, seen: Set<number>): Point {
+  const s = slots[i];
+  if (!s || seen.has(i)) return { x: 0, y: 0 };
+  if (isPoint(s.node.canvas.positionAbsolute)) return s.node.canvas.positionAbsolute;
+  const pos = isPoint(s.node.canvas.position) ? s.node.canvas.position : { x: 0, y: 0 };
+  if (s.parent === undefined) return pos;
+  seen.add(i);
+  const base = absolute(slots, s.parent, seen);
+  return { x: base.x + pos.x, y: base.y + pos.y };
+}
+
+function placeScope(
+  slots: Slot[],
+  members: number[],
+  edges: readonly WorkflowEdge[],
+  firstIndex: Map<string, number>,
+  origin: Point,
+): void {
+  const need = members.filter((i) => !isPoint(slots[i]?.node.canvas.position));
+  if (need.length === 0) return;
+  const inScope = new Set(members);
+
+  // Longest-path layering (Kahn); nodes on a cycle keep the layer reached so far.
+  const succ = new Map<number, number[]>();
+  const indeg = new Map<number, number>(members.map((i) => [i, 0]));
+  for (const e of edges) {
+    const a = firstIndex.get(e.source);
+    const b = firstIndex.get(e.target);
+    if (a === undefined || b === undefined || a === b || !inScope.has(a) || !inScope.has(b)) continue;
+    succ.set(a, [...(succ.get(a) ?? []), b]);
+    indeg.set(b, (indeg.get(b) ?? 0) + 1);
+  }
+  const layer = new Map<number, number>(members.map((i) => [i, 0]));
+  const queue = members.filter((i) => indeg.get(i) === 0);
+  for (let q = 0; q < queue.length; q++) {
+    const u = queue[q] as number;
+    for (const v of succ.get(u) ?? []) {
+      layer.set(v, Math.max(layer.get(v) ?? 0, (layer.get(u) ?? 0) + 1));
+      const d = (indeg.get(v) ?? 0) - 1;
+      indeg.set(v, d);
+      if (d === 0) queue.push(v);
+    }
+  }
+
+  let start = origin;
+  const placedAlready = members.filter((i) => !need.includes(i));
+  if (placedAlready.length > 0) {
+    let minX = Number.POSITIVE_INFINITY;
+    let maxY = Number.NEGATIVE_INFINITY;
+    for (const i of placedAlready) {
+      const s = slots[i] as Slot;
+      const p = s.node.canvas.position as Point;
+      minX = Math.min(minX, p.x);
+      maxY = Math.max(maxY, p.y + sizeOf(s).h);
+    }
+    start = { x: minX, y: maxY + GAP_Y * 2 };
+  }
+
+  const columns = new Map<number, number[]>();
+  for (const i of need) {
+    const l = layer.get(i) ?? 0;
+    columns.set(l, [...(columns.get(l) ?? []), i]);
+  }
+  let x = start.x;
+  for (const l of [...columns.keys()].sort((a, b) => a - b)) {
+    const col = columns.get(l) ?? [];
+    let y = start.y;
+    let width = 0;
+    for (const i of col) {
+      const s = slots[i] as Slot;
+      const { w, h } = sizeOf(s);
+      s.node.canvas = { ...s.node.canvas, position: { x, y } };
+      s.placed = true;
+      y += h + GAP_Y;
+      width = Math.max(width, w);
+    }
+    x += width + GAP_X;
+  }
+}
+
+/** Give a container without a size one that holds its children. */
+function fitContainer(container: Slot, children: (Slot | undefined)[]): void {
+  const c = container.node.canvas;
+  if (Number.isFinite(c.width) && Number.isFinite(c.height)) return;
+  let w = EMPTY_BODY.w;
+  let h = EMPTY_BODY.h;
+  for (const s of children) {
+    if (!s || !isPoint(s.node.canvas.position)) continue;
+    const size = sizeOf(s);
+    w = Math.max(w, s.node.canvas.position.x + size.w + BODY_PAD);
+    h = Math.max(h, s.node.canvas.position.y + size.h + BODY_PAD);
+  }
+  let next = withDefault(c, "width", w);
+  next = withDefault(next, "height", h);
+  if (!has(c, "zIndex")) next = { ...next, zIndex: 1 };
+  container.node.canvas = next;
+}

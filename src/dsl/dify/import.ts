@@ -1,0 +1,337 @@
+import type { Diagnostic } from "../../ir/diagnostics.js";
+import { ImportError } from "../../ir/errors.js";
+import {
+  type AppMode,
+  VariableSchema,
+  type Workflow,
+  type WorkflowEdge,
+  type WorkflowNode,
+  type WorkflowVariable,
+  WorkflowSchema,
+} from "../../ir/workflow.js";
+import { completeForDify } from "./canvas.js";
+import { defaultFeatures, defaultViewport } from "./defaults.js";
+import type { DifyMeta } from "./meta.js";
+import { isRecord, type Json, omit } from "./util.js";
+import { ABSENT_DSL_VERSION, CURRENT_DSL_VERSION, judgeVersion, parseDslVersion } from "./version.js";
+import { readYaml } from "./yaml.js";
+
+/** Dify refuses documents over 10 MB. */
+export const MAX_DSL_BYTES = 10 * 1024 * 1024;
+
+export interface ImportDifyOptions {
+  /** Workflow name when the app block has none (e.g. the file name). */
+  nameHint?: string;
+  /** The DSL version of the server whose rules to apply; defaults to the newest known. */
+  currentVersion?: string;
+}
+
+export interface ImportDifyResult {
+  workflow: Workflow;
+  warnings: Diagnostic[];
+}
+
+const TOP_KEYS = ["app", "kind", "version", "workflow", "dependencies"];
+const WORKFLOW_KEYS = ["graph", "features", "environment_variables", "conversation_variables", "rag_pipeline_variables"];
+const GRAPH_KEYS = ["nodes", "edges", "viewport"];
+const NON_WORKFLOW_MODES = new Set(["chat", "agent-chat", "completion"]);
+const WORKFLOW_MODES = new Set<string>(["workflow", "advanced-chat"]);
+
+function fail(code: string, message: string, details: Record<string, unknown> = {}): never {
+  throw new ImportError(code, message, details);
+}
+
+function describeType(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "object") return "a mapping";
+  return `a ${typeof v}`;
+}
+
+/** Read a Dify app DSL document (YAML) into a Weft workflow. Throws ImportError for what cannot be a workflow. */
+export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDifyResult {
+  if (typeof text !== "string") fail("dsl_not_text", `expected the DSL as text, got ${describeType(text)}`);
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_DSL_BYTES) {
+    fail("dsl_too_large", `the DSL is ${bytes} bytes; Dify accepts at most ${MAX_DSL_BYTES} (10 MB)`, { bytes });
+  }
+  const warnings: Diagnostic[] = [];
+  const warn = (code: string, message: string, extra: Partial<Diagnostic> = {}): void => {
+    warnings.push({ code, severity: "warning", message, ...extra });
+  };
+
+  const parsed = readYaml(text.startsWith("\uFEFF") ? text.slice(1) : text);
+  if (!parsed.ok) {
+    const { line, col, message } = parsed.error;
+    const where = line !== undefined ? ` at line ${line}, column ${col}` : "";
+    fail("dsl_not_yaml", `not valid YAML${where}: ${message}`, { line, col });
+  }
+  for (const w of parsed.warnings) warn("dsl_yaml_warning", w.line ? `line ${w.line}: ${w.message}` : w.message);
+  const doc = parsed.value;
+  if (!isRecord(doc)) {
+    fail(
+      "dsl_not_mapping",
+      doc === null || doc === undefined
+        ? "the document is empty"
+        : `the document must be a YAML mapping (app, kind, version, workflow), got ${describeType(doc)}`,
+    );
+  }
+
+  const version = readVersion(doc, opts, warn);
+  if (doc.kind !== undefined && doc.kind !== "app") {
+    warn("dsl_kind_overwritten", `kind ${JSON.stringify(doc.kind)} read as "app", as Dify does`);
+  }
+
+  const app = doc.app;
+  if (!isRecord(app)) {
+    fail("dsl_missing_app", app === undefined ? "missing the app block" : `app must be a mapping, got ${describeType(app)}`);
+  }
+  const mode = app.mode;
+  if (mode === undefined || mode === null || mode === "") fail("dsl_missing_mode", "app.mode is missing");
+  if (typeof mode === "string" && NON_WORKFLOW_MODES.has(mode)) {
+    fail(
+      "dsl_not_workflow_app",
+      `${mode} apps have no workflow graph: only workflow and advanced-chat (chatflow) apps can be imported`,
+      { mode },
+    );
+  }
+  if (typeof mode !== "string" || !WORKFLOW_MODES.has(mode)) {
+    fail("dsl_bad_mode", `app.mode ${JSON.stringify(mode)} is not a Dify app mode (workflow, advanced-chat)`, { mode });
+  }
+
+  const wfBlock = doc.workflow;
+  if (!isRecord(wfBlock)) {
+    fail(
+      "dsl_missing_workflow",
+      wfBlock === undefined
+        ? `missing the workflow block, which ${mode} apps must have`
+        : `workflow must be a mapping, got ${describeType(wfBlock)}`,
+    );
+  }
+  const graph = wfBlock.graph;
+  if (!isRecord(graph)) {
+    fail(
+      "dsl_missing_graph",
+      graph === undefined ? "missing workflow.graph" : `workflow.graph must be a mapping, got ${describeType(graph)}`,
+    );
+  }
+  if (!Array.isArray(graph.nodes)) {
+    fail(
+      "dsl_bad_nodes",
+      graph.nodes === undefined
+        ? "workflow.graph.nodes is missing"
+        : `workflow.graph.nodes must be a list, got ${describeType(graph.nodes)}`,
+    );
+  }
+  let rawEdges: unknown[] = [];
+  if (Array.isArray(graph.edges)) rawEdges = graph.edges;
+  else if (graph.edges === undefined || graph.edges === null) warn("dsl_edges_missing", "workflow.graph.edges is missing; read as no edges");
+  else fail("dsl_bad_edges", `workflow.graph.edges must be a list, got ${describeType(graph.edges)}`);
+
+  const { nodes, notes } = readNodes(graph.nodes, warn);
+  const edges = readEdges(rawEdges, warn);
+
+  let features: Json;
+  if (isRecord(wfBlock.features)) features = wfBlock.features;
+  else {
+    if (wfBlock.features !== undefined) warn("dsl_features_invalid", `workflow.features is ${describeType(wfBlock.features)}; defaults used`);
+    features = defaultFeatures();
+  }
+
+  const meta: DifyMeta = {
+    version,
+    kind: "app",
+    app: omit(app, ["name", "mode", "description"]),
+    viewport: graph.viewport ?? defaultViewport(),
+    notes,
+  };
+  if (doc.dependencies !== undefined) meta.dependencies = doc.dependencies;
+  if (wfBlock.rag_pipeline_variables !== undefined) meta.rag_pipeline_variables = wfBlock.rag_pipeline_variables;
+  const extra = omit(doc, TOP_KEYS);
+  if (Object.keys(extra).length > 0) meta.extra = extra;
+  const workflowExtra = omit(wfBlock, WORKFLOW_KEYS);
+  if (Object.keys(workflowExtra).length > 0) meta.workflowExtra = workflowExtra;
+  const graphExtra = omit(graph, GRAPH_KEYS);
+  if (Object.keys(graphExtra).length > 0) meta.graphExtra = graphExtra;
+
+  const draft: Workflow = {
+    weft: 1,
+    name: textField(app.name, "app.name", warn) ?? opts.nameHint ?? "untitled",
+    description: textField(app.description, "app.description", warn) ?? "",
+    mode: mode as AppMode,
+    nodes,
+    edges,
+    environment_variables: readVariables(wfBlock.environment_variables, "environment_variables"),
+    conversation_variables: readVariables(wfBlock.conversation_variables, "conversation_variables"),
+    features,
+    meta: { dify: meta },
+  };
+  // A copy, so YAML aliases (shared objects) do not become shared mutable state in the IR.
+  const workflow = structuredClone(completeForDify(draft));
+  const check = WorkflowSchema.safeParse(workflow);
+  if (!check.success) {
+    const issue = check.error.issues[0];
+    fail("dsl_invalid_workflow", `the imported workflow breaks the IR schema at ${issue?.path.join(".")}: ${issue?.message}`);
+  }
+  return { workflow, warnings };
+}
+
+type Warn = (code: string, message: string, extra?: Partial<Diagnostic>) => void;
+
+function readVersion(doc: Json, opts: ImportDifyOptions, warn: Warn): string {
+  if (!Object.hasOwn(doc, "version")) return ABSENT_DSL_VERSION;
+  const v = doc.version;
+  if (typeof v !== "string") {
+    fail(
+      "dsl_bad_version_type",
+      `version must be a string such as "0.4.0", got ${describeType(v)}${typeof v === "number" ? ` (${v}; quote it)` : ""}; Dify rejects this too`,
+      { version: v },
+    );
+  }
+  const parsed = parseDslVersion(v);
+  if (!parsed) fail("dsl_bad_version", `version ${JSON.stringify(v)} is not a valid version number`, { version: v });
+  const currentText = opts.currentVersion ?? CURRENT_DSL_VERSION;
+  const current = parseDslVersion(currentText);
+  if (!current) fail("dsl_bad_version", `currentVersion ${JSON.stringify(currentText)} is not a valid version number`);
+  switch (judgeVersion(parsed, current)) {
+    case "newer-major":
+      fail("dsl_version_unsupported", `DSL version ${v} is a newer major version than ${currentText}, which Weft reads`, {
+        version: v,
+      });
+      break;
+    case "newer":
+      warn("dsl_version_newer", `DSL version ${v} is newer than ${currentText}; Dify would ask for confirmation. Imported as is`);
+      break;
+    case "older-major":
+      warn("dsl_version_older_major", `DSL version ${v} is an older major version than ${currentText}; Dify would ask for confirmation`);
+      break;
+    case "older-minor":
+      warn("dsl_version_older", `DSL version ${v} is older than ${currentText}; Dify imports it with warnings`);
+      break;
+    case "same":
+      break;
+  }
+  return v;
+}
+
+function textField(v: unknown, field: string, warn: Warn): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === "string") return v;
+  warn("dsl_field_coerced", `${field} is ${describeType(v)}; read as text`, { field });
+  return typeof v === "object" ? JSON.stringify(v) : String(v);
+}
+
+/** A string id, or a number written without quotes (read as its text). */
+function idOf(v: unknown): string | undefined {
+  if (typeof v === "string" && v !== "") return v;
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  return undefined;
+}
+
+function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: unknown[] } {
+  const nodes: WorkflowNode[] = [];
+  const notes: unknown[] = [];
+  const seen = new Set<string>();
+  raw.forEach((n, index) => {
+    if (!isRecord(n)) fail("dsl_bad_node", `node #${index + 1} must be a mapping, got ${describeType(n)}`, { index });
+    if (n.type === "custom-note") {
+      notes.push(n);
+      return;
+    }
+    const id = idOf(n.id);
+    if (id === undefined) {
+      fail("dsl_node_missing_id", `node #${index + 1} has no id${n.id === undefined ? "" : ` (got ${describeType(n.id)})`}`, {
+        index,
+      });
+    }
+    if (typeof n.id !== "string") warn("dsl_node_id_coerced", `node id ${id} is a number; read as the string "${id}"`, { nodeId: id });
+    const data = n.data;
+    if (!isRecord(data)) {
+      fail("dsl_node_missing_type", `node ${id} has no data block (data.type names the node type)`, { nodeId: id, index });
+    }
+    if (typeof data.type !== "string" || data.type === "") {
+      fail("dsl_node_missing_type", `node ${id} has no data.type`, { nodeId: id, index });
+    }
+    if (seen.has(id)) {
+      warn("dsl_duplicate_node_id", `node id ${id} is used by more than one node; references to it are ambiguous`, {
+        nodeId: id,
+      });
+    }
+    seen.add(id);
+    let title = "";
+    if (typeof data.title === "string") title = data.title;
+    else if (data.title !== undefined && data.title !== null) {
+      title = String(data.title);
+      warn("dsl_field_coerced", `node ${id}: data.title is ${describeType(data.title)}; read as text`, {
+        nodeId: id,
+        field: "title",
+      });
+    }
+    const node: WorkflowNode = { id, type: data.type, title, config: omit(data, ["type", "title"]) };
+    const parentId = idOf(n.parentId);
+    if (parentId !== undefined) node.parentId = parentId;
+    else if (n.parentId !== undefined && n.parentId !== null) {
+      warn("dsl_parent_invalid", `node ${id}: parentId is ${describeType(n.parentId)}; kept on the canvas only`, { nodeId: id });
+    }
+    const canvas = omit(n, parentId !== undefined ? ["id", "data", "parentId"] : ["id", "data"]);
+    if (Object.keys(canvas).length > 0) node.canvas = canvas;
+    nodes.push(node);
+  });
+  return { nodes, notes };
+}
+
+function readEdges(raw: unknown[], warn: Warn): WorkflowEdge[] {
+  const edges: WorkflowEdge[] = [];
+  raw.forEach((e, index) => {
+    const label = `edge #${index + 1}`;
+    if (!isRecord(e)) {
+      warn("dsl_edge_dropped", `${label} is ${describeType(e)}, not a mapping; dropped`);
+      return;
+    }
+    const source = idOf(e.source);
+    const target = idOf(e.target);
+    if (source === undefined || target === undefined) {
+      // Dify's engine ignores such edges too.
+      warn("dsl_edge_dropped", `${label} has no ${source === undefined ? "source" : "target"}; dropped`, {
+        edgeId: typeof e.id === "string" ? e.id : undefined,
+      });
+      return;
+    }
+    let sourcePort = "source";
+    const h = e.sourceHandle;
+    if (typeof h === "string" && h !== "") sourcePort = h;
+    else if (typeof h === "number" || typeof h === "boolean") {
+      sourcePort = String(h);
+      warn("dsl_edge_field_coerced", `${label}: sourceHandle ${h} is not quoted; read as "${sourcePort}"`);
+    } else if (h !== undefined && h !== null && h !== "") {
+      warn("dsl_edge_field_coerced", `${label}: sourceHandle is ${describeType(h)}; read as "source"`);
+    }
+    const edge: WorkflowEdge = { source, sourcePort, target };
+    const id = idOf(e.id);
+    if (id !== undefined) edge.id = id;
+    else if (e.id !== undefined && e.id !== null) warn("dsl_edge_field_coerced", `${label}: id is ${describeType(e.id)}; a new id is used`);
+    const canvas = omit(e, ["id", "source", "target", "sourceHandle"]);
+    if (Object.keys(canvas).length > 0) edge.canvas = canvas;
+    edges.push(edge);
+  });
+  return edges;
+}
+
+function readVariables(raw: unknown, field: string): WorkflowVariable[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) fail("dsl_bad_variables", `workflow.${field} must be a list, got ${describeType(raw)}`, { field });
+  return raw.map((v, index) => {
+    const r = VariableSchema.safeParse(v);
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      const name = isRecord(v) && typeof v.name === "string" ? ` (${v.name})` : "";
+      const path = issue?.path.length ? issue.path.join(".") : "";
+      fail(
+        "dsl_bad_variable",
+        `workflow.${field}[${index}]${name}${path ? ` field ${path}` : ""}: ${issue?.message ?? "invalid"}`,
+        { field: `${field}[${index}]${path ? `.${path}` : ""}` },
+      );
+    }
+    return v as WorkflowVariable;
+  });
+}

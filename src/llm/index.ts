@@ -1,0 +1,26 @@
+/** Public surface of the LLM layer: build a service from config, load config from file + environment. */
+export {
+  type EndpointConfig,
+  type LlmConfig,
+  type LlmConfigInput,
+  type LoadLlmConfigOptions,
+  type ProviderKind,
+  type RetryPolicy,
+  DEFAULT_CONFIG_FILE,
+  PROVIDER_KINDS,
+  describeConfigHelp,
+  hasAnyEndpoint,
+  loadLlmConfig,
+  parseLlmConfig,
+} from "./config.js";
+export { LlmConfigError, LlmError, type LlmErrorCode } from "./errors.js";
+export { difyProviderCandidates, type ResolvedModel, resolveModel } from "./resolve.js";
+export type { RetryEvent } from "./retry.js";
+export {
+  createLlmService,
+  type LlmCallEvent,
+  type LlmChatResponse,
+  type LlmServiceOptions,
+  type UsageTotals,
+  type WeftLlmService,
+} from "./service.js";

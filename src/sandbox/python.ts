@@ -1,0 +1,225 @@
+import { execFile, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SandboxLimits } from "../ir/services.js";
+import { clip, SandboxError } from "./errors.js";
+import { encodeInputs, parseResult } from "./json.js";
+import { PYTHON_BOOTSTRAP } from "./python-bootstrap.js";
+
+/**
+ * Python code nodes run in a fresh `python3` process per call: isolated mode, no site, an empty
+ * environment, a new empty working directory, and the bootstrap's rlimits and audit hook. Node
+ * enforces the wall clock and the byte budget of everything the child writes.
+ */
+
+const language = "python3" as const;
+/** Room for the reply envelope and the guest's stderr beyond the result budget. */
+const STDOUT_SLACK = 64 * 1024;
+const STDERR_KEEP = 16 * 1024;
+
+let resolved: Promise<string> | undefined;
+
+/**
+ * `python3` is often a shim (pyenv, asdf) that needs the host environment to find the real
+ * interpreter; the sandbox runs with an empty environment, so it resolves the real binary once.
+ */
+export function resolvePython(command = process.env.WEFT_PYTHON ?? "python3"): Promise<string> {
+  resolved ??= new Promise<string>((resolve, reject) => {
+    execFile(command, ["-c", "import sys; print(sys.executable)"], { timeout: 10_000 }, (err, stdout) => {
+      const exe = stdout?.toString().trim();
+      if (err || !exe) {
+        resolved = undefined;
+        reject(
+          new SandboxError(
+            "sandbox.unavailable",
+            `Python code nodes need a python3 interpreter on this machine (tried "${command}": ${err?.message ?? "no output"})`,
+            { language },
+          ),
+        );
+        return;
+      }
+      resolve(exe);
+    });
+  });
+  return resolved;
+}
+
+interface Envelope {
+  ok: boolean;
+  result?: unknown;
+  kind?: string;
+  message?: string;
+  type?: string | null;
+  line?: number | null;
+}
+
+export async function runPython(
+  code: string,
+  inputs: Record<string, unknown>,
+  limits: SandboxLimits,
+  signal?: AbortSignal,
+  pythonCommand?: string,
+): Promise<Record<string, unknown>> {
+  const inputText = encodeInputs(inputs, language);
+  if (signal?.aborted) throw new SandboxError("sandbox.aborted", "the run was cancelled", { language });
+  const exe = await resolvePython(pythonCommand);
+  const nonce = `__weft_result_${randomBytes(12).toString("hex")}__`;
+  const request = `{"nonce":${JSON.stringify(nonce)},"limits":${JSON.stringify(limits)},"code":${JSON.stringify(code)},"inputs":${inputText}}`;
+  const cwd = await mkdtemp(join(tmpdir(), "weft-py-"));
+  try {
+    const out = await spawnChild(exe, cwd, request, limits, signal);
+    return interpret(out, nonce, limits);
+  } finally {
+    await rm(cwd, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+interface ChildOutcome {
+  stdout: Buffer;
+  stderr: string;
+  exitCode: number | null;
+  exitSignal: NodeJS.Signals | null;
+  stop?: "timeout" | "output" | "aborted";
+}
+
+function spawnChild(
+  exe: string,
+  cwd: string,
+  request: string,
+  limits: SandboxLimits,
+  signal: AbortSignal | undefined,
+): Promise<ChildOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(exe, ["-I", "-S", "-B", "-c", PYTHON_BOOTSTRAP], {
+      cwd,
+      env: {},
+      stdio: ["pipe", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let stderr = "";
+    let stop: ChildOutcome["stop"];
+    const kill = (why: NonNullable<ChildOutcome["stop"]>) => {
+      stop ??= why;
+      child.kill("SIGKILL");
+    };
+    const timer = setTimeout(() => kill("timeout"), limits.timeoutMs + startupAllowanceMs());
+    const onAbort = () => kill("aborted");
+    signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.stdout.on("data", (b: Buffer) => {
+      size += b.length;
+      if (size > limits.maxOutputBytes + STDOUT_SLACK) {
+        kill("output");
+        return;
+      }
+      chunks.push(b);
+    });
+    child.stderr.on("data", (b: Buffer) => {
+      stderr = (stderr + b.toString("utf8")).slice(-STDERR_KEEP);
+    });
+    // The child may exit before reading everything (a crash at startup); that is reported by 'close'.
+    child.stdin.on("error", () => undefined);
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      reject(new SandboxError("sandbox.unavailable", `could not start python: ${err.message}`, { language }));
+    });
+    child.on("close", (exitCode, exitSignal) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve({ stdout: Buffer.concat(chunks), stderr, exitCode, exitSignal, stop });
+    });
+    child.stdin.end(request, "utf8");
+  });
+}
+
+/** Interpreter start and module preload take ~0.1 s; that is not the user's time. */
+function startupAllowanceMs(): number {
+  return 1_000;
+}
+
+function interpret(out: ChildOutcome, nonce: string, limits: SandboxLimits): Record<string, unknown> {
+  if (out.stop === "timeout") return timeout(limits);
+  if (out.stop === "aborted") throw new SandboxError("sandbox.aborted", "the run was cancelled", { language });
+  if (out.stop === "output") throw tooLarge(`the code wrote more than ${limits.maxOutputBytes} bytes`, limits);
+
+  const text = out.stdout.toString("utf8");
+  const marker = `\n${nonce}\n`;
+  const at = text.lastIndexOf(marker);
+  if (at < 0) {
+    // No reply: the process was killed by a limit or crashed before it could answer.
+    if (out.exitSignal === "SIGXCPU" || (out.exitSignal === "SIGKILL" && !out.stop)) return timeout(limits);
+    if (/MemoryError/.test(out.stderr)) {
+      throw new SandboxError("sandbox.memory", `the code used more than ${limits.memoryBytes} bytes of memory`, {
+        language,
+        memoryBytes: limits.memoryBytes,
+      });
+    }
+    if (out.exitSignal === "SIGXFSZ") {
+      throw new SandboxError("sandbox.forbidden", "writing files is not allowed in the sandbox", { language });
+    }
+    const how = out.exitSignal ? `was killed by ${out.exitSignal}` : `exited with code ${out.exitCode}`;
+    throw new SandboxError(
+      "sandbox.crashed",
+      `the Python process ${how} without returning a result${out.stderr ? `: ${clip(out.stderr.trim(), 500)}` : ""}`,
+      { language, exitCode: out.exitCode, signal: out.exitSignal },
+    );
+  }
+  const body = text.slice(at + marker.length).trim();
+  let env: Envelope;
+  try {
+    env = JSON.parse(body) as Envelope;
+  } catch {
+    throw new SandboxError("sandbox.crashed", "the Python process returned an unreadable reply", { language });
+  }
+  if (env.ok) {
+    // Re-parse only the result part so the __proto__ guard and shape checks apply to it.
+    const start = body.indexOf('"result":') + '"result":'.length;
+    return parseResult(body.slice(start, body.lastIndexOf("}")), language);
+  }
+  const line = typeof env.line === "number" ? env.line : undefined;
+  const errorType = env.type ?? undefined;
+  const message = clip(env.message ?? "unknown error");
+  const where = line ? ` (line ${line})` : "";
+  switch (env.kind) {
+    case "syntax":
+      throw new SandboxError("sandbox.syntax_error", `${message}${where}`, { language, line, errorType });
+    case "no_main":
+      throw new SandboxError("sandbox.no_main", message, { language });
+    case "forbidden":
+      throw new SandboxError("sandbox.forbidden", message, { language, errorType });
+    case "memory":
+      throw new SandboxError("sandbox.memory", `${message} (limit ${limits.memoryBytes} bytes)${where}`, {
+        language,
+        line,
+        memoryBytes: limits.memoryBytes,
+      });
+    case "stack":
+      throw new SandboxError("sandbox.memory", `stack overflow: ${message}${where}`, {
+        language,
+        line,
+        reason: "stack",
+      });
+    case "output":
+      throw tooLarge(message, limits);
+    case "bad_result":
+      throw new SandboxError("sandbox.bad_result", message, { language });
+    default:
+      throw new SandboxError("sandbox.runtime_error", `${message}${where}`, { language, line, errorType });
+  }
+}
+
+function timeout(limits: SandboxLimits): never {
+  throw new SandboxError("sandbox.timeout", `the code ran longer than ${limits.timeoutMs} ms`, {
+    language,
+    timeoutMs: limits.timeoutMs,
+  });
+}
+
+function tooLarge(message: string, limits: SandboxLimits): SandboxError {
+  return new SandboxError("sandbox.output_too_large", message, { language, limit: limits.maxOutputBytes });
+}
