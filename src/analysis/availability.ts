@@ -5,6 +5,8 @@ import { type Guard, GuardAlgebra, TRUE_GUARD } from "./guards.js";
 export interface Availability {
   /** Has `producer` certainly run (and written its outputs) whenever `reader` runs? */
   has(reader: number, producer: number): boolean;
+  /** Can `producer` have run before `reader` on some path (an upstream node)? */
+  may(reader: number, producer: number): boolean;
   guardOf(idx: number): Guard;
   describeGuard(idx: number): string;
   /** Joins where the guard exceeded the term bound and plain intersection was used. */
@@ -30,19 +32,23 @@ export function computeAvailability(
   const words = Math.max(1, Math.ceil(nbits / 32));
   const alg = new GuardAlgebra(maxTerms);
   const mustIn: Bits[] = new Array(g.nodes.length);
+  const mayIn: Bits[] = new Array(g.nodes.length);
   const guard: Guard[] = new Array(g.nodes.length);
   const zero = emptyBits(words);
 
   const outOf = (u: number): Bits => (bitOf[u]! >= 0 ? withBit(mustIn[u]!, bitOf[u]!) : mustIn[u]!);
+  const mayOut = (u: number): Bits => (bitOf[u]! >= 0 ? withBit(mayIn[u]!, bitOf[u]!) : mayIn[u]!);
 
   for (const s of g.scopeOrder) {
     const scope = g.scopes.get(s)!;
     const base = s === ROOT ? zero : (mustIn[s] ?? zero);
+    const mayBase = s === ROOT ? zero : (mayIn[s] ?? zero);
     for (const v of scope.order) {
       const node = g.nodes[v]!;
       const incoming = node.in.filter((e) => !e.back && reached[e.source] && mustIn[e.source] !== undefined);
       if (v === scope.entry || incoming.length === 0) {
         mustIn[v] = base;
+        mayIn[v] = mayBase;
         guard[v] = TRUE_GUARD;
         continue;
       }
@@ -77,6 +83,15 @@ export function computeAvailability(
         }
       }
       mustIn[v] = result ?? base;
+      let may = mayOut(incoming[0]!.source);
+      for (let i = 1; i < incoming.length; i++) {
+        const m = mayOut(incoming[i]!.source);
+        if (m === may) continue;
+        const acc = may.slice();
+        unionInto(acc, m);
+        may = acc;
+      }
+      mayIn[v] = may;
       guard[v] = alg.or(edgeGuards) ?? alg.atom(v);
     }
   }
@@ -85,6 +100,11 @@ export function computeAvailability(
     has(reader, producer) {
       const b = bitOf[producer]!;
       const m = mustIn[reader];
+      return b >= 0 && m !== undefined && hasBit(m, b);
+    },
+    may(reader, producer) {
+      const b = bitOf[producer]!;
+      const m = mayIn[reader];
       return b >= 0 && m !== undefined && hasBit(m, b);
     },
     guardOf: (idx) => guard[idx] ?? TRUE_GUARD,

@@ -49,15 +49,24 @@ export function checkDataflow(
   const availability = computeAvailability(g, producers, reached, maxGuardTerms);
   for (const rr of resolved) {
     const { read, producer } = rr;
-    if (producer === undefined || read.optional || !reached[read.reader]) continue;
+    if (producer === undefined || !reached[read.reader]) continue;
     if (availability.has(read.reader, producer)) continue;
     const reader = g.nodes[read.reader]!;
     const p = g.nodes[producer]!;
-    const why =
-      producer === read.reader
-        ? `node reads its own output ${formatSelector(read.selector)}`
-        : `${formatSelector(read.selector)} is not produced on every path to "${reader.id}": "${p.id}" runs when ${availability.describeGuard(producer)}, this node when ${availability.describeGuard(read.reader)}; merge the branches with a variable-aggregator or read a value that always exists`;
-    sink.add("ref.not_available", why, { nodeId: reader.id, field: read.field || undefined });
+    const where = { nodeId: reader.id, field: read.field || undefined };
+    const sel = formatSelector(read.selector);
+    // Optional reads tolerate a missing value, but one that can never exist yet is still a mistake.
+    if (!availability.may(read.reader, producer)) {
+      const why =
+        producer === read.reader
+          ? `node reads its own output ${sel}`
+          : `${sel} never exists when "${reader.id}" runs: "${p.id}" is not upstream of it`;
+      sink.add("ref.not_available", why, where, read.optional && producer !== read.reader ? "warning" : undefined);
+      continue;
+    }
+    if (read.optional) continue;
+    const why = `${sel} is not produced on every path to "${reader.id}": "${p.id}" runs when ${availability.describeGuard(producer)}, this node when ${availability.describeGuard(read.reader)}; merge the branches with a variable-aggregator or read a value that always exists`;
+    sink.add("ref.not_available", why, where);
   }
   return { reads: resolved, availability };
 }

@@ -14,6 +14,8 @@ export function parseModelJson(text: string): JsonParse {
   try {
     return { ok: true, value: JSON.parse(candidate), repaired: false };
   } catch (first) {
+    // jsonrepair would turn any prose into a JSON string; only repair what looks like an object or array.
+    if (!/^[[{]/.test(candidate)) return { ok: false, error: "the answer contains no JSON value" };
     try {
       return { ok: true, value: JSON.parse(jsonrepair(candidate)), repaired: true };
     } catch {

@@ -376,9 +376,12 @@ function toCall(c: ScriptedToolCall, i: number): Answer["calls"][number] {
   return { id: c.id ?? `call_${i + 1}`, name: c.name, args, input };
 }
 
+/** The Anthropic SDK asks for JSON from older models through a `json` tool it forces (`any` or by name). */
 function anthropicForcesJsonTool(req: RecordedRequest): boolean {
   const choice = req.body?.tool_choice;
-  return choice?.type === "tool" && choice?.name === "json";
+  const tools: Array<{ name?: string }> = Array.isArray(req.body?.tools) ? req.body.tools : [];
+  const hasJsonTool = tools.some((t) => t.name === "json");
+  return hasJsonTool && (choice?.type === "any" || (choice?.type === "tool" && choice?.name === "json"));
 }
 
 function splitWords(text: string): string[] {

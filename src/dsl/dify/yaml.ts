@@ -189,6 +189,8 @@ export function writeYaml(value: unknown): string {
     merge: false,
     sortMapEntries: true,
     lineWidth: 0,
+    // Multi-line double-quoted output mangles lines that start with a space (yaml 2.9.1); keep one line.
+    doubleQuotedMinMultiLineLength: Number.MAX_SAFE_INTEGER,
     indentSeq: false,
     aliasDuplicateObjects: false,
   });

@@ -15,7 +15,7 @@ export interface EnvOptions {
   now?: () => Date;
   /** Seed of the RNG used for generated ids (warehouse report ids). Default 42. */
   seed?: number;
-  /** Argument validation against toolspecs (see schema.ts). Default "strict". */
+  /** Argument validation against toolspecs (see schema.ts). Default "structural". */
   validation?: ValidationMode;
   /** Let the validator coerce "5" → 5, "true" → true before matching. Default false. */
   coerceArgs?: boolean;
@@ -85,7 +85,7 @@ export class SopBenchEnv {
 
   constructor(domain: Domain | string, options: EnvOptions = {}) {
     this.domain = typeof domain === "string" ? loadDomain(domain, options.corpusDir) : domain;
-    this.options = { validation: "strict", warehouseMode: "csv", seed: 42, ...options };
+    this.options = { validation: "structural", warehouseMode: "csv", seed: 42, ...options };
     const pinned = new Date(PINNED_NOW);
     this.now = options.now ?? (() => new Date(pinned));
     this.random = seededRandom(this.options.seed);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * stdio MCP server for one SOP-Bench domain:
- *   tsx src/eval/sopbench/mcp-server.ts --domain referral_abuse_detection_v1 [--validation strict|structural|off]
+ *   tsx src/eval/sopbench/mcp-server.ts --domain referral_abuse_detection_v1 [--validation structural|strict|off]
  *     [--warehouse-mode csv|original] [--seed 42] [--now 2026-01-01T00:00:00Z] [--corpus DIR]
  * Logs go to stderr only: stdout carries the protocol.
  */
@@ -17,7 +17,7 @@ function options(argv: string[]): { domain: string; env: EnvOptions } {
     args: argv,
     options: {
       domain: { type: "string" },
-      validation: { type: "string", default: "strict" },
+      validation: { type: "string", default: "structural" },
       "warehouse-mode": { type: "string", default: "csv" },
       seed: { type: "string", default: "42" },
       now: { type: "string", default: PINNED_NOW },

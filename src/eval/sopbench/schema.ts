@@ -6,9 +6,11 @@ import { SopBenchError } from "./errors.js";
 /**
  * Argument validation against the toolspec JSON Schemas.
  * - "strict": the whole schema (types, required, additionalProperties, enum, pattern, length, range, format).
- * - "structural": types, required, additionalProperties and enum only. Some corpus values break their own
- *   schema's value constraints (e.g. patient_intake dates "6/1/23" vs `format: date`); the original never
- *   enforced schemas (Bedrock passes them to the model only), so this mode reproduces what its tools accepted.
+ * - "structural" (the environment's default): types, required and additionalProperties only. The corpus's own
+ *   values break many value constraints (patient ids "P100012" vs `^P[0-9]{9}$`, dates "6/1/23" vs
+ *   `format: date`, 7-digit bank accounts vs `minLength: 8`, video objects such as "curbs" outside an enum),
+ *   and the original never enforced schemas (Bedrock only shows them to the model), so enforcing them would
+ *   make correct calls fail.
  * - "off": no validation (the original behaviour).
  */
 export type ValidationMode = "strict" | "structural" | "off";
@@ -23,6 +25,8 @@ type AddFormats = (ajv: Ajv) => Ajv;
 const addFormats: AddFormats =
   (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 const VALUE_KEYWORDS = new Set([
+  "enum",
+  "const",
   "pattern",
   "format",
   "minLength",

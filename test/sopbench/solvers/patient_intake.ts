@@ -1,5 +1,8 @@
-import type { EnvOptions, TaskInput } from "../../../src/eval/sopbench/index.js";
+import { type EnvOptions, type TaskInput, parsePyLiteral } from "../../../src/eval/sopbench/index.js";
 import { obj, tools } from "./client.js";
+
+/** History cells are Python-literal lists ("['None']"); the schema asks for arrays. */
+const list = (v: unknown) => (typeof v === "string" ? parsePyLiteral(v) : v);
 
 /** Empty lifestyle cells are passed as "None" (the schema's own enum value), so the tools accept them. */
 const orNone = (v: unknown) => (v === null || v === undefined || v === "" ? "None" : v);
@@ -46,7 +49,7 @@ export async function patientIntake(task: TaskInput, options: EnvOptions = {}) {
   );
   const overall_risk_level = await one(
     "calculateOverallRisk",
-    { previous_surgeries: i.previous_surgeries, chronic_conditions: i.chronic_conditions, life_style_risk_level },
+    { previous_surgeries: list(i.previous_surgeries), chronic_conditions: list(i.chronic_conditions), life_style_risk_level },
     "overall_risk_level",
   );
   const user_registration = await one(

@@ -10,7 +10,10 @@ export async function trafficSpoofing(task: TaskInput, options: EnvOptions = {})
   const t = tools(task.domain, options);
   const i = task.inputs;
   const pid = i.partner_id;
-  await t.call("InvestigateViolations", { partner_id: pid, registered_websites: i.registered_websites, earnings_amount: i.earnings_amount });
+  // The cell text "None" (no violation) reads as NaN like pandas does; the tools want a non-empty string.
+  const violation_type = i.violation_type ?? "None";
+  const list = (v: unknown) => String(v ?? "").split(",").map((w) => w.trim()).filter(Boolean);
+  await t.call("InvestigateViolations", { partner_id: pid, registered_websites: list(i.registered_websites), earnings_amount: i.earnings_amount });
   const traffic = await t.call("AnalyzeTrafficPatterns", {
     partner_id: pid,
     engagement_score: i.engagement_score,
@@ -25,13 +28,13 @@ export async function trafficSpoofing(task: TaskInput, options: EnvOptions = {})
   const risk = String(
     await t.call("CalculateRiskScore", {
       partner_id: pid,
-      violation_type: i.violation_type,
+      violation_type,
       engagement_score: i.engagement_score,
       conversion_rate: i.conversion_rate,
     }),
   );
-  await t.call("GenerateEvidenceReport", { partner_id: pid, violation_type: i.violation_type, evidence_collected: i.evidence_collected });
-  await t.call("ExecuteEnforcementAction", { partner_id: pid, risk_level: risk, violation_type: i.violation_type });
+  await t.call("GenerateEvidenceReport", { partner_id: pid, violation_type, evidence_collected: list(i.evidence_collected) });
+  await t.call("ExecuteEnforcementAction", { partner_id: pid, risk_level: risk, violation_type });
   const conclusive = traffic === "VIOLATION_DETECTED" || sources === "FAILED";
   const action =
     risk === "High" ? "Account Closure" : risk === "Medium" ? "Temporary Suspension" : conclusive ? "Warning Issued" : "No Action";

@@ -1,0 +1,197 @@
+import { readFileSync, existsSync } from "node:fs";
+import { basename, extname } from "node:path";
+import type { Command } from "@commander-js/extra-typings";
+import { analyse } from "../../analysis/index.js";
+import type { RunEvent } from "../../engine/events.js";
+import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
+import { buildServices } from "../../engine/services.js";
+import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import type { AttemptRecord } from "../../store/types.js";
+import { SqliteRunStore } from "../../store/sqlite.js";
+import { loadWeftConfig } from "../config.js";
+import { readWorkflow } from "../io.js";
+import { CliError, EXIT, printJson } from "../output.js";
+
+const MIME: Record<string, string> = {
+  ".txt": "text/plain",
+  ".md": "text/markdown",
+  ".csv": "text/csv",
+  ".json": "application/json",
+  ".html": "text/html",
+  ".pdf": "application/pdf",
+  ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+};
+
+function collect(v: string, prev: string[]): string[] {
+  return [...prev, v];
+}
+
+function splitPair(raw: string, flag: string): [string, string] {
+  const i = raw.indexOf("=");
+  if (i <= 0) throw new CliError("usage.input", `${flag} expects key=value, got "${raw}"`);
+  return [raw.slice(0, i), raw.slice(i + 1)];
+}
+
+function progress(json: boolean): (e: RunEvent) => void {
+  const tty = process.stderr.isTTY && !json;
+  return (e) => {
+    if (!tty) return;
+    if (e.type === "node_started") process.stderr.write(`▶ ${e.nodeId} (${e.nodeType}) ${e.title}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`);
+    else if (e.type === "node_finished") process.stderr.write(`${e.status === "failed" ? "✗" : e.status === "exception" ? "!" : "✓"} ${e.nodeId} ${e.status}${e.cached ? " (resumed)" : ""} ${e.durationMs} ms${e.error ? ` — ${e.error.message}` : ""}\n`);
+    else if (e.type === "node_skipped") process.stderr.write(`· ${e.nodeId} skipped\n`);
+    else if (e.type === "node_retry") process.stderr.write(`↻ ${e.nodeId} retry: ${e.reason}\n`);
+  };
+}
+
+function truncate(v: unknown, n = 200): string {
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return s === undefined ? "" : s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+export function formatTrace(trace: AttemptRecord[]): string {
+  return trace
+    .map((t) => {
+      const head = `${t.key} [${t.nodeType}] ${t.title || ""} attempt ${t.attempt}: ${t.status} (${t.endedAt - t.startedAt} ms)${t.port && t.port !== "source" ? ` → ${t.port}` : ""}`;
+      const lines = [head, `  inputs: ${truncate(t.inputs)}`];
+      if (t.outputs) lines.push(`  outputs: ${truncate(t.outputs)}`);
+      if (t.error) lines.push(`  error: ${t.error.code}: ${t.error.message}`);
+      if (t.usage) lines.push(`  tokens: ${t.usage.totalTokens}`);
+      return lines.join("\n");
+    })
+    .join("\n");
+}
+
+function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): void {
+  if (opts.json) printJson({ runId: result.runId, status: result.status, outputs: result.outputs, error: result.error, ...(opts.trace ? { trace: result.trace } : {}) });
+  else {
+    if (opts.trace) process.stdout.write(`${formatTrace(result.trace)}\n`);
+    process.stdout.write(`run ${result.runId}: ${result.status}\n`);
+    for (const [k, v] of Object.entries(result.outputs)) process.stdout.write(`${k}: ${typeof v === "string" ? v : JSON.stringify(v, null, 2)}\n`);
+    if (result.error) process.stderr.write(`error ${result.error.code}${result.error.nodeId ? ` at node ${result.error.nodeId}` : ""}: ${result.error.message}\n`);
+  }
+  process.exitCode = result.status === "failed" ? EXIT.invalid : EXIT.ok;
+}
+
+export function registerRunCommands(program: Command): void {
+  program
+    .command("run")
+    .description("run a workflow on Weft's engine")
+    .argument("<file>")
+    .option("-i, --input <key=value>", "an input value (repeatable)", collect, [] as string[])
+    .option("--input-file <key=path>", "a file input (repeatable)", collect, [] as string[])
+    .option("--query <text>", "sys.query for advanced-chat apps")
+    .option("--json", "print the result as JSON")
+    .option("--trace", "print the trace of every node attempt")
+    .option("--db <path>", "SQLite run store")
+    .option("--config <path>", "weft.config.json")
+    .option("--concurrency <n>", "parallel node executions", "8")
+    .option("--queue", "enqueue on Redis for weft workers instead of running here")
+    .action(async (file, opts) => {
+      const cfg = loadWeftConfig(opts.config);
+      const { workflow } = await readWorkflow(file);
+      const diags = analyse(workflow).diagnostics;
+      if (hasErrors(diags)) {
+        for (const d of diags.filter((x) => x.severity === "error")) process.stderr.write(`${formatDiagnostic(d)}\n`);
+        throw new CliError("run.invalid_workflow", "the workflow has errors; fix them (see `weft validate`) before running", EXIT.invalid);
+      }
+      const services = await buildServices(cfg, { configPath: opts.config });
+      const inputs: Record<string, unknown> = {};
+      for (const raw of opts.input) {
+        const [k, v] = splitPair(raw, "--input");
+        inputs[k] = v;
+      }
+      for (const raw of opts.inputFile) {
+        const [k, path] = splitPair(raw, "--input-file");
+        if (!existsSync(path)) throw new CliError("usage.input_file", `input file ${path} does not exist`);
+        const file = await services.files!.put(new Uint8Array(readFileSync(path)), {
+          filename: basename(path),
+          mimeType: MIME[extname(path).toLowerCase()] ?? "application/octet-stream",
+        });
+        inputs[k] = inputs[k] === undefined ? file : ([] as unknown[]).concat(inputs[k], file);
+      }
+      if (opts.queue) {
+        const { enqueueRun } = await import("../../queue/index.js").catch(() => {
+          throw new CliError("queue.unavailable", "queued runs are not available in this build");
+        });
+        const result = await enqueueRun(workflow, inputs, { db: opts.db ?? cfg.db, onEvent: progress(!!opts.json) });
+        return finish(result, opts);
+      }
+      const store = new SqliteRunStore(opts.db ?? cfg.db);
+      try {
+        const result = await runWorkflow(workflow, {
+          inputs,
+          services,
+          store,
+          concurrency: Number(opts.concurrency),
+          sys: opts.query ? { query: opts.query } : undefined,
+          onEvent: progress(!!opts.json),
+        });
+        finish(result, opts);
+      } finally {
+        store.close();
+      }
+    });
+
+  program
+    .command("resume")
+    .description("continue an interrupted run without re-running committed nodes")
+    .argument("<runId>")
+    .option("--db <path>", "SQLite run store")
+    .option("--config <path>", "weft.config.json")
+    .option("--json", "print the result as JSON")
+    .option("--trace", "print the trace")
+    .action(async (runId, opts) => {
+      const cfg = loadWeftConfig(opts.config);
+      const store = new SqliteRunStore(opts.db ?? cfg.db);
+      try {
+        const services = await buildServices(cfg, { configPath: opts.config });
+        finish(await resumeRun(runId, { store, services, onEvent: progress(!!opts.json) }), opts);
+      } finally {
+        store.close();
+      }
+    });
+
+  program
+    .command("runs")
+    .description("list recorded runs")
+    .option("--db <path>", "SQLite run store")
+    .option("--config <path>", "weft.config.json")
+    .option("--limit <n>", "how many", "20")
+    .option("--json", "print as JSON")
+    .action((opts) => {
+      const cfg = loadWeftConfig(opts.config);
+      const store = new SqliteRunStore(opts.db ?? cfg.db);
+      const runs = store.listRuns(Number(opts.limit)).map((r) => ({
+        id: r.id,
+        workflow: r.workflow.name,
+        status: r.status,
+        createdAt: new Date(r.createdAt).toISOString(),
+        error: r.error?.message,
+      }));
+      store.close();
+      if (opts.json) return printJson(runs);
+      for (const r of runs) process.stdout.write(`${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`);
+      if (runs.length === 0) process.stdout.write("no runs recorded\n");
+    });
+
+  program
+    .command("trace")
+    .description("print the trace of a run: every node attempt's inputs, outputs, port, error, timing")
+    .argument("<runId>")
+    .option("--db <path>", "SQLite run store")
+    .option("--config <path>", "weft.config.json")
+    .option("--json", "print as JSON")
+    .action((runId, opts) => {
+      const cfg = loadWeftConfig(opts.config);
+      const store = new SqliteRunStore(opts.db ?? cfg.db);
+      const run = store.getRun(runId);
+      const trace = store.attempts(runId);
+      store.close();
+      if (!run) throw new CliError("run.not_found", `no run with id ${runId}`, EXIT.invalid);
+      if (opts.json) return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
+      process.stdout.write(`run ${run.id}: ${run.status}\n${formatTrace(trace)}\n`);
+    });
+}

@@ -1,0 +1,98 @@
+import type { Command } from "@commander-js/extra-typings";
+import { analyse } from "../../analysis/index.js";
+import { exportDify } from "../../dsl/dify/index.js";
+import { toMermaid } from "../../dsl/mermaid/index.js";
+import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import { describeNode } from "../../ir/describe.js";
+import "../../nodes/index.js";
+import { readWorkflow, writeOut } from "../io.js";
+import { CliError, EXIT, printJson } from "../output.js";
+
+export function registerStaticCommands(program: Command): void {
+  program
+    .command("validate")
+    .description("check a workflow (Dify YAML or Weft JSON); exit 0 when valid, 1 when not")
+    .argument("<file>")
+    .option("--json", "print diagnostics as JSON")
+    .action(async (file, opts) => {
+      const { workflow, warnings } = await readWorkflow(file);
+      const { diagnostics } = analyse(workflow);
+      const all = [...warnings, ...diagnostics];
+      const valid = !hasErrors(all);
+      if (opts.json) printJson({ valid, diagnostics: all });
+      else {
+        for (const d of all) process.stdout.write(`${formatDiagnostic(d)}\n`);
+        const errors = all.filter((d) => d.severity === "error").length;
+        process.stdout.write(`${valid ? "valid" : "invalid"}: ${errors} error(s), ${all.length - errors} warning(s)/info\n`);
+      }
+      process.exitCode = valid ? EXIT.ok : EXIT.invalid;
+    });
+
+  program
+    .command("import")
+    .description("import a Dify DSL YAML file into Weft JSON")
+    .argument("<file>")
+    .option("-o, --out <path>", "output file (default: stdout)")
+    .action(async (file, opts) => {
+      const { workflow, warnings } = await readWorkflow(file);
+      for (const w of warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
+      writeOut(opts.out, JSON.stringify(workflow, null, 2));
+    });
+
+  program
+    .command("export")
+    .description("export a workflow to Dify YAML, Mermaid or Coze canvas JSON")
+    .argument("<file>")
+    .requiredOption("--to <format>", "dify | mermaid | coze")
+    .option("-o, --out <path>", "output file (default: stdout)")
+    .action(async (file, opts) => {
+      const { workflow } = await readWorkflow(file);
+      if (opts.to === "dify") writeOut(opts.out, exportDify(workflow));
+      else if (opts.to === "mermaid") writeOut(opts.out, toMermaid(workflow));
+      else if (opts.to === "coze") {
+        const { exportCoze } = await import("../../dsl/coze/index.js").catch(() => {
+          throw new CliError("export.coze_unavailable", "Coze export is not available in this build");
+        });
+        writeOut(opts.out, JSON.stringify(exportCoze(workflow), null, 2));
+      } else throw new CliError("usage.format", `unknown export format "${opts.to}" (use dify, mermaid or coze)`);
+    });
+
+  program
+    .command("show")
+    .description("summarise a workflow: nodes, edges, inputs, outputs, burden")
+    .argument("<file>")
+    .option("--json", "print the summary as JSON")
+    .action(async (file, opts) => {
+      const { workflow } = await readWorkflow(file);
+      const { diagnostics, burden } = analyse(workflow);
+      const start = workflow.nodes.find((n) => n.type === "start");
+      const inputs = start ? describeNode(start).outputs.filter((o) => !o.name.startsWith("sys.")) : [];
+      const outputs = workflow.nodes
+        .filter((n) => n.type === "end" || n.type === "answer")
+        .flatMap((n) => describeNode(n).outputs.map((o) => ({ node: n.id, ...o })));
+      const byType = new Map<string, number>();
+      for (const n of workflow.nodes) byType.set(n.type, (byType.get(n.type) ?? 0) + 1);
+      const summary = {
+        name: workflow.name,
+        mode: workflow.mode,
+        nodes: workflow.nodes.length,
+        edges: workflow.edges.length,
+        nodeTypes: Object.fromEntries(byType),
+        inputs,
+        outputs,
+        errors: diagnostics.filter((d) => d.severity === "error").length,
+        warnings: diagnostics.filter((d) => d.severity === "warning").length,
+        burden: burden.workflow,
+      };
+      if (opts.json) return printJson(summary);
+      const lines = [
+        `${summary.name} (${summary.mode}): ${summary.nodes} nodes, ${summary.edges} edges`,
+        `node types: ${[...byType].map(([t, c]) => `${t}×${c}`).join(", ")}`,
+        `inputs: ${inputs.map((i) => `${i.name}:${i.type}`).join(", ") || "(none)"}`,
+        `outputs: ${outputs.map((o) => `${o.name}:${o.type}`).join(", ") || "(none)"}`,
+        `diagnostics: ${summary.errors} error(s), ${summary.warnings} warning(s)`,
+        `burden: ${JSON.stringify(burden.workflow)}`,
+      ];
+      process.stdout.write(`${lines.join("\n")}\n`);
+    });
+}

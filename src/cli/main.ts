@@ -1,0 +1,19 @@
+import { Command } from "@commander-js/extra-typings";
+import { registerRunCommands } from "./commands/run.js";
+import { registerStaticCommands } from "./commands/static.js";
+import { reportError } from "./output.js";
+
+const program = new Command()
+  .name("weft")
+  .description("Weft: natural language to verified, executable agentic workflows")
+  .version("0.1.0")
+  .showHelpAfterError();
+
+registerStaticCommands(program);
+registerRunCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  process.exitCode = reportError(e);
+}

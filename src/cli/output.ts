@@ -1,0 +1,34 @@
+import { WeftError } from "../ir/errors.js";
+
+/** Exit codes: 0 ok, 1 the thing checked is invalid / the run failed, 2 usage or configuration problem. */
+export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
+
+export class CliError extends WeftError {
+  constructor(
+    code: string,
+    message: string,
+    readonly exitCode: number = EXIT.usage,
+  ) {
+    super(code, message);
+  }
+}
+
+/** Print an error the way a user should see it: code and message, never a stack trace. */
+export function reportError(e: unknown): number {
+  if (e instanceof CliError) {
+    process.stderr.write(`error ${e.code}: ${e.message}\n`);
+    return e.exitCode;
+  }
+  if (e instanceof WeftError) {
+    process.stderr.write(`error ${e.code}: ${e.message}\n`);
+    return EXIT.invalid;
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  process.stderr.write(`error: ${msg}\n`);
+  if (process.env.WEFT_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
+  return EXIT.invalid;
+}
+
+export function printJson(v: unknown): void {
+  process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
+}

@@ -1,0 +1,217 @@
+import { describe, expect, it } from "vitest";
+import "../../src/nodes/question-classifier.js";
+import "../../src/nodes/llm.js";
+import { GuardAlgebra, TRUE_GUARD } from "../../src/analysis/guards.js";
+import { agg, chain, e, end, errors, ifElse, n, run, show, start, tt, wf, withCode } from "./helpers.js";
+
+const model = { provider: "openai", name: "gpt-4o-mini", mode: "chat", completion_params: {} };
+const classifier = (id: string, classes: string[]) =>
+  n(id, "question-classifier", {
+    query_variable_selector: ["start", "query"],
+    model,
+    classes: classes.map((c) => ({ id: c, name: `class ${c}` })),
+  });
+
+describe("availability at joins", () => {
+  it("nested if-else: inner join sees the inner branch node, outer join does not", () => {
+    const w = wf(
+      "workflow",
+      [
+        start(),
+        ifElse("if1", ["true"]),
+        ifElse("if2", ["true"]),
+        tt("a", [["q", ["start", "query"]]]),
+        tt("b", [["q", ["start", "query"]]]),
+        end("j1", [["r", ["if2", "result"]]]),
+        tt("c", [["q", ["start", "query"]]]),
+        end("j2", [["r", ["if1", "result"]], ["x", ["if2", "result"]]]),
+      ],
+      [
+        e("start", "if1"),
+        e("if1", "if2", "true"),
+        e("if1", "c", "false"),
+        e("if2", "a", "true"),
+        e("if2", "b", "false"),
+        e("a", "j1"),
+        e("b", "j1"),
+        e("j1", "j2"),
+        e("c", "j2"),
+      ],
+    );
+    const r = run(w);
+    const na = withCode(r, "ref.not_available");
+    // j1 sees if2 (it ran on both inner paths); j2 sees if1 but not if2 (skipped when if1 is false).
+    expect(na.map((d) => [d.nodeId, d.field]), show(r)).toEqual([["j2", "outputs[1].value_selector"]]);
+  });
+
+  it("a parallel fan-out inside one branch re-joins with union", () => {
+    const w = wf(
+      "workflow",
+      [
+        start(),
+        ifElse("if", ["true"]),
+        tt("p", [["q", ["start", "query"]]]),
+        tt("q", [["q", ["start", "query"]]]),
+        end("j", [["a", ["p", "output"]], ["b", ["q", "output"]]]),
+        end("other", [["x", ["start", "query"]]]),
+      ],
+      [e("start", "if"), e("if", "p", "true"), e("if", "q", "true"), e("p", "j"), e("q", "j"), e("if", "other", "false")],
+    );
+    const r = run(w);
+    expect(errors(r), show(r)).toEqual([]);
+  });
+
+  it("a branch joined with an always-taken edge is not guaranteed", () => {
+    const w = wf(
+      "workflow",
+      [start(), ifElse("if", ["true"]), tt("x", [["q", ["start", "query"]]]), end("j", [["a", ["x", "output"]]])],
+      [e("start", "if"), e("if", "x", "true"), e("x", "j"), e("if", "j", "false"), e("start", "j")],
+    );
+    expect(withCode(run(w), "ref.not_available").map((d) => d.nodeId)).toEqual(["j"]);
+  });
+
+  it("question-classifier: every class covered rejoins; a two-class path is still conditional", () => {
+    const w = wf(
+      "workflow",
+      [
+        start(),
+        classifier("qc", ["1", "2", "3"]),
+        tt("x", [["q", ["start", "query"]]]),
+        tt("z", [["q", ["start", "query"]]]),
+        end("j", [["cls", ["qc", "class_name"]], ["x", ["x", "output"]]]),
+      ],
+      [e("start", "qc"), e("qc", "x", "1"), e("qc", "x", "2"), e("qc", "z", "3"), e("x", "j"), e("z", "j")],
+    );
+    const r = run(w);
+    expect(withCode(r, "ref.not_available").map((d) => d.field), show(r)).toEqual(["outputs[1].value_selector"]);
+    expect(withCode(r, "graph.unreachable")).toEqual([]);
+  });
+
+  it("fail-branch: success and failure paths are alternatives", () => {
+    const risky = tt("risky", [["q", ["start", "query"]]]);
+    risky.config = { ...risky.config, error_strategy: "fail-branch" };
+    const w = wf(
+      "workflow",
+      [start(), risky, tt("ok", [["q", ["risky", "output"]]]), tt("bad", [["m", ["risky", "error_message"]]]), end("j", [["a", ["ok", "output"]], ["r", ["risky", "error_type"]]])],
+      [e("start", "risky"), e("risky", "ok"), e("risky", "bad", "fail-branch"), e("ok", "j"), e("bad", "j")],
+    );
+    const r = run(w);
+    expect(withCode(r, "ref.not_available").map((d) => d.field), show(r)).toEqual(["outputs[0].value_selector"]);
+  });
+
+  it("the aggregator's optional alternatives are exempt, its output is always available", () => {
+    const w = wf(
+      "workflow",
+      [
+        start(),
+        classifier("qc", ["a", "b"]),
+        tt("x", [["q", ["start", "query"]]]),
+        tt("y", [["q", ["start", "query"]]]),
+        agg("m", [["x", "output"], ["y", "output"]]),
+        end("end", [["out", ["m", "output"]]]),
+      ],
+      [e("start", "qc"), e("qc", "x", "a"), e("qc", "y", "b"), e("x", "m"), e("y", "m"), e("m", "end")],
+    );
+    const r = run(w);
+    expect(errors(r), show(r)).toEqual([]);
+  });
+
+  it("a parallel sibling is never upstream: not available even for optional reads (warning)", () => {
+    const w = wf(
+      "workflow",
+      [start(), tt("a", [["q", ["start", "query"]]]), tt("b", [["q", ["a", "output"]]]), end("end", [["x", ["a", "output"]], ["y", ["b", "output"]]])],
+      [e("start", "a"), e("start", "b"), e("a", "end"), e("b", "end")],
+    );
+    const r = run(w);
+    const d = withCode(r, "ref.not_available");
+    expect(d.map((x) => [x.nodeId, x.severity])).toEqual([["b", "warning"]]);
+  });
+
+  it("falls back to plain intersection beyond the guard bound and stays sound", () => {
+    const mk = (opts: { maxGuardTerms: number }) => {
+      const w = wf(
+        "workflow",
+        [
+          start(),
+          classifier("qc", ["1", "2", "3"]),
+          tt("x", [["q", ["start", "query"]]]),
+          tt("p", [["q", ["x", "output"]]]),
+          tt("q", [["q", ["x", "output"]]]),
+          end("j", [["a", ["p", "output"]], ["b", ["q", "output"]]]),
+          end("other", []),
+        ],
+        [e("start", "qc"), e("qc", "x", "1"), e("qc", "x", "2"), e("qc", "other", "3"), e("x", "p"), e("x", "q"), e("p", "j"), e("q", "j")],
+      );
+      return run(w, opts);
+    };
+    // x's guard has two terms (qc=1 or qc=2); p and q share it, so j sees both.
+    expect(errors(mk({ maxGuardTerms: 64 }))).toEqual([]);
+    // With a bound of 1, x's guard becomes an opaque "x ran" atom: still equal for p and q.
+    expect(errors(mk({ maxGuardTerms: 1 }))).toEqual([]);
+  });
+});
+
+describe("container scoping", () => {
+  const iter = (bodyReads: Array<[string, string[]]>, extraTop: ReturnType<typeof n>[] = [], extraEdges: ReturnType<typeof e>[] = []) =>
+    wf(
+      "workflow",
+      [
+        start([["items", "array[string]"]]),
+        tt("pre", [["q", ["start", "items"]]]),
+        n("it", "iteration", { iterator_selector: ["start", "items"], output_selector: ["body", "output"] }),
+        n("itstart", "iteration-start", {}, { parentId: "it" }),
+        end("body", bodyReads.length ? bodyReads : [["x", ["it", "item"]]], { parentId: "it" }),
+        ...extraTop,
+        end("end", [["out", ["it", "output"]]]),
+      ].map((x) => (x.id === "body" ? { ...x, type: "template-transform", config: { variables: (x.config.outputs as unknown[]) ?? [], template: "x" } } : x)),
+      [e("start", "pre"), e("pre", "it"), e("it", "end"), e("itstart", "body"), ...extraEdges],
+    );
+
+  it("a body sees what is certain before its container, and the container's item/index", () => {
+    const r = run(iter([["a", ["it", "item"]], ["b", ["it", "index"]], ["c", ["pre", "output"]]]));
+    expect(errors(r), show(r)).toEqual([]);
+  });
+
+  it("a body reading the container's final output is a missing scope value", () => {
+    const r = run(iter([["a", ["it", "output"]]]));
+    expect(withCode(r, "ref.missing_output").map((d) => d.nodeId)).toEqual(["body"]);
+    expect(withCode(r, "ref.missing_output")[0]!.message).toMatch(/only after the container finishes/);
+  });
+
+  it("a body reading a node that runs after the container is never available", () => {
+    const post = tt("post", [["q", ["it", "output"]]]);
+    const w = iter([["a", ["post", "output"]]], [post], [e("it", "post"), e("post", "end")]);
+    const r = run(w);
+    expect(withCode(r, "ref.not_available").map((d) => d.nodeId), show(r)).toEqual(["body"]);
+  });
+});
+
+describe("guard algebra", () => {
+  it("completes all ports of a branch back to the enclosing guard", () => {
+    const alg = new GuardAlgebra(64);
+    alg.declare(1, ["a", "b", "c"]);
+    const a = alg.and(TRUE_GUARD, alg.literal(1, "a"));
+    const b = alg.and(TRUE_GUARD, alg.literal(1, "b"));
+    const c = alg.and(TRUE_GUARD, alg.literal(1, "c"));
+    expect(alg.or([a, b])!.terms).toHaveLength(2);
+    expect(alg.or([a, b, c])).toBe(TRUE_GUARD);
+    alg.declare(2, ["t", "f"]);
+    const at = alg.and(a, alg.literal(2, "t"));
+    const af = alg.and(a, alg.literal(2, "f"));
+    expect(alg.or([at, af])!.key).toBe(a.key);
+    // absorption: a ∨ (a ∧ t) = a
+    expect(alg.or([a, at])!.key).toBe(a.key);
+    // contradictory literal drops the term
+    expect(alg.and(a, alg.literal(1, "b")).terms).toEqual([]);
+  });
+
+  it("reports overflow beyond the term bound", () => {
+    const alg = new GuardAlgebra(2);
+    const gs = [0, 1, 2].map((v) => {
+      alg.declare(v, ["x", "y"]);
+      return alg.and(TRUE_GUARD, alg.literal(v, "x"));
+    });
+    expect(alg.or(gs)).toBeUndefined();
+    expect(alg.or(gs.slice(0, 2))).toBeDefined();
+  });
+});
