@@ -26,14 +26,15 @@ export function intersectInto(acc: Bits, b: Bits): void {
   for (let w = 0; w < acc.length; w++) acc[w] = acc[w]! & b[w]!;
 }
 
+export function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) | 0;
+}
+
 export function bitCount(b: Bits): number {
   let n = 0;
-  for (let w = 0; w < b.length; w++) {
-    let x = b[w]!;
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    n += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-  }
+  for (let w = 0; w < b.length; w++) n += popcount(b[w]!);
   return n;
 }
 

@@ -139,9 +139,13 @@ function readLlmSection(file: string): unknown {
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
-    throw new LlmConfigError("LLM_CONFIG_INVALID_JSON", `Config file ${file} is not valid JSON: ${(err as Error).message}`, {
-      path: file,
-    });
+    throw new LlmConfigError(
+      "LLM_CONFIG_INVALID_JSON",
+      `Config file ${file} is not valid JSON: ${(err as Error).message}`,
+      {
+        path: file,
+      },
+    );
   }
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new LlmConfigError("LLM_CONFIG_INVALID", `Config file ${file} must hold a JSON object`, { path: file });
@@ -163,7 +167,13 @@ const ENV_ENDPOINTS: Array<{
   serves: string[];
 }> = [
   { name: "openai", key: ["OPENAI_API_KEY"], baseUrl: "OPENAI_BASE_URL", kind: "openai", serves: ["openai"] },
-  { name: "anthropic", key: ["ANTHROPIC_API_KEY"], baseUrl: "ANTHROPIC_BASE_URL", kind: "anthropic", serves: ["anthropic"] },
+  {
+    name: "anthropic",
+    key: ["ANTHROPIC_API_KEY"],
+    baseUrl: "ANTHROPIC_BASE_URL",
+    kind: "anthropic",
+    serves: ["anthropic"],
+  },
   {
     name: "gemini",
     key: ["GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY"],
@@ -208,7 +218,11 @@ function withEnvironment(base: LlmConfig, env: Record<string, string | undefined
     if (!keyVar) continue;
     add(
       spec.name,
-      { provider: spec.kind, apiKey: nonEmpty(env[keyVar]), baseURL: nonEmpty(env[spec.baseUrl]) ?? spec.defaultBaseURL },
+      {
+        provider: spec.kind,
+        apiKey: nonEmpty(env[keyVar]),
+        baseURL: nonEmpty(env[spec.baseUrl]) ?? spec.defaultBaseURL,
+      },
       spec.serves,
       `${keyVar}/${spec.baseUrl}`,
     );
@@ -216,7 +230,12 @@ function withEnvironment(base: LlmConfig, env: Record<string, string | undefined
 
   const ollamaHost = nonEmpty(env.OLLAMA_BASE_URL) ?? nonEmpty(env.OLLAMA_HOST);
   if (ollamaHost) {
-    add("ollama", { provider: "ollama", baseURL: ollamaBaseURL(ollamaHost) }, ["ollama"], "OLLAMA_BASE_URL/OLLAMA_HOST");
+    add(
+      "ollama",
+      { provider: "ollama", baseURL: ollamaBaseURL(ollamaHost) },
+      ["ollama"],
+      "OLLAMA_BASE_URL/OLLAMA_HOST",
+    );
   }
 
   const weft = {

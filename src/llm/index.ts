@@ -1,17 +1,17 @@
 /** Public surface of the LLM layer: build a service from config, load config from file + environment. */
 export {
+  DEFAULT_CONFIG_FILE,
+  describeConfigHelp,
   type EndpointConfig,
+  hasAnyEndpoint,
   type LlmConfig,
   type LlmConfigInput,
   type LoadLlmConfigOptions,
-  type ProviderKind,
-  type RetryPolicy,
-  DEFAULT_CONFIG_FILE,
-  PROVIDER_KINDS,
-  describeConfigHelp,
-  hasAnyEndpoint,
   loadLlmConfig,
+  PROVIDER_KINDS,
+  type ProviderKind,
   parseLlmConfig,
+  type RetryPolicy,
 } from "./config.js";
 export { LlmConfigError, LlmError, type LlmErrorCode } from "./errors.js";
 export { difyProviderCandidates, type ResolvedModel, resolveModel } from "./resolve.js";

@@ -86,7 +86,10 @@ function walk(value: unknown, schema: Record<string, unknown>, path: string, err
     }
   }
   if (Array.isArray(value) && schema.items && typeof schema.items === "object") {
-    value.forEach((item, i) => walk(item, schema.items as Record<string, unknown>, `${path}.${i}`, errors));
+    const items = schema.items as Record<string, unknown>;
+    value.forEach((item, i) => {
+      walk(item, items, `${path}.${i}`, errors);
+    });
   }
 }
 

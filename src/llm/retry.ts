@@ -38,7 +38,7 @@ export class AttemptTimeout extends Error {
 }
 
 /**
- * Runs `attempt` with a fresh per-attempt timeout signal until it succeeds, fails with a non-retryable
+ * Runs `attempt` with a fresh per-attempt timeout signal (re-armed by `keepAlive`) until it succeeds, fails with a non-retryable
  * error, or the retry budget is spent. Errors come out as LlmError with `details.attempts`.
  */
 export async function withRetries<T>(
@@ -47,15 +47,22 @@ export async function withRetries<T>(
   timeoutMs: number,
   callerSignal: AbortSignal | undefined,
   deps: RetryDeps,
-  attempt: (signal: AbortSignal, attemptNo: number) => Promise<T>,
+  attempt: (signal: AbortSignal, attemptNo: number, keepAlive: () => void) => Promise<T>,
 ): Promise<T> {
   for (let n = 1; ; n++) {
     if (callerSignal?.aborted) throw aborted(ctx, n - 1);
     const timer = new AbortController();
-    const handle = setTimeout(() => timer.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
+    const arm = () => setTimeout(() => timer.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
+    let handle = arm();
+    // A streaming attempt calls this on every chunk, so its timeout bounds silence, not total length.
+    const keepAlive = () => {
+      if (timer.signal.aborted) return;
+      clearTimeout(handle);
+      handle = arm();
+    };
     const signal = callerSignal ? AbortSignal.any([callerSignal, timer.signal]) : timer.signal;
     try {
-      return await attempt(signal, n);
+      return await attempt(signal, n, keepAlive);
     } catch (raw) {
       if (callerSignal?.aborted) throw aborted(ctx, n);
       const final = raw instanceof NoRetry;
@@ -78,12 +85,7 @@ export async function withRetries<T>(
 }
 
 /** Delay before retry `n` (1-based): the server's Retry-After if given, else capped exponential + jitter. */
-export function retryDelay(
-  err: LlmError,
-  n: number,
-  policy: RetryPolicy,
-  random: () => number,
-): number | undefined {
+export function retryDelay(err: LlmError, n: number, policy: RetryPolicy, random: () => number): number | undefined {
   const retryAfter = err.details.retryAfterMs;
   if (typeof retryAfter === "number") {
     // Waiting less than the server asked is pointless; waiting longer than our bound is not worth it.
@@ -106,7 +108,12 @@ export function classify(raw: unknown, ctx: AttemptContext, timedOutAfterMs?: nu
   }
   const where = `${ctx.endpoint} (${ctx.model})`;
   if (timedOutAfterMs !== undefined) {
-    return new LlmError("LLM_TIMEOUT", `Call to ${where} timed out after ${timedOutAfterMs} ms`, { ...ctx, timeoutMs: timedOutAfterMs }, true);
+    return new LlmError(
+      "LLM_TIMEOUT",
+      `Call to ${where} timed out after ${timedOutAfterMs} ms`,
+      { ...ctx, timeoutMs: timedOutAfterMs },
+      true,
+    );
   }
   const api = findApiCallError(raw);
   if (api) {
@@ -129,7 +136,12 @@ export function classify(raw: unknown, ctx: AttemptContext, timedOutAfterMs?: nu
   const message = raw instanceof Error ? raw.message : String(raw);
   const name = raw instanceof Error ? raw.name : "";
   if (/JSONParseError|TypeValidationError|InvalidResponseData|NoContentGenerated|EmptyResponseBody/i.test(name)) {
-    return new LlmError("LLM_BAD_RESPONSE", `${where} sent a response that could not be read: ${message}`, { ...ctx }, true);
+    return new LlmError(
+      "LLM_BAD_RESPONSE",
+      `${where} sent a response that could not be read: ${message}`,
+      { ...ctx },
+      true,
+    );
   }
   return new LlmError("LLM_CALL_FAILED", `Call to ${where} failed: ${message}`, { ...ctx, cause: name || undefined });
 }

@@ -100,7 +100,8 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
 
   const record = (r: ResolvedModel, res: CallResult, attempts: number, started: number) => {
     const key = `${r.endpointName}/${r.modelId}`;
-    const slot = (totals.byModel[key] ??= { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+    const slot = totals.byModel[key] ?? { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    totals.byModel[key] = slot;
     for (const t of [totals, slot]) {
       t.calls += 1;
       t.promptTokens += res.usage.promptTokens;
@@ -130,10 +131,10 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
     const timeoutMs = r.endpoint.timeoutMs ?? cfg.timeoutMs;
     const started = Date.now();
     let attempts = 0;
-    const result = await withRetries(ctx, cfg.retry, timeoutMs, req.signal, deps, (signal, n) => {
+    const result = await withRetries(ctx, cfg.retry, timeoutMs, req.signal, deps, (signal, n, keepAlive) => {
       attempts = n;
       const args = buildArgs(r, req, messages, mode, model, signal);
-      return onText ? streamOnce(args, signal, onText) : generateOnce(args);
+      return onText ? streamOnce(args, signal, onText, keepAlive) : generateOnce(args);
     });
     record(r, result, attempts, started);
     return result;
@@ -153,7 +154,8 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
           : "json"
         : "text";
       const first = await call(r, req, messages, mode, req.onText);
-      if (mode === "text") return finishText(first, r);
+      // With tools offered, a tool call is a valid answer even when JSON was asked for the final text.
+      if (mode === "text" || (mode === "json" && first.toolCalls.length > 0)) return finishText(first, r);
 
       const firstCheck = checkJson(first, mode, req.json?.schema);
       if (firstCheck.ok) return finishJson(first, firstCheck.value, r);
@@ -184,10 +186,19 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
       const r: ResolvedModel | undefined = ref
         ? resolveModel(cfg, ref)
         : cfg.default && defaultEndpoint
-          ? { endpointName: cfg.default, endpoint: defaultEndpoint, modelId: defaultEndpoint.embeddingModel ?? "", via: "default" }
+          ? {
+              endpointName: cfg.default,
+              endpoint: defaultEndpoint,
+              modelId: defaultEndpoint.embeddingModel ?? "",
+              via: "default",
+            }
           : undefined;
       if (!r) {
-        throw new NotConfiguredError("LLM_NOT_CONFIGURED", "No endpoint is configured for embeddings (set a default endpoint with embeddingModel)", {});
+        throw new NotConfiguredError(
+          "LLM_NOT_CONFIGURED",
+          "No endpoint is configured for embeddings (set a default endpoint with embeddingModel)",
+          {},
+        );
       }
       const id = r.endpoint.embeddingModel ?? ref?.name;
       if (!id) {
@@ -251,7 +262,10 @@ function buildArgs(
  * Asks the provider for JSON (its JSON mode, with the schema where supported) but leaves parsing to us:
  * the SDK's own object output throws on the first slip, and we want jsonrepair and a repair turn first.
  */
-function jsonOutput(schema: Record<string, unknown> | undefined, name: string | undefined): OutputInterface<string, string, never> {
+function jsonOutput(
+  schema: Record<string, unknown> | undefined,
+  name: string | undefined,
+): OutputInterface<string, string, never> {
   const base = Output.text();
   return {
     ...base,
@@ -285,8 +299,14 @@ async function generateOnce(args: CallArgs): Promise<CallResult> {
   };
 }
 
-async function streamOnce(args: CallArgs, signal: AbortSignal, onText: (d: string) => void): Promise<CallResult> {
-  const res = streamText({ ...(args as Parameters<typeof streamText>[0]), onError: () => {} });
+async function streamOnce(
+  args: CallArgs,
+  signal: AbortSignal,
+  onText: (d: string) => void,
+  keepAlive: () => void,
+): Promise<CallResult> {
+  // Raw chunks let keepAlive see every SSE event, including those that carry no text.
+  const res = streamText({ ...(args as Parameters<typeof streamText>[0]), includeRawChunks: true, onError: () => {} });
   let text = "";
   let reasoning = "";
   let emitted = false;
@@ -299,6 +319,7 @@ async function streamOnce(args: CallArgs, signal: AbortSignal, onText: (d: strin
   };
   try {
     for await (const part of res.fullStream) {
+      keepAlive();
       switch (part.type) {
         case "text-delta":
           if (part.text) {
@@ -373,7 +394,14 @@ function repairTurn(res: CallResult, mode: Mode, feedback: string): ModelMessage
         },
         {
           role: "tool",
-          content: [{ type: "tool-result", toolCallId: call.id, toolName: call.name, output: { type: "text", value: feedback } }],
+          content: [
+            {
+              type: "tool-result",
+              toolCallId: call.id,
+              toolName: call.name,
+              output: { type: "text", value: feedback },
+            },
+          ],
         },
       ];
     }
@@ -407,14 +435,25 @@ function finishJson(res: CallResult, value: unknown, r: ResolvedModel): LlmChatR
 
 // ---------- conversions ----------
 
-function toToolCall(c: { toolCallId: string; toolName: string; input: unknown; invalid?: boolean; error?: unknown }): CallResult["toolCalls"][number] {
+function toToolCall(c: {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  invalid?: boolean;
+  error?: unknown;
+}): CallResult["toolCalls"][number] {
   let args: unknown = c.input;
   if (typeof c.input === "string") {
     const raw = c.input;
     try {
       args = JSON.parse(raw);
     } catch {
-      return { id: c.toolCallId, name: c.toolName, arguments: {}, invalid: `arguments are not JSON: ${raw.slice(0, 200)}` };
+      return {
+        id: c.toolCallId,
+        name: c.toolName,
+        arguments: {},
+        invalid: `arguments are not JSON: ${raw.slice(0, 200)}`,
+      };
     }
   }
   if (c.invalid) {

@@ -1,4 +1,3 @@
-import { Template } from "@huggingface/jinja";
 import { jsonrepair } from "jsonrepair";
 import { z } from "zod";
 import type { Diagnostic } from "../ir/diagnostics.js";
@@ -8,6 +7,7 @@ import { replaceTemplateRefs, templateRefs } from "../ir/selector.js";
 import type { ChatContentPart, ChatMessage, FileValue, LlmResponse, LlmService, Usage } from "../ir/services.js";
 import type { OutputDecl, WorkflowNode } from "../ir/workflow.js";
 import { commonFields, defineNode, ModelSchema, Sel, SOURCE, textField } from "./common.js";
+import { renderJinja } from "./jinja.js";
 
 // =============================================================================================
 // Pieces shared by the model-calling nodes (llm, question-classifier, parameter-extractor, agent)
@@ -470,16 +470,12 @@ function llmRules(c: LlmConfig, nodeId: string): Diagnostic[] {
 
 const CONTEXT_PLACEHOLDER = "{{#context#}}";
 
-export function renderJinja(source: string, vars: Record<string, unknown>, ctx: ExecContext<unknown>, field: string): string {
+function renderJinjaField(source: string, vars: Record<string, unknown>, ctx: ExecContext<unknown>, field: string): string {
   try {
-    return new Template(source).render(vars);
+    return renderJinja(source, vars);
   } catch (err) {
-    throw new NodeExecutionError(
-      "template.invalid",
-      `${nodeLabel(ctx.node)}: ${field}: Jinja2 template failed: ${(err as Error).message}`,
-      ctx.node.id,
-      { field },
-    );
+    const code = err instanceof WeftError ? err.code : "jinja.render";
+    throw new NodeExecutionError(code, `${nodeLabel(ctx.node)}: ${field}: ${(err as Error).message}`, ctx.node.id, { field });
   }
 }
 
@@ -521,7 +517,7 @@ export async function buildLlmMessages(ctx: ExecContext<LlmConfig>): Promise<Cha
     field: string,
   ): Promise<{ text: string; parts: ChatContentPart[] }> => {
     if (isJinja(m)) {
-      const text = renderJinja(m.jinja2_text ?? m.text, { ...jinjaVars, context }, ctx, field);
+      const text = renderJinjaField(m.jinja2_text ?? m.text, { ...jinjaVars, context }, ctx, field);
       return { text: text.split(CONTEXT_PLACEHOLDER).join(context), parts: [] };
     }
     const r = await renderBasic(ctx, m.text);

@@ -1,26 +1,21 @@
-import {
-  newQuickJSWASMModule,
-  type QuickJSContext,
-  type QuickJSHandle,
-  type QuickJSRuntime,
-  type QuickJSWASMModule,
-} from "quickjs-emscripten";
+import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
 import type { SandboxLimits } from "../ir/services.js";
 import { clip, SandboxError } from "./errors.js";
+import { JS_WORKER_SOURCE } from "./js-worker-source.js";
 import { encodeInputs, parseResult } from "./json.js";
 
 /**
- * JavaScript code nodes run in QuickJS compiled to WebAssembly. The guest sees only ECMAScript
- * built-ins: no require, process, fetch, timers or host objects exist in its global scope, and
- * values cross the boundary as JSON strings only, so no host object is ever reachable from inside.
+ * JavaScript code nodes run in QuickJS compiled to WebAssembly, inside worker threads. The guest
+ * sees only ECMAScript built-ins: no require, process, fetch, timers or host objects exist in its
+ * global scope, and values cross the boundary as JSON strings only, so no host object is ever
+ * reachable from inside. The worker lets the host enforce the deadline even while QuickJS is stuck
+ * in a long builtin, by terminating the thread.
  */
 
-const FILENAME = "code.js";
-/**
- * QuickJS's own stack check must fire before V8's: the interpreter's C frames live on the host
- * stack, and a V8 RangeError thrown from inside WASM leaves the QuickJS heap half-unwound.
- */
-const MAX_STACK_BYTES = 256 * 1024;
+/** After the deadline the guest gets this long to notice its interrupt before the thread is killed. */
+const TERMINATE_GRACE_MS = 1_000;
 
 /** Globals that exist in Node or browsers but deliberately not here; using one is a policy violation. */
 const HOST_APIS = new Set([
@@ -49,45 +44,122 @@ const HOST_APIS = new Set([
   "document",
 ]);
 
-let modulePromise: Promise<QuickJSWASMModule> | undefined;
-
-/** One WASM module per process; each run gets a fresh runtime (heap) and context (globals). */
-function getModule(): Promise<QuickJSWASMModule> {
-  modulePromise ??= newQuickJSWASMModule();
-  return modulePromise;
+interface Job {
+  id: number;
+  code: string;
+  input: string;
+  limits: SandboxLimits;
+  signal?: AbortSignal;
+  resolve(reply: WorkerReply): void;
+  reject(err: SandboxError): void;
 }
 
-/** After a host-level fault inside WASM the module's memory may be inconsistent: start over. */
-function discardModule(): void {
-  modulePromise = undefined;
-}
+type WorkerReply =
+  | { id: number; ok: true; text: string }
+  | { id: number; ok: false; error: DumpedError }
+  | { id: number; ok: false; fault: "stack" | "crash"; message: string };
 
-/** Debug printing is common in pasted code; it is accepted and discarded rather than failing the run. */
-const PRELUDE = `globalThis.console = (function () {
-  var noop = function () {};
-  return { log: noop, info: noop, warn: noop, error: noop, debug: noop, trace: noop, dir: noop, table: noop };
-})();`;
+const quickjsPath = createRequire(import.meta.url).resolve("quickjs-emscripten");
 
-const DRIVER = `
-;(function () {
-  "use strict";
-  var kind = function (k, m) { var e = new Error(m); e.__weftKind = k; return e; };
-  if (typeof main !== "function") throw kind("no_main", "the code does not define a function main(inputs)");
-  var inputs = JSON.parse(globalThis.__weft_in);
-  delete globalThis.__weft_in;
-  var limit = globalThis.__weft_max;
-  delete globalThis.__weft_max;
-  return Promise.resolve(main(inputs)).then(function (r) {
-    if (r === null || typeof r !== "object" || Array.isArray(r)) {
-      throw kind("bad_result", "main must return an object, got " + (r === null ? "null" : Array.isArray(r) ? "an array" : typeof r));
+/**
+ * A few long-lived workers, each running one guest at a time. A worker that overruns its deadline
+ * is terminated and replaced; nothing else is shared between runs.
+ */
+class WorkerPool {
+  private idle: Worker[] = [];
+  private busy = 0;
+  private queue: Job[] = [];
+  private nextId = 1;
+  constructor(private readonly size: number) {}
+
+  run(code: string, input: string, limits: SandboxLimits, signal?: AbortSignal): Promise<WorkerReply> {
+    return new Promise<WorkerReply>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, code, input, limits, signal, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private spawn(): Worker {
+    const w = new Worker(JS_WORKER_SOURCE, {
+      eval: true,
+      workerData: { quickjsPath },
+      resourceLimits: { stackSizeMb: 4, maxOldGenerationSizeMb: 256 },
+    });
+    // Idle workers must not keep a CLI process alive.
+    w.unref();
+    return w;
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && (this.idle.length > 0 || this.busy < this.size)) {
+      const job = this.queue.shift() as Job;
+      if (job.signal?.aborted) {
+        job.reject(aborted());
+        continue;
+      }
+      const worker = this.idle.pop() ?? this.spawn();
+      this.busy++;
+      this.dispatch(worker, job);
     }
-    var s = JSON.stringify(r);
-    if (typeof s !== "string") throw kind("bad_result", "the result cannot be serialised as JSON");
-    if (s.length > limit) throw kind("output_too_large", "the result is " + s.length + " characters, over the limit of " + limit);
-    return s;
-  });
-})()
-`;
+  }
+
+  private dispatch(worker: Worker, job: Job): void {
+    const cancel = new SharedArrayBuffer(4);
+    const flag = new Int32Array(cancel);
+    let settled = false;
+    const finish = (keepWorker: boolean) => {
+      settled = true;
+      clearTimeout(timer);
+      job.signal?.removeEventListener("abort", onAbort);
+      worker.off("message", onMessage);
+      worker.off("error", onError);
+      worker.off("exit", onExit);
+      this.busy--;
+      if (keepWorker) {
+        worker.unref();
+        this.idle.push(worker);
+      } else {
+        void worker.terminate();
+      }
+      this.pump();
+    };
+    const onMessage = (reply: WorkerReply) => {
+      if (settled || reply.id !== job.id) return;
+      finish(true);
+      job.resolve(reply);
+    };
+    const onError = (err: Error) => {
+      if (settled) return;
+      finish(false);
+      job.reject(
+        new SandboxError("sandbox.crashed", `the JavaScript engine failed: ${clip(err.message, 300)}`, {
+          language: "javascript",
+        }),
+      );
+    };
+    const onExit = () => onError(new Error("worker exited"));
+    const onAbort = () => Atomics.store(flag, 0, 1);
+    const timer = setTimeout(() => {
+      if (settled) return;
+      finish(false);
+      job.reject(job.signal?.aborted ? aborted() : timeoutError(job.limits));
+    }, job.limits.timeoutMs + TERMINATE_GRACE_MS);
+    job.signal?.addEventListener("abort", onAbort, { once: true });
+    worker.on("message", onMessage);
+    worker.on("error", onError);
+    worker.on("exit", onExit);
+    // A running job keeps the process alive until it settles.
+    worker.ref();
+    worker.postMessage({ id: job.id, code: job.code, input: job.input, limits: job.limits, cancel });
+  }
+}
+
+let pool: WorkerPool | undefined;
+
+function getPool(): WorkerPool {
+  pool ??= new WorkerPool(Math.max(1, Math.min(4, availableParallelism())));
+  return pool;
+}
 
 export async function runJavaScript(
   code: string,
@@ -95,80 +167,32 @@ export async function runJavaScript(
   limits: SandboxLimits,
   signal?: AbortSignal,
 ): Promise<Record<string, unknown>> {
-  const inputText = encodeInputs(inputs, "javascript");
+  const input = encodeInputs(inputs, "javascript");
   if (signal?.aborted) throw aborted();
-  const mod = await getModule();
-  const deadline = Date.now() + limits.timeoutMs;
-  let poisoned = false;
-  let rt: QuickJSRuntime | undefined;
-  let ctx: QuickJSContext | undefined;
-  const handles: QuickJSHandle[] = [];
-  try {
-    rt = mod.newRuntime();
-    rt.setMemoryLimit(limits.memoryBytes);
-    rt.setMaxStackSize(MAX_STACK_BYTES);
-    rt.setInterruptHandler(() => Date.now() > deadline || signal?.aborted === true);
-    ctx = rt.newContext();
-    const c = ctx;
-    const keep = (h: QuickJSHandle) => {
-      handles.push(h);
-      return h;
-    };
-    const prelude = c.evalCode(PRELUDE, "prelude.js");
-    keep(prelude.error ?? prelude.value);
-    c.setProp(c.global, "__weft_in", keep(c.newString(inputText)));
-    c.setProp(c.global, "__weft_max", keep(c.newNumber(limits.maxOutputBytes)));
-
-    const evaluated = c.evalCode(`${code}\n${DRIVER}`, FILENAME);
-    if (evaluated.error) throw guestError(c, keep(evaluated.error), signal, limits);
-    const promise = keep(evaluated.value);
-
-    // Settle the promise: async main() is allowed, but only microtasks exist (no timers, no I/O).
-    for (;;) {
-      const state = c.getPromiseState(promise);
-      if (state.type === "fulfilled") {
-        if (!state.notAPromise) keep(state.value);
-        const text = c.getString(state.value);
-        if (Buffer.byteLength(text, "utf8") > limits.maxOutputBytes) throw tooLarge(text.length, limits);
-        return parseResult(text, "javascript");
-      }
-      if (state.type === "rejected") throw guestError(c, keep(state.error), signal, limits);
-      const jobs = rt.executePendingJobs();
-      if (jobs.error) throw guestError(c, keep(jobs.error), signal, limits);
-      if (jobs.value === 0 && c.getPromiseState(promise).type === "pending") {
-        throw new SandboxError(
-          "sandbox.runtime_error",
-          "main returned a promise that never settles (timers and I/O do not exist in the sandbox)",
-          { language: "javascript" },
-        );
-      }
-    }
-  } catch (e) {
-    if (e instanceof SandboxError) throw e;
-    // A fault outside QuickJS's own checks (V8 stack overflow, WASM abort): the module is suspect.
-    poisoned = true;
-    discardModule();
-    if (e instanceof RangeError) {
+  const reply = await getPool().run(code, input, limits, signal);
+  if (reply.ok) {
+    if (Buffer.byteLength(reply.text, "utf8") > limits.maxOutputBytes) throw tooLarge(reply.text.length, limits);
+    return parseResult(reply.text, "javascript");
+  }
+  if ("fault" in reply) {
+    if (reply.fault === "stack") {
       throw new SandboxError("sandbox.memory", "stack overflow: the code recursed too deeply", {
         language: "javascript",
         reason: "stack",
       });
     }
-    throw new SandboxError("sandbox.crashed", `the JavaScript engine failed: ${clip(String(e), 300)}`, {
+    throw new SandboxError("sandbox.crashed", `the JavaScript engine failed: ${reply.message}`, {
       language: "javascript",
     });
-  } finally {
-    if (!poisoned) {
-      try {
-        for (const h of handles) if (h.alive) h.dispose();
-        ctx?.dispose();
-        rt?.dispose();
-      } catch {
-        // A runtime that cannot be freed cleanly must not be reused by later runs.
-        discardModule();
-      }
-    }
   }
+  throw guestError(reply.error, signal, limits);
+}
+
+function timeoutError(limits: SandboxLimits): SandboxError {
+  return new SandboxError("sandbox.timeout", `the code ran longer than ${limits.timeoutMs} ms`, {
+    language: "javascript",
+    timeoutMs: limits.timeoutMs,
+  });
 }
 
 function aborted(): SandboxError {
@@ -190,44 +214,25 @@ interface DumpedError {
   __weftKind?: string;
 }
 
-function dumpError(ctx: QuickJSContext, h: QuickJSHandle): DumpedError {
-  try {
-    const d = ctx.dump(h) as unknown;
-    if (d && typeof d === "object") return d as DumpedError;
-    return { message: String(d) };
-  } catch {
-    return { message: "unknown error" };
-  }
-}
-
 function lineOf(stack: string | undefined): number | undefined {
   const m = /code\.js:(\d+)/.exec(stack ?? "");
   return m?.[1] ? Number(m[1]) : undefined;
 }
 
 /** Turns what the guest threw into a typed error naming the reason. */
-function guestError(
-  ctx: QuickJSContext,
-  h: QuickJSHandle,
-  signal: AbortSignal | undefined,
-  limits: SandboxLimits,
-): SandboxError {
-  const e = dumpError(ctx, h);
+function guestError(e: DumpedError, signal: AbortSignal | undefined, limits: SandboxLimits): SandboxError {
   const name = e.name ?? "Error";
   const message = e.message ?? "";
   const language = "javascript" as const;
   const line = lineOf(e.stack);
   if (e.__weftKind === "no_main") return new SandboxError("sandbox.no_main", message, { language });
+  if (e.__weftKind === "never_settles") return new SandboxError("sandbox.runtime_error", message, { language });
   if (e.__weftKind === "bad_result") return new SandboxError("sandbox.bad_result", message, { language });
   if (e.__weftKind === "output_too_large") {
     return new SandboxError("sandbox.output_too_large", message, { language, limit: limits.maxOutputBytes });
   }
   if (name === "InternalError" && message === "interrupted") {
-    if (signal?.aborted) return aborted();
-    return new SandboxError("sandbox.timeout", `the code ran longer than ${limits.timeoutMs} ms`, {
-      language,
-      timeoutMs: limits.timeoutMs,
-    });
+    return signal?.aborted ? aborted() : timeoutError(limits);
   }
   if (message === "out of memory" || (name === "InternalError" && /out of memory/.test(message))) {
     return new SandboxError("sandbox.memory", `the code used more than ${limits.memoryBytes} bytes of memory`, {

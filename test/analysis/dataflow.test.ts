@@ -160,11 +160,11 @@ describe("container scoping", () => {
         tt("pre", [["q", ["start", "items"]]]),
         n("it", "iteration", { iterator_selector: ["start", "items"], output_selector: ["body", "output"] }),
         n("itstart", "iteration-start", {}, { parentId: "it" }),
-        end("body", bodyReads.length ? bodyReads : [["x", ["it", "item"]]], { parentId: "it" }),
+        { ...tt("body", bodyReads, "x"), parentId: "it" },
         ...extraTop,
         end("end", [["out", ["it", "output"]]]),
-      ].map((x) => (x.id === "body" ? { ...x, type: "template-transform", config: { variables: (x.config.outputs as unknown[]) ?? [], template: "x" } } : x)),
-      [e("start", "pre"), e("pre", "it"), e("it", "end"), e("itstart", "body"), ...extraEdges],
+      ],
+      [e("start", "pre"), e("pre", "it"), e("itstart", "body"), ...(extraEdges.length ? extraEdges : [e("it", "end")])],
     );
 
   it("a body sees what is certain before its container, and the container's item/index", () => {

@@ -53,7 +53,10 @@ describe("loadLlmConfig", () => {
       modelId: "claude-3-5-sonnet",
       via: "provider",
     });
-    expect(resolveModel(cfg, { provider: "openai", name: "gpt-4o-mini" })).toMatchObject({ endpointName: "gpt", via: "provider" });
+    expect(resolveModel(cfg, { provider: "openai", name: "gpt-4o-mini" })).toMatchObject({
+      endpointName: "gpt",
+      via: "provider",
+    });
     // Model routes win over provider routes and may rename.
     expect(resolveModel(cfg, { provider: "deepseek", name: "deepseek-chat" })).toMatchObject({
       endpointName: "local",
@@ -84,9 +87,15 @@ describe("loadLlmConfig", () => {
 
   it("reports invalid JSON and schema problems with their paths", () => {
     writeFileSync(join(dir, "weft.config.json"), "{ not json");
-    expect(() => loadLlmConfig({ cwd: dir, env: {} })).toThrow(expect.objectContaining({ code: "LLM_CONFIG_INVALID_JSON" }));
+    expect(() => loadLlmConfig({ cwd: dir, env: {} })).toThrow(
+      expect.objectContaining({ code: "LLM_CONFIG_INVALID_JSON" }),
+    );
 
-    writeConfig({ endpoints: { a: { provider: "mistral" }, b: { provider: "openai-compatible" } }, default: "zzz", extra: 1 });
+    writeConfig({
+      endpoints: { a: { provider: "mistral" }, b: { provider: "openai-compatible" } },
+      default: "zzz",
+      extra: 1,
+    });
     try {
       loadLlmConfig({ cwd: dir, env: {} });
       expect.unreachable();
@@ -100,7 +109,9 @@ describe("loadLlmConfig", () => {
   });
 
   it("rejects routes to endpoints that do not exist", () => {
-    expect(() => parseLlmConfig({ endpoints: {}, providers: { openai: "ghost" } })).toThrow(/providers\.openai: no endpoint named "ghost"/);
+    expect(() => parseLlmConfig({ endpoints: {}, providers: { openai: "ghost" } })).toThrow(
+      /providers\.openai: no endpoint named "ghost"/,
+    );
   });
 
   it("builds endpoints from provider environment variables", () => {
@@ -115,12 +126,23 @@ describe("loadLlmConfig", () => {
         OLLAMA_HOST: "127.0.0.1:11434",
       },
     });
-    expect(cfg.endpoints.openai).toMatchObject({ provider: "openai", apiKey: "sk-o", baseURL: "http://127.0.0.1:9/v1" });
+    expect(cfg.endpoints.openai).toMatchObject({
+      provider: "openai",
+      apiKey: "sk-o",
+      baseURL: "http://127.0.0.1:9/v1",
+    });
     expect(cfg.endpoints.ollama).toMatchObject({ provider: "ollama", baseURL: "http://127.0.0.1:11434/v1" });
-    expect(cfg.endpoints.deepseek).toMatchObject({ provider: "openai-compatible", baseURL: "https://api.deepseek.com/v1" });
+    expect(cfg.endpoints.deepseek).toMatchObject({
+      provider: "openai-compatible",
+      baseURL: "https://api.deepseek.com/v1",
+    });
     expect(resolveModel(cfg, { provider: "langgenius/openai/openai", name: "gpt-4o" }).endpointName).toBe("openai");
-    expect(resolveModel(cfg, { provider: "langgenius/gemini/google", name: "gemini-2.0-flash" }).endpointName).toBe("gemini");
-    expect(resolveModel(cfg, { provider: "langgenius/deepseek/deepseek", name: "deepseek-chat" }).endpointName).toBe("deepseek");
+    expect(resolveModel(cfg, { provider: "langgenius/gemini/google", name: "gemini-2.0-flash" }).endpointName).toBe(
+      "gemini",
+    );
+    expect(resolveModel(cfg, { provider: "langgenius/deepseek/deepseek", name: "deepseek-chat" }).endpointName).toBe(
+      "deepseek",
+    );
     expect(resolveModel(cfg, { provider: "langgenius/ollama/ollama", name: "llama3" }).endpointName).toBe("ollama");
     expect(resolveModel(cfg, { provider: "anthropic", name: "claude" }).endpointName).toBe("anthropic");
     // No default: a provider nobody serves is not silently sent elsewhere.
@@ -135,7 +157,10 @@ describe("loadLlmConfig", () => {
     });
     expect(cfg.default).toBe("env");
     expect(cfg.endpoints.env).toMatchObject({ provider: "openai-compatible", model: "phi-4", apiKey: "x" });
-    expect(resolveModel(cfg, { provider: "tongyi", name: "qwen-max" })).toMatchObject({ endpointName: "env", modelId: "phi-4" });
+    expect(resolveModel(cfg, { provider: "tongyi", name: "qwen-max" })).toMatchObject({
+      endpointName: "env",
+      modelId: "phi-4",
+    });
     expect(resolveModel(cfg, { provider: "anthropic", name: "c" }).endpointName).toBe("claude");
   });
 
@@ -154,7 +179,11 @@ describe("loadLlmConfig", () => {
 
 describe("Dify provider names", () => {
   it("plugin form also matches its provider and plugin parts", () => {
-    expect(difyProviderCandidates("langgenius/gemini/google")).toEqual(["langgenius/gemini/google", "google", "gemini"]);
+    expect(difyProviderCandidates("langgenius/gemini/google")).toEqual([
+      "langgenius/gemini/google",
+      "google",
+      "gemini",
+    ]);
     expect(difyProviderCandidates("OpenAI")).toEqual(["openai"]);
     expect(difyProviderCandidates("")).toEqual([]);
   });
@@ -164,18 +193,36 @@ describe("not configured", () => {
   it("NotConfiguredError names the model and carries the help text", async () => {
     const llm = createLlmService({});
     const err = await llm
-      .chat({ model: { provider: "langgenius/tongyi/tongyi", name: "qwen-max" }, messages: [{ role: "user", content: "hi" }] })
+      .chat({
+        model: { provider: "langgenius/tongyi/tongyi", name: "qwen-max" },
+        messages: [{ role: "user", content: "hi" }],
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotConfiguredError);
-    expect(err).toMatchObject({ code: "LLM_NOT_CONFIGURED", details: { provider: "langgenius/tongyi/tongyi", model: "qwen-max" } });
+    expect(err).toMatchObject({
+      code: "LLM_NOT_CONFIGURED",
+      details: { provider: "langgenius/tongyi/tongyi", model: "qwen-max" },
+    });
     const message = (err as Error).message;
-    expect(message).toContain('No LLM endpoint is configured for model "qwen-max" of provider "langgenius/tongyi/tongyi"');
+    expect(message).toContain(
+      'No LLM endpoint is configured for model "qwen-max" of provider "langgenius/tongyi/tongyi"',
+    );
     expect(message).toContain(describeConfigHelp());
   });
 
   it("the help text explains env vars and the config file, and its example is a valid config", () => {
     const help = describeConfigHelp();
-    for (const word of ["WEFT_LLM_BASE_URL", "WEFT_LLM_API_KEY", "WEFT_LLM_MODEL", "WEFT_LLM_PROVIDER", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "WEFT_CONFIG", "weft.config.json"]) {
+    for (const word of [
+      "WEFT_LLM_BASE_URL",
+      "WEFT_LLM_API_KEY",
+      "WEFT_LLM_MODEL",
+      "WEFT_LLM_PROVIDER",
+      "OPENAI_API_KEY",
+      "ANTHROPIC_API_KEY",
+      "GEMINI_API_KEY",
+      "WEFT_CONFIG",
+      "weft.config.json",
+    ]) {
       expect(help).toContain(word);
     }
     const example = help.slice(help.indexOf("{"), help.lastIndexOf("}") + 1);
@@ -206,7 +253,10 @@ describe("config from the environment, end to end", () => {
 
   it("WEFT_LLM_BASE_URL + model serve a Dify-named model", async () => {
     server.enqueue(reply.text("from env"));
-    const cfg = loadLlmConfig({ cwd: dir, env: { WEFT_LLM_BASE_URL: server.openaiBaseURL, WEFT_LLM_MODEL: "local-model" } });
+    const cfg = loadLlmConfig({
+      cwd: dir,
+      env: { WEFT_LLM_BASE_URL: server.openaiBaseURL, WEFT_LLM_MODEL: "local-model" },
+    });
     const res = await createLlmService(cfg).chat({
       model: { provider: "langgenius/openai/openai", name: "gpt-4o" },
       messages: [{ role: "user", content: "hi" }],
@@ -219,7 +269,10 @@ describe("config from the environment, end to end", () => {
   it("apiKeyEnv is read from the service environment", async () => {
     server.enqueue(reply.text("keyed"));
     const llm = createLlmService(
-      { endpoints: { gpt: { provider: "openai", baseURL: server.openaiBaseURL, apiKeyEnv: "MY_KEY" } }, providers: { openai: "gpt" } },
+      {
+        endpoints: { gpt: { provider: "openai", baseURL: server.openaiBaseURL, apiKeyEnv: "MY_KEY" } },
+        providers: { openai: "gpt" },
+      },
       { env: { MY_KEY: "sk-from-env" } },
     );
     await llm.chat({ model: { provider: "openai", name: "gpt-4o" }, messages: [{ role: "user", content: "hi" }] });

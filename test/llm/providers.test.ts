@@ -20,11 +20,26 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { kind: "openai-compatible", baseURL: () => server.openaiBaseURL, path: /\/v1\/chat\/completions$/, model: "qwen2.5-7b" },
+  {
+    kind: "openai-compatible",
+    baseURL: () => server.openaiBaseURL,
+    path: /\/v1\/chat\/completions$/,
+    model: "qwen2.5-7b",
+  },
   { kind: "openai", baseURL: () => server.openaiBaseURL, path: /\/v1\/chat\/completions$/, model: "gpt-4o-mini" },
   { kind: "ollama", baseURL: () => server.openaiBaseURL, path: /\/v1\/chat\/completions$/, model: "llama3.2" },
-  { kind: "anthropic", baseURL: () => server.anthropicBaseURL, path: /\/v1\/messages$/, model: "claude-3-5-haiku-latest" },
-  { kind: "gemini", baseURL: () => server.geminiBaseURL, path: /\/v1beta\/models\/gemini-2.0-flash:(stream)?generateContent$/, model: "gemini-2.0-flash" },
+  {
+    kind: "anthropic",
+    baseURL: () => server.anthropicBaseURL,
+    path: /\/v1\/messages$/,
+    model: "claude-3-5-haiku-latest",
+  },
+  {
+    kind: "gemini",
+    baseURL: () => server.geminiBaseURL,
+    path: /\/v1beta\/models\/gemini-2.0-flash:(stream)?generateContent$/,
+    model: "gemini-2.0-flash",
+  },
 ];
 
 function serviceFor(c: Case) {
@@ -110,7 +125,13 @@ describe.each(cases)("$kind against the replay server", (c) => {
     const res = await serviceFor(c).chat({
       model: model(c),
       messages: [{ role: "user", content: "look it up" }],
-      tools: [{ name: "lookup", description: "search", parameters: { type: "object", properties: { q: { type: "string" } } } }],
+      tools: [
+        {
+          name: "lookup",
+          description: "search",
+          parameters: { type: "object", properties: { q: { type: "string" } } },
+        },
+      ],
       onText: () => {},
     });
     expect(res.toolCalls.map((t) => [t.name, t.arguments])).toEqual([["lookup", { q: "weft" }]]);
@@ -122,10 +143,20 @@ describe.each(cases)("$kind against the replay server", (c) => {
       model: model(c),
       messages: [
         { role: "user", content: "Weather?" },
-        { role: "assistant", content: "", toolCalls: [{ id: "call_1", name: "get_weather", arguments: { city: "Paris" } }] },
+        {
+          role: "assistant",
+          content: "",
+          toolCalls: [{ id: "call_1", name: "get_weather", arguments: { city: "Paris" } }],
+        },
         { role: "tool", toolCallId: "call_1", content: "sunny, 21C" },
       ],
-      tools: [{ name: "get_weather", description: "d", parameters: { type: "object", properties: { city: { type: "string" } } } }],
+      tools: [
+        {
+          name: "get_weather",
+          description: "d",
+          parameters: { type: "object", properties: { city: { type: "string" } } },
+        },
+      ],
     });
     expect(res.text).toBe("It is sunny.");
     expect(server.requests[0]?.rawBody).toContain("sunny, 21C");
@@ -147,7 +178,8 @@ describe.each(cases)("$kind against the replay server", (c) => {
     expect(JSON.parse(res.text)).toEqual({ label: "spam", score: 0.9 });
     // Each provider was asked for JSON in its own dialect.
     const body = server.requests[0]?.body;
-    if (c.kind === "openai-compatible" || c.kind === "ollama") expect(body.response_format).toEqual({ type: "json_object" });
+    if (c.kind === "openai-compatible" || c.kind === "ollama")
+      expect(body.response_format).toEqual({ type: "json_object" });
     if (c.kind === "openai") expect(body.response_format?.type).toBe("json_schema");
     if (c.kind === "gemini") expect(body.generationConfig?.responseMimeType).toBe("application/json");
     // This Claude model has no native structured output, so the SDK forces its `json` tool.
@@ -162,11 +194,22 @@ describe("request details", () => {
   it("maps Dify completion_params onto the wire and sends the API key", async () => {
     server.enqueue(reply.text("ok"));
     const llm = createLlmService({
-      endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL, apiKey: "sk-local", headers: { "x-team": "weft" } } },
+      endpoints: {
+        ep: {
+          provider: "openai-compatible",
+          baseURL: server.openaiBaseURL,
+          apiKey: "sk-local",
+          headers: { "x-team": "weft" },
+        },
+      },
       default: "ep",
     });
     await llm.chat({
-      model: { provider: "openai", name: "m", completion_params: { temperature: 0.2, max_tokens: 64, top_p: "0.9", stop: ["END"] } },
+      model: {
+        provider: "openai",
+        name: "m",
+        completion_params: { temperature: 0.2, max_tokens: 64, top_p: "0.9", stop: ["END"] },
+      },
       messages: [{ role: "user", content: "hi" }],
     });
     const req = server.requests[0];
@@ -198,13 +241,21 @@ describe("request details", () => {
   });
 
   it("embeds texts through an OpenAI-compatible endpoint", async () => {
-    server.enqueue(reply.embedding([[0.1, 0.2], [0.3, 0.4]]));
+    server.enqueue(
+      reply.embedding([
+        [0.1, 0.2],
+        [0.3, 0.4],
+      ]),
+    );
     const llm = createLlmService({
       endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL, embeddingModel: "bge-m3" } },
       default: "ep",
     });
     const vectors = await llm.embed(["a", "b"]);
-    expect(vectors).toEqual([[0.1, 0.2], [0.3, 0.4]]);
+    expect(vectors).toEqual([
+      [0.1, 0.2],
+      [0.3, 0.4],
+    ]);
     expect(server.requests[0]?.path).toBe("/v1/embeddings");
     expect(server.requests[0]?.body).toMatchObject({ model: "bge-m3", input: ["a", "b"] });
   });

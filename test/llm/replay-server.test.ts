@@ -11,7 +11,11 @@ afterAll(async () => {
 beforeEach(() => server.reset());
 
 const post = (path: string, body: unknown) =>
-  fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 describe("replay server", () => {
   it("listens on 127.0.0.1 and answers the queue in order", async () => {
@@ -29,7 +33,9 @@ describe("replay server", () => {
     server.when((r) => r.body?.messages?.[0]?.content === "special", reply.text("matched"), { times: 2 });
     const texts: string[] = [];
     for (const content of ["special", "plain", "special"]) {
-      const res = await (await post("/v1/chat/completions", { model: "m", messages: [{ role: "user", content }] })).json();
+      const res = await (
+        await post("/v1/chat/completions", { model: "m", messages: [{ role: "user", content }] })
+      ).json();
       texts.push(res.choices[0].message.content);
     }
     expect(texts).toEqual(["matched", "queued", "matched"]);
@@ -51,7 +57,9 @@ describe("replay server", () => {
 
   it("builds replies from the request when given a function", async () => {
     server.enqueue((req) => reply.text(`you said ${req.body.messages[0].content}`));
-    const res = await (await post("/v1/chat/completions", { model: "m", messages: [{ role: "user", content: "ping" }] })).json();
+    const res = await (
+      await post("/v1/chat/completions", { model: "m", messages: [{ role: "user", content: "ping" }] })
+    ).json();
     expect(res.choices[0].message.content).toBe("you said ping");
   });
 
@@ -67,7 +75,11 @@ describe("replay server", () => {
 
   it("streams OpenAI SSE with tool-call pieces, finish and usage, then [DONE]", async () => {
     server.enqueue(reply.toolCall("f", { a: 1 }, { usage: { input: 3, output: 4 } }));
-    const res = await post("/v1/chat/completions", { model: "m", stream: true, stream_options: { include_usage: true } });
+    const res = await post("/v1/chat/completions", {
+      model: "m",
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     const body = await res.text();
     const events = body
@@ -76,7 +88,11 @@ describe("replay server", () => {
       .map((e) => e.replace(/^data: /, ""));
     expect(events.at(-1)).toBe("[DONE]");
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e));
-    const args = chunks.flatMap((c) => c.choices.flatMap((ch: { delta: { tool_calls?: Array<{ function: { arguments: string } }> } }) => ch.delta.tool_calls ?? []));
+    const args = chunks.flatMap((c) =>
+      c.choices.flatMap(
+        (ch: { delta: { tool_calls?: Array<{ function: { arguments: string } }> } }) => ch.delta.tool_calls ?? [],
+      ),
+    );
     expect(args.map((t: { function: { arguments: string } }) => t.function.arguments).join("")).toBe('{"a":1}');
     expect(chunks.at(-1).usage).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
     expect(chunks.at(-2).choices[0].finish_reason).toBe("tool_calls");
@@ -88,9 +104,17 @@ describe("replay server", () => {
     expect(anth).toMatch(/^event: message_start\n/);
     expect(anth).toContain("event: content_block_delta");
     expect(anth.trim().endsWith('data: {"type":"message_stop"}')).toBe(true);
-    const gem = await fetch(`${server.geminiBaseURL}/models/gemini-x:streamGenerateContent?alt=sse`, { method: "POST", body: "{}" });
+    const gem = await fetch(`${server.geminiBaseURL}/models/gemini-x:streamGenerateContent?alt=sse`, {
+      method: "POST",
+      body: "{}",
+    });
     const text = await gem.text();
-    expect(server.requests.at(-1)).toMatchObject({ api: "gemini-generate", stream: true, model: "gemini-x", query: { alt: "sse" } });
+    expect(server.requests.at(-1)).toMatchObject({
+      api: "gemini-generate",
+      stream: true,
+      model: "gemini-x",
+      query: { alt: "sse" },
+    });
     expect(text).toContain('"text":"gem"');
     expect(text).toContain('"finishReason":"STOP"');
   });

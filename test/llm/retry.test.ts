@@ -16,7 +16,9 @@ beforeEach(() => server.reset());
 
 const ask = { model: { provider: "openai", name: "m" }, messages: [{ role: "user" as const, content: "hi" }] };
 
-function service(opts: { maxRetries?: number; timeoutMs?: number; kind?: "openai-compatible" | "anthropic" | "gemini" } = {}) {
+function service(
+  opts: { maxRetries?: number; timeoutMs?: number; kind?: "openai-compatible" | "anthropic" | "gemini" } = {},
+) {
   const retries: RetryEvent[] = [];
   const kind = opts.kind ?? "openai-compatible";
   const baseURL = kind === "gemini" ? server.geminiBaseURL : server.openaiBaseURL;
@@ -57,13 +59,20 @@ describe("retries", () => {
     const { llm, retries } = service();
     const err = await llm.chat(ask).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
-    expect(err).toMatchObject({ code: "LLM_RATE_LIMITED", details: { status: 429, retryAfterMs: 3_600_000, attempts: 1 } });
+    expect(err).toMatchObject({
+      code: "LLM_RATE_LIMITED",
+      details: { status: 429, retryAfterMs: 3_600_000, attempts: 1 },
+    });
     expect(retries).toHaveLength(0);
     expect(server.pending()).toBe(1);
   });
 
   it("500 twice, then success, with growing backoff", async () => {
-    server.enqueue(reply.status(500), reply.status(503), reply.text("third time lucky", { usage: { input: 7, output: 2 } }));
+    server.enqueue(
+      reply.status(500),
+      reply.status(503),
+      reply.text("third time lucky", { usage: { input: 7, output: 2 } }),
+    );
     const { llm, retries } = service();
     const res = await llm.chat(ask);
     expect(res.text).toBe("third time lucky");
@@ -91,8 +100,17 @@ describe("retries", () => {
     expect(retries[0]?.error.code).toBe("LLM_TIMEOUT");
   });
 
-  it("does not retry a stream that already emitted text", async () => {
-    server.enqueue(reply.text("a b c d e f", { chunkDelayMs: 100 }), reply.text("second"));
+  it("bounds silence, not length, when streaming", async () => {
+    // Twelve chunks 60 ms apart take longer than the 250 ms timeout, but no gap does.
+    server.enqueue(reply.text("a b c d e f g h i j k l", { chunkDelayMs: 60 }));
+    const { llm, retries } = service({ timeoutMs: 250 });
+    const res = await llm.chat({ ...ask, onText: () => {} });
+    expect(res.text).toBe("a b c d e f g h i j k l");
+    expect(retries).toHaveLength(0);
+  });
+
+  it("does not retry a stream that stalls after emitting text", async () => {
+    server.enqueue(reply.text("a b c", { chunkDelayMs: 600 }), reply.text("second"));
     const { llm } = service({ timeoutMs: 250 });
     const deltas: string[] = [];
     const err = await llm.chat({ ...ask, onText: (d) => deltas.push(d) }).catch((e: unknown) => e);
@@ -106,7 +124,10 @@ describe("retries", () => {
     const { llm, retries } = service({ maxRetries: 2 });
     const err = await llm.chat(ask).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
-    expect(err).toMatchObject({ code: "LLM_SERVER_ERROR", details: { endpoint: "ep", model: "m", status: 503, attempts: 3 } });
+    expect(err).toMatchObject({
+      code: "LLM_SERVER_ERROR",
+      details: { endpoint: "ep", model: "m", status: 503, attempts: 3 },
+    });
     expect((err as Error).message).toContain("HTTP 503");
     expect(retries).toHaveLength(2);
     expect(server.requests).toHaveLength(3);
@@ -115,7 +136,10 @@ describe("retries", () => {
   it("does not retry 400 or 401", async () => {
     server.enqueue(reply.status(400, { message: "bad field" }));
     const { llm } = service();
-    await expect(llm.chat(ask)).rejects.toMatchObject({ code: "LLM_BAD_REQUEST", details: { status: 400, attempts: 1 } });
+    await expect(llm.chat(ask)).rejects.toMatchObject({
+      code: "LLM_BAD_REQUEST",
+      details: { status: 400, attempts: 1 },
+    });
     server.enqueue(reply.status(401));
     await expect(llm.chat(ask)).rejects.toMatchObject({ code: "LLM_AUTH", details: { attempts: 1 } });
     expect(server.requests).toHaveLength(2);
@@ -127,15 +151,21 @@ describe("retries", () => {
     expect((await llm.chat(ask)).text).toBe("readable");
     expect(retries[0]?.error.code).toBe("LLM_BAD_RESPONSE");
 
-    server.when(() => true, reply.raw("<html>gateway</html>", { contentType: "text/html" }), { times: Number.POSITIVE_INFINITY });
-    const err = await service({ maxRetries: 1 }).llm.chat(ask).catch((e: unknown) => e);
+    server.when(() => true, reply.raw("<html>gateway</html>", { contentType: "text/html" }), {
+      times: Number.POSITIVE_INFINITY,
+    });
+    const err = await service({ maxRetries: 1 })
+      .llm.chat(ask)
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "LLM_BAD_RESPONSE", details: { attempts: 2 } });
   });
 
   it("retries the Gemini format too (429 then text)", async () => {
     server.enqueue(reply.status(429, { retryAfter: 0 }), reply.text("gemini ok"));
     const { llm, retries } = service({ kind: "gemini" });
-    expect((await llm.chat({ ...ask, model: { provider: "google", name: "gemini-2.0-flash" } })).text).toBe("gemini ok");
+    expect((await llm.chat({ ...ask, model: { provider: "google", name: "gemini-2.0-flash" } })).text).toBe(
+      "gemini ok",
+    );
     expect(retries).toHaveLength(1);
   });
 

@@ -52,7 +52,10 @@ describe("JSON answers", () => {
   });
 
   it("sends the validation error back once and accepts the corrected answer", async () => {
-    server.enqueue(reply.json({ class_name: "refund", confidence: "high" }), reply.json({ class_name: "billing", confidence: 0.7 }));
+    server.enqueue(
+      reply.json({ class_name: "refund", confidence: "high" }),
+      reply.json({ class_name: "billing", confidence: 0.7 }),
+    );
     const llm = service();
     const res = await llm.chat(ask);
     expect(res.json).toEqual({ class_name: "billing", confidence: 0.7 });
@@ -76,7 +79,9 @@ describe("JSON answers", () => {
 
   it("fails with LLM_STRUCTURED_OUTPUT_INVALID after one failed repair", async () => {
     server.enqueue(reply.json({ class_name: 5 }), reply.json({ confidence: 1 }), reply.json({ class_name: "billing" }));
-    const err = await service().chat(ask).catch((e: unknown) => e);
+    const err = await service()
+      .chat(ask)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
     expect(err).toMatchObject({
       code: "LLM_STRUCTURED_OUTPUT_INVALID",
@@ -130,14 +135,19 @@ describe("JSON answers", () => {
     const res = await service().chat({
       model: ask.model,
       messages: ask.messages,
-      tools: [{ name: "lookup", description: "d", parameters: { type: "object", properties: { q: { type: "string" } } } }],
+      tools: [
+        { name: "lookup", description: "d", parameters: { type: "object", properties: { q: { type: "string" } } } },
+      ],
     });
     expect(res.toolCalls[0]?.arguments).toEqual({ q: "weft" });
   });
 
   it("Anthropic JSON via the SDK's json tool, with a repair turn", async () => {
     server.enqueue(reply.json({ class_name: "nope" }), reply.json({ class_name: "tech" }));
-    const res = await service("anthropic").chat({ ...ask, model: { provider: "anthropic", name: "claude-3-5-haiku-latest" } });
+    const res = await service("anthropic").chat({
+      ...ask,
+      model: { provider: "anthropic", name: "claude-3-5-haiku-latest" },
+    });
     expect(res.json).toEqual({ class_name: "tech" });
     expect(server.requests[0]?.body.tools).toEqual([expect.objectContaining({ name: "json" })]);
     // The SDK hands the json tool's input back as text, so the repair turn is a plain assistant/user pair.

@@ -48,7 +48,6 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   rawBody: string;
   /** The body parsed as JSON, or undefined when it was not JSON. */
-  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary wire fields
   body: any;
   api: WireApi;
   stream: boolean;
@@ -90,7 +89,11 @@ export type Reply =
       chunks?: string[];
     })
   | (ReplyCommon & { type: "tool-calls"; calls: ScriptedToolCall[]; text?: string })
-  | (ReplyCommon & { type: "json"; value: unknown; /** Send this text instead of JSON.stringify(value). */ rawText?: string })
+  | (ReplyCommon & {
+      type: "json";
+      value: unknown /** Send this text instead of JSON.stringify(value). */;
+      rawText?: string;
+    })
   | (ReplyCommon & { type: "embedding"; vectors: number[][] })
   | (ReplyCommon & { type: "status"; status: number; message?: string; retryAfter?: number })
   | (ReplyCommon & { type: "raw"; status?: number; body: string; contentType?: string });
@@ -186,6 +189,11 @@ export async function startReplayServer(): Promise<ReplayServer> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Before we answer, 'close' on the response means the client hung up (e.g. its timeout fired).
+    let clientGone = false;
+    res.on("close", () => {
+      clientGone = true;
+    });
     const rawBody = await readBody(req);
     const recorded = record(req, rawBody, requests.length);
     requests.push(recorded);
@@ -202,7 +210,7 @@ export async function startReplayServer(): Promise<ReplayServer> {
     }
     if (r.delayMs) {
       await sleep(r.delayMs);
-      if (res.destroyed || req.destroyed) return;
+      if (clientGone || res.destroyed) return;
     }
     await render(recorded, r, res);
   }
@@ -358,7 +366,12 @@ function toAnswer(req: RecordedRequest, r: Reply): Answer {
   const jr = r as Extract<Reply, { type: "json" }>;
   const text = jr.rawText ?? JSON.stringify(jr.value);
   if (req.api === "anthropic-messages" && anthropicForcesJsonTool(req)) {
-    return { text: "", calls: [toCall({ name: "json", arguments: jr.rawText ?? jr.value }, 0)], finish: "tool_calls", chunks: [] };
+    return {
+      text: "",
+      calls: [toCall({ name: "json", arguments: jr.rawText ?? jr.value }, 0)],
+      finish: "tool_calls",
+      chunks: [],
+    };
   }
   return { text, calls: [], finish: "stop", chunks: splitInto(text, 3) };
 }
@@ -502,15 +515,19 @@ function openaiEvents(a: Answer, u: ReplyUsage, model: string, includeUsage: boo
       choices: [{ index: 0, delta, finish_reason: finish }],
     },
   });
-  const events: Array<{ data: Record<string, unknown> }> = [chunk({ role: "assistant", content: "" })];
+  // The first text piece rides on the role chunk, so a stream with chunkDelayMs shows text before its first pause.
+  const [firstPiece, ...restPieces] = a.reasoning ? ["", ...a.chunks] : a.chunks;
+  const events: Array<{ data: Record<string, unknown> }> = [chunk({ role: "assistant", content: firstPiece ?? "" })];
   if (a.reasoning) events.push(chunk({ reasoning_content: a.reasoning }));
-  for (const piece of a.chunks) events.push(chunk({ content: piece }));
+  for (const piece of restPieces) if (piece) events.push(chunk({ content: piece }));
   a.calls.forEach((c, index) => {
     // Arguments arrive in two pieces so clients must concatenate them.
     const half = Math.ceil(c.args.length / 2);
     events.push(
       chunk({
-        tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: c.args.slice(0, half) } }],
+        tool_calls: [
+          { index, id: c.id, type: "function", function: { name: c.name, arguments: c.args.slice(0, half) } },
+        ],
       }),
     );
     events.push(chunk({ tool_calls: [{ index, function: { arguments: c.args.slice(half) } }] }));
@@ -519,7 +536,14 @@ function openaiEvents(a: Answer, u: ReplyUsage, model: string, includeUsage: boo
   const usage = { prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output };
   if (includeUsage) {
     events.push({
-      data: { id: "chatcmpl-replay", object: "chat.completion.chunk", created: 1_700_000_000, model, choices: [], usage },
+      data: {
+        id: "chatcmpl-replay",
+        object: "chat.completion.chunk",
+        created: 1_700_000_000,
+        model,
+        choices: [],
+        usage,
+      },
     });
   } else {
     // Servers such as vLLM report usage on the last chunk when asked; without the flag we still
@@ -590,7 +614,10 @@ function anthropicEvents(a: Answer, u: ReplyUsage, model: string): Array<{ event
     ev("content_block_stop", { index });
     index += 1;
   }
-  ev("message_delta", { delta: { stop_reason: anthropicStop(a.finish), stop_sequence: null }, usage: { output_tokens: u.output } });
+  ev("message_delta", {
+    delta: { stop_reason: anthropicStop(a.finish), stop_sequence: null },
+    usage: { output_tokens: u.output },
+  });
   ev("message_stop", {});
   return events;
 }
@@ -615,7 +642,9 @@ function geminiParts(a: Answer, text: string): unknown[] {
 
 function geminiBody(a: Answer, u: ReplyUsage, model: string): unknown {
   return {
-    candidates: [{ content: { role: "model", parts: geminiParts(a, a.text) }, finishReason: geminiFinish(a.finish), index: 0 }],
+    candidates: [
+      { content: { role: "model", parts: geminiParts(a, a.text) }, finishReason: geminiFinish(a.finish), index: 0 },
+    ],
     usageMetadata: geminiUsage(u),
     modelVersion: model,
   };
@@ -625,7 +654,10 @@ function geminiEvents(a: Answer, u: ReplyUsage, model: string): Array<{ data: un
   const pieces = a.chunks.length ? a.chunks : [""];
   return pieces.map((piece, i) => {
     const last = i === pieces.length - 1;
-    const parts = i === 0 ? geminiParts(last ? a : { ...a, calls: [] }, piece) : geminiParts({ ...a, reasoning: undefined, calls: last ? a.calls : [] }, piece);
+    const parts =
+      i === 0
+        ? geminiParts(last ? a : { ...a, calls: [] }, piece)
+        : geminiParts({ ...a, reasoning: undefined, calls: last ? a.calls : [] }, piece);
     return {
       data: {
         candidates: [

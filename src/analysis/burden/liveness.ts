@@ -1,4 +1,4 @@
-import { type Bits, bitsOf, emptyBits, unionInto } from "../bitset.js";
+import { type Bits, emptyBits, popcount, unionInto } from "../bitset.js";
 import type { ResolvedRead } from "../dataflow.js";
 import { type AnalysisGraph, insideContainer, ROOT } from "../graph.js";
 import { estimateTokens } from "./estimate.js";
@@ -47,6 +47,17 @@ export function computeLiveness(g: AnalysisGraph, reads: readonly ResolvedRead[]
   const tokens = new Float64Array(g.nodes.length);
   const words = Math.max(1, Math.ceil(artifactTokens.length / 32));
   if (artifactTokens.length === 0) return { count, tokens };
+  const classes = new Map<number, Bits>();
+  artifactTokens.forEach((size, a) => {
+    let mask = classes.get(size);
+    if (!mask) {
+      mask = emptyBits(words);
+      classes.set(size, mask);
+    }
+    mask[a >>> 5] = mask[a >>> 5]! | (1 << (a & 31));
+  });
+  const classSizes = [...classes.keys()];
+  const classMasks = [...classes.values()];
   const liveIn: Bits[] = new Array(g.nodes.length);
   const liveOut: Bits[] = new Array(g.nodes.length);
 
@@ -68,13 +79,14 @@ export function computeLiveness(g: AnalysisGraph, reads: readonly ResolvedRead[]
       for (const a of uses.get(v) ?? []) inn[a >>> 5] = inn[a >>> 5]! | (1 << (a & 31));
       liveIn[v] = inn;
       liveOut[v] = out;
-      const across = inn.slice();
-      unionInto(across, out);
+      // Sizes take few distinct values, so sum per size class with popcounts instead of per artifact.
       let c = 0;
       let t = 0;
-      for (const a of bitsOf(across)) {
-        c++;
-        t += artifactTokens[a]!;
+      for (let w = 0; w < words; w++) {
+        const x = inn[w]! | out[w]!;
+        if (x === 0) continue;
+        c += popcount(x);
+        for (let k = 0; k < classSizes.length; k++) t += classSizes[k]! * popcount(x & classMasks[k]![w]!);
       }
       count[v] = c;
       tokens[v] = t;

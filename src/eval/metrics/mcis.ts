@@ -5,7 +5,8 @@
  * A solution is an injective map φ from a set S of pred vertices to gold vertices with compat[u][φu]
  * for every u ∈ S and, for all u ≠ v in S, edge(u→v) ⇔ edge(φu→φv) (both directions checked, so the
  * two induced subgraphs are isomorphic as directed graphs). Self-loops are ignored. With
- * `connected: true`, S must also be weakly connected — the largest *connected* common structure.
+ * `connected: true` (default false), S must also be weakly connected — the largest *connected* common
+ * structure.
  *
  * Search: pick the frontier vertex with the smallest domain; branch on each compatible gold vertex
  * (refining every other domain to gold vertices with the same edge relation), then on "u not in S".
@@ -71,7 +72,7 @@ function relationMatrix(n: number, edges: ReadonlyArray<readonly [number, number
 export function maximumCommonInducedSubgraph(input: McisInput, opts: McisOptions = {}): McisResult {
   const np = input.predCount;
   const ng = input.goldCount;
-  const connected = opts.connected ?? true;
+  const connected = opts.connected ?? false;
   const maxSteps = opts.maxSteps ?? DEFAULT_MCIS_MAX_STEPS;
   if (input.compat.length !== np || input.compat.some((r) => r.length !== ng)) {
     throw new MetricInputError(MetricCodes.invalidMatrix, `compat must be ${np}×${ng}`, { field: "compat" });
@@ -103,16 +104,17 @@ export function maximumCommonInducedSubgraph(input: McisInput, opts: McisOptions
   let aborted = false;
   let openBound = 0; // max bound among subtrees cut off by the step budget
 
-  const domSize = (d: Uint32Array, u: number) => {
-    let c = 0;
-    for (let k = 0; k < W; k++) c += popcount32(d[u * W + k]!);
-    return c;
-  };
+  // One domain buffer per depth (= number of assigned vertices): siblings reuse it, so no allocation per node.
+  const levels: Uint32Array[] = [root];
+  for (let l = 1; l <= np; l++) levels.push(new Uint32Array(np * W));
+  const cands = new Int32Array(np);
+  const candSize = new Int32Array(np);
+  const union = new Uint32Array(W);
 
   // Max bipartite matching between candidate preds and gold vertices in their domains (Kuhn's algorithm).
   const goldOwner = new Int32Array(ng);
   const visited = new Uint8Array(ng);
-  const matchingBound = (d: Uint32Array, cands: number[]) => {
+  const matchingBound = (d: Uint32Array, count: number) => {
     goldOwner.fill(-1);
     let size = 0;
     const tryAug = (u: number): boolean => {
@@ -132,50 +134,105 @@ export function maximumCommonInducedSubgraph(input: McisInput, opts: McisOptions
       }
       return false;
     };
-    for (const u of cands) {
+    for (let c = 0; c < count; c++) {
       visited.fill(0);
-      if (tryAug(u)) size++;
+      if (tryAug(cands[c]!)) size++;
     }
     return size;
   };
 
-  const search = (d: Uint32Array, size: number): void => {
+  // When the candidates' domains are pairwise identical or disjoint (always so if compat is an equivalence
+  // relation: refinement splits classes consistently), the matching bound is Σ_class min(|preds|, |domain|),
+  // and McSplit's branching rule applies: the class with the smallest max(|preds|, |domain|), and in it the
+  // pred vertex of highest degree. Returns -1 when domains overlap.
+  const degree = new Int32Array(np);
+  for (let a = 0; a < np; a++) for (let b = 0; b < np; b++) if (relP[a * np + b]) degree[a]!++;
+  let classPick = -1;
+  const classBound = (d: Uint32Array, count: number, unionSize: number): number => {
+    const classes = new Map<number | string, { n: number; size: number; rep: number }>();
+    let distinctSum = 0;
+    for (let c = 0; c < count; c++) {
+      const u = cands[c]!;
+      let key: number | string;
+      if (W === 1) key = d[u]!;
+      else {
+        key = "";
+        for (let k = 0; k < W; k++) key += `${d[u * W + k]!},`;
+      }
+      const e = classes.get(key);
+      if (e) {
+        e.n++;
+        if (degree[u]! > degree[e.rep]!) e.rep = u;
+      } else {
+        classes.set(key, { n: 1, size: candSize[c]!, rep: u });
+        distinctSum += candSize[c]!;
+      }
+    }
+    if (distinctSum !== unionSize) return -1;
+    let b = 0;
+    let bestCost = Number.POSITIVE_INFINITY;
+    classPick = -1;
+    for (const e of classes.values()) {
+      b += Math.min(e.n, e.size);
+      const cost = Math.max(e.n, e.size);
+      if (cost < bestCost) {
+        bestCost = cost;
+        classPick = e.rep;
+      }
+    }
+    return b;
+  };
+
+  const search = (level: number, size: number): void => {
     if (aborted) return;
     if (++steps > maxSteps) {
       aborted = true;
       openBound = Math.max(openBound, size + np);
       return;
     }
-    const cands: number[] = [];
+    const d = levels[level]!;
+    let count = 0;
     let pick = -1;
     let pickSize = Number.POSITIVE_INFINITY;
+    union.fill(0);
     for (let u = 0; u < np; u++) {
       if (assigned[u]! >= 0 || excluded[u]) continue;
-      const s = domSize(d, u);
+      let s = 0;
+      for (let k = 0; k < W; k++) {
+        const word = d[u * W + k]!;
+        s += popcount32(word);
+        union[k]! |= word;
+      }
       if (s === 0) continue;
-      cands.push(u);
+      cands[count] = u;
+      candSize[count++] = s;
       if ((!connected || size === 0 || frontier[u]! > 0) && s < pickSize) {
         pick = u;
         pickSize = s;
       }
     }
     if (pick < 0) return;
-    if (size + Math.min(cands.length, ng) <= best) return;
-    const bound = size + matchingBound(d, cands);
+    let unionSize = 0;
+    for (let k = 0; k < W; k++) unionSize += popcount32(union[k]!);
+    if (size + Math.min(count, unionSize) <= best) return;
+    let extra = classBound(d, count, unionSize);
+    const extraFromClasses = extra >= 0;
+    if (extra < 0) extra = matchingBound(d, count);
+    const bound = size + extra;
     if (bound <= best) return;
 
-    const u = pick;
+    // Connected mode must branch on a frontier vertex, so McSplit's class choice only applies without it.
+    const u = !connected && extraFromClasses && classPick >= 0 ? classPick : pick;
+    const nd = levels[level + 1]!;
     for (let k = 0; k < W; k++) {
       let word = d[u * W + k]!;
       while (word !== 0) {
         const bit = word & -word;
         const g = k * 32 + (31 - Math.clz32(bit));
         word ^= bit;
-        const nd = new Uint32Array(d.length);
         for (let w = 0; w < np; w++) {
           if (w === u || assigned[w]! >= 0 || excluded[w]) continue;
-          const t = relP[w * np + u]!;
-          const base = (g * 4 + t) * W;
+          const base = (g * 4 + relP[w * np + u]!) * W;
           for (let q = 0; q < W; q++) nd[w * W + q] = d[w * W + q]! & goldRel[base + q]!;
         }
         assigned[u] = g;
@@ -184,7 +241,7 @@ export function maximumCommonInducedSubgraph(input: McisInput, opts: McisOptions
           best = size + 1;
           bestMap = Array.from(assigned);
         }
-        search(nd, size + 1);
+        search(level + 1, size + 1);
         for (let w = 0; w < np; w++) if (relP[w * np + u]) frontier[w]!--;
         assigned[u] = -1;
         if (aborted) {
@@ -194,12 +251,12 @@ export function maximumCommonInducedSubgraph(input: McisInput, opts: McisOptions
       }
     }
     excluded[u] = 1;
-    search(d, size);
+    search(level, size);
     excluded[u] = 0;
     if (aborted) openBound = Math.max(openBound, bound);
   };
 
-  search(root, 0);
+  search(0, 0);
   return {
     size: best,
     mapping: bestMap,

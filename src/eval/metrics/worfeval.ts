@@ -9,8 +9,10 @@
  *   return 0 and add a note (Q9).
  * mode "paper" — the corrected definitions: sim ≥ β, one max-weight matching (Hungarian by default),
  *   f1_chain = longest increasing run of matched gold positions (= LCS of matched nodes) maximised over up
- *   to 20 gold topological orders (all when there are ≤ 20, else a seeded sample); f1_graph from the exact
- *   maximum common induced (weakly connected) subgraph (see mcis.ts for the search bound).
+ *   to 20 gold topological orders (all when there are ≤ 20, else a seeded sample); f1_graph = k/|P|, k/|G|
+ *   with k the size of the exact maximum common induced subgraph (see mcis.ts for the search bound). The
+ *   MCIS is not required to be connected by default, so an identical copy of a graph with an isolated node
+ *   scores 1.0 (upstream's LCC would not); `mcis.connected: true` asks for the largest connected one.
  * START/END: chain mode drops nodes whose text is exactly "START"/"END" on both sides (they carry no order
  *   information); graph mode scores the graphs as given (WorfBench text always has them, so denominators
  *   match upstream).
@@ -39,7 +41,7 @@ export interface WorfOptions {
   maxOrders?: number;
   /** Seed for sampling orders when a gold DAG has more than maxOrders (paper mode), default 0. */
   seed?: number;
-  /** Paper-mode MCIS: require a weakly connected common subgraph (default true) and the search budget. */
+  /** Paper-mode MCIS: require a weakly connected common subgraph (default false) and the search budget. */
   mcis?: { connected?: boolean; maxSteps?: number };
 }
 
@@ -118,7 +120,7 @@ function resolve(opts: WorfOptions, simName: string): Resolved {
     matcher: opts.matcher ?? (mode === "upstream" ? "nx-blossom" : "hungarian"),
     maxOrders,
     seed: opts.seed ?? 0,
-    connected: opts.mcis?.connected ?? true,
+    connected: opts.mcis?.connected ?? false,
     maxSteps: opts.mcis?.maxSteps ?? DEFAULT_MCIS_MAX_STEPS,
   };
 }

@@ -65,7 +65,12 @@ function typeCell(v: string, dtype: Dtype): Cell {
 }
 
 export function readTable(text: string): Table {
-  const records = parse(text, { columns: false, skip_empty_lines: true, relax_column_count: true, bom: true }) as string[][];
+  const records = parse(text, {
+    columns: false,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    bom: true,
+  }) as string[][];
   const header = records[0] ?? [];
   const body = records.slice(1);
   const dtypes: Record<string, Dtype> = {};

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolSpec } from "../../ir/services.js";
-import { type Cell, type Row, type Table, readTable } from "./csv.js";
+import { type Cell, type Row, readTable, type Table } from "./csv.js";
 import { SopBenchError, unknownDomain } from "./errors.js";
 
 /** Where the staged SOP-Bench snapshot lives; tests and tools read it in place (licence: never copy it). */
@@ -77,7 +77,8 @@ function readJson(path: string): unknown {
 }
 
 function allBindings(dir: string): Record<string, unknown> {
-  if (bindingsCache?.dir !== dir) bindingsCache = { dir, value: readJson(join(dir, "tool_bindings.json")) as Record<string, unknown> };
+  if (bindingsCache?.dir !== dir)
+    bindingsCache = { dir, value: readJson(join(dir, "tool_bindings.json")) as Record<string, unknown> };
   return bindingsCache.value;
 }
 
@@ -114,7 +115,10 @@ export function loadDomain(name: string, dir = DEFAULT_CORPUS_DIR): Domain {
   const inputColumns = (metadata.input_columns as string[] | undefined) ?? bindings.input_columns;
   for (const c of [...inputColumns, ...outputColumns, bindings.task_key]) {
     if (!table.columns.includes(c))
-      throw new SopBenchError("SOPBENCH_DATA", `Domain ${name}: column "${c}" not in the labelled CSV`, { domain: name, column: c });
+      throw new SopBenchError("SOPBENCH_DATA", `Domain ${name}: column "${c}" not in the labelled CSV`, {
+        domain: name,
+        column: c,
+      });
   }
   const tasks: Task[] = table.rows.map((row: Row, index) => ({
     domain: name,

@@ -1,6 +1,6 @@
 import type { ToolSpec } from "../../ir/services.js";
 import type { Row } from "./csv.js";
-import { type Domain, type ReturnSpec, type ToolBinding, loadDomain } from "./dataset.js";
+import { type Domain, loadDomain, type ReturnSpec, type ToolBinding } from "./dataset.js";
 import { SopBenchError, ToolCallError } from "./errors.js";
 import { RULES } from "./rules/index.js";
 import { ArgValidator, type ValidationMode } from "./schema.js";
@@ -120,7 +120,9 @@ export class SopBenchEnv {
       return result;
     } catch (e) {
       const err =
-        e instanceof SopBenchError ? e : new ToolCallError(tool, (e as Error).message ?? String(e), { domain: this.domain.name });
+        e instanceof SopBenchError
+          ? e
+          : new ToolCallError(tool, (e as Error).message ?? String(e), { domain: this.domain.name });
       record.error = { code: err.code, message: err.message };
       throw err;
     }
@@ -160,13 +162,20 @@ export class SopBenchEnv {
   }
 
   /** Python call semantics: unknown keywords and missing positionals raise TypeError upstream. */
-  private checkSignature(tool: string, b: ToolBinding, args: Record<string, unknown>, fail: (m: string) => never): void {
+  private checkSignature(
+    tool: string,
+    b: ToolBinding,
+    args: Record<string, unknown>,
+    fail: (m: string) => never,
+  ): void {
     const sig = parseSignature(b.args);
     for (const k of Object.keys(args))
       if (!sig.params.includes(k)) fail(`${tool}() got an unexpected keyword argument '${k}'`);
     const missing = [...sig.required].filter((k) => !(k in args));
     if (missing.length)
-      fail(`${tool}() missing ${missing.length} required positional argument${missing.length > 1 ? "s" : ""}: ${missing.map((m) => `'${m}'`).join(", ")}`);
+      fail(
+        `${tool}() missing ${missing.length} required positional argument${missing.length > 1 ? "s" : ""}: ${missing.map((m) => `'${m}'`).join(", ")}`,
+      );
     for (const [k, v] of Object.entries(sig.defaults)) if (!(k in args)) args[k] = v;
     const req = b.require_truthy === "all" ? sig.params.filter((p) => sig.required.has(p)) : (b.require_truthy ?? []);
     if (req.some((k) => !truthy(args[k]))) fail("Missing required parameters");
@@ -179,7 +188,11 @@ export class SopBenchEnv {
     );
   }
 
-  private matchArgs(b: ToolBinding, args: Record<string, unknown>, fail: (m: string) => never): Record<string, unknown> {
+  private matchArgs(
+    b: ToolBinding,
+    args: Record<string, unknown>,
+    fail: (m: string) => never,
+  ): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [arg, expr] of Object.entries(b.match ?? {})) {
       const cast = /^int\((\w+)\)$/.exec(expr);
@@ -198,13 +211,21 @@ export class SopBenchEnv {
     if (typeof b.returns !== "string") return b.returns;
     // "same as v1 analyze_traffic_patterns": referral v2 reuses v1's projection.
     const m = /^same as v1 (\w+)$/.exec(b.returns);
-    const v1 = m ? loadDomain("referral_abuse_detection_v1", this.options.corpusDir).bindings.tools[m[1] as string] : undefined;
+    const v1 = m
+      ? loadDomain("referral_abuse_detection_v1", this.options.corpusDir).bindings.tools[m[1] as string]
+      : undefined;
     if (!v1 || "names" in v1 || typeof v1.returns !== "object")
       throw new SopBenchError("SOPBENCH_DATA", `Cannot resolve returns "${b.returns}"`);
     return v1.returns;
   }
 
-  private generic(tool: string, b: ToolBinding, args: Record<string, unknown>, record: CallRecord, fail: (m: string) => never): unknown {
+  private generic(
+    tool: string,
+    b: ToolBinding,
+    args: Record<string, unknown>,
+    record: CallRecord,
+    fail: (m: string) => never,
+  ): unknown {
     if (b.kind === "stub") return null;
     const firstArg = String(args[b.args[0]?.replace(/\?.*$/, "") ?? ""] ?? "");
     const missingMsg = (b.on_missing ?? "No record found for the given parameters").replace(/<\w+>/g, firstArg);

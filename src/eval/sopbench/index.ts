@@ -1,10 +1,19 @@
-export { type Cell, type Dtype, type Row, type Table, readTable, pyStr } from "./csv.js";
-export { DEFAULT_CORPUS_DIR, type Domain, type Task, domains, loadDomain } from "./dataset.js";
+export { CEILINGS, type Ceiling } from "./ceilings.js";
+export { type Cell, type Dtype, pyStr, type Row, readTable, type Table } from "./csv.js";
+export { DEFAULT_CORPUS_DIR, type Domain, domains, loadDomain, type Task } from "./dataset.js";
 export { type CallRecord, type EnvOptions, PINNED_NOW, SopBenchEnv } from "./env.js";
 export { SopBenchError, ToolCallError } from "./errors.js";
 export { createSopBenchMcpServer } from "./mcp.js";
-export { parsePyLiteral, type PyValue } from "./pyliteral.js";
-export { type ScoreOptions, type Solver, type TaskInput, scoreDomain } from "./run.js";
-export { type ValidationMode } from "./schema.js";
-export { type DomainScore, type RowScore, aggregate, lenientEqual, normalise, scoreRow, strictEqual } from "./scoring.js";
-export { PROVIDER_PREFIX, SopBenchToolService, providerIdOf, toToolResult } from "./service.js";
+export { type PyValue, parsePyLiteral } from "./pyliteral.js";
+export { type ScoreOptions, type Solver, scoreDomain, type TaskInput } from "./run.js";
+export type { ValidationMode } from "./schema.js";
+export {
+  aggregate,
+  type DomainScore,
+  lenientEqual,
+  normalise,
+  type RowScore,
+  scoreRow,
+  strictEqual,
+} from "./scoring.js";
+export { PROVIDER_PREFIX, providerIdOf, SopBenchToolService, toToolResult } from "./service.js";

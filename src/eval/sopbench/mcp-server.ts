@@ -27,7 +27,8 @@ function options(argv: string[]): { domain: string; env: EnvOptions } {
   });
   const bad = (field: string, why: string) => new SopBenchError("SOPBENCH_CLI", `--${field}: ${why}`, { field });
   if (!values.domain) throw bad("domain", `is required (one of ${domains(values.corpus).join(", ")})`);
-  if (!["strict", "structural", "off"].includes(values.validation)) throw bad("validation", "must be strict, structural or off");
+  if (!["strict", "structural", "off"].includes(values.validation))
+    throw bad("validation", "must be strict, structural or off");
   if (!["csv", "original"].includes(values["warehouse-mode"])) throw bad("warehouse-mode", "must be csv or original");
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) throw bad("seed", "must be an integer");

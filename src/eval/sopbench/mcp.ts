@@ -10,7 +10,10 @@ import { SopBenchToolService } from "./service.js";
  * Tool failures come back as `isError` results with the original's "Error: <message>" text, so an agent
  * sees them as the SOP-Bench agents did.
  */
-export function createSopBenchMcpServer(domain: string, options: EnvOptions = {}): { mcp: McpServer; service: SopBenchToolService } {
+export function createSopBenchMcpServer(
+  domain: string,
+  options: EnvOptions = {},
+): { mcp: McpServer; service: SopBenchToolService } {
   const service = new SopBenchToolService(domain, options);
   const mcp = new McpServer({ name: `sopbench-${service.env.domain.name}`, version: "0.1.0" });
   mcp.server.registerCapabilities({ tools: {} });

@@ -5,7 +5,9 @@ import { obj, tools } from "./client.js";
 export async function orderFulfillment(task: TaskInput, options: EnvOptions = {}) {
   const t = tools(task.domain, options);
   const i = task.inputs;
-  const inv = obj(await t.call("check_inventory", { product_id: i.product_id, quantity_requested: i.quantity_requested }));
+  const inv = obj(
+    await t.call("check_inventory", { product_id: i.product_id, quantity_requested: i.quantity_requested }),
+  );
   const cust = obj(await t.call("validate_customer", { customer_id: i.customer_id, order_total: i.order_total }));
   const ship = obj(
     await t.call("calculate_shipping", {

@@ -1,4 +1,4 @@
-import { type EnvOptions, type TaskInput, parsePyLiteral } from "../../../src/eval/sopbench/index.js";
+import { type EnvOptions, parsePyLiteral, type TaskInput } from "../../../src/eval/sopbench/index.js";
 import { obj, tools } from "./client.js";
 
 /** History cells are Python-literal lists ("['None']"); the schema asks for arrays. */
@@ -49,12 +49,22 @@ export async function patientIntake(task: TaskInput, options: EnvOptions = {}) {
   );
   const overall_risk_level = await one(
     "calculateOverallRisk",
-    { previous_surgeries: list(i.previous_surgeries), chronic_conditions: list(i.chronic_conditions), life_style_risk_level },
+    {
+      previous_surgeries: list(i.previous_surgeries),
+      chronic_conditions: list(i.chronic_conditions),
+      life_style_risk_level,
+    },
     "overall_risk_level",
   );
   const user_registration = await one(
     "registerPatient",
-    { insurance_validation, prescription_insurance_validation, life_style_risk_level, overall_risk_level, pharmacy_check },
+    {
+      insurance_validation,
+      prescription_insurance_validation,
+      life_style_risk_level,
+      overall_risk_level,
+      pharmacy_check,
+    },
     "user_registration",
   );
   return {

@@ -11,9 +11,25 @@ export async function referralV1(task: TaskInput, options: EnvOptions = {}) {
   const n = (...xs: boolean[]) => xs.filter(Boolean).length;
   const ca = Number(a.connected_accounts);
   const q = String(tr.referral_source_quality);
-  const aac = n(!a.address_validity, a.email_pattern_suspicious === true, !a.website_verified, ca >= 15, !a.login_geographic_consistency);
-  const mac = n(!a.website_verified, q === "Low" || q === "Medium", tr.order_patterns_suspicious === true, Number(tr.click_through_rate) > 0.4);
-  const po = n(tr.payment_method_shared === true, ca > 0 && ca < 15, tr.order_patterns_suspicious === true, q === "High");
+  const aac = n(
+    !a.address_validity,
+    a.email_pattern_suspicious === true,
+    !a.website_verified,
+    ca >= 15,
+    !a.login_geographic_consistency,
+  );
+  const mac = n(
+    !a.website_verified,
+    q === "Low" || q === "Medium",
+    tr.order_patterns_suspicious === true,
+    Number(tr.click_through_rate) > 0.4,
+  );
+  const po = n(
+    tr.payment_method_shared === true,
+    ca > 0 && ca < 15,
+    tr.order_patterns_suspicious === true,
+    q === "High",
+  );
   const nv = n(
     a.address_validity === true,
     a.email_pattern_suspicious === false,
@@ -23,8 +39,10 @@ export async function referralV1(task: TaskInput, options: EnvOptions = {}) {
     tr.order_patterns_suspicious === false,
   );
   let violation: string | undefined;
-  if (aac >= 3 || mac >= 3) violation = aac >= 3 && (aac >= mac || mac < 3) ? "Abusive Account Creation" : "Misleading Ad Copy";
-  else if (po >= 3 || nv >= 4) violation = po >= 3 && (po >= nv || nv < 4) ? "Personal Orders (Related)" : "No Violation";
+  if (aac >= 3 || mac >= 3)
+    violation = aac >= 3 && (aac >= mac || mac < 3) ? "Abusive Account Creation" : "Misleading Ad Copy";
+  else if (po >= 3 || nv >= 4)
+    violation = po >= 3 && (po >= nv || nv < 4) ? "Personal Orders (Related)" : "No Violation";
   const action = violation ? String(guide[violation]) : "Inconclusive";
   return { enforcement_action: action };
 }

@@ -4,7 +4,12 @@ import { obj, tools } from "./client.js";
 const DAY = 86_400_000;
 const CLOSURE_TYPES = new Set(["Temporal Fraud", "Abusive Account Creation", "Misleading Ad Copy"]);
 const ACTIONS: Record<string, Record<string, string>> = {
-  closure: { CRITICAL: "Permanent Account Closure", HIGH: "Account Closure", MEDIUM: "Temporary Suspension", LOW: "Warning Issued" },
+  closure: {
+    CRITICAL: "Permanent Account Closure",
+    HIGH: "Account Closure",
+    MEDIUM: "Temporary Suspension",
+    LOW: "Warning Issued",
+  },
   personal: { CRITICAL: "Account Closure", HIGH: "Temporary Suspension", MEDIUM: "Warning Issued", LOW: "No Action" },
 };
 
@@ -30,14 +35,56 @@ export async function referralV2(task: TaskInput, options: EnvOptions = {}) {
   const orders = tr.order_patterns_suspicious === true;
   const scores: [string, number, number][] = [
     ["Temporal Fraud", n([burst, 2], [off > 60], [spike], [age < 30 && ca >= 15, 2]), 4],
-    ["Abusive Account Creation", n([!a.address_validity], [a.email_pattern_suspicious === true], [!a.website_verified], [ca >= 15], [!a.login_geographic_consistency], [burst, 2], [age < 30]), 4],
-    ["Misleading Ad Copy", n([!a.website_verified], [q === "Low" || q === "Medium"], [orders], [Number(tr.click_through_rate) > 0.4], [spike], [complaints > 5]), 4],
-    ["Personal Orders (Related)", n([tr.payment_method_shared === true], [ca > 0 && ca < 15], [orders], [q === "High"], [off < 30]), 3],
-    ["No Violation", n([a.address_validity === true], [a.email_pattern_suspicious === false], [a.website_verified === true], [a.login_geographic_consistency === true], [tr.payment_method_shared === false], [!orders], [!burst], [off < 30], [complaints <= 2]), 6],
+    [
+      "Abusive Account Creation",
+      n(
+        [!a.address_validity],
+        [a.email_pattern_suspicious === true],
+        [!a.website_verified],
+        [ca >= 15],
+        [!a.login_geographic_consistency],
+        [burst, 2],
+        [age < 30],
+      ),
+      4,
+    ],
+    [
+      "Misleading Ad Copy",
+      n(
+        [!a.website_verified],
+        [q === "Low" || q === "Medium"],
+        [orders],
+        [Number(tr.click_through_rate) > 0.4],
+        [spike],
+        [complaints > 5],
+      ),
+      4,
+    ],
+    [
+      "Personal Orders (Related)",
+      n([tr.payment_method_shared === true], [ca > 0 && ca < 15], [orders], [q === "High"], [off < 30]),
+      3,
+    ],
+    [
+      "No Violation",
+      n(
+        [a.address_validity === true],
+        [a.email_pattern_suspicious === false],
+        [a.website_verified === true],
+        [a.login_geographic_consistency === true],
+        [tr.payment_method_shared === false],
+        [!orders],
+        [!burst],
+        [off < 30],
+        [complaints <= 2],
+      ),
+      6,
+    ],
   ];
   // Highest qualifying score; ties keep list order (Temporal > AAC > MAC > PO, then No Violation).
   let best: [string, number] | undefined;
-  for (const [name, score, threshold] of scores) if (score >= threshold && (!best || score > best[1])) best = [name, score];
+  for (const [name, score, threshold] of scores)
+    if (score >= threshold && (!best || score > best[1])) best = [name, score];
   const prev = Number(h.previous_violations_count);
   if (!best) return { final_decision: prev > 0 ? "Manual Review Required" : "Inconclusive" };
   if (best[0] === "No Violation") return { final_decision: "No Action" };

@@ -12,8 +12,16 @@ export async function trafficSpoofing(task: TaskInput, options: EnvOptions = {})
   const pid = i.partner_id;
   // The cell text "None" (no violation) reads as NaN like pandas does; the tools want a non-empty string.
   const violation_type = i.violation_type ?? "None";
-  const list = (v: unknown) => String(v ?? "").split(",").map((w) => w.trim()).filter(Boolean);
-  await t.call("InvestigateViolations", { partner_id: pid, registered_websites: list(i.registered_websites), earnings_amount: i.earnings_amount });
+  const list = (v: unknown) =>
+    String(v ?? "")
+      .split(",")
+      .map((w) => w.trim())
+      .filter(Boolean);
+  await t.call("InvestigateViolations", {
+    partner_id: pid,
+    registered_websites: list(i.registered_websites),
+    earnings_amount: i.earnings_amount,
+  });
   const traffic = await t.call("AnalyzeTrafficPatterns", {
     partner_id: pid,
     engagement_score: i.engagement_score,
@@ -33,10 +41,20 @@ export async function trafficSpoofing(task: TaskInput, options: EnvOptions = {})
       conversion_rate: i.conversion_rate,
     }),
   );
-  await t.call("GenerateEvidenceReport", { partner_id: pid, violation_type, evidence_collected: list(i.evidence_collected) });
+  await t.call("GenerateEvidenceReport", {
+    partner_id: pid,
+    violation_type,
+    evidence_collected: list(i.evidence_collected),
+  });
   await t.call("ExecuteEnforcementAction", { partner_id: pid, risk_level: risk, violation_type });
   const conclusive = traffic === "VIOLATION_DETECTED" || sources === "FAILED";
   const action =
-    risk === "High" ? "Account Closure" : risk === "Medium" ? "Temporary Suspension" : conclusive ? "Warning Issued" : "No Action";
+    risk === "High"
+      ? "Account Closure"
+      : risk === "Medium"
+        ? "Temporary Suspension"
+        : conclusive
+          ? "Warning Issued"
+          : "No Action";
   return { enforcement_action: action };
 }

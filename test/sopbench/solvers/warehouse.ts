@@ -11,7 +11,14 @@ export async function warehouse(task: TaskInput, options: EnvOptions = {}) {
   const i = task.inputs;
   const po = i.po_number;
   const report = async (problem_type: string[], charge_amount: number, resolution_status: string) =>
-    t.call("generateProblemReport", { po_number: po, vendor_id: i.vendor_id, vendor_name: i.vendor_name, problem_type, charge_amount, resolution_status });
+    t.call("generateProblemReport", {
+      po_number: po,
+      vendor_id: i.vendor_id,
+      vendor_name: i.vendor_name,
+      problem_type,
+      charge_amount,
+      resolution_status,
+    });
 
   const barcode = obj(
     await t.call("validateBarcode", {
@@ -40,7 +47,11 @@ export async function warehouse(task: TaskInput, options: EnvOptions = {}) {
     }),
   );
   const cond = obj(await t.call("assessPackageCondition", { po_number: po, package_image_path: i.package_image_path }));
-  const problems = [...(qv.problem_type as string[]), ...(loc.problem_type as string[]), ...(cond.problem_type as string[])];
+  const problems = [
+    ...(qv.problem_type as string[]),
+    ...(loc.problem_type as string[]),
+    ...(cond.problem_type as string[]),
+  ];
   if (problems.length === 0) {
     await report([], 0, "Pending");
     return { resolution_status: "Resolved" };
@@ -54,7 +65,9 @@ export async function warehouse(task: TaskInput, options: EnvOptions = {}) {
       unit_cost: i.unit_cost,
     }),
   );
-  const status = obj(await t.call("updateResolutionStatus", { po_number: po, problem_type: problems, current_status: "Pending" }));
+  const status = obj(
+    await t.call("updateResolutionStatus", { po_number: po, problem_type: problems, current_status: "Pending" }),
+  );
   await report(problems, Number(charge.charge_amount), String(status.resolution_status));
   return { resolution_status: status.resolution_status };
 }

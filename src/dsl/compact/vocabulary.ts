@@ -1,0 +1,93 @@
+/**
+ * The compact JSON vocabulary of generation models (Chat2Workflow's simplified format): node type
+ * strings that are not Weft/Dify types map onto tool nodes with fixed providers.
+ */
+export interface ToolAlias {
+  providerId: string;
+  providerName: string;
+  toolName: (param: Record<string, unknown>) => string;
+  /** Compact param name → tool parameter name. */
+  params: (param: Record<string, unknown>) => Record<string, unknown>;
+  configurations?: Record<string, unknown>;
+}
+
+const str = (v: unknown) => (v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v));
+
+export const TOOL_ALIASES: Record<string, ToolAlias> = {
+  tts: {
+    providerId: "audio",
+    providerName: "audio",
+    toolName: () => "tts",
+    params: (p) => ({ text: str(p.text) }),
+    configurations: { model: "langgenius/openai/openai#gpt-4o-mini-tts" },
+  },
+  text2image: {
+    providerId: "sawyer-shi/tongyi_aigc/tongyi_aigc",
+    providerName: "sawyer-shi/tongyi_aigc/tongyi_aigc",
+    toolName: () => "z_image_text_2_image",
+    params: (p) => ({ prompt: str(p.prompt) }),
+    configurations: { model: "z-image-turbo", size: "1024*1024" },
+  },
+  "mermaid-converter": {
+    providerId: "hjlarry/mermaid_converter/mermaid_converter",
+    providerName: "hjlarry/mermaid_converter/mermaid_converter",
+    toolName: () => "mermaid_converter",
+    params: (p) => ({ mermaid_code: str(p.mermaid_code) }),
+    configurations: { output_format: "png", theme: "default" },
+  },
+  "markdown-exporter": {
+    providerId: "bowenliang123/md_exporter/md_exporter",
+    providerName: "bowenliang123/md_exporter/md_exporter",
+    toolName: (p) => `md_to_${str(p.target_type || "md").toLowerCase()}`,
+    params: (p) => ({ md_text: str(p.md_text) }),
+  },
+  "google-search": {
+    providerId: "langgenius/google/google",
+    providerName: "langgenius/google/google",
+    toolName: () => "google_search",
+    params: (p) => ({ query: str(p.query) }),
+    configurations: { as_agent_tool: false },
+  },
+  echarts: {
+    providerId: "langgenius/echarts/echarts",
+    providerName: "langgenius/echarts/echarts",
+    toolName: (p) => `${str(p.chart_type || "bar").toLowerCase()}_chart`,
+    params: (p) => {
+      const axis = str(p.x_axisORcategories);
+      return String(p.chart_type).toLowerCase() === "pie"
+        ? { data: str(p.data), title: str(p.chart_title), categories: axis }
+        : { data: str(p.data), title: str(p.chart_title), x_axis: axis };
+    },
+  },
+};
+
+/** Compact type strings that are Weft node types as they are. */
+export const NATIVE_TYPES = new Set([
+  "start",
+  "end",
+  "answer",
+  "llm",
+  "question-classifier",
+  "code",
+  "document-extractor",
+  "http-request",
+  "if-else",
+  "list-operator",
+  "parameter-extractor",
+  "template-transform",
+  "variable-aggregator",
+  "iteration",
+  "iteration-start",
+]);
+
+export const ALL_COMPACT_TYPES = [...NATIVE_TYPES, ...Object.keys(TOOL_ALIASES)];
+
+/** Start variable types of the compact format → Dify start input types. */
+export const START_TYPES: Record<string, string> = {
+  string: "paragraph",
+  number: "number",
+  boolean: "checkbox",
+  file: "file",
+  "array[file]": "file-list",
+  object: "json_object",
+};

@@ -1,0 +1,123 @@
+/**
+ * Source of the worker thread that hosts QuickJS. It is plain CommonJS held in a string (run with
+ * `new Worker(src, { eval: true })`) so it loads the same way under tsx, vitest and compiled output.
+ *
+ * Why a worker: QuickJS polls its interrupt handler only between bytecodes, so one long C builtin
+ * (`new Array(1e7).fill(0)`, a huge `repeat`) can overrun the deadline; in a worker the host can
+ * still terminate it, and the host event loop never blocks on guest code.
+ *
+ * Protocol: the host posts {id, code, input, limits, cancel}; the worker answers
+ * {id, ok: true, text} (the JSON result) or {id, ok: false, error} (what the guest threw, dumped)
+ * or {id, ok: false, fault} (the engine itself failed; the WASM module is then rebuilt).
+ */
+export const JS_WORKER_SOURCE = String.raw`
+"use strict";
+const { parentPort, workerData } = require("node:worker_threads");
+const qjs = require(workerData.quickjsPath);
+
+// One WASM module per worker, reused; each run gets its own runtime (heap) and context (globals).
+let modulePromise = null;
+const getModule = () => (modulePromise = modulePromise || qjs.newQuickJSWASMModule());
+
+// QuickJS's own stack check must fire before V8's: its C frames live on this thread's stack.
+const MAX_STACK_BYTES = 256 * 1024;
+
+const PRELUDE = "globalThis.console = (function () { var noop = function () {};" +
+  " return { log: noop, info: noop, warn: noop, error: noop, debug: noop, trace: noop, dir: noop, table: noop }; })();";
+
+const DRIVER = [
+  ";(function () {",
+  '  "use strict";',
+  "  var kind = function (k, m) { var e = new Error(m); e.__weftKind = k; return e; };",
+  '  if (typeof main !== "function") throw kind("no_main", "the code does not define a function main(inputs)");',
+  "  var inputs = JSON.parse(globalThis.__weft_in);",
+  "  delete globalThis.__weft_in;",
+  "  var limit = globalThis.__weft_max;",
+  "  delete globalThis.__weft_max;",
+  "  return Promise.resolve(main(inputs)).then(function (r) {",
+  '    if (r === null || typeof r !== "object" || Array.isArray(r)) {',
+  '      throw kind("bad_result", "main must return an object, got " + (r === null ? "null" : Array.isArray(r) ? "an array" : typeof r));',
+  "    }",
+  "    var s = JSON.stringify(r);",
+  '    if (typeof s !== "string") throw kind("bad_result", "the result cannot be serialised as JSON");',
+  '    if (s.length > limit) throw kind("output_too_large", "the result is " + s.length + " characters, over the limit of " + limit);',
+  "    return s;",
+  "  });",
+  "})()",
+].join("\n");
+
+function dump(ctx, h) {
+  try {
+    const d = ctx.dump(h);
+    return d && typeof d === "object" ? d : { message: String(d) };
+  } catch (e) {
+    return { message: "unknown error" };
+  }
+}
+
+function compact(e) {
+  const out = { name: e.name, message: typeof e.message === "string" ? e.message.slice(0, 4000) : undefined,
+    stack: typeof e.stack === "string" ? e.stack.slice(0, 2000) : undefined, __weftKind: e.__weftKind };
+  return out;
+}
+
+async function run(msg) {
+  const mod = await getModule();
+  const cancel = new Int32Array(msg.cancel);
+  const deadline = Date.now() + msg.limits.timeoutMs;
+  let rt, ctx;
+  const handles = [];
+  const keep = (h) => { handles.push(h); return h; };
+  let poisoned = false;
+  try {
+    rt = mod.newRuntime();
+    rt.setMemoryLimit(msg.limits.memoryBytes);
+    rt.setMaxStackSize(MAX_STACK_BYTES);
+    rt.setInterruptHandler(() => Date.now() > deadline || Atomics.load(cancel, 0) !== 0);
+    ctx = rt.newContext();
+    const pre = ctx.evalCode(PRELUDE, "prelude.js");
+    keep(pre.error || pre.value);
+    ctx.setProp(ctx.global, "__weft_in", keep(ctx.newString(msg.input)));
+    ctx.setProp(ctx.global, "__weft_max", keep(ctx.newNumber(msg.limits.maxOutputBytes)));
+    const ev = ctx.evalCode(msg.code + "\n" + DRIVER, "code.js");
+    if (ev.error) return { ok: false, error: compact(dump(ctx, keep(ev.error))) };
+    const promise = keep(ev.value);
+    for (;;) {
+      const st = ctx.getPromiseState(promise);
+      if (st.type === "fulfilled") {
+        if (!st.notAPromise) keep(st.value);
+        return { ok: true, text: ctx.getString(st.value) };
+      }
+      if (st.type === "rejected") return { ok: false, error: compact(dump(ctx, keep(st.error))) };
+      const jobs = rt.executePendingJobs();
+      if (jobs.error) return { ok: false, error: compact(dump(ctx, keep(jobs.error))) };
+      if (jobs.value === 0 && ctx.getPromiseState(promise).type === "pending") {
+        return { ok: false, error: { name: "Error", __weftKind: "never_settles",
+          message: "main returned a promise that never settles (timers and I/O do not exist in the sandbox)" } };
+      }
+    }
+  } catch (e) {
+    // A fault outside QuickJS's checks (V8 stack overflow, WASM abort): the module is suspect.
+    poisoned = true;
+    modulePromise = null;
+    return { ok: false, fault: e instanceof RangeError ? "stack" : "crash", message: String(e).slice(0, 300) };
+  } finally {
+    if (!poisoned) {
+      try {
+        for (const h of handles) if (h.alive) h.dispose();
+        if (ctx) ctx.dispose();
+        if (rt) rt.dispose();
+      } catch (e) {
+        modulePromise = null;
+      }
+    }
+  }
+}
+
+parentPort.on("message", (msg) => {
+  run(msg).then(
+    (res) => parentPort.postMessage(Object.assign({ id: msg.id }, res)),
+    (e) => parentPort.postMessage({ id: msg.id, ok: false, fault: "crash", message: String(e).slice(0, 300) }),
+  );
+});
+`;

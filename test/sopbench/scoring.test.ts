@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { aggregate, lenientEqual, normalise, scoreDomain, scoreRow, strictEqual } from "../../src/eval/sopbench/index.js";
+
+describe("strict normalised equality", () => {
+  it("trims, case-folds, collapses whitespace and separators", () => {
+    expect(normalise("  Hazard   Class_A ")).toBe("hazard class a");
+    expect(strictEqual("pending_action", "PENDING_ACTION")).toBe(true);
+    expect(strictEqual("Fulfill-Immediately", "fulfill_immediately")).toBe(true);
+    expect(strictEqual("Account Closure", "Permanent Account Closure")).toBe(false);
+    expect(strictEqual("A", "Hazard Class A")).toBe(false);
+  });
+  it("compares numbers numerically and booleans by meaning", () => {
+    expect(strictEqual("15", 15)).toBe(true);
+    expect(strictEqual(15.0000000000001, 15)).toBe(true);
+    expect(strictEqual("15.5", 15)).toBe(false);
+    expect(strictEqual("True", true)).toBe(true);
+    expect(strictEqual("yes", true)).toBe(true);
+    expect(strictEqual(false, "False")).toBe(true);
+    expect(strictEqual("maybe", true)).toBe(false);
+  });
+  it("treats null-likes as equal only to each other", () => {
+    expect(strictEqual("", null)).toBe(true);
+    expect(strictEqual("N/A", "none")).toBe(true);
+    expect(strictEqual("", "approve")).toBe(false);
+  });
+});
+
+describe("lenient SOP-Bench comparator", () => {
+  it("accepts substrings either way, as upstream does", () => {
+    expect(lenientEqual("Account Closure", "Permanent Account Closure")).toBe(true);
+    expect(lenientEqual("hazard class b", "a")).toBe(true);
+    expect(lenientEqual("fulfill-immediately", "fulfill_immediately")).toBe(true);
+    expect(lenientEqual("No Action", "Warning Issued")).toBe(false);
+    expect(lenientEqual("", "approve")).toBe(false);
+    expect(lenientEqual("nan", null)).toBe(true);
+  });
+});
+
+describe("row and domain scores", () => {
+  it("needs every field; keys match case- and separator-insensitively", () => {
+    const r = scoreRow("t1", { "final status": true, hazard_class: "Hazard Class C" }, { "Final Status": "True", HazardClass: "hazard class c" });
+    expect(r).toMatchObject({ strict: true, lenient: true });
+    const partial = scoreRow("t2", { a: "x", b: "y" }, { a: "x" });
+    expect(partial.strict).toBe(false);
+    expect(partial.fields.a?.strict).toBe(true);
+    const errored = scoreRow("t3", { a: "x" }, undefined, "boom");
+    expect(errored).toMatchObject({ strict: false, lenient: false, error: "boom" });
+    const agg = aggregate("d", [r, partial, errored]);
+    expect(agg).toMatchObject({ n: 3, strictCorrect: 1, lenientCorrect: 1, errors: 1, perField: { a: 1, b: 0 } });
+    expect(agg.strict).toBeCloseTo(1 / 3);
+  });
+
+  it("scoreDomain runs a solver on every task without showing it the labels", async () => {
+    const seen: string[] = [];
+    const s = await scoreDomain("order_fulfillment", async (task) => {
+      seen.push(...Object.keys(task.inputs));
+      if (task.index === 0) throw new Error("solver crashed");
+      return { expected_output: task.index % 2 ? "fulfill_immediately" : "Fulfill Delayed" };
+    });
+    expect(s.n).toBe(30);
+    expect(s.errors).toBe(1);
+    expect(seen).not.toContain("expected_output");
+    expect(s.rows[0]?.error).toBe("solver crashed");
+    expect(s.strictCorrect).toBeGreaterThan(0);
+    const limited = await scoreDomain("order_fulfillment", async () => ({}), { limit: 5 });
+    expect(limited).toMatchObject({ n: 5, strictCorrect: 0 });
+  });
+});
