@@ -14,6 +14,8 @@ export function checkEdges(g: AnalysisGraph, sink: DiagnosticSink): void {
     const edgeId = typeof e.id === "string" ? e.id : undefined;
     const port = typeof e.sourcePort === "string" && e.sourcePort !== "" ? e.sourcePort : "source";
     const where = { edgeId, field: `edges[${i}]` };
+    // An edge naming a duplicated id is ambiguous; node.duplicate_id already says why it is ignored.
+    if (g.duplicateIds.has(e.source) || g.duplicateIds.has(e.target)) continue;
     const s = typeof e.source === "string" ? g.byId.get(e.source) : undefined;
     const t = typeof e.target === "string" ? g.byId.get(e.target) : undefined;
     if (s === undefined || t === undefined) {

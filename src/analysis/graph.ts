@@ -50,6 +50,8 @@ export interface AnalysisGraph {
   scopes: Map<number, Scope>;
   /** Scopes parents-first, so a body is visited after its container's scope. */
   scopeOrder: number[];
+  /** Ids used by more than one node: edges naming them are ambiguous. */
+  duplicateIds: Set<string>;
 }
 
 const EMPTY_DESC = (node: WorkflowNode): NodeDescription => ({
@@ -84,6 +86,7 @@ export function errText(e: unknown): string {
 export function buildNodes(workflow: Workflow, mode: AppMode, sink: DiagnosticSink): AnalysisGraph {
   const nodes: ANode[] = [];
   const byId = new Map<string, number>();
+  const duplicateIds = new Set<string>();
   const rawNodes = Array.isArray(workflow.nodes) ? workflow.nodes : [];
   for (const [i, n] of rawNodes.entries()) {
     if (!n || typeof n !== "object" || typeof n.id !== "string" || n.id === "" || typeof n.type !== "string") {
@@ -91,6 +94,7 @@ export function buildNodes(workflow: Workflow, mode: AppMode, sink: DiagnosticSi
       continue;
     }
     if (byId.has(n.id)) {
+      duplicateIds.add(n.id);
       sink.add("node.duplicate_id", `node id "${n.id}" is used by more than one node (nodes[${i}] ignored)`, {
         nodeId: n.id,
       });
@@ -122,7 +126,7 @@ export function buildNodes(workflow: Workflow, mode: AppMode, sink: DiagnosticSi
     for (const m of scopes.get(s)!.members) if (scopes.has(m)) visit(m);
   };
   visit(ROOT);
-  return { workflow, mode, nodes, byId, edges: [], scopes, scopeOrder };
+  return { workflow, mode, nodes, byId, edges: [], scopes, scopeOrder, duplicateIds };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { ImportError, SchemaError } from "../ir/errors.js";
 import { type Workflow, WorkflowSchema } from "../ir/workflow.js";
 import { importDify, MAX_DSL_BYTES } from "./dify/import.js";
+import { readYaml } from "./dify/yaml.js";
 
 /**
  * One entry point for workflow files: Dify DSL (YAML, or the same document as JSON) or Weft JSON (the IR as
@@ -59,7 +60,11 @@ export function parseWeftObject(value: unknown, nameHint?: string): LoadedWorkfl
 
 function jsonErrorPosition(text: string, message: string): { line?: number; col?: number } {
   const m = /position (\d+)/.exec(message);
-  if (!m) return {};
+  if (!m) {
+    // Node 20 leaves the position out of some messages; the YAML reader (JSON is YAML) can locate the fault.
+    const y = readYaml(text);
+    return y.ok ? {} : { line: y.error.line, col: y.error.col };
+  }
   const pos = Number(m[1]);
   const before = text.slice(0, pos).split("\n");
   return { line: before.length, col: (before.at(-1)?.length ?? 0) + 1 };

@@ -244,18 +244,46 @@ function buildArgs(
   const hasTools = Object.keys(tools).length > 0;
   return {
     model,
-    messages,
+    messages: mode === "json" ? withJsonInstruction(messages, r.endpoint, req.json?.schema) : messages,
     // Workflow prompts legitimately carry system messages anywhere in the conversation.
     allowSystemInMessages: true,
     ...(hasTools ? { tools } : {}),
     ...(mode === "tool" ? { toolChoice: { type: "tool", toolName: JSON_TOOL } as const } : {}),
-    ...(mode === "json" ? { output: jsonOutput(req.json?.schema, req.json?.name) } : {}),
+    ...(mode === "json"
+      ? { output: jsonOutput(enforcesSchema(r.endpoint) ? req.json?.schema : undefined, req.json?.name) }
+      : {}),
     ...completionSettings(r.endpointName, req.model.completion_params),
     providerOptions: providerOptionsFor(r.endpoint),
     maxRetries: 0,
     abortSignal: signal,
     experimental_repairToolCall: repairToolInput,
   };
+}
+
+/** Whether the endpoint's JSON mode takes a schema; plain OpenAI-compatible servers only take json_object. */
+function enforcesSchema(ep: ResolvedModel["endpoint"]): boolean {
+  return !(ep.provider === "openai-compatible" || ep.provider === "ollama") || ep.supportsStructuredOutputs === true;
+}
+
+/**
+ * Where the wire cannot carry the schema, the prompt must: otherwise the model has to guess the shape
+ * (and OpenAI's json_object mode rejects prompts that never mention JSON). The instruction joins the first
+ * system message because many local chat templates refuse a system message anywhere but first.
+ */
+function withJsonInstruction(
+  messages: ModelMessage[],
+  ep: ResolvedModel["endpoint"],
+  schema: Record<string, unknown> | undefined,
+): ModelMessage[] {
+  if (schema && enforcesSchema(ep)) return messages;
+  const instruction = schema
+    ? `Respond with only a JSON value that matches this JSON Schema, with no other text:\n${JSON.stringify(schema)}`
+    : "Respond with only a JSON value, with no other text.";
+  const first = messages[0];
+  if (first?.role === "system") {
+    return [{ role: "system", content: `${first.content}\n\n${instruction}` }, ...messages.slice(1)];
+  }
+  return [{ role: "system", content: instruction }, ...messages];
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { NodeExecutionError } from "../ir/errors.js";
 import type { InputRef, TextField } from "../ir/registry.js";
-import type { ChatMessage } from "../ir/services.js";
+import type { ChatMessage, LlmResponse, Usage } from "../ir/services.js";
 import { commonFields, defineNode, ModelSchema, Sel, textField } from "./common.js";
 import {
   appendToLastUser,
@@ -20,6 +20,7 @@ import {
   VisionSchema,
   visionInputs,
   visionParts,
+  ZERO_USAGE,
 } from "./llm.js";
 
 const ClassSchema = z
@@ -184,11 +185,19 @@ export const questionClassifierNode = defineNode<QuestionClassifierConfig>({
       },
     ];
     appendToLastUser(messages, await visionParts(ctx, c.vision));
-    const res = await callModel(ctx, {
-      model: c.model,
-      messages,
-      json: { schema: RESULT_SCHEMA, name: "classification" },
-    });
+    let res: LlmResponse;
+    try {
+      res = await callModel(ctx, {
+        model: c.model,
+        messages,
+        json: { schema: RESULT_SCHEMA, name: "classification" },
+      });
+    } catch (err) {
+      // An answer that is not the JSON asked for is Dify's "unparseable" case: first class, not a failure.
+      if (!(err instanceof NodeExecutionError) || !/STRUCTURED_OUTPUT_INVALID/i.test(err.code)) throw err;
+      const usage = (err.details.usage as Usage | undefined) ?? ZERO_USAGE;
+      res = { text: String(err.details.text ?? ""), toolCalls: [], usage, finishReason: "stop" };
+    }
     const parsed = parseJsonObject(res.text);
     const wantedId = parsed?.category_id != null ? String(parsed.category_id) : undefined;
     const wantedName = typeof parsed?.category_name === "string" ? parsed.category_name : undefined;

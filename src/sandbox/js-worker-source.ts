@@ -34,7 +34,7 @@ const DRIVER = [
   "  delete globalThis.__weft_in;",
   "  var limit = globalThis.__weft_max;",
   "  delete globalThis.__weft_max;",
-  "  return Promise.resolve(main(inputs)).then(function (r) {",
+  "  var finish = function (r) {",
   '    if (r === null || typeof r !== "object" || Array.isArray(r)) {',
   '      throw kind("bad_result", "main must return an object, got " + (r === null ? "null" : Array.isArray(r) ? "an array" : typeof r));',
   "    }",
@@ -42,7 +42,12 @@ const DRIVER = [
   '    if (typeof s !== "string") throw kind("bad_result", "the result cannot be serialised as JSON");',
   '    if (s.length > limit) throw kind("output_too_large", "the result is " + s.length + " characters, over the limit of " + limit);',
   "    return s;",
-  "  });",
+  "  };",
+  "  var r = main(inputs);",
+  // Synchronous results are finished synchronously: QuickJS leaks objects when a promise reaction
+  // throws after a large allocation, and a leaked runtime cannot be freed.
+  '  if (r !== null && typeof r === "object" && typeof r.then === "function") return Promise.resolve(r).then(finish);',
+  "  return finish(r);",
   "})()",
 ].join("\n");
 

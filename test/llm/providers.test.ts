@@ -120,6 +120,18 @@ describe.each(cases)("$kind against the replay server", (c) => {
     if (c.kind !== "gemini") expect(res.finishReason).toBe("tool_calls");
   });
 
+  it.each([false, true])("separates reasoning from the answer (streaming: %s)", async (streaming) => {
+    if (c.kind === "openai") return; // OpenAI's chat API sends no reasoning text.
+    server.enqueue(reply.text("42", { reasoning: "six times seven" }));
+    const res = await serviceFor(c).chat({
+      model: model(c),
+      messages: [{ role: "user", content: "6*7?" }],
+      ...(streaming ? { onText: () => {} } : {}),
+    });
+    expect(res.text).toBe("42");
+    expect(res.reasoning).toBe("six times seven");
+  });
+
   it("streams a tool call", async () => {
     server.enqueue(reply.toolCall("lookup", { q: "weft" }));
     const res = await serviceFor(c).chat({
@@ -258,5 +270,76 @@ describe("request details", () => {
     ]);
     expect(server.requests[0]?.path).toBe("/v1/embeddings");
     expect(server.requests[0]?.body).toMatchObject({ model: "bge-m3", input: ["a", "b"] });
+  });
+});
+
+describe("one service, several endpoints", () => {
+  it("routes each Dify provider to its endpoint and counts usage per model", async () => {
+    server.when((r) => r.api === "anthropic-messages", reply.text("from claude", { usage: { input: 5, output: 1 } }));
+    server.when((r) => r.api === "openai-chat", reply.text("from local", { usage: { input: 2, output: 2 } }));
+    const calls: string[] = [];
+    const llm = createLlmService(
+      {
+        endpoints: {
+          local: { provider: "openai-compatible", baseURL: server.openaiBaseURL, model: "qwen" },
+          claude: { provider: "anthropic", baseURL: server.anthropicBaseURL, apiKey: "k" },
+        },
+        providers: { anthropic: "claude", "langgenius/openai_api_compatible/openai_api_compatible": "local" },
+      },
+      { onCall: (e) => calls.push(`${e.endpoint}/${e.model}:${e.usage.totalTokens}:${e.attempts}`) },
+    );
+    const a = await llm.chat({
+      model: { provider: "langgenius/anthropic/anthropic", name: "claude-3-5-haiku-latest" },
+      messages: [{ role: "user", content: "hi" }],
+    });
+    const b = await llm.chat({
+      model: { provider: "langgenius/openai_api_compatible/openai_api_compatible", name: "gpt-4o" },
+      messages: [{ role: "user", content: "hi" }],
+    });
+    expect([a.text, a.endpoint, b.text, b.endpoint, b.model]).toEqual(["from claude", "claude", "from local", "local", "qwen"]);
+    expect(calls).toEqual(["claude/claude-3-5-haiku-latest:6:1", "local/qwen:4:1"]);
+    const usage = llm.usage();
+    expect(usage).toMatchObject({ calls: 2, totalTokens: 10 });
+    expect(usage.byModel["local/qwen"]).toEqual({ calls: 1, promptTokens: 2, completionTokens: 2, totalTokens: 4 });
+  });
+
+  it("sends image parts of a user message", async () => {
+    server.enqueue(reply.text("a cat"));
+    const llm = createLlmService({ endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } }, default: "ep" });
+    await llm.chat({
+      model: { provider: "x", name: "vl" },
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what is this?" },
+            { type: "file", data: new Uint8Array([137, 80, 78, 71]), mediaType: "image/png" },
+          ],
+        },
+      ],
+    });
+    const content = server.requests[0]?.body.messages[0].content;
+    expect(content[0]).toEqual({ type: "text", text: "what is this?" });
+    expect(content[1].type).toBe("image_url");
+    expect(content[1].image_url.url).toMatch(/^data:image\/png;base64,/);
+  });
+
+  it("embeds through Gemini's batchEmbedContents", async () => {
+    server.enqueue(reply.embedding([[1, 0], [0, 1]]));
+    const llm = createLlmService({
+      endpoints: { g: { provider: "gemini", baseURL: server.geminiBaseURL, apiKey: "k", embeddingModel: "text-embedding-004" } },
+      default: "g",
+    });
+    expect(await llm.embed(["x", "y"])).toEqual([[1, 0], [0, 1]]);
+    expect(server.requests[0]?.path).toBe("/v1beta/models/text-embedding-004:batchEmbedContents");
+    expect(server.requests[0]?.headers["x-goog-api-key"]).toBe("k");
+  });
+
+  it("Anthropic embeddings are refused with a typed error", async () => {
+    const llm = createLlmService({
+      endpoints: { c: { provider: "anthropic", baseURL: server.anthropicBaseURL, apiKey: "k", embeddingModel: "x" } },
+      default: "c",
+    });
+    await expect(llm.embed(["x"])).rejects.toMatchObject({ code: "LLM_UNSUPPORTED" });
   });
 });

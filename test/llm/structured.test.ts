@@ -92,6 +92,29 @@ describe("JSON answers", () => {
     expect(server.pending()).toBe(1);
   });
 
+  it("puts the schema in the prompt when the endpoint's JSON mode cannot carry it", async () => {
+    server.enqueue(reply.json({ class_name: "tech" }));
+    await service().chat({ ...ask, messages: [{ role: "system", content: "You classify tickets." }, ...ask.messages] });
+    const body = server.requests[0]?.body;
+    expect(body.response_format).toEqual({ type: "json_object" });
+    expect(body.messages).toHaveLength(2);
+    expect(body.messages[0].role).toBe("system");
+    expect(body.messages[0].content).toMatch(/^You classify tickets\.\n\nRespond with only a JSON value that matches this JSON Schema/);
+    expect(body.messages[0].content).toContain('"enum":["billing","tech"]');
+  });
+
+  it("sends the schema on the wire instead when the server supports structured outputs", async () => {
+    server.enqueue(reply.json({ class_name: "tech" }));
+    const llm = createLlmService({
+      endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL, supportsStructuredOutputs: true } },
+      default: "ep",
+    });
+    await llm.chat({ ...ask, json: { schema, name: "ticket" } });
+    const body = server.requests[0]?.body;
+    expect(body.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "ticket", schema } });
+    expect(body.messages).toEqual([{ role: "user", content: "My invoice is wrong" }]);
+  });
+
   it("accepts any JSON when no schema is given", async () => {
     server.enqueue(reply.json([1, 2, 3]));
     const res = await service().chat({ ...ask, json: {} });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SopBenchError, domains, loadDomain, parsePyLiteral, pyStr, readTable } from "../../src/eval/sopbench/index.js";
+import { domains, loadDomain, parsePyLiteral, pyStr, readTable, SopBenchError } from "../../src/eval/sopbench/index.js";
 
 describe("pandas-compatible CSV typing", () => {
   it("infers bool/int/float/str per column and reads pandas NA strings as null", () => {
@@ -13,7 +13,9 @@ describe("pandas-compatible CSV typing", () => {
   });
 
   it("parses the Python literals the corpus stores", () => {
-    expect(parsePyLiteral("[{'name': 'S Wilson', 'id': 'ID204', 'ownership': 100.0}]")).toEqual([{ name: "S Wilson", id: "ID204", ownership: 100 }]);
+    expect(parsePyLiteral("[{'name': 'S Wilson', 'id': 'ID204', 'ownership': 100.0}]")).toEqual([
+      { name: "S Wilson", id: "ID204", ownership: 100 },
+    ]);
     expect(parsePyLiteral("[true,true,False, None]")).toEqual([true, true, false, null]);
     expect(parsePyLiteral(`['it\\'s', "x"]`)).toEqual(["it's", "x"]);
     expect(() => parsePyLiteral("[1, 2")).toThrow(SopBenchError);
@@ -88,7 +90,14 @@ describe("domain loader", () => {
     });
     expect(of.tasks[0]?.expected).toEqual({ expected_output: "fulfill_immediately" });
     const wh = loadDomain("warehouse_package_inspection");
-    for (const hidden of ["resolution_status", "barcode_match", "package_condition", "problem_type", "charge_back_amt", "chargeable"])
+    for (const hidden of [
+      "resolution_status",
+      "barcode_match",
+      "package_condition",
+      "problem_type",
+      "charge_back_amt",
+      "chargeable",
+    ])
       expect(wh.inputColumns).not.toContain(hidden);
     const pi = loadDomain("patient_intake");
     expect(pi.outputColumns).toHaveLength(6);
@@ -112,7 +121,9 @@ describe("domain loader", () => {
   });
 
   it("unknown domains and a missing corpus are typed errors", () => {
-    expect(() => loadDomain("aircraft_inspection")).toThrow(expect.objectContaining({ code: "SOPBENCH_UNKNOWN_DOMAIN" }));
+    expect(() => loadDomain("aircraft_inspection")).toThrow(
+      expect.objectContaining({ code: "SOPBENCH_UNKNOWN_DOMAIN" }),
+    );
     expect(() => domains("/nonexistent/corpus")).toThrow(expect.objectContaining({ code: "SOPBENCH_DATA" }));
   });
 });

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SopBenchToolService, loadDomain } from "../../src/eval/sopbench/index.js";
+import { loadDomain, SopBenchToolService } from "../../src/eval/sopbench/index.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SERVER = "src/eval/sopbench/mcp-server.ts";
@@ -69,9 +69,16 @@ describe("MCP server over stdio", () => {
   it("stubs return null; chained lookups work across calls", async () => {
     const stub = await video.callTool({ name: "checkProcessingStatus", arguments: { video_id: "vid_00178" } });
     expect(textOf(stub)).toBe("null");
-    const fmt = JSON.parse(textOf(await video.callTool({ name: "validateVideoFormat", arguments: { video_id: "vid_00178" } })));
+    const fmt = JSON.parse(
+      textOf(await video.callTool({ name: "validateVideoFormat", arguments: { video_id: "vid_00178" } })),
+    );
     const od = JSON.parse(
-      textOf(await video.callTool({ name: "performObjectDetection", arguments: { video_id: "vid_00178", video_path: fmt.video_path } })),
+      textOf(
+        await video.callTool({
+          name: "performObjectDetection",
+          arguments: { video_id: "vid_00178", video_path: fmt.video_path },
+        }),
+      ),
     );
     expect(od).toMatchObject({ predicted_object: "bicyclists", output_format_object_detection: "json" });
   });
@@ -79,7 +86,10 @@ describe("MCP server over stdio", () => {
   it("passes environment options (validation mode) from the command line", async () => {
     const strict = await connect("dangerous_goods", ["--validation", "strict"]);
     try {
-      const r = await strict.callTool({ name: "calculate_sds_label_score", arguments: { product_id: "P1_3191", sds_label_text: "x" } });
+      const r = await strict.callTool({
+        name: "calculate_sds_label_score",
+        arguments: { product_id: "P1_3191", sds_label_text: "x" },
+      });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toMatch(/product_id must match pattern/);
     } finally {
@@ -88,7 +98,10 @@ describe("MCP server over stdio", () => {
   });
 
   it("refuses a bad --domain with a typed message and exit code 2", () => {
-    const r = spawnSync(process.execPath, ["--import", "tsx", SERVER, "--domain", "nope"], { cwd: ROOT, encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["--import", "tsx", SERVER, "--domain", "nope"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("SOPBENCH_UNKNOWN_DOMAIN");
     expect(r.stdout).toBe("");

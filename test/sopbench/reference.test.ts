@@ -35,7 +35,9 @@ describe("reference solvers reach each domain's ceiling through the tools", () =
 
   it("know_your_business: every rule-determined row (no risk signal) is right", async () => {
     const d = loadDomain("know_your_business");
-    const clean = new Set(d.table.rows.filter((r) => r.shell_company_suspected === false).map((r) => String(r.business_id)));
+    const clean = new Set(
+      d.table.rows.filter((r) => r.shell_company_suspected === false).map((r) => String(r.business_id)),
+    );
     expect(clean.size).toBe(40);
     const s = await scoreDomain("know_your_business", (t) => REFERENCE_SOLVERS.know_your_business!(t));
     const cleanRows = s.rows.filter((r) => clean.has(r.taskId));
@@ -63,7 +65,9 @@ describe("reference solvers reach each domain's ceiling through the tools", () =
   it("strict schema validation rejects corpus values its own tools need (documented conflicts)", async () => {
     const conflicts: Record<string, string> = {};
     for (const domain of ["patient_intake", "know_your_business", "video_annotation"]) {
-      const s = await scoreDomain(domain, (t) => REFERENCE_SOLVERS[domain]!(t, { validation: "strict" }), { limit: 40 });
+      const s = await scoreDomain(domain, (t) => REFERENCE_SOLVERS[domain]!(t, { validation: "strict" }), {
+        limit: 40,
+      });
       const failed = s.rows.find((r) => r.error)?.error ?? s.rows.find((r) => !r.strict)?.taskId ?? "";
       conflicts[domain] = failed;
       expect(s.strictCorrect).toBeLessThan(s.n);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { aggregate, lenientEqual, normalise, scoreDomain, scoreRow, strictEqual } from "../../src/eval/sopbench/index.js";
+import {
+  aggregate,
+  lenientEqual,
+  normalise,
+  scoreDomain,
+  scoreRow,
+  strictEqual,
+} from "../../src/eval/sopbench/index.js";
 
 describe("strict normalised equality", () => {
   it("trims, case-folds, collapses whitespace and separators", () => {
@@ -38,7 +45,11 @@ describe("lenient SOP-Bench comparator", () => {
 
 describe("row and domain scores", () => {
   it("needs every field; keys match case- and separator-insensitively", () => {
-    const r = scoreRow("t1", { "final status": true, hazard_class: "Hazard Class C" }, { "Final Status": "True", HazardClass: "hazard class c" });
+    const r = scoreRow(
+      "t1",
+      { "final status": true, hazard_class: "Hazard Class C" },
+      { "Final Status": "True", HazardClass: "hazard class c" },
+    );
     expect(r).toMatchObject({ strict: true, lenient: true });
     const partial = scoreRow("t2", { a: "x", b: "y" }, { a: "x" });
     expect(partial.strict).toBe(false);

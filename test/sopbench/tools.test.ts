@@ -80,6 +80,16 @@ describe("generic engine", () => {
     ).toThrow(/must be boolean/);
   });
 
+  it("tool order is file order unless a seeded shuffle is asked for", () => {
+    const names = (o: object) => new SopBenchEnv("video_annotation", o).specs().map((s) => s.name);
+    const file = loadDomain("video_annotation").toolSpecs.map((s) => s.name);
+    expect(names({})).toEqual(file);
+    const a = names({ shuffleToolSpecs: true, seed: 1 });
+    expect(a).not.toEqual(file);
+    expect([...a].sort()).toEqual([...file].sort());
+    expect(names({ shuffleToolSpecs: true, seed: 1 })).toEqual(a);
+  });
+
   it("logs each call with its matched row", () => {
     const env = new SopBenchEnv("referral_abuse_detection_v1");
     env.call("investigate_account", { account_id: "ACC100001" });

@@ -30,7 +30,10 @@ export interface NodeBurden {
   /** Artifacts live across the node and their estimated size. */
   liveArtifacts: number;
   liveTokens: number;
+  /** Declared outputs, and how many of them some node reads. */
   outputs: number;
+  readOutputs: number;
+  /** Estimated size of the outputs that are read downstream. */
   outputTokens: number;
   /** max over metrics of value / threshold; ≥ 1 means over some threshold. */
   score: number;
@@ -70,6 +73,17 @@ export function computeBurden(g: AnalysisGraph, df: DataflowResult, thresholds: 
     seen.add(k);
     readTokens[rr.read.reader]! += estimateTokens(rr.type);
   }
+  // Artifact cost counts the outputs someone reads: declared-but-unread outputs (an LLM's empty
+  // `files`) cost nothing downstream.
+  const consumed = new Map<number, Map<string, number>>();
+  for (const rr of df.reads) {
+    const name = rr.read.selector[1];
+    if (rr.producer === undefined || name === undefined) continue;
+    let m = consumed.get(rr.producer);
+    if (!m) consumed.set(rr.producer, (m = new Map()));
+    const out = g.nodes[rr.producer]!.desc.outputs.find((o) => o.name === name);
+    if (!m.has(name)) m.set(name, estimateTokens(out?.type ?? rr.type));
+  }
   const nodes: NodeBurden[] = [];
   let decisionPoints = 0;
   for (const n of g.nodes) {
@@ -89,7 +103,8 @@ export function computeBurden(g: AnalysisGraph, df: DataflowResult, thresholds: 
       liveArtifacts: live.count[n.idx]!,
       liveTokens: Math.round(live.tokens[n.idx]!),
       outputs: outs.length,
-      outputTokens: outs.reduce((s, o) => s + estimateTokens(o.type), 0),
+      readOutputs: consumed.get(n.idx)?.size ?? 0,
+      outputTokens: [...(consumed.get(n.idx)?.values() ?? [])].reduce((a, b) => a + b, 0),
       score: 0,
       over: [],
     };

@@ -179,8 +179,7 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
 type Warn = (code: string, message: string, extra?: Partial<Diagnostic>) => void;
 
 function readVersion(doc: Json, opts: ImportDifyOptions, warn: Warn): string {
-  if (!Object.hasOwn(doc, "version")) return ABSENT_DSL_VERSION;
-  const v = doc.version;
+  const v = Object.hasOwn(doc, "version") ? doc.version : ABSENT_DSL_VERSION;
   if (typeof v !== "string") {
     fail(
       "dsl_bad_version_type",

@@ -24,6 +24,8 @@ export interface EnvOptions {
    * "original" reproduces upstream's PO-number parity mocks (issue #3).
    */
   warehouseMode?: "csv" | "original";
+  /** Shuffle specs() with the seed, as upstream video_annotation did. Default false (file order). */
+  shuffleToolSpecs?: boolean;
 }
 
 export interface CallRecord {
@@ -100,9 +102,19 @@ export class SopBenchEnv {
     this.validator = validatorFor(this.domain, this.options.validation, this.options.coerceArgs ?? false);
   }
 
-  /** Tool specs in toolspecs.json order (the original shuffled video_annotation's; we keep file order). */
+  /**
+   * Tool specs in toolspecs.json order by default. Upstream video_annotation shuffled its list at start-up
+   * (random.shuffle); `shuffleToolSpecs` reproduces that with a seeded Fisher–Yates, so runs stay repeatable.
+   */
   specs(): ToolSpec[] {
-    return this.domain.toolSpecs.filter((s) => this.bindings.has(s.name));
+    const list = this.domain.toolSpecs.filter((s) => this.bindings.has(s.name));
+    if (!this.options.shuffleToolSpecs) return list;
+    const rnd = seededRandom(this.options.seed);
+    for (let i = list.length - 1; i > 0; i--) {
+      const j = Math.floor(rnd() * (i + 1));
+      [list[i], list[j]] = [list[j] as ToolSpec, list[i] as ToolSpec];
+    }
+    return list;
   }
 
   /** Clears the log and re-seeds the RNG, so each task starts from the same state. */
@@ -152,7 +164,7 @@ export class SopBenchEnv {
       binding,
       fail,
       rowsWhere: (m) => this.rowsWhere(m),
-      generic: () => this.generic(tool, binding, args, record, fail),
+      generic: () => this.generic(binding, args, record, fail),
     };
     const rule = RULES[this.domain.name]?.[tool];
     if (rule) return rule(ctx);
@@ -220,7 +232,6 @@ export class SopBenchEnv {
   }
 
   private generic(
-    tool: string,
     b: ToolBinding,
     args: Record<string, unknown>,
     record: CallRecord,
@@ -264,11 +275,11 @@ export class SopBenchEnv {
 // Compiling ~26 schemas per env is the costly part of creating one; envs are made per task, so share them.
 const validators = new WeakMap<Domain, Map<string, ArgValidator>>();
 function validatorFor(domain: Domain, mode: ValidationMode, coerce: boolean): ArgValidator {
-  let byMode = validators.get(domain);
-  if (!byMode) validators.set(domain, (byMode = new Map()));
+  const byMode = validators.get(domain) ?? new Map<string, ArgValidator>();
+  validators.set(domain, byMode);
   const key = `${mode}:${coerce}`;
-  let v = byMode.get(key);
-  if (!v) byMode.set(key, (v = new ArgValidator(domain.toolSpecs, mode, coerce)));
+  const v = byMode.get(key) ?? new ArgValidator(domain.toolSpecs, mode, coerce);
+  byMode.set(key, v);
   return v;
 }
 

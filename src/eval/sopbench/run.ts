@@ -1,7 +1,7 @@
 import pLimit from "p-limit";
 import type { Cell } from "./csv.js";
 import { DEFAULT_CORPUS_DIR, loadDomain } from "./dataset.js";
-import { type DomainScore, aggregate, scoreRow } from "./scoring.js";
+import { aggregate, type DomainScore, scoreRow } from "./scoring.js";
 
 /** What a solver sees of a task: its inputs only, never the labels. */
 export interface TaskInput {

@@ -47,9 +47,10 @@ function stripValueKeywords(schema: unknown): unknown {
     for (const [k, v] of Object.entries(schema)) {
       if (VALUE_KEYWORDS.has(k)) continue;
       // Inside `properties` the keys are field names, not keywords: keep them all.
-      out[k] = k === "properties" && v && typeof v === "object"
-        ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, stripValueKeywords(s)]))
-        : stripValueKeywords(v);
+      out[k] =
+        k === "properties" && v && typeof v === "object"
+          ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, stripValueKeywords(s)]))
+          : stripValueKeywords(v);
     }
     return out;
   }
@@ -61,15 +62,14 @@ function describe(e: ErrorObject): SchemaIssue {
   if (e.keyword === "required") return { path: String(e.params.missingProperty), reason: "is required" };
   if (e.keyword === "additionalProperties")
     return { path: String(e.params.additionalProperty), reason: "is not a parameter of this tool" };
-  if (e.keyword === "enum")
-    return { path, reason: `must be one of ${JSON.stringify(e.params.allowedValues)}` };
+  if (e.keyword === "enum") return { path, reason: `must be one of ${JSON.stringify(e.params.allowedValues)}` };
   return { path: path || "(arguments)", reason: e.message ?? e.keyword };
 }
 
 export class ArgValidator {
   private readonly compiled = new Map<string, ValidateFunction>();
   constructor(
-    private readonly specs: ToolSpec[],
+    specs: ToolSpec[],
     readonly mode: ValidationMode,
     coerce = false,
   ) {
@@ -89,6 +89,10 @@ export class ArgValidator {
     if (fn(args)) return;
     const issues = (fn.errors ?? []).map(describe);
     const text = issues.map((i) => `${i.path} ${i.reason}`).join("; ");
-    throw new SopBenchError("SOPBENCH_INVALID_ARGS", `Invalid arguments for ${tool}: ${text}`, { domain, tool, issues });
+    throw new SopBenchError("SOPBENCH_INVALID_ARGS", `Invalid arguments for ${tool}: ${text}`, {
+      domain,
+      tool,
+      issues,
+    });
   }
 }

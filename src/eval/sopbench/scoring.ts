@@ -122,7 +122,8 @@ export function aggregate(domain: string, rows: RowScore[]): DomainScore {
   const strictCorrect = rows.filter((r) => r.strict).length;
   const lenientCorrect = rows.filter((r) => r.lenient).length;
   const perField: Record<string, number> = {};
-  for (const r of rows) for (const [c, f] of Object.entries(r.fields)) perField[c] = (perField[c] ?? 0) + (f.strict ? 1 : 0);
+  for (const r of rows)
+    for (const [c, f] of Object.entries(r.fields)) perField[c] = (perField[c] ?? 0) + (f.strict ? 1 : 0);
   return {
     domain,
     n,

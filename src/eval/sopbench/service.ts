@@ -30,11 +30,16 @@ export class SopBenchToolService implements ToolService {
 
   async invoke(inv: ToolInvocation): Promise<ToolResult> {
     if (inv.providerId !== this.providerId)
-      throw new SopBenchError("SOPBENCH_UNKNOWN_PROVIDER", `Provider "${inv.providerId}" is not served here (this is ${this.providerId})`, {
-        providerId: inv.providerId,
-        expected: this.providerId,
-      });
-    if (inv.signal?.aborted) throw new SopBenchError("SOPBENCH_ABORTED", `Call to ${inv.toolName} was aborted`, { tool: inv.toolName });
+      throw new SopBenchError(
+        "SOPBENCH_UNKNOWN_PROVIDER",
+        `Provider "${inv.providerId}" is not served here (this is ${this.providerId})`,
+        {
+          providerId: inv.providerId,
+          expected: this.providerId,
+        },
+      );
+    if (inv.signal?.aborted)
+      throw new SopBenchError("SOPBENCH_ABORTED", `Call to ${inv.toolName} was aborted`, { tool: inv.toolName });
     return toToolResult(this.env.call(inv.toolName, inv.parameters ?? {}));
   }
 }

@@ -10,10 +10,16 @@ export async function customerService(task: TaskInput, options: EnvOptions = {})
   const v = await t.tryCall("validateAccount", { account_id: id });
   if (v instanceof Error || obj(v)["is account id valid"] !== true) return done("FAILED");
 
-  const auth = obj(obj(await t.call("getAuthenticationDetails", { account_id: id, is_account_id_valid: true }))["authentication records"]);
+  const auth = obj(
+    obj(await t.call("getAuthenticationDetails", { account_id: id, is_account_id_valid: true }))[
+      "authentication records"
+    ],
+  );
   const authenticated = auth.login_status === "SUCCESS" || auth.account_recovery_status === "SUCCESS";
   if (!authenticated) return done("FAILED");
-  const session = obj(await t.call("createSessionAndOpenTicket", { account_id: id, is_account_id_valid: true, is_authenticated: true }));
+  const session = obj(
+    await t.call("createSessionAndOpenTicket", { account_id: id, is_account_id_valid: true, is_authenticated: true }),
+  );
   const token = session["session token"] as string;
   const ticket = session["ticket identifer"] as string;
   const withSession = { account_id: id, session_token: token };
@@ -30,7 +36,9 @@ export async function customerService(task: TaskInput, options: EnvOptions = {})
     if (String(susp["account suspension status"]).toUpperCase() !== "ACTIVE") return done("FAILED");
   }
 
-  const outage = obj(await t.call("checkServiceAreaOutage", { ...withSession, service_area_code: task.inputs.service_area_code }));
+  const outage = obj(
+    await t.call("checkServiceAreaOutage", { ...withSession, service_area_code: task.inputs.service_area_code }),
+  );
   if (outage["outage detected"] === true) return done("PENDING_ACTION");
 
   const diag = obj(

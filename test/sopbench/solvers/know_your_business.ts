@@ -1,4 +1,4 @@
-import { type EnvOptions, type TaskInput, parsePyLiteral } from "../../../src/eval/sopbench/index.js";
+import { type EnvOptions, parsePyLiteral, type TaskInput } from "../../../src/eval/sopbench/index.js";
 import { obj, tools } from "./client.js";
 
 const DAY = 86_400_000;
@@ -24,7 +24,7 @@ export async function knowYourBusiness(task: TaskInput, options: EnvOptions = {}
       license_number: task.inputs.license_number,
     }),
   );
-  const ubos = parsePyLiteral(String((obj(await t.call("getOwnershipData", { business_id: id })).ubo_list)));
+  const ubos = parsePyLiteral(String(obj(await t.call("getOwnershipData", { business_id: id })).ubo_list));
   const ubo = obj(await t.call("verifyUBO", { business_id: id, ubo_list: ubos }));
   const screen = obj(await t.call("performSanctionsCheck", { business_id: id, ubo_list: ubos }));
   const bank = obj(
@@ -65,7 +65,9 @@ function irregularProfile(p: Record<string, unknown>): boolean {
   const complete = /^\d+\s+\S+.*,\s*\S+/.test(address);
   const s = stems(String(p.business_name));
   const related = (v: unknown) => {
-    const core = String(v).toLowerCase().replace(/^(www\.|w\.)/, "");
+    const core = String(v)
+      .toLowerCase()
+      .replace(/^(www\.|w\.)/, "");
     return s.some((x) => core.includes(x));
   };
   return !complete || !related(p.business_website) || !related(p.business_email);

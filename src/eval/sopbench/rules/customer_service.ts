@@ -38,8 +38,7 @@ export const customerServiceRules: Record<string, RuleHandler> = {
     if (row) {
       const cell = row.root_causes;
       const actual = typeof cell === "string" ? parsePyLiteral(cell) : [];
-      if (JSON.stringify(actual) !== JSON.stringify(given))
-        fail(`Incorrect root causes: ${JSON.stringify(given)}`);
+      if (JSON.stringify(actual) !== JSON.stringify(given)) fail(`Incorrect root causes: ${JSON.stringify(given)}`);
     }
     return generic();
   },

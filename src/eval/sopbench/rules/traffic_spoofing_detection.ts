@@ -5,7 +5,8 @@ import type { RuleHandler } from "../env.js";
  * null fails.
  */
 const present: RuleHandler = ({ args, binding, fail, generic }) => {
-  for (const a of binding?.args ?? []) if (args[a] === null || args[a] === undefined) fail("Missing required parameters");
+  for (const a of binding?.args ?? [])
+    if (args[a] === null || args[a] === undefined) fail("Missing required parameters");
   return generic();
 };
 

@@ -1,5 +1,5 @@
-import type { RuleCtx, RuleHandler } from "../env.js";
 import type { Row } from "../csv.js";
+import type { RuleCtx, RuleHandler } from "../env.js";
 import { pyInt, round2 } from "../values.js";
 
 export const PROBLEM_TYPES = [
@@ -59,7 +59,9 @@ export const warehouseRules: Record<string, RuleHandler> = {
   },
   assessPackageCondition: (ctx) => {
     const damaged =
-      ctx.env.options.warehouseMode === "original" ? poDigits(ctx) % 3 === 0 : csvRow(ctx).package_condition === "damaged";
+      ctx.env.options.warehouseMode === "original"
+        ? poDigits(ctx) % 3 === 0
+        : csvRow(ctx).package_condition === "damaged";
     return damaged
       ? { package_condition: "damaged", problem_type: ["Vendor Damaged"] }
       : { package_condition: "intact", problem_type: [] };
@@ -76,7 +78,11 @@ export const warehouseRules: Record<string, RuleHandler> = {
     if (received > ordered) p.push("Overage Quantity");
     else if (received < ordered) p.push("Underage Quantity");
     if (Math.abs(v) > qvt) p.push("Severe Unmatched Quantity");
-    return { quantity_variance: round2(v), problem_type: p, chargeable: p.length > 0 && !p.includes("Overage Quantity") };
+    return {
+      quantity_variance: round2(v),
+      problem_type: p,
+      chargeable: p.length > 0 && !p.includes("Overage Quantity"),
+    };
   },
   verifyWarehouseLocation: (ctx) => {
     const a = String(ctx.args.intended_warehouse_id).trim().toUpperCase();
@@ -115,7 +121,9 @@ export const warehouseRules: Record<string, RuleHandler> = {
     const status = String(ctx.args.resolution_status ?? "Pending");
     if (!STATUSES.includes(status)) ctx.fail(`Invalid status: ${status}. Must be one of ${STATUSES.join(", ")}`);
     const amount = Number(ctx.args.charge_amount ?? 0);
-    const hex = Array.from({ length: 8 }, () => Math.floor(ctx.env.random() * 16).toString(16)).join("").toUpperCase();
+    const hex = Array.from({ length: 8 }, () => Math.floor(ctx.env.random() * 16).toString(16))
+      .join("")
+      .toUpperCase();
     const breakdown: Record<string, number> = {};
     for (const t of p) breakdown[t] = (breakdown[t] ?? 0) + 1;
     const unique = Object.keys(breakdown);
@@ -143,7 +151,12 @@ export const warehouseRules: Record<string, RuleHandler> = {
         charge_date: amount > 0 ? today : null,
         charge_reason: unique.join(", ") || null,
       },
-      resolution_details: { current_status: status, status_date: today, requires_return: requiresReturn, next_steps: nextSteps },
+      resolution_details: {
+        current_status: status,
+        status_date: today,
+        requires_return: requiresReturn,
+        next_steps: nextSteps,
+      },
     };
   },
 };

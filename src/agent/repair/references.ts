@@ -1,0 +1,64 @@
+import { type Compact, compactOutputs, isObj, parentOf, TEXT_REF } from "./compact-graph.js";
+import type { RepairRecord } from "./types.js";
+
+/**
+ * Fix references whose target is unambiguous: a `[node_id, var]` tuple written in Dify order is
+ * swapped to the compact `[var, node_id]` order, and a reference to a missing node id is retargeted
+ * when exactly one other node publishes that variable. Anything ambiguous is left for the analyser.
+ */
+export function repairReferences(c: Compact): { compact: Compact; repairs: RepairRecord[] } {
+  const repairs: RepairRecord[] = [];
+  const ids = new Set(c.nodes_info.map((n) => n.id));
+  const publishers = (name: string, self: string) =>
+    c.nodes_info.filter((n) => n.id !== self && compactOutputs(n).includes(name) && (!["item", "index"].includes(name) || parentOf(self) === n.id));
+
+  const fixTuple = (v: unknown[], self: string, field: string): unknown[] => {
+    const [a, b] = v as [string, string | number];
+    const target = String(b);
+    if (ids.has(target)) return v;
+    if (ids.has(a) && !ids.has(target) && typeof b === "string") {
+      repairs.push({ kind: "reference", detail: `${self}.${field}: swapped [${a}, ${b}] to [${b}, ${a}] (name first, then node id)` });
+      return [b, a];
+    }
+    const name = a.split(".")[0]!;
+    const cands = publishers(name, self);
+    if (cands.length === 1) {
+      repairs.push({ kind: "reference", detail: `${self}.${field}: node "${target}" does not exist; the only node publishing "${name}" is ${cands[0]!.id}` });
+      return [a, cands[0]!.id];
+    }
+    return v;
+  };
+
+  const walk = (v: unknown, self: string, field: string): unknown => {
+    if (typeof v === "string") {
+      return v.replace(TEXT_REF, (raw, _q, id: string, rest: string) => {
+        const key = id.trim();
+        if (ids.has(key) || ["sys", "env", "conversation"].includes(key)) return raw;
+        const cands = publishers(rest.split(".")[0]!, self);
+        if (cands.length !== 1) return raw;
+        repairs.push({ kind: "reference", detail: `${self}.${field}: ${raw} names a missing node; the only node publishing "${rest.split(".")[0]}" is ${cands[0]!.id}` });
+        return `{{#'${cands[0]!.id}'.${rest}#}}`;
+      });
+    }
+    if (Array.isArray(v)) {
+      if (v.length === 2 && typeof v[0] === "string" && (typeof v[1] === "string" || typeof v[1] === "number") && /^[\w.]+$/.test(v[0]) && /^[\w-]+$/.test(String(v[1]))) {
+        return fixTuple(v, self, field);
+      }
+      return v.map((x, i) => walk(x, self, `${field}[${i}]`));
+    }
+    if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, self, field ? `${field}.${k}` : k)]));
+    return v;
+  };
+
+  const nodes_info = c.nodes_info.map((n) => {
+    // Start variables are [name, type] pairs, not references; code/parameter outputs likewise.
+    if (n.type === "start") return n;
+    const param = { ...n.param };
+    for (const [k, v] of Object.entries(param)) {
+      if ((n.type === "code" && k === "outputs") || (n.type === "parameter-extractor" && k === "parameters") || k === "classes" || k === "code" || k === "template") continue;
+      param[k] = walk(v, n.id, k);
+    }
+    return { ...n, param };
+  });
+  return { compact: { ...c, nodes_info }, repairs };
+}
