@@ -45,7 +45,8 @@ for (const size of SIZES) {
     walls.push(performance.now() - t0);
     times.push(cpuMs() - c0);
     const errs = res.diagnostics.filter((d) => d.severity === "error");
-    if (errs.length) throw new Error(`generated workflow of size ${size} has errors: ${errs[0]!.code} ${errs[0]!.message}`);
+    if (errs.length)
+      throw new Error(`generated workflow of size ${size} has errors: ${errs[0]!.code} ${errs[0]!.message}`);
   }
   const ms = median(times);
   rows.push({ size, ...shape, ms, wall: median(walls), perNode: ms / shape.nodes });

@@ -42,10 +42,16 @@ const pct = (xs: number[], q: number) => {
 // Warm up the JIT so the first cells do not carry compilation time.
 for (let k = 0; k < 30; k++) {
   const g: WorfGraph = { nodes: Array.from({ length: 12 }, (_, i) => `g${i}`), edges: randomDag(12, 0.3) };
-  scoreWorfPair(g, g, simMatrix(12, 12, "all-compatible", [], []), { mode: "paper", similarityName: "warmup", maxOrders: 1 });
+  scoreWorfPair(g, g, simMatrix(12, 12, "all-compatible", [], []), {
+    mode: "paper",
+    similarityName: "warmup",
+    maxOrders: 1,
+  });
 }
 
-console.log(`f1_graph MCIS bench: ${pairs} pairs per cell, seed ${seed}, budget ${DEFAULT_MCIS_MAX_STEPS} steps, Node ${process.version}`);
+console.log(
+  `f1_graph MCIS bench: ${pairs} pairs per cell, seed ${seed}, budget ${DEFAULT_MCIS_MAX_STEPS} steps, Node ${process.version}`,
+);
 console.log("nodes  density  regime          median_ms  p95_ms   worst_ms  worst_steps  budget_hit");
 let overallWorst = 0;
 let overallWorstCell = "";
@@ -75,7 +81,10 @@ for (const n of [5, 10, 15, 20]) {
         }
       }
       console.log(
-        `${String(n).padStart(5)}  ${density.toFixed(2).padStart(7)}  ${regime.padEnd(14)}  ${pct(times, 0.5).toFixed(3).padStart(9)}  ${pct(times, 0.95)
+        `${String(n).padStart(5)}  ${density.toFixed(2).padStart(7)}  ${regime.padEnd(14)}  ${pct(times, 0.5).toFixed(3).padStart(9)}  ${pct(
+          times,
+          0.95,
+        )
           .toFixed(3)
           .padStart(7)}  ${Math.max(...times)
           .toFixed(1)
@@ -92,7 +101,11 @@ for (const n of [5, 10, 15, 20]) {
     const g: WorfGraph = { nodes: Array.from({ length: 24 }, (_, i) => `g${i}`), edges: randomDag(24, 0.5) };
     const p: WorfGraph = { nodes: Array.from({ length: 24 }, (_, i) => `p${i}`), edges: randomDag(24, 0.5) };
     const t0 = performance.now();
-    const res = scoreWorfPair(p, g, simMatrix(24, 24, "all-compatible", [], []), { mode: "paper", similarityName: "bench", maxOrders: 1 });
+    const res = scoreWorfPair(p, g, simMatrix(24, 24, "all-compatible", [], []), {
+      mode: "paper",
+      similarityName: "bench",
+      maxOrders: 1,
+    });
     times.push(performance.now() - t0);
     if (!res.graph.exact) hit++;
   }
@@ -100,4 +113,6 @@ for (const n of [5, 10, 15, 20]) {
     `stress n=24 density=0.5 all-compatible: median ${pct(times, 0.5).toFixed(1)} ms, worst ${Math.max(...times).toFixed(1)} ms, budget hit ${hit}/${times.length} (score then = best found, flagged exact:false)`,
   );
 }
-console.log(`worst pair overall: ${overallWorst.toFixed(1)} ms (${overallWorstCell}); the step budget caps any pair at ~${DEFAULT_MCIS_MAX_STEPS} search nodes`);
+console.log(
+  `worst pair overall: ${overallWorst.toFixed(1)} ms (${overallWorstCell}); the step budget caps any pair at ~${DEFAULT_MCIS_MAX_STEPS} search nodes`,
+);

@@ -14,7 +14,10 @@ export const ANALYSIS_CODES = {
   "edge.cross_container": { severity: "error", summary: "an edge crosses a container boundary" },
   "edge.into_start": { severity: "error", summary: "an edge enters a start node" },
   "edge.duplicate": { severity: "warning", summary: "the same edge is listed twice" },
-  "container.bad_nesting": { severity: "error", summary: "a parentId that is not a container, or a container start outside its container" },
+  "container.bad_nesting": {
+    severity: "error",
+    summary: "a parentId that is not a container, or a container start outside its container",
+  },
   "container.start_edge": { severity: "error", summary: "an edge between a container and its own start node" },
   "container.missing_start": { severity: "error", summary: "a container body without a start node" },
   "container.multiple_start": { severity: "error", summary: "a container body with several start nodes" },
@@ -30,7 +33,10 @@ export const ANALYSIS_CODES = {
   "ref.out_of_scope": { severity: "error", summary: "a read of a value inside a container from outside it" },
   "type.mismatch": { severity: "error", summary: "a value's declared type does not fit the slot" },
   "template.unresolved": { severity: "error", summary: "a {{#…#}} reference that does not resolve" },
-  "template.malformed_ref": { severity: "warning", summary: "text that looks like a reference but does not lex as one" },
+  "template.malformed_ref": {
+    severity: "warning",
+    summary: "text that looks like a reference but does not lex as one",
+  },
   "jinja.syntax": { severity: "error", summary: "a Jinja2 template that does not parse" },
   "analysis.rule_failed": { severity: "error", summary: "a node type's static rule threw" },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
@@ -49,7 +55,12 @@ export class DiagnosticSink {
   readonly list: Diagnostic[] = [];
   constructor(private readonly overrides: SeverityOverrides = {}) {}
 
-  add(code: string, message: string, where: { nodeId?: string; field?: string; edgeId?: string } = {}, severity?: Severity): void {
+  add(
+    code: string,
+    message: string,
+    where: { nodeId?: string; field?: string; edgeId?: string } = {},
+    severity?: Severity,
+  ): void {
     const base = severity ?? (ANALYSIS_CODES as Record<string, { severity: Severity }>)[code]?.severity ?? "error";
     this.push({ code, severity: base, message, ...definedOnly(where) });
   }

@@ -1,5 +1,5 @@
-import type { ValueType } from "../ir/types.js";
 import { formatSelector } from "../ir/selector.js";
+import type { ValueType } from "../ir/types.js";
 import { type Availability, computeAvailability } from "./availability.js";
 import type { DiagnosticSink } from "./codes.js";
 import type { AnalysisGraph } from "./graph.js";
@@ -37,7 +37,8 @@ export function checkDataflow(
     const r = resolver.resolve(read.reader, read.selector);
     const where = { nodeId: g.nodes[read.reader]!.id, field: read.field || undefined };
     if (!r.ok) {
-      if (read.template) sink.add("template.unresolved", `{{#${formatSelector(read.selector)}#}} does not resolve: ${r.message}`, where);
+      if (read.template)
+        sink.add("template.unresolved", `{{#${formatSelector(read.selector)}#}} does not resolve: ${r.message}`, where);
       else sink.add(r.code, r.message, where);
       resolved.push({ read });
       continue;

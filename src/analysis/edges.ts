@@ -51,10 +51,14 @@ export function checkEdges(g: AnalysisGraph, sink: DiagnosticSink): void {
     }
     if (src.def && src.desc.known && !src.desc.ports.includes(port)) {
       const ports = src.desc.ports.length ? src.desc.ports.map((p) => `"${p}"`).join(", ") : "none";
-      sink.add("edge.bad_port", `edge ${src.id} → ${tgt.id} leaves port "${port}"; ${src.node.type} has ports ${ports}`, {
-        ...where,
-        nodeId: src.id,
-      });
+      sink.add(
+        "edge.bad_port",
+        `edge ${src.id} → ${tgt.id} leaves port "${port}"; ${src.node.type} has ports ${ports}`,
+        {
+          ...where,
+          nodeId: src.id,
+        },
+      );
     }
     if (tgt.def?.entry || tgt.def?.containerStart || g.scopes.get(tgt.scope)?.entry === t) {
       sink.add("edge.into_start", `edge ${src.id} → ${tgt.id} enters a start node`, { ...where, nodeId: tgt.id });

@@ -86,9 +86,7 @@ export class GuardAlgebra {
   describe(g: Guard, name: (varId: number) => string): string {
     if (g.key === "T") return "always";
     if (g.terms.length === 0) return "never";
-    return g.terms
-      .map((t) => t.map((l) => `${name(this.litVar[l]!)}=${this.litPort[l]}`).join(" and "))
-      .join(" or ");
+    return g.terms.map((t) => t.map((l) => `${name(this.litVar[l]!)}=${this.litPort[l]}`).join(" and ")).join(" or ");
   }
 
   private make(terms: number[][]): Guard {

@@ -2,16 +2,12 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import type { AppMode, Workflow } from "../ir/workflow.js";
 import { BURDEN_THRESHOLDS, type BurdenReport, type BurdenThresholds, computeBurden } from "./burden/burden.js";
 import { DiagnosticSink, type SeverityOverrides } from "./codes.js";
-import { checkCycles } from "./cycles.js";
 import { checkDataflow } from "./dataflow.js";
-import { checkEdges } from "./edges.js";
-import { buildNodes } from "./graph.js";
 import { checkModes } from "./modes.js";
-import { checkReachability } from "./reachability.js";
+import { prepareGraph } from "./prepare.js";
 import { collectReads } from "./reads.js";
 import { Resolver } from "./resolve.js";
 import { checkRules } from "./rules.js";
-import { checkNodes, findEntries } from "./structure.js";
 import { checkTemplates } from "./templates.js";
 
 export interface AnalyseOptions {
@@ -39,12 +35,7 @@ const SEVERITY_RANK = { error: 0, warning: 1, info: 2 } as const;
 export function analyse(workflow: Workflow, opts: AnalyseOptions = {}): AnalysisResult {
   const sink = new DiagnosticSink(opts.severities);
   const mode: AppMode = opts.mode ?? (workflow?.mode === "advanced-chat" ? "advanced-chat" : "workflow");
-  const g = buildNodes(workflow, mode, sink);
-  checkNodes(g, sink);
-  findEntries(g, sink);
-  checkEdges(g, sink);
-  checkCycles(g, sink);
-  const { reached } = checkReachability(g, sink);
+  const { g, reached } = prepareGraph(workflow, mode, sink);
   checkModes(g, sink);
   checkTemplates(g, sink);
   const resolver = new Resolver(g);
@@ -65,8 +56,9 @@ export function analyse(workflow: Workflow, opts: AnalyseOptions = {}): Analysis
   return { diagnostics, burden };
 }
 
-export { ANALYSIS_CODES, modeCode } from "./codes.js";
+export { type AvailableValue, availableAt } from "./available.js";
+export type { BurdenRegion, BurdenReport, BurdenThresholds, NodeBurden, WorkflowBurden } from "./burden/burden.js";
 export { BURDEN_THRESHOLDS, worstRegions } from "./burden/burden.js";
-export type { BurdenRegion, BurdenReport, NodeBurden, WorkflowBurden, BurdenThresholds } from "./burden/burden.js";
-export { TOKEN_ESTIMATES, ARRAY_ITEMS, CHARS_PER_TOKEN, estimateTokens } from "./burden/estimate.js";
+export { ARRAY_ITEMS, CHARS_PER_TOKEN, estimateTokens, TOKEN_ESTIMATES } from "./burden/estimate.js";
+export { ANALYSIS_CODES, modeCode, type SeverityOverrides } from "./codes.js";
 export { jinjaSyntaxError } from "./templates.js";

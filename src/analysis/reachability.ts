@@ -37,7 +37,8 @@ export function checkReachability(g: AnalysisGraph, sink: DiagnosticSink): Reach
       }
     }
     for (const m of scope.members) {
-      if (!reached[m]) {
+      // Extra start nodes are reported as graph.multiple_start already.
+      if (!reached[m] && !(s === ROOT && g.nodes[m]!.def?.entry)) {
         const n = g.nodes[m]!;
         const from = s === ROOT ? "the start node" : `the start of container "${g.nodes[s]!.id}"`;
         sink.add("graph.unreachable", `${n.node.type} node "${n.node.title || n.id}" cannot be reached from ${from}`, {

@@ -20,8 +20,10 @@ export class Resolver {
   private readonly scopeOutputs = new Map<number, OutputDecl[]>();
 
   constructor(private readonly g: AnalysisGraph) {
-    for (const v of arr(g.workflow.environment_variables)) if (v && typeof v.name === "string") this.env.set(v.name, normaliseType(v.value_type));
-    for (const v of arr(g.workflow.conversation_variables)) if (v && typeof v.name === "string") this.conv.set(v.name, normaliseType(v.value_type));
+    for (const v of arr(g.workflow.environment_variables))
+      if (v && typeof v.name === "string") this.env.set(v.name, normaliseType(v.value_type));
+    for (const v of arr(g.workflow.conversation_variables))
+      if (v && typeof v.name === "string") this.conv.set(v.name, normaliseType(v.value_type));
   }
 
   /** Resolve a selector as read by node `reader`. */
@@ -37,7 +39,8 @@ export class Resolver {
     const t = g.byId.get(head);
     if (t === undefined) return { ok: false, code: "ref.missing_node", message: `${shown}: no node "${head}"` };
     const target = g.nodes[t]!;
-    if (name === undefined) return { ok: false, code: "ref.missing_output", message: `${shown}: the selector names no output` };
+    if (name === undefined)
+      return { ok: false, code: "ref.missing_output", message: `${shown}: the selector names no output` };
 
     // Inside a container (or the container itself) its scope values (item, index, loop variables) are visible.
     if (t === reader || insideContainer(g, reader, t)) {
@@ -48,7 +51,9 @@ export class Resolver {
         if (hit) return { ok: true, type: hit };
         if (!target.desc.known) return { ok: true, type: "any" };
         const avail = scoped.map((o) => o.name).join(", ") || "none";
-        const after = lookup(target.desc.outputs, selector) ? " (that output exists only after the container finishes)" : "";
+        const after = lookup(target.desc.outputs, selector)
+          ? " (that output exists only after the container finishes)"
+          : "";
         return {
           ok: false,
           code: "ref.missing_output",
@@ -64,7 +69,11 @@ export class Resolver {
     const readerNode = g.nodes[reader]!;
     if (insideContainer(g, t, reader)) {
       if (!readerNode.def?.container) {
-        return { ok: false, code: "ref.out_of_scope", message: `${shown}: "${head}" is inside container "${readerNode.id}"` };
+        return {
+          ok: false,
+          code: "ref.out_of_scope",
+          message: `${shown}: "${head}" is inside container "${readerNode.id}"`,
+        };
       }
       return this.output(t, selector, undefined);
     }
@@ -128,7 +137,9 @@ export class Resolver {
       return miss(
         other
           ? `sys.${name} exists only in ${other.modes.join(", ")} apps, not ${mode}`
-          : `sys.${name} is not a system variable (known: ${SYSTEM_VARIABLES.filter((s) => s.modes.includes(mode)).map((s) => s.name).join(", ")})`,
+          : `sys.${name} is not a system variable (known: ${SYSTEM_VARIABLES.filter((s) => s.modes.includes(mode))
+              .map((s) => s.name)
+              .join(", ")})`,
       );
     }
     if (head === "env") {
@@ -136,7 +147,8 @@ export class Resolver {
       return v ? t(v) : miss(`env.${name}: no environment variable "${name}"`);
     }
     if (head === "conversation") {
-      if (mode !== "advanced-chat") return miss(`conversation.${name}: conversation variables exist only in advanced-chat apps`);
+      if (mode !== "advanced-chat")
+        return miss(`conversation.${name}: conversation variables exist only in advanced-chat apps`);
       const v = this.conv.get(name);
       return v ? t(v) : miss(`conversation.${name}: no conversation variable "${name}"`);
     }

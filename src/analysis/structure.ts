@@ -68,6 +68,14 @@ export function findEntries(g: AnalysisGraph, sink: DiagnosticSink): void {
       scope.entry = li;
       continue;
     }
+    const flagged = scope.members.find((m) => {
+      const cfg = g.nodes[m]!.node.config;
+      return cfg?.isIterationStart === true || cfg?.isLoopStart === true;
+    });
+    if (flagged !== undefined) {
+      scope.entry = flagged;
+      continue;
+    }
     sink.add("container.missing_start", `container "${container.id}" has no ${startType ?? "start"} node in its body`, {
       nodeId: container.id,
       field: "start_node_id",

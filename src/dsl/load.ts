@@ -45,7 +45,10 @@ export function parseWeftObject(value: unknown, nameHint?: string): LoadedWorkfl
   }
   const obj = value as Record<string, unknown>;
   if (obj.weft !== undefined && obj.weft !== 1) {
-    throw new ImportError("weft_version_unsupported", `Weft JSON format ${JSON.stringify(obj.weft)} is not supported (expected weft: 1)`);
+    throw new ImportError(
+      "weft_version_unsupported",
+      `Weft JSON format ${JSON.stringify(obj.weft)} is not supported (expected weft: 1)`,
+    );
   }
   const input = obj.name === undefined && nameHint ? { ...obj, name: nameHint } : obj;
   const r = WorkflowSchema.safeParse(input);
@@ -86,7 +89,12 @@ export function parseWorkflowText(text: string, nameHint?: string): LoadedWorkfl
       const where = line !== undefined ? ` at line ${line}, column ${col}` : "";
       throw new ImportError("weft_not_json", `not valid JSON${where}: ${message}`, { line, col });
     }
-    if (typeof value === "object" && value !== null && !Array.isArray(value) && looksLikeWeft(value as Record<string, unknown>)) {
+    if (
+      typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value) &&
+      looksLikeWeft(value as Record<string, unknown>)
+    ) {
       return parseWeftObject(value, nameHint);
     }
     // A Dify document written as JSON (JSON is YAML).
@@ -114,7 +122,10 @@ export async function loadWorkflowFile(path: string): Promise<LoadedWorkflow> {
     );
   }
   if (size > MAX_DSL_BYTES) {
-    throw new ImportError("dsl_too_large", `${path} is ${size} bytes; the limit is ${MAX_DSL_BYTES} (10 MB)`, { path, bytes: size });
+    throw new ImportError("dsl_too_large", `${path} is ${size} bytes; the limit is ${MAX_DSL_BYTES} (10 MB)`, {
+      path,
+      bytes: size,
+    });
   }
   const text = await readFile(path, "utf8");
   const hint = basename(path, extname(path));

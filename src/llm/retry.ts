@@ -126,6 +126,10 @@ export function classify(raw: unknown, ctx: AttemptContext, timedOutAfterMs?: nu
     if (status === undefined) {
       return new LlmError("LLM_CONNECTION", `Cannot reach ${where}: ${api.message}`, details, true);
     }
+    if (status >= 200 && status < 300 && isNetworkError(api.cause)) {
+      // The SDK reports a connection cut while reading a 200 body as a failed "successful response".
+      return new LlmError("LLM_CONNECTION", `Connection to ${where} broke mid-response`, details, true);
+    }
     const [code, retryable] = statusCode(status);
     const what = status >= 200 && status < 300 ? "an unreadable response" : `HTTP ${status}`;
     return new LlmError(code, `${where} answered with ${what}: ${api.message}`, details, retryable);
@@ -169,7 +173,7 @@ const NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "EPIPE
 
 function isNetworkError(raw: unknown): boolean {
   let e: unknown = raw;
-  for (let depth = 0; depth < 4 && e; depth++) {
+  for (let depth = 0; depth < 6 && e; depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && NETWORK_CODES.has(code)) return true;
     e = (e as { cause?: unknown }).cause;

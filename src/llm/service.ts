@@ -146,6 +146,7 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
     usage: () => structuredClone(totals),
 
     async chat(req) {
+      checkRequest(req);
       const r = resolveModel(cfg, req.model);
       const messages = toModelMessages(req.messages);
       const mode: Mode = req.json
@@ -217,6 +218,23 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
       return out.embeddings;
     },
   };
+}
+
+/** Requests come from workflow configs, so malformed ones get a typed error rather than a TypeError. */
+function checkRequest(req: LlmRequest): void {
+  const bad = (field: string, reason: string) =>
+    new LlmError("LLM_BAD_REQUEST", `Invalid LLM request: ${field} ${reason}`, { field });
+  if (!req || typeof req !== "object") throw bad("request", "must be an object");
+  if (!req.model || typeof req.model !== "object") throw bad("model", "must be {provider, name}");
+  if (typeof req.model.provider !== "string" || typeof req.model.name !== "string") {
+    throw bad("model", "needs string provider and name");
+  }
+  if (!Array.isArray(req.messages)) throw bad("messages", "must be an array");
+  for (const [i, t] of (req.tools ?? []).entries()) {
+    if (!t || typeof t.name !== "string" || !t.name) throw bad(`tools[${i}].name`, "must be a non-empty string");
+    if (!t.parameters || typeof t.parameters !== "object")
+      throw bad(`tools[${i}].parameters`, "must be a JSON Schema object");
+  }
 }
 
 // ---------- one attempt ----------

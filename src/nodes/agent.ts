@@ -11,8 +11,8 @@ import {
   callModel,
   contextText,
   historyText,
-  makeDiagnostic,
   MemorySchema,
+  makeDiagnostic,
   nodeLabel,
   parseJsonObject,
   readHistory,
@@ -56,7 +56,8 @@ function agentTexts(c: AgentConfig): TextField[] {
   const out: TextField[] = [];
   for (const [name, p] of Object.entries(c.agent_parameters)) {
     if (p.type === "variable") continue;
-    if (typeof p.value === "string" && p.value.length > 0) out.push({ field: `agent_parameters.${name}.value`, text: p.value, kind: "dify" });
+    if (typeof p.value === "string" && p.value.length > 0)
+      out.push({ field: `agent_parameters.${name}.value`, text: p.value, kind: "dify" });
   }
   return out;
 }
@@ -179,7 +180,9 @@ function renderDeep(ctx: ExecContext<AgentConfig>, v: unknown): unknown {
 /** Tools the node names (with their schemas as Dify stores them), else every tool the service lists. */
 function bindTools(ctx: ExecContext<AgentConfig>, toolsParam: unknown): BoundTool[] {
   const taken = new Set<string>();
-  const entries = (Array.isArray(toolsParam) ? (toolsParam as ToolEntry[]) : []).filter((t) => t && t.enabled !== false && t.tool_name);
+  const entries = (Array.isArray(toolsParam) ? (toolsParam as ToolEntry[]) : []).filter(
+    (t) => t && t.enabled !== false && t.tool_name,
+  );
   const listed = ctx.services.tools?.list?.() ?? [];
   const bound: BoundTool[] = [];
   for (const e of entries) {
@@ -223,7 +226,13 @@ function bindTools(ctx: ExecContext<AgentConfig>, toolsParam: unknown): BoundToo
   }
   if (entries.length === 0) {
     for (const s of listed) {
-      bound.push({ spec: { ...s, name: safeName(s.name, taken) }, providerId: "", toolName: s.name, fixed: {}, configurations: {} });
+      bound.push({
+        spec: { ...s, name: safeName(s.name, taken) },
+        providerId: "",
+        toolName: s.name,
+        fixed: {},
+        configurations: {},
+      });
     }
   }
   return bound;
@@ -248,10 +257,19 @@ interface ToolOutcome {
   json: unknown[];
 }
 
-async function runTool(ctx: ExecContext<AgentConfig>, tool: BoundTool | undefined, call: ToolCall): Promise<ToolOutcome> {
+async function runTool(
+  ctx: ExecContext<AgentConfig>,
+  tool: BoundTool | undefined,
+  call: ToolCall,
+): Promise<ToolOutcome> {
   if (!tool) return { text: `error: there is no tool named "${call.name}"`, files: [], json: [] };
   const tools = ctx.services.tools;
-  if (!tools) throw new NotConfiguredError("tools.not_configured", `${nodeLabel(ctx.node)} uses tools, but no tool service is configured`, { nodeId: ctx.node.id });
+  if (!tools)
+    throw new NotConfiguredError(
+      "tools.not_configured",
+      `${nodeLabel(ctx.node)} uses tools, but no tool service is configured`,
+      { nodeId: ctx.node.id },
+    );
   try {
     const r = await tools.invoke({
       providerId: tool.providerId,
@@ -285,7 +303,11 @@ const REACT_FORMAT = [
 ].join("\n");
 
 function reactToolList(tools: BoundTool[]): string {
-  return tools.map((t) => `- ${t.spec.name}: ${t.spec.description}\n  arguments (JSON Schema): ${JSON.stringify(t.spec.parameters)}`).join("\n");
+  return tools
+    .map(
+      (t) => `- ${t.spec.name}: ${t.spec.description}\n  arguments (JSON Schema): ${JSON.stringify(t.spec.parameters)}`,
+    )
+    .join("\n");
 }
 
 function parseReact(text: string): { final?: string; action?: { name: string; input: Record<string, unknown> } } {
@@ -301,7 +323,8 @@ function parseReact(text: string): { final?: string; action?: { name: string; in
         return { final: typeof input === "string" ? input : JSON.stringify(input ?? "") };
       }
       const input = obj?.action_input ?? obj?.arguments ?? {};
-      const args = typeof input === "string" ? (parseJsonObject(input) ?? { input }) : (input as Record<string, unknown>);
+      const args =
+        typeof input === "string" ? (parseJsonObject(input) ?? { input }) : (input as Record<string, unknown>);
       return { action: { name, input: args } };
     }
   }
@@ -324,7 +347,10 @@ export const agentNode = defineNode<AgentConfig>({
     agent_strategy_name: "function_calling",
     agent_strategy_label: "FunctionCalling",
     agent_parameters: {
-      model: { type: "constant", value: { provider: "openai", model: "gpt-4o-mini", mode: "chat", completion_params: {} } },
+      model: {
+        type: "constant",
+        value: { provider: "openai", model: "gpt-4o-mini", mode: "chat", completion_params: {} },
+      },
       instruction: { type: "constant", value: "You are a research assistant." },
       query: { type: "constant", value: "{{#sys.query#}}" },
       tools: { type: "constant", value: [] },
@@ -338,7 +364,8 @@ export const agentNode = defineNode<AgentConfig>({
   rules(c, sctx) {
     const id = sctx.node.id;
     const out: Diagnostic[] = [];
-    if (!c.agent_strategy_name) out.push(makeDiagnostic(id, "agent.no_strategy", "agent_strategy_name", "no agent strategy is chosen"));
+    if (!c.agent_strategy_name)
+      out.push(makeDiagnostic(id, "agent.no_strategy", "agent_strategy_name", "no agent strategy is chosen"));
     const m = c.agent_parameters.model;
     if (!m || (m.type !== "variable" && !modelOf(m.value))) {
       out.push(makeDiagnostic(id, "agent.no_model", "agent_parameters.model", "no model is chosen"));
@@ -349,7 +376,14 @@ export const agentNode = defineNode<AgentConfig>({
     }
     const mi = c.agent_parameters.maximum_iterations?.value;
     if (mi !== undefined && mi !== null && !(Number(mi) >= 1)) {
-      out.push(makeDiagnostic(id, "agent.max_iterations", "agent_parameters.maximum_iterations", "maximum_iterations must be at least 1"));
+      out.push(
+        makeDiagnostic(
+          id,
+          "agent.max_iterations",
+          "agent_parameters.maximum_iterations",
+          "maximum_iterations must be at least 1",
+        ),
+      );
     }
     return out;
   },
@@ -360,40 +394,61 @@ export const agentNode = defineNode<AgentConfig>({
     for (const [k, p] of Object.entries(c.agent_parameters)) params[k] = resolveParam(ctx, p);
     const model = modelOf(params.model);
     if (!model) {
-      throw new NodeExecutionError("agent.no_model", `${nodeLabel(ctx.node)}: no model is set in agent_parameters.model`, ctx.node.id, {
-        field: "agent_parameters.model",
-      });
+      throw new NodeExecutionError(
+        "agent.no_model",
+        `${nodeLabel(ctx.node)}: no model is set in agent_parameters.model`,
+        ctx.node.id,
+        {
+          field: "agent_parameters.model",
+        },
+      );
     }
     const wantsTools =
       (Array.isArray(params.tools) && params.tools.some((t) => t && (t as ToolEntry).enabled !== false)) ||
       Object.keys(params).some((k) => k.startsWith("mcp_"));
     if (wantsTools && !ctx.services.tools) {
-      throw new NotConfiguredError("tools.not_configured", `${nodeLabel(ctx.node)} uses tools, but no tool service is configured`, {
-        nodeId: ctx.node.id,
-      });
+      throw new NotConfiguredError(
+        "tools.not_configured",
+        `${nodeLabel(ctx.node)} uses tools, but no tool service is configured`,
+        {
+          nodeId: ctx.node.id,
+        },
+      );
     }
     const tools = bindTools(ctx, params.tools);
     const byName = new Map(tools.map((t) => [t.spec.name, t]));
     const maxRaw = Number(params.maximum_iterations);
-    const maxIterations = Number.isFinite(maxRaw) && maxRaw >= 1 ? Math.min(Math.floor(maxRaw), MAX_ITERATIONS_CAP) : DEFAULT_MAX_ITERATIONS;
+    const maxIterations =
+      Number.isFinite(maxRaw) && maxRaw >= 1
+        ? Math.min(Math.floor(maxRaw), MAX_ITERATIONS_CAP)
+        : DEFAULT_MAX_ITERATIONS;
     const react = /react/i.test(c.agent_strategy_name);
 
     const instruction = typeof params.instruction === "string" ? params.instruction : "";
-    const query = params.query === undefined || params.query === null ? "" : typeof params.query === "string" ? params.query : JSON.stringify(params.query);
+    const query =
+      params.query === undefined || params.query === null
+        ? ""
+        : typeof params.query === "string"
+          ? params.query
+          : JSON.stringify(params.query);
     const context = params.context !== undefined ? contextText(params.context) : "";
     let system = instruction;
     if (context) system += `${system ? "\n\n" : ""}Use this context:\n<context>\n${context}\n</context>`;
-    if (react && tools.length > 0) system += `${system ? "\n\n" : ""}${REACT_FORMAT}\n\nTools:\n${reactToolList(tools)}`;
+    if (react && tools.length > 0)
+      system += `${system ? "\n\n" : ""}${REACT_FORMAT}\n\nTools:\n${reactToolList(tools)}`;
     const messages: ChatMessage[] = [];
     if (system) messages.push({ role: "system", content: system });
     if (c.memory) {
       const history = readHistory(ctx, c.memory);
       if (react) {
-        if (history.length) messages.push({ role: "user", content: `Conversation so far:\n${historyText(history, c.memory)}` });
+        if (history.length)
+          messages.push({ role: "user", content: `Conversation so far:\n${historyText(history, c.memory)}` });
       } else for (const t of history) messages.push({ role: t.role, content: t.content });
     }
     if (query.trim() === "") {
-      throw new NodeExecutionError("agent.no_query", `${nodeLabel(ctx.node)}: the query is empty`, ctx.node.id, { field: "agent_parameters.query" });
+      throw new NodeExecutionError("agent.no_query", `${nodeLabel(ctx.node)}: the query is empty`, ctx.node.id, {
+        field: "agent_parameters.query",
+      });
     }
     messages.push({ role: "user", content: query });
 
@@ -410,7 +465,8 @@ export const agentNode = defineNode<AgentConfig>({
       if (react) {
         const res = await callModel(ctx, { model, messages });
         usage = addUsage(usage, res.usage);
-        const step = tools.length > 0 && !last ? parseReact(res.text) : { final: parseReact(res.text).final ?? res.text.trim() };
+        const step =
+          tools.length > 0 && !last ? parseReact(res.text) : { final: parseReact(res.text).final ?? res.text.trim() };
         if (step.final !== undefined || !step.action) {
           answer = step.final ?? res.text.trim();
           finished = true;
@@ -460,7 +516,12 @@ export const agentNode = defineNode<AgentConfig>({
         usage: usageOutput(usage),
       },
       usage,
-      meta: { strategy: react ? "react" : "function_calling", steps, maxIterations, tools: tools.map((t) => t.spec.name) },
+      meta: {
+        strategy: react ? "react" : "function_calling",
+        steps,
+        maxIterations,
+        tools: tools.map((t) => t.spec.name),
+      },
     };
   },
 });

@@ -22,7 +22,10 @@ export const HTTP_LIMITS = {
 const BodyItem = z
   .object({
     id: z.string().optional(),
-    key: z.string().nullish().transform((v) => v ?? ""),
+    key: z
+      .string()
+      .nullish()
+      .transform((v) => v ?? ""),
     type: z.string().default("text"),
     value: z
       .unknown()
@@ -52,8 +55,14 @@ const HttpConfig = z
       })
       .loose()
       .default({ type: "no-auth" }),
-    headers: z.string().nullish().transform((v) => v ?? ""),
-    params: z.string().nullish().transform((v) => v ?? ""),
+    headers: z
+      .string()
+      .nullish()
+      .transform((v) => v ?? ""),
+    params: z
+      .string()
+      .nullish()
+      .transform((v) => v ?? ""),
     body: z
       .object({
         type: z.string().default("none"),
@@ -62,11 +71,7 @@ const HttpConfig = z
           .union([z.array(BodyItem), z.string(), z.null()])
           .optional()
           .transform((d): BodyItem[] =>
-            typeof d === "string"
-              ? d === ""
-                ? []
-                : [{ key: "", type: "text", value: d }]
-              : (d ?? []),
+            typeof d === "string" ? (d === "" ? [] : [{ key: "", type: "text", value: d }]) : (d ?? []),
           ),
       })
       .loose()
@@ -89,8 +94,13 @@ function bodyItems(c: HttpConfig): BodyItem[] {
 }
 
 function httpTexts(c: HttpConfig): TextField[] {
-  const out: TextField[] = [...textField("url", c.url), ...textField("headers", c.headers), ...textField("params", c.params)];
-  if (c.authorization.type === "api-key") out.push(...textField("authorization.config.api_key", c.authorization.config?.api_key ?? undefined));
+  const out: TextField[] = [
+    ...textField("url", c.url),
+    ...textField("headers", c.headers),
+    ...textField("params", c.params),
+  ];
+  if (c.authorization.type === "api-key")
+    out.push(...textField("authorization.config.api_key", c.authorization.config?.api_key ?? undefined));
   const bodyType = c.body?.type ?? "none";
   if (bodyType !== "none" && bodyType !== "binary") {
     bodyItems(c).forEach((item, i) => {
@@ -107,7 +117,11 @@ function httpInputs(c: HttpConfig): InputRef[] {
   bodyItems(c).forEach((item, i) => {
     const wantsFile = bodyType === "binary" || (bodyType === "form-data" && item.type === "file");
     if (wantsFile && item.file && item.file.length > 0) {
-      out.push({ selector: item.file, field: `body.data[${i}].file`, expects: bodyType === "binary" ? "file" : undefined });
+      out.push({
+        selector: item.file,
+        field: `body.data[${i}].file`,
+        expects: bodyType === "binary" ? "file" : undefined,
+      });
     }
   });
   return out;
@@ -120,29 +134,67 @@ function httpRules(c: HttpConfig, nodeId: string): Diagnostic[] {
     out.push(makeDiagnostic(nodeId, "http.url_scheme", "url", "the URL must start with http:// or https://"));
   }
   if (!(HTTP_METHODS as readonly string[]).includes(c.method.toLowerCase())) {
-    out.push(makeDiagnostic(nodeId, "http.method_invalid", "method", `method "${c.method}" is not one of ${HTTP_METHODS.join(", ")}`));
+    out.push(
+      makeDiagnostic(
+        nodeId,
+        "http.method_invalid",
+        "method",
+        `method "${c.method}" is not one of ${HTTP_METHODS.join(", ")}`,
+      ),
+    );
   }
   const bodyType = c.body?.type ?? "none";
   if (!(BODY_TYPES as readonly string[]).includes(bodyType)) {
-    out.push(makeDiagnostic(nodeId, "http.body_type_invalid", "body.type", `body type "${bodyType}" is not one of ${BODY_TYPES.join(", ")}`));
+    out.push(
+      makeDiagnostic(
+        nodeId,
+        "http.body_type_invalid",
+        "body.type",
+        `body type "${bodyType}" is not one of ${BODY_TYPES.join(", ")}`,
+      ),
+    );
   }
   if ((bodyType === "raw-text" || bodyType === "json" || bodyType === "binary") && bodyItems(c).length > 1) {
     out.push(makeDiagnostic(nodeId, "http.body_items", "body.data", `a ${bodyType} body has exactly one item`));
   }
-  if (bodyType === "binary" && !(bodyItems(c)[0]?.file?.length)) {
-    out.push(makeDiagnostic(nodeId, "http.body_file_missing", "body.data[0].file", "a binary body needs a file variable"));
+  if (bodyType === "binary" && !bodyItems(c)[0]?.file?.length) {
+    out.push(
+      makeDiagnostic(nodeId, "http.body_file_missing", "body.data[0].file", "a binary body needs a file variable"),
+    );
   }
   if (c.authorization.type !== "no-auth" && c.authorization.type !== "api-key") {
-    out.push(makeDiagnostic(nodeId, "http.auth_type_invalid", "authorization.type", `authorization type "${c.authorization.type}" is not no-auth or api-key`));
+    out.push(
+      makeDiagnostic(
+        nodeId,
+        "http.auth_type_invalid",
+        "authorization.type",
+        `authorization type "${c.authorization.type}" is not no-auth or api-key`,
+      ),
+    );
   }
   if (c.authorization.type === "api-key") {
     const cfg = c.authorization.config;
-    if (!cfg?.api_key?.trim()) out.push(makeDiagnostic(nodeId, "http.api_key_missing", "authorization.config.api_key", "the API key is empty"));
+    if (!cfg?.api_key?.trim())
+      out.push(makeDiagnostic(nodeId, "http.api_key_missing", "authorization.config.api_key", "the API key is empty"));
     if (cfg && !["basic", "bearer", "custom"].includes(cfg.type)) {
-      out.push(makeDiagnostic(nodeId, "http.auth_type_invalid", "authorization.config.type", `API key type "${cfg.type}" is not basic, bearer or custom`));
+      out.push(
+        makeDiagnostic(
+          nodeId,
+          "http.auth_type_invalid",
+          "authorization.config.type",
+          `API key type "${cfg.type}" is not basic, bearer or custom`,
+        ),
+      );
     }
     if (cfg?.type === "custom" && !cfg.header?.trim()) {
-      out.push(makeDiagnostic(nodeId, "http.auth_header_missing", "authorization.config.header", "a custom API key needs a header name"));
+      out.push(
+        makeDiagnostic(
+          nodeId,
+          "http.auth_header_missing",
+          "authorization.config.header",
+          "a custom API key needs a header name",
+        ),
+      );
     }
   }
   return out;
@@ -175,14 +227,23 @@ function capSeconds(v: number | null | undefined, max: number): number {
   return Math.min(v && v > 0 ? v : max, max);
 }
 
-async function fileBytes(ctx: ExecContext<HttpConfig>, sel: string[] | null | undefined, field: string): Promise<{ file: FileValue; bytes: Uint8Array }> {
+async function fileBytes(
+  ctx: ExecContext<HttpConfig>,
+  sel: string[] | null | undefined,
+  field: string,
+): Promise<{ file: FileValue; bytes: Uint8Array }> {
   const r = sel && sel.length > 0 ? ctx.read(sel) : { found: false as const, value: undefined };
   const v = Array.isArray(r.value) ? r.value[0] : r.value;
-  if (!r.found || !isFileValue(v)) fail(ctx, "http.body_file_missing", `${field}: cannot read a file from ${JSON.stringify(sel ?? [])}`, { field });
+  if (!r.found || !isFileValue(v))
+    fail(ctx, "http.body_file_missing", `${field}: cannot read a file from ${JSON.stringify(sel ?? [])}`, { field });
   if (!ctx.services.files) {
-    throw new NotConfiguredError("files.not_configured", `${nodeLabel(ctx.node)} sends a file, but no file store is configured`, {
-      nodeId: ctx.node.id,
-    });
+    throw new NotConfiguredError(
+      "files.not_configured",
+      `${nodeLabel(ctx.node)} sends a file, but no file store is configured`,
+      {
+        nodeId: ctx.node.id,
+      },
+    );
   }
   return { file: v, bytes: await ctx.services.files.get(v) };
 }
@@ -210,7 +271,10 @@ export function responseIsFile(headers: Record<string, string>, body: Uint8Array
 }
 
 function decodeText(headers: Record<string, string>, body: Uint8Array): string {
-  const charset = /charset=([^;]+)/i.exec(headers["content-type"] ?? "")?.[1]?.trim().replace(/^"|"$/g, "");
+  const charset = /charset=([^;]+)/i
+    .exec(headers["content-type"] ?? "")?.[1]
+    ?.trim()
+    .replace(/^"|"$/g, "");
   try {
     return new TextDecoder(charset || "utf-8").decode(body);
   } catch {
@@ -231,14 +295,17 @@ function filenameFor(url: string, headers: Record<string, string>, mime: string)
 }
 
 function errorStrategySet(c: HttpConfig): boolean {
-  return (c.error_strategy === "fail-branch" || c.error_strategy === "default-value") || c.retry_config?.retry_enabled === true;
+  return (
+    c.error_strategy === "fail-branch" || c.error_strategy === "default-value" || c.retry_config?.retry_enabled === true
+  );
 }
 
 export const httpRequestNode = defineNode<HttpConfig>({
   type: "http-request",
   label: "HTTP Request",
   category: "tool",
-  purpose: "Sends an HTTP request built from templates (URL, headers, query, body) and outputs the status, body text, headers and any returned file.",
+  purpose:
+    "Sends an HTTP request built from templates (URL, headers, query, body) and outputs the status, body text, headers and any returned file.",
   notes: [
     "headers and params are newline-separated key:value lines; each side may hold {{#…#}} references.",
     "A json body is rendered, repaired and parsed before sending.",
@@ -269,17 +336,23 @@ export const httpRequestNode = defineNode<HttpConfig>({
     const c = ctx.config;
     const http = ctx.services.http;
     if (!http) {
-      throw new NotConfiguredError("http.not_configured", `${nodeLabel(ctx.node)} needs an HTTP client, but none is configured`, {
-        nodeId: ctx.node.id,
-      });
+      throw new NotConfiguredError(
+        "http.not_configured",
+        `${nodeLabel(ctx.node)} needs an HTTP client, but none is configured`,
+        {
+          nodeId: ctx.node.id,
+        },
+      );
     }
     const method = c.method.toLowerCase();
-    if (!(HTTP_METHODS as readonly string[]).includes(method)) fail(ctx, "http.method_invalid", `method "${c.method}" is not supported`, { field: "method" });
+    if (!(HTTP_METHODS as readonly string[]).includes(method))
+      fail(ctx, "http.method_invalid", `method "${c.method}" is not supported`, { field: "method" });
     const render = (s: string) => ctx.render(s);
 
     let url = render(c.url).trim();
     if (!url) fail(ctx, "http.url_missing", "the URL is empty", { field: "url" });
-    if (!/^https?:\/\//i.test(url)) fail(ctx, "http.invalid_url", `url should start with http:// or https://, got "${url}"`, { field: "url" });
+    if (!/^https?:\/\//i.test(url))
+      fail(ctx, "http.invalid_url", `url should start with http:// or https://, got "${url}"`, { field: "url" });
     const params = parseKeyValueLines(c.params, render);
     if (params.length > 0) {
       let u: URL;
@@ -308,11 +381,15 @@ export const httpRequestNode = defineNode<HttpConfig>({
     if (c.authorization.type === "api-key") {
       const cfg = c.authorization.config;
       const key = render(cfg?.api_key ?? "").trim();
-      if (!key) fail(ctx, "http.api_key_missing", "API key is required for authorization but was empty", { field: "authorization.config.api_key" });
+      if (!key)
+        fail(ctx, "http.api_key_missing", "API key is required for authorization but was empty", {
+          field: "authorization.config.api_key",
+        });
       const header = cfg?.header?.trim() || "Authorization";
       const type = cfg?.type ?? "bearer";
       if (type === "bearer") headers[header] = `Bearer ${key}`;
-      else if (type === "basic") headers[header] = `Basic ${key.includes(":") ? Buffer.from(key, "utf8").toString("base64") : key}`;
+      else if (type === "basic")
+        headers[header] = `Basic ${key.includes(":") ? Buffer.from(key, "utf8").toString("base64") : key}`;
       else if (type === "custom" && cfg?.header?.trim()) headers[header] = key;
     }
 
@@ -320,7 +397,8 @@ export const httpRequestNode = defineNode<HttpConfig>({
     const items = bodyItems(c);
     let body: string | Uint8Array | FormData | undefined;
     const single = (): BodyItem | undefined => {
-      if (items.length > 1) fail(ctx, "http.body_items", `${bodyType} body type should have exactly one item`, { field: "body.data" });
+      if (items.length > 1)
+        fail(ctx, "http.body_items", `${bodyType} body type should have exactly one item`, { field: "body.data" });
       return items[0];
     };
     switch (bodyType) {
@@ -336,7 +414,9 @@ export const httpRequestNode = defineNode<HttpConfig>({
           try {
             body = JSON.stringify(JSON.parse(jsonrepair(src)));
           } catch {
-            fail(ctx, "http.body_json_invalid", `Failed to parse JSON: ${src.slice(0, 300)}`, { field: "body.data[0].value" });
+            fail(ctx, "http.body_json_invalid", `Failed to parse JSON: ${src.slice(0, 300)}`, {
+              field: "body.data[0].value",
+            });
           }
         } else body = "";
         if (!hasHeader("content-type")) headers["Content-Type"] = "application/json";
@@ -355,7 +435,11 @@ export const httpRequestNode = defineNode<HttpConfig>({
           const key = render(it.key);
           if (it.type === "file") {
             const { file, bytes } = await fileBytes(ctx, it.file, `body.data[${i}].file`);
-            form.append(key, new Blob([bytes as Uint8Array<ArrayBuffer>], { type: file.mime_type || "application/octet-stream" }), file.filename);
+            form.append(
+              key,
+              new Blob([bytes as Uint8Array<ArrayBuffer>], { type: file.mime_type || "application/octet-stream" }),
+              file.filename,
+            );
           } else form.append(key, render(it.value));
         }
         body = form;
@@ -403,20 +487,31 @@ export const httpRequestNode = defineNode<HttpConfig>({
     const files: FileValue[] = [];
     if (isFile) {
       if (!ctx.services.files) {
-        throw new NotConfiguredError("files.not_configured", `${nodeLabel(ctx.node)} received a file, but no file store is configured`, {
-          nodeId: ctx.node.id,
-        });
+        throw new NotConfiguredError(
+          "files.not_configured",
+          `${nodeLabel(ctx.node)} received a file, but no file store is configured`,
+          {
+            nodeId: ctx.node.id,
+          },
+        );
       }
       const mime = (res.headers["content-type"] ?? "").split(";")[0]?.trim() || "application/octet-stream";
-      files.push(await ctx.services.files.put(res.body, { filename: filenameFor(url, res.headers, mime), mimeType: mime }));
+      files.push(
+        await ctx.services.files.put(res.body, { filename: filenameFor(url, res.headers, mime), mimeType: mime }),
+      );
     } else text = decodeText(res.headers, res.body);
 
     const outputs = { status_code: res.status, body: text, headers: res.headers, files };
     if ((res.status < 200 || res.status >= 300) && errorStrategySet(c)) {
-      throw new NodeExecutionError("http.status", `${nodeLabel(ctx.node)}: request failed with status code ${res.status}`, ctx.node.id, {
-        status_code: res.status,
-        body: text.slice(0, 1000),
-      });
+      throw new NodeExecutionError(
+        "http.status",
+        `${nodeLabel(ctx.node)}: request failed with status code ${res.status}`,
+        ctx.node.id,
+        {
+          status_code: res.status,
+          body: text.slice(0, 1000),
+        },
+      );
     }
     return { outputs, meta: { request: { method: method.toUpperCase(), url, headers: Object.keys(headers) } } };
   },

@@ -16,3 +16,5 @@ import "./http-request.js";
 import "./knowledge-retrieval.js";
 import "./agent.js";
 import "./code.js";
+import "./tool.js";
+import "./document-extractor.js";

@@ -35,7 +35,10 @@ const KnowledgeConfig = z
       .nullish(),
     single_retrieval_config: z.object({ model: ModelSchema.nullish() }).loose().nullish(),
     /** Very old files: per-node retrieval settings. */
-    retrieval_model: z.object({ search_method: z.string().optional(), top_k: z.number().int().nullish() }).loose().nullish(),
+    retrieval_model: z
+      .object({ search_method: z.string().optional(), top_k: z.number().int().nullish() })
+      .loose()
+      .nullish(),
     metadata_filtering_mode: z.string().nullish(),
     metadata_filtering_conditions: z
       .object({
@@ -110,17 +113,25 @@ export function metadataMatches(actual: unknown, op: string, expected: unknown):
       return s.endsWith(String(e));
     case "is":
     case "=":
-      return asNumber(actual) !== undefined && asNumber(e) !== undefined ? asNumber(actual) === asNumber(e) : s === String(e);
+      return asNumber(actual) !== undefined && asNumber(e) !== undefined
+        ? asNumber(actual) === asNumber(e)
+        : s === String(e);
     case "is not":
     case "≠":
-      return asNumber(actual) !== undefined && asNumber(e) !== undefined ? asNumber(actual) !== asNumber(e) : s !== String(e);
+      return asNumber(actual) !== undefined && asNumber(e) !== undefined
+        ? asNumber(actual) !== asNumber(e)
+        : s !== String(e);
     case "empty":
       return s === "";
     case "not empty":
       return s !== "";
     case "in":
     case "not in": {
-      const list = Array.isArray(e) ? e.map(String) : String(e).split(",").map((x) => x.trim());
+      const list = Array.isArray(e)
+        ? e.map(String)
+        : String(e)
+            .split(",")
+            .map((x) => x.trim());
       return op === "in" ? list.includes(s) : !list.includes(s);
     }
     case ">":
@@ -188,14 +199,29 @@ export const knowledgeRetrievalNode = defineNode<KnowledgeConfig>({
   rules(c, sctx) {
     const id = sctx.node.id;
     const out: Diagnostic[] = [];
-    if (c.query_variable_selector.length === 0 && !(c.query_attachment_selector?.length)) {
+    if (c.query_variable_selector.length === 0 && !c.query_attachment_selector?.length) {
       out.push(makeDiagnostic(id, "knowledge.no_query", "query_variable_selector", "no query variable is chosen"));
     }
     if (c.dataset_ids.length === 0) {
-      out.push(makeDiagnostic(id, "knowledge.no_datasets", "dataset_ids", "no knowledge base is chosen; the result will be empty", "warning"));
+      out.push(
+        makeDiagnostic(
+          id,
+          "knowledge.no_datasets",
+          "dataset_ids",
+          "no knowledge base is chosen; the result will be empty",
+          "warning",
+        ),
+      );
     }
     if (c.retrieval_mode && c.retrieval_mode !== "single" && c.retrieval_mode !== "multiple") {
-      out.push(makeDiagnostic(id, "knowledge.retrieval_mode", "retrieval_mode", `retrieval_mode "${c.retrieval_mode}" is not single or multiple`));
+      out.push(
+        makeDiagnostic(
+          id,
+          "knowledge.retrieval_mode",
+          "retrieval_mode",
+          `retrieval_mode "${c.retrieval_mode}" is not single or multiple`,
+        ),
+      );
     }
     const topK = c.multiple_retrieval_config?.top_k;
     if (topK !== undefined && topK !== null && topK < 1) {
@@ -219,20 +245,30 @@ export const knowledgeRetrievalNode = defineNode<KnowledgeConfig>({
     const c = ctx.config;
     const kb = ctx.services.knowledge;
     if (!kb) {
-      throw new NotConfiguredError("knowledge.not_configured", "knowledge retrieval needs a configured knowledge base", {
-        nodeId: ctx.node.id,
-      });
+      throw new NotConfiguredError(
+        "knowledge.not_configured",
+        "knowledge retrieval needs a configured knowledge base",
+        {
+          nodeId: ctx.node.id,
+        },
+      );
     }
     const q = c.query_variable_selector.length > 0 ? ctx.read(c.query_variable_selector) : { found: false };
     const query = q.found && q.value != null ? (typeof q.value === "string" ? q.value : JSON.stringify(q.value)) : "";
     if (query.trim() === "") {
-      throw new NodeExecutionError("knowledge.query_missing", `${nodeLabel(ctx.node)}: Query is required.`, ctx.node.id, {
-        field: "query_variable_selector",
-      });
+      throw new NodeExecutionError(
+        "knowledge.query_missing",
+        `${nodeLabel(ctx.node)}: Query is required.`,
+        ctx.node.id,
+        {
+          field: "query_variable_selector",
+        },
+      );
     }
     if (c.dataset_ids.length === 0) return { outputs: { result: [] } };
     const single = c.retrieval_mode === "single";
-    const topK = (single ? c.retrieval_model?.top_k : c.multiple_retrieval_config?.top_k) ?? c.retrieval_model?.top_k ?? 4;
+    const topK =
+      (single ? c.retrieval_model?.top_k : c.multiple_retrieval_config?.top_k) ?? c.retrieval_model?.top_k ?? 4;
     const scoreThreshold = single ? undefined : (c.multiple_retrieval_config?.score_threshold ?? undefined);
     let hits: Hit[];
     try {
@@ -240,7 +276,11 @@ export const knowledgeRetrievalNode = defineNode<KnowledgeConfig>({
     } catch (err) {
       if (err instanceof NotConfiguredError) throw err;
       const code = err instanceof WeftError ? err.code : "knowledge.retrieve_failed";
-      throw new NodeExecutionError(code, `${nodeLabel(ctx.node)}: retrieval failed: ${(err as Error)?.message ?? String(err)}`, ctx.node.id);
+      throw new NodeExecutionError(
+        code,
+        `${nodeLabel(ctx.node)}: retrieval failed: ${(err as Error)?.message ?? String(err)}`,
+        ctx.node.id,
+      );
     }
     const score = (h: Hit) => (typeof h.metadata.score === "number" ? h.metadata.score : 0);
     hits = [...hits].sort((a, b) => score(b) - score(a));

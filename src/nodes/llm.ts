@@ -15,7 +15,10 @@ import { renderJinja } from "./jinja.js";
 export const MemorySchema = z
   .object({
     enabled: z.boolean().optional(),
-    role_prefix: z.object({ user: z.string().default(""), assistant: z.string().default("") }).loose().nullish(),
+    role_prefix: z
+      .object({ user: z.string().default(""), assistant: z.string().default("") })
+      .loose()
+      .nullish(),
     window: z
       .object({
         enabled: z.boolean().default(false),
@@ -60,7 +63,10 @@ export function visionSelector(vision: VisionConfig | null | undefined): string[
   return sel && sel.length > 0 ? sel : ["sys", "files"];
 }
 
-export function visionInputs(vision: VisionConfig | null | undefined, field = "vision.configs.variable_selector"): InputRef[] {
+export function visionInputs(
+  vision: VisionConfig | null | undefined,
+  field = "vision.configs.variable_selector",
+): InputRef[] {
   const sel = visionSelector(vision);
   return sel ? [{ selector: sel, field, optional: true }] : [];
 }
@@ -160,7 +166,10 @@ export async function filePart(ctx: ExecContext<unknown>, f: FileValue): Promise
   );
 }
 
-export async function visionParts(ctx: ExecContext<unknown>, vision: VisionConfig | null | undefined): Promise<ChatContentPart[]> {
+export async function visionParts(
+  ctx: ExecContext<unknown>,
+  vision: VisionConfig | null | undefined,
+): Promise<ChatContentPart[]> {
   const sel = visionSelector(vision);
   if (!sel) return [];
   const r = ctx.read(sel);
@@ -213,7 +222,11 @@ export function historyText(turns: HistoryTurn[], memory: MemoryConfig | null | 
 export function contextText(v: unknown): string {
   if (v === null || v === undefined) return "";
   if (typeof v === "string") return v;
-  if (Array.isArray(v)) return v.map(contextText).filter((s) => s.length > 0).join("\n");
+  if (Array.isArray(v))
+    return v
+      .map(contextText)
+      .filter((s) => s.length > 0)
+      .join("\n");
   if (typeof v === "object") {
     const o = v as Record<string, unknown>;
     if (typeof o.content === "string") return o.content;
@@ -248,9 +261,16 @@ export function nodeLabel(node: WorkflowNode): string {
   return `${node.type} node "${node.title || node.id}"`;
 }
 
-function diag(nodeId: string, code: string, field: string, message: string, severity: Diagnostic["severity"] = "error"): Diagnostic {
+function diag(
+  nodeId: string,
+  code: string,
+  field: string,
+  message: string,
+  severity: Diagnostic["severity"] = "error",
+): Diagnostic {
   return { code, severity, nodeId, field, message };
 }
+
 export { diag as makeDiagnostic };
 
 // =============================================================================================
@@ -333,7 +353,10 @@ const PromptMessage = z
   .object({
     id: z.string().optional(),
     role: z.enum(["system", "user", "assistant"]).default("user"),
-    text: z.string().nullish().transform((v) => v ?? ""),
+    text: z
+      .string()
+      .nullish()
+      .transform((v) => v ?? ""),
     edition_type: z.enum(["basic", "jinja2"]).nullish(),
     jinja2_text: z.string().nullish(),
   })
@@ -342,7 +365,10 @@ type PromptMessage = z.infer<typeof PromptMessage>;
 
 const CompletionPrompt = z
   .object({
-    text: z.string().nullish().transform((v) => v ?? ""),
+    text: z
+      .string()
+      .nullish()
+      .transform((v) => v ?? ""),
     edition_type: z.enum(["basic", "jinja2"]).nullish(),
     jinja2_text: z.string().nullish(),
   })
@@ -365,7 +391,10 @@ const LlmConfig = z
       .loose()
       .default({ enabled: false }),
     vision: VisionSchema.default({ enabled: false }),
-    structured_output: z.object({ schema: z.record(z.string(), z.unknown()).optional() }).loose().nullish(),
+    structured_output: z
+      .object({ schema: z.record(z.string(), z.unknown()).optional() })
+      .loose()
+      .nullish(),
     structured_output_switch_on: z.boolean().optional(),
     /** Older files: migrated to structured_output_switch_on by Dify. */
     structured_output_enabled: z.boolean().optional(),
@@ -373,10 +402,6 @@ const LlmConfig = z
   })
   .loose();
 export type LlmConfig = z.infer<typeof LlmConfig>;
-
-function messagesOf(c: LlmConfig): Array<PromptMessage & { index?: number }> {
-  return Array.isArray(c.prompt_template) ? c.prompt_template : [];
-}
 
 function isJinja(m: { edition_type?: string | null }): boolean {
   return m.edition_type === "jinja2";
@@ -414,10 +439,19 @@ function llmInputs(c: LlmConfig): InputRef[] {
   }
   (c.prompt_config?.jinja2_variables ?? []).forEach((v, i) => {
     if (v.value_selector.length > 0) {
-      out.push({ selector: v.value_selector, field: `prompt_config.jinja2_variables[${i}].value_selector`, optional: true });
+      out.push({
+        selector: v.value_selector,
+        field: `prompt_config.jinja2_variables[${i}].value_selector`,
+        optional: true,
+      });
     }
   });
   out.push(...visionInputs(c.vision));
+  // Implicit reads of the user query: the memory query message, and `#sys.query#` in completion prompts.
+  const completionQuery = !Array.isArray(c.prompt_template) && promptSource(c.prompt_template).includes("#sys.query#");
+  if ((c.memory && !c.memory.query_prompt_template && Array.isArray(c.prompt_template)) || completionQuery) {
+    out.push({ selector: ["sys", "query"], field: c.memory ? "memory" : "prompt_template.text", optional: true });
+  }
   return out;
 }
 
@@ -457,12 +491,24 @@ function llmRules(c: LlmConfig, nodeId: string): Diagnostic[] {
   const hasContext = c.context.enabled && (c.context.variable_selector?.length ?? 0) > 0;
   if (usesContext && !hasContext) {
     out.push(
-      diag(nodeId, "llm.context_unset", "context", "the prompt uses {{#context#}} but no context variable is set", "warning"),
+      diag(
+        nodeId,
+        "llm.context_unset",
+        "context",
+        "the prompt uses {{#context#}} but no context variable is set",
+        "warning",
+      ),
     );
   }
   if (hasContext && !usesContext) {
     out.push(
-      diag(nodeId, "llm.context_unused", "context", "a context variable is set but no prompt uses {{#context#}}", "warning"),
+      diag(
+        nodeId,
+        "llm.context_unused",
+        "context",
+        "a context variable is set but no prompt uses {{#context#}}",
+        "warning",
+      ),
     );
   }
   return out;
@@ -470,12 +516,19 @@ function llmRules(c: LlmConfig, nodeId: string): Diagnostic[] {
 
 const CONTEXT_PLACEHOLDER = "{{#context#}}";
 
-function renderJinjaField(source: string, vars: Record<string, unknown>, ctx: ExecContext<unknown>, field: string): string {
+function renderJinjaField(
+  source: string,
+  vars: Record<string, unknown>,
+  ctx: ExecContext<unknown>,
+  field: string,
+): string {
   try {
     return renderJinja(source, vars);
   } catch (err) {
     const code = err instanceof WeftError ? err.code : "jinja.render";
-    throw new NodeExecutionError(code, `${nodeLabel(ctx.node)}: ${field}: ${(err as Error).message}`, ctx.node.id, { field });
+    throw new NodeExecutionError(code, `${nodeLabel(ctx.node)}: ${field}: ${(err as Error).message}`, ctx.node.id, {
+      field,
+    });
   }
 }
 
@@ -483,7 +536,10 @@ function renderJinjaField(source: string, vars: Record<string, unknown>, ctx: Ex
  * Render a basic-edition template: file values it references become message parts (Dify sends
  * them to the model), everything else is rendered by the engine's template renderer.
  */
-async function renderBasic(ctx: ExecContext<unknown>, text: string): Promise<{ text: string; parts: ChatContentPart[] }> {
+async function renderBasic(
+  ctx: ExecContext<unknown>,
+  text: string,
+): Promise<{ text: string; parts: ChatContentPart[] }> {
   const files: FileValue[] = [];
   const withoutFiles = replaceTemplateRefs(text, (sel, raw) => {
     const r = ctx.read(sel);
@@ -497,7 +553,6 @@ async function renderBasic(ctx: ExecContext<unknown>, text: string): Promise<{ t
   const parts = await Promise.all(files.map((f) => filePart(ctx, f)));
   return { text: ctx.render(withoutFiles), parts };
 }
-
 
 /** Dify §2.10: template messages, then the memory window, then the query message; or one completion prompt. */
 export async function buildLlmMessages(ctx: ExecContext<LlmConfig>): Promise<ChatMessage[]> {
@@ -557,12 +612,19 @@ export async function buildLlmMessages(ctx: ExecContext<LlmConfig>): Promise<Cha
   }
   appendToLastUser(messages, await visionParts(ctx, c.vision));
   const empty = messages.every((m) =>
-    typeof m.content === "string" ? m.content.trim() === "" : m.content.every((p) => p.type === "text" && p.text.trim() === ""),
+    typeof m.content === "string"
+      ? m.content.trim() === ""
+      : m.content.every((p) => p.type === "text" && p.text.trim() === ""),
   );
   if (empty) {
-    throw new NodeExecutionError("llm.empty_prompt", `${nodeLabel(ctx.node)}: the prompt is empty after rendering`, ctx.node.id, {
-      field: "prompt_template",
-    });
+    throw new NodeExecutionError(
+      "llm.empty_prompt",
+      `${nodeLabel(ctx.node)}: the prompt is empty after rendering`,
+      ctx.node.id,
+      {
+        field: "prompt_template",
+      },
+    );
   }
   return messages;
 }
@@ -655,7 +717,14 @@ export function redactParts(messages: ChatMessage[]): unknown[] {
       typeof m.content === "string"
         ? m.content
         : m.content.map((p) =>
-            p.type === "file" ? { type: "file", mediaType: p.mediaType, filename: p.filename, data: typeof p.data === "string" ? p.data : `<${p.data.byteLength} bytes>` } : p,
+            p.type === "file"
+              ? {
+                  type: "file",
+                  mediaType: p.mediaType,
+                  filename: p.filename,
+                  data: typeof p.data === "string" ? p.data : `<${p.data.byteLength} bytes>`,
+                }
+              : p,
           ),
   }));
 }

@@ -8,8 +8,8 @@ import {
   appendToLastUser,
   callModel,
   historyText,
-  makeDiagnostic,
   MemorySchema,
+  makeDiagnostic,
   memoryInputs,
   memoryTexts,
   parseJsonObject,
@@ -48,7 +48,15 @@ const ParameterExtractorConfig = z
 export type ParameterExtractorConfig = z.infer<typeof ParameterExtractorConfig>;
 
 const RESERVED = new Set(["__reason", "__is_success"]);
-const PARAM_TYPES = ["string", "number", "boolean", "array[string]", "array[number]", "array[object]", "array[boolean]"] as const;
+const PARAM_TYPES = [
+  "string",
+  "number",
+  "boolean",
+  "array[string]",
+  "array[number]",
+  "array[object]",
+  "array[boolean]",
+] as const;
 type ParamType = (typeof PARAM_TYPES)[number];
 const LEGACY: Record<string, ParamType> = { bool: "boolean", select: "string" };
 
@@ -94,7 +102,15 @@ const TOOL_NAME = "extract_parameters";
 
 function isValid(t: ParamType, v: unknown): boolean {
   const scalar = (st: string, x: unknown) =>
-    st === "string" ? typeof x === "string" : st === "number" ? typeof x === "number" : st === "boolean" ? typeof x === "boolean" : st === "object" ? !!x && typeof x === "object" && !Array.isArray(x) : false;
+    st === "string"
+      ? typeof x === "string"
+      : st === "number"
+        ? typeof x === "number"
+        : st === "boolean"
+          ? typeof x === "boolean"
+          : st === "object"
+            ? !!x && typeof x === "object" && !Array.isArray(x)
+            : false;
   if (t.startsWith("array[")) return Array.isArray(v) && v.every((x) => scalar(t.slice(6, -1), x));
   return scalar(t, v);
 }
@@ -172,7 +188,12 @@ export function transformResult(params: Parameter[], result: Record<string, unkn
   return out;
 }
 
-function systemPrompt(mode: "function_call" | "prompt", instruction: string, history: string, schema: Record<string, unknown>): string {
+function systemPrompt(
+  mode: "function_call" | "prompt",
+  instruction: string,
+  history: string,
+  schema: Record<string, unknown>,
+): string {
   const lines = [
     "You extract structured information from the text the user gives you.",
     mode === "function_call"
@@ -180,7 +201,8 @@ function systemPrompt(mode: "function_call" | "prompt", instruction: string, his
       : "Answer with one JSON object holding the values you find, and nothing else. Leave out a value only when the text does not contain it.",
   ];
   if (mode === "prompt") lines.push("The object must match this JSON Schema:", JSON.stringify(schema));
-  if (history) lines.push("The conversation so far, inside <histories></histories>:", `<histories>\n${history}\n</histories>`);
+  if (history)
+    lines.push("The conversation so far, inside <histories></histories>:", `<histories>\n${history}\n</histories>`);
   if (instruction) lines.push("Follow these instructions:", `<instruction>\n${instruction}\n</instruction>`);
   return lines.join("\n");
 }
@@ -224,14 +246,31 @@ export const parameterExtractorNode = defineNode<ParameterExtractorConfig>({
     c.parameters.forEach((p, i) => {
       if (RESERVED.has(p.name)) {
         out.push(
-          makeDiagnostic(id, "parameter_extractor.reserved_name", `parameters[${i}].name`, `"${p.name}" is a reserved name`),
+          makeDiagnostic(
+            id,
+            "parameter_extractor.reserved_name",
+            `parameters[${i}].name`,
+            `"${p.name}" is a reserved name`,
+          ),
         );
       }
       if (p.name.trim() === "") {
-        out.push(makeDiagnostic(id, "parameter_extractor.empty_name", `parameters[${i}].name`, `parameter ${i + 1} has no name`));
+        out.push(
+          makeDiagnostic(
+            id,
+            "parameter_extractor.empty_name",
+            `parameters[${i}].name`,
+            `parameter ${i + 1} has no name`,
+          ),
+        );
       } else if (seen.has(p.name)) {
         out.push(
-          makeDiagnostic(id, "parameter_extractor.duplicate_name", `parameters[${i}].name`, `parameter "${p.name}" is declared twice`),
+          makeDiagnostic(
+            id,
+            "parameter_extractor.duplicate_name",
+            `parameters[${i}].name`,
+            `parameter "${p.name}" is declared twice`,
+          ),
         );
       }
       seen.add(p.name);
@@ -248,10 +287,16 @@ export const parameterExtractorNode = defineNode<ParameterExtractorConfig>({
     });
     if (c.reasoning_mode && c.reasoning_mode !== "function_call" && c.reasoning_mode !== "prompt") {
       out.push(
-        makeDiagnostic(id, "parameter_extractor.reasoning_mode", "reasoning_mode", `reasoning_mode "${c.reasoning_mode}" is not function_call or prompt`),
+        makeDiagnostic(
+          id,
+          "parameter_extractor.reasoning_mode",
+          "reasoning_mode",
+          `reasoning_mode "${c.reasoning_mode}" is not function_call or prompt`,
+        ),
       );
     }
-    if (c.query.length === 0) out.push(makeDiagnostic(id, "parameter_extractor.no_query", "query", "no input variable is chosen"));
+    if (c.query.length === 0)
+      out.push(makeDiagnostic(id, "parameter_extractor.no_query", "query", "no input variable is chosen"));
     return out;
   },
   async execute(ctx) {
@@ -262,7 +307,15 @@ export const parameterExtractorNode = defineNode<ParameterExtractorConfig>({
     const schema = parametersSchema(c.parameters);
     const history = readHistory(ctx, c.memory);
     const messages: ChatMessage[] = [
-      { role: "system", content: systemPrompt(mode, ctx.render(c.instruction ?? ""), c.memory ? historyText(history, c.memory) : "", schema) },
+      {
+        role: "system",
+        content: systemPrompt(
+          mode,
+          ctx.render(c.instruction ?? ""),
+          c.memory ? historyText(history, c.memory) : "",
+          schema,
+        ),
+      },
       { role: "user", content: `<context>\n${text}\n</context>` },
     ];
     appendToLastUser(messages, await visionParts(ctx, c.vision));

@@ -8,8 +8,8 @@ import {
   appendToLastUser,
   callModel,
   historyText,
-  makeDiagnostic,
   MemorySchema,
+  makeDiagnostic,
   memoryInputs,
   memoryTexts,
   parseJsonObject,
@@ -64,7 +64,8 @@ function qcInputs(c: QuestionClassifierConfig): InputRef[] {
   if (c.query_variable_selector.length > 0) {
     out.push({ selector: c.query_variable_selector, field: "query_variable_selector", expects: "string" });
   }
-  for (const t of qcTexts(c)) if (t.field !== "memory.query_prompt_template") out.push(...templateInputs(t.text, t.field));
+  for (const t of qcTexts(c))
+    if (t.field !== "memory.query_prompt_template") out.push(...templateInputs(t.text, t.field));
   out.push(...memoryInputs(c.memory), ...visionInputs(c.vision));
   return out;
 }
@@ -77,7 +78,11 @@ const SYSTEM_PROMPT = [
   "where keywords are the words of the input that decided the category.",
 ].join("\n");
 
-function userPrompt(input: string, categories: Array<{ category_id: string; category_name: string }>, instruction: string): string {
+function userPrompt(
+  input: string,
+  categories: Array<{ category_id: string; category_name: string }>,
+  instruction: string,
+): string {
   return JSON.stringify(
     { input_text: input, categories, classification_instructions: instruction ? [instruction] : [] },
     null,
@@ -130,23 +135,41 @@ export const questionClassifierNode = defineNode<QuestionClassifierConfig>({
   rules(c, sctx) {
     const id = sctx.node.id;
     const out: Diagnostic[] = [];
-    if (c.classes.length === 0) out.push(makeDiagnostic(id, "question_classifier.no_classes", "classes", "there are no classes"));
+    if (c.classes.length === 0)
+      out.push(makeDiagnostic(id, "question_classifier.no_classes", "classes", "there are no classes"));
     const seen = new Set<string>();
     c.classes.forEach((k, i) => {
       if (k.id.trim() === "") {
-        out.push(makeDiagnostic(id, "question_classifier.empty_id", `classes[${i}].id`, `class ${i + 1} has an empty id`));
+        out.push(
+          makeDiagnostic(id, "question_classifier.empty_id", `classes[${i}].id`, `class ${i + 1} has an empty id`),
+        );
       } else if (seen.has(k.id)) {
-        out.push(makeDiagnostic(id, "question_classifier.duplicate_id", `classes[${i}].id`, `class id "${k.id}" is used twice`));
+        out.push(
+          makeDiagnostic(
+            id,
+            "question_classifier.duplicate_id",
+            `classes[${i}].id`,
+            `class id "${k.id}" is used twice`,
+          ),
+        );
       }
       seen.add(k.id);
       if (k.name.trim() === "") {
         out.push(
-          makeDiagnostic(id, "question_classifier.empty_name", `classes[${i}].name`, `class "${k.id}" has no name`, "warning"),
+          makeDiagnostic(
+            id,
+            "question_classifier.empty_name",
+            `classes[${i}].name`,
+            `class "${k.id}" has no name`,
+            "warning",
+          ),
         );
       }
     });
     if (c.query_variable_selector.length === 0) {
-      out.push(makeDiagnostic(id, "question_classifier.no_query", "query_variable_selector", "no input variable is chosen"));
+      out.push(
+        makeDiagnostic(id, "question_classifier.no_query", "query_variable_selector", "no input variable is chosen"),
+      );
     }
     return out;
   },

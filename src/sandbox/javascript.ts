@@ -185,7 +185,7 @@ export async function runJavaScript(
       language: "javascript",
     });
   }
-  throw guestError(reply.error, signal, limits);
+  throw guestError(reply.error, code, signal, limits);
 }
 
 function timeoutError(limits: SandboxLimits): SandboxError {
@@ -212,6 +212,7 @@ interface DumpedError {
   message?: string;
   stack?: string;
   __weftKind?: string;
+  thrownNull?: boolean;
 }
 
 function lineOf(stack: string | undefined): number | undefined {
@@ -220,7 +221,12 @@ function lineOf(stack: string | undefined): number | undefined {
 }
 
 /** Turns what the guest threw into a typed error naming the reason. */
-function guestError(e: DumpedError, signal: AbortSignal | undefined, limits: SandboxLimits): SandboxError {
+function guestError(
+  e: DumpedError,
+  code: string,
+  signal: AbortSignal | undefined,
+  limits: SandboxLimits,
+): SandboxError {
   const name = e.name ?? "Error";
   const message = e.message ?? "";
   const language = "javascript" as const;
@@ -230,6 +236,12 @@ function guestError(e: DumpedError, signal: AbortSignal | undefined, limits: San
   if (e.__weftKind === "bad_result") return new SandboxError("sandbox.bad_result", message, { language });
   if (e.__weftKind === "output_too_large") {
     return new SandboxError("sandbox.output_too_large", message, { language, limit: limits.maxOutputBytes });
+  }
+  if (e.thrownNull && !/\b(throw|reject)\s*\(?\s*(null|undefined)\b/.test(code)) {
+    return new SandboxError("sandbox.memory", `the code used more than ${limits.memoryBytes} bytes of memory`, {
+      language,
+      memoryBytes: limits.memoryBytes,
+    });
   }
   if (name === "InternalError" && message === "interrupted") {
     return signal?.aborted ? aborted() : timeoutError(limits);

@@ -16,8 +16,25 @@ const { parentPort, workerData } = require("node:worker_threads");
 const qjs = require(workerData.quickjsPath);
 
 // One WASM module per worker, reused; each run gets its own runtime (heap) and context (globals).
+// QuickJS's memory limit does not count every allocation (typed-array storage escapes it), so the
+// WASM memory itself is capped too: a guest can never make this thread hold more than the cap.
+const PAGE = 65536;
+const BASE_BYTES = 16 * 1024 * 1024;
+// A module whose memory grew past this is dropped after the run, so the pages are given back.
+const RETAIN_BYTES = 96 * 1024 * 1024;
 let modulePromise = null;
-const getModule = () => (modulePromise = modulePromise || qjs.newQuickJSWASMModule());
+let memory = null;
+let capBytes = 0;
+const capFor = (limitBytes) => Math.min(2048 * 1024 * 1024 - PAGE, BASE_BYTES + 2 * limitBytes);
+function getModule(limitBytes) {
+  if (modulePromise && capFor(limitBytes) > capBytes) modulePromise = null;
+  if (!modulePromise) {
+    capBytes = capFor(limitBytes);
+    memory = new WebAssembly.Memory({ initial: BASE_BYTES / PAGE, maximum: Math.floor(capBytes / PAGE) });
+    modulePromise = qjs.newQuickJSWASMModuleFromVariant(qjs.newVariant(qjs.RELEASE_SYNC, { wasmMemory: memory }));
+  }
+  return modulePromise;
+}
 
 // QuickJS's own stack check must fire before V8's: its C frames live on this thread's stack.
 const MAX_STACK_BYTES = 256 * 1024;
@@ -54,7 +71,9 @@ const DRIVER = [
 function dump(ctx, h) {
   try {
     const d = ctx.dump(h);
-    return d && typeof d === "object" ? d : { message: String(d) };
+    // QuickJS throws a bare null when it cannot even allocate the out-of-memory error.
+    if (d === null || d === undefined) return { thrownNull: true, message: String(d) };
+    return typeof d === "object" ? d : { message: String(d) };
   } catch (e) {
     return { message: "unknown error" };
   }
@@ -62,12 +81,13 @@ function dump(ctx, h) {
 
 function compact(e) {
   const out = { name: e.name, message: typeof e.message === "string" ? e.message.slice(0, 4000) : undefined,
-    stack: typeof e.stack === "string" ? e.stack.slice(0, 2000) : undefined, __weftKind: e.__weftKind };
+    stack: typeof e.stack === "string" ? e.stack.slice(0, 2000) : undefined, __weftKind: e.__weftKind,
+    thrownNull: e.thrownNull === true };
   return out;
 }
 
 async function run(msg) {
-  const mod = await getModule();
+  const mod = await getModule(msg.limits.memoryBytes);
   const cancel = new Int32Array(msg.cancel);
   const deadline = Date.now() + msg.limits.timeoutMs;
   let rt, ctx;
@@ -116,6 +136,7 @@ async function run(msg) {
         modulePromise = null;
       }
     }
+    if (memory && memory.buffer.byteLength > RETAIN_BYTES) modulePromise = null;
   }
 }
 

@@ -1,7 +1,7 @@
-import { lookup as dnsLookup } from "node:dns/promises";
 import type { LookupAddress } from "node:dns";
+import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { Agent, fetch as undiciFetch, FormData as UndiciFormData } from "undici";
+import { Agent, FormData as UndiciFormData, fetch as undiciFetch } from "undici";
 import { WeftError } from "../ir/errors.js";
 import type { HttpRequestSpec, HttpResponseData, HttpService } from "../ir/services.js";
 
@@ -105,9 +105,16 @@ const BLOCKED_V4 = [
   "240.0.0.0/4",
 ].map(cidr);
 
-const BLOCKED_V6 = ["::/128", "::1/128", "fe80::/10", "fec0::/10", "fc00::/7", "ff00::/8", "100::/64", "2001:db8::/32"].map(
-  cidr,
-);
+const BLOCKED_V6 = [
+  "::/128",
+  "::1/128",
+  "fe80::/10",
+  "fec0::/10",
+  "fc00::/7",
+  "ff00::/8",
+  "100::/64",
+  "2001:db8::/32",
+].map(cidr);
 
 /** IPv6 forms that carry an IPv4 address, which is then what gets reached. */
 const EMBEDS_V4: Array<{ range: Range; offset: number }> = [
@@ -173,7 +180,10 @@ class AddressPolicy {
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 
 function timeoutError(phase: string, ms: number, url: string): HttpError {
-  return new HttpError("http.timeout", `request to ${url} timed out (${phase} after ${ms} ms)`, { phase, timeoutMs: ms });
+  return new HttpError("http.timeout", `request to ${url} timed out (${phase} after ${ms} ms)`, {
+    phase,
+    timeoutMs: ms,
+  });
 }
 
 function causeCode(err: unknown): string | undefined {
@@ -271,7 +281,11 @@ export class GuardedHttpService implements HttpService {
           ) => void;
           const all = typeof options === "object" && options !== null && options.all === true;
           const first = pinned[0] as { address: string; family: number };
-          if (all) callback(null, pinned.map((p) => ({ address: p.address, family: p.family })));
+          if (all)
+            callback(
+              null,
+              pinned.map((p) => ({ address: p.address, family: p.family })),
+            );
           else callback(null, first.address, first.family);
         },
       } as Record<string, unknown>,
@@ -359,7 +373,8 @@ export class GuardedHttpService implements HttpService {
     const own = findWeftError(err);
     if (own) return own;
     const code = causeCode(err);
-    if (code === "UND_ERR_CONNECT_TIMEOUT") return timeoutError("connect", req.timeouts?.connectMs ?? req.timeoutMs, url);
+    if (code === "UND_ERR_CONNECT_TIMEOUT")
+      return timeoutError("connect", req.timeouts?.connectMs ?? req.timeoutMs, url);
     if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
       return timeoutError("read", req.timeouts?.readMs ?? req.timeoutMs, url);
     }

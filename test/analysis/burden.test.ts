@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import "../../src/nodes/question-classifier.js";
 import "../../src/nodes/llm.js";
-import { BURDEN_THRESHOLDS, estimateTokens, worstRegions } from "../../src/analysis/index.js";
 import { codeBranches, conditionalWords } from "../../src/analysis/burden/complexity.js";
+import { BURDEN_THRESHOLDS, estimateTokens, worstRegions } from "../../src/analysis/index.js";
 import { chain, e, end, ifElse, n, run, start, tt, wf } from "./helpers.js";
 
 const model = { provider: "openai", name: "gpt-4o-mini", mode: "chat", completion_params: {} };
@@ -34,13 +34,15 @@ describe("burden", () => {
     ].join("\n");
     // if, and, elif, or, for, except, if, else
     expect(codeBranches(py)).toBe(8);
-    const js = "function main(o) { // if\n  const s = \"while\";\n  return o.a && o.b ? {r: 1} : (o.c ?? {r: 2}); }";
+    const js = 'function main(o) { // if\n  const s = "while";\n  return o.a && o.b ? {r: 1} : (o.c ?? {r: 2}); }';
     // &&, ?:, ??
     expect(codeBranches(js)).toBe(3);
   });
 
   it("conditional words in prompts", () => {
-    expect(conditionalWords("If the user is angry, apologise; otherwise answer. Depending on the tone, when unsure, ask.")).toBe(4);
+    expect(
+      conditionalWords("If the user is angry, apologise; otherwise answer. Depending on the tone, when unsure, ask."),
+    ).toBe(4);
   });
 
   it("per-node decisions: if-else ports and conditions, classifier classes, LLM prompt words", () => {
@@ -55,11 +57,28 @@ describe("burden", () => {
             { case_id: "c2", logical_operator: "or", conditions: [cond("d")] },
           ],
         }),
-        n("qc", "question-classifier", { query_variable_selector: ["start", "query"], model, classes: [{ id: "1", name: "x" }, { id: "2", name: "y" }, { id: "3", name: "z" }] }),
+        n("qc", "question-classifier", {
+          query_variable_selector: ["start", "query"],
+          model,
+          classes: [
+            { id: "1", name: "x" },
+            { id: "2", name: "y" },
+            { id: "3", name: "z" },
+          ],
+        }),
         llm("l", "If {{#start.query#}} is a question, answer it; otherwise summarise it."),
         end("end", [["out", ["l", "text"]]]),
       ],
-      [e("start", "if"), e("if", "qc", "true"), e("if", "qc", "c2"), e("if", "qc", "false"), e("qc", "l", "1"), e("qc", "l", "2"), e("qc", "l", "3"), e("l", "end")],
+      [
+        e("start", "if"),
+        e("if", "qc", "true"),
+        e("if", "qc", "c2"),
+        e("if", "qc", "false"),
+        e("qc", "l", "1"),
+        e("qc", "l", "2"),
+        e("qc", "l", "3"),
+        e("l", "end"),
+      ],
     );
     const r = run(w);
     const by = new Map(r.burden.nodes.map((x) => [x.nodeId, x]));
@@ -76,7 +95,14 @@ describe("burden", () => {
     const text = `Summarise {{#start.query#}} and {{#start.doc#}}.`;
     const w = wf(
       "workflow",
-      [start([["query", "paragraph"], ["doc", "file"]]), llm("l", text), end("end", [["out", ["l", "text"]]])],
+      [
+        start([
+          ["query", "paragraph"],
+          ["doc", "file"],
+        ]),
+        llm("l", text),
+        end("end", [["out", ["l", "text"]]]),
+      ],
       chain("start", "l", "end"),
     );
     const l = run(w).burden.nodes.find((x) => x.nodeId === "l")!;
@@ -93,7 +119,10 @@ describe("burden", () => {
         start(),
         tt("a", [["q", ["start", "query"]]]),
         tt("b", [["x", ["a", "output"]]]),
-        tt("c", [["q", ["start", "query"]], ["y", ["b", "output"]]]),
+        tt("c", [
+          ["q", ["start", "query"]],
+          ["y", ["b", "output"]],
+        ]),
         end("end", [["out", ["c", "output"]]]),
       ],
       chain("start", "a", "b", "c", "end"),
@@ -113,7 +142,15 @@ describe("burden", () => {
         llm("l2", "{{#l1.text#}} if so"),
         end("end", [["out", ["start", "query"]]]),
       ],
-      [e("start", "if"), e("if", "l1", "true"), e("if", "end", "b"), e("if", "end", "c"), e("if", "end", "false"), e("l1", "l2"), e("l2", "end")],
+      [
+        e("start", "if"),
+        e("if", "l1", "true"),
+        e("if", "end", "b"),
+        e("if", "end", "c"),
+        e("if", "end", "false"),
+        e("l1", "l2"),
+        e("l2", "end"),
+      ],
     );
     const r = run(w, { thresholds: { cyclomatic: 3 } });
     expect(r.burden.thresholds).toEqual({ ...BURDEN_THRESHOLDS, cyclomatic: 3 });

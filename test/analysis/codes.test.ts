@@ -13,7 +13,9 @@ function expectCode(w: Workflow, code: string, where: { nodeId?: string; field?:
   const hits = r.diagnostics.filter((d) => d.code === code);
   expect(hits.length, `expected ${code}, got:\n${show(r)}`).toBeGreaterThan(0);
   const match = hits.find(
-    (d) => (where.nodeId === undefined || d.nodeId === where.nodeId) && (where.field === undefined || d.field === where.field),
+    (d) =>
+      (where.nodeId === undefined || d.nodeId === where.nodeId) &&
+      (where.field === undefined || d.field === where.field),
   );
   expect(match, `no ${code} at ${JSON.stringify(where)}; got:\n${show(r)}`).toBeDefined();
   expect(match!.message.length).toBeGreaterThan(10);
@@ -24,7 +26,12 @@ const iterationNodes = (children: ReturnType<typeof n>[] = []) => [
   start([["items", "array[string]"]]),
   n("it", "iteration", { iterator_selector: ["start", "items"], output_selector: ["body", "output"] }),
   n("itstart", "iteration-start", {}, { parentId: "it" }),
-  n("body", "template-transform", { variables: [{ variable: "x", value_selector: ["it", "item"] }], template: "{{ x }}" }, { parentId: "it" }),
+  n(
+    "body",
+    "template-transform",
+    { variables: [{ variable: "x", value_selector: ["it", "item"] }], template: "{{ x }}" },
+    { parentId: "it" },
+  ),
   ...children,
   end("end", [["out", ["it", "output"]]]),
 ];
@@ -71,7 +78,9 @@ describe("one bad workflow per diagnostic code", () => {
   });
 
   it("edge.cross_container", () => {
-    expectCode(wf("workflow", iterationNodes(), [...iterationEdges(), e("start", "body")]), "edge.cross_container", { nodeId: "start" });
+    expectCode(wf("workflow", iterationNodes(), [...iterationEdges(), e("start", "body")]), "edge.cross_container", {
+      nodeId: "start",
+    });
   });
 
   it("edge.into_start", () => {
@@ -79,7 +88,9 @@ describe("one bad workflow per diagnostic code", () => {
   });
 
   it("edge.duplicate", () => {
-    const { d } = expectCode(wf("workflow", base(), [...baseEdges(), e("t", "end")]), "edge.duplicate", { nodeId: "t" });
+    const { d } = expectCode(wf("workflow", base(), [...baseEdges(), e("t", "end")]), "edge.duplicate", {
+      nodeId: "t",
+    });
     expect(d.severity).toBe("warning");
   });
 
@@ -103,11 +114,15 @@ describe("one bad workflow per diagnostic code", () => {
       n("wrong", "iteration-start", {}, { parentId: "lp" }),
       end("end", []),
     ];
-    expectCode(wf("workflow", nodes, [e("start", "lp"), e("lp", "end"), e("ls", "wrong")]), "container.bad_nesting", { nodeId: "wrong" });
+    expectCode(wf("workflow", nodes, [e("start", "lp"), e("lp", "end"), e("ls", "wrong")]), "container.bad_nesting", {
+      nodeId: "wrong",
+    });
   });
 
   it("container.start_edge", () => {
-    expectCode(wf("workflow", iterationNodes(), [...iterationEdges(), e("it", "itstart")]), "container.start_edge", { nodeId: "it" });
+    expectCode(wf("workflow", iterationNodes(), [...iterationEdges(), e("it", "itstart")]), "container.start_edge", {
+      nodeId: "it",
+    });
   });
 
   it("container.missing_start", () => {
@@ -126,18 +141,24 @@ describe("one bad workflow per diagnostic code", () => {
 
   it("graph.multiple_start", () => {
     const nodes = [...base(), n("start2", "start", { variables: [] })];
-    expectCode(wf("workflow", nodes, [...baseEdges(), e("start2", "end")]), "graph.multiple_start", { nodeId: "start2" });
+    expectCode(wf("workflow", nodes, [...baseEdges(), e("start2", "end")]), "graph.multiple_start", {
+      nodeId: "start2",
+    });
   });
 
   it("graph.cycle", () => {
     const nodes = [...base(), tt("u", [["q", ["t", "output"]]])];
-    const { r } = expectCode(wf("workflow", nodes, [...baseEdges(), e("t", "u"), e("u", "t")]), "graph.cycle", { nodeId: "t" });
+    const { r } = expectCode(wf("workflow", nodes, [...baseEdges(), e("t", "u"), e("u", "t")]), "graph.cycle", {
+      nodeId: "t",
+    });
     expect(r.diagnostics.filter((d) => d.code === "graph.cycle")).toHaveLength(1);
   });
 
   it("graph.unreachable", () => {
     const nodes = [...base(), tt("orphan", [["q", ["start", "query"]]])];
-    const { r } = expectCode(wf("workflow", nodes, [...baseEdges(), e("orphan", "end")]), "graph.unreachable", { nodeId: "orphan" });
+    const { r } = expectCode(wf("workflow", nodes, [...baseEdges(), e("orphan", "end")]), "graph.unreachable", {
+      nodeId: "orphan",
+    });
     // No availability noise on top of the unreachable report.
     expect(r.diagnostics.filter((d) => d.code === "ref.not_available")).toEqual([]);
   });
@@ -149,17 +170,27 @@ describe("one bad workflow per diagnostic code", () => {
 
   it("graph.dead_end", () => {
     const nodes = [...base(), tt("side", [["q", ["start", "query"]]])];
-    const { d } = expectCode(wf("workflow", nodes, [...baseEdges(), e("start", "side")]), "graph.dead_end", { nodeId: "side" });
+    const { d } = expectCode(wf("workflow", nodes, [...baseEdges(), e("start", "side")]), "graph.dead_end", {
+      nodeId: "side",
+    });
     expect(d.severity).toBe("warning");
   });
 
   it("mode.end_in_chat", () => {
-    const w = wf("advanced-chat", [...base(), n("answer", "answer", { answer: "{{#t.output#}}" })], [...baseEdges(), e("t", "answer")]);
+    const w = wf(
+      "advanced-chat",
+      [...base(), n("answer", "answer", { answer: "{{#t.output#}}" })],
+      [...baseEdges(), e("t", "answer")],
+    );
     expectCode(w, "mode.end_in_chat", { nodeId: "end" });
   });
 
   it("mode.answer_in_workflow", () => {
-    const w = wf("workflow", [...base(), n("answer", "answer", { answer: "{{#t.output#}}" })], [...baseEdges(), e("t", "answer")]);
+    const w = wf(
+      "workflow",
+      [...base(), n("answer", "answer", { answer: "{{#t.output#}}" })],
+      [...baseEdges(), e("t", "answer")],
+    );
     expectCode(w, "mode.answer_in_workflow", { nodeId: "answer" });
   });
 
@@ -170,13 +201,19 @@ describe("one bad workflow per diagnostic code", () => {
   it("ref.missing_node", () => {
     const nodes = base();
     nodes[2] = end("end", [["out", ["nobody", "output"]]]);
-    expectCode(wf("workflow", nodes, baseEdges()), "ref.missing_node", { nodeId: "end", field: "outputs[0].value_selector" });
+    expectCode(wf("workflow", nodes, baseEdges()), "ref.missing_node", {
+      nodeId: "end",
+      field: "outputs[0].value_selector",
+    });
   });
 
   it("ref.missing_output", () => {
     const nodes = base();
     nodes[2] = end("end", [["out", ["t", "text"]]]);
-    expectCode(wf("workflow", nodes, baseEdges()), "ref.missing_output", { nodeId: "end", field: "outputs[0].value_selector" });
+    expectCode(wf("workflow", nodes, baseEdges()), "ref.missing_output", {
+      nodeId: "end",
+      field: "outputs[0].value_selector",
+    });
   });
 
   it("ref.missing_output for a chat-only system variable in workflow mode", () => {
@@ -188,7 +225,10 @@ describe("one bad workflow per diagnostic code", () => {
 
   it("ref.missing_output for conversation variables in workflow mode and unknown env names", () => {
     const nodes = base();
-    nodes[1] = tt("t", [["a", ["conversation", "x"]], ["b", ["env", "NOPE"]]]);
+    nodes[1] = tt("t", [
+      ["a", ["conversation", "x"]],
+      ["b", ["env", "NOPE"]],
+    ]);
     const r = run(wf("workflow", nodes, baseEdges()));
     const fields = r.diagnostics.filter((d) => d.code === "ref.missing_output").map((d) => d.field);
     expect(fields).toEqual(["variables[0].value_selector", "variables[1].value_selector"]);
@@ -213,7 +253,10 @@ describe("one bad workflow per diagnostic code", () => {
   it("ref.out_of_scope: reading a body node from outside the iteration", () => {
     const nodes = iterationNodes();
     nodes[nodes.length - 1] = end("end", [["out", ["body", "output"]]]);
-    expectCode(wf("workflow", nodes, iterationEdges()), "ref.out_of_scope", { nodeId: "end", field: "outputs[0].value_selector" });
+    expectCode(wf("workflow", nodes, iterationEdges()), "ref.out_of_scope", {
+      nodeId: "end",
+      field: "outputs[0].value_selector",
+    });
   });
 
   it("type.mismatch: iterating over a string", () => {
@@ -232,7 +275,11 @@ describe("one bad workflow per diagnostic code", () => {
   });
 
   it("template.unresolved", () => {
-    const w = wf("advanced-chat", [start([]), n("answer", "answer", { answer: "Hi {{#ghost.text#}}" })], chain("start", "answer"));
+    const w = wf(
+      "advanced-chat",
+      [start([]), n("answer", "answer", { answer: "Hi {{#ghost.text#}}" })],
+      chain("start", "answer"),
+    );
     expectCode(w, "template.unresolved", { nodeId: "answer", field: "answer" });
   });
 
@@ -279,7 +326,9 @@ describe("one bad workflow per diagnostic code", () => {
       },
     });
     const nodes = [...base(), n("x", "test-throwing-rule")];
-    expectCode(wf("workflow", nodes, [e("start", "x"), e("x", "t"), e("t", "end")]), "analysis.rule_failed", { nodeId: "x" });
+    expectCode(wf("workflow", nodes, [e("start", "x"), e("x", "t"), e("t", "end")]), "analysis.rule_failed", {
+      nodeId: "x",
+    });
   });
 });
 
@@ -287,7 +336,10 @@ describe("options", () => {
   it("severity overrides change and silence codes", () => {
     const nodes = [...base(), tt("side", [["q", ["start", "query"]]])];
     const w = wf("workflow", nodes, [...baseEdges(), e("start", "side")]);
-    expect(run(w, { severities: { "graph.dead_end": "error" } }).diagnostics[0]).toMatchObject({ code: "graph.dead_end", severity: "error" });
+    expect(run(w, { severities: { "graph.dead_end": "error" } }).diagnostics[0]).toMatchObject({
+      code: "graph.dead_end",
+      severity: "error",
+    });
     expect(run(w, { severities: { "graph.dead_end": "off" } }).diagnostics).toEqual([]);
   });
 

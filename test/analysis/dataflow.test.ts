@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import "../../src/nodes/question-classifier.js";
 import "../../src/nodes/llm.js";
 import { GuardAlgebra, TRUE_GUARD } from "../../src/analysis/guards.js";
-import { agg, chain, e, end, errors, ifElse, n, run, show, start, tt, wf, withCode } from "./helpers.js";
+import { agg, e, end, errors, ifElse, n, run, show, start, tt, wf, withCode } from "./helpers.js";
 
 const model = { provider: "openai", name: "gpt-4o-mini", mode: "chat", completion_params: {} };
 const classifier = (id: string, classes: string[]) =>
@@ -24,7 +24,10 @@ describe("availability at joins", () => {
         tt("b", [["q", ["start", "query"]]]),
         end("j1", [["r", ["if2", "result"]]]),
         tt("c", [["q", ["start", "query"]]]),
-        end("j2", [["r", ["if1", "result"]], ["x", ["if2", "result"]]]),
+        end("j2", [
+          ["r", ["if1", "result"]],
+          ["x", ["if2", "result"]],
+        ]),
       ],
       [
         e("start", "if1"),
@@ -41,7 +44,10 @@ describe("availability at joins", () => {
     const r = run(w);
     const na = withCode(r, "ref.not_available");
     // j1 sees if2 (it ran on both inner paths); j2 sees if1 but not if2 (skipped when if1 is false).
-    expect(na.map((d) => [d.nodeId, d.field]), show(r)).toEqual([["j2", "outputs[1].value_selector"]]);
+    expect(
+      na.map((d) => [d.nodeId, d.field]),
+      show(r),
+    ).toEqual([["j2", "outputs[1].value_selector"]]);
   });
 
   it("a parallel fan-out inside one branch re-joins with union", () => {
@@ -52,10 +58,20 @@ describe("availability at joins", () => {
         ifElse("if", ["true"]),
         tt("p", [["q", ["start", "query"]]]),
         tt("q", [["q", ["start", "query"]]]),
-        end("j", [["a", ["p", "output"]], ["b", ["q", "output"]]]),
+        end("j", [
+          ["a", ["p", "output"]],
+          ["b", ["q", "output"]],
+        ]),
         end("other", [["x", ["start", "query"]]]),
       ],
-      [e("start", "if"), e("if", "p", "true"), e("if", "q", "true"), e("p", "j"), e("q", "j"), e("if", "other", "false")],
+      [
+        e("start", "if"),
+        e("if", "p", "true"),
+        e("if", "q", "true"),
+        e("p", "j"),
+        e("q", "j"),
+        e("if", "other", "false"),
+      ],
     );
     const r = run(w);
     expect(errors(r), show(r)).toEqual([]);
@@ -78,12 +94,18 @@ describe("availability at joins", () => {
         classifier("qc", ["1", "2", "3"]),
         tt("x", [["q", ["start", "query"]]]),
         tt("z", [["q", ["start", "query"]]]),
-        end("j", [["cls", ["qc", "class_name"]], ["x", ["x", "output"]]]),
+        end("j", [
+          ["cls", ["qc", "class_name"]],
+          ["x", ["x", "output"]],
+        ]),
       ],
       [e("start", "qc"), e("qc", "x", "1"), e("qc", "x", "2"), e("qc", "z", "3"), e("x", "j"), e("z", "j")],
     );
     const r = run(w);
-    expect(withCode(r, "ref.not_available").map((d) => d.field), show(r)).toEqual(["outputs[1].value_selector"]);
+    expect(
+      withCode(r, "ref.not_available").map((d) => d.field),
+      show(r),
+    ).toEqual(["outputs[1].value_selector"]);
     expect(withCode(r, "graph.unreachable")).toEqual([]);
   });
 
@@ -92,11 +114,23 @@ describe("availability at joins", () => {
     risky.config = { ...risky.config, error_strategy: "fail-branch" };
     const w = wf(
       "workflow",
-      [start(), risky, tt("ok", [["q", ["risky", "output"]]]), tt("bad", [["m", ["risky", "error_message"]]]), end("j", [["a", ["ok", "output"]], ["r", ["risky", "error_type"]]])],
+      [
+        start(),
+        risky,
+        tt("ok", [["q", ["risky", "output"]]]),
+        tt("bad", [["m", ["risky", "error_message"]]]),
+        end("j", [
+          ["a", ["ok", "output"]],
+          ["r", ["risky", "error_type"]],
+        ]),
+      ],
       [e("start", "risky"), e("risky", "ok"), e("risky", "bad", "fail-branch"), e("ok", "j"), e("bad", "j")],
     );
     const r = run(w);
-    expect(withCode(r, "ref.not_available").map((d) => d.field), show(r)).toEqual(["outputs[0].value_selector"]);
+    expect(
+      withCode(r, "ref.not_available").map((d) => d.field),
+      show(r),
+    ).toEqual(["outputs[0].value_selector"]);
   });
 
   it("the aggregator's optional alternatives are exempt, its output is always available", () => {
@@ -107,7 +141,10 @@ describe("availability at joins", () => {
         classifier("qc", ["a", "b"]),
         tt("x", [["q", ["start", "query"]]]),
         tt("y", [["q", ["start", "query"]]]),
-        agg("m", [["x", "output"], ["y", "output"]]),
+        agg("m", [
+          ["x", "output"],
+          ["y", "output"],
+        ]),
         end("end", [["out", ["m", "output"]]]),
       ],
       [e("start", "qc"), e("qc", "x", "a"), e("qc", "y", "b"), e("x", "m"), e("y", "m"), e("m", "end")],
@@ -119,7 +156,15 @@ describe("availability at joins", () => {
   it("a parallel sibling is never upstream: not available even for optional reads (warning)", () => {
     const w = wf(
       "workflow",
-      [start(), tt("a", [["q", ["start", "query"]]]), tt("b", [["q", ["a", "output"]]]), end("end", [["x", ["a", "output"]], ["y", ["b", "output"]]])],
+      [
+        start(),
+        tt("a", [["q", ["start", "query"]]]),
+        tt("b", [["q", ["a", "output"]]]),
+        end("end", [
+          ["x", ["a", "output"]],
+          ["y", ["b", "output"]],
+        ]),
+      ],
       [e("start", "a"), e("start", "b"), e("a", "end"), e("b", "end")],
     );
     const r = run(w);
@@ -137,10 +182,22 @@ describe("availability at joins", () => {
           tt("x", [["q", ["start", "query"]]]),
           tt("p", [["q", ["x", "output"]]]),
           tt("q", [["q", ["x", "output"]]]),
-          end("j", [["a", ["p", "output"]], ["b", ["q", "output"]]]),
+          end("j", [
+            ["a", ["p", "output"]],
+            ["b", ["q", "output"]],
+          ]),
           end("other", []),
         ],
-        [e("start", "qc"), e("qc", "x", "1"), e("qc", "x", "2"), e("qc", "other", "3"), e("x", "p"), e("x", "q"), e("p", "j"), e("q", "j")],
+        [
+          e("start", "qc"),
+          e("qc", "x", "1"),
+          e("qc", "x", "2"),
+          e("qc", "other", "3"),
+          e("x", "p"),
+          e("x", "q"),
+          e("p", "j"),
+          e("q", "j"),
+        ],
       );
       return run(w, opts);
     };
@@ -152,7 +209,11 @@ describe("availability at joins", () => {
 });
 
 describe("container scoping", () => {
-  const iter = (bodyReads: Array<[string, string[]]>, extraTop: ReturnType<typeof n>[] = [], extraEdges: ReturnType<typeof e>[] = []) =>
+  const iter = (
+    bodyReads: Array<[string, string[]]>,
+    extraTop: ReturnType<typeof n>[] = [],
+    extraEdges: ReturnType<typeof e>[] = [],
+  ) =>
     wf(
       "workflow",
       [
@@ -168,7 +229,13 @@ describe("container scoping", () => {
     );
 
   it("a body sees what is certain before its container, and the container's item/index", () => {
-    const r = run(iter([["a", ["it", "item"]], ["b", ["it", "index"]], ["c", ["pre", "output"]]]));
+    const r = run(
+      iter([
+        ["a", ["it", "item"]],
+        ["b", ["it", "index"]],
+        ["c", ["pre", "output"]],
+      ]),
+    );
     expect(errors(r), show(r)).toEqual([]);
   });
 
@@ -182,7 +249,10 @@ describe("container scoping", () => {
     const post = tt("post", [["q", ["it", "output"]]]);
     const w = iter([["a", ["post", "output"]]], [post], [e("it", "post"), e("post", "end")]);
     const r = run(w);
-    expect(withCode(r, "ref.not_available").map((d) => d.nodeId), show(r)).toEqual(["body"]);
+    expect(
+      withCode(r, "ref.not_available").map((d) => d.nodeId),
+      show(r),
+    ).toEqual(["body"]);
   });
 });
 

@@ -84,11 +84,28 @@ export function genWorkflow(size: number, seed: number): Workflow {
         type: "if-else",
         title: c,
         config: {
-          cases: [{ case_id: "true", logical_operator: "and", conditions: [{ variable_selector: pick(avail), comparison_operator: "contains", value: "x" }] }],
+          cases: [
+            {
+              case_id: "true",
+              logical_operator: "and",
+              conditions: [{ variable_selector: pick(avail), comparison_operator: "contains", value: "x" }],
+            },
+          ],
         },
       });
       nodes.push(llm(yes, reads()), llm(no, reads()));
-      nodes.push({ id: m, type: "variable-aggregator", title: m, config: { output_type: "string", variables: [[yes, "text"], [no, "text"]] } });
+      nodes.push({
+        id: m,
+        type: "variable-aggregator",
+        title: m,
+        config: {
+          output_type: "string",
+          variables: [
+            [yes, "text"],
+            [no, "text"],
+          ],
+        },
+      });
       edge(tail, c);
       edge(c, yes, "true");
       edge(c, no, "false");
@@ -101,7 +118,12 @@ export function genWorkflow(size: number, seed: number): Workflow {
       const q = id("q");
       const j = id("join");
       nodes.push(llm(p, reads()), llm(q, reads()));
-      nodes.push(llm(j, [[p, "text"], [q, "text"]]));
+      nodes.push(
+        llm(j, [
+          [p, "text"],
+          [q, "text"],
+        ]),
+      );
       edge(tail, p);
       edge(tail, q);
       edge(p, j);
@@ -112,7 +134,12 @@ export function genWorkflow(size: number, seed: number): Workflow {
       const it = id("it");
       const s = `${it}start`;
       const inner = id("inner");
-      nodes.push({ id: it, type: "iteration", title: it, config: { iterator_selector: ["start", "items"], output_selector: [inner, "text"], start_node_id: s } });
+      nodes.push({
+        id: it,
+        type: "iteration",
+        title: it,
+        config: { iterator_selector: ["start", "items"], output_selector: [inner, "text"], start_node_id: s },
+      });
       nodes.push({ id: s, type: "iteration-start", title: s, parentId: it, config: {} });
       nodes.push(llm(inner, [[it, "item"], pick(avail)], { parentId: it }));
       edge(s, inner);

@@ -1,5 +1,5 @@
 import "../../src/nodes/index.js";
-import { analyse, type AnalyseOptions, type AnalysisResult } from "../../src/analysis/index.js";
+import { type AnalyseOptions, type AnalysisResult, analyse } from "../../src/analysis/index.js";
 import type { Diagnostic } from "../../src/ir/diagnostics.js";
 import { type Workflow, type WorkflowInput, WorkflowSchema } from "../../src/ir/workflow.js";
 
@@ -19,12 +19,19 @@ export function chain(...ids: string[]): EdgeIn[] {
   return ids.slice(1).map((t, i) => e(ids[i]!, t));
 }
 
-export function wf(mode: "workflow" | "advanced-chat", nodes: NodeIn[], edges: EdgeIn[], extra: Partial<WorkflowInput> = {}): Workflow {
+export function wf(
+  mode: "workflow" | "advanced-chat",
+  nodes: NodeIn[],
+  edges: EdgeIn[],
+  extra: Partial<WorkflowInput> = {},
+): Workflow {
   return WorkflowSchema.parse({ name: "t", mode, nodes, edges, ...extra });
 }
 
 export const start = (vars: Array<[string, string]> = [["query", "paragraph"]]) =>
-  n("start", "start", { variables: vars.map(([variable, type]) => ({ variable, label: variable, type, required: true })) });
+  n("start", "start", {
+    variables: vars.map(([variable, type]) => ({ variable, label: variable, type, required: true })),
+  });
 
 export const end = (id: string, outputs: Array<[string, string[]]>) =>
   n(id, "end", { outputs: outputs.map(([variable, value_selector]) => ({ variable, value_selector })) });
@@ -60,5 +67,7 @@ export function withCode(r: AnalysisResult, code: string): Diagnostic[] {
 }
 
 export function show(r: AnalysisResult): string {
-  return r.diagnostics.map((d) => `${d.severity} ${d.code} ${d.nodeId ?? ""} ${d.field ?? ""}: ${d.message}`).join("\n");
+  return r.diagnostics
+    .map((d) => `${d.severity} ${d.code} ${d.nodeId ?? ""} ${d.field ?? ""}: ${d.message}`)
+    .join("\n");
 }

@@ -27,8 +27,10 @@ const mutation = fc.record({
   junk: fc.anything({ maxDepth: 2 }),
 });
 
-/** Apply one mutation to a deep copy-on-write workflow (node objects are replaced, never edited). */
-function mutate(w: Workflow, m: fc.RecordValue<{ kind: (typeof MUTATIONS)[number]; a: number; b: number; junk: unknown }>) {
+type Mutation = { kind: (typeof MUTATIONS)[number]; a: number; b: number; junk: unknown };
+
+/** Apply one mutation; node objects are replaced, never edited (describeNode memoises per object). */
+function mutate(w: Workflow, m: Mutation) {
   const nodes = w.nodes;
   const edges = w.edges;
   const ni = nodes.length ? m.a % nodes.length : 0;
@@ -51,7 +53,8 @@ function mutate(w: Workflow, m: fc.RecordValue<{ kind: (typeof MUTATIONS)[number
       if (edges.length) edges[ei] = { ...edges[ei]!, source: other };
       break;
     case "changePort":
-      if (edges.length) edges[ei] = { ...edges[ei]!, sourcePort: typeof m.junk === "string" && m.junk ? m.junk : "false" };
+      if (edges.length)
+        edges[ei] = { ...edges[ei]!, sourcePort: typeof m.junk === "string" && m.junk ? m.junk : "false" };
       break;
     case "changeType": {
       const types = [...listNodeTypes().map((t) => t.type), "bogus"];
@@ -88,7 +91,10 @@ describe("property: the analyser is total", () => {
     fc.assert(
       fc.property(fc.integer({ min: 3, max: 80 }), fc.integer(), (size, seed) => {
         const r = analyse(genWorkflow(size, seed));
-        expect(r.diagnostics.filter((d) => d.severity === "error"), show(r)).toEqual([]);
+        expect(
+          r.diagnostics.filter((d) => d.severity === "error"),
+          show(r),
+        ).toEqual([]);
       }),
       { numRuns: 60 },
     );
@@ -96,18 +102,23 @@ describe("property: the analyser is total", () => {
 
   it("random mutations never throw, only produce well-formed diagnostics", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 3, max: 40 }), fc.integer(), fc.array(mutation, { minLength: 1, maxLength: 6 }), (size, seed, ms) => {
-        const w = genWorkflow(size, seed);
-        for (const m of ms) mutate(w, m);
-        const r = analyse(w);
-        for (const d of r.diagnostics) {
-          expect(typeof d.code).toBe("string");
-          expect(["error", "warning", "info"]).toContain(d.severity);
-          expect(typeof d.message).toBe("string");
-        }
-        expect(r.burden.nodes.length).toBeLessThanOrEqual(w.nodes.length);
-        for (const nb of r.burden.nodes) expect(Number.isFinite(nb.score)).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 3, max: 40 }),
+        fc.integer(),
+        fc.array(mutation, { minLength: 1, maxLength: 6 }),
+        (size, seed, ms) => {
+          const w = genWorkflow(size, seed);
+          for (const m of ms) mutate(w, m);
+          const r = analyse(w);
+          for (const d of r.diagnostics) {
+            expect(typeof d.code).toBe("string");
+            expect(["error", "warning", "info"]).toContain(d.severity);
+            expect(typeof d.message).toBe("string");
+          }
+          expect(r.burden.nodes.length).toBeLessThanOrEqual(w.nodes.length);
+          for (const nb of r.burden.nodes) expect(Number.isFinite(nb.score)).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -116,7 +127,11 @@ describe("property: the analyser is total", () => {
     const bad = [
       { mode: "workflow", nodes: null, edges: null },
       { mode: "workflow", nodes: [{ id: "a" }], edges: [{}] },
-      { mode: "advanced-chat", nodes: [{ id: "s", type: "start", config: null }], edges: [{ source: "s", target: "s" }] },
+      {
+        mode: "advanced-chat",
+        nodes: [{ id: "s", type: "start", config: null }],
+        edges: [{ source: "s", target: "s" }],
+      },
       { mode: "workflow", nodes: [{ id: "s", type: "start", config: { variables: "x" }, parentId: "s" }], edges: [] },
     ];
     for (const w of bad) expect(() => analyse(w as unknown as Workflow)).not.toThrow();

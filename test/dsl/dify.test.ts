@@ -103,7 +103,11 @@ describe("importDify mapping", () => {
   });
 
   it("keeps node data minus type/title as config, unknown fields included", () => {
-    expect(node("1")).toMatchObject({ type: "start", title: "开始", config: { variables: [], desc: "", unknown_field: [1, 2] } });
+    expect(node("1")).toMatchObject({
+      type: "start",
+      title: "开始",
+      config: { variables: [], desc: "", unknown_field: [1, 2] },
+    });
     expect(node("1")?.config).not.toHaveProperty("type");
     expect(node("1")?.config).not.toHaveProperty("title");
   });
@@ -118,7 +122,11 @@ describe("importDify mapping", () => {
       selected: true,
     });
     expect(node("3start")).toMatchObject({ parentId: "3", type: "iteration-start" });
-    expect(node("3start")?.canvas).toMatchObject({ type: "custom-iteration-start", draggable: false, extent: "parent" });
+    expect(node("3start")?.canvas).toMatchObject({
+      type: "custom-iteration-start",
+      draggable: false,
+      extent: "parent",
+    });
     expect(node("3start")?.canvas).not.toHaveProperty("parentId");
   });
 
@@ -147,18 +155,31 @@ describe("importDify mapping", () => {
     expect(e[3]).toMatchObject({
       id: "3start-source-3a-target",
       sourcePort: "source",
-      canvas: { zIndex: 1002, data: { isInIteration: true, iteration_id: "3", sourceType: "iteration-start", targetType: "llm" } },
+      canvas: {
+        zIndex: 1002,
+        data: { isInIteration: true, iteration_id: "3", sourceType: "iteration-start", targetType: "llm" },
+      },
     });
   });
 
   it("keeps notes, variables, features and unknown keys for export", () => {
     const meta = rec(wf.meta?.dify);
     expect(meta.notes).toEqual([
-      { id: "note1", type: "custom-note", position: { x: 5, y: 5 }, data: { type: "", title: "", text: "a note", theme: "blue", author: "me" } },
+      {
+        id: "note1",
+        type: "custom-note",
+        position: { x: 5, y: 5 },
+        data: { type: "", title: "", text: "a note", theme: "blue", author: "me" },
+      },
     ]);
     expect(wf.nodes.some((n) => n.id === "note1")).toBe(false);
     expect(meta.version).toBe("0.3.1");
-    expect(meta.app).toEqual({ icon: "🤖", icon_background: "#FFEAD5", use_icon_as_answer_icon: false, future_flag: 1 });
+    expect(meta.app).toEqual({
+      icon: "🤖",
+      icon_background: "#FFEAD5",
+      use_icon_as_answer_icon: false,
+      future_flag: 1,
+    });
     expect(meta.viewport).toEqual({ x: 1, y: 2, zoom: 0.5 });
     expect(meta.extra).toEqual({ x_top: "keep me" });
     expect(meta.workflowExtra).toEqual({ x_workflow: 2 });
@@ -171,14 +192,14 @@ describe("importDify mapping", () => {
   });
 
   it("keeps YAML 1.1 values as PyYAML reads them", () => {
-    const cond = rec((node("2")?.config.cases as J[])[0]).conditions as J[];
+    const cond = rec((node("2")?.config.cases as J[] | undefined)?.[0]).conditions as J[];
     expect(cond[0]).toMatchObject({ comparison_operator: "=", value: "y" });
   });
 
   it("round-trips losslessly and writes what Dify expects", () => {
     const yaml = exportDify(wf);
     expect(importDify(yaml).workflow).toEqual(wf);
-    expect(yaml).toContain("comparison_operator: \"=\"");
+    expect(yaml).toContain('comparison_operator: "="');
     expect(yaml).toContain("name: 样例");
     expect(yaml).toMatch(/^version: 0\.3\.1$/m);
     const doc = rec((readYaml(yaml) as { value: unknown }).value);
@@ -204,8 +225,18 @@ function freshWorkflow(): Workflow {
     mode: "workflow",
     nodes: [
       { id: "1", type: "start", title: "Start", config: { variables: [] } },
-      { id: "2", type: "if-else", title: "Check", config: { cases: [{ case_id: "c1", conditions: [], logical_operator: "and" }] } },
-      { id: "3", type: "iteration", title: "Each", config: { start_node_id: "3start", iterator_selector: ["1", "xs"] } },
+      {
+        id: "2",
+        type: "if-else",
+        title: "Check",
+        config: { cases: [{ case_id: "c1", conditions: [], logical_operator: "and" }] },
+      },
+      {
+        id: "3",
+        type: "iteration",
+        title: "Each",
+        config: { start_node_id: "3start", iterator_selector: ["1", "xs"] },
+      },
       { id: "3start", type: "iteration-start", title: "", parentId: "3", config: {} },
       { id: "3a", type: "code", title: "Work", parentId: "3", config: { code: "def main(): return {}" } },
       { id: "4", type: "loop", title: "Again", config: { start_node_id: "4start", loop_count: 3 } },
@@ -275,12 +306,19 @@ describe("exportDify for a new workflow", () => {
       zIndex: 1002,
       data: { isInIteration: true, iteration_id: "3" },
     });
-    expect(byId("3start")).toMatchObject({ draggable: false, selectable: false, data: { isInIteration: true, iteration_id: "3" } });
+    expect(byId("3start")).toMatchObject({
+      draggable: false,
+      selectable: false,
+      data: { isInIteration: true, iteration_id: "3" },
+    });
     expect(byId("4start")).toMatchObject({ parentId: "4", data: { isInLoop: true, loop_id: "4" } });
     expect(byId("3start").position).toEqual({ x: 24, y: 68 });
     const parent = rec(byId("3").position);
     const child = rec(byId("3a").position);
-    expect(byId("3a").positionAbsolute).toEqual({ x: (parent.x as number) + (child.x as number), y: (parent.y as number) + (child.y as number) });
+    expect(byId("3a").positionAbsolute).toEqual({
+      x: (parent.x as number) + (child.x as number),
+      y: (parent.y as number) + (child.y as number),
+    });
     // The container is sized to hold its children.
     expect(byId("3").width as number).toBeGreaterThanOrEqual((child.x as number) + 244);
   });
@@ -322,7 +360,8 @@ describe("exportDify for a new workflow", () => {
     const d = toDifyDocument(w);
     const ns = rec(rec(d.workflow).graph).nodes as J[];
     expect(ns[0]?.position).toEqual({ x: 1000, y: 1000 });
-    for (const n of ns.slice(1).filter((n) => n.parentId === undefined)) expect(rec(n.position).y).toBeGreaterThan(1050);
+    for (const n of ns.slice(1).filter((n) => n.parentId === undefined))
+      expect(rec(n.position).y).toBeGreaterThan(1050);
   });
 
   it("chooses a newer version only when node types need it, and honours an explicit one", () => {
@@ -347,7 +386,9 @@ describe("exportDify for a new workflow", () => {
 
 describe("Dify YAML dialect", () => {
   it("reads scalars as PyYAML's safe_load does", () => {
-    const r = readYaml("a: y\nb: yes\nc: 1e5\nd: 1.0e+5\ne: 09\nf: 017\ng: 0x1F\nh: 1:20\ni: 2024-01-02\nj: .inf\nk: ~\nl: Off\nm: 1_000\n");
+    const r = readYaml(
+      "a: y\nb: yes\nc: 1e5\nd: 1.0e+5\ne: 09\nf: 017\ng: 0x1F\nh: 1:20\ni: 2024-01-02\nj: .inf\nk: ~\nl: Off\nm: 1_000\n",
+    );
     expect(r.ok && r.value).toEqual({
       a: "y",
       b: true,
@@ -366,7 +407,18 @@ describe("Dify YAML dialect", () => {
   });
 
   it("quotes strings PyYAML would read as other types, and numbers it would read as strings are written as floats", () => {
-    const y = writeYaml({ a: "yes", b: "=", c: "2024-01-02", d: "0.4", e: "<<", f: "null", g: 1e21, h: 1e-7, i: "y", j: "中文" });
+    const y = writeYaml({
+      a: "yes",
+      b: "=",
+      c: "2024-01-02",
+      d: "0.4",
+      e: "<<",
+      f: "null",
+      g: 1e21,
+      h: 1e-7,
+      i: "y",
+      j: "中文",
+    });
     expect(y).toContain('a: "yes"');
     expect(y).toContain('b: "="');
     expect(y).toContain('c: "2024-01-02"');

@@ -14,6 +14,8 @@ const GRAPH = `  graph:
 const doc = (head: string, workflow = `workflow:\n${GRAPH}`): string => `${head}\n${workflow}`;
 const APP = "app: {name: t, mode: workflow}";
 
+const rec = (v: unknown): { dify: Record<string, unknown> } => v as { dify: Record<string, unknown> };
+
 function importError(text: string): ImportError {
   try {
     importDify(text);
@@ -121,7 +123,7 @@ describe("importDify errors", () => {
 describe("importDify versions and warnings", () => {
   it("reads an absent version as 0.1.0 and warns that it is older", () => {
     const r = importDify(doc(APP));
-    expect((r.workflow.meta?.dify as { version: string }).version).toBe("0.1.0");
+    expect(rec(r.workflow.meta).dify.version).toBe("0.1.0");
     expect(r.warnings.map((w) => w.code)).toContain("dsl_version_older");
   });
 
@@ -145,7 +147,7 @@ describe("importDify versions and warnings", () => {
   it("warns about and overwrites another kind", () => {
     const r = importDify(doc(`${APP}\nversion: '0.6.0'\nkind: thing`));
     expect(r.warnings.map((w) => w.code)).toContain("dsl_kind_overwritten");
-    expect((r.workflow.meta?.dify as { kind: string }).kind).toBe("app");
+    expect(rec(r.workflow.meta).dify.kind).toBe("app");
   });
 
   it("reads unquoted numeric ids and handles as text, with warnings", () => {

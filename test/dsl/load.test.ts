@@ -67,7 +67,11 @@ describe("parseWorkflowText", () => {
     const a = parseWorkflowText(yaml, "hint");
     expect(a.format).toBe("dify");
     expect(a.workflow).toEqual(importDify(yaml, { nameHint: "hint" }).workflow);
-    const asJson = JSON.stringify({ app: { name: "j", mode: "workflow" }, version: "0.6.0", workflow: { graph: { nodes: [], edges: [] } } });
+    const asJson = JSON.stringify({
+      app: { name: "j", mode: "workflow" },
+      version: "0.6.0",
+      workflow: { graph: { nodes: [], edges: [] } },
+    });
     const b = parseWorkflowText(asJson);
     expect(b.format).toBe("dify");
     expect(b.workflow.name).toBe("j");

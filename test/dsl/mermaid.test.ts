@@ -23,7 +23,17 @@ function wf(): Workflow {
       { id: "4", type: "iteration", title: "Each", config: {} },
       { id: "4start", type: "iteration-start", title: "", parentId: "4", config: {} },
       { id: "4a", type: "llm", title: "<b>Inner</b>", parentId: "4", config: {} },
-      { id: "5", type: "question-classifier", title: "Classify", config: { classes: [{ id: "c1", name: "Sales" }, { id: "c2", name: "" }] } },
+      {
+        id: "5",
+        type: "question-classifier",
+        title: "Classify",
+        config: {
+          classes: [
+            { id: "c1", name: "Sales" },
+            { id: "c2", name: "" },
+          ],
+        },
+      },
       { id: "6", type: "end", title: "End", config: {} },
     ],
     edges: [

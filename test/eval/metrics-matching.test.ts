@@ -35,27 +35,32 @@ describe("max-weight matching", () => {
 
   it("both matchers reach the same optimum weight on random matrices (property)", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 7 }), fc.integer({ min: 1, max: 7 }), fc.array(fc.integer({ min: 0, max: 10 }), { minLength: 49, maxLength: 49 }), (r, c, vals) => {
-        // Coarse values (k/10) create many exact ties, the hard case for tie-breaking.
-        const sim = Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => vals[i * 7 + j]! / 10));
-        const a = matchNodes(sim, opts("nx-blossom"));
-        const b = matchNodes(sim, opts("hungarian"));
-        for (const m of [a, b]) {
-          const used = m.filter((j) => j >= 0);
-          expect(new Set(used).size).toBe(used.length); // one-to-one
-          for (const [i, j] of m.entries()) if (j >= 0) expect(sim[i]![j]!).toBeGreaterThan(0.6);
-        }
-        expect(matchingWeight(sim, a)).toBeCloseTo(matchingWeight(sim, b), 9);
-        expect(matchingWeight(sim, a)).toBeCloseTo(bruteForceBest(sim), 9);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 7 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.array(fc.integer({ min: 0, max: 10 }), { minLength: 49, maxLength: 49 }),
+        (r, c, vals) => {
+          // Coarse values (k/10) create many exact ties, the hard case for tie-breaking.
+          const sim = Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => vals[i * 7 + j]! / 10));
+          const a = matchNodes(sim, opts("nx-blossom"));
+          const b = matchNodes(sim, opts("hungarian"));
+          for (const m of [a, b]) {
+            const used = m.filter((j) => j >= 0);
+            expect(new Set(used).size).toBe(used.length); // one-to-one
+            for (const [i, j] of m.entries()) if (j >= 0) expect(sim[i]![j]!).toBeGreaterThan(0.6);
+          }
+          expect(matchingWeight(sim, a)).toBeCloseTo(matchingWeight(sim, b), 9);
+          expect(matchingWeight(sim, a)).toBeCloseTo(bruteForceBest(sim), 9);
+        },
+      ),
       { numRuns: 300, seed: 11 },
     );
   });
 
   it("Hungarian reaches upstream's optimum weight on all reference vectors (mappings may differ only on ties)", () => {
-    const { cases } = readCorpusJson<{ cases: Array<{ sim_matrix_full?: number[][]; has_exact_ties_above_threshold?: boolean }> }>(
-      "worfbench/worfeval_reference_vectors.json",
-    );
+    const { cases } = readCorpusJson<{
+      cases: Array<{ sim_matrix_full?: number[][]; has_exact_ties_above_threshold?: boolean }>;
+    }>("worfbench/worfeval_reference_vectors.json");
     let differing = 0;
     for (const c of cases) {
       if (!c.sim_matrix_full) continue;
@@ -94,7 +99,13 @@ function bruteForceBest(sim: number[][]): number {
 describe("topological orders", () => {
   it("networkx docs example: (1,2),(2,3),(2,4) → [1,2,4,3], [1,2,3,4]", () => {
     // vertices 0..4 with 0 isolated would change the count; use 0-based 0→1, 1→2, 1→3.
-    expect([...topologicalOrdersNx(4, [[0, 1], [1, 2], [1, 3]])]).toEqual([
+    expect([
+      ...topologicalOrdersNx(4, [
+        [0, 1],
+        [1, 2],
+        [1, 3],
+      ]),
+    ]).toEqual([
       [0, 1, 3, 2],
       [0, 1, 2, 3],
     ]);
@@ -104,14 +115,29 @@ describe("topological orders", () => {
     expect([...topologicalOrdersNx(4, [], 5)]).toHaveLength(5);
     expect([...topologicalOrdersNx(4, [])]).toHaveLength(24);
     expect([...topologicalOrdersNx(0, [])]).toEqual([[]]);
-    expect([...topologicalOrdersNx(2, [[0, 1], [0, 1]])]).toEqual([[0, 1]]);
-    expect(() => [...topologicalOrdersNx(2, [[0, 1], [1, 0]])]).toThrow(expect.objectContaining({ code: "metric.cyclic_graph" }));
-    expect(() => [...topologicalOrdersNx(1, [[0, 0]])]).toThrow(expect.objectContaining({ code: "metric.cyclic_graph" }));
+    expect([
+      ...topologicalOrdersNx(2, [
+        [0, 1],
+        [0, 1],
+      ]),
+    ]).toEqual([[0, 1]]);
+    expect(() => [
+      ...topologicalOrdersNx(2, [
+        [0, 1],
+        [1, 0],
+      ]),
+    ]).toThrow(expect.objectContaining({ code: "metric.cyclic_graph" }));
+    expect(() => [...topologicalOrdersNx(1, [[0, 0]])]).toThrow(
+      expect.objectContaining({ code: "metric.cyclic_graph" }),
+    );
   });
 
   it("sampling: all orders when ≤ max, else distinct valid orders, same seed → same sample", () => {
     expect(sampleTopologicalOrders(3, [], 6, 1)).toEqual({ orders: [...topologicalOrdersNx(3, [])], sampled: false });
-    const edges: Array<[number, number]> = [[0, 5], [1, 5]];
+    const edges: Array<[number, number]> = [
+      [0, 5],
+      [1, 5],
+    ];
     const a = sampleTopologicalOrders(6, edges, 20, 7);
     expect(a.sampled).toBe(true);
     expect(a.orders).toHaveLength(20);
@@ -121,7 +147,14 @@ describe("topological orders", () => {
   });
 });
 
-function bruteMcis(np: number, pe: Array<[number, number]>, ng: number, ge: Array<[number, number]>, compat: boolean[][], connected: boolean): number {
+function bruteMcis(
+  np: number,
+  pe: Array<[number, number]>,
+  ng: number,
+  ge: Array<[number, number]>,
+  compat: boolean[][],
+  connected: boolean,
+): number {
   const rel = (n: number, es: Array<[number, number]>) => {
     const m = new Uint8Array(n * n);
     for (const [a, b] of es) if (a !== b) m[a * n + b] = 1;
@@ -138,7 +171,12 @@ function bruteMcis(np: number, pe: Array<[number, number]>, ng: number, ge: Arra
     const stack = [S[0]!];
     while (stack.length) {
       const x = stack.pop()!;
-      for (const y of S) if (!seen.has(y) && (rp[x * np + y] || rp[y * np + x])) (seen.add(y), stack.push(y));
+      for (const y of S) {
+        if (!seen.has(y) && (rp[x * np + y] || rp[y * np + x])) {
+          seen.add(y);
+          stack.push(y);
+        }
+      }
     }
     return seen.size === S.length;
   };
@@ -165,7 +203,8 @@ function bruteMcis(np: number, pe: Array<[number, number]>, ng: number, ge: Arra
 }
 
 describe("maximum common induced subgraph", () => {
-  const edgesArb = (n: number) => fc.array(fc.tuple(fc.integer({ min: 0, max: n - 1 }), fc.integer({ min: 0, max: n - 1 })), { maxLength: 9 });
+  const edgesArb = (n: number) =>
+    fc.array(fc.tuple(fc.integer({ min: 0, max: n - 1 }), fc.integer({ min: 0, max: n - 1 })), { maxLength: 9 });
 
   it("equals brute force on random small directed graphs, connected and not (property)", () => {
     fc.assert(
@@ -177,13 +216,19 @@ describe("maximum common induced subgraph", () => {
               ng: fc.constant(ng),
               pe: edgesArb(np),
               ge: edgesArb(ng),
-              compat: fc.array(fc.array(fc.boolean(), { minLength: ng, maxLength: ng }), { minLength: np, maxLength: np }),
+              compat: fc.array(fc.array(fc.boolean(), { minLength: ng, maxLength: ng }), {
+                minLength: np,
+                maxLength: np,
+              }),
               connected: fc.boolean(),
             }),
           ),
         ),
         ({ np, ng, pe, ge, compat, connected }) => {
-          const res = maximumCommonInducedSubgraph({ predCount: np, predEdges: pe, goldCount: ng, goldEdges: ge, compat }, { connected });
+          const res = maximumCommonInducedSubgraph(
+            { predCount: np, predEdges: pe, goldCount: ng, goldEdges: ge, compat },
+            { connected },
+          );
           expect(res.exact).toBe(true);
           expect(res.size).toBe(bruteMcis(np, pe, ng, ge, compat, connected));
           expect(res.mapping.filter((g) => g >= 0)).toHaveLength(res.size);
@@ -195,19 +240,43 @@ describe("maximum common induced subgraph", () => {
 
   it("hand example: chain a→b→c vs chain a→b with everything compatible → 2", () => {
     const all = (r: number, c: number) => Array.from({ length: r }, () => new Array<boolean>(c).fill(true));
-    const r = maximumCommonInducedSubgraph({ predCount: 3, predEdges: [[0, 1], [1, 2]], goldCount: 2, goldEdges: [[0, 1]], compat: all(3, 2) });
+    const r = maximumCommonInducedSubgraph({
+      predCount: 3,
+      predEdges: [
+        [0, 1],
+        [1, 2],
+      ],
+      goldCount: 2,
+      goldEdges: [[0, 1]],
+      compat: all(3, 2),
+    });
     expect(r.size).toBe(2);
     // A 4-cycle has no induced triangle and vice versa: pred triangle vs gold 4-cycle (undirected both ways) → 2.
-    const tri: Array<[number, number]> = [[0, 1], [1, 2], [0, 2]];
-    const sq: Array<[number, number]> = [[0, 1], [1, 2], [2, 3], [0, 3]];
-    expect(maximumCommonInducedSubgraph({ predCount: 3, predEdges: tri, goldCount: 4, goldEdges: sq, compat: all(3, 4) }).size).toBe(2);
+    const tri: Array<[number, number]> = [
+      [0, 1],
+      [1, 2],
+      [0, 2],
+    ];
+    const sq: Array<[number, number]> = [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [0, 3],
+    ];
+    expect(
+      maximumCommonInducedSubgraph({ predCount: 3, predEdges: tri, goldCount: 4, goldEdges: sq, compat: all(3, 4) })
+        .size,
+    ).toBe(2);
   });
 
   it("the step budget bounds the search and reports a lower bound", () => {
     const n = 24;
     const rnd = (() => {
       let s = 3;
-      return () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32);
+      return () => {
+        s = (s * 1103515245 + 12345) >>> 0;
+        return s / 2 ** 32;
+      };
     })();
     const dag = () => {
       const e: Array<[number, number]> = [];
@@ -216,7 +285,10 @@ describe("maximum common induced subgraph", () => {
     };
     const compat = Array.from({ length: n }, () => new Array<boolean>(n).fill(true));
     const t0 = Date.now();
-    const r = maximumCommonInducedSubgraph({ predCount: n, predEdges: dag(), goldCount: n, goldEdges: dag(), compat }, { maxSteps: 2000 });
+    const r = maximumCommonInducedSubgraph(
+      { predCount: n, predEdges: dag(), goldCount: n, goldEdges: dag(), compat },
+      { maxSteps: 2000 },
+    );
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(r.exact).toBe(false);
     expect(r.steps).toBe(2001);

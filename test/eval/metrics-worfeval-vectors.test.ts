@@ -57,7 +57,8 @@ describe("WorfEval reference vectors (upstream mode)", () => {
     for (const c of scored) {
       const pg = c.pred_graph as WorfGraph;
       const m = await similarityMatrix(bowCosineV1, pg.nodes, c.gold_graph.nodes);
-      for (const [i, row] of m.entries()) for (const [j, v] of row.entries()) expect(Math.abs(v - c.sim_matrix_full![i]![j]!)).toBeLessThan(1e-11);
+      for (const [i, row] of m.entries())
+        for (const [j, v] of row.entries()) expect(Math.abs(v - c.sim_matrix_full![i]![j]!)).toBeLessThan(1e-11);
     }
   });
 
@@ -66,7 +67,9 @@ describe("WorfEval reference vectors (upstream mode)", () => {
     for (const c of scored) {
       const g = c.gold_graph;
       if (g.nodes.length >= 10) continue;
-      const ours = [...topologicalOrdersNx(g.nodes.length, g.edges, 20)].map((o) => o.filter((i) => i !== 0 && i !== g.nodes.length - 1));
+      const ours = [...topologicalOrdersNx(g.nodes.length, g.edges, 20)].map((o) =>
+        o.filter((i) => i !== 0 && i !== g.nodes.length - 1),
+      );
       expect(ours, c.case_id).toEqual(c.expected.gold_chain_orders_used_idx);
       checked++;
     }
@@ -87,10 +90,17 @@ describe("WorfEval reference vectors (upstream mode)", () => {
   it("f1_chain and f1_graph equal the upstream numbers on every scored case (1e-12)", () => {
     const failures: string[] = [];
     for (const c of scored) {
-      const res = scoreWorfPair(c.pred_graph as WorfGraph, c.gold_graph, c.sim_matrix_full!, { mode: "upstream", similarityName: "bow_cosine_v1" });
+      const res = scoreWorfPair(c.pred_graph as WorfGraph, c.gold_graph, c.sim_matrix_full!, {
+        mode: "upstream",
+        similarityName: "bow_cosine_v1",
+      });
       const g = c.expected.graph!;
       const close = (a: number, b: number) => Math.abs(a - b) <= 1e-12;
-      if (!close(res.graph.precision, g.precision) || !close(res.graph.recall, g.recall) || !close(res.graph.f1, g.f1_score)) {
+      if (
+        !close(res.graph.precision, g.precision) ||
+        !close(res.graph.recall, g.recall) ||
+        !close(res.graph.f1, g.f1_score)
+      ) {
         failures.push(`${c.case_id} graph ${JSON.stringify(res.graph.f1)} vs ${g.f1_score}`);
       }
       const ch = c.expected.chain!;
@@ -100,7 +110,11 @@ describe("WorfEval reference vectors (upstream mode)", () => {
         expect(res.notes.join(" ")).toMatch(/Q9/);
         continue;
       }
-      if (!close(res.chain.precision, ch.precision) || !close(res.chain.recall, ch.recall) || !close(res.chain.f1, ch.f1_score)) {
+      if (
+        !close(res.chain.precision, ch.precision) ||
+        !close(res.chain.recall, ch.recall) ||
+        !close(res.chain.f1, ch.f1_score)
+      ) {
         failures.push(`${c.case_id} chain ${res.chain.f1} vs ${ch.f1_score}`);
       }
     }
@@ -122,14 +136,29 @@ describe("WorfEval reference vectors (upstream mode)", () => {
     }
   });
 
+  it("paper mode on the same cases: identity = 1.0/1.0, scores in [0,1], every MCIS exact", () => {
+    for (const c of scored) {
+      const res = scoreWorfPair(c.pred_graph as WorfGraph, c.gold_graph, c.sim_matrix_full!, {
+        mode: "paper",
+        similarityName: "bow_cosine_v1",
+      });
+      expect(res.graph.exact, c.case_id).toBe(true);
+      for (const v of [res.chain.f1, res.graph.f1]) expect(v >= 0 && v <= 1, c.case_id).toBe(true);
+      if (c.perturbation === "identity") expect([res.chain.f1, res.graph.f1], c.case_id).toEqual([1, 1]);
+    }
+  });
+
   it("task aggregation divides by the number of gold items and averages P, R, F separately", async () => {
     const os = cases.filter((c) => c.case_id.startsWith("os_92::"));
     const results: WorfPairScore[] = [];
-    for (const c of os) results.push(await evaluateWorf(c.pred_text, c.gold_text, { mode: "upstream", similarity: bowCosineV1 }));
+    for (const c of os)
+      results.push(await evaluateWorf(c.pred_text, c.gold_text, { mode: "upstream", similarity: bowCosineV1 }));
     const agg = aggregateWorf(results);
     expect(agg.count).toBe(os.length);
     expect(agg.unparseable).toBe(2);
-    const expF = os.reduce((s, c) => s + (c.expected.chain && "f1_score" in c.expected.chain ? c.expected.chain.f1_score : 0), 0) / os.length;
+    const expF =
+      os.reduce((s, c) => s + (c.expected.chain && "f1_score" in c.expected.chain ? c.expected.chain.f1_score : 0), 0) /
+      os.length;
     expect(agg.chain.f1).toBeCloseTo(expF, 12);
   });
 });

@@ -6,13 +6,21 @@ import { parseWorfbenchText, type WorfGraph } from "../../src/eval/metrics/worf-
 import { evaluateWorf, lisMatched } from "../../src/eval/metrics/worfeval.js";
 import { readCorpusJson } from "./corpus.js";
 
-const wf = (nodes: string[], edges: string) => `Node:\n${nodes.map((t, i) => `${i + 1}: ${t}`).join("\n")}\nEdge: ${edges}`;
+const wf = (nodes: string[], edges: string) =>
+  `Node:\n${nodes.map((t, i) => `${i + 1}: ${t}`).join("\n")}\nEdge: ${edges}`;
 
 describe("WorfBench text parser", () => {
   it("numbers nodes by appearance, adds START/END, maps START→0 and END→last", () => {
     const g = parseWorfbenchText("Node:\n7: open file\n3. read file\nEdge: (START,7) (7, 3) ( 3 ,END)");
     // Printed numbers 7 and 3 are ignored for node ids: nodes get 1 and 2, but edge indices stay literal.
-    expect(g).toEqual({ nodes: ["START", "open file", "read file", "END"], edges: [[0, 7], [7, 3], [3, 3]] });
+    expect(g).toEqual({
+      nodes: ["START", "open file", "read file", "END"],
+      edges: [
+        [0, 7],
+        [7, 3],
+        [3, 3],
+      ],
+    });
   });
 
   it("returns null without 'Node' or without edges; ignores (1,START)", () => {
@@ -27,10 +35,21 @@ describe("WorfBench text parser", () => {
   });
 
   it("parses every staged gold sample of all 9 tasks", () => {
-    const files = ["alfworld", "intercodesql", "lumos", "seal_tools", "toolalpaca", "toolbench", "webshop", "wikihow"].map((t) => `${t}_sample`);
+    const files = [
+      "alfworld",
+      "intercodesql",
+      "lumos",
+      "seal_tools",
+      "toolalpaca",
+      "toolbench",
+      "webshop",
+      "wikihow",
+    ].map((t) => `${t}_sample`);
     let n = 0;
     for (const f of [...files, "os_full"]) {
-      const recs = readCorpusJson<Array<{ conversations: Array<{ content: string }> }>>(`worfbench/gold_samples/${f}.json`);
+      const recs = readCorpusJson<Array<{ conversations: Array<{ content: string }> }>>(
+        `worfbench/gold_samples/${f}.json`,
+      );
       for (const r of recs) {
         const g = parseWorfbenchText(r.conversations[r.conversations.length - 1]!.content);
         expect(g).not.toBeNull();
@@ -84,7 +103,11 @@ describe("WorfEval worked examples", () => {
     expect(pa.graph).toMatchObject({ predCommon: 3, algorithm: "mcis", exact: true });
     expect(pa.graph.f1).toBeCloseTo(0.6, 15);
     // Connected variant: no pred edge survives, so the largest connected common part is 1 node → 1/5.
-    const pc = await evaluateWorf(reversed, gold, { mode: "paper", similarity: bowCosineV1, mcis: { connected: true } });
+    const pc = await evaluateWorf(reversed, gold, {
+      mode: "paper",
+      similarity: bowCosineV1,
+      mcis: { connected: true },
+    });
     expect(pc.graph.algorithm).toBe("mcis-connected");
     expect(pc.graph.f1).toBeCloseTo(0.2, 15);
     expect(up.similarity).toBe("bow_cosine_v1");
@@ -93,7 +116,10 @@ describe("WorfEval worked examples", () => {
   });
 
   it("identical graphs score 1.0 in both modes, incl. parallel branches", async () => {
-    const g = wf(["search flights", "search hotels", "compare prices", "book trip"], "(START,1) (START,2) (1,3) (2,3) (3,4) (4,END)");
+    const g = wf(
+      ["search flights", "search hotels", "compare prices", "book trip"],
+      "(START,1) (START,2) (1,3) (2,3) (3,4) (4,END)",
+    );
     for (const mode of ["upstream", "paper"] as const) {
       const r = await evaluateWorf(g, g, { mode });
       expect(r.similarity).toBe("token_char3_cosine_v1");
@@ -103,7 +129,13 @@ describe("WorfEval worked examples", () => {
 
   it("upstream Q1: a ≥10-node gold copied exactly scores chain recall 8/10; paper mode gives 1.0", async () => {
     const names = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"];
-    const g = wf(names, `(START,1) ${names.slice(1).map((_, i) => `(${i + 1},${i + 2})`).join(" ")} (8,END)`);
+    const g = wf(
+      names,
+      `(START,1) ${names
+        .slice(1)
+        .map((_, i) => `(${i + 1},${i + 2})`)
+        .join(" ")} (8,END)`,
+    );
     // 10 nodes incl. START/END → the only gold order is the raw list incl. START/END (length 10).
     // pred has 8 nodes, all matched in order → correct 8; P = 8/8, R = 8/10, F = 2·0.8/1.8 = 0.888…
     const up = await evaluateWorf(g, g, { mode: "upstream", similarity: bowCosineV1 });
@@ -130,20 +162,30 @@ describe("WorfEval worked examples", () => {
     // Within the first 20, the best increasing run has length 3 (e.g. order 5,3,1,2,4 → positions
     // [2,3,1,4,0] → 2,3,4). So upstream P = R = F = 3/5.
     const names = ["alpha", "bravo", "charlie", "delta", "echo"];
-    const gold5 = wf(names, `${names.map((_, i) => `(START,${i + 1})`).join(" ")} ${names.map((_, i) => `(${i + 1},END)`).join(" ")}`);
+    const gold5 = wf(
+      names,
+      `${names.map((_, i) => `(START,${i + 1})`).join(" ")} ${names.map((_, i) => `(${i + 1},END)`).join(" ")}`,
+    );
     const pred = wf(names, "(START,1) (1,2) (2,3) (3,4) (4,5) (5,END)");
     const up = await evaluateWorf(pred, gold5, { mode: "upstream", similarity: bowCosineV1 });
     expect(up.chain.ordersUsed).toHaveLength(20);
     expect(up.chain.ordersUsed[0]).toEqual([5, 4, 3, 2, 1]);
     expect(up.chain.f1).toBeCloseTo(0.6, 15);
-    // Paper mode samples 20 of the 120 orders with a seed: reproducible, distinct, valid.
+    // Paper mode: the pred-guided order (alpha..echo, which scores 1.0) + 19 orders sampled with a seed:
+    // reproducible, distinct, valid.
     const a = await evaluateWorf(pred, gold5, { mode: "paper", similarity: bowCosineV1, seed: 42 });
     const b = await evaluateWorf(pred, gold5, { mode: "paper", similarity: bowCosineV1, seed: 42 });
     expect(a.chain.ordersSampled).toBe(true);
     expect(a.chain.ordersUsed).toEqual(b.chain.ordersUsed);
     expect(new Set(a.chain.ordersUsed.map((o) => o.join(","))).size).toBe(20);
     for (const o of a.chain.ordersUsed) expect([...o].sort()).toEqual([1, 2, 3, 4, 5]);
-    expect(a.notes.join(" ")).toMatch(/sampled with seed 42/);
+    expect(a.notes.join(" ")).toMatch(/pred-guided order \+ 19 sampled with seed 42/);
+    expect(a.chain.ordersUsed[0]).toEqual([1, 2, 3, 4, 5]);
+    expect(a.chain.f1).toBe(1);
+    // A pred listed in reverse: the guided order is echo..alpha (gold allows any order) → still 1.0, as the
+    // gold imposes no order among parallel branches.
+    const rev = wf([...names].reverse(), "(START,1) (1,2) (2,3) (3,4) (4,5) (5,END)");
+    expect((await evaluateWorf(rev, gold5, { mode: "paper", similarity: bowCosineV1 })).chain.f1).toBe(1);
     // With room for all 120 orders the alpha..echo order is found → 1.0.
     const all = await evaluateWorf(pred, gold5, { mode: "paper", similarity: bowCosineV1, maxOrders: 200 });
     expect(all.chain.ordersSampled).toBe(false);
@@ -175,7 +217,13 @@ describe("WorfEval worked examples", () => {
 
   it("disconnected graphs: upstream LCC and connected MCIS score 3/4, plain MCIS 1.0", async () => {
     // nodes [START, a, b, END], edges START→a→END, b isolated. pred identical.
-    const g: WorfGraph = { nodes: ["START", "alpha", "bravo", "END"], edges: [[0, 1], [1, 3]] };
+    const g: WorfGraph = {
+      nodes: ["START", "alpha", "bravo", "END"],
+      edges: [
+        [0, 1],
+        [1, 3],
+      ],
+    };
     // upstream graph: all 4 matched, common edges (0,1),(1,3) → largest component {0,1,3} = 3 → 3/4.
     const up = await evaluateWorf(g, g, { mode: "upstream", similarity: bowCosineV1 });
     expect(up.graph.f1).toBe(0.75);
@@ -190,7 +238,10 @@ describe("WorfEval worked examples", () => {
   it("empty prediction", async () => {
     const gold3 = wf(["alpha", "bravo"], "(START,1) (1,2) (2,END)");
     // Text with edges but no node lines: pred = [START, END], edges (0,1),(1,1).
-    const up = await evaluateWorf("Node:\nEdge: (START,1) (1,END)", gold3, { mode: "upstream", similarity: bowCosineV1 });
+    const up = await evaluateWorf("Node:\nEdge: (START,1) (1,END)", gold3, {
+      mode: "upstream",
+      similarity: bowCosineV1,
+    });
     expect(up.chain.f1).toBe(0); // upstream crashes here (Q9)
     expect(up.notes.join(" ")).toMatch(/Q9/);
     // graph: START↔START, END↔END; pred edge (0,1) is not a gold edge among matched gold {0,3} → LCC 1:
@@ -219,23 +270,46 @@ describe("WorfEval worked examples", () => {
   });
 
   it("typed errors for bad structured input and cyclic gold", async () => {
-    await expect(evaluateWorf({ nodes: ["a"], edges: [[0, 3]] }, { nodes: ["a", "b"], edges: [[0, 5]] })).rejects.toMatchObject({
+    await expect(
+      evaluateWorf({ nodes: ["a"], edges: [[0, 3]] }, { nodes: ["a", "b"], edges: [[0, 5]] }),
+    ).rejects.toMatchObject({
       code: "metric.invalid_graph",
     });
-    await expect(evaluateWorf({ nodes: [1 as unknown as string], edges: [] }, { nodes: ["a"], edges: [] })).rejects.toMatchObject({
+    await expect(
+      evaluateWorf({ nodes: [1 as unknown as string], edges: [] }, { nodes: ["a"], edges: [] }),
+    ).rejects.toMatchObject({
       code: "metric.invalid_graph",
     });
-    await expect(evaluateWorf({ nodes: ["a"], edges: [] }, { nodes: ["a", "b"], edges: [[0, 1], [1, 0]] }, { mode: "paper" })).rejects.toMatchObject({
+    await expect(
+      evaluateWorf(
+        { nodes: ["a"], edges: [] },
+        {
+          nodes: ["a", "b"],
+          edges: [
+            [0, 1],
+            [1, 0],
+          ],
+        },
+        { mode: "paper" },
+      ),
+    ).rejects.toMatchObject({
       code: "metric.cyclic_graph",
     });
-    await expect(evaluateWorf({ nodes: ["a"], edges: [] }, { nodes: ["a"], edges: [] }, { mode: "x" as "paper" })).rejects.toMatchObject({
+    await expect(
+      evaluateWorf({ nodes: ["a"], edges: [] }, { nodes: ["a"], edges: [] }, { mode: "x" as "paper" }),
+    ).rejects.toMatchObject({
       code: "metric.invalid_argument",
     });
   });
 
   it("pluggable embedding similarity (fake embedder) is used and named", async () => {
     const { embeddingSimilarity } = await import("../../src/eval/metrics/similarity.js");
-    const vec: Record<string, number[]> = { START: [1, 0, 0], END: [0, 1, 0], "book a flight": [0, 0, 1], "reserve a plane ticket": [0, 0.1, 1] };
+    const vec: Record<string, number[]> = {
+      START: [1, 0, 0],
+      END: [0, 1, 0],
+      "book a flight": [0, 0, 1],
+      "reserve a plane ticket": [0, 0.1, 1],
+    };
     let calls = 0;
     const sim = embeddingSimilarity(
       async (texts) => {
@@ -244,8 +318,20 @@ describe("WorfEval worked examples", () => {
       },
       { name: "fake-3d" },
     );
-    const g: WorfGraph = { nodes: ["START", "book a flight", "END"], edges: [[0, 1], [1, 2]] };
-    const p: WorfGraph = { nodes: ["START", "reserve a plane ticket", "END"], edges: [[0, 1], [1, 2]] };
+    const g: WorfGraph = {
+      nodes: ["START", "book a flight", "END"],
+      edges: [
+        [0, 1],
+        [1, 2],
+      ],
+    };
+    const p: WorfGraph = {
+      nodes: ["START", "reserve a plane ticket", "END"],
+      edges: [
+        [0, 1],
+        [1, 2],
+      ],
+    };
     // cos([0,.1,1],[0,0,1]) = 1/√1.01 ≈ 0.995 > 0.6, so the paraphrase matches; token similarity would not.
     const r = await evaluateWorf(p, g, { mode: "paper", similarity: sim });
     expect(r.similarity).toBe("embedding:fake-3d");

@@ -241,6 +241,28 @@ describe("request details", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("rejects malformed requests with a typed error naming the field", async () => {
+    const llm = createLlmService({
+      endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } },
+      default: "ep",
+    });
+    const bad = [
+      [{ messages: [] }, "model"],
+      [{ model: { provider: "x", name: "m" }, messages: "hi" }, "messages"],
+      [
+        { model: { provider: "x", name: "m" }, messages: [], tools: [{ name: "t", description: "" }] },
+        "tools[0].parameters",
+      ],
+      [{ model: { provider: "x", name: "m" }, messages: [{ role: "tool", content: "r" }] }, undefined],
+    ] as const;
+    for (const [req, field] of bad) {
+      const err = await llm.chat(req as never).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: "LLM_BAD_REQUEST" });
+      if (field) expect(err).toMatchObject({ details: { field } });
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("returns reasoning content when the server sends it", async () => {
     server.enqueue(reply.text("42", { reasoning: "6 times 7" }));
     const llm = createLlmService({
@@ -296,7 +318,13 @@ describe("one service, several endpoints", () => {
       model: { provider: "langgenius/openai_api_compatible/openai_api_compatible", name: "gpt-4o" },
       messages: [{ role: "user", content: "hi" }],
     });
-    expect([a.text, a.endpoint, b.text, b.endpoint, b.model]).toEqual(["from claude", "claude", "from local", "local", "qwen"]);
+    expect([a.text, a.endpoint, b.text, b.endpoint, b.model]).toEqual([
+      "from claude",
+      "claude",
+      "from local",
+      "local",
+      "qwen",
+    ]);
     expect(calls).toEqual(["claude/claude-3-5-haiku-latest:6:1", "local/qwen:4:1"]);
     const usage = llm.usage();
     expect(usage).toMatchObject({ calls: 2, totalTokens: 10 });
@@ -305,7 +333,10 @@ describe("one service, several endpoints", () => {
 
   it("sends image parts of a user message", async () => {
     server.enqueue(reply.text("a cat"));
-    const llm = createLlmService({ endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } }, default: "ep" });
+    const llm = createLlmService({
+      endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } },
+      default: "ep",
+    });
     await llm.chat({
       model: { provider: "x", name: "vl" },
       messages: [
@@ -325,12 +356,22 @@ describe("one service, several endpoints", () => {
   });
 
   it("embeds through Gemini's batchEmbedContents", async () => {
-    server.enqueue(reply.embedding([[1, 0], [0, 1]]));
+    server.enqueue(
+      reply.embedding([
+        [1, 0],
+        [0, 1],
+      ]),
+    );
     const llm = createLlmService({
-      endpoints: { g: { provider: "gemini", baseURL: server.geminiBaseURL, apiKey: "k", embeddingModel: "text-embedding-004" } },
+      endpoints: {
+        g: { provider: "gemini", baseURL: server.geminiBaseURL, apiKey: "k", embeddingModel: "text-embedding-004" },
+      },
       default: "g",
     });
-    expect(await llm.embed(["x", "y"])).toEqual([[1, 0], [0, 1]]);
+    expect(await llm.embed(["x", "y"])).toEqual([
+      [1, 0],
+      [0, 1],
+    ]);
     expect(server.requests[0]?.path).toBe("/v1beta/models/text-embedding-004:batchEmbedContents");
     expect(server.requests[0]?.headers["x-goog-api-key"]).toBe("k");
   });

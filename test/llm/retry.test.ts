@@ -119,6 +119,20 @@ describe("retries", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("a stream cut before any text is retried; one cut after text fails as LLM_CONNECTION", async () => {
+    server.enqueue(reply.text("x y z", { dropAfterChunks: 0 }), reply.text("whole"));
+    const { llm, retries } = service();
+    expect((await llm.chat({ ...ask, onText: () => {} })).text).toBe("whole");
+    expect(retries[0]?.error.code).toBe("LLM_CONNECTION");
+
+    server.enqueue(reply.text("x y z", { dropAfterChunks: 2 }), reply.text("never"));
+    const deltas: string[] = [];
+    const err = await llm.chat({ ...ask, onText: (d) => deltas.push(d) }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "LLM_CONNECTION", retryable: false });
+    expect(deltas.join("")).toBe("x y ");
+    expect(server.pending()).toBe(1);
+  });
+
   it("persistent 503 ends in a typed error naming endpoint, status and attempts", async () => {
     server.when(() => true, reply.status(503, { message: "overloaded" }), { times: Number.POSITIVE_INFINITY });
     const { llm, retries } = service({ maxRetries: 2 });

@@ -99,14 +99,18 @@ describe("JSON answers", () => {
     expect(body.response_format).toEqual({ type: "json_object" });
     expect(body.messages).toHaveLength(2);
     expect(body.messages[0].role).toBe("system");
-    expect(body.messages[0].content).toMatch(/^You classify tickets\.\n\nRespond with only a JSON value that matches this JSON Schema/);
+    expect(body.messages[0].content).toMatch(
+      /^You classify tickets\.\n\nRespond with only a JSON value that matches this JSON Schema/,
+    );
     expect(body.messages[0].content).toContain('"enum":["billing","tech"]');
   });
 
   it("sends the schema on the wire instead when the server supports structured outputs", async () => {
     server.enqueue(reply.json({ class_name: "tech" }));
     const llm = createLlmService({
-      endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL, supportsStructuredOutputs: true } },
+      endpoints: {
+        ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL, supportsStructuredOutputs: true },
+      },
       default: "ep",
     });
     await llm.chat({ ...ask, json: { schema, name: "ticket" } });

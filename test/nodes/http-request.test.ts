@@ -4,8 +4,8 @@ import type { HttpRequestSpec, HttpService } from "../../src/ir/services.js";
 import { parseKeyValueLines, responseIsFile } from "../../src/nodes/http-request.js";
 import { MemoryFileService } from "../../src/tools/files.js";
 import { createHttpService } from "../../src/tools/http.js";
-import { describe_, makeNode, rulesOf, run } from "./llm-fakes.js";
 import { PNG, startTestServer, type TestServer } from "./http-server.js";
+import { describe_, makeNode, rulesOf, run } from "./llm-fakes.js";
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -58,7 +58,12 @@ describe("http-request: static description", () => {
       "body.data[0].value=start.name",
       "body.data[1].file=start.doc",
     ]);
-    expect(d.outputs.map((o) => `${o.name}:${o.type}`)).toEqual(["status_code:number", "body:string", "headers:object", "files:array[file]"]);
+    expect(d.outputs.map((o) => `${o.name}:${o.type}`)).toEqual([
+      "status_code:number",
+      "body:string",
+      "headers:object",
+      "files:array[file]",
+    ]);
   });
 
   it("accepts a legacy plain-string body and any method case", () => {
@@ -74,13 +79,21 @@ describe("http-request: static description", () => {
     expect(codes({ url: "ftp://x" })).toContain("http.url_scheme");
     expect(codes({ method: "fetch" })).toContain("http.method_invalid");
     expect(codes({ body: { type: "xml", data: [] } })).toContain("http.body_type_invalid");
-    expect(codes({ authorization: { type: "api-key", config: { type: "bearer", api_key: "" } } })).toContain("http.api_key_missing");
+    expect(codes({ authorization: { type: "api-key", config: { type: "bearer", api_key: "" } } })).toContain(
+      "http.api_key_missing",
+    );
   });
 
   it("parses key:value lines like Dify", () => {
     const id = (s: string) => s;
-    expect(parseKeyValueLines("aa:bb\n cc:dd", id)).toEqual([["aa", "bb"], ["cc", "dd"]]);
-    expect(parseKeyValueLines("aa:\n cc : dd\n", id)).toEqual([["aa", ""], ["cc", "dd"]]);
+    expect(parseKeyValueLines("aa:bb\n cc:dd", id)).toEqual([
+      ["aa", "bb"],
+      ["cc", "dd"],
+    ]);
+    expect(parseKeyValueLines("aa:\n cc : dd\n", id)).toEqual([
+      ["aa", ""],
+      ["cc", "dd"],
+    ]);
     expect(parseKeyValueLines("url:http://x:1/y\n\n:novalue", id)).toEqual([["url", "http://x:1/y"]]);
   });
 
@@ -88,8 +101,15 @@ describe("http-request: static description", () => {
     expect(responseIsFile({ "content-type": "image/png" }, PNG)).toBe(true);
     expect(responseIsFile({ "content-type": "application/json" }, new Uint8Array())).toBe(false);
     expect(responseIsFile({ "content-type": "text/html" }, new Uint8Array())).toBe(false);
-    expect(responseIsFile({ "content-type": "text/plain", "content-disposition": 'attachment; filename="a.txt"' }, new Uint8Array())).toBe(true);
-    expect(responseIsFile({ "content-type": "application/octet-stream" }, new TextEncoder().encode('{"a":1}'))).toBe(false);
+    expect(
+      responseIsFile(
+        { "content-type": "text/plain", "content-disposition": 'attachment; filename="a.txt"' },
+        new Uint8Array(),
+      ),
+    ).toBe(true);
+    expect(responseIsFile({ "content-type": "application/octet-stream" }, new TextEncoder().encode('{"a":1}'))).toBe(
+      false,
+    );
   });
 });
 
@@ -117,15 +137,27 @@ describe("http-request: against a local server", () => {
   });
 
   it("basic auth encodes user:pass; custom auth sets the named header", async () => {
-    const basic = await run(node({ authorization: { type: "api-key", config: { type: "basic", api_key: "u:p" } } }), {}, { http: http() });
+    const basic = await run(
+      node({ authorization: { type: "api-key", config: { type: "basic", api_key: "u:p" } } }),
+      {},
+      { http: http() },
+    );
     expect(echoOf(basic).headers.authorization).toBe(`Basic ${Buffer.from("u:p").toString("base64")}`);
-    const custom = await run(node({ authorization: { type: "api-key", config: { type: "custom", header: "X-API-Key", api_key: "k1" } } }), {}, { http: http() });
+    const custom = await run(
+      node({ authorization: { type: "api-key", config: { type: "custom", header: "X-API-Key", api_key: "k1" } } }),
+      {},
+      { http: http() },
+    );
     expect(echoOf(custom).headers["x-api-key"]).toBe("k1");
   });
 
   it("json body: rendered, repaired, parsed and sent with application/json", async () => {
     const res = await run(
-      node({ method: "POST", headers: "", body: { type: "json", data: [{ key: "", type: "text", value: '{"input": "{{#start.msg#}}", "n": 2,}' }] } }),
+      node({
+        method: "POST",
+        headers: "",
+        body: { type: "json", data: [{ key: "", type: "text", value: '{"input": "{{#start.msg#}}", "n": 2,}' }] },
+      }),
       { start: { msg: "hi" } },
       { http: http() },
     );
@@ -136,21 +168,37 @@ describe("http-request: against a local server", () => {
   });
 
   it("legacy plain-string body data is one text item", async () => {
-    const res = await run(node({ method: "post", body: { type: "raw-text", data: "plain {{#start.x#}}" } }), { start: { x: "text" } }, { http: http() });
+    const res = await run(
+      node({ method: "post", body: { type: "raw-text", data: "plain {{#start.x#}}" } }),
+      { start: { x: "text" } },
+      { http: http() },
+    );
     expect(echoOf(res).body).toBe("plain text");
     expect(echoOf(res).headers["content-type"]).toBe("text/plain");
   });
 
   it("x-www-form-urlencoded and form-data with a file", async () => {
     const url = await run(
-      node({ method: "post", body: { type: "x-www-form-urlencoded", data: [{ key: "a", type: "text", value: "{{#start.a#}}" }, { key: "b", type: "text", value: "2" }] } }),
+      node({
+        method: "post",
+        body: {
+          type: "x-www-form-urlencoded",
+          data: [
+            { key: "a", type: "text", value: "{{#start.a#}}" },
+            { key: "b", type: "text", value: "2" },
+          ],
+        },
+      }),
       { start: { a: "x y" } },
       { http: http() },
     );
     expect(echoOf(url).body).toBe("a=x+y&b=2");
 
     const files = new MemoryFileService();
-    const doc = await files.put(new TextEncoder().encode("hello file"), { filename: "note.txt", mimeType: "text/plain" });
+    const doc = await files.put(new TextEncoder().encode("hello file"), {
+      filename: "note.txt",
+      mimeType: "text/plain",
+    });
     const form = await run(
       node({
         method: "post",
@@ -176,7 +224,14 @@ describe("http-request: against a local server", () => {
   it("binary body sends the file bytes", async () => {
     const files = new MemoryFileService();
     const f = await files.put(new Uint8Array([1, 2, 3]), { filename: "b.bin", mimeType: "application/octet-stream" });
-    await run(node({ method: "put", body: { type: "binary", data: [{ key: "", type: "file", value: "", file: ["start", "f"] }] } }), { start: { f } }, { http: http(), files });
+    await run(
+      node({
+        method: "put",
+        body: { type: "binary", data: [{ key: "", type: "file", value: "", file: ["start", "f"] }] },
+      }),
+      { start: { f } },
+      { http: http(), files },
+    );
     const got = srv.received.at(-1)!;
     expect(got.method).toBe("PUT");
     expect([...got.body]).toEqual([1, 2, 3]);
@@ -203,7 +258,10 @@ describe("http-request: against a local server", () => {
   it("non-2xx is a success without error handling, a failure with an error strategy or retry", async () => {
     const plain = await run(node({ url: `${srv.base}/status/404` }), {}, { http: http() });
     expect(plain.outputs).toMatchObject({ status_code: 404, body: "status 404" });
-    for (const extra of [{ error_strategy: "fail-branch" }, { retry_config: { retry_enabled: true, max_retries: 3, retry_interval: 100 } }]) {
+    for (const extra of [
+      { error_strategy: "fail-branch" },
+      { retry_config: { retry_enabled: true, max_retries: 3, retry_interval: 100 } },
+    ]) {
       const err = await run(node({ url: `${srv.base}/status/500`, ...extra }), {}, { http: http() }).catch((e) => e);
       expect(err).toBeInstanceOf(NodeExecutionError);
       expect(err.code).toBe("http.status");
@@ -222,9 +280,15 @@ describe("http-request: against a local server", () => {
 
   it("errors: no HTTP service, bad URL, bad JSON", async () => {
     await expect(run(node({}), {})).rejects.toBeInstanceOf(NotConfiguredError);
-    const bad = await run(node({ url: "{{#start.u#}}" }), { start: { u: "localhost/x" } }, { http: http() }).catch((e) => e);
+    const bad = await run(node({ url: "{{#start.u#}}" }), { start: { u: "localhost/x" } }, { http: http() }).catch(
+      (e) => e,
+    );
     expect(bad.code).toBe("http.invalid_url");
-    const json = await run(node({ method: "post", body: { type: "json", data: [{ type: "text", value: "{{#start.v#}}" }] } }), { start: { v: "]]]" } }, { http: http() }).catch((e) => e);
+    const json = await run(
+      node({ method: "post", body: { type: "json", data: [{ type: "text", value: "{{#start.v#}}" }] } }),
+      { start: { v: "]]]" } },
+      { http: http() },
+    ).catch((e) => e);
     expect(json.code).toBe("http.body_json_invalid");
   });
 

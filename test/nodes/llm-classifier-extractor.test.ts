@@ -32,12 +32,23 @@ describe("question-classifier", () => {
   it("rules: no classes, duplicate ids", () => {
     const codes = (n: ReturnType<typeof qc>) => rulesOf(n).map((d) => d.code);
     expect(codes(qc({ classes: [] }))).toContain("question_classifier.no_classes");
-    expect(codes(qc({ classes: [{ id: "1", name: "a" }, { id: "1", name: "b" }] }))).toContain("question_classifier.duplicate_id");
+    expect(
+      codes(
+        qc({
+          classes: [
+            { id: "1", name: "a" },
+            { id: "1", name: "b" },
+          ],
+        }),
+      ),
+    ).toContain("question_classifier.duplicate_id");
     expect(codes(qc())).toEqual([]);
   });
 
   it("asks for {category_id, category_name} and routes to the chosen class", async () => {
-    const fake = new ScriptedLlm([{ text: '```json\n{"keywords": ["parcel"], "category_id": "2", "category_name": "Shipping"}\n```' }]);
+    const fake = new ScriptedLlm([
+      { text: '```json\n{"keywords": ["parcel"], "category_id": "2", "category_name": "Shipping"}\n```' },
+    ]);
     const res = await run(qc(), { start: { q: "Where is my parcel?", topic: "logistics" } }, { llm: fake });
     expect(res.port).toBe("2");
     expect(res.outputs).toEqual({
@@ -69,7 +80,10 @@ describe("question-classifier", () => {
   });
 
   it("falls back to the first class on unparseable or unknown answers", async () => {
-    const fake = new ScriptedLlm([{ text: "I think it is about money" }, { text: '{"category_id": "99", "category_name": "Nope"}' }]);
+    const fake = new ScriptedLlm([
+      { text: "I think it is about money" },
+      { text: '{"category_id": "99", "category_name": "Nope"}' },
+    ]);
     const a = await run(qc(), { start: { q: "x" } }, { llm: fake });
     expect(a.port).toBe("1");
     expect(a.outputs.class_name).toBe("Refund");
@@ -133,14 +147,27 @@ describe("parameter-extractor", () => {
         ],
       }),
     ).map((d) => d.code);
-    expect(codes).toEqual(expect.arrayContaining(["parameter_extractor.reserved_name", "parameter_extractor.invalid_type", "parameter_extractor.duplicate_name"]));
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        "parameter_extractor.reserved_name",
+        "parameter_extractor.invalid_type",
+        "parameter_extractor.duplicate_name",
+      ]),
+    );
     expect(rulesOf(pe()).map((d) => d.code)).toEqual([]);
   });
 
   it("prompt mode: parses the JSON answer and coerces types", async () => {
     const fake = new ScriptedLlm([{ text: 'Sure: {"city": "Lyon", "days": 3, "urgent": true, "tags": ["a", "b"]}' }]);
     const res = await run(pe(), { start: { text: "3 days in Lyon, urgent", lang: "French" } }, { llm: fake });
-    expect(res.outputs).toMatchObject({ city: "Lyon", days: 3, urgent: true, tags: ["a", "b"], __is_success: 1, __reason: null });
+    expect(res.outputs).toMatchObject({
+      city: "Lyon",
+      days: 3,
+      urgent: true,
+      tags: ["a", "b"],
+      __is_success: 1,
+      __reason: null,
+    });
     expect(fake.requests[0]!.tools).toBeUndefined();
     expect(fake.requests[0]!.messages[0]!.content).toContain("Extract from French text");
     expect(fake.requests[0]!.messages[1]!.content).toContain("3 days in Lyon");
@@ -148,14 +175,23 @@ describe("parameter-extractor", () => {
 
   it("function_call mode (also the default for an empty mode) reads the tool call", async () => {
     const fake = new ScriptedLlm([
-      { toolCalls: [{ id: "c1", name: "extract_parameters", arguments: { city: "Oslo", days: "4", urgent: false, tags: [] } }] },
+      {
+        toolCalls: [
+          { id: "c1", name: "extract_parameters", arguments: { city: "Oslo", days: "4", urgent: false, tags: [] } },
+        ],
+      },
     ]);
     const res = await run(pe({ reasoning_mode: "" }), { start: { text: "Oslo for 4 days" } }, { llm: fake });
     const tools = fake.requests[0]!.tools!;
     expect(tools[0]!.name).toBe("extract_parameters");
     expect(tools[0]!.parameters).toMatchObject({
       type: "object",
-      properties: { city: { type: "string" }, days: { type: "number" }, urgent: { type: "boolean" }, tags: { type: "array", items: { type: "string" } } },
+      properties: {
+        city: { type: "string" },
+        days: { type: "number" },
+        urgent: { type: "boolean" },
+        tags: { type: "array", items: { type: "string" } },
+      },
       required: ["city"],
     });
     // "4" is not a number, so validation fails, but the value is still coerced.
@@ -186,7 +222,9 @@ describe("parameter-extractor", () => {
   });
 
   it("select options are enforced", async () => {
-    const node = pe({ parameters: [{ name: "size", type: "select", options: ["S", "M"], description: "", required: true }] });
+    const node = pe({
+      parameters: [{ name: "size", type: "select", options: ["S", "M"], description: "", required: true }],
+    });
     const fake = new ScriptedLlm([{ text: '{"size": "XL"}' }, { text: '{"size": "M"}' }]);
     const bad = await run(node, { start: { text: "x" } }, { llm: fake });
     expect(bad.outputs).toMatchObject({ size: "XL", __is_success: 0 });

@@ -4,7 +4,7 @@
  */
 import "../../src/nodes/index.js";
 import { describeNode } from "../../src/ir/describe.js";
-import { getNodeType, type ExecContext, type NodeEvent, type NodeResult } from "../../src/ir/registry.js";
+import { type ExecContext, getNodeType, type NodeEvent, type NodeResult } from "../../src/ir/registry.js";
 import { replaceTemplateRefs } from "../../src/ir/selector.js";
 import type { ExecServices, LlmRequest, LlmResponse, LlmService } from "../../src/ir/services.js";
 import type { WorkflowNode } from "../../src/ir/workflow.js";
@@ -55,10 +55,11 @@ export function fakeContext(node: WorkflowNode, pool: Pool, services: Partial<Ex
     attempt: 1,
     feedback: [],
     read: (sel) => readPool(pool, sel),
-    render: (t) => replaceTemplateRefs(t, (sel) => {
-      const r = readPool(pool, sel);
-      return r.found ? text(r.value) : sel.join(".");
-    }),
+    render: (t) =>
+      replaceTemplateRefs(t, (sel) => {
+        const r = readPool(pool, sel);
+        return r.found ? text(r.value) : sel.join(".");
+      }),
     emit: (e) => events.push(e),
     writeVariable: () => {
       throw new Error("not in these tests");
@@ -72,7 +73,11 @@ export function fakeContext(node: WorkflowNode, pool: Pool, services: Partial<Ex
   return { ctx, events };
 }
 
-export async function run(node: WorkflowNode, pool: Pool, services: Partial<ExecServices> = {}): Promise<NodeResult & { events: NodeEvent[] }> {
+export async function run(
+  node: WorkflowNode,
+  pool: Pool,
+  services: Partial<ExecServices> = {},
+): Promise<NodeResult & { events: NodeEvent[] }> {
   const { ctx, events } = fakeContext(node, pool, services);
   const def = getNodeType(node.type);
   const res = await def!.execute!(ctx);

@@ -3,8 +3,8 @@
  * the scripted replay server on 127.0.0.1. Nothing above the HTTP layer is faked for the model.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runWorkflow } from "../../src/engine/run.js";
 import type { RunEvent } from "../../src/engine/events.js";
+import { runWorkflow } from "../../src/engine/run.js";
 import type { ToolInvocation, ToolService } from "../../src/ir/services.js";
 import { createLlmService } from "../../src/llm/index.js";
 import { createHttpService } from "../../src/tools/http.js";
@@ -35,7 +35,10 @@ const model = { provider: "openai", name: "qwen2.5-7b", mode: "chat", completion
 const start = { id: "start", type: "start", variables: [{ variable: "q", type: "paragraph", required: true }] };
 
 function userMessages(body: { messages: Array<{ role: string; content: unknown }> }) {
-  return body.messages.map((m) => ({ role: m.role, content: typeof m.content === "string" ? m.content : JSON.stringify(m.content) }));
+  return body.messages.map((m) => ({
+    role: m.role,
+    content: typeof m.content === "string" ? m.content : JSON.stringify(m.content),
+  }));
 }
 
 describe("llm node over the real client", () => {
@@ -55,7 +58,14 @@ describe("llm node over the real client", () => {
           context: { enabled: false, variable_selector: [] },
           vision: { enabled: false },
         },
-        { id: "end", type: "end", outputs: [{ variable: "answer", value_selector: ["llm", "text"] }, { variable: "usage", value_selector: ["llm", "usage"] }] },
+        {
+          id: "end",
+          type: "end",
+          outputs: [
+            { variable: "answer", value_selector: ["llm", "text"] },
+            { variable: "usage", value_selector: ["llm", "usage"] },
+          ],
+        },
       ],
       edges: [
         ["start", "llm"],
@@ -63,7 +73,11 @@ describe("llm node over the real client", () => {
       ],
     });
     const events: RunEvent[] = [];
-    const res = await runWorkflow(wf, { inputs: { q: "Capital of France?" }, services: { llm: llmService() }, onEvent: (e) => events.push(e) });
+    const res = await runWorkflow(wf, {
+      inputs: { q: "Capital of France?" },
+      services: { llm: llmService() },
+      onEvent: (e) => events.push(e),
+    });
     expect(res.error).toBeUndefined();
     expect(res.status).toBe("succeeded");
     expect(res.outputs.answer).toBe("Paris is the capital.");
@@ -83,12 +97,27 @@ describe("llm node over the real client", () => {
 
   it("structured output comes back parsed", async () => {
     server.enqueue(reply.json({ city: "Paris", country: "France" }));
-    const schema = { type: "object", properties: { city: { type: "string" }, country: { type: "string" } }, required: ["city", "country"] };
+    const schema = {
+      type: "object",
+      properties: { city: { type: "string" }, country: { type: "string" } },
+      required: ["city", "country"],
+    };
     const wf = buildWorkflow({
       nodes: [
         start,
-        { id: "llm", type: "llm", model, prompt_template: [{ role: "user", text: "{{#start.q#}}" }], structured_output: { schema }, structured_output_switch_on: true },
-        { id: "end", type: "end", outputs: [{ variable: "city", value_selector: ["llm", "structured_output", "city"] }] },
+        {
+          id: "llm",
+          type: "llm",
+          model,
+          prompt_template: [{ role: "user", text: "{{#start.q#}}" }],
+          structured_output: { schema },
+          structured_output_switch_on: true,
+        },
+        {
+          id: "end",
+          type: "end",
+          outputs: [{ variable: "city", value_selector: ["llm", "structured_output", "city"] }],
+        },
       ],
       edges: [
         ["start", "llm"],
@@ -102,7 +131,11 @@ describe("llm node over the real client", () => {
 
   it("without an LLM service the run fails with a configuration error naming the problem", async () => {
     const wf = buildWorkflow({
-      nodes: [start, { id: "llm", type: "llm", model, prompt_template: [{ role: "user", text: "{{#start.q#}}" }] }, { id: "end", type: "end", outputs: [] }],
+      nodes: [
+        start,
+        { id: "llm", type: "llm", model, prompt_template: [{ role: "user", text: "{{#start.q#}}" }] },
+        { id: "end", type: "end", outputs: [] },
+      ],
       edges: [
         ["start", "llm"],
         ["llm", "end"],
@@ -131,7 +164,14 @@ describe("question-classifier over the real client", () => {
           instruction: "",
         },
         { id: "e1", type: "end", outputs: [{ variable: "route", value_selector: ["qc", "class_name"] }] },
-        { id: "e2", type: "end", outputs: [{ variable: "route", value_selector: ["qc", "class_name"] }, { variable: "id", value_selector: ["qc", "class_id"] }] },
+        {
+          id: "e2",
+          type: "end",
+          outputs: [
+            { variable: "route", value_selector: ["qc", "class_name"] },
+            { variable: "id", value_selector: ["qc", "class_id"] },
+          ],
+        },
       ],
       edges: [
         ["start", "qc"],
@@ -193,7 +233,10 @@ describe("parameter-extractor over the real client", () => {
 
   it("function_call mode reads the tool call arguments", async () => {
     server.enqueue(reply.toolCall("extract_parameters", { city: "Kyoto", nights: 3 }));
-    const res = await runWorkflow(wf("function_call"), { inputs: { q: "3 nights in Kyoto" }, services: { llm: llmService() } });
+    const res = await runWorkflow(wf("function_call"), {
+      inputs: { q: "3 nights in Kyoto" },
+      services: { llm: llmService() },
+    });
     expect(res.error).toBeUndefined();
     expect(res.outputs).toEqual({ city: "Kyoto", nights: 3, ok: 1 });
     const tools = server.requests[0]!.body.tools as Array<{ function: { name: string; parameters: unknown } }>;
@@ -220,7 +263,13 @@ describe("agent over the real client", () => {
         invocations.push(inv);
         return { text: "42", files: [], json: [] };
       },
-      list: () => [{ name: "calc", description: "Evaluate arithmetic", parameters: { type: "object", properties: { expr: { type: "string" } }, required: ["expr"] } }],
+      list: () => [
+        {
+          name: "calc",
+          description: "Evaluate arithmetic",
+          parameters: { type: "object", properties: { expr: { type: "string" } }, required: ["expr"] },
+        },
+      ],
     };
     const wf = buildWorkflow({
       nodes: [
@@ -231,7 +280,10 @@ describe("agent over the real client", () => {
           agent_strategy_provider_name: "langgenius/agent/agent",
           agent_strategy_name: "function_calling",
           agent_parameters: {
-            model: { type: "constant", value: { provider: "openai", model: "qwen2.5-7b", mode: "chat", completion_params: {} } },
+            model: {
+              type: "constant",
+              value: { provider: "openai", model: "qwen2.5-7b", mode: "chat", completion_params: {} },
+            },
             instruction: { type: "constant", value: "Use tools for maths." },
             query: { type: "constant", value: "{{#start.q#}}" },
             maximum_iterations: { type: "constant", value: 3 },
@@ -248,7 +300,11 @@ describe("agent over the real client", () => {
     expect(res.error).toBeUndefined();
     expect(res.outputs.answer).toBe("It is 42.");
     expect(invocations[0]).toMatchObject({ toolName: "calc", parameters: { expr: "6*7" } });
-    const second = server.requests[1]!.body.messages as Array<{ role: string; content?: unknown; tool_call_id?: string }>;
+    const second = server.requests[1]!.body.messages as Array<{
+      role: string;
+      content?: unknown;
+      tool_call_id?: string;
+    }>;
     expect(second.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_1" });
   });
 });
@@ -258,8 +314,24 @@ describe("http-request in a run with the guarded client", () => {
     buildWorkflow({
       nodes: [
         start,
-        { id: "h", type: "http-request", method: "POST", url: `${web.base}/echo`, headers: "", params: "", authorization: { type: "no-auth" }, body: { type: "json", data: [{ type: "text", value: '{"q": "{{#start.q#}}"}' }] } },
-        { id: "end", type: "end", outputs: [{ variable: "status", value_selector: ["h", "status_code"] }, { variable: "body", value_selector: ["h", "body"] }] },
+        {
+          id: "h",
+          type: "http-request",
+          method: "POST",
+          url: `${web.base}/echo`,
+          headers: "",
+          params: "",
+          authorization: { type: "no-auth" },
+          body: { type: "json", data: [{ type: "text", value: '{"q": "{{#start.q#}}"}' }] },
+        },
+        {
+          id: "end",
+          type: "end",
+          outputs: [
+            { variable: "status", value_selector: ["h", "status_code"] },
+            { variable: "body", value_selector: ["h", "body"] },
+          ],
+        },
       ],
       edges: [
         ["start", "h"],
@@ -268,7 +340,10 @@ describe("http-request in a run with the guarded client", () => {
     });
 
   it("posts when the owner allows private targets, and is refused otherwise", async () => {
-    const ok = await runWorkflow(wf(), { inputs: { q: "ping" }, services: { http: createHttpService({ allowPrivate: true }) } });
+    const ok = await runWorkflow(wf(), {
+      inputs: { q: "ping" },
+      services: { http: createHttpService({ allowPrivate: true }) },
+    });
     expect(ok.error).toBeUndefined();
     expect(ok.outputs.status).toBe(200);
     expect(JSON.parse(JSON.parse(ok.outputs.body as string).body)).toEqual({ q: "ping" });

@@ -22,9 +22,21 @@ class FakeKb implements KnowledgeService {
   async retrieve(req: Parameters<KnowledgeService["retrieve"]>[0]) {
     this.calls.push(req);
     return [
-      { content: "low", title: "c", metadata: { dataset_id: "ds2", score: 0.4, doc_metadata: { lang: "de", year: 2020 } } },
-      { content: "best", title: "a", metadata: { dataset_id: "ds1", score: 0.9, doc_metadata: { lang: "en", year: 2024 } } },
-      { content: "mid", title: "b", metadata: { dataset_id: "ds1", score: 0.6, doc_metadata: { lang: "en", year: 2019 } } },
+      {
+        content: "low",
+        title: "c",
+        metadata: { dataset_id: "ds2", score: 0.4, doc_metadata: { lang: "de", year: 2020 } },
+      },
+      {
+        content: "best",
+        title: "a",
+        metadata: { dataset_id: "ds1", score: 0.9, doc_metadata: { lang: "en", year: 2024 } },
+      },
+      {
+        content: "mid",
+        title: "b",
+        metadata: { dataset_id: "ds1", score: 0.6, doc_metadata: { lang: "en", year: 2019 } },
+      },
     ];
   }
 }
@@ -32,9 +44,13 @@ class FakeKb implements KnowledgeService {
 describe("knowledge-retrieval", () => {
   it("reads the query selector (legacy start-node sys alias) and outputs array[object]", () => {
     const d = describe_(kr());
-    expect(d.inputs).toEqual([{ selector: ["start", "sys.query"], field: "query_variable_selector", expects: "string" }]);
+    expect(d.inputs).toEqual([
+      { selector: ["start", "sys.query"], field: "query_variable_selector", expects: "string" },
+    ]);
     expect(d.outputs).toEqual([{ name: "result", type: "array[object]" }]);
-    expect(rulesOf(kr({ dataset_ids: [] })).map((x) => `${x.severity}:${x.code}`)).toEqual(["warning:knowledge.no_datasets"]);
+    expect(rulesOf(kr({ dataset_ids: [] })).map((x) => `${x.severity}:${x.code}`)).toEqual([
+      "warning:knowledge.no_datasets",
+    ]);
   });
 
   it("multiple mode: sends top_k and threshold, orders by score, stamps _source and position", async () => {
@@ -42,14 +58,38 @@ describe("knowledge-retrieval", () => {
     const res = await run(kr(), { start: { "sys.query": "what is new" } }, { knowledge: kb });
     expect(kb.calls[0]).toEqual({ query: "what is new", datasetIds: ["ds1", "ds2"], topK: 2, scoreThreshold: 0.3 });
     expect(res.outputs.result).toEqual([
-      { content: "best", title: "a", metadata: { _source: "knowledge", dataset_id: "ds1", score: 0.9, doc_metadata: { lang: "en", year: 2024 }, position: 1 } },
-      { content: "mid", title: "b", metadata: { _source: "knowledge", dataset_id: "ds1", score: 0.6, doc_metadata: { lang: "en", year: 2019 }, position: 2 } },
+      {
+        content: "best",
+        title: "a",
+        metadata: {
+          _source: "knowledge",
+          dataset_id: "ds1",
+          score: 0.9,
+          doc_metadata: { lang: "en", year: 2024 },
+          position: 1,
+        },
+      },
+      {
+        content: "mid",
+        title: "b",
+        metadata: {
+          _source: "knowledge",
+          dataset_id: "ds1",
+          score: 0.6,
+          doc_metadata: { lang: "en", year: 2019 },
+          position: 2,
+        },
+      },
     ]);
   });
 
   it("single mode keeps the best dataset's passages", async () => {
     const res = await run(
-      kr({ retrieval_mode: "single", single_retrieval_config: { model: { provider: "openai", name: "gpt-4o-mini", mode: "chat" } }, multiple_retrieval_config: null }),
+      kr({
+        retrieval_mode: "single",
+        single_retrieval_config: { model: { provider: "openai", name: "gpt-4o-mini", mode: "chat" } },
+        multiple_retrieval_config: null,
+      }),
       { start: { "sys.query": "q" } },
       { knowledge: new FakeKb() },
     );
@@ -92,7 +132,13 @@ describe("knowledge-retrieval", () => {
 // ---------------------------------------------------------------------------------------------
 // agent
 
-const agentModel = { provider: "langgenius/openai/openai", model: "gpt-4o-mini", mode: "chat", completion_params: {}, type: "model-selector" };
+const agentModel = {
+  provider: "langgenius/openai/openai",
+  model: "gpt-4o-mini",
+  mode: "chat",
+  completion_params: {},
+  type: "model-selector",
+};
 
 function agent(params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
   return makeNode("ag", "agent", {
@@ -138,7 +184,13 @@ class FakeTools implements ToolService {
     return { text: `page text of ${String(inv.parameters.url)}`, files: [], json: [{ ok: true }] };
   }
   list() {
-    return [{ name: "calc", description: "Calculator", parameters: { type: "object", properties: { expr: { type: "string" } } } }];
+    return [
+      {
+        name: "calc",
+        description: "Calculator",
+        parameters: { type: "object", properties: { expr: { type: "string" } } },
+      },
+    ];
   }
 }
 
@@ -151,8 +203,15 @@ describe("agent", () => {
       "agent_parameters.tools.value=start.ua",
       "agent_parameters.context.value=kr.result",
     ]);
-    expect(d.outputs.map((o) => `${o.name}:${o.type}`)).toEqual(["text:string", "files:array[file]", "json:array[object]", "usage:object"]);
-    const withSchema = describe_(agent({}, { output_schema: { type: "object", properties: { score: { type: "number" } } } }));
+    expect(d.outputs.map((o) => `${o.name}:${o.type}`)).toEqual([
+      "text:string",
+      "files:array[file]",
+      "json:array[object]",
+      "usage:object",
+    ]);
+    const withSchema = describe_(
+      agent({}, { output_schema: { type: "object", properties: { score: { type: "number" } } } }),
+    );
     expect(withSchema.outputs.map((o) => o.name)).toContain("score");
     expect(rulesOf(agent())).toEqual([]);
     expect(rulesOf(agent({ model: { type: "constant", value: {} } })).map((x) => x.code)).toContain("agent.no_model");
@@ -164,7 +223,11 @@ describe("agent", () => {
       { text: "The page says hello." },
     ]);
     const tools = new FakeTools();
-    const res = await run(agent(), { sys: { query: "what does a.test say?" }, kr: { result: "ctx" }, start: { ua: "x1" } }, { llm: fake, tools });
+    const res = await run(
+      agent(),
+      { sys: { query: "what does a.test say?" }, kr: { result: "ctx" }, start: { ua: "x1" } },
+      { llm: fake, tools },
+    );
     expect(tools.invocations).toEqual([
       {
         providerId: "webscraper",
@@ -182,7 +245,11 @@ describe("agent", () => {
     expect(first.tools?.[0]).toMatchObject({
       name: "webscraper",
       description: "Scrape a web page",
-      parameters: { type: "object", properties: { url: { type: "string", description: "url to scrape" } }, required: ["url"] },
+      parameters: {
+        type: "object",
+        properties: { url: { type: "string", description: "url to scrape" } },
+        required: ["url"],
+      },
     });
     const second = fake.requests[1]!;
     expect(second.messages.at(-2)).toMatchObject({ role: "assistant", toolCalls: [{ id: "t1", name: "webscraper" }] });
@@ -193,7 +260,12 @@ describe("agent", () => {
       json: [{ ok: true }],
       usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
     });
-    expect(res.events.filter((e) => e.type === "chunk").map((e) => e.text).join("")).toBe("The page says hello.");
+    expect(
+      res.events
+        .filter((e) => e.type === "chunk")
+        .map((e) => e.text)
+        .join(""),
+    ).toBe("The page says hello.");
   });
 
   it("stops after maximum_iterations: the last round offers no tools", async () => {
@@ -206,27 +278,52 @@ describe("agent", () => {
   });
 
   it("without tools listed in the node it offers the service's tools; tool errors become observations", async () => {
-    const fake = new ScriptedLlm([{ toolCalls: [{ id: "c", name: "calc", arguments: { expr: "1+1" } }, { id: "d", name: "nope", arguments: {} }] }, { text: "2" }]);
+    const fake = new ScriptedLlm([
+      {
+        toolCalls: [
+          { id: "c", name: "calc", arguments: { expr: "1+1" } },
+          { id: "d", name: "nope", arguments: {} },
+        ],
+      },
+      { text: "2" },
+    ]);
     const tools = new FakeTools();
-    const res = await run(agent({ tools: { type: "constant", value: [] }, maximum_iterations: { type: "constant", value: "4" } }), { sys: { query: "1+1?" } }, { llm: fake, tools });
+    const res = await run(
+      agent({ tools: { type: "constant", value: [] }, maximum_iterations: { type: "constant", value: "4" } }),
+      { sys: { query: "1+1?" } },
+      { llm: fake, tools },
+    );
     expect(fake.requests[0]!.tools?.map((t) => t.name)).toEqual(["calc"]);
     expect(tools.invocations[0]).toMatchObject({ toolName: "calc", parameters: { expr: "1+1" } });
-    expect(fake.requests[1]!.messages.at(-1)).toEqual({ role: "tool", toolCallId: "d", content: 'error: there is no tool named "nope"' });
+    expect(fake.requests[1]!.messages.at(-1)).toEqual({
+      role: "tool",
+      toolCallId: "d",
+      content: 'error: there is no tool named "nope"',
+    });
     expect(res.outputs.text).toBe("2");
   });
 
   it("ReAct: parses Action blocks, feeds Observations, returns the Final Answer", async () => {
     const fake = new ScriptedLlm([
-      { text: 'Thought: look it up\nAction:\n```json\n{"action": "webscraper", "action_input": {"url": "https://b.test"}}\n```' },
+      {
+        text: 'Thought: look it up\nAction:\n```json\n{"action": "webscraper", "action_input": {"url": "https://b.test"}}\n```',
+      },
       { text: "Thought: done\nFinal Answer: b.test is a test site." },
     ]);
     const tools = new FakeTools();
-    const res = await run(agent({}, { agent_strategy_name: "ReAct" }), { sys: { query: "what is b.test?" } }, { llm: fake, tools });
+    const res = await run(
+      agent({}, { agent_strategy_name: "ReAct" }),
+      { sys: { query: "what is b.test?" } },
+      { llm: fake, tools },
+    );
     expect(fake.requests[0]!.tools).toBeUndefined();
     expect(fake.requests[0]!.messages[0]!.content).toContain("Final Answer:");
     expect(fake.requests[0]!.messages[0]!.content).toContain("webscraper: Scrape a web page");
     expect(tools.invocations[0]?.parameters).toEqual({ url: "https://b.test" });
-    expect(fake.requests[1]!.messages.at(-1)).toEqual({ role: "user", content: "Observation: page text of https://b.test" });
+    expect(fake.requests[1]!.messages.at(-1)).toEqual({
+      role: "user",
+      content: "Observation: page text of https://b.test",
+    });
     expect(res.outputs.text).toBe("b.test is a test site.");
     expect(res.outputs.json).toEqual([{ ok: true }]);
   });

@@ -7,7 +7,12 @@ import { describe_, makeNode, rulesOf, run, ScriptedLlm } from "./llm-fakes.js";
 const model = { provider: "openai", name: "gpt-4o-mini", mode: "chat", completion_params: { temperature: 0.2 } };
 
 function llm(config: Record<string, unknown>, id = "llm1") {
-  return makeNode(id, "llm", { model, context: { enabled: false, variable_selector: [] }, vision: { enabled: false }, ...config });
+  return makeNode(id, "llm", {
+    model,
+    context: { enabled: false, variable_selector: [] },
+    vision: { enabled: false },
+    ...config,
+  });
 }
 
 describe("llm node: static description", () => {
@@ -42,16 +47,36 @@ describe("llm node: static description", () => {
     expect(d.ports).toEqual(["source"]);
   });
 
+  it("memory without a query template and completion #sys.query# read sys.query implicitly", () => {
+    const mem = describe_(llm({ prompt_template: [{ role: "system", text: "hi" }], memory: { window: { enabled: false } } }));
+    expect(mem.inputs).toEqual([{ selector: ["sys", "query"], field: "memory", optional: true }]);
+    const comp = describe_(llm({ model: { ...model, mode: "completion" }, prompt_template: { text: "Q: #sys.query#" } }));
+    expect(comp.inputs).toEqual([{ selector: ["sys", "query"], field: "prompt_template.text", optional: true }]);
+    const tpl = describe_(llm({ prompt_template: [{ role: "system", text: "hi" }], memory: { query_prompt_template: "{{#sys.query#}}" } }));
+    expect(tpl.inputs.map((i) => i.field)).toEqual(["memory.query_prompt_template"]);
+  });
+
   it("declares structured_output only when switched on (legacy switch name too)", () => {
     const schema = { type: "object", properties: { a: { type: "string" } } };
-    const on = describe_(llm({ prompt_template: [{ role: "user", text: "x" }], structured_output: { schema }, structured_output_enabled: true }));
+    const on = describe_(
+      llm({
+        prompt_template: [{ role: "user", text: "x" }],
+        structured_output: { schema },
+        structured_output_enabled: true,
+      }),
+    );
     expect(on.outputs.map((o) => o.name)).toContain("structured_output");
     const off = describe_(llm({ prompt_template: [{ role: "user", text: "x" }], structured_output: { schema } }));
     expect(off.outputs.map((o) => o.name)).not.toContain("structured_output");
   });
 
   it("keeps unknown fields and survives real corpus leftovers", () => {
-    const node = llm({ prompt_template: [{ id: "p1", role: "system", text: "hi" }], variables: [], selected: false, weird: 1 });
+    const node = llm({
+      prompt_template: [{ id: "p1", role: "system", text: "hi" }],
+      variables: [],
+      selected: false,
+      weird: 1,
+    });
     const d = describe_(node);
     expect(d.config).toMatchObject({ variables: [], weird: 1 });
   });
@@ -60,11 +85,24 @@ describe("llm node: static description", () => {
     const codes = (n: ReturnType<typeof llm>) => rulesOf(n).map((d) => `${d.severity}:${d.code}`);
     expect(codes(llm({ prompt_template: [{ role: "system", text: "  " }] }))).toContain("error:llm.empty_prompt");
     expect(
-      codes(llm({ prompt_template: [{ role: "user", text: "x" }], structured_output: { schema: { type: "array" } }, structured_output_switch_on: true })),
+      codes(
+        llm({
+          prompt_template: [{ role: "user", text: "x" }],
+          structured_output: { schema: { type: "array" } },
+          structured_output_switch_on: true,
+        }),
+      ),
     ).toContain("error:llm.structured_output_schema");
-    expect(codes(llm({ prompt_template: [{ role: "user", text: "{{#context#}}" }] }))).toContain("warning:llm.context_unset");
+    expect(codes(llm({ prompt_template: [{ role: "user", text: "{{#context#}}" }] }))).toContain(
+      "warning:llm.context_unset",
+    );
     expect(
-      codes(llm({ prompt_template: [{ role: "user", text: "x" }], context: { enabled: true, variable_selector: ["a", "b"] } })),
+      codes(
+        llm({
+          prompt_template: [{ role: "user", text: "x" }],
+          context: { enabled: true, variable_selector: ["a", "b"] },
+        }),
+      ),
     ).toContain("warning:llm.context_unused");
     expect(codes(llm({ prompt_template: [{ role: "user", text: "fine" }] }))).toEqual([]);
   });
@@ -72,7 +110,9 @@ describe("llm node: static description", () => {
 
 describe("llm node: execution", () => {
   it("renders messages, fills {{#context#}} from retrieval results and streams the text", async () => {
-    const fake = new ScriptedLlm([{ text: "The answer is 42.", usage: { promptTokens: 7, completionTokens: 4, totalTokens: 11 } }]);
+    const fake = new ScriptedLlm([
+      { text: "The answer is 42.", usage: { promptTokens: 7, completionTokens: 4, totalTokens: 11 } },
+    ]);
     const node = llm({
       prompt_template: [
         { role: "system", text: "Context:\n{{#context#}}" },
@@ -82,14 +122,26 @@ describe("llm node: execution", () => {
     });
     const res = await run(
       node,
-      { start: { q: "what?" }, kr: { result: [{ content: "first passage", title: "a" }, { content: "second", title: "b" }] } },
+      {
+        start: { q: "what?" },
+        kr: {
+          result: [
+            { content: "first passage", title: "a" },
+            { content: "second", title: "b" },
+          ],
+        },
+      },
       { llm: fake },
     );
     expect(fake.requests[0]?.messages).toEqual([
       { role: "system", content: "Context:\nfirst passage\nsecond" },
       { role: "user", content: "Q: what? / missing.var" },
     ]);
-    expect(fake.requests[0]?.model).toMatchObject({ provider: "openai", name: "gpt-4o-mini", completion_params: { temperature: 0.2 } });
+    expect(fake.requests[0]?.model).toMatchObject({
+      provider: "openai",
+      name: "gpt-4o-mini",
+      completion_params: { temperature: 0.2 },
+    });
     expect(res.outputs).toEqual({
       text: "The answer is 42.",
       reasoning_content: "",
@@ -107,7 +159,12 @@ describe("llm node: execution", () => {
     const fake = new ScriptedLlm([{ text: "ok" }]);
     const node = llm({
       prompt_template: [
-        { role: "user", edition_type: "jinja2", text: "ignored", jinja2_text: "{% for x in items %}{{ loop.index }}:{{ x }} {% endfor %}for {{ who }}" },
+        {
+          role: "user",
+          edition_type: "jinja2",
+          text: "ignored",
+          jinja2_text: "{% for x in items %}{{ loop.index }}:{{ x }} {% endfor %}for {{ who }}",
+        },
       ],
       prompt_config: {
         jinja2_variables: [
@@ -130,7 +187,11 @@ describe("llm node: execution", () => {
     ];
     const node = llm({
       prompt_template: [{ role: "system", text: "sys" }],
-      memory: { window: { enabled: true, size: 1 }, query_prompt_template: "Q={{#sys.query#}}", role_prefix: { user: "", assistant: "" } },
+      memory: {
+        window: { enabled: true, size: 1 },
+        query_prompt_template: "Q={{#sys.query#}}",
+        role_prefix: { user: "", assistant: "" },
+      },
     });
     await run(node, { sys: { query: "now?", histories: history } }, { llm: fake });
     expect(fake.requests[0]?.messages).toEqual([
@@ -143,7 +204,11 @@ describe("llm node: execution", () => {
 
   it("memory without a query template sends sys.query; no memory adds no query message", async () => {
     const fake = new ScriptedLlm([{ text: "ok" }, { text: "ok" }]);
-    await run(llm({ prompt_template: [{ role: "system", text: "sys" }], memory: { window: { enabled: false } } }), { sys: { query: "hello" } }, { llm: fake });
+    await run(
+      llm({ prompt_template: [{ role: "system", text: "sys" }], memory: { window: { enabled: false } } }),
+      { sys: { query: "hello" } },
+      { llm: fake },
+    );
     expect(fake.requests[0]?.messages.at(-1)).toEqual({ role: "user", content: "hello" });
     await run(llm({ prompt_template: [{ role: "system", text: "sys" }] }), { sys: { query: "hello" } }, { llm: fake });
     expect(fake.requests[1]?.messages).toEqual([{ role: "system", content: "sys" }]);
@@ -156,14 +221,42 @@ describe("llm node: execution", () => {
       prompt_template: { text: "History:\n#histories#\nNow: #sys.query# ({{#start.lang#}})" },
       memory: { window: { enabled: false }, role_prefix: { user: "Human", assistant: "AI" } },
     });
-    await run(node, { start: { lang: "en" }, sys: { query: "hi", histories: [{ role: "user", content: "x" }, { role: "assistant", content: "y" }] } }, { llm: fake });
+    await run(
+      node,
+      {
+        start: { lang: "en" },
+        sys: {
+          query: "hi",
+          histories: [
+            { role: "user", content: "x" },
+            { role: "assistant", content: "y" },
+          ],
+        },
+      },
+      { llm: fake },
+    );
     expect(fake.requests[0]?.messages).toEqual([{ role: "user", content: "History:\nHuman: x\nAI: y\nNow: hi (en)" }]);
   });
 
   it("vision appends files to the last user message; file references in text become parts", async () => {
     const fake = new ScriptedLlm([{ text: "a cat" }]);
-    const img = { type: "image", transfer_method: "remote_url", remote_url: "https://x.test/cat.png", filename: "cat.png", extension: ".png", mime_type: "image/png", size: 10 };
-    const doc = { ...img, type: "document", remote_url: "https://x.test/a.pdf", filename: "a.pdf", extension: ".pdf", mime_type: "application/pdf" };
+    const img = {
+      type: "image",
+      transfer_method: "remote_url",
+      remote_url: "https://x.test/cat.png",
+      filename: "cat.png",
+      extension: ".png",
+      mime_type: "image/png",
+      size: 10,
+    };
+    const doc = {
+      ...img,
+      type: "document",
+      remote_url: "https://x.test/a.pdf",
+      filename: "a.pdf",
+      extension: ".pdf",
+      mime_type: "application/pdf",
+    };
     const node = llm({
       prompt_template: [{ role: "user", text: "Describe {{#start.doc#}}" }],
       vision: { enabled: true, configs: { variable_selector: ["start", "pics"], detail: "high" } },
@@ -183,7 +276,10 @@ describe("llm node: execution", () => {
 
   it("a prompt that renders empty fails the node", async () => {
     const fake = new ScriptedLlm([{ text: "never" }]);
-    const node = llm({ prompt_template: [{ role: "user", text: "{{#context#}}" }], context: { enabled: true, variable_selector: ["a", "b"] } });
+    const node = llm({
+      prompt_template: [{ role: "user", text: "{{#context#}}" }],
+      context: { enabled: true, variable_selector: ["a", "b"] },
+    });
     const err = await run(node, { a: { b: "" } }, { llm: fake }).catch((e) => e);
     expect(err).toBeInstanceOf(NodeExecutionError);
     expect(err.code).toBe("llm.empty_prompt");
@@ -193,7 +289,11 @@ describe("llm node: execution", () => {
   it("structured output asks for JSON with the schema and parses (and repairs) the answer", async () => {
     const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
     const fake = new ScriptedLlm([{ text: '```json\n{"city": "Paris",}\n```' }]);
-    const node = llm({ prompt_template: [{ role: "user", text: "where?" }], structured_output: { schema }, structured_output_switch_on: true });
+    const node = llm({
+      prompt_template: [{ role: "user", text: "where?" }],
+      structured_output: { schema },
+      structured_output_switch_on: true,
+    });
     const res = await run(node, {}, { llm: fake });
     expect(fake.requests[0]?.json).toEqual({ schema, name: "structured_output" });
     expect(res.outputs.structured_output).toEqual({ city: "Paris" });
@@ -205,17 +305,34 @@ describe("llm node: execution", () => {
 
   it("reasoning: tagged keeps <think>, separated splits it out of text and the stream", async () => {
     const raw = "<think>step 1\nstep 2</think>\n\nFinal answer.";
-    const tagged = await run(llm({ prompt_template: [{ role: "user", text: "q" }] }), {}, { llm: new ScriptedLlm([{ text: raw }]) });
+    const tagged = await run(
+      llm({ prompt_template: [{ role: "user", text: "q" }] }),
+      {},
+      { llm: new ScriptedLlm([{ text: raw }]) },
+    );
     expect(tagged.outputs.text).toBe(raw);
     expect(tagged.outputs.reasoning_content).toBe("");
 
-    const sep = await run(llm({ prompt_template: [{ role: "user", text: "q" }], reasoning_format: "separated" }), {}, { llm: new ScriptedLlm([{ text: raw }]) });
+    const sep = await run(
+      llm({ prompt_template: [{ role: "user", text: "q" }], reasoning_format: "separated" }),
+      {},
+      { llm: new ScriptedLlm([{ text: raw }]) },
+    );
     expect(sep.outputs.text).toBe("Final answer.");
     expect(sep.outputs.reasoning_content).toBe("step 1\nstep 2");
-    expect(sep.events.filter((e) => e.type === "chunk").map((e) => e.text).join("")).toBe("Final answer.");
+    expect(
+      sep.events
+        .filter((e) => e.type === "chunk")
+        .map((e) => e.text)
+        .join(""),
+    ).toBe("Final answer.");
 
     // A provider that reports reasoning apart from the text.
-    const apart = await run(llm({ prompt_template: [{ role: "user", text: "q" }] }), {}, { llm: new ScriptedLlm([{ text: "A.", reasoning: "because" }]) });
+    const apart = await run(
+      llm({ prompt_template: [{ role: "user", text: "q" }] }),
+      {},
+      { llm: new ScriptedLlm([{ text: "A.", reasoning: "because" }]) },
+    );
     expect(apart.outputs.text).toBe("<think>\nbecause\n</think>\n\nA.");
   });
 

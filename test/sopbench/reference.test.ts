@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { CEILINGS, type DomainScore, domains, loadDomain, scoreDomain } from "../../src/eval/sopbench/index.js";
+import { calledTools } from "./solvers/client.js";
 import { REFERENCE_SOLVERS } from "./solvers/index.js";
 
 const results: DomainScore[] = [];
@@ -32,6 +33,14 @@ describe("reference solvers reach each domain's ceiling through the tools", () =
       expect(s.lenientCorrect).toBeGreaterThanOrEqual(s.strictCorrect);
     });
   }
+
+  it("the solvers call every implemented (non-stub) tool of every domain successfully", () => {
+    const missing: string[] = [];
+    for (const d of domains())
+      for (const [name, b] of Object.entries(loadDomain(d).bindings.tools))
+        if (!("names" in b) && !calledTools.has(`${d}/${name}`)) missing.push(`${d}/${name}`);
+    expect(missing).toEqual([]);
+  });
 
   it("know_your_business: every rule-determined row (no risk signal) is right", async () => {
     const d = loadDomain("know_your_business");

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   aggregate,
+  formatTaskInputs,
   lenientEqual,
+  loadDomain,
   normalise,
   scoreDomain,
+  scoreDomains,
   scoreRow,
   strictEqual,
 } from "../../src/eval/sopbench/index.js";
@@ -75,5 +78,29 @@ describe("row and domain scores", () => {
     expect(s.strictCorrect).toBeGreaterThan(0);
     const limited = await scoreDomain("order_fulfillment", async () => ({}), { limit: 5 });
     expect(limited).toMatchObject({ n: 5, strictCorrect: 0 });
+  });
+});
+
+describe("multi-domain reports and task rendering", () => {
+  it("scoreDomains attaches ceilings", async () => {
+    const [of, kyb] = await scoreDomains(
+      {
+        order_fulfillment: async () => ({ expected_output: "backorder" }),
+        know_your_business: async () => ({ escalation_status: "approve" }),
+      },
+      { limit: 10 },
+    );
+    expect(of).toMatchObject({ domain: "order_fulfillment", n: 10, ceiling: 26 });
+    expect(kyb?.ceiling).toBeUndefined();
+  });
+
+  it("formats inputs as the original prompt's key: value lines", () => {
+    const t = loadDomain("dangerous_goods").tasks[0];
+    if (!t) throw new Error("no task");
+    expect(formatTaskInputs(t).split("\n")[0]).toBe("product_id: P1_3191");
+    const v2 = loadDomain("know_your_business").tasks[0];
+    if (!v2) throw new Error("no task");
+    expect(formatTaskInputs(v2)).toContain("bank_account_number: 1234567");
+    expect(formatTaskInputs(v2)).toContain("ubo_list: [{'name': 'S Wilson', 'id': 'ID204', 'ownership': 100.0}]");
   });
 });

@@ -16,9 +16,13 @@
  * server.enqueue(reply.status(429, { retryAfter: 1 }), reply.text("hello"));   // answered in order
  * server.when((r) => r.api === "openai-embeddings", reply.embedding([[0, 1]]), { times: Infinity });
  * // point a client at server.openaiBaseURL / server.anthropicBaseURL / server.geminiBaseURL
- * expect(server.requests[1]?.body.messages).toEqual([...]);
+ * expect(server.requests[1]?.body.messages).toEqual([...]);   // or server.last()
  * await server.close();
  * ```
+ * Failure scripts: `reply.status(429, { retryAfter: 1 })`, `reply.status(500)`, `{ delayMs }` (longer than the
+ * client's timeout), `{ chunkDelayMs }` (a slow or stalled stream), `{ dropAfterChunks }` (connection cut
+ * mid-stream), `reply.raw("{broken")` (a malformed body), `reply.jsonText("{a: 1,}")` (malformed model JSON).
+ *
  * Matching: `when` rules are tried first (in the order added, while they have uses left); otherwise the
  * next `enqueue`d reply is used. A request nothing answers gets HTTP 400 (not retryable, so a client fails
  * fast) with a body naming the request, and is listed in `unmatched`.
@@ -67,6 +71,8 @@ interface ReplyCommon {
   delayMs?: number;
   /** For streamed replies: wait this long between chunks. */
   chunkDelayMs?: number;
+  /** For streamed replies: cut the connection after this many SSE events (a reset mid-stream). */
+  dropAfterChunks?: number;
   /** Extra response headers. */
   headers?: Record<string, string>;
   usage?: ReplyUsage;
@@ -151,6 +157,8 @@ export interface ReplayServer {
   readonly requests: RecordedRequest[];
   /** Requests no script answered. */
   readonly unmatched: RecordedRequest[];
+  /** The most recent request (throws if none arrived, so a test fails with a clear message). */
+  last(): RecordedRequest;
   /** Replies answered in order, one request each. */
   enqueue(...replies: ReplySource[]): void;
   /** A reply for requests matching `match`, tried before the queue; `times` defaults to 1 (Infinity allowed). */
@@ -226,6 +234,11 @@ export async function startReplayServer(): Promise<ReplayServer> {
     geminiBaseURL: `${url}/v1beta`,
     requests,
     unmatched,
+    last() {
+      const r = requests.at(-1);
+      if (!r) throw new Error("replay-server: no request has arrived");
+      return r;
+    },
     enqueue(...replies) {
       for (const r of replies) queue.push({ reply: r, remaining: 1 });
     },
@@ -314,7 +327,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 async function sendSse(
   res: ServerResponse,
   events: Array<{ event?: string; data: unknown }>,
-  opts: { chunkDelayMs?: number; headers?: Record<string, string>; done?: boolean },
+  opts: { chunkDelayMs?: number; dropAfterChunks?: number; headers?: Record<string, string>; done?: boolean },
 ): Promise<void> {
   if (res.destroyed) return;
   res.writeHead(200, {
@@ -323,10 +336,19 @@ async function sendSse(
     connection: "keep-alive",
     ...opts.headers,
   });
-  for (const ev of events) {
+  for (const [i, ev] of events.entries()) {
     if (res.destroyed) return;
+    if (opts.dropAfterChunks !== undefined && i >= opts.dropAfterChunks) {
+      // Give the client a moment to read what was sent, so the cut lands after those events.
+      await sleep(50);
+      res.socket?.destroy();
+      return;
+    }
     const data = typeof ev.data === "string" ? ev.data : JSON.stringify(ev.data);
-    res.write(`${ev.event ? `event: ${ev.event}\n` : ""}data: ${data}\n\n`);
+    // Wait for each write to be flushed so a later cut cannot swallow it.
+    await new Promise<void>((ok) =>
+      res.write(`${ev.event ? `event: ${ev.event}\n` : ""}data: ${data}\n\n`, () => ok()),
+    );
     if (opts.chunkDelayMs) await sleep(opts.chunkDelayMs);
   }
   if (opts.done) res.write("data: [DONE]\n\n");
@@ -442,7 +464,7 @@ async function render(req: RecordedRequest, r: Reply, res: ServerResponse): Prom
   }
   const answer = toAnswer(req, r);
   const model = req.model ?? "replay-model";
-  const opts = { chunkDelayMs: r.chunkDelayMs, headers };
+  const opts = { chunkDelayMs: r.chunkDelayMs, dropAfterChunks: r.dropAfterChunks, headers };
   switch (req.api) {
     case "anthropic-messages":
       return req.stream

@@ -376,3 +376,12 @@ describe("catalogue", () => {
     for (const s of specs) expect(s.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
   });
 });
+
+describe("invocation by spec name", () => {
+  it("a call with no provider and a list() name reaches the tool (agent nodes offering every tool)", async () => {
+    const { tools } = setup();
+    const r = await tools.invoke({ providerId: "", toolName: "time__current_time", parameters: {} });
+    expect(r.text).toBe("2026-03-15 04:05:06 UTC");
+    expect(tools.parameterSpecs("langgenius/echarts/echarts", "pie_chart")?.map((p) => p.name)).toEqual(["title", "data", "categories"]);
+  });
+});

@@ -1,6 +1,6 @@
 import type { DataflowResult } from "../dataflow.js";
 import type { AnalysisGraph } from "../graph.js";
-import { graphCyclomatic, nodeDecisions, totalDecisions, type Decisions } from "./complexity.js";
+import { type Decisions, graphCyclomatic, nodeDecisions, totalDecisions } from "./complexity.js";
 import { estimateTokens, textTokens } from "./estimate.js";
 import { computeLiveness } from "./liveness.js";
 
@@ -80,7 +80,10 @@ export function computeBurden(g: AnalysisGraph, df: DataflowResult, thresholds: 
     const name = rr.read.selector[1];
     if (rr.producer === undefined || name === undefined) continue;
     let m = consumed.get(rr.producer);
-    if (!m) consumed.set(rr.producer, (m = new Map()));
+    if (!m) {
+      m = new Map();
+      consumed.set(rr.producer, m);
+    }
     const out = g.nodes[rr.producer]!.desc.outputs.find((o) => o.name === name);
     if (!m.has(name)) m.set(name, estimateTokens(out?.type ?? rr.type));
   }

@@ -1,4 +1,4 @@
-import type { AnalysisGraph, ANode } from "../graph.js";
+import type { ANode, AnalysisGraph } from "../graph.js";
 
 export interface Decisions {
   /** Extra branch ports: a node with k ports chooses among k. */

@@ -2,7 +2,8 @@ import type { Diagnostic } from "../../ir/diagnostics.js";
 import { describeNode } from "../../ir/describe.js";
 import { WorkflowSchema, type AppMode, type Workflow, type WorkflowEdge, type WorkflowNode } from "../../ir/workflow.js";
 import "../../nodes/index.js";
-import { NATIVE_TYPES, START_TYPES, TOOL_ALIASES } from "./vocabulary.js";
+import { getNodeType } from "../../ir/registry.js";
+import { START_TYPES, TOOL_ALIASES } from "./vocabulary.js";
 
 export interface CompactOptions {
   name?: string;
@@ -286,7 +287,22 @@ function nodeConfig(c: Converter, type: string, p: Json, id: string, caseIds: Ma
       },
     };
   }
+  if (getNodeType(type)) return { type, config: passThrough(c, p, id) as Json };
   return undefined;
+}
+
+/**
+ * Registry types the compact vocabulary has no shorthand for (loop, assigner, answer...): the param is
+ * the Dify config itself, with selectors in Dify order `[node_id, var]` and template texts re-targeted.
+ */
+function passThrough(c: Converter, v: unknown, id: string, field = ""): unknown {
+  if (typeof v === "string") return v.includes("{{#") ? c.text(v, id, field) : v;
+  if (Array.isArray(v)) {
+    if (v.length >= 2 && v.every((x) => typeof x === "string") && c.ids.has(v[0] as string)) return [c.ids.get(v[0] as string)!, ...v.slice(1)];
+    return v.map((x, i) => passThrough(c, x, id, `${field}[${i}]`));
+  }
+  if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, passThrough(c, x, id, field ? `${field}.${k}` : k)]));
+  return v;
 }
 
 /**
@@ -325,7 +341,7 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
     const p = isObj(n.param) ? n.param : {};
     if (n.param !== undefined && !isObj(n.param)) c.error("compact.bad_param", "param must be an object", irId(cid), "param");
     if (n.type === "iteration") pendingOutputSel.set(cid, p.output_selector);
-    const conv = NATIVE_TYPES.has(n.type) || TOOL_ALIASES[n.type] ? nodeConfig(c, n.type, p, irId(cid), caseIds, classIds) : undefined;
+    const conv = nodeConfig(c, n.type, p, irId(cid), caseIds, classIds);
     if (!conv) {
       c.error("compact.unknown_type", `node "${cid}" has unknown type "${n.type}"`, irId(cid), "type");
       continue;
@@ -334,8 +350,9 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
     const parentCid = dash > 0 ? cid.slice(0, dash) : undefined;
     let parentId: string | undefined;
     if (parentCid !== undefined) {
-      if (c.types.get(parentCid) === "iteration") parentId = irId(parentCid);
-      else c.error("compact.bad_child", `node "${cid}" looks like a child of "${parentCid}", which is not an iteration defined before it`, irId(cid), "id");
+      const parentType = c.types.get(parentCid);
+      if (parentType === "iteration" || parentType === "loop") parentId = irId(parentCid);
+      else c.error("compact.bad_child", `node "${cid}" looks like a child of "${parentCid}", which is not an iteration or loop defined before it`, irId(cid), "id");
     }
     nodes.push({ id: irId(cid), type: conv.type, title: typeof n.title === "string" ? n.title : `${n.type} ${cid}`, parentId, config: conv.config });
   }
@@ -350,6 +367,14 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
     const src = resolved ? nodes.find((x) => x.id === resolved[0]) : undefined;
     const t = src ? describeNode(src).outputs.find((o) => o.name === resolved![1])?.type : undefined;
     if (t) node.config.output_type = t.startsWith("array[") ? "array[any]" : `array[${t}]`;
+  }
+  // End outputs carry the type of what they read (Dify's value_type), as the reference converter writes it.
+  for (const end of nodes.filter((n) => n.type === "end")) {
+    for (const o of (end.config.outputs as Array<{ value_selector: string[]; value_type?: string }>) ?? []) {
+      const src = nodes.find((x) => x.id === o.value_selector[0]);
+      const t = src && o.value_selector.length === 2 ? describeNode(src).outputs.find((d) => d.name === o.value_selector[1])?.type : undefined;
+      if (t && t !== "any") o.value_type = t;
+    }
   }
   const edges: WorkflowEdge[] = [];
   edgesRaw.forEach((e, i) => {

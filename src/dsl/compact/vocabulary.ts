@@ -91,3 +91,31 @@ export const START_TYPES: Record<string, string> = {
   "array[file]": "file-list",
   object: "json_object",
 };
+
+/**
+ * The `param` shape of each compact type, as the model must write it. References are `[variable,
+ * node_id]` (name first); text fields reference values as {{#'node_id'.variable#}}.
+ */
+export const COMPACT_PARAMS: Record<string, string> = {
+  start: 'variables: [[name, type]] with type one of string | number | boolean | file | array[file] | object',
+  end: "outputs: [[output_name, [variable, node_id]]]",
+  answer: "answer: text with {{#'id'.var#}} references (advanced-chat only)",
+  llm: "system: text, user: text (files/images only in user)",
+  "question-classifier": "query_variable_selector: [variable, node_id], classes: [name, ...] (≥ 2), instruction?: text. Port i = class i",
+  code: "variables: [[name, [variable, node_id]]], outputs: [[name, type]], code: Python `def main(...)` returning a dict with exactly those outputs",
+  "document-extractor": "variable_selector: [variable, node_id] (a file or array[file])",
+  "http-request": "url: [variable, node_id] (the URL comes from a variable)",
+  "if-else": 'cases: [[null|"and"|"or", [[[variable, node_id], operator, "value"?], ...]], ...]; port i = case i, port len(cases) = ELSE; values are strings',
+  "list-operator": 'variable: [variable, node_id], operator: ["filter_by", op, value] | ["extract_by", n] | ["order_by", "asc"|"desc"] | ["limit", n]',
+  "parameter-extractor": "query: [variable, node_id], parameters: [[description, name, type]], instruction: text",
+  "template-transform": "variables: [[name, [variable, node_id]]], template: Jinja2 text using {{ name }}",
+  "variable-aggregator": "variables: [[variable, node_id], ...] (same type; the branch that ran wins)",
+  iteration: 'iterator_selector: [variable, node_id], output_selector: [variable, "<iteration_id>-k"]; children follow with ids "<iteration_id>-1" (iteration-start) .. "-n"',
+  "iteration-start": "{} (id <iteration_id>-1; no edge between it and the iteration)",
+  tts: "text: text → files (audio)",
+  text2image: "prompt: text → files (image)",
+  "mermaid-converter": "mermaid_code: text → files (png)",
+  "markdown-exporter": "target_type: docx | pdf | html | md | pptx | png, md_text: text → files",
+  "google-search": "query: text → json",
+  echarts: 'chart_type: "line" | "bar" | "pie", chart_title: text, data: "1;2;3", x_axisORcategories: "a;b;c" → text',
+};

@@ -149,7 +149,9 @@ function layout(slots: Slot[], edges: readonly WorkflowEdge[], firstIndex: Map<s
   const scopes = new Map<number, number[]>();
   slots.forEach((_, i) => {
     const k = scopeOf(i);
-    scopes.set(k, [...(scopes.get(k) ?? []), i]);
+    const list = scopes.get(k);
+    if (list) list.push(i);
+    else scopes.set(k, [i]);
   });
   const scopeDepth = (k: number): number => (k === -1 ? -1 : (depth[k] ?? 0));
   const order = [...scopes.keys()].sort((a, b) => scopeDepth(b) - scopeDepth(a));
@@ -158,7 +160,11 @@ function layout(slots: Slot[], edges: readonly WorkflowEdge[], firstIndex: Map<s
     const members = scopes.get(k) ?? [];
     placeScope(slots, members, edges, firstIndex, k === -1 ? ROOT_ORIGIN : BODY_ORIGIN);
     const container = slots[k];
-    if (container && containerKind(container.node.type)) fitContainer(container, members.map((i) => slots[i]));
+    if (container && containerKind(container.node.type))
+      fitContainer(
+        container,
+        members.map((i) => slots[i]),
+      );
   }
 
   // Absolute positions for what was just placed, outermost first so parents are done before children.
@@ -204,7 +210,9 @@ function placeScope(
     const a = firstIndex.get(e.source);
     const b = firstIndex.get(e.target);
     if (a === undefined || b === undefined || a === b || !inScope.has(a) || !inScope.has(b)) continue;
-    succ.set(a, [...(succ.get(a) ?? []), b]);
+    const out = succ.get(a);
+    if (out) out.push(b);
+    else succ.set(a, [b]);
     indeg.set(b, (indeg.get(b) ?? 0) + 1);
   }
   const layer = new Map<number, number>(members.map((i) => [i, 0]));
@@ -220,7 +228,8 @@ function placeScope(
   }
 
   let start = origin;
-  const placedAlready = members.filter((i) => !need.includes(i));
+  const needSet = new Set(need);
+  const placedAlready = members.filter((i) => !needSet.has(i));
   if (placedAlready.length > 0) {
     let minX = Number.POSITIVE_INFINITY;
     let maxY = Number.NEGATIVE_INFINITY;
@@ -236,7 +245,9 @@ function placeScope(
   const columns = new Map<number, number[]>();
   for (const i of need) {
     const l = layer.get(i) ?? 0;
-    columns.set(l, [...(columns.get(l) ?? []), i]);
+    const col = columns.get(l);
+    if (col) col.push(i);
+    else columns.set(l, [i]);
   }
   let x = start.x;
   for (const l of [...columns.keys()].sort((a, b) => a - b)) {

@@ -28,9 +28,13 @@ export function toDifyDocument(input: Workflow, opts: ExportDifyOptions = {}): J
   }
   const wf = completeForDify(input);
   const meta = difyMetaOf(wf) ?? {};
-  const version = opts.version ?? (typeof meta.version === "string" ? meta.version : versionNeededBy(wf.nodes.map((n) => n.type)));
+  const version =
+    opts.version ?? (typeof meta.version === "string" ? meta.version : versionNeededBy(wf.nodes.map((n) => n.type)));
   if (!parseDslVersion(version)) {
-    throw new WeftError("dsl_export_bad_version", `cannot export with DSL version ${JSON.stringify(version)}: not a version number`);
+    throw new WeftError(
+      "dsl_export_bad_version",
+      `cannot export with DSL version ${JSON.stringify(version)}: not a version number`,
+    );
   }
 
   const app: Json = {

@@ -6,8 +6,8 @@ import {
   type Workflow,
   type WorkflowEdge,
   type WorkflowNode,
-  type WorkflowVariable,
   WorkflowSchema,
+  type WorkflowVariable,
 } from "../../ir/workflow.js";
 import { completeForDify } from "./canvas.js";
 import { defaultFeatures, defaultViewport } from "./defaults.js";
@@ -32,7 +32,13 @@ export interface ImportDifyResult {
 }
 
 const TOP_KEYS = ["app", "kind", "version", "workflow", "dependencies"];
-const WORKFLOW_KEYS = ["graph", "features", "environment_variables", "conversation_variables", "rag_pipeline_variables"];
+const WORKFLOW_KEYS = [
+  "graph",
+  "features",
+  "environment_variables",
+  "conversation_variables",
+  "rag_pipeline_variables",
+];
 const GRAPH_KEYS = ["nodes", "edges", "viewport"];
 const NON_WORKFLOW_MODES = new Set(["chat", "agent-chat", "completion"]);
 const WORKFLOW_MODES = new Set<string>(["workflow", "advanced-chat"]);
@@ -84,7 +90,10 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
 
   const app = doc.app;
   if (!isRecord(app)) {
-    fail("dsl_missing_app", app === undefined ? "missing the app block" : `app must be a mapping, got ${describeType(app)}`);
+    fail(
+      "dsl_missing_app",
+      app === undefined ? "missing the app block" : `app must be a mapping, got ${describeType(app)}`,
+    );
   }
   const mode = app.mode;
   if (mode === undefined || mode === null || mode === "") fail("dsl_missing_mode", "app.mode is missing");
@@ -125,7 +134,8 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   }
   let rawEdges: unknown[] = [];
   if (Array.isArray(graph.edges)) rawEdges = graph.edges;
-  else if (graph.edges === undefined || graph.edges === null) warn("dsl_edges_missing", "workflow.graph.edges is missing; read as no edges");
+  else if (graph.edges === undefined || graph.edges === null)
+    warn("dsl_edges_missing", "workflow.graph.edges is missing; read as no edges");
   else fail("dsl_bad_edges", `workflow.graph.edges must be a list, got ${describeType(graph.edges)}`);
 
   const { nodes, notes } = readNodes(graph.nodes, warn);
@@ -134,7 +144,8 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   let features: Json;
   if (isRecord(wfBlock.features)) features = wfBlock.features;
   else {
-    if (wfBlock.features !== undefined) warn("dsl_features_invalid", `workflow.features is ${describeType(wfBlock.features)}; defaults used`);
+    if (wfBlock.features !== undefined)
+      warn("dsl_features_invalid", `workflow.features is ${describeType(wfBlock.features)}; defaults used`);
     features = defaultFeatures();
   }
 
@@ -171,7 +182,10 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   const check = WorkflowSchema.safeParse(workflow);
   if (!check.success) {
     const issue = check.error.issues[0];
-    fail("dsl_invalid_workflow", `the imported workflow breaks the IR schema at ${issue?.path.join(".")}: ${issue?.message}`);
+    fail(
+      "dsl_invalid_workflow",
+      `the imported workflow breaks the IR schema at ${issue?.path.join(".")}: ${issue?.message}`,
+    );
   }
   return { workflow, warnings };
 }
@@ -194,15 +208,25 @@ function readVersion(doc: Json, opts: ImportDifyOptions, warn: Warn): string {
   if (!current) fail("dsl_bad_version", `currentVersion ${JSON.stringify(currentText)} is not a valid version number`);
   switch (judgeVersion(parsed, current)) {
     case "newer-major":
-      fail("dsl_version_unsupported", `DSL version ${v} is a newer major version than ${currentText}, which Weft reads`, {
-        version: v,
-      });
+      fail(
+        "dsl_version_unsupported",
+        `DSL version ${v} is a newer major version than ${currentText}, which Weft reads`,
+        {
+          version: v,
+        },
+      );
       break;
     case "newer":
-      warn("dsl_version_newer", `DSL version ${v} is newer than ${currentText}; Dify would ask for confirmation. Imported as is`);
+      warn(
+        "dsl_version_newer",
+        `DSL version ${v} is newer than ${currentText}; Dify would ask for confirmation. Imported as is`,
+      );
       break;
     case "older-major":
-      warn("dsl_version_older_major", `DSL version ${v} is an older major version than ${currentText}; Dify would ask for confirmation`);
+      warn(
+        "dsl_version_older_major",
+        `DSL version ${v} is an older major version than ${currentText}; Dify would ask for confirmation`,
+      );
       break;
     case "older-minor":
       warn("dsl_version_older", `DSL version ${v} is older than ${currentText}; Dify imports it with warnings`);
@@ -239,14 +263,22 @@ function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: 
     }
     const id = idOf(n.id);
     if (id === undefined) {
-      fail("dsl_node_missing_id", `node #${index + 1} has no id${n.id === undefined ? "" : ` (got ${describeType(n.id)})`}`, {
-        index,
-      });
+      fail(
+        "dsl_node_missing_id",
+        `node #${index + 1} has no id${n.id === undefined ? "" : ` (got ${describeType(n.id)})`}`,
+        {
+          index,
+        },
+      );
     }
-    if (typeof n.id !== "string") warn("dsl_node_id_coerced", `node id ${id} is a number; read as the string "${id}"`, { nodeId: id });
+    if (typeof n.id !== "string")
+      warn("dsl_node_id_coerced", `node id ${id} is a number; read as the string "${id}"`, { nodeId: id });
     const data = n.data;
     if (!isRecord(data)) {
-      fail("dsl_node_missing_type", `node ${id} has no data block (data.type names the node type)`, { nodeId: id, index });
+      fail("dsl_node_missing_type", `node ${id} has no data block (data.type names the node type)`, {
+        nodeId: id,
+        index,
+      });
     }
     if (typeof data.type !== "string" || data.type === "") {
       fail("dsl_node_missing_type", `node ${id} has no data.type`, { nodeId: id, index });
@@ -270,7 +302,9 @@ function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: 
     const parentId = idOf(n.parentId);
     if (parentId !== undefined) node.parentId = parentId;
     else if (n.parentId !== undefined && n.parentId !== null) {
-      warn("dsl_parent_invalid", `node ${id}: parentId is ${describeType(n.parentId)}; kept on the canvas only`, { nodeId: id });
+      warn("dsl_parent_invalid", `node ${id}: parentId is ${describeType(n.parentId)}; kept on the canvas only`, {
+        nodeId: id,
+      });
     }
     const canvas = omit(n, parentId !== undefined ? ["id", "data", "parentId"] : ["id", "data"]);
     if (Object.keys(canvas).length > 0) node.canvas = canvas;
@@ -308,7 +342,8 @@ function readEdges(raw: unknown[], warn: Warn): WorkflowEdge[] {
     const edge: WorkflowEdge = { source, sourcePort, target };
     const id = idOf(e.id);
     if (id !== undefined) edge.id = id;
-    else if (e.id !== undefined && e.id !== null) warn("dsl_edge_field_coerced", `${label}: id is ${describeType(e.id)}; a new id is used`);
+    else if (e.id !== undefined && e.id !== null)
+      warn("dsl_edge_field_coerced", `${label}: id is ${describeType(e.id)}; a new id is used`);
     const canvas = omit(e, ["id", "source", "target", "sourceHandle"]);
     if (Object.keys(canvas).length > 0) edge.canvas = canvas;
     edges.push(edge);
@@ -318,7 +353,8 @@ function readEdges(raw: unknown[], warn: Warn): WorkflowEdge[] {
 
 function readVariables(raw: unknown, field: string): WorkflowVariable[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) fail("dsl_bad_variables", `workflow.${field} must be a list, got ${describeType(raw)}`, { field });
+  if (!Array.isArray(raw))
+    fail("dsl_bad_variables", `workflow.${field} must be a list, got ${describeType(raw)}`, { field });
   return raw.map((v, index) => {
     const r = VariableSchema.safeParse(v);
     if (!r.success) {

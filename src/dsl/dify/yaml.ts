@@ -1,4 +1,4 @@
-import { parseDocument, stringify, type ScalarTag, type Tags } from "yaml";
+import { parseDocument, type ScalarTag, stringify, type Tags } from "yaml";
 
 /**
  * YAML as Dify reads and writes it. Dify uses PyYAML (`safe_load` / `dump`), i.e. YAML 1.1 with PyYAML's own
@@ -115,12 +115,46 @@ const KEPT_BASE = new Set([
   "tag:yaml.org,2002:merge",
 ]);
 
+/**
+ * Characters PyYAML's reader refuses (C1 controls, U+FFFE/U+FFFF) or reads as line breaks (NEL, LS, PS). The
+ * `yaml` package writes them raw, so strings holding them are written double-quoted with escapes instead.
+ */
+const PY_UNSAFE = /[\x7f-\x9f\u2028\u2029\uFFFE\uFFFF]/;
+const PY_UNSAFE_ALL = /[\x7f-\x9f\u2028\u2029\uFFFE\uFFFF]/g;
+
+function escapeUnsafe(c: string): string {
+  if (c === "\x85") return "\\N";
+  if (c === "\u2028") return "\\L";
+  if (c === "\u2029") return "\\P";
+  const code = c.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/** A one-line double-quoted scalar; JSON's escapes are all valid YAML escapes. */
+export function pyDoubleQuoted(value: string): string {
+  return JSON.stringify(value).replace(PY_UNSAFE_ALL, escapeUnsafe);
+}
+
 function pyTags(forWriting: boolean): (base: Tags) => Tags {
   return (base) => {
     // The writer must not know merge keys: that tag would print the string "<<" bare.
-    const kept = base.filter(
-      (t) => typeof t !== "string" && KEPT_BASE.has(t.tag) && !(forWriting && t.tag === "tag:yaml.org,2002:merge"),
-    );
+    const kept = base
+      .filter(
+        (t) => typeof t !== "string" && KEPT_BASE.has(t.tag) && !(forWriting && t.tag === "tag:yaml.org,2002:merge"),
+      )
+      .map((t): ScalarTag | CollectionTag => {
+        const tag = t as ScalarTag | CollectionTag;
+        if (!forWriting || tag.tag !== "tag:yaml.org,2002:str" || tag.collection) return tag;
+        const plain = tag.stringify;
+        return {
+          ...tag,
+          stringify: (item, ctx, onComment, onChompKeep) => {
+            const v = item.value;
+            if (typeof v === "string" && PY_UNSAFE.test(v)) return pyDoubleQuoted(v);
+            return plain ? plain(item, ctx, onComment, onChompKeep) : String(v);
+          },
+        };
+      });
     const tags: Tags = [
       ...kept,
       boolTag(true, BOOL_TRUE),
@@ -136,7 +170,9 @@ function pyTags(forWriting: boolean): (base: Tags) => Tags {
       numberTag,
     ];
     if (forWriting) {
-      tags.push(quoteOnly("tag:yaml.org,2002:timestamp", TIMESTAMP), quoteOnly("tag:yaml.org,2002:value", VALUE_KEY),
+      tags.push(
+        quoteOnly("tag:yaml.org,2002:timestamp", TIMESTAMP),
+        quoteOnly("tag:yaml.org,2002:value", VALUE_KEY),
         quoteOnly("tag:yaml.org,2002:merge", MERGE_KEY),
       );
     }

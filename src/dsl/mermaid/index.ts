@@ -24,7 +24,10 @@ const ENTITIES: Record<string, string> = {
 };
 
 export function escapeMermaidLabel(text: string): string {
-  return text.replace(/[#"<>[\]{}()|]/g, (c) => ENTITIES[c] ?? c).replace(/\s+/g, " ").trim();
+  return text
+    .replace(/[#"<>[\]{}()|]/g, (c) => ENTITIES[c] ?? c)
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 function shape(node: WorkflowNode, label: string): string {
@@ -57,7 +60,9 @@ export function portLabel(source: WorkflowNode | undefined, port: string): strin
   if (source?.type === "if-else") {
     if (port === "false") return "else";
     const cases = Array.isArray(source.config.cases) ? source.config.cases : [];
-    const i = cases.findIndex((c) => typeof c === "object" && c !== null && (c as { case_id?: unknown }).case_id === port);
+    const i = cases.findIndex(
+      (c) => typeof c === "object" && c !== null && (c as { case_id?: unknown }).case_id === port,
+    );
     if (i >= 0) return `case ${i + 1}`;
     if (port === "true" && cases.length === 0) return "case 1";
   }
@@ -103,7 +108,8 @@ export function toMermaid(wf: Workflow): string {
     }
   };
   for (const i of topLevel) draw(i, "  ");
-  wf.nodes.forEach((_, i) => draw(i, "  "));
+  // Nodes only reachable through a parent cycle.
+  for (let i = 0; i < wf.nodes.length; i++) draw(i, "  ");
 
   for (const e of wf.edges) lines.push(edgeLine(e, wf, index, mid));
   return `${lines.join("\n")}\n`;

@@ -33,19 +33,27 @@ export interface EsResult {
 }
 
 export function buildEsPrompt(input: EsInput): string {
-  return renderTemplate(loadPrompt("es-judge"), { task: input.task, output: input.output, reference: input.reference ?? "" });
+  return renderTemplate(loadPrompt("es-judge"), {
+    task: input.task,
+    output: input.output,
+    reference: input.reference ?? "",
+  });
 }
 
 /** Scale a 1–5 rating (or an explicit "x/y" fraction) to [0,1]. */
 function toUnit(raw: number, denominator: number | undefined, dim: string): number {
-  if (!Number.isFinite(raw)) throw new MetricInputError(MetricCodes.judgeOutput, `${dim}: rating is not a number`, { field: dim });
+  if (!Number.isFinite(raw))
+    throw new MetricInputError(MetricCodes.judgeOutput, `${dim}: rating is not a number`, { field: dim });
   if (denominator !== undefined && denominator !== 5) {
     if (denominator <= 0 || raw < 0 || raw > denominator) {
-      throw new MetricInputError(MetricCodes.judgeOutput, `${dim}: rating ${raw}/${denominator} out of range`, { field: dim });
+      throw new MetricInputError(MetricCodes.judgeOutput, `${dim}: rating ${raw}/${denominator} out of range`, {
+        field: dim,
+      });
     }
     return raw / denominator;
   }
-  if (raw < 1 || raw > 5) throw new MetricInputError(MetricCodes.judgeOutput, `${dim}: rating ${raw} is outside 1–5`, { field: dim });
+  if (raw < 1 || raw > 5)
+    throw new MetricInputError(MetricCodes.judgeOutput, `${dim}: rating ${raw} is outside 1–5`, { field: dim });
   return (raw - 1) / 4;
 }
 
@@ -112,7 +120,10 @@ export function parseEsJudgeOutput(text: string): { raw: EsScores; unit: EsScore
   for (const dim of ES_DIMENSIONS) {
     let r = lowerObj.has(dim) ? ratingFrom(lowerObj.get(dim)) : undefined;
     if (!r) {
-      const re = new RegExp(`${dim}\\W{0,6}?(?:score|rating)?\\W{0,4}?[:=\\-–]\\s*\\**\\s*(\\d+(?:\\.\\d+)?)(?:\\s*/\\s*(\\d+(?:\\.\\d+)?))?`, "gi");
+      const re = new RegExp(
+        `${dim}\\W{0,6}?(?:score|rating)?\\W{0,4}?[:=\\-–]\\s*\\**\\s*(\\d+(?:\\.\\d+)?)(?:\\s*/\\s*(\\d+(?:\\.\\d+)?))?`,
+        "gi",
+      );
       let last: RegExpExecArray | null = null;
       for (let m = re.exec(text); m; m = re.exec(text)) last = m;
       if (last) r = { raw: Number(last[1]), den: last[2] === undefined ? undefined : Number(last[2]) };
@@ -139,7 +150,8 @@ export function esFromDistributions(dist: Record<EsDimension, Record<string, num
   const raw = {} as EsScores;
   for (const dim of ES_DIMENSIONS) {
     const d = dist[dim];
-    if (!d) throw new MetricInputError(MetricCodes.invalidArgument, `no score distribution for "${dim}"`, { field: dim });
+    if (!d)
+      throw new MetricInputError(MetricCodes.invalidArgument, `no score distribution for "${dim}"`, { field: dim });
     let z = 0;
     let ev = 0;
     for (const [tok, p] of Object.entries(d)) {
@@ -148,16 +160,24 @@ export function esFromDistributions(dist: Record<EsDimension, Record<string, num
       z += p;
       ev += p * s;
     }
-    if (z === 0) throw new MetricInputError(MetricCodes.invalidArgument, `distribution for "${dim}" has no mass on 1–5`, { field: dim });
+    if (z === 0)
+      throw new MetricInputError(MetricCodes.invalidArgument, `distribution for "${dim}" has no mass on 1–5`, {
+        field: dim,
+      });
     raw[dim] = ev / z;
     dims[dim] = (raw[dim] - 1) / 4;
   }
   return { es: esFromUnitScores(dims), dimensions: dims, samples: [raw] };
 }
 
-export async function executionScore(judge: JudgeFn, input: EsInput, opts: { samples?: number } = {}): Promise<EsResult> {
+export async function executionScore(
+  judge: JudgeFn,
+  input: EsInput,
+  opts: { samples?: number } = {},
+): Promise<EsResult> {
   const n = opts.samples ?? 1;
-  if (!Number.isInteger(n) || n < 1) throw new MetricInputError(MetricCodes.invalidArgument, "samples must be an integer ≥ 1", { field: "samples" });
+  if (!Number.isInteger(n) || n < 1)
+    throw new MetricInputError(MetricCodes.invalidArgument, "samples must be an integer ≥ 1", { field: "samples" });
   const prompt = buildEsPrompt(input);
   const samples: EsScores[] = [];
   const units: EsScores[] = [];

@@ -22,6 +22,12 @@ export interface MatchOptions {
   /** `false` = keep pairs with sim > β (upstream); `true` = sim ≥ β. */
   inclusive: boolean;
   matcher: MatcherName;
+  /**
+   * Among (near-)equal-weight optima prefer pairs at similar relative positions (|i/rows − j/cols|
+   * small), by subtracting 1e-9·|i/rows − j/cols| from each kept weight. Duplicate texts then match in
+   * listing order instead of arbitrarily; optima that differ by more than ~1e-8 in total are unaffected.
+   */
+  positionalTieBreak?: boolean;
 }
 
 /** map[i] = matched gold column for pred row i, or -1. Similarities are clipped below at 0 first. */
@@ -37,6 +43,14 @@ export function matchNodes(sim: SimMatrix, opts: MatchOptions): number[] {
       return keep(c) && c > 0 ? c : 0;
     });
   });
+  if (opts.positionalTieBreak) {
+    for (let i = 0; i < rows; i++) {
+      for (let j = 0; j < cols; j++) {
+        const x = w[i]![j]!;
+        if (x > 1e-6) w[i]![j] = x - 1e-9 * Math.abs(i / rows - j / cols);
+      }
+    }
+  }
   return opts.matcher === "hungarian" ? hungarianMatch(w, rows, cols) : nxBlossomBipartite(w, rows, cols);
 }
 

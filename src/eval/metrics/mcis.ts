@@ -58,9 +58,13 @@ function relationMatrix(n: number, edges: ReadonlyArray<readonly [number, number
   const rel = new Uint8Array(n * n);
   for (const [a, b] of edges) {
     if (!Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < 0 || a >= n || b >= n) {
-      throw new MetricInputError(MetricCodes.invalidGraph, `${role}: edge (${a},${b}) is outside vertices 0..${n - 1}`, {
-        field: `${role}.edges`,
-      });
+      throw new MetricInputError(
+        MetricCodes.invalidGraph,
+        `${role}: edge (${a},${b}) is outside vertices 0..${n - 1}`,
+        {
+          field: `${role}.edges`,
+        },
+      );
     }
     if (a === b) continue;
     rel[a * n + b]! |= 1;

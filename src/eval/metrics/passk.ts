@@ -10,7 +10,9 @@ import { MetricCodes, MetricInputError } from "./errors.js";
 
 export function binomial(n: number, k: number): bigint {
   if (!Number.isInteger(n) || !Number.isInteger(k) || n < 0) {
-    throw new MetricInputError(MetricCodes.invalidArgument, `binomial(${n}, ${k}) needs integers with n ≥ 0`, { field: "n" });
+    throw new MetricInputError(MetricCodes.invalidArgument, `binomial(${n}, ${k}) needs integers with n ≥ 0`, {
+      field: "n",
+    });
   }
   if (k < 0 || k > n) return 0n;
   const kk = Math.min(k, n - k);
@@ -35,10 +37,14 @@ export function ratioToNumber(num: bigint, den: bigint): number {
 /** C(c,k)/C(n,k) for one task. */
 export function passHatKTask(c: number, n: number, k: number): number {
   if (!Number.isInteger(c) || c < 0 || c > n) {
-    throw new MetricInputError(MetricCodes.invalidArgument, `successes c=${c} must be an integer in 0..n (n=${n})`, { field: "c" });
+    throw new MetricInputError(MetricCodes.invalidArgument, `successes c=${c} must be an integer in 0..n (n=${n})`, {
+      field: "c",
+    });
   }
   if (!Number.isInteger(k) || k < 1 || k > n) {
-    throw new MetricInputError(MetricCodes.invalidArgument, `k=${k} must be an integer in 1..n (n=${n})`, { field: "k" });
+    throw new MetricInputError(MetricCodes.invalidArgument, `k=${k} must be an integer in 1..n (n=${n})`, {
+      field: "k",
+    });
   }
   return ratioToNumber(binomial(c, k), binomial(n, k));
 }
@@ -70,9 +76,13 @@ export interface PassHatKReport {
 export function isSuccess(r: TrialRecord): boolean {
   if (r.success !== undefined) return r.success;
   if (typeof r.reward !== "number") {
-    throw new MetricInputError(MetricCodes.invalidArgument, `trial ${String(r.trial)} of task ${String(r.taskId)} has neither success nor reward`, {
-      field: "reward",
-    });
+    throw new MetricInputError(
+      MetricCodes.invalidArgument,
+      `trial ${String(r.trial)} of task ${String(r.taskId)} has neither success nor reward`,
+      {
+        field: "reward",
+      },
+    );
   }
   return Math.abs(r.reward - 1) <= 1e-6;
 }
@@ -123,12 +133,18 @@ export interface InstanceConsistency {
  * not define it): see `InstanceConsistency.agreement`. Needs ≥ 2 executors with ≥ 1 run each.
  */
 export function instanceConsistency(runs: readonly ExecutorRuns[]): InstanceConsistency {
-  if (runs.length < 2) throw new MetricInputError(MetricCodes.invalidArgument, "consistency across executors needs at least 2 executors", { field: "runs" });
+  if (runs.length < 2)
+    throw new MetricInputError(MetricCodes.invalidArgument, "consistency across executors needs at least 2 executors", {
+      field: "runs",
+    });
   const rates: Record<string, number> = {};
   const rs: number[] = [];
   for (const r of runs) {
     if (r.outcomes.length === 0) {
-      throw new MetricInputError(MetricCodes.invalidArgument, `executor "${r.executor}" has no runs`, { field: "outcomes", executor: r.executor });
+      throw new MetricInputError(MetricCodes.invalidArgument, `executor "${r.executor}" has no runs`, {
+        field: "outcomes",
+        executor: r.executor,
+      });
     }
     const rate = r.outcomes.filter(Boolean).length / r.outcomes.length;
     rates[r.executor] = rate;

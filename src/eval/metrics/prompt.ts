@@ -17,7 +17,8 @@ export function loadPrompt(name: "es-judge" | "resolve-judge"): string {
 export function renderTemplate(template: string, vars: Record<string, string>): string {
   return template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => {
     const v = vars[k];
-    if (v === undefined) throw new MetricInputError(MetricCodes.invalidArgument, `prompt variable {{${k}}} has no value`, { field: k });
+    if (v === undefined)
+      throw new MetricInputError(MetricCodes.invalidArgument, `prompt variable {{${k}}} has no value`, { field: k });
     return v;
   });
 }

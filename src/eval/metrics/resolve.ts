@@ -47,12 +47,17 @@ export interface FileCheckFailure {
  * Checks each required output (name → extension such as ".pdf"). A list output must be non-empty and
  * every element a file with that extension (an empty list has no file, so it fails).
  */
-export function checkFileOutputs(outputs: Outputs, required: Record<string, string>): { ok: boolean; failures: FileCheckFailure[] } {
+export function checkFileOutputs(
+  outputs: Outputs,
+  required: Record<string, string>,
+): { ok: boolean; failures: FileCheckFailure[] } {
   const failures: FileCheckFailure[] = [];
   const out = outputs ?? {};
   for (const [name, extRaw] of Object.entries(required)) {
     if (typeof extRaw !== "string") {
-      throw new MetricInputError(MetricCodes.invalidArgument, `required extension for "${name}" is not a string`, { field: name });
+      throw new MetricInputError(MetricCodes.invalidArgument, `required extension for "${name}" is not a string`, {
+        field: name,
+      });
     }
     const expected = normaliseExtension(extRaw);
     if (!(name in out) || out[name] === null || out[name] === undefined) {
@@ -70,7 +75,8 @@ export function checkFileOutputs(outputs: Outputs, required: Record<string, stri
       continue;
     }
     const actual = files.map(fileExtension);
-    if (actual.some((a) => a !== expected)) failures.push({ output: name, reason: "wrong_extension", expected, actual });
+    if (actual.some((a) => a !== expected))
+      failures.push({ output: name, reason: "wrong_extension", expected, actual });
   }
   return { ok: failures.length === 0, failures };
 }
@@ -152,20 +158,34 @@ export interface ResolveOutcome {
 
 /** Decides one test run: deterministic checks first, the judge only for non-file outputs. */
 export async function resolveTestRun(run: ResolveRunInput, judge: ResolveJudgeFn): Promise<ResolveOutcome> {
-  if (run.error !== undefined && run.error !== null) return { pass: false, stage: "error", reason: String((run.error as Error)?.message ?? run.error) };
-  if (isEmptyOutputs(run.outputs)) return { pass: false, stage: "empty_outputs", reason: "workflow returned no outputs" };
+  if (run.error !== undefined && run.error !== null)
+    return { pass: false, stage: "error", reason: String((run.error as Error)?.message ?? run.error) };
+  if (isEmptyOutputs(run.outputs))
+    return { pass: false, stage: "empty_outputs", reason: "workflow returned no outputs" };
   if (run.requiredFiles) {
     const fc = checkFileOutputs(run.outputs, run.requiredFiles);
-    if (!fc.ok) return { pass: false, stage: "file_check", reason: "required file output missing or wrong type", fileFailures: fc.failures };
+    if (!fc.ok)
+      return {
+        pass: false,
+        stage: "file_check",
+        reason: "required file output missing or wrong type",
+        fileFailures: fc.failures,
+      };
   }
   const textOut = nonFileOutputs(run.outputs);
-  if (Object.keys(textOut).length === 0) return { pass: true, stage: "files_only", reason: "every output is a checked file" };
+  if (Object.keys(textOut).length === 0)
+    return { pass: true, stage: "files_only", reason: "every output is a checked file" };
   const nonFileInputs: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(run.inputs)) {
     const isFiles = isFileValue(v) || (Array.isArray(v) && v.length > 0 && v.every(isFileValue));
     if (!isFiles) nonFileInputs[k] = v;
   }
-  const prompt = buildResolveJudgePrompt({ queries: run.queries, inputs: nonFileInputs, outputs: textOut, referenceAnswer: run.referenceAnswer });
+  const prompt = buildResolveJudgePrompt({
+    queries: run.queries,
+    inputs: nonFileInputs,
+    outputs: textOut,
+    referenceAnswer: run.referenceAnswer,
+  });
   const v = parseResolveJudge(await judge({ prompt }));
   return { pass: v.pass, stage: "judge", reason: v.reason };
 }
@@ -173,7 +193,11 @@ export async function resolveTestRun(run: ResolveRunInput, judge: ResolveJudgeFn
 /** passing / total; `total` defaults to results.length (pass-stage failures must be included as false). */
 export function resolveRate(results: readonly boolean[], total = results.length): number {
   if (!Number.isInteger(total) || total < results.length) {
-    throw new MetricInputError(MetricCodes.invalidArgument, `total ${total} is smaller than the ${results.length} results given`, { field: "total" });
+    throw new MetricInputError(
+      MetricCodes.invalidArgument,
+      `total ${total} is smaller than the ${results.length} results given`,
+      { field: "total" },
+    );
   }
   return total === 0 ? 0 : results.filter(Boolean).length / total;
 }

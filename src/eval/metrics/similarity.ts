@@ -2,6 +2,8 @@
  * Pluggable text similarity for WorfEval node matching. Every result records `similarity.name`,
  * because f1 numbers are only comparable under the same similarity.
  */
+import { NotConfiguredError } from "../../ir/errors.js";
+import type { LlmService, ModelRef } from "../../ir/services.js";
 import { MetricCodes, MetricInputError } from "./errors.js";
 
 export type SimMatrix = number[][];
@@ -15,16 +17,24 @@ export interface Similarity {
 }
 
 /** rows = a, cols = b. Uses `batch` when present so embedders are called once per pair of lists. */
-export async function similarityMatrix(sim: Similarity, a: readonly string[], b: readonly string[]): Promise<SimMatrix> {
+export async function similarityMatrix(
+  sim: Similarity,
+  a: readonly string[],
+  b: readonly string[],
+): Promise<SimMatrix> {
   let m: SimMatrix;
   if (sim.batch) m = await sim.batch(a, b);
   else if (sim.score) {
     const score = sim.score.bind(sim);
     m = a.map((x) => b.map((y) => score(x, y)));
   } else {
-    throw new MetricInputError(MetricCodes.invalidSimilarity, `similarity "${sim.name}" has neither score() nor batch()`, {
-      similarity: sim.name,
-    });
+    throw new MetricInputError(
+      MetricCodes.invalidSimilarity,
+      `similarity "${sim.name}" has neither score() nor batch()`,
+      {
+        similarity: sim.name,
+      },
+    );
   }
   assertMatrixShape(m, a.length, b.length, sim.name);
   return m;
@@ -124,6 +134,21 @@ function norm(m: Map<string, number>): number {
 
 export type EmbedFn = (texts: string[]) => Promise<number[][]>;
 
+/** EmbedFn over an LlmService; NotConfiguredError when the service has no embed(). */
+export function llmEmbedder(llm: LlmService, model?: ModelRef): EmbedFn {
+  if (typeof llm.embed !== "function") {
+    throw new NotConfiguredError(
+      "metric.embedding_not_configured",
+      "the LLM service has no embed(); embedding similarity needs one",
+      {
+        model: model?.name,
+      },
+    );
+  }
+  const embed = llm.embed.bind(llm);
+  return (texts) => embed(texts, model);
+}
+
 /**
  * Cosine of embeddings from `embed` (e.g. `texts => llm.embed!(texts, model)`). Upstream WorfEval uses
  * all-mpnet-base-v2; pass a name that says which model, so results say what they were computed with.
@@ -157,10 +182,14 @@ export function embeddingSimilarity(embed: EmbedFn, opts: { name: string; cache?
           }
           if (dim === -1) dim = v.length;
           else if (v.length !== dim) {
-            throw new MetricInputError(MetricCodes.invalidEmbedding, `${name}: vector ${i} has ${v.length} dims, expected ${dim}`, {
-              similarity: name,
-              index: i,
-            });
+            throw new MetricInputError(
+              MetricCodes.invalidEmbedding,
+              `${name}: vector ${i} has ${v.length} dims, expected ${dim}`,
+              {
+                similarity: name,
+                index: i,
+              },
+            );
           }
           const t = wanted[i]!;
           local.set(t, v);
@@ -192,7 +221,12 @@ export function cosine(u: readonly number[], v: readonly number[]): number {
 }
 
 /** A similarity backed by a fixed matrix over known node lists (tests, replaying stored matrices). */
-export function precomputedSimilarity(name: string, rows: readonly string[], cols: readonly string[], m: SimMatrix): Similarity {
+export function precomputedSimilarity(
+  name: string,
+  rows: readonly string[],
+  cols: readonly string[],
+  m: SimMatrix,
+): Similarity {
   assertMatrixShape(m, rows.length, cols.length, name);
   return {
     name,

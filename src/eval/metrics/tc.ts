@@ -65,12 +65,16 @@ function prepare(calls: readonly ToolCallRecord[], opts: TcOptions, role: string
   const finishName = opts.finishName ?? "Finish";
   const policy = opts.finish ?? "exclude";
   if (!Array.isArray(calls)) {
-    throw new MetricInputError(MetricCodes.invalidArgument, `${role}: expected an array of tool calls`, { field: role });
+    throw new MetricInputError(MetricCodes.invalidArgument, `${role}: expected an array of tool calls`, {
+      field: role,
+    });
   }
   const out: string[] = [];
   for (const [i, c] of calls.entries()) {
     if (!c || typeof c.name !== "string") {
-      throw new MetricInputError(MetricCodes.invalidArgument, `${role}[${i}]: tool call without a string name`, { field: `${role}[${i}].name` });
+      throw new MetricInputError(MetricCodes.invalidArgument, `${role}[${i}]: tool call without a string name`, {
+        field: `${role}[${i}].name`,
+      });
     }
     let name = c.name.trim();
     if (opts.lowercaseNames) name = name.toLowerCase();
@@ -87,7 +91,11 @@ function prepare(calls: readonly ToolCallRecord[], opts: TcOptions, role: string
   return out;
 }
 
-export function lcsLength<T>(a: readonly T[], b: readonly T[], eq: (x: T, y: T) => boolean = (x, y) => x === y): number {
+export function lcsLength<T>(
+  a: readonly T[],
+  b: readonly T[],
+  eq: (x: T, y: T) => boolean = (x, y) => x === y,
+): number {
   let prev = new Array<number>(b.length + 1).fill(0);
   for (let i = 1; i <= a.length; i++) {
     const cur = new Array<number>(b.length + 1).fill(0);
@@ -99,7 +107,11 @@ export function lcsLength<T>(a: readonly T[], b: readonly T[], eq: (x: T, y: T) 
   return prev[b.length]!;
 }
 
-export function toolCorrectness(reference: readonly ToolCallRecord[], predicted: readonly ToolCallRecord[], opts: TcOptions = {}): TcResult {
+export function toolCorrectness(
+  reference: readonly ToolCallRecord[],
+  predicted: readonly ToolCallRecord[],
+  opts: TcOptions = {},
+): TcResult {
   const r = prepare(reference, opts, "reference");
   const h = prepare(predicted, opts, "predicted");
   if (r.length === 0 && h.length === 0) return { tc: 1, lcs: 0, k: 0, kHat: 0 };

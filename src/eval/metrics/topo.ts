@@ -130,3 +130,37 @@ export function sampleTopologicalOrders(
   }
   return { orders, sampled: true };
 }
+
+/**
+ * Kahn's algorithm that always takes the available vertex with the smallest priority (ties: lower
+ * index). Used to add the order that best follows the prediction's listing to a sample of orders.
+ */
+export function guidedTopologicalOrder(
+  n: number,
+  edges: ReadonlyArray<readonly [number, number]>,
+  priority: readonly number[],
+): number[] {
+  const { succ, indeg } = digraph(n, edges);
+  const count = indeg.slice();
+  const avail: number[] = [];
+  for (let v = 0; v < n; v++) if (count[v] === 0) avail.push(v);
+  const order: number[] = [];
+  while (avail.length > 0) {
+    let k = 0;
+    for (let i = 1; i < avail.length; i++) {
+      const a = avail[i]!;
+      const b = avail[k]!;
+      if (priority[a]! < priority[b]! || (priority[a] === priority[b] && a < b)) k = i;
+    }
+    const q = avail[k]!;
+    avail.splice(k, 1);
+    order.push(q);
+    for (const j of succ[q]!) if (--count[j]! === 0) avail.push(j);
+  }
+  if (order.length !== n) {
+    throw new MetricInputError(MetricCodes.cyclicGraph, "graph contains a cycle; it has no topological order", {
+      field: "edges",
+    });
+  }
+  return order;
+}

@@ -36,8 +36,15 @@ export function parseWorfbenchText(text: string): WorfGraph | null {
   return { nodes, edges };
 }
 
+// Python's str.strip() also removes U+001C..U+001F and U+0085, which JS's trim() keeps.
+const PY_SPACE = new Set([..."\u001c\u001d\u001e\u001f\u0085"]);
 function pyStrip(s: string): string {
-  return s.replace(/^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/gu, "");
+  let a = 0;
+  let b = s.length;
+  const isSpace = (ch: string) => /\s/u.test(ch) || PY_SPACE.has(ch);
+  while (a < b && isSpace(s[a]!)) a++;
+  while (b > a && isSpace(s[b - 1]!)) b--;
+  return s.slice(a, b);
 }
 
 /**
@@ -47,13 +54,19 @@ function pyStrip(s: string): string {
 export function toWorfGraph(input: WorfGraph | string, role: "pred" | "gold"): WorfGraph | null {
   if (typeof input === "string") return parseWorfbenchText(input);
   if (!input || !Array.isArray(input.nodes) || !Array.isArray(input.edges)) {
-    throw new MetricInputError(MetricCodes.invalidGraph, `${role}: expected {nodes: string[], edges: [number, number][]}`, {
-      field: role,
-    });
+    throw new MetricInputError(
+      MetricCodes.invalidGraph,
+      `${role}: expected {nodes: string[], edges: [number, number][]}`,
+      {
+        field: role,
+      },
+    );
   }
   for (const [i, t] of input.nodes.entries()) {
     if (typeof t !== "string") {
-      throw new MetricInputError(MetricCodes.invalidGraph, `${role}.nodes[${i}] is not a string`, { field: `${role}.nodes` });
+      throw new MetricInputError(MetricCodes.invalidGraph, `${role}.nodes[${i}] is not a string`, {
+        field: `${role}.nodes`,
+      });
     }
   }
   for (const [i, e] of input.edges.entries()) {

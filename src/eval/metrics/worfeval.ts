@@ -7,9 +7,11 @@
  *   component over index-literal common edges (Q3), pred listing order for the chain (Q4), first 20
  *   networkx topological orders (Q5). Where upstream crashes (empty pred chain, zero graph matches) we
  *   return 0 and add a note (Q9).
- * mode "paper" — the corrected definitions: sim ≥ β, one max-weight matching (Hungarian by default),
+ * mode "paper" — the corrected definitions: sim ≥ β, one max-weight matching (Hungarian by default; ties,
+ *   e.g. duplicate texts, broken towards pairs at similar list positions),
  *   f1_chain = longest increasing run of matched gold positions (= LCS of matched nodes) maximised over up
- *   to 20 gold topological orders (all when there are ≤ 20, else a seeded sample); f1_graph = k/|P|, k/|G|
+ *   to 20 gold topological orders (all when there are ≤ 20, else the order that follows the pred's listing
+ *   plus a seeded sample); f1_graph = k/|P|, k/|G|
  *   with k the size of the exact maximum common induced subgraph (see mcis.ts for the search bound). The
  *   MCIS is not required to be connected by default, so an identical copy of a graph with an isolated node
  *   scores 1.0 (upstream's LCC would not); `mcis.connected: true` asks for the largest connected one.
@@ -21,9 +23,9 @@
 import { MetricCodes, MetricInputError } from "./errors.js";
 import { type MatcherName, matchNodes } from "./matching.js";
 import { DEFAULT_MCIS_MAX_STEPS, maximumCommonInducedSubgraph } from "./mcis.js";
-import { type SimMatrix, type Similarity, assertMatrixShape, similarityMatrix, tokenCharCosine } from "./similarity.js";
-import { sampleTopologicalOrders, topologicalOrdersNx } from "./topo.js";
-import { END, START, type WorfGraph, assertEdgesInRange, cleanEdges, toWorfGraph } from "./worf-graph.js";
+import { assertMatrixShape, type Similarity, type SimMatrix, similarityMatrix, tokenCharCosine } from "./similarity.js";
+import { guidedTopologicalOrder, sampleTopologicalOrders, topologicalOrdersNx } from "./topo.js";
+import { assertEdgesInRange, cleanEdges, END, START, toWorfGraph, type WorfGraph } from "./worf-graph.js";
 
 export type WorfMode = "upstream" | "paper";
 
@@ -102,11 +104,15 @@ interface Resolved {
 function resolve(opts: WorfOptions, simName: string): Resolved {
   const mode = opts.mode ?? "paper";
   if (mode !== "upstream" && mode !== "paper") {
-    throw new MetricInputError(MetricCodes.invalidArgument, `unknown WorfEval mode "${String(mode)}"`, { field: "mode" });
+    throw new MetricInputError(MetricCodes.invalidArgument, `unknown WorfEval mode "${String(mode)}"`, {
+      field: "mode",
+    });
   }
   const threshold = opts.threshold ?? 0.6;
   if (!Number.isFinite(threshold) || threshold < 0) {
-    throw new MetricInputError(MetricCodes.invalidArgument, "threshold must be a finite number ≥ 0", { field: "threshold" });
+    throw new MetricInputError(MetricCodes.invalidArgument, "threshold must be a finite number ≥ 0", {
+      field: "threshold",
+    });
   }
   const maxOrders = opts.maxOrders ?? 20;
   if (!Number.isInteger(maxOrders) || maxOrders < 1) {
@@ -126,7 +132,15 @@ function resolve(opts: WorfOptions, simName: string): Resolved {
 }
 
 const f1Of = (p: number, r: number) => (p + r === 0 ? 0 : (2 * p * r) / (p + r));
-const zeroChain = (): ChainScore => ({ precision: 0, recall: 0, f1: 0, correct: 0, ordersUsed: [], bestOrder: -1, ordersSampled: false });
+const zeroChain = (): ChainScore => ({
+  precision: 0,
+  recall: 0,
+  f1: 0,
+  correct: 0,
+  ordersUsed: [],
+  bestOrder: -1,
+  ordersSampled: false,
+});
 
 /**
  * Scores one pair given the similarity matrix over the full node lists (rows = pred.nodes,
@@ -142,8 +156,10 @@ export function scoreWorfPair(
   assertMatrixShape(sim, pred.nodes.length, gold.nodes.length, r.simName);
   assertEdgesInRange(gold, "gold");
   const notes: string[] = [];
-  const chain = r.mode === "upstream" ? upstreamChain(pred, gold, sim, r, notes) : paperChain(pred, gold, sim, r, notes);
-  const graph = r.mode === "upstream" ? upstreamGraph(pred, gold, sim, r, notes) : paperGraph(pred, gold, sim, r, notes);
+  const chain =
+    r.mode === "upstream" ? upstreamChain(pred, gold, sim, r, notes) : paperChain(pred, gold, sim, r, notes);
+  const graph =
+    r.mode === "upstream" ? upstreamGraph(pred, gold, sim, r, notes) : paperGraph(pred, gold, sim, r, notes);
   return {
     mode: r.mode,
     similarity: r.simName,
@@ -161,13 +177,21 @@ export function scoreWorfPair(
  * Evaluates a pred against a gold (structured graphs or WorfBench text). An unparseable pred scores 0
  * (`parseable: false`, as upstream counts it); an unparseable gold is an error.
  */
-export async function evaluateWorf(pred: WorfGraph | string, gold: WorfGraph | string, opts: WorfOptions = {}): Promise<WorfPairScore> {
+export async function evaluateWorf(
+  pred: WorfGraph | string,
+  gold: WorfGraph | string,
+  opts: WorfOptions = {},
+): Promise<WorfPairScore> {
   const similarity = opts.similarity ?? tokenCharCosine;
   const g = toWorfGraph(gold, "gold");
   if (!g) {
-    throw new MetricInputError(MetricCodes.invalidGraph, "gold workflow text is not parseable (needs 'Node' and at least one edge)", {
-      field: "gold",
-    });
+    throw new MetricInputError(
+      MetricCodes.invalidGraph,
+      "gold workflow text is not parseable (needs 'Node' and at least one edge)",
+      {
+        field: "gold",
+      },
+    );
   }
   const p = toWorfGraph(pred, "pred");
   if (!p) {
@@ -180,7 +204,16 @@ export async function evaluateWorf(pred: WorfGraph | string, gold: WorfGraph | s
       inclusive: r.inclusive,
       parseable: false,
       chain: zeroChain(),
-      graph: { precision: 0, recall: 0, f1: 0, algorithm: graphAlgorithm(r), mapping: [], predCommon: 0, goldCommon: 0, exact: true },
+      graph: {
+        precision: 0,
+        recall: 0,
+        f1: 0,
+        algorithm: graphAlgorithm(r),
+        mapping: [],
+        predCommon: 0,
+        goldCommon: 0,
+        exact: true,
+      },
       notes: ["pred unparseable: scored 0 (upstream skips it but keeps it in the denominator)"],
     };
   }
@@ -234,7 +267,8 @@ function upstreamChain(pred: WorfGraph, gold: WorfGraph, sim: SimMatrix, r: Reso
   } else {
     orders = [];
     // Upstream drops START/END by text, then truncates; orders never collapse, so truncating first is equal.
-    for (const o of topologicalOrdersNx(n, gold.edges, r.maxOrders)) orders.push(o.filter((i) => !isSentinel(gold.nodes[i]!)));
+    for (const o of topologicalOrdersNx(n, gold.edges, r.maxOrders))
+      orders.push(o.filter((i) => !isSentinel(gold.nodes[i]!)));
   }
   const predIdx = pred.nodes.flatMap((t, i) => (isSentinel(t) ? [] : [i]));
   if (predIdx.length === 0) {
@@ -243,12 +277,17 @@ function upstreamChain(pred: WorfGraph, gold: WorfGraph, sim: SimMatrix, r: Reso
   }
   let best: ChainScore = { ...zeroChain(), ordersUsed: orders };
   for (const [k, order] of orders.entries()) {
-    const map = matchNodes(subMatrix(sim, predIdx, order), { threshold: r.threshold, inclusive: r.inclusive, matcher: r.matcher });
+    const map = matchNodes(subMatrix(sim, predIdx, order), {
+      threshold: r.threshold,
+      inclusive: r.inclusive,
+      matcher: r.matcher,
+    });
     const correct = lisUpstream(map);
     const p = correct / predIdx.length;
     const rc = order.length === 0 ? 0 : correct / order.length;
     const f = f1Of(p, rc);
-    if (f > best.f1) best = { precision: p, recall: rc, f1: f, correct, ordersUsed: orders, bestOrder: k, ordersSampled: false };
+    if (f > best.f1)
+      best = { precision: p, recall: rc, f1: f, correct, ordersUsed: orders, bestOrder: k, ordersSampled: false };
   }
   return best;
 }
@@ -256,16 +295,46 @@ function upstreamChain(pred: WorfGraph, gold: WorfGraph, sim: SimMatrix, r: Reso
 function paperChain(pred: WorfGraph, gold: WorfGraph, sim: SimMatrix, r: Resolved, notes: string[]): ChainScore {
   const predIdx = pred.nodes.flatMap((t, i) => (isSentinel(t) ? [] : [i]));
   const goldIdx = gold.nodes.flatMap((t, i) => (isSentinel(t) ? [] : [i]));
-  const { orders: full, sampled } = sampleTopologicalOrders(gold.nodes.length, cleanEdges(gold, { dropSelfLoops: false }), r.maxOrders, r.seed);
+  const goldEdges = cleanEdges(gold, { dropSelfLoops: false });
+  const n = gold.nodes.length;
+  // One matching for all orders: which node corresponds to which does not depend on the order.
+  const map =
+    predIdx.length === 0 || goldIdx.length === 0
+      ? predIdx.map(() => -1)
+      : matchNodes(subMatrix(sim, predIdx, goldIdx), {
+          threshold: r.threshold,
+          inclusive: r.inclusive,
+          matcher: r.matcher,
+        });
+  const sample = sampleTopologicalOrders(n, goldEdges, r.maxOrders, r.seed);
+  let full = sample.orders;
+  if (sample.sampled) {
+    // A sample can miss the one order the prediction follows (an exact copy would then score < 1), so the
+    // order that follows the pred's listing as far as the gold edges allow is always tried first.
+    const priority = new Array<number>(n).fill(Number.POSITIVE_INFINITY);
+    for (const [pi, j] of map.entries()) if (j >= 0) priority[goldIdx[j]!] = pi;
+    const guided = guidedTopologicalOrder(n, goldEdges, priority);
+    const key = guided.join(",");
+    full = [guided, ...sample.orders.filter((o) => o.join(",") !== key)].slice(0, r.maxOrders);
+    notes.push(
+      `gold has more than ${r.maxOrders} topological orders: pred-guided order + ${full.length - 1} sampled with seed ${r.seed}`,
+    );
+  }
   const orders = full.map((o) => o.filter((i) => !isSentinel(gold.nodes[i]!)));
-  if (sampled) notes.push(`gold has more than ${r.maxOrders} topological orders: ${orders.length} sampled with seed ${r.seed}`);
+  const sampled = sample.sampled;
   if (predIdx.length === 0 || goldIdx.length === 0) {
     const both = predIdx.length === 0 && goldIdx.length === 0;
     const v = both ? 1 : 0;
-    return { precision: v, recall: v, f1: v, correct: 0, ordersUsed: orders, bestOrder: both ? 0 : -1, ordersSampled: sampled };
+    return {
+      precision: v,
+      recall: v,
+      f1: v,
+      correct: 0,
+      ordersUsed: orders,
+      bestOrder: both ? 0 : -1,
+      ordersSampled: sampled,
+    };
   }
-  // One matching for all orders: which node corresponds to which does not depend on the order.
-  const map = matchNodes(subMatrix(sim, predIdx, goldIdx), { threshold: r.threshold, inclusive: r.inclusive, matcher: r.matcher });
   let best: ChainScore = { ...zeroChain(), ordersUsed: orders, ordersSampled: sampled };
   for (const [k, order] of orders.entries()) {
     const pos = new Map<number, number>();
@@ -275,7 +344,9 @@ function paperChain(pred: WorfGraph, gold: WorfGraph, sim: SimMatrix, r: Resolve
     const p = correct / predIdx.length;
     const rc = correct / goldIdx.length;
     const f = f1Of(p, rc);
-    if (f > best.f1 || best.bestOrder < 0) best = { precision: p, recall: rc, f1: f, correct, ordersUsed: orders, bestOrder: k, ordersSampled: sampled };
+    if (f > best.f1 || best.bestOrder < 0) {
+      best = { precision: p, recall: rc, f1: f, correct, ordersUsed: orders, bestOrder: k, ordersSampled: sampled };
+    }
   }
   return best;
 }
@@ -345,7 +416,16 @@ function paperGraph(pred: WorfGraph, gold: WorfGraph, sim: SimMatrix, r: Resolve
   const ng = gold.nodes.length;
   if (np === 0 || ng === 0) {
     const v = np === 0 && ng === 0 ? 1 : 0;
-    return { precision: v, recall: v, f1: v, algorithm, mapping: new Array(np).fill(-1), predCommon: 0, goldCommon: 0, exact: true };
+    return {
+      precision: v,
+      recall: v,
+      f1: v,
+      algorithm,
+      mapping: new Array(np).fill(-1),
+      predCommon: 0,
+      goldCommon: 0,
+      exact: true,
+    };
   }
   const predEdges = cleanEdges(pred, { dropSelfLoops: true });
   if (predEdges.length !== pred.edges.filter(([a, b]) => a !== b).length) {
@@ -358,7 +438,10 @@ function paperGraph(pred: WorfGraph, gold: WorfGraph, sim: SimMatrix, r: Resolve
     { predCount: np, predEdges, goldCount: ng, goldEdges: cleanEdges(gold, { dropSelfLoops: true }), compat },
     { connected: r.connected, maxSteps: r.maxSteps },
   );
-  if (!res.exact) notes.push(`MCIS search stopped at its budget of ${r.maxSteps} steps: f1_graph is a lower bound (optimum ≤ ${res.upperBound})`);
+  if (!res.exact)
+    notes.push(
+      `MCIS search stopped at its budget of ${r.maxSteps} steps: f1_graph is a lower bound (optimum ≤ ${res.upperBound})`,
+    );
   const p = res.size / np;
   const rc = res.size / ng;
   return {
@@ -392,7 +475,15 @@ export function aggregateWorf(results: readonly WorfPairScore[]): WorfAggregate 
   return {
     count: n,
     unparseable: results.filter((x) => !x.parseable).length,
-    chain: { precision: mean((x) => x.chain.precision), recall: mean((x) => x.chain.recall), f1: mean((x) => x.chain.f1) },
-    graph: { precision: mean((x) => x.graph.precision), recall: mean((x) => x.graph.recall), f1: mean((x) => x.graph.f1) },
+    chain: {
+      precision: mean((x) => x.chain.precision),
+      recall: mean((x) => x.chain.recall),
+      f1: mean((x) => x.chain.f1),
+    },
+    graph: {
+      precision: mean((x) => x.graph.precision),
+      recall: mean((x) => x.graph.recall),
+      f1: mean((x) => x.graph.f1),
+    },
   };
 }

@@ -124,10 +124,12 @@ export class SopBenchEnv {
   }
 
   call(tool: string, rawArgs: Record<string, unknown> = {}): unknown {
-    const record: CallRecord = { tool, args: structuredClone(rawArgs ?? {}) };
+    const record: CallRecord = { tool, args: {} };
     this.log.push(record);
     try {
-      const result = this.dispatch(tool, structuredClone(rawArgs ?? {}), record);
+      const args = jsonCopy(tool, rawArgs ?? {});
+      record.args = jsonCopy(tool, args);
+      const result = this.dispatch(tool, args, record);
       record.result = result;
       return result;
     } catch (e) {
@@ -163,7 +165,12 @@ export class SopBenchEnv {
       args,
       binding,
       fail,
-      rowsWhere: (m) => this.rowsWhere(m),
+      rowsWhere: (m) => {
+        const rows = this.rowsWhere(m);
+        if (rows[0] && record.matchedRowIndex === undefined)
+          record.matchedRowIndex = this.domain.table.rows.indexOf(rows[0]);
+        return rows;
+      },
       generic: () => this.generic(binding, args, record, fail),
     };
     const rule = RULES[this.domain.name]?.[tool];
@@ -281,6 +288,19 @@ function validatorFor(domain: Domain, mode: ValidationMode, coerce: boolean): Ar
   const v = byMode.get(key) ?? new ArgValidator(domain.toolSpecs, mode, coerce);
   byMode.set(key, v);
   return v;
+}
+
+/** Arguments arrive over JSON (MCP, LLM tool calls); anything that is not JSON data is a caller bug. */
+function jsonCopy(tool: string, v: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(v)) as Record<string, unknown>;
+  } catch (e) {
+    throw new SopBenchError(
+      "SOPBENCH_INVALID_ARGS",
+      `Arguments for ${tool} are not JSON data: ${(e as Error).message}`,
+      { tool },
+    );
+  }
 }
 
 function fillConstant(value: unknown, args: Record<string, unknown>): unknown {

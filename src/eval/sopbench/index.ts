@@ -5,7 +5,15 @@ export { type CallRecord, type EnvOptions, PINNED_NOW, SopBenchEnv } from "./env
 export { SopBenchError, ToolCallError } from "./errors.js";
 export { createSopBenchMcpServer } from "./mcp.js";
 export { type PyValue, parsePyLiteral } from "./pyliteral.js";
-export { type ScoreOptions, type Solver, scoreDomain, type TaskInput } from "./run.js";
+export {
+  type DomainReport,
+  formatTaskInputs,
+  type ScoreOptions,
+  type Solver,
+  scoreDomain,
+  scoreDomains,
+  type TaskInput,
+} from "./run.js";
 export type { ValidationMode } from "./schema.js";
 export {
   aggregate,

@@ -1,5 +1,6 @@
 import pLimit from "p-limit";
-import type { Cell } from "./csv.js";
+import { CEILINGS } from "./ceilings.js";
+import { type Cell, pyStr } from "./csv.js";
 import { DEFAULT_CORPUS_DIR, loadDomain } from "./dataset.js";
 import { aggregate, type DomainScore, scoreRow } from "./scoring.js";
 
@@ -38,4 +39,31 @@ export async function scoreDomain(domain: string, solve: Solver, opts: ScoreOpti
     ),
   );
   return aggregate(domain, rows);
+}
+
+export interface DomainReport extends DomainScore {
+  /** Reachable strict-correct rows for this domain (undefined where labels need judgment). */
+  ceiling?: number;
+}
+
+/** Scores several domains, one solver each, and attaches each domain's ceiling (see ceilings.ts). */
+export async function scoreDomains(solvers: Record<string, Solver>, opts: ScoreOptions = {}): Promise<DomainReport[]> {
+  const out: DomainReport[] = [];
+  for (const [domain, solve] of Object.entries(solvers)) {
+    const s = await scoreDomain(domain, solve, opts);
+    const reachable = CEILINGS[domain]?.reachable;
+    out.push(reachable === undefined ? s : { ...s, ceiling: reachable });
+  }
+  return out;
+}
+
+/**
+ * The task as the original runner showed it to the agent: one `key: value` line per input column, values
+ * printed the way Python prints pandas cells (NaN as "nan", floats with ".0", True/False).
+ */
+export function formatTaskInputs(task: TaskInput, corpusDir = DEFAULT_CORPUS_DIR): string {
+  const dtypes = loadDomain(task.domain, corpusDir).table.dtypes;
+  return Object.entries(task.inputs)
+    .map(([k, v]) => `${k}: ${pyStr(v, dtypes[k])}`)
+    .join("\n");
 }

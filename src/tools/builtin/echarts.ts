@@ -45,8 +45,8 @@ async function images(ctx: ToolContext, option: Record<string, unknown>, formats
   return out;
 }
 
-const PARAMS = (kind: Kind) => [
-  { name: "title", type: "string" as const, required: kind !== "pie", form: "llm" as const, description: "chart title" },
+const PARAMS = (kind: Kind, titleRequired: boolean) => [
+  { name: "title", type: "string" as const, required: titleRequired, form: "llm" as const, description: "chart title" },
   { name: "data", type: "string" as const, required: true, form: "llm" as const, description: 'numbers separated by ";"' },
   kind === "pie"
     ? { name: "categories", type: "string" as const, required: true, form: "llm" as const, description: 'labels separated by ";"' }
@@ -64,7 +64,7 @@ export const echartsTools: BuiltinTool[] = (["bar", "line", "pie"] as const).map
   name: `${kind}_chart`,
   label: LABELS[kind],
   description: `Generate a ${kind} chart from ";"-separated numbers and labels.`,
-  parameters: PARAMS(kind),
+  parameters: PARAMS(kind, true),
   async run(ctx) {
     const option = chartOption(ctx, kind);
     return {
@@ -81,7 +81,7 @@ export const legacyChartTools: BuiltinTool[] = (["bar", "line", "pie"] as const)
   name: `${kind}_chart`,
   label: LABELS[kind],
   description: `Draw a ${kind} chart image from ";"-separated numbers and labels.`,
-  parameters: PARAMS(kind),
+  parameters: PARAMS(kind, false),
   async run(ctx) {
     const option = chartOption(ctx, kind);
     return { files: await images(ctx, option, pngAvailable() ? ["png"] : ["svg"]) };

@@ -7,7 +7,7 @@ import { echartsTools, legacyChartTools } from "./echarts.js";
 import { MD_EXPORTER_UNAVAILABLE, mdExporterTools } from "./md-exporter.js";
 import { mermaidTools } from "./mermaid.js";
 import { timeTools } from "./time.js";
-import type { BuiltinTool, ToolContext } from "./types.js";
+import type { BuiltinTool, ParamSpec, ToolContext } from "./types.js";
 
 /** What a plugged-in provider receives: the invocation plus the run's file store and clock. */
 export interface ExternalToolCall extends ToolInvocation {
@@ -105,7 +105,18 @@ export class LocalToolService implements ToolService {
     return this.builtins.get(`${providerKey(providerId)}/${toolName}`);
   }
 
-  async invoke(inv: ToolInvocation): Promise<ToolResult> {
+  /** Parameter specs of a built-in tool, so a tool node can tell required parameters from optional ones. */
+  parameterSpecs(providerId: string, toolName: string): ParamSpec[] | undefined {
+    return this.builtin(providerId, toolName)?.parameters;
+  }
+
+  async invoke(call: ToolInvocation): Promise<ToolResult> {
+    let inv = call;
+    // Tool-calling nodes that offer every listed tool invoke by spec name, with no provider.
+    if (!inv.providerId) {
+      const named = this.resolveSpec(inv.toolName);
+      if (named) inv = { ...inv, ...named };
+    }
     const args = { ...(inv.configurations ?? {}), ...inv.parameters };
     const ext = this.findExternal(inv.providerId, inv.toolName);
     if (ext) return normalise(await ext({ ...inv, args, files: this.files, now: this.now }));

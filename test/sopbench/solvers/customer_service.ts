@@ -1,9 +1,9 @@
 import type { EnvOptions, TaskInput } from "../../../src/eval/sopbench/index.js";
-import { obj, tools } from "./client.js";
+import { obj, type Tools, tools } from "./client.js";
 
 /** SOP §5.1–5.7 over the tools. Thresholds: latency > 100 ms, jitter > 30 ms, bandwidth below plan. */
-export async function customerService(task: TaskInput, options: EnvOptions = {}) {
-  const t = tools(task.domain, options);
+export async function customerService(task: TaskInput, options: EnvOptions = {}, using?: Tools) {
+  const t = using ?? tools(task.domain, options);
   const id = task.inputs.account_id as string;
   const done = (status: string) => ({ final_resolution_status: status });
 

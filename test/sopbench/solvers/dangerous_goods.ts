@@ -1,5 +1,5 @@
 import type { EnvOptions, TaskInput } from "../../../src/eval/sopbench/index.js";
-import { obj, tools } from "./client.js";
+import { obj, type Tools, tools } from "./client.js";
 
 const COMPONENTS = [
   ["calculate_sds_label_score", "sds_label_text", "sds_label_score"],
@@ -13,8 +13,8 @@ const COMPONENTS = [
  * "more than two missing" is read as ≥ 2 (the reading the labels follow, 274/274). Class boundaries are not
  * stated; the data implies A 4–7, B 8–12, C 13–16, D 17–20.
  */
-export async function dangerousGoods(task: TaskInput, options: EnvOptions = {}) {
-  const t = tools(task.domain, options);
+export async function dangerousGoods(task: TaskInput, options: EnvOptions = {}, using?: Tools) {
+  const t = using ?? tools(task.domain, options);
   const id = task.inputs.product_id as string;
   const undecided = { hazard_score: 0, hazard_class: "Unable to Decide" };
   if (!/^P_\d{5}$/.test(id)) return undecided;

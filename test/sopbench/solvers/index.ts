@@ -1,4 +1,5 @@
 import type { EnvOptions, TaskInput } from "../../../src/eval/sopbench/index.js";
+import type { Tools } from "./client.js";
 import { customerService } from "./customer_service.js";
 import { dangerousGoods } from "./dangerous_goods.js";
 import { knowYourBusiness } from "./know_your_business.js";
@@ -10,7 +11,12 @@ import { trafficSpoofing } from "./traffic_spoofing.js";
 import { videoAnnotation } from "./video_annotation.js";
 import { warehouse } from "./warehouse.js";
 
-export type ReferenceSolver = (task: TaskInput, options?: EnvOptions) => Promise<Record<string, unknown>>;
+/** `using` swaps the in-process ToolService for another transport (the MCP test passes an MCP client). */
+export type ReferenceSolver = (
+  task: TaskInput,
+  options?: EnvOptions,
+  using?: Tools,
+) => Promise<Record<string, unknown>>;
 
 /** Hand-written SOP followers that use only the tools (and the task inputs), one per domain. */
 export const REFERENCE_SOLVERS: Record<string, ReferenceSolver> = {

@@ -1,5 +1,5 @@
 import { type EnvOptions, parsePyLiteral, type TaskInput } from "../../../src/eval/sopbench/index.js";
-import { obj, tools } from "./client.js";
+import { obj, type Tools, tools } from "./client.js";
 
 const DAY = 86_400_000;
 const STOP = new Set(["ltd", "inc", "llc", "co", "corp", "group", "the", "and", "of"]);
@@ -11,8 +11,8 @@ const STOP = new Set(["ltd", "inc", "llc", "co", "corp", "group", "the", "and", 
  * be "TIN" + 6 digits, not all the same digit; licence expiry more than 42 days away from the registry's
  * date of entry → escalate; any sanctions/PEP/shell/offshore/bank flag → escalate; else approve.
  */
-export async function knowYourBusiness(task: TaskInput, options: EnvOptions = {}) {
-  const t = tools(task.domain, options);
+export async function knowYourBusiness(task: TaskInput, options: EnvOptions = {}, using?: Tools) {
+  const t = using ?? tools(task.domain, options);
   const id = task.inputs.business_id as string;
   const out = (s: string) => ({ escalation_status: s });
   const profile = obj(await t.call("getBusinessProfile", { business_id: id }));
@@ -27,6 +27,7 @@ export async function knowYourBusiness(task: TaskInput, options: EnvOptions = {}
   const ubos = parsePyLiteral(String(obj(await t.call("getOwnershipData", { business_id: id })).ubo_list));
   const ubo = obj(await t.call("verifyUBO", { business_id: id, ubo_list: ubos }));
   const screen = obj(await t.call("performSanctionsCheck", { business_id: id, ubo_list: ubos }));
+  await t.call("getBankData", { business_id: id });
   const bank = obj(
     await t.call("verifyBankAccount", {
       business_id: id,

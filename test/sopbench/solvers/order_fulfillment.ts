@@ -1,9 +1,9 @@
 import type { EnvOptions, TaskInput } from "../../../src/eval/sopbench/index.js";
-import { obj, tools } from "./client.js";
+import { obj, type Tools, tools } from "./client.js";
 
 /** The SOP's four required steps; the decision is the last tool's (the SOP forbids manual decisions). */
-export async function orderFulfillment(task: TaskInput, options: EnvOptions = {}) {
-  const t = tools(task.domain, options);
+export async function orderFulfillment(task: TaskInput, options: EnvOptions = {}, using?: Tools) {
+  const t = using ?? tools(task.domain, options);
   const i = task.inputs;
   const inv = obj(
     await t.call("check_inventory", { product_id: i.product_id, quantity_requested: i.quantity_requested }),

@@ -1,5 +1,5 @@
 import { type EnvOptions, parsePyLiteral, type TaskInput } from "../../../src/eval/sopbench/index.js";
-import { obj, tools } from "./client.js";
+import { obj, type Tools, tools } from "./client.js";
 
 /** History cells are Python-literal lists ("['None']"); the schema asks for arrays. */
 const list = (v: unknown) => (typeof v === "string" ? parsePyLiteral(v) : v);
@@ -7,8 +7,8 @@ const list = (v: unknown) => (typeof v === "string" ? parsePyLiteral(v) : v);
 /** Empty lifestyle cells are passed as "None" (the schema's own enum value), so the tools accept them. */
 const orNone = (v: unknown) => (v === null || v === undefined || v === "" ? "None" : v);
 
-export async function patientIntake(task: TaskInput, options: EnvOptions = {}) {
-  const t = tools(task.domain, options);
+export async function patientIntake(task: TaskInput, options: EnvOptions = {}, using?: Tools) {
+  const t = using ?? tools(task.domain, options);
   const i = task.inputs;
   const pid = i.patient_id;
   const one = async (tool: string, params: Record<string, unknown>, key: string) =>

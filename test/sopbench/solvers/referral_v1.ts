@@ -1,9 +1,9 @@
 import type { EnvOptions, TaskInput } from "../../../src/eval/sopbench/index.js";
-import { obj, tools } from "./client.js";
+import { obj, type Tools, tools } from "./client.js";
 
 /** SOP §5.5: four indicator scores, severity-first choice, tie order AAC > MAC > PO. */
-export async function referralV1(task: TaskInput, options: EnvOptions = {}) {
-  const t = tools(task.domain, options);
+export async function referralV1(task: TaskInput, options: EnvOptions = {}, using?: Tools) {
+  const t = using ?? tools(task.domain, options);
   const id = task.inputs.account_id;
   const a = obj(await t.call("investigate_account", { account_id: id }));
   const tr = obj(await t.call("analyze_traffic_patterns", { account_id: id }));

@@ -1,5 +1,5 @@
 import type { EnvOptions, TaskInput } from "../../../src/eval/sopbench/index.js";
-import { obj, tools } from "./client.js";
+import { obj, type Tools, tools } from "./client.js";
 
 const DAY = 86_400_000;
 const CLOSURE_TYPES = new Set(["Temporal Fraud", "Abusive Account Creation", "Misleading Ad Copy"]);
@@ -14,8 +14,8 @@ const ACTIONS: Record<string, Record<string, string>> = {
 };
 
 /** SOP §5.7 steps 1–4; "within 90 days" is measured from the environment's pinned clock. */
-export async function referralV2(task: TaskInput, options: EnvOptions = {}) {
-  const t = tools(task.domain, options);
+export async function referralV2(task: TaskInput, options: EnvOptions = {}, using?: Tools) {
+  const t = using ?? tools(task.domain, options);
   const id = task.inputs.account_id;
   const a = obj(await t.call("investigate_account", { account_id: id }));
   const tr = obj(await t.call("analyze_traffic_patterns", { account_id: id }));

@@ -1,13 +1,13 @@
 import type { EnvOptions, TaskInput } from "../../../src/eval/sopbench/index.js";
-import { tools } from "./client.js";
+import { type Tools, tools } from "./client.js";
 
 /**
  * SOP §5.6 with its default mapping: High → Account Closure, Medium → Temporary Suspension (the
  * "investigator discretion" Warning is not rule-derivable, upstream issue #5), Low → Warning Issued only with
  * conclusive evidence (a VIOLATION_DETECTED traffic result or a FAILED source check), else No Action.
  */
-export async function trafficSpoofing(task: TaskInput, options: EnvOptions = {}) {
-  const t = tools(task.domain, options);
+export async function trafficSpoofing(task: TaskInput, options: EnvOptions = {}, using?: Tools) {
+  const t = using ?? tools(task.domain, options);
   const i = task.inputs;
   const pid = i.partner_id;
   // The cell text "None" (no violation) reads as NaN like pandas does; the tools want a non-empty string.

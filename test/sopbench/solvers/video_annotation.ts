@@ -1,5 +1,5 @@
 import { type EnvOptions, SopBenchError, type TaskInput } from "../../../src/eval/sopbench/index.js";
-import { obj, tools } from "./client.js";
+import { obj, type Tools, tools } from "./client.js";
 
 /**
  * SOP §4–5 thresholds over the six implemented tools. The environment rules (urban scene, daylight, front
@@ -22,17 +22,17 @@ const DAYLIGHT = new Set(["golden hour", "visible horizon", "clear"]);
 const FRONT = new Set(["dash", "driver seat", "passenger seat near driver", "camera beside hud"]);
 
 /** A refused step (e.g. segmentation of a missing detection) means the video cannot be annotated. */
-export async function videoAnnotation(task: TaskInput, options: EnvOptions = {}) {
+export async function videoAnnotation(task: TaskInput, options: EnvOptions = {}, using?: Tools) {
   try {
-    return await annotate(task, options);
+    return await annotate(task, options, using);
   } catch (e) {
     if (e instanceof SopBenchError) return { "final status": false };
     throw e;
   }
 }
 
-async function annotate(task: TaskInput, options: EnvOptions) {
-  const t = tools(task.domain, options);
+async function annotate(task: TaskInput, options: EnvOptions, using?: Tools) {
+  const t = using ?? tools(task.domain, options);
   const video_id = task.inputs.video_id;
   const fmt = obj(await t.call("validateVideoFormat", { video_id }));
   const video_path = fmt.video_path;

@@ -1,13 +1,13 @@
 import type { EnvOptions, TaskInput } from "../../../src/eval/sopbench/index.js";
-import { obj, tools } from "./client.js";
+import { obj, type Tools, tools } from "./client.js";
 
 /**
  * SOP §5: a barcode mismatch short-circuits to "Returned to Vendor" (report only). Otherwise the problems
  * from quantity/location/condition drive updateResolutionStatus from "Pending". No problem at all closes the
  * receipt as "Resolved": the SOP does not name that state, the labels do (14 rows).
  */
-export async function warehouse(task: TaskInput, options: EnvOptions = {}) {
-  const t = tools(task.domain, options);
+export async function warehouse(task: TaskInput, options: EnvOptions = {}, using?: Tools) {
+  const t = using ?? tools(task.domain, options);
   const i = task.inputs;
   const po = i.po_number;
   const report = async (problem_type: string[], charge_amount: number, resolution_status: string) =>
