@@ -24,7 +24,8 @@ function median(xs: number[]): number {
 // analyses a new workflow each time.
 const fresh = (size: number) => WorkflowSchema.parse(JSON.parse(JSON.stringify(genWorkflow(size, 42))));
 
-for (let i = 0; i < 3; i++) analyse(fresh(200)); // warm-up (JIT, module init)
+// Warm-up over every size, so the small sizes measured first do not pay for JIT compilation.
+for (const size of SIZES) for (let i = 0; i < 2; i++) analyse(fresh(size));
 
 const cpuMs = () => {
   const u = process.cpuUsage();

@@ -2,11 +2,15 @@ import { type Bits, emptyBits, hasBit, intersectInto, unionInto, withBit } from 
 import { type AnalysisGraph, ROOT } from "./graph.js";
 import { type Guard, GuardAlgebra, TRUE_GUARD } from "./guards.js";
 
+const FAIL_PORT = "fail-branch";
+/** The outputs describeNode adds for an error strategy; on a fail-branch node they exist only on failure. */
+const ERROR_OUTPUTS = new Set(["error_message", "error_type"]);
+
 export interface Availability {
-  /** Has `producer` certainly run (and written its outputs) whenever `reader` runs? */
-  has(reader: number, producer: number): boolean;
-  /** Can `producer` have run before `reader` on some path (an upstream node)? */
-  may(reader: number, producer: number): boolean;
+  /** Is `producer`'s output `output` certainly written whenever `reader` runs? */
+  has(reader: number, producer: number, output?: string): boolean;
+  /** Can that output have been written before `reader` runs, on some path (an upstream node)? */
+  may(reader: number, producer: number, output?: string): boolean;
   guardOf(idx: number): Guard;
   describeGuard(idx: number): string;
   /** Joins where the guard exceeded the term bound and plain intersection was used. */
@@ -26,9 +30,15 @@ export function computeAvailability(
   reached: Uint8Array,
   maxTerms = 64,
 ): Availability {
+  // A fail-branch node writes its normal outputs on the `source` path and only error_message /
+  // error_type on the `fail-branch` path, so it gets two bits: ok (bitOf) and failed (errBitOf).
   const bitOf = new Int32Array(g.nodes.length).fill(-1);
+  const errBitOf = new Int32Array(g.nodes.length).fill(-1);
   let nbits = 0;
-  for (const p of producers) bitOf[p] = nbits++;
+  for (const p of producers) {
+    bitOf[p] = nbits++;
+    if (g.nodes[p]!.desc.ports.includes(FAIL_PORT)) errBitOf[p] = nbits++;
+  }
   const words = Math.max(1, Math.ceil(nbits / 32));
   const alg = new GuardAlgebra(maxTerms);
   const mustIn: Bits[] = new Array(g.nodes.length);
@@ -36,8 +46,17 @@ export function computeAvailability(
   const guard: Guard[] = new Array(g.nodes.length);
   const zero = emptyBits(words);
 
-  const outOf = (u: number): Bits => (bitOf[u]! >= 0 ? withBit(mustIn[u]!, bitOf[u]!) : mustIn[u]!);
-  const mayOut = (u: number): Bits => (bitOf[u]! >= 0 ? withBit(mayIn[u]!, bitOf[u]!) : mayIn[u]!);
+  const bitFor = (u: number, port: string): number => (port === FAIL_PORT && errBitOf[u]! >= 0 ? errBitOf[u]! : bitOf[u]!);
+  const outOf = (u: number, port: string): Bits => {
+    const b = bitFor(u, port);
+    return b >= 0 ? withBit(mustIn[u]!, b) : mustIn[u]!;
+  };
+  const mayOut = (u: number, port: string): Bits => {
+    const b = bitFor(u, port);
+    return b >= 0 ? withBit(mayIn[u]!, b) : mayIn[u]!;
+  };
+  const readBit = (producer: number, output: string | undefined): number =>
+    output !== undefined && ERROR_OUTPUTS.has(output) && errBitOf[producer]! >= 0 ? errBitOf[producer]! : bitOf[producer]!;
 
   for (const s of g.scopeOrder) {
     const scope = g.scopes.get(s)!;
@@ -63,7 +82,7 @@ export function computeAvailability(
           ge = alg.and(ge, alg.literal(u, e.port));
         }
         edgeGuards.push(ge);
-        const src = outOf(u);
+        const src = outOf(u, e.port);
         const acc = groups.get(ge.key);
         if (!acc) groups.set(ge.key, src);
         else if (acc !== src) {
@@ -83,9 +102,9 @@ export function computeAvailability(
         }
       }
       mustIn[v] = result ?? base;
-      let may = mayOut(incoming[0]!.source);
+      let may = mayOut(incoming[0]!.source, incoming[0]!.port);
       for (let i = 1; i < incoming.length; i++) {
-        const m = mayOut(incoming[i]!.source);
+        const m = mayOut(incoming[i]!.source, incoming[i]!.port);
         if (m === may) continue;
         const acc = may.slice();
         unionInto(acc, m);
@@ -97,13 +116,13 @@ export function computeAvailability(
   }
 
   return {
-    has(reader, producer) {
-      const b = bitOf[producer]!;
+    has(reader, producer, output) {
+      const b = readBit(producer, output);
       const m = mustIn[reader];
       return b >= 0 && m !== undefined && hasBit(m, b);
     },
-    may(reader, producer) {
-      const b = bitOf[producer]!;
+    may(reader, producer, output) {
+      const b = readBit(producer, output);
       const m = mayIn[reader];
       return b >= 0 && m !== undefined && hasBit(m, b);
     },

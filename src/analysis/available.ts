@@ -31,10 +31,11 @@ export function availableAt(
   const av = computeAvailability(g, all, reached);
   const out: AvailableValue[] = [];
   for (const n of g.nodes) {
-    if (n.idx === idx || !av.has(idx, n.idx)) continue;
+    if (n.idx === idx) continue;
     for (const o of n.desc.outputs) {
       // The start node's sys.* re-exports are aliases of the sys values listed below.
-      if (!o.name.startsWith("sys.")) out.push({ selector: [n.id, o.name], type: o.type, source: "node" });
+      if (o.name.startsWith("sys.") || !av.has(idx, n.idx, o.name)) continue;
+      out.push({ selector: [n.id, o.name], type: o.type, source: "node" });
     }
   }
   for (const c of scopeChain(g, idx)) {

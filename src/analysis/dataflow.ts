@@ -51,13 +51,14 @@ export function checkDataflow(
   for (const rr of resolved) {
     const { read, producer } = rr;
     if (producer === undefined || !reached[read.reader]) continue;
-    if (availability.has(read.reader, producer)) continue;
+    const output = read.selector[1];
+    if (availability.has(read.reader, producer, output)) continue;
     const reader = g.nodes[read.reader]!;
     const p = g.nodes[producer]!;
     const where = { nodeId: reader.id, field: read.field || undefined };
     const sel = formatSelector(read.selector);
     // Optional reads tolerate a missing value, but one that can never exist yet is still a mistake.
-    if (!availability.may(read.reader, producer)) {
+    if (!availability.may(read.reader, producer, output)) {
       const why =
         producer === read.reader
           ? `node reads its own output ${sel}`

@@ -1,4 +1,5 @@
 import { Command } from "@commander-js/extra-typings";
+import { registerGenerateCommands } from "./commands/generate.js";
 import { registerRunCommands } from "./commands/run.js";
 import { registerStaticCommands } from "./commands/static.js";
 import { reportError } from "./output.js";
@@ -11,6 +12,7 @@ const program = new Command()
 
 registerStaticCommands(program);
 registerRunCommands(program);
+registerGenerateCommands(program);
 
 try {
   await program.parseAsync(process.argv);

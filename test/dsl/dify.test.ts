@@ -175,6 +175,9 @@ describe("importDify mapping", () => {
     expect(wf.nodes.some((n) => n.id === "note1")).toBe(false);
     expect(meta.version).toBe("0.3.1");
     expect(meta.app).toEqual({
+      name: "样例",
+      mode: "advanced-chat",
+      description: "demo",
       icon: "🤖",
       icon_background: "#FFEAD5",
       use_icon_as_answer_icon: false,
@@ -441,6 +444,15 @@ describe("Dify YAML dialect", () => {
       i: "y",
       j: "中文",
     });
+  });
+
+  it("escapes characters PyYAML refuses or reads as line breaks", () => {
+    const v = { a: "x\x7f\x80\x85y", b: "p\uFFFEq", c: "\u2028z", "k\x85": "multi\nline\x80", d: "a\u00a0b 🤖" };
+    const y = writeYaml(v);
+    expect(y).not.toMatch(/[\x7f-\x9f\u2028\u2029\uFFFE\uFFFF]/);
+    expect(y).toContain("d: a\u00a0b 🤖");
+    const back = readYaml(y);
+    expect(back.ok && back.value).toEqual(v);
   });
 
   it("writes keys sorted like Dify's exporter", () => {

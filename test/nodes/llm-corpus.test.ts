@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { getNodeType } from "../../src/ir/registry.js";
 import { describe_, makeNode, rulesOf } from "./llm-fakes.js";
 
 const ROOT = "/work/shared/corpus/dify-dsl";
@@ -71,5 +72,15 @@ describe.skipIf(!existsSync(ROOT))("corpus nodes", () => {
       const ids = (config.classes as Array<{ id: unknown }>).map((c) => String(c.id));
       expect(d.ports).toEqual(ids);
     }
+  });
+});
+
+describe("examples", () => {
+  it.each(TYPES)("%s example config is valid and passes its rules", (type) => {
+    const def = getNodeType(type)!;
+    expect(def.example).toBeDefined();
+    const node = makeNode("n1", type, def.example as Record<string, unknown>);
+    expect(describe_(node).known).toBe(true);
+    expect(rulesOf(node).filter((d) => d.severity === "error")).toEqual([]);
   });
 });

@@ -89,10 +89,10 @@ describe("javascript sandbox: escape attempts", () => {
 
   for (const [name, code, expected, message] of attempts) {
     it(`blocks ${name}`, async () => {
-      const limits = name === "huge output" ? { maxOutputBytes: 1024 * 1024 } : name.includes("loop") ? { timeoutMs: 500 } : undefined;
+      const limits: Record<string, number> | undefined = name === "huge output" ? { maxOutputBytes: 1024 * 1024 } : name.includes("loop") ? { timeoutMs: 500 } : undefined;
       if (expected === "") {
         // Nothing to throw: the result must show that the host objects are simply absent.
-        const r = await sandbox.run(js(code, {}, limits));
+        const r = (await sandbox.run(js(code, {}, limits))) as Record<string, unknown>;
         expect(JSON.stringify(r)).not.toMatch(/"(object|function)"/);
         if ("keys" in r) expect(r.keys).toEqual([]);
       } else {
@@ -139,7 +139,7 @@ describe("javascript sandbox: escape attempts", () => {
       JSON.parse = function () { return { hacked: true } };
       return { clean: true };
     }`;
-    const r = await sandbox.run(js(code));
+    const r = (await sandbox.run(js(code))) as Record<string, unknown>;
     expect(r).toEqual({ clean: true });
     expect(Object.keys(r)).toEqual(["clean"]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

@@ -23,6 +23,29 @@ async function connect(domain: string, extra: string[] = []): Promise<Client> {
 type TextContent = { type: string; text: string };
 const textOf = (r: unknown) => ((r as { content: TextContent[] }).content[0] as TextContent).text;
 
+/** The solvers' tool client, backed by an MCP client: JSON text is parsed back, isError becomes a typed error. */
+function mcpTools(client: Client): Tools {
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await client.callTool({ name, arguments: args });
+    const text = textOf(r);
+    if (r.isError) {
+      const code = String((r._meta as { code?: string } | undefined)?.code ?? "SOPBENCH_TOOL_ERROR");
+      throw new SopBenchError(code, text.replace(/^Error: /, ""));
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  };
+  return {
+    call,
+    tryCall: (name, args) =>
+      call(name, args).catch((e: unknown) => (e instanceof SopBenchError ? e : Promise.reject(e))),
+    now: () => new Date(PINNED_NOW),
+  };
+}
+
 describe("MCP server over stdio", () => {
   let v1: Client;
   let video: Client;
@@ -81,6 +104,23 @@ describe("MCP server over stdio", () => {
       ),
     );
     expect(od).toMatchObject({ predicted_object: "bicyclists", output_format_object_detection: "json" });
+  });
+
+  it("reference solvers score the same through MCP as in process", async () => {
+    for (const domain of ["customer_service", "referral_abuse_detection_v2", "warehouse_package_inspection"]) {
+      const client = await connect(domain);
+      try {
+        const solve = REFERENCE_SOLVERS[domain];
+        if (!solve) throw new Error(domain);
+        const viaMcp = await scoreDomain(domain, (t) => solve(t, {}, mcpTools(client)), { concurrency: 1 });
+        const inProc = await scoreDomain(domain, (t) => solve(t));
+        expect(viaMcp.errors).toBe(0);
+        expect(viaMcp.strictCorrect).toBe(inProc.strictCorrect);
+        expect(viaMcp.rows.map((r) => r.fields)).toEqual(inProc.rows.map((r) => r.fields));
+      } finally {
+        await client.close();
+      }
+    }
   });
 
   it("passes environment options (validation mode) from the command line", async () => {

@@ -149,10 +149,13 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
     features = defaultFeatures();
   }
 
+  const name = textField(app.name, "app.name", warn) ?? opts.nameHint ?? "untitled";
+  const description = textField(app.description, "app.description", warn) ?? "";
   const meta: DifyMeta = {
     version,
     kind: "app",
-    app: omit(app, ["name", "mode", "description"]),
+    // name/mode/description as the workflow has them, so an export (which writes the workflow's) reads back equal.
+    app: { ...app, name, mode, description },
     viewport: graph.viewport ?? defaultViewport(),
     notes,
   };
@@ -167,8 +170,8 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
 
   const draft: Workflow = {
     weft: 1,
-    name: textField(app.name, "app.name", warn) ?? opts.nameHint ?? "untitled",
-    description: textField(app.description, "app.description", warn) ?? "",
+    name,
+    description,
     mode: mode as AppMode,
     nodes,
     edges,

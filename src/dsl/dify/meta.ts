@@ -3,8 +3,8 @@ import { isRecord, type Json } from "./util.js";
 
 /**
  * What a Dify document carries besides the executable graph, kept in `workflow.meta.dify` so export can restore
- * it. `app` is the app block without name/mode/description, which live on the workflow itself (so a rename in
- * the IR is what gets exported).
+ * it. `app` is the whole app block; its name/mode/description equal the workflow's at import, and on export the
+ * workflow's values win (so a rename in the IR is what gets exported).
  */
 export interface DifyMeta {
   version: string;

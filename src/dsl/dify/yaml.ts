@@ -1,4 +1,4 @@
-import { parseDocument, type ScalarTag, stringify, type Tags } from "yaml";
+import { type CollectionTag, parseDocument, type ScalarTag, stringify, type Tags } from "yaml";
 
 /**
  * YAML as Dify reads and writes it. Dify uses PyYAML (`safe_load` / `dump`), i.e. YAML 1.1 with PyYAML's own

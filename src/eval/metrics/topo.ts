@@ -132,8 +132,11 @@ export function sampleTopologicalOrders(
 }
 
 /**
- * Kahn's algorithm that always takes the available vertex with the smallest priority (ties: lower
- * index). Used to add the order that best follows the prediction's listing to a sample of orders.
+ * Kahn's algorithm guided by `priority` (e.g. the pred position a gold node is matched to): each step
+ * takes the available vertex whose subtree (itself and its descendants) holds the smallest priority,
+ * then the smaller own priority, then the lower index. If the priorities list a valid topological order,
+ * this returns exactly that order — so a sample of orders plus this one always contains the order an
+ * exact copy of the gold follows.
  */
 export function guidedTopologicalOrder(
   n: number,
@@ -141,26 +144,39 @@ export function guidedTopologicalOrder(
   priority: readonly number[],
 ): number[] {
   const { succ, indeg } = digraph(n, edges);
+  // Reverse topological pass for subtree minima (Kahn order first; a cycle leaves vertices unplaced).
   const count = indeg.slice();
-  const avail: number[] = [];
-  for (let v = 0; v < n; v++) if (count[v] === 0) avail.push(v);
-  const order: number[] = [];
-  while (avail.length > 0) {
-    let k = 0;
-    for (let i = 1; i < avail.length; i++) {
-      const a = avail[i]!;
-      const b = avail[k]!;
-      if (priority[a]! < priority[b]! || (priority[a] === priority[b] && a < b)) k = i;
-    }
-    const q = avail[k]!;
-    avail.splice(k, 1);
-    order.push(q);
-    for (const j of succ[q]!) if (--count[j]! === 0) avail.push(j);
+  const queue: number[] = [];
+  for (let v = 0; v < n; v++) if (count[v] === 0) queue.push(v);
+  const topo: number[] = [];
+  for (let h = 0; h < queue.length; h++) {
+    const q = queue[h]!;
+    topo.push(q);
+    for (const j of succ[q]!) if (--count[j]! === 0) queue.push(j);
   }
-  if (order.length !== n) {
+  if (topo.length !== n) {
     throw new MetricInputError(MetricCodes.cyclicGraph, "graph contains a cycle; it has no topological order", {
       field: "edges",
     });
+  }
+  const sub = priority.slice(0, n);
+  for (let k = n - 1; k >= 0; k--) {
+    const v = topo[k]!;
+    for (const j of succ[v]!) if (sub[j]! < sub[v]!) sub[v] = sub[j]!;
+  }
+  const left = indeg.slice();
+  const avail: number[] = [];
+  for (let v = 0; v < n; v++) if (left[v] === 0) avail.push(v);
+  const order: number[] = [];
+  const better = (a: number, b: number) =>
+    sub[a]! !== sub[b]! ? sub[a]! < sub[b]! : priority[a]! !== priority[b]! ? priority[a]! < priority[b]! : a < b;
+  while (avail.length > 0) {
+    let k = 0;
+    for (let i = 1; i < avail.length; i++) if (better(avail[i]!, avail[k]!)) k = i;
+    const q = avail[k]!;
+    avail.splice(k, 1);
+    order.push(q);
+    for (const j of succ[q]!) if (--left[j]! === 0) avail.push(j);
   }
   return order;
 }
