@@ -46,7 +46,8 @@ export function computeAvailability(
   const guard: Guard[] = new Array(g.nodes.length);
   const zero = emptyBits(words);
 
-  const bitFor = (u: number, port: string): number => (port === FAIL_PORT && errBitOf[u]! >= 0 ? errBitOf[u]! : bitOf[u]!);
+  const bitFor = (u: number, port: string): number =>
+    port === FAIL_PORT && errBitOf[u]! >= 0 ? errBitOf[u]! : bitOf[u]!;
   const outOf = (u: number, port: string): Bits => {
     const b = bitFor(u, port);
     return b >= 0 ? withBit(mustIn[u]!, b) : mustIn[u]!;
@@ -56,7 +57,9 @@ export function computeAvailability(
     return b >= 0 ? withBit(mayIn[u]!, b) : mayIn[u]!;
   };
   const readBit = (producer: number, output: string | undefined): number =>
-    output !== undefined && ERROR_OUTPUTS.has(output) && errBitOf[producer]! >= 0 ? errBitOf[producer]! : bitOf[producer]!;
+    output !== undefined && ERROR_OUTPUTS.has(output) && errBitOf[producer]! >= 0
+      ? errBitOf[producer]!
+      : bitOf[producer]!;
 
   for (const s of g.scopeOrder) {
     const scope = g.scopes.get(s)!;

@@ -40,8 +40,9 @@ export interface CodeOutputLimits {
 /** Dify's current defaults (CODE_MAX_* settings). */
 export const DIFY_OUTPUT_LIMITS: CodeOutputLimits = {
   maxStringLength: 400_000,
-  maxNumber: 9_223_372_036_854_775_807,
-  minNumber: -9_223_372_036_854_775_807,
+  // ±(2^63 - 1); as doubles these round to ±2^63, which the check treats as out of range.
+  maxNumber: 2 ** 63 - 1,
+  minNumber: -(2 ** 63 - 1),
   maxPrecision: 20,
   maxDepth: 5,
   maxStringArrayLength: 30,
@@ -64,7 +65,11 @@ export type CodeOutputErrorCode =
 
 export class CodeOutputError extends WeftError {
   declare readonly code: CodeOutputErrorCode;
-  constructor(code: CodeOutputErrorCode, message: string, readonly path: string) {
+  constructor(
+    code: CodeOutputErrorCode,
+    message: string,
+    readonly path: string,
+  ) {
     super(code, message, { path });
   }
 }
@@ -73,7 +78,13 @@ type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 const kindOf = (v: unknown): string =>
-  v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" && Number.isInteger(v) ? "integer" : typeof v;
+  v === null
+    ? "null"
+    : Array.isArray(v)
+      ? "array"
+      : typeof v === "number" && Number.isInteger(v)
+        ? "integer"
+        : typeof v;
 
 /**
  * Returns the validated outputs (NUL bytes stripped, booleans turned into 0/1 where a number is
@@ -246,10 +257,16 @@ class Checker {
     if (value === null) return null;
     if (typeof value !== "number") throw this.wrongType(path, "a number", value);
     // Doubles cannot hold 2^63-1; anything that rounds to 2^63 or beyond is out of range.
-    if (!Number.isFinite(value) || value >= 2 ** 63 || value <= -(2 ** 63) || value > this.lim.maxNumber || value < this.lim.minNumber) {
+    if (
+      !Number.isFinite(value) ||
+      value >= 2 ** 63 ||
+      value <= -(2 ** 63) ||
+      value > this.lim.maxNumber ||
+      value < this.lim.minNumber
+    ) {
       throw new CodeOutputError(
         "code.output_out_of_range",
-        `output ${path} is out of range: it must be between ${this.lim.minNumber} and ${this.lim.maxNumber}`,
+        `output ${path} is out of range: it must be between ${bound(this.lim.minNumber)} and ${bound(this.lim.maxNumber)}`,
         path,
       );
     }
@@ -266,6 +283,13 @@ class Checker {
   private wrongType(path: string, wanted: string, got: unknown): CodeOutputError {
     return new CodeOutputError("code.output_type", `output ${path} must be ${wanted}, got ${kindOf(got)}`, path);
   }
+}
+
+/** Prints the int64 bounds exactly, although doubles cannot hold them. */
+function bound(n: number): string {
+  if (n >= 2 ** 63 - 1) return "9223372036854775807";
+  if (n <= -(2 ** 63 - 1)) return "-9223372036854775807";
+  return String(n);
 }
 
 /** Digits after the point in the shortest round-trip form, exponent notation included (1.5e-7 → 8). */

@@ -4,8 +4,8 @@ import { NodeExecutionError, WeftError } from "../ir/errors.js";
 import { normaliseType } from "../ir/types.js";
 import {
   CODE_OUTPUT_TYPES,
-  CodeOutputError,
   type CodeOutputDecl,
+  CodeOutputError,
   type CodeOutputSchema,
   checkCodeOutputs,
 } from "./code-output.js";
@@ -35,7 +35,8 @@ export type CodeConfig = z.infer<typeof CodeConfig>;
 
 const MAIN_PATTERNS: Record<CodeConfig["code_language"], RegExp> = {
   python3: /^[ \t]*(?:async[ \t]+)?def[ \t]+main[ \t]*\(/m,
-  javascript: /(?:\bfunction\s*\*?\s*main\s*\(|\b(?:const|let|var)\s+main\s*=|\bmain\s*=\s*(?:async\s*)?(?:function|\())/,
+  javascript:
+    /(?:\bfunction\s*\*?\s*main\s*\(|\b(?:const|let|var)\s+main\s*=|\bmain\s*=\s*(?:async\s*)?(?:function|\())/,
 };
 
 const PY_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -50,13 +51,7 @@ function toSandboxValue(value: unknown, valueType: string | undefined): unknown 
   return value;
 }
 
-function outputRules(
-  schema: CodeOutputSchema,
-  prefix: string,
-  nodeId: string,
-  out: Diagnostic[],
-  depth: number,
-): void {
+function outputRules(schema: CodeOutputSchema, prefix: string, nodeId: string, out: Diagnostic[], depth: number): void {
   for (const [name, decl] of Object.entries(schema)) {
     const field = `${prefix}.${name}`;
     if (!(CODE_OUTPUT_TYPES as readonly string[]).includes(decl.type)) {
@@ -110,11 +105,10 @@ export const codeNode = defineNode<CodeConfig>({
   example: {
     variables: [{ variable: "text", value_selector: ["start", "query"] }],
     code_language: "python3",
-    code: "def main(text: str) -> dict:\n    return {\"length\": len(text or \"\")}\n",
+    code: 'def main(text: str) -> dict:\n    return {"length": len(text or "")}\n',
     outputs: { length: { type: "number", children: null } },
   },
-  outputs: (c) =>
-    Object.entries(c.outputs ?? {}).map(([name, decl]) => ({ name, type: normaliseType(decl.type) })),
+  outputs: (c) => Object.entries(c.outputs ?? {}).map(([name, decl]) => ({ name, type: normaliseType(decl.type) })),
   inputs: (c) => bindingInputs(c.variables, "variables"),
   ports: () => SOURCE,
   rules(c, ctx) {

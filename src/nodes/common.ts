@@ -18,8 +18,9 @@ export const commonFields = {
   retry_config: z
     .object({
       retry_enabled: z.boolean().default(false),
-      max_retries: z.number().int().min(0).default(0),
-      retry_interval: z.number().min(0).default(0),
+      // Real exports write these as strings ("100"), which Dify accepts.
+      max_retries: z.coerce.number().int().min(0).default(0),
+      retry_interval: z.coerce.number().min(0).default(0),
     })
     .loose()
     .optional()

@@ -22,7 +22,10 @@ function label(ctx: ExecContext<DocumentExtractorConfig>): string {
 function isFile(v: unknown): v is FileValue {
   if (!v || typeof v !== "object" || Array.isArray(v)) return false;
   const o = v as Record<string, unknown>;
-  return o.dify_model_identity === "__dify__file__" || (typeof o.transfer_method === "string" && typeof o.filename === "string");
+  return (
+    o.dify_model_identity === "__dify__file__" ||
+    (typeof o.transfer_method === "string" && typeof o.filename === "string")
+  );
 }
 
 async function extractOne(ctx: ExecContext<DocumentExtractorConfig>, file: unknown, index?: number): Promise<string> {
@@ -49,7 +52,12 @@ async function extractOne(ctx: ExecContext<DocumentExtractorConfig>, file: unkno
     if (err instanceof NodeExecutionError || err instanceof NotConfiguredError) throw err;
     const code = err instanceof WeftError ? err.code : "document.extract_failed";
     const details = err instanceof WeftError ? err.details : {};
-    throw new NodeExecutionError(code, `${label(ctx)}${where}: ${(err as Error)?.message ?? String(err)}`, ctx.node.id, details);
+    throw new NodeExecutionError(
+      code,
+      `${label(ctx)}${where}: ${(err as Error)?.message ?? String(err)}`,
+      ctx.node.id,
+      details,
+    );
   }
 }
 
@@ -67,7 +75,9 @@ export const documentExtractorNode = defineNode<DocumentExtractorConfig>({
   configSchema: DocumentExtractorConfig,
   example: { variable_selector: ["start", "file"], is_array_file: false },
   outputs: (c) => [{ name: "text", type: c.is_array_file ? "array[string]" : "string" }],
-  inputs: (c) => [{ selector: c.variable_selector, field: "variable_selector", expects: c.is_array_file ? "array[file]" : "file" }],
+  inputs: (c) => [
+    { selector: c.variable_selector, field: "variable_selector", expects: c.is_array_file ? "array[file]" : "file" },
+  ],
   ports: () => SOURCE,
   rules(c, ctx) {
     const out: Diagnostic[] = [];
@@ -96,10 +106,15 @@ export const documentExtractorNode = defineNode<DocumentExtractorConfig>({
     const sel = ctx.config.variable_selector;
     const r = ctx.read(sel);
     if (!r.found) {
-      throw new NodeExecutionError("document.missing_variable", `${label(ctx)}: file variable ${sel.join(".")} does not exist`, ctx.node.id, {
-        field: "variable_selector",
-        selector: sel,
-      });
+      throw new NodeExecutionError(
+        "document.missing_variable",
+        `${label(ctx)}: file variable ${sel.join(".")} does not exist`,
+        ctx.node.id,
+        {
+          field: "variable_selector",
+          selector: sel,
+        },
+      );
     }
     const value = r.value;
     if (Array.isArray(value)) {

@@ -15,8 +15,15 @@ const ToolInput = z
   .loose()
   .superRefine((v, ctx) => {
     if (v.type === "variable") {
-      const ok = Array.isArray(v.value) && v.value.length > 0 && v.value.every((x) => typeof x === "string" || typeof x === "number");
-      if (!ok) ctx.addIssue({ code: "custom", message: "a variable parameter's value must be a selector (a list of strings)" });
+      const ok =
+        Array.isArray(v.value) &&
+        v.value.length > 0 &&
+        v.value.every((x) => typeof x === "string" || typeof x === "number");
+      if (!ok)
+        ctx.addIssue({
+          code: "custom",
+          message: "a variable parameter's value must be a selector (a list of strings)",
+        });
     }
     if (v.type === "mixed" && v.value !== undefined && v.value !== null && typeof v.value !== "string") {
       ctx.addIssue({ code: "custom", message: "a mixed parameter's value must be a template string" });
@@ -39,8 +46,14 @@ const ToolConfig = z
     tool_label: z.string().optional(),
     tool_description: z.string().optional(),
     /** v2 files: `{type, value}` per setting; older files: plain scalars. */
-    tool_configurations: z.record(z.string(), z.unknown()).nullish().transform((v) => v ?? {}),
-    tool_parameters: z.record(z.string(), ToolInput).nullish().transform((v) => v ?? {}),
+    tool_configurations: z
+      .record(z.string(), z.unknown())
+      .nullish()
+      .transform((v) => v ?? {}),
+    tool_parameters: z
+      .record(z.string(), ToolInput)
+      .nullish()
+      .transform((v) => v ?? {}),
     tool_node_version: z.union([z.string(), z.number()]).nullish(),
     plugin_unique_identifier: z.string().nullish(),
     credential_id: z.string().nullish(),
@@ -64,7 +77,11 @@ function inputRefs(input: ToolInput, field: string, optional: boolean): InputRef
     return [{ selector: input.value.map(String), field: `${field}.value`, ...(optional ? { optional: true } : {}) }];
   }
   if (input.type === "mixed" && typeof input.value === "string") {
-    return templateRefs(input.value).map((r) => ({ selector: r.selector, field: `${field}.value`, fromTemplate: true }));
+    return templateRefs(input.value).map((r) => ({
+      selector: r.selector,
+      field: `${field}.value`,
+      fromTemplate: true,
+    }));
   }
   return [];
 }
@@ -72,7 +89,9 @@ function inputRefs(input: ToolInput, field: string, optional: boolean): InputRef
 /** Is the parameter required? From the node's own schemas; else the tool service's; else assume so. */
 function requiredness(c: ToolConfig, ctx?: ExecContext<ToolConfig>): (name: string) => boolean {
   const schemas = new Map((c.paramSchemas ?? []).map((s) => [s.name, s.required === true]));
-  const svc = ctx?.services.tools as { parameterSpecs?: (p: string, t: string) => Array<{ name: string; required: boolean }> | undefined } | undefined;
+  const svc = ctx?.services.tools as
+    | { parameterSpecs?: (p: string, t: string) => Array<{ name: string; required: boolean }> | undefined }
+    | undefined;
   const specs = typeof svc?.parameterSpecs === "function" ? svc.parameterSpecs(c.provider_id, c.tool_name) : undefined;
   const fromService = new Map((specs ?? []).map((s) => [s.name, s.required]));
   return (name) => schemas.get(name) ?? fromService.get(name) ?? true;
@@ -237,7 +256,12 @@ export const toolNode = defineNode<ToolConfig>({
       }
       const code = err instanceof WeftError ? err.code : "tool.invoke_failed";
       const details = err instanceof WeftError ? err.details : {};
-      throw new NodeExecutionError(code, `${label(ctx)}: ${(err as Error)?.message ?? String(err)}`, ctx.node.id, details);
+      throw new NodeExecutionError(
+        code,
+        `${label(ctx)}: ${(err as Error)?.message ?? String(err)}`,
+        ctx.node.id,
+        details,
+      );
     }
     const json = Array.isArray(result.json) && result.json.length > 0 ? result.json : [{ data: [] }];
     return {

@@ -276,11 +276,15 @@ function guestError(
     }
   }
   if (name === "SyntaxError") {
-    return new SandboxError("sandbox.syntax_error", `SyntaxError: ${clip(message, 500)}${line ? ` (line ${line})` : ""}`, {
-      language,
-      line,
-      errorType: name,
-    });
+    return new SandboxError(
+      "sandbox.syntax_error",
+      `SyntaxError: ${clip(message, 500)}${line ? ` (line ${line})` : ""}`,
+      {
+        language,
+        line,
+        errorType: name,
+      },
+    );
   }
   return new SandboxError("sandbox.runtime_error", `${name}: ${clip(message)}${line ? ` (line ${line})` : ""}`, {
     language,

@@ -16,7 +16,10 @@ const CEILING: SandboxLimits = {
 
 const FLOOR: SandboxLimits = { timeoutMs: 10, memoryBytes: 4 * 1024 * 1024, maxOutputBytes: 1024 };
 
-export function resolveLimits(base: Partial<SandboxLimits> | undefined, req: Partial<SandboxLimits> | undefined): SandboxLimits {
+export function resolveLimits(
+  base: Partial<SandboxLimits> | undefined,
+  req: Partial<SandboxLimits> | undefined,
+): SandboxLimits {
   const out = { ...DEFAULT_LIMITS };
   for (const src of [base, req]) {
     if (!src) continue;

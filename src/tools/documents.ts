@@ -114,10 +114,14 @@ export class TextDocumentService implements DocumentService {
       );
     }
     if (bytes.byteLength > this.maxBytes) {
-      throw new DocumentError("document.too_large", `file "${name}" is ${bytes.byteLength} bytes; the limit is ${this.maxBytes}`, {
-        filename: name,
-        size: bytes.byteLength,
-      });
+      throw new DocumentError(
+        "document.too_large",
+        `file "${name}" is ${bytes.byteLength} bytes; the limit is ${this.maxBytes}`,
+        {
+          filename: name,
+          size: bytes.byteLength,
+        },
+      );
     }
     const fn = this.extractors[ext] as Extractor;
     try {

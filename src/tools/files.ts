@@ -48,7 +48,9 @@ abstract class ContentAddressedStore implements FileService {
 
   async put(bytes: Uint8Array, meta: PutMeta): Promise<FileValue> {
     if (!(bytes instanceof Uint8Array)) {
-      throw new FileStoreError("file.invalid", `file "${meta.filename}": content must be bytes`, { filename: meta.filename });
+      throw new FileStoreError("file.invalid", `file "${meta.filename}": content must be bytes`, {
+        filename: meta.filename,
+      });
     }
     const id = contentId(bytes);
     await this.write(id, bytes);
@@ -109,10 +111,14 @@ abstract class ContentAddressedStore implements FileService {
       }
       return res.body;
     }
-    throw new FileStoreError("file.not_found", `file "${name}" (related_id ${String(file.related_id)}) is not in the file store`, {
-      filename: name,
-      related_id: file.related_id ?? null,
-    });
+    throw new FileStoreError(
+      "file.not_found",
+      `file "${name}" (related_id ${String(file.related_id)}) is not in the file store`,
+      {
+        filename: name,
+        related_id: file.related_id ?? null,
+      },
+    );
   }
 }
 

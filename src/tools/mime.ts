@@ -23,8 +23,29 @@ export function extensionForMime(mimeType: string): string {
 }
 
 const DOCUMENT_EXTENSIONS = new Set([
-  ".txt", ".md", ".markdown", ".mdx", ".pdf", ".html", ".htm", ".xlsx", ".xls", ".doc", ".docx", ".csv",
-  ".eml", ".msg", ".pptx", ".ppt", ".xml", ".epub", ".json", ".yaml", ".yml", ".vtt", ".properties",
+  ".txt",
+  ".md",
+  ".markdown",
+  ".mdx",
+  ".pdf",
+  ".html",
+  ".htm",
+  ".xlsx",
+  ".xls",
+  ".doc",
+  ".docx",
+  ".csv",
+  ".eml",
+  ".msg",
+  ".pptx",
+  ".ppt",
+  ".xml",
+  ".epub",
+  ".json",
+  ".yaml",
+  ".yml",
+  ".vtt",
+  ".properties",
 ]);
 
 /** Dify's file `type` category, decided by extension first (as Dify does), then MIME type. */

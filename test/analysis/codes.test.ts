@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ANALYSIS_CODES } from "../../src/analysis/index.js";
 import { registerNodeType } from "../../src/ir/registry.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { agg, chain, e, end, ifElse, n, run, show, start, tt, wf } from "./helpers.js";
@@ -8,7 +9,18 @@ import { agg, chain, e, end, ifElse, n, run, show, start, tt, wf } from "./helpe
 const base = () => [start(), tt("t", [["q", ["start", "query"]]]), end("end", [["out", ["t", "output"]]])];
 const baseEdges = () => chain("start", "t", "end");
 
+const covered = new Set<string>();
+
+afterAll(() => {
+  // Every code the analyser can emit itself has a hand-made bad workflow above.
+  const missing = [...Object.keys(ANALYSIS_CODES), "mode.end_in_chat", "mode.answer_in_workflow"].filter(
+    (c) => !covered.has(c),
+  );
+  expect(missing).toEqual([]);
+});
+
 function expectCode(w: Workflow, code: string, where: { nodeId?: string; field?: string } = {}) {
+  covered.add(code);
   const r = run(w);
   const hits = r.diagnostics.filter((d) => d.code === code);
   expect(hits.length, `expected ${code}, got:\n${show(r)}`).toBeGreaterThan(0);

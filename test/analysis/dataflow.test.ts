@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import "../../src/nodes/question-classifier.js";
 import "../../src/nodes/llm.js";
 import { GuardAlgebra, TRUE_GUARD } from "../../src/analysis/guards.js";
-import { agg, e, end, errors, ifElse, n, run, show, start, tt, wf, withCode } from "./helpers.js";
+import { agg, chain, e, end, errors, ifElse, n, run, show, start, tt, wf, withCode } from "./helpers.js";
 
 const model = { provider: "openai", name: "gpt-4o-mini", mode: "chat", completion_params: {} };
 const classifier = (id: string, classes: string[]) =>
@@ -109,7 +109,7 @@ describe("availability at joins", () => {
     expect(withCode(r, "graph.unreachable")).toEqual([]);
   });
 
-  it("fail-branch: success and failure paths are alternatives", () => {
+  it("fail-branch: normal outputs exist only on the success path, error outputs only on the failure path", () => {
     const risky = tt("risky", [["q", ["start", "query"]]]);
     risky.config = { ...risky.config, error_strategy: "fail-branch" };
     const w = wf(
@@ -117,20 +117,63 @@ describe("availability at joins", () => {
       [
         start(),
         risky,
-        tt("ok", [["q", ["risky", "output"]]]),
-        tt("bad", [["m", ["risky", "error_message"]]]),
+        end("ok", [
+          ["v", ["risky", "output"]],
+          ["bad", ["risky", "error_message"]],
+        ]),
+        end("failed", [
+          ["m", ["risky", "error_message"]],
+          ["t", ["risky", "error_type"]],
+          ["bad", ["risky", "output"]],
+        ]),
+        tt("after", [["q", ["start", "query"]]]),
         end("j", [
-          ["a", ["ok", "output"]],
           ["r", ["risky", "error_type"]],
+          ["v", ["risky", "output"]],
+          ["fine", ["after", "output"]],
         ]),
       ],
-      [e("start", "risky"), e("risky", "ok"), e("risky", "bad", "fail-branch"), e("ok", "j"), e("bad", "j")],
+      [
+        e("start", "risky"),
+        e("risky", "ok"),
+        e("risky", "failed", "fail-branch"),
+        e("risky", "after"),
+        e("risky", "after", "fail-branch"),
+        e("after", "j"),
+      ],
     );
     const r = run(w);
     expect(
-      withCode(r, "ref.not_available").map((d) => d.field),
+      withCode(r, "ref.not_available").map((d) => `${d.nodeId} ${d.field}`),
       show(r),
-    ).toEqual(["outputs[0].value_selector"]);
+    ).toEqual([
+      "ok outputs[1].value_selector",
+      "failed outputs[2].value_selector",
+      "j outputs[0].value_selector",
+      "j outputs[1].value_selector",
+    ]);
+  });
+
+  it("default-value: outputs exist on every path", () => {
+    const risky = tt("risky", [["q", ["start", "query"]]]);
+    risky.config = {
+      ...risky.config,
+      error_strategy: "default-value",
+      default_value: [{ key: "output", type: "string", value: "" }],
+    };
+    const w = wf(
+      "workflow",
+      [
+        start(),
+        risky,
+        end("end", [
+          ["v", ["risky", "output"]],
+          ["m", ["risky", "error_message"]],
+        ]),
+      ],
+      chain("start", "risky", "end"),
+    );
+    expect(errors(run(w))).toEqual([]);
   });
 
   it("the aggregator's optional alternatives are exempt, its output is always available", () => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { exportDify, importDify, readYaml } from "../../src/dsl/dify/index.js";
+import { exportDify, firstDifference, importDify, readYaml, semanticEqual } from "../../src/dsl/dify/index.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
 import { corpusFiles, manifest, readCorpus } from "./corpus.js";
 
@@ -69,6 +69,8 @@ describe("Dify corpus", () => {
 
       const yaml = exportDify(wf);
       const second = importDify(yaml, { nameHint: "other" });
+      expect(firstDifference(wf, second.workflow)).toBeUndefined();
+      expect(semanticEqual(wf, second.workflow)).toBe(true);
       expect(second.workflow).toEqual(wf);
       tally.roundTripped++;
       expect(exportDify(second.workflow)).toBe(yaml);

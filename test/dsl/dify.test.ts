@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { exportDify, importDify, readYaml, toDifyDocument, writeYaml } from "../../src/dsl/dify/index.js";
+import {
+  exportDify,
+  firstDifference,
+  importDify,
+  readYaml,
+  toDifyDocument,
+  writeYaml,
+} from "../../src/dsl/dify/index.js";
 import { SchemaError, WeftError } from "../../src/ir/errors.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 
@@ -471,5 +478,14 @@ describe("Dify YAML dialect", () => {
     const v = (r as { value: J }).value;
     expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
     expect(({} as J).polluted).toBeUndefined();
+  });
+});
+
+describe("firstDifference", () => {
+  it("names the first differing path, ignoring key order", () => {
+    expect(firstDifference({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBeUndefined();
+    expect(firstDifference({ a: [1, { c: 2 }] }, { a: [1, { c: 3 }] })).toBe("a[1].c: 2 ≠ 3");
+    expect(firstDifference({ a: 1 }, { a: 1, b: undefined })).toBe("b: only in the second");
+    expect(firstDifference(Number.NaN, Number.NaN)).toBeUndefined();
   });
 });

@@ -77,6 +77,18 @@ describe("parseWorkflowText", () => {
     expect(b.workflow.name).toBe("j");
   });
 
+  it("reads every corpus workflow back unchanged from Weft JSON", { timeout: 120_000 }, () => {
+    let n = 0;
+    for (const f of corpusFiles()) {
+      const wf = importDify(readCorpus(f)).workflow;
+      const back = parseWorkflowText(JSON.stringify(wf));
+      expect(back.format).toBe("weft");
+      expect(back.workflow).toEqual(wf);
+      n++;
+    }
+    expect(n).toBeGreaterThanOrEqual(163);
+  });
+
   it("passes Dify import errors through", () => {
     expect((caught(() => parseWorkflowText("app: {mode: chat}\n")) as ImportError).code).toBe("dsl_not_workflow_app");
   });

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { matchingWeight, matchNodes } from "../../src/eval/metrics/matching.js";
 import { maximumCommonInducedSubgraph } from "../../src/eval/metrics/mcis.js";
-import { sampleTopologicalOrders, topologicalOrdersNx } from "../../src/eval/metrics/topo.js";
+import { guidedTopologicalOrder, sampleTopologicalOrders, topologicalOrdersNx } from "../../src/eval/metrics/topo.js";
 import { readCorpusJson } from "./corpus.js";
 
 const opts = (matcher: "nx-blossom" | "hungarian") => ({ threshold: 0.6, inclusive: false, matcher });
@@ -23,6 +23,24 @@ describe("max-weight matching", () => {
     expect(matchNodes([[-0.9, 0.7]], opts("hungarian"))).toEqual([1]);
     expect(matchNodes([], opts("hungarian"))).toEqual([]);
     expect(matchNodes([[], []], opts("nx-blossom"))).toEqual([-1, -1]);
+  });
+
+  it("positional tie-break matches duplicates in listing order without changing the optimum", () => {
+    const dup = [
+      [1, 1, 0],
+      [1, 1, 0],
+      [0, 0, 0.9],
+    ];
+    const tb = { threshold: 0.6, inclusive: false, matcher: "hungarian" as const, positionalTieBreak: true };
+    expect(matchNodes(dup, tb)).toEqual([0, 1, 2]);
+    const rev = [
+      [0, 0, 0.9],
+      [1, 1, 0],
+      [1, 1, 0],
+    ];
+    expect(matchNodes(rev, tb)).toEqual([2, 0, 1]);
+    // A real weight difference (0.95 vs 0.9) still wins over position.
+    expect(matchNodes([[0.9, 0.95]], tb)).toEqual([1]);
   });
 
   it("rectangular matrices both ways", () => {
@@ -201,6 +219,33 @@ function bruteMcis(
   rec(0);
   return best;
 }
+
+describe("pred-guided topological order", () => {
+  it("returns the priority order whenever that order is a valid topological order (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 9 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 15 }),
+        fc.nat(),
+        (n, raw, seed) => {
+          const edges = raw
+            .map(([a, b]) => [Math.min(a % n, b % n), Math.max(a % n, b % n)] as [number, number])
+            .filter(([a, b]) => a !== b);
+          const { orders } = sampleTopologicalOrders(n, edges, 1, seed);
+          const target = orders[0]!;
+          // Leave some vertices without priority (unmatched nodes, START/END): they are placed as needed.
+          const priority = new Array<number>(n).fill(Number.POSITIVE_INFINITY);
+          for (const [pos, v] of target.entries()) if ((v + seed) % 3 !== 0) priority[v] = pos;
+          const guided = guidedTopologicalOrder(n, edges, priority);
+          const kept = (o: number[]) => o.filter((v) => priority[v] !== Number.POSITIVE_INFINITY);
+          expect(kept(guided)).toEqual(kept(target));
+          for (const [a, b] of edges) expect(guided.indexOf(a)).toBeLessThan(guided.indexOf(b));
+        },
+      ),
+      { numRuns: 300, seed: 3 },
+    );
+  });
+});
 
 describe("maximum common induced subgraph", () => {
   const edgesArb = (n: number) =>

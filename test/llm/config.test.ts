@@ -167,8 +167,14 @@ describe("loadLlmConfig", () => {
   it("WEFT_LLM_PROVIDER alone picks a provider with its default base URL", () => {
     const cfg = loadLlmConfig({ cwd: dir, env: { WEFT_LLM_PROVIDER: "ollama", WEFT_LLM_MODEL: "llama3.2" } });
     expect(cfg.endpoints.env).toEqual({ provider: "ollama", model: "llama3.2" });
-    expect(resolveModel(cfg, { provider: "openai", name: "gpt-4o" })).toMatchObject({ endpointName: "env", modelId: "llama3.2" });
-    const ollama = loadLlmConfig({ cwd: dir, env: { WEFT_LLM_PROVIDER: "ollama", WEFT_LLM_BASE_URL: "http://127.0.0.1:11434" } });
+    expect(resolveModel(cfg, { provider: "openai", name: "gpt-4o" })).toMatchObject({
+      endpointName: "env",
+      modelId: "llama3.2",
+    });
+    const ollama = loadLlmConfig({
+      cwd: dir,
+      env: { WEFT_LLM_PROVIDER: "ollama", WEFT_LLM_BASE_URL: "http://127.0.0.1:11434" },
+    });
     expect(ollama.endpoints.env?.baseURL).toBe("http://127.0.0.1:11434/v1");
   });
 

@@ -48,11 +48,17 @@ describe("llm node: static description", () => {
   });
 
   it("memory without a query template and completion #sys.query# read sys.query implicitly", () => {
-    const mem = describe_(llm({ prompt_template: [{ role: "system", text: "hi" }], memory: { window: { enabled: false } } }));
+    const mem = describe_(
+      llm({ prompt_template: [{ role: "system", text: "hi" }], memory: { window: { enabled: false } } }),
+    );
     expect(mem.inputs).toEqual([{ selector: ["sys", "query"], field: "memory", optional: true }]);
-    const comp = describe_(llm({ model: { ...model, mode: "completion" }, prompt_template: { text: "Q: #sys.query#" } }));
+    const comp = describe_(
+      llm({ model: { ...model, mode: "completion" }, prompt_template: { text: "Q: #sys.query#" } }),
+    );
     expect(comp.inputs).toEqual([{ selector: ["sys", "query"], field: "prompt_template.text", optional: true }]);
-    const tpl = describe_(llm({ prompt_template: [{ role: "system", text: "hi" }], memory: { query_prompt_template: "{{#sys.query#}}" } }));
+    const tpl = describe_(
+      llm({ prompt_template: [{ role: "system", text: "hi" }], memory: { query_prompt_template: "{{#sys.query#}}" } }),
+    );
     expect(tpl.inputs.map((i) => i.field)).toEqual(["memory.query_prompt_template"]);
   });
 

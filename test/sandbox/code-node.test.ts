@@ -3,7 +3,7 @@ import "../../src/nodes/code.js";
 import { NodeExecutionError } from "../../src/ir/errors.js";
 import { type ExecContext, getNodeType, type StaticContext } from "../../src/ir/registry.js";
 import type { ExecServices, SandboxService } from "../../src/ir/services.js";
-import { WorkflowSchema, type WorkflowNode } from "../../src/ir/workflow.js";
+import { type WorkflowNode, WorkflowSchema } from "../../src/ir/workflow.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 
 const def = getNodeType("code");
@@ -53,7 +53,11 @@ async function exec(config: Record<string, unknown>, pool: Pool = {}, services: 
   return codeDef.execute(context(n, pool, services));
 }
 
-async function execError(config: Record<string, unknown>, pool: Pool = {}, services: Partial<ExecServices> = { sandbox }) {
+async function execError(
+  config: Record<string, unknown>,
+  pool: Pool = {},
+  services: Partial<ExecServices> = { sandbox },
+) {
   let err: unknown;
   try {
     await exec(config, pool, services);
@@ -122,7 +126,9 @@ describe("code node: static rules", () => {
   });
 
   it("requires main", () => {
-    expect(rules({ ...pyConcat, code: "def helper():\n    return {}\n" }).map((d) => d.code)).toEqual(["code.missing_main"]);
+    expect(rules({ ...pyConcat, code: "def helper():\n    return {}\n" }).map((d) => d.code)).toEqual([
+      "code.missing_main",
+    ]);
     const js = { ...pyConcat, code_language: "javascript", code: "function other() { return {} }" };
     expect(rules(js).map((d) => d.code)).toEqual(["code.missing_main"]);
     expect(rules({ ...js, code: "const main = async ({ a }) => ({ a })" })).toEqual([]);
@@ -137,13 +143,20 @@ describe("code node: static rules", () => {
         { variable: "x", value_selector: ["a", "c"] },
         { variable: "my-var", value_selector: [] },
       ],
-      outputs: { ok: { type: "string" }, bad: { type: "file" }, o: { type: "object", children: { z: { type: "integer" } } } },
+      outputs: {
+        ok: { type: "string" },
+        bad: { type: "file" },
+        o: { type: "object", children: { z: { type: "integer" } } },
+      },
       dependencies: [{ name: "numpy", version: "" }],
     });
     const byCode = (code: string) => d.filter((x) => x.code === code);
     expect(byCode("code.duplicate_variable")).toHaveLength(1);
     expect(byCode("code.duplicate_variable")[0]?.field).toBe("variables[1].variable");
-    expect(byCode("code.invalid_output_type").map((x) => x.field)).toEqual(["outputs.bad.type", "outputs.o.children.z.type"]);
+    expect(byCode("code.invalid_output_type").map((x) => x.field)).toEqual([
+      "outputs.bad.type",
+      "outputs.o.children.z.type",
+    ]);
     expect(byCode("code.variable_not_identifier")).toHaveLength(1);
     expect(byCode("code.unbound_variable")).toHaveLength(1);
     expect(byCode("code.dependencies_ignored")[0]?.severity).toBe("warning");
@@ -203,7 +216,10 @@ describe("code node: execution", () => {
   });
 
   it("fails on an extra returned key, naming the node", async () => {
-    const err = await execError({ ...pyConcat, code: "def main(arg1, arg2):\n    return {'result': 'x', 'oops': 1}\n" });
+    const err = await execError({
+      ...pyConcat,
+      code: "def main(arg1, arg2):\n    return {'result': 'x', 'oops': 1}\n",
+    });
     expect(err.code).toBe("code.output_extra");
     expect(err.nodeId).toBe("code1");
     expect(err.message).toMatch(/code1.*"oops"/);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { CodeOutputError, checkCodeOutputs, decimalPlaces, type CodeOutputSchema } from "../../src/nodes/code-output.js";
+import {
+  CodeOutputError,
+  type CodeOutputSchema,
+  checkCodeOutputs,
+  decimalPlaces,
+} from "../../src/nodes/code-output.js";
 
 const fails = (result: Record<string, unknown>, schema: CodeOutputSchema | null, code: string, message?: RegExp) => {
   let err: unknown;
@@ -52,7 +57,9 @@ describe("declared outputs", () => {
   });
 
   it("strips NUL bytes from strings, also inside string arrays", () => {
-    expect(checkCodeOutputs({ s: "a\0b", as: ["\0c"] }, { s: { type: "string" }, as: { type: "array[string]" } })).toEqual({
+    expect(
+      checkCodeOutputs({ s: "a\0b", as: ["\0c"] }, { s: { type: "string" }, as: { type: "array[string]" } }),
+    ).toEqual({
       s: "ab",
       as: ["c"],
     });
@@ -80,7 +87,9 @@ describe("declared outputs", () => {
   });
 
   it("limits numbers to ±(2^63 - 1) and 20 decimal places", () => {
-    expect(checkCodeOutputs({ n: 9_007_199_254_740_991 }, { n: { type: "number" } })).toEqual({ n: 9_007_199_254_740_991 });
+    expect(checkCodeOutputs({ n: 9_007_199_254_740_991 }, { n: { type: "number" } })).toEqual({
+      n: 9_007_199_254_740_991,
+    });
     fails({ n: 2 ** 63 }, { n: { type: "number" } }, "code.output_out_of_range");
     fails({ n: -(2 ** 63) }, { n: { type: "number" } }, "code.output_out_of_range");
     fails({ n: 1e300 }, { n: { type: "number" } }, "code.output_out_of_range");
@@ -93,7 +102,11 @@ describe("declared outputs", () => {
     const strs = (n: number) => Array.from({ length: n }, () => "a");
     expect(checkCodeOutputs({ a: strs(30) }, { a: { type: "array[string]" } }).a).toHaveLength(30);
     fails({ a: strs(31) }, { a: { type: "array[string]" } }, "code.output_array_too_long", /31 elements/);
-    fails({ a: Array.from({ length: 31 }, () => ({})) }, { a: { type: "array[object]" } }, "code.output_array_too_long");
+    fails(
+      { a: Array.from({ length: 31 }, () => ({})) },
+      { a: { type: "array[object]" } },
+      "code.output_array_too_long",
+    );
     expect(checkCodeOutputs({ a: Array(1000).fill(1) }, { a: { type: "array[number]" } }).a).toHaveLength(1000);
     fails({ a: Array(1001).fill(1) }, { a: { type: "array[number]" } }, "code.output_array_too_long");
   });

@@ -43,7 +43,11 @@ function main({arg1}) {
   });
 
   it("reports user errors with type, message and line", async () => {
-    const err = await expectSandboxError(js("function main() {\n  const x = null;\n  return x.y;\n}"), "sandbox.runtime_error", /TypeError/);
+    const err = await expectSandboxError(
+      js("function main() {\n  const x = null;\n  return x.y;\n}"),
+      "sandbox.runtime_error",
+      /TypeError/,
+    );
     expect(err.line).toBe(3);
   });
 
@@ -62,34 +66,93 @@ function main({arg1}) {
   });
 
   it("refuses a promise that never settles", async () => {
-    await expectSandboxError(js("function main() { return new Promise(() => {}) }"), "sandbox.runtime_error", /never settles/);
+    await expectSandboxError(
+      js("function main() { return new Promise(() => {}) }"),
+      "sandbox.runtime_error",
+      /never settles/,
+    );
   });
 });
 
 describe("javascript sandbox: escape attempts", () => {
   const attempts: Array<[string, string, string, RegExp?]> = [
-    ["require('fs')", "function main() { const fs = require('fs'); return { x: fs.readFileSync('/etc/passwd', 'utf8') } }", "sandbox.forbidden", /require/],
-    ["require('child_process')", "function main() { require('child_process').execSync('id'); return {} }", "sandbox.forbidden", /require/],
-    ["dynamic import()", "async function main() { const fs = await import('fs'); return { x: String(fs) } }", "sandbox.forbidden", /module/],
+    [
+      "require('fs')",
+      "function main() { const fs = require('fs'); return { x: fs.readFileSync('/etc/passwd', 'utf8') } }",
+      "sandbox.forbidden",
+      /require/,
+    ],
+    [
+      "require('child_process')",
+      "function main() { require('child_process').execSync('id'); return {} }",
+      "sandbox.forbidden",
+      /require/,
+    ],
+    [
+      "dynamic import()",
+      "async function main() { const fs = await import('fs'); return { x: String(fs) } }",
+      "sandbox.forbidden",
+      /module/,
+    ],
     ["static import", "import fs from 'fs';\nfunction main() { return {} }", "sandbox.forbidden", /module/],
     ["process.env", "function main() { return { env: process.env } }", "sandbox.forbidden", /process/],
-    ["globalThis.process", "function main() { return { p: typeof globalThis.process, m: typeof globalThis.module, r: typeof globalThis.require } }", "", undefined],
-    ["fetch", "async function main() { const r = await fetch('http://127.0.0.1/'); return { s: r.status } }", "sandbox.forbidden", /fetch/],
-    ["XMLHttpRequest", "function main() { const x = new XMLHttpRequest(); x.open('GET', 'http://127.0.0.1/'); return {} }", "sandbox.forbidden", /XMLHttpRequest/],
+    [
+      "globalThis.process",
+      "function main() { return { p: typeof globalThis.process, m: typeof globalThis.module, r: typeof globalThis.require } }",
+      "",
+      undefined,
+    ],
+    [
+      "fetch",
+      "async function main() { const r = await fetch('http://127.0.0.1/'); return { s: r.status } }",
+      "sandbox.forbidden",
+      /fetch/,
+    ],
+    [
+      "XMLHttpRequest",
+      "function main() { const x = new XMLHttpRequest(); x.open('GET', 'http://127.0.0.1/'); return {} }",
+      "sandbox.forbidden",
+      /XMLHttpRequest/,
+    ],
     ["setTimeout", "function main() { setTimeout(() => {}, 10); return {} }", "sandbox.forbidden", /setTimeout/],
-    ["constructor.constructor process", "function main() { return { p: this.constructor.constructor('return process')() } }", "sandbox.forbidden", /process/],
-    ["Function('return this') global", "function main() { const g = Function('return this')(); return { keys: Object.getOwnPropertyNames(g).filter(k => /^(process|require|fetch|Buffer|module|XMLHttpRequest)$/.test(k)) } }", "", undefined],
+    [
+      "constructor.constructor process",
+      "function main() { return { p: this.constructor.constructor('return process')() } }",
+      "sandbox.forbidden",
+      /process/,
+    ],
+    [
+      "Function('return this') global",
+      "function main() { const g = Function('return this')(); return { keys: Object.getOwnPropertyNames(g).filter(k => /^(process|require|fetch|Buffer|module|XMLHttpRequest)$/.test(k)) } }",
+      "",
+      undefined,
+    ],
     ["Buffer", "function main() { return { b: Buffer.from('x').toString('hex') } }", "sandbox.forbidden", /Buffer/],
     ["infinite loop", "function main() { while (true) {} }", "sandbox.timeout", /ms/],
     ["infinite loop in a promise job", "async function main() { await null; for (;;) {} }", "sandbox.timeout"],
-    ["deep recursion", "function main() { function f(n) { return f(n + 1) + 1 } return { x: f(0) } }", "sandbox.memory", /stack/],
+    [
+      "deep recursion",
+      "function main() { function f(n) { return f(n + 1) + 1 } return { x: f(0) } }",
+      "sandbox.memory",
+      /stack/,
+    ],
     ["huge output", "function main() { return { x: 'x'.repeat(2 * 1024 * 1024) } }", "sandbox.output_too_large"],
-    ["__proto__ key in the result", "function main() { return { ['__proto__']: { polluted: true } } }", "sandbox.bad_result", /__proto__/],
+    [
+      "__proto__ key in the result",
+      "function main() { return { ['__proto__']: { polluted: true } } }",
+      "sandbox.bad_result",
+      /__proto__/,
+    ],
   ];
 
   for (const [name, code, expected, message] of attempts) {
     it(`blocks ${name}`, async () => {
-      const limits: Record<string, number> | undefined = name === "huge output" ? { maxOutputBytes: 1024 * 1024 } : name.includes("loop") ? { timeoutMs: 500 } : undefined;
+      const limits: Record<string, number> | undefined =
+        name === "huge output"
+          ? { maxOutputBytes: 1024 * 1024 }
+          : name.includes("loop")
+            ? { timeoutMs: 500 }
+            : undefined;
       if (expected === "") {
         // Nothing to throw: the result must show that the host objects are simply absent.
         const r = (await sandbox.run(js(code, {}, limits))) as Record<string, unknown>;
@@ -150,7 +213,9 @@ describe("javascript sandbox: escape attempts", () => {
 
   it("does not let one run see another run's globals", async () => {
     await sandbox.run(js("globalThis.secret = 'a'; function main() { return {} }"));
-    await expect(sandbox.run(js("function main() { return { s: typeof secret } }"))).resolves.toEqual({ s: "undefined" });
+    await expect(sandbox.run(js("function main() { return { s: typeof secret } }"))).resolves.toEqual({
+      s: "undefined",
+    });
   });
 
   it("honours an abort signal", async () => {

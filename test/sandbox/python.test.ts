@@ -73,11 +73,19 @@ def main(text: str, data: str) -> dict:
   });
 
   it("reports a missing parameter as the TypeError Python raises", async () => {
-    await expectSandboxError(py("def main(a, b):\n    return {}\n", { a: 1 }), "sandbox.runtime_error", /TypeError: .*'b'/);
+    await expectSandboxError(
+      py("def main(a, b):\n    return {}\n", { a: 1 }),
+      "sandbox.runtime_error",
+      /TypeError: .*'b'/,
+    );
   });
 
   it("reports syntax errors with the line", async () => {
-    const err = await expectSandboxError(py("def main():\n    return {'a': }\n"), "sandbox.syntax_error", /SyntaxError/);
+    const err = await expectSandboxError(
+      py("def main():\n    return {'a': }\n"),
+      "sandbox.syntax_error",
+      /SyntaxError/,
+    );
     expect(err.line).toBe(2);
   });
 
@@ -92,15 +100,60 @@ def main(text: str, data: str) -> dict:
 describe("python sandbox: escape attempts", () => {
   const attempts: Array<[string, string, string, RegExp?, Record<string, number>?]> = [
     ["import os", "import os\ndef main():\n    return {'cwd': os.getcwd()}\n", "sandbox.forbidden", /os/],
-    ["os.system via import", "def main():\n    import os\n    os.system('touch /tmp/weft-pwned')\n    return {}\n", "sandbox.forbidden", /os/],
-    ["from os import environ", "from os import environ\ndef main():\n    return {'env': dict(environ)}\n", "sandbox.forbidden", /os/],
-    ["import subprocess", "import subprocess\ndef main():\n    return {'o': subprocess.check_output(['id']).decode()}\n", "sandbox.forbidden", /subprocess/],
-    ["import socket", "import socket\ndef main():\n    s = socket.socket()\n    s.connect(('127.0.0.1', 80))\n    return {}\n", "sandbox.forbidden", /socket/],
-    ["open /etc/passwd", "def main():\n    return {'x': open('/etc/passwd').read()}\n", "sandbox.forbidden", /file access/],
-    ["open for write", "def main():\n    with open('pwned.txt', 'w') as f:\n        f.write('x')\n    return {}\n", "sandbox.forbidden", /file access/],
-    ["read /proc/self/environ", "def main():\n    return {'x': open('/proc/self/environ', 'rb').read().decode()}\n", "sandbox.forbidden", /file access/],
-    ["__import__('ctypes')", "def main():\n    c = __import__('ctypes')\n    return {'x': str(c.CDLL(None))}\n", "sandbox.forbidden", /ctypes/],
-    ["importlib", "def main():\n    import importlib\n    return {'x': str(importlib.import_module('os'))}\n", "sandbox.forbidden", /importlib/],
+    [
+      "os.system via import",
+      "def main():\n    import os\n    os.system('touch /tmp/weft-pwned')\n    return {}\n",
+      "sandbox.forbidden",
+      /os/,
+    ],
+    [
+      "from os import environ",
+      "from os import environ\ndef main():\n    return {'env': dict(environ)}\n",
+      "sandbox.forbidden",
+      /os/,
+    ],
+    [
+      "import subprocess",
+      "import subprocess\ndef main():\n    return {'o': subprocess.check_output(['id']).decode()}\n",
+      "sandbox.forbidden",
+      /subprocess/,
+    ],
+    [
+      "import socket",
+      "import socket\ndef main():\n    s = socket.socket()\n    s.connect(('127.0.0.1', 80))\n    return {}\n",
+      "sandbox.forbidden",
+      /socket/,
+    ],
+    [
+      "open /etc/passwd",
+      "def main():\n    return {'x': open('/etc/passwd').read()}\n",
+      "sandbox.forbidden",
+      /file access/,
+    ],
+    [
+      "open for write",
+      "def main():\n    with open('pwned.txt', 'w') as f:\n        f.write('x')\n    return {}\n",
+      "sandbox.forbidden",
+      /file access/,
+    ],
+    [
+      "read /proc/self/environ",
+      "def main():\n    return {'x': open('/proc/self/environ', 'rb').read().decode()}\n",
+      "sandbox.forbidden",
+      /file access/,
+    ],
+    [
+      "__import__('ctypes')",
+      "def main():\n    c = __import__('ctypes')\n    return {'x': str(c.CDLL(None))}\n",
+      "sandbox.forbidden",
+      /ctypes/,
+    ],
+    [
+      "importlib",
+      "def main():\n    import importlib\n    return {'x': str(importlib.import_module('os'))}\n",
+      "sandbox.forbidden",
+      /importlib/,
+    ],
     [
       "__subclasses__ to os._wrap_close.__init__.__globals__['system']",
       "def main():\n    for c in ().__class__.__base__.__subclasses__():\n        if c.__name__ == '_wrap_close':\n            c.__init__.__globals__['system']('id > /tmp/weft-pwned')\n    return {'done': True}\n",
@@ -157,13 +210,51 @@ describe("python sandbox: escape attempts", () => {
     ],
     ["sys.exit", "def main():\n    raise SystemExit(0)\n", "sandbox.forbidden", /sys\.exit/],
     ["infinite loop", "def main():\n    while True:\n        pass\n", "sandbox.timeout", /ms/, { timeoutMs: 1000 }],
-    ["sleeping past the deadline", "import time\ndef main():\n    time.sleep(30)\n    return {}\n", "sandbox.timeout", /ms/, { timeoutMs: 500 }],
-    ["memory bomb", "def main():\n    x = 'a' * (8 * 1024 ** 3)\n    return {'n': len(x)}\n", "sandbox.memory", /memory/],
-    ["growing list memory bomb", "def main():\n    a = []\n    while True:\n        a.append(bytearray(1024 * 1024))\n", "sandbox.memory", /memory/],
-    ["deep recursion", "def main():\n    def f(n):\n        return f(n + 1) + 1\n    return {'x': f(0)}\n", "sandbox.memory", /recursion/],
-    ["huge print", "def main():\n    while True:\n        print('x' * 100000)\n", "sandbox.output_too_large", /printed/, { maxOutputBytes: 1024 * 1024 }],
-    ["huge result", "def main():\n    return {'x': 'x' * (2 * 1024 * 1024)}\n", "sandbox.output_too_large", /limit/, { maxOutputBytes: 1024 * 1024 }],
-    ["__proto__ key in the result", "def main():\n    return {'__proto__': {'polluted': True}}\n", "sandbox.bad_result", /__proto__/],
+    [
+      "sleeping past the deadline",
+      "import time\ndef main():\n    time.sleep(30)\n    return {}\n",
+      "sandbox.timeout",
+      /ms/,
+      { timeoutMs: 500 },
+    ],
+    [
+      "memory bomb",
+      "def main():\n    x = 'a' * (8 * 1024 ** 3)\n    return {'n': len(x)}\n",
+      "sandbox.memory",
+      /memory/,
+    ],
+    [
+      "growing list memory bomb",
+      "def main():\n    a = []\n    while True:\n        a.append(bytearray(1024 * 1024))\n",
+      "sandbox.memory",
+      /memory/,
+    ],
+    [
+      "deep recursion",
+      "def main():\n    def f(n):\n        return f(n + 1) + 1\n    return {'x': f(0)}\n",
+      "sandbox.memory",
+      /recursion/,
+    ],
+    [
+      "huge print",
+      "def main():\n    while True:\n        print('x' * 100000)\n",
+      "sandbox.output_too_large",
+      /printed/,
+      { maxOutputBytes: 1024 * 1024 },
+    ],
+    [
+      "huge result",
+      "def main():\n    return {'x': 'x' * (2 * 1024 * 1024)}\n",
+      "sandbox.output_too_large",
+      /limit/,
+      { maxOutputBytes: 1024 * 1024 },
+    ],
+    [
+      "__proto__ key in the result",
+      "def main():\n    return {'__proto__': {'polluted': True}}\n",
+      "sandbox.bad_result",
+      /__proto__/,
+    ],
   ];
 
   for (const [name, code, expected, message, limits] of attempts) {

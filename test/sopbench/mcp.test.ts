@@ -3,7 +3,15 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadDomain, SopBenchToolService } from "../../src/eval/sopbench/index.js";
+import {
+  loadDomain,
+  PINNED_NOW,
+  SopBenchError,
+  SopBenchToolService,
+  scoreDomain,
+} from "../../src/eval/sopbench/index.js";
+import type { Tools } from "./solvers/client.js";
+import { REFERENCE_SOLVERS } from "./solvers/index.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SERVER = "src/eval/sopbench/mcp-server.ts";
@@ -106,8 +114,8 @@ describe("MCP server over stdio", () => {
     expect(od).toMatchObject({ predicted_object: "bicyclists", output_format_object_detection: "json" });
   });
 
-  it("reference solvers score the same through MCP as in process", async () => {
-    for (const domain of ["customer_service", "referral_abuse_detection_v2", "warehouse_package_inspection"]) {
+  for (const domain of ["customer_service", "referral_abuse_detection_v2", "warehouse_package_inspection"]) {
+    it(`${domain}: the reference solver scores the same through MCP as in process`, { timeout: 90_000 }, async () => {
       const client = await connect(domain);
       try {
         const solve = REFERENCE_SOLVERS[domain];
@@ -120,8 +128,8 @@ describe("MCP server over stdio", () => {
       } finally {
         await client.close();
       }
-    }
-  });
+    });
+  }
 
   it("passes environment options (validation mode) from the command line", async () => {
     const strict = await connect("dangerous_goods", ["--validation", "strict"]);

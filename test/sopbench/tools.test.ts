@@ -408,6 +408,11 @@ describe("video_annotation", () => {
     };
     expect(env.call("performHumanValidation", chain)).toMatchObject({ min_reviewers: 2 });
     expect(() => env.call("performHumanValidation", { ...chain, predicted_iou: 0.9719 })).toThrow(ToolCallError);
+    const tolerant = new SopBenchEnv("video_annotation", { floatTolerance: 1e-6 });
+    expect(tolerant.call("performHumanValidation", { ...chain, predicted_iou: 0.9718834 })).toMatchObject({
+      min_reviewers: 2,
+    });
+    expect(() => tolerant.call("performHumanValidation", { ...chain, predicted_iou: 0.9719 })).toThrow(ToolCallError);
   });
 });
 

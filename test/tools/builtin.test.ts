@@ -14,7 +14,8 @@ function setup() {
   return { files, tools };
 }
 
-const text = async (files: MemoryFileService, f: FileValue | undefined) => new TextDecoder().decode(await files.get(f as FileValue));
+const text = async (files: MemoryFileService, f: FileValue | undefined) =>
+  new TextDecoder().decode(await files.get(f as FileValue));
 
 function pngSize(bytes: Uint8Array): { width: number; height: number } {
   expect([...bytes.slice(0, 8)]).toEqual([137, 80, 78, 71, 13, 10, 26, 10]);
@@ -50,7 +51,12 @@ describe("time tools", () => {
   it("rejects unknown time zones with a typed error naming the parameter", async () => {
     const { tools } = setup();
     const err = await tools
-      .invoke({ providerId: "time", toolName: "current_time", parameters: {}, configurations: { timezone: "Mars/Olympus" } })
+      .invoke({
+        providerId: "time",
+        toolName: "current_time",
+        parameters: {},
+        configurations: { timezone: "Mars/Olympus" },
+      })
       .catch((e) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect(err.code).toBe("tool.invalid_parameter");
@@ -59,7 +65,11 @@ describe("time tools", () => {
 
   it("weekday, timestamp and time-zone conversions", async () => {
     const { tools } = setup();
-    const wd = await tools.invoke({ providerId: "time", toolName: "weekday", parameters: { year: "2024", month: "2", day: "29" } });
+    const wd = await tools.invoke({
+      providerId: "time",
+      toolName: "weekday",
+      parameters: { year: "2024", month: "2", day: "29" },
+    });
     expect(wd.text).toBe("February 29, 2024 is Thursday.");
     await expect(
       tools.invoke({ providerId: "time", toolName: "weekday", parameters: { year: 2023, month: 2, day: 29 } }),
@@ -99,7 +109,12 @@ describe("mermaid_converter", () => {
     expect(r.text).toBe("");
     expect(r.files).toHaveLength(1);
     const f = r.files[0] as FileValue;
-    expect(f).toMatchObject({ filename: "mermaid_diagram.png", extension: ".png", mime_type: "image/png", type: "image" });
+    expect(f).toMatchObject({
+      filename: "mermaid_diagram.png",
+      extension: ".png",
+      mime_type: "image/png",
+      type: "image",
+    });
     const size = pngSize(await files.get(f));
     expect(size.width).toBe(600);
     expect(size.height).toBeGreaterThan(100);
@@ -136,7 +151,11 @@ describe("mermaid_converter", () => {
   it("reports bad diagrams and unsupported formats as typed errors", async () => {
     const { tools } = setup();
     await expect(
-      tools.invoke({ providerId: "mermaid_converter", toolName: "mermaid_converter", parameters: { mermaid_code: "not a diagram ((" } }),
+      tools.invoke({
+        providerId: "mermaid_converter",
+        toolName: "mermaid_converter",
+        parameters: { mermaid_code: "not a diagram ((" },
+      }),
     ).rejects.toMatchObject({ code: "tool.invalid_parameter", details: { parameter: "mermaid_code" } });
     await expect(
       tools.invoke({
@@ -150,13 +169,18 @@ describe("mermaid_converter", () => {
       tools.invoke({ providerId: "mermaid_converter", toolName: "mermaid_converter", parameters: {} }),
     ).rejects.toMatchObject({ code: "tool.missing_parameter", details: { parameter: "mermaid_code" } });
     await expect(
-      tools.invoke({ providerId: "mermaid_converter", toolName: "mermaid_converter", parameters: { mermaid_code: "  " } }),
+      tools.invoke({
+        providerId: "mermaid_converter",
+        toolName: "mermaid_converter",
+        parameters: { mermaid_code: "  " },
+      }),
     ).rejects.toMatchObject({ code: "tool.invalid_parameter" });
   });
 });
 
 describe("md_exporter", () => {
-  const md = "# Contract Review\n\nThe **risk** is low.\n\n- clause 1\n- clause 2\n\n| Item | Risk |\n|---|---|\n| Payment | low |\n| Term, renewal | \"high\" |\n";
+  const md =
+    '# Contract Review\n\nThe **risk** is low.\n\n- clause 1\n- clause 2\n\n| Item | Risk |\n|---|---|\n| Payment | low |\n| Term, renewal | "high" |\n';
   const docs = new TextDocumentService();
   const id = "bowenliang123/md_exporter/md_exporter";
 
@@ -173,7 +197,11 @@ describe("md_exporter", () => {
 
   it("md_to_pdf writes a PDF whose text reads back, named by output_filename", async () => {
     const { files, tools } = setup();
-    const r = await tools.invoke({ providerId: id, toolName: "md_to_pdf", parameters: { md_text: `\`\`\`markdown\n${md}\`\`\``, output_filename: "review/final" } });
+    const r = await tools.invoke({
+      providerId: id,
+      toolName: "md_to_pdf",
+      parameters: { md_text: `\`\`\`markdown\n${md}\`\`\``, output_filename: "review/final" },
+    });
     const f = r.files[0] as FileValue;
     expect(f.filename).toBe("review_final.pdf");
     const back = await docs.extract(f, await files.get(f));
@@ -187,7 +215,9 @@ describe("md_exporter", () => {
     const prev = process.env.WEFT_CJK_FONT;
     process.env.WEFT_CJK_FONT = "/nonexistent/font.ttf";
     try {
-      const r = await tools.invoke({ providerId: id, toolName: "md_to_pdf", parameters: { md_text: "# 合同审查\n\n风险低" } }).catch((e) => e);
+      const r = await tools
+        .invoke({ providerId: id, toolName: "md_to_pdf", parameters: { md_text: "# 合同审查\n\n风险低" } })
+        .catch((e) => e);
       // Machines with a CJK font installed produce the PDF; machines without one get the typed error.
       if (r instanceof Error) expect(r).toMatchObject({ code: "tool.font_missing" });
       else expect(r.files[0]?.mime_type).toBe("application/pdf");
@@ -221,7 +251,9 @@ describe("md_exporter", () => {
       { Item: "Payment", Risk: "low" },
       { Item: "Term, renewal", Risk: '"high"' },
     ]);
-    await expect(tools.invoke({ providerId: id, toolName: "md_to_csv", parameters: { md_text: "no table" } })).rejects.toMatchObject({
+    await expect(
+      tools.invoke({ providerId: id, toolName: "md_to_csv", parameters: { md_text: "no table" } }),
+    ).rejects.toMatchObject({
       code: "tool.invalid_parameter",
     });
   });
@@ -239,7 +271,9 @@ describe("md_exporter", () => {
 
   it("unavailable exporters say so with the hook to plug one in", async () => {
     const { tools } = setup();
-    const err = await tools.invoke({ providerId: id, toolName: "md_to_pptx", parameters: { md_text: md } }).catch((e) => e);
+    const err = await tools
+      .invoke({ providerId: id, toolName: "md_to_pptx", parameters: { md_text: md } })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(NotConfiguredError);
     expect(err.code).toBe("tool.not_configured");
     expect(err.message).toContain("md_to_pptx");
@@ -272,12 +306,20 @@ describe("echarts", () => {
 
   it("pie_chart takes categories; line_chart accepts JSON arrays from an LLM", async () => {
     const { tools } = setup();
-    const pie = await tools.invoke({ providerId: id, toolName: "pie_chart", parameters: { data: "1;2", categories: "A;B", title: "" } });
+    const pie = await tools.invoke({
+      providerId: id,
+      toolName: "pie_chart",
+      parameters: { data: "1;2", categories: "A;B", title: "" },
+    });
     expect((pie.json[0] as any).series[0].data).toEqual([
       { name: "A", value: 1 },
       { name: "B", value: 2 },
     ]);
-    const line = await tools.invoke({ providerId: id, toolName: "line_chart", parameters: { data: "[1, 2.5]", x_axis: '["q1","q2"]', title: "T" } });
+    const line = await tools.invoke({
+      providerId: id,
+      toolName: "line_chart",
+      parameters: { data: "[1, 2.5]", x_axis: '["q1","q2"]', title: "T" },
+    });
     expect((line.json[0] as any).series[0]).toEqual({ type: "line", data: [1, 2.5] });
   });
 
@@ -293,7 +335,11 @@ describe("echarts", () => {
 
   it("the legacy built-in chart provider draws a PNG only", async () => {
     const { tools } = setup();
-    const r = await tools.invoke({ providerId: "chart", toolName: "bar_chart", parameters: { data: "3;4", x_axis: "a;b" } });
+    const r = await tools.invoke({
+      providerId: "chart",
+      toolName: "bar_chart",
+      parameters: { data: "3;4", x_axis: "a;b" },
+    });
     expect(r.text).toBe("");
     expect(r.files.map((f) => f.mime_type)).toEqual(["image/png"]);
   });
@@ -302,7 +348,9 @@ describe("echarts", () => {
 describe("tools that need outside services", () => {
   it("raise tool.not_configured naming the provider, the tool and what it needs", async () => {
     const { tools } = setup();
-    const err = await tools.invoke({ providerId: "tavily", toolName: "tavily_search", parameters: { query: "x" } }).catch((e) => e);
+    const err = await tools
+      .invoke({ providerId: "tavily", toolName: "tavily_search", parameters: { query: "x" } })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(NotConfiguredError);
     expect(err.code).toBe("tool.not_configured");
     expect(err.message).toContain("tavily/tavily_search");
@@ -321,7 +369,12 @@ describe("tools that need outside services", () => {
       });
     }
     const wf = await tools
-      .invoke({ providerId: "2ebe9c1d-46ef-4735-93f1-e901de242584", providerType: "workflow", toolName: "imageSearch", parameters: {} })
+      .invoke({
+        providerId: "2ebe9c1d-46ef-4735-93f1-e901de242584",
+        providerType: "workflow",
+        toolName: "imageSearch",
+        parameters: {},
+      })
       .catch((e) => e);
     expect(wf.message).toContain("workflow published as a tool");
   });
@@ -332,7 +385,12 @@ describe("tools that need outside services", () => {
     const off = tools.registerExternalTool("langgenius/tavily/tavily", "tavily_search", async (call) => {
       seen.push(call.args);
       const f = await call.files.put(new TextEncoder().encode("r"), { filename: "r.txt", mimeType: "text/plain" });
-      return { text: `results for ${String(call.parameters.query)}`, json: [{ hits: 1 }], files: [f], variables: { count: 1 } };
+      return {
+        text: `results for ${String(call.parameters.query)}`,
+        json: [{ hits: 1 }],
+        files: [f],
+        variables: { count: 1 },
+      };
     });
     const r = await tools.invoke({
       providerId: "tavily",
@@ -346,7 +404,9 @@ describe("tools that need outside services", () => {
     expect(await text(files, r.files[0])).toBe("r");
     expect(seen).toEqual([{ max_results: 5, query: "weft" }]);
     off();
-    await expect(tools.invoke({ providerId: "tavily", toolName: "tavily_search", parameters: {} })).rejects.toMatchObject({
+    await expect(
+      tools.invoke({ providerId: "tavily", toolName: "tavily_search", parameters: {} }),
+    ).rejects.toMatchObject({
       code: "tool.not_configured",
     });
   });
@@ -354,7 +414,9 @@ describe("tools that need outside services", () => {
   it("a wildcard registration covers every tool of a provider and overrides built-ins", async () => {
     const { tools } = setup();
     tools.registerExternalTool("time", "*", async (call) => ({ text: `stub ${call.toolName}` }));
-    expect((await tools.invoke({ providerId: "time", toolName: "current_time", parameters: {} })).text).toBe("stub current_time");
+    expect((await tools.invoke({ providerId: "time", toolName: "current_time", parameters: {} })).text).toBe(
+      "stub current_time",
+    );
   });
 });
 
@@ -382,6 +444,10 @@ describe("invocation by spec name", () => {
     const { tools } = setup();
     const r = await tools.invoke({ providerId: "", toolName: "time__current_time", parameters: {} });
     expect(r.text).toBe("2026-03-15 04:05:06 UTC");
-    expect(tools.parameterSpecs("langgenius/echarts/echarts", "pie_chart")?.map((p) => p.name)).toEqual(["title", "data", "categories"]);
+    expect(tools.parameterSpecs("langgenius/echarts/echarts", "pie_chart")?.map((p) => p.name)).toEqual([
+      "title",
+      "data",
+      "categories",
+    ]);
   });
 });

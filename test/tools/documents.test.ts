@@ -107,7 +107,8 @@ describe("TextDocumentService", () => {
     expect(await extract("app.properties", "# c\nhost = localhost\nport:8080\nmsg=long \\\n  line\n")).toBe(
       "host: localhost\nport: 8080\nmsg: long line",
     );
-    const vtt = "WEBVTT\n\n00:00.000 --> 00:01.000\n<v Ann>Hello\n\n00:01.000 --> 00:02.000\n<v Ann>there</v>\n\n00:02.000 --> 00:03.000\n<v Bob>Hi";
+    const vtt =
+      "WEBVTT\n\n00:00.000 --> 00:01.000\n<v Ann>Hello\n\n00:01.000 --> 00:02.000\n<v Ann>there</v>\n\n00:02.000 --> 00:03.000\n<v Bob>Hi";
     expect(await extract("talk.vtt", vtt)).toBe('Ann "Hello there"\nBob "Hi"');
   });
 

@@ -25,7 +25,16 @@ export function fakeCtx<C>(opts: {
   };
   const node: WorkflowNode = { config: {}, ...opts.node };
   return {
-    workflow: { weft: 1, name: "t", description: "", mode: "workflow", nodes: [node], edges: [], environment_variables: [], conversation_variables: [] },
+    workflow: {
+      weft: 1,
+      name: "t",
+      description: "",
+      mode: "workflow",
+      nodes: [node],
+      edges: [],
+      environment_variables: [],
+      conversation_variables: [],
+    },
     node,
     config: opts.config,
     runId: "run-1",

@@ -65,7 +65,12 @@ describe("MemoryFileService", () => {
       size: 6,
     } as FileValue;
     expect(new TextDecoder().decode(await fs.get(dataFile))).toBe("inline");
-    const missing = { ...dataFile, remote_url: null, transfer_method: "local_file", related_id: "f".repeat(64) } as FileValue;
+    const missing = {
+      ...dataFile,
+      remote_url: null,
+      transfer_method: "local_file",
+      related_id: "f".repeat(64),
+    } as FileValue;
     await expect(fs.get(missing)).rejects.toMatchObject({ code: "file.not_found" });
     await expect(fs.get(missing)).rejects.toBeInstanceOf(FileStoreError);
   });
@@ -88,7 +93,11 @@ describe("DirFileService", () => {
 
   it("stores under <dir>/<2 hex>/<sha256> and survives a new instance", async () => {
     const a = new DirFileService(dir);
-    const f = await a.put(enc("persist me"), { filename: "p.txt", mimeType: "text/plain", transferMethod: "local_file" });
+    const f = await a.put(enc("persist me"), {
+      filename: "p.txt",
+      mimeType: "text/plain",
+      transferMethod: "local_file",
+    });
     expect(f.transfer_method).toBe("local_file");
     const id = f.related_id as string;
     expect(a.pathOf(id)).toBe(join(dir, id.slice(0, 2), id));
@@ -125,20 +134,41 @@ describe("remote files", () => {
   // A minimal HttpService over fetch, as the engine would wire one.
   const http: HttpService = {
     async request(req) {
-      const res = await fetch(req.url, { method: req.method, headers: req.headers, signal: AbortSignal.timeout(req.timeoutMs) });
-      return { status: res.status, headers: Object.fromEntries(res.headers), body: new Uint8Array(await res.arrayBuffer()) };
+      const res = await fetch(req.url, {
+        method: req.method,
+        headers: req.headers,
+        signal: AbortSignal.timeout(req.timeoutMs),
+      });
+      return {
+        status: res.status,
+        headers: Object.fromEntries(res.headers),
+        body: new Uint8Array(await res.arrayBuffer()),
+      };
     },
   };
   const remote = (path: string) =>
-    ({ type: "document", transfer_method: "remote_url", remote_url: `${base}${path}`, filename: "doc.txt", extension: ".txt", mime_type: "text/plain", size: 0 }) as FileValue;
+    ({
+      type: "document",
+      transfer_method: "remote_url",
+      remote_url: `${base}${path}`,
+      filename: "doc.txt",
+      extension: ".txt",
+      mime_type: "text/plain",
+      size: 0,
+    }) as FileValue;
 
   it("downloads remote_url files through the HTTP service", async () => {
     const fs = new MemoryFileService({ http });
     expect(new TextDecoder().decode(await fs.get(remote("/doc.txt")))).toBe("from the server");
-    await expect(fs.get(remote("/nope"))).rejects.toMatchObject({ code: "file.download_failed", details: { status: 404 } });
+    await expect(fs.get(remote("/nope"))).rejects.toMatchObject({
+      code: "file.download_failed",
+      details: { status: 404 },
+    });
   });
 
   it("without an HTTP service, names the URL in a typed error", async () => {
-    await expect(new MemoryFileService().get(remote("/doc.txt"))).rejects.toMatchObject({ code: "file.remote_unavailable" });
+    await expect(new MemoryFileService().get(remote("/doc.txt"))).rejects.toMatchObject({
+      code: "file.remote_unavailable",
+    });
   });
 });

@@ -76,7 +76,10 @@ describe("tool node: config and static view", () => {
       provider_id: "tavily",
       tool_name: "tavily_search",
       tool_node_version: "2",
-      tool_configurations: { max_results: { type: "constant", value: 5 }, topic: { type: "mixed", value: "{{#start.topic#}}" } },
+      tool_configurations: {
+        max_results: { type: "constant", value: 5 },
+        topic: { type: "mixed", value: "{{#start.topic#}}" },
+      },
       tool_parameters: { query: { type: "mixed", value: "{{#sys.query#}}" } },
     });
     expect(toolNode.inputs(v2, { ...node("t", "tool"), config: {} }).map((r) => r.selector)).toEqual([
@@ -89,7 +92,11 @@ describe("tool node: config and static view", () => {
     const bad = toolNode.configSchema.safeParse({
       provider_id: "x",
       tool_name: "y",
-      tool_parameters: { a: { type: "variable", value: "not-a-selector" }, b: { type: "mixed", value: 3 }, c: { type: "magic", value: 1 } },
+      tool_parameters: {
+        a: { type: "variable", value: "not-a-selector" },
+        b: { type: "mixed", value: 3 },
+        c: { type: "magic", value: 1 },
+      },
     });
     expect(bad.success).toBe(false);
     const paths = bad.error?.issues.map((i) => i.path.join(".")) ?? [];
@@ -101,7 +108,10 @@ describe("tool node: config and static view", () => {
     const c = parseTool({
       provider_id: "p/q/r",
       tool_name: "t",
-      output_schema: { type: "object", properties: { count: { type: "number" }, items: { type: "array", items: { type: "string" } } } },
+      output_schema: {
+        type: "object",
+        properties: { count: { type: "number" }, items: { type: "array", items: { type: "string" } } },
+      },
     });
     expect(toolNode.outputs(c, { ...node("t", "tool"), config: {} }).slice(3)).toEqual([
       { name: "count", type: "number" },
@@ -141,7 +151,12 @@ describe("tool node: executor", () => {
 
   it("a missing required variable fails the node; a missing optional one is omitted", async () => {
     const tools = recorder();
-    const ctx = fakeCtx({ node: node("tool1", "tool", "Chart"), config: cfg, pool: { start: { region: "N" }, llm: {} }, services: { tools } });
+    const ctx = fakeCtx({
+      node: node("tool1", "tool", "Chart"),
+      config: cfg,
+      pool: { start: { region: "N" }, llm: {} },
+      services: { tools },
+    });
     const err = await toolNode.execute!(ctx).catch((e) => e);
     expect(err).toBeInstanceOf(NodeExecutionError);
     expect(err.code).toBe("tool.missing_variable");
@@ -160,7 +175,10 @@ describe("tool node: executor", () => {
     const c = parseTool({
       provider_id: "time",
       tool_name: "timestamp_to_localtime",
-      tool_parameters: { timestamp: { type: "constant", value: 0 }, timezone: { type: "variable", value: ["start", "tz"] } },
+      tool_parameters: {
+        timestamp: { type: "constant", value: 0 },
+        timezone: { type: "variable", value: ["start", "tz"] },
+      },
     });
     const r = await toolNode.execute!(fakeCtx({ node: node("t", "tool"), config: c, pool: {}, services: { tools } }));
     expect(r.outputs.text).toBe("1970-01-01 00:00:00 UTC");
@@ -180,7 +198,9 @@ describe("tool node: executor", () => {
       tool_name: "md_to_docx",
       tool_parameters: { md_text: { type: "mixed", value: "# {{#llm.title#}}\n\nBody." } },
     });
-    const r = await toolNode.execute!(fakeCtx({ node: node("t", "tool"), config: c, pool: { llm: { title: "Plan" } }, services: { tools, files } }));
+    const r = await toolNode.execute!(
+      fakeCtx({ node: node("t", "tool"), config: c, pool: { llm: { title: "Plan" } }, services: { tools, files } }),
+    );
     const out = r.outputs.files as FileValue[];
     expect(out).toHaveLength(1);
     const text = await new TextDocumentService().extract(out[0] as FileValue, await files.get(out[0] as FileValue));
@@ -190,14 +210,30 @@ describe("tool node: executor", () => {
 
   it("not-configured tools keep their error class and gain the node id; other errors name the node", async () => {
     const tools = new LocalToolService();
-    const c = parseTool({ provider_id: "tavily", tool_name: "tavily_search", tool_parameters: { query: { type: "constant", value: "q" } } });
-    const err = await toolNode.execute!(fakeCtx({ node: node("s1", "tool"), config: c, services: { tools } })).catch((e) => e);
+    const c = parseTool({
+      provider_id: "tavily",
+      tool_name: "tavily_search",
+      tool_parameters: { query: { type: "constant", value: "q" } },
+    });
+    const err = await toolNode.execute!(fakeCtx({ node: node("s1", "tool"), config: c, services: { tools } })).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(NotConfiguredError);
     expect(err.code).toBe("tool.not_configured");
     expect(err.details.nodeId).toBe("s1");
 
-    const bad = parseTool({ provider_id: "langgenius/echarts/echarts", tool_name: "bar_chart", tool_parameters: { title: { type: "constant", value: "t" }, data: { type: "constant", value: "x;y" }, x_axis: { type: "constant", value: "a;b" } } });
-    const e2 = await toolNode.execute!(fakeCtx({ node: node("c1", "tool", "Chart"), config: bad, services: { tools } })).catch((e) => e);
+    const bad = parseTool({
+      provider_id: "langgenius/echarts/echarts",
+      tool_name: "bar_chart",
+      tool_parameters: {
+        title: { type: "constant", value: "t" },
+        data: { type: "constant", value: "x;y" },
+        x_axis: { type: "constant", value: "a;b" },
+      },
+    });
+    const e2 = await toolNode.execute!(
+      fakeCtx({ node: node("c1", "tool", "Chart"), config: bad, services: { tools } }),
+    ).catch((e) => e);
     expect(e2).toBeInstanceOf(NodeExecutionError);
     expect(e2.code).toBe("tool.invalid_parameter");
     expect(e2.message).toContain('tool node "Chart"');
@@ -205,19 +241,28 @@ describe("tool node: executor", () => {
     const none = await toolNode.execute!(fakeCtx({ node: node("n", "tool"), config: c })).catch((e) => e);
     expect(none).toBeInstanceOf(NotConfiguredError);
 
-    const throwing: ToolService = { invoke: async () => { throw new TypeError("boom"); } };
-    const e3 = await toolNode.execute!(fakeCtx({ node: node("n", "tool"), config: c, services: { tools: throwing } })).catch((e) => e);
+    const throwing: ToolService = {
+      invoke: async () => {
+        throw new TypeError("boom");
+      },
+    };
+    const e3 = await toolNode.execute!(
+      fakeCtx({ node: node("n", "tool"), config: c, services: { tools: throwing } }),
+    ).catch((e) => e);
     expect(e3).toMatchObject({ code: "tool.invoke_failed", nodeId: "n" });
   });
 });
 
 describe("document-extractor node", () => {
-  const cfg = (data: Record<string, unknown>) => documentExtractorNode.configSchema.parse(data) as DocumentExtractorConfig;
+  const cfg = (data: Record<string, unknown>) =>
+    documentExtractorNode.configSchema.parse(data) as DocumentExtractorConfig;
   const services = () => ({ files: new MemoryFileService(), documents: new TextDocumentService() });
 
   it("declares string or array[string] by is_array_file and reads its selector", () => {
     const one = cfg({ variable_selector: ["start", "file"] });
-    expect(documentExtractorNode.outputs(one, { ...node("d", "document-extractor"), config: {} })).toEqual([{ name: "text", type: "string" }]);
+    expect(documentExtractorNode.outputs(one, { ...node("d", "document-extractor"), config: {} })).toEqual([
+      { name: "text", type: "string" },
+    ]);
     expect(documentExtractorNode.inputs(one, { ...node("d", "document-extractor"), config: {} })).toEqual([
       { selector: ["start", "file"], field: "variable_selector", expects: "file" },
     ]);
@@ -231,16 +276,31 @@ describe("document-extractor node", () => {
   it("flags non-file inputs and an is_array_file that disagrees with the input type", () => {
     const c = cfg({ variable_selector: ["start", "q"] });
     const sctx = (t: string) =>
-      ({ node: node("d", "document-extractor"), typeOf: () => t }) as unknown as Parameters<NonNullable<typeof documentExtractorNode.rules>>[1];
-    expect(documentExtractorNode.rules?.(c, sctx("string")).map((d) => d.code)).toEqual(["document_extractor.not_file"]);
-    expect(documentExtractorNode.rules?.(c, sctx("array[file]")).map((d) => d.code)).toEqual(["document_extractor.array_mismatch"]);
+      ({ node: node("d", "document-extractor"), typeOf: () => t }) as unknown as Parameters<
+        NonNullable<typeof documentExtractorNode.rules>
+      >[1];
+    expect(documentExtractorNode.rules?.(c, sctx("string")).map((d) => d.code)).toEqual([
+      "document_extractor.not_file",
+    ]);
+    expect(documentExtractorNode.rules?.(c, sctx("array[file]")).map((d) => d.code)).toEqual([
+      "document_extractor.array_mismatch",
+    ]);
     expect(documentExtractorNode.rules?.(c, sctx("file"))).toEqual([]);
   });
 
   it("extracts one file to a string (a real PDF)", async () => {
     const s = services();
-    const f = await s.files.put(await makePdf(["Invoice 42", "Total: 99 EUR"]), { filename: "inv.pdf", mimeType: "application/pdf", transferMethod: "local_file" });
-    const ctx = fakeCtx({ node: node("d", "document-extractor"), config: cfg({ variable_selector: ["start", "file"] }), pool: { start: { file: f } }, services: s });
+    const f = await s.files.put(await makePdf(["Invoice 42", "Total: 99 EUR"]), {
+      filename: "inv.pdf",
+      mimeType: "application/pdf",
+      transferMethod: "local_file",
+    });
+    const ctx = fakeCtx({
+      node: node("d", "document-extractor"),
+      config: cfg({ variable_selector: ["start", "file"] }),
+      pool: { start: { file: f } },
+      services: s,
+    });
     const r = await documentExtractorNode.execute!(ctx);
     expect(r.outputs.text).toContain("Invoice 42");
     expect(r.outputs.text).toContain("Total: 99 EUR");
@@ -259,7 +319,12 @@ describe("document-extractor node", () => {
     const r = await documentExtractorNode.execute!(ctx);
     expect((r.outputs.text as string[])[0]).toBe("alpha");
     expect((r.outputs.text as string[])[1]).toContain("Quarterly Report");
-    const empty = fakeCtx({ node: node("d", "document-extractor"), config: cfg({ variable_selector: ["sys", "files"], is_array_file: true }), pool: { sys: { files: [] } }, services: s });
+    const empty = fakeCtx({
+      node: node("d", "document-extractor"),
+      config: cfg({ variable_selector: ["sys", "files"], is_array_file: true }),
+      pool: { sys: { files: [] } },
+      services: s,
+    });
     expect((await documentExtractorNode.execute!(empty)).outputs).toEqual({ text: [] });
   });
 
@@ -267,7 +332,9 @@ describe("document-extractor node", () => {
     const s = services();
     const c = cfg({ variable_selector: ["start", "file"] });
     const run = (pool: Record<string, Record<string, unknown>>, svc: Record<string, unknown> = s) =>
-      documentExtractorNode.execute!(fakeCtx({ node: node("d", "document-extractor", "Extract"), config: c, pool, services: svc })).catch((e) => e);
+      documentExtractorNode.execute!(
+        fakeCtx({ node: node("d", "document-extractor", "Extract"), config: c, pool, services: svc }),
+      ).catch((e) => e);
 
     expect(await run({})).toMatchObject({ code: "document.missing_variable", nodeId: "d" });
     expect(await run({ start: { file: "just text" } })).toMatchObject({ code: "document.not_a_file" });

@@ -1,4 +1,4 @@
-import { Document, Packer, Paragraph, Table, TableCell, TableRow, TextRun, HeadingLevel } from "docx";
+import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from "docx";
 import JSZip from "jszip";
 import PDFDocument from "pdfkit";
 
@@ -25,8 +25,15 @@ export async function makeDocx(): Promise<Uint8Array> {
       {
         children: [
           new Paragraph({ text: "Quarterly Report", heading: HeadingLevel.HEADING_1 }),
-          new Paragraph({ children: [new TextRun("Revenue grew "), new TextRun({ text: "12%", bold: true }), new TextRun(".")] }),
-          new Table({ rows: [new TableRow({ children: [cell("Region"), cell("Sales")] }), new TableRow({ children: [cell("North"), cell("42")] })] }),
+          new Paragraph({
+            children: [new TextRun("Revenue grew "), new TextRun({ text: "12%", bold: true }), new TextRun(".")],
+          }),
+          new Table({
+            rows: [
+              new TableRow({ children: [cell("Region"), cell("Sales")] }),
+              new TableRow({ children: [cell("North"), cell("42")] }),
+            ],
+          }),
           new Paragraph("End of report."),
         ],
       },

@@ -23,9 +23,10 @@ export interface MatchOptions {
   inclusive: boolean;
   matcher: MatcherName;
   /**
-   * Among (near-)equal-weight optima prefer pairs at similar relative positions (|i/rows − j/cols|
-   * small), by subtracting 1e-9·|i/rows − j/cols| from each kept weight. Duplicate texts then match in
-   * listing order instead of arbitrarily; optima that differ by more than ~1e-8 in total are unaffected.
+   * Among (near-)equal-weight optima prefer pairs at similar relative positions, by subtracting
+   * 1e-9·(i/rows − j/cols)² from each kept weight. The cost is convex, so among tied alternatives the
+   * non-crossing (order-preserving) one wins: duplicate texts match in listing order instead of
+   * arbitrarily. Optima that differ by more than ~1e-8 in total weight are unaffected.
    */
   positionalTieBreak?: boolean;
 }
@@ -47,7 +48,7 @@ export function matchNodes(sim: SimMatrix, opts: MatchOptions): number[] {
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
         const x = w[i]![j]!;
-        if (x > 1e-6) w[i]![j] = x - 1e-9 * Math.abs(i / rows - j / cols);
+        if (x > 1e-6) w[i]![j] = x - 1e-9 * (i / rows - j / cols) ** 2;
       }
     }
   }

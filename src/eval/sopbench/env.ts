@@ -24,6 +24,11 @@ export interface EnvOptions {
    * "original" reproduces upstream's PO-number parity mocks (issue #3).
    */
   warehouseMode?: "csv" | "original";
+  /**
+   * Relative tolerance when a float argument is matched against a float column (video_annotation's
+   * predicted_iou chain). Default 0: exact, as upstream, so a rounded value breaks the chain.
+   */
+  floatTolerance?: number;
   /** Shuffle specs() with the seed, as upstream video_annotation did. Default false (file order). */
   shuffleToolSpecs?: boolean;
 }
@@ -203,7 +208,9 @@ export class SopBenchEnv {
   rowsWhere(match: Record<string, unknown>): Row[] {
     const { table } = this.domain;
     return table.rows.filter((row) =>
-      Object.entries(match).every(([col, v]) => cellEquals(row[col] ?? null, table.dtypes[col] ?? "str", v)),
+      Object.entries(match).every(([col, v]) =>
+        cellEquals(row[col] ?? null, table.dtypes[col] ?? "str", v, this.options.floatTolerance ?? 0),
+      ),
     );
   }
 

@@ -14,14 +14,18 @@ export function truthy(v: unknown): boolean {
  * pandas `==` between a typed column and an argument: bool columns equal only booleans, numeric columns only
  * numbers, text columns only identical strings; NaN equals nothing.
  */
-export function cellEquals(cell: Cell, dtype: Dtype, arg: unknown): boolean {
+export function cellEquals(cell: Cell, dtype: Dtype, arg: unknown, floatTolerance = 0): boolean {
   if (cell === null || arg === null || arg === undefined) return false;
   switch (dtype) {
     case "bool":
       return typeof arg === "boolean" && arg === cell;
     case "int":
-    case "float":
       return typeof arg === "number" && arg === cell;
+    case "float":
+      if (typeof arg !== "number") return false;
+      return floatTolerance > 0
+        ? Math.abs(arg - (cell as number)) <= floatTolerance * Math.max(1, Math.abs(cell as number))
+        : arg === cell;
     default:
       return typeof arg === "string" && arg === cell;
   }

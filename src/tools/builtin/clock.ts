@@ -14,7 +14,20 @@ export interface Zoned {
 }
 
 const WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 /** Intl's short names for these zones are "GMT+8" and the like; Python (pytz) prints the usual abbreviation. */
 const ABBREVIATIONS: Record<string, string> = {
@@ -62,7 +75,9 @@ export function zoned(date: Date, timeZone: string): Zoned {
   const offsetMinutes = Math.round((wallAsUtc - Math.floor(date.getTime() / 1000) * 1000) / 60000);
   const short = get("timeZoneName");
   const abbreviation =
-    timeZone === "UTC" || timeZone === "Etc/UTC" ? "UTC" : (ABBREVIATIONS[timeZone] ?? (/^GMT[+-]/.test(short) ? short.replace("GMT", "UTC") : short));
+    timeZone === "UTC" || timeZone === "Etc/UTC"
+      ? "UTC"
+      : (ABBREVIATIONS[timeZone] ?? (/^GMT[+-]/.test(short) ? short.replace("GMT", "UTC") : short));
   return {
     year,
     month,
@@ -78,7 +93,10 @@ export function zoned(date: Date, timeZone: string): Zoned {
 }
 
 /** The instant at which the wall clock in `timeZone` shows the given fields. */
-export function fromWall(fields: { year: number; month: number; day: number; hour: number; minute: number; second: number }, timeZone: string): Date {
+export function fromWall(
+  fields: { year: number; month: number; day: number; hour: number; minute: number; second: number },
+  timeZone: string,
+): Date {
   const wall = Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second);
   let guess = wall;
   for (let i = 0; i < 3; i++) guess = wall - zoned(new Date(guess), timeZone).offsetMinutes * 60000;

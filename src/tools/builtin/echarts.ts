@@ -34,23 +34,50 @@ export function chartOption(ctx: ToolContext, kind: Kind): Record<string, unknow
   };
 }
 
-async function images(ctx: ToolContext, option: Record<string, unknown>, formats: Array<"svg" | "png">): Promise<FileValue[]> {
+async function images(
+  ctx: ToolContext,
+  option: Record<string, unknown>,
+  formats: Array<"svg" | "png">,
+): Promise<FileValue[]> {
   const svg = renderEChartsSvg(option);
   const base = `${ctx.toolName}`;
   const out: FileValue[] = [];
-  if (formats.includes("svg")) out.push(await ctx.files.put(new TextEncoder().encode(svg), { filename: `${base}.svg`, mimeType: "image/svg+xml" }));
+  if (formats.includes("svg"))
+    out.push(
+      await ctx.files.put(new TextEncoder().encode(svg), { filename: `${base}.svg`, mimeType: "image/svg+xml" }),
+    );
   if (formats.includes("png") && pngAvailable()) {
-    out.push(await ctx.files.put(svgToPng(svg, { background: "#ffffff" }), { filename: `${base}.png`, mimeType: "image/png" }));
+    out.push(
+      await ctx.files.put(svgToPng(svg, { background: "#ffffff" }), { filename: `${base}.png`, mimeType: "image/png" }),
+    );
   }
   return out;
 }
 
 const PARAMS = (kind: Kind, titleRequired: boolean) => [
   { name: "title", type: "string" as const, required: titleRequired, form: "llm" as const, description: "chart title" },
-  { name: "data", type: "string" as const, required: true, form: "llm" as const, description: 'numbers separated by ";"' },
+  {
+    name: "data",
+    type: "string" as const,
+    required: true,
+    form: "llm" as const,
+    description: 'numbers separated by ";"',
+  },
   kind === "pie"
-    ? { name: "categories", type: "string" as const, required: true, form: "llm" as const, description: 'labels separated by ";"' }
-    : { name: "x_axis", type: "string" as const, required: true, form: "llm" as const, description: 'x axis labels separated by ";"' },
+    ? {
+        name: "categories",
+        type: "string" as const,
+        required: true,
+        form: "llm" as const,
+        description: 'labels separated by ";"',
+      }
+    : {
+        name: "x_axis",
+        type: "string" as const,
+        required: true,
+        form: "llm" as const,
+        description: 'x axis labels separated by ";"',
+      },
 ];
 
 const LABELS: Record<Kind, string> = { bar: "Bar Chart", line: "Linear Chart", pie: "Pie Chart" };

@@ -5,7 +5,13 @@ import { markdownToDocx } from "../render/md-docx.js";
 import { markdownToPdf } from "../render/md-pdf.js";
 import { type BuiltinTool, paramError, safeFilename, str, type ToolContext } from "./types.js";
 
-const MD_TEXT = { name: "md_text", type: "string" as const, required: true, form: "llm" as const, description: "Markdown text" };
+const MD_TEXT = {
+  name: "md_text",
+  type: "string" as const,
+  required: true,
+  form: "llm" as const,
+  description: "Markdown text",
+};
 const FILENAME = {
   name: "output_filename",
   type: "string" as const,
@@ -21,7 +27,9 @@ function mdText(ctx: ToolContext): string {
 }
 
 function fileName(ctx: ToolContext, ext: string, suffix = ""): string {
-  const raw = str(ctx, "output_filename").trim().replace(new RegExp(`${ext.replace(".", "\\.")}$`, "i"), "");
+  const raw = str(ctx, "output_filename")
+    .trim()
+    .replace(new RegExp(`${ext.replace(".", "\\.")}$`, "i"), "");
   return safeFilename(raw ? `${raw}${suffix}` : "", `output${suffix}`, ext);
 }
 
@@ -36,11 +44,15 @@ function csvCell(s: string): string {
 function tablesOrFail(ctx: ToolContext, md: string): string[][][] {
   const tables = markdownTables(md);
   if (tables.length === 0) {
-    throw new ToolError("tool.invalid_parameter", `tool ${ctx.providerId}/${ctx.toolName}: md_text contains no markdown table`, {
-      provider: ctx.providerId,
-      tool: ctx.toolName,
-      parameter: "md_text",
-    });
+    throw new ToolError(
+      "tool.invalid_parameter",
+      `tool ${ctx.providerId}/${ctx.toolName}: md_text contains no markdown table`,
+      {
+        provider: ctx.providerId,
+        tool: ctx.toolName,
+        parameter: "md_text",
+      },
+    );
   }
   return tables;
 }
@@ -83,7 +95,16 @@ export const mdExporterTools: BuiltinTool[] = [
   tool("md_to_docx", "Markdown to DOCX", "Export Markdown as a Word document.", async (ctx) => {
     const md = mdText(ctx);
     const bytes = await markdownToDocx(md, title(md));
-    return { files: [await put(ctx, bytes, fileName(ctx, ".docx"), "application/vnd.openxmlformats-officedocument.wordprocessingml.document")] };
+    return {
+      files: [
+        await put(
+          ctx,
+          bytes,
+          fileName(ctx, ".docx"),
+          "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        ),
+      ],
+    };
   }),
   tool("md_to_pdf", "Markdown to PDF", "Export Markdown as a PDF document.", async (ctx) => {
     const md = mdText(ctx);
@@ -114,30 +135,54 @@ export const mdExporterTools: BuiltinTool[] = [
     );
     return { files };
   }),
-  tool("md_to_json", "Markdown table to JSON", "Export each Markdown table as a JSON array of row objects.", async (ctx) => {
-    const tables = tablesOrFail(ctx, mdText(ctx));
-    const records = tables.map(([header = [], ...rows]) =>
-      rows.map((r) => Object.fromEntries(header.map((h, i) => [h || `column_${i + 1}`, r[i] ?? ""]))),
-    );
-    const files = await Promise.all(
-      records.map((rec, i) =>
-        put(ctx, JSON.stringify(rec, null, 2), fileName(ctx, ".json", records.length > 1 ? `_${i + 1}` : ""), "application/json"),
-      ),
-    );
-    return { files };
-  }),
-  tool("md_to_codeblock", "Markdown code blocks to files", "Save each fenced code block as a file named by its language.", async (ctx) => {
-    const blocks = markdownCodeBlocks(mdText(ctx));
-    if (blocks.length === 0) throw paramError(ctx, "md_text", "contains no fenced code block");
-    const files = await Promise.all(
-      blocks.map((b, i) => {
-        const [ext, mime] = CODE_EXTENSIONS[b.lang] ?? [".txt", "text/plain"];
-        return put(ctx, b.text.endsWith("\n") ? b.text : `${b.text}\n`, safeFilename("", `code_${i + 1}`, ext), mime);
-      }),
-    );
-    return { files };
-  }),
+  tool(
+    "md_to_json",
+    "Markdown table to JSON",
+    "Export each Markdown table as a JSON array of row objects.",
+    async (ctx) => {
+      const tables = tablesOrFail(ctx, mdText(ctx));
+      const records = tables.map(([header = [], ...rows]) =>
+        rows.map((r) => Object.fromEntries(header.map((h, i) => [h || `column_${i + 1}`, r[i] ?? ""]))),
+      );
+      const files = await Promise.all(
+        records.map((rec, i) =>
+          put(
+            ctx,
+            JSON.stringify(rec, null, 2),
+            fileName(ctx, ".json", records.length > 1 ? `_${i + 1}` : ""),
+            "application/json",
+          ),
+        ),
+      );
+      return { files };
+    },
+  ),
+  tool(
+    "md_to_codeblock",
+    "Markdown code blocks to files",
+    "Save each fenced code block as a file named by its language.",
+    async (ctx) => {
+      const blocks = markdownCodeBlocks(mdText(ctx));
+      if (blocks.length === 0) throw paramError(ctx, "md_text", "contains no fenced code block");
+      const files = await Promise.all(
+        blocks.map((b, i) => {
+          const [ext, mime] = CODE_EXTENSIONS[b.lang] ?? [".txt", "text/plain"];
+          return put(ctx, b.text.endsWith("\n") ? b.text : `${b.text}\n`, safeFilename("", `code_${i + 1}`, ext), mime);
+        }),
+      );
+      return { files };
+    },
+  ),
 ];
 
 /** md_exporter tools that need converters this build does not carry. */
-export const MD_EXPORTER_UNAVAILABLE = ["md_to_pptx", "md_to_xlsx", "md_to_png", "md_to_ipynb", "md_to_xml", "md_to_latex", "md_to_linked_image", "md_to_mermaid"];
+export const MD_EXPORTER_UNAVAILABLE = [
+  "md_to_pptx",
+  "md_to_xlsx",
+  "md_to_png",
+  "md_to_ipynb",
+  "md_to_xml",
+  "md_to_latex",
+  "md_to_linked_image",
+  "md_to_mermaid",
+];

@@ -24,7 +24,11 @@ function renderSvg(ctx: ToolContext, code: string): string {
   const palette = THEMES[THEME_MAP[theme] ?? "zinc-light"];
   const bg = str(ctx, "background_color").trim();
   try {
-    return renderMermaidSVG(code, { ...palette, ...(bg && bg !== "transparent" ? { bg } : {}), transparent: bg === "transparent" });
+    return renderMermaidSVG(code, {
+      ...palette,
+      ...(bg && bg !== "transparent" ? { bg } : {}),
+      transparent: bg === "transparent",
+    });
   } catch (e) {
     throw paramError(ctx, "mermaid_code", `could not be rendered: ${(e as Error).message}`);
   }
@@ -52,39 +56,85 @@ export const mermaidTools: BuiltinTool[] = [
     provider: "mermaid_converter",
     name: "mermaid_converter",
     label: "Mermaid Converter",
-    description: "Render Mermaid diagram code (flowchart, sequence, state, class, ER, xychart) to an SVG, PNG or PDF file.",
+    description:
+      "Render Mermaid diagram code (flowchart, sequence, state, class, ER, xychart) to an SVG, PNG or PDF file.",
     parameters: [
       { name: "mermaid_code", type: "string", required: true, form: "llm", description: "Mermaid diagram code" },
-      { name: "output_format", type: "select", required: false, form: "form", description: "png, svg or pdf", options: ["png", "svg", "pdf", "jpg"], default: "png" },
-      { name: "theme", type: "select", required: false, form: "form", description: "default, neutral, forest, dark", default: "default" },
-      { name: "background_color", type: "string", required: false, form: "form", description: "CSS colour or transparent" },
+      {
+        name: "output_format",
+        type: "select",
+        required: false,
+        form: "form",
+        description: "png, svg or pdf",
+        options: ["png", "svg", "pdf", "jpg"],
+        default: "png",
+      },
+      {
+        name: "theme",
+        type: "select",
+        required: false,
+        form: "form",
+        description: "default, neutral, forest, dark",
+        default: "default",
+      },
+      {
+        name: "background_color",
+        type: "string",
+        required: false,
+        form: "form",
+        description: "CSS colour or transparent",
+      },
       { name: "width", type: "number", required: false, form: "form", description: "raster width in pixels" },
-      { name: "height", type: "number", required: false, form: "form", description: "ignored: the aspect ratio is kept" },
-      { name: "output_filename", type: "string", required: false, form: "llm", description: "file name without extension" },
+      {
+        name: "height",
+        type: "number",
+        required: false,
+        form: "form",
+        description: "ignored: the aspect ratio is kept",
+      },
+      {
+        name: "output_filename",
+        type: "string",
+        required: false,
+        form: "llm",
+        description: "file name without extension",
+      },
     ],
     async run(ctx) {
       const code = stripMermaidFence(str(ctx, "mermaid_code"));
       if (!code) throw paramError(ctx, "mermaid_code", "is empty");
       const format = choice(ctx, "output_format", ["png", "svg", "pdf", "jpg", "jpeg"] as const, "png");
       if (format === "jpg" || format === "jpeg") {
-        throw new ToolError("tool.unsupported_option", `tool ${ctx.providerId}/${ctx.toolName}: output_format "${format}" is not available offline; use png, svg or pdf`, {
-          provider: ctx.providerId,
-          tool: ctx.toolName,
-          parameter: "output_format",
-        });
+        throw new ToolError(
+          "tool.unsupported_option",
+          `tool ${ctx.providerId}/${ctx.toolName}: output_format "${format}" is not available offline; use png, svg or pdf`,
+          {
+            provider: ctx.providerId,
+            tool: ctx.toolName,
+            parameter: "output_format",
+          },
+        );
       }
       const svg = renderSvg(ctx, code);
       const base = str(ctx, "output_filename").trim() || "mermaid_diagram";
       if (format === "svg") {
-        const file = await ctx.files.put(new TextEncoder().encode(svg), { filename: `${base}.svg`, mimeType: "image/svg+xml" });
+        const file = await ctx.files.put(new TextEncoder().encode(svg), {
+          filename: `${base}.svg`,
+          mimeType: "image/svg+xml",
+        });
         return { files: [file] };
       }
       const bg = str(ctx, "background_color").trim();
-      const png = svgToPng(svg, { width: optionalNumber(ctx, "width"), background: bg && bg !== "transparent" ? bg : "#ffffff" });
+      const png = svgToPng(svg, {
+        width: optionalNumber(ctx, "width"),
+        background: bg && bg !== "transparent" ? bg : "#ffffff",
+      });
       if (format === "png") {
         return { files: [await ctx.files.put(png, { filename: `${base}.png`, mimeType: "image/png" })] };
       }
-      return { files: [await ctx.files.put(await pngToPdf(png), { filename: `${base}.pdf`, mimeType: "application/pdf" })] };
+      return {
+        files: [await ctx.files.put(await pngToPdf(png), { filename: `${base}.pdf`, mimeType: "application/pdf" })],
+      };
     },
   },
 ];

@@ -134,7 +134,8 @@ export class LocalToolService implements ToolService {
         );
       }
     }
-    if (inv.signal?.aborted) throw new ToolError("tool.aborted", `tool ${inv.providerId}/${inv.toolName} was cancelled`);
+    if (inv.signal?.aborted)
+      throw new ToolError("tool.aborted", `tool ${inv.providerId}/${inv.toolName} was cancelled`);
     const ctx: ToolContext = {
       providerId: inv.providerId,
       toolName: inv.toolName,

@@ -9,7 +9,10 @@ function zone(ctx: ToolContext, name = "timezone"): string {
   return tz;
 }
 
-function parseLocal(ctx: ToolContext, name: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+function parseLocal(
+  ctx: ToolContext,
+  name: string,
+): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
   const raw = str(ctx, name).trim();
   const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/.exec(raw);
   if (!m) throw paramError(ctx, name, `must look like "YYYY-MM-DD HH:MM:SS", got "${raw}"`);
@@ -31,8 +34,22 @@ export const timeTools: BuiltinTool[] = [
     label: "Current Time",
     description: "The current date and time in a time zone, formatted with strftime codes.",
     parameters: [
-      { name: "timezone", type: "string", required: false, form: "form", description: "IANA time zone, default UTC", default: "UTC" },
-      { name: "format", type: "string", required: false, form: "form", description: "strftime format", default: DEFAULT_FORMAT },
+      {
+        name: "timezone",
+        type: "string",
+        required: false,
+        form: "form",
+        description: "IANA time zone, default UTC",
+        default: "UTC",
+      },
+      {
+        name: "format",
+        type: "string",
+        required: false,
+        form: "form",
+        description: "strftime format",
+        default: DEFAULT_FORMAT,
+      },
     ],
     async run(ctx) {
       const format = str(ctx, "format").trim() || DEFAULT_FORMAT;

@@ -37,11 +37,15 @@ export function emptyResult(): ToolResult {
 }
 
 function fail(ctx: ToolContext, param: string, reason: string): ToolError {
-  return new ToolError("tool.invalid_parameter", `tool ${ctx.providerId}/${ctx.toolName}: parameter "${param}" ${reason}`, {
-    provider: ctx.providerId,
-    tool: ctx.toolName,
-    parameter: param,
-  });
+  return new ToolError(
+    "tool.invalid_parameter",
+    `tool ${ctx.providerId}/${ctx.toolName}: parameter "${param}" ${reason}`,
+    {
+      provider: ctx.providerId,
+      tool: ctx.toolName,
+      parameter: param,
+    },
+  );
 }
 
 /** The parameter as text; objects become JSON, null/undefined the empty string. */
@@ -83,7 +87,10 @@ export function list(ctx: ToolContext, name: string): string[] {
     }
   }
   const sep = s.includes(";") ? ";" : s.includes("；") ? "；" : ",";
-  return s.split(sep).map((x) => x.trim()).filter((x) => x !== "");
+  return s
+    .split(sep)
+    .map((x) => x.trim())
+    .filter((x) => x !== "");
 }
 
 export function numberList(ctx: ToolContext, name: string): number[] {
@@ -97,7 +104,8 @@ export function numberList(ctx: ToolContext, name: string): number[] {
 export function choice<T extends string>(ctx: ToolContext, name: string, allowed: readonly T[], fallback: T): T {
   const v = str(ctx, name).trim().toLowerCase();
   if (!v) return fallback;
-  if (!(allowed as readonly string[]).includes(v)) throw fail(ctx, name, `must be one of ${allowed.join(", ")}, got "${v}"`);
+  if (!(allowed as readonly string[]).includes(v))
+    throw fail(ctx, name, `must be one of ${allowed.join(", ")}, got "${v}"`);
   return v as T;
 }
 
@@ -106,13 +114,18 @@ export { fail as paramError };
 /** A filename safe to store: no path parts, no control characters, bounded length. */
 export function safeFilename(raw: string, fallback: string, extension: string): string {
   const base = raw
-    .replace(/[\\/:*?"<>|\u0000-\u001f]/g, "_")
+    .replace(/[\\/:*?"<>|\p{Cc}]/gu, "_")
     .trim()
     .slice(0, 120);
   const name = base || fallback;
   return name.toLowerCase().endsWith(extension) ? name : `${name}${extension}`;
 }
 
-export async function storeText(ctx: ToolContext, text: string, filename: string, mimeType: string): Promise<FileValue> {
+export async function storeText(
+  ctx: ToolContext,
+  text: string,
+  filename: string,
+  mimeType: string,
+): Promise<FileValue> {
   return ctx.files.put(new TextEncoder().encode(text), { filename, mimeType });
 }

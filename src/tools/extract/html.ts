@@ -4,9 +4,7 @@ import { markdownTable } from "./text.js";
 const DROP = "script, style, noscript, template, head";
 
 function tableRows(table: HTMLElement): string[][] {
-  return table
-    .querySelectorAll("tr")
-    .map((tr) => tr.querySelectorAll("th, td").map((c) => c.structuredText.trim()));
+  return table.querySelectorAll("tr").map((tr) => tr.querySelectorAll("th, td").map((c) => c.structuredText.trim()));
 }
 
 /**

@@ -48,7 +48,10 @@ export function vttToText(text: string): string {
     const lines = block.split("\n");
     const at = lines.findIndex((l) => l.includes("-->"));
     if (at < 0) continue; // header, NOTE, STYLE blocks
-    const body = lines.slice(at + 1).join(" ").trim();
+    const body = lines
+      .slice(at + 1)
+      .join(" ")
+      .trim();
     if (!body) continue;
     const voice = /^<v(?:\.[^\s>]*)?\s+([^>]+)>([\s\S]*?)(?:<\/v>)?$/.exec(body);
     const speaker = voice ? (voice[1] ?? "").trim() : "";

@@ -35,7 +35,12 @@ export async function xlsxToText(bytes: Uint8Array): Promise<string> {
   const sst = await read("xl/sharedStrings.xml");
   if (sst) {
     for (const si of xml(sst).querySelectorAll("si")) {
-      shared.push(si.querySelectorAll("t").map((t) => t.textContent).join(""));
+      shared.push(
+        si
+          .querySelectorAll("t")
+          .map((t) => t.textContent)
+          .join(""),
+      );
     }
   }
   const rels = new Map<string, string>();
@@ -62,7 +67,11 @@ export async function xlsxToText(bytes: Uint8Array): Promise<string> {
         const v = c.querySelector("v")?.textContent ?? "";
         let value: string;
         if (type === "s") value = shared[Number(v)] ?? "";
-        else if (type === "inlineStr") value = c.querySelectorAll("t").map((t) => t.textContent).join("");
+        else if (type === "inlineStr")
+          value = c
+            .querySelectorAll("t")
+            .map((t) => t.textContent)
+            .join("");
         else if (type === "b") value = v === "1" ? "TRUE" : "FALSE";
         else value = v;
         cells[columnIndex(c.getAttribute("r") ?? "")] = decodeEntities(value);
@@ -70,7 +79,8 @@ export async function xlsxToText(bytes: Uint8Array): Promise<string> {
       const filled = Array.from(cells, (x) => x ?? "");
       if (filled.some((x) => x.trim() !== "")) rows.push(filled);
     }
-    if (rows.length > 0) sections.push(sheets.length > 1 ? `## ${name}\n\n${markdownTable(rows)}` : markdownTable(rows));
+    if (rows.length > 0)
+      sections.push(sheets.length > 1 ? `## ${name}\n\n${markdownTable(rows)}` : markdownTable(rows));
   }
   return sections.join("\n\n");
 }

@@ -13,14 +13,23 @@ function parseHex(c: string): [number, number, number] | undefined {
 }
 
 function toHex([r, g, b]: [number, number, number]): string {
-  return `#${[r, g, b].map((v) => Math.round(Math.min(255, Math.max(0, v))).toString(16).padStart(2, "0")).join("")}`;
+  return `#${[r, g, b]
+    .map((v) =>
+      Math.round(Math.min(255, Math.max(0, v)))
+        .toString(16)
+        .padStart(2, "0"),
+    )
+    .join("")}`;
 }
 
 const NAMED: Record<string, string> = { white: "#ffffff", black: "#000000", transparent: "#ffffff" };
 
 /** `color-mix(in srgb, A p%, B [q%])` for hex colours; anything else is returned untouched. */
 function colorMix(expr: string): string {
-  const m = /^color-mix\(\s*in\s+srgb\s*,\s*([^,]+?)\s*(\d+(?:\.\d+)?)?%?\s*,\s*([^,]+?)\s*(\d+(?:\.\d+)?)?%?\s*\)$/i.exec(expr.trim());
+  const m =
+    /^color-mix\(\s*in\s+srgb\s*,\s*([^,]+?)\s*(\d+(?:\.\d+)?)?%?\s*,\s*([^,]+?)\s*(\d+(?:\.\d+)?)?%?\s*\)$/i.exec(
+      expr.trim(),
+    );
   if (!m) return expr;
   const a = parseHex(NAMED[m[1]?.toLowerCase() ?? ""] ?? m[1] ?? "");
   const b = parseHex(NAMED[m[3]?.toLowerCase() ?? ""] ?? m[3] ?? "");
@@ -69,7 +78,8 @@ export function flattenCssVariables(svg: string): string {
   const rootStyle = /<svg\b[^>]*\sstyle="([^"]*)"/.exec(svg)?.[1];
   if (rootStyle) collect(rootStyle, vars);
   for (const block of svg.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/g)) {
-    for (const rule of (block[1] ?? "").matchAll(/(?:^|\})\s*(?:svg|:root)\s*\{([^}]*)\}/g)) collect(rule[1] ?? "", vars);
+    for (const rule of (block[1] ?? "").matchAll(/(?:^|\})\s*(?:svg|:root)\s*\{([^}]*)\}/g))
+      collect(rule[1] ?? "", vars);
   }
   // Resolve every variable once, so later substitutions see final colours.
   const resolved = new Map<string, string>();

@@ -60,7 +60,9 @@ function render(blocks: Block[], ctx: { listLevel: number; quote: boolean; ordin
         out.push(
           new Paragraph({
             shading: { type: ShadingType.CLEAR, fill: "F3F4F6", color: "auto" },
-            children: lines.map((line, i) => new TextRun({ text: line, font: MONO, size: 19, break: i > 0 ? 1 : undefined })),
+            children: lines.map(
+              (line, i) => new TextRun({ text: line, font: MONO, size: 19, break: i > 0 ? 1 : undefined }),
+            ),
           }),
         );
         break;
@@ -87,11 +89,16 @@ function render(blocks: Block[], ctx: { listLevel: number; quote: boolean; ordin
         const width = Math.max(b.header.length, ...b.rows.map((r) => r.length));
         const cell = (runs: Run[] | undefined, header: boolean) =>
           new TableCell({
-            children: [new Paragraph({ children: textRuns((runs ?? []).map((r) => (header ? { ...r, bold: true } : r))) })],
+            children: [
+              new Paragraph({ children: textRuns((runs ?? []).map((r) => (header ? { ...r, bold: true } : r))) }),
+            ],
             shading: header ? { type: ShadingType.CLEAR, fill: "E5E7EB", color: "auto" } : undefined,
           });
         const row = (cells: Run[][], header: boolean) =>
-          new TableRow({ tableHeader: header, children: Array.from({ length: width }, (_, i) => cell(cells[i], header)) });
+          new TableRow({
+            tableHeader: header,
+            children: Array.from({ length: width }, (_, i) => cell(cells[i], header)),
+          });
         out.push(
           new Table({
             width: { size: 100, type: WidthType.PERCENTAGE },
@@ -106,7 +113,10 @@ function render(blocks: Block[], ctx: { listLevel: number; quote: boolean; ordin
         break;
       case "hr":
         out.push(
-          new Paragraph({ border: { bottom: { style: BorderStyle.SINGLE, size: 6, color: "999999", space: 1 } }, children: [] }),
+          new Paragraph({
+            border: { bottom: { style: BorderStyle.SINGLE, size: 6, color: "999999", space: 1 } },
+            children: [],
+          }),
         );
         break;
     }

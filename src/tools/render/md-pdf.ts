@@ -27,7 +27,12 @@ export async function markdownToPdf(md: string, title?: string): Promise<Uint8Ar
       "the markdown contains CJK text and no CJK font is installed; install one (apt-get install fonts-noto-cjk) or set WEFT_CJK_FONT=/path/to/font.ttf",
     );
   }
-  const doc = new PDFDocument({ size: "A4", margin: 56, info: { Title: title ?? "Document", Creator: "Weft" }, bufferPages: false });
+  const doc = new PDFDocument({
+    size: "A4",
+    margin: 56,
+    info: { Title: title ?? "Document", Creator: "Weft" },
+    bufferPages: false,
+  });
   const chunks: Buffer[] = [];
   doc.on("data", (c: Buffer) => chunks.push(c));
   const finished = new Promise<void>((resolve, reject) => {
@@ -93,7 +98,11 @@ export async function markdownToPdf(md: string, title?: string): Promise<Uint8Ar
           ensureSpace(Math.min(h, 200) + 12);
           const top = doc.y;
           if (top + h + 12 <= doc.page.height - doc.page.margins.bottom) {
-            doc.save().rect(x, top, width, h + 12).fill("#f3f4f6").restore();
+            doc
+              .save()
+              .rect(x, top, width, h + 12)
+              .fill("#f3f4f6")
+              .restore();
           }
           doc.fillColor("#111111").text(b.text || " ", x + 6, top + 6, { width: width - 12 });
           doc.fillColor("black");
@@ -131,7 +140,10 @@ export async function markdownToPdf(md: string, title?: string): Promise<Uint8Ar
             if (header) doc.save().rect(x, top, width, h).fill("#e5e7eb").restore();
             texts.forEach((t, i) => {
               doc.fillColor("black").text(t, x + i * colW + 4, top + 4, { width: colW - 8 });
-              doc.rect(x + i * colW, top, colW, h).lineWidth(0.5).stroke("#999999");
+              doc
+                .rect(x + i * colW, top, colW, h)
+                .lineWidth(0.5)
+                .stroke("#999999");
             });
             doc.y = top + h;
           };
@@ -144,12 +156,22 @@ export async function markdownToPdf(md: string, title?: string): Promise<Uint8Ar
         case "quote": {
           const top = doc.y;
           render(b.blocks, indent + 14);
-          doc.save().moveTo(x + 4, top).lineTo(x + 4, doc.y - 4).lineWidth(2).stroke("#cccccc").restore();
+          doc
+            .save()
+            .moveTo(x + 4, top)
+            .lineTo(x + 4, doc.y - 4)
+            .lineWidth(2)
+            .stroke("#cccccc")
+            .restore();
           break;
         }
         case "hr":
           ensureSpace(12);
-          doc.moveTo(x, doc.y + 4).lineTo(x + width, doc.y + 4).lineWidth(0.5).stroke("#999999");
+          doc
+            .moveTo(x, doc.y + 4)
+            .lineTo(x + width, doc.y + 4)
+            .lineWidth(0.5)
+            .stroke("#999999");
           doc.moveDown(1);
           break;
       }
