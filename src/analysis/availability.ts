@@ -4,7 +4,7 @@ import { type Guard, GuardAlgebra, TRUE_GUARD } from "./guards.js";
 
 const FAIL_PORT = "fail-branch";
 /** The outputs describeNode adds for an error strategy; on a fail-branch node they exist only on failure. */
-const ERROR_OUTPUTS = new Set(["error_message", "error_type"]);
+export const ERROR_OUTPUTS: ReadonlySet<string> = new Set(["error_message", "error_type"]);
 
 export interface Availability {
   /** Is `producer`'s output `output` certainly written whenever `reader` runs? */

@@ -1,6 +1,6 @@
 import { formatSelector } from "../ir/selector.js";
 import type { ValueType } from "../ir/types.js";
-import { type Availability, computeAvailability } from "./availability.js";
+import { type Availability, computeAvailability, ERROR_OUTPUTS } from "./availability.js";
 import type { DiagnosticSink } from "./codes.js";
 import type { AnalysisGraph } from "./graph.js";
 import type { Read } from "./reads.js";
@@ -59,10 +59,17 @@ export function checkDataflow(
     const sel = formatSelector(read.selector);
     // Optional reads tolerate a missing value, but one that can never exist yet is still a mistake.
     if (!availability.may(read.reader, producer, output)) {
+      const failOnly =
+        output !== undefined && !ERROR_OUTPUTS.has(output) && availability.may(read.reader, producer, "error_message");
+      const successOnly = output !== undefined && ERROR_OUTPUTS.has(output) && availability.may(read.reader, producer);
       const why =
         producer === read.reader
           ? `node reads its own output ${sel}`
-          : `${sel} never exists when "${reader.id}" runs: "${p.id}" is not upstream of it`;
+          : failOnly
+            ? `${sel} never exists when "${reader.id}" runs: it is reached only through the fail-branch of "${p.id}", where only error_message and error_type exist`
+            : successOnly
+              ? `${sel} never exists when "${reader.id}" runs: "${p.id}" reaches it only on success, and ${output} is written only on its fail-branch`
+              : `${sel} never exists when "${reader.id}" runs: "${p.id}" is not upstream of it`;
       sink.add("ref.not_available", why, where, read.optional && producer !== read.reader ? "warning" : undefined);
       continue;
     }

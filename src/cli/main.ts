@@ -13,6 +13,7 @@ const program = new Command()
 registerStaticCommands(program);
 registerRunCommands(program);
 registerGenerateCommands(program);
+(await import("./commands/serve.js")).registerServeCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -312,8 +312,14 @@ export class Scheduler {
       if (result) {
         const port = result.port ?? "source";
         o.store.appendAttempt({ ...rec, outputs: result.outputs, port, usage: result.usage, meta: result.meta });
-        const commit: NodeCommit = { key, nodeId: node.id, status: "succeeded", outputs: result.outputs, port, writes };
-        o.store.commitNode(o.runId, commit);
+        // If another worker committed this node first, its result stands and ours is dropped.
+        const commit = o.store.commitNode(o.runId, { key, nodeId: node.id, status: "succeeded", outputs: result.outputs, port, writes });
+        if (commit.status !== "succeeded" || commit.outputs !== result.outputs) {
+          frame.pool.set(node.id, commit.outputs);
+          for (const w of commit.writes ?? []) frame.pool.write(w.selector, w.value);
+          this.completed.push({ nodeId: node.id, type: node.type, status: commit.status === "exception" ? "exception" : "succeeded", outputs: commit.outputs, key });
+          return { port: this.branchNode(node) ? commit.port : undefined };
+        }
         frame.pool.set(node.id, result.outputs);
         this.completed.push({ nodeId: node.id, type: node.type, status: "succeeded", outputs: result.outputs, key });
         o.onEvent({

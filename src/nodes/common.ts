@@ -67,7 +67,9 @@ export const VariableBinding = z
 export function bindingInputs(
   list: ReadonlyArray<{ value_selector: string[] }> | undefined,
   field: string,
-  optional = true,
+  // A value produced on one branch only is an error at a join unless merged (DESIGN.md), even though
+  // Dify passes null at run time: the null is almost never what the author meant.
+  optional = false,
 ): InputRef[] {
   return (list ?? [])
     .map((b, i) => ({ selector: b.value_selector, field: `${field}[${i}].value_selector`, optional }))

@@ -5,6 +5,7 @@ import { resolveLimits } from "./limits.js";
 import { runPython } from "./python.js";
 
 export { SandboxError, type SandboxErrorCode } from "./errors.js";
+export { closeJavaScriptWorkers } from "./javascript.js";
 export { DEFAULT_LIMITS, resolveLimits } from "./limits.js";
 export { resolvePython } from "./python.js";
 

@@ -16,6 +16,8 @@ import { encodeInputs, parseResult } from "./json.js";
 
 /** After the deadline the guest gets this long to notice its interrupt before the thread is killed. */
 const TERMINATE_GRACE_MS = 1_000;
+/** A new worker first compiles the WASM module; the guest's own deadline starts only after that. */
+const STARTUP_GRACE_MS = 10_000;
 
 /** Globals that exist in Node or browsers but deliberately not here; using one is a policy violation. */
 const HOST_APIS = new Set([
@@ -70,6 +72,7 @@ class WorkerPool {
   private busy = 0;
   private queue: Job[] = [];
   private nextId = 1;
+  private closed = false;
   constructor(private readonly size: number) {}
 
   run(code: string, input: string, limits: SandboxLimits, signal?: AbortSignal): Promise<WorkerReply> {
@@ -77,6 +80,13 @@ class WorkerPool {
       this.queue.push({ id: this.nextId++, code, input, limits, signal, resolve, reject });
       this.pump();
     });
+  }
+
+  /** Terminates idle workers; running jobs finish on theirs, which are then dropped. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const idle = this.idle.splice(0);
+    await Promise.all(idle.map((w) => w.terminate()));
   }
 
   private spawn(): Worker {
@@ -97,13 +107,13 @@ class WorkerPool {
         job.reject(aborted());
         continue;
       }
-      const worker = this.idle.pop() ?? this.spawn();
+      const reused = this.idle.pop();
       this.busy++;
-      this.dispatch(worker, job);
+      this.dispatch(reused ?? this.spawn(), job, reused === undefined);
     }
   }
 
-  private dispatch(worker: Worker, job: Job): void {
+  private dispatch(worker: Worker, job: Job, fresh: boolean): void {
     const cancel = new SharedArrayBuffer(4);
     const flag = new Int32Array(cancel);
     let settled = false;
@@ -115,7 +125,7 @@ class WorkerPool {
       worker.off("error", onError);
       worker.off("exit", onExit);
       this.busy--;
-      if (keepWorker) {
+      if (keepWorker && !this.closed) {
         worker.unref();
         this.idle.push(worker);
       } else {
@@ -139,11 +149,14 @@ class WorkerPool {
     };
     const onExit = () => onError(new Error("worker exited"));
     const onAbort = () => Atomics.store(flag, 0, 1);
-    const timer = setTimeout(() => {
-      if (settled) return;
-      finish(false);
-      job.reject(job.signal?.aborted ? aborted() : timeoutError(job.limits));
-    }, job.limits.timeoutMs + TERMINATE_GRACE_MS);
+    const timer = setTimeout(
+      () => {
+        if (settled) return;
+        finish(false);
+        job.reject(job.signal?.aborted ? aborted() : timeoutError(job.limits));
+      },
+      job.limits.timeoutMs + TERMINATE_GRACE_MS + (fresh ? STARTUP_GRACE_MS : 0),
+    );
     job.signal?.addEventListener("abort", onAbort, { once: true });
     worker.on("message", onMessage);
     worker.on("error", onError);
@@ -159,6 +172,16 @@ let pool: WorkerPool | undefined;
 function getPool(): WorkerPool {
   pool ??= new WorkerPool(Math.max(1, Math.min(4, availableParallelism())));
   return pool;
+}
+
+/**
+ * For graceful server shutdown: stops the JavaScript worker threads. Idle workers never keep the
+ * process alive, so CLIs need not call this; a later run starts new workers.
+ */
+export async function closeJavaScriptWorkers(): Promise<void> {
+  const p = pool;
+  pool = undefined;
+  await p?.close();
 }
 
 export async function runJavaScript(

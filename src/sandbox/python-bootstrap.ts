@@ -34,6 +34,7 @@ _PRELOAD = """json re math cmath datetime time calendar collections collections.
 operator random secrets hashlib hmac base64 binascii string textwrap unicodedata decimal fractions
 numbers statistics copy heapq bisect array struct uuid typing dataclasses enum abc contextlib pprint
 difflib html html.entities html.parser urllib.parse zlib csv traceback types keyword _strptime graphlib
+io logging
 encodings.latin_1 encodings.ascii encodings.utf_16 encodings.utf_32 encodings.utf_16_le encodings.utf_16_be
 encodings.utf_8_sig encodings.utf_7 encodings.idna encodings.punycode encodings.cp1252 encodings.cp437
 encodings.hex_codec encodings.base64_codec encodings.unicode_escape encodings.raw_unicode_escape
@@ -49,7 +50,7 @@ _dt.datetime.strptime("2000-01-01", "%Y-%m-%d")  # warms _strptime's locale cach
 
 # Modules user code may not import even though they are loaded (the standard library needs them).
 _DENY = frozenset("""os posix nt sys subprocess socket _socket ssl ctypes _ctypes importlib _imp
-_frozen_importlib _frozen_importlib_external zipimport marshal pickle _pickle shelve io _io builtins
+_frozen_importlib _frozen_importlib_external zipimport marshal pickle _pickle shelve _io builtins
 gc inspect code codeop runpy signal _signal threading _thread multiprocessing concurrent asyncio
 resource pty fcntl mmap select selectors shutil pathlib tempfile glob fnmatch posixpath ntpath genericpath
 urllib.request http ftplib smtplib telnetlib socketserver xmlrpc webbrowser platform sysconfig site
@@ -120,7 +121,7 @@ def _violation(message):
 _ALLOWED = frozenset((
     "compile", "exec", "object.__getattr__", "object.__setattr__", "object.__delattr__",
     "sys._getframe", "builtins.id", "function.__new__", "time.sleep", "sys.excepthook",
-    "sys.unraisablehook",
+    "sys.unraisablehook", "sys._getframemodulename",
 ))
 
 def _describe(event, args):

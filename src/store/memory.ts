@@ -22,9 +22,11 @@ export class MemoryRunStore implements RunStore {
     const r = this.runs.get(id);
     if (r) Object.assign(r, structuredClone(patch), { updatedAt: Date.now() });
   }
-  commitNode(runId: string, commit: NodeCommit): void {
+  commitNode(runId: string, commit: NodeCommit): NodeCommit {
     let m = this.commits.get(runId);
     if (!m) this.commits.set(runId, (m = new Map()));
+    const prior = m.get(commit.key);
+    if (prior) return structuredClone(prior);
     m.set(commit.key, structuredClone(commit));
     const log = this.artifactLog.get(runId) ?? [];
     for (const [name, value] of Object.entries(commit.outputs)) {
@@ -34,6 +36,7 @@ export class MemoryRunStore implements RunStore {
       log.push({ runId, nodeId: commit.nodeId, name, version, key: commit.key, value: structuredClone(value), createdAt: Date.now() });
     }
     this.artifactLog.set(runId, log);
+    return commit;
   }
   committed(runId: string): Map<string, NodeCommit> {
     return new Map([...(this.commits.get(runId) ?? new Map())].map(([k, v]) => [k, structuredClone(v)]));

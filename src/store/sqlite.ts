@@ -40,9 +40,10 @@ export class SqliteRunStore implements RunStore {
       getRun: this.db.prepare("SELECT * FROM runs WHERE id = ?"),
       listRuns: this.db.prepare("SELECT * FROM runs ORDER BY created_at DESC LIMIT ?"),
       commit: this.db.prepare(
-        "INSERT OR REPLACE INTO node_commits (run_id, key, node_id, status, outputs, port, writes) VALUES (?,?,?,?,?,?,?)",
+        "INSERT OR IGNORE INTO node_commits (run_id, key, node_id, status, outputs, port, writes) VALUES (?,?,?,?,?,?,?)",
       ),
       commits: this.db.prepare("SELECT * FROM node_commits WHERE run_id = ?"),
+      commitOne: this.db.prepare("SELECT * FROM node_commits WHERE run_id = ? AND key = ?"),
       attempt: this.db.prepare("INSERT INTO attempts (run_id, key, node_id, record) VALUES (?,?,?,?)"),
       attempts: this.db.prepare("SELECT record FROM attempts WHERE run_id = ? ORDER BY seq"),
       artifactVersion: this.db.prepare(
@@ -103,28 +104,31 @@ export class SqliteRunStore implements RunStore {
     vals.push(Date.now(), id);
     this.db.prepare(`UPDATE runs SET ${sets.join(", ")} WHERE id = ?`).run(...vals);
   }
-  commitNode(runId: string, c: NodeCommit): void {
+  commitNode(runId: string, c: NodeCommit): NodeCommit {
     const now = Date.now();
-    this.db.transaction(() => {
-      this.stmts.commit.run(runId, c.key, c.nodeId, c.status, JSON.stringify(c.outputs), c.port ?? null, j(c.writes));
+    return this.db.transaction((): NodeCommit => {
+      const inserted = this.stmts.commit.run(runId, c.key, c.nodeId, c.status, JSON.stringify(c.outputs), c.port ?? null, j(c.writes));
+      if (inserted.changes === 0) return this.toCommit(this.stmts.commitOne.get(runId, c.key));
       for (const [name, value] of Object.entries(c.outputs)) {
         const { v } = this.stmts.artifactVersion.get(runId, c.nodeId, name) as { v: number };
         this.stmts.artifact.run(runId, c.nodeId, name, v + 1, c.key, j(value), now);
       }
+      return c;
     })();
+  }
+  private toCommit(row: any): NodeCommit {
+    return {
+      key: row.key,
+      nodeId: row.node_id,
+      status: row.status,
+      outputs: JSON.parse(row.outputs),
+      port: row.port ?? undefined,
+      writes: p(row.writes),
+    };
   }
   committed(runId: string): Map<string, NodeCommit> {
     const m = new Map<string, NodeCommit>();
-    for (const row of this.stmts.commits.all(runId) as any[]) {
-      m.set(row.key, {
-        key: row.key,
-        nodeId: row.node_id,
-        status: row.status,
-        outputs: JSON.parse(row.outputs),
-        port: row.port ?? undefined,
-        writes: p(row.writes),
-      });
-    }
+    for (const row of this.stmts.commits.all(runId) as any[]) m.set(row.key, this.toCommit(row));
     return m;
   }
   appendAttempt(rec: AttemptRecord): void {

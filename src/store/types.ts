@@ -63,7 +63,11 @@ export interface RunStore {
   getRun(id: string): RunRecord | undefined;
   listRuns(limit?: number): RunRecord[];
   updateRun(id: string, patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>): void;
-  commitNode(runId: string, commit: NodeCommit): void;
+  /**
+   * First commit wins: if this key is already committed (another worker got there first), nothing is
+   * written and the existing commit is returned, so no node output is ever committed twice.
+   */
+  commitNode(runId: string, commit: NodeCommit): NodeCommit;
   committed(runId: string): Map<string, NodeCommit>;
   appendAttempt(rec: AttemptRecord): void;
   attempts(runId: string): AttemptRecord[];

@@ -18,7 +18,7 @@ function load(file: string) {
 }
 
 describe("real Dify files", () => {
-  it("every corpus file analyses without throwing", () => {
+  it("every corpus file analyses without throwing", { timeout: 120_000 }, () => {
     expect(files.length).toBeGreaterThan(100);
     let analysed = 0;
     for (const f of files) {
@@ -43,6 +43,15 @@ describe("real Dify files", () => {
     const d = r.diagnostics.find((x) => x.code === "ref.not_available" && x.nodeId === "17546268421970");
     expect(d?.field).toBe("variables[0].value_selector");
     expect(d?.message).toMatch(/17546230718560/);
+  });
+
+  it("finds a fail-branch handler that reads the failed request's body", () => {
+    const f = files.find((x) => x.includes("error-handling"));
+    expect(f).toBeDefined();
+    const r = analyse(load(f!));
+    const d = r.diagnostics.filter((x) => x.code === "ref.not_available" && x.nodeId === "1718003000004");
+    expect(d.map((x) => x.severity)).toEqual(["error", "error"]);
+    expect(d[0]!.message).toMatch(/fail-branch of "1718003000002"/);
   });
 
   it("finds the selector to a start input that was deleted", () => {

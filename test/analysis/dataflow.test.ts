@@ -154,6 +154,19 @@ describe("availability at joins", () => {
     ]);
   });
 
+  it("fail-branch messages say which path lacks the value", () => {
+    const risky = tt("risky", [["q", ["start", "query"]]]);
+    risky.config = { ...risky.config, error_strategy: "fail-branch" };
+    const w = wf(
+      "workflow",
+      [start(), risky, end("ok", [["bad", ["risky", "error_message"]]]), end("failed", [["bad", ["risky", "output"]]])],
+      [e("start", "risky"), e("risky", "ok"), e("risky", "failed", "fail-branch")],
+    );
+    const msgs = Object.fromEntries(withCode(run(w), "ref.not_available").map((d) => [d.nodeId, d.message]));
+    expect(msgs.failed).toMatch(/only through the fail-branch of "risky"/);
+    expect(msgs.ok).toMatch(/only on success/);
+  });
+
   it("default-value: outputs exist on every path", () => {
     const risky = tt("risky", [["q", ["start", "query"]]]);
     risky.config = {
@@ -196,7 +209,7 @@ describe("availability at joins", () => {
     expect(errors(r), show(r)).toEqual([]);
   });
 
-  it("a parallel sibling is never upstream: not available even for optional reads (warning)", () => {
+  it("a parallel sibling is never upstream: reading it is an error", () => {
     const w = wf(
       "workflow",
       [
@@ -212,7 +225,7 @@ describe("availability at joins", () => {
     );
     const r = run(w);
     const d = withCode(r, "ref.not_available");
-    expect(d.map((x) => [x.nodeId, x.severity])).toEqual([["b", "warning"]]);
+    expect(d.map((x) => [x.nodeId, x.severity])).toEqual([["b", "error"]]);
   });
 
   it("falls back to plain intersection beyond the guard bound and stays sound", () => {

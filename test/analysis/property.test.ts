@@ -87,7 +87,7 @@ function mutate(w: Workflow, m: Mutation) {
 }
 
 describe("property: the analyser is total", () => {
-  it("generated valid workflows have no errors", () => {
+  it("generated valid workflows have no errors", { timeout: 120_000 }, () => {
     fc.assert(
       fc.property(fc.integer({ min: 3, max: 80 }), fc.integer(), (size, seed) => {
         const r = analyse(genWorkflow(size, seed));
@@ -100,7 +100,7 @@ describe("property: the analyser is total", () => {
     );
   });
 
-  it("random mutations never throw, only produce well-formed diagnostics", () => {
+  it("random mutations never throw, only produce well-formed diagnostics", { timeout: 120_000 }, () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 3, max: 40 }),
@@ -110,11 +110,16 @@ describe("property: the analyser is total", () => {
           const w = genWorkflow(size, seed);
           for (const m of ms) mutate(w, m);
           const r = analyse(w);
+          const ids = new Set(w.nodes.map((x) => x.id));
           for (const d of r.diagnostics) {
             expect(typeof d.code).toBe("string");
             expect(["error", "warning", "info"]).toContain(d.severity);
             expect(typeof d.message).toBe("string");
+            // A diagnostic points at a node the UI can highlight, or at none.
+            if (d.nodeId !== undefined) expect(ids.has(d.nodeId)).toBe(true);
           }
+          // Deterministic: the same workflow gives the same diagnostics.
+          expect(analyse(w).diagnostics).toEqual(r.diagnostics);
           expect(r.burden.nodes.length).toBeLessThanOrEqual(w.nodes.length);
           for (const nb of r.burden.nodes) expect(Number.isFinite(nb.score)).toBe(true);
         },

@@ -489,3 +489,41 @@ describe("firstDifference", () => {
     expect(firstDifference(Number.NaN, Number.NaN)).toBeUndefined();
   });
 });
+
+describe("layout of nodes added to an imported container", () => {
+  it("places a new child inside the body and grows the container to hold it", () => {
+    const text = `app: {name: t, mode: workflow}
+version: '0.4.0'
+workflow:
+  graph:
+    nodes:
+    - id: '1'
+      type: custom
+      position: {x: 0, y: 0}
+      data: {type: iteration, title: It, width: 400, height: 160, start_node_id: 1start}
+      width: 400
+      height: 160
+    - id: 1start
+      type: custom-iteration-start
+      parentId: '1'
+      position: {x: 24, y: 68}
+      data: {type: iteration-start, title: ''}
+    edges: []
+`;
+    const wf = importDify(text).workflow;
+    wf.nodes.push({ id: "1a", type: "code", title: "New", parentId: "1", config: {} });
+    wf.edges.push({ source: "1start", sourcePort: "source", target: "1a" });
+    const doc = rec((readYaml(exportDify(wf)) as { value: unknown }).value);
+    const nodes = rec(rec(doc.workflow).graph).nodes as J[];
+    const child = nodes.find((n) => n.id === "1a") as J;
+    const parent = nodes.find((n) => n.id === "1") as J;
+    expect(child).toMatchObject({ parentId: "1", extent: "parent", data: { iteration_id: "1", isInIteration: true } });
+    const pos = rec(child.position);
+    expect(pos.y as number).toBeGreaterThan(68);
+    expect(parent.height as number).toBeGreaterThanOrEqual((pos.y as number) + 90);
+    expect(rec(parent.data).height).toBe(parent.height);
+    // Once laid out, another round trip changes nothing.
+    const again = importDify(exportDify(wf)).workflow;
+    expect(importDify(exportDify(again)).workflow).toEqual(again);
+  });
+});

@@ -92,6 +92,12 @@ describe("toMermaid", () => {
     expect(renderMermaidSVG(text)).toContain("<svg");
   });
 
+  it("can run top to bottom", () => {
+    const tb = toMermaid(wf(), { direction: "TB" });
+    expect(tb.startsWith("flowchart TB\n")).toBe(true);
+    expect(tb).toContain("direction TB");
+  });
+
   it("names ports for legacy if-else without cases", () => {
     const n = { id: "x", type: "if-else", title: "", config: {} };
     expect(portLabel(n, "true")).toBe("case 1");

@@ -23,7 +23,9 @@ describe(`networkx ${fx.networkx} parity`, () => {
     }
     expect(diffs).toEqual([]);
     // The fixture really exercises tie-breaking: an equally optimal Hungarian matching differs on many.
-    const hung = fx.matchings.filter((c) => matchNodes(c.sim, { threshold: 0.6, inclusive: false, matcher: "hungarian" }).join() !== c.mapping.join());
+    const hung = fx.matchings.filter(
+      (c) => matchNodes(c.sim, { threshold: 0.6, inclusive: false, matcher: "hungarian" }).join() !== c.mapping.join(),
+    );
     expect(hung.length).toBeGreaterThan(100);
   });
 

@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
-import { createSandbox } from "../../src/sandbox/index.js";
+import { closeJavaScriptWorkers, createSandbox } from "../../src/sandbox/index.js";
 
 /** Servers run the sandbox for days: many runs, good and bad, must not accumulate anything. */
 describe("sandbox in a long-running process", () => {
@@ -49,6 +49,15 @@ describe("sandbox in a long-running process", () => {
     );
     const results = await Promise.all(jobs);
     expect(results.map((r) => (r as { i: number }).i)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  });
+
+  it("can close its workers and start new ones on the next run", async () => {
+    await closeJavaScriptWorkers();
+    await expect(
+      sandbox.run({ language: "javascript", code: "function main() { return { ok: 1 } }", inputs: {} }),
+    ).resolves.toEqual({
+      ok: 1,
+    });
   });
 
   it("runs many Python jobs without leaving processes or directories behind", async () => {

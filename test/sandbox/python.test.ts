@@ -57,6 +57,68 @@ def main(text: str, data: str) -> dict:
     });
   });
 
+  it("supports classes, dataclasses, enums, namedtuples and typing", async () => {
+    const code = `
+from dataclasses import dataclass, asdict
+from collections import namedtuple
+from typing import List, Optional
+import enum
+
+@dataclass
+class Item:
+    name: str
+    qty: int = 1
+
+class Color(enum.Enum):
+    RED = "red"
+
+Pair = namedtuple("Pair", "a b")
+
+def main(names: List[str], extra: Optional[str] = None) -> dict:
+    items = [asdict(Item(n)) for n in names]
+    return {"items": items, "color": Color.RED.value, "pair": list(Pair(1, 2)), "extra": extra}
+`;
+    await expect(sandbox.run(py(code, { names: ["x", "y"] }))).resolves.toEqual({
+      items: [
+        { name: "x", qty: 1 },
+        { name: "y", qty: 1 },
+      ],
+      color: "red",
+      pair: [1, 2],
+      extra: null,
+    });
+  });
+
+  it("allows io buffers and logging as corpus code uses them", async () => {
+    const code = `
+import io
+import logging
+logging.basicConfig(level=logging.INFO)
+logger = logging.getLogger(__name__)
+
+def main(text: str) -> dict:
+    logger.info("reading %s", text)
+    buf = io.StringIO(text)
+    raw = io.BytesIO(text.encode())
+    return {"lines": buf.read().splitlines(), "size": len(raw.getvalue())}
+`;
+    await expect(sandbox.run(py(code, { text: "a\nb" }))).resolves.toEqual({ lines: ["a", "b"], size: 3 });
+  });
+
+  it("still refuses io.open", async () => {
+    await expectSandboxError(
+      py("import io\ndef main():\n    return {'x': io.open('/etc/hostname').read()}\n"),
+      "sandbox.forbidden",
+      /file access/,
+    );
+  });
+
+  it("reports a missing interpreter as sandbox.unavailable", async () => {
+    const { createSandbox } = await import("../../src/sandbox/index.js");
+    const broken = createSandbox({ python: "/nonexistent/python3" });
+    await expect(broken.run(py("def main():\n    return {}\n"))).rejects.toMatchObject({ code: "sandbox.unavailable" });
+  });
+
   it("passes nulls, nested values and unicode unchanged", async () => {
     const inputs = { o: { a: [1, { b: null }] }, s: "héllo ✓ 中文", n: null };
     await expect(sandbox.run(py("def main(**kw):\n    return kw\n", inputs))).resolves.toEqual(inputs);
@@ -271,6 +333,12 @@ describe("python sandbox: escape attempts", () => {
       await expectHostHealthy("python3");
     });
   }
+
+  it.skipIf(process.getuid?.() !== 0)("drops root to nobody before user code runs", async () => {
+    const code =
+      "def main():\n    g = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0].__init__.__globals__\n    return {'uid': g['getuid'](), 'gid': g['getgid'](), 'can_setuid': 'setuid' in g}\n";
+    await expect(sandbox.run(py(code))).resolves.toEqual({ uid: 65534, gid: 65534, can_setuid: false });
+  });
 
   it("never creates the files the attacks tried to write", () => {
     expect(readdirSync(tmpdir()).filter((f) => f.startsWith("weft-pwned"))).toEqual([]);

@@ -5,6 +5,7 @@ import { LocalToolService, providerKey } from "../../src/tools/builtin/index.js"
 import { TextDocumentService } from "../../src/tools/documents.js";
 import { ToolError } from "../../src/tools/errors.js";
 import { MemoryFileService } from "../../src/tools/files.js";
+import { pdfFonts } from "../../src/tools/render/fonts.js";
 
 const PINNED = new Date("2026-03-15T04:05:06.789Z");
 
@@ -211,16 +212,19 @@ describe("md_exporter", () => {
   });
 
   it("md_to_pdf refuses CJK text when no CJK font exists, instead of writing blank boxes", async () => {
-    const { tools } = setup();
+    const { files, tools } = setup();
     const prev = process.env.WEFT_CJK_FONT;
-    process.env.WEFT_CJK_FONT = "/nonexistent/font.ttf";
+    const cjk = { providerId: id, toolName: "md_to_pdf", parameters: { md_text: "# 合同审查\n\n风险低" } };
     try {
-      const r = await tools
-        .invoke({ providerId: id, toolName: "md_to_pdf", parameters: { md_text: "# 合同审查\n\n风险低" } })
-        .catch((e) => e);
-      // Machines with a CJK font installed produce the PDF; machines without one get the typed error.
-      if (r instanceof Error) expect(r).toMatchObject({ code: "tool.font_missing" });
-      else expect(r.files[0]?.mime_type).toBe("application/pdf");
+      process.env.WEFT_CJK_FONT = "none";
+      await expect(tools.invoke(cjk)).rejects.toMatchObject({ code: "tool.font_missing" });
+      // With a CJK face on the machine (Debian fonts-wqy-zenhei / fonts-noto-cjk) the text survives.
+      delete process.env.WEFT_CJK_FONT;
+      if (pdfFonts().cjk) {
+        const r = await tools.invoke(cjk);
+        const f = r.files[0] as FileValue;
+        expect(await docs.extract(f, await files.get(f))).toContain("合同审查");
+      }
     } finally {
       if (prev === undefined) delete process.env.WEFT_CJK_FONT;
       else process.env.WEFT_CJK_FONT = prev;
@@ -449,5 +453,48 @@ describe("invocation by spec name", () => {
       "data",
       "categories",
     ]);
+  });
+});
+
+describe("createLocalServices", () => {
+  it("wires one file store into the tool service and follows the given clock", async () => {
+    const { createLocalServices } = await import("../../src/tools/index.js");
+    const s = createLocalServices({ now: () => PINNED });
+    const r = await s.tools.invoke({ providerId: "md_exporter", toolName: "md_to_md", parameters: { md_text: "# x" } });
+    expect(new TextDecoder().decode(await s.files.get(r.files[0] as FileValue))).toBe("# x");
+    expect(await s.documents.extract(r.files[0] as FileValue, await s.files.get(r.files[0] as FileValue))).toBe("# x");
+    expect((await s.tools.invoke({ providerId: "time", toolName: "current_time", parameters: {} })).text).toBe(
+      "2026-03-15 04:05:06 UTC",
+    );
+  });
+});
+
+describe("json_process", () => {
+  it("parse extracts with JSONPath and prints like Python (True, json.dumps spacing, ensure_ascii)", async () => {
+    const { tools } = setup();
+    const content = JSON.stringify({
+      nextSearchTopic: "量子",
+      shouldContinue: true,
+      items: [{ n: 1 }, { n: 2 }],
+      none: null,
+    });
+    const parse = (json_filter: string, ensure_ascii: unknown = 1) =>
+      tools.invoke({
+        providerId: "json_process",
+        toolName: "parse",
+        parameters: { content, json_filter },
+        configurations: { ensure_ascii },
+      });
+    expect((await parse("shouldContinue")).text).toBe("True");
+    expect((await parse("$.nextSearchTopic")).text).toBe("量子");
+    expect((await parse("items[*].n")).text).toBe("[1, 2]");
+    expect((await parse("$.items[1]")).text).toBe('{"n": 2}');
+    expect((await parse("none")).text).toBe("None");
+    expect((await parse("absent")).text).toBe("");
+    expect((await parse("")).text).toContain('"nextSearchTopic": "\\u91cf\\u5b50"');
+    expect((await parse("", 0)).text).toContain('"nextSearchTopic": "量子"');
+    await expect(
+      tools.invoke({ providerId: "json_process", toolName: "parse", parameters: { content: "{oops" } }),
+    ).rejects.toMatchObject({ code: "tool.invalid_parameter", details: { parameter: "content" } });
   });
 });

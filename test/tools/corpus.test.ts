@@ -52,6 +52,7 @@ function sample(param: string): string {
   if (param === "mermaid_code") return "graph TD\n  A[Input] --> B[Output]";
   if (param === "md_text") return "# Report\n\n| k | v |\n|---|---|\n| a | 1 |\n\n```python\nprint(1)\n```";
   if (param === "title") return "Title";
+  if (param === "content") return '{"nextSearchTopic": "x", "shouldContinue": true}';
   return "sample";
 }
 
@@ -135,6 +136,7 @@ describe.skipIf(!CORPUS)("real tool and document-extractor nodes from the corpus
         "bowenliang123/md_exporter/md_exporter/md_to_pdf",
         "bowenliang123/md_exporter/md_exporter/md_to_html",
         "hjlarry/mermaid_converter/mermaid_converter/mermaid_converter",
+        "json_process/parse",
       ]),
     );
     expect(notConfigured.has("tavily/tavily_search")).toBe(true);

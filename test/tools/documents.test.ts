@@ -29,12 +29,13 @@ describe("TextDocumentService", () => {
   it("gives the visible text of HTML, without scripts and styles, tables as markdown", async () => {
     const html = `<html><head><title>T</title><style>p{color:red}</style></head><body>
       <h1>Heading</h1><p>First <b>para</b>.</p><script>alert(1)</script>
-      <ul><li>one</li><li>two</li></ul>
+      <ul><li>one</li><li>two</li></ul><ol start="3"><li>third</li><li>fourth</li></ol>
       <table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table></body></html>`;
     const text = await extract("page.html", html);
     expect(text).toContain("Heading");
     expect(text).toContain("First para.");
     expect(text).toContain("- one");
+    expect(text).toContain("3. third\n4. fourth");
     expect(text).toContain("| k | v |\n| --- | --- |\n| a | 1 |");
     expect(text).not.toContain("alert");
     expect(text).not.toContain("color:red");

@@ -28,6 +28,39 @@ function describeJsonFix(before: string): string[] {
   return what.length ? what : ["syntax"];
 }
 
+/**
+ * Replace each closing bracket that does not match the innermost open one (`]` for `{`, `}` for `[`)
+ * with the one that does; strings are skipped. Models mistype the closer far more often than they drop
+ * one, and where one was dropped the next mismatch closes the outer bracket, so the shape comes out right.
+ */
+export function balanceBrackets(text: string): { text: string; changed: number } {
+  const out: string[] = [];
+  const stack: string[] = [];
+  let inStr = false;
+  let changed = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (inStr) {
+      out.push(ch);
+      if (ch === "\\" && i + 1 < text.length) out.push(text[++i]!);
+      else if (ch === '"') inStr = false;
+      continue;
+    }
+    if (ch === '"') inStr = true;
+    else if (ch === "{" || ch === "[") stack.push(ch === "{" ? "}" : "]");
+    else if (ch === "}" || ch === "]") {
+      const want = stack.pop();
+      if (want && want !== ch) {
+        changed++;
+        out.push(want);
+        continue;
+      }
+    }
+    out.push(ch);
+  }
+  return { text: out.join(""), changed };
+}
+
 /** Parse model JSON: fences stripped, then strict JSON, then jsonrepair (commas, comments, quotes, truncation). */
 export function parseModelJson(text: string): JsonRepairResult {
   const repairs: RepairRecord[] = [];
@@ -42,6 +75,17 @@ export function parseModelJson(text: string): JsonRepairResult {
       repairs.push({ kind: "json", detail: `repaired JSON: ${describeJsonFix(fence.text).join(", ")}` });
       return { value, repairs };
     } catch {
+      // jsonrepair gives up on a wrong closing bracket (`[[…]] }`); put the right one in and retry.
+      const balanced = balanceBrackets(fence.text);
+      if (balanced.changed) {
+        try {
+          const value = JSON.parse(jsonrepair(balanced.text));
+          repairs.push({ kind: "json", detail: `repaired JSON: ${balanced.changed} mismatched closing bracket(s)` });
+          return { value, repairs };
+        } catch {
+          // fall through to the original error
+        }
+      }
       return { repairs, error: `not valid JSON: ${(first as Error).message}` };
     }
   }

@@ -1,6 +1,19 @@
 import { type Compact, compactOutputs, isObj, parentOf, TEXT_REF } from "./compact-graph.js";
 import type { RepairRecord } from "./types.js";
 
+/** Text params (with {{#…#}} references) of each compact type. */
+const TEXT_FIELDS: Record<string, string[]> = {
+  llm: ["system", "user"],
+  "parameter-extractor": ["instruction"],
+  "question-classifier": ["instruction"],
+  tts: ["text"],
+  text2image: ["prompt"],
+  "markdown-exporter": ["md_text"],
+  "mermaid-converter": ["mermaid_code"],
+  "google-search": ["query"],
+  echarts: ["chart_title", "data", "x_axisORcategories"],
+};
+
 /**
  * Fix references whose target is unambiguous: a `[node_id, var]` tuple written in Dify order is
  * swapped to the compact `[var, node_id]` order, and a reference to a missing node id is retargeted
@@ -50,10 +63,39 @@ export function repairReferences(c: Compact): { compact: Compact; repairs: Repai
     return v;
   };
 
+  const isTuple = (v: unknown): v is [string, string | number] =>
+    Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && (typeof v[1] === "string" || typeof v[1] === "number") && ids.has(String(v[1]));
+  const byId = new Map(c.nodes_info.map((n) => [n.id, n]));
+
   const nodes_info = c.nodes_info.map((n) => {
     // Start variables are [name, type] pairs, not references; code/parameter outputs likewise.
     if (n.type === "start") return n;
     const param = { ...n.param };
+    // A text field written as a [var, id] tuple means the text {{#'id'.var#}}.
+    for (const k of TEXT_FIELDS[n.type] ?? []) {
+      const v = param[k];
+      if (isTuple(v)) {
+        param[k] = `{{#'${v[1]}'.${v[0]}#}}`;
+        repairs.push({ kind: "reference", detail: `${n.id}.${k}: the text field held the reference ${JSON.stringify(v)}; wrote it as {{#'${v[1]}'.${v[0]}#}}` });
+      }
+    }
+    // Aggregator inputs are plain [var, id]: unwrap the [name, [var, id]] binding form, and complete a
+    // bare node id when that node publishes exactly one value.
+    if (n.type === "variable-aggregator" && Array.isArray(param.variables)) {
+      param.variables = param.variables.map((v, i) => {
+        if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && isTuple(v[1])) {
+          repairs.push({ kind: "reference", detail: `${n.id}.variables[${i}]: unwrapped the binding ${JSON.stringify(v)} to ${JSON.stringify(v[1])}` });
+          return v[1];
+        }
+        const target = typeof v === "string" || typeof v === "number" ? byId.get(String(v)) : undefined;
+        const outs = target ? compactOutputs(target) : [];
+        if (target && outs.length === 1) {
+          repairs.push({ kind: "reference", detail: `${n.id}.variables[${i}]: the bare node id ${JSON.stringify(v)} became [${outs[0]}, ${target.id}] (its only output)` });
+          return [outs[0], target.id];
+        }
+        return v;
+      });
+    }
     for (const [k, v] of Object.entries(param)) {
       if ((n.type === "code" && k === "outputs") || (n.type === "parameter-extractor" && k === "parameters") || k === "classes" || k === "code" || k === "template") continue;
       param[k] = walk(v, n.id, k);

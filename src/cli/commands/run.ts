@@ -89,6 +89,7 @@ export function registerRunCommands(program: Command): void {
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "parallel node executions", "8")
     .option("--queue", "enqueue on Redis for weft workers instead of running here")
+    .option("--redis <url>", "Redis for --queue (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
     .action(async (file, opts) => {
       const cfg = loadWeftConfig(opts.config);
       const { workflow } = await readWorkflow(file);
@@ -113,10 +114,8 @@ export function registerRunCommands(program: Command): void {
         inputs[k] = inputs[k] === undefined ? file : ([] as unknown[]).concat(inputs[k], file);
       }
       if (opts.queue) {
-        const { enqueueRun } = await import("../../queue/index.js").catch(() => {
-          throw new CliError("queue.unavailable", "queued runs are not available in this build");
-        });
-        const result = await enqueueRun(workflow, inputs, { db: opts.db ?? cfg.db, onEvent: progress(!!opts.json) });
+        const { enqueueRun } = await import("../../queue/index.js");
+        const result = await enqueueRun(workflow, inputs, { db: opts.db ?? cfg.db, redisUrl: opts.redis, onEvent: progress(!!opts.json) });
         return finish(result, opts);
       }
       const store = new SqliteRunStore(opts.db ?? cfg.db);
@@ -133,6 +132,42 @@ export function registerRunCommands(program: Command): void {
       } finally {
         store.close();
       }
+    });
+
+  program
+    .command("worker")
+    .description("process queued runs from Redis (any number of workers may share Redis and the run store)")
+    .option("--redis <url>", "Redis (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
+    .option("--db <path>", "SQLite run store shared by the workers")
+    .option("--config <path>", "weft.config.json")
+    .option("--concurrency <n>", "runs processed at once", "4")
+    .option("--lock-ms <n>", "lock lifetime; a dead worker's run is taken over after it", "30000")
+    .option("--name <name>", "worker name in results")
+    .action(async (opts) => {
+      const cfg = loadWeftConfig(opts.config);
+      const { startWorker } = await import("../../queue/index.js");
+      const services = await buildServices(cfg, { configPath: opts.config });
+      const w = startWorker({
+        redisUrl: opts.redis,
+        db: opts.db ?? cfg.db,
+        concurrency: Number(opts.concurrency),
+        lockDurationMs: Number(opts.lockMs),
+        name: opts.name,
+        services,
+        // One line per run taken, so operators (and the takeover test) can see who runs what.
+        onEvent: (e) => {
+          if (e.type === "run_started") process.stderr.write(`run ${e.runId} ${e.resumed ? "resumed" : "started"}\n`);
+        },
+      });
+      await w.worker.waitUntilReady();
+      process.stderr.write(`worker ${opts.name ?? process.pid} ready\n`);
+      const stop = async () => {
+        await w.close();
+        process.exit(0);
+      };
+      process.on("SIGTERM", stop);
+      process.on("SIGINT", stop);
+      await new Promise(() => {});
     });
 
   program

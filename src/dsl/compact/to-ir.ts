@@ -269,7 +269,10 @@ function nodeConfig(c: Converter, type: string, p: Json, id: string, caseIds: Ma
   if (alias) {
     const params = alias.params(p);
     const tool_parameters: Json = {};
-    for (const [k, v] of Object.entries(params)) tool_parameters[k] = { type: "mixed", value: c.text(v, id, k) };
+    for (const [k, v] of Object.entries(params)) {
+      if (v === undefined || v === null) c.error("compact.missing_param", `${type} needs a "${k}" text`, id, k);
+      tool_parameters[k] = { type: "mixed", value: c.text(v, id, k) };
+    }
     const tool_configurations: Json = {};
     for (const [k, v] of Object.entries(alias.configurations ?? {})) tool_configurations[k] = { type: "constant", value: v };
     return {

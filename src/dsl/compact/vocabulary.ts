@@ -11,41 +11,47 @@ export interface ToolAlias {
   configurations?: Record<string, unknown>;
 }
 
+/** A name-like param (target_type, chart_type) as text. */
 const str = (v: unknown) => (v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v));
+/**
+ * A text param is passed on as written: the converter reports a missing one or one that is not a
+ * string (models often write a `[var, id]` tuple there), instead of sending `'["text","3"]'` to the tool.
+ */
+const text = (v: unknown) => v;
 
 export const TOOL_ALIASES: Record<string, ToolAlias> = {
   tts: {
     providerId: "audio",
     providerName: "audio",
     toolName: () => "tts",
-    params: (p) => ({ text: str(p.text) }),
+    params: (p) => ({ text: text(p.text) }),
     configurations: { model: "langgenius/openai/openai#gpt-4o-mini-tts" },
   },
   text2image: {
     providerId: "sawyer-shi/tongyi_aigc/tongyi_aigc",
     providerName: "sawyer-shi/tongyi_aigc/tongyi_aigc",
     toolName: () => "z_image_text_2_image",
-    params: (p) => ({ prompt: str(p.prompt) }),
+    params: (p) => ({ prompt: text(p.prompt) }),
     configurations: { model: "z-image-turbo", size: "1024*1024" },
   },
   "mermaid-converter": {
     providerId: "hjlarry/mermaid_converter/mermaid_converter",
     providerName: "hjlarry/mermaid_converter/mermaid_converter",
     toolName: () => "mermaid_converter",
-    params: (p) => ({ mermaid_code: str(p.mermaid_code) }),
+    params: (p) => ({ mermaid_code: text(p.mermaid_code) }),
     configurations: { output_format: "png", theme: "default" },
   },
   "markdown-exporter": {
     providerId: "bowenliang123/md_exporter/md_exporter",
     providerName: "bowenliang123/md_exporter/md_exporter",
     toolName: (p) => `md_to_${str(p.target_type || "md").toLowerCase()}`,
-    params: (p) => ({ md_text: str(p.md_text) }),
+    params: (p) => ({ md_text: text(p.md_text) }),
   },
   "google-search": {
     providerId: "langgenius/google/google",
     providerName: "langgenius/google/google",
     toolName: () => "google_search",
-    params: (p) => ({ query: str(p.query) }),
+    params: (p) => ({ query: text(p.query) }),
     configurations: { as_agent_tool: false },
   },
   echarts: {
@@ -53,10 +59,10 @@ export const TOOL_ALIASES: Record<string, ToolAlias> = {
     providerName: "langgenius/echarts/echarts",
     toolName: (p) => `${str(p.chart_type || "bar").toLowerCase()}_chart`,
     params: (p) => {
-      const axis = str(p.x_axisORcategories);
+      const axis = text(p.x_axisORcategories);
       return String(p.chart_type).toLowerCase() === "pie"
-        ? { data: str(p.data), title: str(p.chart_title), categories: axis }
-        : { data: str(p.data), title: str(p.chart_title), x_axis: axis };
+        ? { data: text(p.data), title: text(p.chart_title), categories: axis }
+        : { data: text(p.data), title: text(p.chart_title), x_axis: axis };
     },
   },
 };

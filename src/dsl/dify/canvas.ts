@@ -266,10 +266,15 @@ function placeScope(
   }
 }
 
-/** Give a container without a size one that holds its children. */
+/**
+ * Give a container without a size one that holds its children, and grow one whose body just received placed
+ * nodes (Dify keeps the size both on the canvas node and in data.width/height).
+ */
 function fitContainer(container: Slot, children: (Slot | undefined)[]): void {
   const c = container.node.canvas;
-  if (Number.isFinite(c.width) && Number.isFinite(c.height)) return;
+  const sized = Number.isFinite(c.width) && Number.isFinite(c.height);
+  const grew = children.some((s) => s?.placed);
+  if (sized && !grew) return;
   let w = EMPTY_BODY.w;
   let h = EMPTY_BODY.h;
   for (const s of children) {
@@ -277,6 +282,20 @@ function fitContainer(container: Slot, children: (Slot | undefined)[]): void {
     const size = sizeOf(s);
     w = Math.max(w, s.node.canvas.position.x + size.w + BODY_PAD);
     h = Math.max(h, s.node.canvas.position.y + size.h + BODY_PAD);
+  }
+  if (sized) {
+    const width = Math.max(c.width as number, w);
+    const height = Math.max(c.height as number, h);
+    container.node.canvas = { ...c, width, height };
+    const cfg = container.node.config;
+    if (Number.isFinite(cfg.width) || Number.isFinite(cfg.height)) {
+      container.node.config = {
+        ...cfg,
+        ...(Number.isFinite(cfg.width) ? { width: Math.max(cfg.width as number, width) } : {}),
+        ...(Number.isFinite(cfg.height) ? { height: Math.max(cfg.height as number, height) } : {}),
+      };
+    }
+    return;
   }
   let next = withDefault(c, "width", w);
   next = withDefault(next, "height", h);

@@ -84,5 +84,11 @@ export function toDifyDocument(input: Workflow, opts: ExportDifyOptions = {}): J
 
 /** Dify DSL YAML for a workflow, ready for Dify's "Import DSL". */
 export function exportDify(wf: Workflow, opts: ExportDifyOptions = {}): string {
-  return writeYaml(toDifyDocument(wf, opts));
+  const doc = toDifyDocument(wf, opts);
+  try {
+    return writeYaml(doc);
+  } catch (err) {
+    // Only pathological values get here (nesting deep enough to exhaust the stack).
+    throw new WeftError("dsl_export_failed", `cannot write the workflow as YAML: ${(err as Error).message}`);
+  }
 }

@@ -75,7 +75,13 @@ export function portLabel(source: WorkflowNode | undefined, port: string): strin
   return port;
 }
 
-export function toMermaid(wf: Workflow): string {
+export interface MermaidOptions {
+  /** Flow direction; Dify's canvas runs left to right. */
+  direction?: "LR" | "TB";
+}
+
+export function toMermaid(wf: Workflow, opts: MermaidOptions = {}): string {
+  const direction = opts.direction ?? "LR";
   const index = new Map<string, number>();
   wf.nodes.forEach((n, i) => {
     if (!index.has(n.id)) index.set(n.id, i);
@@ -89,7 +95,7 @@ export function toMermaid(wf: Workflow): string {
     else children.set(p, [...(children.get(p) ?? []), i]);
   });
 
-  const lines = ["flowchart LR"];
+  const lines = [`flowchart ${direction}`];
   const drawn = new Set<number>();
   const draw = (i: number, indent: string): void => {
     if (drawn.has(i)) return; // a parent cycle would recurse forever
@@ -98,7 +104,7 @@ export function toMermaid(wf: Workflow): string {
     const kids = children.get(i) ?? [];
     if (CONTAINER_TYPES.has(n.type) && kids.length > 0) {
       lines.push(`${indent}subgraph ${mid(i)}["${nodeLabel(n)}"]`);
-      lines.push(`${indent}  direction LR`);
+      lines.push(`${indent}  direction ${direction}`);
       for (const k of kids) draw(k, `${indent}  `);
       lines.push(`${indent}end`);
     } else {

@@ -2,7 +2,8 @@
 /**
  * stdio MCP server for one SOP-Bench domain:
  *   tsx src/eval/sopbench/mcp-server.ts --domain referral_abuse_detection_v1 [--validation structural|strict|off]
- *     [--warehouse-mode csv|original] [--seed 42] [--now 2026-01-01T00:00:00Z] [--corpus DIR]
+ *     [--warehouse-mode csv|original] [--seed 42] [--now 2026-01-01T00:00:00Z] [--float-tolerance 0]
+ *     [--shuffle-tools] [--corpus DIR]
  * Logs go to stderr only: stdout carries the protocol.
  */
 import { parseArgs } from "node:util";
@@ -22,6 +23,8 @@ function options(argv: string[]): { domain: string; env: EnvOptions } {
       seed: { type: "string", default: "42" },
       now: { type: "string", default: PINNED_NOW },
       corpus: { type: "string" },
+      "float-tolerance": { type: "string", default: "0" },
+      "shuffle-tools": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -32,6 +35,8 @@ function options(argv: string[]): { domain: string; env: EnvOptions } {
   if (!["csv", "original"].includes(values["warehouse-mode"])) throw bad("warehouse-mode", "must be csv or original");
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) throw bad("seed", "must be an integer");
+  const floatTolerance = Number(values["float-tolerance"]);
+  if (!(floatTolerance >= 0)) throw bad("float-tolerance", "must be a number ≥ 0");
   const now = new Date(values.now);
   if (Number.isNaN(now.getTime())) throw bad("now", "must be an ISO date-time");
   return {
@@ -40,6 +45,8 @@ function options(argv: string[]): { domain: string; env: EnvOptions } {
       validation: values.validation as EnvOptions["validation"],
       warehouseMode: values["warehouse-mode"] as EnvOptions["warehouseMode"],
       seed,
+      floatTolerance,
+      shuffleToolSpecs: values["shuffle-tools"],
       now: () => new Date(now),
       ...(values.corpus ? { corpusDir: values.corpus } : {}),
     },

@@ -19,16 +19,15 @@ export function stripMermaidFence(code: string): string {
   return (m ? (m[1] ?? "") : code).trim();
 }
 
-function renderSvg(ctx: ToolContext, code: string): string {
+/** The SVG and the colour to paint under it when rasterising (resvg ignores the root's CSS background). */
+function renderSvg(ctx: ToolContext, code: string): { svg: string; background?: string } {
   const theme = str(ctx, "theme").trim().toLowerCase() || "default";
   const palette = THEMES[THEME_MAP[theme] ?? "zinc-light"];
   const bg = str(ctx, "background_color").trim();
+  const transparent = bg === "transparent";
   try {
-    return renderMermaidSVG(code, {
-      ...palette,
-      ...(bg && bg !== "transparent" ? { bg } : {}),
-      transparent: bg === "transparent",
-    });
+    const svg = renderMermaidSVG(code, { ...palette, ...(bg && !transparent ? { bg } : {}), transparent });
+    return { svg, background: transparent ? undefined : bg || palette?.bg || "#ffffff" };
   } catch (e) {
     throw paramError(ctx, "mermaid_code", `could not be rendered: ${(e as Error).message}`);
   }
@@ -115,7 +114,7 @@ export const mermaidTools: BuiltinTool[] = [
           },
         );
       }
-      const svg = renderSvg(ctx, code);
+      const { svg, background } = renderSvg(ctx, code);
       const base = str(ctx, "output_filename").trim() || "mermaid_diagram";
       if (format === "svg") {
         const file = await ctx.files.put(new TextEncoder().encode(svg), {
@@ -124,11 +123,7 @@ export const mermaidTools: BuiltinTool[] = [
         });
         return { files: [file] };
       }
-      const bg = str(ctx, "background_color").trim();
-      const png = svgToPng(svg, {
-        width: optionalNumber(ctx, "width"),
-        background: bg && bg !== "transparent" ? bg : "#ffffff",
-      });
+      const png = svgToPng(svg, { width: optionalNumber(ctx, "width"), background });
       if (format === "png") {
         return { files: [await ctx.files.put(png, { filename: `${base}.png`, mimeType: "image/png" })] };
       }

@@ -4,6 +4,7 @@ import { ToolError } from "../errors.js";
 import { MemoryFileService } from "../files.js";
 import { describeProviderType, EXTERNAL_PROVIDERS } from "./catalog.js";
 import { echartsTools, legacyChartTools } from "./echarts.js";
+import { jsonProcessTools } from "./json-process.js";
 import { MD_EXPORTER_UNAVAILABLE, mdExporterTools } from "./md-exporter.js";
 import { mermaidTools } from "./mermaid.js";
 import { timeTools } from "./time.js";
@@ -25,6 +26,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
   ...mdExporterTools,
   ...echartsTools,
   ...legacyChartTools,
+  ...jsonProcessTools,
 ];
 
 /**

@@ -19,7 +19,14 @@ export function htmlToText(html: string): string {
     const md = markdownTable(tableRows(table));
     table.replaceWith(parse(`<pre>${escapeHtml(md)}</pre>`));
   }
-  for (const li of root.querySelectorAll("li")) li.insertAdjacentHTML("afterbegin", "- ");
+  for (const list of root.querySelectorAll("ul, ol")) {
+    const ordered = list.tagName === "OL";
+    let n = Number(list.getAttribute("start") ?? 1) || 1;
+    for (const li of list.childNodes) {
+      if ((li as HTMLElement).tagName !== "LI") continue;
+      (li as HTMLElement).insertAdjacentHTML("afterbegin", ordered ? `${n++}. ` : "- ");
+    }
+  }
   return root.structuredText.replace(/\n{3,}/g, "\n\n").trim();
 }
 

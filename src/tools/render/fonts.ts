@@ -32,16 +32,18 @@ function face(path: string): FontFace | undefined {
 
 /**
  * Fonts for PDF output. DejaVu (present on Debian) covers Latin, Greek and Cyrillic; the built-in
- * Helvetica only covers WinAnsi. `WEFT_CJK_FONT=/path/font.ttf[#Family]` points at a CJK face.
+ * Helvetica only covers WinAnsi. `WEFT_CJK_FONT=/path/font.ttf[#Family]` points at a CJK face; `none` disables the search.
  */
 export function pdfFonts(env: NodeJS.ProcessEnv = process.env): PdfFonts {
   let cjk: FontFace | undefined;
   const custom = env.WEFT_CJK_FONT;
-  if (custom) {
+  if (custom === "none") {
+    // Explicitly no CJK face (tests, or a deployment that wants the error rather than a fallback).
+  } else if (custom) {
     const [path, family] = custom.split("#");
     if (path && existsSync(path)) cjk = { path, family: family || undefined };
   }
-  cjk ??= CJK_CANDIDATES.find((f) => existsSync(f.path));
+  if (custom !== "none") cjk ??= CJK_CANDIDATES.find((f) => existsSync(f.path));
   return {
     regular: face(`${DEJAVU}/DejaVuSans.ttf`) ?? "Helvetica",
     bold: face(`${DEJAVU}/DejaVuSans-Bold.ttf`) ?? "Helvetica-Bold",

@@ -1,0 +1,93 @@
+import type { Command } from "@commander-js/extra-typings";
+import { buildServices } from "../../engine/services.js";
+import { loadLlmConfig } from "../../llm/index.js";
+import { ensureSampleApp } from "../../server/sample.js";
+import { startServer } from "../../server/index.js";
+import { AppStore } from "../../server/store.js";
+import { SqliteRunStore } from "../../store/sqlite.js";
+import { loadWeftConfig } from "../config.js";
+import { CliError, EXIT, printJson } from "../output.js";
+
+function port(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new CliError("usage.port", `--port must be 0-65535, got "${raw}"`);
+  return n;
+}
+
+function withAppStore<T>(db: string, f: (apps: AppStore) => T): T {
+  const runs = new SqliteRunStore(db);
+  try {
+    return f(new AppStore(runs.db));
+  } finally {
+    runs.close();
+  }
+}
+
+export function registerServeCommands(program: Command): void {
+  program
+    .command("serve")
+    .description("serve the HTTP API and the web UI")
+    .option("--port <n>", "port (0 = any free port)", "3000")
+    .option("--host <addr>", "address to listen on", "127.0.0.1")
+    .option("--db <path>", "SQLite file (runs, apps, keys)")
+    .option("--config <path>", "weft.config.json")
+    .option("--sample", "preload the sample app and print a new API key")
+    .action(async (opts) => {
+      const cfg = loadWeftConfig(opts.config);
+      const db = opts.db ?? cfg.db;
+      const services = await buildServices(cfg, { configPath: opts.config });
+      const server = await startServer({ db, port: port(opts.port), host: opts.host, services, llmConfig: loadLlmConfig({ path: opts.config }) });
+      if (opts.sample) {
+        const app = ensureSampleApp(server.deps.apps);
+        const { key } = server.deps.apps.createKey("sample");
+        process.stdout.write(`sample app "${app.name}" (${app.id})\nAPI key: ${key}\n`);
+      } else if (server.deps.apps.listKeys().length === 0) {
+        process.stderr.write("no API key exists yet: create one with `weft keys create`\n");
+      }
+      process.stdout.write(`weft serving on ${server.url}\n`);
+      const stop = () => {
+        process.stderr.write("shutting down\n");
+        void server.close().then(() => process.exit(0));
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+
+  const keys = program.command("keys").description("API keys for `weft serve`");
+  keys
+    .command("create")
+    .description("create an API key (printed once; only its hash is stored)")
+    .option("--db <path>", "SQLite file")
+    .option("--name <name>", "a label for the key", "default")
+    .option("--config <path>", "weft.config.json")
+    .option("--json", "print as JSON")
+    .action((opts) => {
+      const db = opts.db ?? loadWeftConfig(opts.config).db;
+      const k = withAppStore(db, (a) => a.createKey(opts.name));
+      if (opts.json) printJson(k);
+      else process.stdout.write(`${k.key}\n`);
+    });
+  keys
+    .command("list")
+    .description("list API keys (ids and names; keys themselves are not stored)")
+    .option("--db <path>", "SQLite file")
+    .option("--config <path>", "weft.config.json")
+    .option("--json", "print as JSON")
+    .action((opts) => {
+      const list = withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.listKeys());
+      if (opts.json) return printJson(list);
+      for (const k of list) process.stdout.write(`${k.id}  ${k.name}  ${new Date(k.createdAt).toISOString()}\n`);
+      if (list.length === 0) process.stdout.write("no API keys\n");
+    });
+  keys
+    .command("revoke")
+    .description("delete an API key by id")
+    .argument("<id>")
+    .option("--db <path>", "SQLite file")
+    .option("--config <path>", "weft.config.json")
+    .action((id, opts) => {
+      const ok = withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.revokeKey(id));
+      if (!ok) throw new CliError("keys.not_found", `no API key with id ${id}`, EXIT.invalid);
+      process.stdout.write(`revoked ${id}\n`);
+    });
+}

@@ -1,0 +1,191 @@
+/**
+ * Chat2Workflow pass stage over a set of model answers (issue 4/10): per answer the deterministic
+ * steps (src/eval/pass/evaluate.ts), optionally the LLM judge for step_1_4, optionally the auto-repairs
+ * first; per suite the rates overall, by domain and by round, the repair table, and agreement with the
+ * verdicts recorded upstream. Without a judge the judged checks are reported as skipped, never guessed.
+ */
+import pLimit from "p-limit";
+import type { Instruction, AnswerRecord, Suite } from "./pass/dataset.js";
+import { DOMAINS, instructionKey, PAPER_PASS_RATES } from "./pass/dataset.js";
+import { PassEvalError } from "./pass/errors.js";
+import { type AnswerEvaluation, classifyFailure, definedIds, evaluateAnswer, FAILURE_KINDS, type FailureKind } from "./pass/evaluate.js";
+import type { PassJudge, PassJudgeVerdict } from "./pass/judge.js";
+
+export * from "./pass/checks.js";
+export * from "./pass/dataset.js";
+export * from "./pass/errors.js";
+export * from "./pass/evaluate.js";
+export * from "./pass/judge.js";
+export { renderPassReport } from "./pass/report.js";
+
+export interface PassOptions {
+  repair?: boolean;
+  judge?: PassJudge;
+  /** Parallel judge calls (default 4). */
+  concurrency?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface JudgedEvaluation extends AnswerEvaluation {
+  /** The judge's verdict, when a judge ran (only on answers that passed 1_1–1_3). */
+  judge?: PassJudgeVerdict;
+  /** 1_1–1_3 and the judge (the paper's pass); undefined without a judge. */
+  passJudged?: boolean;
+}
+
+export interface PassItem {
+  instruction: Instruction;
+  record: AnswerRecord;
+  strict: JudgedEvaluation;
+  repaired?: JudgedEvaluation;
+  /** What the unrepaired answer failed on. */
+  failureKind?: FailureKind;
+}
+
+export interface RateSet {
+  total: number;
+  passed13: number;
+  deterministic: number;
+  analyserClean: number;
+  judged?: number;
+}
+
+export type Outcome13 = "step_1_1" | "step_1_2" | "step_1_3" | "passed_1_3";
+
+export interface PassSummary {
+  model: string;
+  paper?: { name: string; rate: number };
+  total: number;
+  judge: "used" | "skipped";
+  strict: RateSet;
+  repaired?: RateSet;
+  /** Upstream single-run verdicts, when the records carry them. */
+  recorded?: { passed: number; total: number };
+  byDomain: Array<{ domain: string; strict: RateSet; repaired?: RateSet; recordedPassed?: number }>;
+  byRound: Array<{ round: number; strict: RateSet; repaired?: RateSet; recordedPassed?: number }>;
+  repairTable?: Array<{ kind: FailureKind; failed: number; fixed: number }>;
+  /** Ours (strict) vs recorded, on the outcome of steps 1_1–1_3. */
+  agreement?: { agree: number; total: number; matrix: Record<Outcome13, Record<Outcome13, number>> };
+}
+
+export interface PassSuiteResult {
+  summary: PassSummary;
+  items: PassItem[];
+}
+
+const emptyRates = (): RateSet => ({ total: 0, passed13: 0, deterministic: 0, analyserClean: 0 });
+function addRate(r: RateSet, e: JudgedEvaluation, judged: boolean) {
+  r.total++;
+  if (e.passed13) r.passed13++;
+  if (e.passDeterministic) r.deterministic++;
+  if (e.passAnalyserClean) r.analyserClean++;
+  if (judged) r.judged = (r.judged ?? 0) + (e.passJudged ? 1 : 0);
+}
+
+export function ourOutcome(e: AnswerEvaluation): Outcome13 {
+  return e.passed13 ? "passed_1_3" : (e.failStep as Outcome13);
+}
+export function recordedOutcome(r: AnswerRecord): Outcome13 | undefined {
+  if (!r.recorded) return undefined;
+  const f = r.recorded.failStep;
+  return !r.recorded.valid && (f === "step_1_1" || f === "step_1_2" || f === "step_1_3") ? f : "passed_1_3";
+}
+
+export async function evaluatePassSuite(suite: Suite, records: readonly AnswerRecord[], model: string, opts: PassOptions = {}): Promise<PassSuiteResult> {
+  const items: PassItem[] = [];
+  const total = records.length;
+  let done = 0;
+  for (const record of records) {
+    const key = instructionKey(record.task, record.round);
+    const instruction = suite.instructions.get(key);
+    if (!instruction) throw new PassEvalError("pass.unknown_instruction", `answer for ${key}: the suite has no such task/round`, { key });
+    const strict: JudgedEvaluation = evaluateAnswer(record.text, instruction);
+    const item: PassItem = { instruction, record, strict };
+    item.failureKind = classifyFailure(strict, record.text, definedIds(record.text));
+    if (opts.repair) item.repaired = evaluateAnswer(record.text, instruction, { repair: true });
+    items.push(item);
+    if (!opts.judge) opts.onProgress?.(++done, total);
+  }
+  if (opts.judge) await runJudge(items, opts.judge, opts.concurrency ?? 4, (n) => opts.onProgress?.(n, total));
+  return { summary: summarise(items, model, !!opts.judge, !!opts.repair), items };
+}
+
+async function runJudge(items: PassItem[], judge: PassJudge, concurrency: number, progress: (n: number) => void) {
+  const limit = pLimit(concurrency);
+  // Identical inputs (e.g. an answer the repairs left unchanged) are judged once.
+  const memo = new Map<string, Promise<PassJudgeVerdict>>();
+  const ask = (ev: JudgedEvaluation, ins: Instruction) => {
+    const input = { ...ev.judgeInput!, gtNodes: ins.check.related_nodes };
+    const k = JSON.stringify(input);
+    let p = memo.get(k);
+    if (!p) memo.set(k, (p = limit(() => judge(input))));
+    return p;
+  };
+  let done = 0;
+  await Promise.all(
+    items.map(async (it) => {
+      for (const ev of [it.strict, it.repaired]) {
+        if (!ev) continue;
+        if (ev.passed13 && ev.judgeInput) {
+          ev.judge = await ask(ev, it.instruction);
+          ev.passJudged = ev.judge.ok;
+        } else ev.passJudged = false;
+      }
+      progress(++done);
+    }),
+  );
+}
+
+export function summarise(items: readonly PassItem[], model: string, judged: boolean, repaired: boolean): PassSummary {
+  const strict = emptyRates();
+  const rep = repaired ? emptyRates() : undefined;
+  const dom = new Map<string, { strict: RateSet; repaired?: RateSet; recordedPassed?: number }>();
+  const rnd = new Map<number, { strict: RateSet; repaired?: RateSet; recordedPassed?: number }>();
+  for (const d of DOMAINS) dom.set(d, { strict: emptyRates(), repaired: repaired ? emptyRates() : undefined });
+  const hasRecorded = items.length > 0 && items.every((i) => i.record.recorded);
+  let recPassed = 0;
+  for (const it of items) {
+    addRate(strict, it.strict, judged);
+    if (rep && it.repaired) addRate(rep, it.repaired, judged);
+    const buckets = [
+      dom.get(it.instruction.domain) ?? dom.set(it.instruction.domain, { strict: emptyRates(), repaired: repaired ? emptyRates() : undefined }).get(it.instruction.domain)!,
+      rnd.get(it.instruction.round) ?? rnd.set(it.instruction.round, { strict: emptyRates(), repaired: repaired ? emptyRates() : undefined }).get(it.instruction.round)!,
+    ];
+    for (const b of buckets) {
+      addRate(b.strict, it.strict, judged);
+      if (b.repaired && it.repaired) addRate(b.repaired, it.repaired, judged);
+      if (hasRecorded) b.recordedPassed = (b.recordedPassed ?? 0) + (it.record.recorded!.valid ? 1 : 0);
+    }
+    if (it.record.recorded?.valid) recPassed++;
+  }
+  const summary: PassSummary = {
+    model,
+    paper: PAPER_PASS_RATES[model],
+    total: items.length,
+    judge: judged ? "used" : "skipped",
+    strict,
+    repaired: rep,
+    recorded: hasRecorded ? { passed: recPassed, total: items.length } : undefined,
+    byDomain: [...dom].filter(([, v]) => v.strict.total > 0).map(([domain, v]) => ({ domain, ...v })),
+    byRound: [...rnd].sort((a, b) => a[0] - b[0]).map(([round, v]) => ({ round, ...v })),
+  };
+  if (repaired) {
+    summary.repairTable = FAILURE_KINDS.map((kind) => {
+      const failed = items.filter((i) => i.failureKind === kind);
+      return { kind, failed: failed.length, fixed: failed.filter((i) => i.repaired?.passDeterministic).length };
+    });
+  }
+  if (hasRecorded) {
+    const outcomes: Outcome13[] = ["step_1_1", "step_1_2", "step_1_3", "passed_1_3"];
+    const matrix = Object.fromEntries(outcomes.map((o) => [o, Object.fromEntries(outcomes.map((p) => [p, 0]))])) as Record<Outcome13, Record<Outcome13, number>>;
+    let agree = 0;
+    for (const it of items) {
+      const ours = ourOutcome(it.strict);
+      const theirs = recordedOutcome(it.record)!;
+      matrix[theirs][ours]++;
+      if (ours === theirs) agree++;
+    }
+    summary.agreement = { agree, total: items.length, matrix };
+  }
+  return summary;
+}

@@ -1,0 +1,129 @@
+import { Queue, QueueEvents, Worker, type Job } from "bullmq";
+import { ulid } from "ulid";
+import type { RunEvent } from "../engine/events.js";
+import { resumeRun, runWorkflow, type RunResult } from "../engine/run.js";
+import type { ExecServices } from "../ir/services.js";
+import type { Workflow } from "../ir/workflow.js";
+import { SqliteRunStore } from "../store/sqlite.js";
+
+export const QUEUE_NAME = "weft-runs";
+
+export interface QueueConnection {
+  /** redis://host:port — defaults to WEFT_REDIS_URL or redis://127.0.0.1:6379. */
+  redisUrl?: string;
+}
+
+export interface RunJob {
+  runId: string;
+  workflow: Workflow;
+  inputs: Record<string, unknown>;
+  sys?: Record<string, unknown>;
+}
+
+export interface RunJobResult {
+  runId: string;
+  status: RunResult["status"];
+  outputs: Record<string, unknown>;
+  error?: RunResult["error"];
+  /** Which worker finished the run, and whether it continued a run another worker had started. */
+  worker: string;
+  resumed: boolean;
+}
+
+function connection(c: QueueConnection) {
+  const url = new URL(c.redisUrl ?? process.env.WEFT_REDIS_URL ?? "redis://127.0.0.1:6379");
+  return { host: url.hostname, port: Number(url.port || 6379), password: url.password || undefined, maxRetriesPerRequest: null };
+}
+
+/** Put a run on the queue; `weft worker` processes pick it up. */
+export async function submitRun(job: Omit<RunJob, "runId"> & { runId?: string }, c: QueueConnection = {}): Promise<string> {
+  const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(c) });
+  const runId = job.runId ?? ulid();
+  try {
+    // The job id is the run id, so submitting the same run twice never creates a second job.
+    await queue.add("run", { ...job, runId }, { jobId: runId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3, backoff: { type: "fixed", delay: 200 } });
+  } finally {
+    await queue.close();
+  }
+  return runId;
+}
+
+/** Enqueue and wait: progress events are streamed back from whichever worker runs it. */
+export async function enqueueRun(
+  workflow: Workflow,
+  inputs: Record<string, unknown>,
+  o: QueueConnection & { db: string; onEvent?: (e: RunEvent) => void; sys?: Record<string, unknown> },
+): Promise<RunResult> {
+  const events = new QueueEvents(QUEUE_NAME, { connection: connection(o) });
+  await events.waitUntilReady();
+  const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(o) });
+  try {
+    const runId = ulid();
+    const onProgress = ({ jobId, data }: { jobId: string; data: unknown }) => {
+      if (jobId === runId && data && typeof data === "object") o.onEvent?.(data as RunEvent);
+    };
+    events.on("progress", onProgress);
+    const job = await queue.add("run", { runId, workflow, inputs, sys: o.sys }, { jobId: runId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3 });
+    const res = (await job.waitUntilFinished(events)) as RunJobResult;
+    const store = new SqliteRunStore(o.db);
+    const trace = store.attempts(runId);
+    store.close();
+    return { runId, status: res.status, outputs: res.outputs, error: res.error, trace, conversation: {} };
+  } finally {
+    await queue.close();
+    await events.close();
+  }
+}
+
+export interface WorkerOptions extends QueueConnection {
+  db: string;
+  concurrency?: number;
+  name?: string;
+  services?: Partial<ExecServices>;
+  /** How long a job's lock lives without renewal before another worker may take it over (ms). */
+  lockDurationMs?: number;
+  onEvent?: (e: RunEvent) => void;
+}
+
+/**
+ * A worker process: runs queued workflows on the engine against the shared run store. A job whose
+ * worker died (lock expired) is taken by another worker, which resumes the run from its committed
+ * nodes, so no node output is lost or committed twice.
+ */
+export function startWorker(o: WorkerOptions): { worker: Worker<RunJob, RunJobResult>; close: () => Promise<void> } {
+  const store = new SqliteRunStore(o.db);
+  const name = o.name ?? `worker-${process.pid}`;
+  const worker = new Worker<RunJob, RunJobResult>(
+    QUEUE_NAME,
+    async (job: Job<RunJob, RunJobResult>) => {
+      const { runId, workflow, inputs, sys } = job.data;
+      const onEvent = (e: RunEvent) => {
+        o.onEvent?.(e);
+        if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
+      };
+      const existing = store.getRun(runId);
+      if (existing && (existing.status === "succeeded" || existing.status === "partial-succeeded" || existing.status === "failed")) {
+        // The previous worker finished the run but died before acknowledging the job.
+        return { runId, status: existing.status, outputs: existing.outputs ?? {}, error: existing.error, worker: name, resumed: true };
+      }
+      const result = existing
+        ? await resumeRun(runId, { store, services: o.services, onEvent })
+        : await runWorkflow(workflow, { runId, inputs, sys, store, services: o.services, onEvent });
+      return { runId, status: result.status, outputs: result.outputs, error: result.error, worker: name, resumed: !!existing };
+    },
+    {
+      connection: connection(o),
+      concurrency: o.concurrency ?? 4,
+      lockDuration: o.lockDurationMs ?? 30_000,
+      stalledInterval: Math.max(500, Math.floor((o.lockDurationMs ?? 30_000) / 2)),
+      maxStalledCount: 5,
+    },
+  );
+  return {
+    worker,
+    close: async () => {
+      await worker.close();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ServerDeps } from "./context.js";
+import { ApiError, toErrorBody } from "./errors.js";
+import { appRoutes } from "./routes/apps.js";
+import { chatRoutes } from "./routes/chat.js";
+import { metaRoutes } from "./routes/meta.js";
+import { appRunRoutes, runRoutes } from "./routes/runs.js";
+import { serveWeb } from "./static.js";
+
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export interface AppOptions {
+  maxBodyBytes?: number;
+  webDir?: string;
+}
+
+function bearer(header: string | undefined): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return m?.[1];
+}
+
+/** The HTTP application: `/health` open, `/api/*` behind API keys, the built UI everywhere else. */
+export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
+  const app = new Hono();
+  const maxSize = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+
+  app.onError((e, c) => {
+    const { status, body } = toErrorBody(e);
+    if (status === 500) process.stderr.write(`weft server: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return c.json(body, status as 400);
+  });
+  app.notFound((c) => c.json({ error: { code: "route.not_found", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
+
+  app.get("/health", (c) => c.json({ ok: true }));
+
+  app.use("/api/*", async (c, next) => {
+    const key = bearer(c.req.header("authorization"));
+    if (!key) throw new ApiError(401, "auth.missing_key", "send an API key as `Authorization: Bearer <key>` (create one with `weft keys create`)");
+    if (!deps.apps.verifyKey(key)) throw new ApiError(401, "auth.invalid_key", "the API key is not valid");
+    await next();
+  });
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize,
+      // The rest of the body is never read, so the connection cannot be reused: tell the client to close it.
+      onError: (c) =>
+        c.json({ error: { code: "request.too_large", message: `the request body is larger than ${maxSize} bytes` } }, 413, { connection: "close" }),
+    }),
+  );
+
+  const apps = new Hono();
+  apps.route("/", appRoutes(deps));
+  apps.route("/", appRunRoutes(deps));
+  apps.route("/", chatRoutes(deps));
+  app.route("/api/apps", apps);
+  app.route("/api/runs", runRoutes(deps));
+  app.route("/api", metaRoutes(deps));
+  app.all("/api/*", (c) => c.json({ error: { code: "route.not_found", message: `no API route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
+
+  if (opts.webDir !== undefined) app.get("/*", serveWeb(opts.webDir));
+  return app;
+}

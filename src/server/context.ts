@@ -1,0 +1,40 @@
+import type { Context } from "hono";
+import type { ModelRef, ExecServices, LlmService } from "../ir/services.js";
+import type { LlmConfig } from "../llm/index.js";
+import type { SqliteRunStore } from "../store/sqlite.js";
+import { ApiError } from "./errors.js";
+import type { RunHub } from "./hub.js";
+import type { AppRecord, AppStore } from "./store.js";
+
+/** What every route needs: the stores, the run hub and the model layer (absent when none is configured). */
+export interface ServerDeps {
+  apps: AppStore;
+  runs: SqliteRunStore;
+  hub: RunHub;
+  services: Partial<ExecServices>;
+  llmConfig?: LlmConfig;
+  /** The agent's model; the endpoint routing decides where it goes. */
+  agentModel: ModelRef;
+  agentLlm?: LlmService;
+  agentMaxIterations?: number;
+}
+
+/** Parse the body as JSON, answering 400 (not 500) for malformed input. */
+export async function readJson(c: Context): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new ApiError(400, "request.invalid_json", `the request body is not valid JSON: ${(e as Error).message}`);
+  }
+  if (v === null || typeof v !== "object" || Array.isArray(v)) throw new ApiError(400, "request.not_object", "the request body must be a JSON object");
+  return v as Record<string, unknown>;
+}
+
+export function requireApp(deps: ServerDeps, id: string): AppRecord {
+  const app = deps.apps.getApp(id);
+  if (!app) throw new ApiError(404, "app.not_found", `no app with id ${id}`);
+  return app;
+}

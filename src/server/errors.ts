@@ -1,0 +1,32 @@
+import type { Diagnostic } from "../ir/diagnostics.js";
+import { WeftError } from "../ir/errors.js";
+
+/** An error the API answers with a status and `{error: {code, message, diagnostics?}}`. */
+export class ApiError extends WeftError {
+  constructor(
+    readonly status: number,
+    code: string,
+    message: string,
+    readonly diagnostics?: Diagnostic[],
+    details: Record<string, unknown> = {},
+  ) {
+    super(code, message, details);
+  }
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; diagnostics?: Diagnostic[]; issues?: unknown };
+}
+
+/** Map any thrown value to a status and body; WeftErrors that are not ApiErrors are the caller's bad input. */
+export function toErrorBody(e: unknown): { status: number; body: ErrorBody } {
+  if (e instanceof ApiError) {
+    return { status: e.status, body: { error: { code: e.code, message: e.message, ...(e.diagnostics ? { diagnostics: e.diagnostics } : {}) } } };
+  }
+  if (e instanceof WeftError) {
+    const issues = e.details.issues;
+    return { status: 422, body: { error: { code: e.code, message: e.message, ...(issues ? { issues } : {}) } } };
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  return { status: 500, body: { error: { code: "server.internal", message } } };
+}

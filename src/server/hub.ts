@@ -1,0 +1,129 @@
+import { ulid } from "ulid";
+import type { RunEvent } from "../engine/events.js";
+import { resumeRun, runWorkflow, type RunResult } from "../engine/run.js";
+import type { ExecServices } from "../ir/services.js";
+import type { Workflow } from "../ir/workflow.js";
+import type { SqliteRunStore } from "../store/sqlite.js";
+import type { AppStore } from "./store.js";
+
+/** One run's event log while this process runs it; subscribers get every event from any offset. */
+interface LiveRun {
+  events: RunEvent[];
+  /** How many of `events` are already in the database. */
+  persisted: number;
+  active: boolean;
+  listeners: Set<() => void>;
+  done?: Promise<RunResult>;
+}
+
+export interface RunHubOptions {
+  runs: SqliteRunStore;
+  apps: AppStore;
+  services: Partial<ExecServices>;
+  concurrency?: number;
+  /** Finished runs whose logs stay in memory (older ones are read back from the database). */
+  keepFinished?: number;
+}
+
+/**
+ * Starts runs in this process and fans their events out to SSE clients. Events live in memory while a run
+ * is active and are written to the database when a run segment finishes, so a client that connects late
+ * (or after a restart) still gets the whole log in order.
+ */
+export class RunHub {
+  private live = new Map<string, LiveRun>();
+  private finished: string[] = [];
+  private controllers = new Map<string, AbortController>();
+
+  constructor(private o: RunHubOptions) {}
+
+  private entry(runId: string): LiveRun {
+    let e = this.live.get(runId);
+    if (!e) {
+      e = { events: this.o.apps.events(runId), persisted: 0, active: false, listeners: new Set() };
+      e.persisted = e.events.length;
+      this.live.set(runId, e);
+    }
+    return e;
+  }
+
+  private push(e: LiveRun, ev: RunEvent): void {
+    e.events.push(ev);
+    for (const l of e.listeners) l();
+  }
+
+  private track(runId: string, e: LiveRun, p: Promise<RunResult>): Promise<RunResult> {
+    e.active = true;
+    e.done = p.finally(() => {
+      e.active = false;
+      this.controllers.delete(runId);
+      this.o.apps.appendEvents(runId, e.persisted, e.events.slice(e.persisted));
+      e.persisted = e.events.length;
+      for (const l of e.listeners) l();
+      this.finished.push(runId);
+      const keep = this.o.keepFinished ?? 500;
+      while (this.finished.length > keep) {
+        const old = this.finished.shift()!;
+        const x = this.live.get(old);
+        if (x && !x.active && x.listeners.size === 0) this.live.delete(old);
+      }
+    });
+    // The caller gets the run id at once; a failing run is reported through its events and record.
+    e.done.catch(() => {});
+    return e.done;
+  }
+
+  start(wf: Workflow, opts: { appId: string; inputs: Record<string, unknown>; sys?: Record<string, unknown> }): { runId: string; done: Promise<RunResult> } {
+    const runId = ulid();
+    const e: LiveRun = { events: [], persisted: 0, active: true, listeners: new Set() };
+    this.live.set(runId, e);
+    const ctrl = new AbortController();
+    this.controllers.set(runId, ctrl);
+    const p = runWorkflow(wf, {
+      runId,
+      appId: opts.appId,
+      inputs: opts.inputs,
+      sys: opts.sys,
+      services: this.o.services,
+      store: this.o.runs,
+      concurrency: this.o.concurrency,
+      signal: ctrl.signal,
+      onEvent: (ev) => this.push(e, ev),
+    });
+    return { runId, done: this.track(runId, e, p) };
+  }
+
+  isActive(runId: string): boolean {
+    return this.live.get(runId)?.active ?? false;
+  }
+
+  resume(runId: string): Promise<RunResult> {
+    const e = this.entry(runId);
+    const ctrl = new AbortController();
+    this.controllers.set(runId, ctrl);
+    const p = resumeRun(runId, { store: this.o.runs, services: this.o.services, concurrency: this.o.concurrency, signal: ctrl.signal, onEvent: (ev) => this.push(e, ev) });
+    return this.track(runId, e, p);
+  }
+
+  cancel(runId: string): boolean {
+    const c = this.controllers.get(runId);
+    c?.abort(new Error("run cancelled by the API"));
+    return !!c;
+  }
+
+  /** Events from `from` on, and a way to wait for more: `next()` resolves when the log grows or the run ends. */
+  subscribe(runId: string, onChange: () => void): { events: () => RunEvent[]; active: () => boolean; close: () => void } {
+    const e = this.entry(runId);
+    e.listeners.add(onChange);
+    return { events: () => e.events, active: () => e.active, close: () => e.listeners.delete(onChange) };
+  }
+
+  /** Wait for every active run to finish (shutdown, tests). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.live.values()].filter((e) => e.active).map((e) => e.done));
+  }
+
+  abortAll(): void {
+    for (const c of this.controllers.values()) c.abort(new Error("server shutting down"));
+  }
+}

@@ -1,0 +1,135 @@
+import { Hono } from "hono";
+import { diffWorkflows } from "../../agent/diff.js";
+import { analyse } from "../../analysis/index.js";
+import { exportDify, importDify } from "../../dsl/dify/index.js";
+import { AppModeSchema, type Workflow } from "../../ir/workflow.js";
+import { type ServerDeps, readJson, requireApp } from "../context.js";
+import { ApiError } from "../errors.js";
+import type { VersionRecord } from "../store.js";
+import { portsOf } from "../ports.js";
+import { blankWorkflow, validateWorkflow } from "../validate.js";
+
+const versionSummary = (v: VersionRecord) => ({
+  version: v.version,
+  source: v.source,
+  note: v.note,
+  createdAt: v.createdAt,
+  nodes: v.workflow.nodes.length,
+  edges: v.workflow.edges.length,
+});
+
+const versionBody = (v: VersionRecord) => ({ ...versionSummary(v), workflow: v.workflow, diagnostics: analyse(v.workflow).diagnostics, ports: portsOf(v.workflow) });
+
+function versionParam(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new ApiError(400, "request.invalid_version", `version must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+/** Dify DSL import: YAML parse and schema problems are the caller's (422 with the import error's code). */
+function importYaml(text: string): { workflow: Workflow; warnings: unknown[] } {
+  if (text.trim() === "") throw new ApiError(400, "request.empty_body", "send the Dify YAML as the request body");
+  const r = importDify(text);
+  return { workflow: r.workflow, warnings: r.warnings };
+}
+
+export function appRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+  const { apps } = deps;
+
+  r.get("/", (c) => c.json({ apps: apps.listApps().map((a) => ({ ...a, version: apps.current(a.id)?.version ?? 0 })) }));
+
+  r.post("/", async (c) => {
+    const body = await readJson(c);
+    const mode = AppModeSchema.safeParse(body.mode ?? "workflow");
+    if (!mode.success) throw new ApiError(422, "app.invalid_mode", `mode must be "workflow" or "advanced-chat", got ${JSON.stringify(body.mode)}`);
+    const name = typeof body.name === "string" && body.name.trim() ? body.name.trim() : "untitled";
+    const { workflow, diagnostics } = body.workflow !== undefined ? validateWorkflow(body.workflow, mode.data) : { workflow: blankWorkflow(name, mode.data), diagnostics: [] };
+    workflow.name = name;
+    const { app, version } = apps.createApp({ name, mode: mode.data, description: typeof body.description === "string" ? body.description : "" }, workflow, "create");
+    return c.json({ app, version: versionSummary(version), diagnostics }, 201);
+  });
+
+  r.post("/import", async (c) => {
+    const { workflow, warnings } = importYaml(await c.req.text());
+    const { app, version } = apps.createApp({ name: workflow.name, mode: workflow.mode, description: workflow.description }, workflow, "import");
+    return c.json({ app, version: versionSummary(version), warnings, diagnostics: analyse(workflow).diagnostics }, 201);
+  });
+
+  r.get("/:id", (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    return c.json({ app, version: versionSummary(apps.current(app.id)!) });
+  });
+
+  r.delete("/:id", (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    apps.deleteApp(app.id);
+    return c.json({ deleted: app.id });
+  });
+
+  r.get("/:id/workflow", (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    return c.json(versionBody(apps.current(app.id)!));
+  });
+
+  r.put("/:id/workflow", async (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    const body = await readJson(c);
+    const { workflow, diagnostics } = validateWorkflow(body.workflow, app.mode);
+    const v = apps.addVersion(app.id, workflow, "edit", typeof body.note === "string" ? body.note : "");
+    return c.json({ ...versionSummary(v), diagnostics }, 201);
+  });
+
+  r.get("/:id/versions", (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    return c.json({ versions: apps.versions(app.id).map(versionSummary) });
+  });
+
+  r.get("/:id/versions/:v", (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    const v = apps.version(app.id, versionParam(c.req.param("v")));
+    if (!v) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${c.req.param("v")}`);
+    return c.json(versionBody(v));
+  });
+
+  r.get("/:id/versions/:v/diff", (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    const n = versionParam(c.req.param("v"));
+    const v = apps.version(app.id, n);
+    if (!v) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${n}`);
+    const againstRaw = c.req.query("against");
+    const against = againstRaw ? versionParam(againstRaw) : n - 1;
+    const base = against >= 1 ? apps.version(app.id, against) : undefined;
+    if (againstRaw && !base) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${against}`);
+    return c.json({ version: n, against: base?.version ?? null, diff: diffWorkflows(base?.workflow, v.workflow) });
+  });
+
+  r.post("/:id/import", async (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    const { workflow, warnings } = importYaml(await c.req.text());
+    if (workflow.mode !== app.mode) throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${app.mode} app; the YAML is ${workflow.mode}`);
+    const v = apps.addVersion(app.id, workflow, "import");
+    return c.json({ ...versionSummary(v), warnings, diagnostics: analyse(workflow).diagnostics }, 201);
+  });
+
+  r.get("/:id/export", (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    const q = c.req.query("version");
+    const v = q ? apps.version(app.id, versionParam(q)) : apps.current(app.id);
+    if (!v) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${q}`);
+    const file = `${app.name.replace(/[^\w.-]+/g, "_") || "app"}.yml`;
+    return c.body(exportDify(v.workflow), 200, { "content-type": "text/yaml; charset=utf-8", "content-disposition": `attachment; filename="${file}"` });
+  });
+
+  r.get("/:id/messages", (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    return c.json({ messages: apps.messages(app.id) });
+  });
+
+  r.get("/:id/runs", (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    return c.json({ runs: apps.runsOf(app.id) });
+  });
+
+  return r;
+}

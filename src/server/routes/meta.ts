@@ -1,0 +1,91 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { analyse } from "../../analysis/index.js";
+import { parseWeftObject } from "../../dsl/load.js";
+import { listNodeTypes } from "../../ir/registry.js";
+import { WeftError } from "../../ir/errors.js";
+import "../../nodes/index.js";
+import { type ServerDeps, readJson } from "../context.js";
+import { ApiError } from "../errors.js";
+import { portsOf } from "../ports.js";
+
+let nodeTypesCache: unknown[] | undefined;
+
+/** The registry as JSON, config schemas as JSON Schema (input side), for the inspector's generated forms. */
+function nodeTypes(): unknown[] {
+  nodeTypesCache ??= listNodeTypes().map((d) => {
+    let schema: unknown = null;
+    try {
+      schema = z.toJSONSchema(d.configSchema, { unrepresentable: "any", io: "input" });
+    } catch {
+      // A schema zod cannot express stays editable as raw JSON in the UI.
+    }
+    return {
+      type: d.type,
+      label: d.label,
+      category: d.category,
+      purpose: d.purpose,
+      container: d.container ?? null,
+      containerStart: d.containerStart ?? null,
+      entry: !!d.entry,
+      exit: !!d.exit,
+      modes: d.modes ?? null,
+      example: d.example ?? null,
+      schema,
+    };
+  });
+  return nodeTypesCache;
+}
+
+export function metaRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+
+  r.get("/models", (c) => {
+    const cfg = deps.llmConfig;
+    if (!cfg) return c.json({ configured: false, default: null, endpoints: [], models: [], agent: null });
+    return c.json({
+      configured: Object.keys(cfg.endpoints).length > 0,
+      default: cfg.default ?? null,
+      // Keys never leave the server: only where each endpoint is and which model it serves.
+      endpoints: Object.entries(cfg.endpoints).map(([name, ep]) => ({
+        name,
+        provider: ep.provider,
+        baseURL: ep.baseURL ?? null,
+        model: ep.model ?? null,
+        defaultModel: ep.defaultModel ?? null,
+      })),
+      models: Object.entries(cfg.models).map(([name, route]) => ({ name, ...(route as object) })),
+      providers: cfg.providers,
+      agent: deps.agentLlm ? deps.agentModel : null,
+    });
+  });
+
+  r.get("/node-types", (c) => c.json({ nodeTypes: nodeTypes() }));
+
+  // Live validation for the editor: diagnostics for an unsaved draft, nothing stored.
+  r.post("/analyse", async (c) => {
+    const body = await readJson(c);
+    let wf;
+    try {
+      wf = parseWeftObject(body.workflow).workflow;
+    } catch (e) {
+      if (e instanceof WeftError) {
+        const issues = (e.details.issues as Array<{ path: string; message: string }> | undefined) ?? [];
+        return c.json({
+          diagnostics: issues.length
+            ? issues.map((i) => ({ code: "schema.invalid", severity: "error", message: `${i.path}: ${i.message}`, field: i.path }))
+            : [{ code: e.code, severity: "error", message: e.message }],
+        });
+      }
+      throw e;
+    }
+    const res = analyse(wf);
+    return c.json({ diagnostics: res.diagnostics, burden: res.burden, ports: portsOf(wf) });
+  });
+
+  r.all("/analyse", () => {
+    throw new ApiError(405, "request.method_not_allowed", "use POST /api/analyse");
+  });
+
+  return r;
+}

@@ -1,0 +1,97 @@
+import { Hono } from "hono";
+import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import { analyse } from "../../analysis/index.js";
+import { type ServerDeps, readJson, requireApp } from "../context.js";
+import { ApiError } from "../errors.js";
+import { pumpSSE } from "../sse.js";
+
+/** Runs of an app's current version (POST /api/apps/:id/runs). */
+export function appRunRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+  r.post("/:id/runs", async (c) => {
+    const app = requireApp(deps, c.req.param("id"));
+    const body = await readJson(c);
+    const inputs = body.inputs ?? {};
+    if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) throw new ApiError(400, "request.invalid_inputs", "`inputs` must be an object");
+    const current = deps.apps.current(app.id)!;
+    const diagnostics = analyse(current.workflow).diagnostics;
+    if (hasErrors(diagnostics)) {
+      const first = diagnostics.find((d) => d.severity === "error")!;
+      throw new ApiError(422, "run.invalid_workflow", `version ${current.version} has errors; fix them before running (${formatDiagnostic(first)})`, diagnostics);
+    }
+    const sys: Record<string, unknown> = {};
+    if (typeof body.query === "string") sys.query = body.query;
+    const { runId } = deps.hub.start(current.workflow, { appId: app.id, inputs: inputs as Record<string, unknown>, sys });
+    return c.json({ runId, version: current.version }, 202);
+  });
+  return r;
+}
+
+export function runRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+  const record = (id: string) => {
+    const run = deps.runs.getRun(id);
+    if (!run) throw new ApiError(404, "run.not_found", `no run with id ${id}`);
+    return run;
+  };
+
+  r.get("/:id", (c) => {
+    const run = record(c.req.param("id"));
+    return c.json({
+      id: run.id,
+      appId: run.appId,
+      status: run.status,
+      active: deps.hub.isActive(run.id),
+      inputs: run.inputs,
+      outputs: run.outputs,
+      error: run.error,
+      createdAt: run.createdAt,
+      updatedAt: run.updatedAt,
+    });
+  });
+
+  r.get("/:id/trace", (c) => {
+    const run = record(c.req.param("id"));
+    return c.json({ id: run.id, status: run.status, trace: deps.runs.attempts(run.id) });
+  });
+
+  // Every event from the first (or after Last-Event-ID), then live ones; the stream ends when the run does.
+  r.get("/:id/events", (c) => {
+    const run = record(c.req.param("id"));
+    const last = Number(c.req.header("last-event-id") ?? c.req.query("after") ?? -1);
+    let i = Number.isInteger(last) && last >= 0 ? last + 1 : 0;
+    return pumpSSE(c, (wake) => {
+      const sub = deps.hub.subscribe(run.id, wake);
+      return {
+        close: sub.close,
+        pump: async (s) => {
+          const events = sub.events();
+          while (i < events.length) {
+            const ev = events[i]!;
+            await s.writeSSE({ id: String(i), event: ev.type, data: JSON.stringify(ev) });
+            i++;
+          }
+          return sub.active() || i < sub.events().length;
+        },
+      };
+    });
+  });
+
+  r.post("/:id/resume", async (c) => {
+    const run = record(c.req.param("id"));
+    if (deps.hub.isActive(run.id)) throw new ApiError(409, "run.active", `run ${run.id} is still running`);
+    if (run.status === "succeeded" || run.status === "partial-succeeded") {
+      throw new ApiError(409, "run.finished", `run ${run.id} already finished (${run.status}); nothing to resume`);
+    }
+    void deps.hub.resume(run.id).catch(() => {});
+    return c.json({ runId: run.id, resumed: true }, 202);
+  });
+
+  r.post("/:id/cancel", (c) => {
+    const run = record(c.req.param("id"));
+    if (!deps.hub.cancel(run.id)) throw new ApiError(409, "run.not_active", `run ${run.id} is not running`);
+    return c.json({ runId: run.id, cancelled: true }, 202);
+  });
+
+  return r;
+}

@@ -1,0 +1,40 @@
+import type { Context } from "hono";
+import { type SSEStreamingApi, streamSSE } from "hono/streaming";
+
+/**
+ * An SSE response fed by a pull loop: `pump` writes what is available and returns false when the stream is
+ * complete; otherwise the loop sleeps until `wake()` is called. Comments keep idle connections open.
+ */
+export function pumpSSE(
+  c: Context,
+  setup: (wake: () => void) => { pump: (s: SSEStreamingApi) => Promise<boolean>; close: () => void },
+  opts: { keepAliveMs?: number } = {},
+): Response {
+  return streamSSE(c, async (stream) => {
+    let wakeUp: (() => void) | undefined;
+    let aborted = false;
+    const wake = () => {
+      const w = wakeUp;
+      wakeUp = undefined;
+      w?.();
+    };
+    const src = setup(wake);
+    stream.onAbort(() => {
+      aborted = true;
+      wake();
+    });
+    const keepAlive = setInterval(() => void stream.write(": keep-alive\n\n").catch(() => {}), opts.keepAliveMs ?? 15_000);
+    try {
+      while (!aborted) {
+        if (!(await src.pump(stream))) break;
+        if (aborted) break;
+        await new Promise<void>((r) => {
+          wakeUp = r;
+        });
+      }
+    } finally {
+      clearInterval(keepAlive);
+      src.close();
+    }
+  });
+}

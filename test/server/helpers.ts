@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createParser } from "eventsource-parser";
+import { type RunningServer, type ServerOptions, startServer } from "../../src/server/index.js";
+
+export interface TestServer extends RunningServer {
+  key: string;
+  dir: string;
+  api(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/** A real server on an ephemeral loopback port with a fresh database and one API key. */
+export async function startTestServer(o: Partial<ServerOptions> = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), "weft-server-"));
+  const s = await startServer({ db: join(dir, "weft.db"), port: 0, ...o });
+  const { key } = s.deps.apps.createKey("test");
+  const api = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const { json, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (!headers.has("authorization")) headers.set("authorization", `Bearer ${key}`);
+    if (json !== undefined) headers.set("content-type", "application/json");
+    return fetch(`${s.url}${path}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+  };
+  return {
+    ...s,
+    key,
+    dir,
+    api,
+    stop: async () => {
+      await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface SseMessage {
+  event?: string;
+  id?: string;
+  data: any;
+}
+
+/** Read an SSE response to its end (the server closes it), parsing each data field as JSON. */
+export async function readSse(res: Response, onMessage?: (m: SseMessage) => void): Promise<SseMessage[]> {
+  if (!res.ok) throw new Error(`SSE request failed: ${res.status} ${await res.text()}`);
+  const out: SseMessage[] = [];
+  const parser = createParser({
+    onEvent: (e) => {
+      const m = { event: e.event, id: e.id, data: JSON.parse(e.data) };
+      out.push(m);
+      onMessage?.(m);
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  return out;
+}

@@ -1,0 +1,73 @@
+import { createParser } from "eventsource-parser";
+
+const KEY = "weft.apiKey";
+
+export const getKey = () => localStorage.getItem(KEY) ?? "";
+export const setKey = (k: string) => (k ? localStorage.setItem(KEY, k) : localStorage.removeItem(KEY));
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly diagnostics: Array<{ code: string; severity: "error" | "warning" | "info"; message: string; nodeId?: string; field?: string }> = [],
+  ) {
+    super(message);
+  }
+}
+
+async function failure(res: Response): Promise<ApiFailure> {
+  try {
+    const body = (await res.json()) as { error?: { code: string; message: string; diagnostics?: ApiFailure["diagnostics"] } };
+    return new ApiFailure(res.status, body.error?.code ?? "http", body.error?.message ?? res.statusText, body.error?.diagnostics ?? []);
+  } catch {
+    return new ApiFailure(res.status, "http", res.statusText);
+  }
+}
+
+function headers(extra: Record<string, string> = {}): Record<string, string> {
+  return { authorization: `Bearer ${getKey()}`, ...extra };
+}
+
+export async function api<T>(path: string, init: { method?: string; json?: unknown; body?: string; contentType?: string } = {}): Promise<T> {
+  const res = await fetch(path, {
+    method: init.method ?? (init.json !== undefined || init.body !== undefined ? "POST" : "GET"),
+    headers: headers(init.json !== undefined ? { "content-type": "application/json" } : init.contentType ? { "content-type": init.contentType } : {}),
+    body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
+  });
+  if (!res.ok) throw await failure(res);
+  const type = res.headers.get("content-type") ?? "";
+  return (type.includes("json") ? await res.json() : await res.text()) as T;
+}
+
+/** POST or GET an SSE endpoint with the API key (EventSource cannot send headers), calling `onEvent` per message. */
+export async function stream(path: string, onEvent: (data: any) => void, init: { json?: unknown; signal?: AbortSignal } = {}): Promise<void> {
+  const res = await fetch(path, {
+    method: init.json !== undefined ? "POST" : "GET",
+    headers: headers(init.json !== undefined ? { "content-type": "application/json" } : {}),
+    body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
+    signal: init.signal,
+  });
+  if (!res.ok || !res.body) throw await failure(res);
+  const parser = createParser({ onEvent: (e) => onEvent(JSON.parse(e.data)) });
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+  }
+}
+
+/** Download a text response (Dify YAML export) as a file. */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const res = await fetch(path, { headers: headers() });
+  if (!res.ok) throw await failure(res);
+  const m = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "");
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = m?.[1] ?? fallbackName;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

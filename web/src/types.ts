@@ -1,0 +1,100 @@
+/** The shapes the server sends (see src/server/routes). Kept loose: the UI only reads what it shows. */
+export interface WfNode {
+  id: string;
+  type: string;
+  title: string;
+  parentId?: string;
+  config: Record<string, unknown>;
+  canvas?: Record<string, unknown>;
+}
+export interface WfEdge {
+  id?: string;
+  source: string;
+  sourcePort: string;
+  target: string;
+  canvas?: Record<string, unknown>;
+}
+export interface Workflow {
+  weft: 1;
+  name: string;
+  description: string;
+  mode: "workflow" | "advanced-chat";
+  nodes: WfNode[];
+  edges: WfEdge[];
+  [k: string]: unknown;
+}
+export interface Diagnostic {
+  code: string;
+  severity: "error" | "warning" | "info";
+  message: string;
+  nodeId?: string;
+  field?: string;
+}
+export interface AppInfo {
+  id: string;
+  name: string;
+  mode: "workflow" | "advanced-chat";
+  description: string;
+  createdAt: number;
+  updatedAt: number;
+  version?: number;
+}
+export interface VersionInfo {
+  version: number;
+  source: string;
+  note: string;
+  createdAt: number;
+  nodes: number;
+  edges: number;
+}
+export interface VersionBody extends VersionInfo {
+  workflow: Workflow;
+  diagnostics: Diagnostic[];
+  ports: Record<string, string[]>;
+}
+export interface NodeTypeInfo {
+  type: string;
+  label: string;
+  category: string;
+  purpose: string;
+  container: { startType: string } | null;
+  containerStart: { containerType: string } | null;
+  example: Record<string, unknown> | null;
+  schema: JsonSchema | null;
+}
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  items?: JsonSchema;
+  description?: string;
+  default?: unknown;
+  const?: unknown;
+  [k: string]: unknown;
+}
+export interface Diff {
+  nodesAdded: string[];
+  nodesRemoved: string[];
+  nodesChanged: string[];
+  edgesAdded: string[];
+  edgesRemoved: string[];
+}
+export interface AttemptRecord {
+  runId: string;
+  key: string;
+  nodeId: string;
+  nodeType: string;
+  title?: string;
+  attempt: number;
+  status: string;
+  inputs?: unknown;
+  outputs?: Record<string, unknown>;
+  port?: string;
+  error?: { code: string; message: string };
+  startedAt: number;
+  endedAt: number;
+}
+export type RunEvent = { type: string; nodeId?: string; status?: string; [k: string]: unknown };
