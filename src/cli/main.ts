@@ -1,4 +1,5 @@
 import { Command } from "@commander-js/extra-typings";
+import { registerEvalCommands } from "./commands/eval.js";
 import { registerGenerateCommands } from "./commands/generate.js";
 import { registerRunCommands } from "./commands/run.js";
 import { registerStaticCommands } from "./commands/static.js";
@@ -13,6 +14,7 @@ const program = new Command()
 registerStaticCommands(program);
 registerRunCommands(program);
 registerGenerateCommands(program);
+registerEvalCommands(program);
 (await import("./commands/serve.js")).registerServeCommands(program);
 
 try {

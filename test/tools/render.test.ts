@@ -46,6 +46,12 @@ describe("svgToPng", () => {
     expect(white / total).toBeGreaterThan(0.8);
     expect(dark).toBeGreaterThan(20);
     expect(dark / total).toBeLessThan(0.05);
+    // The raw SVG (CSS variables unresolved) is what resvg would otherwise draw: solid black boxes.
+    const raw = new Resvg(svg, { background: "#ffffff" }).render().pixels;
+    let rawDark = 0;
+    for (let i = 0; i < raw.length; i += 4)
+      if (((raw[i] as number) + (raw[i + 1] as number) + (raw[i + 2] as number)) / 3 < 80) rawDark++;
+    expect(rawDark / (raw.length / 4)).toBeGreaterThan(0.05);
   });
 
   it("scales to a requested width", () => {

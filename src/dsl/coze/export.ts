@@ -236,7 +236,8 @@ export function exportCozeDetailed(workflow: Workflow, options: ExportCozeOption
     if (!src || !dst) continue;
     const r = attempt(src, () => mapEdge(e, src, dst, ctx, converted, containers, redirect));
     if (!r) continue;
-    const list = r.container ? containers.get(r.container)!.node.edges! : topEdges;
+    const list = r.container ? containers.get(r.container)?.node.edges : topEdges;
+    if (!list) continue;
     pushEdge(list, r.edge);
   }
 

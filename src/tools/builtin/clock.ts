@@ -116,31 +116,57 @@ export function strftime(date: Date, format: string, timeZone: string): string {
   const h12 = z.hour % 12 === 0 ? 12 : z.hour % 12;
   const weekdayName = WEEKDAYS[z.weekday] ?? "";
   const monthName = MONTHS[z.month - 1] ?? "";
-  const map: Record<string, () => string> = {
-    Y: () => String(z.year),
-    y: () => pad(z.year % 100),
-    m: () => pad(z.month),
-    d: () => pad(z.day),
-    H: () => pad(z.hour),
-    I: () => pad(h12),
-    M: () => pad(z.minute),
-    S: () => pad(z.second),
-    f: () => pad(z.millisecond * 1000, 6),
-    p: () => (z.hour < 12 ? "AM" : "PM"),
-    A: () => weekdayName,
-    a: () => weekdayName.slice(0, 3),
-    B: () => monthName,
-    b: () => monthName.slice(0, 3),
-    j: () => pad(dayOfYear, 3),
-    w: () => String((z.weekday + 1) % 7),
-    u: () => String(z.weekday + 1),
-    Z: () => z.abbreviation,
-    z: () => off(""),
-    F: () => `${z.year}-${pad(z.month)}-${pad(z.day)}`,
-    T: () => `${pad(z.hour)}:${pad(z.minute)}:${pad(z.second)}`,
-    "%": () => "%",
+  const field = (k: string): string | undefined => {
+    switch (k) {
+      case "Y":
+        return String(z.year);
+      case "y":
+        return pad(z.year % 100);
+      case "m":
+        return pad(z.month);
+      case "d":
+        return pad(z.day);
+      case "H":
+        return pad(z.hour);
+      case "I":
+        return pad(h12);
+      case "M":
+        return pad(z.minute);
+      case "S":
+        return pad(z.second);
+      case "f":
+        return pad(z.millisecond * 1000, 6);
+      case "p":
+        return z.hour < 12 ? "AM" : "PM";
+      case "A":
+        return weekdayName;
+      case "a":
+        return weekdayName.slice(0, 3);
+      case "B":
+        return monthName;
+      case "b":
+        return monthName.slice(0, 3);
+      case "j":
+        return pad(dayOfYear, 3);
+      case "w":
+        return String((z.weekday + 1) % 7);
+      case "u":
+        return String(z.weekday + 1);
+      case "Z":
+        return z.abbreviation;
+      case "z":
+        return off("");
+      case "F":
+        return `${z.year}-${pad(z.month)}-${pad(z.day)}`;
+      case "T":
+        return `${pad(z.hour)}:${pad(z.minute)}:${pad(z.second)}`;
+      case "%":
+        return "%";
+      default:
+        return undefined;
+    }
   };
-  return format.replace(/%([a-zA-Z%])/g, (m, k: string) => map[k]?.() ?? m);
+  return format.replace(/%([a-zA-Z%])/g, (m, k: string) => field(k) ?? m);
 }
 
 export function weekdayName(index: number): string {

@@ -1,0 +1,96 @@
+import { useRef, useState } from "react";
+import { useStore } from "../store";
+
+export function ImportButton({ onText, label, testId }: { onText: (t: string) => void; label: string; testId: string }) {
+  const ref = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <button type="button" onClick={() => ref.current?.click()}>
+        {label}
+      </button>
+      <input
+        ref={ref}
+        data-testid={testId}
+        type="file"
+        accept=".yml,.yaml,.json,text/yaml"
+        hidden
+        onChange={async (e) => {
+          const f = e.target.files?.[0];
+          if (f) onText(await f.text());
+          e.target.value = "";
+        }}
+      />
+    </>
+  );
+}
+
+export function AppList() {
+  const apps = useStore((s) => s.apps);
+  const { openApp, createApp, importNew, deleteApp, logout } = useStore.getState();
+  const [name, setName] = useState("");
+  const [mode, setMode] = useState<"workflow" | "advanced-chat">("workflow");
+  return (
+    <div className="app-list" data-testid="app-list">
+      <header className="topbar">
+        <h1>Weft</h1>
+        <span className="spacer" />
+        <ImportButton label="Import Dify YAML" testId="import-new" onText={(t) => void importNew(t)} />
+        <button type="button" onClick={logout}>
+          Log out
+        </button>
+      </header>
+      <form
+        className="new-app"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void createApp(name.trim() || "untitled", mode);
+          setName("");
+        }}
+      >
+        <input placeholder="New app name" value={name} onChange={(e) => setName(e.target.value)} data-testid="new-app-name" />
+        <select value={mode} onChange={(e) => setMode(e.target.value as typeof mode)}>
+          <option value="workflow">workflow</option>
+          <option value="advanced-chat">advanced-chat</option>
+        </select>
+        <button type="submit">Create</button>
+      </form>
+      <table className="apps">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Mode</th>
+            <th>Version</th>
+            <th>Updated</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {apps.map((a) => (
+            <tr key={a.id} data-testid="app-row">
+              <td>
+                <a href={`#${a.id}`} onClick={(e) => (e.preventDefault(), void openApp(a.id))}>
+                  {a.name}
+                </a>
+              </td>
+              <td>{a.mode}</td>
+              <td>v{a.version}</td>
+              <td>{new Date(a.updatedAt).toLocaleString()}</td>
+              <td>
+                <button type="button" onClick={() => confirm(`Delete ${a.name}?`) && void deleteApp(a.id)}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+          {apps.length === 0 && (
+            <tr>
+              <td colSpan={5} className="muted">
+                No apps yet: create one or import a Dify YAML.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}

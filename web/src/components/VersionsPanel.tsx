@@ -1,0 +1,53 @@
+import { useStore } from "../store";
+
+export function VersionsPanel() {
+  const versions = useStore((s) => s.versions);
+  const saved = useStore((s) => s.saved);
+  const diff = useStore((s) => s.diff);
+  const { showDiff, restore } = useStore.getState();
+  const part = (label: string, xs: string[], cls: string) =>
+    xs.length > 0 && (
+      <div className={`diff-part ${cls}`}>
+        <b>{label}</b> {xs.join(", ")}
+      </div>
+    );
+  return (
+    <div className="versions-panel" data-testid="versions-panel">
+      <ul className="versions">
+        {[...versions].reverse().map((v) => (
+          <li key={v.version} className={saved?.version === v.version ? "current" : ""} data-testid={`version-${v.version}`}>
+            <span>
+              v{v.version} · {v.source} · {new Date(v.createdAt).toLocaleTimeString()} · {v.nodes} nodes
+            </span>
+            {v.note && <div className="muted">{v.note}</div>}
+            <span className="actions">
+              {v.version > 1 && (
+                <button type="button" onClick={() => void showDiff(v.version)}>
+                  diff
+                </button>
+              )}
+              {saved?.version !== v.version && (
+                <button type="button" onClick={() => void restore(v.version)}>
+                  load
+                </button>
+              )}
+            </span>
+          </li>
+        ))}
+      </ul>
+      {diff && (
+        <div className="diff" data-testid="diff">
+          <h4>
+            v{diff.version} against v{diff.against ?? "∅"}
+          </h4>
+          {part("+ nodes", diff.diff.nodesAdded, "add")}
+          {part("− nodes", diff.diff.nodesRemoved, "del")}
+          {part("~ nodes", diff.diff.nodesChanged, "chg")}
+          {part("+ edges", diff.diff.edgesAdded, "add")}
+          {part("− edges", diff.diff.edgesRemoved, "del")}
+          {Object.values(diff.diff).every((x) => x.length === 0) && <p className="muted">no changes</p>}
+        </div>
+      )}
+    </div>
+  );
+}
