@@ -81,7 +81,8 @@ export function lineChartSvg(series: readonly PlotSeries[], opts: PlotOptions = 
       out.push(
         `<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${sx(p.x).toFixed(2)},${sy(p.y).toFixed(2)}`).join(" ")}"/>`,
       );
-    for (const p of pts) out.push(`<circle cx="${sx(p.x).toFixed(2)}" cy="${sy(p.y).toFixed(2)}" r="3" fill="${color}"/>`);
+    for (const p of pts)
+      out.push(`<circle cx="${sx(p.x).toFixed(2)}" cy="${sy(p.y).toFixed(2)}" r="3" fill="${color}"/>`);
     const ly = m.top + 10 + i * 18;
     out.push(
       `<line x1="${m.left + w + 15}" y1="${ly}" x2="${m.left + w + 35}" y2="${ly}" stroke="${color}" stroke-width="2"/>`,

@@ -72,21 +72,23 @@ export interface ResolveSuite {
 }
 
 export function loadResolveSuite(path: string): ResolveSuite {
-  if (!existsSync(path)) throw new ResolveSuiteError("resolve.suite_not_found", `suite file ${path} does not exist`, { path });
+  if (!existsSync(path))
+    throw new ResolveSuiteError("resolve.suite_not_found", `suite file ${path} does not exist`, { path });
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
   } catch (e) {
-    throw new ResolveSuiteError("resolve.suite_invalid", `${path} is not valid JSON: ${(e as Error).message}`, { path });
+    throw new ResolveSuiteError("resolve.suite_invalid", `${path} is not valid JSON: ${(e as Error).message}`, {
+      path,
+    });
   }
   const parsed = SuiteSchema.safeParse(raw);
   if (!parsed.success) {
     const iss = parsed.error.issues[0]!;
-    throw new ResolveSuiteError(
-      "resolve.suite_invalid",
-      `${path}: ${iss.path.join(".") || "(root)"}: ${iss.message}`,
-      { path, field: iss.path.join(".") },
-    );
+    throw new ResolveSuiteError("resolve.suite_invalid", `${path}: ${iss.path.join(".") || "(root)"}: ${iss.message}`, {
+      path,
+      field: iss.path.join("."),
+    });
   }
   const dir = dirname(resolve(path));
   return {
@@ -135,8 +137,17 @@ export interface ResolveRunOptions {
 }
 
 async function readFileInput(path: string, files: FileService | undefined, field: string): Promise<unknown> {
-  if (!files) throw new ResolveSuiteError("resolve.no_file_service", `input ${field} is a file but no file service is configured`, { field });
-  if (!existsSync(path)) throw new ResolveSuiteError("resolve.input_file_missing", `input ${field}: file ${path} does not exist`, { field, path });
+  if (!files)
+    throw new ResolveSuiteError(
+      "resolve.no_file_service",
+      `input ${field} is a file but no file service is configured`,
+      { field },
+    );
+  if (!existsSync(path))
+    throw new ResolveSuiteError("resolve.input_file_missing", `input ${field}: file ${path} does not exist`, {
+      field,
+      path,
+    });
   const filename = basename(path);
   return files.put(new Uint8Array(readFileSync(path)), {
     filename,
@@ -156,7 +167,8 @@ async function materialiseInputs(suite: ResolveSuite, inputs: Record<string, unk
     return v;
   };
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(inputs)) out[k] = Array.isArray(v) ? await Promise.all(v.map((x) => one(x, k))) : await one(v, k);
+  for (const [k, v] of Object.entries(inputs))
+    out[k] = Array.isArray(v) ? await Promise.all(v.map((x) => one(x, k))) : await one(v, k);
   return out;
 }
 
@@ -179,7 +191,8 @@ async function decide(
       };
   }
   const text = nonFileOutputs(outputs);
-  if (Object.keys(text).length === 0) return { pass: true, stage: "files_only", reason: "every output is a checked file" };
+  if (Object.keys(text).length === 0)
+    return { pass: true, stage: "files_only", reason: "every output is a checked file" };
   if (!judge)
     return {
       pass: null,
@@ -187,9 +200,16 @@ async function decide(
       reason: "text outputs need the LLM judge; no judge model is configured, so this part was skipped",
     };
   const textInputs = Object.fromEntries(
-    Object.entries(inputs).filter(([, v]) => !(isFileValue(v) || (Array.isArray(v) && v.length > 0 && v.every(isFileValue)))),
+    Object.entries(inputs).filter(
+      ([, v]) => !(isFileValue(v) || (Array.isArray(v) && v.length > 0 && v.every(isFileValue))),
+    ),
   );
-  const prompt = buildResolveJudgePrompt({ queries: ins.queries, inputs: textInputs, outputs: text, referenceAnswer: c.reference });
+  const prompt = buildResolveJudgePrompt({
+    queries: ins.queries,
+    inputs: textInputs,
+    outputs: text,
+    referenceAnswer: c.reference,
+  });
   const v = parseResolveJudge(await judge({ prompt }));
   return { pass: v.pass, stage: "judge", reason: v.reason };
 }
@@ -215,7 +235,12 @@ export async function runResolveSuite(suite: ResolveSuite, opts: ResolveRunOptio
           const inputs = await materialiseInputs(suite, c.inputs, opts.services.files);
           const run = await runWorkflow(workflow, { inputs, services: opts.services });
           if (run.status === "failed")
-            r = { pass: false, stage: "error", reason: `${run.error?.code ?? "run.failed"}: ${run.error?.message ?? ""}`, outputs: run.outputs };
+            r = {
+              pass: false,
+              stage: "error",
+              reason: `${run.error?.code ?? "run.failed"}: ${run.error?.message ?? ""}`,
+              outputs: run.outputs,
+            };
           else r = { ...(await decide(ins, c, run.outputs, inputs, opts.judge)), outputs: run.outputs };
         } catch (e) {
           r = { pass: false, stage: "error", reason: (e as Error).message ?? String(e) };

@@ -143,15 +143,20 @@ export function compare(actual: unknown, operator: string, expected: unknown): b
       return !truthy(actual);
     case "not empty":
       return truthy(actual);
+    // Dify tests `not value` first, so "", 0 and [] behave like null here.
     case "in":
-      if (actual === null || actual === undefined) return false;
+      if (!truthy(actual)) return false;
       return asList(expected).some((x) => looseEqual(actual, x));
     case "not in":
-      if (actual === null || actual === undefined) return true;
+      if (!truthy(actual)) return true;
       return !asList(expected).some((x) => looseEqual(actual, x));
     case "all of": {
-      if (!Array.isArray(actual)) return false;
-      return asList(expected).every((x) => actual.some((a) => looseEqual(a, x)));
+      if (!truthy(actual)) return false;
+      const want = asList(expected);
+      // Python `item in value`: substring for a string, membership for a list.
+      if (typeof actual === "string") return want.every((x) => actual.includes(String(x)));
+      if (!Array.isArray(actual)) throw new ConditionError("condition.bad_operand", `"all of" needs a string or array, got ${typeof actual}`);
+      return want.every((x) => actual.some((a) => looseEqual(a, x)));
     }
     case "=":
     case "≠":
@@ -167,7 +172,8 @@ export function compare(actual: unknown, operator: string, expected: unknown): b
         );
       }
       const a = toNumber(actual, "value");
-      const e = toNumber(expected, "expected value");
+      // Dify JSON-parses the expected value of a boolean variable, so `= "true"` compares as booleans.
+      const e = typeof actual === "boolean" && typeof expected === "string" ? Number(looseEqual(true, expected)) : toNumber(expected, "expected value");
       if (op === "=") return a === e;
       if (op === "≠") return a !== e;
       if (op === ">") return a > e;

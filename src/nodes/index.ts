@@ -18,3 +18,4 @@ import "./agent.js";
 import "./code.js";
 import "./tool.js";
 import "./document-extractor.js";
+import "./tool-call.js";

@@ -1,4 +1,4 @@
-import { Template } from "@huggingface/jinja";
+import { parse, Template, tokenize } from "@huggingface/jinja";
 import { WeftError } from "../ir/errors.js";
 
 export class JinjaError extends WeftError {}
@@ -17,11 +17,22 @@ function describe(e: unknown): string {
 /** Parse only: returns the syntax error message, or undefined when the template is well-formed. */
 export function jinjaSyntaxError(source: string): string | undefined {
   try {
-    new Template(source);
+    compile(source);
     return undefined;
   } catch (e) {
     return describe(e);
   }
+}
+
+/**
+ * Parse as stock Jinja2 does (trim_blocks and lstrip_blocks off). The library's Template constructor
+ * hard-codes both on (chat-template style), which eats the newline after every block tag and the
+ * indentation before it; Dify renders with `Template(src)`, where both are off.
+ */
+function compile(source: string): Template {
+  const tpl = new Template("");
+  tpl.parsed = parse(tokenize(source, { trim_blocks: false, lstrip_blocks: false }));
+  return tpl;
 }
 
 /**
@@ -32,7 +43,7 @@ export function jinjaSyntaxError(source: string): string | undefined {
 export function renderJinja(source: string, vars: Record<string, unknown>): string {
   let tpl: Template;
   try {
-    tpl = new Template(source);
+    tpl = compile(source);
   } catch (e) {
     throw new JinjaError("jinja.syntax", `template syntax error: ${describe(e)}`);
   }

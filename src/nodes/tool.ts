@@ -101,15 +101,36 @@ function label(ctx: ExecContext<ToolConfig>): string {
   return `tool node "${ctx.node.title || ctx.node.id}" (${ctx.config.provider_id}/${ctx.config.tool_name})`;
 }
 
-/** mixed → rendered template, variable → the value read (absent: undefined), constant → as written. */
-function resolveInput(ctx: ExecContext<ToolConfig>, input: ToolInput): { found: boolean; value?: unknown } {
+/** Python's `str()` of a scalar, which is what Dify feeds its template renderer for constants. */
+function pyStr(v: unknown): string {
+  if (v === null || v === undefined) return "None";
+  if (v === true) return "True";
+  if (v === false) return "False";
+  if (typeof v === "string") return v;
+  if (typeof v === "number") return String(v);
+  // Python would print a repr with single quotes; JSON is what a tool can actually parse.
+  return JSON.stringify(v);
+}
+
+/**
+ * variable → the value read (absent: not found). Parameters: mixed and constant both go through the
+ * template renderer as text, as Dify does (`convert_template(str(value))`), so a constant 5 arrives
+ * as "5" and the tool converts it. Configurations keep constants as written.
+ */
+function resolveInput(
+  ctx: ExecContext<ToolConfig>,
+  input: ToolInput,
+  kind: "parameter" | "configuration",
+): { found: boolean; value?: unknown } {
   switch (input.type) {
     case "variable":
       return ctx.read((input.value as unknown[]).map(String));
     case "mixed":
       return { found: true, value: ctx.render(typeof input.value === "string" ? input.value : "") };
     default:
-      return { found: true, value: input.value ?? null };
+      return kind === "parameter"
+        ? { found: true, value: ctx.render(pyStr(input.value)) }
+        : { found: true, value: input.value };
   }
 }
 
@@ -204,7 +225,7 @@ export const toolNode = defineNode<ToolConfig>({
     const required = requiredness(c, ctx);
     const parameters: Record<string, unknown> = {};
     for (const [name, input] of Object.entries(c.tool_parameters)) {
-      const r = resolveInput(ctx, input);
+      const r = resolveInput(ctx, input, "parameter");
       if (!r.found) {
         if (required(name)) {
           throw new NodeExecutionError(
@@ -225,7 +246,9 @@ export const toolNode = defineNode<ToolConfig>({
         configurations[name] = raw;
         continue;
       }
-      const r = resolveInput(ctx, input);
+      // Dify leaves out settings whose value is null (an unset optional form field).
+      if (input.value === null || input.value === undefined) continue;
+      const r = resolveInput(ctx, input, "configuration");
       if (r.found) configurations[name] = r.value;
     }
 

@@ -498,3 +498,22 @@ describe("json_process", () => {
     ).rejects.toMatchObject({ code: "tool.invalid_parameter", details: { parameter: "content" } });
   });
 });
+
+describe("plugged-in tools offered to tool-calling nodes", () => {
+  it("a registration with a spec appears in list() and is callable by its spec name", async () => {
+    const { tools } = setup();
+    tools.registerExternalTool(
+      "langgenius/tavily/tavily",
+      "tavily_search",
+      async (call) => ({ text: `hits for ${String(call.parameters.query)}` }),
+      {
+        description: "Web search",
+        parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+      },
+    );
+    const spec = tools.list().find((s) => s.name === "tavily__tavily_search");
+    expect(spec?.description).toBe("Web search");
+    const r = await tools.invoke({ providerId: "", toolName: "tavily__tavily_search", parameters: { query: "q" } });
+    expect(r.text).toBe("hits for q");
+  });
+});

@@ -149,6 +149,24 @@ describe("tool node: executor", () => {
     expect(r.outputs).toEqual({ text: "ok", files: [], json: [{ data: [] }] });
   });
 
+  it("constants reach the tool as Dify's rendered text; null settings are left out", async () => {
+    const tools = recorder();
+    const c = parseTool({
+      provider_id: "p",
+      tool_name: "t",
+      tool_parameters: {
+        n: { type: "constant", value: 5 },
+        flag: { type: "constant", value: true },
+        nothing: { type: "constant", value: null },
+        tpl: { type: "constant", value: "{{#start.region#}}!" },
+      },
+      tool_configurations: { width: { type: "constant", value: null }, depth: { type: "constant", value: 3 } },
+    });
+    await toolNode.execute!(fakeCtx({ node: node("t", "tool"), config: c, pool, services: { tools } }));
+    expect(tools.calls[0]?.parameters).toEqual({ n: "5", flag: "True", nothing: "None", tpl: "North!" });
+    expect(tools.calls[0]?.configurations).toEqual({ depth: 3 });
+  });
+
   it("a missing required variable fails the node; a missing optional one is omitted", async () => {
     const tools = recorder();
     const ctx = fakeCtx({

@@ -69,24 +69,22 @@ export function parseModelJson(text: string): JsonRepairResult {
   try {
     return { value: JSON.parse(fence.text), repairs };
   } catch (first) {
-    try {
-      const fixed = jsonrepair(fence.text);
-      const value = JSON.parse(fixed);
-      repairs.push({ kind: "json", detail: `repaired JSON: ${describeJsonFix(fence.text).join(", ")}` });
-      return { value, repairs };
-    } catch {
-      // jsonrepair gives up on a wrong closing bracket (`[[…]] }`); put the right one in and retry.
-      const balanced = balanceBrackets(fence.text);
-      if (balanced.changed) {
-        try {
-          const value = JSON.parse(jsonrepair(balanced.text));
-          repairs.push({ kind: "json", detail: `repaired JSON: ${balanced.changed} mismatched closing bracket(s)` });
-          return { value, repairs };
-        } catch {
-          // fall through to the original error
-        }
+    // A wrong closing bracket (`[[…]] }`) is a clear sign of what was meant; jsonrepair alone either
+    // gives up on it or guesses another shape, so the brackets are balanced first.
+    const balanced = balanceBrackets(fence.text);
+    const attempts: Array<[string, string]> = [
+      ...(balanced.changed ? ([[balanced.text, `${balanced.changed} mismatched closing bracket(s)`]] as Array<[string, string]>) : []),
+      [fence.text, describeJsonFix(fence.text).join(", ")],
+    ];
+    for (const [candidate, what] of attempts) {
+      try {
+        const value = JSON.parse(jsonrepair(candidate));
+        repairs.push({ kind: "json", detail: `repaired JSON: ${what}` });
+        return { value, repairs };
+      } catch {
+        // try the next candidate
       }
-      return { repairs, error: `not valid JSON: ${(first as Error).message}` };
     }
+    return { repairs, error: `not valid JSON: ${(first as Error).message}` };
   }
 }

@@ -9,19 +9,19 @@ import type { Command } from "@commander-js/extra-typings";
 import cliProgress from "cli-progress";
 import { analyse } from "../../analysis/index.js";
 import { buildServices } from "../../engine/services.js";
+import type { ResolveJudgeFn } from "../../eval/metrics/resolve.js";
+import { bowCosineV1, type Similarity, tokenCharCosine } from "../../eval/metrics/similarity.js";
+import type { WorfGraph } from "../../eval/metrics/worf-graph.js";
+import { evaluateWorf, type WorfMode } from "../../eval/metrics/worfeval.js";
+import { loadResolveSuite, type ResolveSuiteResult, runResolveSuite } from "../../eval/resolve-suite.js";
+import { domains } from "../../eval/sopbench/dataset.js";
+import { summarise, writeReport } from "../../eval/sopbench/report.js";
+import { evaluateWorkflowOnDomain, type WorkflowEvalResult } from "../../eval/sopbench/run-workflow.js";
+import { loadReferenceWorkflow } from "../../eval/sopbench/workflows/index.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import type { ModelRef } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
 import { createLlmService, describeConfigHelp, hasAnyEndpoint, loadLlmConfig } from "../../llm/index.js";
-import type { ResolveJudgeFn } from "../../eval/metrics/resolve.js";
-import { bowCosineV1, type Similarity, tokenCharCosine } from "../../eval/metrics/similarity.js";
-import { evaluateWorf, type WorfMode } from "../../eval/metrics/worfeval.js";
-import type { WorfGraph } from "../../eval/metrics/worf-graph.js";
-import { loadResolveSuite, type ResolveSuiteResult, runResolveSuite } from "../../eval/resolve-suite.js";
-import { domains } from "../../eval/sopbench/dataset.js";
-import { markdownReport, summarise, writeReport } from "../../eval/sopbench/report.js";
-import { evaluateWorkflowOnDomain, type WorkflowEvalResult } from "../../eval/sopbench/run-workflow.js";
-import { loadReferenceWorkflow } from "../../eval/sopbench/workflows/index.js";
 import { LocalToolService } from "../../tools/index.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
@@ -51,7 +51,8 @@ function progressBar(label: string, enabled: boolean): { update(done: number, to
 
 function positiveInt(raw: string, flag: string): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new CliError("usage.invalid_number", `${flag} must be a positive integer, got "${raw}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new CliError("usage.invalid_number", `${flag} must be a positive integer, got "${raw}"`);
   return n;
 }
 
@@ -85,7 +86,10 @@ async function sopAction(opts: {
 }): Promise<void> {
   const known = domains();
   if (!known.includes(opts.domain))
-    throw new CliError("usage.unknown_domain", `unknown SOP-Bench domain "${opts.domain}"; one of: ${known.join(", ")}`);
+    throw new CliError(
+      "usage.unknown_domain",
+      `unknown SOP-Bench domain "${opts.domain}"; one of: ${known.join(", ")}`,
+    );
   let workflow: Workflow;
   let name: string;
   if (opts.workflow) {
@@ -98,7 +102,11 @@ async function sopAction(opts: {
   const diags = analyse(workflow).diagnostics;
   if (hasErrors(diags)) {
     for (const d of diags.filter((x) => x.severity === "error")) process.stderr.write(`${formatDiagnostic(d)}\n`);
-    throw new CliError("eval.invalid_workflow", `${name} has analyser errors; fix them before scoring it`, EXIT.invalid);
+    throw new CliError(
+      "eval.invalid_workflow",
+      `${name} has analyser errors; fix them before scoring it`,
+      EXIT.invalid,
+    );
   }
   const bar = progressBar(`sop ${opts.domain}`, !opts.json);
   let result: WorkflowEvalResult;
@@ -191,13 +199,13 @@ async function worfAction(
   }
   const f = (v: number) => v.toFixed(4);
   process.stdout.write(
-    [
+    `${[
       `f1_chain ${f(r.chain.f1)} (precision ${f(r.chain.precision)}, recall ${f(r.chain.recall)})`,
       `f1_graph ${f(r.graph.f1)} (precision ${f(r.graph.precision)}, recall ${f(r.graph.recall)})${r.graph.exact ? "" : " — search budget hit: lower bound"}`,
       `similarity ${r.similarity}, threshold ${r.threshold}${r.inclusive ? " (≥)" : " (>)"}, mode ${r.mode}, matcher ${r.matcher}`,
       ...(r.parseable ? [] : ["pred is not parseable: scored 0"]),
       ...r.notes.map((n) => `note: ${n}`),
-    ].join("\n") + "\n",
+    ].join("\n")}\n`,
   );
 }
 
@@ -205,10 +213,15 @@ function judgeFrom(configPath: string | undefined, model: string | undefined): R
   if (!model) return undefined;
   const cfg = loadLlmConfig({ path: configPath });
   if (!hasAnyEndpoint(cfg))
-    throw new CliError("llm.not_configured", `--judge-model needs a model endpoint.\n${describeConfigHelp()}`, EXIT.usage);
+    throw new CliError(
+      "llm.not_configured",
+      `--judge-model needs a model endpoint.\n${describeConfigHelp()}`,
+      EXIT.usage,
+    );
   const llm = createLlmService(cfg);
   const ref: ModelRef = { provider: "weft-judge", name: model, completion_params: { temperature: 0 } };
-  return async ({ prompt }) => (await llm.chat({ model: ref, messages: [{ role: "user", content: prompt }] })).text ?? "";
+  return async ({ prompt }) =>
+    (await llm.chat({ model: ref, messages: [{ role: "user", content: prompt }] })).text ?? "";
 }
 
 export function formatResolveResult(r: ResolveSuiteResult): string {
@@ -254,7 +267,9 @@ async function resolveAction(
 export function registerEvalRunners(evalCommand: Command): void {
   evalCommand
     .command("sop")
-    .description("score a workflow on a SOP-Bench domain (default: the domain's reference workflow): strict, lenient, pass^k")
+    .description(
+      "score a workflow on a SOP-Bench domain (default: the domain's reference workflow): strict, lenient, pass^k",
+    )
     .requiredOption("--domain <name>", "SOP-Bench domain (e.g. customer_service)")
     .option("--workflow <file>", "workflow to score (Weft JSON or Dify YAML); default: the reference workflow")
     .option("--runs <n>", "runs per task (pass^k for k = 1..n)", "1")
@@ -270,8 +285,16 @@ export function registerEvalRunners(evalCommand: Command): void {
     .argument("<pred>", "predicted graph: WorfBench text or {nodes, edges} JSON")
     .argument("<gold>", "gold graph: WorfBench text, {nodes, edges} JSON or a WorfBench record")
     .option("--json", "print the scores as JSON")
-    .option("--mode <mode>", "upstream (bug-compatible with the published evaluator) or paper", "upstream")
-    .option("--similarity <name>", "node similarity: token_char3_cosine_v1 (token-char) or bow_cosine_v1 (bow)", "token_char3_cosine_v1")
+    .option(
+      "--mode <mode>",
+      "paper (corrected definitions) or upstream (bug-compatible with the published evaluator)",
+      "paper",
+    )
+    .option(
+      "--similarity <name>",
+      "node similarity: token_char3_cosine_v1 (token-char) or bow_cosine_v1 (bow)",
+      "token_char3_cosine_v1",
+    )
     .option("--threshold <beta>", "match threshold β (default 0.6)")
     .action(async (pred, gold, opts) => worfAction(pred, gold, opts));
 
@@ -280,9 +303,10 @@ export function registerEvalRunners(evalCommand: Command): void {
     .description("Chat2Workflow-style resolve stage: run each test case's workflow and check its outputs")
     .argument("<suite>", "suite JSON file (see src/eval/resolve-suite.ts)")
     .option("--json", "print the results as JSON")
-    .option("--judge-model <name>", "LLM judge for text outputs (routed by weft.config.json); without it the judged part is skipped")
+    .option(
+      "--judge-model <name>",
+      "LLM judge for text outputs (routed by weft.config.json); without it the judged part is skipped",
+    )
     .option("--config <path>", "weft.config.json")
     .action(async (suite, opts) => resolveAction(suite, opts));
 }
-
-export { markdownReport };

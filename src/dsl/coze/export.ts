@@ -329,10 +329,28 @@ function mapEdge(
   return { edge, ...(src.parentId ? { container: src.parentId } : {}) };
 }
 
+/** Every node reachable from `from` along the workflow's edges (itself included). */
+function descendants(workflow: Workflow, from: string): Set<string> {
+  const seen = new Set<string>([from]);
+  const todo = [from];
+  while (todo.length > 0) {
+    const id = todo.pop()!;
+    for (const e of workflow.edges) {
+      if (e.source === id && !seen.has(e.target)) {
+        seen.add(e.target);
+        todo.push(e.target);
+      }
+    }
+  }
+  return seen;
+}
+
 /**
  * Several Dify end nodes (one per branch) -> one Coze Exit. Outputs bound the same way by every end
- * go straight to the Exit; otherwise a Variable merge node picks the value of the branch that ran
- * (first non-null), which is what the Dify run returns when exactly one end node is reached.
+ * go straight to the Exit. Otherwise a Variable merge node takes, per output, the first non-null of
+ * the ends' values; that equals Dify's answer only if, whichever end is reached, every value listed
+ * before that end's own comes from a node that cannot have run on the way there. Values are ordered
+ * so that holds (the most widely shared producers last), and the export is refused when it cannot.
  */
 function mergeEnds(
   ends: WorkflowNode[],
@@ -343,36 +361,80 @@ function mergeEnds(
   topEdges: CozeEdge[],
   x: number,
 ): CozeNode {
-  const byName = new Map<string, CozeParam[]>();
+  interface Binding {
+    end: WorkflowNode;
+    param: CozeParam;
+    producer: string;
+  }
+  const byName = new Map<string, Binding[]>();
   for (const end of ends) {
-    const params = attempt(end, () => endParams(end, ctx)) ?? [];
-    for (const p of params) byName.set(p.name, [...(byName.get(p.name) ?? []), p]);
+    const params = attempt(end, () => endParams(end, ctx));
+    if (!params) continue;
+    const sels = ((end.config.outputs ?? []) as Array<{ value_selector?: string[] }>).map((o) => o.value_selector ?? []);
+    params.forEach((param, i) => {
+      let producer = sels[i]?.[0] ?? "";
+      // A value from inside a container exists once the container has run.
+      for (let n = ctx.byId.get(producer); n?.parentId; n = ctx.byId.get(n.parentId)) producer = n.parentId;
+      if (producer === "sys") producer = ctx.workflow.nodes.find((n) => n.type === "start")?.id ?? producer;
+      byName.set(param.name, [...(byName.get(param.name) ?? []), { end, param, producer }]);
+    });
   }
   const same = [...byName.values()].every(
-    (ps) => ps.length === ends.length && ps.every((p) => JSON.stringify(p.input) === JSON.stringify(ps[0]!.input)),
+    (bs) => bs.length === ends.length && bs.every((b) => JSON.stringify(b.param.input) === JSON.stringify(bs[0]!.param.input)),
   );
   if (same) {
     for (const end of ends) redirect.set(end.id, EXIT_ID);
-    return makeNode(EXIT_ID, exitReturning([...byName.values()].map((ps) => ps[0]!)), "End", "", { x, y: 0 });
+    return makeNode(EXIT_ID, exitReturning([...byName.values()].map((bs) => bs[0]!.param)), "End", "", { x, y: 0 });
+  }
+
+  const reach = new Map<string, Set<string>>();
+  const reaches = (producer: string, end: string) => {
+    if (!reach.has(producer)) reach.set(producer, descendants(ctx.workflow, producer));
+    return reach.get(producer)!.has(end);
+  };
+  const mergeGroups: Array<{ name: string; variables: CozeParam["input"][] }> = [];
+  for (const [name, bindings] of byName) {
+    // One variable per distinct value; ends sharing it are fine together.
+    const distinct = new Map<string, { input: CozeParam["input"]; producer: string; ends: WorkflowNode[] }>();
+    for (const b of bindings) {
+      const key = JSON.stringify(b.param.input);
+      const d = distinct.get(key);
+      if (d) d.ends.push(b.end);
+      else distinct.set(key, { input: b.param.input, producer: b.producer, ends: [b.end] });
+    }
+    const spread = (p: string) => ends.filter((e) => reaches(p, e.id)).length;
+    const ordered = [...distinct.values()].sort((a, b) => spread(a.producer) - spread(b.producer));
+    ordered.forEach((v, k) => {
+      for (const end of v.ends) {
+        const clash = ordered.slice(0, k).find((w) => reaches(w.producer, end.id));
+        if (clash) {
+          attempt(end, () =>
+            unsupported(
+              `output "${name}": several end nodes return different values, and the value from node "${clash.producer}" can exist when this end is reached; Coze has a single exit, and merging them would return the wrong one`,
+            ),
+          );
+        }
+      }
+    });
+    mergeGroups.push({ name, variables: ordered.map((v) => v.input) });
   }
   const mergeId = ctx.freshId();
-  const mergeGroups = [...byName].map(([name, ps]) => ({ name, variables: ps.map((p) => p.input) }));
-  const outputs = [...byName].map(([name, ps]) => {
-    const first = ps[0]!.input;
-    return { name, type: first.type, ...(first.schema ? { schema: first.schema as never } : {}) };
+  const outputs = mergeGroups.map((g) => {
+    const first = g.variables[0]!;
+    return { name: g.name, type: first.type, ...(first.schema ? { schema: first.schema as never } : {}) };
   });
   const merge = makeNode(mergeId, { type: "32", inputs: { mergeGroups }, outputs, ports: {} }, "Merge end outputs", "One output per Dify end node output: the branch that ran wins.", { x, y: 0 });
   cozeNodes.set(`__coze_merge_${mergeId}`, merge);
   for (const end of ends) redirect.set(end.id, mergeId);
   topEdges.push({ sourceNodeID: mergeId, targetNodeID: EXIT_ID });
-  const params: CozeParam[] = [...byName.keys()].map((name) => {
-    const first = byName.get(name)![0]!.input;
+  const params: CozeParam[] = mergeGroups.map((g) => {
+    const first = g.variables[0]!;
     return {
-      name,
+      name: g.name,
       input: {
         type: first.type,
         ...(first.schema ? { schema: first.schema } : {}),
-        value: { type: "ref", content: { source: "block-output", blockID: mergeId, name } },
+        value: { type: "ref", content: { source: "block-output", blockID: mergeId, name: g.name } },
       },
     };
   });

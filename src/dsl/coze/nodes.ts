@@ -185,22 +185,42 @@ function modelParams(c: Config, ctx: ExportContext, node: WorkflowNode): { list:
   return { list, choice };
 }
 
+/** Dify's memory only exists in chat apps; workflow-mode runs have no conversation to remember. */
+function memoryOn(c: Config, ctx: ExportContext): boolean {
+  return !!c.memory && ctx.workflow.mode === "advanced-chat";
+}
+
 function historySetting(c: Config, node: WorkflowNode, ctx: ExportContext): { enabled: boolean; rounds: number } {
   const m = c.memory;
-  if (!m || m.enabled === false) return { enabled: false, rounds: 3 };
-  const q = m.query_prompt_template;
-  if (typeof q === "string" && q.trim() !== "" && q.trim() !== "{{#sys.query#}}") {
-    unsupported("memory.query_prompt_template has no Coze equivalent");
-  }
+  if (!memoryOn(c, ctx)) return { enabled: false, rounds: 3 };
   const size = Number(m.window?.size);
   if (m.window?.enabled && Number.isFinite(size) && size > 0) return { enabled: true, rounds: size };
   ctx.notes.push(`node ${node.id}: Dify keeps the whole conversation as memory; Coze keeps the last 30 rounds`);
   return { enabled: true, rounds: 30 };
 }
 
+/**
+ * Vision reading `sys.files` in an app whose file upload is off can never see a file: dropping it
+ * changes nothing. Any other vision input has no Coze counterpart here.
+ */
+function checkVision(c: Config, node: WorkflowNode, ctx: ExportContext): void {
+  if (!c.vision?.enabled) return;
+  const sel: string[] = c.vision.configs?.variable_selector ?? [];
+  const readsSysFiles = sel.length === 0 || (sel[0] === "sys" && sel[1] === "files");
+  const upload = (ctx.workflow.features as { file_upload?: { enabled?: boolean; image?: { enabled?: boolean } } } | undefined)
+    ?.file_upload;
+  // Older DSL versions keep the switch under file_upload.image.
+  const uploads = upload?.enabled === true || upload?.image?.enabled === true;
+  if (readsSysFiles && !uploads) {
+    ctx.notes.push(`node ${node.id}: vision is on but the app takes no file uploads, so it is dropped`);
+    return;
+  }
+  unsupported("vision (image inputs) is not exported to Coze");
+}
+
 export function convertLlm(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
   const c = configOf(node);
-  if (c.vision?.enabled) unsupported("vision (image inputs) is not exported to Coze");
+  checkVision(c, node, ctx);
   if ((c.structured_output_switch_on ?? c.structured_output_enabled) && c.structured_output) {
     unsupported("structured output is not exported to Coze");
   }
@@ -223,6 +243,17 @@ export function convertLlm(node: WorkflowNode, ctx: ExportContext): ConvertedNod
       seenUser = true;
       user = text;
     }
+  }
+  if (memoryOn(c, ctx)) {
+    // With memory, Dify sends the conversation and then the user's query (through
+    // query_prompt_template) as the last user message: that is Coze's user prompt.
+    if (seenUser) {
+      unsupported("with memory on, Dify sends the user query after the prompt's own user message; Coze's LLM node has one user prompt");
+    }
+    let q = String(c.memory.query_prompt_template ?? "") || "{{#sys.query#}}";
+    // Files reach the model only through vision, which is refused above; the reference renders nothing.
+    q = q.replace(/\s*\{\{#sys\.files#\}\}/g, "");
+    user = pb.template(q, "memory.query_prompt_template", contextVar);
   }
   const { list } = modelParams(c, ctx, node);
   const history = historySetting(c, node, ctx);
@@ -369,7 +400,7 @@ export function convertIfElse(node: WorkflowNode, ctx: ExportContext): Converted
 export function convertClassifier(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
   const c = configOf(node);
   noErrorStrategy(c, "intent");
-  if (c.vision?.enabled) unsupported("vision (image inputs) is not exported to Coze");
+  checkVision(c, node, ctx);
   if (!c.query_variable_selector?.length) unsupported("the classifier reads no query");
   const pb = new ParamBuilder(ctx, node);
   const query = pb.bind(c.query_variable_selector, { name: "query", lenient: "string" });
@@ -426,10 +457,10 @@ const CONCAT_CHARS = [
   { label: "space", value: " ", isDefault: true },
 ];
 
-export function concatParams(template: string): CozeParam[] {
+export function concatParams(template: string, separator: string): CozeParam[] {
   return [
     { name: "concatResult", input: stringLiteral(template) },
-    { name: "arrayItemConcatChar", input: stringLiteral("，") },
+    { name: "arrayItemConcatChar", input: stringLiteral(separator) },
     {
       name: "allArrayItemConcatChars",
       input: {
@@ -449,37 +480,58 @@ export function concatParams(template: string): CozeParam[] {
 }
 
 /**
- * Jinja2 `{{ name }}` over string variables renders exactly like Coze's `{{name}}`. Anything else —
- * statements, comments, filters, expressions, attribute access, whitespace control, or a non-string
- * variable (Jinja prints Python reprs, Coze joins arrays) — would render differently, so it is refused.
+ * Jinja2 `{{ name }}` over a string renders exactly like Coze's `{{name}}`, and `{{ list | join(sep) }}`
+ * over a list of strings like Coze's `{{list}}` with `arrayItemConcatChar` = sep. Anything else —
+ * statements, comments, other filters or expressions, attribute access, whitespace control, other
+ * value types (Jinja prints Python reprs) — would render differently, so it is refused.
  */
-export function convertJinjaTemplate(template: string, names: ReadonlySet<string>): string {
+const ESCAPES: Record<string, string> = { n: "\n", t: "\t", "'": "'", '"': '"', "\\": "\\" };
+
+function unescapePython(s: string): string {
+  return s.replace(/\\([nt'"\\])/g, (_m, ch: string) => ESCAPES[ch] ?? ch);
+}
+
+export function convertJinjaTemplate(template: string, vars: ReadonlyMap<string, ValueType>): { text: string; separator?: string } {
   if (/\{%|\{#/.test(template)) unsupported("the Jinja2 template uses statements or comments ({% … %}, {# … #}), which Coze's text node lacks");
+  let separator: string | undefined;
+  const join = /^([A-Za-z_][A-Za-z0-9_]*)\s*\|\s*join\(\s*(?:'((?:[^'\\]|\\[nt'"\\])*)'|"((?:[^"\\]|\\[nt'"\\])*)")\s*\)$/;
   const out = template.replace(/\{\{\s*([^{}]*?)\s*\}\}/g, (raw, expr: string) => {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(expr)) unsupported(`the Jinja2 expression ${raw} is more than a variable name`);
-    if (!names.has(expr)) unsupported(`the Jinja2 template uses ${raw}, which is not one of its variables`);
-    return `{{${expr}}}`;
+    const j = join.exec(expr);
+    const name = j ? j[1]! : expr;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) unsupported(`the Jinja2 expression ${raw} is more than a variable name or a join`);
+    const t = vars.get(name);
+    if (!t) unsupported(`the Jinja2 template uses ${raw}, which is not one of its variables`);
+    if (j) {
+      if (t !== "array[string]") unsupported(`${raw}: join over a ${t} value does not render like Coze's list concatenation`);
+      const sep = unescapePython(j[2] ?? j[3] ?? "");
+      if (separator !== undefined && separator !== sep) unsupported("the Jinja2 template joins lists with different separators; Coze's text node has one");
+      separator = sep;
+    } else if (t !== "string") {
+      unsupported(`template variable "${name}" is a ${t}; only strings (or joined lists of strings) render identically in Coze`);
+    }
+    return `{{${name}}}`;
   });
   if (/\{\{|\}\}/.test(out.replace(/\{\{[A-Za-z_][A-Za-z0-9_]*\}\}/g, ""))) unsupported("the Jinja2 template has unbalanced braces");
   // Jinja drops one trailing newline (keep_trailing_newline=False); Coze keeps the text as is.
-  return out.endsWith("\n") ? out.slice(0, -1) : out;
+  const text = out.endsWith("\n") ? out.slice(0, -1) : out;
+  return separator === undefined ? { text } : { text, separator };
 }
 
 export function convertTemplateTransform(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
   const c = configOf(node);
   noErrorStrategy(c, "text");
   const params: CozeParam[] = [];
+  const types = new Map<string, ValueType>();
   for (const v of c.variables as Config[]) {
-    const t = ctx.typeOf(v.value_selector, node);
-    if (t !== "string") {
-      unsupported(`template variable "${v.variable}" is ${t === "any" ? "of unknown type" : `a ${t}`}; only strings render identically in Coze`);
-    }
-    params.push({ name: v.variable, input: ctx.refInput(v.value_selector, node) });
+    const t = ctx.resolve(v.value_selector, node).type;
+    types.set(v.variable, t);
+    if (t === "string" || t === "array[string]") params.push({ name: v.variable, input: ctx.refInput(v.value_selector, node) });
   }
-  const text = convertJinjaTemplate(String(c.template ?? ""), new Set(params.map((p) => p.name)));
+  const { text, separator } = convertJinjaTemplate(String(c.template ?? ""), types);
+  // A variable of another type that the template never uses still needs no Coze parameter.
   return {
     type: "15",
-    inputs: { method: "concat", inputParameters: params, concatParams: concatParams(text) },
+    inputs: { method: "concat", inputParameters: params, concatParams: concatParams(text, separator ?? "，") },
     outputs: [{ name: "output", type: "string", required: true }],
     ports: {},
   };

@@ -66,7 +66,12 @@ async function runTask(
       maxSteps: opts.maxSteps ?? 2000,
     });
     if (r.status === "failed")
-      return scoreRow(task.taskId, task.expected, undefined, `${r.error?.code ?? "run.failed"}: ${r.error?.message ?? ""}`);
+      return scoreRow(
+        task.taskId,
+        task.expected,
+        undefined,
+        `${r.error?.code ?? "run.failed"}: ${r.error?.message ?? ""}`,
+      );
     return scoreRow(task.taskId, task.expected, r.outputs);
   } catch (e) {
     return scoreRow(task.taskId, task.expected, undefined, (e as Error).message ?? String(e));

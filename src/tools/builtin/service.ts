@@ -66,6 +66,8 @@ export class LocalToolService implements ToolService {
   private readonly now: () => Date;
   private readonly builtins = new Map<string, BuiltinTool>();
   private readonly external = new Map<string, ExternalToolImpl>();
+  /** Specs of plugged-in tools that asked to be offered to tool-calling nodes. */
+  private readonly externalSpecs = new Map<string, { spec: ToolSpec; providerId: string; toolName: string }>();
 
   constructor(options: LocalToolServiceOptions = {}) {
     this.files = options.files ?? new MemoryFileService();
@@ -77,11 +79,22 @@ export class LocalToolService implements ToolService {
    * Plug in a provider. `providerId` may be the full plugin id or its short name (both match either
    * spelling); `toolName` `*` covers every tool of the provider. Returns a function that unplugs it.
    */
-  registerExternalTool(providerId: string, toolName: string, impl: ExternalToolImpl): () => void {
+  registerExternalTool(
+    providerId: string,
+    toolName: string,
+    impl: ExternalToolImpl,
+    /** Offer the tool to tool-calling nodes: its description and JSON-schema parameters. */
+    spec?: { description: string; parameters: Record<string, unknown> },
+  ): () => void {
     const key = `${providerId}/${toolName}`;
     this.external.set(key, impl);
+    const name = specName(providerKey(providerId), toolName);
+    if (spec && toolName !== "*") this.externalSpecs.set(name, { spec: { name, ...spec }, providerId, toolName });
     return () => {
-      if (this.external.get(key) === impl) this.external.delete(key);
+      if (this.external.get(key) === impl) {
+        this.external.delete(key);
+        this.externalSpecs.delete(name);
+      }
     };
   }
 
@@ -196,6 +209,7 @@ export class LocalToolService implements ToolService {
         },
       });
     }
+    for (const e of this.externalSpecs.values()) if (!specs.some((s) => s.name === e.spec.name)) specs.push(e.spec);
     return specs;
   }
 
@@ -204,6 +218,7 @@ export class LocalToolService implements ToolService {
     for (const t of this.builtins.values()) {
       if (specName(t.provider, t.name) === name) return { providerId: t.provider, toolName: t.name };
     }
-    return undefined;
+    const ext = this.externalSpecs.get(name);
+    return ext ? { providerId: ext.providerId, toolName: ext.toolName } : undefined;
   }
 }

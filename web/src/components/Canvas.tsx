@@ -29,6 +29,8 @@ function Flow() {
   const nonce = useStore((s) => s.layoutNonce);
   const { select, setDraft } = useStore.getState();
   const [placed, setPlaced] = useState<Record<string, Placed>>({});
+  // React Flow keeps measured handle positions only for nodes that carry `measured`, so it is fed back.
+  const [measured, setMeasured] = useState<Record<string, { width: number; height: number }>>({});
   const { fitView } = useReactFlow();
   const idsKey = draft?.nodes.map((n) => n.id).join("|") ?? "";
 
@@ -81,11 +83,15 @@ function Flow() {
           data,
           selected: n.id === selected,
           ...(n.parentId && ids.has(n.parentId) ? { parentId: n.parentId, extent: "parent" as const } : {}),
+          // Fixed sizes from the layout: React Flow shows a node once it knows its dimensions.
+          width: p.width,
+          height: p.height,
+          ...(measured[n.id] ? { measured: measured[n.id] } : {}),
           style: { width: p.width, height: p.height },
           zIndex: container ? 0 : 1,
         };
       });
-  }, [draft, placed, ports, diagnostics, statuses, typeInfo, selected]);
+  }, [draft, placed, measured, ports, diagnostics, statuses, typeInfo, selected]);
 
   const edges: Edge[] = useMemo(
     () =>
@@ -104,7 +110,14 @@ function Flow() {
 
   const onNodesChange = useCallback((changes: NodeChange[]) => {
     // Only dragging is kept locally; selection and removal go through the store.
-    const moves = changes.filter((c) => c.type === "position" || c.type === "dimensions");
+    const dims = changes.filter((c) => c.type === "dimensions" && c.dimensions);
+    if (dims.length)
+      setMeasured((prev) => {
+        const out = { ...prev };
+        for (const c of dims) if (c.type === "dimensions" && c.dimensions) out[c.id] = c.dimensions;
+        return out;
+      });
+    const moves = changes.filter((c) => c.type === "position" && c.position);
     if (!moves.length) return;
     setPlaced((prev) => {
       const asNodes = Object.entries(prev).map(([id, p]) => ({ id, position: { x: p.x, y: p.y }, data: {}, width: p.width, height: p.height }));

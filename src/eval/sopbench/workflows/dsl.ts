@@ -9,8 +9,12 @@ import { providerIdOf } from "../service.js";
  */
 
 export type Selector = [string, ...string[]];
-/** A tool parameter: a selector reads a variable (typed), `{ const }` is a literal. */
-export type Param = Selector | { const: unknown };
+/**
+ * A tool parameter: a selector reads a variable (keeping its type); `{ const }` is a literal string. Dify
+ * renders constant parameters as text, so typed literals (booleans, numbers, lists) come from a
+ * `constants` code node instead.
+ */
+export type Param = Selector | { const: string };
 
 export type CodeOutputType = "string" | "number" | "boolean" | "object" | "array[string]" | "array[object]";
 
@@ -81,6 +85,23 @@ export class WorkflowBuilder {
       ...(opts.onError === "continue" ? { error_strategy: "default-value", default_value: [] } : {}),
       ...(opts.onError === "branch" ? { error_strategy: "fail-branch" } : {}),
     });
+  }
+
+  /** A code node that returns typed literals, for tool parameters that must not arrive as text. */
+  constants(id: string, values: Record<string, boolean | number | string | string[]>): (key: string) => Selector {
+    const type = (v: unknown): CodeOutputType =>
+      Array.isArray(v) ? "array[string]" : typeof v === "boolean" ? "boolean" : typeof v === "number" ? "number" : "string";
+    this.code(
+      id,
+      "Constants",
+      {},
+      `function main() {\n  return ${JSON.stringify(values)};\n}`,
+      Object.fromEntries(Object.entries(values).map(([k, v]) => [k, type(v)])),
+    );
+    return (key) => {
+      if (!(key in values)) throw new Error(`constants node ${id} has no ${key}`);
+      return [id, key];
+    };
   }
 
   /** A JavaScript code node: `code` must define `function main({...})` returning exactly `outputs`. */

@@ -20,8 +20,12 @@ export function loadReferenceWorkflow(domain: string): Workflow {
     });
   const parsed = WorkflowSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
   if (!parsed.success)
-    throw new SopBenchError("SOPBENCH_DATA", `Reference workflow ${path} is not valid Weft JSON: ${parsed.error.message}`, {
-      path,
-    });
+    throw new SopBenchError(
+      "SOPBENCH_DATA",
+      `Reference workflow ${path} is not valid Weft JSON: ${parsed.error.message}`,
+      {
+        path,
+      },
+    );
   return parsed.data;
 }

@@ -8,12 +8,13 @@ export function customerService() {
   );
   b.start(inputs(["account_id", "service_area_code", "service_type", "subscribed_bandwidth"]));
   const account_id = input("account_id");
+  const c = b.constants("constants", { yes: true, no: false });
 
   b.tool("validate", "validateAccount", { account_id }, { onError: "branch" });
   b.ifElse("is_valid", "Account id valid?", [
     { id: "true", when: [{ selector: [...result("validate"), "is account id valid"], op: "is", value: "true" }] },
   ]);
-  b.tool("auth", "getAuthenticationDetails", { account_id, is_account_id_valid: { const: true } });
+  b.tool("auth", "getAuthenticationDetails", { account_id, is_account_id_valid: c("yes") });
   const records = [...result("auth"), "authentication records"] as const;
   b.ifElse("is_authenticated", "Authenticated?", [
     {
@@ -27,8 +28,8 @@ export function customerService() {
   ]);
   b.tool("session", "createSessionAndOpenTicket", {
     account_id,
-    is_account_id_valid: { const: true },
-    is_authenticated: { const: true },
+    is_account_id_valid: c("yes"),
+    is_authenticated: c("yes"),
   });
   const session_token = [...result("session"), "session token"] as [string, ...string[]];
   b.tool("status", "checkAccountStatus", { account_id, session_token });
@@ -102,8 +103,8 @@ function main({ fix }) {
   b.tool("escalate", "createEscalation", {
     session_token,
     ticket_id: [...result("session"), "ticket identifer"],
-    metrics_improved_post_troubleshooting: { const: false },
-    escalation_required: { const: true },
+    metrics_improved_post_troubleshooting: c("no"),
+    escalation_required: c("yes"),
   });
 
   b.template("failed", "FAILED", "FAILED");
@@ -118,7 +119,7 @@ function main({ fix }) {
   ]);
   b.end("end", { final_resolution_status: ["status_out", "output"] });
 
-  b.chain("start", "validate")
+  b.chain("start", "constants", "validate")
     .edge("validate", "failed", "fail-branch")
     .edge("validate", "is_valid")
     .edge("is_valid", "auth", "true")

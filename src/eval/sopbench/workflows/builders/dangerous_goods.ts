@@ -18,7 +18,13 @@ export function dangerousGoods() {
     "dangerous_goods",
     "SOP-Bench dangerous goods: hazard class from the four component scores, with max-imputation of missing ones.",
   );
-  b.start(inputs(["product_id"], [], COMPONENTS.map((c) => c[2])));
+  b.start(
+    inputs(
+      ["product_id"],
+      [],
+      COMPONENTS.map((c) => c[2]),
+    ),
+  );
   b.code(
     "check_id",
     "Product id well-formed?",
@@ -29,7 +35,9 @@ function main({ id }) {
 }`,
     { valid: "boolean" },
   );
-  b.ifElse("is_valid", "Valid id?", [{ id: "true", when: [{ selector: ["check_id", "valid"], op: "is", value: "true" }] }]);
+  b.ifElse("is_valid", "Valid id?", [
+    { id: "true", when: [{ selector: ["check_id", "valid"], op: "is", value: "true" }] },
+  ]);
   for (const [id, tool, col] of COMPONENTS)
     b.tool(id, tool, { product_id: input("product_id"), [col]: input(col) }, { onError: "continue" });
   b.code(

@@ -100,7 +100,13 @@ function main({ profile, reg, ubo, screen, bank }) {
     { escalation_status: "string" },
   );
   b.end("end", { escalation_status: ["decide", "escalation_status"] });
-  b.chain("start", "profile", "registration", "ownership", "parse_ubos", "verify_ubo", "sanctions")
-    .chain("sanctions", "bank_data", "bank", "risk_score", "decide", "end");
+  b.chain("start", "profile", "registration", "ownership", "parse_ubos", "verify_ubo", "sanctions").chain(
+    "sanctions",
+    "bank_data",
+    "bank",
+    "risk_score",
+    "decide",
+    "end",
+  );
   return b.build();
 }

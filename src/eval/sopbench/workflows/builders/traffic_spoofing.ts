@@ -12,7 +12,14 @@ export function trafficSpoofing() {
   );
   b.start(
     inputs(
-      ["partner_id", "registered_websites", "top_referral_source", "violation_type", "evidence_collected", "risk_level"],
+      [
+        "partner_id",
+        "registered_websites",
+        "top_referral_source",
+        "violation_type",
+        "evidence_collected",
+        "risk_level",
+      ],
       ["earnings_amount", "engagement_score", "conversion_rate", "bounce_rate", "unattributed_clicks"],
     ),
   );

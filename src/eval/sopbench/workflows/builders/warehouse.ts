@@ -31,6 +31,7 @@ export function warehouse() {
     ),
   );
   const po_number = input("po_number");
+  const c = b.constants("constants", { wrong_item: ["Wrong Item"], none: [], zero: 0 });
   const vendor = { po_number, vendor_id: input("vendor_id"), vendor_name: input("vendor_name") };
   b.tool("barcode", "validateBarcode", {
     po_number,
@@ -42,8 +43,8 @@ export function warehouse() {
   ]);
   b.tool("report_wrong_item", "generateProblemReport", {
     ...vendor,
-    problem_type: { const: ["Wrong Item"] },
-    charge_amount: { const: 0 },
+    problem_type: c("wrong_item"),
+    charge_amount: c("zero"),
     resolution_status: { const: "Returned to Vendor" },
   });
   b.template("returned", "Returned to Vendor", "Returned to Vendor");
@@ -79,8 +80,8 @@ function main({ quantity, location, condition }) {
   ]);
   b.tool("report_clean", "generateProblemReport", {
     ...vendor,
-    problem_type: { const: [] },
-    charge_amount: { const: 0 },
+    problem_type: c("none"),
+    charge_amount: c("zero"),
     resolution_status: { const: "Pending" },
   });
   b.template("resolved", "Resolved", "Resolved");
@@ -109,7 +110,7 @@ function main({ quantity, location, condition }) {
   ]);
   b.end("end", { resolution_status: ["status_out", "output"] });
 
-  b.chain("start", "barcode", "barcode_ok")
+  b.chain("start", "constants", "barcode", "barcode_ok")
     .edge("barcode_ok", "report_wrong_item", "false")
     .chain("report_wrong_item", "returned", "status_out");
   for (const t of ["quantity", "location", "condition"]) b.edge("barcode_ok", t, "true").edge(t, "problems");

@@ -1,0 +1,85 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = resolve(import.meta.dirname, "../..");
+const bin = join(root, "bin/weft");
+const example = join(root, "examples/word-stats.yml");
+const dir = mkdtempSync(join(tmpdir(), "weft-cli-"));
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY") && k !== "OLLAMA_HOST"));
+
+function weft(args: string[], input?: string) {
+  const r = spawnSync(bin, args, { cwd: dir, env, encoding: "utf8", input, timeout: 60_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe("weft CLI", () => {
+  it("validates: exit 0 for a valid file, 1 with JSON diagnostics for an invalid one", () => {
+    expect(weft(["validate", example]).code).toBe(0);
+    const bad = join(dir, "bad.json");
+    const wf = JSON.parse(weft(["import", example]).out);
+    wf.edges = wf.edges.filter((e: { target: string }) => e.target !== "1006");
+    writeFileSync(bad, JSON.stringify(wf));
+    const r = weft(["validate", bad, "--json"]);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.out);
+    expect(out.valid).toBe(false);
+    expect(out.diagnostics.map((d: { code: string }) => d.code)).toContain("graph.unreachable");
+  });
+
+  it("reports unreadable input as a typed error, never a stack trace", () => {
+    const notYaml = join(dir, "x.yml");
+    writeFileSync(notYaml, "app: [unclosed\n");
+    const r = weft(["validate", notYaml]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^error \S+: /);
+    expect(r.err).not.toMatch(/\n\s+at /);
+    expect(weft(["validate", join(dir, "missing.yml")]).code).toBe(2);
+  });
+
+  it("imports, exports to Dify and Mermaid, and the export re-imports to the same workflow", () => {
+    const json = join(dir, "wf.json");
+    expect(weft(["import", example, "-o", json]).code).toBe(0);
+    const yml = join(dir, "out.yml");
+    expect(weft(["export", json, "--to", "dify", "-o", yml]).code).toBe(0);
+    const again = join(dir, "again.json");
+    expect(weft(["import", yml, "-o", again]).code).toBe(0);
+    expect(JSON.parse(readFileSync(again, "utf8"))).toEqual(JSON.parse(readFileSync(json, "utf8")));
+    expect(weft(["export", json, "--to", "mermaid"]).out).toMatch(/^flowchart LR/);
+    expect(weft(["export", json, "--to", "nope"]).code).toBe(2);
+  });
+
+  it("shows a summary", () => {
+    const r = weft(["show", example, "--json"]);
+    const s = JSON.parse(r.out);
+    expect(s.nodes).toBe(7);
+    expect(s.inputs).toEqual([{ name: "text", type: "string" }]);
+    expect(s.outputs.map((o: { name: string }) => o.name)).toEqual(["verdict", "longest"]);
+  });
+
+  it("runs, lists runs and prints the trace", () => {
+    const db = join(dir, "runs.db");
+    const r = weft(["run", example, "--input", "text=one two three", "--json", "--db", db]);
+    expect(r.code, r.err).toBe(0);
+    const res = JSON.parse(r.out);
+    expect(res.status).toBe("succeeded");
+    expect(res.outputs).toEqual({ verdict: "short (3 words)", longest: "three" });
+    const runs = JSON.parse(weft(["runs", "--json", "--db", db]).out);
+    expect(runs[0].id).toBe(res.runId);
+    const trace = JSON.parse(weft(["trace", res.runId, "--json", "--db", db]).out);
+    expect(trace.trace.map((t: { nodeId: string }) => t.nodeId)).toEqual(["1000", "1001", "1002", "1004", "1005", "1006"]);
+    expect(weft(["trace", "nope", "--db", db]).code).toBe(1);
+    // a missing required input fails the run with the node named
+    const missing = weft(["run", example, "--json", "--db", db]);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.out).error).toMatchObject({ code: "input.missing", nodeId: "1000" });
+  });
+
+  it("explains how to configure a model and exits 2 when none is configured", () => {
+    const r = weft(["generate", "make a workflow"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("WEFT_LLM_BASE_URL");
+  });
+});
