@@ -1,12 +1,12 @@
 import type { BurdenThresholds } from "../analysis/index.js";
 import type { LlmService, ModelRef, ToolSpec } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import { draftModel, reviseModel, type DraftContext } from "./draft.js";
+import { type DraftContext, draftModel, reviseModel } from "./draft.js";
 import { CompileError } from "./llm.js";
 import { type Lowered, type LowerOptions, lowerModel, type ToolCatalog } from "./lower.js";
 import type { SopModel } from "./model.js";
 import { type BurdenSummary, measureBurden, type OptimiseRound, optimiseBurden } from "./optimise.js";
-import { type DryRunReport, dryRun, dryRunFeedback, type Disagreement } from "./validate/dryrun.js";
+import { type Disagreement, type DryRunReport, dryRun, dryRunFeedback } from "./validate/dryrun.js";
 import { checkObligations, type Obligation, obligationFeedback } from "./validate/obligations.js";
 import { extractSourceLogic, type SourceLogic } from "./validate/source.js";
 import { type StaticReport, staticCheck, staticFeedback } from "./validate/static.js";
@@ -90,9 +90,13 @@ export async function compileSop(o: CompileOptions): Promise<CompileResult> {
   let st = staticCheck(lowered);
   while (!st.ok) {
     if (redrafts >= redraftBudget)
-      throw new CompileError("compile.static_failed", `the draft still fails the static checks after ${redrafts} re-drafts:\n${staticFeedback(st).join("\n")}`, {
-        errors: st.errors,
-      });
+      throw new CompileError(
+        "compile.static_failed",
+        `the draft still fails the static checks after ${redrafts} re-drafts:\n${staticFeedback(st).join("\n")}`,
+        {
+          errors: st.errors,
+        },
+      );
     say(`static check: ${st.errors.length} error(s); re-drafting`);
     model = await revise(model, "static errors", staticFeedback(st));
     lowered = lowerModel(model, lowerOptions);
@@ -116,7 +120,9 @@ export async function compileSop(o: CompileOptions): Promise<CompileResult> {
     say(`faithfulness round ${round}`);
     const dr = dryRun(model, logic);
     for (const d of dr.disagreements) found.set(disagreementKey(d), d);
-    const obligations = o.skipObligations ? [] : await checkObligations({ llm: o.llm, model: o.model, sop: o.sop, sopModel: model, logic });
+    const obligations = o.skipObligations
+      ? []
+      : await checkObligations({ llm: o.llm, model: o.model, sop: o.sop, sopModel: model, logic });
     const feedback = [...dryRunFeedback(dr, logic), ...obligationFeedback(obligations)];
     rounds.push({ round, dryRun: dr, obligations, static: st, feedback });
     if (feedback.length === 0 || redrafts >= redraftBudget) break;
@@ -174,7 +180,14 @@ export function readToolCatalog(raw: unknown, providerId?: string): ToolCatalog 
   if (Array.isArray(raw)) return { providerId: providerId ?? "tools", specs: fromList(raw) };
   if (raw && typeof raw === "object" && Array.isArray((raw as any).tools)) {
     const r = raw as { providerId?: unknown; tools: unknown[] };
-    return { providerId: providerId ?? (typeof r.providerId === "string" ? r.providerId : "tools"), specs: fromList(r.tools) };
+    return {
+      providerId: providerId ?? (typeof r.providerId === "string" ? r.providerId : "tools"),
+      specs: fromList(r.tools),
+    };
   }
-  throw new CompileError("compile.tools_invalid", "tool specs must be a JSON list of specs, or {providerId, tools: [...]}", {});
+  throw new CompileError(
+    "compile.tools_invalid",
+    "tool specs must be a JSON list of specs, or {providerId, tools: [...]}",
+    {},
+  );
 }

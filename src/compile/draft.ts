@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ChatMessage, LlmService, ModelRef, ToolSpec } from "../ir/services.js";
-import { chatJson, CompileError, prompt } from "./llm.js";
+import { CompileError, chatJson, prompt } from "./llm.js";
 import { ModelError, parseModel, type SopModel, SopModelSchema } from "./model.js";
 import { type SourceLogic, toolsText } from "./validate/source.js";
 
@@ -49,20 +49,34 @@ async function askModel(c: DraftContext, messages: ChatMessage[], stage: string)
   const convo = [...messages];
   const attempts = 1 + (c.repairAttempts ?? 2);
   for (let i = 0; i < attempts; i++) {
-    const raw = await chatJson({ llm: c.llm, model: c.model, messages: convo, schema: modelJsonSchema(), name: "workflow_model", stage });
+    const raw = await chatJson({
+      llm: c.llm,
+      model: c.model,
+      messages: convo,
+      schema: modelJsonSchema(),
+      name: "workflow_model",
+      stage,
+    });
     try {
       return { model: parseModel(raw), calls: i + 1, rejected };
     } catch (e) {
       if (!(e instanceof ModelError)) throw e;
       rejected.push(e.message);
       convo.push({ role: "assistant", content: JSON.stringify(raw) });
-      convo.push({ role: "user", content: `That model is not valid:\n${e.message}\nReturn the corrected complete model as one JSON object.` });
+      convo.push({
+        role: "user",
+        content: `That model is not valid:\n${e.message}\nReturn the corrected complete model as one JSON object.`,
+      });
     }
   }
-  throw new CompileError("compile.draft_failed", `${stage}: no well-formed workflow model after ${attempts} answers; last problems:\n${rejected.at(-1) ?? ""}`, {
-    stage,
-    rejected,
-  });
+  throw new CompileError(
+    "compile.draft_failed",
+    `${stage}: no well-formed workflow model after ${attempts} answers; last problems:\n${rejected.at(-1) ?? ""}`,
+    {
+      stage,
+      rejected,
+    },
+  );
 }
 
 /** The first draft: SOP text and tool schemas in, a validated workflow model out. */
@@ -74,7 +88,12 @@ export function draftModel(c: DraftContext): Promise<DraftResult> {
  * A revision: the draft conversation, the current model as the assistant's answer, then the feedback
  * (burden regions, static errors, dry-run disagreements, failed obligations).
  */
-export function reviseModel(c: DraftContext, current: SopModel, kind: string, feedback: readonly string[]): Promise<DraftResult> {
+export function reviseModel(
+  c: DraftContext,
+  current: SopModel,
+  kind: string,
+  feedback: readonly string[],
+): Promise<DraftResult> {
   const p = prompt("revise", { kind, feedback: feedback.map((f) => `- ${f}`).join("\n") });
   return askModel(
     c,

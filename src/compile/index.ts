@@ -1,5 +1,12 @@
 /** SOP compiler: natural-language procedure → verified artifact-driven workflow (Weft IR). */
-export { type CompileOptions, type CompileReport, type CompileResult, compileSop, type FaithfulnessRound, readToolCatalog } from "./compile.js";
+export {
+  type CompileOptions,
+  type CompileReport,
+  type CompileResult,
+  compileSop,
+  type FaithfulnessRound,
+  readToolCatalog,
+} from "./compile.js";
 export { draftModel, modelJsonSchema, reviseModel } from "./draft.js";
 export { CompileError } from "./llm.js";
 export { DEFAULT_LLM_MODEL, type Lowered, type LowerOptions, lowerModel, type ToolCatalog } from "./lower.js";

@@ -16,7 +16,10 @@ export function prompt(name: string, vars: Record<string, string>): { system: st
   if (!t) {
     const text = readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), "utf8");
     const [system, user] = text.split("<!-- user -->");
-    if (user === undefined) throw new CompileError("compile.prompt_file", `prompt ${name}.md has no <!-- user --> separator`, { prompt: name });
+    if (user === undefined)
+      throw new CompileError("compile.prompt_file", `prompt ${name}.md has no <!-- user --> separator`, {
+        prompt: name,
+      });
     t = { system: system!.trim(), user: user.trim() };
     cache.set(name, t);
   }
@@ -41,12 +44,19 @@ export async function chatJson(c: JsonCall): Promise<unknown> {
   } catch (e) {
     if (e instanceof NotConfiguredError) throw e;
     const code = e instanceof WeftError ? e.code : "llm.call_failed";
-    throw new CompileError("compile.model_call_failed", `${c.stage}: the model call failed (${code}): ${(e as Error).message}`, { stage: c.stage, cause: code });
+    throw new CompileError(
+      "compile.model_call_failed",
+      `${c.stage}: the model call failed (${code}): ${(e as Error).message}`,
+      { stage: c.stage, cause: code },
+    );
   }
   if (res.json !== undefined) return res.json;
   try {
     return JSON.parse(res.text);
   } catch {
-    throw new CompileError("compile.model_not_json", `${c.stage}: the model did not answer with JSON`, { stage: c.stage, text: res.text.slice(0, 300) });
+    throw new CompileError("compile.model_not_json", `${c.stage}: the model did not answer with JSON`, {
+      stage: c.stage,
+      text: res.text.slice(0, 300),
+    });
   }
 }

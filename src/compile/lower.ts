@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../ir/diagnostics.js";
+import { templateRefs } from "../ir/selector.js";
 import type { ModelRef, ToolSpec } from "../ir/services.js";
 import { type Workflow, WorkflowSchema } from "../ir/workflow.js";
 import {
@@ -54,7 +55,12 @@ interface RawNode {
   config: Record<string, unknown>;
 }
 
-export const DEFAULT_LLM_MODEL: ModelRef = { provider: "weft-compile", name: "", mode: "chat", completion_params: { temperature: 0 } };
+export const DEFAULT_LLM_MODEL: ModelRef = {
+  provider: "weft-compile",
+  name: "",
+  mode: "chat",
+  completion_params: { temperature: 0 },
+};
 
 function jsonSchemaOf(t: ArtifactType): Record<string, unknown> {
   if (t.startsWith("array[")) return { type: "array", items: { type: t.slice(6, -1) } };
@@ -66,6 +72,7 @@ function startType(t: ArtifactType): string {
 }
 
 const ref = (sel: readonly string[]) => `{{#${sel.join(".")}#}}`;
+const lexes = (sel: readonly string[]) => templateRefs(ref(sel)).length === 1;
 
 /** Translate the SOP model into Weft IR. Never throws on a model that parseModel accepted; problems are diagnostics. */
 export function lowerModel(model: SopModel, opts: LowerOptions = {}): Lowered {
@@ -89,7 +96,8 @@ class Lowerer {
   ) {
     this.llmModel = opts.llmModel ?? DEFAULT_LLM_MODEL;
     this.specs = new Map((opts.tools?.specs ?? []).map((s) => [s.name, s]));
-    for (const s of model.steps) for (const w of s.writes) if (!this.writers.has(w.name)) this.writers.set(w.name, s.id);
+    for (const s of model.steps)
+      for (const w of s.writes) if (!this.writers.has(w.name)) this.writers.set(w.name, s.id);
     for (const s of model.steps) this.ids.add(s.id);
     for (const b of model.branches) this.ids.add(b.id);
     for (const l of model.loops) this.ids.add(l.id);
@@ -140,7 +148,10 @@ class Lowerer {
     for (const i of this.model.inputs) env.set(i.name, { selector: [startId, i.name], type: i.type });
     const tails = this.block(controlTree(this.model), [{ node: startId, port: "source" }], env, undefined);
     const endId = this.freshId("end");
-    const outputs = this.model.outputs.map((o) => ({ variable: o.name, value_selector: this.read(env, o.artifact, endId) }));
+    const outputs = this.model.outputs.map((o) => ({
+      variable: o.name,
+      value_selector: this.read(env, o.artifact, endId),
+    }));
     this.add({ id: endId, type: "end", title: "Outputs", config: { outputs } }, "outputs");
     this.connect(tails, endId);
     const workflow = WorkflowSchema.parse({
@@ -217,7 +228,12 @@ class Lowerer {
     } else {
       const schema = {
         type: "object",
-        properties: Object.fromEntries(s.writes.map((w) => [w.name, { ...jsonSchemaOf(w.type), ...(w.description ? { description: w.description } : {}) }])),
+        properties: Object.fromEntries(
+          s.writes.map((w) => [
+            w.name,
+            { ...jsonSchemaOf(w.type), ...(w.description ? { description: w.description } : {}) },
+          ]),
+        ),
         required: s.writes.map((w) => w.name),
         additionalProperties: false,
       };
@@ -229,10 +245,14 @@ class Lowerer {
           ...this.inParent(parentId),
           config: {
             model: this.llmModel,
-            prompt_template: [
-              { role: "system", text: this.systemText(s) },
-              { role: "user", text: this.userText(reads) },
-            ],
+            prompt_template: [{ role: "system", text: this.systemText(s) }, this.userMessage(reads)],
+            ...(reads.every((r) => lexes(r.selector))
+              ? {}
+              : {
+                  prompt_config: {
+                    jinja2_variables: reads.map((r, i) => ({ variable: `v${i}`, value_selector: r.selector })),
+                  },
+                }),
             context: { enabled: false, variable_selector: [] },
             vision: { enabled: false },
             structured_output: { schema },
@@ -250,8 +270,17 @@ class Lowerer {
   }
 
   private systemText(s: Step): string {
-    const fields = s.writes.map((w) => `- ${w.name} (${w.type})${w.description ? `: ${w.description}` : ""}`).join("\n");
+    const fields = s.writes
+      .map((w) => `- ${w.name} (${w.type})${w.description ? `: ${w.description}` : ""}`)
+      .join("\n");
     return `${s.instruction.trim()}\n\nReply with one JSON object with exactly these fields:\n${fields}`;
+  }
+
+  /** The user message: `{{#…#}}` references, or Jinja2 variables where a selector does not lex as one. */
+  private userMessage(reads: ReadonlyArray<{ name: string; selector: string[] }>): Record<string, unknown> {
+    if (reads.every((r) => lexes(r.selector))) return { role: "user", text: this.userText(reads) };
+    const text = reads.map((r, i) => `${r.name}: {{ v${i} }}`).join("\n");
+    return { role: "user", text, edition_type: "jinja2", jinja2_text: text };
   }
 
   private userText(reads: ReadonlyArray<{ name: string; selector: string[] }>): string {
@@ -270,20 +299,38 @@ class Lowerer {
     const toolName = s.tool ?? "";
     const spec = this.specs.get(toolName);
     const providerId = this.opts.tools?.providerId ?? "tools";
-    if (!spec) this.diag("compile.unknown_tool", `step "${s.id}" calls tool "${toolName}", which is not among the tool specs`, s.id);
-    const props = ((spec?.parameters as { properties?: Record<string, { type?: string }> } | undefined)?.properties ?? {}) as Record<string, { type?: string }>;
+    if (!spec)
+      this.diag(
+        "compile.unknown_tool",
+        `step "${s.id}" calls tool "${toolName}", which is not among the tool specs`,
+        s.id,
+      );
+    const props = ((spec?.parameters as { properties?: Record<string, { type?: string }> } | undefined)?.properties ??
+      {}) as Record<string, { type?: string }>;
     const required = new Set(((spec?.parameters as { required?: string[] } | undefined)?.required ?? []) as string[]);
     const readNames = new Set(reads.map((r) => r.name));
     const params: Record<string, unknown> = {};
     for (const [p, a] of Object.entries(s.args ?? {})) {
-      if (spec && !(p in props)) this.diag("compile.unknown_parameter", `step "${s.id}": tool "${toolName}" has no parameter "${p}"`, s.id);
+      if (spec && !(p in props))
+        this.diag("compile.unknown_parameter", `step "${s.id}": tool "${toolName}" has no parameter "${p}"`, s.id);
       if (typeof a === "string") {
-        if (!readNames.has(a)) this.diag("compile.undeclared_read", `step "${s.id}" passes artifact "${a}" to "${p}" but does not list it in reads`, s.id, "warning");
+        if (!readNames.has(a))
+          this.diag(
+            "compile.undeclared_read",
+            `step "${s.id}" passes artifact "${a}" to "${p}" but does not list it in reads`,
+            s.id,
+            "warning",
+          );
         params[p] = { type: "variable", value: this.read(env, a, s.id) };
       } else params[p] = { type: "constant", value: a.const };
     }
     for (const p of required) {
-      if (!(p in params)) this.diag("compile.missing_argument", `step "${s.id}": required parameter "${p}" of tool "${toolName}" is not supplied`, s.id);
+      if (!(p in params))
+        this.diag(
+          "compile.missing_argument",
+          `step "${s.id}": required parameter "${p}" of tool "${toolName}" is not supplied`,
+          s.id,
+        );
     }
     const toolId = this.add(
       {
@@ -300,7 +347,12 @@ class Lowerer {
           tool_label: toolName,
           tool_configurations: {},
           tool_parameters: params,
-          paramSchemas: Object.entries(props).map(([name, p]) => ({ name, required: required.has(name), form: "llm", type: p?.type ?? "string" })),
+          paramSchemas: Object.entries(props).map(([name, p]) => ({
+            name,
+            required: required.has(name),
+            form: "llm",
+            type: p?.type ?? "string",
+          })),
           ...(s.on_error === "continue" ? { error_strategy: "default-value", default_value: [] } : {}),
         },
       },
@@ -310,7 +362,8 @@ class Lowerer {
     const fielded = s.writes.filter((w) => w.field !== undefined);
     for (const w of s.writes) if (w.field === undefined) writeSel[w.name] = [toolId, "text"];
     if (fielded.length === 0) {
-      if (s.gates.length) this.diag("compile.gate_dropped", `step "${s.id}": gates on a tool's text are not checked`, s.id, "warning");
+      if (s.gates.length)
+        this.diag("compile.gate_dropped", `step "${s.id}": gates on a tool's text are not checked`, s.id, "warning");
       return toolId;
     }
     // A tool's JSON result is `json[0]`, whose path does not lex as a template reference; a small unpack
@@ -348,9 +401,28 @@ class Lowerer {
     const providerId = this.opts.tools?.providerId ?? "tools";
     const tools = (s.tools ?? []).map((name) => {
       const spec = this.specs.get(name);
-      if (!spec) this.diag("compile.unknown_tool", `agent step "${s.id}" may call tool "${name}", which is not among the tool specs`, s.id);
-      return { enabled: true, provider_name: providerId, type: "builtin", tool_name: name, tool_label: name, tool_description: spec?.description ?? name };
+      if (!spec)
+        this.diag(
+          "compile.unknown_tool",
+          `agent step "${s.id}" may call tool "${name}", which is not among the tool specs`,
+          s.id,
+        );
+      return {
+        enabled: true,
+        provider_name: providerId,
+        type: "builtin",
+        tool_name: name,
+        tool_label: name,
+        tool_description: spec?.description ?? name,
+      };
     });
+    for (const r of reads)
+      if (!lexes(r.selector))
+        this.diag(
+          "compile.name_too_long",
+          `agent step "${s.id}" reads "${r.name}", whose name is too long for a template reference (30 characters); read it through a code step`,
+          s.id,
+        );
     const agentId = this.add(
       {
         id: s.id,
@@ -362,7 +434,15 @@ class Lowerer {
           agent_strategy_name: "function_calling",
           agent_strategy_label: "FunctionCalling",
           agent_parameters: {
-            model: { type: "constant", value: { provider: this.llmModel.provider, model: this.llmModel.name || "default", mode: "chat", completion_params: this.llmModel.completion_params ?? {} } },
+            model: {
+              type: "constant",
+              value: {
+                provider: this.llmModel.provider,
+                model: this.llmModel.name || "default",
+                mode: "chat",
+                completion_params: this.llmModel.completion_params ?? {},
+              },
+            },
             instruction: { type: "constant", value: this.systemText(s) },
             query: { type: "constant", value: this.userText(reads) },
             tools: { type: "constant", value: tools },
@@ -375,7 +455,12 @@ class Lowerer {
     );
     this.connect(tails, agentId);
     const outId = this.freshId(`${s.id}_out`);
-    const picks = s.writes.map((w) => `    ${JSON.stringify(w.name)}: o[${JSON.stringify(w.name)}] === undefined ? null : o[${JSON.stringify(w.name)}],`).join("\n");
+    const picks = s.writes
+      .map(
+        (w) =>
+          `    ${JSON.stringify(w.name)}: o[${JSON.stringify(w.name)}] === undefined ? null : o[${JSON.stringify(w.name)}],`,
+      )
+      .join("\n");
     this.add(
       {
         id: outId,
@@ -397,7 +482,12 @@ class Lowerer {
   }
 
   private directGate(g: ModelGate): Record<string, unknown> {
-    return { output: g.artifact, check: g.check, ...(g.value !== undefined ? { value: g.value } : {}), ...(g.message ? { message: g.message } : {}) };
+    return {
+      output: g.artifact,
+      check: g.check,
+      ...(g.value !== undefined ? { value: g.value } : {}),
+      ...(g.message ? { message: g.message } : {}),
+    };
   }
 
   /**
@@ -412,12 +502,18 @@ class Lowerer {
     const messages: string[] = [];
     for (const g of s.gates) {
       required.add(g.artifact);
-      const p = (properties[g.artifact] ??= {});
+      const p = properties[g.artifact] ?? {};
+      properties[g.artifact] = p;
       if (g.message) messages.push(g.message);
       if (g.check === "one_of" && Array.isArray(g.value)) p.enum = g.value;
       else if (g.check === "json_schema" && g.value && typeof g.value === "object") Object.assign(p, g.value);
       else if (g.check !== "not_empty")
-        this.diag("compile.gate_weakened", `step "${s.id}": the ${g.check} gate on "${g.artifact}" is checked only for presence on this node type`, s.id, "warning");
+        this.diag(
+          "compile.gate_weakened",
+          `step "${s.id}": the ${g.check} gate on "${g.artifact}" is checked only for presence on this node type`,
+          s.id,
+          "warning",
+        );
     }
     const schema = { type: "object", required: [...required], properties };
     return [
@@ -425,12 +521,19 @@ class Lowerer {
         output,
         check: "json_schema",
         value: schema,
-        message: messages.length ? messages.join("; ") : `${asText ? "the answer" : "the structured output"} must have ${[...required].join(", ")} as specified`,
+        message: messages.length
+          ? messages.join("; ")
+          : `${asText ? "the answer" : "the structured output"} must have ${[...required].join(", ")} as specified`,
       },
     ];
   }
 
-  private conditions(c: ModelCondition, env: Env, nodeId: string, override?: (artifact: string) => string[] | undefined) {
+  private conditions(
+    c: ModelCondition,
+    env: Env,
+    nodeId: string,
+    override?: (artifact: string) => string[] | undefined,
+  ) {
     return c.conditions.map((a, i) => ({
       id: `${nodeId}-${i}`,
       variable_selector: [...(override?.(a.artifact) ?? this.read(env, a.artifact, nodeId)), ...(a.path ?? [])],
@@ -439,7 +542,14 @@ class Lowerer {
     }));
   }
 
-  private branch(b: Branch, thenItems: Item[], elseItems: Item[], tails: Tail[], env: Env, parentId: string | undefined): Tail[] {
+  private branch(
+    b: Branch,
+    thenItems: Item[],
+    elseItems: Item[],
+    tails: Tail[],
+    env: Env,
+    parentId: string | undefined,
+  ): Tail[] {
     const ifId = this.add(
       {
         id: b.id,
@@ -448,7 +558,13 @@ class Lowerer {
         ...this.inParent(parentId),
         config: {
           ...(b.source ? { desc: b.source } : {}),
-          cases: [{ case_id: "true", logical_operator: b.condition.logical_operator, conditions: this.conditions(b.condition, env, b.id) }],
+          cases: [
+            {
+              case_id: "true",
+              logical_operator: b.condition.logical_operator,
+              conditions: this.conditions(b.condition, env, b.id),
+            },
+          ],
         },
       },
       b.id,
@@ -466,7 +582,11 @@ class Lowerer {
       if (t && e && t.selector.join(".") === e.selector.join(".")) continue;
       if (t && e) {
         if (t.type !== e.type)
-          this.diag("compile.join_type_mismatch", `artifact "${name}" is ${t.type} on the then-path of "${b.id}" but ${e.type} on the else-path`, b.id);
+          this.diag(
+            "compile.join_type_mismatch",
+            `artifact "${name}" is ${t.type} on the then-path of "${b.id}" but ${e.type} on the else-path`,
+            b.id,
+          );
         const same = (x: Binding) => before !== undefined && x.selector.join(".") === before.selector.join(".");
         const ordered = [t, e].sort((x, y) => Number(same(x)) - Number(same(y)));
         merges.push({ name, type: t.type, variables: ordered.map((x) => x.selector) });
@@ -485,12 +605,24 @@ class Lowerer {
             variables: [],
             advanced_settings: {
               group_enabled: true,
-              groups: merges.map((m) => ({ group_name: m.name, output_type: m.type, variables: m.variables, groupId: `${joinId}_${m.name}` })),
+              groups: merges.map((m) => ({
+                group_name: m.name,
+                output_type: m.type,
+                variables: m.variables,
+                groupId: `${joinId}_${m.name}`,
+              })),
             },
           };
-    this.add({ id: joinId, type: "variable-aggregator", title: `${b.id} join`, ...this.inParent(parentId), config }, b.id);
+    this.add(
+      { id: joinId, type: "variable-aggregator", title: `${b.id} join`, ...this.inParent(parentId), config },
+      b.id,
+    );
     this.connect([...tT, ...tE], joinId);
-    for (const m of merges) env.set(m.name, { selector: merges.length === 1 ? [joinId, "output"] : [joinId, m.name, "output"], type: m.type });
+    for (const m of merges)
+      env.set(m.name, {
+        selector: merges.length === 1 ? [joinId, "output"] : [joinId, m.name, "output"],
+        type: m.type,
+      });
     return [{ node: joinId, port: "source" }];
   }
 
@@ -524,7 +656,9 @@ class Lowerer {
           start_node_id: startId,
           loop_count: l.max_rounds,
           logical_operator: l.break_condition.logical_operator,
-          break_conditions: this.conditions(l.break_condition, env, l.id, (a) => (written.has(a) ? [l.id, a] : undefined)),
+          break_conditions: this.conditions(l.break_condition, env, l.id, (a) =>
+            written.has(a) ? [l.id, a] : undefined,
+          ),
           loop_variables: loopVars,
         },
       },
@@ -538,9 +672,17 @@ class Lowerer {
     const items = [...written.keys()]
       .map((name) => ({ name, sel: inner.get(name)!.selector }))
       .filter((x) => x.sel.join(".") !== `${l.id}.${x.name}`)
-      .map((x) => ({ variable_selector: [l.id, x.name], input_type: "variable", operation: "over-write", value: x.sel }));
+      .map((x) => ({
+        variable_selector: [l.id, x.name],
+        input_type: "variable",
+        operation: "over-write",
+        value: x.sel,
+      }));
     const carryId = this.freshId(`${l.id}_carry`);
-    this.add({ id: carryId, type: "assigner", title: `${l.id} carry state`, parentId: l.id, config: { version: "2", items } }, l.id);
+    this.add(
+      { id: carryId, type: "assigner", title: `${l.id} carry state`, parentId: l.id, config: { version: "2", items } },
+      l.id,
+    );
     this.connect(bodyTails, carryId);
     for (const [name, type] of written) env.set(name, { selector: [l.id, name], type });
     return [{ node: l.id, port: "source" }];

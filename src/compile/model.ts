@@ -20,9 +20,23 @@ export const ARTIFACT_TYPES = [
 export const ArtifactTypeSchema = z.enum(ARTIFACT_TYPES);
 export type ArtifactType = z.infer<typeof ArtifactTypeSchema>;
 
-/** Artifact and step names end up in node ids and `{{#…#}}` references, whose lexer is this strict. */
-const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,29}$/;
-const Name = z.string().regex(NAME, "must be an identifier: a letter or _, then letters, digits or _, at most 30 characters");
+/**
+ * Construct ids become node ids (and `<id>_out` ids), which `{{#…#}}` references allow up to 50
+ * characters; artifact names are output names, kept as identifiers. Task inputs keep their column names,
+ * so artifacts may be longer than a template segment (30): the lowering reads those without templates.
+ */
+const Id = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]{0,29}$/,
+    "must be an identifier: a letter or _, then letters, digits or _, at most 30 characters",
+  );
+const Name = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]{0,63}$/,
+    "must be an identifier: a letter or _, then letters, digits or _, at most 64 characters",
+  );
 
 export const InputDeclSchema = z.object({
   name: Name,
@@ -53,7 +67,7 @@ export const ArgSchema = z.union([Name, z.object({ const: z.unknown() })]);
 export type Arg = z.infer<typeof ArgSchema>;
 
 export const StepSchema = z.object({
-  id: Name,
+  id: Id,
   kind: z.enum(["agent", "tool", "code"]),
   title: z.string().optional(),
   /** One focused instruction: what this step does and nothing else. */
@@ -92,10 +106,11 @@ export const ConditionSchema = z.object({
 export type ModelCondition = z.infer<typeof ConditionSchema>;
 
 export const BranchSchema = z.object({
-  id: Name,
+  id: Id,
   condition: ConditionSchema,
-  then: z.array(Name).default([]),
-  else: z.array(Name).default([]),
+  // biome-ignore lint/suspicious/noThenProperty: a branch's `then` path, a field of the workflow model
+  then: z.array(Id).default([]),
+  else: z.array(Id).default([]),
   /** Id of the SOP decision (from the source-logic extraction) this branch implements. */
   decision: z.string().optional(),
   source: z.string().optional(),
@@ -103,8 +118,8 @@ export const BranchSchema = z.object({
 export type Branch = z.infer<typeof BranchSchema>;
 
 export const LoopSchema = z.object({
-  id: Name,
-  body: z.array(Name).min(1),
+  id: Id,
+  body: z.array(Id).min(1),
   /** Checked before the first round and after each: true stops the loop. */
   break_condition: ConditionSchema,
   max_rounds: z.number().int().min(1).max(100).default(10),
@@ -123,7 +138,7 @@ export const SopModelSchema = z.object({
   branches: z.array(BranchSchema).default([]),
   loops: z.array(LoopSchema).default([]),
   /** The top-level sequence: ids of steps, branches and loops, in order. */
-  flow: z.array(Name).min(1),
+  flow: z.array(Id).min(1),
   outputs: z.array(OutputSchema).min(1),
 });
 export type SopModel = z.infer<typeof SopModelSchema>;
@@ -150,13 +165,21 @@ export type Item =
 export function parseModel(raw: unknown): SopModel {
   const parsed = SopModelSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 30).map((i) => ({ path: i.path.map(String).join(".") || "(root)", message: i.message }));
-    throw new ModelError("compile.model_invalid", `the workflow model does not match its schema:\n${formatIssues(issues)}`, { issues });
+    const issues = parsed.error.issues
+      .slice(0, 30)
+      .map((i) => ({ path: i.path.map(String).join(".") || "(root)", message: i.message }));
+    throw new ModelError(
+      "compile.model_invalid",
+      `the workflow model does not match its schema:\n${formatIssues(issues)}`,
+      { issues },
+    );
   }
   const m = parsed.data;
   const issues = structureIssues(m);
   if (issues.length) {
-    throw new ModelError("compile.model_structure", `the workflow model is not well formed:\n${formatIssues(issues)}`, { issues });
+    throw new ModelError("compile.model_structure", `the workflow model is not well formed:\n${formatIssues(issues)}`, {
+      issues,
+    });
   }
   return m;
 }
@@ -169,20 +192,32 @@ function structureIssues(m: SopModel): ModelIssue[] {
   const issues: ModelIssue[] = [];
   const kinds = new Map<string, string>();
   const declare = (id: string, kind: string, path: string) => {
-    if (kinds.has(id)) issues.push({ path, message: `id "${id}" is used by two constructs (${kinds.get(id)} and ${kind})` });
+    if (kinds.has(id))
+      issues.push({ path, message: `id "${id}" is used by two constructs (${kinds.get(id)} and ${kind})` });
     else kinds.set(id, kind);
   };
-  m.steps.forEach((s, i) => declare(s.id, "step", `steps.${i}.id`));
-  m.branches.forEach((b, i) => declare(b.id, "branch", `branches.${i}.id`));
-  m.loops.forEach((l, i) => declare(l.id, "loop", `loops.${i}.id`));
+  m.steps.forEach((s, i) => {
+    declare(s.id, "step", `steps.${i}.id`);
+  });
+  m.branches.forEach((b, i) => {
+    declare(b.id, "branch", `branches.${i}.id`);
+  });
+  m.loops.forEach((l, i) => {
+    declare(l.id, "loop", `loops.${i}.id`);
+  });
   for (const name of [...m.inputs.map((x) => x.name)]) {
-    if (kinds.has(name)) issues.push({ path: "inputs", message: `input "${name}" has the same name as a ${kinds.get(name)}` });
+    if (kinds.has(name))
+      issues.push({ path: "inputs", message: `input "${name}" has the same name as a ${kinds.get(name)}` });
   }
   const used = new Map<string, string>();
   const use = (ids: string[], path: string) => {
     ids.forEach((id, i) => {
       if (!kinds.has(id)) issues.push({ path: `${path}.${i}`, message: `"${id}" is not a step, branch or loop id` });
-      else if (used.has(id)) issues.push({ path: `${path}.${i}`, message: `"${id}" is already placed at ${used.get(id)}; each construct appears once` });
+      else if (used.has(id))
+        issues.push({
+          path: `${path}.${i}`,
+          message: `"${id}" is already placed at ${used.get(id)}; each construct appears once`,
+        });
       else used.set(id, `${path}.${i}`);
     });
   };
@@ -191,8 +226,11 @@ function structureIssues(m: SopModel): ModelIssue[] {
     use(b.then, `branches.${i}.then`);
     use(b.else, `branches.${i}.else`);
   });
-  m.loops.forEach((l, i) => use(l.body, `loops.${i}.body`));
-  for (const id of kinds.keys()) if (!used.has(id)) issues.push({ path: id, message: `"${id}" is defined but never placed in the flow` });
+  m.loops.forEach((l, i) => {
+    use(l.body, `loops.${i}.body`);
+  });
+  for (const id of kinds.keys())
+    if (!used.has(id)) issues.push({ path: id, message: `"${id}" is defined but never placed in the flow` });
   // A construct placed inside itself (directly or not) would make the tree infinite.
   const children = new Map<string, string[]>();
   for (const b of m.branches) children.set(b.id, [...b.then, ...b.else]);
@@ -214,17 +252,20 @@ function structureIssues(m: SopModel): ModelIssue[] {
   m.steps.forEach((s, i) => {
     const p = `steps.${i}`;
     if (s.kind === "tool" && !s.tool) issues.push({ path: `${p}.tool`, message: `tool step "${s.id}" names no tool` });
-    if (s.kind === "code" && !s.code?.trim()) issues.push({ path: `${p}.code`, message: `code step "${s.id}" has no code` });
+    if (s.kind === "code" && !s.code?.trim())
+      issues.push({ path: `${p}.code`, message: `code step "${s.id}" has no code` });
     if (s.kind === "code" && s.code && !/\bfunction\s+main\s*\(/.test(s.code))
       issues.push({ path: `${p}.code`, message: `code step "${s.id}" must define function main({...})` });
-    if (s.kind !== "tool" && s.writes.length === 0) issues.push({ path: `${p}.writes`, message: `step "${s.id}" writes no artifact` });
+    if (s.kind !== "tool" && s.writes.length === 0)
+      issues.push({ path: `${p}.writes`, message: `step "${s.id}" writes no artifact` });
     const names = new Set<string>();
     for (const w of s.writes) {
       if (names.has(w.name)) issues.push({ path: `${p}.writes`, message: `step "${s.id}" writes "${w.name}" twice` });
       names.add(w.name);
     }
     for (const g of s.gates) {
-      if (!names.has(g.artifact)) issues.push({ path: `${p}.gates`, message: `gate on "${g.artifact}", which step "${s.id}" does not write` });
+      if (!names.has(g.artifact))
+        issues.push({ path: `${p}.gates`, message: `gate on "${g.artifact}", which step "${s.id}" does not write` });
     }
   });
   return issues;
@@ -240,6 +281,7 @@ export function controlTree(m: SopModel): Item[] {
       const s = steps.get(id);
       if (s) return { kind: "step", step: s };
       const b = branches.get(id);
+      // biome-ignore lint/suspicious/noThenProperty: a branch's `then` path, a field of the workflow model
       if (b) return { kind: "branch", branch: b, then: build(b.then), else: build(b.else) };
       const l = loops.get(id);
       if (l) return { kind: "loop", loop: l, body: build(l.body) };
@@ -251,7 +293,11 @@ export function controlTree(m: SopModel): Item[] {
 /** Every step in a subtree, in flow order. */
 export function stepsOf(items: readonly Item[]): Step[] {
   return items.flatMap((it) =>
-    it.kind === "step" ? [it.step] : it.kind === "branch" ? [...stepsOf(it.then), ...stepsOf(it.else)] : stepsOf(it.body),
+    it.kind === "step"
+      ? [it.step]
+      : it.kind === "branch"
+        ? [...stepsOf(it.then), ...stepsOf(it.else)]
+        : stepsOf(it.body),
   );
 }
 

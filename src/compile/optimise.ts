@@ -27,13 +27,26 @@ export interface BurdenSummary {
   perConstruct: StepBurden[];
 }
 
-export function measureBurden(model: SopModel, lowered: Lowered, thresholds?: Partial<BurdenThresholds>): { summary: BurdenSummary; report: BurdenReport } {
+export function measureBurden(
+  model: SopModel,
+  lowered: Lowered,
+  thresholds?: Partial<BurdenThresholds>,
+): { summary: BurdenSummary; report: BurdenReport } {
   const report = analyse(lowered.workflow, { thresholds }).burden;
   const by = new Map<string, StepBurden>();
   for (const n of report.nodes) {
     const c = lowered.origins[n.nodeId];
     if (!c || c === "inputs" || c === "outputs") continue;
-    const b = by.get(c) ?? { construct: c, score: 0, cyclomatic: 0, contextTokens: 0, liveArtifacts: 0, outputTokens: 0, over: [], nodes: [] };
+    const b = by.get(c) ?? {
+      construct: c,
+      score: 0,
+      cyclomatic: 0,
+      contextTokens: 0,
+      liveArtifacts: 0,
+      outputTokens: 0,
+      over: [],
+      nodes: [],
+    };
     b.score = Math.max(b.score, n.score);
     b.cyclomatic = Math.max(b.cyclomatic, n.cyclomatic);
     b.contextTokens = Math.max(b.contextTokens, n.contextTokens);
@@ -77,7 +90,9 @@ export function burdenFeedback(model: SopModel, lowered: Lowered, report: Burden
     const detail = constructs
       .map((c) => {
         const s = steps.get(c);
-        return s ? `"${c}" (${s.kind}: ${s.instruction.slice(0, 160)}${s.instruction.length > 160 ? "…" : ""})` : `"${c}"`;
+        return s
+          ? `"${c}" (${s.kind}: ${s.instruction.slice(0, 160)}${s.instruction.length > 160 ? "…" : ""})`
+          : `"${c}"`;
       })
       .join("; ");
     out.push(
@@ -143,7 +158,13 @@ export async function optimiseBurden(o: {
     }
     const nb = measureBurden(next, nl, o.thresholds);
     if (nb.summary.maxScore >= cur.summary.maxScore) {
-      rounds.push({ round, feedback, after: nb.summary, accepted: false, rejectedBecause: `maximum burden did not fall (${nb.summary.maxScore} ≥ ${cur.summary.maxScore})` });
+      rounds.push({
+        round,
+        feedback,
+        after: nb.summary,
+        accepted: false,
+        rejectedBecause: `maximum burden did not fall (${nb.summary.maxScore} ≥ ${cur.summary.maxScore})`,
+      });
       continue;
     }
     rounds.push({ round, feedback, after: nb.summary, accepted: true });

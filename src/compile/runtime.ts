@@ -1,4 +1,4 @@
-import { runWorkflow, type RunOptions, type RunResult } from "../engine/run.js";
+import { type RunOptions, type RunResult, runWorkflow } from "../engine/run.js";
 import { WeftError } from "../ir/errors.js";
 import type { RunStore } from "../store/types.js";
 import type { Lowered } from "./lower.js";
@@ -31,7 +31,10 @@ const pathValue = (v: unknown, path: readonly string[]) =>
  */
 export function artifactHistory(store: RunStore, runId: string, lowered: Lowered, artifact: string): ArtifactHistory {
   const selector = lowered.selectors[artifact];
-  if (!selector) throw new WeftError("compile.unknown_artifact", `the compiled workflow has no artifact "${artifact}"`, { artifact });
+  if (!selector)
+    throw new WeftError("compile.unknown_artifact", `the compiled workflow has no artifact "${artifact}"`, {
+      artifact,
+    });
   const [nodeId, output, ...path] = selector as [string, string, ...string[]];
   const versions = store
     .artifacts(runId, nodeId)

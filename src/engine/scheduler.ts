@@ -10,6 +10,7 @@ import { checkGate, type Gate } from "./gates.js";
 import { edgeKey, GraphIndex } from "./graph.js";
 import type { VariablePool } from "./pool.js";
 import { renderTemplate } from "./render.js";
+import { AnswerStream } from "./stream.js";
 
 type EdgeState = "unknown" | "taken" | "skipped";
 
@@ -79,6 +80,8 @@ export class Scheduler {
   private readonly limit: LimitFunction;
   private steps = 0;
   exceptions = 0;
+  /** Advanced-chat only: the user-visible reply stream (answer sessions). */
+  stream?: AnswerStream;
 
   constructor(private readonly o: SchedulerOptions) {
     this.graph = new GraphIndex(o.workflow);
@@ -88,6 +91,11 @@ export class Scheduler {
   async runTop(pool: VariablePool): Promise<void> {
     const start = this.graph.topStart();
     if (!start) throw new WeftError("run.no_start", "the workflow has no start node");
+    if (this.o.workflow.mode === "advanced-chat") {
+      this.stream = new AnswerStream(this.graph, start, (nodeId, text, selector) =>
+        this.o.onEvent({ type: "text_chunk", runId: this.o.runId, nodeId, text, selector }),
+      );
+    }
     await this.runFrame({ scope: null, start, pool, prefix: "", ranTypes: new Set() });
   }
 
@@ -97,13 +105,22 @@ export class Scheduler {
     const edgeState = new Map<string, EdgeState>();
     for (const n of nodes) for (const e of this.graph.out.get(n.id) ?? []) edgeState.set(edgeKey(e), "unknown");
     const resolved = new Set<string>();
+    const done = new Set<string>();
+    const skipped = new Set<string>();
     let running = 0;
     let failure: unknown;
+    const stream = frame.scope === null ? this.stream : undefined;
+    stream?.attach({
+      edgeState: (e) => edgeState.get(edgeKey(e)) ?? "unknown",
+      status: (id) => (skipped.has(id) ? "skipped" : done.has(id) ? "done" : resolved.has(id) ? "running" : "pending"),
+      read: (sel) => frame.pool.read(sel),
+    });
 
     return new Promise<void>((resolve, reject) => {
       const finishIfIdle = () => {
         if (running > 0) return;
         if (failure) return reject(failure);
+        stream?.pump();
         resolve();
       };
 
@@ -119,8 +136,10 @@ export class Scheduler {
       const skip = (nodeId: string) => {
         if (resolved.has(nodeId)) return;
         resolved.add(nodeId);
+        skipped.add(nodeId);
         this.o.onEvent({ type: "node_skipped", runId: this.o.runId, key: frame.prefix + nodeId, nodeId });
         setOutEdges(nodeId, () => false);
+        stream?.pump();
       };
 
       const consider = (nodeId: string) => {
@@ -141,7 +160,9 @@ export class Scheduler {
         (isContainer ? job() : this.limit(job))
           .then((res) => {
             frame.ranTypes.add(node.type);
+            done.add(nodeId);
             setOutEdges(nodeId, (e) => (res.port === undefined ? true : e.sourcePort === res.port));
+            stream?.pump();
           })
           .catch((e) => {
             failure ??= e;
@@ -160,6 +181,7 @@ export class Scheduler {
         reject(new WeftError("run.no_start", `scope ${frame.scope ?? "top"} has no start node ${frame.start}`));
         return;
       }
+      stream?.pump();
       launch(frame.start);
     });
   }
@@ -251,7 +273,16 @@ export class Scheduler {
         read: (sel) => frame.pool.read(sel),
         render: (text, style) => renderTemplate(text, (s) => frame.pool.read(s), style),
         emit: (ev) => {
-          if (ev.type === "chunk") o.onEvent({ type: "text_chunk", runId: o.runId, nodeId: node.id, text: ev.text, selector: ev.selector });
+          if (ev.type !== "chunk") return;
+          if (!this.stream) {
+            o.onEvent({ type: "text_chunk", runId: o.runId, nodeId: node.id, text: ev.text, selector: ev.selector });
+          } else if (frame.scope === null) {
+            // Top-level answers are streamed by their sessions; other nodes' text feeds those sessions.
+            if (node.type !== "answer") this.stream.chunk(node.id, ev.text, ev.selector);
+          } else if (node.type === "answer") {
+            // Answers inside loop/iteration bodies go out whole when they run.
+            o.onEvent({ type: "text_chunk", runId: o.runId, nodeId: node.id, text: ev.text, selector: ev.selector });
+          }
         },
         writeVariable: (sel, value) => {
           frame.pool.write(sel, value);

@@ -3,6 +3,7 @@ import type { ExecServices } from "../ir/services.js";
 import { createLlmService, hasAnyEndpoint, loadLlmConfig } from "../llm/index.js";
 import { createSandbox } from "../sandbox/index.js";
 import { createHttpService } from "../tools/http.js";
+import { LocalToolService } from "../tools/builtin/service.js";
 import { TextDocumentService } from "../tools/documents.js";
 import { DirFileService } from "../tools/files.js";
 
@@ -19,13 +20,15 @@ export interface ServiceConfig {
 export async function buildServices(cfg: ServiceConfig, opts: { configPath?: string } = {}): Promise<ExecServices> {
   const llmConfig = loadLlmConfig({ path: opts.configPath });
   const files = new DirFileService(resolve(cfg.files.dir));
+  const now = () => new Date();
   return {
-    now: () => new Date(),
+    now,
     random: Math.random,
     llm: hasAnyEndpoint(llmConfig) ? createLlmService(llmConfig) : undefined,
     sandbox: createSandbox(),
     http: createHttpService({ allowPrivate: cfg.http.allowPrivate, allowHosts: cfg.http.allowHosts }),
     files,
     documents: new TextDocumentService(),
+    tools: new LocalToolService({ files, now }),
   };
 }

@@ -35,7 +35,9 @@ function issues(err: z.ZodError): Array<{ path: string; reason: string }> {
 
 /** Validates already-parsed records; a bad one is a MineError naming the path and reason. */
 export function parseRecords(data: unknown, source = "records"): TaskRecord[] {
-  const r = RecordsFileSchema.safeParse(data);
+  // Parse the list itself (not the union) so issue paths point into the records.
+  const list = Array.isArray(data) ? data : data && typeof data === "object" && "records" in data ? (data as { records: unknown }).records : data;
+  const r = z.array(TaskRecordSchema).safeParse(list);
   if (!r.success) {
     const first = issues(r.error)[0];
     throw new MineError(

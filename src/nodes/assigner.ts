@@ -71,6 +71,7 @@ function applyOperation(ctx: ExecContext<AssignerConfig>, op: string, current: u
       if (Array.isArray(current)) return [];
       if (typeof current === "string") return "";
       if (typeof current === "number") return 0;
+      if (typeof current === "boolean") return false;
       if (current && typeof current === "object") return {};
       return null;
     case "append":

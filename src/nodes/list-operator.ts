@@ -96,6 +96,10 @@ export const listOperatorNode = defineNode<ListOperatorConfig>({
     const c = ctx.config;
     const r = ctx.read(c.variable);
     if (!r.found) fail(ctx, "list.missing_variable", `input variable ${c.variable.join(".")} does not exist`, "variable");
+    // Dify returns early on an empty (or null) list, before filter/extract/sort/limit can object.
+    if (r.value === null || (Array.isArray(r.value) && r.value.length === 0)) {
+      return { outputs: { result: [], first_record: null, last_record: null } };
+    }
     if (!Array.isArray(r.value)) fail(ctx, "list.not_array", `input variable ${c.variable.join(".")} is not an array`, "variable");
     let items = [...(r.value as unknown[])];
     if (items.some((x) => x !== null && typeof x === "object" && !("transfer_method" in (x as object)))) {

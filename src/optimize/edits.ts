@@ -353,7 +353,7 @@ function apply(wf: Workflow, e: E): void {
       const chain = e.nodes.map((id, i) => nodeOf(wf, id, `nodes[${i}]`));
       for (const n of chain) {
         if (n.parentId) fail("edit.bad_position", `"${n.id}" is inside a container; only top-level nodes can be wrapped`, n.id, "nodes");
-        if (n.type === "start" || n.type === "end" || describeNode(n).outputs === undefined) fail("edit.protected_node", `the ${n.type} node cannot be wrapped`, n.id, "nodes");
+        if (n.type === "start" || n.type === "end") fail("edit.protected_node", `the ${n.type} node cannot be wrapped`, n.id, "nodes");
         if (n.type === "loop" || n.type === "iteration") fail("edit.bad_position", `"${n.id}" is a container; loops do not nest here`, n.id, "nodes");
       }
       const ids = new Set(chain.map((n) => n.id));
@@ -366,7 +366,7 @@ function apply(wf: Workflow, e: E): void {
       }
       const first = chain[0]!;
       const last = chain[chain.length - 1]!;
-      let loopId = e.id ?? `retry_${first.id}`.slice(0, 50);
+      const loopId = e.id ?? `retry_${first.id}`.slice(0, 50);
       if (wf.nodes.some((n) => n.id === loopId)) fail("edit.duplicate_id", `a node "${loopId}" already exists`, loopId, "id");
       const startId = `${loopId}_start`.slice(0, 50);
       const saveId = `${loopId}_save`.slice(0, 50);
@@ -407,7 +407,6 @@ function apply(wf: Workflow, e: E): void {
       });
       pushEdge(wf, startId, "source", first.id);
       pushEdge(wf, last.id, "source", saveId);
-      loopId = loopId;
       return;
     }
     case "refine_prompt": {

@@ -24,6 +24,12 @@ export interface ServerOptions extends AppOptions {
   agentModel?: ModelRef;
   agentMaxIterations?: number;
   concurrency?: number;
+  /**
+   * SQLite `synchronous` for this server's connection. "full" (the run store's default) syncs every commit
+   * to disk; "normal" (WAL) still survives a killed process but may lose the last commits on power loss,
+   * for far higher run throughput.
+   */
+  synchronous?: "full" | "normal";
 }
 
 export interface RunningServer {
@@ -35,6 +41,7 @@ export interface RunningServer {
 
 export function openDeps(o: Omit<ServerOptions, "port" | "host">): ServerDeps {
   const runs = new SqliteRunStore(o.db);
+  if (o.synchronous === "normal") runs.db.pragma("synchronous = NORMAL");
   const apps = new AppStore(runs.db);
   const services = o.services ?? {};
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;

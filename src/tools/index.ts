@@ -6,7 +6,7 @@ import { DirFileService, MemoryFileService } from "./files.js";
 export { type ExternalToolCall, type ExternalToolImpl, LocalToolService, providerKey } from "./builtin/service.js";
 export { TextDocumentService } from "./documents.js";
 export { DocumentError, FileStoreError, ToolError } from "./errors.js";
-export { DirFileService, MemoryFileService } from "./files.js";
+export { DirFileService, type FileStoreOptions, MemoryFileService, type PutMeta } from "./files.js";
 
 export interface LocalServicesOptions {
   /** Keep files in this directory; in memory when omitted. */
@@ -21,7 +21,7 @@ export interface LocalServicesOptions {
 
 /** The file, document and tool services wired together, ready to drop into ExecServices. */
 export function createLocalServices(opts: LocalServicesOptions = {}): {
-  files: FileService;
+  files: FileService & (DirFileService | MemoryFileService);
   documents: DocumentService;
   tools: ToolService & LocalToolService;
 } {

@@ -42,7 +42,9 @@ describe("Coze canvas schema against the golden corpus", () => {
       const doc = JSON.parse(readFileSync(f, "utf8"));
       const r = parseCanvas(doc);
       if (!r.success) {
-        failures.push(`${relative(COZE_CORPUS, f)}: ${r.error.issues[0]?.path.join(".")}: ${r.error.issues[0]?.message}`);
+        failures.push(
+          `${relative(COZE_CORPUS, f)}: ${r.error.issues[0]?.path.join(".")}: ${r.error.issues[0]?.message}`,
+        );
         continue;
       }
       for (const n of allNodes(r.data.nodes as J[])) {
@@ -54,9 +56,14 @@ describe("Coze canvas schema against the golden corpus", () => {
     }
     expect(failures).toEqual([]);
     // Counts over the whole corpus (nodes include loop/batch children).
-    expect({ canvases: files.length - failures.length, nodes, edges }).toEqual({ canvases: 102, nodes: 415, edges: 342 });
+    expect({ canvases: files.length - failures.length, nodes, edges }).toEqual({
+      canvases: 102,
+      nodes: 415,
+      edges: 342,
+    });
     expect(types.size).toBe(41);
-    for (const t of ["1", "2", "3", "5", "6", "8", "13", "15", "21", "22", "28", "32", "45"]) expect(types).toContain(t);
+    for (const t of ["1", "2", "3", "5", "6", "8", "13", "15", "21", "22", "28", "32", "45"])
+      expect(types).toContain(t);
   });
 
   describe("rejects what the format forbids", () => {

@@ -53,6 +53,14 @@ describe("repair: JSON brackets", () => {
     expect(balanceBrackets('{"a": [1]}').changed).toBe(0);
   });
 
+  it("closes an object left open before the next list element, and reads ) as a closer", () => {
+    // Node 1's closing brace is missing: `}, {` inside an object cannot be a member.
+    const dropped = '{"nodes": [{"id": "1", "param": {"x": 1}, {"id": "2", "param": {}}]}';
+    expect(JSON.parse(balanceBrackets(dropped).text)).toEqual({ nodes: [{ id: "1", param: { x: 1 } }, { id: "2", param: {} }] });
+    expect(JSON.parse(balanceBrackets('{"v": [["a", ["t", "3"]), ["b", ["o", "4"]]]}').text)).toEqual({ v: [["a", ["t", "3"]], ["b", ["o", "4"]]] });
+    expect(balanceBrackets('{"s": "a), {b"}').changed).toBe(0);
+  });
+
   it("recovers the intended shape of a list closed with }", () => {
     const broken = '{"param": {"variables": [["a", ["x", "1"]], ["b", ["y", "1"]]\n}, "outputs": [["r", "string"]]}}';
     const r = parseModelJson(broken);

@@ -49,6 +49,7 @@ describe.skipIf(!hasChromium)("web UI in a real browser", () => {
   let s: TestServer;
   let browser: Browser;
   let page: Page;
+  const pageErrors: string[] = [];
   const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`) });
 
   beforeAll(async () => {
@@ -65,6 +66,7 @@ describe.skipIf(!hasChromium)("web UI in a real browser", () => {
     });
     page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
     page.setDefaultTimeout(15_000);
+    page.on("pageerror", (e) => pageErrors.push(e.message));
   }, 240_000);
 
   afterAll(async () => {
@@ -140,7 +142,7 @@ describe.skipIf(!hasChromium)("web UI in a real browser", () => {
     expect(dl.suggestedFilename()).toMatch(/\.yml$/);
   });
 
-  it("chats with the agent and sees the canvas change to the new version", async () => {
+  it("chats with the agent and sees the canvas change to the new version", { timeout: 90_000 }, async () => {
     llm.enqueue(reply.toolCall("update_workflow", { workflow: compact }), reply.text("Done: the query is now wrapped in brackets."));
     await page.getByTestId("tab-chat").click();
     await page.getByTestId("chat-input").fill("wrap the query in brackets");
@@ -150,7 +152,7 @@ describe.skipIf(!hasChromium)("web UI in a real browser", () => {
       .waitFor()
       .catch(async (e) => {
         await shot("04-agent-failed");
-        throw new Error(`${e.message}\nchat panel: ${await page.getByTestId("chat-panel").textContent()}\nunmatched LLM requests: ${llm.unmatched.length}`);
+        throw new Error(`${e.message}\npage errors: ${pageErrors.join("\n")}\nunmatched LLM requests: ${llm.unmatched.length}\npage errors: ${pageErrors.join("\n")}`);
       });
     await page.locator('[data-node-type="template-transform"]').waitFor();
     await expect.poll(() => page.locator(".react-flow__node").count()).toBe(3);

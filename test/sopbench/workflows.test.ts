@@ -1,12 +1,22 @@
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { analyse } from "../../src/analysis/index.js";
+import { exportDify } from "../../src/dsl/dify/index.js";
+import { parseWorkflowText } from "../../src/dsl/load.js";
 import { runWorkflow } from "../../src/engine/run.js";
-import { CEILINGS, domains, loadDomain, SopBenchToolService } from "../../src/eval/sopbench/index.js";
+import {
+  CEILINGS,
+  domains,
+  loadDomain,
+  normalise,
+  SopBenchToolService,
+  scoreDomain,
+} from "../../src/eval/sopbench/index.js";
 import { evaluateWorkflowOnDomain, type WorkflowEvalResult } from "../../src/eval/sopbench/run-workflow.js";
 import { WORKFLOW_BUILDERS } from "../../src/eval/sopbench/workflows/builders/index.js";
 import { loadReferenceWorkflow, referenceWorkflowPath } from "../../src/eval/sopbench/workflows/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
+import { REFERENCE_SOLVERS } from "./solvers/index.js";
 
 /** know_your_business has no rule-reachable ceiling (judgment labels); the TS reference solver gets 83/90. */
 const KYB_REFERENCE = 83;
@@ -31,13 +41,19 @@ describe("SOP-Bench reference workflows (Weft IR, no LLM) reach each domain's ce
     describe(domain, () => {
       it("the JSON file is what its builder emits, and is LLM-free", () => {
         const built = WORKFLOW_BUILDERS[domain]!();
-        expect(JSON.parse(readFileSync(referenceWorkflowPath(domain), "utf8"))).toEqual(JSON.parse(JSON.stringify(built)));
+        expect(JSON.parse(readFileSync(referenceWorkflowPath(domain), "utf8"))).toEqual(
+          JSON.parse(JSON.stringify(built)),
+        );
         const wf = loadReferenceWorkflow(domain);
         const types = new Set(wf.nodes.map((n) => n.type));
         for (const t of ["llm", "agent", "question-classifier", "parameter-extractor"])
           expect(types.has(t)).toBe(false);
         const providers = new Set(wf.nodes.filter((n) => n.type === "tool").map((n) => n.config.provider_id));
         expect([...providers]).toEqual([`sopbench/${domain}`]);
+        // Dify renders constant tool parameters as text: typed literals must come from a node instead.
+        for (const n of wf.nodes.filter((x) => x.type === "tool"))
+          for (const p of Object.values(n.config.tool_parameters as Record<string, { type: string; value: unknown }>))
+            if (p.type === "constant") expect(typeof p.value).toBe("string");
       });
 
       it("passes the analyser with no errors", () => {
@@ -55,9 +71,31 @@ describe("SOP-Bench reference workflows (Weft IR, no LLM) reach each domain's ce
         expect(s.strictCorrect).toBeGreaterThanOrEqual(ceiling.reachable ?? KYB_REFERENCE);
         expect(s.lenientCorrect).toBeGreaterThanOrEqual(s.strictCorrect);
         expect(r.strict).toBeCloseTo(s.strictCorrect / s.n, 12);
+        // A faithful port: row by row, the workflow answers what the TS reference solver answers.
+        const solver = await scoreDomain(domain, (t) => REFERENCE_SOLVERS[domain]!(t));
+        const answers = (rows: typeof s.rows) =>
+          Object.fromEntries(
+            rows.map((row) => [row.taskId, Object.values(row.fields).map((f) => normalise(f.predicted))]),
+          );
+        expect(answers(s.rows)).toEqual(answers(solver.rows));
       });
     });
   }
+
+  it("every reference workflow survives a Dify YAML round trip and still scores the same", async () => {
+    for (const domain of domains()) {
+      const wf = loadReferenceWorkflow(domain);
+      const back = parseWorkflowText(exportDify(wf), domain);
+      expect(back.format).toBe("dify");
+      expect(analyse(back.workflow).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      const [a, b] = await Promise.all([
+        evaluateWorkflowOnDomain(wf, domain, { limit: 40 }),
+        evaluateWorkflowOnDomain(back.workflow, domain, { limit: 40 }),
+      ]);
+      expect(b.perRun[0]!.errors).toBe(0);
+      expect(b.perRun[0]!.rows.map((r) => r.strict)).toEqual(a.perRun[0]!.rows.map((r) => r.strict));
+    }
+  }, 120_000);
 
   it("the analyser is live on these files: a broken selector is an error", () => {
     const wf = loadReferenceWorkflow("order_fulfillment");

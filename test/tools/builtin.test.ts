@@ -196,6 +196,20 @@ describe("md_exporter", () => {
     expect(back).toContain("| Payment | low |");
   });
 
+  it("md_to_docx keeps numbered and nested lists", async () => {
+    const { files, tools } = setup();
+    const r = await tools.invoke({
+      providerId: id,
+      toolName: "md_to_docx",
+      parameters: { md_text: "1. first\n2. second\n   - inner\n\nafter" },
+    });
+    const f = r.files[0] as FileValue;
+    const back = await docs.extract(f, await files.get(f));
+    expect(back).toMatch(/1\. first\n2\. second/);
+    expect(back).toContain("inner");
+    expect(back.trim().endsWith("after")).toBe(true);
+  });
+
   it("md_to_pdf writes a PDF whose text reads back, named by output_filename", async () => {
     const { files, tools } = setup();
     const r = await tools.invoke({

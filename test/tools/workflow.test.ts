@@ -15,8 +15,18 @@ function workflow(): Workflow {
     environment_variables: [],
     conversation_variables: [],
     nodes: [
-      { id: "start", type: "start", title: "Start", config: { variables: [{ variable: "doc", label: "Doc", type: "file", required: true }] } },
-      { id: "extract", type: "document-extractor", title: "Extract", config: { variable_selector: ["start", "doc"], is_array_file: false } },
+      {
+        id: "start",
+        type: "start",
+        title: "Start",
+        config: { variables: [{ variable: "doc", label: "Doc", type: "file", required: true }] },
+      },
+      {
+        id: "extract",
+        type: "document-extractor",
+        title: "Extract",
+        config: { variable_selector: ["start", "doc"], is_array_file: false },
+      },
       {
         id: "export",
         type: "tool",
@@ -93,9 +103,17 @@ describe("tool and document-extractor nodes in the engine", () => {
   it("a tool that needs an outside service fails the run with tool.not_configured naming the node", async () => {
     const wf = workflow();
     const clock = wf.nodes.find((n) => n.id === "clock");
-    if (clock) clock.config = { provider_id: "tavily", tool_name: "tavily_search", tool_parameters: { query: { type: "mixed", value: "x" } } };
+    if (clock)
+      clock.config = {
+        provider_id: "tavily",
+        tool_name: "tavily_search",
+        tool_parameters: { query: { type: "mixed", value: "x" } },
+      };
     const services = createLocalServices();
-    const upload = await services.files.put(new TextEncoder().encode("hi"), { filename: "a.txt", mimeType: "text/plain" });
+    const upload = await services.files.put(new TextEncoder().encode("hi"), {
+      filename: "a.txt",
+      mimeType: "text/plain",
+    });
     const res = await runWorkflow(wf, { inputs: { doc: upload }, services });
     expect(res.status).toBe("failed");
     expect(res.error?.code).toBe("tool.not_configured");

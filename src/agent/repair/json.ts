@@ -30,7 +30,8 @@ function describeJsonFix(before: string): string[] {
 
 /**
  * Replace each closing bracket that does not match the innermost open one (`]` for `{`, `}` for `[`)
- * with the one that does; strings are skipped. Models mistype the closer far more often than they drop
+ * with the one that does, and close an object that a comma shows was left open (`…}, {` where the
+ * object needs a key); strings are skipped. Models mistype the closer far more often than they drop
  * one, and where one was dropped the next mismatch closes the outer bracket, so the shape comes out right.
  */
 export function balanceBrackets(text: string): { text: string; changed: number } {
@@ -47,8 +48,14 @@ export function balanceBrackets(text: string): { text: string; changed: number }
       continue;
     }
     if (ch === '"') inStr = true;
-    else if (ch === "{" || ch === "[") stack.push(ch === "{" ? "}" : "]");
-    else if (ch === "}" || ch === "]") {
+    else if (ch === "," && stack.at(-1) === "}" && /^\s*[[{]/.test(text.slice(i + 1, i + 200))) {
+      // An object member must start with a key; `}, {` inside an object means its `}` was dropped.
+      stack.pop();
+      out.push("}");
+      changed++;
+    } else if (ch === "{" || ch === "[") stack.push(ch === "{" ? "}" : "]");
+    else if (ch === "}" || ch === "]" || (ch === ")" && stack.length > 0)) {
+      // `)` is never JSON outside a string: a mistyped closer.
       const want = stack.pop();
       if (want && want !== ch) {
         changed++;
@@ -60,6 +67,8 @@ export function balanceBrackets(text: string): { text: string; changed: number }
   }
   return { text: out.join(""), changed };
 }
+
+const isWorkflowLike = (v: unknown) => !!v && typeof v === "object" && Array.isArray((v as { nodes_info?: unknown }).nodes_info);
 
 /** Parse model JSON: fences stripped, then strict JSON, then jsonrepair (commas, comments, quotes, truncation). */
 export function parseModelJson(text: string): JsonRepairResult {
@@ -76,14 +85,19 @@ export function parseModelJson(text: string): JsonRepairResult {
       ...(balanced.changed ? ([[balanced.text, `${balanced.changed} mismatched closing bracket(s)`]] as Array<[string, string]>) : []),
       [fence.text, describeJsonFix(fence.text).join(", ")],
     ];
+    const parsed: Array<{ value: unknown; what: string }> = [];
     for (const [candidate, what] of attempts) {
       try {
-        const value = JSON.parse(jsonrepair(candidate));
-        repairs.push({ kind: "json", detail: `repaired JSON: ${what}` });
-        return { value, repairs };
+        parsed.push({ value: JSON.parse(jsonrepair(candidate)), what });
       } catch {
         // try the next candidate
       }
+    }
+    // Balancing can misjudge a dropped bracket; prefer a reading that is still a workflow object.
+    const pick = parsed.find((p) => isWorkflowLike(p.value)) ?? parsed[0];
+    if (pick) {
+      repairs.push({ kind: "json", detail: `repaired JSON: ${pick.what}` });
+      return { value: pick.value, repairs };
     }
     return { repairs, error: `not valid JSON: ${(first as Error).message}` };
   }

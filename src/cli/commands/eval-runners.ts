@@ -260,7 +260,7 @@ async function resolveAction(
   }
   if (opts.json) printJson({ ...result, results: result.results.map(({ outputs: _o, ...rest }) => rest) });
   else process.stdout.write(`${formatResolveResult(result)}\n`);
-  process.exitCode = result.failed > 0 ? EXIT.invalid : EXIT.ok;
+  // A finished evaluation exits 0 whatever the score (as `eval sop` does); errors are for bad input.
 }
 
 /** Adds `sop`, `worf` and `resolve` to the `eval` command group. */

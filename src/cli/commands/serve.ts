@@ -32,11 +32,20 @@ export function registerServeCommands(program: Command): void {
     .option("--db <path>", "SQLite file (runs, apps, keys)")
     .option("--config <path>", "weft.config.json")
     .option("--sample", "preload the sample app and print a new API key")
+    .option("--synchronous <mode>", "SQLite durability: full (sync every commit) or normal (faster; survives a crash of the process, not of the machine)", "full")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const db = opts.db ?? cfg.db;
       const services = await buildServices(cfg, { configPath: opts.config });
-      const server = await startServer({ db, port: port(opts.port), host: opts.host, services, llmConfig: loadLlmConfig({ path: opts.config }) });
+      if (opts.synchronous !== "full" && opts.synchronous !== "normal") throw new CliError("usage.synchronous", `--synchronous must be full or normal, got "${opts.synchronous}"`);
+      const server = await startServer({
+        db,
+        port: port(opts.port),
+        host: opts.host,
+        services,
+        llmConfig: loadLlmConfig({ path: opts.config }),
+        synchronous: opts.synchronous,
+      });
       if (opts.sample) {
         const app = ensureSampleApp(server.deps.apps);
         const { key } = server.deps.apps.createKey("sample");

@@ -7,12 +7,7 @@ import { WeftError } from "../../ir/errors.js";
  * (unique-cause MC/DC). An atom with no such pair cannot affect the outcome on its own: it is *masked*
  * (e.g. `b` in `a or (a and b)`), which usually means the condition is redundant or mis-written.
  */
-export type Formula =
-  | { atom: string }
-  | { and: Formula[] }
-  | { or: Formula[] }
-  | { not: Formula }
-  | { const: boolean };
+export type Formula = { atom: string } | { and: Formula[] } | { or: Formula[] } | { not: Formula } | { const: boolean };
 
 export const FormulaSchema: z.ZodType<Formula> = z.lazy(() =>
   z.union([
@@ -49,7 +44,10 @@ export function atomsOf(f: Formula): string[] {
 export function evaluate(f: Formula, a: Assignment): boolean {
   if ("atom" in f) {
     const v = a[f.atom];
-    if (v === undefined) throw new CoverageError("coverage.unassigned_atom", `atom "${f.atom}" has no value in the assignment`, { atom: f.atom });
+    if (v === undefined)
+      throw new CoverageError("coverage.unassigned_atom", `atom "${f.atom}" has no value in the assignment`, {
+        atom: f.atom,
+      });
     return v;
   }
   if ("and" in f) return f.and.every((g) => evaluate(g, a));
@@ -131,7 +129,13 @@ export function predicateCoverage(f: Formula, opts: { samples?: number; seed?: n
         if ((bits >>> i) & 1) continue;
         const t = bits | (1 << i);
         if (table[t] !== table[bits]) {
-          list.push({ atom, whenTrue: fromBits(atoms, t), whenFalse: fromBits(atoms, bits), outcomeTrue: table[t]!, outcomeFalse: table[bits]! });
+          list.push({
+            atom,
+            whenTrue: fromBits(atoms, t),
+            whenFalse: fromBits(atoms, bits),
+            outcomeTrue: table[t]!,
+            outcomeFalse: table[bits]!,
+          });
         }
       }
       candidates.set(atom, list);

@@ -48,7 +48,12 @@ export interface DryRunReport {
 /** A canonical key per comparison, so the same predicate in the SOP reading and the draft is one atom. */
 export function atomKey(a: Atom): string {
   const op = normaliseOperator(a.comparison_operator) ?? a.comparison_operator;
-  const v = a.value === undefined || a.value === null ? "" : typeof a.value === "object" ? JSON.stringify(a.value) : String(a.value);
+  const v =
+    a.value === undefined || a.value === null
+      ? ""
+      : typeof a.value === "object"
+        ? JSON.stringify(a.value)
+        : String(a.value);
   return `${variableOf(a)} ${op} ${v}`;
 }
 
@@ -157,7 +162,9 @@ function concretise(assign: Assignment, atoms: Map<string, Atom>): Record<string
   }
   const values: Record<string, unknown> = {};
   for (const [v, cons] of byVar) {
-    const candidates = [...new Set(cons.flatMap((c) => witnesses(c.atom)).map((x) => JSON.stringify(x ?? null)))].map((x) => JSON.parse(x));
+    const candidates = [...new Set(cons.flatMap((c) => witnesses(c.atom)).map((x) => JSON.stringify(x ?? null)))].map(
+      (x) => JSON.parse(x),
+    );
     const hit = candidates.find((cand) => cons.every((c) => c.want === undefined || holds(c.atom, cand) === c.want));
     if (hit === undefined) return undefined;
     values[v] = hit;
@@ -252,15 +259,31 @@ export function dryRun(m: SopModel, logic: SourceLogic): DryRunReport {
     const srcCov = predicateCoverage(src.formula);
     if (!c) {
       unimplemented.push(d.id);
-      decisions.push({ decision: d.id, description: d.description, scenarios: 0, infeasible: 0, maskedSource: srcCov.masked, maskedCompiled: [], disagreements: [] });
+      decisions.push({
+        decision: d.id,
+        description: d.description,
+        scenarios: 0,
+        infeasible: 0,
+        maskedSource: srcCov.masked,
+        maskedCompiled: [],
+        disagreements: [],
+      });
       continue;
     }
     const cmp = conditionFormula(c.condition);
     const cmpCov = predicateCoverage(cmp.formula);
     const universe = new Map([...src.atoms, ...cmp.atoms]);
     const runs: Array<{ assign: Assignment; witnessOf: string }> = [];
-    for (const p of srcCov.pairs) runs.push({ assign: p.whenTrue, witnessOf: `SOP atom ${p.atom}` }, { assign: p.whenFalse, witnessOf: `SOP atom ${p.atom}` });
-    for (const p of cmpCov.pairs) runs.push({ assign: p.whenTrue, witnessOf: `compiled atom ${p.atom}` }, { assign: p.whenFalse, witnessOf: `compiled atom ${p.atom}` });
+    for (const p of srcCov.pairs)
+      runs.push(
+        { assign: p.whenTrue, witnessOf: `SOP atom ${p.atom}` },
+        { assign: p.whenFalse, witnessOf: `SOP atom ${p.atom}` },
+      );
+    for (const p of cmpCov.pairs)
+      runs.push(
+        { assign: p.whenTrue, witnessOf: `compiled atom ${p.atom}` },
+        { assign: p.whenFalse, witnessOf: `compiled atom ${p.atom}` },
+      );
     const seen = new Set<string>();
     let scenarios = 0;
     let infeasible = 0;
@@ -324,11 +347,15 @@ export function dryRunFeedback(r: DryRunReport, logic: SourceLogic): string[] {
   }
   for (const id of r.unimplemented) {
     const d = logic.decisions.find((x) => x.id === id);
-    out.push(`The SOP decision "${id}" (${d?.description ?? ""}) is not implemented by any branch or loop; add one and set its "decision" to "${id}".`);
+    out.push(
+      `The SOP decision "${id}" (${d?.description ?? ""}) is not implemented by any branch or loop; add one and set its "decision" to "${id}".`,
+    );
   }
   for (const d of r.decisions) {
     if (d.maskedCompiled.length)
-      out.push(`In "${d.construct}", the comparisons ${d.maskedCompiled.join("; ")} never change the outcome on their own (masked); remove or correct them.`);
+      out.push(
+        `In "${d.construct}", the comparisons ${d.maskedCompiled.join("; ")} never change the outcome on their own (masked); remove or correct them.`,
+      );
   }
   return out;
 }

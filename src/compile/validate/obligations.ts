@@ -20,7 +20,10 @@ export interface Obligation {
 }
 
 export function describeCondition(c: ModelCondition): string {
-  const parts = c.conditions.map((a) => `${[a.artifact, ...(a.path ?? [])].join(".")} ${a.comparison_operator}${a.value === undefined ? "" : ` ${JSON.stringify(a.value)}`}`);
+  const parts = c.conditions.map(
+    (a) =>
+      `${[a.artifact, ...(a.path ?? [])].join(".")} ${a.comparison_operator}${a.value === undefined ? "" : ` ${JSON.stringify(a.value)}`}`,
+  );
   return parts.join(` ${c.logical_operator} `);
 }
 
@@ -105,7 +108,13 @@ export function enumerateObligations(m: SopModel, logic?: SourceLogic): Pending[
           kind: "branch",
           construct: it.branch.id,
           promptName: "obligation-branch",
-          vars: { decision: decision(it.branch.decision), guard: describeCondition(it.branch.condition), then: `\n${describeItems(it.then)}`, else: `\n${describeItems(it.else)}` },
+          vars: {
+            decision: decision(it.branch.decision),
+            guard: describeCondition(it.branch.condition),
+            // biome-ignore lint/suspicious/noThenProperty: a branch's `then` path, a field of the workflow model
+            then: `\n${describeItems(it.then)}`,
+            else: `\n${describeItems(it.else)}`,
+          },
         });
         sequence(it.then, scope);
         sequence(it.else, scope);
@@ -114,7 +123,12 @@ export function enumerateObligations(m: SopModel, logic?: SourceLogic): Pending[
           kind: "loop",
           construct: it.loop.id,
           promptName: "obligation-loop",
-          vars: { decision: decision(it.loop.decision), body: `\n${describeItems(it.body)}`, guard: describeCondition(it.loop.break_condition), max: String(it.loop.max_rounds) },
+          vars: {
+            decision: decision(it.loop.decision),
+            body: `\n${describeItems(it.body)}`,
+            guard: describeCondition(it.loop.break_condition),
+            max: String(it.loop.max_rounds),
+          },
         });
         sequence(it.body, scope);
       }
@@ -132,11 +146,23 @@ const VERDICT_SCHEMA = {
 };
 
 /** Judge every obligation (one focused call each). A mechanically broken boundary fails without a call. */
-export async function checkObligations(o: { llm: LlmService; model: ModelRef; sop: string; sopModel: SopModel; logic?: SourceLogic }): Promise<Obligation[]> {
+export async function checkObligations(o: {
+  llm: LlmService;
+  model: ModelRef;
+  sop: string;
+  sopModel: SopModel;
+  logic?: SourceLogic;
+}): Promise<Obligation[]> {
   const out: Obligation[] = [];
   for (const p of enumerateObligations(o.sopModel, o.logic)) {
     if (p.missingAtBoundary?.length) {
-      out.push({ kind: p.kind, construct: p.construct, holds: false, reason: `the second half reads ${p.missingAtBoundary.join(", ")}, which nothing before it supplies`, missingAtBoundary: p.missingAtBoundary });
+      out.push({
+        kind: p.kind,
+        construct: p.construct,
+        holds: false,
+        reason: `the second half reads ${p.missingAtBoundary.join(", ")}, which nothing before it supplies`,
+        missingAtBoundary: p.missingAtBoundary,
+      });
       continue;
     }
     const pr = prompt(p.promptName, { sop: o.sop, ...p.vars });

@@ -29,7 +29,9 @@ export type SourceDecision = z.infer<typeof SourceDecisionSchema>;
 
 export const SourceLogicSchema = z.object({
   /** Artifacts the decisions test, with their types, so the draft can use the same names. */
-  artifacts: z.array(z.object({ name: z.string(), type: z.string().default("string"), description: z.string().optional() })).default([]),
+  artifacts: z
+    .array(z.object({ name: z.string(), type: z.string().default("string"), description: z.string().optional() }))
+    .default([]),
   decisions: z.array(SourceDecisionSchema).default([]),
 });
 export type SourceLogic = z.infer<typeof SourceLogicSchema>;
@@ -40,7 +42,11 @@ const WIRE_SCHEMA = {
   properties: {
     artifacts: {
       type: "array",
-      items: { type: "object", properties: { name: { type: "string" }, type: { type: "string" }, description: { type: "string" } }, required: ["name"] },
+      items: {
+        type: "object",
+        properties: { name: { type: "string" }, type: { type: "string" }, description: { type: "string" } },
+        required: ["name"],
+      },
     },
     decisions: {
       type: "array",
@@ -79,18 +85,31 @@ export function parseSourceLogic(raw: unknown): SourceLogic {
   const parsed = SourceLogicSchema.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 10).map((i) => `${i.path.join(".")}: ${i.message}`);
-    throw new CompileError("compile.source_logic_invalid", `the SOP decision logic does not match its schema: ${issues.join("; ")}`, { issues });
+    throw new CompileError(
+      "compile.source_logic_invalid",
+      `the SOP decision logic does not match its schema: ${issues.join("; ")}`,
+      { issues },
+    );
   }
   for (const d of parsed.data.decisions) {
     const ids = new Set(d.atoms.map((a) => a.id));
     const unknown = atomsOf(d.formula).filter((a) => !ids.has(a));
     if (unknown.length)
-      throw new CompileError("compile.source_logic_invalid", `decision "${d.id}": the formula uses undeclared atoms ${unknown.join(", ")}`, { decision: d.id, atoms: unknown });
+      throw new CompileError(
+        "compile.source_logic_invalid",
+        `decision "${d.id}": the formula uses undeclared atoms ${unknown.join(", ")}`,
+        { decision: d.id, atoms: unknown },
+      );
   }
   return parsed.data;
 }
 
-export async function extractSourceLogic(o: { llm: LlmService; model: ModelRef; sop: string; tools: ToolSpec[] }): Promise<SourceLogic> {
+export async function extractSourceLogic(o: {
+  llm: LlmService;
+  model: ModelRef;
+  sop: string;
+  tools: ToolSpec[];
+}): Promise<SourceLogic> {
   const p = prompt("source-logic", { sop: o.sop, tools: toolsText(o.tools) });
   const raw = await chatJson({
     llm: o.llm,

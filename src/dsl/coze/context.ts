@@ -1,10 +1,10 @@
 import { describeNode } from "../../ir/describe.js";
 import { formatSelector, replaceTemplateRefs, TEMPLATE_REF_SOURCE } from "../../ir/selector.js";
-import { elementType, normaliseType, type ValueType } from "../../ir/types.js";
+import { arrayOf, elementType, normaliseType, type ValueType } from "../../ir/types.js";
 import type { Workflow, WorkflowNode } from "../../ir/workflow.js";
 import { unsupported } from "./errors.js";
-import { ENTRY_ID } from "./schema.js";
 import type { CozeBlockInput, CozeParam, CozeValueType, RefContent } from "./schema.js";
+import { ENTRY_ID } from "./schema.js";
 import { cozeTypeOf, rawMetaOf } from "./types.js";
 
 /** A Weft selector resolved to a Coze reference and the Weft type of the value it names. */
@@ -84,7 +84,9 @@ export class ExportContext {
     const hit = table[`${provider}/${name}`] ?? table[name];
     if (hit !== undefined) return { modelType: hit, modelName: name };
     const fallback = this.options.defaultModelType ?? 0;
-    this.notes.push(`node ${node.id}: model ${provider ? `${provider}/` : ""}${name || "(none)"} has no Coze model id; modelType ${fallback} is written — choose the model in Coze`);
+    this.notes.push(
+      `node ${node.id}: model ${provider ? `${provider}/` : ""}${name || "(none)"} has no Coze model id; modelType ${fallback} is written — choose the model in Coze`,
+    );
     return { modelType: fallback, modelName: name };
   }
 
@@ -134,6 +136,11 @@ export class ExportContext {
     }
     const target = this.byId.get(head);
     if (!target) unsupported(`reference ${shown} names no node`);
+    if (target.parentId && reader.id !== target.parentId && !this.isInside(reader, target.parentId)) {
+      unsupported(
+        `reference ${shown}: node "${head}" lives inside container "${target.parentId}", which Coze nodes outside it cannot read`,
+      );
+    }
     const blockID = this.cozeId(head);
     const desc = describeNode(target);
 
@@ -146,6 +153,13 @@ export class ExportContext {
       if (name === "index") return { content: { source: "block-output", blockID, name: "index" }, type: "number" };
     }
 
+    if (target.type === "iteration" && name === "output" && rest.length === 0 && !desc.config?.output_type) {
+      // Without a declared output_type, the collected list holds the body output's type.
+      const os = desc.config?.output_selector as string[] | undefined;
+      const inner = os?.[0] ? this.byId.get(os[0]) : undefined;
+      const t = inner && os ? this.typeOf(os, inner) : "any";
+      return { content: { source: "block-output", blockID, name: "output" }, type: arrayOf(t) };
+    }
     let cozeName: string = name;
     const mapped = OUTPUT_NAMES[target.type]?.[name] ?? ERROR_OUTPUTS[name];
     if (mapped !== undefined) {
@@ -154,7 +168,9 @@ export class ExportContext {
     }
     if (target.type === "variable-aggregator" && rest[0] === "output" && desc.outputs.some((o) => o.name === name)) {
       // Group mode: Dify's {{#agg.group.output#}} is Coze's group output `group`.
-      const groups = (desc.config?.advanced_settings as { groups?: Array<{ group_name: string; output_type?: string }> } | undefined)?.groups;
+      const groups = (
+        desc.config?.advanced_settings as { groups?: Array<{ group_name: string; output_type?: string }> } | undefined
+      )?.groups;
       const g = groups?.find((x) => x.group_name === name);
       return this.withPath(blockID, name, rest.slice(1), normaliseType(g?.output_type), shown);
     }
@@ -164,7 +180,8 @@ export class ExportContext {
   }
 
   private withPath(blockID: string, name: string, rest: string[], type: ValueType, shown: string): ResolvedRef {
-    for (const seg of rest) if (!IDENT.test(seg)) unsupported(`reference ${shown}: path segment "${seg}" is not a plain name`);
+    for (const seg of rest)
+      if (!IDENT.test(seg)) unsupported(`reference ${shown}: path segment "${seg}" is not a plain name`);
     // Coze writes nested fields as a dotted name (see corpus batch/node_batches.json).
     const full = [name, ...rest].join(".");
     return { content: { source: "block-output", blockID, name: full }, type: rest.length > 0 ? "any" : type };
@@ -182,7 +199,12 @@ export class ExportContext {
    * A BlockInput that references `selector`. `lenient` readers (template variables) accept a value
    * of unknown type as `lenient`, since Coze renders any value into text; others need a real type.
    */
-  refInput(selector: readonly string[], reader: WorkflowNode, lenient?: CozeValueType, typeHint?: ValueType): CozeBlockInput {
+  refInput(
+    selector: readonly string[],
+    reader: WorkflowNode,
+    lenient?: CozeValueType,
+    typeHint?: ValueType,
+  ): CozeBlockInput {
     const r = this.resolve(selector, reader);
     const t = r.type === "any" && typeHint ? typeHint : r.type;
     const typed = cozeTypeOf(t, formatSelector(selector), lenient);
@@ -238,7 +260,10 @@ export class ParamBuilder {
     const hit = this.bySelector.get(key);
     if (hit) return hit;
     const input = this.ctx.refInput(selector, this.reader, opts.lenient);
-    const name = opts.name && !this.names.has(opts.name) && IDENT.test(opts.name) ? opts.name : this.fresh(opts.name ?? selector[selector.length - 1] ?? "v");
+    const name =
+      opts.name && !this.names.has(opts.name) && IDENT.test(opts.name)
+        ? opts.name
+        : this.fresh(opts.name ?? selector[selector.length - 1] ?? "v");
     this.names.add(name);
     this.bySelector.set(key, name);
     this.params.push({ name, input });
@@ -254,7 +279,9 @@ export class ParamBuilder {
     const cozeVar = /\{\{\s*[A-Za-z_][\w.]*\s*\}\}/;
     const withoutRefs = text.replace(new RegExp(TEMPLATE_REF_SOURCE, "g"), "").replace(/\{\{#context#\}\}/g, "");
     if (cozeVar.test(withoutRefs)) {
-      unsupported(`${field}: the text contains "${withoutRefs.match(cozeVar)?.[0]}", which Coze would read as a variable`);
+      unsupported(
+        `${field}: the text contains "${withoutRefs.match(cozeVar)?.[0]}", which Coze would read as a variable`,
+      );
     }
     let out = replaceTemplateRefs(text, (sel) => `{{${this.bind(sel, { lenient: "string" })}}}`);
     if (out.includes("{{#context#}}")) {

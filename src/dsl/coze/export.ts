@@ -1,4 +1,5 @@
 import type { Workflow, WorkflowEdge, WorkflowNode } from "../../ir/workflow.js";
+import { BranchAnalysis } from "./branches.js";
 import { ExportContext, type ExportCozeOptions } from "./context.js";
 import { CozeExportError, type CozeProblem, Unsupported, unsupported } from "./errors.js";
 import {
@@ -19,11 +20,11 @@ import {
   exitReturning,
 } from "./nodes.js";
 import {
+  CanvasSchema,
   type CozeCanvas,
   type CozeEdge,
   type CozeNode,
   type CozeParam,
-  CanvasSchema,
   ENTRY_ID,
   EXIT_ID,
 } from "./schema.js";
@@ -94,11 +95,22 @@ function positionOf(node: WorkflowNode | undefined, fallback: { x: number; y: nu
   return fallback;
 }
 
-function makeNode(id: string, conv: ConvertedNode, title: string, description: string, position: { x: number; y: number }): CozeNode {
+function makeNode(
+  id: string,
+  conv: ConvertedNode,
+  title: string,
+  description: string,
+  position: { x: number; y: number },
+): CozeNode {
   const data: CozeNode["data"] = {
-    nodeMeta: { title: title || COZE_NAMES[conv.type] || conv.type, description, subTitle: COZE_NAMES[conv.type] ?? "" },
-    inputs: conv.inputs,
+    nodeMeta: {
+      title: title || COZE_NAMES[conv.type] || conv.type,
+      description,
+      subTitle: COZE_NAMES[conv.type] ?? "",
+    },
   };
+  // Coze's own Entry nodes carry no inputs at all.
+  if (conv.type !== "1" || Object.keys(conv.inputs).length > 0) data.inputs = conv.inputs;
   if (conv.outputs) data.outputs = conv.outputs;
   if (conv.type === "1") data.trigger_parameters = [];
   if (conv.version) data.version = conv.version;
@@ -150,7 +162,12 @@ export function exportCozeDetailed(workflow: Workflow, options: ExportCozeOption
     exitNode = ends[0];
     exitKind = "end";
   } else if (ends.length > 1) exitKind = "merged";
-  else if (workflow.mode === "advanced-chat" && answers.length === 1 && outgoing(answers[0]!.id).length === 0 && !answers[0]!.parentId) {
+  else if (
+    workflow.mode === "advanced-chat" &&
+    answers.length === 1 &&
+    outgoing(answers[0]!.id).length === 0 &&
+    !answers[0]!.parentId
+  ) {
     exitNode = answers[0];
     exitKind = "answer";
   }
@@ -200,7 +217,13 @@ export function exportCozeDetailed(workflow: Workflow, options: ExportCozeOption
     }
     if (!conv) continue;
     converted.set(n.id, conv);
-    const cn = makeNode(ctx.cozeId(n.id), conv, n.title, String(n.config.desc ?? ""), positionOf(n, { x: fallbackX, y: 0 }));
+    const cn = makeNode(
+      ctx.cozeId(n.id),
+      conv,
+      n.title,
+      String(n.config.desc ?? ""),
+      positionOf(n, { x: fallbackX, y: 0 }),
+    );
     cozeNodes.set(n.id, cn);
     if (n.type === "iteration") {
       const kind = (conv as ConvertedNode & { kind: "loop" | "batch" }).kind;
@@ -218,7 +241,14 @@ export function exportCozeDetailed(workflow: Workflow, options: ExportCozeOption
   const lastX = Math.max(0, ...[...cozeNodes.values()].map((c) => c.meta.position.x)) + 320;
   if (exitKind === "end" && exitNode) {
     const params = attempt(exitNode, () => endParams(exitNode!, ctx));
-    if (params) exit = makeNode(EXIT_ID, exitReturning(params), exitNode.title, String(exitNode.config.desc ?? ""), positionOf(exitNode, { x: lastX, y: 0 }));
+    if (params)
+      exit = makeNode(
+        EXIT_ID,
+        exitReturning(params),
+        exitNode.title,
+        String(exitNode.config.desc ?? ""),
+        positionOf(exitNode, { x: lastX, y: 0 }),
+      );
     redirect.set(exitNode.id, EXIT_ID);
   } else if (exitKind === "answer" && exitNode) {
     exit = cozeNodes.get(exitNode.id);
@@ -253,7 +283,12 @@ export function exportCozeDetailed(workflow: Workflow, options: ExportCozeOption
     const inner = new Set(c.node.blocks!.map((b) => b.id));
     for (const b of c.node.blocks!) {
       const hasOut = c.node.edges!.some((e) => e.sourceNodeID === b.id && inner.has(e.targetNodeID));
-      if (!hasOut) pushEdge(c.node.edges!, { sourceNodeID: b.id, targetNodeID: c.node.id, targetPortID: CONTAINER_PORTS[c.kind].inlineIn });
+      if (!hasOut)
+        pushEdge(c.node.edges!, {
+          sourceNodeID: b.id,
+          targetNodeID: c.node.id,
+          targetPortID: CONTAINER_PORTS[c.kind].inlineIn,
+        });
     }
   }
 
@@ -264,12 +299,19 @@ export function exportCozeDetailed(workflow: Workflow, options: ExportCozeOption
       const weftId = [...ctx.cozeIds].find(([, v]) => v === cn.id)?.[0];
       const conv = weftId ? converted.get(weftId) : undefined;
       const hasOut = topEdges.some((e) => e.sourceNodeID === cn.id);
-      if (!hasOut) pushEdge(topEdges, { sourceNodeID: cn.id, targetNodeID: EXIT_ID, ...(conv?.ports.source ? { sourcePortID: conv.ports.source } : {}) });
+      if (!hasOut)
+        pushEdge(topEdges, {
+          sourceNodeID: cn.id,
+          targetNodeID: EXIT_ID,
+          ...(conv?.ports.source ? { sourcePortID: conv.ports.source } : {}),
+        });
     }
   }
 
   if (problems.length > 0) {
-    const list = problems.map((p) => `  - ${p.nodeId ? `${p.nodeType} node "${p.title || p.nodeId}" (${p.nodeId})` : "workflow"}: ${p.reason}`);
+    const list = problems.map(
+      (p) => `  - ${p.nodeId ? `${p.nodeType} node "${p.title || p.nodeId}" (${p.nodeId})` : "workflow"}: ${p.reason}`,
+    );
     throw new CozeExportError(
       "coze.unsupported_node",
       `the workflow cannot be exported to Coze without changing what it does:\n${list.join("\n")}`,
@@ -314,43 +356,38 @@ function mapEdge(
     const c = src.parentId ? containers.get(src.parentId) : undefined;
     if (!c) return undefined;
     return {
-      edge: { sourceNodeID: c.node.id, targetNodeID: ctx.cozeId(dst.id), sourcePortID: CONTAINER_PORTS[c.kind].inlineOut },
+      edge: {
+        sourceNodeID: c.node.id,
+        targetNodeID: ctx.cozeId(dst.id),
+        sourcePortID: CONTAINER_PORTS[c.kind].inlineOut,
+      },
       container: src.parentId,
     };
   }
   const conv = converted.get(src.id);
   if (!conv) return undefined;
   const sourcePort = conv.ports[e.sourcePort] ?? (e.sourcePort === "source" ? "" : undefined);
-  if (sourcePort === undefined) unsupported(`edge ${e.source} -> ${e.target} leaves from port "${e.sourcePort}", which Coze does not have`);
+  if (sourcePort === undefined)
+    unsupported(`edge ${e.source} -> ${e.target} leaves from port "${e.sourcePort}", which Coze does not have`);
   const target = dst.type === "end" ? redirect.get(dst.id) : ctx.cozeIds.get(dst.id);
   if (!target) return undefined;
-  if ((src.parentId ?? "") !== (dst.parentId ?? "")) unsupported(`edge ${e.source} -> ${e.target} crosses a container boundary`);
-  const edge: CozeEdge = { sourceNodeID: ctx.cozeId(src.id), targetNodeID: target, ...(sourcePort ? { sourcePortID: sourcePort } : {}) };
+  if ((src.parentId ?? "") !== (dst.parentId ?? ""))
+    unsupported(`edge ${e.source} -> ${e.target} crosses a container boundary`);
+  const edge: CozeEdge = {
+    sourceNodeID: ctx.cozeId(src.id),
+    targetNodeID: target,
+    ...(sourcePort ? { sourcePortID: sourcePort } : {}),
+  };
   return { edge, ...(src.parentId ? { container: src.parentId } : {}) };
-}
-
-/** Every node reachable from `from` along the workflow's edges (itself included). */
-function descendants(workflow: Workflow, from: string): Set<string> {
-  const seen = new Set<string>([from]);
-  const todo = [from];
-  while (todo.length > 0) {
-    const id = todo.pop()!;
-    for (const e of workflow.edges) {
-      if (e.source === id && !seen.has(e.target)) {
-        seen.add(e.target);
-        todo.push(e.target);
-      }
-    }
-  }
-  return seen;
 }
 
 /**
  * Several Dify end nodes (one per branch) -> one Coze Exit. Outputs bound the same way by every end
  * go straight to the Exit. Otherwise a Variable merge node takes, per output, the first non-null of
  * the ends' values; that equals Dify's answer only if, whichever end is reached, every value listed
- * before that end's own comes from a node that cannot have run on the way there. Values are ordered
- * so that holds (the most widely shared producers last), and the export is refused when it cannot.
+ * before that end's own comes from a node that cannot run in the same execution (BranchAnalysis).
+ * Values are ordered so that holds (the most widely shared producers last), and the export is
+ * refused when it cannot.
  */
 function mergeEnds(
   ends: WorkflowNode[],
@@ -370,7 +407,9 @@ function mergeEnds(
   for (const end of ends) {
     const params = attempt(end, () => endParams(end, ctx));
     if (!params) continue;
-    const sels = ((end.config.outputs ?? []) as Array<{ value_selector?: string[] }>).map((o) => o.value_selector ?? []);
+    const sels = ((end.config.outputs ?? []) as Array<{ value_selector?: string[] }>).map(
+      (o) => o.value_selector ?? [],
+    );
     params.forEach((param, i) => {
       let producer = sels[i]?.[0] ?? "";
       // A value from inside a container exists once the container has run.
@@ -380,18 +419,19 @@ function mergeEnds(
     });
   }
   const same = [...byName.values()].every(
-    (bs) => bs.length === ends.length && bs.every((b) => JSON.stringify(b.param.input) === JSON.stringify(bs[0]!.param.input)),
+    (bs) =>
+      bs.length === ends.length &&
+      bs.every((b) => JSON.stringify(b.param.input) === JSON.stringify(bs[0]!.param.input)),
   );
   if (same) {
     for (const end of ends) redirect.set(end.id, EXIT_ID);
     return makeNode(EXIT_ID, exitReturning([...byName.values()].map((bs) => bs[0]!.param)), "End", "", { x, y: 0 });
   }
 
-  const reach = new Map<string, Set<string>>();
-  const reaches = (producer: string, end: string) => {
-    if (!reach.has(producer)) reach.set(producer, descendants(ctx.workflow, producer));
-    return reach.get(producer)!.has(end);
-  };
+  const startId = ctx.workflow.nodes.find((n) => n.type === "start")?.id ?? "";
+  const branches = new BranchAnalysis(ctx.workflow, startId);
+  // May `producer` have run in an execution that reaches `end`?
+  const reaches = (producer: string, end: string) => !branches.exclusive(producer, end);
   const mergeGroups: Array<{ name: string; variables: CozeParam["input"][] }> = [];
   for (const [name, bindings] of byName) {
     // One variable per distinct value; ends sharing it are fine together.
@@ -423,7 +463,13 @@ function mergeEnds(
     const first = g.variables[0]!;
     return { name: g.name, type: first.type, ...(first.schema ? { schema: first.schema as never } : {}) };
   });
-  const merge = makeNode(mergeId, { type: "32", inputs: { mergeGroups }, outputs, ports: {} }, "Merge end outputs", "One output per Dify end node output: the branch that ran wins.", { x, y: 0 });
+  const merge = makeNode(
+    mergeId,
+    { type: "32", inputs: { mergeGroups }, outputs, ports: {} },
+    "Merge end outputs",
+    "One output per Dify end node output: the branch that ran wins.",
+    { x, y: 0 },
+  );
   cozeNodes.set(`__coze_merge_${mergeId}`, merge);
   for (const end of ends) redirect.set(end.id, mergeId);
   topEdges.push({ sourceNodeID: mergeId, targetNodeID: EXIT_ID });

@@ -56,7 +56,10 @@ const ERROR_OUTPUTS: CozeVariable[] = [
   { name: "isSuccess", type: "boolean", readonly: true },
 ];
 
-function errorSetting(c: Config, timeoutMs: number): { setting: Record<string, unknown>; extraOutputs: CozeVariable[]; ports: Record<string, string> } {
+function errorSetting(
+  c: Config,
+  timeoutMs: number,
+): { setting: Record<string, unknown>; extraOutputs: CozeVariable[]; ports: Record<string, string> } {
   const retry = c.retry_config?.retry_enabled ? Number(c.retry_config.max_retries ?? 0) : 0;
   const strategy = c.error_strategy;
   if (strategy === "fail-branch") {
@@ -103,10 +106,13 @@ export function convertStart(node: WorkflowNode, ctx: ExportContext): ConvertedN
     const extra: Partial<CozeVariable> = { required: !!v.required };
     if (v.label && v.label !== v.variable) extra.description = String(v.label);
     if (v.default !== undefined && v.default !== null && v.default !== "") {
-      extra.defaultValue = typeof v.default === "string" || typeof v.default === "boolean" ? v.default : JSON.stringify(v.default);
+      extra.defaultValue =
+        typeof v.default === "string" || typeof v.default === "boolean" ? v.default : JSON.stringify(v.default);
     }
     if (v.type === "select" && Array.isArray(v.options) && v.options.length > 0) {
-      ctx.notes.push(`start input "${v.variable}": Coze has no select inputs; the allowed options ${JSON.stringify(v.options)} are not enforced`);
+      ctx.notes.push(
+        `start input "${v.variable}": Coze has no select inputs; the allowed options ${JSON.stringify(v.options)} are not enforced`,
+      );
     }
     outputs.push(variable(v.variable, t, `start input "${v.variable}"`, extra));
   }
@@ -152,7 +158,11 @@ export function convertAnswer(node: WorkflowNode, ctx: ExportContext): Converted
   noErrorStrategy(c, "message");
   const pb = new ParamBuilder(ctx, node);
   const content = pb.template(c.answer ?? "", "answer");
-  return { type: "13", inputs: { content: literal("string", content), inputParameters: pb.params, streamingOutput: true }, ports: {} };
+  return {
+    type: "13",
+    inputs: { content: literal("string", content), inputParameters: pb.params, streamingOutput: true },
+    ports: {},
+  };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -165,14 +175,21 @@ export interface ModelChoice {
   modelName: string;
 }
 
-function modelParams(c: Config, ctx: ExportContext, node: WorkflowNode): { list: Map<string, CozeBlockInput>; choice: ModelChoice } {
+function modelParams(
+  c: Config,
+  ctx: ExportContext,
+  node: WorkflowNode,
+): { list: Map<string, CozeBlockInput>; choice: ModelChoice } {
   const provider = String(c.model?.provider ?? "");
   const name = String(c.model?.name ?? "");
   const choice = ctx.modelFor(provider, name, node);
   const cp = (c.model?.completion_params ?? {}) as Record<string, unknown>;
   const list = new Map<string, CozeBlockInput>();
   // Coze parses these numbers with strconv: they must be strings (COZE.md §2.6, nodes/llm/llm.go).
-  const num = (v: unknown, fallback: string) => (typeof v === "number" || (typeof v === "string" && v.trim() !== "" && !Number.isNaN(Number(v))) ? String(v) : fallback);
+  const num = (v: unknown, fallback: string) =>
+    typeof v === "number" || (typeof v === "string" && v.trim() !== "" && !Number.isNaN(Number(v)))
+      ? String(v)
+      : fallback;
   list.set("temperature", literal("float", num(cp.temperature, "0.7"), 4));
   list.set("maxTokens", literal("integer", num(cp.max_tokens, "4096"), 2));
   if (cp.top_p !== undefined) list.set("topP", literal("float", num(cp.top_p, "1"), 4));
@@ -207,8 +224,9 @@ function checkVision(c: Config, node: WorkflowNode, ctx: ExportContext): void {
   if (!c.vision?.enabled) return;
   const sel: string[] = c.vision.configs?.variable_selector ?? [];
   const readsSysFiles = sel.length === 0 || (sel[0] === "sys" && sel[1] === "files");
-  const upload = (ctx.workflow.features as { file_upload?: { enabled?: boolean; image?: { enabled?: boolean } } } | undefined)
-    ?.file_upload;
+  const upload = (
+    ctx.workflow.features as { file_upload?: { enabled?: boolean; image?: { enabled?: boolean } } } | undefined
+  )?.file_upload;
   // Older DSL versions keep the switch under file_upload.image.
   const uploads = upload?.enabled === true || upload?.image?.enabled === true;
   if (readsSysFiles && !uploads) {
@@ -225,18 +243,25 @@ export function convertLlm(node: WorkflowNode, ctx: ExportContext): ConvertedNod
     unsupported("structured output is not exported to Coze");
   }
   const pb = new ParamBuilder(ctx, node);
-  const contextSel: string[] | undefined = c.context?.enabled && c.context.variable_selector?.length ? c.context.variable_selector : undefined;
-  const contextVar = () => (contextSel ? `{{${pb.bind(contextSel, { name: "context", lenient: "string" })}}}` : undefined);
-  const messages: Config[] = Array.isArray(c.prompt_template) ? c.prompt_template : [{ role: "user", ...c.prompt_template }];
+  const contextSel: string[] | undefined =
+    c.context?.enabled && c.context.variable_selector?.length ? c.context.variable_selector : undefined;
+  const contextVar = () =>
+    contextSel ? `{{${pb.bind(contextSel, { name: "context", lenient: "string" })}}}` : undefined;
+  const messages: Config[] = Array.isArray(c.prompt_template)
+    ? c.prompt_template
+    : [{ role: "user", ...c.prompt_template }];
   let system = "";
   let user = "";
   let seenUser = false;
   for (const [i, m] of messages.entries()) {
-    if (m.edition_type === "jinja2") unsupported(`prompt_template[${i}] is a Jinja2 prompt; Coze prompts are plain templates`);
+    if (m.edition_type === "jinja2")
+      unsupported(`prompt_template[${i}] is a Jinja2 prompt; Coze prompts are plain templates`);
     const text = pb.template(String(m.text ?? ""), `prompt_template[${i}]`, contextVar);
-    if (m.role === "assistant") unsupported(`prompt_template[${i}] is an assistant message; Coze's LLM node has only a system and a user prompt`);
+    if (m.role === "assistant")
+      unsupported(`prompt_template[${i}] is an assistant message; Coze's LLM node has only a system and a user prompt`);
     if (m.role === "system") {
-      if (seenUser || system !== "") unsupported(`prompt_template[${i}]: Coze's LLM node takes one system prompt before the user prompt`);
+      if (seenUser || system !== "")
+        unsupported(`prompt_template[${i}]: Coze's LLM node takes one system prompt before the user prompt`);
       system = text;
     } else {
       if (seenUser) unsupported(`prompt_template[${i}]: Coze's LLM node takes a single user prompt`);
@@ -248,7 +273,9 @@ export function convertLlm(node: WorkflowNode, ctx: ExportContext): ConvertedNod
     // With memory, Dify sends the conversation and then the user's query (through
     // query_prompt_template) as the last user message: that is Coze's user prompt.
     if (seenUser) {
-      unsupported("with memory on, Dify sends the user query after the prompt's own user message; Coze's LLM node has one user prompt");
+      unsupported(
+        "with memory on, Dify sends the user query after the prompt's own user message; Coze's LLM node has one user prompt",
+      );
     }
     let q = String(c.memory.query_prompt_template ?? "") || "{{#sys.query#}}";
     // Files reach the model only through vision, which is refused above; the reference renders nothing.
@@ -307,7 +334,8 @@ export function convertCode(node: WorkflowNode, ctx: ExportContext): ConvertedNo
   if (c.code_language !== "python3") {
     unsupported(`${c.code_language} code: Coze Studio's code node only runs Python (nodes/code/code.go)`);
   }
-  if (!c.outputs || Object.keys(c.outputs).length === 0) unsupported("the code node declares no outputs; Coze needs typed outputs");
+  if (!c.outputs || Object.keys(c.outputs).length === 0)
+    unsupported("the code node declares no outputs; Coze needs typed outputs");
   const params: CozeParam[] = (c.variables as Config[]).map((v) => ({
     name: v.variable,
     input: ctx.refInput(v.value_selector, node, undefined, v.value_type ? normaliseType(v.value_type) : undefined),
@@ -320,7 +348,10 @@ export function convertCode(node: WorkflowNode, ctx: ExportContext): ConvertedNo
     type: "5",
     inputs: {
       inputParameters: params,
-      code: wrapPython(c.code, params.map((p) => p.name)),
+      code: wrapPython(
+        c.code,
+        params.map((p) => p.name),
+      ),
       language: 3,
       settingOnError: err.setting,
     },
@@ -348,7 +379,13 @@ const OPERATOR_IDS: Record<string, number> = {
   "≤": 16,
 };
 
-function conditionValue(value: unknown, leftType: ValueType, node: WorkflowNode, ctx: ExportContext, field: string): CozeBlockInput {
+function conditionValue(
+  value: unknown,
+  leftType: ValueType,
+  node: WorkflowNode,
+  ctx: ExportContext,
+  field: string,
+): CozeBlockInput {
   if (typeof value === "string") {
     const refs = templateRefs(value);
     if (refs.length === 1 && refs[0]!.raw === value.trim()) return ctx.refInput(refs[0]!.selector, node);
@@ -357,7 +394,8 @@ function conditionValue(value: unknown, leftType: ValueType, node: WorkflowNode,
   const scalar = isArrayType(leftType) ? (leftType.slice(6, -1) as ValueType) : leftType;
   if (scalar === "number") {
     const n = typeof value === "number" ? value : Number(value);
-    if (value === "" || value === null || Number.isNaN(n)) unsupported(`${field}: ${JSON.stringify(value)} is not a number`);
+    if (value === "" || value === null || Number.isNaN(n))
+      unsupported(`${field}: ${JSON.stringify(value)} is not a number`);
     return literal("float", n, 4);
   }
   if (scalar === "string") return stringLiteral(value === null || value === undefined ? "" : String(value));
@@ -368,14 +406,19 @@ export function convertIfElse(node: WorkflowNode, ctx: ExportContext): Converted
   const c = configOf(node);
   noErrorStrategy(c, "condition");
   const cases: Config[] =
-    c.cases && c.cases.length > 0 ? c.cases : c.conditions ? [{ case_id: "true", logical_operator: c.logical_operator ?? "and", conditions: c.conditions }] : [];
+    c.cases && c.cases.length > 0
+      ? c.cases
+      : c.conditions
+        ? [{ case_id: "true", logical_operator: c.logical_operator ?? "and", conditions: c.conditions }]
+        : [];
   if (cases.length === 0) unsupported("the if-else node has no cases");
   const ports: Record<string, string> = { false: "false" };
   const branches = cases.map((k, ci) => {
     ports[String(k.case_id)] = ci === 0 ? "true" : `true_${ci}`;
     const conditions = (k.conditions as Config[]).map((cond, i) => {
       const field = `cases[${ci}].conditions[${i}]`;
-      if (cond.sub_variable_condition?.conditions?.length) unsupported(`${field}: file sub-conditions have no Coze equivalent`);
+      if (cond.sub_variable_condition?.conditions?.length)
+        unsupported(`${field}: file sub-conditions have no Coze equivalent`);
       const op = normaliseOperator(String(cond.comparison_operator));
       const opId = op ? OPERATOR_IDS[op] : undefined;
       if (!opId) unsupported(`${field}: operator "${cond.comparison_operator}" has no Coze equivalent`);
@@ -407,7 +450,8 @@ export function convertClassifier(node: WorkflowNode, ctx: ExportContext): Conve
   const instruction = pb.template(String(c.instruction || c.instructions || ""), "instruction");
   const ports: Record<string, string> = {};
   const intents = (c.classes as Config[]).map((k, i) => {
-    if (templateRefs(String(k.name)).length > 0) unsupported(`classes[${i}].name: class names with references have no Coze equivalent`);
+    if (templateRefs(String(k.name)).length > 0)
+      unsupported(`classes[${i}].name: class names with references have no Coze equivalent`);
     ports[String(k.id)] = `branch_${i}`;
     return { name: String(k.name) };
   });
@@ -415,7 +459,9 @@ export function convertClassifier(node: WorkflowNode, ctx: ExportContext): Conve
   const choice = ctx.modelFor(provider, String(c.model?.name ?? ""), node);
   const cp = (c.model?.completion_params ?? {}) as Record<string, unknown>;
   const history = historySetting(c, node, ctx);
-  ctx.notes.push(`node ${node.id}: Coze's intent node also has a "default" port (no intent matched), which Dify lacks; it is left unconnected`);
+  ctx.notes.push(
+    `node ${node.id}: Coze's intent node also has a "default" port (no intent matched), which Dify lacks; it is left unconnected`,
+  );
   return {
     type: "22",
     inputs: {
@@ -491,27 +537,38 @@ function unescapePython(s: string): string {
   return s.replace(/\\([nt'"\\])/g, (_m, ch: string) => ESCAPES[ch] ?? ch);
 }
 
-export function convertJinjaTemplate(template: string, vars: ReadonlyMap<string, ValueType>): { text: string; separator?: string } {
-  if (/\{%|\{#/.test(template)) unsupported("the Jinja2 template uses statements or comments ({% … %}, {# … #}), which Coze's text node lacks");
+export function convertJinjaTemplate(
+  template: string,
+  vars: ReadonlyMap<string, ValueType>,
+): { text: string; separator?: string } {
+  if (/\{%|\{#/.test(template))
+    unsupported("the Jinja2 template uses statements or comments ({% … %}, {# … #}), which Coze's text node lacks");
   let separator: string | undefined;
-  const join = /^([A-Za-z_][A-Za-z0-9_]*)\s*\|\s*join\(\s*(?:'((?:[^'\\]|\\[nt'"\\])*)'|"((?:[^"\\]|\\[nt'"\\])*)")\s*\)$/;
+  const join =
+    /^([A-Za-z_][A-Za-z0-9_]*)\s*\|\s*join\(\s*(?:'((?:[^'\\]|\\[nt'"\\])*)'|"((?:[^"\\]|\\[nt'"\\])*)")\s*\)$/;
   const out = template.replace(/\{\{\s*([^{}]*?)\s*\}\}/g, (raw, expr: string) => {
     const j = join.exec(expr);
     const name = j ? j[1]! : expr;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) unsupported(`the Jinja2 expression ${raw} is more than a variable name or a join`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      unsupported(`the Jinja2 expression ${raw} is more than a variable name or a join`);
     const t = vars.get(name);
     if (!t) unsupported(`the Jinja2 template uses ${raw}, which is not one of its variables`);
     if (j) {
-      if (t !== "array[string]") unsupported(`${raw}: join over a ${t} value does not render like Coze's list concatenation`);
+      if (t !== "array[string]")
+        unsupported(`${raw}: join over a ${t} value does not render like Coze's list concatenation`);
       const sep = unescapePython(j[2] ?? j[3] ?? "");
-      if (separator !== undefined && separator !== sep) unsupported("the Jinja2 template joins lists with different separators; Coze's text node has one");
+      if (separator !== undefined && separator !== sep)
+        unsupported("the Jinja2 template joins lists with different separators; Coze's text node has one");
       separator = sep;
     } else if (t !== "string") {
-      unsupported(`template variable "${name}" is a ${t}; only strings (or joined lists of strings) render identically in Coze`);
+      unsupported(
+        `template variable "${name}" is a ${t}; only strings (or joined lists of strings) render identically in Coze`,
+      );
     }
     return `{{${name}}}`;
   });
-  if (/\{\{|\}\}/.test(out.replace(/\{\{[A-Za-z_][A-Za-z0-9_]*\}\}/g, ""))) unsupported("the Jinja2 template has unbalanced braces");
+  if (/\{\{|\}\}/.test(out.replace(/\{\{[A-Za-z_][A-Za-z0-9_]*\}\}/g, "")))
+    unsupported("the Jinja2 template has unbalanced braces");
   // Jinja drops one trailing newline (keep_trailing_newline=False); Coze keeps the text as is.
   const text = out.endsWith("\n") ? out.slice(0, -1) : out;
   return separator === undefined ? { text } : { text, separator };
@@ -525,7 +582,8 @@ export function convertTemplateTransform(node: WorkflowNode, ctx: ExportContext)
   for (const v of c.variables as Config[]) {
     const t = ctx.resolve(v.value_selector, node).type;
     types.set(v.variable, t);
-    if (t === "string" || t === "array[string]") params.push({ name: v.variable, input: ctx.refInput(v.value_selector, node) });
+    if (t === "string" || t === "array[string]")
+      params.push({ name: v.variable, input: ctx.refInput(v.value_selector, node) });
   }
   const { text, separator } = convertJinjaTemplate(String(c.template ?? ""), types);
   // A variable of another type that the template never uses still needs no Coze parameter.
@@ -545,7 +603,11 @@ export function convertAggregator(node: WorkflowNode, ctx: ExportContext): Conve
   noErrorStrategy(c, "variable merge");
   const grouped = c.advanced_settings?.group_enabled;
   const groups: Array<{ name: string; type: string; sels: string[][] }> = grouped
-    ? (c.advanced_settings.groups as Config[]).map((g) => ({ name: g.group_name, type: g.output_type, sels: g.variables }))
+    ? (c.advanced_settings.groups as Config[]).map((g) => ({
+        name: g.group_name,
+        type: g.output_type,
+        sels: g.variables,
+      }))
     : [{ name: "output", type: c.output_type, sels: c.variables }];
   const outputs: CozeVariable[] = [];
   const mergeGroups = groups.map((g) => {
@@ -561,7 +623,8 @@ export function convertAggregator(node: WorkflowNode, ctx: ExportContext): Conve
 // HTTP request
 
 function httpTemplate(text: string, node: WorkflowNode, ctx: ExportContext, field: string): string {
-  if (/\{\{block_output_/.test(text)) unsupported(`${field}: the text already contains Coze's {{block_output_…}} syntax`);
+  if (/\{\{block_output_/.test(text))
+    unsupported(`${field}: the text already contains Coze's {{block_output_…}} syntax`);
   const re = /\{\{#([a-zA-Z0-9_]{1,50}(?:\.[a-zA-Z_][a-zA-Z0-9_]{0,29}){1,10})#\}\}/g;
   return text.replace(re, (_raw, body: string) => {
     const r = ctx.resolve(body.split("."), node);
@@ -613,7 +676,8 @@ export function convertHttp(node: WorkflowNode, ctx: ExportContext): ConvertedNo
     const data = items.map((it, i): CozeParam => {
       const field = `body.data[${i}]`;
       if (it.type === "file") {
-        if (bodyType !== "form-data" || !it.file?.length) unsupported(`${field}: a file item needs form-data and a file selector`);
+        if (bodyType !== "form-data" || !it.file?.length)
+          unsupported(`${field}: a file item needs form-data and a file selector`);
         return { name: it.key, input: ctx.refInput(it.file, node, undefined, "file") };
       }
       return { name: it.key, input: valueInput(String(it.value ?? ""), node, ctx, field) };
@@ -627,12 +691,20 @@ export function convertHttp(node: WorkflowNode, ctx: ExportContext): ConvertedNo
   }
 
   const a = c.authorization ?? { type: "no-auth" };
-  let auth: Record<string, unknown> = { authOpen: false, authType: "BEARER_AUTH", authData: { customData: { addTo: "header" } } };
+  let auth: Record<string, unknown> = {
+    authOpen: false,
+    authType: "BEARER_AUTH",
+    authData: { customData: { addTo: "header" } },
+  };
   if (a.type === "api-key") {
     const key = valueInput(String(a.config?.api_key ?? ""), node, ctx, "authorization.config.api_key");
     const kind = a.config?.type ?? "bearer";
     if (kind === "bearer") {
-      auth = { authOpen: true, authType: "BEARER_AUTH", authData: { bearerTokenData: [{ name: "token", input: key }] } };
+      auth = {
+        authOpen: true,
+        authType: "BEARER_AUTH",
+        authData: { bearerTokenData: [{ name: "token", input: key }] },
+      };
     } else if (kind === "custom") {
       auth = {
         authOpen: true,
@@ -652,11 +724,15 @@ export function convertHttp(node: WorkflowNode, ctx: ExportContext): ConvertedNo
   const t = c.timeout ?? {};
   const seconds = Math.max(Number(t.connect ?? 0) || 0, Number(t.read ?? 0) || 0, Number(t.write ?? 0) || 0);
   const err = errorSetting(c, (seconds || 120) * 1000);
-  if (c.ssl_verify === false) ctx.notes.push(`node ${node.id}: Coze always verifies TLS certificates (Dify ssl_verify=false is dropped)`);
+  if (c.ssl_verify === false)
+    ctx.notes.push(`node ${node.id}: Coze always verifies TLS certificates (Dify ssl_verify=false is dropped)`);
   return {
     type: "45",
     inputs: {
-      apiInfo: { method: String(c.method ?? "get").toUpperCase(), url: httpTemplate(String(c.url ?? ""), node, ctx, "url") },
+      apiInfo: {
+        method: String(c.method ?? "get").toUpperCase(),
+        url: httpTemplate(String(c.url ?? ""), node, ctx, "url"),
+      },
       headers: keyValueLines(String(c.headers ?? ""), node, ctx, "headers"),
       params: keyValueLines(String(c.params ?? ""), node, ctx, "params"),
       body: { bodyType: cozeBody, bodyData },
@@ -693,7 +769,10 @@ export function convertKnowledge(node: WorkflowNode, ctx: ExportContext): Conver
     `node ${node.id}: dataset ids ${JSON.stringify(c.dataset_ids)} are Dify ids; pick the matching Coze knowledge bases. Results are {output} records, not Dify's {content, title, metadata}`,
   );
   const datasetParam: CozeParam[] = [
-    { name: "datasetList", input: { type: "list", schema: { type: "string" }, value: { type: "literal", content: c.dataset_ids } } },
+    {
+      name: "datasetList",
+      input: { type: "list", schema: { type: "string" }, value: { type: "literal", content: c.dataset_ids } },
+    },
     { name: "topK", input: literal("integer", topK) },
     { name: "useRerank", input: literal("boolean", !!m.reranking_enable, 3) },
     { name: "useRewrite", input: literal("boolean", false, 3) },
@@ -707,7 +786,9 @@ export function convertKnowledge(node: WorkflowNode, ctx: ExportContext): Conver
       datasetParam,
       inputParameters: [{ name: "Query", input: ctx.refInput(c.query_variable_selector, node, "string") }],
     },
-    outputs: [{ name: "outputList", type: "list", schema: { type: "object", schema: [{ name: "output", type: "string" }] } }],
+    outputs: [
+      { name: "outputList", type: "list", schema: { type: "object", schema: [{ name: "output", type: "string" }] } },
+    ],
     ports: {},
   };
 }
@@ -719,7 +800,9 @@ export function convertIteration(node: WorkflowNode, ctx: ExportContext): Conver
   const c = configOf(node);
   noErrorStrategy(c, "loop");
   if (c.error_handle_mode && c.error_handle_mode !== "terminated") {
-    unsupported(`error_handle_mode "${c.error_handle_mode}" has no Coze equivalent (Coze stops on the first failing item)`);
+    unsupported(
+      `error_handle_mode "${c.error_handle_mode}" has no Coze equivalent (Coze stops on the first failing item)`,
+    );
   }
   if (!c.iterator_selector?.length) unsupported("the iteration has no iterator_selector");
   if (!c.output_selector?.length) unsupported("the iteration has no output_selector");
@@ -736,7 +819,11 @@ export function convertIteration(node: WorkflowNode, ctx: ExportContext): Conver
       name: "output",
       input: {
         type: "list",
-        schema: { type: outTyped.type, ...(outTyped.assistType ? { assistType: outTyped.assistType } : {}), ...(outTyped.schema ? { schema: outTyped.schema } : {}) },
+        schema: {
+          type: outTyped.type,
+          ...(outTyped.assistType ? { assistType: outTyped.assistType } : {}),
+          ...(outTyped.schema ? { schema: outTyped.schema } : {}),
+        },
         value: outRef.value,
       },
     },
@@ -764,4 +851,3 @@ export function convertIteration(node: WorkflowNode, ctx: ExportContext): Conver
     ports: { source: "loop-output" },
   };
 }
-

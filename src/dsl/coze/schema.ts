@@ -36,9 +36,48 @@ export const COZE_NODE_TYPES = {
 } as const;
 
 const KNOWN_TYPE_IDS = new Set([
-  "1", "2", "3", "4", "5", "6", "8", "9", "12", "13", "15", "18", "19", "20", "21", "22", "27", "28", "29", "30",
-  "31", "32", "37", "38", "39", "40", "42", "43", "44", "45", "46", "51", "52", "53", "54", "55", "56", "57", "58",
-  "59", "60", "1000",
+  "1",
+  "2",
+  "3",
+  "4",
+  "5",
+  "6",
+  "8",
+  "9",
+  "12",
+  "13",
+  "15",
+  "18",
+  "19",
+  "20",
+  "21",
+  "22",
+  "27",
+  "28",
+  "29",
+  "30",
+  "31",
+  "32",
+  "37",
+  "38",
+  "39",
+  "40",
+  "42",
+  "43",
+  "44",
+  "45",
+  "46",
+  "51",
+  "52",
+  "53",
+  "54",
+  "55",
+  "56",
+  "57",
+  "58",
+  "59",
+  "60",
+  "1000",
 ]);
 
 export const ENTRY_ID = "100001";
@@ -64,7 +103,9 @@ export type RefContent = z.infer<typeof RefContentSchema>;
 const LiteralValue = z
   .object({ type: z.literal("literal"), content: z.unknown(), rawMeta: RawMetaSchema.optional() })
   .loose();
-const RefValue = z.object({ type: z.literal("ref"), content: RefContentSchema, rawMeta: RawMetaSchema.optional() }).loose();
+const RefValue = z
+  .object({ type: z.literal("ref"), content: RefContentSchema, rawMeta: RawMetaSchema.optional() })
+  .loose();
 /** An object assembled field by field: the fields are Params in the BlockInput's `schema`. */
 const ObjectRefValue = z
   .object({ type: z.literal("object_ref"), content: z.unknown().optional(), rawMeta: RawMetaSchema.optional() })
@@ -278,9 +319,7 @@ const HttpInputs = z
   })
   .loose();
 
-const KnowledgeInputs = z
-  .object({ datasetParam: z.array(ParamSchema), inputParameters: z.array(ParamSchema) })
-  .loose();
+const KnowledgeInputs = z.object({ datasetParam: z.array(ParamSchema), inputParameters: z.array(ParamSchema) }).loose();
 
 /** Data shape per type id; types the exporter never writes are only checked as the generic shape. */
 const INPUT_SHAPES: Record<string, z.ZodType> = {
@@ -342,9 +381,7 @@ export const NodeSchema: z.ZodType<CozeNode> = z.lazy(() =>
     .object({
       id: z.string().regex(/^\d+$/, "Coze node ids are numeric strings"),
       type: z.string().refine((t) => KNOWN_TYPE_IDS.has(t), { message: "unknown Coze node type id" }),
-      meta: z
-        .object({ position: PositionSchema, canvasPosition: PositionSchema.optional() })
-        .loose(),
+      meta: z.object({ position: PositionSchema, canvasPosition: PositionSchema.optional() }).loose(),
       data: NodeDataSchema,
       blocks: z.array(NodeSchema).nullish(),
       edges: z.array(EdgeSchema).nullish(),
@@ -378,10 +415,18 @@ export const CanvasSchema = z
     const entries = canvas.nodes.filter((n) => n.type === "1");
     const exits = canvas.nodes.filter((n) => n.type === "2");
     if (entries.length !== 1 || entries[0]?.id !== ENTRY_ID) {
-      ctx.addIssue({ code: "custom", path: ["nodes"], message: `a canvas has exactly one Entry (type 1) node, id ${ENTRY_ID}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["nodes"],
+        message: `a canvas has exactly one Entry (type 1) node, id ${ENTRY_ID}`,
+      });
     }
     if (exits.length !== 1 || exits[0]?.id !== EXIT_ID) {
-      ctx.addIssue({ code: "custom", path: ["nodes"], message: `a canvas has exactly one Exit (type 2) node, id ${EXIT_ID}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["nodes"],
+        message: `a canvas has exactly one Exit (type 2) node, id ${EXIT_ID}`,
+      });
     }
     checkEdges(canvas.nodes, canvas.edges, [], ctx);
   });
@@ -408,7 +453,11 @@ function checkEdges(
   edges.forEach((e, i) => {
     for (const end of ["sourceNodeID", "targetNodeID"] as const) {
       if (!ids.has(e[end])) {
-        ctx.addIssue({ code: "custom", path: [...at, "edges", i, end], message: `edge ${end} "${e[end]}" is not a node of this canvas` });
+        ctx.addIssue({
+          code: "custom",
+          path: [...at, "edges", i, end],
+          message: `edge ${end} "${e[end]}" is not a node of this canvas`,
+        });
       }
     }
   });

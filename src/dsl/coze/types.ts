@@ -1,6 +1,6 @@
 import { elementType, isArrayType, type ValueType } from "../../ir/types.js";
-import type { CozeValueType, CozeVariableShape } from "./schema.js";
 import { unsupported } from "./errors.js";
+import type { CozeValueType, CozeVariableShape } from "./schema.js";
 
 /** Coze's `assistType` for a generic file (FileBaseType.DEFAULT). */
 export const FILE_ASSIST = 1;
@@ -42,7 +42,14 @@ export function cozeTypeOf(t: ValueType, what: string, fallback?: CozeValueType)
       unsupported(`the element type of ${what} is not known (array[any]); Coze needs a declared type`);
     }
     const inner = cozeTypeOf(el, what);
-    return { type: "list", schema: { type: inner.type, ...(inner.assistType ? { assistType: inner.assistType } : {}), ...(inner.schema ? { schema: inner.schema } : {}) } };
+    return {
+      type: "list",
+      schema: {
+        type: inner.type,
+        ...(inner.assistType ? { assistType: inner.assistType } : {}),
+        ...(inner.schema ? { schema: inner.schema } : {}),
+      },
+    };
   }
   switch (t) {
     case "string":

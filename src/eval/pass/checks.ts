@@ -23,7 +23,7 @@ const errorsOf = (d: readonly Diagnostic[]) => d.filter((x) => x.severity === "e
 /** step_1_1: the three tags are present and the workflow section parses as JSON. */
 export function checkFormat(parsed: ParsedAnswer): StepResult {
   const diagnostics = parsed.diagnostics.filter((d) => d.code === "answer.missing_tag" || d.code === "answer.bad_json");
-  return { ok: diagnostics.length === 0 && parsed.json !== undefined, diagnostics };
+  return { ok: diagnostics.length === 0, diagnostics };
 }
 
 export interface ConvertResult extends StepResult {

@@ -46,7 +46,8 @@ export function evaluateAnswer(text: string, ins: Instruction, opts: { repair?: 
     // The repaired workflow is what gets converted, so it is also what the judge should read.
     workflow: opts.repair && parsed.compact ? JSON.stringify(parsed.compact, null, 2) : (parsed.sections.workflow ?? ""),
   };
-  const conv = checkConvert(parsed.json, ins.key);
+  // Parsed JSON that is no workflow object fails conversion, as it does upstream.
+  const conv = parsed.json === undefined ? { ok: false, diagnostics: parsed.diagnostics, workflow: undefined } : checkConvert(parsed.json, ins.key);
   steps.convert = { ok: conv.ok, diagnostics: conv.diagnostics };
   if (conv.workflow) {
     const a = checkAnalyser(conv.workflow);

@@ -80,7 +80,7 @@ function render(blocks: Block[], ctx: { listLevel: number; quote: boolean; ordin
                 : { bullet: { level } }),
             }),
           );
-          const remaining = first && runs.length === 0 ? item : rest;
+          const remaining = first && (first.kind === "paragraph" || first.kind === "heading") ? rest : item;
           out.push(...render(remaining, { ...ctx, listLevel: ctx.listLevel + 1 }));
         }
         if (b.ordered) ctx.ordinal.n++;

@@ -5,7 +5,9 @@ export function ChatPanel() {
   const chat = useStore((s) => s.chat);
   const [text, setText] = useState("");
   const end = useRef<HTMLDivElement>(null);
-  useEffect(() => end.current?.scrollIntoView({ block: "end" }), [chat.entries.length]);
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: "end" });
+  }, [chat.entries.length]);
   const send = (e: React.FormEvent) => {
     e.preventDefault();
     if (!text.trim()) return;

@@ -90,7 +90,13 @@ export class WorkflowBuilder {
   /** A code node that returns typed literals, for tool parameters that must not arrive as text. */
   constants(id: string, values: Record<string, boolean | number | string | string[]>): (key: string) => Selector {
     const type = (v: unknown): CodeOutputType =>
-      Array.isArray(v) ? "array[string]" : typeof v === "boolean" ? "boolean" : typeof v === "number" ? "number" : "string";
+      Array.isArray(v)
+        ? "array[string]"
+        : typeof v === "boolean"
+          ? "boolean"
+          : typeof v === "number"
+            ? "number"
+            : "string";
     this.code(
       id,
       "Constants",

@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import { readToolCatalog } from "../../src/compile/compile.js";
+import { lowerModel } from "../../src/compile/lower.js";
+import { parseModel } from "../../src/compile/model.js";
+import { staticCheck } from "../../src/compile/validate/static.js";
+import { loadDomain } from "../../src/eval/sopbench/index.js";
+import { evaluateWorkflowOnDomain } from "../../src/eval/sopbench/run-workflow.js";
+import { dangerousGoodsModel } from "./fixtures.js";
+
+describe("lowering", () => {
+  it("dangerous goods: branch → if-else, join → variable-aggregator, tool steps → tool nodes; passes the analyser", async () => {
+    const d = loadDomain("dangerous_goods");
+    const tools = readToolCatalog(d.toolSpecs, "sopbench/dangerous_goods");
+    const lowered = lowerModel(parseModel(dangerousGoodsModel()), { tools });
+    const st = staticCheck(lowered);
+    expect(st.errors).toEqual([]);
+    const types = lowered.workflow.nodes.map((n) => n.type);
+    expect(types.filter((t) => t === "if-else")).toHaveLength(1);
+    expect(types.filter((t) => t === "variable-aggregator")).toHaveLength(1);
+    expect(types.filter((t) => t === "tool")).toHaveLength(4);
+    const r = await evaluateWorkflowOnDomain(lowered.workflow, "dangerous_goods", { limit: 40 });
+    expect(r.perRun[0]!.errors).toBe(0);
+    expect(r.perRun[0]!.strictCorrect).toBeGreaterThan(30);
+  });
+});
+
+describe("lowering loops and agents", () => {
+  it("a loop becomes a loop container whose body carries its artifacts in loop variables", async () => {
+    const { runWorkflow } = await import("../../src/engine/run.js");
+    const { createSandbox } = await import("../../src/sandbox/index.js");
+    const model = parseModel({
+      inputs: [{ name: "n", type: "number" }],
+      steps: [
+        {
+          id: "inc",
+          kind: "code",
+          instruction: "Add one to the counter.",
+          reads: ["counter"],
+          writes: [{ name: "counter", type: "number" }],
+          code: "function main({ counter }) {\n  return { counter: (counter || 0) + 1 };\n}",
+        },
+        {
+          id: "double",
+          kind: "code",
+          instruction: "Double the count.",
+          reads: ["counter"],
+          writes: [{ name: "twice", type: "number" }],
+          code: "function main({ counter }) {\n  return { twice: counter * 2 };\n}",
+        },
+      ],
+      loops: [
+        {
+          id: "count_up",
+          body: ["inc"],
+          break_condition: {
+            logical_operator: "and",
+            conditions: [{ artifact: "counter", comparison_operator: "≥", value: "{{#start.n#}}" }],
+          },
+          max_rounds: 20,
+        },
+      ],
+      flow: ["count_up", "double"],
+      outputs: [
+        { name: "count", artifact: "counter" },
+        { name: "twice", artifact: "twice" },
+      ],
+    });
+    const lowered = lowerModel(model);
+    expect(staticCheck(lowered).errors).toEqual([]);
+    const loop = lowered.workflow.nodes.find((n) => n.type === "loop")!;
+    expect(loop.config.loop_variables).toEqual([{ label: "counter", var_type: "number", value_type: "constant" }]);
+    expect(lowered.workflow.nodes.filter((n) => n.parentId === "count_up").map((n) => n.type)).toEqual([
+      "loop-start",
+      "code",
+      "assigner",
+    ]);
+    const run = await runWorkflow(lowered.workflow, { inputs: { n: 3 }, services: { sandbox: createSandbox() } });
+    expect(run.status).toBe("succeeded");
+    expect(run.outputs).toEqual({ count: 3, twice: 6 });
+  });
+
+  it("an agent step with tools becomes an agent node plus a node that reads its JSON answer", () => {
+    const d = loadDomain("order_fulfillment");
+    const lowered = lowerModel(
+      parseModel({
+        inputs: [{ name: "product_id", type: "string" }],
+        steps: [
+          {
+            id: "inv",
+            kind: "agent",
+            instruction: "Find the inventory status.",
+            reads: ["product_id"],
+            tools: ["check_inventory"],
+            writes: [{ name: "inventory_status", type: "string" }],
+            gates: [{ artifact: "inventory_status", check: "not_empty" }],
+          },
+        ],
+        flow: ["inv"],
+        outputs: [{ name: "status", artifact: "inventory_status" }],
+      }),
+      { tools: readToolCatalog(d.toolSpecs, "sopbench/order_fulfillment") },
+    );
+    expect(staticCheck(lowered).errors).toEqual([]);
+    const agent = lowered.workflow.nodes.find((n) => n.type === "agent")!;
+    const params = agent.config.agent_parameters as Record<string, { value: unknown }>;
+    expect(params.tools!.value).toEqual([
+      expect.objectContaining({ tool_name: "check_inventory", provider_name: "sopbench/order_fulfillment" }),
+    ]);
+    expect(params.query!.value).toBe("product_id: {{#start.product_id#}}");
+    expect(agent.config.gates).toEqual([
+      expect.objectContaining({
+        output: "text",
+        check: "json_schema",
+        value: { type: "object", required: ["inventory_status"], properties: { inventory_status: {} } },
+      }),
+    ]);
+    expect(lowered.selectors.inventory_status).toEqual(["inv_out", "inventory_status"]);
+  });
+
+  it("reports unknown tools, unknown parameters and missing required arguments", () => {
+    const d = loadDomain("order_fulfillment");
+    const lowered = lowerModel(
+      parseModel({
+        inputs: [{ name: "product_id", type: "string" }],
+        steps: [
+          {
+            id: "a",
+            kind: "tool",
+            instruction: "x",
+            tool: "check_inventory",
+            reads: ["product_id"],
+            args: { product_id: "product_id", colour: { const: "red" } },
+            writes: [{ name: "s", type: "string", field: "inventory_status" }],
+          },
+          { id: "b", kind: "tool", instruction: "y", tool: "no_such_tool", writes: [] },
+        ],
+        flow: ["a", "b"],
+        outputs: [{ name: "s", artifact: "s" }],
+      }),
+      { tools: readToolCatalog(d.toolSpecs, "sopbench/order_fulfillment") },
+    );
+    expect(
+      staticCheck(lowered)
+        .errors.map((e) => e.code)
+        .sort(),
+    ).toEqual(["compile.missing_argument", "compile.unknown_parameter", "compile.unknown_tool"]);
+  });
+});
+
+describe("model structure", () => {
+  it("names every structural problem with its path", async () => {
+    const { ModelError } = await import("../../src/compile/model.js");
+    const bad = {
+      steps: [
+        { id: "a", kind: "code", instruction: "x", writes: [{ name: "v", type: "string" }], code: "return 1" },
+        { id: "b", kind: "tool", instruction: "y", writes: [] },
+        {
+          id: "c",
+          kind: "agent",
+          instruction: "z",
+          writes: [{ name: "w", type: "string" }],
+          gates: [{ artifact: "nope", check: "not_empty" }],
+        },
+      ],
+      branches: [
+        {
+          id: "br",
+          condition: { conditions: [{ artifact: "v", comparison_operator: "is", value: "1" }] },
+          // biome-ignore lint/suspicious/noThenProperty: a branch's `then` path, a field of the workflow model
+          then: ["a"],
+          else: ["br"],
+        },
+      ],
+      flow: ["a", "zzz"],
+      outputs: [{ name: "v", artifact: "v" }],
+    };
+    let err: unknown;
+    try {
+      parseModel(bad);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ModelError);
+    const issues = (err as InstanceType<typeof ModelError>).details.issues as Array<{ path: string; message: string }>;
+    const text = issues.map((i) => `${i.path}: ${i.message}`).join("\n");
+    expect(text).toContain('flow.1: "zzz" is not a step, branch or loop id');
+    expect(text).toContain("already placed at flow.0");
+    expect(text).toContain('"br" contains itself');
+    expect(text).toContain('steps.0.code: code step "a" must define function main');
+    expect(text).toContain('steps.1.tool: tool step "b" names no tool');
+    expect(text).toContain('gate on "nope"');
+    expect(text).toContain('"c" is defined but never placed');
+  });
+});
