@@ -79,9 +79,10 @@ export async function compileSop(o: CompileOptions): Promise<CompileResult> {
   say("drafting the workflow model");
   let model = (await draftModel(ctx)).model;
   const redraftBudget = o.redrafts ?? 3;
+  // Re-drafts for static errors and faithfulness findings share one budget; burden rounds have their own.
   let redrafts = 0;
   const revise = async (current: SopModel, kind: string, feedback: string[]) => {
-    redrafts++;
+    if (kind !== "burden") redrafts++;
     return (await reviseModel(ctx, current, kind, feedback)).model;
   };
 
@@ -116,6 +117,7 @@ export async function compileSop(o: CompileOptions): Promise<CompileResult> {
 
   const rounds: FaithfulnessRound[] = [];
   const found = new Map<string, Disagreement>();
+  let rejectedFix: string[] = [];
   for (let round = 1; ; round++) {
     say(`faithfulness round ${round}`);
     const dr = dryRun(model, logic);
@@ -123,9 +125,12 @@ export async function compileSop(o: CompileOptions): Promise<CompileResult> {
     const obligations = o.skipObligations
       ? []
       : await checkObligations({ llm: o.llm, model: o.model, sop: o.sop, sopModel: model, logic });
-    const feedback = [...dryRunFeedback(dr, logic), ...obligationFeedback(obligations)];
-    rounds.push({ round, dryRun: dr, obligations, static: st, feedback });
-    if (feedback.length === 0 || redrafts >= redraftBudget) break;
+    const findings = [...dryRunFeedback(dr, logic), ...obligationFeedback(obligations)];
+    rounds.push({ round, dryRun: dr, obligations, static: st, feedback: findings });
+    if (findings.length === 0 || redrafts >= redraftBudget) break;
+    // A previous fix that broke well-formedness was not taken; say why along with the findings.
+    const feedback = [...findings, ...rejectedFix];
+    rejectedFix = [];
     let next: SopModel;
     try {
       next = await revise(model, "faithfulness", feedback);
@@ -136,8 +141,9 @@ export async function compileSop(o: CompileOptions): Promise<CompileResult> {
     const nl = lowerModel(next, lowerOptions);
     const ns = staticCheck(nl);
     if (!ns.ok) {
-      // A fix that breaks well-formedness is not taken; the next round reports both.
-      rounds.at(-1)!.feedback.push(...staticFeedback(ns));
+      rejectedFix = staticFeedback(ns).map(
+        (f) => `Your previous revision was not used because it fails the static check: ${f}`,
+      );
       continue;
     }
     model = next;

@@ -30,9 +30,18 @@ export interface DraftResult {
   rejected: string[];
 }
 
+/**
+ * Decision ids, descriptions and the artifact names they test — never the formulas, so the draft's
+ * conditions and the SOP reading stay independent, but speak of the same values.
+ */
 function decisionsText(logic?: SourceLogic): string {
   if (!logic || logic.decisions.length === 0) return "(none listed)";
-  return logic.decisions.map((d) => `- ${d.id} (${d.kind}): ${d.description}`).join("\n");
+  const lines = logic.decisions.map((d) => `- ${d.id} (${d.kind}): ${d.description}`);
+  if (logic.artifacts.length)
+    lines.push(
+      `Values these decisions test (use these artifact names): ${logic.artifacts.map((a) => `${a.name} (${a.type})`).join(", ")}`,
+    );
+  return lines.join("\n");
 }
 
 function baseMessages(c: DraftContext): ChatMessage[] {

@@ -98,10 +98,11 @@ async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunSto
     // Workflow mode: the union of End outputs (later ends win); chat: answers concatenated in completion order.
     const top = scheduler.completed.filter((c) => !c.key.includes("/"));
     if (wf.mode === "advanced-chat") {
-      // Answers inside loop/iteration bodies stream into the reply too (Dify's loop_contains_answer fixture).
+      // The reply is what was streamed (Dify accumulates the stream), answers inside loop/iteration bodies
+      // included (Dify's loop_contains_answer fixture).
       const answers = scheduler.completed.filter((c) => c.type === "answer");
       outputs = {
-        answer: answers.map((a) => String(a.outputs.answer ?? "")).join(""),
+        answer: scheduler.stream?.transcript ?? answers.map((a) => String(a.outputs.answer ?? "")).join(""),
         files: answers.flatMap((a) => (Array.isArray(a.outputs.files) ? a.outputs.files : [])),
       };
     } else {

@@ -210,6 +210,8 @@ export class Scheduler {
       frame.pool.set(node.id, cached.outputs);
       for (const w of cached.writes ?? []) frame.pool.write(w.selector, w.value);
       if (cached.status === "exception") this.exceptions++;
+      // A resumed run replays the reply: top-level answers re-stream from the pool, body answers here.
+      if (node.type === "answer" && frame.scope !== null) this.stream?.direct(node.id, String(cached.outputs.answer ?? ""), [node.id, "answer"]);
       this.completed.push({ nodeId: node.id, type: node.type, status: cached.status, outputs: cached.outputs, key });
       o.onEvent({
         type: "node_finished",
@@ -281,7 +283,7 @@ export class Scheduler {
             if (node.type !== "answer") this.stream.chunk(node.id, ev.text, ev.selector);
           } else if (node.type === "answer") {
             // Answers inside loop/iteration bodies go out whole when they run.
-            o.onEvent({ type: "text_chunk", runId: o.runId, nodeId: node.id, text: ev.text, selector: ev.selector });
+            this.stream.direct(node.id, ev.text, ev.selector);
           }
         },
         writeVariable: (sel, value) => {

@@ -38,7 +38,7 @@ function segmentsOf(template: string): Segment[] {
 /**
  * Dify's response coordinator for advanced-chat answers (DIFY.md §2.11), at the top level: an answer
  * becomes active once some path from the start reaches it through edges that are taken or still open
- * behind a non-blocking node (branch, container and answer nodes block). One session streams at a
+ * behind a non-blocking node (branch, container, answer and assigner nodes block). One session streams at a
  * time, in graph order; its text segments go out at once, a referenced LLM `text` streams chunk by
  * chunk as the model writes it, other variables go out whole (markdown rendering) once their node is
  * done, and a segment whose node was skipped emits nothing. The concatenated chunks are the reply.
@@ -105,9 +105,29 @@ export class AnswerStream {
     return seen;
   }
 
+  private readonly blockingCache = new Map<string, boolean>();
+  private readonly writerCache = new Map<string, boolean>();
+
   private blocking(nodeId: string): boolean {
+    let b = this.blockingCache.get(nodeId);
+    if (b === undefined) this.blockingCache.set(nodeId, (b = this.computeBlocking(nodeId)));
+    return b;
+  }
+
+  /** Assigners, and containers (whose bodies may hold assigners), can change conversation and loop values. */
+  private writer(nodeId: string): boolean {
+    let w = this.writerCache.get(nodeId);
+    if (w === undefined) {
+      const node = this.graph.byId.get(nodeId)!;
+      this.writerCache.set(nodeId, (w = node.type === "assigner" || !!describeNode(node).def?.container));
+    }
+    return w;
+  }
+
+  private computeBlocking(nodeId: string): boolean {
     const node = this.graph.byId.get(nodeId)!;
-    if (node.type === "answer") return true;
+    // Assigners count as blocking: the answer after one should not start before the write lands.
+    if (node.type === "answer" || node.type === "assigner") return true;
     const desc = describeNode(node);
     if (desc.def?.container) return true;
     return !(desc.ports.length === 1 && desc.ports[0] === "source");
@@ -161,10 +181,7 @@ export class AnswerStream {
     }
     // Conversation and loop values change under assigners (and containers holding them) upstream.
     for (const a of s.ancestors) {
-      const t = this.graph.byId.get(a)!.type;
-      if ((t === "assigner" || describeNode(this.graph.byId.get(a)!).def?.container) && !["done", "skipped"].includes(v.status(a))) {
-        return "wait";
-      }
+      if (this.writer(a) && !["done", "skipped"].includes(v.status(a))) return "wait";
     }
     return "emit";
   }
@@ -202,7 +219,7 @@ export class AnswerStream {
       const r = this.ready(s, seg.selector);
       if (r === "wait") return;
       if (r === "emit" && !s.streaming) {
-        const val = this.view.read(seg.selector);
+        const val = this.view!.read(seg.selector);
         this.out(s, val.found ? valueToMarkdown(val.value) : seg.selector.join("."));
       }
       s.streaming = false;
@@ -223,8 +240,12 @@ export class AnswerStream {
     this.emit(s.node.id, text, seg.selector);
   }
 
-  /** After the frame: sessions of answers that ran but could not finish streaming emit their remainder. */
-  finish(): void {
-    this.pump();
+  /** An answer inside a container body went out whole when it ran: it joins the reply in place. */
+  direct(nodeId: string, text: string, selector?: string[]): void {
+    this.flush();
+    if (!text) return;
+    this.transcript += text;
+    this.emit(nodeId, text, selector);
   }
+
 }

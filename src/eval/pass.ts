@@ -5,10 +5,17 @@
  * verdicts recorded upstream. Without a judge the judged checks are reported as skipped, never guessed.
  */
 import pLimit from "p-limit";
-import type { Instruction, AnswerRecord, Suite } from "./pass/dataset.js";
+import type { AnswerRecord, Instruction, Suite } from "./pass/dataset.js";
 import { DOMAINS, instructionKey, PAPER_PASS_RATES } from "./pass/dataset.js";
 import { PassEvalError } from "./pass/errors.js";
-import { type AnswerEvaluation, classifyFailure, definedIds, evaluateAnswer, FAILURE_KINDS, type FailureKind } from "./pass/evaluate.js";
+import {
+  type AnswerEvaluation,
+  classifyFailure,
+  definedIds,
+  evaluateAnswer,
+  FAILURE_KINDS,
+  type FailureKind,
+} from "./pass/evaluate.js";
 import type { PassJudge, PassJudgeVerdict } from "./pass/judge.js";
 
 export * from "./pass/checks.js";
@@ -91,14 +98,22 @@ export function recordedOutcome(r: AnswerRecord): Outcome13 | undefined {
   return !r.recorded.valid && (f === "step_1_1" || f === "step_1_2" || f === "step_1_3") ? f : "passed_1_3";
 }
 
-export async function evaluatePassSuite(suite: Suite, records: readonly AnswerRecord[], model: string, opts: PassOptions = {}): Promise<PassSuiteResult> {
+export async function evaluatePassSuite(
+  suite: Suite,
+  records: readonly AnswerRecord[],
+  model: string,
+  opts: PassOptions = {},
+): Promise<PassSuiteResult> {
   const items: PassItem[] = [];
   const total = records.length;
   let done = 0;
   for (const record of records) {
     const key = instructionKey(record.task, record.round);
     const instruction = suite.instructions.get(key);
-    if (!instruction) throw new PassEvalError("pass.unknown_instruction", `answer for ${key}: the suite has no such task/round`, { key });
+    if (!instruction)
+      throw new PassEvalError("pass.unknown_instruction", `answer for ${key}: the suite has no such task/round`, {
+        key,
+      });
     const strict: JudgedEvaluation = evaluateAnswer(record.text, instruction);
     const item: PassItem = { instruction, record, strict };
     item.failureKind = classifyFailure(strict, record.text, definedIds(record.text));
@@ -118,7 +133,10 @@ async function runJudge(items: PassItem[], judge: PassJudge, concurrency: number
     const input = { ...ev.judgeInput!, gtNodes: ins.check.related_nodes };
     const k = JSON.stringify(input);
     let p = memo.get(k);
-    if (!p) memo.set(k, (p = limit(() => judge(input))));
+    if (!p) {
+      p = limit(() => judge(input));
+      memo.set(k, p);
+    }
     return p;
   };
   let done = 0;
@@ -148,8 +166,14 @@ export function summarise(items: readonly PassItem[], model: string, judged: boo
     addRate(strict, it.strict, judged);
     if (rep && it.repaired) addRate(rep, it.repaired, judged);
     const buckets = [
-      dom.get(it.instruction.domain) ?? dom.set(it.instruction.domain, { strict: emptyRates(), repaired: repaired ? emptyRates() : undefined }).get(it.instruction.domain)!,
-      rnd.get(it.instruction.round) ?? rnd.set(it.instruction.round, { strict: emptyRates(), repaired: repaired ? emptyRates() : undefined }).get(it.instruction.round)!,
+      dom.get(it.instruction.domain) ??
+        dom
+          .set(it.instruction.domain, { strict: emptyRates(), repaired: repaired ? emptyRates() : undefined })
+          .get(it.instruction.domain)!,
+      rnd.get(it.instruction.round) ??
+        rnd
+          .set(it.instruction.round, { strict: emptyRates(), repaired: repaired ? emptyRates() : undefined })
+          .get(it.instruction.round)!,
     ];
     for (const b of buckets) {
       addRate(b.strict, it.strict, judged);
@@ -177,7 +201,9 @@ export function summarise(items: readonly PassItem[], model: string, judged: boo
   }
   if (hasRecorded) {
     const outcomes: Outcome13[] = ["step_1_1", "step_1_2", "step_1_3", "passed_1_3"];
-    const matrix = Object.fromEntries(outcomes.map((o) => [o, Object.fromEntries(outcomes.map((p) => [p, 0]))])) as Record<Outcome13, Record<Outcome13, number>>;
+    const matrix = Object.fromEntries(
+      outcomes.map((o) => [o, Object.fromEntries(outcomes.map((p) => [p, 0]))]),
+    ) as Record<Outcome13, Record<Outcome13, number>>;
     let agree = 0;
     for (const it of items) {
       const ours = ourOutcome(it.strict);

@@ -18,10 +18,17 @@
  *   }]
  * }
  * A file input is `{ "file": path }` (or a list of them), read relative to the suite file; Chat2Workflow's own
- * `{ "mime_type", "value": filename }` form is read from `files_dir` (default: the suite's folder).
+ * `{ "mime_type", "value": filename }` form is read from `files_dir` (default: the suite's folder). Inputs whose
+ * value is "" are left out, as upstream does.
+ *
+ * The Chat2Workflow dataset itself is a suite too (`loadChat2WorkflowSuite`): dataset/query.json gives the rounds,
+ * check_pass_stage.json the three test cases per instruction (`ground_truth` is the reference, not an input),
+ * check_resolve_stage.json the required files; the workflow of instruction `<Task>_<round>` is read from
+ * `<workflowsDir>/<Task>_<round>.{json,yml,yaml}`. An instruction without one fails its cases (upstream counts
+ * instructions that failed the pass stage as 0, so the denominator stays 3 × instructions).
  */
-import { existsSync, readFileSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { loadWorkflowFile } from "../dsl/load.js";
 import { runWorkflow } from "../engine/run.js";
@@ -63,7 +70,16 @@ const SuiteSchema = z.object({
   instructions: z.array(InstructionSchema).min(1),
 });
 
-export type ResolveSuiteInstruction = z.infer<typeof InstructionSchema>;
+export type ResolveCase = z.infer<typeof CaseSchema>;
+export interface ResolveSuiteInstruction {
+  task: string;
+  round: number;
+  queries: string[];
+  /** Absolute path of the workflow file; undefined when the suite has none for this instruction. */
+  workflow?: string;
+  required_files?: Record<string, string>;
+  cases: ResolveCase[];
+}
 export interface ResolveSuite {
   name: string;
   dir: string;
@@ -95,7 +111,81 @@ export function loadResolveSuite(path: string): ResolveSuite {
     name: parsed.data.name ?? basename(path).replace(/\.json$/i, ""),
     dir,
     filesDir: resolve(dir, parsed.data.files_dir ?? "."),
-    instructions: parsed.data.instructions,
+    instructions: parsed.data.instructions.map((i) => ({ ...i, workflow: resolve(dir, i.workflow) })),
+  };
+}
+
+function readJson(path: string): unknown {
+  if (!existsSync(path)) throw new ResolveSuiteError("resolve.suite_not_found", `${path} does not exist`, { path });
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw new ResolveSuiteError("resolve.suite_invalid", `${path} is not valid JSON: ${(e as Error).message}`, {
+      path,
+    });
+  }
+}
+
+/**
+ * The Chat2Workflow dataset as a resolve suite. `dir` holds dataset/ (or is it); workflows are looked up by
+ * instruction key in `workflowsDir`; file inputs are read from `caseFilesDir` (default `<dir>/case_files`).
+ */
+export function loadChat2WorkflowSuite(
+  dir: string,
+  opts: { workflowsDir: string; caseFilesDir?: string },
+): ResolveSuite {
+  const ds = existsSync(join(dir, "dataset", "query.json")) ? join(dir, "dataset") : dir;
+  const queries = readJson(join(ds, "query.json"));
+  const checks = readJson(join(ds, "check_pass_stage.json")) as Record<string, Record<string, unknown>>;
+  const resolveChecks = (
+    existsSync(join(ds, "check_resolve_stage.json")) ? readJson(join(ds, "check_resolve_stage.json")) : {}
+  ) as Record<string, Record<string, string>>;
+  if (!Array.isArray(queries))
+    throw new ResolveSuiteError("resolve.suite_invalid", "query.json must be a list of tasks", { path: ds });
+  if (!existsSync(opts.workflowsDir) || !statSync(opts.workflowsDir).isDirectory())
+    throw new ResolveSuiteError("resolve.workflows_dir", `workflows folder ${opts.workflowsDir} does not exist`, {
+      path: opts.workflowsDir,
+    });
+  const instructions: ResolveSuiteInstruction[] = [];
+  for (const q of queries as Array<Record<string, unknown>>) {
+    const task = String(q.task);
+    const rounds: string[] = [];
+    for (let round = 1; typeof q[`query${round}`] === "string"; round++) {
+      rounds.push(q[`query${round}`] as string);
+      const key = `${task}_${round}`;
+      const check = checks[key];
+      if (!check)
+        throw new ResolveSuiteError("resolve.suite_invalid", `check_pass_stage.json has no entry ${key}`, { key });
+      const cases: ResolveCase[] = Object.keys(check)
+        .filter((k) => /^test\d+$/.test(k))
+        .sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)))
+        .map((name) => {
+          const { ground_truth, ...inputs } = (check[name] ?? {}) as Record<string, unknown>;
+          return {
+            name,
+            inputs,
+            ...(typeof ground_truth === "string" && ground_truth !== "" ? { reference: ground_truth } : {}),
+          };
+        });
+      const workflow = [".json", ".yml", ".yaml"]
+        .map((ext) => resolve(opts.workflowsDir, `${key}${ext}`))
+        .find((p) => existsSync(p));
+      instructions.push({
+        task,
+        round,
+        queries: [...rounds],
+        ...(workflow ? { workflow } : {}),
+        ...(resolveChecks[key] ? { required_files: resolveChecks[key] } : {}),
+        cases,
+      });
+    }
+  }
+  const root = ds === dir ? dirname(resolve(ds)) : resolve(dir);
+  return {
+    name: "chat2workflow",
+    dir: resolve(dir),
+    filesDir: resolve(opts.caseFilesDir ?? join(root, "case_files")),
+    instructions,
   };
 }
 
@@ -167,14 +257,16 @@ async function materialiseInputs(suite: ResolveSuite, inputs: Record<string, unk
     return v;
   };
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(inputs))
+  for (const [k, v] of Object.entries(inputs)) {
+    if (v === "") continue;
     out[k] = Array.isArray(v) ? await Promise.all(v.map((x) => one(x, k))) : await one(v, k);
+  }
   return out;
 }
 
 async function decide(
   ins: ResolveSuiteInstruction,
-  c: z.infer<typeof CaseSchema>,
+  c: ResolveCase,
   outputs: Record<string, unknown>,
   inputs: Record<string, unknown>,
   judge: ResolveJudgeFn | undefined,
@@ -221,11 +313,13 @@ export async function runResolveSuite(suite: ResolveSuite, opts: ResolveRunOptio
   for (const ins of suite.instructions) {
     let workflow: Workflow | undefined;
     let loadError: string | undefined;
-    try {
-      workflow = (await loadWorkflowFile(resolve(suite.dir, ins.workflow))).workflow;
-    } catch (e) {
-      loadError = `workflow ${ins.workflow} could not be loaded: ${(e as Error).message}`;
-    }
+    if (!ins.workflow) loadError = `no workflow for ${ins.task}_${ins.round}`;
+    else
+      try {
+        workflow = (await loadWorkflowFile(ins.workflow)).workflow;
+      } catch (e) {
+        loadError = `workflow ${ins.workflow} could not be loaded: ${(e as Error).message}`;
+      }
     for (const [i, c] of ins.cases.entries()) {
       const base = { task: ins.task, round: ins.round, case: c.name ?? `test${i + 1}` };
       let r: Omit<ResolveCaseResult, "task" | "round" | "case">;

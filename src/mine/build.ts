@@ -5,7 +5,7 @@
  * loops are loop containers that repeat their body until it produced a non-error result.
  */
 import type { ToolSpec } from "../ir/services.js";
-import { type Workflow, WorkflowSchema, type WorkflowEdge, type WorkflowNode } from "../ir/workflow.js";
+import { type Workflow, type WorkflowEdge, type WorkflowNode, WorkflowSchema } from "../ir/workflow.js";
 import { promptTemplate } from "../optimize/prompts/index.js";
 import type { Skeleton } from "./skeleton.js";
 
@@ -65,7 +65,12 @@ class Builder {
     for (const x of exits) for (const t of entries) this.edge(x.id, x.port, t);
   }
   model() {
-    return { provider: this.o.model.provider, name: this.o.model.name, mode: "chat", completion_params: this.o.model.completion_params ?? {} };
+    return {
+      provider: this.o.model.provider,
+      name: this.o.model.name,
+      mode: "chat",
+      completion_params: this.o.model.completion_params ?? {},
+    };
   }
 
   fragment(s: Skeleton, ctx: Binding[], parentId?: string): Fragment {
@@ -91,7 +96,11 @@ class Builder {
           },
           parentId,
         );
-        return { entries: [id], exits: [{ id, port: "source" }], outputs: [{ variable: `${safeName(s.tools[0]!)}_result`, value_selector: [id, "result"] }] };
+        return {
+          entries: [id],
+          exits: [{ id, port: "source" }],
+          outputs: [{ variable: `${safeName(s.tools[0]!)}_result`, value_selector: [id, "result"] }],
+        };
       }
       case "seq": {
         let cur = ctx;
@@ -110,12 +119,19 @@ class Builder {
       }
       case "parallel": {
         const parts = s.branches.map((b) => this.fragment(b, ctx, parentId));
-        return { entries: parts.flatMap((p) => p.entries), exits: parts.flatMap((p) => p.exits), outputs: parts.flatMap((p) => p.outputs) };
+        return {
+          entries: parts.flatMap((p) => p.entries),
+          exits: parts.flatMap((p) => p.exits),
+          outputs: parts.flatMap((p) => p.outputs),
+        };
       }
       case "choice": {
         const ifId = this.id("choice");
         const mergeId = this.id("merge");
-        const real = s.branches.map((b, i) => ({ b, i })).filter((x) => x.b !== null) as Array<{ b: Skeleton; i: number }>;
+        const real = s.branches.map((b, i) => ({ b, i })).filter((x) => x.b !== null) as Array<{
+          b: Skeleton;
+          i: number;
+        }>;
         const hasSkip = real.length < s.branches.length;
         // Without a skip branch, the last real branch is the else case.
         const cased = hasSkip ? real : real.slice(0, -1);
@@ -123,7 +139,9 @@ class Builder {
         const cases = cased.map((x, k) => ({
           case_id: `c${k + 1}`,
           logical_operator: "and",
-          conditions: [{ variable_selector: [PLAN_ID, "text"], comparison_operator: "contains", value: firstTool(x.b) }],
+          conditions: [
+            { variable_selector: [PLAN_ID, "text"], comparison_operator: "contains", value: firstTool(x.b) },
+          ],
         }));
         this.node(ifId, "if-else", "Which branch does the plan take?", { cases }, parentId);
         const mergeVars: string[][] = [];
@@ -137,10 +155,20 @@ class Builder {
           this.link(f.exits, [mergeId]);
           mergeVars.push(...f.outputs.map((o) => o.value_selector));
         };
-        cased.forEach((x, k) => attach(x.b, `c${k + 1}`));
+        for (const [k, x] of cased.entries()) attach(x.b, `c${k + 1}`);
         attach(elseBranch?.b ?? null, "false");
-        this.node(mergeId, "variable-aggregator", "Merge the branches", { output_type: "string", variables: mergeVars }, parentId);
-        return { entries: [ifId], exits: [{ id: mergeId, port: "source" }], outputs: [{ variable: "branch_result", value_selector: [mergeId, "output"] }] };
+        this.node(
+          mergeId,
+          "variable-aggregator",
+          "Merge the branches",
+          { output_type: "string", variables: mergeVars },
+          parentId,
+        );
+        return {
+          entries: [ifId],
+          exits: [{ id: mergeId, port: "source" }],
+          outputs: [{ variable: "branch_result", value_selector: [mergeId, "output"] }],
+        };
       }
       case "retry": {
         const loopId = this.id("loop");
@@ -154,7 +182,19 @@ class Builder {
           saveId,
           "assigner",
           "Keep the result",
-          { version: "2", items: last ? [{ variable_selector: [loopId, "last"], input_type: "variable", operation: "over-write", value: last.value_selector }] : [] },
+          {
+            version: "2",
+            items: last
+              ? [
+                  {
+                    variable_selector: [loopId, "last"],
+                    input_type: "variable",
+                    operation: "over-write",
+                    value: last.value_selector,
+                  },
+                ]
+              : [],
+          },
           loopId,
         );
         this.link(body.exits, [saveId]);
@@ -169,7 +209,11 @@ class Builder {
           ],
           loop_variables: [{ label: "last", var_type: "string", value_type: "constant", value: "" }],
         });
-        return { entries: [loopId], exits: [{ id: loopId, port: "source" }], outputs: [{ variable: "retry_result", value_selector: [loopId, "last"] }] };
+        return {
+          entries: [loopId],
+          exits: [{ id: loopId, port: "source" }],
+          outputs: [{ variable: "retry_result", value_selector: [loopId, "last"] }],
+        };
       }
     }
   }
@@ -198,7 +242,9 @@ function toolList(tools: ToolSpec[] | undefined): string {
 export function buildWorkflow(skeleton: Skeleton | null, o: BuildOptions): Workflow {
   const b = new Builder(o);
   const model = b.model();
-  b.node(START_ID, "start", "Start", { variables: [{ variable: "query", label: "Query", type: "paragraph", required: true }] });
+  b.node(START_ID, "start", "Start", {
+    variables: [{ variable: "query", label: "Query", type: "paragraph", required: true }],
+  });
   b.node(PLAN_ID, "llm", "Plan the tool calls", {
     model,
     prompt_template: [
@@ -225,12 +271,23 @@ export function buildWorkflow(skeleton: Skeleton | null, o: BuildOptions): Workf
     model,
     prompt_template: [
       { role: "system", text: promptTemplate("synthesising")!.system },
-      { role: "user", text: `Task: {{#${START_ID}.query#}}\n\nPlan:\n{{#${PLAN_ID}.text#}}\n\nTool results:\n${results || "(none)"}` },
+      {
+        role: "user",
+        text: `Task: {{#${START_ID}.query#}}\n\nPlan:\n{{#${PLAN_ID}.text#}}\n\nTool results:\n${results || "(none)"}`,
+      },
     ],
     context: { enabled: false },
   });
   b.link(exits, [SYNTH_ID]);
-  b.node(END_ID, "end", "End", { outputs: [{ variable: "answer", value_selector: [SYNTH_ID, "text"], value_type: "string" }] });
+  b.node(END_ID, "end", "End", {
+    outputs: [{ variable: "answer", value_selector: [SYNTH_ID, "text"], value_type: "string" }],
+  });
   b.edge(SYNTH_ID, "source", END_ID);
-  return WorkflowSchema.parse({ name: o.name ?? "mined-workflow", description: "Mined from tool-invocation logs", mode: "workflow", nodes: b.nodes, edges: b.edges });
+  return WorkflowSchema.parse({
+    name: o.name ?? "mined-workflow",
+    description: "Mined from tool-invocation logs",
+    mode: "workflow",
+    nodes: b.nodes,
+    edges: b.edges,
+  });
 }

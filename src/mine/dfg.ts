@@ -38,7 +38,14 @@ function bump<K>(m: Map<K, number>, k: K, by: number): void {
 }
 
 export function discoverDfg(log: EventLog): Dfg {
-  const dfg: Dfg = { activities: new Set(), edges: new Map(), start: new Map(), end: new Map(), emptyTraces: 0, traces: 0 };
+  const dfg: Dfg = {
+    activities: new Set(),
+    edges: new Map(),
+    start: new Map(),
+    end: new Map(),
+    emptyTraces: 0,
+    traces: 0,
+  };
   for (const { trace, count } of log) {
     dfg.traces += count;
     if (trace.length === 0) {
@@ -51,7 +58,10 @@ export function discoverDfg(log: EventLog): Dfg {
     for (let i = 0; i + 1 < trace.length; i++) {
       const a = trace[i]!;
       let out = dfg.edges.get(a);
-      if (!out) dfg.edges.set(a, (out = new Map()));
+      if (!out) {
+        out = new Map();
+        dfg.edges.set(a, out);
+      }
       bump(out, trace[i + 1]!, count);
     }
   }

@@ -47,16 +47,25 @@ export function mineWorkflow(records: readonly TaskRecord[], o: MineOptions): Mi
   if (minCount > 1) {
     log = log.filter((v) => v.count >= minCount);
     if (log.length === 0)
-      throw new MineError(MineCodes.logEmpty, `no trace variant occurs ${minCount} times or more`, { field: "minVariantCount" });
+      throw new MineError(MineCodes.logEmpty, `no trace variant occurs ${minCount} times or more`, {
+        field: "minVariantCount",
+      });
   }
   const tree = inductiveMiner(log, { noise: o.noise ?? 0 });
   const skeleton = skeletonFromTree(tree);
   const workflow = buildWorkflow(skeleton, o);
   const { diagnostics } = analyse(workflow);
   if (diagnostics.some((d) => d.severity === "error")) {
-    throw new MineError("mine.invalid_workflow", `the mined workflow does not pass the analyser: ${diagnostics.filter((d) => d.severity === "error").map((d) => `${d.code} ${d.nodeId ?? ""} ${d.message}`).join("; ")}`, {
-      diagnostics,
-    });
+    throw new MineError(
+      "mine.invalid_workflow",
+      `the mined workflow does not pass the analyser: ${diagnostics
+        .filter((d) => d.severity === "error")
+        .map((d) => `${d.code} ${d.nodeId ?? ""} ${d.message}`)
+        .join("; ")}`,
+      {
+        diagnostics,
+      },
+    );
   }
   let dfg = discoverDfg(log);
   if (o.dfgFilter) {
@@ -66,17 +75,32 @@ export function mineWorkflow(records: readonly TaskRecord[], o: MineOptions): Mi
 }
 
 export function specsFromFunctions(data: unknown): ToolSpec[] {
-  const list = Array.isArray(data) ? data : data && typeof data === "object" && Array.isArray((data as { tools?: unknown }).tools) ? (data as { tools: unknown[] }).tools : undefined;
-  if (!list) throw new MineError(MineCodes.toolsInvalid, "tools: expected a list of {name, description, parameters}", { field: "tools" });
+  const list = Array.isArray(data)
+    ? data
+    : data && typeof data === "object" && Array.isArray((data as { tools?: unknown }).tools)
+      ? (data as { tools: unknown[] }).tools
+      : undefined;
+  if (!list)
+    throw new MineError(MineCodes.toolsInvalid, "tools: expected a list of {name, description, parameters}", {
+      field: "tools",
+    });
   return list.map((t, i) => {
     const o = (t && typeof t === "object" ? t : {}) as Record<string, unknown>;
-    const f = (o.type === "function" && o.function && typeof o.function === "object" ? o.function : o) as Record<string, unknown>;
+    const f = (o.type === "function" && o.function && typeof o.function === "object" ? o.function : o) as Record<
+      string,
+      unknown
+    >;
     if (typeof f.name !== "string" || f.name === "")
-      throw new MineError(MineCodes.toolsInvalid, `tools[${i}]: a tool needs a string name`, { field: `tools[${i}].name` });
+      throw new MineError(MineCodes.toolsInvalid, `tools[${i}]: a tool needs a string name`, {
+        field: `tools[${i}].name`,
+      });
     return {
       name: f.name,
       description: typeof f.description === "string" ? f.description : "",
-      parameters: f.parameters && typeof f.parameters === "object" ? (f.parameters as Record<string, unknown>) : { type: "object", properties: {} },
+      parameters:
+        f.parameters && typeof f.parameters === "object"
+          ? (f.parameters as Record<string, unknown>)
+          : { type: "object", properties: {} },
     };
   });
 }

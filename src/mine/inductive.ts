@@ -51,7 +51,12 @@ function addVariant(m: Map<string, { trace: string[]; count: number }>, trace: s
 
 function filterLog(log: EventLog, keep: Set<string>): EventLog {
   const m = new Map<string, { trace: string[]; count: number }>();
-  for (const v of log) addVariant(m, v.trace.filter((a) => keep.has(a)), v.count);
+  for (const v of log)
+    addVariant(
+      m,
+      v.trace.filter((a) => keep.has(a)),
+      v.count,
+    );
   return [...m.values()];
 }
 
@@ -73,7 +78,10 @@ class UnionFind {
   union(a: string, b: string): void {
     const ra = this.find(a);
     const rb = this.find(b);
-    if (ra !== rb) this.parent.set(ra < rb ? rb : ra, ra < rb ? ra : rb);
+    if (ra === rb) return;
+    // The smaller label becomes the root, so group order is deterministic.
+    const [lo, hi] = ra < rb ? [ra, rb] : [rb, ra];
+    this.parent.set(hi, lo);
   }
   groups(order: string[]): string[][] {
     const m = new Map<string, string[]>();
@@ -135,7 +143,8 @@ function sequenceCut(dfg: Dfg): string[][] | undefined {
   // The closure merge can still leave groups that are not totally ordered; reject those.
   for (let i = 0; i < sorted.length; i++) {
     for (let j = i + 1; j < sorted.length; j++) {
-      for (const a of sorted[i]!) for (const b of sorted[j]!) if (reach.get(b)!.has(a) || !reach.get(a)!.has(b)) return undefined;
+      for (const a of sorted[i]!)
+        for (const b of sorted[j]!) if (reach.get(b)!.has(a) || !reach.get(a)!.has(b)) return undefined;
     }
   }
   return sorted;
@@ -190,7 +199,9 @@ function loopCut(dfg: Dfg): string[][] | undefined {
       const toStart = starts.some((s) => edgeCount(dfg, b, s) > 0);
       if (toStart && !starts.every((s) => edgeCount(dfg, b, s) > 0)) isRedo = false;
     }
-    const connects = g.some((b) => ends.some((e) => edgeCount(dfg, e, b) > 0)) && g.some((b) => starts.some((s) => edgeCount(dfg, b, s) > 0));
+    const connects =
+      g.some((b) => ends.some((e) => edgeCount(dfg, e, b) > 0)) &&
+      g.some((b) => starts.some((s) => edgeCount(dfg, b, s) > 0));
     if (isRedo && connects) redo.push(g);
     else for (const b of g) doGroup.add(b);
   }
@@ -216,7 +227,11 @@ function xorSplit(log: EventLog, groups: string[][]): EventLog[] {
         bestN = n;
       }
     });
-    addVariant(parts[best]!, v.trace.filter((a) => sets[best]!.has(a)), v.count);
+    addVariant(
+      parts[best]!,
+      v.trace.filter((a) => sets[best]!.has(a)),
+      v.count,
+    );
   }
   return parts.map((p) => [...p.values()]);
 }
@@ -229,7 +244,11 @@ function sequenceSplit(log: EventLog, groups: string[][]): EventLog[] {
     for (let gi = 0; gi < groups.length; gi++) {
       const s = sets[gi]!;
       if (gi === groups.length - 1) {
-        addVariant(parts[gi]!, v.trace.slice(p).filter((a) => s.has(a)), v.count);
+        addVariant(
+          parts[gi]!,
+          v.trace.slice(p).filter((a) => s.has(a)),
+          v.count,
+        );
         break;
       }
       // Split where the running cost (−1 inside the group, +1 outside) is lowest.
@@ -243,7 +262,11 @@ function sequenceSplit(log: EventLog, groups: string[][]): EventLog[] {
           bestEnd = i + 1;
         }
       }
-      addVariant(parts[gi]!, v.trace.slice(p, bestEnd).filter((a) => s.has(a)), v.count);
+      addVariant(
+        parts[gi]!,
+        v.trace.slice(p, bestEnd).filter((a) => s.has(a)),
+        v.count,
+      );
       p = bestEnd;
     }
   }
@@ -257,7 +280,11 @@ function concurrencySplit(log: EventLog, groups: string[][]): EventLog[] {
 function loopSplit(log: EventLog, groups: string[][]): EventLog[] {
   const parts = groups.map(() => new Map<string, { trace: string[]; count: number }>());
   const sets = groups.map((g) => new Set(g));
-  const groupOf = (a: string) => Math.max(0, sets.findIndex((s) => s.has(a)));
+  const groupOf = (a: string) =>
+    Math.max(
+      0,
+      sets.findIndex((s) => s.has(a)),
+    );
   for (const v of log) {
     let cur: string[] = [];
     let curGroup = 0;
@@ -328,7 +355,8 @@ function mineRec(log: EventLog, ctx: Ctx): ProcessTree {
     return mineRec(nonEmpty, sub);
   }
   // Base case: a single activity, once per trace.
-  if (nonEmpty.every((v) => v.trace.length === 1 && v.trace[0] === nonEmpty[0]!.trace[0])) return act(nonEmpty[0]!.trace[0]!);
+  if (nonEmpty.every((v) => v.trace.length === 1 && v.trace[0] === nonEmpty[0]!.trace[0]))
+    return act(nonEmpty[0]!.trace[0]!);
 
   const dfg = discoverDfg(log);
   const recurse = (c: { kind: "xor" | "seq" | "and" | "loop"; parts: EventLog[] }): ProcessTree => {
@@ -390,7 +418,9 @@ export function foldTree(t: ProcessTree): ProcessTree {
     children = [...(hasTau ? [tau] : []), ...children.filter((c) => c.kind !== "tau")];
   }
   if (t.kind === "xor" || t.kind === "and") {
-    children.sort((a, b) => (a.kind === "tau" ? -1 : b.kind === "tau" ? 1 : treeToString(a).localeCompare(treeToString(b))));
+    children.sort((a, b) =>
+      a.kind === "tau" ? -1 : b.kind === "tau" ? 1 : treeToString(a).localeCompare(treeToString(b)),
+    );
   }
   if (children.length === 0) return tau;
   if (children.length === 1) return children[0]!;
@@ -398,12 +428,17 @@ export function foldTree(t: ProcessTree): ProcessTree {
 }
 
 /** Mines a process tree from traces (activity sequences). */
-export function inductiveMiner(traces: ReadonlyArray<readonly string[]> | EventLog, opts: InductiveOptions = {}): ProcessTree {
+export function inductiveMiner(
+  traces: ReadonlyArray<readonly string[]> | EventLog,
+  opts: InductiveOptions = {},
+): ProcessTree {
   const noise = opts.noise ?? 0;
   if (!(noise >= 0 && noise <= 1))
     throw new MineError(MineCodes.invalidOption, `noise threshold ${noise} must be within [0, 1]`, { field: "noise" });
   const log: EventLog =
-    traces.length > 0 && !Array.isArray(traces[0]) ? (traces as EventLog) : toEventLog(traces as ReadonlyArray<readonly string[]>);
+    traces.length > 0 && !Array.isArray(traces[0])
+      ? (traces as EventLog)
+      : toEventLog(traces as ReadonlyArray<readonly string[]>);
   if (log.length === 0) throw new MineError(MineCodes.logEmpty, "the event log has no traces", {});
   return foldTree(mineRec(log, { noise, depth: 0 }));
 }

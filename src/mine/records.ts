@@ -11,6 +11,8 @@ import { MineCodes, MineError } from "./errors.js";
 export const ToolInvocationSchema = z.object({
   tool: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).default({}),
+  /** The tool's logged response, when the log has it (lets a replay tool service answer). */
+  response: z.string().optional(),
 });
 export type ToolInvocationRecord = z.infer<typeof ToolInvocationSchema>;
 
@@ -36,7 +38,11 @@ function issues(err: z.ZodError): Array<{ path: string; reason: string }> {
 /** Validates already-parsed records; a bad one is a MineError naming the path and reason. */
 export function parseRecords(data: unknown, source = "records"): TaskRecord[] {
   // Parse the list itself (not the union) so issue paths point into the records.
-  const list = Array.isArray(data) ? data : data && typeof data === "object" && "records" in data ? (data as { records: unknown }).records : data;
+  const list = Array.isArray(data)
+    ? data
+    : data && typeof data === "object" && "records" in data
+      ? (data as { records: unknown }).records
+      : data;
   const r = z.array(TaskRecordSchema).safeParse(list);
   if (!r.success) {
     const first = issues(r.error)[0];
@@ -49,7 +55,10 @@ export function parseRecords(data: unknown, source = "records"): TaskRecord[] {
   const seen = new Set<string>();
   for (const rec of r.data) {
     if (seen.has(rec.id))
-      throw new MineError(MineCodes.recordsInvalid, `${source}: record id "${rec.id}" appears twice`, { source, id: rec.id });
+      throw new MineError(MineCodes.recordsInvalid, `${source}: record id "${rec.id}" appears twice`, {
+        source,
+        id: rec.id,
+      });
     seen.add(rec.id);
   }
   return r.data;
@@ -70,9 +79,13 @@ function readJsonFile(path: string): unknown {
     try {
       return lines.map((l) => JSON.parse(l));
     } catch (e) {
-      throw new MineError(MineCodes.recordsUnreadable, `${path} is neither JSON nor JSON Lines: ${(e as Error).message}`, {
-        path,
-      });
+      throw new MineError(
+        MineCodes.recordsUnreadable,
+        `${path} is neither JSON nor JSON Lines: ${(e as Error).message}`,
+        {
+          path,
+        },
+      );
     }
   }
 }
@@ -120,24 +133,51 @@ function finalAnswerOf(calls: Array<{ name: string; arguments: unknown }>, fallb
   return typeof a.final_answer === "string" ? a.final_answer : "";
 }
 
-function toCalls(list: Array<{ name: string; arguments: unknown }>, finish: string): ToolInvocationRecord[] {
-  return list.filter((c) => c.name !== finish).map((c) => ({ tool: c.name, arguments: parseArguments(c.arguments) }));
+function toCalls(
+  list: Array<{ name: string; arguments: unknown; response?: unknown }>,
+  finish: string,
+): ToolInvocationRecord[] {
+  return list
+    .filter((c) => c.name !== finish)
+    .map((c) => ({
+      tool: c.name,
+      arguments: parseArguments(c.arguments),
+      ...(c.response !== undefined
+        ? { response: typeof c.response === "string" ? c.response : JSON.stringify(c.response) }
+        : {}),
+    }));
 }
 
 /** One DFSDT / CoT answer file (ToolBench `answer/G*_answer/*.json`, StableToolBench `answer/**`). */
-function fromAnswerFile(data: Record<string, unknown>, id: string, o: Required<ToolBenchLoadOptions>): TaskRecord | undefined {
+function fromAnswerFile(
+  data: Record<string, unknown>,
+  id: string,
+  o: Required<ToolBenchLoadOptions>,
+): TaskRecord | undefined {
   const ag = (data.answer_generation ?? {}) as Record<string, unknown>;
   const tm = Array.isArray(ag.train_messages) ? (ag.train_messages as unknown[]) : [];
   const path = Array.isArray(tm.at(-1)) ? (tm.at(-1) as Array<Record<string, unknown>>) : [];
-  const calls = path
-    .filter((m) => m && m.role === "assistant")
-    .map((m) => parseFunctionCall(m.function_call))
-    .filter((c): c is { name: string; arguments: unknown } => !!c);
+  const calls: Array<{ name: string; arguments: unknown; response?: string }> = [];
+  for (const m of path) {
+    if (m?.role === "assistant") {
+      const c = parseFunctionCall(m.function_call);
+      if (c) calls.push(c);
+    } else if (m?.role === "function" && typeof m.content === "string") {
+      const last = calls.at(-1);
+      if (last && last.response === undefined && (m.name === undefined || m.name === last.name))
+        last.response = m.content;
+    }
+  }
   const validated = data.win === true && ag.finish_type === "give_answer";
   if (o.validatedOnly && !validated) return undefined;
   const query = typeof ag.query === "string" ? ag.query : "";
   if (!query) return undefined;
-  return { id, query: query.trim(), reference: finalAnswerOf(calls, ag.final_answer, o.finishName), calls: toCalls(calls, o.finishName) };
+  return {
+    id,
+    query: query.trim(),
+    reference: finalAnswerOf(calls, ag.final_answer, o.finishName),
+    calls: toCalls(calls, o.finishName),
+  };
 }
 
 /** `derived_call_chains.json`: [{source, query, win, finish_type, calls:[{name, arguments}]}]. */
@@ -168,7 +208,11 @@ function fromConverted(obj: Record<string, Record<string, unknown>>, o: Required
       for (const s of Array.isArray(steps) ? steps : []) {
         const st = s as Record<string, unknown>;
         const m = st.message as Record<string, unknown> | undefined;
-        if (st.role === "tool" && m && typeof m.name === "string") calls.push({ name: m.name, arguments: m.arguments });
+        if (st.role === "tool" && m && typeof m.name === "string")
+          calls.push({ name: m.name, arguments: m.arguments, response: m.response } as {
+            name: string;
+            arguments: unknown;
+          });
         walk(st.next);
       }
     };
@@ -176,7 +220,12 @@ function fromConverted(obj: Record<string, Record<string, unknown>>, o: Required
     const finalAnswer = typeof answer.final_answer === "string" ? answer.final_answer : "";
     if (o.validatedOnly && (finalAnswer.trim() === "" || calls.length === 0)) continue;
     if (typeof e.query !== "string") continue;
-    out.push({ id: qid, query: e.query.trim(), reference: finalAnswerOf(calls, finalAnswer, o.finishName), calls: toCalls(calls, o.finishName) });
+    out.push({
+      id: qid,
+      query: e.query.trim(),
+      reference: finalAnswerOf(calls, finalAnswer, o.finishName),
+      calls: toCalls(calls, o.finishName),
+    });
   }
   return out;
 }
@@ -198,7 +247,9 @@ function fromToolBenchData(data: unknown, id: string, o: Required<ToolBenchLoadO
     if (values.length > 0 && values.every((v) => v && typeof v === "object" && "answer" in (v as object)))
       return fromConverted(obj as Record<string, Record<string, unknown>>, o);
   }
-  throw new MineError(MineCodes.recordsInvalid, `${id}: not a ToolBench answer log or a task-record file`, { source: id });
+  throw new MineError(MineCodes.recordsInvalid, `${id}: not a ToolBench answer log or a task-record file`, {
+    source: id,
+  });
 }
 
 /**
@@ -207,7 +258,10 @@ function fromToolBenchData(data: unknown, id: string, o: Required<ToolBenchLoadO
  * asks for no calls); duplicate ids across files are a MineError.
  */
 export function loadRecords(path: string, opts: ToolBenchLoadOptions = {}): TaskRecord[] {
-  const o: Required<ToolBenchLoadOptions> = { validatedOnly: opts.validatedOnly ?? true, finishName: opts.finishName ?? "Finish" };
+  const o: Required<ToolBenchLoadOptions> = {
+    validatedOnly: opts.validatedOnly ?? true,
+    finishName: opts.finishName ?? "Finish",
+  };
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
@@ -254,11 +308,19 @@ export interface RecordSplit {
  * Seeded shuffle, then split by `ratio` (default 5:2:3). Sizes are rounded so that each part with a
  * positive ratio gets at least one record when there are enough records to go round.
  */
-export function splitRecords(records: readonly TaskRecord[], seed = 0, ratio: [number, number, number] = [5, 2, 3]): RecordSplit {
+export function splitRecords(
+  records: readonly TaskRecord[],
+  seed = 0,
+  ratio: [number, number, number] = [5, 2, 3],
+): RecordSplit {
   if (ratio.some((r) => !(r >= 0)) || ratio.every((r) => r === 0))
-    throw new MineError(MineCodes.invalidOption, `split ratio ${ratio.join(":")} must be non-negative and not all zero`, {
-      field: "ratio",
-    });
+    throw new MineError(
+      MineCodes.invalidOption,
+      `split ratio ${ratio.join(":")} must be non-negative and not all zero`,
+      {
+        field: "ratio",
+      },
+    );
   const rand = seededRandom(seed);
   const xs = [...records];
   for (let i = xs.length - 1; i > 0; i--) {
@@ -279,5 +341,9 @@ export function splitRecords(records: readonly TaskRecord[], seed = 0, ratio: [n
     if (nTest > 0) nTest -= 1;
     else nVal -= 1;
   }
-  return { optimisation: xs.slice(0, nOpt), validation: xs.slice(nOpt, nOpt + nVal), test: xs.slice(nOpt + nVal, nOpt + nVal + nTest) };
+  return {
+    optimisation: xs.slice(0, nOpt),
+    validation: xs.slice(nOpt, nOpt + nVal),
+    test: xs.slice(nOpt + nVal, nOpt + nVal + nTest),
+  };
 }

@@ -164,9 +164,17 @@ export const assignerNode = defineNode<AssignerConfig>({
         );
       }
       let input: unknown = it.value;
-      if (it.input_type === "variable" && Array.isArray(it.value) && it.value.length > 0) {
-        const r = ctx.read((it.value as unknown[]).map(String));
-        input = r.found ? r.value : null;
+      const needsValue = !["clear", "remove-first", "remove-last"].includes(it.operation);
+      if (needsValue && it.input_type === "variable" && Array.isArray(it.value) && it.value.length > 0) {
+        const source = (it.value as unknown[]).map(String);
+        const r = ctx.read(source);
+        // Dify fails the node when the source variable does not exist (v1 and v2 alike).
+        if (!r.found) {
+          throw new NodeExecutionError("assigner.missing_value", `value variable ${source.join(".")} does not exist`, ctx.node.id, {
+            field: itemField(ctx.config, i, "value"),
+          });
+        }
+        input = r.value;
       }
       const next = applyOperation(ctx, it.operation, current.value, input, itemField(ctx.config, i, "operation"));
       ctx.writeVariable(it.variable_selector, next);

@@ -61,14 +61,21 @@ function label(ctx: ExecContext<ToolCallConfig>): string {
 
 function offeredTools(ctx: ExecContext<ToolCallConfig>): ToolSpec[] {
   const tools = ctx.services.tools;
-  if (!tools) throw new NotConfiguredError("tool.not_configured", `${label(ctx)}: no tool service is configured`, { nodeId: ctx.node.id });
+  if (!tools)
+    throw new NotConfiguredError("tool.not_configured", `${label(ctx)}: no tool service is configured`, {
+      nodeId: ctx.node.id,
+    });
   const listed = tools.list?.() ?? [];
   const cands = ctx.config.candidates;
   if (cands.length === 0) {
     if (listed.length === 0)
-      throw new NotConfiguredError("tool_call.no_tools", `${label(ctx)}: the tool service lists no tools and no candidates are configured`, {
-        nodeId: ctx.node.id,
-      });
+      throw new NotConfiguredError(
+        "tool_call.no_tools",
+        `${label(ctx)}: the tool service lists no tools and no candidates are configured`,
+        {
+          nodeId: ctx.node.id,
+        },
+      );
     return listed;
   }
   const byName = new Map(listed.map((s) => [s.name, s]));
@@ -77,10 +84,15 @@ function offeredTools(ctx: ExecContext<ToolCallConfig>): ToolSpec[] {
     if (s) return s;
     // A service without a catalogue still gets called; the schema is then unknown.
     if (listed.length === 0) return { name, description: "", parameters: { type: "object" } };
-    throw new NodeExecutionError("tool_call.unknown_candidate", `${label(ctx)}: candidate tool "${name}" is not offered by the tool service`, ctx.node.id, {
-      field: "candidates",
-      tool: name,
-    });
+    throw new NodeExecutionError(
+      "tool_call.unknown_candidate",
+      `${label(ctx)}: candidate tool "${name}" is not offered by the tool service`,
+      ctx.node.id,
+      {
+        field: "candidates",
+        tool: name,
+      },
+    );
   });
 }
 
@@ -103,7 +115,10 @@ function firstCall(text: string, calls: ToolCall[]): { name: string; arguments: 
   const name = typeof o?.tool === "string" ? o.tool : typeof o?.name === "string" ? o.name : undefined;
   if (!name) return undefined;
   const args = o?.arguments;
-  return { name, arguments: args && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {} };
+  return {
+    name,
+    arguments: args && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
+  };
 }
 
 const SYSTEM = [
@@ -145,10 +160,23 @@ export const toolCallNode = defineNode<ToolCallConfig>({
     const seen = new Set<string>();
     for (const [i, name] of c.candidates.entries()) {
       if (seen.has(name))
-        out.push({ code: "tool_call.duplicate_candidate", severity: "warning", nodeId: sctx.node.id, field: `candidates[${i}]`, message: `candidate "${name}" is listed twice` });
+        out.push({
+          code: "tool_call.duplicate_candidate",
+          severity: "warning",
+          nodeId: sctx.node.id,
+          field: `candidates[${i}]`,
+          message: `candidate "${name}" is listed twice`,
+        });
       seen.add(name);
     }
-    if (!c.model.name) out.push({ code: "llm.model_missing", severity: "warning", nodeId: sctx.node.id, field: "model.name", message: "no model is chosen" });
+    if (!c.model.name)
+      out.push({
+        code: "llm.model_missing",
+        severity: "warning",
+        nodeId: sctx.node.id,
+        field: "model.name",
+        message: "no model is chosen",
+      });
     return out;
   },
   async execute(ctx) {
@@ -160,7 +188,12 @@ export const toolCallNode = defineNode<ToolCallConfig>({
       { role: "system", content: instruction ? `${SYSTEM}\n\n${instruction}` : SYSTEM },
       { role: "user", content: contextBlock(ctx) || "(no context)" },
     ];
-    const model = { provider: c.model.provider, name: c.model.name, mode: c.model.mode, completion_params: c.model.completion_params };
+    const model = {
+      provider: c.model.provider,
+      name: c.model.name,
+      mode: c.model.mode,
+      completion_params: c.model.completion_params,
+    };
     let usage: Usage = ZERO_USAGE;
     let chosen: { name: string; arguments: Record<string, unknown> } | undefined;
     let problems: string[] = [];
@@ -170,7 +203,8 @@ export const toolCallNode = defineNode<ToolCallConfig>({
       const call = firstCall(res.text, res.toolCalls);
       problems = [];
       if (!call) problems.push(`no tool was called; call one of: ${specs.map((s) => s.name).join(", ")}`);
-      else if (!byName.has(call.name)) problems.push(`"${call.name}" is not an offered tool; call one of: ${specs.map((s) => s.name).join(", ")}`);
+      else if (!byName.has(call.name))
+        problems.push(`"${call.name}" is not an offered tool; call one of: ${specs.map((s) => s.name).join(", ")}`);
       else {
         const v = validatorFor(byName.get(call.name)!);
         if (v && !v(call.arguments)) problems.push(...ajvText(v.errors));
@@ -179,36 +213,66 @@ export const toolCallNode = defineNode<ToolCallConfig>({
         chosen = call;
         break;
       }
-      messages.push({ role: "assistant", content: call ? `Called ${call.name} with ${JSON.stringify(call.arguments)}` : res.text || "(no call)" });
-      messages.push({ role: "user", content: `That call is invalid:\n- ${problems.join("\n- ")}\nCall the tool again with corrected arguments.` });
+      messages.push({
+        role: "assistant",
+        content: call ? `Called ${call.name} with ${JSON.stringify(call.arguments)}` : res.text || "(no call)",
+      });
+      messages.push({
+        role: "user",
+        content: `That call is invalid:\n- ${problems.join("\n- ")}\nCall the tool again with corrected arguments.`,
+      });
     }
     if (!chosen) {
-      throw new NodeExecutionError("tool_call.invalid_arguments", `${label(ctx)}: the model's tool call stayed invalid after ${c.max_repairs} repair(s): ${problems.join("; ")}`, ctx.node.id, {
-        field: "arguments",
-        problems,
-      });
+      throw new NodeExecutionError(
+        "tool_call.invalid_arguments",
+        `${label(ctx)}: the model's tool call stayed invalid after ${c.max_repairs} repair(s): ${problems.join("; ")}`,
+        ctx.node.id,
+        {
+          field: "arguments",
+          problems,
+        },
+      );
     }
     const tools = ctx.services.tools!;
     let text = "";
     let json: unknown[] = [];
     let error = "";
     try {
-      const r = await tools.invoke({ providerId: c.provider_id, toolName: chosen.name, parameters: chosen.arguments, signal: ctx.signal });
+      const r = await tools.invoke({
+        providerId: c.provider_id,
+        toolName: chosen.name,
+        parameters: chosen.arguments,
+        signal: ctx.signal,
+      });
       text = r.text ?? "";
       json = Array.isArray(r.json) ? r.json : [];
     } catch (err) {
       if (c.on_tool_error === "fail" || err instanceof NotConfiguredError) {
-        if (err instanceof WeftError && !(err instanceof NodeExecutionError)) (err.details as Record<string, unknown>).nodeId = ctx.node.id;
+        if (err instanceof WeftError && !(err instanceof NodeExecutionError))
+          (err.details as Record<string, unknown>).nodeId = ctx.node.id;
         if (err instanceof NodeExecutionError || err instanceof NotConfiguredError) throw err;
         const code = err instanceof WeftError ? err.code : "tool.invoke_failed";
-        throw new NodeExecutionError(code, `${label(ctx)}: ${chosen.name}: ${(err as Error)?.message ?? String(err)}`, ctx.node.id, { tool: chosen.name });
+        throw new NodeExecutionError(
+          code,
+          `${label(ctx)}: ${chosen.name}: ${(err as Error)?.message ?? String(err)}`,
+          ctx.node.id,
+          { tool: chosen.name },
+        );
       }
       error = `${err instanceof WeftError ? `${err.code}: ` : ""}${(err as Error)?.message ?? String(err)}`;
     }
     return {
-      outputs: { tool: chosen.name, arguments: chosen.arguments, result: error ? `ERROR: ${error}` : text, json, error },
+      outputs: {
+        tool: chosen.name,
+        arguments: chosen.arguments,
+        result: error ? `ERROR: ${error}` : text,
+        json,
+        error,
+      },
       usage,
-      meta: { tool_call: { tool: chosen.name, arguments: chosen.arguments, response: text, ...(error ? { error } : {}) } },
+      meta: {
+        tool_call: { tool: chosen.name, arguments: chosen.arguments, response: text, ...(error ? { error } : {}) },
+      },
     };
   },
 });

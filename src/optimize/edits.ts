@@ -5,8 +5,8 @@
  */
 import { z } from "zod";
 import { analyse } from "../analysis/index.js";
-import type { Diagnostic } from "../ir/diagnostics.js";
 import { describeNode } from "../ir/describe.js";
+import type { Diagnostic } from "../ir/diagnostics.js";
 import { replaceTemplateRefs } from "../ir/selector.js";
 import { type Workflow, type WorkflowEdge, type WorkflowNode, WorkflowSchema } from "../ir/workflow.js";
 import "../nodes/index.js";
@@ -40,8 +40,18 @@ export const EditSchema = z.discriminatedUnion("kind", [
     config: z.record(z.string(), z.unknown()).default({}),
     merge: z.boolean().default(true),
   }),
-  z.object({ kind: z.literal("add_edge"), source: z.string(), sourcePort: z.string().default("source"), target: z.string() }),
-  z.object({ kind: z.literal("remove_edge"), source: z.string(), sourcePort: z.string().default("source"), target: z.string() }),
+  z.object({
+    kind: z.literal("add_edge"),
+    source: z.string(),
+    sourcePort: z.string().default("source"),
+    target: z.string(),
+  }),
+  z.object({
+    kind: z.literal("remove_edge"),
+    source: z.string(),
+    sourcePort: z.string().default("source"),
+    target: z.string(),
+  }),
   z.object({
     kind: z.literal("reconnect_edge"),
     source: z.string(),
@@ -69,7 +79,12 @@ export const EditSchema = z.discriminatedUnion("kind", [
   /** A new node running alongside: `from` → node → `join`; `join` is given the node's output. */
   z.object({ kind: z.literal("add_parallel_branch"), from: z.string(), node: NewNode, join: z.string() }),
   /** Move a chain of top-level nodes into a loop that repeats until the last one gave a non-error result. */
-  z.object({ kind: z.literal("wrap_in_retry_loop"), nodes: z.array(z.string()).min(1), rounds: z.number().int().min(1).max(20).default(3), id: z.string().optional() }),
+  z.object({
+    kind: z.literal("wrap_in_retry_loop"),
+    nodes: z.array(z.string()).min(1),
+    rounds: z.number().int().min(1).max(20).default(3),
+    id: z.string().optional(),
+  }),
   /** New prompt for an LLM node (system text, or a library template `role/variant`), or a tool-call instruction. */
   z.object({
     kind: z.literal("refine_prompt"),
@@ -95,7 +110,13 @@ class EditFailure extends Error {
 }
 
 function fail(code: string, message: string, nodeId?: string, field?: string): never {
-  throw new EditFailure({ code, severity: "error", message, ...(nodeId ? { nodeId } : {}), ...(field ? { field } : {}) });
+  throw new EditFailure({
+    code,
+    severity: "error",
+    message,
+    ...(nodeId ? { nodeId } : {}),
+    ...(field ? { field } : {}),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -108,9 +129,17 @@ function nodeOf(wf: Workflow, id: string, field = "id"): WorkflowNode {
 }
 
 function mainOutput(n: WorkflowNode): string | undefined {
-  const preferred: Record<string, string> = { "tool-call": "result", llm: "text", "variable-aggregator": "output", loop: "last", "template-transform": "output", tool: "text" };
+  const preferred: Record<string, string> = {
+    "tool-call": "result",
+    llm: "text",
+    "variable-aggregator": "output",
+    loop: "last",
+    "template-transform": "output",
+    tool: "text",
+  };
   const p = preferred[n.type];
-  const outs = describeNode(n).outputs.map((o) => o.name);
+  // A copy: describeNode caches per node object, and edits mutate drafts in place.
+  const outs = describeNode({ ...n }).outputs.map((o) => o.name);
   if (p && outs.includes(p)) return p;
   return outs.find((o) => !o.startsWith("sys."));
 }
@@ -120,7 +149,8 @@ function publishTo(target: WorkflowNode, sel: string[], variable: string): void 
   const c = target.config as Record<string, any>;
   if (target.type === "tool-call") {
     const ctx = Array.isArray(c.context) ? c.context : [];
-    if (!ctx.some((b: any) => JSON.stringify(b?.value_selector) === JSON.stringify(sel))) ctx.push({ variable, value_selector: sel });
+    if (!ctx.some((b: any) => JSON.stringify(b?.value_selector) === JSON.stringify(sel)))
+      ctx.push({ variable, value_selector: sel });
     c.context = ctx;
   } else if (target.type === "llm" && Array.isArray(c.prompt_template)) {
     const ref = `{{#${sel.join(".")}#}}`;
@@ -139,7 +169,7 @@ function publishTo(target: WorkflowNode, sel: string[], variable: string): void 
 /** A model for new LLM/tool-call nodes that do not name one: the workflow's first. */
 function fillDefaults(wf: Workflow, node: WorkflowNode, readFrom?: WorkflowNode): void {
   const c = node.config as Record<string, any>;
-  if ((node.type === "llm" || node.type === "tool-call") && (!c.model || !c.model.name)) {
+  if ((node.type === "llm" || node.type === "tool-call") && !c.model?.name) {
     const donor = wf.nodes.find((n) => (n.type === "llm" || n.type === "tool-call") && (n.config as any).model?.name);
     if (donor) c.model = structuredClone((donor.config as any).model);
   }
@@ -167,8 +197,15 @@ function provider(wf: Workflow): string | undefined {
 }
 
 function addNewNode(wf: Workflow, nn: NewNode, parentId?: string): WorkflowNode {
-  if (wf.nodes.some((n) => n.id === nn.id)) fail("edit.duplicate_id", `a node "${nn.id}" already exists`, nn.id, "node.id");
-  const node: WorkflowNode = { id: nn.id, type: nn.type, title: nn.title ?? nn.id, config: structuredClone(nn.config), ...(parentId ? { parentId } : {}) };
+  if (wf.nodes.some((n) => n.id === nn.id))
+    fail("edit.duplicate_id", `a node "${nn.id}" already exists`, nn.id, "node.id");
+  const node: WorkflowNode = {
+    id: nn.id,
+    type: nn.type,
+    title: nn.title ?? nn.id,
+    config: structuredClone(nn.config),
+    ...(parentId ? { parentId } : {}),
+  };
   wf.nodes.push(node);
   return node;
 }
@@ -191,10 +228,11 @@ function findEdge(wf: Workflow, e: { source: string; sourcePort: string; target:
 /** Rewrites selector arrays and `{{#…#}}` references in every config (except inside `skip`). */
 function rewriteRefs(wf: Workflow, fn: (sel: string[]) => string[] | null, skip: Set<string> = new Set()): void {
   const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return replaceTemplateRefs(v, (sel, raw) => {
-      const r = fn(sel);
-      return r === null ? "" : r === sel ? raw : `{{#${r.join(".")}#}}`;
-    });
+    if (typeof v === "string")
+      return replaceTemplateRefs(v, (sel, raw) => {
+        const r = fn(sel);
+        return r === null ? "" : r === sel ? raw : `{{#${r.join(".")}#}}`;
+      });
     if (Array.isArray(v)) {
       if (v.length >= 2 && v.every((x) => typeof x === "string")) {
         const r = fn(v as string[]);
@@ -217,19 +255,26 @@ function scrubBindings(wf: Workflow, removed: Set<string>): void {
   for (const n of wf.nodes) {
     const c = n.config as Record<string, any>;
     if (Array.isArray(c.context)) c.context = c.context.filter((b: any) => !removed.has(b?.value_selector?.[0]));
-    if (n.type === "variable-aggregator" && Array.isArray(c.variables)) c.variables = c.variables.filter((s: any) => !removed.has(s?.[0]));
+    if (n.type === "variable-aggregator" && Array.isArray(c.variables))
+      c.variables = c.variables.filter((s: any) => !removed.has(s?.[0]));
   }
   rewriteRefs(wf, (sel) => (removed.has(sel[0]!) ? null : sel));
   // Empty selector lists left by the rewrite (e.g. a binding inside an unknown field) are dropped.
   for (const n of wf.nodes) {
     const c = n.config as Record<string, any>;
-    if (Array.isArray(c.context)) c.context = c.context.filter((b: any) => Array.isArray(b?.value_selector) && b.value_selector.length > 0);
-    if (n.type === "variable-aggregator" && Array.isArray(c.variables)) c.variables = c.variables.filter((s: any) => Array.isArray(s) && s.length > 0);
+    if (Array.isArray(c.context))
+      c.context = c.context.filter((b: any) => Array.isArray(b?.value_selector) && b.value_selector.length > 0);
+    if (n.type === "variable-aggregator" && Array.isArray(c.variables))
+      c.variables = c.variables.filter((s: any) => Array.isArray(s) && s.length > 0);
   }
 }
 
 function conditionsOf(list: z.infer<typeof ConditionIn>[]) {
-  return list.map((c) => ({ variable_selector: c.selector, comparison_operator: c.operator, ...(c.value !== undefined ? { value: c.value } : {}) }));
+  return list.map((c) => ({
+    variable_selector: c.selector,
+    comparison_operator: c.operator,
+    ...(c.value !== undefined ? { value: c.value } : {}),
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -243,9 +288,16 @@ function apply(wf: Workflow, e: E): void {
       const node = addNewNode(wf, e.node, anchor?.parentId);
       if (e.after && anchor) {
         const outs = wf.edges.filter((x) => x.source === anchor.id);
-        if (outs.length === 0) fail("edit.bad_position", `"${anchor.id}" has no successors to insert before`, anchor.id, "after");
+        if (outs.length === 0)
+          fail("edit.bad_position", `"${anchor.id}" has no successors to insert before`, anchor.id, "after");
         const ports = new Set(outs.map((x) => x.sourcePort));
-        if (ports.size > 1) fail("edit.bad_position", `"${anchor.id}" branches; use add_branch or insert before a branch's node`, anchor.id, "after");
+        if (ports.size > 1)
+          fail(
+            "edit.bad_position",
+            `"${anchor.id}" branches; use add_branch or insert before a branch's node`,
+            anchor.id,
+            "after",
+          );
         fillDefaults(wf, node, anchor);
         for (const x of outs) x.source = node.id;
         for (const x of outs) x.sourcePort = "source";
@@ -254,7 +306,8 @@ function apply(wf: Workflow, e: E): void {
         if (out) for (const x of outs) publishTo(nodeOf(wf, x.target), [node.id, out], `${node.id}_${out}`);
       } else if (e.before && anchor) {
         const ins = wf.edges.filter((x) => x.target === anchor.id);
-        if (ins.length === 0) fail("edit.bad_position", `"${anchor.id}" has no predecessors to insert after`, anchor.id, "before");
+        if (ins.length === 0)
+          fail("edit.bad_position", `"${anchor.id}" has no predecessors to insert after`, anchor.id, "before");
         const pred = ins.length === 1 ? nodeOf(wf, ins[0]!.source) : undefined;
         fillDefaults(wf, node, pred);
         for (const x of ins) x.target = node.id;
@@ -266,7 +319,8 @@ function apply(wf: Workflow, e: E): void {
     }
     case "remove_node": {
       const n = nodeOf(wf, e.id);
-      if (n.type === "start" || n.type === "end") fail("edit.protected_node", `the ${n.type} node cannot be removed`, n.id);
+      if (n.type === "start" || n.type === "end")
+        fail("edit.protected_node", `the ${n.type} node cannot be removed`, n.id);
       const removed = new Set([n.id, ...wf.nodes.filter((x) => x.parentId === n.id).map((x) => x.id)]);
       const ins = wf.edges.filter((x) => x.target === n.id);
       const outs = wf.edges.filter((x) => x.source === n.id);
@@ -280,17 +334,29 @@ function apply(wf: Workflow, e: E): void {
     }
     case "replace_node": {
       const n = nodeOf(wf, e.id);
-      if ((e.type ?? n.type) !== n.type && (n.type === "start" || n.type === "end")) fail("edit.protected_node", `the ${n.type} node keeps its type`, n.id, "type");
+      if ((e.type ?? n.type) !== n.type && (n.type === "start" || n.type === "end"))
+        fail("edit.protected_node", `the ${n.type} node keeps its type`, n.id, "type");
+      const oldMain = mainOutput(n);
+      const typeChanged = (e.type ?? n.type) !== n.type;
       n.type = e.type ?? n.type;
       if (e.title !== undefined) n.title = e.title;
-      n.config = e.merge ? { ...n.config, ...structuredClone(e.config) } : structuredClone(e.config);
+      n.config = e.merge && !typeChanged ? { ...n.config, ...structuredClone(e.config) } : structuredClone(e.config);
       fillDefaults(wf, n);
+      // Readers of the old main output read the new type's main output.
+      const newMain = mainOutput(n);
+      if (typeChanged && oldMain && newMain && oldMain !== newMain)
+        rewriteRefs(
+          wf,
+          (sel) => (sel[0] === n.id && sel[1] === oldMain ? [n.id, newMain, ...sel.slice(2)] : sel),
+          new Set([n.id]),
+        );
       return;
     }
     case "add_edge":
       nodeOf(wf, e.source, "source");
       nodeOf(wf, e.target, "target");
-      if (wf.edges.some((x) => edgeKey(x) === edgeKey(e))) fail("edit.duplicate_edge", `edge ${e.source}:${e.sourcePort} → ${e.target} exists`, e.source, "edge");
+      if (wf.edges.some((x) => edgeKey(x) === edgeKey(e)))
+        fail("edit.duplicate_edge", `edge ${e.source}:${e.sourcePort} → ${e.target} exists`, e.source, "edge");
       pushEdge(wf, e.source, e.sourcePort, e.target);
       return;
     case "remove_edge":
@@ -299,7 +365,12 @@ function apply(wf: Workflow, e: E): void {
     case "reconnect_edge": {
       const i = findEdge(wf, e);
       const old = wf.edges[i]!;
-      const next: WorkflowEdge = { ...old, source: e.to.source ?? old.source, sourcePort: e.to.sourcePort ?? old.sourcePort, target: e.to.target ?? old.target };
+      const next: WorkflowEdge = {
+        ...old,
+        source: e.to.source ?? old.source,
+        sourcePort: e.to.sourcePort ?? old.sourcePort,
+        target: e.to.target ?? old.target,
+      };
       nodeOf(wf, next.source, "to.source");
       nodeOf(wf, next.target, "to.target");
       next.id = `${next.source}-${next.sourcePort}-${next.target}`;
@@ -308,7 +379,8 @@ function apply(wf: Workflow, e: E): void {
     }
     case "add_branch": {
       const ie = nodeOf(wf, e.ifElse, "ifElse");
-      if (ie.type !== "if-else") fail("edit.wrong_type", `"${ie.id}" is a ${ie.type} node, not an if-else`, ie.id, "ifElse");
+      if (ie.type !== "if-else")
+        fail("edit.wrong_type", `"${ie.id}" is a ${ie.type} node, not an if-else`, ie.id, "ifElse");
       const join = nodeOf(wf, e.join, "join");
       const c = ie.config as Record<string, any>;
       const cases: any[] = Array.isArray(c.cases) ? c.cases : [];
@@ -319,7 +391,11 @@ function apply(wf: Workflow, e: E): void {
       cases.push({ case_id: caseId, logical_operator: e.logical_operator, conditions: conditionsOf(e.conditions) });
       c.cases = cases;
       const node = addNewNode(wf, e.node, ie.parentId);
-      fillDefaults(wf, node, wf.nodes.find((n) => n.id === wf.edges.find((x) => x.target === ie.id)?.source));
+      fillDefaults(
+        wf,
+        node,
+        wf.nodes.find((n) => n.id === wf.edges.find((x) => x.target === ie.id)?.source),
+      );
       pushEdge(wf, ie.id, caseId, node.id);
       pushEdge(wf, node.id, "source", join.id);
       const out = mainOutput(node);
@@ -328,7 +404,8 @@ function apply(wf: Workflow, e: E): void {
     }
     case "refine_branch": {
       const ie = nodeOf(wf, e.ifElse, "ifElse");
-      if (ie.type !== "if-else") fail("edit.wrong_type", `"${ie.id}" is a ${ie.type} node, not an if-else`, ie.id, "ifElse");
+      if (ie.type !== "if-else")
+        fail("edit.wrong_type", `"${ie.id}" is a ${ie.type} node, not an if-else`, ie.id, "ifElse");
       const cases: any[] = Array.isArray((ie.config as any).cases) ? (ie.config as any).cases : [];
       const k = cases.find((x) => String(x.case_id) === e.caseId);
       if (!k) fail("edit.unknown_case", `if-else "${ie.id}" has no case "${e.caseId}"`, ie.id, "caseId");
@@ -339,7 +416,8 @@ function apply(wf: Workflow, e: E): void {
     case "add_parallel_branch": {
       const from = nodeOf(wf, e.from, "from");
       const join = nodeOf(wf, e.join, "join");
-      if (from.parentId !== join.parentId) fail("edit.bad_position", "`from` and `join` must be in the same container", from.id, "join");
+      if (from.parentId !== join.parentId)
+        fail("edit.bad_position", "`from` and `join` must be in the same container", from.id, "join");
       const node = addNewNode(wf, e.node, from.parentId);
       fillDefaults(wf, node, from);
       const ports = new Set(wf.edges.filter((x) => x.source === from.id).map((x) => x.sourcePort));
@@ -352,9 +430,17 @@ function apply(wf: Workflow, e: E): void {
     case "wrap_in_retry_loop": {
       const chain = e.nodes.map((id, i) => nodeOf(wf, id, `nodes[${i}]`));
       for (const n of chain) {
-        if (n.parentId) fail("edit.bad_position", `"${n.id}" is inside a container; only top-level nodes can be wrapped`, n.id, "nodes");
-        if (n.type === "start" || n.type === "end") fail("edit.protected_node", `the ${n.type} node cannot be wrapped`, n.id, "nodes");
-        if (n.type === "loop" || n.type === "iteration") fail("edit.bad_position", `"${n.id}" is a container; loops do not nest here`, n.id, "nodes");
+        if (n.parentId)
+          fail(
+            "edit.bad_position",
+            `"${n.id}" is inside a container; only top-level nodes can be wrapped`,
+            n.id,
+            "nodes",
+          );
+        if (n.type === "start" || n.type === "end")
+          fail("edit.protected_node", `the ${n.type} node cannot be wrapped`, n.id, "nodes");
+        if (n.type === "loop" || n.type === "iteration")
+          fail("edit.bad_position", `"${n.id}" is a container; loops do not nest here`, n.id, "nodes");
       }
       const ids = new Set(chain.map((n) => n.id));
       for (let i = 0; i + 1 < chain.length; i++) {
@@ -362,12 +448,18 @@ function apply(wf: Workflow, e: E): void {
         if (outs.length !== 1 || outs[0]!.target !== chain[i + 1]!.id)
           fail("edit.not_a_chain", `"${chain[i]!.id}" must lead only to "${chain[i + 1]!.id}"`, chain[i]!.id, "nodes");
         if (wf.edges.some((x) => x.target === chain[i + 1]!.id && x.source !== chain[i]!.id))
-          fail("edit.not_a_chain", `"${chain[i + 1]!.id}" has inputs from outside the chain`, chain[i + 1]!.id, "nodes");
+          fail(
+            "edit.not_a_chain",
+            `"${chain[i + 1]!.id}" has inputs from outside the chain`,
+            chain[i + 1]!.id,
+            "nodes",
+          );
       }
       const first = chain[0]!;
       const last = chain[chain.length - 1]!;
       const loopId = e.id ?? `retry_${first.id}`.slice(0, 50);
-      if (wf.nodes.some((n) => n.id === loopId)) fail("edit.duplicate_id", `a node "${loopId}" already exists`, loopId, "id");
+      if (wf.nodes.some((n) => n.id === loopId))
+        fail("edit.duplicate_id", `a node "${loopId}" already exists`, loopId, "id");
       const startId = `${loopId}_start`.slice(0, 50);
       const saveId = `${loopId}_save`.slice(0, 50);
       const out = mainOutput(last);
@@ -388,7 +480,17 @@ function apply(wf: Workflow, e: E): void {
         type: "assigner",
         title: "Keep the result",
         parentId: loopId,
-        config: { version: "2", items: [{ variable_selector: [loopId, "last"], input_type: "variable", operation: "over-write", value: [last.id, out] }] },
+        config: {
+          version: "2",
+          items: [
+            {
+              variable_selector: [loopId, "last"],
+              input_type: "variable",
+              operation: "over-write",
+              value: [last.id, out],
+            },
+          ],
+        },
       });
       wf.nodes.push({
         id: loopId,
@@ -413,18 +515,26 @@ function apply(wf: Workflow, e: E): void {
       const n = nodeOf(wf, e.id);
       const c = n.config as Record<string, any>;
       if (n.type === "tool-call") {
-        if (e.instruction === undefined && e.system === undefined) fail("edit.missing_field", "a tool-call node's prompt is its `instruction`", n.id, "instruction");
+        if (e.instruction === undefined && e.system === undefined)
+          fail("edit.missing_field", "a tool-call node's prompt is its `instruction`", n.id, "instruction");
         c.instruction = e.instruction ?? e.system;
         return;
       }
-      if (n.type !== "llm") fail("edit.wrong_type", `"${n.id}" is a ${n.type} node; prompts are refined on llm and tool-call nodes`, n.id, "id");
+      if (n.type !== "llm")
+        fail(
+          "edit.wrong_type",
+          `"${n.id}" is a ${n.type} node; prompts are refined on llm and tool-call nodes`,
+          n.id,
+          "id",
+        );
       let system = e.system;
       if (e.template) {
         const t = promptByRef(e.template);
         if (!t) fail("edit.unknown_template", `no prompt template "${e.template}"`, n.id, "template");
         system = t.system;
       }
-      if (system === undefined && e.user === undefined) fail("edit.missing_field", "give `system`, `template` or `user`", n.id, "system");
+      if (system === undefined && e.user === undefined)
+        fail("edit.missing_field", "give `system`, `template` or `user`", n.id, "system");
       const msgs: Array<{ role: string; text: string }> = Array.isArray(c.prompt_template) ? c.prompt_template : [];
       if (system !== undefined) {
         const sys = msgs.find((m) => m.role === "system");
@@ -450,7 +560,12 @@ export function applyEdit(workflow: Workflow, edit: Edit): EditOutcome {
   if (!parsed.success) {
     return {
       ok: false,
-      diagnostics: parsed.error.issues.map((i) => ({ code: "edit.invalid", severity: "error" as const, field: i.path.join("."), message: i.message })),
+      diagnostics: parsed.error.issues.map((i) => ({
+        code: "edit.invalid",
+        severity: "error" as const,
+        field: i.path.join("."),
+        message: i.message,
+      })),
     };
   }
   const draft = structuredClone(workflow);
@@ -462,9 +577,18 @@ export function applyEdit(workflow: Workflow, edit: Edit): EditOutcome {
   }
   const schema = WorkflowSchema.safeParse(draft);
   if (!schema.success)
-    return { ok: false, diagnostics: schema.error.issues.map((i) => ({ code: "edit.schema", severity: "error" as const, field: i.path.join("."), message: i.message })) };
+    return {
+      ok: false,
+      diagnostics: schema.error.issues.map((i) => ({
+        code: "edit.schema",
+        severity: "error" as const,
+        field: i.path.join("."),
+        message: i.message,
+      })),
+    };
   const { diagnostics } = analyse(schema.data);
-  if (diagnostics.some((d) => d.severity === "error")) return { ok: false, diagnostics: diagnostics.filter((d) => d.severity === "error") };
+  if (diagnostics.some((d) => d.severity === "error"))
+    return { ok: false, diagnostics: diagnostics.filter((d) => d.severity === "error") };
   return { ok: true, workflow: schema.data, diagnostics };
 }
 

@@ -50,9 +50,17 @@ export const tokenF1Scorer: EsScorer = async ({ output, reference }) => {
 
 /** Behaviour-relevant content only: titles, canvas data and edge ids do not change a run. */
 export function workflowHash(wf: Workflow): string {
-  const nodes = [...wf.nodes].sort((a, b) => a.id.localeCompare(b.id)).map((n) => ({ id: n.id, type: n.type, parentId: n.parentId ?? null, config: n.config }));
+  const nodes = [...wf.nodes]
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map((n) => ({ id: n.id, type: n.type, parentId: n.parentId ?? null, config: n.config }));
   const edges = wf.edges.map((e) => `${e.source}|${e.sourcePort}|${e.target}`).sort();
-  const text = canonicalJson({ mode: wf.mode, nodes, edges, env: wf.environment_variables, conv: wf.conversation_variables });
+  const text = canonicalJson({
+    mode: wf.mode,
+    nodes,
+    edges,
+    env: wf.environment_variables,
+    conv: wf.conversation_variables,
+  });
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
@@ -86,8 +94,10 @@ export function callsFromTrace(trace: readonly AttemptRecord[]): ToolCallRecord[
     .sort((a, b) => a.startedAt - b.startedAt || a.key.localeCompare(b.key))
     .flatMap((a) => {
       const m = a.meta as Record<string, any>;
-      if (m.tool_call && typeof m.tool_call.tool === "string") return [{ name: m.tool_call.tool, arguments: m.tool_call.arguments ?? {} }];
-      if (m.tool && typeof m.tool.tool_name === "string") return [{ name: m.tool.tool_name, arguments: m.parameters ?? {} }];
+      if (m.tool_call && typeof m.tool_call.tool === "string")
+        return [{ name: m.tool_call.tool, arguments: m.tool_call.arguments ?? {} }];
+      if (m.tool && typeof m.tool.tool_name === "string")
+        return [{ name: m.tool.tool_name, arguments: m.parameters ?? {} }];
       return [];
     });
 }
@@ -134,8 +144,16 @@ export class Evaluator {
     this.runs++;
     const t0 = Date.now();
     const tasks = await Promise.all(records.map((r) => this.limit(() => this.task(wf, r))));
-    const mean = (f: (t: TaskEvaluation) => number) => (tasks.length === 0 ? 0 : tasks.reduce((s, t) => s + f(t), 0) / tasks.length);
-    return { hash, tc: mean((t) => t.tc), es: mean((t) => t.es), reward: mean((t) => t.reward), tasks, durationMs: Date.now() - t0 };
+    const mean = (f: (t: TaskEvaluation) => number) =>
+      tasks.length === 0 ? 0 : tasks.reduce((s, t) => s + f(t), 0) / tasks.length;
+    return {
+      hash,
+      tc: mean((t) => t.tc),
+      es: mean((t) => t.es),
+      reward: mean((t) => t.reward),
+      tasks,
+      durationMs: Date.now() - t0,
+    };
   }
 
   private async task(wf: Workflow, r: TaskRecord): Promise<TaskEvaluation> {
@@ -148,7 +166,8 @@ export class Evaluator {
     const reference = r.calls.map((c) => ({ name: c.tool, arguments: c.arguments }));
     const tc = toolCorrectness(reference, predicted).tc;
     const answer = res.outputs.answer;
-    const output = typeof answer === "string" ? answer : Object.keys(res.outputs).length > 0 ? JSON.stringify(res.outputs) : "";
+    const output =
+      typeof answer === "string" ? answer : Object.keys(res.outputs).length > 0 ? JSON.stringify(res.outputs) : "";
     let es = 0;
     if (res.status !== "failed" || output) {
       try {
@@ -167,7 +186,19 @@ export class Evaluator {
       const err = (a.meta as any)?.tool_call?.error;
       if (typeof err === "string") errors.push({ nodeId: a.nodeId, code: "tool.error", message: err });
     }
-    return { recordId: r.id, query: r.query, tc, es, reward: (tc + es) / 2, status: res.status, output, predicted, reference, referenceResult: r.reference, errors };
+    return {
+      recordId: r.id,
+      query: r.query,
+      tc,
+      es,
+      reward: (tc + es) / 2,
+      status: res.status,
+      output,
+      predicted,
+      reference,
+      referenceResult: r.reference,
+      errors,
+    };
   }
 }
 
@@ -176,13 +207,17 @@ function clip(s: string, n: number): string {
 }
 
 function callsText(calls: readonly ToolCallRecord[]): string {
-  return calls.length === 0 ? "(none)" : calls.map((c) => `${c.name}(${clip(canonicalJson(c.arguments ?? {}), 160)})`).join(" → ");
+  return calls.length === 0
+    ? "(none)"
+    : calls.map((c) => `${c.name}(${clip(canonicalJson(c.arguments ?? {}), 160)})`).join(" → ");
 }
 
 /** Execution feedback for the optimiser: the worst tasks first, with traces vs references and errors. */
 export function feedbackText(ev: CandidateEvaluation, maxTasks = 4): string {
   const worst = [...ev.tasks].sort((a, b) => a.reward - b.reward).slice(0, maxTasks);
-  const lines = [`Mean over ${ev.tasks.length} tasks: TC ${ev.tc.toFixed(3)}, ES ${ev.es.toFixed(3)}, reward ${ev.reward.toFixed(3)}.`];
+  const lines = [
+    `Mean over ${ev.tasks.length} tasks: TC ${ev.tc.toFixed(3)}, ES ${ev.es.toFixed(3)}, reward ${ev.reward.toFixed(3)}.`,
+  ];
   for (const t of worst) {
     lines.push(
       `\n## Task ${t.recordId} (TC ${t.tc.toFixed(2)}, ES ${t.es.toFixed(2)}, run ${t.status})`,
@@ -192,7 +227,8 @@ export function feedbackText(ev: CandidateEvaluation, maxTasks = 4): string {
       `Reference result: ${clip(t.referenceResult, 300)}`,
       `Workflow result:  ${clip(t.output, 300)}`,
     );
-    if (t.errors.length > 0) lines.push(`Node errors: ${t.errors.map((e) => `${e.nodeId} ${e.code}: ${clip(e.message, 200)}`).join("; ")}`);
+    if (t.errors.length > 0)
+      lines.push(`Node errors: ${t.errors.map((e) => `${e.nodeId} ${e.code}: ${clip(e.message, 200)}`).join("; ")}`);
   }
   return lines.join("\n");
 }

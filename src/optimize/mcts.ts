@@ -95,7 +95,11 @@ export function annealedLambda(t: number, total: number, max: number, min: numbe
   return min + 0.5 * (max - min) * (1 + Math.cos((Math.PI * t) / Math.max(1, total)));
 }
 
-export function uctScore(child: Pick<SearchNode, "visits" | "totalReward">, parentVisits: number, lambda: number): number {
+export function uctScore(
+  child: Pick<SearchNode, "visits" | "totalReward">,
+  parentVisits: number,
+  lambda: number,
+): number {
   const q = child.visits === 0 ? 0 : child.totalReward / child.visits;
   return q + lambda * Math.sqrt(Math.log(parentVisits + 1) / (child.visits + 1));
 }
@@ -253,6 +257,9 @@ export async function optimiseWorkflow(initial: Workflow, o: MctsOptions): Promi
     }
   }
   emit({ type: "stopped", reason: stopReason, iterations: history.length });
-  const test = (o.test ?? true) && o.split.test.length > 0 ? await o.evaluator.evaluate(best.workflow, o.split.test, "test") : undefined;
+  const test =
+    (o.test ?? true) && o.split.test.length > 0
+      ? await o.evaluator.evaluate(best.workflow, o.split.test, "test")
+      : undefined;
   return { nodes, root, best, history, stopReason, test };
 }

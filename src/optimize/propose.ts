@@ -8,7 +8,7 @@ import { formatDiagnostic } from "../ir/diagnostics.js";
 import type { LlmService, ModelRef, Usage } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import { parseJsonObject } from "../nodes/llm.js";
-import { applyEdits, type Edit, EDIT_KINDS, describeEdit } from "./edits.js";
+import { applyEdits, describeEdit, EDIT_KINDS, type Edit } from "./edits.js";
 import { describePromptLibrary } from "./prompts/index.js";
 
 export interface TriedEdit {
@@ -57,10 +57,13 @@ export function describeForOptimiser(wf: Workflow): string {
   for (const n of wf.nodes) {
     const c = { ...n.config } as Record<string, unknown>;
     delete c.model;
-    lines.push(`- ${n.id} [${n.type}]${n.parentId ? ` in ${n.parentId}` : ""} "${n.title}": ${clip(JSON.stringify(c), 500)}`);
+    lines.push(
+      `- ${n.id} [${n.type}]${n.parentId ? ` in ${n.parentId}` : ""} "${n.title}": ${clip(JSON.stringify(c), 500)}`,
+    );
   }
   lines.push("Edges:");
-  for (const e of wf.edges) lines.push(`- ${e.source}${e.sourcePort !== "source" ? `:${e.sourcePort}` : ""} → ${e.target}`);
+  for (const e of wf.edges)
+    lines.push(`- ${e.source}${e.sourcePort !== "source" ? `:${e.sourcePort}` : ""} → ${e.target}`);
   return lines.join("\n");
 }
 
@@ -85,7 +88,9 @@ export async function proposeEdits(i: ProposeInput): Promise<Proposal> {
   const tried =
     i.tried.length === 0
       ? "(none yet)"
-      : i.tried.map((t, k) => `${k + 1}. [${t.edits.map(describeEdit).join("; ")}] → reward ${t.reward.toFixed(3)}`).join("\n");
+      : i.tried
+          .map((t, k) => `${k + 1}. [${t.edits.map(describeEdit).join("; ")}] → reward ${t.reward.toFixed(3)}`)
+          .join("\n");
   const messages: Parameters<LlmService["chat"]>[0]["messages"] = [
     { role: "system", content: OPTIMISER_SYSTEM },
     {
@@ -105,19 +110,32 @@ export async function proposeEdits(i: ProposeInput): Promise<Proposal> {
     const plan = parseEdits(res.text);
     if (!plan) {
       messages.push({ role: "assistant", content: res.text });
-      messages.push({ role: "user", content: 'That is not a JSON object {"rationale": ..., "edits": [...]}. Answer again with only that object.' });
+      messages.push({
+        role: "user",
+        content: 'That is not a JSON object {"rationale": ..., "edits": [...]}. Answer again with only that object.',
+      });
       continue;
     }
     rationale = plan.rationale;
     const out = applyEdits(i.workflow, plan.edits);
     rejectedAll.push(...out.rejected.map((r) => ({ edit: r.edit, diagnostics: r.diagnostics })));
     if (out.applied.length > 0)
-      return { workflow: out.workflow, applied: out.applied, rejected: rejectedAll, rationale, attempts: attempt, usage };
+      return {
+        workflow: out.workflow,
+        applied: out.applied,
+        rejected: rejectedAll,
+        rationale,
+        attempts: attempt,
+        usage,
+      };
     messages.push({ role: "assistant", content: res.text });
     messages.push({
       role: "user",
       content: `Every edit was rejected:\n${out.rejected
-        .map((r) => `- edit ${r.index + 1} (${r.edit && typeof r.edit === "object" ? String((r.edit as { kind?: unknown }).kind) : "?"}): ${r.diagnostics.map(formatDiagnostic).join("; ")}`)
+        .map(
+          (r) =>
+            `- edit ${r.index + 1} (${r.edit && typeof r.edit === "object" ? String((r.edit as { kind?: unknown }).kind) : "?"}): ${r.diagnostics.map(formatDiagnostic).join("; ")}`,
+        )
         .join("\n")}\nFix them and answer again with the JSON object.`,
     });
   }

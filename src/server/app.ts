@@ -27,16 +27,27 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
 
   app.onError((e, c) => {
     const { status, body } = toErrorBody(e);
-    if (status === 500) process.stderr.write(`weft server: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    if (status === 500)
+      process.stderr.write(`weft server: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     return c.json(body, status as 400);
   });
-  app.notFound((c) => c.json({ error: { code: "route.not_found", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
+  app.notFound((c) =>
+    c.json(
+      { error: { code: "route.not_found", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } },
+      404,
+    ),
+  );
 
   app.get("/health", (c) => c.json({ ok: true }));
 
   app.use("/api/*", async (c, next) => {
     const key = bearer(c.req.header("authorization"));
-    if (!key) throw new ApiError(401, "auth.missing_key", "send an API key as `Authorization: Bearer <key>` (create one with `weft keys create`)");
+    if (!key)
+      throw new ApiError(
+        401,
+        "auth.missing_key",
+        "send an API key as `Authorization: Bearer <key>` (create one with `weft keys create`)",
+      );
     if (!deps.apps.verifyKey(key)) throw new ApiError(401, "auth.invalid_key", "the API key is not valid");
     await next();
   });
@@ -46,7 +57,11 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
       maxSize,
       // The rest of the body is never read, so the connection cannot be reused: tell the client to close it.
       onError: (c) =>
-        c.json({ error: { code: "request.too_large", message: `the request body is larger than ${maxSize} bytes` } }, 413, { connection: "close" }),
+        c.json(
+          { error: { code: "request.too_large", message: `the request body is larger than ${maxSize} bytes` } },
+          413,
+          { connection: "close" },
+        ),
     }),
   );
 
@@ -57,7 +72,12 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   app.route("/api/apps", apps);
   app.route("/api/runs", runRoutes(deps));
   app.route("/api", metaRoutes(deps));
-  app.all("/api/*", (c) => c.json({ error: { code: "route.not_found", message: `no API route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
+  app.all("/api/*", (c) =>
+    c.json(
+      { error: { code: "route.not_found", message: `no API route ${c.req.method} ${new URL(c.req.url).pathname}` } },
+      404,
+    ),
+  );
 
   if (opts.webDir !== undefined) app.get("/*", serveWeb(opts.webDir));
   return app;

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { ModelRef, ExecServices, LlmService } from "../ir/services.js";
+import type { ExecServices, LlmService, ModelRef } from "../ir/services.js";
 import type { LlmConfig } from "../llm/index.js";
 import type { SqliteRunStore } from "../store/sqlite.js";
 import { ApiError } from "./errors.js";
@@ -29,7 +29,8 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   } catch (e) {
     throw new ApiError(400, "request.invalid_json", `the request body is not valid JSON: ${(e as Error).message}`);
   }
-  if (v === null || typeof v !== "object" || Array.isArray(v)) throw new ApiError(400, "request.not_object", "the request body must be a JSON object");
+  if (v === null || typeof v !== "object" || Array.isArray(v))
+    throw new ApiError(400, "request.not_object", "the request body must be a JSON object");
   return v as Record<string, unknown>;
 }
 

@@ -21,7 +21,10 @@ export interface ErrorBody {
 /** Map any thrown value to a status and body; WeftErrors that are not ApiErrors are the caller's bad input. */
 export function toErrorBody(e: unknown): { status: number; body: ErrorBody } {
   if (e instanceof ApiError) {
-    return { status: e.status, body: { error: { code: e.code, message: e.message, ...(e.diagnostics ? { diagnostics: e.diagnostics } : {}) } } };
+    return {
+      status: e.status,
+      body: { error: { code: e.code, message: e.message, ...(e.diagnostics ? { diagnostics: e.diagnostics } : {}) } },
+    };
   }
   if (e instanceof WeftError) {
     const issues = e.details.issues;

@@ -1,6 +1,6 @@
 import { ulid } from "ulid";
 import type { RunEvent } from "../engine/events.js";
-import { resumeRun, runWorkflow, type RunResult } from "../engine/run.js";
+import { type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import type { SqliteRunStore } from "../store/sqlite.js";
@@ -43,8 +43,20 @@ export class RunHub {
       e = { events: this.o.apps.events(runId), persisted: 0, active: false, listeners: new Set() };
       e.persisted = e.events.length;
       this.live.set(runId, e);
+      this.retire(runId);
     }
     return e;
+  }
+
+  /** Keep a bounded number of finished logs in memory; older ones are read back from the database. */
+  private retire(runId: string): void {
+    this.finished.push(runId);
+    const keep = this.o.keepFinished ?? 500;
+    while (this.finished.length > keep) {
+      const old = this.finished.shift()!;
+      const x = this.live.get(old);
+      if (x && !x.active && x.listeners.size === 0) this.live.delete(old);
+    }
   }
 
   private push(e: LiveRun, ev: RunEvent): void {
@@ -60,20 +72,17 @@ export class RunHub {
       this.o.apps.appendEvents(runId, e.persisted, e.events.slice(e.persisted));
       e.persisted = e.events.length;
       for (const l of e.listeners) l();
-      this.finished.push(runId);
-      const keep = this.o.keepFinished ?? 500;
-      while (this.finished.length > keep) {
-        const old = this.finished.shift()!;
-        const x = this.live.get(old);
-        if (x && !x.active && x.listeners.size === 0) this.live.delete(old);
-      }
+      this.retire(runId);
     });
     // The caller gets the run id at once; a failing run is reported through its events and record.
     e.done.catch(() => {});
     return e.done;
   }
 
-  start(wf: Workflow, opts: { appId: string; inputs: Record<string, unknown>; sys?: Record<string, unknown> }): { runId: string; done: Promise<RunResult> } {
+  start(
+    wf: Workflow,
+    opts: { appId: string; inputs: Record<string, unknown>; sys?: Record<string, unknown> },
+  ): { runId: string; done: Promise<RunResult> } {
     const runId = ulid();
     const e: LiveRun = { events: [], persisted: 0, active: true, listeners: new Set() };
     this.live.set(runId, e);
@@ -101,7 +110,13 @@ export class RunHub {
     const e = this.entry(runId);
     const ctrl = new AbortController();
     this.controllers.set(runId, ctrl);
-    const p = resumeRun(runId, { store: this.o.runs, services: this.o.services, concurrency: this.o.concurrency, signal: ctrl.signal, onEvent: (ev) => this.push(e, ev) });
+    const p = resumeRun(runId, {
+      store: this.o.runs,
+      services: this.o.services,
+      concurrency: this.o.concurrency,
+      signal: ctrl.signal,
+      onEvent: (ev) => this.push(e, ev),
+    });
     return this.track(runId, e, p);
   }
 
@@ -111,8 +126,11 @@ export class RunHub {
     return !!c;
   }
 
-  /** Events from `from` on, and a way to wait for more: `next()` resolves when the log grows or the run ends. */
-  subscribe(runId: string, onChange: () => void): { events: () => RunEvent[]; active: () => boolean; close: () => void } {
+  /** The run's log so far (it grows in place) and whether more may come; `onChange` fires on each new event and at the end. */
+  subscribe(
+    runId: string,
+    onChange: () => void,
+  ): { events: () => RunEvent[]; active: () => boolean; close: () => void } {
     const e = this.entry(runId);
     e.listeners.add(onChange);
     return { events: () => e.events, active: () => e.active, close: () => e.listeners.delete(onChange) };

@@ -11,5 +11,9 @@ export function ensureSampleApp(apps: AppStore, path = SAMPLE_PATH): AppRecord {
   const { workflow } = importDify(readFileSync(path, "utf8"));
   const existing = apps.listApps().find((a) => a.name === workflow.name);
   if (existing) return existing;
-  return apps.createApp({ name: workflow.name, mode: workflow.mode, description: workflow.description }, workflow, "sample").app;
+  return apps.createApp(
+    { name: workflow.name, mode: workflow.mode, description: workflow.description },
+    workflow,
+    "sample",
+  ).app;
 }

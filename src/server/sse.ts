@@ -23,7 +23,10 @@ export function pumpSSE(
       aborted = true;
       wake();
     });
-    const keepAlive = setInterval(() => void stream.write(": keep-alive\n\n").catch(() => {}), opts.keepAliveMs ?? 15_000);
+    const keepAlive = setInterval(
+      () => void stream.write(": keep-alive\n\n").catch(() => {}),
+      opts.keepAliveMs ?? 15_000,
+    );
     try {
       while (!aborted) {
         if (!(await src.pump(stream))) break;

@@ -31,6 +31,9 @@ export function serveWeb(dir: string) {
       });
     }
     if (extname(rel)) return c.json({ error: { code: "route.not_found", message: `no file ${rel}` } }, 404);
-    return c.body(readFileSync(index), 200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" });
+    return c.body(readFileSync(index), 200, {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-cache",
+    });
   };
 }

@@ -84,7 +84,11 @@ export class AppStore {
     db.exec(SCHEMA);
   }
 
-  createApp(a: { name: string; mode: AppMode; description?: string }, workflow: Workflow, source: VersionSource): { app: AppRecord; version: VersionRecord } {
+  createApp(
+    a: { name: string; mode: AppMode; description?: string },
+    workflow: Workflow,
+    source: VersionSource,
+  ): { app: AppRecord; version: VersionRecord } {
     const id = ulid();
     const now = Date.now();
     this.db.transaction(() => {
@@ -113,7 +117,14 @@ export class AppStore {
     })();
   }
 
-  private insertVersion(appId: string, version: number, wf: Workflow, source: VersionSource, note: string, now: number): void {
+  private insertVersion(
+    appId: string,
+    version: number,
+    wf: Workflow,
+    source: VersionSource,
+    note: string,
+    now: number,
+  ): void {
     this.db
       .prepare("INSERT INTO app_versions (app_id, version, workflow, source, note, created_at) VALUES (?,?,?,?,?,?)")
       .run(appId, version, JSON.stringify(wf), source, note, now);
@@ -123,7 +134,9 @@ export class AppStore {
   addVersion(appId: string, wf: Workflow, source: VersionSource, note = ""): VersionRecord {
     const now = Date.now();
     const version = this.db.transaction(() => {
-      const { v } = this.db.prepare("SELECT COALESCE(MAX(version), 0) AS v FROM app_versions WHERE app_id = ?").get(appId) as { v: number };
+      const { v } = this.db
+        .prepare("SELECT COALESCE(MAX(version), 0) AS v FROM app_versions WHERE app_id = ?")
+        .get(appId) as { v: number };
       this.insertVersion(appId, v + 1, wf, source, note, now);
       this.db.prepare("UPDATE apps SET updated_at = ?, name = ? WHERE id = ?").run(now, wf.name, appId);
       return v + 1;
@@ -146,35 +159,47 @@ export class AppStore {
   }
 
   runsOf(appId: string, limit = 50): Array<{ id: string; status: string; createdAt: number; updatedAt: number }> {
-    return (this.db.prepare("SELECT id, status, created_at, updated_at FROM runs WHERE app_id = ? ORDER BY created_at DESC LIMIT ?").all(appId, limit) as any[]).map(
-      (r) => ({ id: r.id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at }),
-    );
+    return (
+      this.db
+        .prepare(
+          "SELECT id, status, created_at, updated_at FROM runs WHERE app_id = ? ORDER BY created_at DESC LIMIT ?",
+        )
+        .all(appId, limit) as any[]
+    ).map((r) => ({ id: r.id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at }));
   }
 
   addMessage(appId: string, role: "user" | "assistant", text: string, version?: number): void {
-    this.db.prepare("INSERT INTO chat_messages (app_id, role, text, version, created_at) VALUES (?,?,?,?,?)").run(appId, role, text, version ?? null, Date.now());
+    this.db
+      .prepare("INSERT INTO chat_messages (app_id, role, text, version, created_at) VALUES (?,?,?,?,?)")
+      .run(appId, role, text, version ?? null, Date.now());
   }
 
   messages(appId: string): ChatMessageRecord[] {
-    return (this.db.prepare("SELECT * FROM chat_messages WHERE app_id = ? ORDER BY seq").all(appId) as any[]).map((r) => ({
-      seq: r.seq,
-      role: r.role,
-      text: r.text,
-      version: r.version ?? undefined,
-      createdAt: r.created_at,
-    }));
+    return (this.db.prepare("SELECT * FROM chat_messages WHERE app_id = ? ORDER BY seq").all(appId) as any[]).map(
+      (r) => ({
+        seq: r.seq,
+        role: r.role,
+        text: r.text,
+        version: r.version ?? undefined,
+        createdAt: r.created_at,
+      }),
+    );
   }
 
   /** A new API key; only its SHA-256 is stored, so the plain key is shown once. */
   createKey(name = "default"): { id: string; key: string } {
     const id = ulid();
     const key = `weft_${randomBytes(24).toString("base64url")}`;
-    this.db.prepare("INSERT INTO api_keys (id, name, hash, created_at) VALUES (?,?,?,?)").run(id, name, hashKey(key), Date.now());
+    this.db
+      .prepare("INSERT INTO api_keys (id, name, hash, created_at) VALUES (?,?,?,?)")
+      .run(id, name, hashKey(key), Date.now());
     return { id, key };
   }
 
   listKeys(): ApiKeyRecord[] {
-    return (this.db.prepare("SELECT id, name, created_at, last_used_at FROM api_keys ORDER BY created_at").all() as any[]).map((r) => ({
+    return (
+      this.db.prepare("SELECT id, name, created_at, last_used_at FROM api_keys ORDER BY created_at").all() as any[]
+    ).map((r) => ({
       id: r.id,
       name: r.name,
       createdAt: r.created_at,
@@ -186,17 +211,28 @@ export class AppStore {
     return this.db.prepare("DELETE FROM api_keys WHERE id = ?").run(id).changes > 0;
   }
 
+  private keyLookup?: Database.Statement;
+
   verifyKey(key: string): boolean {
-    return !!this.db.prepare("SELECT 1 FROM api_keys WHERE hash = ?").get(hashKey(key));
+    this.keyLookup ??= this.db.prepare("SELECT 1 FROM api_keys WHERE hash = ?");
+    return !!this.keyLookup.get(hashKey(key));
   }
 
   /** Events are written once per finished run segment, in one transaction, so streaming never waits on disk. */
   appendEvents(runId: string, from: number, events: RunEvent[]): void {
     const stmt = this.db.prepare("INSERT OR REPLACE INTO run_events (run_id, seq, event) VALUES (?,?,?)");
-    this.db.transaction(() => events.forEach((e, i) => stmt.run(runId, from + i, JSON.stringify(e))))();
+    this.db.transaction(() => {
+      events.forEach((e, i) => {
+        stmt.run(runId, from + i, JSON.stringify(e));
+      });
+    })();
   }
 
   events(runId: string): RunEvent[] {
-    return (this.db.prepare("SELECT event FROM run_events WHERE run_id = ? ORDER BY seq").all(runId) as Array<{ event: string }>).map((r) => JSON.parse(r.event));
+    return (
+      this.db.prepare("SELECT event FROM run_events WHERE run_id = ? ORDER BY seq").all(runId) as Array<{
+        event: string;
+      }>
+    ).map((r) => JSON.parse(r.event));
   }
 }

@@ -7,14 +7,20 @@ import { ApiError } from "./errors.js";
 
 /** Schema check then analysis; a workflow with analyser errors is refused with 422 and every diagnostic. */
 export function validateWorkflow(raw: unknown, mode?: AppMode): { workflow: Workflow; diagnostics: Diagnostic[] } {
-  if (raw === undefined) throw new ApiError(400, "request.missing_workflow", "the body needs a `workflow` object (Weft JSON)");
+  if (raw === undefined)
+    throw new ApiError(400, "request.missing_workflow", "the body needs a `workflow` object (Weft JSON)");
   let workflow: Workflow;
   try {
     workflow = parseWeftObject(raw).workflow;
   } catch (e) {
     if (e instanceof WeftError) {
       const issues = (e.details.issues as Array<{ path: string; message: string }> | undefined) ?? [];
-      const diagnostics: Diagnostic[] = issues.map((i) => ({ code: "schema.invalid", severity: "error", message: `${i.path}: ${i.message}`, field: i.path }));
+      const diagnostics: Diagnostic[] = issues.map((i) => ({
+        code: "schema.invalid",
+        severity: "error",
+        message: `${i.path}: ${i.message}`,
+        field: i.path,
+      }));
       throw new ApiError(422, e.code, e.message, diagnostics);
     }
     throw e;
@@ -32,10 +38,21 @@ export function validateWorkflow(raw: unknown, mode?: AppMode): { workflow: Work
 
 /** A minimal valid workflow for a new app. */
 export function blankWorkflow(name: string, mode: AppMode): Workflow {
-  const start = { id: "start", type: "start", title: "Start", config: { variables: [{ variable: "text", label: "Text", type: "paragraph", required: true }] } };
+  const start = {
+    id: "start",
+    type: "start",
+    title: "Start",
+    config: { variables: [{ variable: "text", label: "Text", type: "paragraph", required: true }] },
+  };
   const tail =
     mode === "advanced-chat"
       ? { id: "answer", type: "answer", title: "Answer", config: { answer: "{{#start.text#}}" } }
-      : { id: "end", type: "end", title: "End", config: { outputs: [{ variable: "result", value_selector: ["start", "text"], value_type: "string" }] } };
-  return parseWeftObject({ weft: 1, name, mode, nodes: [start, tail], edges: [{ source: "start", target: tail.id }] }).workflow;
+      : {
+          id: "end",
+          type: "end",
+          title: "End",
+          config: { outputs: [{ variable: "result", value_selector: ["start", "text"], value_type: "string" }] },
+        };
+  return parseWeftObject({ weft: 1, name, mode, nodes: [start, tail], edges: [{ source: "start", target: tail.id }] })
+    .workflow;
 }

@@ -94,7 +94,14 @@ describe("weft compile", () => {
     writeFileSync(tools, "[]");
     const cfg = join(dir, "empty.config.json");
     writeFileSync(cfg, JSON.stringify({ llm: {} }));
-    const err = await runCli([sop, "--tools", tools, "--config", cfg]).catch((e: unknown) => e);
+    // Environment endpoints would count as a configured model; this test is about having none.
+    const saved = Object.entries(process.env).filter(([k]) => k.startsWith("WEFT_LLM"));
+    for (const [k] of saved) delete process.env[k];
+    const err = await runCli([sop, "--tools", tools, "--config", cfg])
+      .catch((e: unknown) => e)
+      .finally(() => {
+        for (const [k, v] of saved) process.env[k] = v;
+      });
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(2);
     expect((err as CliError).message).toContain("How to configure a language model for Weft");

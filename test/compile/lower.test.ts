@@ -192,3 +192,35 @@ describe("model structure", () => {
     expect(text).toContain('"c" is defined but never placed');
   });
 });
+
+describe("long artifact names", () => {
+  it("an llm step reads a column name longer than a template segment through Jinja2 variables", () => {
+    const lowered = lowerModel(
+      parseModel({
+        inputs: [{ name: "handling_and_storage_guidelines", type: "string" }],
+        steps: [
+          {
+            id: "summarise",
+            kind: "agent",
+            instruction: "Summarise the handling guidelines.",
+            reads: ["handling_and_storage_guidelines"],
+            writes: [{ name: "summary", type: "string" }],
+          },
+        ],
+        flow: ["summarise"],
+        outputs: [{ name: "summary", artifact: "summary" }],
+      }),
+    );
+    expect(staticCheck(lowered).errors).toEqual([]);
+    const llm = lowered.workflow.nodes.find((n) => n.type === "llm")!;
+    const user = (llm.config.prompt_template as Array<Record<string, unknown>>)[1]!;
+    expect(user).toMatchObject({
+      role: "user",
+      edition_type: "jinja2",
+      jinja2_text: "handling_and_storage_guidelines: {{ v0 }}",
+    });
+    expect(llm.config.prompt_config).toEqual({
+      jinja2_variables: [{ variable: "v0", value_selector: ["start", "handling_and_storage_guidelines"] }],
+    });
+  });
+});

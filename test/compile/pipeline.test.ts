@@ -488,3 +488,153 @@ describe("draft repair and loops", () => {
     expect(r.disagreements.every((d) => d.source && !d.compiled)).toBe(true);
   });
 });
+
+describe("faithfulness findings", () => {
+  it("a masked atom in the SOP reading is reported, and the dry run still shows where the compiled or differs", async () => {
+    const { dryRunFeedback } = await import("../../src/compile/validate/dryrun.js");
+    const m = routing("or");
+    m.branches![0]!.condition = {
+      logical_operator: "or",
+      conditions: [
+        { artifact: "tier", comparison_operator: "is", value: "gold" },
+        { artifact: "total", comparison_operator: ">", value: "500" },
+      ],
+    };
+    const logic: SourceLogic = {
+      ...ROUTING_LOGIC,
+      decisions: [
+        {
+          ...ROUTING_LOGIC.decisions[0]!,
+          // The SOP reading itself: gold or (gold and big) — big can never matter.
+          formula: { or: [{ atom: "gold" }, { and: [{ atom: "gold" }, { atom: "big" }] }] },
+        },
+      ],
+    };
+    const r = dryRun(parseModel(m), logic);
+    expect(r.decisions[0]!.maskedSource).toEqual(["total > 500"]);
+    // The compiled or lets a big order through where the SOP reading does not.
+    expect(r.disagreements.some((d) => !d.source && d.compiled)).toBe(true);
+    expect(dryRunFeedback(r, logic).join("\n")).toContain("disagree");
+  });
+
+  it("a construct that tests other values than its decision is told to use the SOP's names", async () => {
+    const { dryRunFeedback } = await import("../../src/compile/validate/dryrun.js");
+    const m = routing("or");
+    m.inputs = [
+      { name: "member_level", type: "string" },
+      { name: "order_value", type: "number" },
+    ];
+    m.branches![0]!.condition.conditions = [
+      { artifact: "member_level", comparison_operator: "is", value: "gold" },
+      { artifact: "order_value", comparison_operator: ">", value: "500" },
+    ];
+    const r = dryRun(parseModel(m), ROUTING_LOGIC);
+    expect(r.decisions[0]!.sharedArtifacts).toEqual([]);
+    expect(dryRunFeedback(r, ROUTING_LOGIC)[0]).toContain("tests none of the values it depends on (tier, total)");
+  });
+
+  it("a loop whose body never changes what its break condition tests fails its obligation without a judge call", async () => {
+    const { checkObligations } = await import("../../src/compile/validate/obligations.js");
+    const m = new ScriptedModel(server);
+    const model = parseModel({
+      inputs: [{ name: "n", type: "number" }],
+      steps: [
+        {
+          id: "work",
+          kind: "code",
+          instruction: "Work.",
+          writes: [{ name: "x", type: "number" }],
+          code: "function main() {\n  return { x: 1 };\n}",
+        },
+      ],
+      loops: [
+        {
+          id: "spin",
+          body: ["work"],
+          break_condition: {
+            logical_operator: "and",
+            conditions: [{ artifact: "n", comparison_operator: ">", value: 3 }],
+          },
+        },
+      ],
+      flow: ["spin"],
+      outputs: [{ name: "x", artifact: "x" }],
+    });
+    const res = await checkObligations({
+      llm: m.llm(),
+      model: MODEL,
+      sop: "Repeat the work until n exceeds 3.",
+      sopModel: model,
+    });
+    expect(res).toEqual([
+      expect.objectContaining({
+        kind: "loop",
+        construct: "spin",
+        holds: false,
+        reason: expect.stringContaining("never writes n"),
+      }),
+    ]);
+    expect(m.of("judge")).toHaveLength(0);
+  });
+
+  it("a failing judge verdict becomes re-draft feedback", async () => {
+    const m = new ScriptedModel(server);
+    m.push("source", reply.json(ROUTING_LOGIC))
+      .push("draft", reply.json(routing("or")))
+      .push("revise", reply.json(routing("or")));
+    m.push("judge", reply.json({ holds: false, reason: "the else path should also notify the customer" }));
+    const r = await compileSop({ sop: ROUTING_SOP, tools: NO_TOOLS, llm: m.llm(), model: MODEL });
+    expect(lastUser(m.of("revise")[0]!)).toContain(
+      'The branch obligation for "is_priority" fails: the else path should also notify the customer',
+    );
+    expect(r.report.obligationsFailed).toBe(1);
+    expect(r.report.obligationsChecked).toBe(2);
+    expect(r.report.passed).toBe(true);
+  });
+
+  it("a faithfulness fix that breaks the static check is not taken, and the next request says why", async () => {
+    const m = new ScriptedModel(server);
+    const broken = routing("or");
+    broken.outputs = [{ name: "route", artifact: "nowhere" }];
+    m.push("source", reply.json(ROUTING_LOGIC))
+      .push("draft", reply.json(routing("and")))
+      .push("revise", reply.json(broken), reply.json(routing("or")));
+    const r = await compileSop({
+      sop: ROUTING_SOP,
+      tools: NO_TOOLS,
+      llm: m.llm(),
+      model: MODEL,
+      skipObligations: true,
+    });
+    const second = lastUser(m.of("revise")[1]!);
+    expect(second).toContain("Your previous revision was not used because it fails the static check");
+    expect(second).toContain("compile.unknown_artifact");
+    expect(r.report.passed).toBe(true);
+    expect(r.report.redrafts).toBe(2);
+    expect(r.model.branches[0]!.condition.logical_operator).toBe("or");
+  });
+
+  it("the draft prompt names the values the decisions test, but not the formulas", async () => {
+    const m = new ScriptedModel(server);
+    m.push("source", reply.json(ROUTING_LOGIC)).push("draft", reply.json(routing("or")));
+    await compileSop({ sop: ROUTING_SOP, tools: NO_TOOLS, llm: m.llm(), model: MODEL, skipObligations: true });
+    const user = lastUser(m.of("draft")[0]!);
+    expect(user).toContain("use these artifact names): tier (string), total (number)");
+    expect(user).not.toContain('"atom"');
+  });
+});
+
+describe("source logic extraction", () => {
+  it("a formula naming an undeclared atom is sent back once, then the corrected reading is used", async () => {
+    const { extractSourceLogic } = await import("../../src/compile/validate/source.js");
+    const m = new ScriptedModel(server);
+    const bad = {
+      ...ROUTING_LOGIC,
+      decisions: [{ ...ROUTING_LOGIC.decisions[0]!, formula: { or: [{ atom: "gold" }, { atom: "huge" }] } }],
+    };
+    m.push("source", reply.json(bad), reply.json(ROUTING_LOGIC));
+    const logic = await extractSourceLogic({ llm: m.llm(), model: MODEL, sop: ROUTING_SOP, tools: [] });
+    expect(logic.decisions[0]!.formula).toEqual({ or: [{ atom: "gold" }, { atom: "big" }] });
+    expect(lastUser(m.of("source")[1]!)).toContain("the formula uses undeclared atoms huge");
+  });
+});

@@ -10,6 +10,7 @@ import {
   type CozeNode,
   exportCoze,
   exportCozeDetailed,
+  toCozeFlowFile,
 } from "../../src/dsl/coze/index.js";
 import { convertJinjaTemplate, wrapPython } from "../../src/dsl/coze/nodes.js";
 import { importDify } from "../../src/dsl/dify/index.js";
@@ -866,6 +867,30 @@ describe("Python code wrapper", () => {
 
   it("refuses code without a top-level main", () => {
     expect(() => wrapPython("def helper():\n    pass\n", [])).toThrow(/def main/);
+  });
+});
+
+describe("Coze Studio load file", () => {
+  it("wraps a canvas with the export-data type and bounds that put nodes at their positions", () => {
+    const w = corpusApp(EXPORTABLE[2]!.file);
+    const canvas = exportCoze(w);
+    const file = toCozeFlowFile(canvas, w.mode);
+    expect(file.type).toBe("coze-workflow-export-data");
+    expect(file.source).toEqual({ workflowId: "", flowMode: 0, spaceId: "", host: "", isDouyin: false });
+    expect(file.json.edges).toBe(canvas.edges);
+    const check = (nodes: J[], originals: CozeNode[]) => {
+      nodes.forEach((n, i) => {
+        const b = n._temp.bounds;
+        // The loader places a node at (bounds centre x, bounds top).
+        expect({ x: b.x + b.width / 2, y: b.y }).toEqual(originals[i]!.meta.position);
+        if (n.blocks) check(n.blocks, originals[i]!.blocks ?? []);
+      });
+    };
+    check(file.json.nodes as J[], canvas.nodes);
+    expect(file.json.nodes.some((n) => (n.blocks ?? []).length > 0)).toBe(true);
+    // The wrapped nodes are still valid canvas nodes.
+    expect(CanvasSchema.safeParse(JSON.parse(JSON.stringify(file.json))).success).toBe(true);
+    expect(toCozeFlowFile(canvas, "advanced-chat").source.flowMode).toBe(3);
   });
 });
 

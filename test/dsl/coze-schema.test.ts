@@ -133,6 +133,37 @@ describe("Coze canvas schema against the golden corpus", () => {
       expect(CanvasSchema.safeParse(doc).success).toBe(false);
     });
 
+    it("a Selector port that names no branch", () => {
+      const doc = base();
+      // The loop body's selector has two branches: true, true_1 (and false).
+      doc.nodes[2].edges[3].sourcePortID = "true_2";
+      const r = CanvasSchema.safeParse(doc);
+      expect(r.success).toBe(false);
+      expect(r.error?.issues[0]?.message).toMatch(/does not name one of its 2 branches/);
+    });
+
+    it("an intent port that is not branch_N or default", () => {
+      const doc = load("intent_detector_database_custom_sql.json");
+      const e = doc.edges.find((x: J) => x.sourcePortID === "branch_0");
+      e.sourcePortID = "class_a";
+      expect(CanvasSchema.safeParse(doc).success).toBe(false);
+    });
+
+    it("a loop body edge that skips the inline ports", () => {
+      const doc = base();
+      delete doc.nodes[2].edges[0].sourcePortID;
+      expect(CanvasSchema.safeParse(doc).success).toBe(false);
+      const again = base();
+      again.nodes[2].edges[5].targetPortID = "";
+      expect(CanvasSchema.safeParse(again).success).toBe(false);
+    });
+
+    it("a loop that leaves through a port other than loop-output", () => {
+      const doc = base();
+      doc.edges[1].sourcePortID = "batch-output";
+      expect(CanvasSchema.safeParse(doc).success).toBe(false);
+    });
+
     it("blocks on a node that is not a Loop or Batch", () => {
       const doc = base();
       doc.nodes[0].blocks = [doc.nodes[2].blocks[1]];

@@ -308,6 +308,10 @@ describe("assigner", () => {
     expect(div.error).toMatchObject({ code: "assigner.bad_operation" });
     const missing = await runWorkflow(chat([op("ghost", "set", 1)], conv), { inputs: { v: {} } });
     expect(missing.error).toMatchObject({ code: "assigner.missing_target" });
+    // a value variable that does not exist fails the node, as in Dify (v1 and v2)
+    const noSource = await runWorkflow(chat([op("s", "over-write", ["ghost", "text"], "variable")], conv), { inputs: { v: {} } });
+    expect(noSource.error).toMatchObject({ code: "assigner.missing_value", nodeId: "as" });
+    expect(noSource.error!.message).toContain("ghost.text");
   });
 });
 

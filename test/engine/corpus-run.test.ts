@@ -212,8 +212,15 @@ describe("dify corpus", () => {
     it(`runs every ${kind} file to success or an explained failure`, async () => {
       const counts: Record<string, number> = {};
       for (const f of corpus.filter((c) => c.kind === kind)) {
-        const r = await runCorpusFile(f);
+        const chunks: string[] = [];
+        const r = await runCorpusFile(f, { onEvent: (e) => e.type === "text_chunk" && chunks.push(e.text) });
         expectExplained(f.path, r);
+        if (f.workflow.mode === "advanced-chat" && r.status !== "failed") {
+          // The streamed reply is the answer, and it says what the answer nodes rendered.
+          expect(chunks.join(""), f.path).toBe(r.outputs.answer);
+          const rendered = r.trace.filter((t) => t.nodeType === "answer" && t.status === "succeeded").map((t) => String(t.outputs?.answer ?? ""));
+          expect(String(r.outputs.answer).length, f.path).toBe(rendered.join("").length);
+        }
         const key = r.status === "failed" ? `failed:${r.error!.code}` : r.status;
         counts[key] = (counts[key] ?? 0) + 1;
       }

@@ -10,9 +10,9 @@ import {
   evaluateAnswer,
   evaluatePassSuite,
   type Instruction,
+  PassEvalError,
   parseAnswerRecords,
   parsePassJudgeReply,
-  PassEvalError,
   reassembleAnswer,
   renderPassReport,
   type Suite,
@@ -25,12 +25,29 @@ const answer = (sel: string, json: string, dp = "Read the paper, answer the ques
   `<node_selection>${sel}</node_selection>\n<design_principle>${dp}</design_principle>\n<workflow>${json}</workflow>`;
 const paperQa = wf(
   [
-    { id: "1", type: "start", param: { variables: [["paper", "file"], ["question", "string"]] } },
+    {
+      id: "1",
+      type: "start",
+      param: {
+        variables: [
+          ["paper", "file"],
+          ["question", "string"],
+        ],
+      },
+    },
     { id: "2", type: "document-extractor", param: { variable_selector: ["paper", "1"] } },
-    { id: "3", type: "llm", param: { system: "Answer from the paper.", user: "{{#'2'.text#}}\n\nQ: {{#'1'.question#}}" } },
+    {
+      id: "3",
+      type: "llm",
+      param: { system: "Answer from the paper.", user: "{{#'2'.text#}}\n\nQ: {{#'1'.question#}}" },
+    },
     { id: "4", type: "end", param: { outputs: [["answer", ["text", "3"]]] } },
   ],
-  [["1", 0, "2"], ["2", 0, "3"], ["3", 0, "4"]],
+  [
+    ["1", 0, "2"],
+    ["2", 0, "3"],
+    ["3", 0, "4"],
+  ],
 );
 const ins: Instruction = {
   key: "PaperQA_1",
@@ -47,7 +64,7 @@ describe("step_1_1 format", () => {
     expect(checkFormat(parseAnswer(answer(SEL, paperQa))).ok).toBe(true);
     const noDp = `<node_selection>${SEL}</node_selection><workflow>${paperQa}</workflow>`;
     expect(checkFormat(parseAnswer(noDp)).diagnostics.map((d) => d.code)).toEqual(["answer.missing_tag"]);
-    const broken = checkFormat(parseAnswer(answer(SEL, paperQa.replace('"edges"', "/* e */ \"edges\""))));
+    const broken = checkFormat(parseAnswer(answer(SEL, paperQa.replace('"edges"', '/* e */ "edges"'))));
     expect(broken.ok).toBe(false);
     expect(broken.diagnostics[0]!.code).toBe("answer.bad_json");
   });
@@ -56,7 +73,17 @@ describe("step_1_1 format", () => {
     const text = reassembleAnswer({ node_selection: SEL, design_principle: null, workflow: paperQa });
     expect(text).toContain("<node_selection>");
     expect(text).not.toContain("<design_principle>");
-    const [rec] = parseAnswerRecords([{ task: "PaperQA", round: "1", node_selection: SEL, design_principle: "d", workflow: paperQa, valid: "False", fail_step: "step_1_4" }]);
+    const [rec] = parseAnswerRecords([
+      {
+        task: "PaperQA",
+        round: "1",
+        node_selection: SEL,
+        design_principle: "d",
+        workflow: paperQa,
+        valid: "False",
+        fail_step: "step_1_4",
+      },
+    ]);
     expect(rec!.round).toBe(1);
     expect(rec!.recorded).toEqual({ valid: false, failStep: "step_1_4", reason: undefined });
     expect(() => parseAnswerRecords({})).toThrow(PassEvalError);
@@ -87,7 +114,10 @@ describe("step_1_3 variables", () => {
   it("compares start inputs as a set and a flat output_var against exactly one End", () => {
     expect(checkVariables(JSON.parse(paperQa), ins.check).ok).toBe(true);
     const renamed = JSON.parse(paperQa);
-    renamed.nodes_info[0].param.variables = [["question", "string"], ["doc", "file"]];
+    renamed.nodes_info[0].param.variables = [
+      ["question", "string"],
+      ["doc", "file"],
+    ];
     const r = checkVariables(renamed, ins.check);
     expect(r.diagnostics.map((d) => d.code)).toEqual(["pass.input_mismatch"]);
     expect(r.diagnostics[0]!.message).toMatch(/missing \[paper\]; unexpected \[doc\]/);
@@ -102,7 +132,10 @@ describe("step_1_3 variables", () => {
   it("compares nested output_var as a multiset of sorted lists", () => {
     const nested = { input_var: ["q"], output_var: [["result"], ["html", "result"]], related_nodes: [] };
     const mk = (ends: string[][]) => ({
-      nodes_info: [{ id: "1", type: "start", param: { variables: [["q", "string"]] } }, ...ends.map((o, i) => ({ id: `e${i}`, type: "end", param: { outputs: o.map((n) => [n, ["q", "1"]]) } }))],
+      nodes_info: [
+        { id: "1", type: "start", param: { variables: [["q", "string"]] } },
+        ...ends.map((o, i) => ({ id: `e${i}`, type: "end", param: { outputs: o.map((n) => [n, ["q", "1"]]) } })),
+      ],
       edges: [],
     });
     expect(checkVariables(mk([["result", "html"], ["result"]]), nested).ok).toBe(true);
@@ -115,16 +148,27 @@ describe("step_1_3 variables", () => {
 describe("step_1_4 node selection (deterministic)", () => {
   it("requires declared = used both ways, with aliases, and key nodes declared and used", () => {
     const json = JSON.parse(paperQa);
-    expect(checkSelection("Start\nDocument Extractor\nLLM (answers the question)\nEnd", json, ins.check.related_nodes).ok).toBe(true);
+    expect(
+      checkSelection("Start\nDocument Extractor\nLLM (answers the question)\nEnd", json, ins.check.related_nodes).ok,
+    ).toBe(true);
     const noEnd = checkSelection("Start, Document Extractor, LLM", json, ins.check.related_nodes);
     expect(noEnd.diagnostics.map((d) => d.code)).toEqual(["pass.undeclared_type"]);
     const extra = checkSelection(`${SEL}, Template`, json, ins.check.related_nodes);
     expect(extra.diagnostics[0]!.message).toMatch(/template-transform/);
     const keys = checkSelection(SEL, json, ["llm", "tts"]);
     expect(keys.diagnostics.map((d) => d.code)).toEqual(["pass.key_node_undeclared", "pass.key_node_unused"]);
-    const tts = { nodes_info: [{ id: "1", type: "start" }, { id: "2", type: "tts" }, { id: "3", type: "template-transform" }, { id: "4", type: "end" }] };
+    const tts = {
+      nodes_info: [
+        { id: "1", type: "start" },
+        { id: "2", type: "tts" },
+        { id: "3", type: "template-transform" },
+        { id: "4", type: "end" },
+      ],
+    };
     expect(checkSelection("Start, Text to Speech, Template, End", tts, ["tts", "template-transform"]).ok).toBe(true);
-    expect(checkSelection("Start, Text to Speech, Template, End, Magic Box", tts, []).diagnostics.map((d) => d.code)).toEqual(["pass.unrecognised_name"]);
+    expect(
+      checkSelection("Start, Text to Speech, Template, End, Magic Box", tts, []).diagnostics.map((d) => d.code),
+    ).toEqual(["pass.unrecognised_name"]);
   });
 });
 
@@ -161,10 +205,17 @@ describe("LLM judge", () => {
   afterAll(async () => {
     await server.close();
   });
-  const llm = () => createLlmService({ endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL, model: "judge-1" } }, default: "ep", retry: { maxRetries: 0 } });
+  const llm = () =>
+    createLlmService({
+      endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL, model: "judge-1" } },
+      default: "ep",
+      retry: { maxRetries: 0 },
+    });
 
   it("reads verdicts the way the benchmark does", () => {
-    expect(parsePassJudgeReply("<reason>fine</reason><rule1>true</rule1><rule2>true</rule2><result>\ntrue\n</result>")).toMatchObject({ ok: true, reason: "fine", rule1: true, rule2: true });
+    expect(
+      parsePassJudgeReply("<reason>fine</reason><rule1>true</rule1><rule2>true</rule2><result>\ntrue\n</result>"),
+    ).toMatchObject({ ok: true, reason: "fine", rule1: true, rule2: true });
     expect(parsePassJudgeReply("<reason>x</reason><result>false</result>").ok).toBe(false);
     // Only the text after the last <result> counts.
     expect(parsePassJudgeReply("<result>false</result> on reflection <result>true</result>").ok).toBe(true);
@@ -174,9 +225,18 @@ describe("LLM judge", () => {
   });
 
   it("sends the prompt at temperature 0 and returns the verdict", async () => {
-    server.enqueue(reply.text("<reason>Rule 1 holds; Rule 2 holds.</reason><rule1>true</rule1><rule2>true</rule2><result>true</result>"));
+    server.enqueue(
+      reply.text(
+        "<reason>Rule 1 holds; Rule 2 holds.</reason><rule1>true</rule1><rule2>true</rule2><result>true</result>",
+      ),
+    );
     const judge = createLlmPassJudge(llm(), { provider: "weft-judge", name: "" });
-    const v = await judge({ nodeSelection: "Start\nLLM\nEnd", designPrinciple: "dp", workflow: paperQa, gtNodes: ["llm"] });
+    const v = await judge({
+      nodeSelection: "Start\nLLM\nEnd",
+      designPrinciple: "dp",
+      workflow: paperQa,
+      gtNodes: ["llm"],
+    });
     expect(v.ok).toBe(true);
     const req = server.last()!;
     expect(req.body.temperature).toBe(0);
@@ -184,17 +244,29 @@ describe("LLM judge", () => {
     expect(req.body.messages[0].content).toMatch(/Check 1 — key nodes/);
     expect(req.body.messages[1].content).toContain('gt_nodes: ["llm"]');
     expect(req.body.messages[1].content).toContain("node_selection: Start, LLM, End");
-    expect(buildPassJudgePrompt({ nodeSelection: "a", designPrinciple: "{{workflow}}", workflow: "w", gtNodes: [] }).user).toContain("design_principle: {{workflow}}");
+    expect(
+      buildPassJudgePrompt({ nodeSelection: "a", designPrinciple: "{{workflow}}", workflow: "w", gtNodes: [] }).user,
+    ).toContain("design_principle: {{workflow}}");
   });
 
   it("judges only answers that passed 1_1–1_3, and reports judged rates", async () => {
-    const suite: Suite = { dir: "mem", instructions: new Map([[ins.key, ins], ["PaperQA_2", { ...ins, key: "PaperQA_2", round: 2 }]]) };
+    const suite: Suite = {
+      dir: "mem",
+      instructions: new Map([
+        [ins.key, ins],
+        ["PaperQA_2", { ...ins, key: "PaperQA_2", round: 2 }],
+      ]),
+    };
     const records = parseAnswerRecords([
       { task: "PaperQA", round: 1, answer: answer(SEL, paperQa), valid: true },
       { task: "PaperQA", round: 2, answer: answer(SEL, "{not json"), valid: false, fail_step: "step_1_1" },
     ]);
     const before = server.requests.length;
-    server.enqueue(reply.text("<reason>design says X, workflow does Y</reason><rule1>true</rule1><rule2>false</rule2><result>false</result>"));
+    server.enqueue(
+      reply.text(
+        "<reason>design says X, workflow does Y</reason><rule1>true</rule1><rule2>false</rule2><result>false</result>",
+      ),
+    );
     const judge = createLlmPassJudge(llm(), { provider: "weft-judge", name: "" });
     const r = await evaluatePassSuite(suite, records, "mini", { judge });
     expect(server.requests.length - before).toBe(1);
@@ -208,10 +280,16 @@ describe("LLM judge", () => {
 
   it("without a judge, says the judged checks were skipped", async () => {
     const suite: Suite = { dir: "mem", instructions: new Map([[ins.key, ins]]) };
-    const r = await evaluatePassSuite(suite, parseAnswerRecords([{ task: "PaperQA", round: 1, answer: answer(SEL, paperQa) }]), "mini");
+    const r = await evaluatePassSuite(
+      suite,
+      parseAnswerRecords([{ task: "PaperQA", round: 1, answer: answer(SEL, paperQa) }]),
+      "mini",
+    );
     expect(r.summary.judge).toBe("skipped");
     expect(r.summary.strict.judged).toBeUndefined();
     expect(renderPassReport(r)).toMatch(/\*\*skipped\*\*/);
-    await expect(evaluatePassSuite(suite, parseAnswerRecords([{ task: "Nope", round: 1, answer: "" }]), "mini")).rejects.toMatchObject({ code: "pass.unknown_instruction" });
+    await expect(
+      evaluatePassSuite(suite, parseAnswerRecords([{ task: "Nope", round: 1, answer: "" }]), "mini"),
+    ).rejects.toMatchObject({ code: "pass.unknown_instruction" });
   });
 });

@@ -7,7 +7,14 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { evaluatePassSuite, loadAnswers, loadSuite, type Outcome13, type PassSuiteResult, renderPassReport } from "../../src/eval/pass.js";
+import {
+  evaluatePassSuite,
+  loadAnswers,
+  loadSuite,
+  type Outcome13,
+  type PassSuiteResult,
+  renderPassReport,
+} from "../../src/eval/pass.js";
 import { corpusDir } from "./corpus.js";
 
 const root = (() => {
@@ -22,7 +29,9 @@ const has = root !== "" && existsSync(join(root, "model-outputs"));
 describe.skipIf(!has)("Chat2Workflow pass stage on recorded answers", () => {
   it("evaluates every answer of the 8 models without crashing", { timeout: 300_000 }, async () => {
     const suite = loadSuite(root);
-    const files = readdirSync(join(root, "model-outputs")).filter((f) => f.endsWith(".json")).sort();
+    const files = readdirSync(join(root, "model-outputs"))
+      .filter((f) => f.endsWith(".json"))
+      .sort();
     expect(files).toHaveLength(8);
     const results: PassSuiteResult[] = [];
     for (const f of files) {

@@ -26,13 +26,17 @@ function run(text: string, repair: boolean) {
   const parsed = parseAnswer(text, { repair });
   const conv = parsed.json !== undefined ? checkConvert(parsed.json, "fixture") : undefined;
   const analyser = conv?.workflow ? checkAnalyser(conv.workflow) : undefined;
-  const errors = [...parsed.diagnostics, ...(conv?.diagnostics ?? []), ...(analyser?.diagnostics ?? [])].filter((d) => d.severity === "error");
+  const errors = [...parsed.diagnostics, ...(conv?.diagnostics ?? []), ...(analyser?.diagnostics ?? [])].filter(
+    (d) => d.severity === "error",
+  );
   return { parsed, conv, analyser, errors, kinds: [...new Set(parsed.repairs.map((r) => r.kind))].sort() };
 }
 
 describe("hand-written model answers", () => {
   it("has at least 40 fixtures, each listed once, covering the compact vocabulary", () => {
-    const files = readdirSync(dir).filter((f) => f.endsWith(".txt")).sort();
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith(".txt"))
+      .sort();
     expect(files.length).toBeGreaterThanOrEqual(40);
     expect(expected.map((e) => e.file).sort()).toEqual(files);
     const used = new Set<string>();
@@ -58,7 +62,9 @@ describe("hand-written model answers", () => {
         if (e.expectRepairs.length) {
           // The repair was needed: read strictly, the answer fails somewhere.
           const strict = run(text, false);
-          const selectionOk = strict.parsed.json !== undefined && checkSelection(strict.parsed.sections.nodeSelection, strict.parsed.json, []).ok;
+          const selectionOk =
+            strict.parsed.json !== undefined &&
+            checkSelection(strict.parsed.sections.nodeSelection, strict.parsed.json, []).ok;
           expect(strict.errors.length > 0 || !selectionOk).toBe(true);
         }
       } else {

@@ -10,8 +10,17 @@ const llm = { id: "2", type: "llm", param: { system: "s", user: "{{#'1'.q#}}" } 
 describe("converter: tool text params", () => {
   it("reports a [var, id] tuple in a text param instead of sending its JSON text to the tool", () => {
     const r = compactToWorkflow({
-      nodes_info: [start, llm, { id: "3", type: "markdown-exporter", param: { target_type: "pdf", md_text: ["text", "2"] } }, { id: "4", type: "end", param: { outputs: [["f", ["files", "3"]]] } }],
-      edges: [["1", 0, "2"], ["2", 0, "3"], ["3", 0, "4"]],
+      nodes_info: [
+        start,
+        llm,
+        { id: "3", type: "markdown-exporter", param: { target_type: "pdf", md_text: ["text", "2"] } },
+        { id: "4", type: "end", param: { outputs: [["f", ["files", "3"]]] } },
+      ],
+      edges: [
+        ["1", 0, "2"],
+        ["2", 0, "3"],
+        ["3", 0, "4"],
+      ],
     });
     expect(r.diagnostics.map((d) => `${d.code}@${d.nodeId}.${d.field}`)).toEqual(["compact.bad_text@3.md_text"]);
   });
@@ -23,23 +32,47 @@ describe("converter: tool text params", () => {
 
   it("still converts well-formed tool params", () => {
     const r = compactToWorkflow({
-      nodes_info: [start, { id: "2", type: "echarts", param: { chart_type: "pie", chart_title: "t", data: "1;2", x_axisORcategories: "a;b" } }],
+      nodes_info: [
+        start,
+        {
+          id: "2",
+          type: "echarts",
+          param: { chart_type: "pie", chart_title: "t", data: "1;2", x_axisORcategories: "a;b" },
+        },
+      ],
       edges: [["1", 0, "2"]],
     });
     expect(r.diagnostics).toEqual([]);
-    expect(r.workflow!.nodes[1]!.config.tool_parameters).toMatchObject({ categories: { value: "a;b" }, data: { value: "1;2" } });
+    expect(r.workflow!.nodes[1]!.config.tool_parameters).toMatchObject({
+      categories: { value: "a;b" },
+      data: { value: "1;2" },
+    });
   });
 });
 
 describe("repair: references", () => {
   it("writes a tuple in a text field as a {{#…#}} reference", () => {
-    const r = repairReferences({ nodes_info: [start, llm, { id: "3", type: "tts", param: { text: ["text", "2"] } }], edges: [] });
+    const r = repairReferences({
+      nodes_info: [start, llm, { id: "3", type: "tts", param: { text: ["text", "2"] } }],
+      edges: [],
+    });
     expect(r.compact.nodes_info[2]!.param.text).toBe("{{#'2'.text#}}");
     expect(r.repairs[0]!.kind).toBe("reference");
   });
 
   it("unwraps [name, [var, id]] aggregator inputs and completes bare ids only when unambiguous", () => {
-    const code = { id: "3", type: "code", param: { variables: [], outputs: [["a", "string"], ["b", "string"]], code: "" } };
+    const code = {
+      id: "3",
+      type: "code",
+      param: {
+        variables: [],
+        outputs: [
+          ["a", "string"],
+          ["b", "string"],
+        ],
+        code: "",
+      },
+    };
     const agg = { id: "4", type: "variable-aggregator", param: { variables: [["x", ["text", "2"]], "2", "3"] } };
     const r = repairReferences({ nodes_info: [start, llm, code, agg], edges: [] });
     expect(r.compact.nodes_info[3]!.param.variables).toEqual([["text", "2"], ["text", "2"], "3"]);
@@ -56,8 +89,18 @@ describe("repair: JSON brackets", () => {
   it("closes an object left open before the next list element, and reads ) as a closer", () => {
     // Node 1's closing brace is missing: `}, {` inside an object cannot be a member.
     const dropped = '{"nodes": [{"id": "1", "param": {"x": 1}, {"id": "2", "param": {}}]}';
-    expect(JSON.parse(balanceBrackets(dropped).text)).toEqual({ nodes: [{ id: "1", param: { x: 1 } }, { id: "2", param: {} }] });
-    expect(JSON.parse(balanceBrackets('{"v": [["a", ["t", "3"]), ["b", ["o", "4"]]]}').text)).toEqual({ v: [["a", ["t", "3"]], ["b", ["o", "4"]]] });
+    expect(JSON.parse(balanceBrackets(dropped).text)).toEqual({
+      nodes: [
+        { id: "1", param: { x: 1 } },
+        { id: "2", param: {} },
+      ],
+    });
+    expect(JSON.parse(balanceBrackets('{"v": [["a", ["t", "3"]), ["b", ["o", "4"]]]}').text)).toEqual({
+      v: [
+        ["a", ["t", "3"]],
+        ["b", ["o", "4"]],
+      ],
+    });
     expect(balanceBrackets('{"s": "a), {b"}').changed).toBe(0);
   });
 
@@ -65,7 +108,15 @@ describe("repair: JSON brackets", () => {
     const broken = '{"param": {"variables": [["a", ["x", "1"]], ["b", ["y", "1"]]\n}, "outputs": [["r", "string"]]}}';
     const r = parseModelJson(broken);
     expect(r.error).toBeUndefined();
-    expect(r.value).toEqual({ param: { variables: [["a", ["x", "1"]], ["b", ["y", "1"]]], outputs: [["r", "string"]] } });
+    expect(r.value).toEqual({
+      param: {
+        variables: [
+          ["a", ["x", "1"]],
+          ["b", ["y", "1"]],
+        ],
+        outputs: [["r", "string"]],
+      },
+    });
     expect(r.repairs[0]!.detail).toMatch(/mismatched closing bracket/);
   });
 });

@@ -7,6 +7,7 @@ import { Command } from "@commander-js/extra-typings";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { registerEvalRunners } from "../../src/cli/commands/eval-runners.js";
 import { evaluateWorf } from "../../src/eval/metrics/worfeval.js";
+import { loadChat2WorkflowSuite } from "../../src/eval/resolve-suite.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 
 const run = promisify(execFile);
@@ -89,6 +90,24 @@ describe("eval sop", () => {
     expect(stdout).toContain("strict  100.0% (20/20)");
     expect(stdout).toContain("lenient 100.0% (20/20)");
     expect(stdout).toMatch(/pass\^k {2}k=1 100\.0%\/100\.0%/);
+  });
+
+  it("--validation strict is passed to the tool environment (the documented KYB schema conflict shows up)", async () => {
+    const { stdout } = await evalCli([
+      "sop",
+      "--domain",
+      "know_your_business",
+      "--validation",
+      "strict",
+      "--limit",
+      "10",
+    ]);
+    expect(stdout).toMatch(
+      /run errors: \d+ row\(s\); first: \S+: SOPBENCH_INVALID_ARGS: .*bank_account_number must NOT have fewer than 8 characters/,
+    );
+    await expect(evalCli(["sop", "--domain", "know_your_business", "--validation", "loose"])).rejects.toMatchObject({
+      code: "usage.validation",
+    });
   });
 
   it("an unknown domain or a broken workflow is a clean error with an exit code (real process)", async () => {
@@ -353,5 +372,78 @@ describe("eval resolve", () => {
     await expect(evalCli(["resolve", join(dir, "bad-suite.json")])).rejects.toMatchObject({
       code: "resolve.suite_invalid",
     });
+  });
+});
+
+describe("eval resolve over the Chat2Workflow dataset", () => {
+  const C2W = "/work/shared/corpus/chat2workflow";
+  const wfDir = mkdtempSync(join(tmpdir(), "weft-c2w-"));
+  writeFileSync(
+    join(wfDir, "BookCharacter_1.json"),
+    JSON.stringify({
+      weft: 1,
+      name: "book",
+      mode: "workflow",
+      nodes: [
+        {
+          id: "start",
+          type: "start",
+          config: {
+            variables: [
+              { variable: "book", type: "text-input" },
+              { variable: "author", type: "text-input" },
+            ],
+          },
+        },
+        {
+          id: "t",
+          type: "template-transform",
+          config: {
+            template: "{{ book }} by {{ author }}",
+            variables: [
+              { variable: "book", value_selector: ["start", "book"] },
+              { variable: "author", value_selector: ["start", "author"] },
+            ],
+          },
+        },
+        { id: "end", type: "end", config: { outputs: [{ variable: "result", value_selector: ["t", "output"] }] } },
+      ],
+      edges: [
+        { source: "start", target: "t" },
+        { source: "t", target: "end" },
+      ],
+    }),
+  );
+
+  it("reads rounds, test cases, references and required files from the dataset", () => {
+    const suite = loadChat2WorkflowSuite(C2W, { workflowsDir: wfDir });
+    expect(suite.instructions).toHaveLength(79);
+    expect(suite.instructions.reduce((n, i) => n + i.cases.length, 0)).toBe(237);
+    const paperQa3 = suite.instructions.find((i) => i.task === "PaperQA" && i.round === 3)!;
+    expect(paperQa3.queries).toHaveLength(3);
+    const t3 = paperQa3.cases.find((c) => c.name === "test3")!;
+    expect(t3.reference).toMatch(/^Question1:/);
+    expect("ground_truth" in t3.inputs).toBe(false);
+    expect(suite.instructions.find((i) => i.task === "PaperDeepReader" && i.round === 4)!.required_files).toEqual({
+      md: ".md",
+    });
+    expect(suite.instructions.find((i) => i.task === "BookCharacter" && i.round === 1)!.workflow).toBe(
+      join(wfDir, "BookCharacter_1.json"),
+    );
+    expect(suite.filesDir).toBe(join(C2W, "case_files"));
+  });
+
+  it("runs the instructions that have a workflow; the rest fail, keeping the 237 denominator", async () => {
+    const { stdout } = await evalCli(["resolve", C2W, "--workflows", wfDir, "--json"]);
+    const j = JSON.parse(stdout);
+    expect(j.cases).toBe(237);
+    const book = j.results.filter((r: { task: string; round: number }) => r.task === "BookCharacter" && r.round === 1);
+    expect(book.map((r: { stage: string }) => r.stage)).toEqual(["judge_skipped", "judge_skipped", "judge_skipped"]);
+    expect({ passed: j.passed, failed: j.failed, skipped: j.skipped }).toEqual({ passed: 0, failed: 234, skipped: 3 });
+    expect(j.results.find((r: { task: string }) => r.task === "PaperQA").reason).toBe("no workflow for PaperQA_1");
+  });
+
+  it("a dataset folder without --workflows is a usage error", async () => {
+    await expect(evalCli(["resolve", C2W])).rejects.toMatchObject({ code: "usage.resolve_workflows" });
   });
 });

@@ -56,8 +56,10 @@ describe("inductive miner recovers known processes", () => {
   it("loop with a redo part", () => expect(mined("abd", "abcbd", "abcbcbd")).toBe("->('a', *('b', 'c'), 'd')"));
   it("loop back over a sequence (tau redo)", () => expect(mined("abc", "abcbc")).toBe("->('a', *(->('b', 'c'), tau))"));
   it("self loop", () => expect(mined("a", "aa", "aaa")).toBe("*('a', tau)"));
-  it("nested choice of a parallel block", () => expect(mined("abcd", "acbd", "aed")).toBe("->('a', X('e', +('b', 'c')), 'd')"));
-  it("disconnected traces are a top-level choice", () => expect(mined("ab", "cd")).toBe("X(->('a', 'b'), ->('c', 'd'))"));
+  it("nested choice of a parallel block", () =>
+    expect(mined("abcd", "acbd", "aed")).toBe("->('a', X('e', +('b', 'c')), 'd')"));
+  it("disconnected traces are a top-level choice", () =>
+    expect(mined("ab", "cd")).toBe("X(->('a', 'b'), ->('c', 'd'))"));
   it("empty traces make the whole process optional", () => expect(mined("", "ab")).toBe("X(tau, ->('a', 'b'))"));
   it("falls through when no cut applies (activity once per trace, tau loops)", () => {
     expect(mined(...Array(20).fill("abc"), "cab")).toBe("+('a', 'b', 'c')");
@@ -72,28 +74,60 @@ describe("inductive miner recovers known processes", () => {
 
   it("rejects an empty log and bad thresholds", () => {
     expect(() => inductiveMiner([])).toThrow(expect.objectContaining({ code: "mine.log_empty" }));
-    expect(() => inductiveMiner(traces("a"), { noise: -1 })).toThrow(expect.objectContaining({ code: "mine.invalid_option" }));
+    expect(() => inductiveMiner(traces("a"), { noise: -1 })).toThrow(
+      expect.objectContaining({ code: "mine.invalid_option" }),
+    );
   });
 });
 
 describe("skeleton and workflow", () => {
   const model = { provider: "openai", name: "executor" };
   const recs = (...ts: string[]) =>
-    ts.map((t, i) => ({ id: `r${i}`, query: `task ${i}`, reference: "", calls: t.split("").map((tool) => ({ tool, arguments: {} })) }));
+    ts.map((t, i) => ({
+      id: `r${i}`,
+      query: `task ${i}`,
+      reference: "",
+      calls: t.split("").map((tool) => ({ tool, arguments: {} })),
+    }));
 
   it("maps sequence, choice, parallel and loop to tool-calling positions", () => {
     const sk = skeletonFromTree(inductiveMiner(traces("abd", "abcbd")));
     expect(sk).toEqual({
       kind: "seq",
-      items: [{ kind: "call", tools: ["a"] }, { kind: "retry", body: { kind: "seq", items: [{ kind: "call", tools: ["b"] }, { kind: "call", tools: ["c"] }] } }, { kind: "call", tools: ["d"] }],
+      items: [
+        { kind: "call", tools: ["a"] },
+        {
+          kind: "retry",
+          body: {
+            kind: "seq",
+            items: [
+              { kind: "call", tools: ["b"] },
+              { kind: "call", tools: ["c"] },
+            ],
+          },
+        },
+        { kind: "call", tools: ["d"] },
+      ],
     });
     expect(skeletonFromTree(inductiveMiner(traces("ab", "ba", "aab")))).toMatchObject({ kind: "parallel" });
   });
 
   it("builds start → plan → positions → synthesis → end, and the analyser accepts every shape", () => {
-    for (const log of [["abc"], ["abd", "acd"], ["abcd", "acbd"], ["abd", "abcbd"], ["ac", "abc"], ["a", "aa"], ["abcd", "acbd", "aed"], ["ab", "cd"]]) {
+    for (const log of [
+      ["abc"],
+      ["abd", "acd"],
+      ["abcd", "acbd"],
+      ["abd", "abcbd"],
+      ["ac", "abc"],
+      ["a", "aa"],
+      ["abcd", "acbd", "aed"],
+      ["ab", "cd"],
+    ]) {
       const r = mineWorkflow(recs(...log), { model });
-      expect(r.diagnostics.filter((d) => d.severity === "error"), log.join(",")).toEqual([]);
+      expect(
+        r.diagnostics.filter((d) => d.severity === "error"),
+        log.join(","),
+      ).toEqual([]);
       expect(analyse(r.workflow).diagnostics.filter((d) => d.severity !== "info")).toEqual([]);
       const types = r.workflow.nodes.map((n) => n.type);
       expect(types.filter((t) => t === "start")).toHaveLength(1);
@@ -107,9 +141,16 @@ describe("skeleton and workflow", () => {
     const wf = mineWorkflow(recs("abd", "acd"), { model }).workflow;
     const ie = wf.nodes.find((n) => n.type === "if-else")!;
     expect((ie.config as any).cases).toEqual([
-      { case_id: "c1", logical_operator: "and", conditions: [{ variable_selector: ["plan", "text"], comparison_operator: "contains", value: "b" }] },
+      {
+        case_id: "c1",
+        logical_operator: "and",
+        conditions: [{ variable_selector: ["plan", "text"], comparison_operator: "contains", value: "b" }],
+      },
     ]);
-    const ports = wf.edges.filter((e) => e.source === ie.id).map((e) => e.sourcePort).sort();
+    const ports = wf.edges
+      .filter((e) => e.source === ie.id)
+      .map((e) => e.sourcePort)
+      .sort();
     expect(ports).toEqual(["c1", "false"]);
     const merge = wf.nodes.find((n) => n.type === "variable-aggregator")!;
     expect((merge.config as any).variables).toHaveLength(2);

@@ -8,12 +8,19 @@ const CORPUS = "/work/shared/corpus/toolbench";
 
 describe("task records", () => {
   it("validates the record format and names the bad field", () => {
-    expect(parseRecords([{ id: "a", query: "q", calls: [{ tool: "t" }] }])).toEqual([{ id: "a", query: "q", reference: "", calls: [{ tool: "t", arguments: {} }] }]);
+    expect(parseRecords([{ id: "a", query: "q", calls: [{ tool: "t" }] }])).toEqual([
+      { id: "a", query: "q", reference: "", calls: [{ tool: "t", arguments: {} }] },
+    ]);
     expect(parseRecords({ records: [{ id: "a", query: "q" }] })).toHaveLength(1);
     const bad = () => parseRecords([{ id: "a", query: "q", calls: [{ arguments: {} }] }], "f.json");
     expect(bad).toThrow(MineError);
     expect(bad).toThrow(/calls\.0\.tool/);
-    expect(() => parseRecords([{ id: "a", query: "q" }, { id: "a", query: "r" }])).toThrow(/appears twice/);
+    expect(() =>
+      parseRecords([
+        { id: "a", query: "q" },
+        { id: "a", query: "r" },
+      ]),
+    ).toThrow(/appears twice/);
   });
 
   it("reads JSON Lines files", () => {
@@ -21,7 +28,9 @@ describe("task records", () => {
     const f = join(dir, "r.jsonl");
     writeFileSync(f, '{"id":"1","query":"a"}\n\n{"id":"2","query":"b","calls":[{"tool":"x","arguments":{"k":1}}]}\n');
     expect(loadRecords(f).map((r) => r.id)).toEqual(["1", "2"]);
-    expect(() => loadRecords(join(dir, "missing.json"))).toThrow(expect.objectContaining({ code: "mine.records_unreadable" }));
+    expect(() => loadRecords(join(dir, "missing.json"))).toThrow(
+      expect.objectContaining({ code: "mine.records_unreadable" }),
+    );
   });
 
   it("loads validated ToolBench DFSDT answers with their final path's calls (Finish dropped)", () => {
@@ -29,10 +38,12 @@ describe("task records", () => {
     // 9 of the 15 answer files are wins that end in give_answer.
     expect(recs).toHaveLength(9);
     const r = recs.find((x) => x.id === "G1_answer/10_ChatGPT_DFS_woFilter_w2")!;
-    expect(r.calls).toEqual([
+    expect(r.calls.map(({ tool, arguments: a }) => ({ tool, arguments: a }))).toEqual([
       { tool: "transitaires_for_transitaires", arguments: {} },
       { tool: "transitaire_for_transitaires", arguments: { is_id: "ACT_AGENCE_CALEDONIENNE_DE_TRANSIT" } },
     ]);
+    // The logged observation of each call is kept for replay.
+    expect(r.calls[1]!.response).toContain("sales@act.nc");
     expect(r.reference).toContain("Postal Code: 98800");
     expect(r.query).toMatch(/^Can you retrieve the contact details/);
     expect(loadRecords(`${CORPUS}/toolbench/answer`, { validatedOnly: false })).toHaveLength(15);
@@ -42,7 +53,9 @@ describe("task records", () => {
     const chains = loadRecords(`${CORPUS}/derived_call_chains.json`);
     expect(chains.length).toBe(12);
     expect(chains.every((c) => c.calls.every((k) => k.tool !== "Finish"))).toBe(true);
-    const conv = loadRecords(`${CORPUS}/stabletoolbench/data_example/model_predictions_converted/virtual_chatgpt_dfs/G1_instruction.json`);
+    const conv = loadRecords(
+      `${CORPUS}/stabletoolbench/data_example/model_predictions_converted/virtual_chatgpt_dfs/G1_instruction.json`,
+    );
     expect(conv.length).toBeGreaterThan(0);
     expect(conv[0]!.calls.length).toBeGreaterThan(0);
   });
@@ -52,7 +65,9 @@ describe("task records", () => {
     const r = mineWorkflow(recs, { model: { provider: "openai", name: "gpt-4o-mini" } });
     expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const tools = new Set(tracesOf(recs).flat());
-    const positions = r.workflow.nodes.filter((n) => n.type === "tool-call").flatMap((n) => (n.config as { candidates: string[] }).candidates);
+    const positions = r.workflow.nodes
+      .filter((n) => n.type === "tool-call")
+      .flatMap((n) => (n.config as { candidates: string[] }).candidates);
     expect(new Set(positions)).toEqual(tools);
   });
 

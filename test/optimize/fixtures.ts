@@ -13,9 +13,36 @@ export const PEOPLE = ["alice", "bob", "carol", "dave", "erin", "frank", "grace"
 export const phoneOf = (name: string) => `555-${String(1000 + name.length * 97 + name.charCodeAt(0)).slice(-4)}`;
 
 export const TOOL_SPECS: ToolSpec[] = [
-  { name: "find_person", description: "Find a person's id by name", parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false } },
-  { name: "get_phone", description: "Phone number of a person id", parameters: { type: "object", properties: { id: { type: "string", pattern: "^P-" } }, required: ["id"], additionalProperties: false } },
-  { name: "get_email", description: "Email address of a person id", parameters: { type: "object", properties: { id: { type: "string", pattern: "^P-" } }, required: ["id"], additionalProperties: false } },
+  {
+    name: "find_person",
+    description: "Find a person's id by name",
+    parameters: {
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: "get_phone",
+    description: "Phone number of a person id",
+    parameters: {
+      type: "object",
+      properties: { id: { type: "string", pattern: "^P-" } },
+      required: ["id"],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: "get_email",
+    description: "Email address of a person id",
+    parameters: {
+      type: "object",
+      properties: { id: { type: "string", pattern: "^P-" } },
+      required: ["id"],
+      additionalProperties: false,
+    },
+  },
 ];
 
 export class DirectoryTools implements ToolService {
@@ -77,7 +104,9 @@ export function executorReply(req: RecordedRequest): Reply {
   if (/plan/i.test(system) && !/Answer/.test(system)) return reply.text("1. find_person 2. get_phone");
   const phone = all.match(/555-\d{4}/)?.[0];
   const name = all.match(/Task: .*?(?:of|for) (\w+)\?/)?.[1] ?? "them";
-  return reply.text(phone ? `The phone number of ${name} is ${phone}.` : `I could not find the phone number of ${name}.`);
+  return reply.text(
+    phone ? `The phone number of ${name} is ${phone}.` : `I could not find the phone number of ${name}.`,
+  );
 }
 
 export const EXECUTOR = "executor";

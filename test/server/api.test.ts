@@ -1,10 +1,15 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox } from "../../src/sandbox/index.js";
-import { type SseMessage, readSse, startTestServer, type TestServer } from "./helpers.js";
+import { startServer } from "../../src/server/index.js";
+import { corpusFile, readSse, type SseMessage, startTestServer, type TestServer } from "./helpers.js";
 
 const WORD_STATS = readFileSync(new URL("../../examples/word-stats.yml", import.meta.url), "utf8");
-const IF_ELSE = readFileSync("/work/shared/corpus/dify-dsl/Akabane71__dify-workflow-cli/tests/fixtures/workflow/conditional_hello_branching_workflow.yml", "utf8");
+const IF_ELSE = readFileSync(
+  corpusFile("Akabane71__dify-workflow-cli/tests/fixtures/workflow/conditional_hello_branching_workflow.yml"),
+  "utf8",
+);
 
 let s: TestServer;
 beforeAll(async () => {
@@ -18,7 +23,10 @@ async function importApp(yaml = WORD_STATS): Promise<string> {
   return ((await res.json()) as any).app.id;
 }
 
-async function runToEnd(appId: string, inputs: Record<string, unknown>): Promise<{ runId: string; events: SseMessage[] }> {
+async function runToEnd(
+  appId: string,
+  inputs: Record<string, unknown>,
+): Promise<{ runId: string; events: SseMessage[] }> {
   const start = await s.api(`/api/apps/${appId}/runs`, { method: "POST", json: { inputs } });
   expect(start.status).toBe(202);
   const { runId } = (await start.json()) as { runId: string };
@@ -64,20 +72,32 @@ describe("auth and errors", () => {
   });
 
   it("answers 400 for invalid JSON", async () => {
-    const res = await s.api("/api/apps", { method: "POST", body: "{name: oops", headers: { "content-type": "application/json" } });
+    const res = await s.api("/api/apps", {
+      method: "POST",
+      body: "{name: oops",
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.code).toBe("request.invalid_json");
   });
 
   it("answers 413 for an oversized body", async () => {
     const big = JSON.stringify({ name: "x".repeat(2 * 1024 * 1024) });
-    const res = await s.api("/api/apps", { method: "POST", body: big, headers: { "content-type": "application/json" } });
+    const res = await s.api("/api/apps", {
+      method: "POST",
+      body: big,
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(413);
     expect(((await res.json()) as any).error.code).toBe("request.too_large");
   });
 
   it("answers 422 for an unreadable Dify YAML", async () => {
-    const res = await s.api("/api/apps/import", { method: "POST", body: "app: [unclosed", headers: { "content-type": "text/yaml" } });
+    const res = await s.api("/api/apps/import", {
+      method: "POST",
+      body: "app: [unclosed",
+      headers: { "content-type": "text/yaml" },
+    });
     expect(res.status).toBe(422);
     const body = (await res.json()) as any;
     expect(typeof body.error.code).toBe("string");
@@ -126,7 +146,10 @@ describe("apps and versions", () => {
     expect(badBody.error.diagnostics.some((d: any) => d.severity === "error" && d.nodeId === "1006")).toBe(true);
 
     // Not a workflow at all: schema issues come back as diagnostics.
-    const schemaBad = await s.api(`/api/apps/${id}/workflow`, { method: "PUT", json: { workflow: { mode: "workflow", nodes: "no" } } });
+    const schemaBad = await s.api(`/api/apps/${id}/workflow`, {
+      method: "PUT",
+      json: { workflow: { mode: "workflow", nodes: "no" } },
+    });
     expect(schemaBad.status).toBe(422);
     expect(((await schemaBad.json()) as any).error.diagnostics.length).toBeGreaterThan(0);
 
@@ -166,7 +189,9 @@ describe("apps and versions", () => {
 
   it("refuses to import a chat YAML into a workflow app", async () => {
     const id = await importApp(IF_ELSE);
-    const chat = (await (await s.api("/api/apps", { method: "POST", json: { name: "c", mode: "advanced-chat" } })).json()) as any;
+    const chat = (await (
+      await s.api("/api/apps", { method: "POST", json: { name: "c", mode: "advanced-chat" } })
+    ).json()) as any;
     const yaml = await (await s.api(`/api/apps/${chat.app.id}/export`)).text();
     const res = await s.api(`/api/apps/${id}/import`, { method: "POST", body: yaml });
     expect(res.status).toBe(422);
@@ -177,12 +202,16 @@ describe("apps and versions", () => {
 describe("runs", () => {
   it("streams run_started, node events and run_finished in order, also to a late client", async () => {
     const id = await importApp();
-    const text = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty twentyone";
+    const text =
+      "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty twentyone";
     const { runId, events } = await runToEnd(id, { text });
     const types = events.map((e) => e.data.type);
     expect(types[0]).toBe("run_started");
     expect(types.at(-1)).toBe("run_finished");
-    expect(events.at(-1)!.data).toMatchObject({ status: "succeeded", outputs: { verdict: "long (21 words)", longest: "seventeen" } });
+    expect(events.at(-1)!.data).toMatchObject({
+      status: "succeeded",
+      outputs: { verdict: "long (21 words)", longest: "seventeen" },
+    });
     expect(events.map((e) => Number(e.id))).toEqual(events.map((_, i) => i));
     // Every started node finishes after it started; the long branch ran and the short one was skipped.
     const started = events.filter((e) => e.data.type === "node_started").map((e) => e.data.nodeId);
@@ -215,13 +244,40 @@ describe("runs", () => {
     expect(resume.status).toBe(409);
   });
 
+  it("serves a finished run's events from the database after a restart", async () => {
+    const id = await importApp(IF_ELSE);
+    const { runId, events } = await runToEnd(id, { query: "hello again" });
+    // A second server over the same file, as after a restart: it never saw the run live.
+    const other = await startServer({ db: join(s.dir, "weft.db"), port: 0 });
+    try {
+      const res = await fetch(`${other.url}/api/runs/${runId}/events`, {
+        headers: { authorization: `Bearer ${s.key}` },
+      });
+      const replay = await readSse(res);
+      expect(replay.map((e) => e.data)).toEqual(events.map((e) => e.data));
+      const rec = (await (
+        await fetch(`${other.url}/api/runs/${runId}`, { headers: { authorization: `Bearer ${s.key}` } })
+      ).json()) as any;
+      expect(rec).toMatchObject({ status: "succeeded", outputs: { true: "hello again" } });
+    } finally {
+      await other.close();
+    }
+  });
+
   it("streams to a client that connected before the run finished", async () => {
     const id = await importApp(IF_ELSE);
     const start = await s.api(`/api/apps/${id}/runs`, { method: "POST", json: { inputs: { query: "well hello" } } });
     const { runId } = (await start.json()) as any;
-    const [a, b] = await Promise.all([readSse(await s.api(`/api/runs/${runId}/events`)), readSse(await s.api(`/api/runs/${runId}/events`))]);
+    const [a, b] = await Promise.all([
+      readSse(await s.api(`/api/runs/${runId}/events`)),
+      readSse(await s.api(`/api/runs/${runId}/events`)),
+    ]);
     expect(a.map((e) => e.data)).toEqual(b.map((e) => e.data));
-    expect(a.at(-1)!.data).toMatchObject({ type: "run_finished", status: "succeeded", outputs: { true: "well hello" } });
+    expect(a.at(-1)!.data).toMatchObject({
+      type: "run_finished",
+      status: "succeeded",
+      outputs: { true: "well hello" },
+    });
   });
 
   it("reports a failing run through its events and record, and resumes it", async () => {
@@ -268,7 +324,9 @@ describe("meta endpoints", () => {
     const id = await importApp();
     const cur = (await (await s.api(`/api/apps/${id}/workflow`)).json()) as any;
     cur.workflow.nodes.find((n: any) => n.id === "1001").config.variables[0].value_selector = ["nope", "text"];
-    const res = (await (await s.api("/api/analyse", { method: "POST", json: { workflow: cur.workflow } })).json()) as any;
+    const res = (await (
+      await s.api("/api/analyse", { method: "POST", json: { workflow: cur.workflow } })
+    ).json()) as any;
     expect(res.diagnostics.some((d: any) => d.severity === "error" && d.nodeId === "1001")).toBe(true);
     const versions = (await (await s.api(`/api/apps/${id}/versions`)).json()) as any;
     expect(versions.versions).toHaveLength(1);

@@ -20,7 +20,11 @@ let s: TestServer;
 beforeAll(async () => {
   llm = await startReplayServer();
   s = await startTestServer({
-    llmConfig: parseLlmConfig({ endpoints: { ep: { provider: "openai-compatible", baseURL: llm.openaiBaseURL, model: "replay" } }, default: "ep", retry: { maxRetries: 0 } }),
+    llmConfig: parseLlmConfig({
+      endpoints: { ep: { provider: "openai-compatible", baseURL: llm.openaiBaseURL, model: "replay" } },
+      default: "ep",
+      retry: { maxRetries: 0 },
+    }),
   });
 });
 afterAll(async () => {
@@ -30,7 +34,9 @@ afterAll(async () => {
 
 describe("agent chat", () => {
   it("streams agent events, stores the updated workflow as a new version, and records the conversation", async () => {
-    const created = (await (await s.api("/api/apps", { method: "POST", json: { name: "Wrapper", mode: "workflow" } })).json()) as any;
+    const created = (await (
+      await s.api("/api/apps", { method: "POST", json: { name: "Wrapper", mode: "workflow" } })
+    ).json()) as any;
     const id = created.app.id;
     llm.enqueue(
       reply.toolCall("get_current_workflow", {}),
@@ -38,7 +44,9 @@ describe("agent chat", () => {
       reply.toolCall("test_workflow", { inputs: { text: "yo" } }),
       reply.text("Done: the text is now wrapped in angle brackets."),
     );
-    const events = await readSse(await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "wrap the text in angle brackets" } }));
+    const events = await readSse(
+      await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "wrap the text in angle brackets" } }),
+    );
     const types = events.map((e) => e.data.type);
     expect(types).toContain("tool_execution");
     expect(types).toContain("workflow");
@@ -48,7 +56,11 @@ describe("agent chat", () => {
     expect(version.diff.nodesAdded).toContain("2");
     const test = events.find((e) => e.data.type === "tool_result" && e.data.tool === "test_workflow")!.data;
     expect(test.result.outputs).toEqual({ result: "<yo>" });
-    expect(events.at(-1)!.data).toMatchObject({ updated: true, version: 2, reply: "Done: the text is now wrapped in angle brackets." });
+    expect(events.at(-1)!.data).toMatchObject({
+      updated: true,
+      version: 2,
+      reply: "Done: the text is now wrapped in angle brackets.",
+    });
 
     const cur = (await (await s.api(`/api/apps/${id}/workflow`)).json()) as any;
     expect(cur.version).toBe(2);
@@ -69,7 +81,9 @@ describe("agent chat", () => {
   it("reports a model failure as an error event without storing a version", async () => {
     const created = (await (await s.api("/api/apps", { method: "POST", json: { name: "Fails" } })).json()) as any;
     llm.enqueue(reply.status(400, { message: "bad model" }));
-    const events = await readSse(await s.api(`/api/apps/${created.app.id}/chat`, { method: "POST", json: { message: "anything" } }));
+    const events = await readSse(
+      await s.api(`/api/apps/${created.app.id}/chat`, { method: "POST", json: { message: "anything" } }),
+    );
     expect(events.some((e) => e.data.type === "error")).toBe(true);
     expect(events.at(-1)!.data).toMatchObject({ type: "done", updated: false, version: 1 });
   });
@@ -84,6 +98,8 @@ describe("agent chat", () => {
     const res = (await (await s.api("/api/models")).json()) as any;
     expect(res.configured).toBe(true);
     expect(res.default).toBe("ep");
-    expect(res.endpoints).toEqual([{ name: "ep", provider: "openai-compatible", baseURL: llm.openaiBaseURL, model: "replay", defaultModel: null }]);
+    expect(res.endpoints).toEqual([
+      { name: "ep", provider: "openai-compatible", baseURL: llm.openaiBaseURL, model: "replay", defaultModel: null },
+    ]);
   });
 });

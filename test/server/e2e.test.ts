@@ -1,20 +1,23 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Browser, type Page, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseLlmConfig } from "../../src/llm/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
-import { startTestServer, type TestServer } from "./helpers.js";
+import { corpusFile, startTestServer, type TestServer } from "./helpers.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "../..");
 const WEB = join(ROOT, "web");
 const OUT = join(ROOT, "test-output");
-const CORPUS = "/work/shared/corpus/dify-dsl";
-const IF_ELSE = join(CORPUS, "Akabane71__dify-workflow-cli/tests/fixtures/workflow/conditional_hello_branching_workflow.yml");
-const LOOP = join(CORPUS, "langgenius__dify/api/tests/fixtures/workflow/increment_loop_with_break_condition_workflow.yml");
+const IF_ELSE = corpusFile(
+  "Akabane71__dify-workflow-cli/tests/fixtures/workflow/conditional_hello_branching_workflow.yml",
+);
+const LOOP = corpusFile(
+  "langgenius__dify/api/tests/fixtures/workflow/increment_loop_with_break_condition_workflow.yml",
+);
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`browser e2e skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
 
@@ -27,9 +30,17 @@ function newestMtime(p: string): number {
 /** Build the UI when web/dist is missing or older than its sources. */
 function ensureBuilt(): void {
   const built = join(WEB, "dist", "index.html");
-  const sources = Math.max(newestMtime(join(WEB, "src")), newestMtime(join(WEB, "index.html")), newestMtime(join(WEB, "vite.config.ts")));
+  const sources = Math.max(
+    newestMtime(join(WEB, "src")),
+    newestMtime(join(WEB, "index.html")),
+    newestMtime(join(WEB, "vite.config.ts")),
+  );
   if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
-  execFileSync(process.execPath, [join(ROOT, "node_modules/vite/bin/vite.js"), "build", "--config", join(WEB, "vite.config.ts")], { cwd: ROOT, stdio: "pipe" });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, "node_modules/vite/bin/vite.js"), "build", "--config", join(WEB, "vite.config.ts")],
+    { cwd: ROOT, stdio: "pipe" },
+  );
 }
 
 const compact = {
@@ -58,11 +69,23 @@ describe.skipIf(!hasChromium)("web UI in a real browser", () => {
     llm = await startReplayServer();
     s = await startTestServer({
       services: { sandbox: createSandbox() },
-      llmConfig: parseLlmConfig({ endpoints: { ep: { provider: "openai-compatible", baseURL: llm.openaiBaseURL, model: "replay" } }, default: "ep", retry: { maxRetries: 0 } }),
+      llmConfig: parseLlmConfig({
+        endpoints: { ep: { provider: "openai-compatible", baseURL: llm.openaiBaseURL, model: "replay" } },
+        default: "ep",
+        retry: { maxRetries: 0 },
+      }),
     });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
     page.setDefaultTimeout(15_000);
@@ -89,7 +112,8 @@ describe.skipIf(!hasChromium)("web UI in a real browser", () => {
     await page.getByTestId("import-new").setInputFiles(IF_ELSE);
     await page.getByTestId("editor").waitFor();
     await expect.poll(() => page.locator(".react-flow__node").count()).toBe(4);
-    for (const id of ["start_node", "ifelse_node", "end_true", "end_false"]) await page.locator(`[data-node-id="${id}"]`).waitFor();
+    for (const id of ["start_node", "ifelse_node", "end_true", "end_false"])
+      await page.locator(`[data-node-id="${id}"]`).waitFor();
     await expect.poll(() => page.locator(".react-flow__edge").count()).toBe(3);
     expect(await page.getByTestId("app-name").textContent()).toBe("if-else");
     // The if-else card has its IF and ELSE ports.
@@ -117,7 +141,9 @@ describe.skipIf(!hasChromium)("web UI in a real browser", () => {
     await cases.fill((await cases.inputValue()).replace('"hello"', '"bye"'));
     await page.getByTestId("save").click();
     await page.getByText("saved version 2").waitFor();
-    const v2 = (await (await s.api(`/api/apps/${(await s.api("/api/apps").then((r) => r.json()) as any).apps[0].id}/workflow`)).json()) as any;
+    const v2 = (await (
+      await s.api(`/api/apps/${((await s.api("/api/apps").then((r) => r.json())) as any).apps[0].id}/workflow`)
+    ).json()) as any;
     expect(JSON.stringify(v2.workflow.nodes.find((n: any) => n.id === "ifelse_node").config.cases)).toContain('"bye"');
 
     await page.getByTestId("tab-run").click();
@@ -143,8 +169,12 @@ describe.skipIf(!hasChromium)("web UI in a real browser", () => {
   });
 
   it("chats with the agent and sees the canvas change to the new version", { timeout: 90_000 }, async () => {
-    llm.enqueue(reply.toolCall("update_workflow", { workflow: compact }), reply.text("Done: the query is now wrapped in brackets."));
+    llm.enqueue(
+      reply.toolCall("update_workflow", { workflow: compact }),
+      reply.text("Done: the query is now wrapped in brackets."),
+    );
     await page.getByTestId("tab-chat").click();
+    expect(await page.getByTestId("models").textContent()).toContain("ep (openai-compatible, replay)");
     await page.getByTestId("chat-input").fill("wrap the query in brackets");
     await page.getByTestId("chat-send").click();
     await page
@@ -152,7 +182,9 @@ describe.skipIf(!hasChromium)("web UI in a real browser", () => {
       .waitFor()
       .catch(async (e) => {
         await shot("04-agent-failed");
-        throw new Error(`${e.message}\npage errors: ${pageErrors.join("\n")}\nunmatched LLM requests: ${llm.unmatched.length}\npage errors: ${pageErrors.join("\n")}`);
+        throw new Error(
+          `${e.message}\nunmatched LLM requests: ${llm.unmatched.length}\npage errors: ${pageErrors.join("\n")}`,
+        );
       });
     await page.locator('[data-node-type="template-transform"]').waitFor();
     await expect.poll(() => page.locator(".react-flow__node").count()).toBe(3);

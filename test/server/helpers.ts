@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createParser } from "eventsource-parser";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/index.js";
 
@@ -53,6 +53,14 @@ export async function readSse(res: Response, onMessage?: (m: SseMessage) => void
     },
   });
   const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+    parser.feed(decoder.decode(chunk, { stream: true }));
   return out;
+}
+
+/** The shared corpus: /work/shared here, `../shared` beside a CI clone. */
+export function corpusFile(rel: string): string {
+  const candidates = ["/work/shared/corpus/dify-dsl", resolve(import.meta.dirname, "../../../shared/corpus/dify-dsl")];
+  const base = candidates.find((c) => existsSync(c)) ?? candidates[0]!;
+  return join(base, rel);
 }

@@ -110,7 +110,12 @@ export const useStore = create<State>((set, get) => {
     chat: { entries: [], busy: false },
     versions: [],
 
-    say: (kind, text) => set({ notice: { kind, text } }),
+    say(kind, text) {
+      const notice = { kind, text };
+      set({ notice });
+      // Confirmations fade; errors stay until clicked.
+      if (kind === "ok") setTimeout(() => get().notice === notice && set({ notice: undefined }), 5000);
+    },
 
     async login(key) {
       setKey(key.trim());

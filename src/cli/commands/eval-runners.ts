@@ -4,7 +4,7 @@
  * - worf: WorfEval f1_chain / f1_graph of a predicted against a gold workflow graph;
  * - resolve: Chat2Workflow-style resolve stage over a suite file (see src/eval/resolve-suite.ts).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Command } from "@commander-js/extra-typings";
 import cliProgress from "cli-progress";
 import { analyse } from "../../analysis/index.js";
@@ -13,10 +13,17 @@ import type { ResolveJudgeFn } from "../../eval/metrics/resolve.js";
 import { bowCosineV1, type Similarity, tokenCharCosine } from "../../eval/metrics/similarity.js";
 import type { WorfGraph } from "../../eval/metrics/worf-graph.js";
 import { evaluateWorf, type WorfMode } from "../../eval/metrics/worfeval.js";
-import { loadResolveSuite, type ResolveSuiteResult, runResolveSuite } from "../../eval/resolve-suite.js";
+import {
+  loadChat2WorkflowSuite,
+  loadResolveSuite,
+  type ResolveSuite,
+  type ResolveSuiteResult,
+  runResolveSuite,
+} from "../../eval/resolve-suite.js";
 import { domains } from "../../eval/sopbench/dataset.js";
 import { summarise, writeReport } from "../../eval/sopbench/report.js";
 import { evaluateWorkflowOnDomain, type WorkflowEvalResult } from "../../eval/sopbench/run-workflow.js";
+import type { ValidationMode } from "../../eval/sopbench/schema.js";
 import { loadReferenceWorkflow } from "../../eval/sopbench/workflows/index.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import type { ModelRef } from "../../ir/services.js";
@@ -83,6 +90,8 @@ async function sopAction(opts: {
   concurrency: string;
   json?: boolean;
   out?: string;
+  validation: string;
+  coerceArgs?: boolean;
 }): Promise<void> {
   const known = domains();
   if (!known.includes(opts.domain))
@@ -108,6 +117,8 @@ async function sopAction(opts: {
       EXIT.invalid,
     );
   }
+  if (!["structural", "strict", "off"].includes(opts.validation))
+    throw new CliError("usage.validation", `--validation must be structural, strict or off, got "${opts.validation}"`);
   const bar = progressBar(`sop ${opts.domain}`, !opts.json);
   let result: WorkflowEvalResult;
   try {
@@ -115,6 +126,7 @@ async function sopAction(opts: {
       runs: positiveInt(opts.runs, "--runs"),
       concurrency: positiveInt(opts.concurrency, "--concurrency"),
       ...(opts.limit !== undefined ? { limit: positiveInt(opts.limit, "--limit") } : {}),
+      env: { validation: opts.validation as ValidationMode, ...(opts.coerceArgs ? { coerceArgs: true } : {}) },
       onProgress: (d, t) => bar.update(d, t),
     });
   } finally {
@@ -244,9 +256,20 @@ export function formatResolveResult(r: ResolveSuiteResult): string {
 
 async function resolveAction(
   suitePath: string,
-  opts: { json?: boolean; judgeModel?: string; config?: string },
+  opts: { json?: boolean; judgeModel?: string; config?: string; workflows?: string; caseFiles?: string },
 ): Promise<void> {
-  const suite = loadResolveSuite(suitePath);
+  let suite: ResolveSuite;
+  if (existsSync(suitePath) && statSync(suitePath).isDirectory()) {
+    if (!opts.workflows)
+      throw new CliError(
+        "usage.resolve_workflows",
+        `${suitePath} is a folder, read as the Chat2Workflow dataset; give --workflows <dir> holding <Task>_<round>.json|yml`,
+      );
+    suite = loadChat2WorkflowSuite(suitePath, {
+      workflowsDir: opts.workflows,
+      ...(opts.caseFiles ? { caseFilesDir: opts.caseFiles } : {}),
+    });
+  } else suite = loadResolveSuite(suitePath);
   const judge = judgeFrom(opts.config, opts.judgeModel ?? process.env.WEFT_JUDGE_MODEL);
   const cfg = loadWeftConfig(opts.config);
   const base = await buildServices(cfg, { configPath: opts.config });
@@ -277,6 +300,8 @@ export function registerEvalRunners(evalCommand: Command): void {
     .option("--concurrency <n>", "tasks run at once", "8")
     .option("--json", "print {domain, n, strict, lenient, passAtK} as JSON")
     .option("--out <dir>", "write <domain>.results.json, <domain>.md and <domain>.passk.svg here")
+    .option("--validation <mode>", "tool-argument validation: structural, strict or off", "structural")
+    .option("--coerce-args", 'let the tools coerce text arguments ("5", "true") to their schema types')
     .action(async (opts) => sopAction(opts));
 
   evalCommand
@@ -301,7 +326,12 @@ export function registerEvalRunners(evalCommand: Command): void {
   evalCommand
     .command("resolve")
     .description("Chat2Workflow-style resolve stage: run each test case's workflow and check its outputs")
-    .argument("<suite>", "suite JSON file (see src/eval/resolve-suite.ts)")
+    .argument("<suite>", "suite JSON file (see src/eval/resolve-suite.ts), or the Chat2Workflow dataset folder")
+    .option("--workflows <dir>", "Chat2Workflow dataset: folder of <Task>_<round>.json|yml workflows")
+    .option(
+      "--case-files <dir>",
+      "Chat2Workflow dataset: folder of the test-case input files (default <suite>/case_files)",
+    )
     .option("--json", "print the results as JSON")
     .option(
       "--judge-model <name>",

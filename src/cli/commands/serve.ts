@@ -1,8 +1,8 @@
 import type { Command } from "@commander-js/extra-typings";
 import { buildServices } from "../../engine/services.js";
 import { loadLlmConfig } from "../../llm/index.js";
-import { ensureSampleApp } from "../../server/sample.js";
 import { startServer } from "../../server/index.js";
+import { ensureSampleApp } from "../../server/sample.js";
 import { AppStore } from "../../server/store.js";
 import { SqliteRunStore } from "../../store/sqlite.js";
 import { loadWeftConfig } from "../config.js";
@@ -10,7 +10,8 @@ import { CliError, EXIT, printJson } from "../output.js";
 
 function port(raw: string): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new CliError("usage.port", `--port must be 0-65535, got "${raw}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new CliError("usage.port", `--port must be 0-65535, got "${raw}"`);
   return n;
 }
 
@@ -32,12 +33,17 @@ export function registerServeCommands(program: Command): void {
     .option("--db <path>", "SQLite file (runs, apps, keys)")
     .option("--config <path>", "weft.config.json")
     .option("--sample", "preload the sample app and print a new API key")
-    .option("--synchronous <mode>", "SQLite durability: full (sync every commit) or normal (faster; survives a crash of the process, not of the machine)", "full")
+    .option(
+      "--synchronous <mode>",
+      "SQLite durability: full (sync every commit) or normal (faster; survives a crash of the process, not of the machine)",
+      "full",
+    )
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const db = opts.db ?? cfg.db;
       const services = await buildServices(cfg, { configPath: opts.config });
-      if (opts.synchronous !== "full" && opts.synchronous !== "normal") throw new CliError("usage.synchronous", `--synchronous must be full or normal, got "${opts.synchronous}"`);
+      if (opts.synchronous !== "full" && opts.synchronous !== "normal")
+        throw new CliError("usage.synchronous", `--synchronous must be full or normal, got "${opts.synchronous}"`);
       const server = await startServer({
         db,
         port: port(opts.port),

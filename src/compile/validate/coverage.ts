@@ -83,6 +83,8 @@ export interface CoverageResult {
   scenarios: Assignment[];
   /** True when the search was exhaustive (few atoms); otherwise pairs were searched by sampling. */
   exhaustive: boolean;
+  /** Every independence pair found per atom (the chosen one first), for callers that must realise them. */
+  alternatives: Record<string, IndependencePair[]>;
 }
 
 const EXHAUSTIVE_LIMIT = 14;
@@ -184,5 +186,7 @@ export function predicateCoverage(f: Formula, opts: { samples?: number; seed?: n
   }
   pairs.sort((a, b) => atoms.indexOf(a.atom) - atoms.indexOf(b.atom));
   masked.sort((a, b) => atoms.indexOf(a) - atoms.indexOf(b));
-  return { atoms, pairs, masked, scenarios: [...chosen.values()], exhaustive };
+  const alternatives: Record<string, IndependencePair[]> = {};
+  for (const p of pairs) alternatives[p.atom] = [p, ...(candidates.get(p.atom) ?? []).filter((q) => q !== p)];
+  return { atoms, pairs, masked, scenarios: [...chosen.values()], exhaustive, alternatives };
 }

@@ -32,6 +32,10 @@ export interface DecisionRun {
   infeasible: number;
   maskedSource: string[];
   maskedCompiled: string[];
+  /** Atoms whose independence no artifact values can show (implied by another comparison on the same value). */
+  unrealisable: string[];
+  /** Artifacts both the SOP decision and the construct test; none means they speak of different values. */
+  sharedArtifacts: string[];
   disagreements: Disagreement[];
 }
 
@@ -266,6 +270,8 @@ export function dryRun(m: SopModel, logic: SourceLogic): DryRunReport {
         infeasible: 0,
         maskedSource: srcCov.masked,
         maskedCompiled: [],
+        unrealisable: [],
+        sharedArtifacts: [],
         disagreements: [],
       });
       continue;
@@ -273,27 +279,34 @@ export function dryRun(m: SopModel, logic: SourceLogic): DryRunReport {
     const cmp = conditionFormula(c.condition);
     const cmpCov = predicateCoverage(cmp.formula);
     const universe = new Map([...src.atoms, ...cmp.atoms]);
-    const runs: Array<{ assign: Assignment; witnessOf: string }> = [];
-    for (const p of srcCov.pairs)
-      runs.push(
-        { assign: p.whenTrue, witnessOf: `SOP atom ${p.atom}` },
-        { assign: p.whenFalse, witnessOf: `SOP atom ${p.atom}` },
-      );
-    for (const p of cmpCov.pairs)
-      runs.push(
-        { assign: p.whenTrue, witnessOf: `compiled atom ${p.atom}` },
-        { assign: p.whenFalse, witnessOf: `compiled atom ${p.atom}` },
-      );
+    // Each atom's pair must be realisable by actual values; when the chosen pair is not (two comparisons on
+    // one artifact that cannot be set apart), another pair is tried; with none, the atom is masked in fact.
+    const runs: Array<{ values: Record<string, unknown>; witnessOf: string }> = [];
+    const unrealisable: string[] = [];
+    let infeasible = 0;
+    const realise = (cov: ReturnType<typeof predicateCoverage>, side: "SOP" | "compiled") => {
+      for (const p of cov.pairs) {
+        let ok = false;
+        for (const q of cov.alternatives[p.atom] ?? [p]) {
+          const vt = concretise(q.whenTrue, universe);
+          const vf = concretise(q.whenFalse, universe);
+          if (vt && vf) {
+            runs.push({ values: vt, witnessOf: `${side} atom ${p.atom}` }, { values: vf, witnessOf: `${side} atom ${p.atom}` });
+            ok = true;
+            break;
+          }
+          infeasible++;
+        }
+        if (!ok) unrealisable.push(`${side}: ${p.atom}`);
+      }
+    };
+    realise(srcCov, "SOP");
+    realise(cmpCov, "compiled");
     const seen = new Set<string>();
     let scenarios = 0;
-    let infeasible = 0;
     const dis: Disagreement[] = [];
     for (const r of runs) {
-      const values = concretise(r.assign, universe);
-      if (!values) {
-        infeasible++;
-        continue;
-      }
+      const values = r.values;
       const key = JSON.stringify(values);
       if (seen.has(key)) continue;
       seen.add(key);
@@ -321,6 +334,10 @@ export function dryRun(m: SopModel, logic: SourceLogic): DryRunReport {
       infeasible,
       maskedSource: srcCov.masked,
       maskedCompiled: cmpCov.masked,
+      unrealisable,
+      sharedArtifacts: [...new Set(d.atoms.map((a) => a.artifact))].filter((a) =>
+        c.condition.conditions.some((x) => x.artifact === a),
+      ),
       disagreements: dis,
     });
   }
@@ -340,6 +357,14 @@ export function dryRun(m: SopModel, logic: SourceLogic): DryRunReport {
 /** The dry-run findings as revision feedback for the draft stage. */
 export function dryRunFeedback(r: DryRunReport, logic: SourceLogic): string[] {
   const out: string[] = [];
+  for (const d of r.decisions) {
+    if (d.construct && d.sharedArtifacts.length === 0) {
+      const arts = [...new Set(logic.decisions.find((x) => x.id === d.decision)?.atoms.map((a) => a.artifact) ?? [])];
+      out.push(
+        `"${d.construct}" implements decision "${d.decision}" but tests none of the values it depends on (${arts.join(", ")}); use those artifact names.`,
+      );
+    }
+  }
   for (const d of r.disagreements) {
     out.push(
       `Decision "${d.decision}" is implemented by "${d.construct}", but they disagree: with ${JSON.stringify(d.scenario)} the SOP's rule ${d.sourceFormula} is ${d.source ? "TRUE" : "FALSE"} while the compiled condition ${d.compiledFormula} is ${d.compiled ? "TRUE" : "FALSE"}. Fix the condition (operators, and/or, values) to match the SOP.`,
@@ -352,6 +377,11 @@ export function dryRunFeedback(r: DryRunReport, logic: SourceLogic): string[] {
     );
   }
   for (const d of r.decisions) {
+    const compiledOnly = d.unrealisable.filter((u) => u.startsWith("compiled: ")).map((u) => u.slice(10));
+    if (compiledOnly.length)
+      out.push(
+        `In "${d.construct}", the comparisons ${compiledOnly.join("; ")} are implied by others on the same value, so they never decide the outcome; remove or correct them.`,
+      );
     if (d.maskedCompiled.length)
       out.push(
         `In "${d.construct}", the comparisons ${d.maskedCompiled.join("; ")} never change the outcome on their own (masked); remove or correct them.`,

@@ -74,6 +74,8 @@ interface Pending {
   promptName: string;
   vars: Record<string, string>;
   missingAtBoundary?: string[];
+  /** Loop only: the break condition's artifacts, none of which the body writes. */
+  stuck?: string[];
 }
 
 /** Enumerate the obligations of a model (no model calls). */
@@ -119,6 +121,8 @@ export function enumerateObligations(m: SopModel, logic?: SourceLogic): Pending[
         sequence(it.then, scope);
         sequence(it.else, scope);
       } else if (it.kind === "loop") {
+        const bodyWrites = new Set(stepsOf(it.body).flatMap((s) => s.writes.map((w) => w.name)));
+        const tested = [...new Set(it.loop.break_condition.conditions.map((a) => a.artifact))];
         out.push({
           kind: "loop",
           construct: it.loop.id,
@@ -129,6 +133,8 @@ export function enumerateObligations(m: SopModel, logic?: SourceLogic): Pending[
             guard: describeCondition(it.loop.break_condition),
             max: String(it.loop.max_rounds),
           },
+          // The body must change something the break condition tests, or only max_rounds ends the loop.
+          ...(tested.some((a) => bodyWrites.has(a)) ? {} : { stuck: tested }),
         });
         sequence(it.body, scope);
       }
@@ -162,6 +168,15 @@ export async function checkObligations(o: {
         holds: false,
         reason: `the second half reads ${p.missingAtBoundary.join(", ")}, which nothing before it supplies`,
         missingAtBoundary: p.missingAtBoundary,
+      });
+      continue;
+    }
+    if (p.stuck) {
+      out.push({
+        kind: p.kind,
+        construct: p.construct,
+        holds: false,
+        reason: `the body never writes ${p.stuck.join(", ")}, which the break condition tests: only max_rounds can end the loop`,
       });
       continue;
     }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LlmService, ModelRef, ToolSpec } from "../../ir/services.js";
+import type { ChatMessage, LlmService, ModelRef, ToolSpec } from "../../ir/services.js";
 import { CompileError, chatJson, prompt } from "../llm.js";
 import { atomsOf, FormulaSchema } from "./coverage.js";
 
@@ -111,18 +111,31 @@ export async function extractSourceLogic(o: {
   tools: ToolSpec[];
 }): Promise<SourceLogic> {
   const p = prompt("source-logic", { sop: o.sop, tools: toolsText(o.tools) });
-  const raw = await chatJson({
-    llm: o.llm,
-    model: o.model,
-    messages: [
-      { role: "system", content: p.system },
-      { role: "user", content: p.user },
-    ],
-    schema: WIRE_SCHEMA as unknown as Record<string, unknown>,
-    name: "sop_decision_logic",
-    stage: "source-logic",
-  });
-  return parseSourceLogic(raw);
+  const messages: ChatMessage[] = [
+    { role: "system", content: p.system },
+    { role: "user", content: p.user },
+  ];
+  const ask = () =>
+    chatJson({
+      llm: o.llm,
+      model: o.model,
+      messages,
+      schema: WIRE_SCHEMA as unknown as Record<string, unknown>,
+      name: "sop_decision_logic",
+      stage: "source-logic",
+    });
+  const raw = await ask();
+  try {
+    return parseSourceLogic(raw);
+  } catch (e) {
+    if (!(e instanceof CompileError)) throw e;
+    // One repair turn: the problem (an undeclared atom, a bad formula node) back to the model.
+    messages.push(
+      { role: "assistant", content: JSON.stringify(raw) },
+      { role: "user", content: `That is not valid: ${e.message}. Return the corrected JSON object.` },
+    );
+    return parseSourceLogic(await ask());
+  }
 }
 
 /** Tool specs as the prompts show them: name, description, parameters. */

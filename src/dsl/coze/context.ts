@@ -284,11 +284,9 @@ export class ParamBuilder {
       );
     }
     let out = replaceTemplateRefs(text, (sel) => `{{${this.bind(sel, { lenient: "string" })}}}`);
-    if (out.includes("{{#context#}}")) {
-      const sub = extra?.("{{#context#}}");
-      if (sub === undefined) unsupported(`${field}: {{#context#}} is used but no context is set`);
-      out = out.split("{{#context#}}").join(sub);
-    }
+    // Only LLM prompts give {{#context#}} a meaning; elsewhere Dify prints it as text, and so does Coze.
+    const sub = out.includes("{{#context#}}") ? extra?.("{{#context#}}") : undefined;
+    if (sub !== undefined) out = out.split("{{#context#}}").join(sub);
     return out;
   }
 }

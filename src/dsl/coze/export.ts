@@ -132,8 +132,11 @@ function pushEdge(list: CozeEdge[], e: CozeEdge): void {
 export function exportCozeDetailed(workflow: Workflow, options: ExportCozeOptions = {}): CozeExportResult {
   const ctx = new ExportContext(workflow, options);
   const problems: CozeProblem[] = [];
-  const fail = (node: WorkflowNode | undefined, reason: string) =>
-    problems.push({ nodeId: node?.id ?? "", nodeType: node?.type ?? "", title: node?.title ?? "", reason });
+  const fail = (node: WorkflowNode | undefined, reason: string) => {
+    const nodeId = node?.id ?? "";
+    if (problems.some((p) => p.nodeId === nodeId && p.reason === reason)) return;
+    problems.push({ nodeId, nodeType: node?.type ?? "", title: node?.title ?? "", reason });
+  };
   const attempt = <T>(node: WorkflowNode, fn: () => T): T | undefined => {
     try {
       return fn();

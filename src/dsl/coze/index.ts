@@ -1,6 +1,7 @@
 export type { ExportCozeOptions } from "./context.js";
 export { CozeExportError, type CozeProblem } from "./errors.js";
 export { type CozeExportResult, exportCoze, exportCozeDetailed } from "./export.js";
+export { COZE_FLOW_FILE_TYPE, type CozeFlowFile, toCozeFlowFile } from "./flow.js";
 export {
   CanvasSchema,
   COZE_NODE_TYPES,

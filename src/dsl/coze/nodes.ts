@@ -196,7 +196,7 @@ function modelParams(
   list.set("responseFormat", literal("integer", "0", 2));
   list.set("modleName", literal("string", choice.modelName, 1));
   list.set("modelType", literal("integer", String(choice.modelType), 2));
-  list.set("generationDiversity", literal("string", "customize", 1));
+  list.set("generationDiversity", literal("string", "default_val", 1));
   const dropped = Object.keys(cp).filter((k) => !["temperature", "max_tokens", "top_p"].includes(k));
   if (dropped.length > 0) ctx.notes.push(`node ${node.id}: model parameters ${dropped.join(", ")} are not exported`);
   return { list, choice };
@@ -245,8 +245,8 @@ export function convertLlm(node: WorkflowNode, ctx: ExportContext): ConvertedNod
   const pb = new ParamBuilder(ctx, node);
   const contextSel: string[] | undefined =
     c.context?.enabled && c.context.variable_selector?.length ? c.context.variable_selector : undefined;
-  const contextVar = () =>
-    contextSel ? `{{${pb.bind(contextSel, { name: "context", lenient: "string" })}}}` : undefined;
+  // Without an enabled context Dify renders {{#context#}} as empty text.
+  const contextVar = () => (contextSel ? `{{${pb.bind(contextSel, { name: "context", lenient: "string" })}}}` : "");
   const messages: Config[] = Array.isArray(c.prompt_template)
     ? c.prompt_template
     : [{ role: "user", ...c.prompt_template }];
@@ -472,7 +472,7 @@ export function convertClassifier(node: WorkflowNode, ctx: ExportContext): Conve
       llmParam: {
         modelName: choice.modelName,
         modelType: choice.modelType,
-        generationDiversity: "customize",
+        generationDiversity: "default_val",
         temperature: typeof cp.temperature === "number" ? cp.temperature : 0.7,
         maxTokens: typeof cp.max_tokens === "number" ? cp.max_tokens : 1024,
         responseFormat: 2,

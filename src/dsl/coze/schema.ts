@@ -448,7 +448,8 @@ function checkEdges(
   containerId?: string,
 ): void {
   const nodesKey = containerId ? "blocks" : "nodes";
-  const ids = new Set(nodes.map((n) => n.id));
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const ids = new Set(byId.keys());
   if (containerId) ids.add(containerId);
   edges.forEach((e, i) => {
     for (const end of ["sourceNodeID", "targetNodeID"] as const) {
@@ -460,12 +461,57 @@ function checkEdges(
         });
       }
     }
+    const why = portProblem(e, byId, containerId);
+    if (why) ctx.addIssue({ code: "custom", path: [...at, "edges", i], message: why });
   });
   nodes.forEach((n, i) => {
     if (n.blocks && n.blocks.length > 0) {
       checkEdges(n.blocks, n.edges ?? [], [...at, nodesKey, i], ctx, n.id);
     }
   });
+}
+
+const INLINE = {
+  "21": { out: "loop-function-inline-output", in: "loop-function-inline-input", next: "loop-output" },
+  "28": { out: "batch-function-inline-output", in: "batch-function-inline-input", next: "batch-output" },
+} as const;
+
+/**
+ * The ports an edge may use (COZE.md §2.4): Selector `true`/`true_N`/`false`, IntentDetector and
+ * QuestionAnswer `branch_N`/`default`, the error ports `default`/`branch_error`, and the Loop/Batch
+ * inline ports inside a composite. An empty or absent port is the default one.
+ */
+function portProblem(e: CozeEdge, byId: Map<string, CozeNode>, containerId?: string): string | undefined {
+  const port = e.sourcePortID ?? "";
+  if (containerId && e.sourceNodeID === containerId) {
+    return port.endsWith("-function-inline-output")
+      ? undefined
+      : `an edge from the composite inside its body must use its inline output port, not "${port}"`;
+  }
+  if (containerId && e.targetNodeID === containerId) {
+    const tp = e.targetPortID ?? "";
+    return tp.endsWith("-function-inline-input")
+      ? undefined
+      : `an edge back to the composite must use its inline input port, not "${tp}"`;
+  }
+  const src = byId.get(e.sourceNodeID);
+  if (!src || port === "") return undefined;
+  if (port === "default" || port === "branch_error") return undefined;
+  const inline = INLINE[src.type as keyof typeof INLINE];
+  if (inline)
+    return port === inline.next ? undefined : `a ${src.type} node leaves through "${inline.next}", not "${port}"`;
+  if (src.type === "8") {
+    const m = /^true(?:_(\d+))?$/.exec(port);
+    if (port === "false") return undefined;
+    const branches = (src.data.inputs?.branches as unknown[] | undefined)?.length ?? 0;
+    if (m && Number(m[1] ?? 0) < branches) return undefined;
+    return `Selector port "${port}" does not name one of its ${branches} branches (true, true_1, …, false)`;
+  }
+  if (src.type === "22" || src.type === "18") {
+    if (/^branch_\d+$/.test(port)) return undefined;
+    return `port "${port}" is not branch_N or default`;
+  }
+  return `a type ${src.type} node has no port "${port}"`;
 }
 
 export type CanvasParseResult = ReturnType<typeof CanvasSchema.safeParse>;

@@ -16,7 +16,12 @@ export interface StepResult {
   diagnostics: Diagnostic[];
 }
 
-const err = (code: string, message: string, extra: Partial<Diagnostic> = {}): Diagnostic => ({ code, severity: "error", message, ...extra });
+const err = (code: string, message: string, extra: Partial<Diagnostic> = {}): Diagnostic => ({
+  code,
+  severity: "error",
+  message,
+  ...extra,
+});
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 const errorsOf = (d: readonly Diagnostic[]) => d.filter((x) => x.severity === "error");
 
@@ -35,14 +40,27 @@ export interface ConvertResult extends StepResult {
 /** step_1_2: compact JSON → IR (no converter errors) → Dify YAML → re-import succeeds. */
 export function checkConvert(json: unknown, name: string): ConvertResult {
   if (!isObj(json) || !Array.isArray(json.nodes_info)) {
-    return { ok: false, diagnostics: [err("answer.not_workflow", "the workflow JSON is not an object with a nodes_info list", { field: "workflow" })] };
+    return {
+      ok: false,
+      diagnostics: [
+        err("answer.not_workflow", "the workflow JSON is not an object with a nodes_info list", { field: "workflow" }),
+      ],
+    };
   }
   let converted: ReturnType<typeof compactToWorkflow>;
   try {
     converted = compactToWorkflow(json, { name });
   } catch (e) {
     // The converter reports problems as diagnostics; a throw means its output broke the IR schema.
-    return { ok: false, diagnostics: [err("compact.schema_failed", `the converted workflow breaks the IR schema: ${(e as Error).message.slice(0, 300)}`)] };
+    return {
+      ok: false,
+      diagnostics: [
+        err(
+          "compact.schema_failed",
+          `the converted workflow breaks the IR schema: ${(e as Error).message.slice(0, 300)}`,
+        ),
+      ],
+    };
   }
   const diagnostics = [...converted.diagnostics];
   if (!converted.workflow || errorsOf(diagnostics).length) return { ok: false, diagnostics };
@@ -51,14 +69,24 @@ export function checkConvert(json: unknown, name: string): ConvertResult {
     yaml = exportDify(converted.workflow);
   } catch (e) {
     const code = e instanceof WeftError ? e.code : "unknown";
-    return { ok: false, diagnostics: [...diagnostics, err("dify.export_failed", `Dify export failed (${code}): ${(e as Error).message}`)] };
+    return {
+      ok: false,
+      diagnostics: [...diagnostics, err("dify.export_failed", `Dify export failed (${code}): ${(e as Error).message}`)],
+    };
   }
   try {
     const { workflow } = importDify(yaml, { nameHint: name });
     return { ok: true, diagnostics, workflow, yaml };
   } catch (e) {
     const code = e instanceof WeftError ? e.code : "unknown";
-    return { ok: false, diagnostics: [...diagnostics, err("dify.import_failed", `re-importing the exported YAML failed (${code}): ${(e as Error).message}`)], yaml };
+    return {
+      ok: false,
+      diagnostics: [
+        ...diagnostics,
+        err("dify.import_failed", `re-importing the exported YAML failed (${code}): ${(e as Error).message}`),
+      ],
+      yaml,
+    };
   }
 }
 
@@ -83,25 +111,44 @@ export function checkVariables(json: unknown, check: PassCheck): StepResult {
       const missing = expected.filter((x) => !actual.includes(x));
       const extra = actual.filter((x) => !expected.includes(x));
       diagnostics.push(
-        err("pass.input_mismatch", `start inputs ${show(actual)} must be ${show(expected)}${missing.length ? `; missing ${show(missing)}` : ""}${extra.length ? `; unexpected ${show(extra)}` : ""}`, {
-          nodeId: String(start.id),
-          field: "variables",
-        }),
+        err(
+          "pass.input_mismatch",
+          `start inputs ${show(actual)} must be ${show(expected)}${missing.length ? `; missing ${show(missing)}` : ""}${extra.length ? `; unexpected ${show(extra)}` : ""}`,
+          {
+            nodeId: String(start.id),
+            field: "variables",
+          },
+        ),
       );
     }
   }
   const ends = nodes.filter((n) => n.type === "end");
   const actualOut = ends.map((n) => names(isObj(n.param) ? n.param.outputs : undefined).sort()).sort(cmpLists);
   const nested = check.output_var.length > 0 && Array.isArray(check.output_var[0]);
-  const expectedOut = (nested ? (check.output_var as string[][]).map((l) => [...l].sort()) : check.output_var.length ? [[...(check.output_var as string[])].sort()] : []).sort(cmpLists);
+  const expectedOut = (
+    nested
+      ? (check.output_var as string[][]).map((l) => [...l].sort())
+      : check.output_var.length
+        ? [[...(check.output_var as string[])].sort()]
+        : []
+  ).sort(cmpLists);
   if (!nested && ends.length !== 1) {
-    diagnostics.push(err("pass.end_count", `the instruction wants exactly one End node (outputs ${show(expectedOut[0] ?? [])}); the workflow has ${ends.length}`));
+    diagnostics.push(
+      err(
+        "pass.end_count",
+        `the instruction wants exactly one End node (outputs ${show(expectedOut[0] ?? [])}); the workflow has ${ends.length}`,
+      ),
+    );
   } else if (JSON.stringify(actualOut) !== JSON.stringify(expectedOut)) {
     diagnostics.push(
-      err("pass.output_mismatch", `End outputs ${actualOut.map(show).join(" | ") || "(none)"} must be ${expectedOut.map(show).join(" | ")}`, {
-        nodeId: ends.length === 1 ? String(ends[0]!.id) : undefined,
-        field: "outputs",
-      }),
+      err(
+        "pass.output_mismatch",
+        `End outputs ${actualOut.map(show).join(" | ") || "(none)"} must be ${expectedOut.map(show).join(" | ")}`,
+        {
+          nodeId: ends.length === 1 ? String(ends[0]!.id) : undefined,
+          field: "outputs",
+        },
+      ),
     );
   }
   return { ok: diagnostics.length === 0, diagnostics };
@@ -129,15 +176,41 @@ export function checkSelection(selection: string | undefined, json: unknown, rel
   const diagnostics: Diagnostic[] = [];
   const undeclared = [...used].filter((t) => !declared.has(t));
   const unused = [...declared].filter((t) => !used.has(t));
-  if (undeclared.length) diagnostics.push(err("pass.undeclared_type", `node types used but not declared in node_selection: ${undeclared.join(", ")}`, { field: "node_selection" }));
-  if (unused.length) diagnostics.push(err("pass.unused_type", `node types declared in node_selection but not used: ${unused.join(", ")}`, { field: "node_selection" }));
+  if (undeclared.length)
+    diagnostics.push(
+      err("pass.undeclared_type", `node types used but not declared in node_selection: ${undeclared.join(", ")}`, {
+        field: "node_selection",
+      }),
+    );
+  if (unused.length)
+    diagnostics.push(
+      err("pass.unused_type", `node types declared in node_selection but not used: ${unused.join(", ")}`, {
+        field: "node_selection",
+      }),
+    );
   const keys = [...new Set(related.map(typeKey))];
   const notDeclared = keys.filter((k) => !declared.has(k));
   const notUsed = keys.filter((k) => !used.has(k));
-  if (notDeclared.length) diagnostics.push(err("pass.key_node_undeclared", `key node types missing from node_selection: ${notDeclared.join(", ")}`, { field: "node_selection" }));
-  if (notUsed.length) diagnostics.push(err("pass.key_node_unused", `key node types the workflow does not use: ${notUsed.join(", ")}`, { field: "workflow" }));
+  if (notDeclared.length)
+    diagnostics.push(
+      err("pass.key_node_undeclared", `key node types missing from node_selection: ${notDeclared.join(", ")}`, {
+        field: "node_selection",
+      }),
+    );
+  if (notUsed.length)
+    diagnostics.push(
+      err("pass.key_node_unused", `key node types the workflow does not use: ${notUsed.join(", ")}`, {
+        field: "workflow",
+      }),
+    );
   const unknown = unrecognisedNames(selection ?? "");
-  if (unknown.length) diagnostics.push({ code: "pass.unrecognised_name", severity: "info", field: "node_selection", message: `names in node_selection that are no node type: ${unknown.slice(0, 8).join(", ")}` });
+  if (unknown.length)
+    diagnostics.push({
+      code: "pass.unrecognised_name",
+      severity: "info",
+      field: "node_selection",
+      message: `names in node_selection that are no node type: ${unknown.slice(0, 8).join(", ")}`,
+    });
   return { ok: errorsOf(diagnostics).length === 0, diagnostics };
 }
 

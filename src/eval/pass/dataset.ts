@@ -53,12 +53,19 @@ function readJson(path: string, what: string): unknown {
 
 /** `dir` is the chat2workflow folder (holding dataset/) or the dataset folder itself. */
 export function loadSuite(dir: string): Suite {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new PassEvalError("pass.suite_not_found", `suite folder ${dir} does not exist`, { path: dir });
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new PassEvalError("pass.suite_not_found", `suite folder ${dir} does not exist`, { path: dir });
   const ds = existsSync(join(dir, "dataset", "query.json")) ? join(dir, "dataset") : dir;
   const queries = readJson(join(ds, "query.json"), "query.json");
   const checks = readJson(join(ds, "check_pass_stage.json"), "check_pass_stage.json");
-  if (!Array.isArray(queries)) throw new PassEvalError("pass.suite_invalid", "query.json must be a list of tasks", { path: join(ds, "query.json") });
-  if (!checks || typeof checks !== "object" || Array.isArray(checks)) throw new PassEvalError("pass.suite_invalid", "check_pass_stage.json must map <Task>_<round> to checks", { path: join(ds, "check_pass_stage.json") });
+  if (!Array.isArray(queries))
+    throw new PassEvalError("pass.suite_invalid", "query.json must be a list of tasks", {
+      path: join(ds, "query.json"),
+    });
+  if (!checks || typeof checks !== "object" || Array.isArray(checks))
+    throw new PassEvalError("pass.suite_invalid", "check_pass_stage.json must map <Task>_<round> to checks", {
+      path: join(ds, "check_pass_stage.json"),
+    });
   const instructions = new Map<string, Instruction>();
   for (const q of queries as Array<Record<string, unknown>>) {
     const task = String(q.task);
@@ -67,7 +74,9 @@ export function loadSuite(dir: string): Suite {
       const c = (checks as Record<string, Record<string, unknown>>)[key];
       if (!c) throw new PassEvalError("pass.suite_invalid", `check_pass_stage.json has no entry ${key}`, { key });
       if (!Array.isArray(c.input_var) || !Array.isArray(c.output_var) || !Array.isArray(c.related_nodes)) {
-        throw new PassEvalError("pass.suite_invalid", `${key}: input_var, output_var and related_nodes must be lists`, { key });
+        throw new PassEvalError("pass.suite_invalid", `${key}: input_var, output_var and related_nodes must be lists`, {
+          key,
+        });
       }
       instructions.set(key, {
         key,
@@ -75,7 +84,11 @@ export function loadSuite(dir: string): Suite {
         round,
         domain: String(q.category),
         query: q[`query${round}`] as string,
-        check: { input_var: c.input_var.map(String), output_var: c.output_var as PassCheck["output_var"], related_nodes: c.related_nodes.map(String) },
+        check: {
+          input_var: c.input_var.map(String),
+          output_var: c.output_var as PassCheck["output_var"],
+          related_nodes: c.related_nodes.map(String),
+        },
       });
     }
   }
@@ -83,30 +96,58 @@ export function loadSuite(dir: string): Suite {
 }
 
 /** The answer as the model wrote it: the recorded sections inside their tags; a null section had no tag. */
-export function reassembleAnswer(rec: { node_selection?: unknown; design_principle?: unknown; workflow?: unknown }): string {
-  const part = (tag: string, v: unknown) => (v === null || v === undefined ? "" : `<${tag}>${typeof v === "string" ? v : JSON.stringify(v)}</${tag}>`);
-  return [part("node_selection", rec.node_selection), part("design_principle", rec.design_principle), part("workflow", rec.workflow)].filter(Boolean).join("\n");
+export function reassembleAnswer(rec: {
+  node_selection?: unknown;
+  design_principle?: unknown;
+  workflow?: unknown;
+}): string {
+  const part = (tag: string, v: unknown) =>
+    v === null || v === undefined ? "" : `<${tag}>${typeof v === "string" ? v : JSON.stringify(v)}</${tag}>`;
+  return [
+    part("node_selection", rec.node_selection),
+    part("design_principle", rec.design_principle),
+    part("workflow", rec.workflow),
+  ]
+    .filter(Boolean)
+    .join("\n");
 }
 
 const asBool = (v: unknown) => v === true || v === "True" || v === "true";
 
 export function parseAnswerRecords(data: unknown, source = "answers"): AnswerRecord[] {
-  if (!Array.isArray(data)) throw new PassEvalError("pass.answers_invalid", `${source} must be a list of answer records`, { source });
+  if (!Array.isArray(data))
+    throw new PassEvalError("pass.answers_invalid", `${source} must be a list of answer records`, { source });
   return data.map((r, i) => {
     if (!r || typeof r !== "object" || typeof (r as Record<string, unknown>).task !== "string") {
-      throw new PassEvalError("pass.answers_invalid", `${source}[${i}] must be an object with task and round`, { source, index: i });
+      throw new PassEvalError("pass.answers_invalid", `${source}[${i}] must be an object with task and round`, {
+        source,
+        index: i,
+      });
     }
     const o = r as Record<string, unknown>;
     const round = Number(o.round);
-    if (!Number.isInteger(round) || round < 1) throw new PassEvalError("pass.answers_invalid", `${source}[${i}].round must be a positive integer, got ${JSON.stringify(o.round)}`, { source, index: i });
+    if (!Number.isInteger(round) || round < 1)
+      throw new PassEvalError(
+        "pass.answers_invalid",
+        `${source}[${i}].round must be a positive integer, got ${JSON.stringify(o.round)}`,
+        { source, index: i },
+      );
     const text = typeof o.answer === "string" ? o.answer : reassembleAnswer(o);
-    const recorded = "valid" in o ? { valid: asBool(o.valid), failStep: typeof o.fail_step === "string" ? o.fail_step : undefined, reason: typeof o.reason === "string" ? o.reason : undefined } : undefined;
+    const recorded =
+      "valid" in o
+        ? {
+            valid: asBool(o.valid),
+            failStep: typeof o.fail_step === "string" ? o.fail_step : undefined,
+            reason: typeof o.reason === "string" ? o.reason : undefined,
+          }
+        : undefined;
     return { task: o.task as string, round, text, recorded };
   });
 }
 
 export function loadAnswers(path: string): { model: string; records: AnswerRecord[] } {
-  if (!existsSync(path)) throw new PassEvalError("pass.answers_invalid", `answers file ${path} does not exist`, { path });
+  if (!existsSync(path))
+    throw new PassEvalError("pass.answers_invalid", `answers file ${path} does not exist`, { path });
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path, "utf8"));

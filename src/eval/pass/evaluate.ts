@@ -11,7 +11,12 @@ import type { Instruction } from "./dataset.js";
 export const STEPS = ["format", "convert", "variables", "selection"] as const;
 export type StepName = (typeof STEPS)[number];
 /** The benchmark's names for the steps. */
-export const STEP_LABEL: Record<StepName, string> = { format: "step_1_1", convert: "step_1_2", variables: "step_1_3", selection: "step_1_4" };
+export const STEP_LABEL: Record<StepName, string> = {
+  format: "step_1_1",
+  convert: "step_1_2",
+  variables: "step_1_3",
+  selection: "step_1_4",
+};
 
 export interface AnswerEvaluation {
   /** Results of the steps that ran; a step after a failed one does not run (as upstream). */
@@ -33,7 +38,14 @@ export interface AnswerEvaluation {
 export function evaluateAnswer(text: string, ins: Instruction, opts: { repair?: boolean } = {}): AnswerEvaluation {
   const parsed = parseAnswer(text, { repair: opts.repair });
   const steps: AnswerEvaluation["steps"] = {};
-  const out: AnswerEvaluation = { steps, passed13: false, passDeterministic: false, analyserErrors: [], passAnalyserClean: false, repairs: parsed.repairs };
+  const out: AnswerEvaluation = {
+    steps,
+    passed13: false,
+    passDeterministic: false,
+    analyserErrors: [],
+    passAnalyserClean: false,
+    repairs: parsed.repairs,
+  };
   const fail = (s: StepName) => {
     out.failStep = STEP_LABEL[s];
     return out;
@@ -44,10 +56,14 @@ export function evaluateAnswer(text: string, ins: Instruction, opts: { repair?: 
     nodeSelection: parsed.sections.nodeSelection ?? "",
     designPrinciple: parsed.sections.designPrinciple ?? "",
     // The repaired workflow is what gets converted, so it is also what the judge should read.
-    workflow: opts.repair && parsed.compact ? JSON.stringify(parsed.compact, null, 2) : (parsed.sections.workflow ?? ""),
+    workflow:
+      opts.repair && parsed.compact ? JSON.stringify(parsed.compact, null, 2) : (parsed.sections.workflow ?? ""),
   };
   // Parsed JSON that is no workflow object fails conversion, as it does upstream.
-  const conv = parsed.json === undefined ? { ok: false, diagnostics: parsed.diagnostics, workflow: undefined } : checkConvert(parsed.json, ins.key);
+  const conv =
+    parsed.json === undefined
+      ? { ok: false, diagnostics: parsed.diagnostics, workflow: undefined }
+      : checkConvert(parsed.json, ins.key);
   steps.convert = { ok: conv.ok, diagnostics: conv.diagnostics };
   if (conv.workflow) {
     const a = checkAnalyser(conv.workflow);
@@ -73,7 +89,11 @@ const referencedId = (d: Diagnostic) => /references node "([^"]+)"/.exec(d.messa
  * What an unrepaired answer failed on, in the repair modules' terms. `allIds` are the node ids the
  * answer defines anywhere, so a reference to a node defined later is an ordering problem.
  */
-export function classifyFailure(ev: AnswerEvaluation, text: string, allIds: ReadonlySet<string>): FailureKind | undefined {
+export function classifyFailure(
+  ev: AnswerEvaluation,
+  text: string,
+  allIds: ReadonlySet<string>,
+): FailureKind | undefined {
   if (!ev.failStep) return undefined;
   if (ev.failStep === "step_1_1") {
     const d = ev.steps.format?.diagnostics ?? [];
@@ -84,8 +104,18 @@ export function classifyFailure(ev: AnswerEvaluation, text: string, allIds: Read
   if (ev.failStep === "step_1_2") {
     const errs = (ev.steps.convert?.diagnostics ?? []).filter((d) => d.severity === "error");
     const refs = errs.filter((d) => d.code === "compact.unknown_node_ref");
-    if (refs.length && refs.every((d) => allIds.has(referencedId(d) ?? "\u0000"))) return errs.length === refs.length ? "topology" : "other";
-    if (errs.length && errs.every((d) => d.code === "compact.unknown_node_ref" || d.code === "compact.bad_reference" || (d.code === "compact.bad_text" && /a list/.test(d.message)))) return "reference";
+    if (refs.length && refs.every((d) => allIds.has(referencedId(d) ?? "\u0000")))
+      return errs.length === refs.length ? "topology" : "other";
+    if (
+      errs.length &&
+      errs.every(
+        (d) =>
+          d.code === "compact.unknown_node_ref" ||
+          d.code === "compact.bad_reference" ||
+          (d.code === "compact.bad_text" && /a list/.test(d.message)),
+      )
+    )
+      return "reference";
     return "other";
   }
   if (ev.failStep === "step_1_4") {

@@ -38,7 +38,8 @@ function template(): string {
 
 export function buildPassJudgePrompt(input: PassJudgeInput): { system: string; user: string } {
   const [system, user] = template().split("<!-- user -->");
-  if (user === undefined) throw new PassEvalError("pass.judge_prompt", "pass-judge.md has no <!-- user --> separator", {});
+  if (user === undefined)
+    throw new PassEvalError("pass.judge_prompt", "pass-judge.md has no <!-- user --> separator", {});
   const vars: Record<string, string> = {
     // The benchmark shows node_selection on one line.
     node_selection: input.nodeSelection.replace(/\n+/g, ", "),
@@ -60,7 +61,11 @@ export function parsePassJudgeReply(raw: string): PassJudgeVerdict {
   const at = raw.toLowerCase().lastIndexOf("<result>");
   let ok: boolean;
   if (at < 0) {
-    diagnostics.push({ code: "pass.judge_no_result", severity: "warning", message: "the judge reply has no <result> tag; read as the benchmark does (false anywhere fails)" });
+    diagnostics.push({
+      code: "pass.judge_no_result",
+      severity: "warning",
+      message: "the judge reply has no <result> tag; read as the benchmark does (false anywhere fails)",
+    });
     ok = !/false/i.test(raw) && /true/i.test(raw);
   } else ok = !/false/i.test(raw.slice(at + "<result>".length));
   const reason = /<reason>([\s\S]*?)<\/reason>/i.exec(raw)?.[1]?.trim() ?? raw.trim().slice(0, 2000);
@@ -69,10 +74,19 @@ export function parsePassJudgeReply(raw: string): PassJudgeVerdict {
 
 /** A judge backed by an LlmService: temperature 0, as the benchmark runs its judge. */
 export function createLlmPassJudge(llm: LlmService, model: ModelRef): PassJudge {
-  const ref: ModelRef = { ...model, completion_params: { temperature: 0, max_tokens: 8192, ...(model.completion_params ?? {}) } };
+  const ref: ModelRef = {
+    ...model,
+    completion_params: { temperature: 0, max_tokens: 8192, ...(model.completion_params ?? {}) },
+  };
   return async (input) => {
     const { system, user } = buildPassJudgePrompt(input);
-    const res = await llm.chat({ model: ref, messages: [{ role: "system", content: system }, { role: "user", content: user }] });
+    const res = await llm.chat({
+      model: ref,
+      messages: [
+        { role: "system", content: system },
+        { role: "user", content: user },
+      ],
+    });
     return parsePassJudgeReply(res.text ?? "");
   };
 }

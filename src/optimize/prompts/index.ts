@@ -65,7 +65,9 @@ export function promptTemplate(role: PromptRole, variant = "default"): PromptTem
 /** `role/variant` (or a bare role for its default) → template. */
 export function promptByRef(ref: string): PromptTemplate | undefined {
   const [role, variant] = ref.split("/");
-  return PROMPT_ROLES.includes(role as PromptRole) ? promptTemplate(role as PromptRole, variant || "default") : undefined;
+  return PROMPT_ROLES.includes(role as PromptRole)
+    ? promptTemplate(role as PromptRole, variant || "default")
+    : undefined;
 }
 
 export function describePromptLibrary(): string {

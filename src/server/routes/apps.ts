@@ -3,10 +3,10 @@ import { diffWorkflows } from "../../agent/diff.js";
 import { analyse } from "../../analysis/index.js";
 import { exportDify, importDify } from "../../dsl/dify/index.js";
 import { AppModeSchema, type Workflow } from "../../ir/workflow.js";
-import { type ServerDeps, readJson, requireApp } from "../context.js";
+import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
-import type { VersionRecord } from "../store.js";
 import { portsOf } from "../ports.js";
+import type { VersionRecord } from "../store.js";
 import { blankWorkflow, validateWorkflow } from "../validate.js";
 
 const versionSummary = (v: VersionRecord) => ({
@@ -18,11 +18,17 @@ const versionSummary = (v: VersionRecord) => ({
   edges: v.workflow.edges.length,
 });
 
-const versionBody = (v: VersionRecord) => ({ ...versionSummary(v), workflow: v.workflow, diagnostics: analyse(v.workflow).diagnostics, ports: portsOf(v.workflow) });
+const versionBody = (v: VersionRecord) => ({
+  ...versionSummary(v),
+  workflow: v.workflow,
+  diagnostics: analyse(v.workflow).diagnostics,
+  ports: portsOf(v.workflow),
+});
 
 function versionParam(raw: string): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new ApiError(400, "request.invalid_version", `version must be a positive integer, got "${raw}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new ApiError(400, "request.invalid_version", `version must be a positive integer, got "${raw}"`);
   return n;
 }
 
@@ -37,22 +43,40 @@ export function appRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
   const { apps } = deps;
 
-  r.get("/", (c) => c.json({ apps: apps.listApps().map((a) => ({ ...a, version: apps.current(a.id)?.version ?? 0 })) }));
+  r.get("/", (c) =>
+    c.json({ apps: apps.listApps().map((a) => ({ ...a, version: apps.current(a.id)?.version ?? 0 })) }),
+  );
 
   r.post("/", async (c) => {
     const body = await readJson(c);
     const mode = AppModeSchema.safeParse(body.mode ?? "workflow");
-    if (!mode.success) throw new ApiError(422, "app.invalid_mode", `mode must be "workflow" or "advanced-chat", got ${JSON.stringify(body.mode)}`);
+    if (!mode.success)
+      throw new ApiError(
+        422,
+        "app.invalid_mode",
+        `mode must be "workflow" or "advanced-chat", got ${JSON.stringify(body.mode)}`,
+      );
     const name = typeof body.name === "string" && body.name.trim() ? body.name.trim() : "untitled";
-    const { workflow, diagnostics } = body.workflow !== undefined ? validateWorkflow(body.workflow, mode.data) : { workflow: blankWorkflow(name, mode.data), diagnostics: [] };
+    const { workflow, diagnostics } =
+      body.workflow !== undefined
+        ? validateWorkflow(body.workflow, mode.data)
+        : { workflow: blankWorkflow(name, mode.data), diagnostics: [] };
     workflow.name = name;
-    const { app, version } = apps.createApp({ name, mode: mode.data, description: typeof body.description === "string" ? body.description : "" }, workflow, "create");
+    const { app, version } = apps.createApp(
+      { name, mode: mode.data, description: typeof body.description === "string" ? body.description : "" },
+      workflow,
+      "create",
+    );
     return c.json({ app, version: versionSummary(version), diagnostics }, 201);
   });
 
   r.post("/import", async (c) => {
     const { workflow, warnings } = importYaml(await c.req.text());
-    const { app, version } = apps.createApp({ name: workflow.name, mode: workflow.mode, description: workflow.description }, workflow, "import");
+    const { app, version } = apps.createApp(
+      { name: workflow.name, mode: workflow.mode, description: workflow.description },
+      workflow,
+      "import",
+    );
     return c.json({ app, version: versionSummary(version), warnings, diagnostics: analyse(workflow).diagnostics }, 201);
   });
 
@@ -107,7 +131,8 @@ export function appRoutes(deps: ServerDeps): Hono {
   r.post("/:id/import", async (c) => {
     const app = requireApp(deps, c.req.param("id"));
     const { workflow, warnings } = importYaml(await c.req.text());
-    if (workflow.mode !== app.mode) throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${app.mode} app; the YAML is ${workflow.mode}`);
+    if (workflow.mode !== app.mode)
+      throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${app.mode} app; the YAML is ${workflow.mode}`);
     const v = apps.addVersion(app.id, workflow, "import");
     return c.json({ ...versionSummary(v), warnings, diagnostics: analyse(workflow).diagnostics }, 201);
   });
@@ -118,7 +143,10 @@ export function appRoutes(deps: ServerDeps): Hono {
     const v = q ? apps.version(app.id, versionParam(q)) : apps.current(app.id);
     if (!v) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${q}`);
     const file = `${app.name.replace(/[^\w.-]+/g, "_") || "app"}.yml`;
-    return c.body(exportDify(v.workflow), 200, { "content-type": "text/yaml; charset=utf-8", "content-disposition": `attachment; filename="${file}"` });
+    return c.body(exportDify(v.workflow), 200, {
+      "content-type": "text/yaml; charset=utf-8",
+      "content-disposition": `attachment; filename="${file}"`,
+    });
   });
 
   r.get("/:id/messages", (c) => {

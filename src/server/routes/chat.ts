@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { diffWorkflows } from "../../agent/diff.js";
 import { type AgentEvent, runAgent } from "../../agent/react.js";
 import { describeConfigHelp } from "../../llm/index.js";
-import { type ServerDeps, readJson, requireApp } from "../context.js";
+import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { pumpSSE } from "../sse.js";
 
@@ -20,8 +20,10 @@ export function chatRoutes(deps: ServerDeps): Hono {
     const message = typeof body.message === "string" ? body.message.trim() : "";
     if (!message) throw new ApiError(400, "request.missing_message", "the body needs a non-empty `message` string");
     const llm = deps.agentLlm;
-    if (!llm) throw new ApiError(503, "llm.not_configured", `no model is configured for the agent.\n${describeConfigHelp()}`);
-    const model = typeof body.model === "string" && body.model ? { ...deps.agentModel, name: body.model } : deps.agentModel;
+    if (!llm)
+      throw new ApiError(503, "llm.not_configured", `no model is configured for the agent.\n${describeConfigHelp()}`);
+    const model =
+      typeof body.model === "string" && body.model ? { ...deps.agentModel, name: body.model } : deps.agentModel;
     deps.apps.addMessage(app.id, "user", message);
 
     const queue: ChatStreamEvent[] = [];
@@ -48,7 +50,12 @@ export function chatRoutes(deps: ServerDeps): Hono {
         emit(e);
         if (e.type === "workflow") {
           // Each accepted update becomes a version at once, so the canvas can follow the agent's steps.
-          const v = deps.apps.addVersion(app.id, { ...e.workflow, name: base.workflow.name }, "agent", message.slice(0, 200));
+          const v = deps.apps.addVersion(
+            app.id,
+            { ...e.workflow, name: base.workflow.name },
+            "agent",
+            message.slice(0, 200),
+          );
           emit({ type: "version", version: v.version, diff: diffWorkflows(base.workflow, v.workflow) });
           base = v;
           latest = v.version;
@@ -59,7 +66,9 @@ export function chatRoutes(deps: ServerDeps): Hono {
         deps.apps.addMessage(app.id, "assistant", res.reply, res.updated ? latest : undefined);
         emit({ type: "done", reply: res.reply, updated: res.updated, version: latest });
       })
-      .catch((e) => emit({ type: "error", code: e?.code ?? "agent.error", message: e instanceof Error ? e.message : String(e) }))
+      .catch((e) =>
+        emit({ type: "error", code: e?.code ?? "agent.error", message: e instanceof Error ? e.message : String(e) }),
+      )
       .finally(() => {
         finished = true;
         wake();

@@ -2,10 +2,11 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { analyse } from "../../analysis/index.js";
 import { parseWeftObject } from "../../dsl/load.js";
-import { listNodeTypes } from "../../ir/registry.js";
 import { WeftError } from "../../ir/errors.js";
+import { listNodeTypes } from "../../ir/registry.js";
+import type { Workflow } from "../../ir/workflow.js";
 import "../../nodes/index.js";
-import { type ServerDeps, readJson } from "../context.js";
+import { readJson, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { portsOf } from "../ports.js";
 
@@ -65,7 +66,7 @@ export function metaRoutes(deps: ServerDeps): Hono {
   // Live validation for the editor: diagnostics for an unsaved draft, nothing stored.
   r.post("/analyse", async (c) => {
     const body = await readJson(c);
-    let wf;
+    let wf: Workflow;
     try {
       wf = parseWeftObject(body.workflow).workflow;
     } catch (e) {
@@ -73,7 +74,12 @@ export function metaRoutes(deps: ServerDeps): Hono {
         const issues = (e.details.issues as Array<{ path: string; message: string }> | undefined) ?? [];
         return c.json({
           diagnostics: issues.length
-            ? issues.map((i) => ({ code: "schema.invalid", severity: "error", message: `${i.path}: ${i.message}`, field: i.path }))
+            ? issues.map((i) => ({
+                code: "schema.invalid",
+                severity: "error",
+                message: `${i.path}: ${i.message}`,
+                field: i.path,
+              }))
             : [{ code: e.code, severity: "error", message: e.message }],
         });
       }

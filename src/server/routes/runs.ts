@@ -1,9 +1,23 @@
 import { Hono } from "hono";
-import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import { analyse } from "../../analysis/index.js";
-import { type ServerDeps, readJson, requireApp } from "../context.js";
+import { type Diagnostic, formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import type { Workflow } from "../../ir/workflow.js";
+import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { pumpSSE } from "../sse.js";
+
+// Stored versions never change, so their analysis is computed once per version.
+const analysed = new Map<string, Diagnostic[]>();
+function diagnosticsOf(appId: string, version: number, wf: Workflow): Diagnostic[] {
+  const k = `${appId}:${version}`;
+  let d = analysed.get(k);
+  if (!d) {
+    d = analyse(wf).diagnostics;
+    if (analysed.size > 1000) analysed.delete(analysed.keys().next().value!);
+    analysed.set(k, d);
+  }
+  return d;
+}
 
 /** Runs of an app's current version (POST /api/apps/:id/runs). */
 export function appRunRoutes(deps: ServerDeps): Hono {
@@ -12,16 +26,26 @@ export function appRunRoutes(deps: ServerDeps): Hono {
     const app = requireApp(deps, c.req.param("id"));
     const body = await readJson(c);
     const inputs = body.inputs ?? {};
-    if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) throw new ApiError(400, "request.invalid_inputs", "`inputs` must be an object");
+    if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))
+      throw new ApiError(400, "request.invalid_inputs", "`inputs` must be an object");
     const current = deps.apps.current(app.id)!;
-    const diagnostics = analyse(current.workflow).diagnostics;
+    const diagnostics = diagnosticsOf(app.id, current.version, current.workflow);
     if (hasErrors(diagnostics)) {
       const first = diagnostics.find((d) => d.severity === "error")!;
-      throw new ApiError(422, "run.invalid_workflow", `version ${current.version} has errors; fix them before running (${formatDiagnostic(first)})`, diagnostics);
+      throw new ApiError(
+        422,
+        "run.invalid_workflow",
+        `version ${current.version} has errors; fix them before running (${formatDiagnostic(first)})`,
+        diagnostics,
+      );
     }
     const sys: Record<string, unknown> = {};
     if (typeof body.query === "string") sys.query = body.query;
-    const { runId } = deps.hub.start(current.workflow, { appId: app.id, inputs: inputs as Record<string, unknown>, sys });
+    const { runId } = deps.hub.start(current.workflow, {
+      appId: app.id,
+      inputs: inputs as Record<string, unknown>,
+      sys,
+    });
     return c.json({ runId, version: current.version }, 202);
   });
   return r;

@@ -39,7 +39,7 @@ async function images(
   option: Record<string, unknown>,
   formats: Array<"svg" | "png">,
 ): Promise<FileValue[]> {
-  const svg = renderEChartsSvg(option);
+  const svg = await renderEChartsSvg(option);
   const base = `${ctx.toolName}`;
   const out: FileValue[] = [];
   if (formats.includes("svg"))

@@ -1,5 +1,4 @@
-import { renderMermaidSVG, THEMES } from "beautiful-mermaid";
-import PDFDocument from "pdfkit";
+import type { THEMES } from "beautiful-mermaid";
 import { ToolError } from "../errors.js";
 import { svgToPng } from "../render/raster.js";
 import { type BuiltinTool, choice, optionalNumber, paramError, str, type ToolContext } from "./types.js";
@@ -20,7 +19,9 @@ export function stripMermaidFence(code: string): string {
 }
 
 /** The SVG and the colour to paint under it when rasterising (resvg ignores the root's CSS background). */
-function renderSvg(ctx: ToolContext, code: string): { svg: string; background?: string } {
+// The renderers load slowly; importing them on first use keeps CLI start-up fast.
+async function renderSvg(ctx: ToolContext, code: string): Promise<{ svg: string; background?: string }> {
+  const { renderMermaidSVG, THEMES } = await import("beautiful-mermaid");
   const theme = str(ctx, "theme").trim().toLowerCase() || "default";
   const palette = THEMES[THEME_MAP[theme] ?? "zinc-light"];
   const bg = str(ctx, "background_color").trim();
@@ -34,6 +35,7 @@ function renderSvg(ctx: ToolContext, code: string): { svg: string; background?: 
 }
 
 async function pngToPdf(png: Uint8Array): Promise<Uint8Array> {
+  const { default: PDFDocument } = await import("pdfkit");
   const doc = new PDFDocument({ autoFirstPage: false });
   const chunks: Buffer[] = [];
   doc.on("data", (c: Buffer) => chunks.push(c));
@@ -114,7 +116,7 @@ export const mermaidTools: BuiltinTool[] = [
           },
         );
       }
-      const { svg, background } = renderSvg(ctx, code);
+      const { svg, background } = await renderSvg(ctx, code);
       const base = str(ctx, "output_filename").trim() || "mermaid_diagram";
       if (format === "svg") {
         const file = await ctx.files.put(new TextEncoder().encode(svg), {

@@ -1,4 +1,5 @@
-import * as echarts from "echarts";
+// echarts takes seconds to load, so it is imported on first use rather than at CLI start-up.
+let echartsModule: Promise<typeof import("echarts")> | undefined;
 
 export interface ChartSize {
   width?: number;
@@ -6,7 +7,9 @@ export interface ChartSize {
 }
 
 /** Server-side render of an ECharts option to SVG: no DOM, no animation. */
-export function renderEChartsSvg(option: Record<string, unknown>, size: ChartSize = {}): string {
+export async function renderEChartsSvg(option: Record<string, unknown>, size: ChartSize = {}): Promise<string> {
+  echartsModule ??= import("echarts");
+  const echarts = await echartsModule;
   const chart = echarts.init(null, null, {
     renderer: "svg",
     ssr: true,

@@ -1,4 +1,4 @@
-import PDFDocument from "pdfkit";
+import type PDFDocument from "pdfkit";
 import { ToolError } from "../errors.js";
 import { CJK_RE, type FontFace, pdfFonts } from "./fonts.js";
 import { type Block, parseMarkdown, type Run, runsText } from "./markdown.js";
@@ -27,7 +27,8 @@ export async function markdownToPdf(md: string, title?: string): Promise<Uint8Ar
       "the markdown contains CJK text and no CJK font is installed; install one (apt-get install fonts-noto-cjk) or set WEFT_CJK_FONT=/path/to/font.ttf",
     );
   }
-  const doc = new PDFDocument({
+  const { default: PDFKit } = await import("pdfkit");
+  const doc = new PDFKit({
     size: "A4",
     margin: 56,
     info: { Title: title ?? "Document", Creator: "Weft" },

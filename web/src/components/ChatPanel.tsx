@@ -1,5 +1,27 @@
 import { useEffect, useRef, useState } from "react";
+import { api } from "../api";
 import { useStore } from "../store";
+
+interface ModelsInfo {
+  configured: boolean;
+  default: string | null;
+  endpoints: Array<{ name: string; provider: string; model: string | null; baseURL: string | null }>;
+}
+
+function ModelLine() {
+  const [info, setInfo] = useState<ModelsInfo>();
+  useEffect(() => {
+    api<ModelsInfo>("/api/models").then(setInfo, () => {});
+  }, []);
+  if (!info) return null;
+  if (!info.configured) return <p className="warn-text" data-testid="models">No model is configured on the server, so the agent cannot answer (see weft.config.json or WEFT_LLM_*).</p>;
+  const ep = info.endpoints.find((e) => e.name === info.default) ?? info.endpoints[0];
+  return (
+    <p className="muted" data-testid="models">
+      Agent model: {ep ? `${ep.name} (${ep.provider}${ep.model ? `, ${ep.model}` : ""})` : "none"}
+    </p>
+  );
+}
 
 export function ChatPanel() {
   const chat = useStore((s) => s.chat);
@@ -16,6 +38,7 @@ export function ChatPanel() {
   };
   return (
     <div className="chat-panel" data-testid="chat-panel">
+      <ModelLine />
       <div className="chat-log">
         {chat.entries.length === 0 && <p className="muted">Ask the agent to build or change this workflow.</p>}
         {chat.entries.map((m, i) => (
