@@ -1,5 +1,7 @@
 import { Command } from "@commander-js/extra-typings";
 import { registerEvalCommands } from "./commands/eval.js";
+import { registerEvalRunners } from "./commands/eval-runners.js";
+import { registerCompileCommands } from "./commands/compile.js";
 import { registerGenerateCommands } from "./commands/generate.js";
 import { registerRunCommands } from "./commands/run.js";
 import { registerStaticCommands } from "./commands/static.js";
@@ -14,7 +16,10 @@ const program = new Command()
 registerStaticCommands(program);
 registerRunCommands(program);
 registerGenerateCommands(program);
+registerCompileCommands(program);
 registerEvalCommands(program);
+const evalCommand = program.commands.find((c) => c.name() === "eval");
+if (evalCommand) registerEvalRunners(evalCommand as unknown as Parameters<typeof registerEvalRunners>[0]);
 (await import("./commands/serve.js")).registerServeCommands(program);
 
 try {

@@ -26,9 +26,10 @@ export interface FrameView {
 function segmentsOf(template: string): Segment[] {
   const refs: string[][] = [];
   // Sentinels mark where each reference sat, so the text between them survives as text segments.
-  const marked = replaceTemplateRefs(template, (sel) => `\u0000${refs.push(sel) - 1}\u0000`);
+  const mark = "\u0000";
+  const marked = replaceTemplateRefs(template, (sel) => `${mark}${refs.push(sel) - 1}${mark}`);
   const out: Segment[] = [];
-  marked.split(/\u0000(\d+)\u0000/).forEach((part, i) => {
+  marked.split(new RegExp(`${mark}(\\d+)${mark}`)).forEach((part, i) => {
     if (i % 2 === 1) out.push({ kind: "var", selector: refs[Number(part)]! });
     else if (part) out.push({ kind: "text", text: part });
   });
@@ -110,7 +111,10 @@ export class AnswerStream {
 
   private blocking(nodeId: string): boolean {
     let b = this.blockingCache.get(nodeId);
-    if (b === undefined) this.blockingCache.set(nodeId, (b = this.computeBlocking(nodeId)));
+    if (b === undefined) {
+      b = this.computeBlocking(nodeId);
+      this.blockingCache.set(nodeId, b);
+    }
     return b;
   }
 
@@ -119,7 +123,8 @@ export class AnswerStream {
     let w = this.writerCache.get(nodeId);
     if (w === undefined) {
       const node = this.graph.byId.get(nodeId)!;
-      this.writerCache.set(nodeId, (w = node.type === "assigner" || !!describeNode(node).def?.container));
+      w = node.type === "assigner" || !!describeNode(node).def?.container;
+      this.writerCache.set(nodeId, w);
     }
     return w;
   }
@@ -192,7 +197,10 @@ export class AnswerStream {
 
   /** The session holding the stream: one that has started, else the first active one in graph order. */
   private current(): Session | undefined {
-    return this.sessions.find((x) => x.started && this.unfinished(x)) ?? this.sessions.find((x) => this.unfinished(x) && this.active(x));
+    return (
+      this.sessions.find((x) => x.started && this.unfinished(x)) ??
+      this.sessions.find((x) => this.unfinished(x) && this.active(x))
+    );
   }
 
   /** Emit everything that can be emitted now. */
@@ -233,7 +241,14 @@ export class AnswerStream {
     this.pump();
     const s = this.current();
     const seg = s?.segments[s.pos];
-    if (!s || seg?.kind !== "var" || seg.selector.length !== 2 || seg.selector[0] !== nodeId || seg.selector[1] !== "text") return;
+    if (
+      !s ||
+      seg?.kind !== "var" ||
+      seg.selector.length !== 2 ||
+      seg.selector[0] !== nodeId ||
+      seg.selector[1] !== "text"
+    )
+      return;
     s.started = true;
     s.streaming = true;
     this.transcript += text;
@@ -247,5 +262,4 @@ export class AnswerStream {
     this.transcript += text;
     this.emit(nodeId, text, selector);
   }
-
 }

@@ -20,6 +20,7 @@ import {
   templateInputs,
   usageOutput,
   ZERO_USAGE,
+  gateFeedback,
 } from "./llm.js";
 
 const AgentParam = z
@@ -451,6 +452,8 @@ export const agentNode = defineNode<AgentConfig>({
       });
     }
     messages.push({ role: "user", content: query });
+    const feedback = gateFeedback(ctx.feedback);
+    if (feedback) messages.push({ role: "user", content: feedback });
 
     let usage: Usage = ZERO_USAGE;
     const files: FileValue[] = [];

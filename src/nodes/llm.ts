@@ -626,7 +626,15 @@ export async function buildLlmMessages(ctx: ExecContext<LlmConfig>): Promise<Cha
       },
     );
   }
+  const feedback = gateFeedback(ctx.feedback);
+  if (feedback) messages.push({ role: "user", content: feedback });
   return messages;
+}
+
+/** Gates that rejected the previous attempt say why; the retry tells the model, or it would repeat itself. */
+export function gateFeedback(feedback: readonly string[]): string | undefined {
+  if (feedback.length === 0) return undefined;
+  return `Your previous answer was rejected:\n${feedback.map((f) => `- ${f}`).join("\n")}\nAnswer again, fixing these problems.`;
 }
 
 export const llmNode = defineNode<LlmConfig>({

@@ -12,7 +12,7 @@
  * The search stops after `iterations`, or after `patience` iterations without a better validation
  * score; the returned best is the node with the highest validation score.
  */
-import type { LlmService, ModelRef } from "../ir/services.js";
+import type { LlmService, ModelRef, ToolSpec } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import type { RecordSplit } from "../mine/records.js";
 import { describeEdit, type Edit } from "./edits.js";
@@ -76,6 +76,8 @@ export interface MctsOptions {
   lambdaMin?: number;
   /** Re-asks after an all-rejected plan (default 1). */
   proposalRetries?: number;
+  /** Tool catalogue shown to the optimiser model. */
+  tools?: ToolSpec[];
   /** Evaluate the best on the test split at the end (default true). */
   test?: boolean;
   onEvent?: (e: MctsEvent) => void;
@@ -182,6 +184,7 @@ export async function optimiseWorkflow(initial: Workflow, o: MctsOptions): Promi
       feedback: feedbackText(parent.evaluation),
       tried,
       retries: o.proposalRetries,
+      tools: o.tools,
     });
     let record: IterationRecord;
     let child: SearchNode | undefined;

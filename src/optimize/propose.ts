@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { formatDiagnostic } from "../ir/diagnostics.js";
-import type { LlmService, ModelRef, Usage } from "../ir/services.js";
+import type { LlmService, ModelRef, ToolSpec, Usage } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import { parseJsonObject } from "../nodes/llm.js";
 import { applyEdits, describeEdit, EDIT_KINDS, type Edit } from "./edits.js";
@@ -67,6 +67,11 @@ export function describeForOptimiser(wf: Workflow): string {
   return lines.join("\n");
 }
 
+function toolsText(tools: ToolSpec[] | undefined): string {
+  if (!tools || tools.length === 0) return "";
+  return `# Available tools\n${tools.map((t) => `- ${t.name}: ${clip((t.description || "").replace(/\s+/g, " "), 160)}`).join("\n")}\n\n`;
+}
+
 function parseEdits(text: string): { rationale: string; edits: Edit[] } | undefined {
   const o = parseJsonObject(text);
   if (!o || !Array.isArray(o.edits)) return undefined;
@@ -82,6 +87,8 @@ export interface ProposeInput {
   tried: TriedEdit[];
   /** Extra attempts after a plan whose edits were all rejected (default 1). */
   retries?: number;
+  /** The tool catalogue, so new tool-calling positions can name real tools. */
+  tools?: ToolSpec[];
 }
 
 export async function proposeEdits(i: ProposeInput): Promise<Proposal> {
@@ -95,7 +102,7 @@ export async function proposeEdits(i: ProposeInput): Promise<Proposal> {
     { role: "system", content: OPTIMISER_SYSTEM },
     {
       role: "user",
-      content: `# Workflow\n${describeForOptimiser(i.workflow)}\n\n# Scores\nTC ${i.scores.tc.toFixed(3)}, ES ${i.scores.es.toFixed(3)}, reward ${i.scores.reward.toFixed(3)}\n\n# Feedback\n${i.feedback}\n\n# Edit plans already tried from this workflow\n${tried}`,
+      content: `${toolsText(i.tools)}# Workflow\n${describeForOptimiser(i.workflow)}\n\n# Scores\nTC ${i.scores.tc.toFixed(3)}, ES ${i.scores.es.toFixed(3)}, reward ${i.scores.reward.toFixed(3)}\n\n# Feedback\n${i.feedback}\n\n# Edit plans already tried from this workflow\n${tried}`,
     },
   ];
   const usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };

@@ -224,3 +224,93 @@ describe("long artifact names", () => {
     });
   });
 });
+
+describe("nested constructs", () => {
+  it("a branch inside a loop: the join is in the body, its merged artifact is carried across rounds", async () => {
+    const { runWorkflow } = await import("../../src/engine/run.js");
+    const { createSandbox } = await import("../../src/sandbox/index.js");
+    const { enumerateObligations } = await import("../../src/compile/validate/obligations.js");
+    const model = parseModel({
+      inputs: [{ name: "rounds", type: "number" }],
+      steps: [
+        {
+          id: "inc",
+          kind: "code",
+          instruction: "Count one more.",
+          reads: ["counter"],
+          writes: [{ name: "counter", type: "number" }],
+          code: "function main({ counter }) {\n  return { counter: (counter || 0) + 1 };\n}",
+        },
+        {
+          id: "parity",
+          kind: "code",
+          instruction: "Is it even?",
+          reads: ["counter"],
+          writes: [{ name: "even", type: "boolean" }],
+          code: "function main({ counter }) {\n  return { even: counter % 2 === 0 };\n}",
+        },
+        {
+          id: "mark_even",
+          kind: "code",
+          instruction: "Label even.",
+          writes: [{ name: "label", type: "string" }],
+          code: 'function main() {\n  return { label: "even" };\n}',
+        },
+        {
+          id: "mark_odd",
+          kind: "code",
+          instruction: "Label odd.",
+          writes: [{ name: "label", type: "string" }],
+          code: 'function main() {\n  return { label: "odd" };\n}',
+        },
+      ],
+      branches: [
+        {
+          id: "is_even",
+          condition: {
+            logical_operator: "and",
+            conditions: [{ artifact: "even", comparison_operator: "is", value: "true" }],
+          },
+          // biome-ignore lint/suspicious/noThenProperty: a branch's `then` path, a field of the workflow model
+          then: ["mark_even"],
+          else: ["mark_odd"],
+        },
+      ],
+      loops: [
+        {
+          id: "rounds_loop",
+          body: ["inc", "parity", "is_even"],
+          break_condition: {
+            logical_operator: "and",
+            conditions: [{ artifact: "counter", comparison_operator: "≥", value: "{{#start.rounds#}}" }],
+          },
+        },
+      ],
+      flow: ["rounds_loop"],
+      outputs: [
+        { name: "counter", artifact: "counter" },
+        { name: "label", artifact: "label" },
+      ],
+    });
+    const lowered = lowerModel(model);
+    expect(staticCheck(lowered).errors).toEqual([]);
+    const body = lowered.workflow.nodes.filter((n) => n.parentId === "rounds_loop").map((n) => n.type);
+    expect(body).toEqual(["loop-start", "code", "code", "if-else", "code", "code", "variable-aggregator", "assigner"]);
+    const sandbox = createSandbox();
+    for (const [rounds, label] of [
+      [3, "odd"],
+      [4, "even"],
+    ] as const) {
+      const run = await runWorkflow(lowered.workflow, { inputs: { rounds }, services: { sandbox } });
+      expect(run.status).toBe("succeeded");
+      expect(run.outputs).toEqual({ counter: rounds, label });
+    }
+    const obligations = enumerateObligations(model).map((o) => `${o.kind}:${o.construct}`);
+    expect(obligations).toEqual([
+      "loop:rounds_loop",
+      "sequence:inc|parity",
+      "sequence:parity|is_even",
+      "branch:is_even",
+    ]);
+  });
+});

@@ -638,3 +638,34 @@ describe("source logic extraction", () => {
     expect(lastUser(m.of("source")[1]!)).toContain("the formula uses undeclared atoms huge");
   });
 });
+
+describe("semantic masking", () => {
+  it("a comparison implied by another on the same value cannot be shown independent, and is reported", async () => {
+    const { dryRunFeedback } = await import("../../src/compile/validate/dryrun.js");
+    const m = routing("or");
+    m.branches![0]!.condition.conditions = [
+      { artifact: "total", comparison_operator: ">", value: "500" },
+      { artifact: "total", comparison_operator: ">", value: "100" },
+    ];
+    const logic: SourceLogic = {
+      ...ROUTING_LOGIC,
+      decisions: [
+        { ...ROUTING_LOGIC.decisions[0]!, atoms: [ROUTING_LOGIC.decisions[0]!.atoms[1]!], formula: { atom: "big" } },
+      ],
+    };
+    const r = dryRun(parseModel(m), logic);
+    const d = r.decisions[0]!;
+    // Truth-table coverage finds a pair for "total > 500" (true, with "> 100" false), but no number is both.
+    expect(d.maskedCompiled).toEqual([]);
+    expect(d.unrealisable).toEqual(["compiled: total > 500"]);
+    expect(d.infeasible).toBeGreaterThan(0);
+    // The realisable pair of "> 100" still exposes the wrong threshold.
+    expect(r.disagreements.length).toBeGreaterThan(0);
+    for (const x of r.disagreements) {
+      expect(Number(x.scenario.total)).toBeGreaterThan(100);
+      expect(Number(x.scenario.total)).toBeLessThanOrEqual(500);
+      expect([x.source, x.compiled]).toEqual([false, true]);
+    }
+    expect(dryRunFeedback(r, logic).join("\n")).toContain("total > 500 are implied by others on the same value");
+  });
+});

@@ -279,6 +279,8 @@ describe("exportCoze on corpus Dify apps", () => {
     const ports = canvas.edges.filter((e) => e.sourceNodeID === intent.id).map((e) => [e.sourcePortID, e.targetNodeID]);
     expect(ports).toEqual([
       ["branch_0", ids.consult_kb_node],
+      // No intent matched: Dify falls back to the first class, so Coze's default port goes there too.
+      ["default", ids.consult_kb_node],
       ["branch_1", ids.order_api_node],
       ["branch_2", ids.fault_extract_node],
       ["branch_3", ids.complaint_risk_node],
@@ -793,6 +795,7 @@ describe("supported shapes in detail", () => {
     expect(qc.data.inputs.inputParameters).toHaveLength(1);
     expect(canvas.edges.filter((e) => e.sourceNodeID === qc.id).map((e) => e.sourcePortID)).toEqual([
       "branch_0",
+      "default",
       "branch_1",
     ]);
 

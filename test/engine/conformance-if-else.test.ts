@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
-import { compare, evaluateConditions, type Condition } from "../../src/nodes/conditions.js";
+import { type Condition, compare, evaluateConditions } from "../../src/nodes/conditions.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 
 /** [actual, operator, expected, Dify's result or "throws"] */
@@ -115,13 +115,16 @@ const TABLE: Array<[unknown, string, unknown, boolean | "throws"]> = [
 describe("condition operators (Dify utils/condition/processor.py)", () => {
   for (const [actual, op, expected, want] of TABLE) {
     it(`${JSON.stringify(actual)} ${op} ${JSON.stringify(expected)} → ${want}`, () => {
-      if (want === "throws") expect(() => compare(actual, op, expected)).toThrow(expect.objectContaining({ code: "condition.bad_operand" }));
+      if (want === "throws")
+        expect(() => compare(actual, op, expected)).toThrow(expect.objectContaining({ code: "condition.bad_operand" }));
       else expect(compare(actual, op, expected)).toBe(want);
     });
   }
 
   it("an unknown operator is a typed error", () => {
-    expect(() => compare("a", "looks like", "b")).toThrow(expect.objectContaining({ code: "condition.unknown_operator" }));
+    expect(() => compare("a", "looks like", "b")).toThrow(
+      expect.objectContaining({ code: "condition.unknown_operator" }),
+    );
   });
 
   it("and / or short-circuit: a later condition on a missing variable is never read", () => {
@@ -140,7 +143,9 @@ describe("condition operators (Dify utils/condition/processor.py)", () => {
     expect(evaluateConditions([first("no"), missing], "and", env)).toBe(false);
     expect(evaluateConditions([first("yes"), missing], "or", env)).toBe(true);
     expect(reads).toEqual(["n.x", "n.x"]);
-    expect(() => evaluateConditions([first("yes"), missing], "and", env)).toThrow(expect.objectContaining({ code: "condition.missing_variable" }));
+    expect(() => evaluateConditions([first("yes"), missing], "and", env)).toThrow(
+      expect.objectContaining({ code: "condition.missing_variable" }),
+    );
   });
 });
 
@@ -163,13 +168,30 @@ function branching(ifElse: Record<string, unknown>, ports: string[]) {
       { id: "if", type: "if-else", ...ifElse },
       ...ports.map((p) => tpl(`b_${p}`, p)),
       { id: "agg", type: "variable-aggregator", variables: ports.map((p) => [`b_${p}`, "output"]) },
-      { id: "end", type: "end", outputs: [{ variable: "port", value_selector: ["agg", "output"] }, { variable: "case", value_selector: ["if", "selected_case_id"] }, { variable: "result", value_selector: ["if", "result"] }] },
+      {
+        id: "end",
+        type: "end",
+        outputs: [
+          { variable: "port", value_selector: ["agg", "output"] },
+          { variable: "case", value_selector: ["if", "selected_case_id"] },
+          { variable: "result", value_selector: ["if", "result"] },
+        ],
+      },
     ],
-    edges: [["start", "if"], ...ports.map((p) => ["if", p, `b_${p}`] as [string, string, string]), ...ports.map((p) => [`b_${p}`, "agg"] as [string, string]), ["agg", "end"]],
+    edges: [
+      ["start", "if"],
+      ...ports.map((p) => ["if", p, `b_${p}`] as [string, string, string]),
+      ...ports.map((p) => [`b_${p}`, "agg"] as [string, string]),
+      ["agg", "end"],
+    ],
   });
 }
 
-const cond = (sel: string[], op: string, value?: unknown) => ({ variable_selector: sel, comparison_operator: op, value });
+const cond = (sel: string[], op: string, value?: unknown) => ({
+  variable_selector: sel,
+  comparison_operator: op,
+  value,
+});
 
 describe("if-else node", () => {
   it("tries cases in order and the first true case wins; none true takes `false`", async () => {
@@ -210,23 +232,35 @@ describe("if-else node", () => {
   });
 
   it("the legacy single-case layout routes to `true`", async () => {
-    const wf = branching({ logical_operator: "and", conditions: [cond(["start", "x"], "start with", "go")] }, ["true", "false"]);
+    const wf = branching({ logical_operator: "and", conditions: [cond(["start", "x"], "start with", "go")] }, [
+      "true",
+      "false",
+    ]);
     expect((await runWorkflow(wf, { inputs: { x: "gopher" } })).outputs.port).toBe("true");
     expect((await runWorkflow(wf, { inputs: { x: "stop" } })).outputs.port).toBe("false");
   });
 
   it("a missing condition variable fails the node (Dify raises); a null one does not", async () => {
-    const wf = branching({ cases: [{ case_id: "c", logical_operator: "and", conditions: [cond(["ghost", "out"], "empty")] }] }, ["c", "false"]);
+    const wf = branching(
+      { cases: [{ case_id: "c", logical_operator: "and", conditions: [cond(["ghost", "out"], "empty")] }] },
+      ["c", "false"],
+    );
     const r = await runWorkflow(wf, { inputs: { x: "a" } });
     expect(r.status).toBe("failed");
     expect(r.error).toMatchObject({ code: "condition.missing_variable", nodeId: "if" });
     // start.x is declared but not given: it exists with value null, so `empty` is simply true
-    const ok = branching({ cases: [{ case_id: "c", logical_operator: "and", conditions: [cond(["start", "x"], "empty")] }] }, ["c", "false"]);
+    const ok = branching(
+      { cases: [{ case_id: "c", logical_operator: "and", conditions: [cond(["start", "x"], "empty")] }] },
+      ["c", "false"],
+    );
     expect((await runWorkflow(ok, { inputs: {} })).outputs.port).toBe("c");
   });
 
   it("`=` on a string variable fails the node with a typed error", async () => {
-    const wf = branching({ cases: [{ case_id: "c", logical_operator: "and", conditions: [cond(["start", "x"], "=", "1")] }] }, ["c", "false"]);
+    const wf = branching(
+      { cases: [{ case_id: "c", logical_operator: "and", conditions: [cond(["start", "x"], "=", "1")] }] },
+      ["c", "false"],
+    );
     const r = await runWorkflow(wf, { inputs: { x: "1" } });
     expect(r.status).toBe("failed");
     expect(r.error).toMatchObject({ code: "condition.bad_operand", nodeId: "if" });
@@ -246,7 +280,11 @@ describe("if-else node", () => {
       remote_url: null,
     });
     const files = [file("a.pdf", ".pdf", "document", 10), file("b.png", ".png", "image", 99)];
-    const wfFiles = (op: string, logical: "and" | "or", subs: Array<{ key: string; comparison_operator: string; value?: unknown }>) =>
+    const wfFiles = (
+      op: string,
+      logical: "and" | "or",
+      subs: Array<{ key: string; comparison_operator: string; value?: unknown }>,
+    ) =>
       buildWorkflow({
         nodes: [
           { id: "start", type: "start", variables: [{ variable: "docs", type: "file-list" }] },
@@ -257,28 +295,62 @@ describe("if-else node", () => {
               {
                 case_id: "c",
                 logical_operator: "and",
-                conditions: [{ variable_selector: ["start", "docs"], comparison_operator: op, sub_variable_condition: { logical_operator: logical, conditions: subs } }],
+                conditions: [
+                  {
+                    variable_selector: ["start", "docs"],
+                    comparison_operator: op,
+                    sub_variable_condition: { logical_operator: logical, conditions: subs },
+                  },
+                ],
               },
             ],
           },
           { id: "end", type: "end", outputs: [{ variable: "hit", value_selector: ["if", "result"] }] },
         ],
-        edges: [["start", "if"], ["if", "c", "end"], ["if", "false", "end"]],
+        edges: [
+          ["start", "if"],
+          ["if", "c", "end"],
+          ["if", "false", "end"],
+        ],
       });
-    const hit = async (op: string, logical: "and" | "or", subs: Array<{ key: string; comparison_operator: string; value?: unknown }>) =>
-      (await runWorkflow(wfFiles(op, logical, subs), { inputs: { docs: files } })).outputs.hit;
+    const hit = async (
+      op: string,
+      logical: "and" | "or",
+      subs: Array<{ key: string; comparison_operator: string; value?: unknown }>,
+    ) => (await runWorkflow(wfFiles(op, logical, subs), { inputs: { docs: files } })).outputs.hit;
 
     it("contains: any file passes each sub-condition; extensions are normalised to a leading dot", async () => {
       expect(await hit("contains", "and", [{ key: "extension", comparison_operator: "is", value: "pdf" }])).toBe(true);
-      expect(await hit("contains", "and", [{ key: "extension", comparison_operator: "is", value: ".docx" }])).toBe(false);
-      expect(await hit("contains", "and", [{ key: "type", comparison_operator: "in", value: ["image"] }, { key: "size", comparison_operator: ">", value: "50" }])).toBe(true);
-      expect(await hit("contains", "and", [{ key: "name", comparison_operator: "start with", value: "a" }, { key: "size", comparison_operator: ">", value: "100" }])).toBe(false);
-      expect(await hit("contains", "or", [{ key: "name", comparison_operator: "start with", value: "a" }, { key: "size", comparison_operator: ">", value: "100" }])).toBe(true);
+      expect(await hit("contains", "and", [{ key: "extension", comparison_operator: "is", value: ".docx" }])).toBe(
+        false,
+      );
+      expect(
+        await hit("contains", "and", [
+          { key: "type", comparison_operator: "in", value: ["image"] },
+          { key: "size", comparison_operator: ">", value: "50" },
+        ]),
+      ).toBe(true);
+      expect(
+        await hit("contains", "and", [
+          { key: "name", comparison_operator: "start with", value: "a" },
+          { key: "size", comparison_operator: ">", value: "100" },
+        ]),
+      ).toBe(false);
+      expect(
+        await hit("contains", "or", [
+          { key: "name", comparison_operator: "start with", value: "a" },
+          { key: "size", comparison_operator: ">", value: "100" },
+        ]),
+      ).toBe(true);
     });
 
     it("a `not` sub-operator requires every file to pass (all())", async () => {
-      expect(await hit("not contains", "and", [{ key: "extension", comparison_operator: "not in", value: [".exe"] }])).toBe(true);
-      expect(await hit("not contains", "and", [{ key: "name", comparison_operator: "not contains", value: "a" }])).toBe(false);
+      expect(
+        await hit("not contains", "and", [{ key: "extension", comparison_operator: "not in", value: [".exe"] }]),
+      ).toBe(true);
+      expect(await hit("not contains", "and", [{ key: "name", comparison_operator: "not contains", value: "a" }])).toBe(
+        false,
+      );
       expect(await hit("all of", "and", [{ key: "type", comparison_operator: "not in", value: ["video"] }])).toBe(true);
     });
   });

@@ -77,7 +77,13 @@ describe("list-operator", () => {
       "array[string]",
     );
     expect(r.outputs.result).toEqual(["peach", "pear", "plum"]);
-    const notIn = await run({ filter_by: { enabled: true, conditions: [{ key: "", comparison_operator: "not in", value: ["pear", "plum"] }] } }, words, "array[string]");
+    const notIn = await run(
+      {
+        filter_by: { enabled: true, conditions: [{ key: "", comparison_operator: "not in", value: ["pear", "plum"] }] },
+      },
+      words,
+      "array[string]",
+    );
     expect(notIn.outputs.result).toEqual(["apple", "banana", "peach"]);
     const both = await run(
       {
@@ -133,8 +139,15 @@ describe("list-operator", () => {
     // [start, data, items] on an object without `items` reads as null (deeper paths are null in Dify)
     expect(missing.status).toBe("succeeded");
     const noNode = buildWorkflow({
-      nodes: [{ id: "start", type: "start", variables: [] }, { id: "lo", type: "list-operator", variable: ["ghost", "list"] }, end({ r: ["lo", "result"] })],
-      edges: [["start", "lo"], ["lo", "end"]],
+      nodes: [
+        { id: "start", type: "start", variables: [] },
+        { id: "lo", type: "list-operator", variable: ["ghost", "list"] },
+        end({ r: ["lo", "result"] }),
+      ],
+      edges: [
+        ["start", "lo"],
+        ["lo", "end"],
+      ],
     });
     expect((await runWorkflow(noNode)).error).toMatchObject({ code: "list.missing_variable", nodeId: "lo" });
     expect((await run({}, "nope")).error).toMatchObject({ code: "list.not_array" });
@@ -150,7 +163,13 @@ describe("variable-aggregator group mode", () => {
         {
           id: "if",
           type: "if-else",
-          cases: [{ case_id: "true", logical_operator: "and", conditions: [{ variable_selector: ["start", "x"], comparison_operator: "is", value: "a" }] }],
+          cases: [
+            {
+              case_id: "true",
+              logical_operator: "and",
+              conditions: [{ variable_selector: ["start", "x"], comparison_operator: "is", value: "a" }],
+            },
+          ],
         },
         tpl("a", "from a"),
         tpl("b", "from b"),
@@ -160,7 +179,15 @@ describe("variable-aggregator group mode", () => {
           advanced_settings: {
             group_enabled: true,
             groups: [
-              { group_name: "text", output_type: "string", variables: [["a", "output"], ["b", "output"]], groupId: "g1" },
+              {
+                group_name: "text",
+                output_type: "string",
+                variables: [
+                  ["a", "output"],
+                  ["b", "output"],
+                ],
+                groupId: "g1",
+              },
               { group_name: "input", output_type: "string", variables: [["start", "x"]], groupId: "g2" },
             ],
           },
@@ -168,7 +195,15 @@ describe("variable-aggregator group mode", () => {
         tpl("use", "{{ t }}|{{ i }}", { t: ["agg", "text", "output"], i: ["agg", "input", "output"] }),
         end({ out: ["use", "output"], group: ["agg", "text"] }),
       ],
-      edges: [["start", "if"], ["if", "true", "a"], ["if", "false", "b"], ["a", "agg"], ["b", "agg"], ["agg", "use"], ["use", "end"]],
+      edges: [
+        ["start", "if"],
+        ["if", "true", "a"],
+        ["if", "false", "b"],
+        ["a", "agg"],
+        ["b", "agg"],
+        ["agg", "use"],
+        ["use", "end"],
+      ],
     });
     const a = await runWorkflow(wf, { inputs: { x: "a" } });
     expect(a.outputs).toEqual({ out: "from a|a", group: { output: "from a" } });
@@ -178,17 +213,19 @@ describe("variable-aggregator group mode", () => {
 });
 
 describe("assigner", () => {
-  const chat = (items: unknown[], conv: Array<{ name: string; value_type: string; value: unknown }>, extraNodes: Array<Record<string, unknown>> = []) =>
+  const chat = (items: unknown[], conv: Array<{ name: string; value_type: string; value: unknown }>) =>
     buildWorkflow({
       mode: "advanced-chat",
       conversation_variables: conv as never,
       nodes: [
         { id: "start", type: "start", variables: [{ variable: "v", type: "json_object" }] },
-        ...extraNodes,
         { id: "as", type: "assigner", version: "2", items },
         { id: "ans", type: "answer", answer: "done" },
       ],
-      edges: [["start", "as"], ["as", "ans"]],
+      edges: [
+        ["start", "as"],
+        ["as", "ans"],
+      ],
     });
   const op = (name: string, operation: string, value?: unknown, input_type: "constant" | "variable" = "constant") => ({
     variable_selector: ["conversation", name],
@@ -258,10 +295,13 @@ describe("assigner", () => {
 
   it("clear gives the type's zero value: {} for an object, false for a boolean", async () => {
     const r = await runWorkflow(
-      chat([op("o", "clear"), op("b", "clear")], [
-        { name: "o", value_type: "object", value: { a: 1 } },
-        { name: "b", value_type: "boolean", value: true },
-      ]),
+      chat(
+        [op("o", "clear"), op("b", "clear")],
+        [
+          { name: "o", value_type: "object", value: { a: 1 } },
+          { name: "b", value_type: "boolean", value: true },
+        ],
+      ),
       { inputs: { v: {} } },
     );
     expect(r.conversation).toEqual({ o: {}, b: false });
@@ -276,7 +316,10 @@ describe("assigner", () => {
         { id: "as", type: "assigner", version: "2", items: [op("n", "+=", 1), op("n", "*=", 10)] },
         { id: "ans", type: "answer", answer: "n={{#conversation.n#}}" },
       ],
-      edges: [["start", "as"], ["as", "ans"]],
+      edges: [
+        ["start", "as"],
+        ["as", "ans"],
+      ],
     });
     const r = await runWorkflow(wf);
     expect(r.outputs.answer).toBe("n=20");
@@ -290,10 +333,20 @@ describe("assigner", () => {
         nodes: [
           { id: "start", type: "start", variables: [] },
           tpl("t", "msg"),
-          { id: "as", type: "assigner", assigned_variable_selector: ["conversation", "hist"], write_mode, input_variable_selector: write_mode === "over-write" ? ["start", "sys.files"] : ["t", "output"] },
+          {
+            id: "as",
+            type: "assigner",
+            assigned_variable_selector: ["conversation", "hist"],
+            write_mode,
+            input_variable_selector: write_mode === "over-write" ? ["start", "sys.files"] : ["t", "output"],
+          },
           { id: "ans", type: "answer", answer: "ok" },
         ],
-        edges: [["start", "t"], ["t", "as"], ["as", "ans"]],
+        edges: [
+          ["start", "t"],
+          ["t", "as"],
+          ["as", "ans"],
+        ],
       });
     expect((await runWorkflow(v1("append"))).conversation.hist).toEqual(["x", "msg"]);
     expect((await runWorkflow(v1("over-write"))).conversation.hist).toEqual([]);
@@ -301,7 +354,10 @@ describe("assigner", () => {
   });
 
   it("bad operations are typed errors naming the node", async () => {
-    const conv = [{ name: "s", value_type: "string", value: "a" }, { name: "n", value_type: "number", value: 1 }];
+    const conv = [
+      { name: "s", value_type: "string", value: "a" },
+      { name: "n", value_type: "number", value: 1 },
+    ];
     const append = await runWorkflow(chat([op("s", "append", "b")], conv), { inputs: { v: {} } });
     expect(append.error).toMatchObject({ code: "assigner.bad_operation", nodeId: "as" });
     const div = await runWorkflow(chat([op("n", "/=", 0)], conv), { inputs: { v: {} } });
@@ -309,7 +365,9 @@ describe("assigner", () => {
     const missing = await runWorkflow(chat([op("ghost", "set", 1)], conv), { inputs: { v: {} } });
     expect(missing.error).toMatchObject({ code: "assigner.missing_target" });
     // a value variable that does not exist fails the node, as in Dify (v1 and v2)
-    const noSource = await runWorkflow(chat([op("s", "over-write", ["ghost", "text"], "variable")], conv), { inputs: { v: {} } });
+    const noSource = await runWorkflow(chat([op("s", "over-write", ["ghost", "text"], "variable")], conv), {
+      inputs: { v: {} },
+    });
     expect(noSource.error).toMatchObject({ code: "assigner.missing_value", nodeId: "as" });
     expect(noSource.error!.message).toContain("ghost.text");
   });
@@ -340,13 +398,16 @@ describe("answer markdown rendering", () => {
   };
 
   it("objects as indented JSON, arrays as `- item` lines, scalars with Python str()", async () => {
-    const r = await answerOf("{{#start.v.obj#}}\n{{#start.v.list#}}\n{{#start.v.nums#}}\n{{#start.v.flag#}}|{{#start.v.none#}}|", {
-      obj: { a: 1, b: ["x"], c: "é" },
-      list: ["a", "b"],
-      nums: [1, 2.5],
-      flag: true,
-      none: null,
-    });
+    const r = await answerOf(
+      "{{#start.v.obj#}}\n{{#start.v.list#}}\n{{#start.v.nums#}}\n{{#start.v.flag#}}|{{#start.v.none#}}|",
+      {
+        obj: { a: 1, b: ["x"], c: "é" },
+        list: ["a", "b"],
+        nums: [1, 2.5],
+        flag: true,
+        none: null,
+      },
+    );
     expect(r.outputs.answer).toBe('{\n  "a": 1,\n  "b": [\n    "x"\n  ],\n  "c": "é"\n}\n- a\n- b\n- 1\n- 2.5\nTrue||');
   });
 
@@ -354,8 +415,19 @@ describe("answer markdown rendering", () => {
     const img = file("cat.png", "image", "https://x.test/cat.png");
     const doc = file("doc.pdf", "document", "https://x.test/doc.pdf");
     const r = await answerOf("Look: {{#start.v.img#}}\n{{#start.v.all#}}", { img, all: [doc, img] });
-    expect(r.outputs.answer).toBe("Look: ![cat.png](https://x.test/cat.png)\n[doc.pdf](https://x.test/doc.pdf)\n![cat.png](https://x.test/cat.png)");
-    expect((r.outputs.files as Array<{ filename: string }>).map((f) => f.filename)).toEqual(["cat.png", "doc.pdf", "cat.png"]);
+    expect(r.outputs.answer).toBe(
+      "Look: ![cat.png](https://x.test/cat.png)\n[doc.pdf](https://x.test/doc.pdf)\n![cat.png](https://x.test/cat.png)",
+    );
+    expect((r.outputs.files as Array<{ filename: string }>).map((f) => f.filename)).toEqual([
+      "cat.png",
+      "doc.pdf",
+      "cat.png",
+    ]);
+  });
+
+  it("documented deviation: objects inside an array render as JSON (Dify prints Python's str(), e.g. - {'a': 1})", async () => {
+    const r = await answerOf("{{#start.v.rows#}}", { rows: [{ a: 1 }, { b: "x" }] });
+    expect(r.outputs.answer).toBe('- {"a":1}\n- {"b":"x"}');
   });
 
   it("an unresolved reference renders as its bare selector text", async () => {
@@ -367,7 +439,10 @@ describe("answer markdown rendering", () => {
 describe("start inputs", () => {
   const startWf = (variables: Array<Record<string, unknown>>) =>
     buildWorkflow({
-      nodes: [{ id: "start", type: "start", variables }, end(Object.fromEntries(variables.map((v) => [String(v.variable), ["start", String(v.variable)]])))],
+      nodes: [
+        { id: "start", type: "start", variables },
+        end(Object.fromEntries(variables.map((v) => [String(v.variable), ["start", String(v.variable)]]))),
+      ],
       edges: [["start", "end"]],
     });
 
@@ -403,7 +478,10 @@ describe("start inputs", () => {
   it("re-exports sys values as sys.<name> outputs (legacy [start, 'sys.query'] selectors)", async () => {
     const wf = buildWorkflow({
       mode: "advanced-chat",
-      nodes: [{ id: "start", type: "start", variables: [] }, { id: "ans", type: "answer", answer: "{{#start.sys.query#}}" }],
+      nodes: [
+        { id: "start", type: "start", variables: [] },
+        { id: "ans", type: "answer", answer: "{{#start.sys.query#}}" },
+      ],
       edges: [["start", "ans"]],
     });
     const legacy = buildWorkflow({
@@ -413,7 +491,10 @@ describe("start inputs", () => {
         tpl("t", "{{ q }}", { q: ["start", "sys.query"] }),
         { id: "ans", type: "answer", answer: "{{#t.output#}}" },
       ],
-      edges: [["start", "t"], ["t", "ans"]],
+      edges: [
+        ["start", "t"],
+        ["t", "ans"],
+      ],
     });
     expect((await runWorkflow(legacy, { sys: { query: "hi there" } })).outputs.answer).toBe("hi there");
     // the {{#…#}} lexer reads `start.sys` then `query` as a path, which does not exist: bare text
@@ -430,10 +511,24 @@ describe("per-node timeout (timeout_seconds)", () => {
         { id: "slow", type: "test-sleep", ms: 400, timeout_seconds: 0.05, ...extra },
         tpl("ok", "ok:{{ d }}", { d: ["slow", "done"] }),
         tpl("handler", "handled:{{ t }}", { t: ["slow", "error_type"] }),
-        { id: "agg", type: "variable-aggregator", variables: [["ok", "output"], ["handler", "output"]] },
+        {
+          id: "agg",
+          type: "variable-aggregator",
+          variables: [
+            ["ok", "output"],
+            ["handler", "output"],
+          ],
+        },
         end({ out: ["agg", "output"], done: ["slow", "done"], msg: ["slow", "error_message"] }),
       ],
-      edges: [["start", "slow"], ["slow", "source", "ok"], ["slow", "fail-branch", "handler"], ["ok", "agg"], ["handler", "agg"], ["agg", "end"]],
+      edges: [
+        ["start", "slow"],
+        ["slow", "source", "ok"],
+        ["slow", "fail-branch", "handler"],
+        ["ok", "agg"],
+        ["handler", "agg"],
+        ["agg", "end"],
+      ],
     });
 
   it("without a strategy the run fails with node.timeout, promptly", async () => {
@@ -445,7 +540,9 @@ describe("per-node timeout (timeout_seconds)", () => {
   });
 
   it("default-value: the defaults stand in, every edge is taken, the run is partial-succeeded", async () => {
-    const r = await runWorkflow(timed({ error_strategy: "default-value", default_value: [{ key: "done", type: "number", value: "7" }] }));
+    const r = await runWorkflow(
+      timed({ error_strategy: "default-value", default_value: [{ key: "done", type: "number", value: "7" }] }),
+    );
     expect(r.status).toBe("partial-succeeded");
     expect(r.outputs.done).toBe(7);
     expect(r.outputs.out).toBe("ok:7");
@@ -460,7 +557,12 @@ describe("per-node timeout (timeout_seconds)", () => {
   });
 
   it("retries apply to a timeout before the strategy", async () => {
-    const r = await runWorkflow(timed({ error_strategy: "fail-branch", retry_config: { retry_enabled: true, max_retries: 2, retry_interval: 1 } }));
+    const r = await runWorkflow(
+      timed({
+        error_strategy: "fail-branch",
+        retry_config: { retry_enabled: true, max_retries: 2, retry_interval: 1 },
+      }),
+    );
     expect(r.trace.filter((t) => t.nodeId === "slow").map((t) => t.status)).toEqual(["failed", "failed", "failed"]);
     expect(r.outputs.out).toBe("handled:node.timeout");
   });

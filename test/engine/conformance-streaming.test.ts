@@ -49,10 +49,16 @@ async function chat(wf: ReturnType<typeof buildWorkflow>, query = "hi") {
 
 describe("advanced-chat streaming", () => {
   it("an answer streams the LLM's chunks in order, between its own text segments", async () => {
-    server.enqueue(reply.text("Paris is the capital.", { chunks: ["Paris", " is", " the", " capital."], chunkDelayMs: 15 }));
+    server.enqueue(
+      reply.text("Paris is the capital.", { chunks: ["Paris", " is", " the", " capital."], chunkDelayMs: 15 }),
+    );
     const wf = buildWorkflow({
       mode: "advanced-chat",
-      nodes: [start, llm("llm", "{{#sys.query#}}"), { id: "ans", type: "answer", answer: "Answer: {{#llm.text#}} (done)" }],
+      nodes: [
+        start,
+        llm("llm", "{{#sys.query#}}"),
+        { id: "ans", type: "answer", answer: "Answer: {{#llm.text#}} (done)" },
+      ],
       edges: [
         ["start", "llm"],
         ["llm", "ans"],
@@ -67,7 +73,9 @@ describe("advanced-chat streaming", () => {
     // Really streamed: the leading text and the model's chunks go out before the LLM node finishes.
     const llmDone = events.findIndex((e) => e.type === "node_finished" && e.nodeId === "llm");
     const lastModelChunk = events.findIndex((e) => e.type === "text_chunk" && e.text === " capital.");
-    expect(events.findIndex((e) => e.type === "text_chunk")).toBeLessThan(events.findIndex((e) => e.type === "node_started" && e.nodeId === "llm") + 2);
+    expect(events.findIndex((e) => e.type === "text_chunk")).toBeLessThan(
+      events.findIndex((e) => e.type === "node_started" && e.nodeId === "llm") + 2,
+    );
     expect(lastModelChunk).toBeLessThan(llmDone);
   });
 
@@ -76,7 +84,12 @@ describe("advanced-chat streaming", () => {
     server.when(asksFor("reply"), reply.text("visible reply", { chunks: ["visible", " reply"] }));
     const wf = buildWorkflow({
       mode: "advanced-chat",
-      nodes: [start, llm("hidden", "summarise {{#sys.query#}}"), llm("shown", "reply to {{#sys.query#}}"), { id: "ans", type: "answer", answer: "{{#shown.text#}}" }],
+      nodes: [
+        start,
+        llm("hidden", "summarise {{#sys.query#}}"),
+        llm("shown", "reply to {{#sys.query#}}"),
+        { id: "ans", type: "answer", answer: "{{#shown.text#}}" },
+      ],
       edges: [
         ["start", "hidden"],
         ["hidden", "shown"],
@@ -97,7 +110,13 @@ describe("advanced-chat streaming", () => {
         {
           id: "if",
           type: "if-else",
-          cases: [{ case_id: "true", logical_operator: "and", conditions: [{ variable_selector: ["sys", "query"], comparison_operator: "contains", value: "explain" }] }],
+          cases: [
+            {
+              case_id: "true",
+              logical_operator: "and",
+              conditions: [{ variable_selector: ["sys", "query"], comparison_operator: "contains", value: "explain" }],
+            },
+          ],
         },
         llm("llm", "{{#sys.query#}}"),
         { id: "a_long", type: "answer", answer: "[{{#llm.text#}}]" },
@@ -157,7 +176,12 @@ describe("advanced-chat streaming", () => {
         { id: "a1", type: "answer", answer: "You: {{#sys.query#}}\n" },
         llm("llm", "{{#sys.query#}}"),
         { id: "a2", type: "answer", answer: "Bot: {{#llm.text#}}\n" },
-        { id: "inc", type: "assigner", version: "2", items: [{ variable_selector: ["conversation", "turns"], input_type: "constant", operation: "+=", value: 1 }] },
+        {
+          id: "inc",
+          type: "assigner",
+          version: "2",
+          items: [{ variable_selector: ["conversation", "turns"], input_type: "constant", operation: "+=", value: 1 }],
+        },
         { id: "a3", type: "answer", answer: "turn {{#conversation.turns#}}" },
       ],
       edges: [

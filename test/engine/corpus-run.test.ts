@@ -21,7 +21,7 @@ import { createLlmService } from "../../src/llm/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { TextDocumentService } from "../../src/tools/documents.js";
 import { MemoryFileService } from "../../src/tools/files.js";
-import { type ReplayServer, type RecordedRequest, reply, startReplayServer } from "../support/replay-server.js";
+import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 
 const ROOT = "/work/shared/corpus/dify-dsl";
 const FIXTURES = "langgenius__dify/api/tests/fixtures/workflow";
@@ -76,13 +76,15 @@ function classify(wf: Workflow): Kind {
 }
 
 function manifestPaths(): string[] {
-  return readFileSync(join(ROOT, "MANIFEST.tsv"), "utf8")
-    .trim()
-    .split("\n")
-    .slice(1)
-    .map((l) => l.split("\t")[0]!)
-    // The manifest lists 220 files; only those present in the shared copy can run.
-    .filter((p) => existsSync(join(ROOT, p)));
+  return (
+    readFileSync(join(ROOT, "MANIFEST.tsv"), "utf8")
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((l) => l.split("\t")[0]!)
+      // The manifest lists 220 files; only those present in the shared copy can run.
+      .filter((p) => existsSync(join(ROOT, p)))
+  );
 }
 
 /** A value that satisfies a (simple) JSON schema, so structured-output LLM nodes get valid JSON. */
@@ -165,7 +167,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function runCorpusFile(f: CorpusFile, extra: { sys?: Record<string, unknown>; onEvent?: (e: RunEvent) => void } = {}) {
+async function runCorpusFile(
+  f: CorpusFile,
+  extra: { sys?: Record<string, unknown>; onEvent?: (e: RunEvent) => void } = {},
+) {
   const files = new MemoryFileService();
   const services: Partial<ExecServices> = {
     sandbox,
@@ -174,7 +179,14 @@ async function runCorpusFile(f: CorpusFile, extra: { sys?: Record<string, unknow
     llm:
       f.kind === "model"
         ? createLlmService({
-            endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL, apiKey: "k", supportsStructuredOutputs: true } },
+            endpoints: {
+              ep: {
+                provider: "openai-compatible",
+                baseURL: server.openaiBaseURL,
+                apiKey: "k",
+                supportsStructuredOutputs: true,
+              },
+            },
             default: "ep",
             retry: { maxRetries: 0 },
           })
@@ -193,7 +205,10 @@ function expectExplained(path: string, r: RunResult) {
   if (r.status === "succeeded" || r.status === "partial-succeeded") return;
   expect(r.status, path).toBe("failed");
   expect(r.error, path).toBeDefined();
-  expect(EXPLAINED_FAILURES.has(r.error!.code), `${path}: unexpected failure ${r.error!.code}: ${r.error!.message}`).toBe(true);
+  expect(
+    EXPLAINED_FAILURES.has(r.error!.code),
+    `${path}: unexpected failure ${r.error!.code}: ${r.error!.message}`,
+  ).toBe(true);
   expect(r.error!.nodeId, path).toBeTruthy();
   expect(r.error!.message.length, path).toBeGreaterThan(10);
 }
@@ -218,7 +233,9 @@ describe("dify corpus", () => {
         if (f.workflow.mode === "advanced-chat" && r.status !== "failed") {
           // The streamed reply is the answer, and it says what the answer nodes rendered.
           expect(chunks.join(""), f.path).toBe(r.outputs.answer);
-          const rendered = r.trace.filter((t) => t.nodeType === "answer" && t.status === "succeeded").map((t) => String(t.outputs?.answer ?? ""));
+          const rendered = r.trace
+            .filter((t) => t.nodeType === "answer" && t.status === "succeeded")
+            .map((t) => String(t.outputs?.answer ?? ""));
           expect(String(r.outputs.answer).length, f.path).toBe(rendered.join("").length);
         }
         const key = r.status === "failed" ? `failed:${r.error!.code}` : r.status;

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -110,6 +110,22 @@ describe("eval sop", () => {
     });
   });
 
+  it.runIf(existsSync("/usr/bin/script"))(
+    "draws a progress bar on a terminal only",
+    async () => {
+      const cmd = `${process.execPath} --import tsx ${ENTRY} eval sop --domain order_fulfillment --limit 12`;
+      const tty = await run("/usr/bin/script", ["-qec", cmd, "/dev/null"], { cwd: ROOT });
+      expect(tty.stdout).toContain("sop order_fulfillment [");
+      expect(tty.stdout).toContain("12/12 100%");
+      const piped = await evalProcess(["sop", "--domain", "order_fulfillment", "--limit", "12"]);
+      expect(piped.code).toBe(0);
+      expect(piped.stderr).toBe("");
+      expect(piped.stdout).toMatch(/strict {2}\d+\.\d% \(\d+\/12\)/);
+      expect(piped.stdout).not.toContain("[");
+    },
+    120_000,
+  );
+
   it("an unknown domain or a broken workflow is a clean error with an exit code (real process)", async () => {
     const bad = await evalProcess(["sop", "--domain", "nope"]);
     expect(bad.code).toBe(2);
@@ -126,7 +142,7 @@ describe("eval sop", () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain("ghost");
     expect(broken.stderr).toContain("error eval.invalid_workflow");
-  });
+  }, 120_000);
 });
 
 describe("eval worf", () => {

@@ -191,6 +191,7 @@ describe("MCTS search", () => {
       split,
       iterations: 10,
       patience: 4,
+      tools: TOOL_SPECS,
       onEvent: (e) => events.push(e),
     });
     expect(server.unmatched).toEqual([]);
@@ -224,6 +225,7 @@ describe("MCTS search", () => {
     const opt = optimiserRequests();
     expect(opt).toHaveLength(6);
     const msg = (i: number) => opt[i]!.body.messages.map((m: any) => m.content).join("\n");
+    expect(msg(0)).toContain("# Available tools\n- find_person: Find a person's id by name");
     expect(msg(0)).toContain("Reference tool calls: find_person");
     expect(msg(0)).toContain("get_phone");
     expect(msg(1)).toContain("edit.unknown_node");

@@ -242,6 +242,10 @@ describe("runs", () => {
     // Nothing left to resume.
     const resume = await s.api(`/api/runs/${runId}/resume`, { method: "POST" });
     expect(resume.status).toBe(409);
+    expect(((await resume.json()) as any).error.code).toBe("run.finished");
+    const cancel = await s.api(`/api/runs/${runId}/cancel`, { method: "POST" });
+    expect(cancel.status).toBe(409);
+    expect(((await cancel.json()) as any).error.code).toBe("run.not_active");
   });
 
   it("serves a finished run's events from the database after a restart", async () => {

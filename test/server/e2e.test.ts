@@ -174,7 +174,7 @@ describe.skipIf(!hasChromium)("web UI in a real browser", () => {
       reply.text("Done: the query is now wrapped in brackets."),
     );
     await page.getByTestId("tab-chat").click();
-    expect(await page.getByTestId("models").textContent()).toContain("ep (openai-compatible, replay)");
+    await page.getByTestId("models").getByText("Agent model: ep (openai-compatible, replay)").waitFor();
     await page.getByTestId("chat-input").fill("wrap the query in brackets");
     await page.getByTestId("chat-send").click();
     await page

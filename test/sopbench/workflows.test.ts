@@ -78,7 +78,7 @@ describe("SOP-Bench reference workflows (Weft IR, no LLM) reach each domain's ce
             rows.map((row) => [row.taskId, Object.values(row.fields).map((f) => normalise(f.predicted))]),
           );
         expect(answers(s.rows)).toEqual(answers(solver.rows));
-      });
+      }, 120_000);
     });
   }
 

@@ -32,6 +32,7 @@ export function registerServeCommands(program: Command): void {
     .option("--host <addr>", "address to listen on", "127.0.0.1")
     .option("--db <path>", "SQLite file (runs, apps, keys)")
     .option("--config <path>", "weft.config.json")
+    .option("--model <name>", "model name for the chat agent (routed by weft.config.json / WEFT_LLM_*)")
     .option("--sample", "preload the sample app and print a new API key")
     .option(
       "--synchronous <mode>",
@@ -51,6 +52,7 @@ export function registerServeCommands(program: Command): void {
         services,
         llmConfig: loadLlmConfig({ path: opts.config }),
         synchronous: opts.synchronous,
+        agentModel: { provider: "weft-agent", name: opts.model ?? "" },
       });
       if (opts.sample) {
         const app = ensureSampleApp(server.deps.apps);

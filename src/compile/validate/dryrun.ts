@@ -291,7 +291,10 @@ export function dryRun(m: SopModel, logic: SourceLogic): DryRunReport {
           const vt = concretise(q.whenTrue, universe);
           const vf = concretise(q.whenFalse, universe);
           if (vt && vf) {
-            runs.push({ values: vt, witnessOf: `${side} atom ${p.atom}` }, { values: vf, witnessOf: `${side} atom ${p.atom}` });
+            runs.push(
+              { values: vt, witnessOf: `${side} atom ${p.atom}` },
+              { values: vf, witnessOf: `${side} atom ${p.atom}` },
+            );
             ok = true;
             break;
           }

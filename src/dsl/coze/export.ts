@@ -272,6 +272,8 @@ export function exportCozeDetailed(workflow: Workflow, options: ExportCozeOption
     const list = r.container ? containers.get(r.container)?.node.edges : topEdges;
     if (!list) continue;
     pushEdge(list, r.edge);
+    for (const port of converted.get(src.id)?.alsoPorts?.[e.sourcePort] ?? [])
+      pushEdge(list, { ...r.edge, sourcePortID: port });
   }
 
   // Container bodies: children into blocks, sinks wired back to the container's inline input.

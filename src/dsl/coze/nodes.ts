@@ -16,6 +16,8 @@ export interface ConvertedNode {
   version?: string;
   /** Port renames for this node's outgoing edges (Weft port -> Coze port; "" = default port). */
   ports: Record<string, string>;
+  /** Further Coze ports that lead where a Weft port leads (the intent node's `default`). */
+  alsoPorts?: Record<string, string[]>;
 }
 
 type Config = Record<string, any>;
@@ -415,6 +417,8 @@ export function convertIfElse(node: WorkflowNode, ctx: ExportContext): Converted
   const ports: Record<string, string> = { false: "false" };
   const branches = cases.map((k, ci) => {
     ports[String(k.case_id)] = ci === 0 ? "true" : `true_${ci}`;
+    // Dify treats a case without conditions as true; what Coze does with one is not documented.
+    if (!k.conditions?.length) unsupported(`cases[${ci}] has no conditions`);
     const conditions = (k.conditions as Config[]).map((cond, i) => {
       const field = `cases[${ci}].conditions[${i}]`;
       if (cond.sub_variable_condition?.conditions?.length)
@@ -427,6 +431,10 @@ export function convertIfElse(node: WorkflowNode, ctx: ExportContext): Converted
       if (leftType === "boolean") unsupported(`${field}: boolean comparisons are not exported`);
       const left = { input: ctx.refInput(sel, node) };
       if (opId === 9 || opId === 10) return { operator: opId, left };
+      // Dify compares numbers parsed from text; Coze's ordering operators take numbers only.
+      if (opId >= 13 && leftType !== "number") {
+        unsupported(`${field}: "${cond.comparison_operator}" on a ${leftType} value has no Coze equivalent`);
+      }
       if ((opId === 7 || opId === 8) && !(leftType === "string" || isArrayType(leftType))) {
         unsupported(`${field}: "contains" on a ${leftType} value has no Coze equivalent`);
       }
@@ -459,9 +467,10 @@ export function convertClassifier(node: WorkflowNode, ctx: ExportContext): Conve
   const choice = ctx.modelFor(provider, String(c.model?.name ?? ""), node);
   const cp = (c.model?.completion_params ?? {}) as Record<string, unknown>;
   const history = historySetting(c, node, ctx);
-  ctx.notes.push(
-    `node ${node.id}: Coze's intent node also has a "default" port (no intent matched), which Dify lacks; it is left unconnected`,
-  );
+  // Dify falls back to the first class when the model's answer matches none (DIFY.md §2.10);
+  // Coze takes its "default" port then, so that port leads where the first class does.
+  const first = (c.classes as Config[])[0];
+  const alsoPorts = first ? { [String(first.id)]: ["default"] } : undefined;
   return {
     type: "22",
     inputs: {
@@ -488,6 +497,7 @@ export function convertClassifier(node: WorkflowNode, ctx: ExportContext): Conve
       { name: "reason", type: "string" },
     ],
     ports,
+    ...(alsoPorts ? { alsoPorts } : {}),
   };
 }
 

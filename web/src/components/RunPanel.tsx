@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { api } from "../api";
 import { useStore } from "../store";
 
 const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
@@ -68,6 +69,11 @@ export function RunPanel() {
         <button type="submit" data-testid="run-button" disabled={running}>
           {running ? "Running…" : `Run version ${saved.version}`}
         </button>
+        {running && run.runId && (
+          <button type="button" data-testid="cancel-run" onClick={() => void api(`/api/runs/${run.runId}/cancel`, { method: "POST" }).catch(() => {})}>
+            Stop
+          </button>
+        )}
       </form>
       {run.status && (
         <div className="run-result" data-testid="run-result" data-status={run.status}>

@@ -5,7 +5,7 @@ import type { Diagnostic, JsonSchema } from "../types";
 const ADVANCED = new Set(["desc", "selected", "version", "error_strategy", "default_value", "retry_config", "timeout_seconds", "gates", "isInIteration", "iteration_id", "isInLoop", "loop_id"]);
 const HIDDEN = new Set(["selected", "isInIteration", "isInLoop", "iteration_id", "loop_id"]);
 
-type Kind = { kind: "string" | "number" | "integer" | "boolean" | "enum" | "json"; options?: unknown[] };
+type Kind = { kind: "string" | "number" | "integer" | "boolean" | "enum" | "object" | "json"; options?: unknown[]; schema?: JsonSchema };
 
 /** What input suits a schema: primitives get a field, enums a select, everything else JSON. */
 function kindOf(s: JsonSchema | undefined): Kind {
@@ -20,6 +20,7 @@ function kindOf(s: JsonSchema | undefined): Kind {
   if (s.enum) return { kind: "enum", options: s.enum.filter((x) => x !== null) };
   const t = Array.isArray(s.type) ? s.type.find((x) => x !== "null") : s.type;
   if (t === "string" || t === "number" || t === "integer" || t === "boolean") return { kind: t };
+  if (t === "object" && s.properties && Object.keys(s.properties).length > 0) return { kind: "object", schema: s };
   return { kind: "json" };
 }
 
@@ -60,10 +61,18 @@ function JsonField({ value, onChange, testId }: { value: unknown; onChange: (v: 
   );
 }
 
-function Field({ name, schema, value, onChange, diags }: { name: string; schema?: JsonSchema; value: unknown; onChange: (v: unknown) => void; diags: Diagnostic[] }) {
+function Field({ name, path, schema, value, onChange, diags, depth }: { name: string; path: string; schema?: JsonSchema; value: unknown; onChange: (v: unknown) => void; diags: Diagnostic[]; depth: number }) {
   const k = kindOf(schema);
-  const id = `field-${name}`;
+  const id = `field-${path}`;
   let input;
+  // Objects with known fields nest as a sub-form (two levels deep; deeper ones are JSON).
+  if (k.kind === "object" && depth < 2 && (value === undefined || (typeof value === "object" && value !== null && !Array.isArray(value))))
+    return (
+      <fieldset className="sub-form" data-testid={id}>
+        <legend title={schema?.description}>{name}</legend>
+        <SchemaForm schema={k.schema ?? null} value={(value as Record<string, unknown>) ?? {}} onChange={onChange} diagnostics={diags} path={path} depth={depth + 1} />
+      </fieldset>
+    );
   if (k.kind === "boolean") input = <input id={id} data-testid={id} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />;
   else if (k.kind === "enum")
     input = (
@@ -102,19 +111,34 @@ function Field({ name, schema, value, onChange, diags }: { name: string; schema?
 }
 
 /** A form generated from the node type's JSON schema; fields the schema does not know are still editable. */
-export function SchemaForm({ schema, value, onChange, diagnostics }: { schema: JsonSchema | null; value: Record<string, unknown>; onChange: (v: Record<string, unknown>) => void; diagnostics: Diagnostic[] }) {
+export function SchemaForm({
+  schema,
+  value,
+  onChange,
+  diagnostics,
+  path = "",
+  depth = 0,
+}: {
+  schema: JsonSchema | null;
+  value: Record<string, unknown>;
+  onChange: (v: Record<string, unknown>) => void;
+  diagnostics: Diagnostic[];
+  path?: string;
+  depth?: number;
+}) {
   const props = schema?.properties ?? {};
-  const names = [...new Set([...Object.keys(props), ...Object.keys(value)])].filter((n) => !HIDDEN.has(n));
-  const main = names.filter((n) => !ADVANCED.has(n));
-  const advanced = names.filter((n) => ADVANCED.has(n));
-  const diagsFor = (n: string) => diagnostics.filter((d) => d.field === n || d.field?.startsWith(`${n}.`) || d.field?.startsWith(`${n}[`));
+  const names = [...new Set([...Object.keys(props), ...Object.keys(value)])].filter((n) => depth > 0 || !HIDDEN.has(n));
+  const main = depth > 0 ? names : names.filter((n) => !ADVANCED.has(n));
+  const advanced = depth > 0 ? [] : names.filter((n) => ADVANCED.has(n));
+  const full = (n: string) => (path ? `${path}.${n}` : n);
+  const diagsFor = (n: string) => diagnostics.filter((d) => d.field === full(n) || d.field?.startsWith(`${full(n)}.`) || d.field?.startsWith(`${full(n)}[`));
   const set = (n: string, v: unknown) => {
     const next = { ...value };
     if (v === undefined) delete next[n];
     else next[n] = v;
     onChange(next);
   };
-  const field = (n: string) => <Field key={n} name={n} schema={props[n]} value={value[n]} onChange={(v) => set(n, v)} diags={diagsFor(n)} />;
+  const field = (n: string) => <Field key={n} name={n} path={full(n)} schema={props[n]} value={value[n]} onChange={(v) => set(n, v)} diags={diagsFor(n)} depth={depth} />;
   return (
     <div className="schema-form">
       {main.map(field)}
