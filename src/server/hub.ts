@@ -23,17 +23,22 @@ export interface RunHubOptions {
   concurrency?: number;
   /** Finished runs whose logs stay in memory (older ones are read back from the database). */
   keepFinished?: number;
+  /** How often new events of active runs are written to the database (one transaction for all runs). */
+  flushMs?: number;
 }
 
 /**
- * Starts runs in this process and fans their events out to SSE clients. Events live in memory while a run
- * is active and are written to the database when a run segment finishes, so a client that connects late
- * (or after a restart) still gets the whole log in order.
+ * Starts runs in this process and fans their events out to SSE clients from memory. New events are written
+ * to the database in batches (every `flushMs`, one transaction for all active runs, so streaming never waits
+ * on a disk sync per event) and at the end of each run segment, so a client that connects late, or to a
+ * restarted server, still gets the whole log in order.
  */
 export class RunHub {
   private live = new Map<string, LiveRun>();
   private finished: string[] = [];
   private controllers = new Map<string, AbortController>();
+  private dirty = new Map<string, LiveRun>();
+  private flushTimer?: ReturnType<typeof setTimeout>;
 
   constructor(private o: RunHubOptions) {}
 
@@ -59,9 +64,31 @@ export class RunHub {
     }
   }
 
-  private push(e: LiveRun, ev: RunEvent): void {
+  private push(runId: string, e: LiveRun, ev: RunEvent): void {
     e.events.push(ev);
+    this.dirty.set(runId, e);
+    if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => this.flush(), this.o.flushMs ?? 500);
+      this.flushTimer.unref?.();
+    }
     for (const l of e.listeners) l();
+  }
+
+  private persist(runId: string, e: LiveRun): void {
+    if (e.persisted < e.events.length) this.o.apps.appendEvents(runId, e.persisted, e.events.slice(e.persisted));
+    e.persisted = e.events.length;
+    this.dirty.delete(runId);
+  }
+
+  /** Write every pending event now. */
+  flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.dirty.size === 0) return;
+    const pending = [...this.dirty];
+    this.o.apps.db.transaction(() => {
+      for (const [runId, e] of pending) this.persist(runId, e);
+    })();
   }
 
   private track(runId: string, e: LiveRun, p: Promise<RunResult>): Promise<RunResult> {
@@ -69,8 +96,7 @@ export class RunHub {
     e.done = p.finally(() => {
       e.active = false;
       this.controllers.delete(runId);
-      this.o.apps.appendEvents(runId, e.persisted, e.events.slice(e.persisted));
-      e.persisted = e.events.length;
+      this.persist(runId, e);
       for (const l of e.listeners) l();
       this.retire(runId);
     });
@@ -97,7 +123,7 @@ export class RunHub {
       store: this.o.runs,
       concurrency: this.o.concurrency,
       signal: ctrl.signal,
-      onEvent: (ev) => this.push(e, ev),
+      onEvent: (ev) => this.push(runId, e, ev),
     });
     return { runId, done: this.track(runId, e, p) };
   }
@@ -115,7 +141,7 @@ export class RunHub {
       services: this.o.services,
       concurrency: this.o.concurrency,
       signal: ctrl.signal,
-      onEvent: (ev) => this.push(e, ev),
+      onEvent: (ev) => this.push(runId, e, ev),
     });
     return this.track(runId, e, p);
   }
@@ -139,6 +165,7 @@ export class RunHub {
   /** Wait for every active run to finish (shutdown, tests). */
   async drain(): Promise<void> {
     await Promise.allSettled([...this.live.values()].filter((e) => e.active).map((e) => e.done));
+    this.flush();
   }
 
   abortAll(): void {

@@ -226,6 +226,7 @@ describe("dify corpus", () => {
   for (const kind of ["deterministic", "model"] as const) {
     it(`runs every ${kind} file to success or an explained failure`, async () => {
       const counts: Record<string, number> = {};
+      const ranTypes: Record<string, number> = {};
       for (const f of corpus.filter((c) => c.kind === kind)) {
         const chunks: string[] = [];
         const r = await runCorpusFile(f, { onEvent: (e) => e.type === "text_chunk" && chunks.push(e.text) });
@@ -238,10 +239,11 @@ describe("dify corpus", () => {
             .map((t) => String(t.outputs?.answer ?? ""));
           expect(String(r.outputs.answer).length, f.path).toBe(rendered.join("").length);
         }
+        for (const t of r.trace) if (t.status === "succeeded") ranTypes[t.nodeType] = (ranTypes[t.nodeType] ?? 0) + 1;
         const key = r.status === "failed" ? `failed:${r.error!.code}` : r.status;
         counts[key] = (counts[key] ?? 0) + 1;
       }
-      console.log(`${kind} corpus runs: ${JSON.stringify(counts)}`);
+      console.log(`${kind} corpus runs: ${JSON.stringify(counts)}; node executions that succeeded: ${JSON.stringify(ranTypes)}`);
       // Regression floor: what ran cleanly when this test was written.
       expect(counts.succeeded ?? 0).toBeGreaterThanOrEqual(kind === "deterministic" ? 6 : 31);
     }, 300_000);

@@ -45,15 +45,17 @@ export function registerStaticCommands(program: Command): void {
     .argument("<file>")
     .requiredOption("--to <format>", "dify | mermaid | coze")
     .option("-o, --out <path>", "output file (default: stdout)")
+    .option("--flow", "coze: wrap the canvas in the file envelope the Coze playground loads (default: the bare canvas the save API takes)")
     .action(async (file, opts) => {
       const { workflow } = await readWorkflow(file);
       if (opts.to === "dify") writeOut(opts.out, exportDify(workflow));
       else if (opts.to === "mermaid") writeOut(opts.out, toMermaid(workflow));
       else if (opts.to === "coze") {
-        const { exportCoze } = await import("../../dsl/coze/index.js").catch(() => {
-          throw new CliError("export.coze_unavailable", "Coze export is not available in this build");
-        });
-        writeOut(opts.out, JSON.stringify(exportCoze(workflow), null, 2));
+        const { exportCozeDetailed, toCozeFlowFile } = await import("../../dsl/coze/index.js");
+        const res = exportCozeDetailed(workflow);
+        // Approximations (model ids, dataset ids, memory rounds...) are the user's to check.
+        for (const note of res.notes) process.stderr.write(`note: ${note}\n`);
+        writeOut(opts.out, JSON.stringify(opts.flow ? toCozeFlowFile(res.canvas, workflow.mode) : res.canvas, null, 2));
       } else throw new CliError("usage.format", `unknown export format "${opts.to}" (use dify, mermaid or coze)`);
     });
 
