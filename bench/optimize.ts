@@ -60,7 +60,7 @@ async function measure(label: string, cache: boolean, concurrency: number, group
   const ms = performance.now() - t0;
   const perMin = (stream.length / ms) * 60_000;
   console.log(
-    `${label.padEnd(34)} ${String(stream.length).padStart(4)} evals  ${(ms / 1000).toFixed(2).padStart(7)} s  ${perMin.toFixed(1).padStart(8)} evals/min  runs ${String(ev.runs).padStart(3)}  hits ${String(ev.hits).padStart(3)}  model calls ${server.requests.length - calls0}`,
+    `${label.padEnd(40)} ${String(stream.length).padStart(4)} evals  ${(ms / 1000).toFixed(2).padStart(7)} s  ${perMin.toFixed(1).padStart(8)} evals/min  runs ${String(ev.runs).padStart(3)}  hits ${String(ev.hits).padStart(3)}  model calls ${server.requests.length - calls0}`,
   );
   return perMin;
 }

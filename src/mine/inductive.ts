@@ -280,28 +280,39 @@ function concurrencySplit(log: EventLog, groups: string[][]): EventLog[] {
 function loopSplit(log: EventLog, groups: string[][]): EventLog[] {
   const parts = groups.map(() => new Map<string, { trace: string[]; count: number }>());
   const sets = groups.map((g) => new Set(g));
-  const groupOf = (a: string) =>
-    Math.max(
-      0,
-      sets.findIndex((s) => s.has(a)),
-    );
+  const doSet = sets[0]!;
   for (const v of log) {
-    let cur: string[] = [];
-    let curGroup = 0;
+    // Cut the trace into maximal do-segments and redo-segments.
+    const segments: Array<{ redo: boolean; events: string[] }> = [];
     for (const a of v.trace) {
-      const g = groupOf(a);
-      const sameKind = (g === 0) === (curGroup === 0);
-      if (!sameKind) {
-        addVariant(parts[curGroup]!, cur, v.count);
-        cur = [];
-      }
-      curGroup = g === 0 ? 0 : curGroup === 0 ? g : curGroup;
-      cur.push(a);
+      const redo = !doSet.has(a);
+      const last = segments.at(-1);
+      if (last && last.redo === redo) last.events.push(a);
+      else segments.push({ redo, events: [a] });
     }
-    addVariant(parts[curGroup]!, cur, v.count);
+    for (const seg of segments) {
+      if (!seg.redo) {
+        addVariant(parts[0]!, seg.events, v.count);
+        continue;
+      }
+      // A redo segment goes to the redo group it overlaps most (ties: the later group).
+      let best = 1;
+      let bestN = -1;
+      for (let i = 1; i < sets.length; i++) {
+        const n = seg.events.filter((a) => sets[i]!.has(a)).length;
+        if (n >= bestN) {
+          best = i;
+          bestN = n;
+        }
+      }
+      addVariant(
+        parts[best]!,
+        seg.events.filter((a) => sets[best]!.has(a)),
+        v.count,
+      );
+    }
   }
-  // Redo segments were keyed by their first activity's group; re-filter each part to its group.
-  return parts.map((p, i) => filterLog([...p.values()], sets[i]!));
+  return parts.map((p) => [...p.values()]);
 }
 
 // ---------------------------------------------------------------------------------------------

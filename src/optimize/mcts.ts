@@ -12,6 +12,7 @@
  * The search stops after `iterations`, or after `patience` iterations without a better validation
  * score; the returned best is the node with the highest validation score.
  */
+import { NotConfiguredError } from "../ir/errors.js";
 import type { LlmService, ModelRef, ToolSpec } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import type { RecordSplit } from "../mine/records.js";
@@ -56,6 +57,8 @@ export interface IterationRecord {
   validation: number;
   bestValidation: number;
   improved: boolean;
+  /** The optimiser call failed (after the LLM layer's own retries). */
+  error?: string;
 }
 
 export type MctsEvent =
@@ -176,16 +179,32 @@ export async function optimiseWorkflow(initial: Workflow, o: MctsOptions): Promi
     const lambda = annealedLambda(t, T, lmax, lmin);
     const parent = selectNode(nodes, lambda, maxChildren);
     const tried = parent.children.map((id) => ({ edits: nodes[id]!.edits, reward: nodes[id]!.reward }));
-    const proposal = await proposeEdits({
-      llm: o.llm,
-      model: o.model,
-      workflow: parent.workflow,
-      scores: { tc: parent.tc, es: parent.es, reward: parent.reward },
-      feedback: feedbackText(parent.evaluation),
-      tried,
-      retries: o.proposalRetries,
-      tools: o.tools,
-    });
+    let proposal: Awaited<ReturnType<typeof proposeEdits>>;
+    let proposalError: string | undefined;
+    try {
+      proposal = await proposeEdits({
+        llm: o.llm,
+        model: o.model,
+        workflow: parent.workflow,
+        scores: { tc: parent.tc, es: parent.es, reward: parent.reward },
+        feedback: feedbackText(parent.evaluation),
+        tried,
+        retries: o.proposalRetries,
+        tools: o.tools,
+      });
+    } catch (err) {
+      // A missing model is a configuration problem; anything else costs this iteration only.
+      if (err instanceof NotConfiguredError) throw err;
+      proposalError = err instanceof Error ? err.message : String(err);
+      proposal = {
+        workflow: parent.workflow,
+        applied: [],
+        rejected: [],
+        rationale: "",
+        attempts: 0,
+        usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      };
+    }
     let record: IterationRecord;
     let child: SearchNode | undefined;
     const hashOf = proposal.applied.length > 0 ? workflowHash(proposal.workflow) : undefined;
@@ -204,6 +223,7 @@ export async function optimiseWorkflow(initial: Workflow, o: MctsOptions): Promi
         validation: Number.NaN,
         bestValidation: best.validation,
         improved: false,
+        ...(proposalError ? { error: proposalError } : {}),
       };
     } else {
       const { opt, val } = await evalBoth(proposal.workflow);

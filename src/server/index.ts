@@ -30,6 +30,8 @@ export interface ServerOptions extends AppOptions {
    * for far higher run throughput.
    */
   synchronous?: "full" | "normal";
+  /** How often events of active runs are written to the database (ms). */
+  flushMs?: number;
 }
 
 export interface RunningServer {
@@ -49,7 +51,7 @@ export function openDeps(o: Omit<ServerOptions, "port" | "host">): ServerDeps {
     apps,
     runs,
     services,
-    hub: new RunHub({ runs, apps, services, concurrency: o.concurrency }),
+    hub: new RunHub({ runs, apps, services, concurrency: o.concurrency, flushMs: o.flushMs }),
     llmConfig: o.llmConfig,
     agentLlm,
     agentModel: o.agentModel ?? { provider: "weft-agent", name: "" },

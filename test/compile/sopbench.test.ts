@@ -25,8 +25,9 @@ afterAll(async () => {
 beforeEach(() => server.reset());
 
 /** The agent step's model: reads the decision the tool returned from its prompt and reports it. */
+/** Echo the decision the prompt shows; a gate-retry adds a feedback message after it, so search every message. */
 function echoDecision(req: RecordedRequest) {
-  const m = /decision: (\w+)/.exec(lastUser(req));
+  const m = /decision: (\w+)/.exec(JSON.stringify(req.body.messages));
   return reply.json({ final_decision: m?.[1] ?? "manual_review" });
 }
 
@@ -94,6 +95,8 @@ describe("SOP-Bench: compile, then execute in the tool environment", () => {
       { attempt: 1, value: "ship it", reason: expect.stringContaining("five decision categories") },
     ]);
     expect(h.versions.map((v) => v.value)).toEqual([task.expected.expected_output]);
+    // The retry told the model why its first answer was rejected.
+    expect(JSON.stringify(m.of("runtime").at(-1)!.body.messages)).toContain("Your previous answer was rejected");
     // Each SOP step called its tool once, in the SOP's order, with the artifacts the model wired.
     expect(svc.env.log.map((c) => c.tool)).toEqual([
       "check_inventory",

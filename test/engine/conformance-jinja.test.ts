@@ -123,7 +123,7 @@ const DEVIATIONS: Array<[string, string, Vars, string, string | { error: string 
   ["dev-dictsort", "{{ d | dictsort }}", { d: { b: 1, a: 2 } }, "[('a', 2), ('b', 1)]", '[["a", 2], ["b", 1]]'],
   ["dev-is-none", "{{ n is none }}", { n: null }, "True", "true"],
   ["dev-float-int", "{{ x }}", { x: 2 }, "2.0", "2"],
-  ["dev-round", "{{ n | round(1) }}", { n: 2.71828 }, "2.7", { error: "jinja.render" }],
+  ["dev-round", "{{ n | round(1) }}", { n: 1.23456 }, "1.2", { error: "jinja.render" }],
   ["dev-truncate", "{{ s | truncate(9) }}", { s: "abcdefghijklmnop" }, "abcdef...", { error: "jinja.render" }],
   ["dev-wordcount", "{{ s | wordcount }}", { s: "a b c" }, "3", { error: "jinja.render" }],
   ["dev-sum", "{{ items | sum }}", { items: [1, 2] }, "3", { error: "jinja.render" }],

@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/engine/events.js";
-import { runWorkflow } from "../../src/engine/run.js";
+import { resumeRun, runWorkflow } from "../../src/engine/run.js";
 import { createLlmService } from "../../src/llm/index.js";
+import { MemoryRunStore } from "../../src/store/memory.js";
 import { buildWorkflow } from "../support/build.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 
@@ -196,5 +197,38 @@ describe("advanced-chat streaming", () => {
     expect(chunks.map((c) => c.text)).toEqual(["You: hello\n", "Bot: ", "model", " says", " hi", "\n", "turn 1"]);
     expect(r.outputs.answer).toBe("You: hello\nBot: model says hi\nturn 1");
     expect(r.conversation.turns).toBe(1);
+  });
+
+  it("a resumed run replays the reply: committed answers stream again and the answer is complete", async () => {
+    server.enqueue(reply.status(500), reply.text("second try", { chunks: ["second", " try"] }));
+    const wf = buildWorkflow({
+      mode: "advanced-chat",
+      nodes: [
+        start,
+        { id: "a1", type: "answer", answer: "Q={{#sys.query#}};" },
+        llm("llm", "{{#sys.query#}}"),
+        { id: "a2", type: "answer", answer: "A={{#llm.text#}}" },
+      ],
+      edges: [
+        ["start", "a1"],
+        ["a1", "llm"],
+        ["llm", "a2"],
+      ],
+    });
+    const store = new MemoryRunStore();
+    const first = await runWorkflow(wf, { store, sys: { query: "q" }, services: { llm: llmService() } });
+    expect(first.status).toBe("failed");
+    const chunks: string[] = [];
+    const again = await resumeRun(first.runId, {
+      store,
+      sys: { query: "q" },
+      services: { llm: llmService() },
+      onEvent: (e) => e.type === "text_chunk" && chunks.push(e.text),
+    });
+    expect(again.status).toBe("succeeded");
+    expect(again.outputs.answer).toBe("Q=q;A=second try");
+    expect(chunks.join("")).toBe("Q=q;A=second try");
+    // a1 was committed by the first attempt and not executed again
+    expect(again.trace.filter((t) => t.nodeId === "a1")).toHaveLength(1);
   });
 });

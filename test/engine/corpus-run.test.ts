@@ -243,7 +243,9 @@ describe("dify corpus", () => {
         const key = r.status === "failed" ? `failed:${r.error!.code}` : r.status;
         counts[key] = (counts[key] ?? 0) + 1;
       }
-      console.log(`${kind} corpus runs: ${JSON.stringify(counts)}; node executions that succeeded: ${JSON.stringify(ranTypes)}`);
+      console.log(
+        `${kind} corpus runs: ${JSON.stringify(counts)}; node executions that succeeded: ${JSON.stringify(ranTypes)}`,
+      );
       // Regression floor: what ran cleanly when this test was written.
       expect(counts.succeeded ?? 0).toBeGreaterThanOrEqual(kind === "deterministic" ? 6 : 31);
     }, 300_000);

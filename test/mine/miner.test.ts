@@ -54,6 +54,8 @@ describe("inductive miner recovers known processes", () => {
   it("optional step (choice with tau)", () => expect(mined("ac", "abc")).toBe("->('a', X(tau, 'b'), 'c')"));
   it("parallel", () => expect(mined("abcd", "acbd")).toBe("->('a', +('b', 'c'), 'd')"));
   it("loop with a redo part", () => expect(mined("abd", "abcbd", "abcbcbd")).toBe("->('a', *('b', 'c'), 'd')"));
+  it("loop with alternative redo parts", () =>
+    expect(mined("abd", "abcbd", "abebd", "abcbebd")).toBe("->('a', *('b', X('c', 'e')), 'd')"));
   it("loop back over a sequence (tau redo)", () => expect(mined("abc", "abcbc")).toBe("->('a', *(->('b', 'c'), tau))"));
   it("self loop", () => expect(mined("a", "aa", "aaa")).toBe("*('a', tau)"));
   it("nested choice of a parallel block", () =>

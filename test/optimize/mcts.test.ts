@@ -234,4 +234,24 @@ describe("MCTS search", () => {
     expect(events.filter((e) => e.type === "iteration")).toHaveLength(5);
     expect(events.at(-1)).toEqual({ type: "stopped", reason: "patience", iterations: 5 });
   });
+
+  it("an optimiser failure costs one iteration, not the search", async () => {
+    const split = splitRecords(phoneRecords(), 1);
+    const evaluator = new Evaluator({ services: { llm: llm(), tools: new DirectoryTools() }, scorer: phoneScorer });
+    server.enqueue(reply.status(500, { message: "overloaded" }), plan([addPhone]));
+    const r = await optimiseWorkflow(truncatedRoot(), {
+      llm: llm(),
+      model: { provider: "openai", name: OPTIMISER },
+      evaluator,
+      split,
+      iterations: 2,
+      test: false,
+    });
+    expect(r.history[0]!.error).toMatch(/overloaded|500/);
+    expect(r.history[0]!.child).toBeUndefined();
+    expect(r.history[1]!.child).toBe(1);
+    expect(r.best.id).toBe(1);
+    expect(r.test).toBeUndefined();
+    expect(r.stopReason).toBe("iterations");
+  });
 });

@@ -86,6 +86,8 @@ describe("agent chat", () => {
     );
     expect(events.some((e) => e.data.type === "error")).toBe(true);
     expect(events.at(-1)!.data).toMatchObject({ type: "done", updated: false, version: 1 });
+    const msgs = (await (await s.api(`/api/apps/${created.app.id}/messages`)).json()) as any;
+    expect(msgs.messages.map((m: any) => m.role)).toEqual(["user"]);
   });
 
   it("rejects an empty message", async () => {

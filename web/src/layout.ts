@@ -1,7 +1,9 @@
-import ELK, { type ElkNode } from "elkjs/lib/elk.bundled.js";
+import ELK, { type ElkNode } from "elkjs/lib/elk-api.js";
+import elkWorkerUrl from "elkjs/lib/elk-worker.min.js?url";
 import type { Workflow } from "./types";
 
-const elk = new ELK();
+// The layout engine runs in a Web Worker so a large graph never blocks the page.
+const elk = new ELK({ workerUrl: elkWorkerUrl });
 
 export const CARD_WIDTH = 230;
 const PORT_ROW = 20;

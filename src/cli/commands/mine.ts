@@ -64,8 +64,9 @@ export function formatTable(r: MctsResult): string {
   const rows: string[][] = [["iteration", "candidate", "edits", "TC", "ES", "reward", "validation"]];
   rows.push(["0", "#0 (mined)", "—", f3(r.root.tc), f3(r.root.es), f3(r.root.reward), f3(r.root.validation)]);
   for (const h of r.history) {
-    const edits =
-      h.edits.length === 0
+    const edits = h.error
+      ? `(optimiser failed: ${h.error})`
+      : h.edits.length === 0
         ? `(nothing new${h.rejected ? `, ${h.rejected} rejected` : ""})`
         : `${h.edits.join("; ")}${h.rejected ? ` (+${h.rejected} rejected)` : ""}`;
     rows.push([
