@@ -21,6 +21,13 @@ export interface BuildOptions {
   retryRounds?: number;
   /** Upstream results shown to each tool-call position besides the task and plan (default 4). */
   contextWindow?: number;
+  /**
+   * What an optional step (a choice between one branch and a skip) branches on: `plan` — the plan
+   * names the branch's first tool (default); `previous` — the previous step gave a result that is not
+   * an error, as in procedures that stop early when a check fails. Choices between several branches
+   * always follow the plan.
+   */
+  choiceOn?: "plan" | "previous";
 }
 
 interface Binding {
@@ -136,14 +143,20 @@ class Builder {
         // Without a skip branch, the last real branch is the else case.
         const cased = hasSkip ? real : real.slice(0, -1);
         const elseBranch = hasSkip ? null : real[real.length - 1]!;
+        const previous = ctx.length > 2 ? ctx[ctx.length - 1]!.value_selector : undefined;
+        const onPrevious = this.o.choiceOn === "previous" && hasSkip && cased.length === 1 && previous !== undefined;
         const cases = cased.map((x, k) => ({
           case_id: `c${k + 1}`,
           logical_operator: "and",
-          conditions: [
-            { variable_selector: [PLAN_ID, "text"], comparison_operator: "contains", value: firstTool(x.b) },
-          ],
+          conditions: onPrevious
+            ? [
+                { variable_selector: previous, comparison_operator: "not empty" },
+                { variable_selector: previous, comparison_operator: "not contains", value: "ERROR:" },
+              ]
+            : [{ variable_selector: [PLAN_ID, "text"], comparison_operator: "contains", value: firstTool(x.b) }],
         }));
-        this.node(ifId, "if-else", "Which branch does the plan take?", { cases }, parentId);
+        const title = onPrevious ? "Did the previous step succeed?" : "Which branch does the plan take?";
+        this.node(ifId, "if-else", title, { cases }, parentId);
         const mergeVars: string[][] = [];
         const attach = (b: Skeleton | null, port: string) => {
           if (!b) {

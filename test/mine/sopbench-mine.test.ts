@@ -53,6 +53,14 @@ describe("mining SOP-Bench reference runs", () => {
     const used = new Set(records.flatMap((x) => x.calls.map((c) => c.tool)));
     expect(new Set(treeActivities(r.tree))).toEqual(used);
     expect(r.workflow.nodes.some((n) => n.type === "if-else")).toBe(true);
+    // Branching on the previous step's outcome instead of the plan.
+    const prev = mineWorkflow(records, { model: { provider: "openai", name: "gpt-4o-mini" }, choiceOn: "previous" });
+    expect(analyse(prev.workflow).diagnostics.filter((x) => x.severity === "error")).toEqual([]);
+    const first = prev.workflow.nodes.find((n) => n.type === "if-else")!;
+    expect((first.config as any).cases[0].conditions).toEqual([
+      { variable_selector: ["call1", "result"], comparison_operator: "not empty" },
+      { variable_selector: ["call1", "result"], comparison_operator: "not contains", value: "ERROR:" },
+    ]);
     expect(r.treeText).toMatch(
       /^->\('validateAccount', X\(tau, 'getAuthenticationDetails'\), X\(tau, 'createSessionAndOpenTicket'\)/,
     );

@@ -119,6 +119,11 @@ export function registerMineCommands(program: Command): void {
     .option("--noise <x>", "IMf noise threshold in [0,1] (0 = plain inductive miner)", "0")
     .option("--min-variant <n>", "ignore trace variants seen fewer times", "1")
     .option("--provider-id <id>", "tool provider id for the tool-call nodes", "")
+    .option(
+      "--choice-on <what>",
+      "optional steps branch on the plan or on the previous step's outcome (plan | previous)",
+      "plan",
+    )
     .option("--all", "also use records that are not validated solutions (ToolBench: not won)")
     .option("--json", "print the process tree and DFG as JSON on stderr")
     .action(async (recordsPath, opts) => {
@@ -126,6 +131,8 @@ export function registerMineCommands(program: Command): void {
       if (records.length === 0)
         throw new CliError("mine.no_records", `${recordsPath} holds no usable records`, EXIT.invalid);
       const tools = opts.tools ? readTools(opts.tools) : undefined;
+      if (opts.choiceOn !== "plan" && opts.choiceOn !== "previous")
+        throw new CliError("usage.choice_on", `--choice-on must be plan or previous, got "${opts.choiceOn}"`);
       const r = mineWorkflow(records, {
         model: parseModel(opts.model, "--model"),
         tools,
@@ -133,6 +140,7 @@ export function registerMineCommands(program: Command): void {
         noise: num(opts.noise, "--noise", { min: 0, max: 1 }),
         minVariantCount: num(opts.minVariant, "--min-variant", { int: true, min: 1 }),
         name: "mined-workflow",
+        choiceOn: opts.choiceOn,
       });
       writeOut(opts.out, JSON.stringify(r.workflow, null, 2));
       if (opts.json)
