@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { submitRun } from "../src/queue/index.js";
+import { submitRuns } from "../src/queue/index.js";
 import { SqliteRunStore } from "../src/store/sqlite.js";
 import { buildWorkflow, tpl } from "../test/support/build.js";
 
@@ -47,7 +47,7 @@ async function measure(workers: number): Promise<number> {
   );
   const store = new SqliteRunStore(db);
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: RUNS }, (_, i) => submitRun({ workflow: wf, inputs: { n: String(i) } }, { redisUrl })));
+  await submitRuns(Array.from({ length: RUNS }, (_, i) => ({ workflow: wf, inputs: { n: String(i) } })), { redisUrl });
   // Count with SQL: listing runs would parse every stored workflow and slow the measurement itself.
   const done = store.db.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'succeeded'");
   while ((done.get() as { n: number }).n < RUNS) await new Promise((r) => setTimeout(r, 50));

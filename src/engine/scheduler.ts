@@ -228,6 +228,7 @@ export class Scheduler {
       return { port: this.branchNode(node) ? cached.port : undefined };
     }
 
+    if (o.signal.aborted) throw new NodeExecutionError("run.cancelled", "the run was cancelled", node.id);
     if (++this.steps > o.maxSteps) {
       throw new NodeExecutionError("run.too_many_steps", `run exceeded ${o.maxSteps} node executions`, node.id);
     }

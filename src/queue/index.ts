@@ -48,6 +48,20 @@ export async function submitRun(job: Omit<RunJob, "runId"> & { runId?: string },
   return runId;
 }
 
+/** Put many runs on the queue in one round trip (evaluation suites submit thousands). */
+export async function submitRuns(jobs: Array<Omit<RunJob, "runId"> & { runId?: string }>, c: QueueConnection = {}): Promise<string[]> {
+  const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(c) });
+  try {
+    const withIds = jobs.map((j) => ({ ...j, runId: j.runId ?? ulid() }));
+    await queue.addBulk(
+      withIds.map((j) => ({ name: "run", data: j, opts: { jobId: j.runId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3, backoff: { type: "fixed" as const, delay: 200 } } })),
+    );
+    return withIds.map((j) => j.runId);
+  } finally {
+    await queue.close();
+  }
+}
+
 /** Enqueue and wait: progress events are streamed back from whichever worker runs it. */
 export async function enqueueRun(
   workflow: Workflow,

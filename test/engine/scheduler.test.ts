@@ -178,3 +178,24 @@ describe("scheduler", () => {
     expect(ok.outputs.out).toBe("42");
   });
 });
+
+describe("cancellation", () => {
+  it("an aborted run starts no further nodes and fails as cancelled", async () => {
+    registerSleepNode();
+    const wf = buildWorkflow({
+      nodes: [
+        { id: "start", type: "start", variables: [] },
+        { id: "s1", type: "test-sleep", ms: 80 },
+        { id: "s2", type: "test-sleep", ms: 80 },
+        { id: "end", type: "end", outputs: [] },
+      ],
+      edges: [["start", "s1"], ["s1", "s2"], ["s2", "end"]],
+    });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 30);
+    const r = await runWorkflow(wf, { signal: ac.signal });
+    expect(r.status).toBe("failed");
+    expect(r.error).toMatchObject({ code: "run.cancelled", nodeId: "s2" });
+    expect(r.trace.map((t) => t.nodeId)).toEqual(["start", "s1"]);
+  });
+});

@@ -63,7 +63,8 @@ export function chatRoutes(deps: ServerDeps): Hono {
       },
     })
       .then((res) => {
-        if (res.reply || res.updated) deps.apps.addMessage(app.id, "assistant", res.reply, res.updated ? latest : undefined);
+        if (res.reply || res.updated)
+          deps.apps.addMessage(app.id, "assistant", res.reply, res.updated ? latest : undefined);
         emit({ type: "done", reply: res.reply, updated: res.updated, version: latest });
       })
       .catch((e) =>
