@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
+import { seededRandom } from "../util/random.js";
 import { MineCodes, MineError } from "./errors.js";
 
 export const ToolInvocationSchema = z.object({
@@ -286,17 +287,7 @@ export function loadRecords(path: string, opts: ToolBenchLoadOptions = {}): Task
   return parseRecords(out, path);
 }
 
-/** Deterministic PRNG (mulberry32): same seed, same split. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 export interface RecordSplit {
   optimisation: TaskRecord[];

@@ -1,21 +1,13 @@
 import "../../src/nodes/index.js";
 import "../../src/nodes/llm.js";
 import { type Workflow, type WorkflowInput, WorkflowSchema } from "../../src/ir/workflow.js";
+import { seededRandom } from "../../src/util/random.js";
 
 type NodeIn = WorkflowInput["nodes"][number];
 type EdgeIn = WorkflowInput["edges"][number];
 
-/** Small deterministic PRNG (mulberry32), so generated workflows are reproducible from a seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so generated workflows are reproducible. */
+export const rng = seededRandom;
 
 const MODEL = { provider: "openai", name: "gpt-4o-mini", mode: "chat", completion_params: {} };
 

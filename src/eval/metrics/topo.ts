@@ -74,17 +74,9 @@ export function* topologicalOrdersNx(
   }
 }
 
-/** mulberry32: tiny, seedable, good enough for sampling orders reproducibly. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../../util/random.js";
+
+export const mulberry32 = seededRandom;
 
 export interface OrderSample {
   orders: number[][];

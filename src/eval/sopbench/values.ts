@@ -77,17 +77,7 @@ export function convertCell(cell: Cell, dtype: Dtype, type: string | undefined):
   }
 }
 
-/** Deterministic PRNG (mulberry32) for the tools that drew random ids upstream. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from "../../util/random.js";
 
 export function round2(x: number): number {
   return Math.round((x + Number.EPSILON) * 100) / 100;
