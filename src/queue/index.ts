@@ -1,7 +1,7 @@
-import { Queue, QueueEvents, Worker, type Job } from "bullmq";
+import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { ulid } from "ulid";
 import type { RunEvent } from "../engine/events.js";
-import { resumeRun, runWorkflow, type RunResult } from "../engine/run.js";
+import { type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import { SqliteRunStore } from "../store/sqlite.js";
@@ -18,6 +18,8 @@ export interface RunJob {
   workflow: Workflow;
   inputs: Record<string, unknown>;
   sys?: Record<string, unknown>;
+  /** A tool environment the worker builds fresh for this run (benchmarks need per-task state). */
+  toolEnv?: { kind: "sopbench"; domain: string; options?: Record<string, unknown> };
 }
 
 export interface RunJobResult {
@@ -32,16 +34,34 @@ export interface RunJobResult {
 
 function connection(c: QueueConnection) {
   const url = new URL(c.redisUrl ?? process.env.WEFT_REDIS_URL ?? "redis://127.0.0.1:6379");
-  return { host: url.hostname, port: Number(url.port || 6379), password: url.password || undefined, maxRetriesPerRequest: null };
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    password: url.password || undefined,
+    maxRetriesPerRequest: null,
+  };
 }
 
 /** Put a run on the queue; `weft worker` processes pick it up. */
-export async function submitRun(job: Omit<RunJob, "runId"> & { runId?: string }, c: QueueConnection = {}): Promise<string> {
+export async function submitRun(
+  job: Omit<RunJob, "runId"> & { runId?: string },
+  c: QueueConnection = {},
+): Promise<string> {
   const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(c) });
   const runId = job.runId ?? ulid();
   try {
     // The job id is the run id, so submitting the same run twice never creates a second job.
-    await queue.add("run", { ...job, runId }, { jobId: runId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3, backoff: { type: "fixed", delay: 200 } });
+    await queue.add(
+      "run",
+      { ...job, runId },
+      {
+        jobId: runId,
+        removeOnComplete: 10_000,
+        removeOnFail: 10_000,
+        attempts: 3,
+        backoff: { type: "fixed", delay: 200 },
+      },
+    );
   } finally {
     await queue.close();
   }
@@ -49,17 +69,55 @@ export async function submitRun(job: Omit<RunJob, "runId"> & { runId?: string },
 }
 
 /** Put many runs on the queue in one round trip (evaluation suites submit thousands). */
-export async function submitRuns(jobs: Array<Omit<RunJob, "runId"> & { runId?: string }>, c: QueueConnection = {}): Promise<string[]> {
+export async function submitRuns(
+  jobs: Array<Omit<RunJob, "runId"> & { runId?: string }>,
+  c: QueueConnection = {},
+): Promise<string[]> {
   const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(c) });
   try {
     const withIds = jobs.map((j) => ({ ...j, runId: j.runId ?? ulid() }));
     await queue.addBulk(
-      withIds.map((j) => ({ name: "run", data: j, opts: { jobId: j.runId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3, backoff: { type: "fixed" as const, delay: 200 } } })),
+      withIds.map((j) => ({
+        name: "run",
+        data: j,
+        opts: {
+          jobId: j.runId,
+          removeOnComplete: 10_000,
+          removeOnFail: 10_000,
+          attempts: 3,
+          backoff: { type: "fixed" as const, delay: 200 },
+        },
+      })),
     );
     return withIds.map((j) => j.runId);
   } finally {
     await queue.close();
   }
+}
+
+/**
+ * Submit runs and wait for each one's result; one QueueEvents listener serves every run, so an
+ * evaluation can keep thousands in flight.
+ */
+export async function createQueueRunner(c: QueueConnection = {}) {
+  const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(c) });
+  const events = new QueueEvents(QUEUE_NAME, { connection: connection(c) });
+  await events.waitUntilReady();
+  return {
+    async run(job: Omit<RunJob, "runId">): Promise<RunJobResult> {
+      const runId = ulid();
+      const j = await queue.add(
+        "run",
+        { ...job, runId },
+        { jobId: runId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3 },
+      );
+      return (await j.waitUntilFinished(events)) as RunJobResult;
+    },
+    async close(): Promise<void> {
+      await queue.close();
+      await events.close();
+    },
+  };
 }
 
 /** Enqueue and wait: progress events are streamed back from whichever worker runs it. */
@@ -77,7 +135,11 @@ export async function enqueueRun(
       if (jobId === runId && data && typeof data === "object") o.onEvent?.(data as RunEvent);
     };
     events.on("progress", onProgress);
-    const job = await queue.add("run", { runId, workflow, inputs, sys: o.sys }, { jobId: runId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3 });
+    const job = await queue.add(
+      "run",
+      { runId, workflow, inputs, sys: o.sys },
+      { jobId: runId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3 },
+    );
     const res = (await job.waitUntilFinished(events)) as RunJobResult;
     const store = new SqliteRunStore(o.db);
     const trace = store.attempts(runId);
@@ -115,15 +177,38 @@ export function startWorker(o: WorkerOptions): { worker: Worker<RunJob, RunJobRe
         o.onEvent?.(e);
         if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
       };
+      let services = o.services;
+      if (job.data.toolEnv?.kind === "sopbench") {
+        const { SopBenchToolService } = await import("../eval/sopbench/index.js");
+        const tools = new SopBenchToolService(job.data.toolEnv.domain, job.data.toolEnv.options ?? {});
+        services = { ...o.services, tools, now: () => tools.env.now() };
+      }
       const existing = store.getRun(runId);
-      if (existing && (existing.status === "succeeded" || existing.status === "partial-succeeded" || existing.status === "failed")) {
+      if (
+        existing &&
+        (existing.status === "succeeded" || existing.status === "partial-succeeded" || existing.status === "failed")
+      ) {
         // The previous worker finished the run but died before acknowledging the job.
-        return { runId, status: existing.status, outputs: existing.outputs ?? {}, error: existing.error, worker: name, resumed: true };
+        return {
+          runId,
+          status: existing.status,
+          outputs: existing.outputs ?? {},
+          error: existing.error,
+          worker: name,
+          resumed: true,
+        };
       }
       const result = existing
-        ? await resumeRun(runId, { store, services: o.services, onEvent })
-        : await runWorkflow(workflow, { runId, inputs, sys, store, services: o.services, onEvent });
-      return { runId, status: result.status, outputs: result.outputs, error: result.error, worker: name, resumed: !!existing };
+        ? await resumeRun(runId, { store, services, onEvent, maxSteps: 2000 })
+        : await runWorkflow(workflow, { runId, inputs, sys, store, services, onEvent, maxSteps: 2000 });
+      return {
+        runId,
+        status: result.status,
+        outputs: result.outputs,
+        error: result.error,
+        worker: name,
+        resumed: !!existing,
+      };
     },
     {
       connection: connection(o),

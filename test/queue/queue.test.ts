@@ -4,7 +4,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { submitRun } from "../../src/queue/index.js";
+import { evaluateWorkflowOnDomain } from "../../src/eval/sopbench/run-workflow.js";
+import { loadReferenceWorkflow } from "../../src/eval/sopbench/workflows/index.js";
+import { createQueueRunner, submitRun } from "../../src/queue/index.js";
 import { SqliteRunStore } from "../../src/store/sqlite.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 
@@ -134,5 +136,21 @@ describe.skipIf(!hasRedis)("distributed runs on BullMQ + Redis", () => {
     const taker = workers.find((w) => w.p.exitCode === null && w.log().includes(`run ${runId} resumed`));
     expect(taker, "another worker resumed the run").toBeDefined();
     store.close();
+  }, 120_000);
+
+  it("an evaluation runs on the workers with a fresh tool environment per task and scores as in process", async () => {
+    const wf = loadReferenceWorkflow("customer_service");
+    const local = await evaluateWorkflowOnDomain(wf, "customer_service", { limit: 12 });
+    const queue = await createQueueRunner({ redisUrl });
+    try {
+      const remote = await evaluateWorkflowOnDomain(wf, "customer_service", {
+        limit: 12,
+        runner: (job) => queue.run({ workflow: job.workflow, inputs: job.inputs, toolEnv: { kind: "sopbench", domain: job.domain, options: job.env as Record<string, unknown> } }),
+      });
+      expect(remote.strict).toBe(local.strict);
+      expect(remote.perRun[0]!.errors).toBe(0);
+    } finally {
+      await queue.close();
+    }
   }, 120_000);
 });

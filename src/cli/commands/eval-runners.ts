@@ -92,6 +92,8 @@ async function sopAction(opts: {
   out?: string;
   validation: string;
   coerceArgs?: boolean;
+  queue?: boolean;
+  redis?: string;
 }): Promise<void> {
   const known = domains();
   if (!known.includes(opts.domain))
@@ -121,6 +123,9 @@ async function sopAction(opts: {
     throw new CliError("usage.validation", `--validation must be structural, strict or off, got "${opts.validation}"`);
   const bar = progressBar(`sop ${opts.domain}`, !opts.json);
   let result: WorkflowEvalResult;
+  const queue = opts.queue
+    ? await (await import("../../queue/index.js")).createQueueRunner({ redisUrl: opts.redis })
+    : undefined;
   try {
     result = await evaluateWorkflowOnDomain(workflow, opts.domain, {
       runs: positiveInt(opts.runs, "--runs"),
@@ -128,9 +133,20 @@ async function sopAction(opts: {
       ...(opts.limit !== undefined ? { limit: positiveInt(opts.limit, "--limit") } : {}),
       env: { validation: opts.validation as ValidationMode, ...(opts.coerceArgs ? { coerceArgs: true } : {}) },
       onProgress: (d, t) => bar.update(d, t),
+      ...(queue
+        ? {
+            runner: (job: { workflow: Workflow; inputs: Record<string, unknown>; domain: string; env: object }) =>
+              queue.run({
+                workflow: job.workflow,
+                inputs: job.inputs,
+                toolEnv: { kind: "sopbench", domain: job.domain, options: job.env as Record<string, unknown> },
+              }),
+          }
+        : {}),
     });
   } finally {
     bar.stop();
+    await queue?.close();
   }
   const written = opts.out ? writeReport(opts.out, result, name) : [];
   if (opts.json) printJson(summarise(result));
@@ -302,6 +318,8 @@ export function registerEvalRunners(evalCommand: Command): void {
     .option("--out <dir>", "write <domain>.results.json, <domain>.md and <domain>.passk.svg here")
     .option("--validation <mode>", "tool-argument validation: structural, strict or off", "structural")
     .option("--coerce-args", 'let the tools coerce text arguments ("5", "true") to their schema types')
+    .option("--queue", "run the tasks on `weft worker` processes over Redis instead of in this process")
+    .option("--redis <url>", "Redis for --queue (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
     .action(async (opts) => sopAction(opts));
 
   evalCommand

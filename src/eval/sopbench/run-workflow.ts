@@ -26,6 +26,15 @@ export interface WorkflowEvalOptions {
   /** Called after each task run, for progress bars. */
   onProgress?: (done: number, total: number) => void;
   maxSteps?: number;
+  /**
+   * Run one task somewhere else (e.g. on queue workers); it must give the task a fresh tool service of
+   * this domain with `env`. Default: the engine in this process.
+   */
+  runner?: (job: { workflow: Workflow; inputs: Record<string, unknown>; domain: string; env: EnvOptions }) => Promise<{
+    status: string;
+    outputs: Record<string, unknown>;
+    error?: { code: string; message: string };
+  }>;
 }
 
 export interface PassAtKPoint {
@@ -58,13 +67,17 @@ async function runTask(
   opts: WorkflowEvalOptions,
   sandbox: ExecServices["sandbox"],
 ): Promise<RowScore> {
-  const tools = new SopBenchToolService(domain, opts.env ?? {});
   try {
-    const r = await runWorkflow(workflow, {
-      inputs: { ...task.inputs },
-      services: { now: () => tools.env.now(), ...opts.services, tools, sandbox },
-      maxSteps: opts.maxSteps ?? 2000,
-    });
+    const r = opts.runner
+      ? await opts.runner({ workflow, inputs: { ...task.inputs }, domain, env: opts.env ?? {} })
+      : await (() => {
+          const tools = new SopBenchToolService(domain, opts.env ?? {});
+          return runWorkflow(workflow, {
+            inputs: { ...task.inputs },
+            services: { now: () => tools.env.now(), ...opts.services, tools, sandbox },
+            maxSteps: opts.maxSteps ?? 2000,
+          });
+        })();
     if (r.status === "failed")
       return scoreRow(
         task.taskId,
