@@ -211,14 +211,10 @@ export class Scheduler {
       for (const w of cached.writes ?? []) frame.pool.write(w.selector, w.value);
       if (cached.status === "exception") this.exceptions++;
       // A resumed run replays the reply: top-level answers re-stream from the pool, body answers here.
-      if (node.type === "answer" && frame.scope !== null) this.stream?.direct(node.id, String(cached.outputs.answer ?? ""), [node.id, "answer"]);
+      if (node.type === "answer" && frame.scope !== null)
+        this.stream?.direct(node.id, String(cached.outputs.answer ?? ""), [node.id, "answer"]);
       this.completed.push({ nodeId: node.id, type: node.type, status: cached.status, outputs: cached.outputs, key });
-      o.onEvent({
-        type: "node_finished",
-        runId: o.runId,
-        key,
-        nodeId: node.id,
-        nodeType: node.type,
+      this.finished(node, key, {
         status: cached.status,
         outputs: cached.outputs,
         port: cached.port,
@@ -237,13 +233,18 @@ export class Scheduler {
     const desc = describeNode(node);
     const def = desc.def;
     const cfg = (desc.config ?? node.config) as Record<string, any>;
-    if (!def) throw new NodeExecutionError("node.unknown_type", `node type "${node.type}" is not known to Weft`, node.id);
+    if (!def)
+      throw new NodeExecutionError("node.unknown_type", `node type "${node.type}" is not known to Weft`, node.id);
     if (!desc.known) {
       const d = desc.configDiagnostics[0];
       throw new NodeExecutionError("config.invalid", d?.message ?? "invalid node config", node.id, { field: d?.field });
     }
     if (!def.execute) {
-      throw new NodeExecutionError("node.not_executable", `node type "${node.type}" cannot be executed by Weft`, node.id);
+      throw new NodeExecutionError(
+        "node.not_executable",
+        `node type "${node.type}" cannot be executed by Weft`,
+        node.id,
+      );
     }
 
     const retry = cfg.retry_config?.retry_enabled ? Math.max(0, Number(cfg.retry_config.max_retries ?? 0)) : 0;
@@ -261,7 +262,15 @@ export class Scheduler {
       const writes: Array<{ selector: string[]; value: unknown }> = [];
       const started = Date.now();
       const inputs = this.traceInputs(node, frame.pool);
-      o.onEvent({ type: "node_started", runId: o.runId, key, nodeId: node.id, nodeType: node.type, title: node.title, attempt });
+      o.onEvent({
+        type: "node_started",
+        runId: o.runId,
+        key,
+        nodeId: node.id,
+        nodeType: node.type,
+        title: node.title,
+        attempt,
+      });
       const ac = new AbortController();
       const onAbort = () => ac.abort(o.signal.reason);
       o.signal.addEventListener("abort", onAbort, { once: true });
@@ -332,11 +341,23 @@ export class Scheduler {
       if (result) {
         const rejected = gates.map((g) => checkGate(g, result!.outputs)).filter((m): m is string => !!m);
         if (rejected.length) {
-          o.store.appendAttempt({ ...rec, status: "gate-rejected", outputs: result.outputs, error: { code: "gate.rejected", message: rejected.join("; ") } });
+          o.store.appendAttempt({
+            ...rec,
+            status: "gate-rejected",
+            outputs: result.outputs,
+            error: { code: "gate.rejected", message: rejected.join("; ") },
+          });
           if (gateRejections < gateRetries) {
             gateRejections++;
             feedback.push(...rejected);
-            o.onEvent({ type: "node_retry", runId: o.runId, key, nodeId: node.id, attempt, reason: rejected.join("; ") });
+            o.onEvent({
+              type: "node_retry",
+              runId: o.runId,
+              key,
+              nodeId: node.id,
+              attempt,
+              reason: rejected.join("; "),
+            });
             continue;
           }
           error = new NodeExecutionError("gate.failed", `output rejected by gates: ${rejected.join("; ")}`, node.id);
@@ -347,21 +368,29 @@ export class Scheduler {
         const port = result.port ?? "source";
         o.store.appendAttempt({ ...rec, outputs: result.outputs, port, usage: result.usage, meta: result.meta });
         // If another worker committed this node first, its result stands and ours is dropped.
-        const commit = o.store.commitNode(o.runId, { key, nodeId: node.id, status: "succeeded", outputs: result.outputs, port, writes });
+        const commit = o.store.commitNode(o.runId, {
+          key,
+          nodeId: node.id,
+          status: "succeeded",
+          outputs: result.outputs,
+          port,
+          writes,
+        });
         if (commit.status !== "succeeded" || commit.outputs !== result.outputs) {
           frame.pool.set(node.id, commit.outputs);
           for (const w of commit.writes ?? []) frame.pool.write(w.selector, w.value);
-          this.completed.push({ nodeId: node.id, type: node.type, status: commit.status === "exception" ? "exception" : "succeeded", outputs: commit.outputs, key });
+          this.completed.push({
+            nodeId: node.id,
+            type: node.type,
+            status: commit.status === "exception" ? "exception" : "succeeded",
+            outputs: commit.outputs,
+            key,
+          });
           return { port: this.branchNode(node) ? commit.port : undefined };
         }
         frame.pool.set(node.id, result.outputs);
         this.completed.push({ nodeId: node.id, type: node.type, status: "succeeded", outputs: result.outputs, key });
-        o.onEvent({
-          type: "node_finished",
-          runId: o.runId,
-          key,
-          nodeId: node.id,
-          nodeType: node.type,
+        this.finished(node, key, {
           status: "succeeded",
           outputs: result.outputs,
           port,
@@ -373,7 +402,11 @@ export class Scheduler {
       lastError = error;
       const info = errorInfo(error);
       o.store.appendAttempt({ ...rec, status: "failed", error: info });
-      if (errorRetries < retry && !o.signal.aborted && !(error instanceof NodeExecutionError && error.code === "gate.failed")) {
+      if (
+        errorRetries < retry &&
+        !o.signal.aborted &&
+        !(error instanceof NodeExecutionError && error.code === "gate.failed")
+      ) {
         errorRetries++;
         o.onEvent({ type: "node_retry", runId: o.runId, key, nodeId: node.id, attempt, reason: info.message });
         await sleep(interval, o.signal);
@@ -392,35 +425,21 @@ export class Scheduler {
       frame.pool.set(node.id, outputs);
       this.exceptions++;
       this.completed.push({ nodeId: node.id, type: node.type, status: "exception", outputs, key });
-      o.onEvent({
-        type: "node_finished",
-        runId: o.runId,
-        key,
-        nodeId: node.id,
-        nodeType: node.type,
-        status: "exception",
-        outputs,
-        port,
-        error: info,
-        durationMs: 0,
-        cached: false,
-      });
+      this.finished(node, key, { status: "exception", outputs, port, error: info, durationMs: 0, cached: false });
       // default-value takes every outgoing edge, as Dify does.
       return { port: strategy === "fail-branch" ? "fail-branch" : undefined };
     }
-    o.onEvent({
-      type: "node_finished",
-      runId: o.runId,
-      key,
-      nodeId: node.id,
-      nodeType: node.type,
-      status: "failed",
-      error: info,
-      durationMs: 0,
-      cached: false,
-    });
+    this.finished(node, key, { status: "failed", error: info, durationMs: 0, cached: false });
     if (lastError instanceof NodeExecutionError) throw lastError;
     throw new NodeExecutionError(info.code, info.message, node.id);
+  }
+
+  private finished(
+    node: WorkflowNode,
+    key: string,
+    f: Omit<Extract<RunEvent, { type: "node_finished" }>, "type" | "runId" | "key" | "nodeId" | "nodeType">,
+  ): void {
+    this.o.onEvent({ type: "node_finished", runId: this.o.runId, key, nodeId: node.id, nodeType: node.type, ...f });
   }
 
   private async runBody(
@@ -444,7 +463,8 @@ export class Scheduler {
     };
     let error: Error | undefined;
     try {
-      if (!start) throw new NodeExecutionError("container.no_start", `container ${container.id} has no start node`, container.id);
+      if (!start)
+        throw new NodeExecutionError("container.no_start", `container ${container.id} has no start node`, container.id);
       await this.runFrame(inner);
     } catch (e) {
       error = e instanceof Error ? e : new Error(String(e));
