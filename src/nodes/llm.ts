@@ -349,30 +349,22 @@ export class ThinkFilter {
 // =============================================================================================
 // LLM node
 
+/** A prompt's text in either edition; chat messages add an id and a role. */
+const promptText = {
+  text: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ""),
+  edition_type: z.enum(["basic", "jinja2"]).nullish(),
+  jinja2_text: z.string().nullish(),
+};
+
 const PromptMessage = z
-  .object({
-    id: z.string().optional(),
-    role: z.enum(["system", "user", "assistant"]).default("user"),
-    text: z
-      .string()
-      .nullish()
-      .transform((v) => v ?? ""),
-    edition_type: z.enum(["basic", "jinja2"]).nullish(),
-    jinja2_text: z.string().nullish(),
-  })
+  .object({ id: z.string().optional(), role: z.enum(["system", "user", "assistant"]).default("user"), ...promptText })
   .loose();
 type PromptMessage = z.infer<typeof PromptMessage>;
 
-const CompletionPrompt = z
-  .object({
-    text: z
-      .string()
-      .nullish()
-      .transform((v) => v ?? ""),
-    edition_type: z.enum(["basic", "jinja2"]).nullish(),
-    jinja2_text: z.string().nullish(),
-  })
-  .loose();
+const CompletionPrompt = z.object(promptText).loose();
 
 const Jinja2Variable = z.object({ variable: z.string(), value_selector: Sel.default([]) }).loose();
 
