@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ExecServices, LlmService, ModelRef } from "../ir/services.js";
 import type { LlmConfig } from "../llm/index.js";
 import type { SqliteRunStore } from "../store/sqlite.js";
+import type { ConversationStore } from "./conversations.js";
 import { ApiError } from "./errors.js";
 import type { RunHub } from "./hub.js";
 import type { AppRecord, AppStore } from "./store.js";
@@ -9,6 +10,7 @@ import type { AppRecord, AppStore } from "./store.js";
 /** What every route needs: the stores, the run hub and the model layer (absent when none is configured). */
 export interface ServerDeps {
   apps: AppStore;
+  conversations: ConversationStore;
   runs: SqliteRunStore;
   hub: RunHub;
   services: Partial<ExecServices>;

@@ -107,7 +107,14 @@ export class RunHub {
 
   start(
     wf: Workflow,
-    opts: { appId: string; inputs: Record<string, unknown>; sys?: Record<string, unknown> },
+    opts: {
+      appId: string;
+      inputs: Record<string, unknown>;
+      sys?: Record<string, unknown>;
+      conversation?: Record<string, unknown>;
+      /** Runs after the run ends and before its stream closes (a chat turn stores its conversation here). */
+      onFinished?: (r: RunResult) => void;
+    },
   ): { runId: string; done: Promise<RunResult> } {
     const runId = ulid();
     const e: LiveRun = { events: [], persisted: 0, active: true, listeners: new Set() };
@@ -119,13 +126,21 @@ export class RunHub {
       appId: opts.appId,
       inputs: opts.inputs,
       sys: opts.sys,
+      conversation: opts.conversation,
       services: this.o.services,
       store: this.o.runs,
       concurrency: this.o.concurrency,
       signal: ctrl.signal,
       onEvent: (ev) => this.push(runId, e, ev),
     });
-    return { runId, done: this.track(runId, e, p) };
+    const finished = opts.onFinished;
+    const after = finished
+      ? p.then((r) => {
+          finished(r);
+          return r;
+        })
+      : p;
+    return { runId, done: this.track(runId, e, after) };
   }
 
   isActive(runId: string): boolean {

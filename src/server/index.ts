@@ -5,6 +5,7 @@ import { createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.j
 import { SqliteRunStore } from "../store/sqlite.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
+import { ConversationStore } from "./conversations.js";
 import { RunHub } from "./hub.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
 import { AppStore } from "./store.js";
@@ -49,6 +50,7 @@ export function openDeps(o: Omit<ServerOptions, "port" | "host">): ServerDeps {
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
   return {
     apps,
+    conversations: new ConversationStore(runs.db),
     runs,
     services,
     hub: new RunHub({ runs, apps, services, concurrency: o.concurrency, flushMs: o.flushMs }),

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { importDify } from "../dsl/dify/index.js";
@@ -16,4 +16,25 @@ export function ensureSampleApp(apps: AppStore, path = SAMPLE_PATH): AppRecord {
     workflow,
     "sample",
   ).app;
+}
+
+/** Where `weft serve --sample` keeps its key in plain text: beside the database, readable by the owner only. */
+export const sampleKeyPath = (db: string) => `${db}.sample-key`;
+
+/**
+ * The sample's API key, the same across restarts: the key saved beside the database is reused while the
+ * database still accepts it (a new database, or a revoked key, gets a new one). The database keeps only hashes.
+ */
+export function sampleKey(apps: AppStore, db: string): { key: string; reused: boolean } {
+  const path = sampleKeyPath(db);
+  if (db !== ":memory:" && existsSync(path)) {
+    const saved = readFileSync(path, "utf8").trim();
+    if (saved && apps.verifyKey(saved)) return { key: saved, reused: true };
+  }
+  const { key } = apps.createKey("sample");
+  if (db !== ":memory:") {
+    writeFileSync(path, `${key}\n`, { mode: 0o600 });
+    chmodSync(path, 0o600);
+  }
+  return { key, reused: false };
 }

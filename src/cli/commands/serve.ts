@@ -2,7 +2,7 @@ import type { Command } from "@commander-js/extra-typings";
 import { buildServices } from "../../engine/services.js";
 import { loadLlmConfig } from "../../llm/index.js";
 import { startServer } from "../../server/index.js";
-import { ensureSampleApp } from "../../server/sample.js";
+import { ensureSampleApp, sampleKey, sampleKeyPath } from "../../server/sample.js";
 import { AppStore } from "../../server/store.js";
 import { SqliteRunStore } from "../../store/sqlite.js";
 import { loadWeftConfig } from "../config.js";
@@ -33,7 +33,7 @@ export function registerServeCommands(program: Command): void {
     .option("--db <path>", "SQLite file (runs, apps, keys)")
     .option("--config <path>", "weft.config.json")
     .option("--model <name>", "model name for the chat agent (routed by weft.config.json / WEFT_LLM_*)")
-    .option("--sample", "preload the sample app and print a new API key")
+    .option("--sample", "preload the sample app and print its API key (the same one on every restart)")
     .option(
       "--synchronous <mode>",
       "SQLite durability: full (sync every commit) or normal (faster; survives a crash of the process, not of the machine)",
@@ -56,8 +56,11 @@ export function registerServeCommands(program: Command): void {
       });
       if (opts.sample) {
         const app = ensureSampleApp(server.deps.apps);
-        const { key } = server.deps.apps.createKey("sample");
-        process.stdout.write(`sample app "${app.name}" (${app.id})\nAPI key: ${key}\n`);
+        const { key, reused } = sampleKey(server.deps.apps, db);
+        process.stdout.write(
+          `sample app "${app.name}" (${app.id})\nAPI key: ${key}\n` +
+            `(${reused ? "the same key as before" : "new key"}, kept in ${sampleKeyPath(db)}; it stays valid across restarts)\n`,
+        );
       } else if (server.deps.apps.listKeys().length === 0) {
         process.stderr.write("no API key exists yet: create one with `weft keys create`\n");
       }

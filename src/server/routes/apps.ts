@@ -88,6 +88,7 @@ export function appRoutes(deps: ServerDeps): Hono {
   r.delete("/:id", (c) => {
     const app = requireApp(deps, c.req.param("id"));
     apps.deleteApp(app.id);
+    deps.conversations.deleteApp(app.id);
     return c.json({ deleted: app.id });
   });
 
