@@ -1,0 +1,41 @@
+import type { Placed } from "./layout";
+
+/**
+ * The zoom below which a first view is not drawn: card titles are 14 px, summaries 12 px, so at 0.8 the
+ * smallest text on screen is about 10 px. Users can still zoom out further themselves.
+ */
+export const READABLE_ZOOM = 0.8;
+export const MAX_INITIAL_ZOOM = 1;
+
+export interface Viewport {
+  x: number;
+  y: number;
+  zoom: number;
+}
+
+/**
+ * The first view of a workflow: everything, if it fits at a readable zoom; otherwise readable, starting from
+ * the entry node at the left edge, vertically centred on it, the way people read a flow.
+ */
+export function initialViewport(boxes: Placed[], entry: Placed | undefined, width: number, height: number): Viewport {
+  if (boxes.length === 0 || width <= 0 || height <= 0) return { x: 0, y: 0, zoom: 1 };
+  const minX = Math.min(...boxes.map((b) => b.x));
+  const minY = Math.min(...boxes.map((b) => b.y));
+  const maxX = Math.max(...boxes.map((b) => b.x + b.width));
+  const maxY = Math.max(...boxes.map((b) => b.y + b.height));
+  const pad = 48;
+  const fit = Math.min((width - 2 * pad) / (maxX - minX), (height - 2 * pad) / (maxY - minY));
+  if (fit >= READABLE_ZOOM) {
+    const zoom = Math.min(fit, MAX_INITIAL_ZOOM);
+    return {
+      zoom,
+      x: (width - (maxX - minX) * zoom) / 2 - minX * zoom,
+      y: (height - (maxY - minY) * zoom) / 2 - minY * zoom,
+    };
+  }
+  const zoom = READABLE_ZOOM;
+  const anchor = entry ?? boxes[0]!;
+  // Keep the whole height in view when it fits at this zoom, else centre on the entry.
+  const y = (maxY - minY) * zoom <= height - 2 * pad ? (height - (maxY - minY) * zoom) / 2 - minY * zoom : height / 2 - (anchor.y + anchor.height / 2) * zoom;
+  return { zoom, x: pad - minX * zoom, y };
+}
