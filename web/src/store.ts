@@ -169,17 +169,18 @@ export const useStore = create<State>((set, get) => {
     },
 
     async login(key) {
-      const fresh = key.trim() !== get().key;
-      setKey(key.trim());
-      set({ key: key.trim(), authError: undefined });
+      const k = key.trim();
+      // A key already held (stored in the browser) that fails is stale; a newly typed one is just wrong.
+      const stored = k === get().key;
+      setKey(k);
+      set({ authError: undefined });
       try {
-        await get().loadApps();
+        const { apps } = await api<{ apps: AppInfo[] }>("/api/apps");
         const { nodeTypes } = await api<{ nodeTypes: NodeTypeInfo[] }>("/api/node-types");
-        set({ nodeTypes });
+        set({ key: k, apps, nodeTypes });
       } catch (e) {
-        const wasStale = !fresh && e instanceof ApiFailure && e.status === 401;
         setKey("");
-        set({ key: "", authError: wasStale ? STALE_KEY : errText(e) });
+        set({ key: "", authError: stored && e instanceof ApiFailure && e.status === 401 ? STALE_KEY : errText(e) });
       }
     },
     logout(message) {
@@ -205,15 +206,21 @@ export const useStore = create<State>((set, get) => {
     async importNew(yaml) {
       const r = await api<ImportResult & { app: AppInfo }>("/api/apps/import", { body: yaml, contentType: "text/yaml" });
       void get().loadApps();
-      return r;
+      const v = await api<VersionBody>(`/api/apps/${r.app.id}/workflow`);
+      return { ...r, workflow: v.workflow };
     },
     async openApp(id) {
-      const { app } = await api<{ app: AppInfo }>(`/api/apps/${id}`);
-      set({ app, selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, highlights: {} });
-      await get().reloadWorkflow();
-      const { messages } = await api<{ messages: Array<{ role: "user" | "assistant"; text: string }> }>(`/api/apps/${id}/messages`);
-      set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text })), busy: false } });
-      void get().loadVersions();
+      try {
+        const { app } = await api<{ app: AppInfo }>(`/api/apps/${id}`);
+        set({ app, selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, highlights: {} });
+        await get().reloadWorkflow();
+        const { messages } = await api<{ messages: Array<{ role: "user" | "assistant"; text: string }> }>(`/api/apps/${id}/messages`);
+        set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text })), busy: false } });
+        void get().loadVersions();
+      } catch (e) {
+        // A refused key has already led back to the login; anything else is said where the user is.
+        if (!(e instanceof ApiFailure && e.status === 401)) get().say("error", `could not open the app: ${errText(e)}`);
+      }
     },
     closeApp() {
       set({ app: undefined, saved: undefined, draft: undefined, selected: undefined, notice: undefined });
@@ -229,7 +236,7 @@ export const useStore = create<State>((set, get) => {
       const r = await api<ImportResult>(`/api/apps/${app.id}/import`, { body: yaml, contentType: "text/yaml" });
       await get().reloadWorkflow();
       await get().loadVersions();
-      return r;
+      return { ...r, workflow: get().saved?.workflow };
     },
     select: (id) => set((s) => ({ selected: id, panel: id && s.panel === "versions" ? "inspector" : s.panel })),
     setPanel: (panel) => set({ panel }),

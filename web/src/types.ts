@@ -111,5 +111,7 @@ export interface ImportResult {
   version?: number;
   warnings: Diagnostic[];
   diagnostics: Diagnostic[];
+  /** The imported workflow, for naming nodes by title in the report. */
+  workflow?: Workflow;
 }
 export type RunEvent = { type: string; nodeId?: string; status?: string; [k: string]: unknown };

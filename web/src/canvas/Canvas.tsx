@@ -12,12 +12,12 @@ import {
   useReactFlow,
   useUpdateNodeInternals,
 } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useRef } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useStore } from "../store";
 import { isContainerType, type Placed, type Point, savedPosition, sizesOf } from "./layout";
 import { type CardData, NodeCard } from "./NodeCard";
 import { categoryColor } from "./nodeLook";
-import { initialViewport } from "./viewport";
+import { FIT_MIN_ZOOM, initialViewport } from "./viewport";
 
 const nodeTypes = { card: NodeCard };
 const edgeKey = (e: { source: string; sourcePort: string; target: string }) => `${e.source}:${e.sourcePort}→${e.target}`;
@@ -41,7 +41,7 @@ function Flow() {
   const highlights = useStore((s) => s.highlights);
   const viewNonce = useStore((s) => s.viewNonce);
   const { select, setDraft, moveNodes, placeMissing } = useStore.getState();
-  const { setViewport } = useReactFlow();
+  const { setViewport, setCenter, getInternalNode, getViewport } = useReactFlow();
   const updateNodeInternals = useUpdateNodeInternals();
   const wrapper = useRef<HTMLDivElement>(null);
   const zoom = useFlowStore((s) => s.transform[2]);
@@ -73,6 +73,7 @@ function Flow() {
 
   // The first view of each loaded workflow: readable, never a fit that shrinks text out of sight.
   const viewed = useRef(-1);
+  const [viewReady, setViewReady] = useState(-1);
   useEffect(() => {
     if (!draft || !allPlaced || viewed.current === viewNonce || !wrapper.current) return;
     viewed.current = viewNonce;
@@ -86,8 +87,23 @@ function Flow() {
     for (const n of draft.nodes) if (!n.parentId) boxes[n.id] = { ...abs(n.id), ...(sizes[n.id] ?? { width: 0, height: 0 }) };
     const entryNode = draft.nodes.find((n) => n.type === "start" || typeInfo.get(n.type)?.entry) ?? draft.nodes.find((n) => !draft.edges.some((e) => e.target === n.id));
     const { clientWidth, clientHeight } = wrapper.current;
-    void setViewport(initialViewport(Object.values(boxes), entryNode ? boxes[entryNode.id] : undefined, clientWidth, clientHeight));
+    void setViewport(initialViewport(Object.values(boxes), entryNode ? boxes[entryNode.id] : undefined, clientWidth, clientHeight)).then(() => setViewReady(viewNonce));
   }, [draft, allPlaced, viewNonce, positions, sizes, typeInfo, setViewport]);
+
+  // A node selected from outside the canvas (the problem list, the trace) is brought into view.
+  useEffect(() => {
+    const n = selected ? getInternalNode(selected) : undefined;
+    const el = wrapper.current;
+    if (!n || !el) return;
+    const { x, y, zoom: z } = getViewport();
+    const p = n.internals.positionAbsolute;
+    const w = n.measured.width ?? 0;
+    const h = n.measured.height ?? 0;
+    const sx = p.x * z + x;
+    const sy = p.y * z + y;
+    if (sx >= 0 && sy >= 0 && sx + w * z <= el.clientWidth && sy + h * z <= el.clientHeight) return;
+    void setCenter(p.x + w / 2, p.y + h / 2, { zoom: z, duration: 200 });
+  }, [selected, getInternalNode, getViewport, setCenter]);
 
   const nodes: Node[] = useMemo(() => {
     if (!draft) return [];
@@ -185,7 +201,7 @@ function Flow() {
   );
 
   return (
-    <div ref={wrapper} className={`flow-wrap ${zoom < 0.6 ? "far" : ""}`} style={{ "--zoom": zoom } as React.CSSProperties}>
+    <div ref={wrapper} data-view={viewReady === viewNonce ? "ready" : "pending"} className={`flow-wrap ${zoom < 0.6 ? "far" : ""}`} style={{ "--zoom": zoom } as React.CSSProperties}>
       <ReactFlow
         nodes={nodes}
         edges={edges}
@@ -211,7 +227,8 @@ function Flow() {
           maskColor="rgba(240, 242, 247, 0.6)"
           style={{ width: 220, height: 140 }}
         />
-        <Controls showInteractive={false} fitViewOptions={{ padding: 0.15, maxZoom: 1 }} />
+        {/* Fit shows as much as fits while titles stay legible; the wheel and − zoom out further. */}
+        <Controls showInteractive={false} fitViewOptions={{ padding: 0.1, maxZoom: 1, minZoom: FIT_MIN_ZOOM }} />
         <ZoomReadout />
       </ReactFlow>
     </div>

@@ -6,6 +6,8 @@ import type { Placed } from "./layout";
  */
 export const READABLE_ZOOM = 0.8;
 export const MAX_INITIAL_ZOOM = 1;
+/** The Fit control stops here: titles scale up below 0.6 (see styles.css), so they stay about 11 px on screen. */
+export const FIT_MIN_ZOOM = 0.5;
 
 export interface Viewport {
   x: number;

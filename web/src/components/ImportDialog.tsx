@@ -1,7 +1,8 @@
 import { Upload, X } from "lucide-react";
 import { useRef, useState } from "react";
 import { ApiFailure } from "../api";
-import { humanize } from "../labels";
+import { nodeTitle } from "../labels";
+import { DiagMessage } from "./DiagMessage";
 import { errText } from "../store";
 import type { Diagnostic, ImportResult } from "../types";
 
@@ -86,23 +87,27 @@ export function ImportDialog({ title, onImport, onOpen, onClose }: { title: stri
         )}
         {report && (
           <div className="import-report" data-testid="import-report">
-            <b>Imported "{report.app?.name ?? "this file"}"</b>
+            <div className="import-report-head">
+              <b>Imported "{report.app?.name ?? "this file"}"</b>
+              <button type="button" data-testid="import-open" onClick={() => onOpen(report)}>
+                Open
+              </button>
+            </div>
             {errors.length > 0 && <p className="diag error">{errors.length} error(s) to fix before it can run:</p>}
             <ul className="diag-list">
               {errors.map((d, i) => (
                 <li key={`e${i}`} className="diag error">
-                  {humanize(undefined, d.message)}
+                  {d.nodeId && <b>{nodeTitle(report.workflow, d.nodeId)}: </b>}
+                  <DiagMessage wf={report.workflow} message={d.message} />
                 </li>
               ))}
               {warnings.map((d, i) => (
                 <li key={`w${i}`} className="diag warning" data-testid="import-warning">
-                  {d.message}
+                  {d.nodeId && <b>{nodeTitle(report.workflow, d.nodeId)}: </b>}
+                  <DiagMessage wf={report.workflow} message={d.message} />
                 </li>
               ))}
             </ul>
-            <button type="button" data-testid="import-open" onClick={() => onOpen(report)}>
-              Open
-            </button>
           </div>
         )}
       </div>

@@ -1,4 +1,4 @@
-import { Plus, Trash2 } from "lucide-react";
+import { Plus, Trash2, X } from "lucide-react";
 import { ifElseCases } from "../canvas/summary";
 import type { AvailableValue } from "../types";
 import { useAvailable, VariablePicker } from "./VariablePicker";
@@ -56,7 +56,7 @@ function ConditionRow({ nodeId, cond, types, onChange, onRemove, testId }: { nod
         />
       )}
       <button type="button" className="icon-btn" title="Remove condition" onClick={onRemove}>
-        <Trash2 size={14} />
+        <X size={14} />
       </button>
     </div>
   );

@@ -1,5 +1,6 @@
 import { TypeIcon } from "../canvas/nodeLook";
-import { humanize, nodeTitle } from "../labels";
+import { DiagMessage } from "../components/DiagMessage";
+import { nodeTitle } from "../labels";
 import { useStore } from "../store";
 import type { Diagnostic } from "../types";
 import { NODE_FORMS, TEMPLATE_PATHS } from "./nodeForms";
@@ -20,7 +21,7 @@ function DiagnosticList({ diagnostics }: { diagnostics: Diagnostic[] }) {
         {[...general, ...diagnostics.filter((d) => d.nodeId)].map((d, i) => (
           <li key={i} className={`diag ${d.severity}`} onClick={() => d.nodeId && useStore.getState().select(d.nodeId)}>
             {d.nodeId && <b>{nodeTitle(wf, d.nodeId)}: </b>}
-            {humanize(wf, d.message)} <span className="muted small">({d.code})</span>
+            <DiagMessage wf={wf} message={d.message} /> <span className="muted small">({d.code})</span>
           </li>
         ))}
       </ul>
@@ -67,7 +68,7 @@ export function Inspector() {
         .filter((d) => !d.field)
         .map((d, i) => (
           <div key={i} className={`diag ${d.severity} boxed`} data-testid="node-diag">
-            {humanize(draft, d.message)}
+            <DiagMessage wf={draft} message={d.message} />
           </div>
         ))}
       {spec.sections.map((s) => (

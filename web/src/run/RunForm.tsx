@@ -73,7 +73,9 @@ export function RunInputs({ vars, values, onChange }: { vars: StartVar[]; values
             <select id={id} data-testid={id} value={val ?? ""} onChange={(e) => set(v.variable, e.target.value)}>
               <option value="" />
               {v.options.map((o) => (
-                <option key={o}>{o}</option>
+                <option key={o} value={o}>
+                  {o}
+                </option>
               ))}
             </select>
           );
