@@ -212,7 +212,7 @@ export const useStore = create<State>((set, get) => {
     async openApp(id) {
       try {
         const { app } = await api<{ app: AppInfo }>(`/api/apps/${id}`);
-        set({ app, selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, highlights: {} });
+        set({ app, panel: "inspector", selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, highlights: {} });
         await get().reloadWorkflow();
         const { messages } = await api<{ messages: Array<{ role: "user" | "assistant"; text: string }> }>(`/api/apps/${id}/messages`);
         set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text })), busy: false } });

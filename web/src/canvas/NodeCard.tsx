@@ -1,5 +1,5 @@
 import { Handle, type NodeProps, Position } from "@xyflow/react";
-import { CircleAlert, TriangleAlert } from "lucide-react";
+import { CircleAlert, CircleCheck, CircleMinus, CircleX, LoaderCircle, TriangleAlert } from "lucide-react";
 import { memo } from "react";
 import type { Highlight, NodeStatus } from "../store";
 import type { Diagnostic, WfNode, Workflow } from "../types";
@@ -37,6 +37,18 @@ function DiagStrip({ diagnostics }: { diagnostics: Diagnostic[] }) {
   );
 }
 
+const STATUS_ICONS = { running: LoaderCircle, succeeded: CircleCheck, failed: CircleX, exception: CircleX, skipped: CircleMinus };
+
+/** Run status as an icon, so the title keeps its room. */
+function StatusIcon({ status }: { status: NodeStatus }) {
+  const Icon = STATUS_ICONS[status] ?? CircleMinus;
+  return (
+    <span className={`wf-status st-${status}`} title={status}>
+      <Icon size={15} />
+    </span>
+  );
+}
+
 /** A node on the canvas: type icon, title, a one-line summary or its labelled ports, problems, run status. */
 export const NodeCard = memo(function NodeCard({ data, selected }: NodeProps) {
   const d = data as CardData;
@@ -60,7 +72,7 @@ export const NodeCard = memo(function NodeCard({ data, selected }: NodeProps) {
       <div className="wf-node-head">
         <TypeIcon type={d.node.type} category={d.category} size={15} />
         <span className="wf-title">{d.node.title || d.node.id}</span>
-        {d.status && <span className={`wf-status st-${d.status}`}>{d.status}</span>}
+        {d.status && <StatusIcon status={d.status} />}
         {errors.length > 0 && (
           <span className="wf-badge err" data-testid="diag-badge">
             {errors.length}
@@ -86,7 +98,7 @@ export const NodeCard = memo(function NodeCard({ data, selected }: NodeProps) {
           </div>
         ))
       ) : (
-        <Handle type="source" position={Position.Right} id={d.ports[0] ?? "source"} className="wf-handle" style={{ top: HEAD_HEIGHT / 2 }} />
+        d.ports.length > 0 && <Handle type="source" position={Position.Right} id={d.ports[0]!} className="wf-handle" style={{ top: HEAD_HEIGHT / 2 }} />
       )}
       <DiagStrip diagnostics={d.diagnostics} />
     </div>

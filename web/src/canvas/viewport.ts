@@ -1,10 +1,10 @@
 import type { Placed } from "./layout";
 
 /**
- * The zoom below which a first view is not drawn: card titles are 14 px, summaries 12 px, so at 0.8 the
- * smallest text on screen is about 10 px. Users can still zoom out further themselves.
+ * The zoom below which a first view is not drawn: card titles are 14 px, summaries 12 px, so at 0.75 titles
+ * are 10.5 px on screen and the smallest text 9 px. Users can still zoom out further themselves.
  */
-export const READABLE_ZOOM = 0.8;
+export const READABLE_ZOOM = 0.75;
 export const MAX_INITIAL_ZOOM = 1;
 /** The Fit control stops here: titles scale up below 0.6 (see styles.css), so they stay about 11 px on screen. */
 export const FIT_MIN_ZOOM = 0.5;
@@ -37,7 +37,10 @@ export function initialViewport(boxes: Placed[], entry: Placed | undefined, widt
   }
   const zoom = READABLE_ZOOM;
   const anchor = entry ?? boxes[0]!;
-  // Keep the whole height in view when it fits at this zoom, else centre on the entry.
-  const y = (maxY - minY) * zoom <= height - 2 * pad ? (height - (maxY - minY) * zoom) / 2 - minY * zoom : height / 2 - (anchor.y + anchor.height / 2) * zoom;
-  return { zoom, x: pad - minX * zoom, y };
+  const x = pad - minX * zoom;
+  if ((maxY - minY) * zoom <= height - 2 * pad) return { zoom, x, y: (height - (maxY - minY) * zoom) / 2 - minY * zoom };
+  // Taller than the view: start from the top, unless that leaves the entry out of sight.
+  const top = pad - minY * zoom;
+  const entryBottom = (anchor.y + anchor.height) * zoom + top;
+  return { zoom, x, y: entryBottom <= height - pad ? top : height / 2 - (anchor.y + anchor.height / 2) * zoom };
 }

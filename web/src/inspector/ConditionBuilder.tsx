@@ -84,7 +84,7 @@ export function ConditionBuilder({ nodeId, config, onChange, onCaseRemoved }: { 
           <div className="cond-case" key={String(k.case_id)} data-testid={`case-${i}`}>
             <div className="cond-case-head">
               <b>{i === 0 ? "IF" : "ELIF"}</b>
-              <span className="muted small">case {String(k.case_id).slice(0, 8)}</span>
+              {String(k.case_id) !== "true" && <span className="muted small">case {String(k.case_id).slice(0, 8)}</span>}
               <span className="spacer" />
               {cases.length > 1 && (
                 <button

@@ -1,11 +1,15 @@
 import { ChevronRight, Clock, Coins } from "lucide-react";
 import { useState } from "react";
 import { TypeIcon } from "../canvas/nodeLook";
-import { humanize, nodeTitle } from "../labels";
+import { humanize, nodeTitle, selectorLabel } from "../labels";
 import { useStore } from "../store";
 import type { AttemptRecord, Workflow } from "../types";
 
 export const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
+/** Inputs are keyed by selector (`node.var`); people know the node by its title. */
+function namedInputs(wf: Workflow | undefined, inputs: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k.includes(".") ? selectorLabel(wf, k.split(".")) : k, v]));
+}
 const ms = (n: number) => (n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(2)} s`);
 
 function Attempt({ t, wf, n }: { t: AttemptRecord; wf?: Workflow; n: number }) {
@@ -43,7 +47,7 @@ function Attempt({ t, wf, n }: { t: AttemptRecord; wf?: Workflow; n: number }) {
           )}
           {t.error && <div className="diag error">{humanize(wf, `${t.error.code}: ${t.error.message}`)}</div>}
           <div className="trace-label">Inputs</div>
-          <pre data-testid="trace-inputs">{show(t.inputs ?? {})}</pre>
+          <pre data-testid="trace-inputs">{show(namedInputs(wf, t.inputs ?? {}))}</pre>
           {t.outputs && (
             <>
               <div className="trace-label">Outputs</div>
