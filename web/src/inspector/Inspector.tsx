@@ -3,7 +3,7 @@ import { DiagMessage } from "../components/DiagMessage";
 import { nodeTitle } from "../labels";
 import { useStore } from "../store";
 import type { Diagnostic } from "../types";
-import { NODE_FORMS, TEMPLATE_PATHS } from "./nodeForms";
+import { FIELD_OPTIONS, NODE_FORMS, TEMPLATE_PATHS } from "./nodeForms";
 import { FieldDiags, SchemaForm } from "./SchemaForm";
 
 type Any = Record<string, any>;
@@ -53,7 +53,7 @@ export function Inspector() {
   };
   const skip = new Set([...spec.sections.flatMap((s) => s.keys), ...(spec.hide ?? [])]);
   const keyDiags = (keys: string[]) => nodeDiags.filter((d) => d.field && keys.some((k) => d.field === k || d.field!.startsWith(`${k}.`) || d.field!.startsWith(`${k}[`)));
-  const ctx = { nodeId: node.id, templates: new Set(TEMPLATE_PATHS[node.type] ?? []) };
+  const ctx = { nodeId: node.id, templates: new Set(TEMPLATE_PATHS[node.type] ?? []), options: FIELD_OPTIONS[node.type] };
   return (
     <div className="inspector" data-testid="inspector" data-node={node.id}>
       <div className="insp-head">

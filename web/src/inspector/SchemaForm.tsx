@@ -16,6 +16,8 @@ export interface FormCtx {
   nodeId: string;
   /** Config paths whose text is a Dify template (`{{#…#}}`): edited with chips. */
   templates: Set<string>;
+  /** Choices for string fields the schema leaves open, by config path. */
+  options?: Record<string, string[]>;
 }
 
 export function FieldDiags({ diags }: { diags: Diagnostic[] }) {
@@ -72,9 +74,12 @@ const pathDiags = (diags: Diagnostic[], path: string) => diags.filter((d) => d.f
 
 /** One input for one value, chosen from its schema. */
 export function ValueInput({ path, schema, value, onChange, diags, depth, ctx }: { path: string; schema?: JsonSchema; value: unknown; onChange: (v: unknown) => void; diags: Diagnostic[]; depth: number; ctx: FormCtx }) {
-  const k = kindOf(schema);
+  const choices = ctx.options?.[path];
+  const k = choices && (value === undefined || typeof value === "string") ? ({ kind: "enum", options: [...new Set([...choices, ...(value ? [value] : [])])] } as const) : kindOf(schema);
   const id = `field-${path}`;
-  if (k.kind === "selector" && (value === undefined || Array.isArray(value)))
+  // Some schemas type a selector as a plain string list; Dify's naming says what it is.
+  const namedSelector = /(^|[._])(\w*_)?selector$/.test(path) && (value === undefined || (Array.isArray(value) && value.every((x) => typeof x === "string")));
+  if ((k.kind === "selector" || namedSelector) && (value === undefined || Array.isArray(value)))
     return <VariablePicker nodeId={ctx.nodeId} value={value as string[] | undefined} onChange={onChange} testId={id} />;
   if (k.kind === "object" && depth < 3 && (value === undefined || value === null || (typeof value === "object" && !Array.isArray(value))))
     return <SchemaForm schema={k.schema} value={(value as Record<string, unknown>) ?? {}} onChange={onChange} diagnostics={diags} path={path} depth={depth + 1} ctx={ctx} />;

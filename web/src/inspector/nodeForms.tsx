@@ -61,6 +61,24 @@ export const NODE_FORMS: Record<string, { sections: Section[]; hide?: string[] }
   },
 };
 
+/**
+ * Choices for fields the schemas keep as free strings (real files carry values beyond Dify's list, which stay
+ * selectable), shown as selects.
+ */
+export const FIELD_OPTIONS: Record<string, Record<string, string[]>> = {
+  "http-request": {
+    method: ["get", "post", "put", "patch", "delete", "head"],
+    "authorization.type": ["no-auth", "api-key"],
+    "authorization.config.type": ["basic", "bearer", "custom"],
+    "body.type": ["none", "form-data", "x-www-form-urlencoded", "json", "raw-text", "binary"],
+  },
+  "knowledge-retrieval": { retrieval_mode: ["single", "multiple"] },
+  "parameter-extractor": { reasoning_mode: ["prompt", "function_call"] },
+  "variable-aggregator": { output_type: ["string", "number", "boolean", "object", "array[string]", "array[number]", "array[object]", "array[file]", "file", "any"] },
+  iteration: { error_handle_mode: ["terminated", "continue-on-error", "remove-abnormal-output"] },
+  loop: { error_handle_mode: ["terminated", "continue-on-error"], logical_operator: ["and", "or"] },
+};
+
 /** Config paths that hold Dify template text, edited with variable chips. */
 export const TEMPLATE_PATHS: Record<string, string[]> = {
   answer: ["answer"],
