@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { createLlmService, parseLlmConfig } from "../../src/llm/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { DirFileService } from "../../src/tools/files.js";
@@ -137,7 +138,7 @@ const placed = {
       type: "if-else",
       title: "Check",
       config: { cases: [{ case_id: "true", logical_operator: "and", conditions: [] }] },
-      canvas: { position: { x: 400, y: 200 } },
+      canvas: { position: { x: 400, y: 200 }, positionAbsolute: { x: 400, y: 200 } },
     },
     { id: "done", type: "end", title: "Done", config: { outputs: [] } },
   ],
@@ -383,6 +384,11 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     // (React Flow starts a drag after a few pixels of movement, so allow for them.)
     expect(Math.abs(pos.x - (400 + 100 / z))).toBeLessThan(16);
     expect(Math.abs(pos.y - (200 + 50 / z))).toBeLessThan(16);
+    // The Dify export carries the new position, its absolute copy too.
+    const exported = parseYaml(await (await s.api(`/api/apps/${await appId("placed")}/export`)).text()) as any;
+    const out = exported.workflow.graph.nodes.find((n: any) => n.id === "check");
+    expect(out.position).toEqual(pos);
+    expect(out.positionAbsolute).toEqual(pos);
     // The unplaced node got a position too, and everything reopens where it was.
     expect(v2.workflow.nodes.find((n: any) => n.id === "done").canvas.position).toBeTruthy();
     await openByName("placed");
