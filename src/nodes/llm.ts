@@ -508,14 +508,14 @@ function llmRules(c: LlmConfig, nodeId: string): Diagnostic[] {
 
 const CONTEXT_PLACEHOLDER = "{{#context#}}";
 
-function renderJinjaField(
+async function renderJinjaField(
   source: string,
   vars: Record<string, unknown>,
   ctx: ExecContext<unknown>,
   field: string,
-): string {
+): Promise<string> {
   try {
-    return renderJinja(source, vars);
+    return await renderJinja(source, vars, { signal: ctx.signal });
   } catch (err) {
     const code = err instanceof WeftError ? err.code : "jinja.render";
     throw new NodeExecutionError(code, `${nodeLabel(ctx.node)}: ${field}: ${(err as Error).message}`, ctx.node.id, {
@@ -564,7 +564,7 @@ export async function buildLlmMessages(ctx: ExecContext<LlmConfig>): Promise<Cha
     field: string,
   ): Promise<{ text: string; parts: ChatContentPart[] }> => {
     if (isJinja(m)) {
-      const text = renderJinjaField(m.jinja2_text ?? m.text, { ...jinjaVars, context }, ctx, field);
+      const text = await renderJinjaField(m.jinja2_text ?? m.text, { ...jinjaVars, context }, ctx, field);
       return { text: text.split(CONTEXT_PLACEHOLDER).join(context), parts: [] };
     }
     const r = await renderBasic(ctx, m.text);
