@@ -129,9 +129,13 @@ export function renderBounded(
   }
   const text = String(out.value);
   if (text.length > limits.maxOutput) {
-    throw new JinjaError("jinja.too_long", `rendered template is ${text.length} characters (limit ${limits.maxOutput})`, {
-      limit: limits.maxOutput,
-    });
+    throw new JinjaError(
+      "jinja.too_long",
+      `rendered template is ${text.length} characters (limit ${limits.maxOutput})`,
+      {
+        limit: limits.maxOutput,
+      },
+    );
   }
   return text;
 }
@@ -267,9 +271,13 @@ function meter(it: Internals, limits: JinjaBudget): void {
 function checkSize(v: Value, limits: JinjaBudget): Value {
   const raw = v.value;
   if (typeof raw === "string" && raw.length > limits.maxChars) {
-    throw new JinjaError("jinja.too_large", `a string of ${raw.length} characters is over the limit of ${limits.maxChars}`, {
-      limit: limits.maxChars,
-    });
+    throw new JinjaError(
+      "jinja.too_large",
+      `a string of ${raw.length} characters is over the limit of ${limits.maxChars}`,
+      {
+        limit: limits.maxChars,
+      },
+    );
   }
   const items = Array.isArray(raw) ? raw.length : raw instanceof Map ? raw.size : 0;
   if (items > limits.maxItems) {
@@ -285,7 +293,8 @@ function isStackOverflow(e: unknown): boolean {
 }
 
 function inputError(name: string, e: unknown): JinjaError {
-  if (isStackOverflow(e)) return new JinjaError("jinja.too_deep", `variable ${name} is nested too deeply`, { variable: name });
+  if (isStackOverflow(e))
+    return new JinjaError("jinja.too_deep", `variable ${name} is nested too deeply`, { variable: name });
   return new JinjaError("jinja.bad_input", `variable ${name} cannot be used in a template: ${describe(e)}`, {
     variable: name,
   });

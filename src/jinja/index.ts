@@ -94,7 +94,10 @@ function settle(o: PoolOutcome<Reply>, timeoutMs: number): string {
       }
       throw new JinjaError("jinja.unavailable", `the template renderer failed: ${o.error.message}`);
     case "unsendable":
-      throw new JinjaError("jinja.bad_input", `template variables cannot be passed to the renderer: ${o.error.message}`);
+      throw new JinjaError(
+        "jinja.bad_input",
+        `template variables cannot be passed to the renderer: ${o.error.message}`,
+      );
     case "unavailable":
       throw new JinjaError("jinja.unavailable", `the template renderer could not start: ${o.error.message}`);
   }

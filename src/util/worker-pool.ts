@@ -68,7 +68,10 @@ export class WorkerPool<J, R> {
     const worker = new Worker(this.o.source, { ...this.o.workerOptions, eval: true });
     worker.unref();
     const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`worker not ready after ${this.o.startupMs} ms`)), this.o.startupMs);
+      const timer = setTimeout(
+        () => reject(new Error(`worker not ready after ${this.o.startupMs} ms`)),
+        this.o.startupMs,
+      );
       const done = (err?: Error) => {
         clearTimeout(timer);
         worker.off("message", onMessage);
@@ -123,9 +126,11 @@ export class WorkerPool<J, R> {
       this.pump();
     };
     const id = this.nextId++;
-    const onMessage = (m: { id?: number; reply?: R }) => m?.id === id && finish({ kind: "reply", reply: m.reply as R }, true);
+    const onMessage = (m: { id?: number; reply?: R }) =>
+      m?.id === id && finish({ kind: "reply", reply: m.reply as R }, true);
     const onError = (error: Error) => finish({ kind: "crashed", error }, false);
-    const onExit = (code: number) => finish({ kind: "crashed", error: new Error(`worker exited with code ${code}`) }, false);
+    const onExit = (code: number) =>
+      finish({ kind: "crashed", error: new Error(`worker exited with code ${code}`) }, false);
     const onAbort = () => finish({ kind: "aborted" }, false);
     p.signal?.addEventListener("abort", onAbort, { once: true });
     worker.on("error", onError);
