@@ -307,7 +307,8 @@ export class Scheduler {
       let result: NodeResult | undefined;
       let error: unknown;
       try {
-        const timeoutMs = typeof cfg.timeout_seconds === "number" ? cfg.timeout_seconds * 1000 : 0;
+        const timeoutMs =
+          typeof cfg.timeout_seconds === "number" ? cfg.timeout_seconds * 1000 + (def.timeoutAllowanceMs ?? 0) : 0;
         const exec = def.execute(ctx);
         result = timeoutMs
           ? await Promise.race([

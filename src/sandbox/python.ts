@@ -67,17 +67,18 @@ export async function runPython(
   inputs: Record<string, unknown>,
   limits: SandboxLimits,
   signal?: AbortSignal,
-  pythonCommand?: string,
+  options: { python?: string; startupAllowanceMs?: number } = {},
 ): Promise<Record<string, unknown>> {
   const inputText = encodeInputs(inputs, language);
   if (signal?.aborted) throw new SandboxError("sandbox.aborted", "the run was cancelled", { language });
-  const exe = await resolvePython(pythonCommand);
+  const exe = await resolvePython(options.python);
+  const startupMs = options.startupAllowanceMs ?? SANDBOX_STARTUP_ALLOWANCE_MS;
   const nonce = `__weft_result_${randomBytes(12).toString("hex")}__`;
   const request = `{"nonce":${JSON.stringify(nonce)},"limits":${JSON.stringify(limits)},"code":${JSON.stringify(code)},"inputs":${inputText}}`;
   const cwd = await mkdtemp(join(tmpdir(), "weft-py-"));
   try {
-    const out = await spawnChild(exe, cwd, request, nonce, limits, signal);
-    return interpret(out, nonce, limits);
+    const out = await spawnChild(exe, cwd, request, nonce, limits, startupMs, signal);
+    return interpret(out, nonce, limits, startupMs);
   } finally {
     await rm(cwd, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -100,14 +101,17 @@ function spawnChild(
   request: string,
   nonce: string,
   limits: SandboxLimits,
+  startupMs: number,
   signal: AbortSignal | undefined,
 ): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
+    // Its own process group, so a kill also ends anything it started (a wrapper's children).
     const child = spawn(exe, ["-I", "-S", "-B", "-c", PYTHON_BOOTSTRAP], {
       cwd,
       env: {},
       stdio: ["pipe", "pipe", "pipe"],
       windowsHide: true,
+      detached: process.platform !== "win32",
     });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -115,10 +119,15 @@ function spawnChild(
     let stop: ChildOutcome["stop"];
     const kill = (why: NonNullable<ChildOutcome["stop"]>) => {
       stop ??= why;
-      child.kill("SIGKILL");
+      try {
+        if (child.pid !== undefined && process.platform !== "win32") process.kill(-child.pid, "SIGKILL");
+        else child.kill("SIGKILL");
+      } catch {
+        child.kill("SIGKILL"); // the group is already gone
+      }
     };
     const startedMarker = Buffer.from(`${nonce}:started\n`);
-    let timer = setTimeout(() => kill("startup"), SANDBOX_STARTUP_ALLOWANCE_MS);
+    let timer = setTimeout(() => kill("startup"), startupMs);
     let started = false;
     const onAbort = () => kill("aborted");
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -155,12 +164,17 @@ function spawnChild(
   });
 }
 
-function interpret(out: ChildOutcome, nonce: string, limits: SandboxLimits): Record<string, unknown> {
+function interpret(
+  out: ChildOutcome,
+  nonce: string,
+  limits: SandboxLimits,
+  startupMs: number,
+): Record<string, unknown> {
   if (out.stop === "timeout") return timeout(limits);
   if (out.stop === "startup") {
     throw new SandboxError(
       "sandbox.unavailable",
-      `the Python sandbox did not start within ${SANDBOX_STARTUP_ALLOWANCE_MS} ms (is the machine overloaded?)`,
+      `the Python sandbox did not start within ${startupMs} ms (is the machine overloaded?)`,
       { language, phase: "startup" },
     );
   }
