@@ -4,7 +4,7 @@
  * `weft` CLI, vitest and any other host. Replies carry the error's code and message only; the
  * host rebuilds the typed error.
  */
-export const JINJA_WORKER_SOURCE = String.raw`
+export const JINJA_WORKER_SOURCE = `
 "use strict";
 const { parentPort, workerData } = require("node:worker_threads");
 const { require: tsRequire } = require(workerData.tsxApi);

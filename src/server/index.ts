@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
 import { createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
 import { SqliteRunStore } from "../store/sqlite.js";
@@ -59,6 +60,26 @@ export function openDeps(o: Omit<ServerOptions, "port" | "host">): ServerDeps {
   };
 }
 
+/** Why the server could not listen, in one line a user can act on. */
+export function listenError(e: NodeJS.ErrnoException, host: string, port: number): WeftError {
+  const where = `${host}:${port}`;
+  if (e.code === "EADDRINUSE")
+    return new WeftError(
+      "server.port_in_use",
+      `${where} is already in use; choose another port with --port (0 picks a free one)`,
+      { host, port },
+    );
+  if (e.code === "EACCES")
+    return new WeftError(
+      "server.port_denied",
+      `listening on ${where} is not permitted; ports below 1024 need privileges, use --port 3000`,
+      { host, port },
+    );
+  if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND")
+    return new WeftError("server.bad_host", `${host} is not an address of this machine (--host)`, { host, port });
+  return new WeftError("server.listen_failed", `cannot listen on ${where}: ${e.message}`, { host, port });
+}
+
 /** Listen on host:port (port 0 = ephemeral). `close` stops accepting, ends live runs, and closes the database. */
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const deps = openDeps(o);
@@ -66,7 +87,10 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const host = o.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: o.port ?? 0, hostname: host }, () => resolve(s));
-    s.once("error", reject);
+    s.once("error", (e) => {
+      deps.runs.close();
+      reject(listenError(e as NodeJS.ErrnoException, host, o.port ?? 0));
+    });
   });
   const port = (server.address() as AddressInfo).port;
   return {

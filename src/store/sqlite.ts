@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { openSqliteFile } from "./sqlite-errors.js";
 import type { ArtifactVersion, AttemptRecord, NodeCommit, RunRecord, RunStore } from "./types.js";
 
 const SCHEMA = `
@@ -28,32 +29,38 @@ export class SqliteRunStore implements RunStore {
   private stmts;
 
   constructor(path: string) {
-    this.db = new Database(path);
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = FULL");
-    this.db.pragma("busy_timeout = 5000");
-    this.db.exec(SCHEMA);
-    this.stmts = {
-      insertRun: this.db.prepare(
-        "INSERT INTO runs (id, app_id, workflow, inputs, status, outputs, error, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)",
-      ),
-      getRun: this.db.prepare("SELECT * FROM runs WHERE id = ?"),
-      listRuns: this.db.prepare("SELECT * FROM runs ORDER BY created_at DESC LIMIT ?"),
-      commit: this.db.prepare(
-        "INSERT OR IGNORE INTO node_commits (run_id, key, node_id, status, outputs, port, writes) VALUES (?,?,?,?,?,?,?)",
-      ),
-      commits: this.db.prepare("SELECT * FROM node_commits WHERE run_id = ?"),
-      commitOne: this.db.prepare("SELECT * FROM node_commits WHERE run_id = ? AND key = ?"),
-      attempt: this.db.prepare("INSERT INTO attempts (run_id, key, node_id, record) VALUES (?,?,?,?)"),
-      attempts: this.db.prepare("SELECT record FROM attempts WHERE run_id = ? ORDER BY seq"),
-      artifactVersion: this.db.prepare(
-        "SELECT COALESCE(MAX(version), 0) AS v FROM artifacts WHERE run_id = ? AND node_id = ? AND name = ?",
-      ),
-      artifact: this.db.prepare(
-        "INSERT INTO artifacts (run_id, node_id, name, version, key, value, created_at) VALUES (?,?,?,?,?,?,?)",
-      ),
-      artifacts: this.db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY created_at, node_id, name, version"),
-    };
+    // Every failure (corrupt, read-only, full, locked) becomes a StoreError naming the file.
+    this.db = openSqliteFile(path, (p) => new Database(p));
+    try {
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = FULL");
+      this.db.pragma("busy_timeout = 5000");
+      this.db.exec(SCHEMA);
+      this.stmts = {
+        insertRun: this.db.prepare(
+          "INSERT INTO runs (id, app_id, workflow, inputs, status, outputs, error, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)",
+        ),
+        getRun: this.db.prepare("SELECT * FROM runs WHERE id = ?"),
+        listRuns: this.db.prepare("SELECT * FROM runs ORDER BY created_at DESC LIMIT ?"),
+        commit: this.db.prepare(
+          "INSERT OR IGNORE INTO node_commits (run_id, key, node_id, status, outputs, port, writes) VALUES (?,?,?,?,?,?,?)",
+        ),
+        commits: this.db.prepare("SELECT * FROM node_commits WHERE run_id = ?"),
+        commitOne: this.db.prepare("SELECT * FROM node_commits WHERE run_id = ? AND key = ?"),
+        attempt: this.db.prepare("INSERT INTO attempts (run_id, key, node_id, record) VALUES (?,?,?,?)"),
+        attempts: this.db.prepare("SELECT record FROM attempts WHERE run_id = ? ORDER BY seq"),
+        artifactVersion: this.db.prepare(
+          "SELECT COALESCE(MAX(version), 0) AS v FROM artifacts WHERE run_id = ? AND node_id = ? AND name = ?",
+        ),
+        artifact: this.db.prepare(
+          "INSERT INTO artifacts (run_id, node_id, name, version, key, value, created_at) VALUES (?,?,?,?,?,?,?)",
+        ),
+        artifacts: this.db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY created_at, node_id, name, version"),
+      };
+    } catch (e) {
+      this.db.close();
+      throw e;
+    }
   }
 
   close(): void {

@@ -4,6 +4,7 @@ import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
 import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
+import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
 import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import type { AttemptRecord } from "../../store/types.js";
@@ -75,6 +76,19 @@ function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): v
   process.exitCode = result.status === "failed" ? EXIT.invalid : EXIT.ok;
 }
 
+/** Input the workflow cannot take is a usage error (exit 2), reported before anything runs. */
+function refuseBadInput(check: () => void): void {
+  try {
+    check();
+  } catch (e) {
+    if (e instanceof InputError) {
+      const how = e.code === "input.missing" ? `: pass it with --input ${String(e.details.input)}=VALUE` : "";
+      throw new CliError(`usage.${e.code.replace(/^input\./, "")}_input`, `${e.message}${how}`);
+    }
+    throw e;
+  }
+}
+
 export function registerRunCommands(program: Command): void {
   program
     .command("run")
@@ -98,14 +112,13 @@ export function registerRunCommands(program: Command): void {
         for (const d of diags.filter((x) => x.severity === "error")) process.stderr.write(`${formatDiagnostic(d)}\n`);
         throw new CliError("run.invalid_workflow", "the workflow has errors; fix them (see `weft validate`) before running", EXIT.invalid);
       }
+      const pairs = opts.input.map((raw) => splitPair(raw, "--input"));
+      const filePairs = opts.inputFile.map((raw) => splitPair(raw, "--input-file"));
+      refuseBadInput(() => checkInputNames(workflow, [...pairs, ...filePairs].map(([k]) => k)));
       const services = await buildServices(cfg, { configPath: opts.config });
       const inputs: Record<string, unknown> = {};
-      for (const raw of opts.input) {
-        const [k, v] = splitPair(raw, "--input");
-        inputs[k] = v;
-      }
-      for (const raw of opts.inputFile) {
-        const [k, path] = splitPair(raw, "--input-file");
+      for (const [k, v] of pairs) inputs[k] = v;
+      for (const [k, path] of filePairs) {
         if (!existsSync(path)) throw new CliError("usage.input_file", `input file ${path} does not exist`);
         const file = await services.files!.put(new Uint8Array(readFileSync(path)), {
           filename: basename(path),
@@ -113,6 +126,8 @@ export function registerRunCommands(program: Command): void {
         });
         inputs[k] = inputs[k] === undefined ? file : ([] as unknown[]).concat(inputs[k], file);
       }
+      // Before any run exists: a run that can only fail at its start node is never stored.
+      refuseBadInput(() => checkRunInputs(workflow, inputs));
       if (opts.queue) {
         const { enqueueRun } = await import("../../queue/index.js");
         const result = await enqueueRun(workflow, inputs, { db: opts.db ?? cfg.db, redisUrl: opts.redis, onEvent: progress(!!opts.json) });

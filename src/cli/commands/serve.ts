@@ -1,5 +1,6 @@
 import type { Command } from "@commander-js/extra-typings";
 import { buildServices } from "../../engine/services.js";
+import { WeftError } from "../../ir/errors.js";
 import { loadLlmConfig } from "../../llm/index.js";
 import { startServer } from "../../server/index.js";
 import { ensureSampleApp } from "../../server/sample.js";
@@ -45,6 +46,7 @@ export function registerServeCommands(program: Command): void {
       const services = await buildServices(cfg, { configPath: opts.config });
       if (opts.synchronous !== "full" && opts.synchronous !== "normal")
         throw new CliError("usage.synchronous", `--synchronous must be full or normal, got "${opts.synchronous}"`);
+      // A port in use or not permitted is the user's to fix: one line, exit 2.
       const server = await startServer({
         db,
         port: port(opts.port),
@@ -53,6 +55,9 @@ export function registerServeCommands(program: Command): void {
         llmConfig: loadLlmConfig({ path: opts.config }),
         synchronous: opts.synchronous,
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
+      }).catch((e: unknown) => {
+        if (e instanceof WeftError && e.code.startsWith("server.")) throw new CliError(e.code, e.message);
+        throw e;
       });
       if (opts.sample) {
         const app = ensureSampleApp(server.deps.apps);
