@@ -48,7 +48,8 @@ function seedPool(wf: Workflow, runId: string, o: RunOptions): VariablePool {
   for (const v of wf.environment_variables) env[v.name] = v.value ?? null;
   pool.set("env", env);
   const conv: Record<string, unknown> = {};
-  for (const v of wf.conversation_variables) conv[v.name] = o.conversation && v.name in o.conversation ? o.conversation[v.name] : (v.value ?? null);
+  for (const v of wf.conversation_variables)
+    conv[v.name] = o.conversation && v.name in o.conversation ? o.conversation[v.name] : (v.value ?? null);
   pool.set("conversation", conv);
   const now = (o.services?.now ?? (() => new Date()))();
   const sys: Record<string, unknown> = {
@@ -72,7 +73,13 @@ function runSignal(signal?: AbortSignal): AbortSignal {
   return s;
 }
 
-async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunStore, resumed: boolean): Promise<RunResult> {
+async function execute(
+  wf: Workflow,
+  runId: string,
+  o: RunOptions,
+  store: RunStore,
+  resumed: boolean,
+): Promise<RunResult> {
   const onEvent = o.onEvent ?? (() => {});
   const pool = seedPool(wf, runId, o);
   const inputs = o.inputs ?? {};
@@ -124,17 +131,36 @@ async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunSto
   return { runId, status, outputs, error, trace: store.attempts(runId), conversation };
 }
 
-/** Run a workflow to completion. The run (workflow, inputs, commits, trace) is recorded in the store. */
-export async function runWorkflow(wf: Workflow, o: RunOptions = {}): Promise<RunResult> {
+/**
+ * Record the run, then start it: resolves once the run record is stored (a failure to store rejects
+ * here, before anyone is told the run exists); `done` settles when the run ends.
+ */
+export async function startRun(wf: Workflow, o: RunOptions = {}): Promise<{ runId: string; done: Promise<RunResult> }> {
   const store = o.store ?? new MemoryRunStore();
   const runId = o.runId ?? ulid();
   const now = Date.now();
-  store.createRun({ id: runId, workflow: wf, inputs: o.inputs ?? {}, status: "running", createdAt: now, updatedAt: now, appId: o.appId });
-  return execute(wf, runId, o, store, false);
+  store.createRun({
+    id: runId,
+    workflow: wf,
+    inputs: o.inputs ?? {},
+    status: "running",
+    createdAt: now,
+    updatedAt: now,
+    appId: o.appId,
+  });
+  return { runId, done: execute(wf, runId, o, store, false) };
+}
+
+/** Run a workflow to completion. The run (workflow, inputs, commits, trace) is recorded in the store. */
+export async function runWorkflow(wf: Workflow, o: RunOptions = {}): Promise<RunResult> {
+  return (await startRun(wf, o)).done;
 }
 
 /** Continue a run that was interrupted: committed nodes are reused, never executed again. */
-export async function resumeRun(runId: string, o: Omit<RunOptions, "runId" | "inputs"> & { store: RunStore }): Promise<RunResult> {
+export async function resumeRun(
+  runId: string,
+  o: Omit<RunOptions, "runId" | "inputs"> & { store: RunStore },
+): Promise<RunResult> {
   const rec = o.store.getRun(runId);
   if (!rec) throw new WeftError("run.not_found", `no run with id ${runId}`);
   if (rec.status === "succeeded" || rec.status === "partial-succeeded") {

@@ -4,6 +4,7 @@ import type { LlmConfig } from "../llm/index.js";
 import type { SqliteRunStore } from "../store/sqlite.js";
 import { ApiError } from "./errors.js";
 import type { RunHub } from "./hub.js";
+import { MAX_JSON_DEPTH, tooDeepAt } from "./request-limits.js";
 import type { AppRecord, AppStore } from "./store.js";
 
 /** What every route needs: the stores, the run hub and the model layer (absent when none is configured). */
@@ -31,6 +32,19 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   }
   if (v === null || typeof v !== "object" || Array.isArray(v))
     throw new ApiError(400, "request.not_object", "the request body must be a JSON object");
+  const deep = tooDeepAt(v);
+  if (deep !== undefined) {
+    const shown = deep.length > 120 ? `${deep.slice(0, 120)}…` : deep;
+    throw new ApiError(
+      400,
+      "request.too_deep",
+      `the request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${shown})`,
+      undefined,
+      {
+        limit: MAX_JSON_DEPTH,
+      },
+    );
+  }
   return v as Record<string, unknown>;
 }
 

@@ -1,10 +1,18 @@
 import { ulid } from "ulid";
 import type { RunEvent } from "../engine/events.js";
-import { type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
+import { type RunResult, resumeRun, startRun } from "../engine/run.js";
+import { WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import type { SqliteRunStore } from "../store/sqlite.js";
 import type { AppStore } from "./store.js";
+
+/** Operators see why a run was lost: one line on stderr. */
+function logFailure(what: string, err: unknown): void {
+  const why =
+    err instanceof WeftError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+  process.stderr.write(`weft server: ${what}: ${why}\n`);
+}
 
 /** One run's event log while this process runs it; subscribers get every event from any offset. */
 interface LiveRun {
@@ -100,32 +108,39 @@ export class RunHub {
       for (const l of e.listeners) l();
       this.retire(runId);
     });
-    // The caller gets the run id at once; a failing run is reported through its events and record.
-    e.done.catch(() => {});
+    // A failing run is reported through its events and record; failing to record it is logged here.
+    e.done.catch((err: unknown) => logFailure(`run ${runId} could not be recorded`, err));
     return e.done;
   }
 
-  start(
+  /** Resolves once the run record is stored, so a 202 with its id means the run exists; rejects otherwise. */
+  async start(
     wf: Workflow,
     opts: { appId: string; inputs: Record<string, unknown>; sys?: Record<string, unknown> },
-  ): { runId: string; done: Promise<RunResult> } {
+  ): Promise<{ runId: string; done: Promise<RunResult> }> {
     const runId = ulid();
     const e: LiveRun = { events: [], persisted: 0, active: true, listeners: new Set() };
-    this.live.set(runId, e);
     const ctrl = new AbortController();
+    let started: { runId: string; done: Promise<RunResult> };
+    try {
+      started = await startRun(wf, {
+        runId,
+        appId: opts.appId,
+        inputs: opts.inputs,
+        sys: opts.sys,
+        services: this.o.services,
+        store: this.o.runs,
+        concurrency: this.o.concurrency,
+        signal: ctrl.signal,
+        onEvent: (ev) => this.push(runId, e, ev),
+      });
+    } catch (err) {
+      logFailure(`run ${runId} was not started: storing its record failed`, err);
+      throw err;
+    }
+    this.live.set(runId, e);
     this.controllers.set(runId, ctrl);
-    const p = runWorkflow(wf, {
-      runId,
-      appId: opts.appId,
-      inputs: opts.inputs,
-      sys: opts.sys,
-      services: this.o.services,
-      store: this.o.runs,
-      concurrency: this.o.concurrency,
-      signal: ctrl.signal,
-      onEvent: (ev) => this.push(runId, e, ev),
-    });
-    return { runId, done: this.track(runId, e, p) };
+    return { runId, done: this.track(runId, e, started.done) };
   }
 
   isActive(runId: string): boolean {

@@ -41,7 +41,7 @@ export function appRunRoutes(deps: ServerDeps): Hono {
     }
     const sys: Record<string, unknown> = {};
     if (typeof body.query === "string") sys.query = body.query;
-    const { runId } = deps.hub.start(current.workflow, {
+    const { runId } = await deps.hub.start(current.workflow, {
       appId: app.id,
       inputs: inputs as Record<string, unknown>,
       sys,
