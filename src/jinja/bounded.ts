@@ -24,7 +24,7 @@ export interface JinjaBudget {
 }
 
 export const DEFAULT_BUDGET: Readonly<JinjaBudget> = Object.freeze({
-  maxSteps: 2_000_000,
+  maxSteps: 10_000_000,
   maxRange: 100_000,
   maxItems: 1_000_000,
   maxChars: 4_000_000,
