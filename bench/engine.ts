@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runWorkflow } from "../src/engine/run.js";
-import { SqliteRunStore } from "../src/store/sqlite.js";
+import { openStores } from "../src/store/open.js";
 import { buildWorkflow, tpl } from "../test/support/build.js";
 import { registerSleepNode } from "../test/support/test-nodes.js";
 
@@ -37,7 +37,8 @@ async function durableChain(n: number, reps: number) {
   edges.push([`t${n - 1}`, "end"]);
   const wf = buildWorkflow({ nodes, edges });
   const dir = mkdtempSync(join(tmpdir(), "weft-bench-"));
-  const store = new SqliteRunStore(join(dir, "bench.db"));
+  const stores = await openStores(join(dir, "bench.db"));
+  const store = stores.runs;
   try {
     await runWorkflow(wf, { maxSteps: n + 10, store });
     const times: number[] = [];
@@ -49,7 +50,7 @@ async function durableChain(n: number, reps: number) {
     }
     return median(times) / (n + 2);
   } finally {
-    store.close();
+    await stores.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -4,7 +4,7 @@ import { NodeExecutionError, WeftError } from "../ir/errors.js";
 import type { BodyRunResult, ExecContext, NodeResult } from "../ir/registry.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow, WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
-import type { AttemptRecord, NodeCommit, RunStore } from "../store/types.js";
+import type { AttemptRecord, NodeCommit, RunStore } from "../store/runs.js";
 import type { RunEvent } from "./events.js";
 import { checkGate, type Gate } from "./gates.js";
 import { edgeKey, GraphIndex } from "./graph.js";
@@ -341,7 +341,7 @@ export class Scheduler {
       if (result) {
         const rejected = gates.map((g) => checkGate(g, result!.outputs)).filter((m): m is string => !!m);
         if (rejected.length) {
-          o.store.appendAttempt({
+          await o.store.appendAttempt({
             ...rec,
             status: "gate-rejected",
             outputs: result.outputs,
@@ -366,9 +366,9 @@ export class Scheduler {
       }
       if (result) {
         const port = result.port ?? "source";
-        o.store.appendAttempt({ ...rec, outputs: result.outputs, port, usage: result.usage, meta: result.meta });
+        await o.store.appendAttempt({ ...rec, outputs: result.outputs, port, usage: result.usage, meta: result.meta });
         // If another worker committed this node first, its result stands and ours is dropped.
-        const commit = o.store.commitNode(o.runId, {
+        const commit = await o.store.commitNode(o.runId, {
           key,
           nodeId: node.id,
           status: "succeeded",
@@ -401,7 +401,7 @@ export class Scheduler {
       }
       lastError = error;
       const info = errorInfo(error);
-      o.store.appendAttempt({ ...rec, status: "failed", error: info });
+      await o.store.appendAttempt({ ...rec, status: "failed", error: info });
       if (
         errorRetries < retry &&
         !o.signal.aborted &&
@@ -421,7 +421,7 @@ export class Scheduler {
       const outputs: Record<string, unknown> = { error_message: info.message, error_type: info.code };
       if (strategy === "default-value") for (const d of cfg.default_value ?? []) outputs[d.key] = defaultValue(d);
       const port = strategy === "fail-branch" ? "fail-branch" : "source";
-      o.store.commitNode(o.runId, { key, nodeId: node.id, status: "exception", outputs, port });
+      await o.store.commitNode(o.runId, { key, nodeId: node.id, status: "exception", outputs, port });
       frame.pool.set(node.id, outputs);
       this.exceptions++;
       this.completed.push({ nodeId: node.id, type: node.type, status: "exception", outputs, key });

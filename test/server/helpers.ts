@@ -15,7 +15,7 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(o: Partial<ServerOptions> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "weft-server-"));
   const s = await startServer({ db: join(dir, "weft.db"), port: 0, ...o });
-  const { key } = s.deps.apps.createKey("test");
+  const { key } = await s.deps.apps.createKey("test");
   const api = (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const { json, ...rest } = init;
     const headers = new Headers(rest.headers);

@@ -6,8 +6,8 @@ import type { RunEvent } from "../../engine/events.js";
 import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
 import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
-import type { AttemptRecord } from "../../store/types.js";
-import { SqliteRunStore } from "../../store/sqlite.js";
+import type { AttemptRecord } from "../../store/runs.js";
+import { openStores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
@@ -118,19 +118,19 @@ export function registerRunCommands(program: Command): void {
         const result = await enqueueRun(workflow, inputs, { db: opts.db ?? cfg.db, redisUrl: opts.redis, onEvent: progress(!!opts.json) });
         return finish(result, opts);
       }
-      const store = new SqliteRunStore(opts.db ?? cfg.db);
+      const stores = await openStores(opts.db ?? cfg.db);
       try {
         const result = await runWorkflow(workflow, {
           inputs,
           services,
-          store,
+          store: stores.runs,
           concurrency: Number(opts.concurrency),
           sys: opts.query ? { query: opts.query } : undefined,
           onEvent: progress(!!opts.json),
         });
         finish(result, opts);
       } finally {
-        store.close();
+        await stores.close();
       }
     });
 
@@ -147,7 +147,7 @@ export function registerRunCommands(program: Command): void {
       const cfg = loadWeftConfig(opts.config);
       const { startWorker } = await import("../../queue/index.js");
       const services = await buildServices(cfg, { configPath: opts.config });
-      const w = startWorker({
+      const w = await startWorker({
         redisUrl: opts.redis,
         db: opts.db ?? cfg.db,
         concurrency: Number(opts.concurrency),
@@ -180,12 +180,12 @@ export function registerRunCommands(program: Command): void {
     .option("--trace", "print the trace")
     .action(async (runId, opts) => {
       const cfg = loadWeftConfig(opts.config);
-      const store = new SqliteRunStore(opts.db ?? cfg.db);
+      const stores = await openStores(opts.db ?? cfg.db);
       try {
         const services = await buildServices(cfg, { configPath: opts.config });
-        finish(await resumeRun(runId, { store, services, onEvent: progress(!!opts.json) }), opts);
+        finish(await resumeRun(runId, { store: stores.runs, services, onEvent: progress(!!opts.json) }), opts);
       } finally {
-        store.close();
+        await stores.close();
       }
     });
 
@@ -196,17 +196,17 @@ export function registerRunCommands(program: Command): void {
     .option("--config <path>", "weft.config.json")
     .option("--limit <n>", "how many", "20")
     .option("--json", "print as JSON")
-    .action((opts) => {
+    .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
-      const store = new SqliteRunStore(opts.db ?? cfg.db);
-      const runs = store.listRuns(Number(opts.limit)).map((r) => ({
+      const stores = await openStores(opts.db ?? cfg.db);
+      const listed = await stores.runs.listRuns({ limit: Number(opts.limit) }).finally(() => stores.close());
+      const runs = listed.map((r) => ({
         id: r.id,
         workflow: r.workflow.name,
         status: r.status,
         createdAt: new Date(r.createdAt).toISOString(),
         error: r.error?.message,
       }));
-      store.close();
       if (opts.json) return printJson(runs);
       for (const r of runs) process.stdout.write(`${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`);
       if (runs.length === 0) process.stdout.write("no runs recorded\n");
@@ -219,12 +219,12 @@ export function registerRunCommands(program: Command): void {
     .option("--db <path>", "SQLite run store")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
-    .action((runId, opts) => {
+    .action(async (runId, opts) => {
       const cfg = loadWeftConfig(opts.config);
-      const store = new SqliteRunStore(opts.db ?? cfg.db);
-      const run = store.getRun(runId);
-      const trace = store.attempts(runId);
-      store.close();
+      const stores = await openStores(opts.db ?? cfg.db);
+      const [run, trace] = await Promise.all([stores.runs.getRun(runId), stores.runs.attempts(runId)]).finally(() =>
+        stores.close(),
+      );
       if (!run) throw new CliError("run.not_found", `no run with id ${runId}`, EXIT.invalid);
       if (opts.json) return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
       process.stdout.write(`run ${run.id}: ${run.status}\n${formatTrace(trace)}\n`);

@@ -3,8 +3,8 @@ import { buildServices } from "../../engine/services.js";
 import { loadLlmConfig } from "../../llm/index.js";
 import { startServer } from "../../server/index.js";
 import { ensureSampleApp } from "../../server/sample.js";
-import { AppStore } from "../../server/store.js";
-import { SqliteRunStore } from "../../store/sqlite.js";
+import type { AppStore } from "../../store/apps.js";
+import { openStores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
@@ -15,12 +15,12 @@ function port(raw: string): number {
   return n;
 }
 
-function withAppStore<T>(db: string, f: (apps: AppStore) => T): T {
-  const runs = new SqliteRunStore(db);
+async function withAppStore<T>(db: string, f: (apps: AppStore) => Promise<T>): Promise<T> {
+  const stores = await openStores(db);
   try {
-    return f(new AppStore(runs.db));
+    return await f(stores.apps);
   } finally {
-    runs.close();
+    await stores.close();
   }
 }
 
@@ -55,10 +55,10 @@ export function registerServeCommands(program: Command): void {
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
       });
       if (opts.sample) {
-        const app = ensureSampleApp(server.deps.apps);
-        const { key } = server.deps.apps.createKey("sample");
+        const app = await ensureSampleApp(server.deps.apps);
+        const { key } = await server.deps.apps.createKey("sample");
         process.stdout.write(`sample app "${app.name}" (${app.id})\nAPI key: ${key}\n`);
-      } else if (server.deps.apps.listKeys().length === 0) {
+      } else if ((await server.deps.apps.listKeys()).length === 0) {
         process.stderr.write("no API key exists yet: create one with `weft keys create`\n");
       }
       process.stdout.write(`weft serving on ${server.url}\n`);
@@ -78,9 +78,9 @@ export function registerServeCommands(program: Command): void {
     .option("--name <name>", "a label for the key", "default")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
-    .action((opts) => {
+    .action(async (opts) => {
       const db = opts.db ?? loadWeftConfig(opts.config).db;
-      const k = withAppStore(db, (a) => a.createKey(opts.name));
+      const k = await withAppStore(db, (a) => a.createKey(opts.name));
       if (opts.json) printJson(k);
       else process.stdout.write(`${k.key}\n`);
     });
@@ -90,8 +90,8 @@ export function registerServeCommands(program: Command): void {
     .option("--db <path>", "SQLite file")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
-    .action((opts) => {
-      const list = withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.listKeys());
+    .action(async (opts) => {
+      const list = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.listKeys());
       if (opts.json) return printJson(list);
       for (const k of list) process.stdout.write(`${k.id}  ${k.name}  ${new Date(k.createdAt).toISOString()}\n`);
       if (list.length === 0) process.stdout.write("no API keys\n");
@@ -102,8 +102,8 @@ export function registerServeCommands(program: Command): void {
     .argument("<id>")
     .option("--db <path>", "SQLite file")
     .option("--config <path>", "weft.config.json")
-    .action((id, opts) => {
-      const ok = withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.revokeKey(id));
+    .action(async (id, opts) => {
+      const ok = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.revokeKey(id));
       if (!ok) throw new CliError("keys.not_found", `no API key with id ${id}`, EXIT.invalid);
       process.stdout.write(`revoked ${id}\n`);
     });
