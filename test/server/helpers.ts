@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createParser } from "eventsource-parser";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/index.js";
+import { corpusPath } from "../support/corpus.js";
 
 export interface TestServer extends RunningServer {
   key: string;
@@ -58,9 +59,7 @@ export async function readSse(res: Response, onMessage?: (m: SseMessage) => void
   return out;
 }
 
-/** The shared corpus: /work/shared here, `../shared` beside a CI clone. */
+/** A file of the shared Dify DSL corpus. */
 export function corpusFile(rel: string): string {
-  const candidates = ["/work/shared/corpus/dify-dsl", resolve(import.meta.dirname, "../../../shared/corpus/dify-dsl")];
-  const base = candidates.find((c) => existsSync(c)) ?? candidates[0]!;
-  return join(base, rel);
+  return corpusPath("dify-dsl", rel);
 }
