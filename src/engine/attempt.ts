@@ -63,7 +63,15 @@ export async function runAttempt(
   const writes: AttemptOutcome["writes"] = [];
   const started = Date.now();
   const inputs = traceInputs(node, pool);
-  run.onEvent({ type: "node_started", runId: run.runId, key, nodeId: node.id, nodeType: node.type, title: node.title, attempt });
+  run.onEvent({
+    type: "node_started",
+    runId: run.runId,
+    key,
+    nodeId: node.id,
+    nodeType: node.type,
+    title: node.title,
+    attempt,
+  });
   const ac = new AbortController();
   const onAbort = () => ac.abort(run.signal.reason);
   run.signal.addEventListener("abort", onAbort, { once: true });

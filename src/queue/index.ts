@@ -4,9 +4,20 @@ import type { RunEvent } from "../engine/events.js";
 import { type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import { openStores } from "../store/open.js";
+import { StoreSpecError } from "../store/errors.js";
+import { openStores, parseStoreSpec } from "../store/open.js";
 
 export const QUEUE_NAME = "weft-runs";
+
+/** Workers and submitters must meet in one database; an in-process store is private to its process. */
+function requireSharedStore(db: string): void {
+  if (parseStoreSpec(db).kind === "memory")
+    throw new StoreSpecError(
+      "store.not_shared",
+      `queued runs need a run store every worker shares; "${db}" lives inside one process. Use a SQLite file.`,
+      { spec: db },
+    );
+}
 
 export interface QueueConnection {
   /** redis://host:port — defaults to WEFT_REDIS_URL or redis://127.0.0.1:6379. */
@@ -126,6 +137,7 @@ export async function enqueueRun(
   inputs: Record<string, unknown>,
   o: QueueConnection & { db: string; onEvent?: (e: RunEvent) => void; sys?: Record<string, unknown> },
 ): Promise<RunResult> {
+  requireSharedStore(o.db);
   const events = new QueueEvents(QUEUE_NAME, { connection: connection(o) });
   await events.waitUntilReady();
   const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(o) });
@@ -169,6 +181,7 @@ export interface WorkerOptions extends QueueConnection {
 export async function startWorker(
   o: WorkerOptions,
 ): Promise<{ worker: Worker<RunJob, RunJobResult>; close: () => Promise<void> }> {
+  requireSharedStore(o.db);
   const stores = await openStores(o.db);
   const store = stores.runs;
   const name = o.name ?? `worker-${process.pid}`;

@@ -85,8 +85,12 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
   } catch (e) {
     // A database that opened but holds someone else's tables fails in the schema statements.
     db.close();
-    throw new StoreOpenError("store.open_failed", `cannot use ${parsed.path} as a Weft database: ${(e as Error).message}`, {
-      path: parsed.path,
-    });
+    throw new StoreOpenError(
+      "store.open_failed",
+      `cannot use ${parsed.path} as a Weft database: ${(e as Error).message}`,
+      {
+        path: parsed.path,
+      },
+    );
   }
 }

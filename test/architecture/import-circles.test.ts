@@ -24,7 +24,10 @@ describe("import circles", () => {
     writeFileSync(join(dir, "c.ts"), 'export * from "./pkg/index.js";\nexport type A = number;\n');
     writeFileSync(join(dir, "pkg/index.ts"), 'export const lazy = () => import("../a.js");\n');
     writeFileSync(join(dir, "self.ts"), 'import "./self.js";\n');
-    writeFileSync(join(dir, "free.ts"), 'import { a } from "./a.js";\nimport { x } from "zod";\nexport const f = [a, x];\n');
+    writeFileSync(
+      join(dir, "free.ts"),
+      'import { a } from "./a.js";\nimport { x } from "zod";\nexport const f = [a, x];\n',
+    );
     const graph = importGraph(dir);
     expect(importCircles(graph, [...ALL])).toEqual([["a.ts", "b.ts", "c.ts", "pkg/index.ts"], ["self.ts"]]);
     // Without the type-only and dynamic edges there is no path back to a.ts.

@@ -5,7 +5,7 @@ import { sharedCorpusDir } from "../../src/util/corpus.js";
 
 const root = resolve(import.meta.dirname, "../..");
 // Spelled in two parts so this file does not match itself.
-const MACHINE_PATH = new RegExp(["/wo", "rk/"].join("") + "(shared|main|wcore|w\\d+)\\b");
+const MACHINE_PATH = new RegExp(`${["/wo", "rk/"].join("")}(shared|main|wcore|w\\d+)\\b`);
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -27,7 +27,9 @@ describe("paths", () => {
       .flatMap((f) =>
         readFileSync(f, "utf8")
           .split("\n")
-          .flatMap((line, i) => (MACHINE_PATH.test(line) ? [`${f.slice(root.length + 1)}:${i + 1}: ${line.trim()}`] : [])),
+          .flatMap((line, i) =>
+            MACHINE_PATH.test(line) ? [`${f.slice(root.length + 1)}:${i + 1}: ${line.trim()}`] : [],
+          ),
       );
     expect(hits).toEqual([]);
   });

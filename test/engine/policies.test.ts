@@ -14,7 +14,10 @@ describe("retry policy", () => {
     const cfg = { retry_config: { retry_enabled: true, max_retries: 3, retry_interval: 250 } };
     expect(retryPolicy(cfg, 0)).toEqual({ maxErrorRetries: 3, intervalMs: 250, maxGateRetries: 0 });
     expect(retryPolicy(cfg, 1).maxGateRetries).toBe(3);
-    expect(retryPolicy({ retry_config: { retry_enabled: false, max_retries: 5 } }, 1)).toMatchObject({ maxErrorRetries: 0, maxGateRetries: 2 });
+    expect(retryPolicy({ retry_config: { retry_enabled: false, max_retries: 5 } }, 1)).toMatchObject({
+      maxErrorRetries: 0,
+      maxGateRetries: 2,
+    });
     expect(retryPolicy({ retry_config: { retry_enabled: true, max_retries: -2 } }, 0).maxErrorRetries).toBe(0);
   });
 
@@ -80,7 +83,10 @@ describe("node timeout", () => {
   it("fails with node.timeout and aborts the node's signal; no limit leaves the execution alone", async () => {
     const never = new Promise<string>(() => {});
     const ac = new AbortController();
-    await expect(withNodeTimeout(never, 0.02, "slow", ac)).rejects.toMatchObject({ code: "node.timeout", nodeId: "slow" });
+    await expect(withNodeTimeout(never, 0.02, "slow", ac)).rejects.toMatchObject({
+      code: "node.timeout",
+      nodeId: "slow",
+    });
     expect(ac.signal.aborted).toBe(true);
     const free = new AbortController();
     await expect(withNodeTimeout(Promise.resolve("v"), undefined, "n", free)).resolves.toBe("v");

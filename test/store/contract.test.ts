@@ -13,6 +13,10 @@ describeStoreContract("memory", { open: () => openStores(":memory:") });
 let n = 0;
 let last = "";
 describeStoreContract("SQLite", {
-  open: () => openStores((last = join(dir, `db-${++n}.sqlite`))),
+  open: () => {
+    n++;
+    last = join(dir, `db-${n}.sqlite`);
+    return openStores(last);
+  },
   openAgain: () => openStores(`sqlite:${last}`),
 });

@@ -28,7 +28,15 @@ const wf = buildWorkflow({
 let seq = 0;
 const run = (over: Partial<RunRecord> = {}): RunRecord => {
   const now = Date.now();
-  return { id: `run-${++seq}`, workflow: wf, inputs: { q: "é ✓" }, status: "running", createdAt: now, updatedAt: now, ...over };
+  return {
+    id: `run-${++seq}`,
+    workflow: wf,
+    inputs: { q: "é ✓" },
+    status: "running",
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  };
 };
 const commit = (key: string, outputs: Record<string, unknown>, over: Partial<NodeCommit> = {}): NodeCommit => ({
   key,
@@ -88,7 +96,11 @@ function describeRuns(target: StoreTarget): void {
 
       await runs.updateRun(a.id, { status: "failed", error: { code: "x.y", message: "boom", nodeId: "t" } });
       const failed = (await runs.getRun(a.id))!;
-      expect(failed).toMatchObject({ status: "failed", error: { code: "x.y", message: "boom", nodeId: "t" }, inputs: a.inputs });
+      expect(failed).toMatchObject({
+        status: "failed",
+        error: { code: "x.y", message: "boom", nodeId: "t" },
+        inputs: a.inputs,
+      });
       expect(failed.updatedAt).toBeGreaterThanOrEqual(a.updatedAt);
       await runs.updateRun(a.id, { status: "succeeded", outputs: { n: 1 }, error: undefined });
       expect(await runs.getRun(a.id)).toMatchObject({ status: "succeeded", outputs: { n: 1 } });
@@ -107,9 +119,18 @@ function describeRuns(target: StoreTarget): void {
       await runs.createRun(r1);
       await runs.createRun(r2);
       const recs = [
-        attempt(r1.id, "t", 1, { status: "gate-rejected", outputs: { v: "bad" }, error: { code: "gate.rejected", message: "no" } }),
+        attempt(r1.id, "t", 1, {
+          status: "gate-rejected",
+          outputs: { v: "bad" },
+          error: { code: "gate.rejected", message: "no" },
+        }),
         attempt(r2.id, "t", 1),
-        attempt(r1.id, "t", 2, { outputs: { v: "ok" }, port: "source", usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7 }, meta: { model: "m" } }),
+        attempt(r1.id, "t", 2, {
+          outputs: { v: "ok" },
+          port: "source",
+          usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7 },
+          meta: { model: "m" },
+        }),
         attempt(r1.id, "loop[0]/t", 1, { status: "failed", error: { code: "node.error", message: "x" } }),
       ];
       for (const a of recs) await runs.appendAttempt(a);
@@ -162,7 +183,10 @@ function describeCommits(target: StoreTarget): void {
       await runs.createRun(r2);
       const nested = { a: [1, null, { b: "ü" }], t: true, z: 0 };
       await runs.commitNode(r1.id, commit("loop[0]/t", { output: "round 0", obj: nested }));
-      await runs.commitNode(r1.id, commit("u", { output: "other node" }, { nodeId: "u", port: "false", status: "exception" }));
+      await runs.commitNode(
+        r1.id,
+        commit("u", { output: "other node" }, { nodeId: "u", port: "false", status: "exception" }),
+      );
       await runs.commitNode(r1.id, commit("loop[1]/t", { output: "round 1", obj: null }));
       await runs.commitNode(r2.id, commit("loop[0]/t", { output: "r2" }));
       const t = await runs.artifacts(r1.id, "t");
@@ -184,7 +208,11 @@ function describeApps(target: StoreTarget): void {
   it("apps: create with version 1, list newest first, versions append and rename, delete removes all", () =>
     withStores(target, async ({ apps }) => {
       expect(await apps.getApp("nope")).toBeUndefined();
-      const one = await apps.createApp({ name: "One", mode: "workflow", description: "first" }, { ...wf, name: "One" }, "create");
+      const one = await apps.createApp(
+        { name: "One", mode: "workflow", description: "first" },
+        { ...wf, name: "One" },
+        "create",
+      );
       expect(one.app).toMatchObject({ name: "One", mode: "workflow", description: "first" });
       expect(one.version).toMatchObject({ appId: one.app.id, version: 1, source: "create", note: "" });
       expect(one.version.workflow).toEqual({ ...wf, name: "One" });
@@ -253,7 +281,8 @@ function describeEvents(target: StoreTarget): void {
       ]);
       await apps.appendEvents([{ runId: "r1", from: 2, events: [ev("r1", "c"), ev("r1", "d")] }]);
       await apps.appendEvents([]);
-      const ids = async (runId: string, after?: number) => (await apps.events(runId, after)).map((e) => (e as { nodeId: string }).nodeId);
+      const ids = async (runId: string, after?: number) =>
+        (await apps.events(runId, after)).map((e) => (e as { nodeId: string }).nodeId);
       expect(await ids("r1")).toEqual(["a", "b", "c", "d"]);
       expect(await ids("r2")).toEqual(["x"]);
       // SSE Last-Event-ID: the client saw sequence number 1 and wants what came after it.

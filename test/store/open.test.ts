@@ -44,8 +44,14 @@ describe("openStores: database specifiers", () => {
       constructor: StoreOpenError,
     });
     const notDb = join(dir, "not-a-db.txt");
-    writeFileSync(notDb, "this is not a database, it is a text file with enough bytes to look like a header\n".repeat(20));
-    await expect(openStores(notDb)).rejects.toMatchObject({ code: "store.open_failed", message: expect.stringContaining(notDb) });
+    writeFileSync(
+      notDb,
+      "this is not a database, it is a text file with enough bytes to look like a header\n".repeat(20),
+    );
+    await expect(openStores(notDb)).rejects.toMatchObject({
+      code: "store.open_failed",
+      message: expect.stringContaining(notDb),
+    });
   });
 
   it("opens every store on one SQLite file and closes it", async () => {
@@ -67,5 +73,14 @@ describe("openStores: database specifiers", () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error store\.unknown_spec: unknown database specifier "mysql:\/\/root@db\/weft"/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+    // An in-process store cannot be shared by workers, nor keep a key for a server.
+    const worker = spawnSync(bin, ["worker", "--db", ":memory:", "--redis", "redis://127.0.0.1:1"], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect([worker.status, worker.stderr]).toEqual([2, expect.stringMatching(/^error store\.not_shared: /)]);
+    const key = spawnSync(bin, ["keys", "create", "--db", ":memory:"], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+    expect([key.status, key.stderr, key.stdout]).toEqual([2, expect.stringMatching(/^error keys\.not_stored: /), ""]);
   });
 });

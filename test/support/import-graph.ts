@@ -23,7 +23,13 @@ function sourceFiles(dir: string): string[] {
 function resolveSpecifier(from: string, spec: string, known: Set<string>): string | undefined {
   if (!spec.startsWith(".")) return undefined;
   const base = resolve(dirname(from), spec);
-  const candidates = [base.replace(/\.js$/, ".ts"), base.replace(/\.js$/, ".tsx"), base, `${base}.ts`, join(base, "index.ts")];
+  const candidates = [
+    base.replace(/\.js$/, ".ts"),
+    base.replace(/\.js$/, ".tsx"),
+    base,
+    `${base}.ts`,
+    join(base, "index.ts"),
+  ];
   return candidates.find((c) => known.has(c));
 }
 

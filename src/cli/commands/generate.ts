@@ -61,7 +61,7 @@ export function registerGenerateCommands(program: Command): void {
     .description("multi-turn chat that builds a workflow; each turn prints the summary and validation and writes the Dify YAML")
     .option("--session <id>", "resume this session")
     .option("-o, --out <path>", "Dify YAML written after each turn", "workflow.yml")
-    .option("--db <path>", "SQLite file for sessions")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--model <name>", "model name for the agent")
     .option("--config <path>", "weft.config.json")
     .action(async (opts) => {

@@ -4,7 +4,7 @@ import { loadLlmConfig } from "../../llm/index.js";
 import { startServer } from "../../server/index.js";
 import { ensureSampleApp } from "../../server/sample.js";
 import type { AppStore } from "../../store/apps.js";
-import { openStores } from "../../store/open.js";
+import { openStores, parseStoreSpec } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
@@ -30,7 +30,7 @@ export function registerServeCommands(program: Command): void {
     .description("serve the HTTP API and the web UI")
     .option("--port <n>", "port (0 = any free port)", "3000")
     .option("--host <addr>", "address to listen on", "127.0.0.1")
-    .option("--db <path>", "SQLite file (runs, apps, keys)")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .option("--model <name>", "model name for the chat agent (routed by weft.config.json / WEFT_LLM_*)")
     .option("--sample", "preload the sample app and print a new API key")
@@ -74,12 +74,14 @@ export function registerServeCommands(program: Command): void {
   keys
     .command("create")
     .description("create an API key (printed once; only its hash is stored)")
-    .option("--db <path>", "SQLite file")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--name <name>", "a label for the key", "default")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
       const db = opts.db ?? loadWeftConfig(opts.config).db;
+      if (parseStoreSpec(db).kind === "memory")
+        throw new CliError("keys.not_stored", `a key created in "${db}" would be gone when this command ends; use the server's database`);
       const k = await withAppStore(db, (a) => a.createKey(opts.name));
       if (opts.json) printJson(k);
       else process.stdout.write(`${k.key}\n`);
@@ -87,7 +89,7 @@ export function registerServeCommands(program: Command): void {
   keys
     .command("list")
     .description("list API keys (ids and names; keys themselves are not stored)")
-    .option("--db <path>", "SQLite file")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
@@ -100,7 +102,7 @@ export function registerServeCommands(program: Command): void {
     .command("revoke")
     .description("delete an API key by id")
     .argument("<id>")
-    .option("--db <path>", "SQLite file")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .action(async (id, opts) => {
       const ok = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.revokeKey(id));

@@ -27,8 +27,22 @@ export class MemoryAppStore implements AppStore {
     source: VersionSource,
   ): Promise<{ app: AppRecord; version: VersionRecord }> {
     const now = Date.now();
-    const app: AppRecord = { id: ulid(), name: a.name, mode: a.mode, description: a.description ?? "", createdAt: now, updatedAt: now };
-    const version: VersionRecord = { appId: app.id, version: 1, workflow: structuredClone(workflow), source, note: "", createdAt: now };
+    const app: AppRecord = {
+      id: ulid(),
+      name: a.name,
+      mode: a.mode,
+      description: a.description ?? "",
+      createdAt: now,
+      updatedAt: now,
+    };
+    const version: VersionRecord = {
+      appId: app.id,
+      version: 1,
+      workflow: structuredClone(workflow),
+      source,
+      note: "",
+      createdAt: now,
+    };
     this.apps.set(app.id, app);
     this.versionLog.set(app.id, [version]);
     return structuredClone({ app, version });
@@ -51,7 +65,14 @@ export class MemoryAppStore implements AppStore {
   async addVersion(appId: string, wf: Workflow, source: VersionSource, note = ""): Promise<VersionRecord> {
     const now = Date.now();
     const log = this.versionLog.get(appId) ?? [];
-    const v: VersionRecord = { appId, version: log.length + 1, workflow: structuredClone(wf), source, note, createdAt: now };
+    const v: VersionRecord = {
+      appId,
+      version: log.length + 1,
+      workflow: structuredClone(wf),
+      source,
+      note,
+      createdAt: now,
+    };
     log.push(v);
     this.versionLog.set(appId, log);
     const app = this.apps.get(appId);
@@ -103,9 +124,11 @@ export class MemoryAppStore implements AppStore {
 
   async appendEvents(batches: EventBatch[]): Promise<void> {
     for (const b of batches) {
-      let log = this.eventLog.get(b.runId);
-      if (!log) this.eventLog.set(b.runId, (log = new Map()));
-      b.events.forEach((e, i) => log.set(b.from + i, structuredClone(e)));
+      const log = this.eventLog.get(b.runId) ?? new Map<number, RunEvent>();
+      this.eventLog.set(b.runId, log);
+      b.events.forEach((e, i) => {
+        log.set(b.from + i, structuredClone(e));
+      });
     }
   }
 

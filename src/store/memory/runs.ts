@@ -29,8 +29,8 @@ export class MemoryRunStore implements RunStore {
     if (r) Object.assign(r, structuredClone(patch), { updatedAt: Date.now() });
   }
   async commitNode(runId: string, commit: NodeCommit): Promise<NodeCommit> {
-    let m = this.commits.get(runId);
-    if (!m) this.commits.set(runId, (m = new Map()));
+    const m = this.commits.get(runId) ?? new Map<string, NodeCommit>();
+    this.commits.set(runId, m);
     const prior = m.get(commit.key);
     if (prior) return structuredClone(prior);
     m.set(commit.key, structuredClone(commit));
@@ -39,7 +39,15 @@ export class MemoryRunStore implements RunStore {
       const vkey = `${runId}\u0000${commit.nodeId}\u0000${name}`;
       const version = (this.versions.get(vkey) ?? 0) + 1;
       this.versions.set(vkey, version);
-      log.push({ runId, nodeId: commit.nodeId, name, version, key: commit.key, value: structuredClone(value), createdAt: Date.now() });
+      log.push({
+        runId,
+        nodeId: commit.nodeId,
+        name,
+        version,
+        key: commit.key,
+        value: structuredClone(value),
+        createdAt: Date.now(),
+      });
     }
     this.artifactLog.set(runId, log);
     return commit;

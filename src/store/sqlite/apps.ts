@@ -167,7 +167,9 @@ export class SqliteAppStore implements AppStore {
 
   async listKeys(): Promise<ApiKeyRecord[]> {
     return (
-      this.db.prepare("SELECT id, name, created_at, last_used_at FROM api_keys ORDER BY created_at, rowid").all() as any[]
+      this.db
+        .prepare("SELECT id, name, created_at, last_used_at FROM api_keys ORDER BY created_at, rowid")
+        .all() as any[]
     ).map((r) => ({
       id: r.id,
       name: r.name,
@@ -186,7 +188,11 @@ export class SqliteAppStore implements AppStore {
 
   async appendEvents(batches: EventBatch[]): Promise<void> {
     this.db.transaction(() => {
-      for (const b of batches) b.events.forEach((e, i) => this.stmts.putEvent.run(b.runId, b.from + i, JSON.stringify(e)));
+      for (const b of batches) {
+        b.events.forEach((e, i) => {
+          this.stmts.putEvent.run(b.runId, b.from + i, JSON.stringify(e));
+        });
+      }
     })();
   }
 

@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type { ArtifactVersion, AttemptRecord, ListRunsOptions, NodeCommit, RunRecord, RunStore } from "../runs.js";
 
 const SCHEMA = `
@@ -17,7 +17,8 @@ CREATE TABLE IF NOT EXISTS artifacts (
 `;
 
 const j = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
-const p = <T>(s: string | null | undefined): T | undefined => (s === null || s === undefined ? undefined : (JSON.parse(s) as T));
+const p = <T>(s: string | null | undefined): T | undefined =>
+  s === null || s === undefined ? undefined : (JSON.parse(s) as T);
 
 /**
  * SQLite run store on a connection from `openSqlite`. With synchronous=FULL a commit is on disk when
@@ -90,19 +91,26 @@ export class SqliteRunStore implements RunStore {
     return rows.map((r) => this.toRun(r));
   }
   async updateRun(id: string, patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>): Promise<void> {
-    const sets: string[] = [];
-    const vals: unknown[] = [];
-    if (patch.status !== undefined) (sets.push("status = ?"), vals.push(patch.status));
-    if ("outputs" in patch) (sets.push("outputs = ?"), vals.push(j(patch.outputs)));
-    if ("error" in patch) (sets.push("error = ?"), vals.push(j(patch.error)));
-    sets.push("updated_at = ?");
-    vals.push(Date.now(), id);
-    this.db.prepare(`UPDATE runs SET ${sets.join(", ")} WHERE id = ?`).run(...vals);
+    const fields: Array<[string, unknown]> = [];
+    if (patch.status !== undefined) fields.push(["status", patch.status]);
+    if ("outputs" in patch) fields.push(["outputs", j(patch.outputs)]);
+    if ("error" in patch) fields.push(["error", j(patch.error)]);
+    fields.push(["updated_at", Date.now()]);
+    const sets = fields.map(([column]) => `${column} = ?`).join(", ");
+    this.db.prepare(`UPDATE runs SET ${sets} WHERE id = ?`).run(...fields.map(([, v]) => v), id);
   }
   async commitNode(runId: string, c: NodeCommit): Promise<NodeCommit> {
     const now = Date.now();
     return this.db.transaction((): NodeCommit => {
-      const inserted = this.stmts.commit.run(runId, c.key, c.nodeId, c.status, JSON.stringify(c.outputs), c.port ?? null, j(c.writes));
+      const inserted = this.stmts.commit.run(
+        runId,
+        c.key,
+        c.nodeId,
+        c.status,
+        JSON.stringify(c.outputs),
+        c.port ?? null,
+        j(c.writes),
+      );
       if (inserted.changes === 0) return this.toCommit(this.stmts.commitOne.get(runId, c.key));
       for (const [name, value] of Object.entries(c.outputs)) {
         const { v } = this.stmts.artifactVersion.get(runId, c.nodeId, name) as { v: number };

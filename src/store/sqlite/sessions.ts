@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { ulid } from "ulid";
 import { WeftError } from "../../ir/errors.js";
 import type { ChatMessage } from "../../ir/services.js";
-import { WorkflowSchema, type Workflow } from "../../ir/workflow.js";
+import { type Workflow, WorkflowSchema } from "../../ir/workflow.js";
 import { currentWorkflow, type SessionStore, type SessionTurn, turnHistory } from "../sessions.js";
 
 const SCHEMA = `
@@ -56,16 +56,16 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async turns(sessionId: string): Promise<SessionTurn[]> {
-    return (
-      this.db.prepare("SELECT * FROM chat_turns WHERE session_id = ? ORDER BY idx").all(sessionId) as any[]
-    ).map((r) => ({
-      index: r.idx,
-      instruction: r.instruction,
-      answer: r.answer,
-      passed: r.passed === 1,
-      workflow: r.workflow ? WorkflowSchema.parse(JSON.parse(r.workflow)) : undefined,
-      createdAt: r.created_at,
-    }));
+    return (this.db.prepare("SELECT * FROM chat_turns WHERE session_id = ? ORDER BY idx").all(sessionId) as any[]).map(
+      (r) => ({
+        index: r.idx,
+        instruction: r.instruction,
+        answer: r.answer,
+        passed: r.passed === 1,
+        workflow: r.workflow ? WorkflowSchema.parse(JSON.parse(r.workflow)) : undefined,
+        createdAt: r.created_at,
+      }),
+    );
   }
 
   async current(sessionId: string): Promise<Workflow | undefined> {
