@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { cyclicComponents } from "../../src/util/scc.js";
 
 export type ImportKind = "value" | "type" | "dynamic";
 
@@ -80,38 +81,8 @@ export function importGraph(dir: string): Map<string, ImportEdge[]> {
   return graph;
 }
 
-/** Circles of the graph restricted to `kinds`: each a list of files that all reach each other (Tarjan). */
+/** Circles of the graph restricted to `kinds`: each a sorted list of files that all reach each other. */
 export function importCircles(graph: Map<string, ImportEdge[]>, kinds: ImportKind[]): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const onStack = new Set<string>();
-  const stack: string[] = [];
-  const circles: string[][] = [];
-  let next = 0;
-  const strong = (v: string) => {
-    index.set(v, next);
-    low.set(v, next++);
-    stack.push(v);
-    onStack.add(v);
-    for (const e of graph.get(v) ?? []) {
-      if (!kinds.includes(e.kind)) continue;
-      if (!index.has(e.to)) {
-        strong(e.to);
-        low.set(v, Math.min(low.get(v)!, low.get(e.to)!));
-      } else if (onStack.has(e.to)) low.set(v, Math.min(low.get(v)!, index.get(e.to)!));
-    }
-    if (low.get(v) === index.get(v)) {
-      const scc: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        scc.push(w);
-      } while (w !== v);
-      const selfLoop = (graph.get(v) ?? []).some((e) => e.to === v && kinds.includes(e.kind));
-      if (scc.length > 1 || selfLoop) circles.push(scc.sort());
-    }
-  };
-  for (const v of [...graph.keys()].sort()) if (!index.has(v)) strong(v);
-  return circles;
+  const next = (v: string) => (graph.get(v) ?? []).filter((e) => kinds.includes(e.kind)).map((e) => e.to);
+  return cyclicComponents([...graph.keys()].sort(), next);
 }
