@@ -4,8 +4,8 @@ import "../nodes/index.js";
 import { NodeExecutionError, WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import { MemoryRunStore } from "../store/memory.js";
-import type { AttemptRecord, RunStatus, RunStore } from "../store/types.js";
+import { MemoryRunStore } from "../store/memory/runs.js";
+import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
 import type { RunEvent } from "./events.js";
 import { VariablePool } from "./pool.js";
 import { Scheduler } from "./scheduler.js";
@@ -48,8 +48,7 @@ function seedPool(wf: Workflow, runId: string, o: RunOptions): VariablePool {
   for (const v of wf.environment_variables) env[v.name] = v.value ?? null;
   pool.set("env", env);
   const conv: Record<string, unknown> = {};
-  for (const v of wf.conversation_variables)
-    conv[v.name] = o.conversation && v.name in o.conversation ? o.conversation[v.name] : (v.value ?? null);
+  for (const v of wf.conversation_variables) conv[v.name] = o.conversation && v.name in o.conversation ? o.conversation[v.name] : (v.value ?? null);
   pool.set("conversation", conv);
   const now = (o.services?.now ?? (() => new Date()))();
   const sys: Record<string, unknown> = {
@@ -73,13 +72,7 @@ function runSignal(signal?: AbortSignal): AbortSignal {
   return s;
 }
 
-async function execute(
-  wf: Workflow,
-  runId: string,
-  o: RunOptions,
-  store: RunStore,
-  resumed: boolean,
-): Promise<RunResult> {
+async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunStore, resumed: boolean): Promise<RunResult> {
   const onEvent = o.onEvent ?? (() => {});
   const pool = seedPool(wf, runId, o);
   const inputs = o.inputs ?? {};
@@ -89,7 +82,7 @@ async function execute(
     inputs,
     services: defaultServices(o.services),
     store,
-    resumeFrom: resumed ? store.committed(runId) : undefined,
+    resumeFrom: resumed ? await store.committed(runId) : undefined,
     concurrency: o.concurrency ?? 8,
     maxSteps: o.maxSteps ?? 500,
     deadline: Date.now() + (o.maxTimeMs ?? 1_200_000),
@@ -125,29 +118,21 @@ async function execute(
           ? { code: e.code, message: e.message }
           : { code: "run.error", message: e instanceof Error ? e.message : String(e) };
   }
-  store.updateRun(runId, { status, outputs, error });
+  await store.updateRun(runId, { status, outputs, error });
   onEvent({ type: "run_finished", runId, status, outputs, error });
   const conversation = (pool.outputsOf("conversation") ?? {}) as Record<string, unknown>;
-  return { runId, status, outputs, error, trace: store.attempts(runId), conversation };
+  return { runId, status, outputs, error, trace: await store.attempts(runId), conversation };
 }
 
 /**
- * Record the run, then start it: resolves once the run record is stored (a failure to store rejects
- * here, before anyone is told the run exists); `done` settles when the run ends.
+ * Record a new run and start it: resolves once the run record is stored (so its id can be handed out and
+ * looked up at once), with `done` settling when the run ends.
  */
 export async function startRun(wf: Workflow, o: RunOptions = {}): Promise<{ runId: string; done: Promise<RunResult> }> {
   const store = o.store ?? new MemoryRunStore();
   const runId = o.runId ?? ulid();
   const now = Date.now();
-  store.createRun({
-    id: runId,
-    workflow: wf,
-    inputs: o.inputs ?? {},
-    status: "running",
-    createdAt: now,
-    updatedAt: now,
-    appId: o.appId,
-  });
+  await store.createRun({ id: runId, workflow: wf, inputs: o.inputs ?? {}, status: "running", createdAt: now, updatedAt: now, appId: o.appId });
   return { runId, done: execute(wf, runId, o, store, false) };
 }
 
@@ -157,15 +142,12 @@ export async function runWorkflow(wf: Workflow, o: RunOptions = {}): Promise<Run
 }
 
 /** Continue a run that was interrupted: committed nodes are reused, never executed again. */
-export async function resumeRun(
-  runId: string,
-  o: Omit<RunOptions, "runId" | "inputs"> & { store: RunStore },
-): Promise<RunResult> {
-  const rec = o.store.getRun(runId);
+export async function resumeRun(runId: string, o: Omit<RunOptions, "runId" | "inputs"> & { store: RunStore }): Promise<RunResult> {
+  const rec = await o.store.getRun(runId);
   if (!rec) throw new WeftError("run.not_found", `no run with id ${runId}`);
   if (rec.status === "succeeded" || rec.status === "partial-succeeded") {
     throw new WeftError("run.finished", `run ${runId} already finished (${rec.status}); nothing to resume`);
   }
-  o.store.updateRun(runId, { status: "running" });
+  await o.store.updateRun(runId, { status: "running" });
   return execute(rec.workflow, runId, { ...o, inputs: rec.inputs }, o.store, true);
 }

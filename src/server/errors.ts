@@ -1,6 +1,6 @@
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { WeftError } from "../ir/errors.js";
-import { StoreError } from "../store/sqlite-errors.js";
+import { StoreError } from "../store/errors.js";
 
 /** An error the API answers with a status and `{error: {code, message, diagnostics?}}`. */
 export class ApiError extends WeftError {

@@ -4,6 +4,7 @@
  * stored or logged anything. Now such input is refused with 400, an oversized body with 413, and a
  * run whose record cannot be stored is answered 500 (and logged) instead of 202.
  */
+import type Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow } from "../support/build.js";
 import { startTestServer, type TestServer } from "./helpers.js";
@@ -31,11 +32,14 @@ function nested(levels: number, kind: "array" | "object"): string {
     : `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`;
 }
 
+/** The server's SQLite connection (the run store is the SQLite one here). */
+const sqlite = () => (s.deps.runs as unknown as { db: Database.Database }).db;
+
 const post = (body: string) =>
   s.api(`/api/apps/${appId}/runs`, { method: "POST", body, headers: { "content-type": "application/json" } });
 
 async function storedRuns(): Promise<number> {
-  return s.deps.runs.listRuns(1000).length;
+  return (await s.deps.runs.listRuns({ limit: 1000 })).length;
 }
 
 describe("input depth and size are bounded at the door", () => {
@@ -59,7 +63,7 @@ describe("input depth and size are bounded at the door", () => {
     const res = await post(`{"inputs":{"doc":{"x":${nested(40, "array")}}}}`);
     expect(res.status).toBe(202);
     const { runId } = (await res.json()) as { runId: string };
-    expect(s.deps.runs.getRun(runId)).toBeDefined();
+    expect(await s.deps.runs.getRun(runId)).toBeDefined();
   });
 
   it("a deep body on another route is refused the same way", async () => {
@@ -86,7 +90,7 @@ describe("accepted means stored", () => {
   const write = process.stderr.write.bind(process.stderr);
   afterEach(() => {
     process.stderr.write = write;
-    s.deps.runs.db.pragma("max_page_count = 1073741823");
+    sqlite().pragma("max_page_count = 1073741823");
   });
 
   it("every 202 names a run that is already in the store", async () => {
@@ -95,7 +99,7 @@ describe("accepted means stored", () => {
       expect(res.status).toBe(202);
       const { runId } = (await res.json()) as { runId: string };
       // No waiting: the record exists by the time the client hears of the run.
-      expect(s.deps.runs.getRun(runId)?.inputs).toEqual({ doc: { i } });
+      expect((await s.deps.runs.getRun(runId))?.inputs).toEqual({ doc: { i } });
       expect((await s.api(`/api/runs/${runId}`)).status).toBe(200);
     }
   });
@@ -107,8 +111,8 @@ describe("accepted means stored", () => {
     }) as typeof process.stderr.write;
     const before = await storedRuns();
     // SQLite's size cap gives the SQLITE_FULL a full disk does.
-    const pages = s.deps.runs.db.pragma("page_count", { simple: true }) as number;
-    s.deps.runs.db.pragma(`max_page_count = ${pages}`);
+    const pages = sqlite().pragma("page_count", { simple: true }) as number;
+    sqlite().pragma(`max_page_count = ${pages}`);
     const res = await post(JSON.stringify({ inputs: { doc: { text: "y".repeat(500_000) } } }));
     expect(res.status).toBe(500);
     const err = ((await res.json()) as { error: { code: string; message: string } }).error;

@@ -7,25 +7,28 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
-import { SqliteRunStore } from "../../src/store/sqlite.js";
-import { StoreError } from "../../src/store/sqlite-errors.js";
+import { StoreError } from "../../src/store/errors.js";
+import { openStores, type Stores } from "../../src/store/open.js";
 import { buildWorkflow } from "../support/build.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "weft-sqlite-errors-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function caught(f: () => unknown): StoreError {
+async function caught(f: () => Promise<unknown>): Promise<StoreError> {
   try {
-    f();
+    await f();
   } catch (e) {
     expect(e).toBeInstanceOf(StoreError);
     return e as StoreError;
   }
   throw new Error("expected a StoreError");
 }
+
+const sqlite = (s: Stores) => (s.runs as unknown as { db: Database.Database }).db;
 
 const run = (id: string, size = 10) => ({
   id,
@@ -37,44 +40,44 @@ const run = (id: string, size = 10) => ({
 });
 
 describe("SQLite errors name the file", () => {
-  it("a file that is not a database", () => {
+  it("a file that is not a database", async () => {
     const path = join(dir, "notes.db");
     writeFileSync(path, "these are my notes, not a database\n".repeat(200));
-    const e = caught(() => new SqliteRunStore(path));
+    const e = await caught(() => openStores(path));
     expect(e.code).toBe("store.corrupt");
     expect(e.message).toContain(path);
     expect(e.message).toMatch(/not a SQLite database/);
   });
 
-  it("a database whose pages were overwritten", () => {
+  it("a database whose pages were overwritten", async () => {
     const path = join(dir, "damaged.db");
-    const s = new SqliteRunStore(path);
-    for (let i = 0; i < 200; i++) s.createRun(run(`r${i}`, 2000));
-    s.db.pragma("wal_checkpoint(TRUNCATE)");
-    s.close();
+    const s = await openStores(path);
+    for (let i = 0; i < 200; i++) await s.runs.createRun(run(`r${i}`, 2000));
+    sqlite(s).pragma("wal_checkpoint(TRUNCATE)");
+    await s.close();
     const fd = openSync(path, "r+");
     writeSync(fd, Buffer.alloc(4096 * 20, 0x5a), 0, 4096 * 20, 4096 * 2);
     closeSync(fd);
-    const e = caught(() => new SqliteRunStore(path).listRuns(500));
+    const e = await caught(async () => (await openStores(path)).runs.listRuns({ limit: 500 }));
     expect(e.code).toBe("store.corrupt");
     expect(e.message).toContain(path);
   });
 
-  it("a missing directory", () => {
+  it("a missing directory", async () => {
     const path = join(dir, "no-such-dir", "weft.db");
-    const e = caught(() => new SqliteRunStore(path));
-    expect(e.code).toBe("store.cannot_open");
+    const e = await caught(() => openStores(path));
+    expect(e.code).toBe("store.open_failed");
     expect(e.message).toContain(path);
   });
 
   it("a full database: the write that does not fit fails, and a run on it rejects with store.full", async () => {
     const path = join(dir, "full.db");
-    const s = new SqliteRunStore(path);
-    s.createRun(run("small"));
+    const s = await openStores(path);
+    await s.runs.createRun(run("small"));
     // SQLite's own size cap gives the same SQLITE_FULL a full disk does.
-    const pages = s.db.pragma("page_count", { simple: true }) as number;
-    s.db.pragma(`max_page_count = ${pages}`);
-    const e = caught(() => s.createRun(run("big", 200_000)));
+    const pages = sqlite(s).pragma("page_count", { simple: true }) as number;
+    sqlite(s).pragma(`max_page_count = ${pages}`);
+    const e = await caught(() => s.runs.createRun(run("big", 200_000)));
     expect(e.code).toBe("store.full");
     expect(e.message).toContain(path);
     const wf = buildWorkflow({
@@ -84,17 +87,17 @@ describe("SQLite errors name the file", () => {
       ],
       edges: [["start", "end"]],
     });
-    await expect(runWorkflow({ ...wf, name: "y".repeat(200_000) }, { store: s })).rejects.toMatchObject({
+    await expect(runWorkflow({ ...wf, name: "y".repeat(200_000) }, { store: s.runs })).rejects.toMatchObject({
       code: "store.full",
       message: expect.stringContaining(path),
     });
-    s.close();
+    await s.close();
   });
 
-  it("a read-only database, through the CLI as a user who may not write it", { timeout: 120_000 }, () => {
+  it("a read-only database, through the CLI as a user who may not write it", { timeout: 120_000 }, async () => {
     const ro = mkdtempSync(join(dir, "ro-"));
     const path = join(ro, "weft.db");
-    new SqliteRunStore(path).close();
+    await (await openStores(path)).close();
     const asRoot = process.getuid?.() === 0;
     if (!asRoot) {
       chmodSync(path, 0o444);
@@ -118,6 +121,7 @@ describe("SQLite errors name the file", () => {
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/^error store\.read_only: /);
     expect(r.stderr).toContain(path);
-    expect(r.status).toBe(1);
+    // A database that cannot be opened for writing is a configuration problem: exit 2.
+    expect(r.status).toBe(2);
   });
 });

@@ -1,8 +1,5 @@
 import type Database from "better-sqlite3";
-import { WeftError } from "../ir/errors.js";
-
-/** A database operation failed for a reason outside Weft (a full disk, a read-only or corrupt file). */
-export class StoreError extends WeftError {}
+import { StoreError } from "../errors.js";
 
 /** SQLite's primary result codes, as better-sqlite3 names them, and what each means for the user. */
 const REASONS: Array<[prefix: string, code: string, reason: string]> = [
@@ -28,12 +25,12 @@ function sqliteCode(e: unknown): string | undefined {
 }
 
 /** The typed error naming the file for a better-sqlite3 error; anything else is returned unchanged. */
-export function storeError(path: string, e: unknown): unknown {
+export function storeError(path: string, e: unknown, Kind: typeof StoreError = StoreError): unknown {
   const code = sqliteCode(e);
   if (!code || e instanceof StoreError) return e;
   const hit = REASONS.find(([prefix]) => code === prefix || code.startsWith(`${prefix}_`));
   const [weftCode, reason] = hit ? [hit[1], hit[2]] : ["store.failed", "the database operation failed"];
-  return new StoreError(weftCode, `${path}: ${reason} (${code}: ${(e as Error).message})`, {
+  return new Kind(weftCode, `${path}: ${reason} (${code}: ${(e as Error).message})`, {
     path,
     sqliteCode: code,
   });
@@ -71,20 +68,4 @@ export function guardDatabase(db: Database.Database, path: string): Database.Dat
     return Object.assign(guarded(path, tx), tx);
   }) as typeof db.transaction;
   return db;
-}
-
-/** Open `path` with every failure, the opening included, reported as a StoreError naming it. */
-export function openSqliteFile(path: string, open: (path: string) => Database.Database): Database.Database {
-  let db: Database.Database;
-  try {
-    db = open(path);
-  } catch (e) {
-    const typed = storeError(path, e);
-    if (typed instanceof StoreError) throw typed;
-    // better-sqlite3 reports a missing directory as a plain TypeError.
-    throw new StoreError("store.cannot_open", `${path}: the database cannot be opened: ${(e as Error).message}`, {
-      path,
-    });
-  }
-  return guardDatabase(db, path);
 }
