@@ -4,7 +4,7 @@
  * better-sqlite3's bare message ("file is not a database") with no file name and no Weft code.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
@@ -55,8 +55,10 @@ describe("SQLite errors name the file", () => {
     for (let i = 0; i < 200; i++) await s.runs.createRun(run(`r${i}`, 2000));
     sqlite(s).pragma("wal_checkpoint(TRUNCATE)");
     await s.close();
+    // Scribble over every page but the header page.
+    const size = statSync(path).size;
     const fd = openSync(path, "r+");
-    writeSync(fd, Buffer.alloc(4096 * 20, 0x5a), 0, 4096 * 20, 4096 * 2);
+    writeSync(fd, Buffer.alloc(size - 4096, 0x5a), 0, size - 4096, 4096);
     closeSync(fd);
     const e = await caught(async () => (await openStores(path)).runs.listRuns({ limit: 500 }));
     expect(e.code).toBe("store.corrupt");
