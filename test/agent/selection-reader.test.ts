@@ -84,9 +84,9 @@ describe("step_1_4 with the reader", () => {
         ["llm"],
       ).ok,
     ).toBe(true);
-    expect(
-      checkSelection("<Start></Start><LLM></LLM><End></End>", json(["start", "llm", "end"]), ["llm"]).ok,
-    ).toBe(true);
+    expect(checkSelection("<Start></Start><LLM></LLM><End></End>", json(["start", "llm", "end"]), ["llm"]).ok).toBe(
+      true,
+    );
   });
 
   it("evaluatePassSuite hands round k the node types of round k−1", async () => {

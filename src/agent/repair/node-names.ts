@@ -53,7 +53,11 @@ export const ALIASES: Record<string, string> = {
 
 /** Map a free-text node name ("LLM (x3 inside iteration)", "Markdown Exporter") to a type string. */
 export function normaliseNodeName(raw: string): string | undefined {
-  const base = raw.replace(/\(.*?\)/g, "").replace(/[×x]\s*\d+\b/gi, "").replace(/\bnodes?\b/gi, "").trim();
+  const base = raw
+    .replace(/\(.*?\)/g, "")
+    .replace(/[×x]\s*\d+\b/gi, "")
+    .replace(/\bnodes?\b/gi, "")
+    .trim();
   const key = base.toLowerCase().replace(/[^a-z0-9]/g, "");
   if (!key) return undefined;
   for (const t of Object.keys(DISPLAY)) if (t.replace(/[^a-z0-9]/g, "") === key) return t;

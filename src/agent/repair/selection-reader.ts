@@ -60,7 +60,10 @@ function stripBrackets(s: string): string {
     out = out.replace(/[([（][^()[\]（）]*[)\]）]/g, " ");
   }
   // An unclosed note ("LLM (3 for doc") loses its tail.
-  return out.replace(/[([（].*$/, " ").replace(/\s+/g, " ").trim();
+  return out
+    .replace(/[([（].*$/, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /** The longest run of words at `from` that names a node type. */
@@ -100,10 +103,7 @@ function namesIn(phrase: string, afterVerb: boolean): string[] {
   return out;
 }
 
-export function readNodeSelection(
-  text: string,
-  opts: { previous?: readonly string[] } = {},
-): SelectionReading {
+export function readNodeSelection(text: string, opts: { previous?: readonly string[] } = {}): SelectionReading {
   const declared: string[] = [];
   const removed: string[] = [];
   const unrecognised: string[] = [];
@@ -111,7 +111,9 @@ export function readNodeSelection(
   for (const raw of splitItems(untag(text))) {
     const item = raw.replace(/^(?:[-*•·]+|\(?\d+[.):]|\(?[a-z][.)]|step\s+\d+[.:]?)\s*/i, "").trim();
     // "Name - what it does" / "Name: what it does": the name is before the separator.
-    let phrase = stripBrackets(item).split(/\s+[-–—:]\s+|:\s+|\s+[-–—]$/)[0]!.trim();
+    let phrase = stripBrackets(item)
+      .split(/\s+[-–—:]\s+|:\s+|\s+[-–—]$/)[0]!
+      .trim();
     phrase = phrase.replace(/[.:]+$/, "").trim();
     if (!phrase) continue;
     const remove = REMOVE_VERB.test(phrase);

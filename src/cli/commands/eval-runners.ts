@@ -219,7 +219,7 @@ async function worfAction(
       mode: r.mode,
       threshold: r.threshold,
       parseable: r.parseable,
-      chain: { precision: r.chain.precision, recall: r.chain.recall, f1: r.chain.f1 },
+      chain: { precision: r.chain.precision, recall: r.chain.recall, f1: r.chain.f1, exact: r.chain.exact },
       graph: { precision: r.graph.precision, recall: r.graph.recall, f1: r.graph.f1, exact: r.graph.exact },
       notes: r.notes,
     });
@@ -228,7 +228,7 @@ async function worfAction(
   const f = (v: number) => v.toFixed(4);
   process.stdout.write(
     `${[
-      `f1_chain ${f(r.chain.f1)} (precision ${f(r.chain.precision)}, recall ${f(r.chain.recall)})`,
+      `f1_chain ${f(r.chain.f1)} (precision ${f(r.chain.precision)}, recall ${f(r.chain.recall)})${r.chain.exact ? "" : " — search budget hit: lower bound"}`,
       `f1_graph ${f(r.graph.f1)} (precision ${f(r.graph.precision)}, recall ${f(r.graph.recall)})${r.graph.exact ? "" : " — search budget hit: lower bound"}`,
       `similarity ${r.similarity}, threshold ${r.threshold}${r.inclusive ? " (≥)" : " (>)"}, mode ${r.mode}, matcher ${r.matcher}`,
       ...(r.parseable ? [] : ["pred is not parseable: scored 0"]),
@@ -314,7 +314,7 @@ export function registerEvalRunners(evalCommand: Command): void {
     .option("--runs <n>", "runs per task (pass^k for k = 1..n)", "1")
     .option("--limit <n>", "score only the first n tasks")
     .option("--concurrency <n>", "tasks run at once", "8")
-    .option("--json", "print {domain, n, strict, lenient, passAtK} as JSON")
+    .option("--json", "print {domain, tasks, n (runs per task), strict, lenient, passAtK} as JSON")
     .option("--out <dir>", "write <domain>.results.json, <domain>.md and <domain>.passk.svg here")
     .option("--validation <mode>", "tool-argument validation: structural, strict or off", "structural")
     .option("--coerce-args", 'let the tools coerce text arguments ("5", "true") to their schema types')
