@@ -33,6 +33,8 @@ export interface AnswerEvaluation {
   repairs: RepairRecord[];
   /** What the judge sees, when 1_1 passed. */
   judgeInput?: { nodeSelection: string; designPrinciple: string; workflow: string };
+  /** The Dify YAML the answer converts to, when step_1_2 passed (what upstream imports into Dify). */
+  yaml?: string;
 }
 
 export interface EvaluateOptions {
@@ -76,6 +78,7 @@ export function evaluateAnswer(text: string, ins: Instruction, opts: EvaluateOpt
     out.analyserErrors = a.diagnostics;
   }
   if (!conv.ok) return fail("convert");
+  if ("yaml" in conv && conv.yaml) out.yaml = conv.yaml;
   steps.variables = checkVariables(parsed.json, ins.check);
   if (!steps.variables.ok) return fail("variables");
   out.passed13 = true;
