@@ -395,12 +395,18 @@ async function runCase(
     ]);
     if (run === "timeout" || ctl.signal.aborted) return timedOut;
     if (run.status !== "failed") return { ...(await decide(ins, c, run.outputs, inputs, opts.judge)), outputs: run.outputs };
+    // A container (iteration, loop) reports its child's failure as its own: the cause is the first attempt
+    // that failed and was not retried into a success.
+    const recovered = new Set(run.trace.filter((a) => a.status !== "failed").map((a) => a.key));
+    const first = run.trace
+      .filter((a) => a.status === "failed" && a.error && !recovered.has(a.key))
+      .sort((a, b) => a.endedAt - b.endedAt)[0];
     return {
       pass: false,
       stage: "error",
       reason: `${run.error?.code ?? "run.failed"}: ${run.error?.message ?? ""}`,
-      errorCode: run.error?.code ?? "run.failed",
-      ...failedNode(workflow, run.error?.nodeId),
+      errorCode: first?.error?.code ?? run.error?.code ?? "run.failed",
+      ...failedNode(workflow, first?.nodeId ?? run.error?.nodeId),
       outputs: run.outputs,
     };
   } catch (e) {
