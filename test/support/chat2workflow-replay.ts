@@ -93,15 +93,23 @@ function extract(req: RecordedRequest) {
   return reply.text(JSON.stringify(sample(schema)));
 }
 
+/** The judged outputs as name → value: a "name: value" line starts an entry, later lines continue it. */
+function judgedOutputs(output: string): string[] {
+  const values: string[] = [];
+  for (const line of output.split("\n")) {
+    const m = /^([\w-]+):\s?(.*)$/.exec(line);
+    if (m) values.push(m[2]!);
+    else if (values.length > 0) values[values.length - 1] += `\n${line}`;
+  }
+  return values;
+}
+
 function judge(req: RecordedRequest) {
   const prompt = messages(req).map((m) => textOf(m.content)).join("\n");
-  const output = /<output>([\s\S]*?)<\/output>/.exec(prompt)?.[1] ?? "";
-  const empty = output
-    .split("\n")
-    .filter((l) => /^[\w-]+:/.test(l))
-    .some((l) => l.replace(/^[\w-]+:\s*/, "").trim() === "" || /^(null|\[\]|\{\})$/.test(l.replace(/^[\w-]+:\s*/, "").trim()));
+  const values = judgedOutputs(/<output>([\s\S]*?)<\/output>/.exec(prompt)?.[1] ?? "");
+  const empty = values.length === 0 || values.some((v) => /^(|null|\[\]|\{\})$/.test(v.trim()));
   return reply.text(
-    empty || !output.trim()
+    empty
       ? "<reason>An output is empty.</reason><result>false</result>"
       : "<reason>Every output answers the request.</reason><result>true</result>",
   );
