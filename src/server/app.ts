@@ -48,7 +48,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
         "auth.missing_key",
         "send an API key as `Authorization: Bearer <key>` (create one with `weft keys create`)",
       );
-    if (!deps.apps.verifyKey(key)) throw new ApiError(401, "auth.invalid_key", "the API key is not valid");
+    if (!(await deps.apps.verifyKey(key))) throw new ApiError(401, "auth.invalid_key", "the API key is not valid");
     await next();
   });
   app.use(

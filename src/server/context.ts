@@ -1,15 +1,18 @@
 import type { Context } from "hono";
 import type { ExecServices, LlmService, ModelRef } from "../ir/services.js";
 import type { LlmConfig } from "../llm/index.js";
-import type { SqliteRunStore } from "../store/sqlite.js";
+import type { AppRecord, AppStore } from "../store/apps.js";
+import type { Stores } from "../store/open.js";
+import type { RunStore } from "../store/runs.js";
 import { ApiError } from "./errors.js";
 import type { RunHub } from "./hub.js";
-import type { AppRecord, AppStore } from "./store.js";
 
 /** What every route needs: the stores, the run hub and the model layer (absent when none is configured). */
 export interface ServerDeps {
+  /** The open database; `apps` and `runs` are its stores. */
+  stores: Stores;
   apps: AppStore;
-  runs: SqliteRunStore;
+  runs: RunStore;
   hub: RunHub;
   services: Partial<ExecServices>;
   llmConfig?: LlmConfig;
@@ -34,8 +37,8 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   return v as Record<string, unknown>;
 }
 
-export function requireApp(deps: ServerDeps, id: string): AppRecord {
-  const app = deps.apps.getApp(id);
+export async function requireApp(deps: ServerDeps, id: string): Promise<AppRecord> {
+  const app = await deps.apps.getApp(id);
   if (!app) throw new ApiError(404, "app.not_found", `no app with id ${id}`);
   return app;
 }

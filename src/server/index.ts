@@ -2,19 +2,17 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { ExecServices, ModelRef } from "../ir/services.js";
 import { createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
-import { SqliteRunStore } from "../store/sqlite.js";
+import { openStores } from "../store/open.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { RunHub } from "./hub.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
-import { AppStore } from "./store.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";
-export { AppStore } from "./store.js";
 
 export interface ServerOptions extends AppOptions {
-  /** SQLite file shared by the run store and the server's tables. */
+  /** Database specifier (see `openStores`): one database holds the runs and the server's tables. */
   db: string;
   port?: number;
   host?: string;
@@ -24,11 +22,7 @@ export interface ServerOptions extends AppOptions {
   agentModel?: ModelRef;
   agentMaxIterations?: number;
   concurrency?: number;
-  /**
-   * SQLite `synchronous` for this server's connection. "full" (the run store's default) syncs every commit
-   * to disk; "normal" (WAL) still survives a killed process but may lose the last commits on power loss,
-   * for far higher run throughput.
-   */
+  /** SQLite `synchronous` for this server's connection (see `SqliteOptions`); "full" by default. */
   synchronous?: "full" | "normal";
   /** How often events of active runs are written to the database (ms). */
   flushMs?: number;
@@ -41,13 +35,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function openDeps(o: Omit<ServerOptions, "port" | "host">): ServerDeps {
-  const runs = new SqliteRunStore(o.db);
-  if (o.synchronous === "normal") runs.db.pragma("synchronous = NORMAL");
-  const apps = new AppStore(runs.db);
+export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise<ServerDeps> {
+  const stores = await openStores(o.db, { synchronous: o.synchronous });
+  const { runs, apps } = stores;
   const services = o.services ?? {};
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
   return {
+    stores,
     apps,
     runs,
     services,
@@ -61,7 +55,7 @@ export function openDeps(o: Omit<ServerOptions, "port" | "host">): ServerDeps {
 
 /** Listen on host:port (port 0 = ephemeral). `close` stops accepting, ends live runs, and closes the database. */
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
-  const deps = openDeps(o);
+  const deps = await openDeps(o);
   const app = createApp(deps, { maxBodyBytes: o.maxBodyBytes, webDir: o.webDir ?? DEFAULT_WEB_DIR });
   const host = o.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -80,7 +74,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         server.close(() => r());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
-      deps.runs.close();
+      await deps.stores.close();
     },
   };
 }

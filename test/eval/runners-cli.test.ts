@@ -9,6 +9,7 @@ import { registerEvalRunners } from "../../src/cli/commands/eval-runners.js";
 import { evaluateWorf } from "../../src/eval/metrics/worfeval.js";
 import { loadChat2WorkflowSuite } from "../../src/eval/resolve-suite.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { corpusPath } from "../support/corpus.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "../..");
@@ -393,7 +394,7 @@ describe("eval resolve", () => {
 });
 
 describe("eval resolve over the Chat2Workflow dataset", () => {
-  const C2W = "/work/shared/corpus/chat2workflow";
+  const C2W = corpusPath("chat2workflow");
   const wfDir = mkdtempSync(join(tmpdir(), "weft-c2w-"));
   writeFileSync(
     join(wfDir, "BookCharacter_1.json"),

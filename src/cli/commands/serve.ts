@@ -3,8 +3,8 @@ import { buildServices } from "../../engine/services.js";
 import { loadLlmConfig } from "../../llm/index.js";
 import { startServer } from "../../server/index.js";
 import { ensureSampleApp } from "../../server/sample.js";
-import { AppStore } from "../../server/store.js";
-import { SqliteRunStore } from "../../store/sqlite.js";
+import type { AppStore } from "../../store/apps.js";
+import { openStores, parseStoreSpec } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
@@ -15,12 +15,12 @@ function port(raw: string): number {
   return n;
 }
 
-function withAppStore<T>(db: string, f: (apps: AppStore) => T): T {
-  const runs = new SqliteRunStore(db);
+async function withAppStore<T>(db: string, f: (apps: AppStore) => Promise<T>): Promise<T> {
+  const stores = await openStores(db);
   try {
-    return f(new AppStore(runs.db));
+    return await f(stores.apps);
   } finally {
-    runs.close();
+    await stores.close();
   }
 }
 
@@ -30,7 +30,7 @@ export function registerServeCommands(program: Command): void {
     .description("serve the HTTP API and the web UI")
     .option("--port <n>", "port (0 = any free port)", "3000")
     .option("--host <addr>", "address to listen on", "127.0.0.1")
-    .option("--db <path>", "SQLite file (runs, apps, keys)")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .option("--model <name>", "model name for the chat agent (routed by weft.config.json / WEFT_LLM_*)")
     .option("--sample", "preload the sample app and print a new API key")
@@ -55,10 +55,10 @@ export function registerServeCommands(program: Command): void {
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
       });
       if (opts.sample) {
-        const app = ensureSampleApp(server.deps.apps);
-        const { key } = server.deps.apps.createKey("sample");
+        const app = await ensureSampleApp(server.deps.apps);
+        const { key } = await server.deps.apps.createKey("sample");
         process.stdout.write(`sample app "${app.name}" (${app.id})\nAPI key: ${key}\n`);
-      } else if (server.deps.apps.listKeys().length === 0) {
+      } else if ((await server.deps.apps.listKeys()).length === 0) {
         process.stderr.write("no API key exists yet: create one with `weft keys create`\n");
       }
       process.stdout.write(`weft serving on ${server.url}\n`);
@@ -74,24 +74,26 @@ export function registerServeCommands(program: Command): void {
   keys
     .command("create")
     .description("create an API key (printed once; only its hash is stored)")
-    .option("--db <path>", "SQLite file")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--name <name>", "a label for the key", "default")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
-    .action((opts) => {
+    .action(async (opts) => {
       const db = opts.db ?? loadWeftConfig(opts.config).db;
-      const k = withAppStore(db, (a) => a.createKey(opts.name));
+      if (parseStoreSpec(db).kind === "memory")
+        throw new CliError("keys.not_stored", `a key created in "${db}" would be gone when this command ends; use the server's database`);
+      const k = await withAppStore(db, (a) => a.createKey(opts.name));
       if (opts.json) printJson(k);
       else process.stdout.write(`${k.key}\n`);
     });
   keys
     .command("list")
     .description("list API keys (ids and names; keys themselves are not stored)")
-    .option("--db <path>", "SQLite file")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
-    .action((opts) => {
-      const list = withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.listKeys());
+    .action(async (opts) => {
+      const list = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.listKeys());
       if (opts.json) return printJson(list);
       for (const k of list) process.stdout.write(`${k.id}  ${k.name}  ${new Date(k.createdAt).toISOString()}\n`);
       if (list.length === 0) process.stdout.write("no API keys\n");
@@ -100,10 +102,10 @@ export function registerServeCommands(program: Command): void {
     .command("revoke")
     .description("delete an API key by id")
     .argument("<id>")
-    .option("--db <path>", "SQLite file")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
-    .action((id, opts) => {
-      const ok = withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.revokeKey(id));
+    .action(async (id, opts) => {
+      const ok = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.revokeKey(id));
       if (!ok) throw new CliError("keys.not_found", `no API key with id ${id}`, EXIT.invalid);
       process.stdout.write(`revoked ${id}\n`);
     });

@@ -1,0 +1,25 @@
+import { NodeExecutionError } from "../ir/errors.js";
+
+/**
+ * A node's own time limit (Dify's `timeout_seconds`): the attempt fails with `node.timeout` and its signal
+ * is aborted so the node can stop its work. Without a limit the execution is awaited as it is.
+ */
+export function withNodeTimeout<T>(
+  exec: Promise<T>,
+  timeoutSeconds: unknown,
+  nodeId: string,
+  abort: AbortController,
+): Promise<T> {
+  const ms = typeof timeoutSeconds === "number" ? timeoutSeconds * 1000 : 0;
+  if (!ms) return exec;
+  return Promise.race([
+    exec,
+    new Promise<never>((_, reject) => {
+      const t = setTimeout(() => {
+        abort.abort();
+        reject(new NodeExecutionError("node.timeout", `node timed out after ${timeoutSeconds}s`, nodeId));
+      }, ms);
+      exec.finally(() => clearTimeout(t)).catch(() => {});
+    }),
+  ]);
+}
