@@ -8,7 +8,7 @@ import pLimit from "p-limit";
 import type { AnswerRecord, Instruction, Suite } from "./pass/dataset.js";
 import { DOMAINS, instructionKey, PAPER_PASS_RATES } from "./pass/dataset.js";
 import { PassEvalError } from "./pass/errors.js";
-import { classifyFailure, definedIds, evaluateAnswer, FAILURE_KINDS } from "./pass/evaluate.js";
+import { answerNodeTypes, classifyFailure, definedIds, evaluateAnswer, FAILURE_KINDS } from "./pass/evaluate.js";
 import type { PassJudge, PassJudgeVerdict } from "./pass/judge.js";
 import {
   type JudgedEvaluation,
@@ -48,6 +48,7 @@ export async function evaluatePassSuite(
   const items: PassItem[] = [];
   const total = records.length;
   let done = 0;
+  const byKey = new Map(records.map((r) => [instructionKey(r.task, r.round), r]));
   for (const record of records) {
     const key = instructionKey(record.task, record.round);
     const instruction = suite.instructions.get(key);
@@ -55,10 +56,12 @@ export async function evaluatePassSuite(
       throw new PassEvalError("pass.unknown_instruction", `answer for ${key}: the suite has no such task/round`, {
         key,
       });
-    const strict: JudgedEvaluation = evaluateAnswer(record.text, instruction);
+    const prev = record.round > 1 ? byKey.get(instructionKey(record.task, record.round - 1)) : undefined;
+    const previousTypes = prev ? answerNodeTypes(prev.text) : undefined;
+    const strict: JudgedEvaluation = evaluateAnswer(record.text, instruction, { previousTypes });
     const item: PassItem = { instruction, record, strict };
     item.failureKind = classifyFailure(strict, record.text, definedIds(record.text));
-    if (opts.repair) item.repaired = evaluateAnswer(record.text, instruction, { repair: true });
+    if (opts.repair) item.repaired = evaluateAnswer(record.text, instruction, { repair: true, previousTypes });
     items.push(item);
     if (!opts.judge) opts.onProgress?.(++done, total);
   }
