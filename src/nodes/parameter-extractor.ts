@@ -3,24 +3,9 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import type { InputRef, TextField } from "../ir/registry.js";
 import type { ChatMessage, ToolSpec } from "../ir/services.js";
 import type { ValueType } from "../ir/types.js";
-import { commonFields, defineNode, ModelSchema, Sel, SOURCE, textField } from "./common.js";
-import {
-  appendToLastUser,
-  callModel,
-  historyText,
-  MemorySchema,
-  makeDiagnostic,
-  memoryInputs,
-  memoryTexts,
-  parseJsonObject,
-  readHistory,
-  redactParts,
-  templateInputs,
-  usageOutput,
-  VisionSchema,
-  visionInputs,
-  visionParts,
-} from "./llm.js";
+import { commonFields, defineNode, ModelSchema, Sel, SOURCE, templateInputs, textField } from "./common.js";
+import { makeDiagnostic } from "./diagnostics.js";
+import { appendToLastUser, callModel, historyText, MemorySchema, memoryInputs, memoryTexts, parseJsonObject, readHistory, redactParts, usageOutput, VisionSchema, visionInputs, visionParts } from "./model-call.js";
 
 const ParameterSchema = z
   .object({

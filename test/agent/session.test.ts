@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { diffWorkflows, formatDiff } from "../../src/agent/diff.js";
-import { SessionStore } from "../../src/agent/session.js";
+import { openStores } from "../../src/store/open.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 
 const v1 = buildWorkflow({
@@ -21,22 +21,24 @@ const v2 = buildWorkflow({
 });
 
 describe("chat sessions", () => {
-  it("persist turns and versions across reopenings, and a failed turn keeps the previous version current", () => {
+  it("persist turns and versions across reopenings, and a failed turn keeps the previous version current", async () => {
     const db = join(mkdtempSync(join(tmpdir(), "weft-sess-")), "s.db");
-    const a = new SessionStore(db);
-    const id = a.create({ name: "demo" });
-    a.addTurn(id, { instruction: "echo x", answer: "<workflow>…</workflow>", passed: true, workflow: v1 });
-    a.close();
-    const b = new SessionStore(db);
-    expect(b.current(id)).toEqual(v1);
-    b.addTurn(id, { instruction: "broken", answer: "no tags", passed: false });
-    expect(b.current(id)).toEqual(v1);
-    b.addTurn(id, { instruction: "add a suffix", answer: "<workflow>…</workflow>", passed: true, workflow: v2 });
-    expect(b.current(id)).toEqual(v2);
-    expect(b.turns(id).map((t) => t.index)).toEqual([1, 2, 3]);
-    expect(b.history(id).map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
-    expect(() => b.addTurn("nope", { instruction: "x", answer: "", passed: false })).toThrow(/no chat session/);
-    b.close();
+    const first = await openStores(db);
+    const a = first.sessions;
+    const id = await a.create({ name: "demo" });
+    await a.addTurn(id, { instruction: "echo x", answer: "<workflow>…</workflow>", passed: true, workflow: v1 });
+    await first.close();
+    const second = await openStores(db);
+    const b = second.sessions;
+    expect(await b.current(id)).toEqual(v1);
+    await b.addTurn(id, { instruction: "broken", answer: "no tags", passed: false });
+    expect(await b.current(id)).toEqual(v1);
+    await b.addTurn(id, { instruction: "add a suffix", answer: "<workflow>…</workflow>", passed: true, workflow: v2 });
+    expect(await b.current(id)).toEqual(v2);
+    expect((await b.turns(id)).map((t) => t.index)).toEqual([1, 2, 3]);
+    expect((await b.history(id)).map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+    await expect(b.addTurn("nope", { instruction: "x", answer: "", passed: false })).rejects.toThrow(/no chat session/);
+    await second.close();
   });
 
   it("diffs versions: nodes and edges added, removed and changed", () => {

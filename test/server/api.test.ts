@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,7 +54,9 @@ describe("auth and errors", () => {
   });
 
   it("stores only a hash of the key", () => {
-    const rows = s.deps.apps.db.prepare("SELECT hash FROM api_keys").all() as Array<{ hash: string }>;
+    const db = new Database(join(s.dir, "weft.db"), { readonly: true });
+    const rows = db.prepare("SELECT hash FROM api_keys").all() as Array<{ hash: string }>;
+    db.close();
     expect(rows.length).toBe(1);
     expect(rows[0]!.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(rows[0]!.hash).not.toContain(s.key);

@@ -663,13 +663,13 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
   });
 
   it("a key the server stops accepting leads back to the login with a clear message", async () => {
-    const extra = s.deps.apps.createKey("e2e-stale");
+    const extra = await s.deps.apps.createKey("e2e-stale");
     await toAppList();
     await page.getByText("Log out").click();
     await page.getByTestId("api-key").fill(extra.key);
     await page.getByTestId("login").click();
     await page.getByTestId("app-list").waitFor();
-    s.deps.apps.revokeKey(extra.id);
+    await s.deps.apps.revokeKey(extra.id);
     await page.getByRole("link", { name: "if-else", exact: true }).click();
     await page.getByTestId("api-key").waitFor();
     expect(await page.locator(".login").textContent()).toContain("no longer accepts the API key saved in this browser");

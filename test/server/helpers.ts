@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createParser } from "eventsource-parser";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/index.js";
+import { corpusPath } from "../support/corpus.js";
 
 export interface TestServer extends RunningServer {
   key: string;
@@ -15,7 +16,7 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(o: Partial<ServerOptions> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "weft-server-"));
   const s = await startServer({ db: join(dir, "weft.db"), port: 0, ...o });
-  const { key } = s.deps.apps.createKey("test");
+  const { key } = await s.deps.apps.createKey("test");
   const api = (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const { json, ...rest } = init;
     const headers = new Headers(rest.headers);
@@ -58,9 +59,7 @@ export async function readSse(res: Response, onMessage?: (m: SseMessage) => void
   return out;
 }
 
-/** The shared corpus: /work/shared here, `../shared` beside a CI clone. */
+/** A file of the shared Dify DSL corpus. */
 export function corpusFile(rel: string): string {
-  const candidates = ["/work/shared/corpus/dify-dsl", resolve(import.meta.dirname, "../../../shared/corpus/dify-dsl")];
-  const base = candidates.find((c) => existsSync(c)) ?? candidates[0]!;
-  return join(base, rel);
+  return corpusPath("dify-dsl", rel);
 }

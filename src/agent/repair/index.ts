@@ -12,6 +12,7 @@ export { extractSections, extractSectionsStrict, stripFences } from "./sections.
 export { parseModelJson } from "./json.js";
 export { repairTopology } from "./topology.js";
 export { repairNodeSelection, parseNodeSelection, normaliseNodeName, usedTypes } from "./selection.js";
+export { readNodeSelection, type SelectionReading } from "./selection-reader.js";
 export { repairReferences } from "./references.js";
 export type { Compact } from "./compact-graph.js";
 

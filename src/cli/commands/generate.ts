@@ -3,13 +3,13 @@ import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
 import { diffWorkflows, formatDiff } from "../../agent/diff.js";
 import { generateWorkflow, type GenerationResult } from "../../agent/generate.js";
-import { SessionStore } from "../../agent/session.js";
 import { variableSummary, formatVariableSummary } from "../../dsl/compact/summary.js";
 import { exportDify } from "../../dsl/dify/index.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import type { ModelRef } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
 import { createLlmService, describeConfigHelp, hasAnyEndpoint, loadLlmConfig } from "../../llm/index.js";
+import { openStores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow, writeOut } from "../io.js";
 import { CliError, EXIT } from "../output.js";
@@ -61,17 +61,21 @@ export function registerGenerateCommands(program: Command): void {
     .description("multi-turn chat that builds a workflow; each turn prints the summary and validation and writes the Dify YAML")
     .option("--session <id>", "resume this session")
     .option("-o, --out <path>", "Dify YAML written after each turn", "workflow.yml")
-    .option("--db <path>", "SQLite file for sessions")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--model <name>", "model name for the agent")
     .option("--config <path>", "weft.config.json")
     .action(async (opts) => {
       const llm = agentLlm(opts.config);
       const cfg = loadWeftConfig(opts.config);
-      const store = new SessionStore(opts.db ?? cfg.db);
+      const stores = await openStores(opts.db ?? cfg.db);
+      const store = stores.sessions;
       const model: ModelRef = { provider: "weft-agent", name: opts.model ?? "" };
       let sessionId = opts.session;
-      if (sessionId && !store.exists(sessionId)) throw new CliError("session.not_found", `no chat session ${sessionId}`);
-      sessionId ??= store.create();
+      if (sessionId && !(await store.exists(sessionId))) {
+        await stores.close();
+        throw new CliError("session.not_found", `no chat session ${sessionId}`);
+      }
+      sessionId ??= await store.create();
       process.stdout.write(`session ${sessionId} — type an instruction; /diff shows the last change, /quit ends\n`);
       const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
       let previous: Workflow | undefined;
@@ -80,17 +84,17 @@ export function registerGenerateCommands(program: Command): void {
           const text = line.trim();
           if (!text) continue;
           if (text === "/quit") break;
-          const turns = store.turns(sessionId);
+          const turns = await store.turns(sessionId);
           if (text === "/diff") {
             const versions = turns.filter((t) => t.workflow);
             const last = versions.at(-1)?.workflow;
             process.stdout.write(last ? `${formatDiff(diffWorkflows(versions.at(-2)?.workflow, last))}\n` : "no versions yet\n");
             continue;
           }
-          const current = store.current(sessionId);
+          const current = await store.current(sessionId);
           previous = current;
-          const r = await generateWorkflow({ llm, model, instruction: text, history: store.history(sessionId), current });
-          store.addTurn(sessionId, { instruction: text, answer: r.turn[1]?.content as string, passed: r.passed, workflow: r.workflow });
+          const r = await generateWorkflow({ llm, model, instruction: text, history: await store.history(sessionId), current });
+          await store.addTurn(sessionId, { instruction: text, answer: r.turn[1]?.content as string, passed: r.passed, workflow: r.workflow });
           process.stdout.write(`${report(r)}\n`);
           if (r.workflow) {
             writeOut(opts.out, exportDify(r.workflow));
@@ -99,7 +103,7 @@ export function registerGenerateCommands(program: Command): void {
         }
       } finally {
         rl.close();
-        store.close();
+        await stores.close();
       }
     });
 }

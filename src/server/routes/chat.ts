@@ -15,7 +15,7 @@ export type ChatStreamEvent =
 export function chatRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
   r.post("/:id/chat", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const body = await readJson(c);
     const message = typeof body.message === "string" ? body.message.trim() : "";
     if (!message) throw new ApiError(400, "request.missing_message", "the body needs a non-empty `message` string");
@@ -24,7 +24,7 @@ export function chatRoutes(deps: ServerDeps): Hono {
       throw new ApiError(503, "llm.not_configured", `no model is configured for the agent.\n${describeConfigHelp()}`);
     const model =
       typeof body.model === "string" && body.model ? { ...deps.agentModel, name: body.model } : deps.agentModel;
-    deps.apps.addMessage(app.id, "user", message);
+    await deps.apps.addMessage(app.id, "user", message);
 
     const queue: ChatStreamEvent[] = [];
     let finished = false;
@@ -34,8 +34,10 @@ export function chatRoutes(deps: ServerDeps): Hono {
       queue.push(e);
       wake();
     };
-    let base = deps.apps.current(app.id)!;
+    let base = (await deps.apps.current(app.id))!;
     let latest = base.version;
+    // Versions are stored in the order the agent produced them; the final reply waits for the last one.
+    let saving = Promise.resolve();
     const models = deps.llmConfig ? Object.keys(deps.llmConfig.models) : [];
     void runAgent(message, {
       llm,
@@ -50,21 +52,25 @@ export function chatRoutes(deps: ServerDeps): Hono {
         emit(e);
         if (e.type === "workflow") {
           // Each accepted update becomes a version at once, so the canvas can follow the agent's steps.
-          const v = deps.apps.addVersion(
-            app.id,
-            { ...e.workflow, name: base.workflow.name },
-            "agent",
-            message.slice(0, 200),
-          );
-          emit({ type: "version", version: v.version, diff: diffWorkflows(base.workflow, v.workflow) });
-          base = v;
-          latest = v.version;
+          const workflow = e.workflow;
+          saving = saving.then(async () => {
+            const v = await deps.apps.addVersion(
+              app.id,
+              { ...workflow, name: base.workflow.name },
+              "agent",
+              message.slice(0, 200),
+            );
+            emit({ type: "version", version: v.version, diff: diffWorkflows(base.workflow, v.workflow) });
+            base = v;
+            latest = v.version;
+          });
         }
       },
     })
-      .then((res) => {
+      .then(async (res) => {
+        await saving;
         if (res.reply || res.updated)
-          deps.apps.addMessage(app.id, "assistant", res.reply, res.updated ? latest : undefined);
+          await deps.apps.addMessage(app.id, "assistant", res.reply, res.updated ? latest : undefined);
         emit({ type: "done", reply: res.reply, updated: res.updated, version: latest });
       })
       .catch((e) =>

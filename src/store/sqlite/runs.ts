@@ -1,5 +1,5 @@
-import Database from "better-sqlite3";
-import type { ArtifactVersion, AttemptRecord, NodeCommit, RunRecord, RunStore } from "./types.js";
+import type Database from "better-sqlite3";
+import type { ArtifactVersion, AttemptRecord, ListRunsOptions, NodeCommit, RunRecord, RunStore } from "../runs.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -17,28 +17,26 @@ CREATE TABLE IF NOT EXISTS artifacts (
 `;
 
 const j = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
-const p = <T>(s: string | null | undefined): T | undefined => (s === null || s === undefined ? undefined : (JSON.parse(s) as T));
+const p = <T>(s: string | null | undefined): T | undefined =>
+  s === null || s === undefined ? undefined : (JSON.parse(s) as T);
 
 /**
- * SQLite run store. WAL mode with synchronous=FULL: a commit is on disk when `commitNode` returns,
- * so a `kill -9` after it never loses that node.
+ * SQLite run store on a connection from `openSqlite`. With synchronous=FULL a commit is on disk when
+ * `commitNode` resolves, so a `kill -9` after it never loses that node. better-sqlite3 is synchronous:
+ * each method does its work before returning its (already settled) promise.
  */
 export class SqliteRunStore implements RunStore {
-  readonly db: Database.Database;
   private stmts;
 
-  constructor(path: string) {
-    this.db = new Database(path);
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = FULL");
-    this.db.pragma("busy_timeout = 5000");
+  constructor(readonly db: Database.Database) {
     this.db.exec(SCHEMA);
     this.stmts = {
       insertRun: this.db.prepare(
         "INSERT INTO runs (id, app_id, workflow, inputs, status, outputs, error, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)",
       ),
       getRun: this.db.prepare("SELECT * FROM runs WHERE id = ?"),
-      listRuns: this.db.prepare("SELECT * FROM runs ORDER BY created_at DESC LIMIT ?"),
+      listRuns: this.db.prepare("SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?"),
+      listAppRuns: this.db.prepare("SELECT * FROM runs WHERE app_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?"),
       commit: this.db.prepare(
         "INSERT OR IGNORE INTO node_commits (run_id, key, node_id, status, outputs, port, writes) VALUES (?,?,?,?,?,?,?)",
       ),
@@ -52,12 +50,8 @@ export class SqliteRunStore implements RunStore {
       artifact: this.db.prepare(
         "INSERT INTO artifacts (run_id, node_id, name, version, key, value, created_at) VALUES (?,?,?,?,?,?,?)",
       ),
-      artifacts: this.db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY created_at, node_id, name, version"),
+      artifacts: this.db.prepare("SELECT * FROM artifacts WHERE run_id = ? ORDER BY rowid"),
     };
-  }
-
-  close(): void {
-    this.db.close();
   }
 
   private toRun(row: any): RunRecord {
@@ -74,7 +68,7 @@ export class SqliteRunStore implements RunStore {
     };
   }
 
-  createRun(run: RunRecord): void {
+  async createRun(run: RunRecord): Promise<void> {
     this.stmts.insertRun.run(
       run.id,
       run.appId ?? null,
@@ -87,27 +81,36 @@ export class SqliteRunStore implements RunStore {
       run.updatedAt,
     );
   }
-  getRun(id: string): RunRecord | undefined {
+  async getRun(id: string): Promise<RunRecord | undefined> {
     const row = this.stmts.getRun.get(id);
     return row ? this.toRun(row) : undefined;
   }
-  listRuns(limit = 50): RunRecord[] {
-    return this.stmts.listRuns.all(limit).map((r) => this.toRun(r));
+  async listRuns(o: ListRunsOptions = {}): Promise<RunRecord[]> {
+    const limit = o.limit ?? 50;
+    const rows = o.appId === undefined ? this.stmts.listRuns.all(limit) : this.stmts.listAppRuns.all(o.appId, limit);
+    return rows.map((r) => this.toRun(r));
   }
-  updateRun(id: string, patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>): void {
-    const sets: string[] = [];
-    const vals: unknown[] = [];
-    if (patch.status !== undefined) (sets.push("status = ?"), vals.push(patch.status));
-    if ("outputs" in patch) (sets.push("outputs = ?"), vals.push(j(patch.outputs)));
-    if ("error" in patch) (sets.push("error = ?"), vals.push(j(patch.error)));
-    sets.push("updated_at = ?");
-    vals.push(Date.now(), id);
-    this.db.prepare(`UPDATE runs SET ${sets.join(", ")} WHERE id = ?`).run(...vals);
+  async updateRun(id: string, patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>): Promise<void> {
+    const fields: Array<[string, unknown]> = [];
+    if (patch.status !== undefined) fields.push(["status", patch.status]);
+    if ("outputs" in patch) fields.push(["outputs", j(patch.outputs)]);
+    if ("error" in patch) fields.push(["error", j(patch.error)]);
+    fields.push(["updated_at", Date.now()]);
+    const sets = fields.map(([column]) => `${column} = ?`).join(", ");
+    this.db.prepare(`UPDATE runs SET ${sets} WHERE id = ?`).run(...fields.map(([, v]) => v), id);
   }
-  commitNode(runId: string, c: NodeCommit): NodeCommit {
+  async commitNode(runId: string, c: NodeCommit): Promise<NodeCommit> {
     const now = Date.now();
     return this.db.transaction((): NodeCommit => {
-      const inserted = this.stmts.commit.run(runId, c.key, c.nodeId, c.status, JSON.stringify(c.outputs), c.port ?? null, j(c.writes));
+      const inserted = this.stmts.commit.run(
+        runId,
+        c.key,
+        c.nodeId,
+        c.status,
+        JSON.stringify(c.outputs),
+        c.port ?? null,
+        j(c.writes),
+      );
       if (inserted.changes === 0) return this.toCommit(this.stmts.commitOne.get(runId, c.key));
       for (const [name, value] of Object.entries(c.outputs)) {
         const { v } = this.stmts.artifactVersion.get(runId, c.nodeId, name) as { v: number };
@@ -126,18 +129,18 @@ export class SqliteRunStore implements RunStore {
       writes: p(row.writes),
     };
   }
-  committed(runId: string): Map<string, NodeCommit> {
+  async committed(runId: string): Promise<Map<string, NodeCommit>> {
     const m = new Map<string, NodeCommit>();
     for (const row of this.stmts.commits.all(runId) as any[]) m.set(row.key, this.toCommit(row));
     return m;
   }
-  appendAttempt(rec: AttemptRecord): void {
+  async appendAttempt(rec: AttemptRecord): Promise<void> {
     this.stmts.attempt.run(rec.runId, rec.key, rec.nodeId, JSON.stringify(rec));
   }
-  attempts(runId: string): AttemptRecord[] {
+  async attempts(runId: string): Promise<AttemptRecord[]> {
     return (this.stmts.attempts.all(runId) as Array<{ record: string }>).map((r) => JSON.parse(r.record));
   }
-  artifacts(runId: string, nodeId?: string): ArtifactVersion[] {
+  async artifacts(runId: string, nodeId?: string): Promise<ArtifactVersion[]> {
     return (this.stmts.artifacts.all(runId) as any[])
       .filter((r) => !nodeId || r.node_id === nodeId)
       .map((r) => ({

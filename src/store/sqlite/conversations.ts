@@ -1,10 +1,7 @@
 import type Database from "better-sqlite3";
 import { ulid } from "ulid";
+import type { ConversationRecord, ConversationStore } from "../conversations.js";
 
-/**
- * Chat conversations of advanced-chat apps: the conversation variables and the dialogue count that carry
- * from one run (turn) to the next, as Dify keeps them per conversation.
- */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS conversations (
   id TEXT PRIMARY KEY, app_id TEXT NOT NULL, variables TEXT NOT NULL, dialogue_count INTEGER NOT NULL,
@@ -12,17 +9,16 @@ CREATE TABLE IF NOT EXISTS conversations (
 CREATE INDEX IF NOT EXISTS conversations_app ON conversations(app_id, created_at);
 `;
 
-export interface ConversationRecord {
+interface Row {
   id: string;
-  appId: string;
-  /** Values after the last finished turn; a variable absent here starts from the workflow's default. */
-  variables: Record<string, unknown>;
-  dialogueCount: number;
-  createdAt: number;
-  updatedAt: number;
+  app_id: string;
+  variables: string;
+  dialogue_count: number;
+  created_at: number;
+  updated_at: number;
 }
 
-const toRecord = (r: any): ConversationRecord => ({
+const toRecord = (r: Row): ConversationRecord => ({
   id: r.id,
   appId: r.app_id,
   variables: JSON.parse(r.variables),
@@ -31,12 +27,13 @@ const toRecord = (r: any): ConversationRecord => ({
   updatedAt: r.updated_at,
 });
 
-export class ConversationStore {
+/** Conversations on the shared SQLite connection. Synchronous underneath, like `SqliteRunStore`. */
+export class SqliteConversationStore implements ConversationStore {
   constructor(readonly db: Database.Database) {
     db.exec(SCHEMA);
   }
 
-  create(appId: string): ConversationRecord {
+  async create(appId: string): Promise<ConversationRecord> {
     const id = ulid();
     const now = Date.now();
     this.db
@@ -44,16 +41,15 @@ export class ConversationStore {
         "INSERT INTO conversations (id, app_id, variables, dialogue_count, created_at, updated_at) VALUES (?,?,?,?,?,?)",
       )
       .run(id, appId, "{}", 0, now, now);
-    return this.get(id)!;
+    return (await this.get(id))!;
   }
 
-  get(id: string): ConversationRecord | undefined {
-    const r = this.db.prepare("SELECT * FROM conversations WHERE id = ?").get(id);
+  async get(id: string): Promise<ConversationRecord | undefined> {
+    const r = this.db.prepare("SELECT * FROM conversations WHERE id = ?").get(id) as Row | undefined;
     return r ? toRecord(r) : undefined;
   }
 
-  /** Record a finished turn: the variables as the run left them, one more dialogue. */
-  finishTurn(id: string, variables: Record<string, unknown>): void {
+  async finishTurn(id: string, variables: Record<string, unknown>): Promise<void> {
     this.db
       .prepare(
         "UPDATE conversations SET variables = ?, dialogue_count = dialogue_count + 1, updated_at = ? WHERE id = ?",
@@ -61,7 +57,7 @@ export class ConversationStore {
       .run(JSON.stringify(variables), Date.now(), id);
   }
 
-  deleteApp(appId: string): void {
+  async deleteApp(appId: string): Promise<void> {
     this.db.prepare("DELETE FROM conversations WHERE app_id = ?").run(appId);
   }
 }
