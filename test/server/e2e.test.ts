@@ -277,6 +277,9 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     const error = page.getByTestId("import-error");
     await error.waitFor();
     expect(await error.textContent()).toMatch(/Import failed/);
+    // The position is said once, and the lines it points at are shown from the file itself.
+    expect((await error.textContent())!.match(/at line \d+, column \d+/g)).toHaveLength(1);
+    expect(await page.getByTestId("import-excerpt").textContent()).toContain("3 | workflow: [unclosed");
     await shot("failed-import");
     await page.getByTestId("import-close").click();
     await page.getByTestId("import-dialog").waitFor({ state: "detached" });
@@ -406,8 +409,28 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     expect(await warning.isVisible()).toBe(true);
   });
 
-  it("the LLM inspector offers exactly the values available at that node, and shows prompt references as chips", async () => {
+  it("opens a small workflow whole, with edges drawn under the cards", async () => {
     await importFile(ROUTING);
+    const canvas = (await page.getByTestId("canvas").boundingBox())!;
+    const cards = page.locator(".react-flow__node");
+    expect(await cards.count()).toBe(6);
+    for (const b of await cards.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON()))) {
+      expect(b.x).toBeGreaterThanOrEqual(canvas.x);
+      expect(b.x + b.width).toBeLessThanOrEqual(canvas.x + canvas.width);
+    }
+    const summary = page.locator(".wf-summary").first();
+    const onScreen =
+      (await summary.evaluate((el) => Number.parseFloat(getComputedStyle(el).fontSize))) * (await zoom());
+    expect(onScreen).toBeGreaterThanOrEqual(8.9);
+    const z = (sel: string) =>
+      page.locator(sel).evaluateAll((els) => els.map((e) => Number(getComputedStyle(e).zIndex) || 0));
+    expect(Math.max(...(await z(".react-flow__edges > svg")))).toBeLessThan(
+      Math.min(...(await z(".react-flow__node"))),
+    );
+  });
+
+  it("the LLM inspector offers exactly the values available at that node, and shows prompt references as chips", async () => {
+    await openByName("Conditional Routing Workflow");
     const llmNode = page.locator('[data-node-type="llm"]').first();
     const llmId = (await llmNode.getAttribute("data-node-id"))!;
     await page.getByTestId("tab-inspector").click();
@@ -539,6 +562,12 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     await llmNodeRow.getByTestId("trace-outputs").waitFor();
     expect(await llmNodeRow.getByTestId("trace-outputs").textContent()).toContain("A careful answer.");
     expect(await llmNodeRow.locator(".trace-time").textContent()).toMatch(/\d+ (ms|s)/);
+    expect(await llmNodeRow.getByTestId("trace-tokens").textContent()).toBe("30 tokens");
+    // The branch an if-else took is named as its card names it, not by port id.
+    const ifRow = page.locator(".trace-row").filter({ hasText: "Route by Input Type" });
+    await ifRow.locator(".trace-head").click();
+    expect(await ifRow.getByTestId("trace-branch").textContent()).toBe("ELSE");
+    await ifRow.locator(".trace-head").click();
     await shot("run-trace");
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { portLabel, summary } from "../src/canvas/summary";
-import { initialViewport, READABLE_ZOOM } from "../src/canvas/viewport";
+import { INITIAL_FIT_MIN_ZOOM, initialViewport, READABLE_ZOOM } from "../src/canvas/viewport";
 import { fieldLabel, kindOf } from "../src/inspector/fieldKind";
 import { humanize, readableTemplate, selectorLabel } from "../src/labels";
 import type { Workflow } from "../src/types";
@@ -55,6 +55,15 @@ describe("first view", () => {
   it("fits a small workflow, never above 100%", () => {
     const v = initialViewport([box(0, 0), box(300, 0)], box(0, 0), 1000, 800);
     expect(v.zoom).toBe(1);
+  });
+
+  it("fits a six-node flow whole when that needs a zoom between the fitting minimum and the readable zoom", () => {
+    const boxes = Array.from({ length: 6 }, (_, i) => box(i * 230, 0));
+    const v = initialViewport(boxes, boxes[0], 1000, 800);
+    expect(v.zoom).toBeGreaterThanOrEqual(INITIAL_FIT_MIN_ZOOM);
+    expect(v.zoom).toBeLessThan(READABLE_ZOOM);
+    // Everything is on screen: the last card's right edge is inside the view.
+    expect(5 * 230 * v.zoom + 244 * v.zoom + v.x).toBeLessThanOrEqual(1000);
   });
 
   it("keeps a large workflow readable, starting at the entry on the left", () => {

@@ -158,7 +158,8 @@ function Flow() {
         targetHandle: "target",
         animated: statuses[e.source] === "succeeded" && statuses[e.target] === "running",
         className: statuses[e.source] && statuses[e.target] && statuses[e.target] !== "skipped" ? "ran" : "",
-        zIndex: 2,
+        // No zIndex: edges stay under the cards (React Flow lifts edges between a container's children to the
+        // children's level itself, so they still show above the container).
       })),
     [draft, statuses],
   );

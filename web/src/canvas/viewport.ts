@@ -1,10 +1,15 @@
 import type { Placed } from "./layout";
 
 /**
- * The zoom below which a first view is not drawn: card titles are 14 px, summaries 12 px, so at 0.75 titles
- * are 10.5 px on screen and the smallest text 9 px. Users can still zoom out further themselves.
+ * The zoom a large workflow's first view is drawn at: card titles are 14 px, summaries 12 px, so titles are
+ * 10.5 px on screen and the smallest text 9 px. Users can still zoom out further themselves.
  */
 export const READABLE_ZOOM = 0.75;
+/**
+ * A workflow that fits whole at this zoom or more opens fitted: below 0.75 card text grows (styles.css) so
+ * titles stay ≥ 11 px and summaries ≥ 9 px on screen, and a small flow seen whole beats a cut-off one.
+ */
+export const INITIAL_FIT_MIN_ZOOM = 0.6;
 export const MAX_INITIAL_ZOOM = 1;
 /** The Fit control stops here: titles scale up below 0.6 (see styles.css), so they stay about 11 px on screen. */
 export const FIT_MIN_ZOOM = 0.5;
@@ -27,7 +32,7 @@ export function initialViewport(boxes: Placed[], entry: Placed | undefined, widt
   const maxY = Math.max(...boxes.map((b) => b.y + b.height));
   const pad = 48;
   const fit = Math.min((width - 2 * pad) / (maxX - minX), (height - 2 * pad) / (maxY - minY));
-  if (fit >= READABLE_ZOOM) {
+  if (fit >= INITIAL_FIT_MIN_ZOOM) {
     const zoom = Math.min(fit, MAX_INITIAL_ZOOM);
     return {
       zoom,

@@ -18,10 +18,12 @@ export function ImportDialog({ title, onImport, onOpen, onClose }: { title: stri
   const [name, setName] = useState("");
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>();
+  const [sent, setSent] = useState("");
 
   const run = async (yaml: string) => {
     setBusy(true);
     setOutcome(undefined);
+    setSent(yaml);
     try {
       const result = await onImport(yaml);
       const problems = result.warnings.length + result.diagnostics.filter((d) => d.severity !== "info").length;
@@ -77,6 +79,7 @@ export function ImportDialog({ title, onImport, onOpen, onClose }: { title: stri
           <div className="import-error" data-testid="import-error">
             <b>Import failed</b>
             <div>{outcome.message}</div>
+            <SourceExcerpt text={sent} message={outcome.message} />
             <div className="muted small">{outcome.code}</div>
             {outcome.diagnostics.map((d, i) => (
               <div key={i} className={`diag ${d.severity}`}>
@@ -112,5 +115,24 @@ export function ImportDialog({ title, onImport, onOpen, onClose }: { title: stri
         )}
       </div>
     </div>
+  );
+}
+
+/** The lines around "line N, column M" of a message, from the text that was sent, with a caret under the column. */
+function SourceExcerpt({ text, message }: { text: string; message: string }) {
+  const m = /at line (\d+), column (\d+)/.exec(message);
+  if (!m || !text) return null;
+  const line = Number(m[1]);
+  const col = Number(m[2]);
+  const lines = text.split(/\r?\n/);
+  if (line < 1 || line > lines.length) return null;
+  const from = Math.max(1, line - 2);
+  const width = String(line).length;
+  const shown = lines.slice(from - 1, line).map((l, i) => `${String(from + i).padStart(width)} | ${l}`);
+  shown.push(`${" ".repeat(width)} | ${" ".repeat(Math.max(0, col - 1))}^`);
+  return (
+    <pre className="source-excerpt" data-testid="import-excerpt">
+      {shown.join("\n")}
+    </pre>
   );
 }

@@ -1,6 +1,7 @@
-import { ChevronRight, Clock, Coins } from "lucide-react";
+import { ChevronRight, Clock } from "lucide-react";
 import { useState } from "react";
 import { TypeIcon } from "../canvas/nodeLook";
+import { portLabel } from "../canvas/summary";
 import { humanize, nodeTitle, selectorLabel } from "../labels";
 import { useStore } from "../store";
 import type { AttemptRecord, Workflow } from "../types";
@@ -34,7 +35,7 @@ function Attempt({ t, wf, n }: { t: AttemptRecord; wf?: Workflow; n: number }) {
         </span>
         {t.usage && (
           <span className="trace-tokens" title={`${t.usage.promptTokens} prompt + ${t.usage.completionTokens} completion tokens`} data-testid="trace-tokens">
-            <Coins size={11} /> {t.usage.totalTokens}
+            {t.usage.totalTokens} tokens
           </span>
         )}
       </button>
@@ -42,7 +43,7 @@ function Attempt({ t, wf, n }: { t: AttemptRecord; wf?: Workflow; n: number }) {
         <div className="trace-body">
           {t.port && t.port !== "source" && (
             <div className="small">
-              branch taken: <b>{t.port}</b>
+              branch taken: <b data-testid="trace-branch">{branchName(wf, t.nodeId, t.port)}</b>
             </div>
           )}
           {t.error && <div className="diag error">{humanize(wf, `${t.error.code}: ${t.error.message}`)}</div>}
@@ -81,4 +82,10 @@ export function TraceView({ trace, wf, only }: { trace: AttemptRecord[]; wf?: Wo
       ))}
     </div>
   );
+}
+
+/** The branch a node took as its card shows it (IF …, ELIF …, a class name), not the port id (a UUID in Dify files). */
+function branchName(wf: Workflow | undefined, nodeId: string, port: string): string {
+  const node = wf?.nodes.find((x) => x.id === nodeId);
+  return (node && portLabel(wf, node, port)) || port;
 }
