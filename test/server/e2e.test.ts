@@ -9,7 +9,7 @@ import { createLlmService, parseLlmConfig } from "../../src/llm/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { DirFileService } from "../../src/tools/files.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
-import { corpusFile, startTestServer, type TestServer } from "./helpers.js";
+import { corpusFile, serveSample, startTestServer, type TestServer } from "./helpers.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -688,6 +688,46 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     await page.getByTestId("run-button").click();
     await page.locator('[data-testid="run-result"][data-status="succeeded"]').waitFor();
     expect(await page.getByTestId("run-outputs").textContent()).toContain("[hi]");
+  });
+
+  it("weft serve --sample keeps the browser signed in across a restart", { timeout: 180_000 }, async () => {
+    const db = join(scratch, "sample.db");
+    const first = await serveSample(db, scratch);
+    const ctx1 = await browser.newContext({ viewport: { width: 1400, height: 860 } });
+    try {
+      const p1 = await ctx1.newPage();
+      await p1.goto(first.url);
+      await p1.getByTestId("api-key").fill(first.key);
+      await p1.getByTestId("login").click();
+      await p1.getByRole("link", { name: "Word statistics", exact: true }).waitFor();
+      const state = await ctx1.storageState();
+      await first.stop();
+      const second = await serveSample(db, scratch);
+      try {
+        // What it prints is what the browser already holds.
+        expect(second.key).toBe(first.key);
+        expect(second.out).toContain("the same key as before");
+        // The same browser, at the restarted server (its port is new here; a user's is the same each time).
+        const origin = new URL(second.url).origin;
+        const ctx2 = await browser.newContext({
+          viewport: { width: 1400, height: 860 },
+          storageState: { cookies: [], origins: state.origins.map((o) => ({ ...o, origin })) },
+        });
+        try {
+          const p2 = await ctx2.newPage();
+          await p2.goto(second.url);
+          await p2.getByRole("link", { name: "Word statistics", exact: true }).waitFor();
+          expect(await p2.getByTestId("api-key").count()).toBe(0);
+        } finally {
+          await ctx2.close();
+        }
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.stop();
+      await ctx1.close();
+    }
   });
 
   it("a key the server stops accepting leads back to the login with a clear message", async () => {
