@@ -33,8 +33,7 @@ describe("a run in progress", () => {
 
     await expect
       .poll(
-        async () =>
-          (await s.deps.apps.events(runId)).map((e) => (e.type === "node_started" ? `${e.type}:${e.nodeId}` : e.type)),
+        async () => (await s.deps.apps.events(runId)).map((e) => (e.type === "node_started" ? `${e.type}:${e.nodeId}` : e.type)),
         { timeout: 5000 },
       )
       .toContain("node_started:sleep");
