@@ -223,7 +223,7 @@ function nodeConfig(c: Converter, type: string, p: Json, id: string, caseIds: Ma
     }
     case "list-operator": {
       const op = c.list(p.operator, id, "operator");
-      const kind = typeof op[0] === "string" ? op[0] : textOf(op[0] ?? "");
+      const kind = textOf(op[0] ?? "");
       const cfg: Json = {
         variable: c.ref(p.variable, id, "variable") ?? [],
         filter_by: { enabled: false, conditions: [] },
