@@ -1,33 +1,11 @@
-import { Command } from "@commander-js/extra-typings";
-import { registerEvalCommands } from "./commands/eval.js";
-import { registerChat2WorkflowCommands } from "./commands/eval-chat2workflow.js";
-import { registerEvalRunners } from "./commands/eval-runners.js";
-import { registerCompileCommands } from "./commands/compile.js";
-import { registerGenerateCommands } from "./commands/generate.js";
-import { registerMineCommands } from "./commands/mine.js";
-import { registerRunCommands } from "./commands/run.js";
-import { registerStaticCommands } from "./commands/static.js";
+// The `weft` command. Which commands exist, and which module each comes from, is in ./registry.ts.
 import { reportError } from "./output.js";
+import { commandNamed, newProgram, placeholderCommands } from "./registry.js";
 
-const program = new Command()
-  .name("weft")
-  .description("Weft: natural language to verified, executable agentic workflows")
-  .version("0.1.0")
-  .showHelpAfterError();
-
-registerStaticCommands(program);
-registerRunCommands(program);
-registerGenerateCommands(program);
-registerCompileCommands(program);
-registerMineCommands(program);
-registerEvalCommands(program);
-const evalCommand = program.commands.find((c) => c.name() === "eval");
-if (evalCommand) {
-  registerEvalRunners(evalCommand as unknown as Parameters<typeof registerEvalRunners>[0]);
-  registerChat2WorkflowCommands(evalCommand as unknown as Parameters<typeof registerChat2WorkflowCommands>[0]);
-}
-(await import("./commands/serve.js")).registerServeCommands(program);
-
+const program = newProgram();
+const named = commandNamed(process.argv.slice(2));
+if (named) await named.load(program);
+else placeholderCommands(program);
 try {
   await program.parseAsync(process.argv);
 } catch (e) {

@@ -34,14 +34,17 @@ type Reply =
 
 let pool: WorkerPool<Job, Reply> | undefined;
 
+// Built, this file is dist/jinja/index.js beside bounded.js; from source the worker needs tsx to load .ts.
+const FROM_SOURCE = import.meta.url.endsWith(".ts");
+
 function getPool(): WorkerPool<Job, Reply> {
   pool ??= new WorkerPool<Job, Reply>({
     size: Math.max(2, Math.min(4, availableParallelism())),
     source: JINJA_WORKER_SOURCE,
     workerOptions: {
       workerData: {
-        tsxApi: createRequire(import.meta.url).resolve("tsx/cjs/api"),
-        module: fileURLToPath(new URL("./bounded.ts", import.meta.url)),
+        tsxApi: FROM_SOURCE ? createRequire(import.meta.url).resolve("tsx/cjs/api") : undefined,
+        module: fileURLToPath(new URL(FROM_SOURCE ? "./bounded.ts" : "./bounded.js", import.meta.url)),
       },
       resourceLimits: { maxOldGenerationSizeMb: JINJA_HEAP_MB, stackSizeMb: 4 },
     },

@@ -1,14 +1,16 @@
 /**
- * Source of a template-render thread: plain CommonJS run with `new Worker(src, { eval: true })`,
- * which loads the TypeScript renderer through tsx's CommonJS API so it works the same under the
- * `weft` CLI, vitest and any other host. Replies carry the error's code and message only; the
+ * Source of a template-render thread: plain CommonJS run with `new Worker(src, { eval: true })`.
+ * It imports the built renderer (dist/jinja/bounded.js, what `weft` runs) or, when the host runs from
+ * TypeScript source (vitest, tsx), loads bounded.ts through tsx's CommonJS API. Replies carry the error's code and message only; the
  * host rebuilds the typed error.
  */
 export const JINJA_WORKER_SOURCE = `
 "use strict";
 const { parentPort, workerData } = require("node:worker_threads");
-const { require: tsRequire } = require(workerData.tsxApi);
-const { renderBounded } = tsRequire(workerData.module, workerData.module);
+const loaded = workerData.tsxApi
+  ? Promise.resolve(require(workerData.tsxApi).require(workerData.module, workerData.module))
+  : import(require("node:url").pathToFileURL(workerData.module).href);
+loaded.then(({ renderBounded }) => {
 parentPort.on("message", ({ id, job }) => {
   let reply;
   try {
@@ -20,4 +22,5 @@ parentPort.on("message", ({ id, job }) => {
   parentPort.postMessage({ id, reply });
 });
 parentPort.postMessage({ ready: true });
+});
 `;

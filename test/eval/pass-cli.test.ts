@@ -2,15 +2,13 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { WEFT_BIN } from "../support/weft-bin.js";
 
 const run = promisify(execFile);
-const repo = resolve(import.meta.dirname, "../..");
-const tsx = join(repo, "node_modules/.bin/tsx");
-const main = join(repo, "src/cli/main.ts");
 
 const wf = JSON.stringify({
   nodes_info: [
@@ -67,7 +65,7 @@ afterAll(async () => {
 });
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  run(tsx, [main, "eval", "pass", join(dir, "suite"), "--answers", join(dir, "answers.json"), ...args], {
+  run(WEFT_BIN, ["eval", "pass", join(dir, "suite"), "--answers", join(dir, "answers.json"), ...args], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? "", HOME: dir, ...env },
   });
@@ -105,7 +103,7 @@ describe("weft eval pass", () => {
   });
 
   it("fails with a typed error on a missing suite", { timeout: 60_000 }, async () => {
-    const err = await run(tsx, [main, "eval", "pass", join(dir, "nope"), "--answers", join(dir, "answers.json")], {
+    const err = await run(WEFT_BIN, ["eval", "pass", join(dir, "nope"), "--answers", join(dir, "answers.json")], {
       cwd: dir,
     }).catch((e) => e);
     expect(err.code).toBe(1);

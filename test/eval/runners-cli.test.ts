@@ -10,10 +10,10 @@ import { evaluateWorf } from "../../src/eval/metrics/worfeval.js";
 import { loadChat2WorkflowSuite } from "../../src/eval/resolve-suite.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { corpusPath } from "../support/corpus.js";
+import { WEFT_BIN } from "../support/weft-bin.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "../..");
-const ENTRY = join(import.meta.dirname, "fixtures/eval-runners-cli.ts");
 
 /** Runs `eval <args>` in process, capturing what the command writes to stdout. */
 async function evalCli(args: string[]): Promise<{ stdout: string; exitCode: number | undefined }> {
@@ -37,10 +37,10 @@ async function evalCli(args: string[]): Promise<{ stdout: string; exitCode: numb
   return { stdout: chunks.join(""), exitCode };
 }
 
-/** Runs the command in a child process (tsx), as a user would. */
+/** Runs the command in a child process (bin/weft), as a user would. */
 async function evalProcess(args: string[], env: Record<string, string> = {}) {
   try {
-    const r = await run(process.execPath, ["--import", "tsx", ENTRY, "eval", ...args], {
+    const r = await run(WEFT_BIN, ["eval", ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
     });
@@ -115,7 +115,7 @@ describe("eval sop", () => {
   it.runIf(existsSync("/usr/bin/script"))(
     "draws a progress bar on a terminal only",
     async () => {
-      const cmd = `${process.execPath} --import tsx ${ENTRY} eval sop --domain order_fulfillment --limit 12`;
+      const cmd = `${WEFT_BIN} eval sop --domain order_fulfillment --limit 12`;
       const tty = await run("/usr/bin/script", ["-qec", cmd, "/dev/null"], { cwd: ROOT });
       expect(tty.stdout).toContain("sop order_fulfillment [");
       expect(tty.stdout).toContain("12/12 100%");

@@ -2,16 +2,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateWorkflowOnDomain } from "../../src/eval/sopbench/run-workflow.js";
 import { loadReferenceWorkflow } from "../../src/eval/sopbench/workflows/index.js";
 import { createQueueRunner, submitRun } from "../../src/queue/index.js";
 import { openStores } from "../../src/store/open.js";
 import { buildWorkflow, tpl } from "../support/build.js";
+import { WEFT_BIN } from "../support/weft-bin.js";
 
-const root = resolve(import.meta.dirname, "../..");
-const tsx = `file://${join(root, "node_modules/tsx/dist/esm/index.mjs")}`;
 const hasRedis = existsSync("/usr/bin/redis-server");
 
 async function freePort(): Promise<number> {
@@ -29,7 +28,7 @@ let redisUrl = "";
 let db = "";
 
 function startWorker(name: string) {
-  const p = spawn(process.execPath, ["--import", tsx, join(root, "src/cli/main.ts"), "worker", "--redis", redisUrl, "--db", db, "--concurrency", "8", "--lock-ms", "6000", "--name", name], {
+  const p = spawn(WEFT_BIN, ["worker", "--redis", redisUrl, "--db", db, "--concurrency", "8", "--lock-ms", "6000", "--name", name], {
     stdio: ["ignore", "ignore", "pipe"],
     // A scratch cwd with no weft.config.json: the worker runs with default services.
     cwd: join(db, ".."),

@@ -1,16 +1,15 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { WEFT_BIN } from "../support/weft-bin.js";
 import { type SampleServer, serveSample } from "./helpers.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const dir = mkdtempSync(join(tmpdir(), "weft-cli-server-"));
 const db = join(dir, "weft.db");
 const weft = (...args: string[]) =>
-  execFileSync(process.execPath, [TSX, join(ROOT, "src/cli/main.ts"), ...args], { cwd: dir, encoding: "utf8" });
+  execFileSync(WEFT_BIN, args, { cwd: dir, encoding: "utf8" });
 let running: SampleServer | undefined;
 
 afterAll(async () => {

@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createParser } from "eventsource-parser";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/index.js";
 import { corpusPath } from "../support/corpus.js";
+import { WEFT_BIN } from "../support/weft-bin.js";
 
 export interface TestServer extends RunningServer {
   key: string;
@@ -73,24 +74,13 @@ export interface SampleServer {
   stop(): Promise<void>;
 }
 
-const ROOT = resolve(import.meta.dirname, "../..");
 
 /** `weft serve --sample --port 0` as a user starts it, in its own process; resolves once it prints its address. */
 export async function serveSample(db: string, cwd: string): Promise<SampleServer> {
-  const proc = spawn(
-    process.execPath,
-    [
-      join(ROOT, "node_modules/tsx/dist/cli.mjs"),
-      join(ROOT, "src/cli/main.ts"),
-      "serve",
-      "--port",
-      "0",
-      "--db",
-      db,
-      "--sample",
-    ],
-    { cwd, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const proc = spawn(WEFT_BIN, ["serve", "--port", "0", "--db", db, "--sample"], {
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   proc.stderr!.on("data", (b) => {

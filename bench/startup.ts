@@ -1,0 +1,48 @@
+// Start-up of the `weft` command against a bare `node -e 0`, alternating them in one run:
+// `weft --help` (no command module loaded), `weft validate` of the sample (one command module), and,
+// given a BASELINE checkout (e.g. `git worktree add --detach /tmp/base main` with node_modules linked),
+// the same commands through that checkout's bin/weft. Usage: npx tsx bench/startup.ts [BASELINE] [reps=15]
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "..");
+const baseline =
+  process.argv[2] && existsSync(join(process.argv[2], "bin/weft")) ? resolve(process.argv[2]) : undefined;
+const reps = Number(process.argv[baseline ? 3 : 2] ?? 15);
+const sample = join(root, "examples/word-stats.yml");
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const cases: Record<string, [string, string[]]> = {
+  "node -e 0": [process.execPath, ["-e", "0"]],
+  "weft --help": [join(root, "bin/weft"), ["--help"]],
+  "weft validate": [join(root, "bin/weft"), ["validate", sample]],
+};
+if (baseline) {
+  cases["baseline --help"] = [join(baseline, "bin/weft"), ["--help"]];
+  cases["baseline validate"] = [join(baseline, "bin/weft"), ["validate", sample]];
+}
+const run = ([cmd, args]: [string, string[]]) => {
+  const t0 = performance.now();
+  try {
+    execFileSync(cmd, args, { stdio: "ignore" });
+  } catch (e) {
+    // validate exits 0 on the sample; anything else is a broken command, not a timing.
+    throw new Error(`${cmd} ${args.join(" ")} failed: ${(e as Error).message}`);
+  }
+  return performance.now() - t0;
+};
+for (const c of Object.values(cases)) run(c); // warm-up: file cache, a stale build rebuilt
+const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+for (let r = 0; r < reps; r++) for (const [k, c] of Object.entries(cases)) times[k]!.push(run(c));
+
+const node = median(times["node -e 0"]!);
+for (const [k, v] of Object.entries(times)) {
+  const m = median(v);
+  console.log(`${k.padEnd(18)} median ${m.toFixed(0).padStart(5)} ms  ${(m / node).toFixed(2)}× node`);
+}
+if (baseline) {
+  const ratio = (k: string) => (median(times[`baseline ${k}`]!) / median(times[`weft ${k}`]!)).toFixed(2);
+  console.log(`baseline/this: --help ${ratio("--help")}×, validate ${ratio("validate")}×`);
+}
+console.log(`weft --help: ${(median(times["weft --help"]!) / node).toFixed(2)}× node -e 0 (target ≤ 5)`);
