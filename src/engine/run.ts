@@ -10,12 +10,20 @@ import type { RunEvent } from "./events.js";
 import { VariablePool } from "./pool.js";
 import { Scheduler } from "./scheduler.js";
 
+/**
+ * Default bound on the nodes of one run executing at once. It is meant never to throttle a workflow's own
+ * parallelism: Dify's editor allows at most 10 branches per fan-out and 10 parallel iterations, so even
+ * nested fan-outs stay below it; it only stops a pathological graph (hundreds of ready nodes) from
+ * opening hundreds of model or HTTP calls at once. `weft run --concurrency N` changes it per run.
+ */
+export const DEFAULT_CONCURRENCY = 64;
+
 export interface RunOptions {
   inputs?: Record<string, unknown>;
   services?: Partial<ExecServices>;
   store?: RunStore;
   runId?: string;
-  /** Parallel node executions (Dify scales 3–10 workers). */
+  /** Nodes of this run executing at once; default DEFAULT_CONCURRENCY. */
   concurrency?: number;
   /** Dify's WORKFLOW_MAX_EXECUTION_STEPS is 500; benchmarks raise it. */
   maxSteps?: number;
@@ -83,7 +91,7 @@ async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunSto
     services: defaultServices(o.services),
     store,
     resumeFrom: resumed ? await store.committed(runId) : undefined,
-    concurrency: o.concurrency ?? 8,
+    concurrency: concurrencyOf(o.concurrency),
     maxSteps: o.maxSteps ?? 500,
     deadline: Date.now() + (o.maxTimeMs ?? 1_200_000),
     onEvent,
@@ -150,4 +158,12 @@ export async function resumeRun(runId: string, o: Omit<RunOptions, "runId" | "in
   }
   await o.store.updateRun(runId, { status: "running" });
   return execute(rec.workflow, runId, { ...o, inputs: rec.inputs }, o.store, true);
+}
+
+function concurrencyOf(n: number | undefined): number {
+  if (n === undefined) return DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(n) || n < 1) {
+    throw new WeftError("run.bad_concurrency", `concurrency must be a whole number of at least 1, not ${n}`);
+  }
+  return n;
 }

@@ -305,15 +305,12 @@ export class Scheduler {
     const { node, key } = t;
     const { outputs } = s.result;
     const port = s.result.port ?? "source";
-    await this.o.store.appendAttempt({ ...s.rec, outputs, port, usage: s.result.usage, meta: s.result.meta });
-    const commit = await this.o.store.commitNode(this.o.runId, {
-      key,
-      nodeId: node.id,
-      status: "succeeded",
-      outputs,
-      port,
-      writes: s.writes,
-    });
+    const attempt = { ...s.rec, outputs, port, usage: s.result.usage, meta: s.result.meta };
+    const commit = await this.o.store.commitNode(
+      this.o.runId,
+      { key, nodeId: node.id, status: "succeeded", outputs, port, writes: s.writes },
+      attempt,
+    );
     if (commit.status !== "succeeded" || commit.outputs !== outputs) {
       // Another worker committed this node first: its result stands and ours is dropped.
       frame.pool.set(node.id, commit.outputs);

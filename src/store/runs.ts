@@ -79,8 +79,10 @@ export interface RunStore {
    * concurrently), nothing is written and the existing commit is returned, so no node output is ever
    * committed twice. A fresh commit adds one artifact version per output.
    * Resolves to `commit` itself (the same object) when this call's commit is the one stored.
+   * `attempt`, the trace record of the attempt that produced the commit, is appended in the same
+   * transaction (whether or not the commit wins), so a node costs one durable write, not two.
    */
-  commitNode(runId: string, commit: NodeCommit): Promise<NodeCommit>;
+  commitNode(runId: string, commit: NodeCommit, attempt?: AttemptRecord): Promise<NodeCommit>;
   committed(runId: string): Promise<Map<string, NodeCommit>>;
   /** Attempts keep their append order per run. */
   appendAttempt(rec: AttemptRecord): Promise<void>;

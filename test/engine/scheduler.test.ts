@@ -199,3 +199,46 @@ describe("cancellation", () => {
     expect(r.trace.map((t) => t.nodeId)).toEqual(["start", "s1"]);
   });
 });
+
+describe("store writes per node", () => {
+  it("a succeeded node is one store write: its commit carrying its attempt, no separate trace append", async () => {
+    const { MemoryRunStore } = await import("../../src/store/memory/runs.js");
+    const calls: string[] = [];
+    class CountingStore extends MemoryRunStore {
+      override async commitNode(...a: Parameters<MemoryRunStore["commitNode"]>) {
+        calls.push(`commit ${a[1].key}${a[2] ? " +attempt" : ""}`);
+        return super.commitNode(...a);
+      }
+      override async appendAttempt(...a: Parameters<MemoryRunStore["appendAttempt"]>) {
+        calls.push(`attempt ${a[0].key}`);
+        return super.appendAttempt(...a);
+      }
+    }
+    const store = new CountingStore();
+    const wf = buildWorkflow({
+      nodes: [start(), tpl("t1", "<{{ x }}>", { x: ["start", "x"] }), end({ out: ["t1", "output"] })],
+      edges: [["start", "t1"], ["t1", "end"]],
+    });
+    const r = await runWorkflow(wf, { inputs: { x: "hi" }, store });
+    expect(r.status).toBe("succeeded");
+    expect(calls).toEqual(["commit start +attempt", "commit t1 +attempt", "commit end +attempt"]);
+    expect((await store.attempts(r.runId)).map((a) => a.nodeId)).toEqual(["start", "t1", "end"]);
+  });
+
+  it("the default concurrency runs a 16-wide fan-out all at once; a bad concurrency is a typed error", async () => {
+    registerSleepNode();
+    const nodes: Array<Record<string, unknown> & { id: string; type: string }> = [start([])];
+    const edges: Array<[string, string]> = [];
+    for (let i = 0; i < 16; i++) {
+      nodes.push({ id: `s${i}`, type: "test-sleep", ms: 50 });
+      edges.push(["start", `s${i}`], [`s${i}`, "end"]);
+    }
+    nodes.push(end({}));
+    const wf = buildWorkflow({ nodes, edges });
+    sleepStats.peak = 0;
+    const r = await runWorkflow(wf, {});
+    expect(r.status).toBe("succeeded");
+    expect(sleepStats.peak).toBe(16);
+    await expect(runWorkflow(wf, { concurrency: 0 })).rejects.toMatchObject({ code: "run.bad_concurrency" });
+  });
+});

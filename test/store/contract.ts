@@ -163,6 +163,25 @@ function describeCommits(target: StoreTarget): void {
       expect(await runs.committed("nope")).toEqual(new Map());
     }));
 
+  it("commits: the attempt given with a commit is traced with it, also when an earlier commit of the key won", () =>
+    withStores(target, async ({ runs }) => {
+      const r = run();
+      await runs.createRun(r);
+      const first = attempt(r.id, "t", 1, { outputs: { output: "one" }, port: "source" });
+      const second = attempt(r.id, "t", 2, { outputs: { output: "two" }, port: "source" });
+      await runs.appendAttempt(attempt(r.id, "u", 1, { status: "failed", error: { code: "node.error", message: "x" } }));
+      const won = commit("t", { output: "one" });
+      expect(await runs.commitNode(r.id, won, first)).toBe(won);
+      expect(await runs.commitNode(r.id, commit("t", { output: "two" }), second)).toEqual(won);
+      const traced = await runs.attempts(r.id);
+      expect(traced.map((x) => [x.key, x.attempt, x.status])).toEqual([
+        ["u", 1, "failed"],
+        ["t", 1, first.status],
+        ["t", 2, second.status],
+      ]);
+      expect(traced[1]).toEqual(first);
+    }));
+
   it("commits: of many concurrent commits of one key exactly one wins, and every caller gets the winner", () =>
     withStores(target, async ({ runs }) => {
       const r = run();

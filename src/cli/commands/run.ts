@@ -36,6 +36,12 @@ function splitPair(raw: string, flag: string): [string, string] {
   return [raw.slice(0, i), raw.slice(i + 1)];
 }
 
+function positiveInt(raw: string, flag: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1) throw new CliError("usage.number", `${flag} expects a whole number of at least 1, got "${raw}"`);
+  return n;
+}
+
 function progress(json: boolean): (e: RunEvent) => void {
   const tty = process.stderr.isTTY && !json;
   return (e) => {
@@ -101,7 +107,7 @@ export function registerRunCommands(program: Command): void {
     .option("--trace", "print the trace of every node attempt")
     .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
-    .option("--concurrency <n>", "parallel node executions", "8")
+    .option("--concurrency <n>", "nodes of this run executing at once (default 64)")
     .option("--queue", "enqueue on Redis for weft workers instead of running here")
     .option("--redis <url>", "Redis for --queue (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
     .action(async (file, opts) => {
@@ -139,7 +145,7 @@ export function registerRunCommands(program: Command): void {
           inputs,
           services,
           store: stores.runs,
-          concurrency: Number(opts.concurrency),
+          concurrency: opts.concurrency === undefined ? undefined : positiveInt(opts.concurrency, "--concurrency"),
           sys: opts.query ? { query: opts.query } : undefined,
           onEvent: progress(!!opts.json),
         });

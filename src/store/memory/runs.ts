@@ -28,7 +28,8 @@ export class MemoryRunStore implements RunStore {
     const r = this.runs.get(id);
     if (r) Object.assign(r, structuredClone(patch), { updatedAt: Date.now() });
   }
-  async commitNode(runId: string, commit: NodeCommit): Promise<NodeCommit> {
+  async commitNode(runId: string, commit: NodeCommit, attempt?: AttemptRecord): Promise<NodeCommit> {
+    if (attempt) this.pushAttempt(attempt);
     const m = this.commits.get(runId) ?? new Map<string, NodeCommit>();
     this.commits.set(runId, m);
     const prior = m.get(commit.key);
@@ -56,6 +57,9 @@ export class MemoryRunStore implements RunStore {
     return new Map([...(this.commits.get(runId) ?? new Map())].map(([k, v]) => [k, structuredClone(v)]));
   }
   async appendAttempt(rec: AttemptRecord): Promise<void> {
+    this.pushAttempt(rec);
+  }
+  private pushAttempt(rec: AttemptRecord): void {
     const list = this.attemptLog.get(rec.runId) ?? [];
     list.push(structuredClone(rec));
     this.attemptLog.set(rec.runId, list);

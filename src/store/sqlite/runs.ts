@@ -99,9 +99,10 @@ export class SqliteRunStore implements RunStore {
     const sets = fields.map(([column]) => `${column} = ?`).join(", ");
     this.db.prepare(`UPDATE runs SET ${sets} WHERE id = ?`).run(...fields.map(([, v]) => v), id);
   }
-  async commitNode(runId: string, c: NodeCommit): Promise<NodeCommit> {
+  async commitNode(runId: string, c: NodeCommit, attempt?: AttemptRecord): Promise<NodeCommit> {
     const now = Date.now();
     return this.db.transaction((): NodeCommit => {
+      if (attempt) this.insertAttempt(attempt);
       const inserted = this.stmts.commit.run(
         runId,
         c.key,
@@ -135,6 +136,9 @@ export class SqliteRunStore implements RunStore {
     return m;
   }
   async appendAttempt(rec: AttemptRecord): Promise<void> {
+    this.insertAttempt(rec);
+  }
+  private insertAttempt(rec: AttemptRecord): void {
     this.stmts.attempt.run(rec.runId, rec.key, rec.nodeId, JSON.stringify(rec));
   }
   async attempts(runId: string): Promise<AttemptRecord[]> {
