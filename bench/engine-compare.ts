@@ -10,7 +10,9 @@ import { buildWorkflow, tpl } from "../test/support/build.js";
 
 const baseDir = process.argv[2];
 if (!baseDir || !existsSync(join(baseDir, "src/engine/run.ts"))) {
-  process.stderr.write("usage: npx tsx bench/engine-compare.ts BASELINE_CHECKOUT (a directory with src/engine/run.ts)\n");
+  process.stderr.write(
+    "usage: npx tsx bench/engine-compare.ts BASELINE_CHECKOUT (a directory with src/engine/run.ts)\n",
+  );
   process.exit(2);
 }
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
@@ -35,20 +37,50 @@ async function load(name: string, root: string): Promise<Engine> {
         const store = new (await mod("src/store/sqlite.ts")).SqliteRunStore(path);
         return { store, close: () => store.close() };
       };
+  // Each checkout has its own node registry; the wide DAG's sleep node goes into both.
+  (await mod("test/support/test-nodes.ts")).registerSleepNode();
   return { name, run: runWorkflow, sqlite };
 }
 
 function chain(n: number) {
-  const nodes = [{ id: "start", type: "start", variables: [] }, ...Array.from({ length: n }, (_, i) => tpl(`t${i}`, "x")), { id: "end", type: "end", outputs: [] }];
+  const nodes = [
+    { id: "start", type: "start", variables: [] },
+    ...Array.from({ length: n }, (_, i) => tpl(`t${i}`, "x")),
+    { id: "end", type: "end", outputs: [] },
+  ];
   const edges: Array<[string, string]> = [["start", "t0"]];
   for (let i = 1; i < n; i++) edges.push([`t${i - 1}`, `t${i}`]);
   edges.push([`t${n - 1}`, "end"]);
   return buildWorkflow({ nodes, edges });
 }
 
+/** `width` parallel chains of `depth` 40 ms sleeps: the critical path is depth × 40 ms. */
+function wide(width: number, depth: number) {
+  const nodes: Array<Record<string, unknown> & { id: string; type: string }> = [
+    { id: "start", type: "start", variables: [] },
+  ];
+  const edges: Array<[string, string]> = [];
+  for (let w = 0; w < width; w++) {
+    for (let d = 0; d < depth; d++) {
+      nodes.push({ id: `n${w}_${d}`, type: "test-sleep", ms: 40 });
+      edges.push([d === 0 ? "start" : `n${w}_${d - 1}`, `n${w}_${d}`]);
+    }
+    edges.push([`n${w}_${depth - 1}`, "end"]);
+  }
+  nodes.push({ id: "end", type: "end", outputs: [] });
+  return buildWorkflow({ nodes, edges });
+}
+
 const small = buildWorkflow({
-  nodes: [{ id: "start", type: "start", variables: [{ variable: "x", type: "text-input" }] }, tpl("t", "{{ x }}!", { x: ["start", "x"] }), { id: "end", type: "end", outputs: [{ variable: "o", value_selector: ["t", "output"] }] }],
-  edges: [["start", "t"], ["t", "end"]],
+  nodes: [
+    { id: "start", type: "start", variables: [{ variable: "x", type: "text-input" }] },
+    tpl("t", "{{ x }}!", { x: ["start", "x"] }),
+    { id: "end", type: "end", outputs: [{ variable: "o", value_selector: ["t", "output"] }] },
+  ],
+  edges: [
+    ["start", "t"],
+    ["t", "end"],
+  ],
 });
 
 async function timed(f: () => Promise<unknown>): Promise<number> {
@@ -58,7 +90,12 @@ async function timed(f: () => Promise<unknown>): Promise<number> {
 }
 
 const cases: Array<{ name: string; unit: string; per: number; run: (e: Engine, dir: string) => Promise<number> }> = [
-  { name: "1000-node chain, memory store", unit: "µs/node", per: 1002 / 1000, run: (e) => timed(() => e.run(chain(1000), { maxSteps: 2000 })) },
+  {
+    name: "1000-node chain, memory store",
+    unit: "µs/node",
+    per: 1002 / 1000,
+    run: (e) => timed(() => e.run(chain(1000), { maxSteps: 2000 })),
+  },
   {
     name: "200-node chain, SQLite synchronous=FULL",
     unit: "µs/node",
@@ -72,7 +109,19 @@ const cases: Array<{ name: string; unit: string; per: number; run: (e: Engine, d
       }
     },
   },
-  { name: "1000 concurrent small runs", unit: "ms", per: 1, run: (e) => timed(() => Promise.all(Array.from({ length: 1000 }, (_, i) => e.run(small, { inputs: { x: String(i) } })))) },
+  {
+    name: "wide DAG 16×5 of 40 ms sleeps, default concurrency",
+    unit: "× critical path",
+    per: 200,
+    run: (e) => timed(() => e.run(wide(16, 5), { maxSteps: 500 })),
+  },
+  {
+    name: "1000 concurrent small runs",
+    unit: "ms",
+    per: 1,
+    run: (e) =>
+      timed(() => Promise.all(Array.from({ length: 1000 }, (_, i) => e.run(small, { inputs: { x: String(i) } })))),
+  },
 ];
 
 const engines = [await load("baseline", resolve(baseDir)), await load("this", resolve("."))];
@@ -86,7 +135,9 @@ try {
       for (const e of r % 2 ? [...engines].reverse() : engines) times.get(e.name)!.push((await c.run(e, dir)) / c.per);
     }
     const [b, t] = engines.map((e) => median(times.get(e.name)!));
-    console.log(`${c.name}: baseline ${b!.toFixed(1)} ${c.unit}, this ${t!.toFixed(1)} ${c.unit}, ratio ${(t! / b!).toFixed(2)}`);
+    console.log(
+      `${c.name}: baseline ${b!.toFixed(2)} ${c.unit}, this ${t!.toFixed(2)} ${c.unit}, ratio ${(t! / b!).toFixed(2)}`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
 import type { RunEvent } from "../../src/engine/events.js";
+import { MemoryRunStore } from "../../src/store/memory/runs.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { registerSleepNode, sleepStats } from "../support/test-nodes.js";
 
@@ -202,7 +203,6 @@ describe("cancellation", () => {
 
 describe("store writes per node", () => {
   it("a succeeded node is one store write: its commit carrying its attempt, no separate trace append", async () => {
-    const { MemoryRunStore } = await import("../../src/store/memory/runs.js");
     const calls: string[] = [];
     class CountingStore extends MemoryRunStore {
       override async commitNode(...a: Parameters<MemoryRunStore["commitNode"]>) {
