@@ -2,6 +2,7 @@ import { Command } from "@commander-js/extra-typings";
 import { registerEvalCommands } from "./commands/eval.js";
 import { registerEvalRunners } from "./commands/eval-runners.js";
 import { registerCompileCommands } from "./commands/compile.js";
+import { registerChatCommand } from "./commands/chat.js";
 import { registerGenerateCommands } from "./commands/generate.js";
 import { registerMineCommands } from "./commands/mine.js";
 import { registerRunCommands } from "./commands/run.js";
@@ -17,6 +18,7 @@ const program = new Command()
 registerStaticCommands(program);
 registerRunCommands(program);
 registerGenerateCommands(program);
+registerChatCommand(program);
 registerCompileCommands(program);
 registerMineCommands(program);
 registerEvalCommands(program);

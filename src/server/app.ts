@@ -5,6 +5,7 @@ import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
 import { chatRoutes } from "./routes/chat.js";
 import { metaRoutes } from "./routes/meta.js";
+import { proposalRoutes } from "./routes/proposals.js";
 import { appRunRoutes, runRoutes } from "./routes/runs.js";
 import { serveWeb } from "./static.js";
 
@@ -69,6 +70,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", appRoutes(deps));
   apps.route("/", appRunRoutes(deps));
   apps.route("/", chatRoutes(deps));
+  apps.route("/", proposalRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", runRoutes(deps));
   app.route("/api", metaRoutes(deps));

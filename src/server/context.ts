@@ -3,12 +3,16 @@ import type { ExecServices, LlmService, ModelRef } from "../ir/services.js";
 import type { LlmConfig } from "../llm/index.js";
 import type { SqliteRunStore } from "../store/sqlite.js";
 import { ApiError } from "./errors.js";
+import type { ModelChoice } from "../dsl/compact/convert.js";
+import type { Editing } from "./editing.js";
 import type { RunHub } from "./hub.js";
 import type { AppRecord, AppStore } from "./store.js";
 
 /** What every route needs: the stores, the run hub and the model layer (absent when none is configured). */
 export interface ServerDeps {
   apps: AppStore;
+  /** Proposals, apply/reject/undo and the agent's conversation memory. */
+  editing: Editing;
   runs: SqliteRunStore;
   hub: RunHub;
   services: Partial<ExecServices>;
@@ -16,6 +20,8 @@ export interface ServerDeps {
   /** The agent's model; the endpoint routing decides where it goes. */
   agentModel: ModelRef;
   agentLlm?: LlmService;
+  /** The model nodes added by the agent get (the configured default); none when the config names none. */
+  nodeModel?: ModelChoice;
   agentMaxIterations?: number;
 }
 

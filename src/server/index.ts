@@ -1,11 +1,12 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { ExecServices, ModelRef } from "../ir/services.js";
-import { createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
+import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
 import { SqliteRunStore } from "../store/sqlite.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { RunHub } from "./hub.js";
+import { Editing } from "./editing.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
 import { AppStore } from "./store.js";
 
@@ -47,13 +48,16 @@ export function openDeps(o: Omit<ServerOptions, "port" | "host">): ServerDeps {
   const apps = new AppStore(runs.db);
   const services = o.services ?? {};
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
+  const nodeModel = o.llmConfig ? configuredNodeModel(o.llmConfig, o.agentModel?.name) : undefined;
   return {
     apps,
+    editing: new Editing(apps),
     runs,
     services,
     hub: new RunHub({ runs, apps, services, concurrency: o.concurrency, flushMs: o.flushMs }),
     llmConfig: o.llmConfig,
     agentLlm,
+    ...(nodeModel ? { nodeModel } : {}),
     agentModel: o.agentModel ?? { provider: "weft-agent", name: "" },
     agentMaxIterations: o.agentMaxIterations,
   };
