@@ -155,7 +155,10 @@ function convertSide(raws: RawCompactNode[], ids: ReadonlyMap<string, string>, o
 interface Built {
   byIndex: Map<number, WorkflowNode>;
   added: WorkflowNode[];
+  /** IR ids of nodes kept exactly as stored. */
   unchanged: Set<string>;
+  /** Answer ids of those nodes. */
+  unchangedCids: Set<string>;
 }
 
 /** Each answer node as an IR node: stored (unchanged), merged (changed), or new. */
@@ -167,7 +170,7 @@ function buildNodes(view: EditView, raws: RawCompactNode[], pl: Plan, opts: Read
   const shownByIndex = new Map([...shown].map(([cid, n]) => [view.projection.index.get(cid)!, n]));
   const answer = convertSide(raws, pl.ids, opts);
   const titles = new Set(base.nodes.map((n) => n.title).filter(Boolean));
-  const built: Built = { byIndex: new Map(), added: [], unchanged: new Set() };
+  const built: Built = { byIndex: new Map(), added: [], unchanged: new Set(), unchangedCids: new Set() };
   const probe = new Converter({});
   for (const n of raws) probe.types.set(n.cid, n.type);
   for (const raw of raws) {
@@ -190,6 +193,7 @@ function buildNodes(view: EditView, raws: RawCompactNode[], pl: Plan, opts: Read
     else if (before && deepEqual(before.config, conv.config) && (raw.title ?? stored.title) === stored.title) {
       built.byIndex.set(i, stored);
       built.unchanged.add(stored.id);
+      built.unchangedCids.add(raw.cid);
     } else {
       const config = mergeConfig(stored.config, before?.config ?? stored.config, conv.config);
       built.byIndex.set(i, { ...stored, title: raw.title ?? stored.title, config });
@@ -210,12 +214,21 @@ function newProblems(answer: Diagnostic[], shown: Diagnostic[], unchanged: Set<s
 
 const edgeKey = (s: string, port: string, t: string) => `${s}\u0000${port}\u0000${t}`;
 
+interface EdgeContext {
+  ids: Map<string, string>;
+  nodeOf(id: string): WorkflowNode | undefined;
+  /** The answer node with this id is the shown node with this id. */
+  sameNode(cid: string): boolean;
+  /** ... and is kept as stored, so its port indices mean what they meant. */
+  samePorts(cid: string): boolean;
+}
+
 /** The answer's edges as IR edges: those the stored workflow has keep their stored form. */
-function buildEdges(view: EditView, answerEdges: unknown[], ids: Map<string, string>, nodeOf: (id: string) => WorkflowNode | undefined, diags: Diagnostic[]): WorkflowEdge[] {
+function buildEdges(view: EditView, answerEdges: unknown[], ctx: EdgeContext, diags: Diagnostic[]): WorkflowEdge[] {
+  const { ids, nodeOf } = ctx;
   const wanted: Array<[string, string, string]> = [];
-  const shown = new Map<string, number>();
-  view.projection.compact.edges.forEach((e, i) => shown.set(canonicalJson(e), i));
-  const kept = new Set<number>();
+  const shown = new Map<string, number[]>();
+  view.projection.compact.edges.forEach((e, i) => shown.set(canonicalJson(e), [...(shown.get(canonicalJson(e)) ?? []), i]));
   answerEdges.forEach((e, i) => {
     const field = `edges[${i}]`;
     const fail = (code: string, message: string, nodeId?: string) =>
@@ -224,11 +237,11 @@ function buildEdges(view: EditView, answerEdges: unknown[], ids: Map<string, str
     const [s, t] = [compactIdOf(e[0]), compactIdOf(e[2])];
     const src = s === undefined ? undefined : ids.get(s);
     const dst = t === undefined ? undefined : ids.get(t);
-    const stored = shown.get(canonicalJson(e));
-    // An edge shown with a handle the node does not have (a broken file) is kept when answered as shown.
-    if (typeof e[1] === "string" && !/^\d+$/.test(e[1].trim()) && stored !== undefined && !kept.has(stored)) {
+    // An edge answered as shown, from a node kept as stored (so its ports mean what they meant), is the
+    // stored edge: this also keeps edges a broken file gives handles its nodes do not have.
+    const stored = s !== undefined && t !== undefined && ctx.samePorts(s) && ctx.sameNode(t) ? shown.get(canonicalJson(e))?.shift() : undefined;
+    if (stored !== undefined) {
       const b = view.workflow.edges[stored]!;
-      kept.add(stored);
       return wanted.push([b.source, b.sourcePort, b.target]);
     }
     if (!src || !dst) return fail("compact.bad_edge", `${field} joins ${describeValue(e[0])} → ${describeValue(e[2])}, but ${describeValue(!src ? e[0] : e[2])} is not a node`);
@@ -298,7 +311,18 @@ export function readEdit(view: EditView, answer: unknown, opts: ReadOptions = {}
     built.added,
     raws.map((n) => pl.ids.get(n.cid)!),
   );
-  const outEdges = buildEdges(view, edges, pl.ids, (id) => byId.get(id), diagnostics);
+  const shownCids = new Set(view.projection.toIr.keys());
+  const outEdges = buildEdges(
+    view,
+    edges,
+    {
+      ids: pl.ids,
+      nodeOf: (id) => byId.get(id),
+      sameNode: (cid) => shownCids.has(cid) && pl.baseIndex.get(cid) === view.projection.index.get(cid),
+      samePorts: (cid) => shownCids.has(cid) && pl.baseIndex.get(cid) === view.projection.index.get(cid) && built.unchangedCids.has(cid),
+    },
+    diagnostics,
+  );
   const draft = { ...view.workflow, nodes, edges: outEdges };
   const parsed = WorkflowSchema.safeParse(draft);
   const removed = [...pl.removed].map((i) => view.workflow.nodes[i]!.id);
