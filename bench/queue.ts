@@ -6,7 +6,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { submitRuns } from "../src/queue/index.js";
-import { SqliteRunStore } from "../src/store/sqlite.js";
+import { openStores } from "../src/store/open.js";
+import { openSqlite } from "../src/store/sqlite/database.js";
 import { buildWorkflow, tpl } from "../test/support/build.js";
 
 const root = resolve(import.meta.dirname, "..");
@@ -36,7 +37,7 @@ const wf = buildWorkflow({
 async function measure(workers: number): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "weft-qbench-"));
   const db = join(dir, "runs.db");
-  new SqliteRunStore(db).close();
+  await (await openStores(db)).close();
   const procs: ChildProcess[] = [];
   await Promise.all(
     Array.from({ length: workers }, (_, i) => {
@@ -45,14 +46,14 @@ async function measure(workers: number): Promise<number> {
       return new Promise<void>((res) => p.stderr!.on("data", (d) => String(d).includes("ready") && res()));
     }),
   );
-  const store = new SqliteRunStore(db);
+  const sqlite = openSqlite(db);
   const t0 = performance.now();
   await submitRuns(Array.from({ length: RUNS }, (_, i) => ({ workflow: wf, inputs: { n: String(i) } })), { redisUrl });
   // Count with SQL: listing runs would parse every stored workflow and slow the measurement itself.
-  const done = store.db.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'succeeded'");
+  const done = sqlite.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'succeeded'");
   while ((done.get() as { n: number }).n < RUNS) await new Promise((r) => setTimeout(r, 50));
   const secs = (performance.now() - t0) / 1000;
-  store.close();
+  sqlite.close();
   for (const p of procs) p.kill("SIGTERM");
   return RUNS / secs;
 }

@@ -63,7 +63,7 @@ const pct = (xs: number[], p: number) => {
 async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "weft-load-"));
   const server = await startServer({ db: join(dir, "weft.db"), port: 0, synchronous: SYNC });
-  const { key } = server.deps.apps.createKey("load");
+  const { key } = await server.deps.apps.createKey("load");
   const auth = { authorization: `Bearer ${key}` };
   const deadline = AbortSignal.timeout(TIMEOUT_MS);
   try {

@@ -4,11 +4,12 @@ import { runWorkflow } from "../engine/run.js";
 import { type Diagnostic, formatDiagnostic } from "../ir/diagnostics.js";
 import type { ChatMessage, ExecServices, LlmService, ModelRef } from "../ir/services.js";
 import { type AppMode, type Workflow, WorkflowSchema } from "../ir/workflow.js";
-import { isPlainObject } from "../util/json.js";
+
 import { type EditView, type ReadOptions, readEdit, viewOf } from "./edit/read.js";
 import { feedbackPrompt, systemPrompt, turnPrompt } from "./prompts.js";
-import { makeProposal, type Proposal } from "./proposal.js";
-import { type AnswerSections, parseAnswer, type RepairRecord } from "./repair/index.js";
+import { readAnswer } from "./answer.js";
+import type { Proposal } from "./proposal.js";
+import type { AnswerSections, RepairRecord } from "./repair/index.js";
 
 export interface GenerateOptions {
   llm: LlmService;
@@ -51,19 +52,10 @@ export interface GenerationResult {
   turn: ChatMessage[];
 }
 
-const errors = (ds: Diagnostic[]) => ds.filter((d) => d.severity === "error");
-
 /** The model sees compact ids: problems name nodes by those. */
 export function formatForModel(d: Diagnostic, toCompact: ReadonlyMap<string, string>): string {
   const nodeId = d.nodeId !== undefined ? (toCompact.get(d.nodeId) ?? d.nodeId) : undefined;
   return formatDiagnostic({ ...d, ...(nodeId !== undefined ? { nodeId } : {}) });
-}
-
-function startingView(o: GenerateOptions, answer: unknown): EditView {
-  if (o.current) return viewOf(o.current);
-  const types = isPlainObject(answer) && Array.isArray(answer.nodes_info) ? answer.nodes_info.map((n) => (isPlainObject(n) ? n.type : undefined)) : [];
-  const mode = o.mode ?? (types.includes("answer") ? "advanced-chat" : "workflow");
-  return viewOf(WorkflowSchema.parse({ name: o.name ?? "generated", mode, nodes: [], edges: [] }));
 }
 
 async function testRuns(o: GenerateOptions, wf: Workflow): Promise<Diagnostic[]> {
@@ -95,21 +87,9 @@ export async function generateWorkflow(o: GenerateOptions): Promise<GenerationRe
   let best: GenerationResult | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const resp = await o.llm.chat({ model: o.model, messages, signal: o.signal });
-    const parsed = parseAnswer(resp.text, { repair: true });
-    const problems: Diagnostic[] = [...errors(parsed.diagnostics)];
-    let proposal: Proposal | undefined;
-    let toCompact = new Map<string, string>();
-    if (problems.length === 0 && parsed.json !== undefined) {
-      const view = shown ?? startingView(o, parsed.json);
-      const reading = readEdit(view, parsed.json, o.compact);
-      toCompact = new Map([...reading.ids].map(([cid, ir]) => [ir, cid]));
-      problems.push(...errors(reading.diagnostics));
-      if (reading.workflow) {
-        proposal = makeProposal(o.current, reading.workflow, baseDiagnostics);
-        if (problems.length === 0) problems.push(...proposal.newErrors);
-        if (problems.length === 0) problems.push(...(await testRuns(o, reading.workflow)));
-      }
-    }
+    const reading = readAnswer(resp.text, { current: o.current, shown, name: o.name, mode: o.mode, compact: o.compact, baseDiagnostics });
+    const { parsed, proposal, problems, toCompact } = reading;
+    if (proposal && problems.length === 0) problems.push(...(await testRuns(o, proposal.workflow)));
     const passed = problems.length === 0 && !!proposal;
     const rec: GenerationAttempt = { attempt, answer: resp.text, repairs: parsed.repairs, problems, passed };
     attempts.push(rec);

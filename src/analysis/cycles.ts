@@ -1,3 +1,4 @@
+import { cyclicComponents } from "../util/scc.js";
 import type { DiagnosticSink } from "./codes.js";
 import type { AnalysisGraph, Scope } from "./graph.js";
 
@@ -17,54 +18,13 @@ export function checkCycles(g: AnalysisGraph, sink: DiagnosticSink): void {
   }
 }
 
-/** Tarjan's algorithm, iterative; returns components that hold a cycle (size > 1 or a self-edge). */
+/** Components of the scope that hold a cycle, by node index. */
 function stronglyConnected(g: AnalysisGraph, scope: Scope): number[][] {
-  const index = new Map<number, number>();
-  const low = new Map<number, number>();
-  const onStack = new Set<number>();
-  const stack: number[] = [];
-  const out: number[][] = [];
-  let counter = 0;
-  for (const root of scope.members) {
-    if (index.has(root)) continue;
-    const work: Array<{ v: number; i: number }> = [{ v: root, i: 0 }];
-    index.set(root, counter);
-    low.set(root, counter++);
-    stack.push(root);
-    onStack.add(root);
-    while (work.length > 0) {
-      const frame = work[work.length - 1]!;
-      const edges = g.nodes[frame.v]!.out;
-      if (frame.i < edges.length) {
-        const w = edges[frame.i++]!.target;
-        if (!index.has(w)) {
-          index.set(w, counter);
-          low.set(w, counter++);
-          stack.push(w);
-          onStack.add(w);
-          work.push({ v: w, i: 0 });
-        } else if (onStack.has(w)) {
-          low.set(frame.v, Math.min(low.get(frame.v)!, index.get(w)!));
-        }
-        continue;
-      }
-      work.pop();
-      const parent = work[work.length - 1];
-      if (parent) low.set(parent.v, Math.min(low.get(parent.v)!, low.get(frame.v)!));
-      if (low.get(frame.v) === index.get(frame.v)) {
-        const comp: number[] = [];
-        let w: number;
-        do {
-          w = stack.pop()!;
-          onStack.delete(w);
-          comp.push(w);
-        } while (w !== frame.v);
-        const selfLoop = comp.length === 1 && g.nodes[w]!.out.some((e) => e.target === w);
-        if (comp.length > 1 || selfLoop) out.push(comp.sort((a, b) => a - b));
-      }
-    }
-  }
-  return out;
+  return cyclicComponents(
+    scope.members,
+    (v) => g.nodes[v]!.out.map((e) => e.target),
+    (a, b) => a - b,
+  );
 }
 
 /** Reverse DFS postorder from the entry first; edges into a node still on the DFS path are back edges. */

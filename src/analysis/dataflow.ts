@@ -2,8 +2,7 @@ import { formatSelector } from "../ir/selector.js";
 import type { ValueType } from "../ir/types.js";
 import { type Availability, computeAvailability, ERROR_OUTPUTS } from "./availability.js";
 import type { DiagnosticSink } from "./codes.js";
-import type { AnalysisGraph } from "./graph.js";
-import type { Read } from "./reads.js";
+import type { AnalysisGraph, Read } from "./graph.js";
 import type { Resolver } from "./resolve.js";
 import { checkType } from "./types.js";
 

@@ -1,5 +1,6 @@
 import { describeNode, type NodeDescription } from "../ir/describe.js";
 import type { NodeTypeDef } from "../ir/registry.js";
+import type { ValueType } from "../ir/types.js";
 import type { AppMode, Workflow, WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
 import type { DiagnosticSink } from "./codes.js";
 
@@ -27,6 +28,16 @@ export interface AEdge {
   port: string;
   /** Closes a cycle in the DFS order of its scope; ignored by the dataflow passes. */
   back: boolean;
+}
+
+/** One value a node reads: a selector field, or a `{{#…#}}` reference in one of its texts. */
+export interface Read {
+  reader: number;
+  selector: string[];
+  field: string;
+  expects?: ValueType;
+  optional: boolean;
+  template: boolean;
 }
 
 export interface Scope {

@@ -1,16 +1,5 @@
-import type { ValueType } from "../ir/types.js";
-import type { AnalysisGraph } from "./graph.js";
+import type { AnalysisGraph, Read } from "./graph.js";
 import { templateReads } from "./templates.js";
-
-/** One value a node reads: a selector field, or a `{{#…#}}` reference in one of its texts. */
-export interface Read {
-  reader: number;
-  selector: string[];
-  field: string;
-  expects?: ValueType;
-  optional: boolean;
-  template: boolean;
-}
 
 /**
  * All reads of all nodes: declared inputs plus template references of Dify texts, deduplicated by

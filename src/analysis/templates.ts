@@ -2,8 +2,7 @@ import { parse, tokenize } from "@huggingface/jinja";
 import type { TextField } from "../ir/registry.js";
 import { malformedTemplateRefs, templateRefs } from "../ir/selector.js";
 import type { DiagnosticSink } from "./codes.js";
-import type { AnalysisGraph } from "./graph.js";
-import type { Read } from "./reads.js";
+import type { AnalysisGraph, Read } from "./graph.js";
 
 /** The `{{#…#}}` references of a node's Dify-kind texts, as reads (resolved by dataflow.ts). */
 export function templateReads(idx: number, texts: readonly TextField[]): Read[] {

@@ -1,8 +1,7 @@
 import { formatSelector } from "../ir/selector.js";
 import { isAssignable, type ValueType } from "../ir/types.js";
 import type { DiagnosticSink } from "./codes.js";
-import type { AnalysisGraph } from "./graph.js";
-import type { Read } from "./reads.js";
+import type { AnalysisGraph, Read } from "./graph.js";
 
 /** A read whose slot declares `expects` must get a value of an assignable declared type. */
 export function checkType(g: AnalysisGraph, read: Read, actual: ValueType, sink: DiagnosticSink): void {

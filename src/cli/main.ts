@@ -1,5 +1,6 @@
 import { Command } from "@commander-js/extra-typings";
 import { registerEvalCommands } from "./commands/eval.js";
+import { registerChat2WorkflowCommands } from "./commands/eval-chat2workflow.js";
 import { registerEvalRunners } from "./commands/eval-runners.js";
 import { registerCompileCommands } from "./commands/compile.js";
 import { registerChatCommand } from "./commands/chat.js";
@@ -23,7 +24,10 @@ registerCompileCommands(program);
 registerMineCommands(program);
 registerEvalCommands(program);
 const evalCommand = program.commands.find((c) => c.name() === "eval");
-if (evalCommand) registerEvalRunners(evalCommand as unknown as Parameters<typeof registerEvalRunners>[0]);
+if (evalCommand) {
+  registerEvalRunners(evalCommand as unknown as Parameters<typeof registerEvalRunners>[0]);
+  registerChat2WorkflowCommands(evalCommand as unknown as Parameters<typeof registerChat2WorkflowCommands>[0]);
+}
 (await import("./commands/serve.js")).registerServeCommands(program);
 
 try {

@@ -1,4 +1,5 @@
 import { WeftError } from "../ir/errors.js";
+import { StoreOpenError, StoreSpecError } from "../store/errors.js";
 
 /** Exit codes: 0 ok, 1 the thing checked is invalid / the run failed, 2 usage or configuration problem. */
 export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
@@ -21,7 +22,8 @@ export function reportError(e: unknown): number {
   }
   if (e instanceof WeftError) {
     process.stderr.write(`error ${e.code}: ${e.message}\n`);
-    return EXIT.invalid;
+    // A database that cannot be opened is a configuration problem (`--db`, config `db`), not a failed check.
+    return e instanceof StoreSpecError || e instanceof StoreOpenError ? EXIT.usage : EXIT.invalid;
   }
   const msg = e instanceof Error ? e.message : String(e);
   process.stderr.write(`error: ${msg}\n`);

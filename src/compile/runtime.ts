@@ -1,6 +1,6 @@
 import { type RunOptions, type RunResult, runWorkflow } from "../engine/run.js";
 import { WeftError } from "../ir/errors.js";
-import type { RunStore } from "../store/types.js";
+import type { RunStore } from "../store/runs.js";
 import type { Lowered } from "./lower.js";
 
 export interface ArtifactVersionView {
@@ -29,20 +29,23 @@ const pathValue = (v: unknown, path: readonly string[]) =>
  * version; this maps the model's artifact name to the IR output (and the path inside it) and reads them,
  * plus the attempts the gates rejected.
  */
-export function artifactHistory(store: RunStore, runId: string, lowered: Lowered, artifact: string): ArtifactHistory {
+export async function artifactHistory(
+  store: RunStore,
+  runId: string,
+  lowered: Lowered,
+  artifact: string,
+): Promise<ArtifactHistory> {
   const selector = lowered.selectors[artifact];
   if (!selector)
     throw new WeftError("compile.unknown_artifact", `the compiled workflow has no artifact "${artifact}"`, {
       artifact,
     });
   const [nodeId, output, ...path] = selector as [string, string, ...string[]];
-  const versions = store
-    .artifacts(runId, nodeId)
+  const versions = (await store.artifacts(runId, nodeId))
     .filter((a) => a.name === output)
     .sort((a, b) => a.version - b.version)
     .map((a) => ({ version: a.version, value: pathValue(a.value, path), key: a.key, createdAt: a.createdAt }));
-  const rejected = store
-    .attempts(runId)
+  const rejected = (await store.attempts(runId))
     .filter((a) => a.status === "gate-rejected" && a.nodeId === nodeId)
     .map((a) => ({ attempt: a.attempt, value: pathValue(a.outputs?.[output], path), reason: a.error?.message ?? "" }));
   return { artifact, selector, versions, rejected };

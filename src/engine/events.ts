@@ -1,4 +1,4 @@
-import type { RunStatus } from "../store/types.js";
+import type { RunStatus } from "../store/runs.js";
 
 export type RunEvent =
   | { type: "run_started"; runId: string; resumed: boolean }

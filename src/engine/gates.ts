@@ -94,3 +94,13 @@ export function checkGate(gate: Gate, outputs: Record<string, unknown>): string 
     }
   }
 }
+
+/** The gates a node's config declares. */
+export function gatesOf(cfg: Record<string, unknown>): Gate[] {
+  return Array.isArray(cfg.gates) ? (cfg.gates as Gate[]) : [];
+}
+
+/** The messages of every gate the outputs fail; empty when all pass. */
+export function gateRejections(gates: Gate[], outputs: Record<string, unknown>): string[] {
+  return gates.map((g) => checkGate(g, outputs)).filter((m): m is string => !!m);
+}

@@ -4,8 +4,8 @@ import "../nodes/index.js";
 import { NodeExecutionError, WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import { MemoryRunStore } from "../store/memory.js";
-import type { AttemptRecord, RunStatus, RunStore } from "../store/types.js";
+import { MemoryRunStore } from "../store/memory/runs.js";
+import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
 import type { RunEvent } from "./events.js";
 import { VariablePool } from "./pool.js";
 import { Scheduler } from "./scheduler.js";
@@ -82,7 +82,7 @@ async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunSto
     inputs,
     services: defaultServices(o.services),
     store,
-    resumeFrom: resumed ? store.committed(runId) : undefined,
+    resumeFrom: resumed ? await store.committed(runId) : undefined,
     concurrency: o.concurrency ?? 8,
     maxSteps: o.maxSteps ?? 500,
     deadline: Date.now() + (o.maxTimeMs ?? 1_200_000),
@@ -118,28 +118,36 @@ async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunSto
           ? { code: e.code, message: e.message }
           : { code: "run.error", message: e instanceof Error ? e.message : String(e) };
   }
-  store.updateRun(runId, { status, outputs, error });
+  await store.updateRun(runId, { status, outputs, error });
   onEvent({ type: "run_finished", runId, status, outputs, error });
   const conversation = (pool.outputsOf("conversation") ?? {}) as Record<string, unknown>;
-  return { runId, status, outputs, error, trace: store.attempts(runId), conversation };
+  return { runId, status, outputs, error, trace: await store.attempts(runId), conversation };
+}
+
+/**
+ * Record a new run and start it: resolves once the run record is stored (so its id can be handed out and
+ * looked up at once), with `done` settling when the run ends.
+ */
+export async function startRun(wf: Workflow, o: RunOptions = {}): Promise<{ runId: string; done: Promise<RunResult> }> {
+  const store = o.store ?? new MemoryRunStore();
+  const runId = o.runId ?? ulid();
+  const now = Date.now();
+  await store.createRun({ id: runId, workflow: wf, inputs: o.inputs ?? {}, status: "running", createdAt: now, updatedAt: now, appId: o.appId });
+  return { runId, done: execute(wf, runId, o, store, false) };
 }
 
 /** Run a workflow to completion. The run (workflow, inputs, commits, trace) is recorded in the store. */
 export async function runWorkflow(wf: Workflow, o: RunOptions = {}): Promise<RunResult> {
-  const store = o.store ?? new MemoryRunStore();
-  const runId = o.runId ?? ulid();
-  const now = Date.now();
-  store.createRun({ id: runId, workflow: wf, inputs: o.inputs ?? {}, status: "running", createdAt: now, updatedAt: now, appId: o.appId });
-  return execute(wf, runId, o, store, false);
+  return (await startRun(wf, o)).done;
 }
 
 /** Continue a run that was interrupted: committed nodes are reused, never executed again. */
 export async function resumeRun(runId: string, o: Omit<RunOptions, "runId" | "inputs"> & { store: RunStore }): Promise<RunResult> {
-  const rec = o.store.getRun(runId);
+  const rec = await o.store.getRun(runId);
   if (!rec) throw new WeftError("run.not_found", `no run with id ${runId}`);
   if (rec.status === "succeeded" || rec.status === "partial-succeeded") {
     throw new WeftError("run.finished", `run ${runId} already finished (${rec.status}); nothing to resume`);
   }
-  o.store.updateRun(runId, { status: "running" });
+  await o.store.updateRun(runId, { status: "running" });
   return execute(rec.workflow, runId, { ...o, inputs: rec.inputs }, o.store, true);
 }

@@ -1,32 +1,27 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import { describeNode } from "../ir/describe.js";
 import { NodeExecutionError, WeftError } from "../ir/errors.js";
-import type { BodyRunResult, ExecContext, NodeResult } from "../ir/registry.js";
-import type { ExecServices } from "../ir/services.js";
-import type { Workflow, WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
-import type { AttemptRecord, NodeCommit, RunStore } from "../store/types.js";
+import type { BodyRunResult, NodeEvent, NodeResult, NodeTypeDef } from "../ir/registry.js";
+import type { WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
+import type { AttemptRecord, NodeCommit, RunStore } from "../store/runs.js";
+import { type AttemptRun, type AttemptTarget, runAttempt } from "./attempt.js";
+import { errorStrategyOutcome } from "./error-strategy.js";
 import type { RunEvent } from "./events.js";
-import { checkGate, type Gate } from "./gates.js";
+import { gateRejections, gatesOf } from "./gates.js";
 import { edgeKey, GraphIndex } from "./graph.js";
 import type { VariablePool } from "./pool.js";
-import { renderTemplate } from "./render.js";
+import { retriesError, retryPolicy, sleep } from "./retry.js";
 import { AnswerStream } from "./stream.js";
 
 type EdgeState = "unknown" | "taken" | "skipped";
 
-export interface SchedulerOptions {
-  runId: string;
-  workflow: Workflow;
-  inputs: Record<string, unknown>;
-  services: ExecServices;
+export interface SchedulerOptions extends AttemptRun {
   store: RunStore;
   /** Commits of an earlier attempt at this run: those nodes are not executed again. */
   resumeFrom?: Map<string, NodeCommit>;
   concurrency: number;
   maxSteps: number;
   deadline: number;
-  onEvent: (e: RunEvent) => void;
-  signal: AbortSignal;
 }
 
 export interface CompletedNode {
@@ -51,23 +46,26 @@ function errorInfo(e: unknown): { code: string; message: string } {
   return { code: "node.error", message: String(e) };
 }
 
-/** Coerce a Dify default_value entry (strings are JSON-parsed for non-string types). */
-function defaultValue(entry: { type: string; value: unknown }): unknown {
-  if (typeof entry.value === "string" && entry.type !== "string") {
-    try {
-      return JSON.parse(entry.value);
-    } catch {
-      return entry.value;
-    }
+/** The node's definition and parsed config, refusing what Weft cannot execute. */
+function executable(node: WorkflowNode): { def: NodeTypeDef<any>; cfg: Record<string, any> } {
+  const desc = describeNode(node);
+  const def = desc.def;
+  if (!def) throw new NodeExecutionError("node.unknown_type", `node type "${node.type}" is not known to Weft`, node.id);
+  if (!desc.known) {
+    const d = desc.configDiagnostics[0];
+    throw new NodeExecutionError("config.invalid", d?.message ?? "invalid node config", node.id, { field: d?.field });
   }
-  return entry.value;
+  if (!def.execute) {
+    throw new NodeExecutionError("node.not_executable", `node type "${node.type}" cannot be executed by Weft`, node.id);
+  }
+  return { def, cfg: (desc.config ?? node.config) as Record<string, any> };
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
-  });
+interface Succeeded {
+  result: NodeResult;
+  writes: Array<{ selector: string[]; value: unknown }>;
+  rec: AttemptRecord;
+}
 
 /**
  * Ready-queue execution with Dify's edge semantics: a node runs when none of its incoming edges is
@@ -102,8 +100,7 @@ export class Scheduler {
   /** Run one scope (the top level or one container body) to completion; throws on an unhandled node failure. */
   private runFrame(frame: Frame): Promise<void> {
     const nodes = this.graph.scopeNodes(frame.scope);
-    const edgeState = new Map<string, EdgeState>();
-    for (const n of nodes) for (const e of this.graph.out.get(n.id) ?? []) edgeState.set(edgeKey(e), "unknown");
+    const edgeState = this.unknownEdges(nodes);
     const resolved = new Set<string>();
     const done = new Set<string>();
     const skipped = new Set<string>();
@@ -154,10 +151,7 @@ export class Scheduler {
         resolved.add(nodeId);
         running++;
         const node = this.graph.byId.get(nodeId)!;
-        const isContainer = !!describeNode(node).def?.container;
-        // Containers wait on their bodies, so they must not hold a worker slot their children need.
-        const job = () => this.executeNode(node, frame);
-        (isContainer ? job() : this.limit(job))
+        this.schedule(node, frame)
           .then((res) => {
             frame.ranTypes.add(node.type);
             done.add(nodeId);
@@ -186,252 +180,172 @@ export class Scheduler {
     });
   }
 
+  private unknownEdges(nodes: WorkflowNode[]): Map<string, EdgeState> {
+    const states = new Map<string, EdgeState>();
+    for (const n of nodes) for (const e of this.graph.out.get(n.id) ?? []) states.set(edgeKey(e), "unknown");
+    return states;
+  }
+
+  /** Run the node within the concurrency limit; containers wait on their bodies, so they take no slot their children need. */
+  private schedule(node: WorkflowNode, frame: Frame): Promise<{ port?: string }> {
+    const job = () => this.executeNode(node, frame);
+    return describeNode(node).def?.container ? job() : this.limit(job);
+  }
+
   private branchNode(node: WorkflowNode): boolean {
     // Nodes whose only port is `source` take every edge; branch and fail-branch nodes route by port.
     const ports = describeNode(node).ports;
     return !(ports.length === 1 && ports[0] === "source");
   }
 
-  /** Resolve the node's declared inputs for the trace. */
-  private traceInputs(node: WorkflowNode, pool: VariablePool): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    for (const ref of describeNode(node).inputs) {
-      const r = pool.read(ref.selector);
-      out[ref.selector.join(".")] = r.found ? r.value : null;
-    }
-    return out;
-  }
-
+  /**
+   * One node in one frame: replay its commit on resume; otherwise attempt it (retries, gates, timeouts),
+   * then commit what it produced or what its error strategy says. Throws when the failure fails the run.
+   */
   private async executeNode(node: WorkflowNode, frame: Frame): Promise<{ port?: string }> {
     const key = frame.prefix + node.id;
-    const o = this.o;
-    const cached = o.resumeFrom?.get(key);
-    if (cached && (cached.status === "succeeded" || cached.status === "exception")) {
-      frame.pool.set(node.id, cached.outputs);
-      for (const w of cached.writes ?? []) frame.pool.write(w.selector, w.value);
-      if (cached.status === "exception") this.exceptions++;
-      // A resumed run replays the reply: top-level answers re-stream from the pool, body answers here.
-      if (node.type === "answer" && frame.scope !== null)
-        this.stream?.direct(node.id, String(cached.outputs.answer ?? ""), [node.id, "answer"]);
-      this.completed.push({ nodeId: node.id, type: node.type, status: cached.status, outputs: cached.outputs, key });
-      this.finished(node, key, {
-        status: cached.status,
-        outputs: cached.outputs,
-        port: cached.port,
-        durationMs: 0,
-        cached: true,
-      });
-      return { port: this.branchNode(node) ? cached.port : undefined };
-    }
+    const cached = this.o.resumeFrom?.get(key);
+    if (cached && (cached.status === "succeeded" || cached.status === "exception"))
+      return this.replay(node, frame, key, cached);
+    this.checkRunLimits(node);
+    const { def, cfg } = executable(node);
+    const target: AttemptTarget = {
+      node,
+      key,
+      def,
+      cfg,
+      pool: frame.pool,
+      emitChunk: (ev) => this.chunk(node, frame, ev),
+      runBody: (opts) => this.runBody(node, frame, opts),
+    };
+    const settled = await this.attemptUntilSettled(target);
+    if ("result" in settled) return this.commitSucceeded(target, frame, settled);
+    return this.commitFailed(target, frame, settled.error);
+  }
 
+  /** A node committed by an earlier attempt at this run: its outputs and writes return without running it. */
+  private replay(node: WorkflowNode, frame: Frame, key: string, cached: NodeCommit): { port?: string } {
+    frame.pool.set(node.id, cached.outputs);
+    for (const w of cached.writes ?? []) frame.pool.write(w.selector, w.value);
+    if (cached.status === "exception") this.exceptions++;
+    // A resumed run replays the reply: top-level answers re-stream from the pool, body answers here.
+    if (node.type === "answer" && frame.scope !== null)
+      this.stream?.direct(node.id, String(cached.outputs.answer ?? ""), [node.id, "answer"]);
+    const status = cached.status === "exception" ? "exception" : "succeeded";
+    this.completed.push({ nodeId: node.id, type: node.type, status, outputs: cached.outputs, key });
+    this.finished(node, key, { status, outputs: cached.outputs, port: cached.port, durationMs: 0, cached: true });
+    return { port: this.branchNode(node) ? cached.port : undefined };
+  }
+
+  private checkRunLimits(node: WorkflowNode): void {
+    const o = this.o;
     if (o.signal.aborted) throw new NodeExecutionError("run.cancelled", "the run was cancelled", node.id);
     if (++this.steps > o.maxSteps) {
       throw new NodeExecutionError("run.too_many_steps", `run exceeded ${o.maxSteps} node executions`, node.id);
     }
     if (Date.now() > o.deadline) throw new NodeExecutionError("run.timeout", "run exceeded its time limit", node.id);
+  }
 
-    const desc = describeNode(node);
-    const def = desc.def;
-    const cfg = (desc.config ?? node.config) as Record<string, any>;
-    if (!def)
-      throw new NodeExecutionError("node.unknown_type", `node type "${node.type}" is not known to Weft`, node.id);
-    if (!desc.known) {
-      const d = desc.configDiagnostics[0];
-      throw new NodeExecutionError("config.invalid", d?.message ?? "invalid node config", node.id, { field: d?.field });
+  /** Where a node's streamed text goes: the run's events, or the answer streams of an advanced-chat run. */
+  private chunk(node: WorkflowNode, frame: Frame, ev: NodeEvent): void {
+    if (!this.stream) {
+      this.o.onEvent({ type: "text_chunk", runId: this.o.runId, nodeId: node.id, text: ev.text, selector: ev.selector });
+    } else if (frame.scope === null) {
+      // Top-level answers are streamed by their sessions; other nodes' text feeds those sessions.
+      if (node.type !== "answer") this.stream.chunk(node.id, ev.text, ev.selector);
+    } else if (node.type === "answer") {
+      // Answers inside loop/iteration bodies go out whole when they run.
+      this.stream.direct(node.id, ev.text, ev.selector);
     }
-    if (!def.execute) {
-      throw new NodeExecutionError(
-        "node.not_executable",
-        `node type "${node.type}" cannot be executed by Weft`,
-        node.id,
-      );
-    }
+  }
 
-    const retry = cfg.retry_config?.retry_enabled ? Math.max(0, Number(cfg.retry_config.max_retries ?? 0)) : 0;
-    const interval = Number(cfg.retry_config?.retry_interval ?? 0);
-    const gates: Gate[] = Array.isArray(cfg.gates) ? cfg.gates : [];
-    const gateRetries = gates.length ? Math.max(retry, 2) : 0;
+  /**
+   * Attempt the node until an attempt passes its gates, or no retry is left. Error retries (retry_config)
+   * and gate retries (with the gates' messages as feedback) are counted separately; every attempt is traced.
+   */
+  private async attemptUntilSettled(t: AttemptTarget): Promise<Succeeded | { error: unknown }> {
+    const o = this.o;
+    const gates = gatesOf(t.cfg);
+    const policy = retryPolicy(t.cfg, gates.length);
     const feedback: string[] = [];
-    let lastError: unknown;
-    let attempt = 0;
-    let gateRejections = 0;
+    let gateRetries = 0;
     let errorRetries = 0;
-
-    while (true) {
-      attempt++;
-      const writes: Array<{ selector: string[]; value: unknown }> = [];
-      const started = Date.now();
-      const inputs = this.traceInputs(node, frame.pool);
-      o.onEvent({
-        type: "node_started",
-        runId: o.runId,
-        key,
-        nodeId: node.id,
-        nodeType: node.type,
-        title: node.title,
-        attempt,
-      });
-      const ac = new AbortController();
-      const onAbort = () => ac.abort(o.signal.reason);
-      o.signal.addEventListener("abort", onAbort, { once: true });
-      const ctx: ExecContext<any> = {
-        workflow: o.workflow,
-        node,
-        config: cfg,
-        runId: o.runId,
-        runInputs: o.inputs,
-        attempt,
-        feedback: [...feedback],
-        read: (sel) => frame.pool.read(sel),
-        render: (text, style) => renderTemplate(text, (s) => frame.pool.read(s), style),
-        emit: (ev) => {
-          if (ev.type !== "chunk") return;
-          if (!this.stream) {
-            o.onEvent({ type: "text_chunk", runId: o.runId, nodeId: node.id, text: ev.text, selector: ev.selector });
-          } else if (frame.scope === null) {
-            // Top-level answers are streamed by their sessions; other nodes' text feeds those sessions.
-            if (node.type !== "answer") this.stream.chunk(node.id, ev.text, ev.selector);
-          } else if (node.type === "answer") {
-            // Answers inside loop/iteration bodies go out whole when they run.
-            this.stream.direct(node.id, ev.text, ev.selector);
-          }
-        },
-        writeVariable: (sel, value) => {
-          frame.pool.write(sel, value);
-          writes.push({ selector: [...sel], value });
-        },
-        runBody: (opts) => this.runBody(node, frame, opts),
-        services: o.services,
-        signal: ac.signal,
-      };
-      let result: NodeResult | undefined;
-      let error: unknown;
-      try {
-        const timeoutMs = typeof cfg.timeout_seconds === "number" ? cfg.timeout_seconds * 1000 : 0;
-        const exec = def.execute(ctx);
-        result = timeoutMs
-          ? await Promise.race([
-              exec,
-              new Promise<never>((_, rej) => {
-                const t = setTimeout(() => {
-                  ac.abort();
-                  rej(new NodeExecutionError("node.timeout", `node timed out after ${cfg.timeout_seconds}s`, node.id));
-                }, timeoutMs);
-                exec.finally(() => clearTimeout(t)).catch(() => {});
-              }),
-            ])
-          : await exec;
-      } catch (e) {
-        error = e;
-      } finally {
-        o.signal.removeEventListener("abort", onAbort);
-      }
-      const rec: AttemptRecord = {
-        runId: o.runId,
-        key,
-        nodeId: node.id,
-        nodeType: node.type,
-        title: node.title,
-        attempt,
-        status: "succeeded",
-        inputs,
-        startedAt: started,
-        endedAt: Date.now(),
-      };
-      if (result) {
-        const rejected = gates.map((g) => checkGate(g, result!.outputs)).filter((m): m is string => !!m);
-        if (rejected.length) {
-          o.store.appendAttempt({
-            ...rec,
-            status: "gate-rejected",
-            outputs: result.outputs,
-            error: { code: "gate.rejected", message: rejected.join("; ") },
-          });
-          if (gateRejections < gateRetries) {
-            gateRejections++;
-            feedback.push(...rejected);
-            o.onEvent({
-              type: "node_retry",
-              runId: o.runId,
-              key,
-              nodeId: node.id,
-              attempt,
-              reason: rejected.join("; "),
-            });
-            continue;
-          }
-          error = new NodeExecutionError("gate.failed", `output rejected by gates: ${rejected.join("; ")}`, node.id);
-          result = undefined;
-        }
-      }
-      if (result) {
-        const port = result.port ?? "source";
-        o.store.appendAttempt({ ...rec, outputs: result.outputs, port, usage: result.usage, meta: result.meta });
-        // If another worker committed this node first, its result stands and ours is dropped.
-        const commit = o.store.commitNode(o.runId, {
-          key,
-          nodeId: node.id,
-          status: "succeeded",
-          outputs: result.outputs,
-          port,
-          writes,
+    for (let attempt = 1; ; attempt++) {
+      const a = await runAttempt(o, t, attempt, feedback);
+      let error = a.error;
+      if (a.result) {
+        const rejected = gateRejections(gates, a.result.outputs);
+        if (rejected.length === 0) return { result: a.result, writes: a.writes, rec: a.rec };
+        const reason = rejected.join("; ");
+        await o.store.appendAttempt({
+          ...a.rec,
+          status: "gate-rejected",
+          outputs: a.result.outputs,
+          error: { code: "gate.rejected", message: reason },
         });
-        if (commit.status !== "succeeded" || commit.outputs !== result.outputs) {
-          frame.pool.set(node.id, commit.outputs);
-          for (const w of commit.writes ?? []) frame.pool.write(w.selector, w.value);
-          this.completed.push({
-            nodeId: node.id,
-            type: node.type,
-            status: commit.status === "exception" ? "exception" : "succeeded",
-            outputs: commit.outputs,
-            key,
-          });
-          return { port: this.branchNode(node) ? commit.port : undefined };
+        if (gateRetries < policy.maxGateRetries) {
+          gateRetries++;
+          feedback.push(...rejected);
+          o.onEvent({ type: "node_retry", runId: o.runId, key: t.key, nodeId: t.node.id, attempt, reason });
+          continue;
         }
-        frame.pool.set(node.id, result.outputs);
-        this.completed.push({ nodeId: node.id, type: node.type, status: "succeeded", outputs: result.outputs, key });
-        this.finished(node, key, {
-          status: "succeeded",
-          outputs: result.outputs,
-          port,
-          durationMs: rec.endedAt - started,
-          cached: false,
-        });
-        return { port: this.branchNode(node) ? port : undefined };
+        error = new NodeExecutionError("gate.failed", `output rejected by gates: ${reason}`, t.node.id);
       }
-      lastError = error;
       const info = errorInfo(error);
-      o.store.appendAttempt({ ...rec, status: "failed", error: info });
-      if (
-        errorRetries < retry &&
-        !o.signal.aborted &&
-        !(error instanceof NodeExecutionError && error.code === "gate.failed")
-      ) {
-        errorRetries++;
-        o.onEvent({ type: "node_retry", runId: o.runId, key, nodeId: node.id, attempt, reason: info.message });
-        await sleep(interval, o.signal);
-        continue;
-      }
-      break;
+      await o.store.appendAttempt({ ...a.rec, status: "failed", error: info });
+      if (!retriesError(policy, errorRetries, error, o.signal)) return { error };
+      errorRetries++;
+      o.onEvent({ type: "node_retry", runId: o.runId, key: t.key, nodeId: t.node.id, attempt, reason: info.message });
+      await sleep(policy.intervalMs, o.signal);
     }
+  }
 
-    const info = errorInfo(lastError);
-    const strategy = cfg.error_strategy;
-    if (strategy === "default-value" || strategy === "fail-branch") {
-      const outputs: Record<string, unknown> = { error_message: info.message, error_type: info.code };
-      if (strategy === "default-value") for (const d of cfg.default_value ?? []) outputs[d.key] = defaultValue(d);
-      const port = strategy === "fail-branch" ? "fail-branch" : "source";
-      o.store.commitNode(o.runId, { key, nodeId: node.id, status: "exception", outputs, port });
-      frame.pool.set(node.id, outputs);
-      this.exceptions++;
-      this.completed.push({ nodeId: node.id, type: node.type, status: "exception", outputs, key });
-      this.finished(node, key, { status: "exception", outputs, port, error: info, durationMs: 0, cached: false });
-      // default-value takes every outgoing edge, as Dify does.
-      return { port: strategy === "fail-branch" ? "fail-branch" : undefined };
+  /** Trace and commit a successful attempt; the successors start only after the commit is durable. */
+  private async commitSucceeded(t: AttemptTarget, frame: Frame, s: Succeeded): Promise<{ port?: string }> {
+    const { node, key } = t;
+    const { outputs } = s.result;
+    const port = s.result.port ?? "source";
+    await this.o.store.appendAttempt({ ...s.rec, outputs, port, usage: s.result.usage, meta: s.result.meta });
+    const commit = await this.o.store.commitNode(this.o.runId, {
+      key,
+      nodeId: node.id,
+      status: "succeeded",
+      outputs,
+      port,
+      writes: s.writes,
+    });
+    if (commit.status !== "succeeded" || commit.outputs !== outputs) {
+      // Another worker committed this node first: its result stands and ours is dropped.
+      frame.pool.set(node.id, commit.outputs);
+      for (const w of commit.writes ?? []) frame.pool.write(w.selector, w.value);
+      const status = commit.status === "exception" ? "exception" : "succeeded";
+      this.completed.push({ nodeId: node.id, type: node.type, status, outputs: commit.outputs, key });
+      return { port: this.branchNode(node) ? commit.port : undefined };
     }
-    this.finished(node, key, { status: "failed", error: info, durationMs: 0, cached: false });
-    if (lastError instanceof NodeExecutionError) throw lastError;
-    throw new NodeExecutionError(info.code, info.message, node.id);
+    frame.pool.set(node.id, outputs);
+    this.completed.push({ nodeId: node.id, type: node.type, status: "succeeded", outputs, key });
+    const durationMs = s.rec.endedAt - s.rec.startedAt;
+    this.finished(node, key, { status: "succeeded", outputs, port, durationMs, cached: false });
+    return { port: this.branchNode(node) ? port : undefined };
+  }
+
+  /** A node that failed for good: commit its error strategy's outputs, or fail the run. */
+  private async commitFailed(t: AttemptTarget, frame: Frame, error: unknown): Promise<{ port?: string }> {
+    const { node, key } = t;
+    const info = errorInfo(error);
+    const handled = errorStrategyOutcome(t.cfg, info);
+    if (!handled) {
+      this.finished(node, key, { status: "failed", error: info, durationMs: 0, cached: false });
+      if (error instanceof NodeExecutionError) throw error;
+      throw new NodeExecutionError(info.code, info.message, node.id);
+    }
+    const { outputs, port } = handled;
+    await this.o.store.commitNode(this.o.runId, { key, nodeId: node.id, status: "exception", outputs, port });
+    frame.pool.set(node.id, outputs);
+    this.exceptions++;
+    this.completed.push({ nodeId: node.id, type: node.type, status: "exception", outputs, key });
+    this.finished(node, key, { status: "exception", outputs, port, error: info, durationMs: 0, cached: false });
+    return { port: handled.route };
   }
 
   private finished(

@@ -2,10 +2,10 @@ import { resolve } from "node:path";
 import type { ExecServices } from "../ir/services.js";
 import { createLlmService, hasAnyEndpoint, loadLlmConfig } from "../llm/index.js";
 import { createSandbox } from "../sandbox/index.js";
-import { createHttpService } from "../tools/http.js";
 import { LocalToolService } from "../tools/builtin/service.js";
 import { TextDocumentService } from "../tools/documents.js";
 import { DirFileService } from "../tools/files.js";
+import { createHttpService } from "../tools/http.js";
 
 export interface ServiceConfig {
   http: { allowPrivate: boolean; allowHosts: string[] };

@@ -8,15 +8,19 @@ import pLimit from "p-limit";
 import type { AnswerRecord, Instruction, Suite } from "./pass/dataset.js";
 import { DOMAINS, instructionKey, PAPER_PASS_RATES } from "./pass/dataset.js";
 import { PassEvalError } from "./pass/errors.js";
-import {
-  type AnswerEvaluation,
-  classifyFailure,
-  definedIds,
-  evaluateAnswer,
-  FAILURE_KINDS,
-  type FailureKind,
-} from "./pass/evaluate.js";
+import { answerNodeTypes, classifyFailure, definedIds, evaluateAnswer, FAILURE_KINDS } from "./pass/evaluate.js";
 import type { PassJudge, PassJudgeVerdict } from "./pass/judge.js";
+import {
+  type JudgedEvaluation,
+  type Outcome13,
+  ourOutcome,
+  type PassItem,
+  type PassOptions,
+  type PassSuiteResult,
+  type PassSummary,
+  type RateSet,
+  recordedOutcome,
+} from "./pass/results.js";
 
 export * from "./pass/checks.js";
 export * from "./pass/dataset.js";
@@ -24,61 +28,7 @@ export * from "./pass/errors.js";
 export * from "./pass/evaluate.js";
 export * from "./pass/judge.js";
 export { renderPassReport } from "./pass/report.js";
-
-export interface PassOptions {
-  repair?: boolean;
-  judge?: PassJudge;
-  /** Parallel judge calls (default 4). */
-  concurrency?: number;
-  onProgress?: (done: number, total: number) => void;
-}
-
-export interface JudgedEvaluation extends AnswerEvaluation {
-  /** The judge's verdict, when a judge ran (only on answers that passed 1_1–1_3). */
-  judge?: PassJudgeVerdict;
-  /** 1_1–1_3 and the judge (the paper's pass); undefined without a judge. */
-  passJudged?: boolean;
-}
-
-export interface PassItem {
-  instruction: Instruction;
-  record: AnswerRecord;
-  strict: JudgedEvaluation;
-  repaired?: JudgedEvaluation;
-  /** What the unrepaired answer failed on. */
-  failureKind?: FailureKind;
-}
-
-export interface RateSet {
-  total: number;
-  passed13: number;
-  deterministic: number;
-  analyserClean: number;
-  judged?: number;
-}
-
-export type Outcome13 = "step_1_1" | "step_1_2" | "step_1_3" | "passed_1_3";
-
-export interface PassSummary {
-  model: string;
-  paper?: { name: string; rate: number };
-  total: number;
-  judge: "used" | "skipped";
-  strict: RateSet;
-  repaired?: RateSet;
-  /** Upstream single-run verdicts, when the records carry them. */
-  recorded?: { passed: number; total: number };
-  byDomain: Array<{ domain: string; strict: RateSet; repaired?: RateSet; recordedPassed?: number }>;
-  byRound: Array<{ round: number; strict: RateSet; repaired?: RateSet; recordedPassed?: number }>;
-  repairTable?: Array<{ kind: FailureKind; failed: number; fixed: number }>;
-  /** Ours (strict) vs recorded, on the outcome of steps 1_1–1_3. */
-  agreement?: { agree: number; total: number; matrix: Record<Outcome13, Record<Outcome13, number>> };
-}
-
-export interface PassSuiteResult {
-  summary: PassSummary;
-  items: PassItem[];
-}
+export * from "./pass/results.js";
 
 const emptyRates = (): RateSet => ({ total: 0, passed13: 0, deterministic: 0, analyserClean: 0 });
 function addRate(r: RateSet, e: JudgedEvaluation, judged: boolean) {
@@ -87,15 +37,6 @@ function addRate(r: RateSet, e: JudgedEvaluation, judged: boolean) {
   if (e.passDeterministic) r.deterministic++;
   if (e.passAnalyserClean) r.analyserClean++;
   if (judged) r.judged = (r.judged ?? 0) + (e.passJudged ? 1 : 0);
-}
-
-export function ourOutcome(e: AnswerEvaluation): Outcome13 {
-  return e.passed13 ? "passed_1_3" : (e.failStep as Outcome13);
-}
-export function recordedOutcome(r: AnswerRecord): Outcome13 | undefined {
-  if (!r.recorded) return undefined;
-  const f = r.recorded.failStep;
-  return !r.recorded.valid && (f === "step_1_1" || f === "step_1_2" || f === "step_1_3") ? f : "passed_1_3";
 }
 
 export async function evaluatePassSuite(
@@ -107,6 +48,7 @@ export async function evaluatePassSuite(
   const items: PassItem[] = [];
   const total = records.length;
   let done = 0;
+  const byKey = new Map(records.map((r) => [instructionKey(r.task, r.round), r]));
   for (const record of records) {
     const key = instructionKey(record.task, record.round);
     const instruction = suite.instructions.get(key);
@@ -114,10 +56,12 @@ export async function evaluatePassSuite(
       throw new PassEvalError("pass.unknown_instruction", `answer for ${key}: the suite has no such task/round`, {
         key,
       });
-    const strict: JudgedEvaluation = evaluateAnswer(record.text, instruction);
+    const prev = record.round > 1 ? byKey.get(instructionKey(record.task, record.round - 1)) : undefined;
+    const previousTypes = prev ? answerNodeTypes(prev.text) : undefined;
+    const strict: JudgedEvaluation = evaluateAnswer(record.text, instruction, { previousTypes });
     const item: PassItem = { instruction, record, strict };
     item.failureKind = classifyFailure(strict, record.text, definedIds(record.text));
-    if (opts.repair) item.repaired = evaluateAnswer(record.text, instruction, { repair: true });
+    if (opts.repair) item.repaired = evaluateAnswer(record.text, instruction, { repair: true, previousTypes });
     items.push(item);
     if (!opts.judge) opts.onProgress?.(++done, total);
   }

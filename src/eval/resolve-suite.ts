@@ -29,6 +29,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import pLimit from "p-limit";
 import { z } from "zod";
 import { loadWorkflowFile } from "../dsl/load.js";
 import { runWorkflow } from "../engine/run.js";
@@ -43,6 +44,7 @@ import {
   isEmptyOutputs,
   isFileValue,
   nonFileOutputs,
+  normaliseExtension,
   parseResolveJudge,
   type ResolveJudgeFn,
 } from "./metrics/resolve.js";
@@ -199,8 +201,16 @@ export interface ResolveCaseResult {
   pass: boolean | null;
   stage: ResolveStage;
   reason: string;
+  /** stage "error": the typed error's code (e.g. `tool.not_configured`, `http.request_failed`, `resolve.timeout`). */
+  errorCode?: string;
+  /** stage "error": the node that failed, and what it needed (a tool's provider/name, a model). */
+  errorNode?: { id: string; type: string; title: string };
+  cause?: string;
+  /** Output name → extension of each file output the check looked at (file_check and files_only). */
+  fileExtensions?: Record<string, string[]>;
   outputs?: Record<string, unknown>;
   fileFailures?: FileCheckFailure[];
+  durationMs?: number;
 }
 
 export interface ResolveSuiteResult {
@@ -224,9 +234,18 @@ export interface ResolveRunOptions {
   services: Partial<ExecServices>;
   judge?: ResolveJudgeFn;
   onProgress?: (done: number, total: number) => void;
+  /** Cases run at once (default 1). */
+  concurrency?: number;
+  /** A case still running after this long is cancelled and ends as error `resolve.timeout` (default 300 s, as upstream). */
+  caseTimeoutMs?: number;
 }
 
-async function readFileInput(path: string, files: FileService | undefined, field: string): Promise<unknown> {
+async function readFileInput(
+  path: string,
+  files: FileService | undefined,
+  field: string,
+  uploadName?: string,
+): Promise<unknown> {
   if (!files)
     throw new ResolveSuiteError(
       "resolve.no_file_service",
@@ -238,7 +257,7 @@ async function readFileInput(path: string, files: FileService | undefined, field
       field,
       path,
     });
-  const filename = basename(path);
+  const filename = uploadName ?? basename(path);
   return files.put(new Uint8Array(readFileSync(path)), {
     filename,
     mimeType: mimeForExtension(extensionOf(filename)) ?? "application/octet-stream",
@@ -251,8 +270,14 @@ async function materialiseInputs(suite: ResolveSuite, inputs: Record<string, unk
     if (v && typeof v === "object" && !Array.isArray(v)) {
       const o = v as Record<string, unknown>;
       if (typeof o.file === "string") return readFileInput(resolve(suite.dir, o.file), files, field);
+      // Upstream uploads a case file as document.<ext> / image.<ext>: workflows never see its real name.
       if (typeof o.mime_type === "string" && typeof o.value === "string")
-        return readFileInput(resolve(suite.filesDir, o.value), files, field);
+        return readFileInput(
+          resolve(suite.filesDir, o.value),
+          files,
+          field,
+          `${o.mime_type.startsWith("image/") ? "image" : "document"}${extensionOf(o.value)}`,
+        );
     }
     return v;
   };
@@ -264,14 +289,28 @@ async function materialiseInputs(suite: ResolveSuite, inputs: Record<string, unk
   return out;
 }
 
+type Verdict = Omit<ResolveCaseResult, "task" | "round" | "case">;
+
+/** The extension of every file (or file list) value among `names` of the outputs. */
+function extensionsOf(outputs: Record<string, unknown>, names: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const n of names) {
+    const v = outputs[n];
+    const files = (Array.isArray(v) ? v : [v]).filter(isFileValue);
+    if (files.length > 0) out[n] = files.map((f) => normaliseExtension(f.extension ?? extensionOf(f.filename ?? "")));
+  }
+  return out;
+}
+
 async function decide(
   ins: ResolveSuiteInstruction,
   c: ResolveCase,
   outputs: Record<string, unknown>,
   inputs: Record<string, unknown>,
   judge: ResolveJudgeFn | undefined,
-): Promise<Omit<ResolveCaseResult, "task" | "round" | "case">> {
+): Promise<Verdict> {
   if (isEmptyOutputs(outputs)) return { pass: false, stage: "empty_outputs", reason: "workflow returned no outputs" };
+  const fileExtensions = ins.required_files ? extensionsOf(outputs, Object.keys(ins.required_files)) : undefined;
   if (ins.required_files) {
     const fc = checkFileOutputs(outputs, ins.required_files);
     if (!fc.ok)
@@ -280,16 +319,18 @@ async function decide(
         stage: "file_check",
         reason: fc.failures.map((f) => `${f.output}: ${f.reason} (expected ${f.expected})`).join("; "),
         fileFailures: fc.failures,
+        fileExtensions,
       };
   }
   const text = nonFileOutputs(outputs);
   if (Object.keys(text).length === 0)
-    return { pass: true, stage: "files_only", reason: "every output is a checked file" };
+    return { pass: true, stage: "files_only", reason: "every output is a checked file", fileExtensions };
   if (!judge)
     return {
       pass: null,
       stage: "judge_skipped",
       reason: "text outputs need the LLM judge; no judge model is configured, so this part was skipped",
+      ...(fileExtensions ? { fileExtensions } : {}),
     };
   const textInputs = Object.fromEntries(
     Object.entries(inputs).filter(
@@ -303,47 +344,113 @@ async function decide(
     referenceAnswer: c.reference,
   });
   const v = parseResolveJudge(await judge({ prompt }));
-  return { pass: v.pass, stage: "judge", reason: v.reason };
+  return { pass: v.pass, stage: "judge", reason: v.reason, ...(fileExtensions ? { fileExtensions } : {}) };
+}
+
+/** What a failed node needed, read from its config: a tool's provider/name, an LLM's model. */
+function failedNode(workflow: Workflow, nodeId: string | undefined): Pick<Verdict, "errorNode" | "cause"> {
+  const node = nodeId ? workflow.nodes.find((n) => n.id === nodeId) : undefined;
+  if (!node) return {};
+  const c = (node.config ?? {}) as Record<string, unknown>;
+  const model = (c.model ?? {}) as { provider?: unknown; name?: unknown };
+  const cause =
+    node.type === "tool"
+      ? `tool ${String(c.provider_id ?? c.provider_name ?? "?")}/${String(c.tool_name ?? "?")}`
+      : typeof model.name === "string"
+        ? `model ${String(model.provider ?? "?")}/${model.name}`
+        : undefined;
+  return { errorNode: { id: node.id, type: node.type, title: node.title ?? node.id }, ...(cause ? { cause } : {}) };
+}
+
+const codeOf = (e: unknown) => (e instanceof WeftError ? e.code : "resolve.case_failed");
+
+async function runCase(
+  suite: ResolveSuite,
+  ins: ResolveSuiteInstruction,
+  c: ResolveCase,
+  workflow: Workflow,
+  opts: ResolveRunOptions,
+): Promise<Verdict> {
+  const timeoutMs = opts.caseTimeoutMs ?? 300_000;
+  const ctl = new AbortController();
+  const timedOut: Verdict = {
+    pass: false,
+    stage: "error",
+    reason: `the run took longer than ${timeoutMs} ms and was cancelled`,
+    errorCode: "resolve.timeout",
+  };
+  let timer: NodeJS.Timeout | undefined;
+  // A node that ignores the abort signal must not hold the whole evaluation: the case ends at the deadline.
+  const deadline = new Promise<"timeout">((ok) => {
+    timer = setTimeout(() => {
+      ctl.abort();
+      ok("timeout");
+    }, timeoutMs);
+  });
+  try {
+    const inputs = await materialiseInputs(suite, c.inputs, opts.services.files);
+    const run = await Promise.race([
+      runWorkflow(workflow, { inputs, services: opts.services, signal: ctl.signal }),
+      deadline,
+    ]);
+    if (run === "timeout" || ctl.signal.aborted) return timedOut;
+    if (run.status !== "failed") return { ...(await decide(ins, c, run.outputs, inputs, opts.judge)), outputs: run.outputs };
+    // A container (iteration, loop) reports its child's failure as its own: the cause is the first attempt
+    // that failed and was not retried into a success.
+    const recovered = new Set(run.trace.filter((a) => a.status !== "failed").map((a) => a.key));
+    const first = run.trace
+      .filter((a) => a.status === "failed" && a.error && !recovered.has(a.key))
+      .sort((a, b) => a.endedAt - b.endedAt)[0];
+    return {
+      pass: false,
+      stage: "error",
+      reason: `${run.error?.code ?? "run.failed"}: ${run.error?.message ?? ""}`,
+      errorCode: first?.error?.code ?? run.error?.code ?? "run.failed",
+      ...failedNode(workflow, first?.nodeId ?? run.error?.nodeId),
+      outputs: run.outputs,
+    };
+  } catch (e) {
+    return { pass: false, stage: "error", reason: (e as Error).message ?? String(e), errorCode: codeOf(e) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function loadInstructionWorkflow(ins: ResolveSuiteInstruction): Promise<Workflow | Verdict> {
+  if (!ins.workflow)
+    return { pass: false, stage: "error", reason: `no workflow for ${ins.task}_${ins.round}`, errorCode: "resolve.no_workflow" };
+  try {
+    return (await loadWorkflowFile(ins.workflow)).workflow;
+  } catch (e) {
+    return {
+      pass: false,
+      stage: "error",
+      reason: `workflow ${ins.workflow} could not be loaded: ${(e as Error).message}`,
+      errorCode: codeOf(e),
+    };
+  }
 }
 
 export async function runResolveSuite(suite: ResolveSuite, opts: ResolveRunOptions): Promise<ResolveSuiteResult> {
   const total = suite.instructions.reduce((s, i) => s + i.cases.length, 0);
-  const results: ResolveCaseResult[] = [];
+  const limit = pLimit(Math.max(1, opts.concurrency ?? 1));
   let done = 0;
+  const jobs: Array<Promise<ResolveCaseResult>> = [];
   for (const ins of suite.instructions) {
-    let workflow: Workflow | undefined;
-    let loadError: string | undefined;
-    if (!ins.workflow) loadError = `no workflow for ${ins.task}_${ins.round}`;
-    else
-      try {
-        workflow = (await loadWorkflowFile(ins.workflow)).workflow;
-      } catch (e) {
-        loadError = `workflow ${ins.workflow} could not be loaded: ${(e as Error).message}`;
-      }
+    const loaded = await loadInstructionWorkflow(ins);
     for (const [i, c] of ins.cases.entries()) {
       const base = { task: ins.task, round: ins.round, case: c.name ?? `test${i + 1}` };
-      let r: Omit<ResolveCaseResult, "task" | "round" | "case">;
-      if (!workflow) r = { pass: false, stage: "error", reason: loadError ?? "no workflow" };
-      else {
-        try {
-          const inputs = await materialiseInputs(suite, c.inputs, opts.services.files);
-          const run = await runWorkflow(workflow, { inputs, services: opts.services });
-          if (run.status === "failed")
-            r = {
-              pass: false,
-              stage: "error",
-              reason: `${run.error?.code ?? "run.failed"}: ${run.error?.message ?? ""}`,
-              outputs: run.outputs,
-            };
-          else r = { ...(await decide(ins, c, run.outputs, inputs, opts.judge)), outputs: run.outputs };
-        } catch (e) {
-          r = { pass: false, stage: "error", reason: (e as Error).message ?? String(e) };
-        }
-      }
-      results.push({ ...base, ...r });
-      opts.onProgress?.(++done, total);
+      jobs.push(
+        limit(async () => {
+          const t0 = Date.now();
+          const r = "nodes" in loaded ? await runCase(suite, ins, c, loaded, opts) : loaded;
+          opts.onProgress?.(++done, total);
+          return { ...base, ...r, durationMs: Date.now() - t0 };
+        }),
+      );
     }
   }
+  const results = await Promise.all(jobs);
   const passed = results.filter((r) => r.pass === true).length;
   const failed = results.filter((r) => r.pass === false).length;
   const skipped = results.filter((r) => r.pass === null).length;

@@ -116,6 +116,11 @@ export interface NodeTypeDef<C = Record<string, unknown>> {
   container?: { startType: string };
   /** Start node of a container body (iteration-start, loop-start). */
   containerStart?: { containerType: string };
+  /**
+   * Time the executor may spend before the user's work starts (a sandbox booting), added to the
+   * node's `timeout_seconds` timer. The executor itself then holds the user's work to the timeout.
+   */
+  timeoutAllowanceMs?: number;
   outputs(config: C, node: WorkflowNode): OutputDecl[];
   inputs(config: C, node: WorkflowNode): InputRef[];
   /** Branch handles the node can take, besides the common `fail-branch`. */

@@ -105,6 +105,14 @@ export interface SandboxLimits {
   maxOutputBytes: number;
 }
 
+/**
+ * How long a sandbox may take to start before the user's code runs (interpreter start, module
+ * preload, lockdown; more on a loaded machine). It is not the user's time: sandboxes start their
+ * `timeoutMs` clock when the code starts, and a code node's `timeout_seconds` timer allows this much
+ * on top.
+ */
+export const SANDBOX_STARTUP_ALLOWANCE_MS = 30_000;
+
 export interface SandboxService {
   run(req: {
     language: "javascript" | "python3";
@@ -140,7 +148,10 @@ export interface HttpService {
 }
 
 export interface FileService {
-  put(bytes: Uint8Array, meta: { filename: string; mimeType: string }): Promise<FileValue>;
+  put(
+    bytes: Uint8Array,
+    meta: { filename: string; mimeType: string; transferMethod?: FileValue["transfer_method"] },
+  ): Promise<FileValue>;
   get(file: FileValue): Promise<Uint8Array>;
 }
 

@@ -5,23 +5,9 @@ import type { ExecContext, InputRef, TextField } from "../ir/registry.js";
 import type { ChatMessage, FileValue, ModelRef, ToolCall, ToolSpec, Usage } from "../ir/services.js";
 import { normaliseType } from "../ir/types.js";
 import type { OutputDecl } from "../ir/workflow.js";
-import { commonFields, defineNode, SOURCE } from "./common.js";
-import {
-  addUsage,
-  callModel,
-  contextText,
-  historyText,
-  MemorySchema,
-  makeDiagnostic,
-  nodeLabel,
-  parseJsonObject,
-  readHistory,
-  requireLlm,
-  templateInputs,
-  usageOutput,
-  ZERO_USAGE,
-  gateFeedback,
-} from "./llm.js";
+import { commonFields, defineNode, SOURCE, templateInputs } from "./common.js";
+import { makeDiagnostic, nodeLabel } from "./diagnostics.js";
+import { addUsage, callModel, contextText, historyText, MemorySchema, parseJsonObject, readHistory, requireLlm, usageOutput, ZERO_USAGE, gateFeedback } from "./model-call.js";
 
 const AgentParam = z
   .object({

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { NodeExecutionError, WeftError } from "../ir/errors.js";
+import { SANDBOX_STARTUP_ALLOWANCE_MS } from "../ir/services.js";
 import { normaliseType } from "../ir/types.js";
 import {
   CODE_OUTPUT_TYPES,
@@ -102,6 +103,8 @@ export const codeNode = defineNode<CodeConfig>({
     "A variable whose source is missing is passed as null.",
   ],
   configSchema: CodeConfig,
+  // The sandbox holds the code to timeout_seconds from the moment it starts; booting is not its time.
+  timeoutAllowanceMs: SANDBOX_STARTUP_ALLOWANCE_MS,
   example: {
     variables: [{ variable: "text", value_selector: ["start", "query"] }],
     code_language: "python3",

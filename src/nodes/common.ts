@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { InputRef, TextField } from "../ir/registry.js";
 import { registerNodeType, type NodeTypeDef } from "../ir/registry.js";
+import { templateRefs } from "../ir/selector.js";
 
 /** A selector as found in real files: a list of strings (numbers are tolerated and stringified). */
 export const Sel = z.array(z.union([z.string(), z.number()]).transform(String));
@@ -74,6 +75,12 @@ export function bindingInputs(
   return (list ?? [])
     .map((b, i) => ({ selector: b.value_selector, field: `${field}[${i}].value_selector`, optional }))
     .filter((r) => r.selector.length > 0);
+}
+
+/** `{{#…#}}` references of a template text, as inputs of `field`. */
+export function templateInputs(text: unknown, field: string): InputRef[] {
+  if (typeof text !== "string" || text.length === 0) return [];
+  return templateRefs(text).map((r) => ({ selector: r.selector, field, fromTemplate: true }));
 }
 
 export function textField(field: string, text: unknown, kind: TextField["kind"] = "dify"): TextField[] {

@@ -4,8 +4,9 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { NodeExecutionError, NotConfiguredError, WeftError } from "../ir/errors.js";
 import type { ExecContext, InputRef, TextField } from "../ir/registry.js";
 import type { FileValue, HttpResponseData } from "../ir/services.js";
-import { commonFields, defineNode, Sel, SOURCE, textField } from "./common.js";
-import { isFileValue, makeDiagnostic, nodeLabel, templateInputs } from "./llm.js";
+import { commonFields, defineNode, Sel, SOURCE, templateInputs, textField } from "./common.js";
+import { makeDiagnostic, nodeLabel } from "./diagnostics.js";
+import { isFileValue } from "./files.js";
 
 export const HTTP_METHODS = ["get", "post", "put", "patch", "delete", "head", "options"] as const;
 export const BODY_TYPES = ["none", "form-data", "x-www-form-urlencoded", "raw-text", "json", "binary"] as const;

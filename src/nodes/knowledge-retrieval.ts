@@ -2,8 +2,8 @@ import { z } from "zod";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { NodeExecutionError, NotConfiguredError, WeftError } from "../ir/errors.js";
 import type { InputRef, TextField } from "../ir/registry.js";
-import { commonFields, defineNode, ModelSchema, Sel, SOURCE, textField } from "./common.js";
-import { makeDiagnostic, nodeLabel, templateInputs } from "./llm.js";
+import { commonFields, defineNode, ModelSchema, Sel, SOURCE, templateInputs, textField } from "./common.js";
+import { makeDiagnostic, nodeLabel } from "./diagnostics.js";
 
 const MetadataCondition = z
   .object({

@@ -1,277 +1,31 @@
-import { jsonrepair } from "jsonrepair";
 import { z } from "zod";
 import type { Diagnostic } from "../ir/diagnostics.js";
-import { NodeExecutionError, NotConfiguredError, WeftError } from "../ir/errors.js";
+import { NodeExecutionError, WeftError } from "../ir/errors.js";
 import type { ExecContext, InputRef, TextField } from "../ir/registry.js";
-import { replaceTemplateRefs, templateRefs } from "../ir/selector.js";
-import type { ChatContentPart, ChatMessage, FileValue, LlmResponse, LlmService, Usage } from "../ir/services.js";
-import type { OutputDecl, WorkflowNode } from "../ir/workflow.js";
-import { commonFields, defineNode, ModelSchema, Sel, SOURCE, textField } from "./common.js";
+import { replaceTemplateRefs } from "../ir/selector.js";
+import type { ChatContentPart, ChatMessage, FileValue } from "../ir/services.js";
+import type { OutputDecl } from "../ir/workflow.js";
+import { commonFields, defineNode, ModelSchema, Sel, SOURCE, templateInputs, textField } from "./common.js";
+import { makeDiagnostic as diag, nodeLabel } from "./diagnostics.js";
+import { fileList, isFileValue } from "./files.js";
 import { renderJinja } from "./jinja.js";
-
-// =============================================================================================
-// Pieces shared by the model-calling nodes (llm, question-classifier, parameter-extractor, agent)
-
-export const MemorySchema = z
-  .object({
-    enabled: z.boolean().optional(),
-    role_prefix: z
-      .object({ user: z.string().default(""), assistant: z.string().default("") })
-      .loose()
-      .nullish(),
-    window: z
-      .object({
-        enabled: z.boolean().default(false),
-        size: z.union([z.number(), z.string()]).nullish(),
-      })
-      .loose()
-      .default({ enabled: false }),
-    query_prompt_template: z.string().nullish(),
-  })
-  .loose();
-export type MemoryConfig = z.infer<typeof MemorySchema>;
-
-export const VisionSchema = z
-  .object({
-    enabled: z.boolean().default(false),
-    configs: z
-      .object({
-        variable_selector: Sel.optional(),
-        detail: z.string().optional(),
-      })
-      .loose()
-      .nullish(),
-  })
-  .loose();
-export type VisionConfig = z.infer<typeof VisionSchema>;
-
-/**
- * Where the engine publishes the conversation so far (advanced-chat): a list of `{role, content}`
- * turns, oldest first. Dify keeps this outside the variable pool; Weft reads it from here.
- */
-export const HISTORY_SELECTOR = ["sys", "histories"] as const;
-
-/** `{{#…#}}` references of a template text, as inputs of `field`. */
-export function templateInputs(text: unknown, field: string): InputRef[] {
-  if (typeof text !== "string" || text.length === 0) return [];
-  return templateRefs(text).map((r) => ({ selector: r.selector, field, fromTemplate: true }));
-}
-
-export function visionSelector(vision: VisionConfig | null | undefined): string[] | undefined {
-  if (!vision?.enabled) return undefined;
-  const sel = vision.configs?.variable_selector;
-  return sel && sel.length > 0 ? sel : ["sys", "files"];
-}
-
-export function visionInputs(
-  vision: VisionConfig | null | undefined,
-  field = "vision.configs.variable_selector",
-): InputRef[] {
-  const sel = visionSelector(vision);
-  return sel ? [{ selector: sel, field, optional: true }] : [];
-}
-
-export function memoryInputs(memory: MemoryConfig | null | undefined): InputRef[] {
-  return templateInputs(memory?.query_prompt_template, "memory.query_prompt_template");
-}
-
-export function memoryTexts(memory: MemoryConfig | null | undefined): TextField[] {
-  return textField("memory.query_prompt_template", memory?.query_prompt_template ?? undefined);
-}
-
-export function requireLlm(ctx: ExecContext<unknown>): LlmService {
-  const llm = ctx.services.llm;
-  if (!llm) {
-    throw new NotConfiguredError(
-      "llm.not_configured",
-      `${ctx.node.type} node "${ctx.node.title || ctx.node.id}" needs a language model, but no LLM provider is configured`,
-      { nodeId: ctx.node.id },
-    );
-  }
-  return llm;
-}
-
-/** Run one model call, turning provider failures into node errors that name the node. */
-export async function callModel(
-  ctx: ExecContext<unknown>,
-  req: Parameters<LlmService["chat"]>[0],
-): Promise<LlmResponse> {
-  const llm = requireLlm(ctx);
-  try {
-    return await llm.chat({ ...req, signal: req.signal ?? ctx.signal });
-  } catch (err) {
-    if (err instanceof NodeExecutionError || err instanceof NotConfiguredError) throw err;
-    const code = err instanceof WeftError ? err.code : "llm.invoke_failed";
-    const details = err instanceof WeftError ? err.details : {};
-    throw new NodeExecutionError(
-      code,
-      `${ctx.node.type} node "${ctx.node.title || ctx.node.id}": model call failed: ${(err as Error)?.message ?? String(err)}`,
-      ctx.node.id,
-      details,
-    );
-  }
-}
-
-export function usageOutput(u: Usage | undefined): Record<string, number> {
-  return {
-    prompt_tokens: u?.promptTokens ?? 0,
-    completion_tokens: u?.completionTokens ?? 0,
-    total_tokens: u?.totalTokens ?? 0,
-  };
-}
-
-export function addUsage(a: Usage, b: Usage | undefined): Usage {
-  return {
-    promptTokens: a.promptTokens + (b?.promptTokens ?? 0),
-    completionTokens: a.completionTokens + (b?.completionTokens ?? 0),
-    totalTokens: a.totalTokens + (b?.totalTokens ?? 0),
-  };
-}
-
-export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-
-export function isFileValue(v: unknown): v is FileValue {
-  if (!v || typeof v !== "object" || Array.isArray(v)) return false;
-  const o = v as Record<string, unknown>;
-  return o.dify_model_identity === "__dify__file__" || (typeof o.transfer_method === "string" && "filename" in o);
-}
-
-function fileList(v: unknown): FileValue[] {
-  if (isFileValue(v)) return [v];
-  if (Array.isArray(v)) return v.filter(isFileValue);
-  return [];
-}
-
-const MEDIA_BY_TYPE: Record<string, string> = {
-  image: "image/png",
-  audio: "audio/mpeg",
-  video: "video/mp4",
-  document: "application/pdf",
-};
-
-/** A file as a multimodal message part: a URL when it has one, else its bytes from the file store. */
-export async function filePart(ctx: ExecContext<unknown>, f: FileValue): Promise<ChatContentPart> {
-  const mediaType = f.mime_type || MEDIA_BY_TYPE[f.type] || "application/octet-stream";
-  const url = f.remote_url || f.url;
-  if (f.transfer_method === "remote_url" && url) return { type: "file", data: url, mediaType, filename: f.filename };
-  if (ctx.services.files) {
-    const bytes = await ctx.services.files.get(f);
-    return { type: "file", data: bytes, mediaType, filename: f.filename };
-  }
-  if (url) return { type: "file", data: url, mediaType, filename: f.filename };
-  throw new NotConfiguredError(
-    "files.not_configured",
-    `node "${ctx.node.title || ctx.node.id}" sends file "${f.filename}" to the model, but no file store is configured`,
-    { nodeId: ctx.node.id },
-  );
-}
-
-export async function visionParts(
-  ctx: ExecContext<unknown>,
-  vision: VisionConfig | null | undefined,
-): Promise<ChatContentPart[]> {
-  const sel = visionSelector(vision);
-  if (!sel) return [];
-  const r = ctx.read(sel);
-  if (!r.found) return [];
-  return Promise.all(fileList(r.value).map((f) => filePart(ctx, f)));
-}
-
-/** Attach parts to the last user message, or add a user message holding them. */
-export function appendToLastUser(messages: ChatMessage[], parts: ChatContentPart[]): void {
-  if (parts.length === 0) return;
-  const last = messages[messages.length - 1];
-  if (last && last.role === "user") {
-    const content: ChatContentPart[] =
-      typeof last.content === "string" ? (last.content ? [{ type: "text", text: last.content }] : []) : last.content;
-    last.content = [...content, ...parts];
-  } else {
-    messages.push({ role: "user", content: parts });
-  }
-}
-
-interface HistoryTurn {
-  role: "user" | "assistant";
-  content: string;
-}
-
-/** The memory window: the last `size` turns (a user message and its answer) of the conversation. */
-export function readHistory(ctx: ExecContext<unknown>, memory: MemoryConfig | null | undefined): HistoryTurn[] {
-  if (!memory) return [];
-  const r = ctx.read(HISTORY_SELECTOR);
-  if (!r.found || !Array.isArray(r.value)) return [];
-  const turns: HistoryTurn[] = [];
-  for (const m of r.value) {
-    if (!m || typeof m !== "object") continue;
-    const role = (m as { role?: unknown }).role;
-    const content = (m as { content?: unknown }).content;
-    if ((role === "user" || role === "assistant") && typeof content === "string") turns.push({ role, content });
-  }
-  const size = Number(memory.window?.size);
-  if (memory.window?.enabled && Number.isFinite(size) && size > 0) return turns.slice(-Math.floor(size) * 2);
-  return turns;
-}
-
-export function historyText(turns: HistoryTurn[], memory: MemoryConfig | null | undefined): string {
-  const user = memory?.role_prefix?.user || "Human";
-  const assistant = memory?.role_prefix?.assistant || "Assistant";
-  return turns.map((t) => `${t.role === "user" ? user : assistant}: ${t.content}`).join("\n");
-}
-
-/** The text a context value contributes: strings as they are, retrieval results by their content. */
-export function contextText(v: unknown): string {
-  if (v === null || v === undefined) return "";
-  if (typeof v === "string") return v;
-  if (Array.isArray(v))
-    return v
-      .map(contextText)
-      .filter((s) => s.length > 0)
-      .join("\n");
-  if (typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    if (typeof o.content === "string") return o.content;
-    return JSON.stringify(v);
-  }
-  return String(v);
-}
-
-/** First JSON object in model text: code fences and `<think>` blocks dropped, syntax repaired. */
-export function parseJsonObject(text: string): Record<string, unknown> | undefined {
-  const cleaned = text.replace(/<think(?:\s[^<>]*)?>[\s\S]*?<\/think>/gi, "");
-  const fence = cleaned.match(/```(?:json)?\s*([\s\S]*?)```/i);
-  const candidates = [fence?.[1], cleaned];
-  for (const c of candidates) {
-    if (!c) continue;
-    const start = c.indexOf("{");
-    if (start < 0) continue;
-    const end = c.lastIndexOf("}");
-    for (const slice of [c.slice(start, end >= start ? end + 1 : undefined), c.slice(start)]) {
-      try {
-        const v = JSON.parse(jsonrepair(slice));
-        if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
-      } catch {
-        // try the next candidate
-      }
-    }
-  }
-  return undefined;
-}
-
-export function nodeLabel(node: WorkflowNode): string {
-  return `${node.type} node "${node.title || node.id}"`;
-}
-
-function diag(
-  nodeId: string,
-  code: string,
-  field: string,
-  message: string,
-  severity: Diagnostic["severity"] = "error",
-): Diagnostic {
-  return { code, severity, nodeId, field, message };
-}
-
-export { diag as makeDiagnostic };
+import {
+  appendToLastUser,
+  callModel,
+  contextText,
+  filePart,
+  gateFeedback,
+  historyText,
+  MemorySchema,
+  memoryTexts,
+  parseJsonObject,
+  readHistory,
+  redactParts,
+  usageOutput,
+  VisionSchema,
+  visionInputs,
+  visionParts,
+} from "./model-call.js";
 
 // =============================================================================================
 // Reasoning (`<think>`) handling
@@ -508,14 +262,14 @@ function llmRules(c: LlmConfig, nodeId: string): Diagnostic[] {
 
 const CONTEXT_PLACEHOLDER = "{{#context#}}";
 
-function renderJinjaField(
+async function renderJinjaField(
   source: string,
   vars: Record<string, unknown>,
   ctx: ExecContext<unknown>,
   field: string,
-): string {
+): Promise<string> {
   try {
-    return renderJinja(source, vars);
+    return await renderJinja(source, vars, { signal: ctx.signal });
   } catch (err) {
     const code = err instanceof WeftError ? err.code : "jinja.render";
     throw new NodeExecutionError(code, `${nodeLabel(ctx.node)}: ${field}: ${(err as Error).message}`, ctx.node.id, {
@@ -564,7 +318,7 @@ export async function buildLlmMessages(ctx: ExecContext<LlmConfig>): Promise<Cha
     field: string,
   ): Promise<{ text: string; parts: ChatContentPart[] }> => {
     if (isJinja(m)) {
-      const text = renderJinjaField(m.jinja2_text ?? m.text, { ...jinjaVars, context }, ctx, field);
+      const text = await renderJinjaField(m.jinja2_text ?? m.text, { ...jinjaVars, context }, ctx, field);
       return { text: text.split(CONTEXT_PLACEHOLDER).join(context), parts: [] };
     }
     const r = await renderBasic(ctx, m.text);
@@ -621,12 +375,6 @@ export async function buildLlmMessages(ctx: ExecContext<LlmConfig>): Promise<Cha
   const feedback = gateFeedback(ctx.feedback);
   if (feedback) messages.push({ role: "user", content: feedback });
   return messages;
-}
-
-/** Gates that rejected the previous attempt say why; the retry tells the model, or it would repeat itself. */
-export function gateFeedback(feedback: readonly string[]): string | undefined {
-  if (feedback.length === 0) return undefined;
-  return `Your previous answer was rejected:\n${feedback.map((f) => `- ${f}`).join("\n")}\nAnswer again, fixing these problems.`;
 }
 
 export const llmNode = defineNode<LlmConfig>({
@@ -708,23 +456,3 @@ export const llmNode = defineNode<LlmConfig>({
     return { outputs, usage: res.usage, meta: { messages: redactParts(messages) } };
   },
 });
-
-/** Messages for the trace, with file bytes left out. */
-export function redactParts(messages: ChatMessage[]): unknown[] {
-  return messages.map((m) => ({
-    ...m,
-    content:
-      typeof m.content === "string"
-        ? m.content
-        : m.content.map((p) =>
-            p.type === "file"
-              ? {
-                  type: "file",
-                  mediaType: p.mediaType,
-                  filename: p.filename,
-                  data: typeof p.data === "string" ? p.data : `<${p.data.byteLength} bytes>`,
-                }
-              : p,
-          ),
-  }));
-}

@@ -3,25 +3,9 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { NodeExecutionError } from "../ir/errors.js";
 import type { InputRef, TextField } from "../ir/registry.js";
 import type { ChatMessage, LlmResponse, Usage } from "../ir/services.js";
-import { commonFields, defineNode, ModelSchema, Sel, textField } from "./common.js";
-import {
-  appendToLastUser,
-  callModel,
-  historyText,
-  MemorySchema,
-  makeDiagnostic,
-  memoryInputs,
-  memoryTexts,
-  parseJsonObject,
-  readHistory,
-  redactParts,
-  templateInputs,
-  usageOutput,
-  VisionSchema,
-  visionInputs,
-  visionParts,
-  ZERO_USAGE,
-} from "./llm.js";
+import { commonFields, defineNode, ModelSchema, Sel, templateInputs, textField } from "./common.js";
+import { makeDiagnostic } from "./diagnostics.js";
+import { appendToLastUser, callModel, historyText, MemorySchema, memoryInputs, memoryTexts, parseJsonObject, readHistory, redactParts, usageOutput, VisionSchema, visionInputs, visionParts, ZERO_USAGE } from "./model-call.js";
 
 const ClassSchema = z
   .object({

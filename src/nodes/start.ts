@@ -22,7 +22,7 @@ const StartVariable = z
 const StartConfig = z.object({ ...commonFields, variables: z.array(StartVariable).default([]) }).loose();
 export type StartConfig = z.infer<typeof StartConfig>;
 
-function coerceInput(nodeId: string, v: z.infer<typeof StartVariable>, raw: unknown): unknown {
+function coerceInput(nodeId: string, v: StartVariable, raw: unknown): unknown {
   const t = normaliseType(v.type);
   const fail = (why: string) =>
     new NodeExecutionError("input.invalid", `input "${v.variable}": ${why}`, nodeId, { field: v.variable });
@@ -57,6 +57,39 @@ function coerceInput(nodeId: string, v: z.infer<typeof StartVariable>, raw: unkn
     return s;
   }
   return raw;
+}
+
+export type StartVariable = z.infer<typeof StartVariable>;
+
+/**
+ * The start node's outputs for the run's inputs: defaults for missing ones, values coerced to the
+ * declared types. Throws input.missing / input.invalid naming the input; commands call it before a
+ * run exists to refuse bad input up front.
+ */
+export function resolveStartInputs(
+  nodeId: string,
+  variables: readonly StartVariable[],
+  inputs: Record<string, unknown>,
+): Record<string, unknown> {
+  const outputs: Record<string, unknown> = {};
+  for (const v of variables) {
+    const raw = inputs[v.variable];
+    const missing = raw === undefined || raw === null || raw === "";
+    if (missing) {
+      if (v.default !== undefined && v.default !== null && v.default !== "") {
+        outputs[v.variable] = coerceInput(nodeId, v, v.default);
+      } else if (v.required) {
+        throw new NodeExecutionError("input.missing", `required input "${v.variable}" was not given`, nodeId, {
+          field: v.variable,
+        });
+      } else {
+        outputs[v.variable] = null;
+      }
+      continue;
+    }
+    outputs[v.variable] = coerceInput(nodeId, v, raw);
+  }
+  return outputs;
 }
 
 export const startNode = defineNode<StartConfig>({
@@ -96,24 +129,7 @@ export const startNode = defineNode<StartConfig>({
     return out;
   },
   async execute(ctx) {
-    const outputs: Record<string, unknown> = {};
-    for (const v of ctx.config.variables) {
-      const raw = ctx.runInputs[v.variable];
-      const missing = raw === undefined || raw === null || raw === "";
-      if (missing) {
-        if (v.default !== undefined && v.default !== null && v.default !== "") {
-          outputs[v.variable] = coerceInput(ctx.node.id, v, v.default);
-        } else if (v.required) {
-          throw new NodeExecutionError("input.missing", `required input "${v.variable}" was not given`, ctx.node.id, {
-            field: v.variable,
-          });
-        } else {
-          outputs[v.variable] = null;
-        }
-        continue;
-      }
-      outputs[v.variable] = coerceInput(ctx.node.id, v, raw);
-    }
+    const outputs = resolveStartInputs(ctx.node.id, ctx.config.variables, ctx.runInputs);
     for (const s of SYSTEM_VARIABLES) {
       const r = ctx.read(["sys", s.name]);
       if (r.found) outputs[`sys.${s.name}`] = r.value;

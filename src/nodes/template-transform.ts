@@ -27,7 +27,7 @@ export const templateTransformNode = defineNode<TemplateTransformConfig>({
       vars[v.variable] = r.found ? r.value : null;
     }
     try {
-      return { outputs: { output: renderJinja(ctx.config.template, vars) } };
+      return { outputs: { output: await renderJinja(ctx.config.template, vars, { signal: ctx.signal }) } };
     } catch (e) {
       if (e instanceof JinjaError) throw new NodeExecutionError(e.code, e.message, ctx.node.id, { field: "template" });
       throw e;

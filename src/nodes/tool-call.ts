@@ -11,8 +11,17 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { NodeExecutionError, NotConfiguredError, WeftError } from "../ir/errors.js";
 import type { ExecContext, InputRef } from "../ir/registry.js";
 import type { ChatMessage, ToolCall, ToolSpec, Usage } from "../ir/services.js";
-import { bindingInputs, commonFields, defineNode, ModelSchema, SOURCE, textField, VariableBinding } from "./common.js";
-import { addUsage, callModel, contextText, parseJsonObject, templateInputs, ZERO_USAGE } from "./llm.js";
+import {
+  bindingInputs,
+  commonFields,
+  defineNode,
+  ModelSchema,
+  SOURCE,
+  templateInputs,
+  textField,
+  VariableBinding,
+} from "./common.js";
+import { addUsage, callModel, contextText, parseJsonObject, ZERO_USAGE } from "./model-call.js";
 
 const ToolCallConfig = z
   .object({

@@ -12,7 +12,7 @@ import { canonicalJson, type ToolCallRecord, toolCorrectness } from "../eval/met
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import type { TaskRecord } from "../mine/records.js";
-import type { AttemptRecord } from "../store/types.js";
+import type { AttemptRecord } from "../store/runs.js";
 
 /** Scores an answer against the reference in [0, 1]. */
 export type EsScorer = (input: { task: string; output: string; reference: string }) => Promise<number>;

@@ -4,9 +4,20 @@ import type { RunEvent } from "../engine/events.js";
 import { type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import { SqliteRunStore } from "../store/sqlite.js";
+import { StoreSpecError } from "../store/errors.js";
+import { openStores, parseStoreSpec } from "../store/open.js";
 
 export const QUEUE_NAME = "weft-runs";
+
+/** Workers and submitters must meet in one database; an in-process store is private to its process. */
+function requireSharedStore(db: string): void {
+  if (parseStoreSpec(db).kind === "memory")
+    throw new StoreSpecError(
+      "store.not_shared",
+      `queued runs need a run store every worker shares; "${db}" lives inside one process. Use a SQLite file.`,
+      { spec: db },
+    );
+}
 
 export interface QueueConnection {
   /** redis://host:port — defaults to WEFT_REDIS_URL or redis://127.0.0.1:6379. */
@@ -126,6 +137,7 @@ export async function enqueueRun(
   inputs: Record<string, unknown>,
   o: QueueConnection & { db: string; onEvent?: (e: RunEvent) => void; sys?: Record<string, unknown> },
 ): Promise<RunResult> {
+  requireSharedStore(o.db);
   const events = new QueueEvents(QUEUE_NAME, { connection: connection(o) });
   await events.waitUntilReady();
   const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(o) });
@@ -141,9 +153,8 @@ export async function enqueueRun(
       { jobId: runId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3 },
     );
     const res = (await job.waitUntilFinished(events)) as RunJobResult;
-    const store = new SqliteRunStore(o.db);
-    const trace = store.attempts(runId);
-    store.close();
+    const stores = await openStores(o.db);
+    const trace = await stores.runs.attempts(runId).finally(() => stores.close());
     return { runId, status: res.status, outputs: res.outputs, error: res.error, trace, conversation: {} };
   } finally {
     await queue.close();
@@ -152,6 +163,7 @@ export async function enqueueRun(
 }
 
 export interface WorkerOptions extends QueueConnection {
+  /** Database specifier of the run store every worker shares (see `openStores`). */
   db: string;
   concurrency?: number;
   name?: string;
@@ -166,8 +178,12 @@ export interface WorkerOptions extends QueueConnection {
  * worker died (lock expired) is taken by another worker, which resumes the run from its committed
  * nodes, so no node output is lost or committed twice.
  */
-export function startWorker(o: WorkerOptions): { worker: Worker<RunJob, RunJobResult>; close: () => Promise<void> } {
-  const store = new SqliteRunStore(o.db);
+export async function startWorker(
+  o: WorkerOptions,
+): Promise<{ worker: Worker<RunJob, RunJobResult>; close: () => Promise<void> }> {
+  requireSharedStore(o.db);
+  const stores = await openStores(o.db);
+  const store = stores.runs;
   const name = o.name ?? `worker-${process.pid}`;
   const worker = new Worker<RunJob, RunJobResult>(
     QUEUE_NAME,
@@ -183,7 +199,7 @@ export function startWorker(o: WorkerOptions): { worker: Worker<RunJob, RunJobRe
         const tools = new SopBenchToolService(job.data.toolEnv.domain, job.data.toolEnv.options ?? {});
         services = { ...o.services, tools, now: () => tools.env.now() };
       }
-      const existing = store.getRun(runId);
+      const existing = await store.getRun(runId);
       if (
         existing &&
         (existing.status === "succeeded" || existing.status === "partial-succeeded" || existing.status === "failed")
@@ -222,7 +238,7 @@ export function startWorker(o: WorkerOptions): { worker: Worker<RunJob, RunJobRe
     worker,
     close: async () => {
       await worker.close();
-      store.close();
+      await stores.close();
     },
   };
 }

@@ -14,6 +14,8 @@ export interface SandboxOptions {
   limits?: Partial<SandboxLimits>;
   /** Python command (default: $WEFT_PYTHON or `python3`). */
   python?: string;
+  /** How long the Python interpreter may take to start before the code's clock starts. */
+  startupAllowanceMs?: number;
 }
 
 export type SandboxRequest = Parameters<SandboxService["run"]>[0];
@@ -34,7 +36,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxService {
         case "javascript":
           return runJavaScript(req.code, inputs, limits, req.signal);
         case "python3":
-          return runPython(req.code, inputs, limits, req.signal, options.python);
+          return runPython(req.code, inputs, limits, req.signal, options);
         default:
           throw new SandboxError("sandbox.bad_input", `unsupported code language ${JSON.stringify(req.language)}`, {
             language: req.language,

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SandboxLimits } from "../ir/services.js";
+import { SANDBOX_STARTUP_ALLOWANCE_MS, type SandboxLimits } from "../ir/services.js";
 import { clip, SandboxError } from "./errors.js";
 import { encodeInputs, parseResult } from "./json.js";
 import { PYTHON_BOOTSTRAP } from "./python-bootstrap.js";
@@ -11,7 +11,9 @@ import { PYTHON_BOOTSTRAP } from "./python-bootstrap.js";
 /**
  * Python code nodes run in a fresh `python3` process per call: isolated mode, no site, an empty
  * environment, a new empty working directory, and the bootstrap's rlimits and audit hook. Node
- * enforces the wall clock and the byte budget of everything the child writes.
+ * enforces the wall clock and the byte budget of everything the child writes. The user's
+ * `timeoutMs` starts when the bootstrap reports that the code starts (`<nonce>:started`), so a slow
+ * interpreter start on a loaded machine is never charged to the user's code.
  */
 
 const language = "python3" as const;
@@ -65,17 +67,18 @@ export async function runPython(
   inputs: Record<string, unknown>,
   limits: SandboxLimits,
   signal?: AbortSignal,
-  pythonCommand?: string,
+  options: { python?: string; startupAllowanceMs?: number } = {},
 ): Promise<Record<string, unknown>> {
   const inputText = encodeInputs(inputs, language);
   if (signal?.aborted) throw new SandboxError("sandbox.aborted", "the run was cancelled", { language });
-  const exe = await resolvePython(pythonCommand);
+  const exe = await resolvePython(options.python);
+  const startupMs = options.startupAllowanceMs ?? SANDBOX_STARTUP_ALLOWANCE_MS;
   const nonce = `__weft_result_${randomBytes(12).toString("hex")}__`;
   const request = `{"nonce":${JSON.stringify(nonce)},"limits":${JSON.stringify(limits)},"code":${JSON.stringify(code)},"inputs":${inputText}}`;
   const cwd = await mkdtemp(join(tmpdir(), "weft-py-"));
   try {
-    const out = await spawnChild(exe, cwd, request, limits, signal);
-    return interpret(out, nonce, limits);
+    const out = await spawnChild(exe, cwd, request, nonce, limits, startupMs, signal);
+    return interpret(out, nonce, limits, startupMs);
   } finally {
     await rm(cwd, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -86,22 +89,29 @@ interface ChildOutcome {
   stderr: string;
   exitCode: number | null;
   exitSignal: NodeJS.Signals | null;
-  stop?: "timeout" | "output" | "aborted";
+  stop?: "timeout" | "startup" | "output" | "aborted";
 }
+
+/** After its deadline a sleeping guest gets this long before the process is killed. */
+const DEADLINE_GRACE_MS = 250;
 
 function spawnChild(
   exe: string,
   cwd: string,
   request: string,
+  nonce: string,
   limits: SandboxLimits,
+  startupMs: number,
   signal: AbortSignal | undefined,
 ): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
+    // Its own process group, so a kill also ends anything it started (a wrapper's children).
     const child = spawn(exe, ["-I", "-S", "-B", "-c", PYTHON_BOOTSTRAP], {
       cwd,
       env: {},
       stdio: ["pipe", "pipe", "pipe"],
       windowsHide: true,
+      detached: process.platform !== "win32",
     });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -109,9 +119,16 @@ function spawnChild(
     let stop: ChildOutcome["stop"];
     const kill = (why: NonNullable<ChildOutcome["stop"]>) => {
       stop ??= why;
-      child.kill("SIGKILL");
+      try {
+        if (child.pid !== undefined && process.platform !== "win32") process.kill(-child.pid, "SIGKILL");
+        else child.kill("SIGKILL");
+      } catch {
+        child.kill("SIGKILL"); // the group is already gone
+      }
     };
-    const timer = setTimeout(() => kill("timeout"), limits.timeoutMs + startupAllowanceMs());
+    const startedMarker = Buffer.from(`${nonce}:started\n`);
+    let timer = setTimeout(() => kill("startup"), startupMs);
+    let started = false;
     const onAbort = () => kill("aborted");
     signal?.addEventListener("abort", onAbort, { once: true });
 
@@ -122,6 +139,11 @@ function spawnChild(
         return;
       }
       chunks.push(b);
+      if (!started && Buffer.concat(chunks).includes(startedMarker)) {
+        started = true;
+        clearTimeout(timer);
+        timer = setTimeout(() => kill("timeout"), limits.timeoutMs + DEADLINE_GRACE_MS);
+      }
     });
     child.stderr.on("data", (b: Buffer) => {
       stderr = (stderr + b.toString("utf8")).slice(-STDERR_KEEP);
@@ -142,16 +164,20 @@ function spawnChild(
   });
 }
 
-/**
- * Interpreter start and module preload take 0.1–0.4 s (more on a loaded machine); that is not the
- * user's time. CPU-bound guests are stopped by RLIMIT_CPU anyway; this bounds sleeping ones.
- */
-function startupAllowanceMs(): number {
-  return 2_000;
-}
-
-function interpret(out: ChildOutcome, nonce: string, limits: SandboxLimits): Record<string, unknown> {
+function interpret(
+  out: ChildOutcome,
+  nonce: string,
+  limits: SandboxLimits,
+  startupMs: number,
+): Record<string, unknown> {
   if (out.stop === "timeout") return timeout(limits);
+  if (out.stop === "startup") {
+    throw new SandboxError(
+      "sandbox.unavailable",
+      `the Python sandbox did not start within ${startupMs} ms (is the machine overloaded?)`,
+      { language, phase: "startup" },
+    );
+  }
   if (out.stop === "aborted") throw new SandboxError("sandbox.aborted", "the run was cancelled", { language });
   if (out.stop === "output") throw tooLarge(`the code wrote more than ${limits.maxOutputBytes} bytes`, limits);
 
@@ -216,6 +242,8 @@ function interpret(out: ChildOutcome, nonce: string, limits: SandboxLimits): Rec
       throw tooLarge(message, limits);
     case "bad_result":
       throw new SandboxError("sandbox.bad_result", message, { language });
+    case "crashed":
+      throw new SandboxError("sandbox.crashed", message, { language });
     default:
       throw new SandboxError("sandbox.runtime_error", `${message}${where}`, { language, line, errorType });
   }

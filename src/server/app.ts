@@ -1,12 +1,14 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { WeftError } from "../ir/errors.js";
 import type { ServerDeps } from "./context.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
 import { chatRoutes } from "./routes/chat.js";
+import { fileRoutes } from "./routes/files.js";
 import { metaRoutes } from "./routes/meta.js";
 import { proposalRoutes } from "./routes/proposals.js";
-import { appRunRoutes, runRoutes } from "./routes/runs.js";
+import { appRunRoutes, conversationRoutes, runRoutes } from "./routes/runs.js";
 import { serveWeb } from "./static.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -28,8 +30,12 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
 
   app.onError((e, c) => {
     const { status, body } = toErrorBody(e);
-    if (status === 500)
-      process.stderr.write(`weft server: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    if (status === 500) {
+      // Typed failures are one line (their message names the file or the cause); anything else keeps its stack.
+      const line =
+        e instanceof WeftError ? `${e.code}: ${e.message}` : e instanceof Error ? (e.stack ?? e.message) : String(e);
+      process.stderr.write(`weft server: ${c.req.method} ${new URL(c.req.url).pathname}: ${line}\n`);
+    }
     return c.json(body, status as 400);
   });
   app.notFound((c) =>
@@ -49,7 +55,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
         "auth.missing_key",
         "send an API key as `Authorization: Bearer <key>` (create one with `weft keys create`)",
       );
-    if (!deps.apps.verifyKey(key)) throw new ApiError(401, "auth.invalid_key", "the API key is not valid");
+    if (!(await deps.apps.verifyKey(key))) throw new ApiError(401, "auth.invalid_key", "the API key is not valid");
     await next();
   });
   app.use(
@@ -69,10 +75,12 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   const apps = new Hono();
   apps.route("/", appRoutes(deps));
   apps.route("/", appRunRoutes(deps));
+  apps.route("/", conversationRoutes(deps));
   apps.route("/", chatRoutes(deps));
   apps.route("/", proposalRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", runRoutes(deps));
+  app.route("/api/files", fileRoutes(deps));
   app.route("/api", metaRoutes(deps));
   app.all("/api/*", (c) =>
     c.json(

@@ -1,19 +1,23 @@
 import type { Context } from "hono";
 import type { ExecServices, LlmService, ModelRef } from "../ir/services.js";
 import type { LlmConfig } from "../llm/index.js";
-import type { SqliteRunStore } from "../store/sqlite.js";
+import type { AppRecord, AppStore } from "../store/apps.js";
+import type { Stores } from "../store/open.js";
+import type { RunStore } from "../store/runs.js";
 import { ApiError } from "./errors.js";
 import type { ModelChoice } from "../dsl/compact/convert.js";
 import type { Editing } from "./editing.js";
 import type { RunHub } from "./hub.js";
-import type { AppRecord, AppStore } from "./store.js";
+import { MAX_JSON_DEPTH, tooDeepAt } from "../util/json-depth.js";
 
 /** What every route needs: the stores, the run hub and the model layer (absent when none is configured). */
 export interface ServerDeps {
+  /** The open database; `apps` and `runs` are its stores. */
+  stores: Stores;
   apps: AppStore;
   /** Proposals, apply/reject/undo and the agent's conversation memory. */
   editing: Editing;
-  runs: SqliteRunStore;
+  runs: RunStore;
   hub: RunHub;
   services: Partial<ExecServices>;
   llmConfig?: LlmConfig;
@@ -37,11 +41,24 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   }
   if (v === null || typeof v !== "object" || Array.isArray(v))
     throw new ApiError(400, "request.not_object", "the request body must be a JSON object");
+  const deep = tooDeepAt(v);
+  if (deep !== undefined) {
+    const shown = deep.length > 120 ? `${deep.slice(0, 120)}…` : deep;
+    throw new ApiError(
+      400,
+      "request.too_deep",
+      `the request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${shown})`,
+      undefined,
+      {
+        limit: MAX_JSON_DEPTH,
+      },
+    );
+  }
   return v as Record<string, unknown>;
 }
 
-export function requireApp(deps: ServerDeps, id: string): AppRecord {
-  const app = deps.apps.getApp(id);
+export async function requireApp(deps: ServerDeps, id: string): Promise<AppRecord> {
+  const app = await deps.apps.getApp(id);
   if (!app) throw new ApiError(404, "app.not_found", `no app with id ${id}`);
   return app;
 }

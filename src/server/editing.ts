@@ -8,7 +8,7 @@ import { makeProposal } from "../agent/proposal.js";
 import type { ChatMessage } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import { ApiError } from "./errors.js";
-import type { AppStore, ProposalRecord, VersionRecord } from "./store.js";
+import type { AppStore, ProposalRecord, VersionRecord } from "../store/apps.js";
 
 export interface ProposalView extends Omit<ProposalRecord, "workflow"> {
   /** Pending, made from the current version, with changes and no new errors. */
@@ -77,7 +77,7 @@ export class Editing {
     if (cur.version !== p.baseVersion)
       throw new ApiError(409, "proposal.stale", `proposal ${id} was made from version ${p.baseVersion}, but the app is at version ${cur.version}; nothing changed. Ask again to get a proposal for the current version`);
     const note = `${p.summary}${p.instruction ? ` — ${p.instruction.slice(0, 160)}` : ""}`;
-    const version = await this.apps.applyProposal(appId, id, p.workflow, note);
+    const version = await this.apps.applyProposal(appId, id, note);
     if (!version) throw new ApiError(409, "proposal.stale", `proposal ${id} was decided or the app changed meanwhile; nothing changed`);
     return { proposal: (await this.find(appId, id))!, version };
   }

@@ -1,5 +1,6 @@
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { WeftError } from "../ir/errors.js";
+import { StoreError } from "../store/errors.js";
 
 /** An error the API answers with a status and `{error: {code, message, diagnostics?}}`. */
 export class ApiError extends WeftError {
@@ -25,6 +26,13 @@ export function toErrorBody(e: unknown): { status: number; body: ErrorBody } {
       status: e.status,
       body: { error: { code: e.code, message: e.message, ...(e.diagnostics ? { diagnostics: e.diagnostics } : {}) } },
     };
+  }
+  if (e instanceof StoreError) {
+    // The server's own database failed (full, read-only, corrupt): not the client's doing. The file's
+    // path stays in the server's log.
+    const path = String(e.details.path ?? "");
+    const reason = path && e.message.startsWith(`${path}: `) ? e.message.slice(path.length + 2) : e.message;
+    return { status: 500, body: { error: { code: e.code, message: `the server's database failed: ${reason}` } } };
   }
   if (e instanceof WeftError) {
     const issues = e.details.issues;

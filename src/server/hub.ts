@@ -1,10 +1,18 @@
 import { ulid } from "ulid";
 import type { RunEvent } from "../engine/events.js";
-import { type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
+import { type RunResult, resumeRun, startRun } from "../engine/run.js";
+import { WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import type { SqliteRunStore } from "../store/sqlite.js";
-import type { AppStore } from "./store.js";
+import type { AppStore, EventBatch } from "../store/apps.js";
+import type { RunStore } from "../store/runs.js";
+
+/** Operators see why a run was lost: one line on stderr. */
+function logFailure(what: string, err: unknown): void {
+  const why =
+    err instanceof WeftError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+  process.stderr.write(`weft server: ${what}: ${why}\n`);
+}
 
 /** One run's event log while this process runs it; subscribers get every event from any offset. */
 interface LiveRun {
@@ -17,7 +25,7 @@ interface LiveRun {
 }
 
 export interface RunHubOptions {
-  runs: SqliteRunStore;
+  runs: RunStore;
   apps: AppStore;
   services: Partial<ExecServices>;
   concurrency?: number;
@@ -42,14 +50,16 @@ export class RunHub {
 
   constructor(private o: RunHubOptions) {}
 
-  private entry(runId: string): LiveRun {
-    let e = this.live.get(runId);
-    if (!e) {
-      e = { events: this.o.apps.events(runId), persisted: 0, active: false, listeners: new Set() };
-      e.persisted = e.events.length;
-      this.live.set(runId, e);
-      this.retire(runId);
-    }
+  private async entry(runId: string): Promise<LiveRun> {
+    const known = this.live.get(runId);
+    if (known) return known;
+    const events = await this.o.apps.events(runId);
+    // Another caller may have loaded (or started) this run while we read.
+    const raced = this.live.get(runId);
+    if (raced) return raced;
+    const e: LiveRun = { events, persisted: events.length, active: false, listeners: new Set() };
+    this.live.set(runId, e);
+    this.retire(runId);
     return e;
   }
 
@@ -68,72 +78,113 @@ export class RunHub {
     e.events.push(ev);
     this.dirty.set(runId, e);
     if (!this.flushTimer) {
-      this.flushTimer = setTimeout(() => this.flush(), this.o.flushMs ?? 500);
+      this.flushTimer = setTimeout(() => void this.flush(), this.o.flushMs ?? 500);
       this.flushTimer.unref?.();
     }
     for (const l of e.listeners) l();
   }
 
-  private persist(runId: string, e: LiveRun): void {
-    if (e.persisted < e.events.length) this.o.apps.appendEvents(runId, e.persisted, e.events.slice(e.persisted));
-    e.persisted = e.events.length;
+  /** The events of `e` not yet written, marked written; a failed write puts them back (see `write`). */
+  private take(runId: string, e: LiveRun): EventBatch | undefined {
     this.dirty.delete(runId);
+    if (e.persisted >= e.events.length) return undefined;
+    const batch = { runId, from: e.persisted, events: e.events.slice(e.persisted) };
+    e.persisted = e.events.length;
+    return batch;
   }
 
-  /** Write every pending event now. */
-  flush(): void {
+  private async write(batches: EventBatch[]): Promise<void> {
+    if (batches.length === 0) return;
+    try {
+      await this.o.apps.appendEvents(batches);
+    } catch (err) {
+      // Keep the events pending so the next flush writes them; live clients are served from memory meanwhile.
+      for (const b of batches) {
+        const e = this.live.get(b.runId);
+        if (!e) continue;
+        e.persisted = Math.min(e.persisted, b.from);
+        this.dirty.set(b.runId, e);
+      }
+      process.stderr.write(`weft server: writing run events failed: ${(err as Error).message}\n`);
+    }
+  }
+
+  /** Write every pending event now (one transaction for all runs). */
+  async flush(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.dirty.size === 0) return;
-    const pending = [...this.dirty];
-    this.o.apps.db.transaction(() => {
-      for (const [runId, e] of pending) this.persist(runId, e);
-    })();
+    const batches = [...this.dirty].flatMap(([runId, e]) => this.take(runId, e) ?? []);
+    await this.write(batches);
   }
 
   private track(runId: string, e: LiveRun, p: Promise<RunResult>): Promise<RunResult> {
     e.active = true;
-    e.done = p.finally(() => {
+    e.done = p.finally(async () => {
+      // The log is in the database before anyone hears the run ended.
+      await this.write([this.take(runId, e)].filter((b) => b !== undefined));
       e.active = false;
       this.controllers.delete(runId);
-      this.persist(runId, e);
       for (const l of e.listeners) l();
       this.retire(runId);
     });
-    // The caller gets the run id at once; a failing run is reported through its events and record.
-    e.done.catch(() => {});
+    // A failing run is reported through its events and record; failing to record it is logged here.
+    e.done.catch((err: unknown) => logFailure(`run ${runId} could not be recorded`, err));
     return e.done;
   }
 
-  start(
+  /** Resolves once the run record is stored, so a 202 with its id means the run exists; rejects otherwise. */
+  async start(
     wf: Workflow,
-    opts: { appId: string; inputs: Record<string, unknown>; sys?: Record<string, unknown> },
-  ): { runId: string; done: Promise<RunResult> } {
+    opts: {
+      appId: string;
+      inputs: Record<string, unknown>;
+      sys?: Record<string, unknown>;
+      conversation?: Record<string, unknown>;
+      /** Runs after the run ends and before its stream closes (a chat turn stores its conversation here). */
+      onFinished?: (r: RunResult) => Promise<void>;
+    },
+  ): Promise<{ runId: string; done: Promise<RunResult> }> {
     const runId = ulid();
     const e: LiveRun = { events: [], persisted: 0, active: true, listeners: new Set() };
-    this.live.set(runId, e);
     const ctrl = new AbortController();
+    let started: { runId: string; done: Promise<RunResult> };
+    try {
+      started = await startRun(wf, {
+        runId,
+        appId: opts.appId,
+        inputs: opts.inputs,
+        sys: opts.sys,
+        conversation: opts.conversation,
+        services: this.o.services,
+        store: this.o.runs,
+        concurrency: this.o.concurrency,
+        signal: ctrl.signal,
+        onEvent: (ev) => this.push(runId, e, ev),
+      });
+    } catch (err) {
+      logFailure(`run ${runId} was not started: storing its record failed`, err);
+      throw err;
+    }
+    this.live.set(runId, e);
     this.controllers.set(runId, ctrl);
-    const p = runWorkflow(wf, {
-      runId,
-      appId: opts.appId,
-      inputs: opts.inputs,
-      sys: opts.sys,
-      services: this.o.services,
-      store: this.o.runs,
-      concurrency: this.o.concurrency,
-      signal: ctrl.signal,
-      onEvent: (ev) => this.push(runId, e, ev),
-    });
-    return { runId, done: this.track(runId, e, p) };
+    const finished = opts.onFinished;
+    const after = finished
+      ? started.done.then(async (r) => {
+          await finished(r);
+          return r;
+        })
+      : started.done;
+    return { runId, done: this.track(runId, e, after) };
   }
 
   isActive(runId: string): boolean {
     return this.live.get(runId)?.active ?? false;
   }
 
-  resume(runId: string): Promise<RunResult> {
-    const e = this.entry(runId);
+  async resume(runId: string): Promise<RunResult> {
+    const e = await this.entry(runId);
+    // Checked after loading, with no await until `track` marks it active, so two resumes never both start.
+    if (e.active) throw new WeftError("run.active", `run ${runId} is still running`);
     const ctrl = new AbortController();
     this.controllers.set(runId, ctrl);
     const p = resumeRun(runId, {
@@ -153,11 +204,11 @@ export class RunHub {
   }
 
   /** The run's log so far (it grows in place) and whether more may come; `onChange` fires on each new event and at the end. */
-  subscribe(
+  async subscribe(
     runId: string,
     onChange: () => void,
-  ): { events: () => RunEvent[]; active: () => boolean; close: () => void } {
-    const e = this.entry(runId);
+  ): Promise<{ events: () => RunEvent[]; active: () => boolean; close: () => void }> {
+    const e = await this.entry(runId);
     e.listeners.add(onChange);
     return { events: () => e.events, active: () => e.active, close: () => e.listeners.delete(onChange) };
   }
@@ -165,7 +216,7 @@ export class RunHub {
   /** Wait for every active run to finish (shutdown, tests). */
   async drain(): Promise<void> {
     await Promise.allSettled([...this.live.values()].filter((e) => e.active).map((e) => e.done));
-    this.flush();
+    await this.flush();
   }
 
   abortAll(): void {

@@ -1,21 +1,20 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
 import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
-import { SqliteRunStore } from "../store/sqlite.js";
+import { openStores } from "../store/open.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { RunHub } from "./hub.js";
 import { Editing } from "./editing.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
-import { AppStore } from "./store.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";
-export { AppStore } from "./store.js";
 
 export interface ServerOptions extends AppOptions {
-  /** SQLite file shared by the run store and the server's tables. */
+  /** Database specifier (see `openStores`): one database holds the runs and the server's tables. */
   db: string;
   port?: number;
   host?: string;
@@ -25,11 +24,7 @@ export interface ServerOptions extends AppOptions {
   agentModel?: ModelRef;
   agentMaxIterations?: number;
   concurrency?: number;
-  /**
-   * SQLite `synchronous` for this server's connection. "full" (the run store's default) syncs every commit
-   * to disk; "normal" (WAL) still survives a killed process but may lose the last commits on power loss,
-   * for far higher run throughput.
-   */
+  /** SQLite `synchronous` for this server's connection (see `SqliteOptions`); "full" by default. */
   synchronous?: "full" | "normal";
   /** How often events of active runs are written to the database (ms). */
   flushMs?: number;
@@ -42,14 +37,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function openDeps(o: Omit<ServerOptions, "port" | "host">): ServerDeps {
-  const runs = new SqliteRunStore(o.db);
-  if (o.synchronous === "normal") runs.db.pragma("synchronous = NORMAL");
-  const apps = new AppStore(runs.db);
+export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise<ServerDeps> {
+  const stores = await openStores(o.db, { synchronous: o.synchronous });
+  const { runs, apps } = stores;
   const services = o.services ?? {};
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
   const nodeModel = o.llmConfig ? configuredNodeModel(o.llmConfig, o.agentModel?.name) : undefined;
   return {
+    stores,
     apps,
     editing: new Editing(apps),
     runs,
@@ -63,14 +58,37 @@ export function openDeps(o: Omit<ServerOptions, "port" | "host">): ServerDeps {
   };
 }
 
+/** Why the server could not listen, in one line a user can act on. */
+export function listenError(e: NodeJS.ErrnoException, host: string, port: number): WeftError {
+  const where = `${host}:${port}`;
+  if (e.code === "EADDRINUSE")
+    return new WeftError(
+      "server.port_in_use",
+      `${where} is already in use; choose another port with --port (0 picks a free one)`,
+      { host, port },
+    );
+  if (e.code === "EACCES")
+    return new WeftError(
+      "server.port_denied",
+      `listening on ${where} is not permitted; ports below 1024 need privileges, use --port 3000`,
+      { host, port },
+    );
+  if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND")
+    return new WeftError("server.bad_host", `${host} is not an address of this machine (--host)`, { host, port });
+  return new WeftError("server.listen_failed", `cannot listen on ${where}: ${e.message}`, { host, port });
+}
+
 /** Listen on host:port (port 0 = ephemeral). `close` stops accepting, ends live runs, and closes the database. */
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
-  const deps = openDeps(o);
+  const deps = await openDeps(o);
   const app = createApp(deps, { maxBodyBytes: o.maxBodyBytes, webDir: o.webDir ?? DEFAULT_WEB_DIR });
   const host = o.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: o.port ?? 0, hostname: host }, () => resolve(s));
-    s.once("error", reject);
+    s.once("error", (e) => {
+      void deps.stores.close();
+      reject(listenError(e as NodeJS.ErrnoException, host, o.port ?? 0));
+    });
   });
   const port = (server.address() as AddressInfo).port;
   return {
@@ -84,7 +102,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         server.close(() => r());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
-      deps.runs.close();
+      await deps.stores.close();
     },
   };
 }

@@ -5,9 +5,14 @@ import { type SSEStreamingApi, streamSSE } from "hono/streaming";
  * An SSE response fed by a pull loop: `pump` writes what is available and returns false when the stream is
  * complete; otherwise the loop sleeps until `wake()` is called. Comments keep idle connections open.
  */
+export interface PumpSource {
+  pump: (s: SSEStreamingApi) => Promise<boolean>;
+  close: () => void;
+}
+
 export function pumpSSE(
   c: Context,
-  setup: (wake: () => void) => { pump: (s: SSEStreamingApi) => Promise<boolean>; close: () => void },
+  setup: (wake: () => void) => PumpSource | Promise<PumpSource>,
   opts: { keepAliveMs?: number } = {},
 ): Response {
   return streamSSE(c, async (stream) => {
@@ -18,11 +23,11 @@ export function pumpSSE(
       wakeUp = undefined;
       w?.();
     };
-    const src = setup(wake);
     stream.onAbort(() => {
       aborted = true;
       wake();
     });
+    const src = await setup(wake);
     const keepAlive = setInterval(
       () => void stream.write(": keep-alive\n\n").catch(() => {}),
       opts.keepAliveMs ?? 15_000,

@@ -5,6 +5,7 @@ import { docxToText } from "./extract/docx.js";
 import { emlToText } from "./extract/eml.js";
 import { htmlToText } from "./extract/html.js";
 import { pdfToText } from "./extract/pdf.js";
+import { pptxToText } from "./extract/pptx.js";
 import { jsonToText, propertiesToText, vttToText, yamlToText } from "./extract/structured.js";
 import { decodeText } from "./extract/text.js";
 import { xlsxToText } from "./extract/xlsx.js";
@@ -38,6 +39,7 @@ const BY_EXTENSION: Record<string, Extractor> = {
   ".pdf": (b) => pdfToText(b),
   ".docx": (b) => docxToText(b),
   ".xlsx": (b) => xlsxToText(b),
+  ".pptx": (b) => pptxToText(b),
   ".eml": (b) => emlToText(b),
 };
 
@@ -61,11 +63,12 @@ const MIME_TO_EXTENSION: Record<string, string> = {
   "application/pdf": ".pdf",
   "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
   "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
   "message/rfc822": ".eml",
 };
 
 /** Types Dify reads that need converters this machine does not have (LibreOffice, unstructured). */
-const KNOWN_UNSUPPORTED = new Set([".doc", ".xls", ".ppt", ".pptx", ".epub", ".msg", ".odt"]);
+const KNOWN_UNSUPPORTED = new Set([".doc", ".xls", ".ppt", ".epub", ".msg", ".odt"]);
 
 export interface DocumentServiceOptions {
   /** Add or override extractors by extension (with the dot). */

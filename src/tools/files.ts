@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { FileService, FileValue, HttpService } from "../ir/services.js";
@@ -145,8 +145,9 @@ export class DirFileService extends ContentAddressedStore {
       // not there yet
     }
     await mkdir(join(this.dir, id.slice(0, 2)), { recursive: true });
-    // Write then rename, so a concurrent reader never sees a half-written file.
-    const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+    // Write then rename, so a concurrent reader never sees a half-written file. The temporary name is
+    // unique per write: parallel runs often store the same content in the same millisecond.
+    const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`;
     await writeFile(tmp, bytes);
     await rename(tmp, path);
   }

@@ -4,8 +4,9 @@ import { describe, expect, it } from "vitest";
 import "../../src/nodes/index.js";
 import { analyse } from "../../src/analysis/index.js";
 import { importDify } from "../../src/dsl/dify/index.js";
+import { corpusPath } from "../support/corpus.js";
 
-const ROOT = "/work/shared/corpus/dify-dsl";
+const ROOT = corpusPath("dify-dsl");
 const files = fs
   .readFileSync(path.join(ROOT, "MANIFEST.tsv"), "utf8")
   .trim()

@@ -71,10 +71,11 @@ describe("weft CLI", () => {
     const trace = JSON.parse(weft(["trace", res.runId, "--json", "--db", db]).out);
     expect(trace.trace.map((t: { nodeId: string }) => t.nodeId)).toEqual(["1000", "1001", "1002", "1004", "1005", "1006"]);
     expect(weft(["trace", "nope", "--db", db]).code).toBe(1);
-    // a missing required input fails the run with the node named
+    // a missing required input is refused before any run exists (issue 16): usage error, nothing stored
     const missing = weft(["run", example, "--json", "--db", db]);
-    expect(missing.code).toBe(1);
-    expect(JSON.parse(missing.out).error).toMatchObject({ code: "input.missing", nodeId: "1000" });
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/^error usage\.missing_input: required input "text" was not given/);
+    expect(JSON.parse(weft(["runs", "--json", "--db", db]).out)).toHaveLength(1);
   });
 
   it("explains how to configure a model and exits 2 when none is configured", () => {

@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compactToWorkflow, variableSummary, workflowToCompact } from "../../src/dsl/compact/index.js";
+import { corpusPath } from "../support/corpus.js";
 
-const corpus = resolve(import.meta.dirname, "../../../shared/corpus/chat2workflow/model-outputs");
+const corpus = corpusPath("chat2workflow/model-outputs");
 
 const sample = {
   nodes_info: [

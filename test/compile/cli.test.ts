@@ -9,6 +9,7 @@ import { WorkflowSchema } from "../../src/ir/workflow.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { dangerousGoodsLogic, dangerousGoodsModel } from "./fixtures.js";
 import { ScriptedModel } from "./scripted.js";
+import { corpusPath } from "../support/corpus.js";
 
 let server: ReplayServer;
 let dir: string;
@@ -41,9 +42,9 @@ async function runCli(args: string[]): Promise<{ stderr: string; exitCode: numbe
 describe("weft compile", () => {
   it("compiles an SOP with tool specs, writes the workflow and prints burden, obligations, scenarios, disagreements", async () => {
     const sop = join(dir, "sop.txt");
-    writeFileSync(sop, readFileSync("/work/shared/corpus/sopbench/dangerous_goods/sop.txt", "utf8"));
+    writeFileSync(sop, readFileSync(corpusPath("sopbench/dangerous_goods/sop.txt"), "utf8"));
     const tools = join(dir, "tools.json");
-    writeFileSync(tools, readFileSync("/work/shared/corpus/sopbench/dangerous_goods/toolspecs.json", "utf8"));
+    writeFileSync(tools, readFileSync(corpusPath("sopbench/dangerous_goods/toolspecs.json"), "utf8"));
     const cfg = join(dir, "weft.config.json");
     writeFileSync(
       cfg,

@@ -10,7 +10,7 @@ import { loadDomain, SopBenchToolService } from "../../src/eval/sopbench/index.j
 import { evaluateWorkflowOnDomain } from "../../src/eval/sopbench/run-workflow.js";
 import { loadReferenceWorkflow } from "../../src/eval/sopbench/workflows/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
-import { MemoryRunStore } from "../../src/store/memory.js";
+import { MemoryRunStore } from "../../src/store/memory/runs.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { dangerousGoodsLogic, dangerousGoodsModel, orderFulfillmentLogic, orderFulfillmentModel } from "./fixtures.js";
 import { lastUser, MODEL, ScriptedModel } from "./scripted.js";
@@ -89,7 +89,7 @@ describe("SOP-Bench: compile, then execute in the tool environment", () => {
     });
     expect(run.status).toBe("succeeded");
     expect(run.outputs.expected_output).toBe(task.expected.expected_output);
-    const h = artifactHistory(store, run.runId, r.lowered, "final_decision");
+    const h = await artifactHistory(store, run.runId, r.lowered, "final_decision");
     expect(h.selector).toEqual(["answer", "structured_output", "final_decision"]);
     expect(h.rejected).toEqual([
       { attempt: 1, value: "ship it", reason: expect.stringContaining("five decision categories") },

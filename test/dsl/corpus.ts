@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { corpusPath } from "../support/corpus.js";
 
-export const CORPUS_DIR = "/work/shared/corpus/dify-dsl";
+export const CORPUS_DIR = corpusPath("dify-dsl");
 
 /** Every Dify DSL file in the corpus folder (walked, not only the manifest), relative paths, sorted. */
 export function corpusFiles(): string[] {

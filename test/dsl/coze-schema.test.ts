@@ -2,8 +2,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CanvasSchema, parseCanvas } from "../../src/dsl/coze/index.js";
+import { corpusPath } from "../support/corpus.js";
 
-const COZE_CORPUS = "/work/shared/corpus/coze";
+const COZE_CORPUS = corpusPath("coze");
 
 function canvasFiles(): string[] {
   const out: string[] = [];

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/engine/events.js";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
 import { createLlmService } from "../../src/llm/index.js";
-import { MemoryRunStore } from "../../src/store/memory.js";
+import { MemoryRunStore } from "../../src/store/memory/runs.js";
 import { buildWorkflow } from "../support/build.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 

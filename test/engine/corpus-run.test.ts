@@ -1,5 +1,5 @@
 /**
- * Runs the real Dify DSL corpus (/work/shared/corpus/dify-dsl, read-only) end to end through the
+ * Runs the real Dify DSL corpus (../shared/corpus/dify-dsl, read-only) end to end through the
  * importer and the engine. Files whose nodes are all deterministic run with the real sandbox, file
  * store and document extractor; files that also use LLM nodes run against the scripted replay model
  * server on 127.0.0.1 (generic answers; schema-shaped JSON when a JSON schema is requested). Files
@@ -22,8 +22,9 @@ import { createSandbox } from "../../src/sandbox/index.js";
 import { TextDocumentService } from "../../src/tools/documents.js";
 import { MemoryFileService } from "../../src/tools/files.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { corpusPath } from "../support/corpus.js";
 
-const ROOT = "/work/shared/corpus/dify-dsl";
+const ROOT = corpusPath("dify-dsl");
 const FIXTURES = "langgenius__dify/api/tests/fixtures/workflow";
 
 const DETERMINISTIC = new Set([

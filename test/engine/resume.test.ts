@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SqliteRunStore } from "../../src/store/sqlite.js";
+import { openStores } from "../../src/store/open.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const child = join(root, "test/support/resume-child.ts");
@@ -41,10 +41,10 @@ describe("durable runs", () => {
     const killed = await first.done;
     expect(killed.signal).toBe("SIGKILL");
 
-    const store = new SqliteRunStore(db);
-    const committedBefore = [...store.committed(runId).keys()];
-    expect(store.getRun(runId)?.status).toBe("running");
-    store.close();
+    const stores = await openStores(db);
+    const committedBefore = [...(await stores.runs.committed(runId)).keys()];
+    expect((await stores.runs.getRun(runId))?.status).toBe("running");
+    await stores.close();
     expect(committedBefore.length).toBeGreaterThanOrEqual(4);
 
     const second = start(["resume", db, log, runId]);

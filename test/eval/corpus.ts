@@ -1,14 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
+import { corpusPath } from "../support/corpus.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-
-/** shared/corpus lives beside the repo (dev: /work/shared, CI: a copy next to the clone). */
+/** The shared corpus; a missing one is named, not left to fail on the first file read. */
 export function corpusDir(): string {
-  const candidates = [process.env.WEFT_CORPUS_DIR, resolve(here, "../../../shared/corpus"), "/work/shared/corpus"];
-  for (const c of candidates) if (c && existsSync(c)) return c;
-  throw new Error(`shared corpus not found (tried ${candidates.filter(Boolean).join(", ")})`);
+  const dir = corpusPath();
+  if (!existsSync(dir)) throw new Error(`shared corpus not found at ${dir} (set WEFT_CORPUS_DIR to its location)`);
+  return dir;
 }
 
 export function readCorpusJson<T = unknown>(rel: string): T {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   binomial,
   instanceConsistency,
+  isSuccess,
   meanConsistency,
   passAtKTask,
   passHatK,
@@ -46,6 +47,33 @@ describe("pass^k", () => {
     ]);
     // n = 2; A: c=2 → 1; B: c=1 → pass^1 = 1/2, pass^2 = 0 → curve [3/4, 1/2]
     expect(r.curve).toEqual([0.75, 0.5]);
+  });
+
+  it("success bounds as τ-bench writes them: 0.999999 and 1.000001 succeed, 0.9999989 does not", () => {
+    // |0.999999 − 1| is 1.0000000000287557e-6 in doubles, so an |r − 1| ≤ 1e-6 test would fail it.
+    expect(isSuccess({ taskId: "A", trial: 0, reward: 0.999999 })).toBe(true);
+    expect(isSuccess({ taskId: "A", trial: 0, reward: 1.000001 })).toBe(true);
+    expect(isSuccess({ taskId: "A", trial: 0, reward: 0.9999989 })).toBe(false);
+    const r = passHatK([
+      { taskId: "A", trial: 0, reward: 0.999999 },
+      { taskId: "A", trial: 1, reward: 1 },
+    ]);
+    expect(r.curve).toEqual([1, 1]);
+  });
+
+  it("duplicate (task, trial) rows are capped at n and reported", () => {
+    const r = passHatK([
+      { taskId: "A", trial: 0, reward: 1 },
+      { taskId: "A", trial: 0, reward: 1 },
+      { taskId: "A", trial: 0, reward: 1 },
+      { taskId: "A", trial: 1, reward: 1 },
+      { taskId: "B", trial: 0, reward: 0 },
+      { taskId: "B", trial: 1, reward: 1 },
+    ]);
+    expect(r.duplicates).toEqual([{ taskId: "A", trial: "0", rows: 3 }]);
+    // A: c = 4 capped to n = 2 → 1; B: c = 1 → pass^1 = ½, pass^2 = 0.
+    expect(r.curve).toEqual([0.75, 0.5]);
+    expect(passHatK([{ taskId: 1, trial: 0, reward: 1 }]).duplicates).toEqual([]);
   });
 
   it("exact for large n: C(n−1,k)/C(n,k) = (n−k)/n and C(200,100)/C(300,100) vs product form", () => {

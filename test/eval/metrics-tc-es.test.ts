@@ -85,11 +85,26 @@ describe("ES judge parsing and scoring", () => {
     expect(parseEsJudgeOutput(reply).raw).toEqual({ correctness: 4, completeness: 3, relevance: 5, clarity: 2 });
   });
 
-  it("falls back to 'Dimension: n' lines; x/10 is scaled by its denominator", () => {
+  it("falls back to 'Dimension: n' lines; x/y is a rating on a 1–y scale", () => {
     const reply = "Correctness: 4/5\n**Completeness** - 3\nRelevance = 5\nClarity score: 8/10";
     const p = parseEsJudgeOutput(reply);
-    // 4/5 is on the 1–5 scale → (4−1)/4 = .75; 8/10 → .8
-    expect(p.unit).toEqual({ correctness: 0.75, completeness: 0.5, relevance: 1, clarity: 0.8 });
+    // 4/5 → (4−1)/4 = .75; 8/10 → (8−1)/9 = 7/9
+    expect(p.unit).toEqual({ correctness: 0.75, completeness: 0.5, relevance: 1, clarity: 7 / 9 });
+  });
+
+  it("fractions scale consistently: 3/5 = 3, 6/10 = 5/9, 1/10 = 1/5 = 0, higher never scores lower", () => {
+    const unit = (r: string) =>
+      parseEsJudgeOutput(`{"correctness": "${r}", "completeness": 3, "relevance": 3, "clarity": 3}`).unit.correctness;
+    expect(unit("3/5")).toBe(unit("3"));
+    expect(unit("3/5")).toBe(0.5);
+    expect(unit("6/10")).toBeCloseTo(5 / 9, 15);
+    expect(unit("1/10")).toBe(0);
+    expect(unit("1/10")).toBe(unit("1/5"));
+    expect(unit("10/10")).toBe(1);
+    const tenths = Array.from({ length: 10 }, (_, i) => unit(`${i + 1}/10`));
+    for (let i = 1; i < tenths.length; i++) expect(tenths[i]!).toBeGreaterThan(tenths[i - 1]!);
+    expect(() => unit("0/10")).toThrow(expect.objectContaining({ code: "metric.judge_output_unparseable" }));
+    expect(() => unit("4/1")).toThrow(expect.objectContaining({ code: "metric.judge_output_unparseable" }));
   });
 
   it("missing or out-of-range ratings are typed errors naming the dimension", () => {

@@ -9,6 +9,7 @@ import { registerEvalRunners } from "../../src/cli/commands/eval-runners.js";
 import { evaluateWorf } from "../../src/eval/metrics/worfeval.js";
 import { loadChat2WorkflowSuite } from "../../src/eval/resolve-suite.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { corpusPath } from "../support/corpus.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "../..");
@@ -58,13 +59,14 @@ afterAll(async () => server.close());
 beforeEach(() => server.reset());
 
 describe("eval sop", () => {
-  it("--json prints {domain, n, strict, lenient, passAtK} and --out writes the report", async () => {
+  it("--json prints {domain, tasks, n (runs), strict, lenient, passAtK} and --out writes the report", async () => {
     const out = mkdtempSync(join(tmpdir(), "weft-eval-sop-"));
     const { stdout } = await evalCli(["sop", "--domain", "order_fulfillment", "--runs", "2", "--json", "--out", out]);
     const j = JSON.parse(stdout);
-    expect(Object.keys(j).sort()).toEqual(["domain", "lenient", "n", "passAtK", "strict"]);
+    expect(Object.keys(j).sort()).toEqual(["domain", "lenient", "n", "passAtK", "strict", "tasks"]);
     expect(j.domain).toBe("order_fulfillment");
     expect(j.n).toBe(2);
+    expect(j.tasks).toBe(30);
     expect(j.strict).toBeCloseTo(26 / 30, 12);
     expect(j.passAtK).toEqual([
       { k: 1, strict: expect.closeTo(26 / 30, 12), lenient: expect.closeTo(26 / 30, 12) },
@@ -392,7 +394,7 @@ describe("eval resolve", () => {
 });
 
 describe("eval resolve over the Chat2Workflow dataset", () => {
-  const C2W = "/work/shared/corpus/chat2workflow";
+  const C2W = corpusPath("chat2workflow");
   const wfDir = mkdtempSync(join(tmpdir(), "weft-c2w-"));
   writeFileSync(
     join(wfDir, "BookCharacter_1.json"),

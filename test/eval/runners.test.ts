@@ -54,6 +54,7 @@ describe("evaluateWorkflowOnDomain", () => {
     expect(r.ceiling).toBe(26);
     expect(summarise(r)).toEqual({
       domain: "order_fulfillment",
+      tasks: 30,
       n: 3,
       strict: r.strict,
       lenient: r.lenient,

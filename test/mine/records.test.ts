@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadRecords, MineError, mineWorkflow, parseRecords, splitRecords, tracesOf } from "../../src/mine/index.js";
+import { corpusPath } from "../support/corpus.js";
 
-const CORPUS = "/work/shared/corpus/toolbench";
+const CORPUS = corpusPath("toolbench");
 
 describe("task records", () => {
   it("validates the record format and names the bad field", () => {

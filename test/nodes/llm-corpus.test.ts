@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { getNodeType } from "../../src/ir/registry.js";
 import { describe_, makeNode, rulesOf } from "./llm-fakes.js";
+import { corpusPath } from "../support/corpus.js";
 
-const ROOT = "/work/shared/corpus/dify-dsl";
+const ROOT = corpusPath("dify-dsl");
 const TYPES = ["llm", "question-classifier", "parameter-extractor", "http-request", "knowledge-retrieval", "agent"];
 
 function corpusNodes(): Array<{ file: string; id: string; type: string; data: Record<string, unknown> }> {

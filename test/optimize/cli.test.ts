@@ -17,6 +17,7 @@ import {
   phoneRecords,
   TOOL_SPECS,
 } from "./fixtures.js";
+import { corpusPath } from "../support/corpus.js";
 
 let server: ReplayServer;
 let dir: string;
@@ -47,7 +48,7 @@ async function weft(...args: string[]): Promise<string> {
 describe("weft mine / weft optimize", () => {
   it("mines the ToolBench corpus into a valid workflow file", async () => {
     const out = join(dir, "toolbench.json");
-    await weft("mine", "/work/shared/corpus/toolbench/toolbench/answer", "-o", out, "--model", "openai/gpt-4o-mini");
+    await weft("mine", corpusPath("toolbench/toolbench/answer"), "-o", out, "--model", "openai/gpt-4o-mini");
     const wf = WorkflowSchema.parse(JSON.parse(readFileSync(out, "utf8")));
     expect(analyse(wf).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(wf.nodes.filter((n) => n.type === "tool-call").length).toBeGreaterThan(5);
@@ -55,7 +56,7 @@ describe("weft mine / weft optimize", () => {
 
   it("rejects bad options with typed errors", async () => {
     await expect(
-      weft("mine", "/work/shared/corpus/toolbench/derived_call_chains.json", "--noise", "3"),
+      weft("mine", corpusPath("toolbench/derived_call_chains.json"), "--noise", "3"),
     ).rejects.toMatchObject({ code: "usage.number" });
     await expect(weft("mine", join(dir, "nope.json"))).rejects.toMatchObject({ code: "mine.records_unreadable" });
   });

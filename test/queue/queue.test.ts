@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateWorkflowOnDomain } from "../../src/eval/sopbench/run-workflow.js";
 import { loadReferenceWorkflow } from "../../src/eval/sopbench/workflows/index.js";
 import { createQueueRunner, submitRun } from "../../src/queue/index.js";
-import { SqliteRunStore } from "../../src/store/sqlite.js";
+import { openStores } from "../../src/store/open.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -48,9 +48,9 @@ function startWorker(name: string) {
   return { p, ready, log: () => log };
 }
 
-async function waitFor(cond: () => boolean, ms: number, what: string) {
+async function waitFor(cond: () => boolean | Promise<boolean>, ms: number, what: string) {
   const t0 = Date.now();
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -63,7 +63,7 @@ describe.skipIf(!hasRedis)("distributed runs on BullMQ + Redis", () => {
     procs.push(redis);
     redisUrl = `redis://127.0.0.1:${port}`;
     db = join(mkdtempSync(join(tmpdir(), "weft-queue-")), "runs.db");
-    new SqliteRunStore(db).close();
+    await (await openStores(db)).close();
     await new Promise((r) => setTimeout(r, 300));
   });
   afterAll(() => {
@@ -83,17 +83,18 @@ describe.skipIf(!hasRedis)("distributed runs on BullMQ + Redis", () => {
       edges: [["start", "a"], ["a", "b"], ["b", "end"]],
     });
     const ids = await Promise.all(Array.from({ length: 500 }, (_, i) => submitRun({ workflow: wf, inputs: { n: String(i) } }, { redisUrl })));
-    const store = new SqliteRunStore(db);
-    await waitFor(() => store.listRuns(1000).filter((r) => r.status === "succeeded").length === 500, 180_000, "500 runs");
-    const runs = new Map(store.listRuns(1000).map((r) => [r.id, r]));
+    const stores = await openStores(db);
+    const store = stores.runs;
+    await waitFor(async () => (await store.listRuns({ limit: 1000 })).filter((r) => r.status === "succeeded").length === 500, 180_000, "500 runs");
+    const runs = new Map((await store.listRuns({ limit: 1000 })).map((r) => [r.id, r]));
     ids.forEach((id, i) => expect(runs.get(id)?.outputs).toEqual({ out: `a${i}b` }));
     for (const id of ids) {
-      const attempts = store.attempts(id);
+      const attempts = await store.attempts(id);
       // every node attempted and committed exactly once
       expect(attempts.map((a) => a.nodeId).sort()).toEqual(["a", "b", "end", "start"]);
-      expect(store.committed(id).size).toBe(4);
+      expect((await store.committed(id)).size).toBe(4);
     }
-    store.close();
+    await stores.close();
     // all three workers took part
     for (const w of workers) expect(w.log()).toMatch(/run \S+ started/);
   }, 240_000);
@@ -116,18 +117,19 @@ describe.skipIf(!hasRedis)("distributed runs on BullMQ + Redis", () => {
       edges: [["start", "s1"], ["s1", "s2"], ["s2", "s3"], ["s3", "s4"], ["s4", "s5"], ["s5", "s6"], ["s6", "end"]],
     });
     const runId = await submitRun({ workflow: wf, inputs: { zero: 0 } }, { redisUrl });
-    const store = new SqliteRunStore(db);
-    await waitFor(() => store.committed(runId).size >= 3, 60_000, "first commits");
-    const committedBefore = [...store.committed(runId).keys()];
+    const stores = await openStores(db);
+    const store = stores.runs;
+    await waitFor(async () => (await store.committed(runId)).size >= 3, 60_000, "first commits");
+    const committedBefore = [...(await store.committed(runId)).keys()];
     // SIGKILL the worker that took the run (its log says so); a fresh worker must take over.
     const holder = workers.find((w) => w.p.exitCode === null && w.log().includes(`run ${runId} started`));
     expect(holder, "a worker reported the run").toBeDefined();
     holder!.p.kill("SIGKILL");
     const fresh = startWorker("w4");
     await fresh.ready;
-    await waitFor(() => store.getRun(runId)?.status === "succeeded", 60_000, "takeover");
-    expect(store.getRun(runId)?.outputs).toEqual({ total: 21 });
-    const attempts = store.attempts(runId);
+    await waitFor(async () => (await store.getRun(runId))?.status === "succeeded", 60_000, "takeover");
+    expect((await store.getRun(runId))?.outputs).toEqual({ total: 21 });
+    const attempts = await store.attempts(runId);
     for (const key of committedBefore) expect(attempts.filter((a) => a.key === key)).toHaveLength(1);
     // at most the node in flight at the kill ran twice
     const counts = new Map<string, number>();
@@ -135,7 +137,7 @@ describe.skipIf(!hasRedis)("distributed runs on BullMQ + Redis", () => {
     expect([...counts.values()].filter((c) => c > 1).length).toBeLessThanOrEqual(1);
     const taker = workers.find((w) => w.p.exitCode === null && w.log().includes(`run ${runId} resumed`));
     expect(taker, "another worker resumed the run").toBeDefined();
-    store.close();
+    await stores.close();
   }, 120_000);
 
   it("an evaluation runs on the workers with a fresh tool environment per task and scores as in process", async () => {

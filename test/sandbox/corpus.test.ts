@@ -7,8 +7,9 @@ import "../../src/nodes/code.js";
 import { getNodeType, type StaticContext } from "../../src/ir/registry.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
 import { createSandbox, SandboxError } from "../../src/sandbox/index.js";
+import { corpusPath } from "../support/corpus.js";
 
-const ROOT = "/work/shared/corpus/dify-dsl";
+const ROOT = corpusPath("dify-dsl");
 
 interface CorpusCode {
   file: string;

@@ -253,10 +253,11 @@ describe("python sandbox: escape attempts", () => {
     ],
     ["import sys", "import sys as _s\ndef main():\n    return {}\n", "sandbox.forbidden", /sys/],
     [
+      // The frame below main is the guest-side runner: the audit hook is not there to tamper with.
       "replacing the audit hook's defaults through a traceback frame",
       "def main():\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        g = e.__traceback__.tb_frame.f_back.f_globals\n    g['_hook'].__defaults__ = (frozenset(['open']),) + g['_hook'].__defaults__[1:]\n    return {'x': open('/etc/passwd').read()}\n",
-      "sandbox.forbidden",
-      /object\.__setattr__/,
+      "sandbox.runtime_error",
+      /KeyError: '_hook'/,
     ],
     [
       "rebinding the bootstrap's allow list",

@@ -33,7 +33,7 @@ describe("a run in progress", () => {
 
     await expect
       .poll(
-        () => s.deps.apps.events(runId).map((e) => (e.type === "node_started" ? `${e.type}:${e.nodeId}` : e.type)),
+        async () => (await s.deps.apps.events(runId)).map((e) => (e.type === "node_started" ? `${e.type}:${e.nodeId}` : e.type)),
         { timeout: 5000 },
       )
       .toContain("node_started:sleep");
@@ -49,6 +49,6 @@ describe("a run in progress", () => {
     expect(events.at(-1)!.data.type).toBe("run_finished");
     expect(events.map((e) => e.data.type)).toContain("node_finished");
     // Once finished, the stored log is the whole stream.
-    expect(s.deps.apps.events(runId)).toEqual(events.map((e) => e.data));
+    expect(await s.deps.apps.events(runId)).toEqual(events.map((e) => e.data));
   });
 });

@@ -47,11 +47,11 @@ describe("lenient SOP-Bench comparator", () => {
 });
 
 describe("row and domain scores", () => {
-  it("needs every field; keys match case- and separator-insensitively", () => {
+  it("needs every field; strict keys match case- and separator-insensitively", () => {
     const r = scoreRow(
       "t1",
       { "final status": true, hazard_class: "Hazard Class C" },
-      { "Final Status": "True", HazardClass: "hazard class c" },
+      { "Final Status": "True", Hazard_Class: "hazard class c" },
     );
     expect(r).toMatchObject({ strict: true, lenient: true });
     const partial = scoreRow("t2", { a: "x", b: "y" }, { a: "x" });
@@ -62,6 +62,22 @@ describe("row and domain scores", () => {
     const agg = aggregate("d", [r, partial, errored]);
     expect(agg).toMatchObject({ n: 3, strictCorrect: 1, lenientCorrect: 1, errors: 1, perField: { a: 1, b: 0 } });
     expect(agg.strict).toBeCloseTo(1 / 3);
+  });
+
+  it("lenient finds fields as SOP-Bench does: case-insensitive keys only, null predictions missing", () => {
+    // Separators in a key are not normalised upstream: HazardClass is not hazard_class (strict still finds it).
+    const sep = scoreRow("t1", { hazard_class: "C" }, { HazardClass: "C" });
+    expect(sep).toMatchObject({ strict: true, lenient: false });
+    // A null prediction is "not found" upstream, even when the label is null-like.
+    const nul = scoreRow("t2", { reason: null, status: "ok" }, { reason: null, status: "ok" });
+    expect(nul).toMatchObject({ strict: true, lenient: false });
+    // A null-like string still matches a null-like label.
+    expect(scoreRow("t3", { reason: "N/A" }, { reason: "none" })).toMatchObject({ strict: true, lenient: true });
+    // The first key equal ignoring case wins; a `decisions` object is read instead of the prediction.
+    expect(scoreRow("t4", { status: "ok" }, { Status: "ok", STATUS: "bad" }).lenient).toBe(true);
+    expect(scoreRow("t5", { status: "ok" }, { decisions: { status: "ok" }, status: "bad" }).lenient).toBe(true);
+    // Substring containment per field, as before.
+    expect(scoreRow("t6", { action: "Account Closure" }, { action: "permanent account closure" }).lenient).toBe(true);
   });
 
   it("scoreDomain runs a solver on every task without showing it the labels", async () => {

@@ -4,7 +4,7 @@ import { appendFileSync } from "node:fs";
 import { z } from "zod";
 import { registerNodeType } from "../../src/ir/registry.js";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
-import { SqliteRunStore } from "../../src/store/sqlite.js";
+import { openStores } from "../../src/store/open.js";
 import { buildWorkflow } from "./build.js";
 
 const [mode, dbPath, logPath, runId] = process.argv.slice(2) as [string, string, string, string];
@@ -36,7 +36,8 @@ const wf = buildWorkflow({
   edges: [["start", "s1"], ...Array.from({ length: N - 1 }, (_, i) => [`s${i + 1}`, `s${i + 2}`] as [string, string]), [`s${N}`, "end"]],
 });
 
-const store = new SqliteRunStore(dbPath);
+const stores = await openStores(dbPath);
+const store = stores.runs;
 const result = mode === "run" ? await runWorkflow(wf, { store, runId }) : await resumeRun(runId, { store });
 process.stdout.write(JSON.stringify({ status: result.status, outputs: result.outputs }));
-store.close();
+await stores.close();

@@ -1,3 +1,4 @@
+import JSZip from "jszip";
 import { describe, expect, it } from "vitest";
 import { NotConfiguredError } from "../../src/ir/errors.js";
 import type { FileValue } from "../../src/ir/services.js";
@@ -287,14 +288,82 @@ describe("md_exporter", () => {
     expect(await text(files, r.files[0])).toBe("print(1)\n");
   });
 
+  it("md_to_pptx lays slides out as md_exporter (pandoc) does, and the deck reads back", async () => {
+    const { files, tools } = setup();
+    const deck = [
+      "---",
+      "title: Study Plan",
+      "author: Ana",
+      "---",
+      "",
+      "# Week 1",
+      "",
+      "## Goals",
+      "",
+      "- Learn **graphs**, trees, and sorting",
+      "  - one nested point",
+      "",
+      "::: notes",
+      "Start with a question.",
+      ":::",
+      "",
+      "## Schedule",
+      "",
+      "| Day | Topic |",
+      "|---|---|",
+      "| Mon | Graphs |",
+      "",
+      "---",
+      "",
+      "Closing words & thanks.",
+    ].join("\n");
+    const r = await tools.invoke({
+      providerId: id,
+      toolName: "md_to_pptx",
+      parameters: { md_text: deck, output_filename: "plan" },
+    });
+    const f = r.files[0] as FileValue;
+    expect(f).toMatchObject({
+      filename: "plan.pptx",
+      extension: ".pptx",
+      mime_type: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    });
+    // Title slide from the front matter; "# Week 1" is above the slide level (## is followed by content):
+    // a section slide; each "##" a slide; the rule starts an untitled one.
+    expect(await docs.extract(f, await files.get(f))).toBe(
+      [
+        "## Slide 1\nStudy Plan\nAna",
+        "## Slide 2\nWeek 1",
+        "## Slide 3\nGoals\nLearn graphs, trees, and sorting\none nested point\nNotes: Start with a question.",
+        "## Slide 4\nSchedule\nDay\nTopic\nMon\nGraphs",
+        "## Slide 5\nClosing words & thanks.",
+      ].join("\n\n"),
+    );
+    const zip = await JSZip.loadAsync(await files.get(f));
+    expect(Object.keys(zip.files).filter((n) => /^ppt\/slides\/slide\d+\.xml$/.test(n))).toHaveLength(5);
+    const slide3 = await zip.file("ppt/slides/slide3.xml")!.async("string");
+    expect(slide3).toContain('<a:buChar char="');
+    expect(slide3).toMatch(/<a:rPr[^>]*\bb="1"[^>]*>[\s\S]*?<a:t>graphs<\/a:t>/);
+    // A fenced ```markdown wrapper is the document, not a code block; empty text is refused.
+    const fenced = await tools.invoke({
+      providerId: id,
+      toolName: "md_to_pptx",
+      parameters: { md_text: "```markdown\n# Only\n\ntext\n```" },
+    });
+    expect(await docs.extract(fenced.files[0]!, await files.get(fenced.files[0]!))).toBe("## Slide 1\nOnly\ntext");
+    await expect(
+      tools.invoke({ providerId: id, toolName: "md_to_pptx", parameters: { md_text: "  " } }),
+    ).rejects.toMatchObject({ code: "tool.invalid_parameter" });
+  });
+
   it("unavailable exporters say so with the hook to plug one in", async () => {
     const { tools } = setup();
     const err = await tools
-      .invoke({ providerId: id, toolName: "md_to_pptx", parameters: { md_text: md } })
+      .invoke({ providerId: id, toolName: "md_to_xlsx", parameters: { md_text: md } })
       .catch((e) => e);
     expect(err).toBeInstanceOf(NotConfiguredError);
     expect(err.code).toBe("tool.not_configured");
-    expect(err.message).toContain("md_to_pptx");
+    expect(err.message).toContain("md_to_xlsx");
     expect(err.message).toContain("registerExternalTool");
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { NotConfiguredError, WeftError } from "../../src/ir/errors.js";
@@ -8,10 +8,9 @@ import { type ToolConfig, toolNode } from "../../src/nodes/tool.js";
 import { LocalToolService } from "../../src/tools/builtin/index.js";
 import { MemoryFileService } from "../../src/tools/files.js";
 import { fakeCtx } from "./fake-ctx.js";
+import { corpusPath } from "../support/corpus.js";
 
-const CORPUS = [resolve("/work/shared/corpus/dify-dsl"), resolve(process.cwd(), "../shared/corpus/dify-dsl")].find(
-  existsSync,
-);
+const CORPUS = [corpusPath("dify-dsl")].find(existsSync);
 
 interface Found {
   file: string;

@@ -131,9 +131,14 @@ describe("TextDocumentService", () => {
     expect(err.code).toBe("document.unsupported_type");
     expect(err.message).toContain(".png");
     expect(err.message).toContain("image/png");
-    const ppt = await extract("deck.pptx", new Uint8Array([80, 75])).catch((e) => e);
+    const ppt = await extract("deck.ppt", new Uint8Array([80, 75])).catch((e) => e);
     expect(ppt.code).toBe("document.unsupported_type");
     expect(ppt.message).toContain("converter");
+    // A .pptx is read (slides and notes); one that is not a zip is a typed extraction error.
+    const broken = await extract("deck.pptx", new Uint8Array([80, 75])).catch((e) => e);
+    expect(broken).toBeInstanceOf(DocumentError);
+    expect(broken.code).toBe("document.extract_failed");
+    expect(broken.message).toContain("PPTX file");
   });
 
   it("accepts extractor overrides", async () => {

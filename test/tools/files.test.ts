@@ -106,6 +106,16 @@ describe("DirFileService", () => {
     expect(new TextDecoder().decode(await b.get(f))).toBe("persist me");
   });
 
+  it("stores the same content put many times at once (runs in parallel write equal files)", async () => {
+    const a = new DirFileService(join(dir, "parallel"));
+    const bytes = enc("identical bytes from parallel runs");
+    const files = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => a.put(bytes, { filename: `f${i}.wav`, mimeType: "audio/wav" })),
+    );
+    expect(new Set(files.map((f) => f.related_id)).size).toBe(1);
+    expect(new TextDecoder().decode(await a.get(files[23]!))).toBe("identical bytes from parallel runs");
+  });
+
   it("refuses ids that are not content hashes (no path traversal)", () => {
     const a = new DirFileService(dir);
     expect(() => a.pathOf("../../etc/passwd")).toThrow(FileStoreError);

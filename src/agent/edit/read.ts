@@ -6,6 +6,7 @@
  * So answering the projection unchanged gives back the stored workflow, byte for byte.
  */
 import type { Diagnostic } from "../../ir/diagnostics.js";
+import { MAX_JSON_DEPTH, tooDeepAt } from "../../util/json-depth.js";
 import { describeNode } from "../../ir/describe.js";
 import { type Workflow, type WorkflowEdge, type WorkflowNode, WorkflowSchema } from "../../ir/workflow.js";
 import { type CompactOptions, Converter, compactIdOf } from "../../dsl/compact/convert.js";
@@ -290,6 +291,9 @@ function shapeProblem(answer: unknown): Diagnostic | undefined {
   if (!isPlainObject(answer)) return d("compact.not_object", "the workflow JSON must be an object with nodes_info and edges");
   if (!Array.isArray(answer.nodes_info) || answer.nodes_info.length === 0) return d("compact.no_nodes", "nodes_info must be a non-empty list");
   if (answer.edges !== undefined && !Array.isArray(answer.edges)) return d("compact.bad_edges", "edges must be a list of [source, port, target]");
+  // Reading recurses over params; a workflow nests about 12 levels.
+  const deep = tooDeepAt(answer);
+  if (deep) return d("compact.too_deep", `the workflow JSON nests deeper than ${MAX_JSON_DEPTH} levels (at ${deep.slice(0, 120)})`);
   return undefined;
 }
 

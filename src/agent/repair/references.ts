@@ -1,6 +1,7 @@
 import { type Compact, compactOutputs, isObj, parentOf, TEXT_REF } from "./compact-graph.js";
 import { shorthandFor } from "../../dsl/compact/shorthand.js";
 import { isReservedHead } from "../../ir/selector.js";
+import { own } from "../../util/own.js";
 import type { RepairRecord } from "./types.js";
 
 /** Text params (with {{#…#}} references) of each compact type. */
@@ -75,7 +76,7 @@ export function repairReferences(c: Compact): { compact: Compact; repairs: Repai
     if (n.type === "start" || !shorthandFor(n.type) || Object.hasOwn(n.param, "dify")) return n;
     const param = { ...n.param };
     // A text field written as a [var, id] tuple means the text {{#'id'.var#}}.
-    for (const k of TEXT_FIELDS[n.type] ?? []) {
+    for (const k of own(TEXT_FIELDS, n.type) ?? []) {
       const v = param[k];
       if (isTuple(v)) {
         param[k] = `{{#'${v[1]}'.${v[0]}#}}`;

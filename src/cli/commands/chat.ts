@@ -1,13 +1,13 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "@commander-js/extra-typings";
-import Database from "better-sqlite3";
 import { generateWorkflow } from "../../agent/generate.js";
 import { NOTHING_CHANGED, rejectedOutcome } from "../../agent/outcome.js";
 import { diffWorkflows, formatDiff } from "../../ir/diff.js";
 import { WeftError } from "../../ir/errors.js";
 import { type AppMode, WorkflowSchema } from "../../ir/workflow.js";
 import { Editing } from "../../server/editing.js";
-import { type AppRecord, AppStore } from "../../server/store.js";
+import type { AppRecord, AppStore } from "../../store/apps.js";
+import { openStores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError } from "../output.js";
@@ -27,18 +27,18 @@ interface ChatContext {
 
 async function openSession(apps: AppStore, opts: { session?: string; from?: string }): Promise<AppRecord> {
   if (opts.session) {
-    const app = apps.getApp(opts.session);
+    const app = await apps.getApp(opts.session);
     if (!app) throw new CliError("session.not_found", `no chat session ${opts.session}`);
     if (opts.from) throw new CliError("usage.session_from", "--from starts a new session; it cannot be combined with --session");
     return app;
   }
   if (opts.from) {
     const { workflow } = await readWorkflow(opts.from);
-    return apps.createApp({ name: workflow.name, mode: workflow.mode, description: workflow.description }, workflow, "import").app;
+    return (await apps.createApp({ name: workflow.name, mode: workflow.mode, description: workflow.description }, workflow, "import")).app;
   }
   // A new chat starts from nothing: the first turn generates, later ones edit.
   const empty = WorkflowSchema.parse({ name: "chat", mode: "workflow" as AppMode, nodes: [], edges: [] });
-  return apps.createApp({ name: "chat", mode: "workflow" }, empty, "create").app;
+  return (await apps.createApp({ name: "chat", mode: "workflow" }, empty, "create")).app;
 }
 
 async function turn(ctx: ChatContext, text: string): Promise<void> {
@@ -119,13 +119,14 @@ export function registerChatCommand(program: Command): void {
     .option("--session <id>", "resume this session")
     .option("--from <file>", "start a new session that edits this workflow")
     .option("-o, --out <path>", "Dify YAML written after each /apply and /undo", "workflow.yml")
-    .option("--db <path>", "SQLite file for sessions (the same file `weft serve --db` reads: sessions are apps there)")
+    .option("--db <spec>", "database (default from config: weft.db): a SQLite file, sqlite:PATH or :memory:; sessions are apps there, as `weft serve` shows them")
     .option("--model <name>", "model name for the agent")
     .option("--attempts <n>", "maximum attempts per turn", "5")
     .option("--config <path>", "weft.config.json")
     .action(async (opts) => {
       const agent = agentSetup(opts.config, opts.model);
-      const apps = new AppStore(new Database(opts.db ?? loadWeftConfig(opts.config).db));
+      const stores = await openStores(opts.db ?? loadWeftConfig(opts.config).db);
+      const apps = stores.apps;
       const say = (text: string) => process.stdout.write(`${text}\n`);
       const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
       try {
@@ -146,7 +147,7 @@ export function registerChatCommand(program: Command): void {
         }
       } finally {
         rl.close();
-        apps.db.close();
+        await stores.close();
       }
     });
 }

@@ -9,7 +9,6 @@ import type { Command } from "@commander-js/extra-typings";
 import cliProgress from "cli-progress";
 import { analyse } from "../../analysis/index.js";
 import { buildServices } from "../../engine/services.js";
-import type { ResolveJudgeFn } from "../../eval/metrics/resolve.js";
 import { bowCosineV1, type Similarity, tokenCharCosine } from "../../eval/metrics/similarity.js";
 import type { WorfGraph } from "../../eval/metrics/worf-graph.js";
 import { evaluateWorf, type WorfMode } from "../../eval/metrics/worfeval.js";
@@ -26,13 +25,11 @@ import { evaluateWorkflowOnDomain, type WorkflowEvalResult } from "../../eval/so
 import type { ValidationMode } from "../../eval/sopbench/schema.js";
 import { loadReferenceWorkflow } from "../../eval/sopbench/workflows/index.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
-import type { ModelRef } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
-import { createLlmService, describeConfigHelp, hasAnyEndpoint, loadLlmConfig } from "../../llm/index.js";
-import { LocalToolService } from "../../tools/index.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
+import { resolveJudgeFrom } from "./eval-chat2workflow.js";
 
 /** A progress bar on an interactive stderr (never with --json, never when piped). */
 function progressBar(label: string, enabled: boolean): { update(done: number, total: number): void; stop(): void } {
@@ -219,7 +216,7 @@ async function worfAction(
       mode: r.mode,
       threshold: r.threshold,
       parseable: r.parseable,
-      chain: { precision: r.chain.precision, recall: r.chain.recall, f1: r.chain.f1 },
+      chain: { precision: r.chain.precision, recall: r.chain.recall, f1: r.chain.f1, exact: r.chain.exact },
       graph: { precision: r.graph.precision, recall: r.graph.recall, f1: r.graph.f1, exact: r.graph.exact },
       notes: r.notes,
     });
@@ -228,28 +225,13 @@ async function worfAction(
   const f = (v: number) => v.toFixed(4);
   process.stdout.write(
     `${[
-      `f1_chain ${f(r.chain.f1)} (precision ${f(r.chain.precision)}, recall ${f(r.chain.recall)})`,
+      `f1_chain ${f(r.chain.f1)} (precision ${f(r.chain.precision)}, recall ${f(r.chain.recall)})${r.chain.exact ? "" : " — search budget hit: lower bound"}`,
       `f1_graph ${f(r.graph.f1)} (precision ${f(r.graph.precision)}, recall ${f(r.graph.recall)})${r.graph.exact ? "" : " — search budget hit: lower bound"}`,
       `similarity ${r.similarity}, threshold ${r.threshold}${r.inclusive ? " (≥)" : " (>)"}, mode ${r.mode}, matcher ${r.matcher}`,
       ...(r.parseable ? [] : ["pred is not parseable: scored 0"]),
       ...r.notes.map((n) => `note: ${n}`),
     ].join("\n")}\n`,
   );
-}
-
-function judgeFrom(configPath: string | undefined, model: string | undefined): ResolveJudgeFn | undefined {
-  if (!model) return undefined;
-  const cfg = loadLlmConfig({ path: configPath });
-  if (!hasAnyEndpoint(cfg))
-    throw new CliError(
-      "llm.not_configured",
-      `--judge-model needs a model endpoint.\n${describeConfigHelp()}`,
-      EXIT.usage,
-    );
-  const llm = createLlmService(cfg);
-  const ref: ModelRef = { provider: "weft-judge", name: model, completion_params: { temperature: 0 } };
-  return async ({ prompt }) =>
-    (await llm.chat({ model: ref, messages: [{ role: "user", content: prompt }] })).text ?? "";
 }
 
 export function formatResolveResult(r: ResolveSuiteResult): string {
@@ -272,7 +254,14 @@ export function formatResolveResult(r: ResolveSuiteResult): string {
 
 async function resolveAction(
   suitePath: string,
-  opts: { json?: boolean; judgeModel?: string; config?: string; workflows?: string; caseFiles?: string },
+  opts: {
+    json?: boolean;
+    judgeModel?: string;
+    config?: string;
+    workflows?: string;
+    caseFiles?: string;
+    concurrency?: string;
+  },
 ): Promise<void> {
   let suite: ResolveSuite;
   if (existsSync(suitePath) && statSync(suitePath).isDirectory()) {
@@ -286,14 +275,19 @@ async function resolveAction(
       ...(opts.caseFiles ? { caseFilesDir: opts.caseFiles } : {}),
     });
   } else suite = loadResolveSuite(suitePath);
-  const judge = judgeFrom(opts.config, opts.judgeModel ?? process.env.WEFT_JUDGE_MODEL);
+  const judge = resolveJudgeFrom(opts.config, opts.judgeModel ?? process.env.WEFT_JUDGE_MODEL);
   const cfg = loadWeftConfig(opts.config);
-  const base = await buildServices(cfg, { configPath: opts.config });
-  const services = { ...base, tools: new LocalToolService({ files: base.files, now: base.now }) };
+  // The standard wiring: configured tools (and the built-in ones) serve the workflows' tool nodes.
+  const services = await buildServices(cfg, { configPath: opts.config });
   const bar = progressBar(`resolve ${suite.name}`, !opts.json);
   let result: ResolveSuiteResult;
   try {
-    result = await runResolveSuite(suite, { services, judge, onProgress: (d, t) => bar.update(d, t) });
+    result = await runResolveSuite(suite, {
+      services,
+      judge,
+      concurrency: opts.concurrency ? positiveInt(opts.concurrency, "--concurrency") : 1,
+      onProgress: (d, t) => bar.update(d, t),
+    });
   } finally {
     bar.stop();
   }
@@ -314,7 +308,7 @@ export function registerEvalRunners(evalCommand: Command): void {
     .option("--runs <n>", "runs per task (pass^k for k = 1..n)", "1")
     .option("--limit <n>", "score only the first n tasks")
     .option("--concurrency <n>", "tasks run at once", "8")
-    .option("--json", "print {domain, n, strict, lenient, passAtK} as JSON")
+    .option("--json", "print {domain, tasks, n (runs per task), strict, lenient, passAtK} as JSON")
     .option("--out <dir>", "write <domain>.results.json, <domain>.md and <domain>.passk.svg here")
     .option("--validation <mode>", "tool-argument validation: structural, strict or off", "structural")
     .option("--coerce-args", 'let the tools coerce text arguments ("5", "true") to their schema types')
@@ -355,6 +349,7 @@ export function registerEvalRunners(evalCommand: Command): void {
       "--judge-model <name>",
       "LLM judge for text outputs (routed by weft.config.json); without it the judged part is skipped",
     )
+    .option("--concurrency <n>", "test cases run at once", "1")
     .option("--config <path>", "weft.config.json")
     .action(async (suite, opts) => resolveAction(suite, opts));
 }

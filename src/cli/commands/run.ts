@@ -4,10 +4,11 @@ import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
 import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
+import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
 import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
-import type { AttemptRecord } from "../../store/types.js";
-import { SqliteRunStore } from "../../store/sqlite.js";
+import type { AttemptRecord } from "../../store/runs.js";
+import { openStores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
@@ -75,6 +76,19 @@ function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): v
   process.exitCode = result.status === "failed" ? EXIT.invalid : EXIT.ok;
 }
 
+/** Input the workflow cannot take is a usage error (exit 2), reported before anything runs. */
+function refuseBadInput(check: () => void): void {
+  try {
+    check();
+  } catch (e) {
+    if (e instanceof InputError) {
+      const how = e.code === "input.missing" ? `: pass it with --input ${String(e.details.input)}=VALUE` : "";
+      throw new CliError(`usage.${e.code.replace(/^input\./, "")}_input`, `${e.message}${how}`);
+    }
+    throw e;
+  }
+}
+
 export function registerRunCommands(program: Command): void {
   program
     .command("run")
@@ -85,7 +99,7 @@ export function registerRunCommands(program: Command): void {
     .option("--query <text>", "sys.query for advanced-chat apps")
     .option("--json", "print the result as JSON")
     .option("--trace", "print the trace of every node attempt")
-    .option("--db <path>", "SQLite run store")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "parallel node executions", "8")
     .option("--queue", "enqueue on Redis for weft workers instead of running here")
@@ -98,14 +112,13 @@ export function registerRunCommands(program: Command): void {
         for (const d of diags.filter((x) => x.severity === "error")) process.stderr.write(`${formatDiagnostic(d)}\n`);
         throw new CliError("run.invalid_workflow", "the workflow has errors; fix them (see `weft validate`) before running", EXIT.invalid);
       }
+      const pairs = opts.input.map((raw) => splitPair(raw, "--input"));
+      const filePairs = opts.inputFile.map((raw) => splitPair(raw, "--input-file"));
+      refuseBadInput(() => checkInputNames(workflow, [...pairs, ...filePairs].map(([k]) => k)));
       const services = await buildServices(cfg, { configPath: opts.config });
       const inputs: Record<string, unknown> = {};
-      for (const raw of opts.input) {
-        const [k, v] = splitPair(raw, "--input");
-        inputs[k] = v;
-      }
-      for (const raw of opts.inputFile) {
-        const [k, path] = splitPair(raw, "--input-file");
+      for (const [k, v] of pairs) inputs[k] = v;
+      for (const [k, path] of filePairs) {
         if (!existsSync(path)) throw new CliError("usage.input_file", `input file ${path} does not exist`);
         const file = await services.files!.put(new Uint8Array(readFileSync(path)), {
           filename: basename(path),
@@ -113,24 +126,26 @@ export function registerRunCommands(program: Command): void {
         });
         inputs[k] = inputs[k] === undefined ? file : ([] as unknown[]).concat(inputs[k], file);
       }
+      // Before any run exists: a run that can only fail at its start node is never stored.
+      refuseBadInput(() => checkRunInputs(workflow, inputs));
       if (opts.queue) {
         const { enqueueRun } = await import("../../queue/index.js");
         const result = await enqueueRun(workflow, inputs, { db: opts.db ?? cfg.db, redisUrl: opts.redis, onEvent: progress(!!opts.json) });
         return finish(result, opts);
       }
-      const store = new SqliteRunStore(opts.db ?? cfg.db);
+      const stores = await openStores(opts.db ?? cfg.db);
       try {
         const result = await runWorkflow(workflow, {
           inputs,
           services,
-          store,
+          store: stores.runs,
           concurrency: Number(opts.concurrency),
           sys: opts.query ? { query: opts.query } : undefined,
           onEvent: progress(!!opts.json),
         });
         finish(result, opts);
       } finally {
-        store.close();
+        await stores.close();
       }
     });
 
@@ -138,7 +153,7 @@ export function registerRunCommands(program: Command): void {
     .command("worker")
     .description("process queued runs from Redis (any number of workers may share Redis and the run store)")
     .option("--redis <url>", "Redis (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
-    .option("--db <path>", "SQLite run store shared by the workers")
+    .option("--db <spec>", "run store shared by the workers: a SQLite file (default from config: weft.db) or sqlite:PATH")
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "runs processed at once", "4")
     .option("--lock-ms <n>", "lock lifetime; a dead worker's run is taken over after it", "30000")
@@ -147,7 +162,7 @@ export function registerRunCommands(program: Command): void {
       const cfg = loadWeftConfig(opts.config);
       const { startWorker } = await import("../../queue/index.js");
       const services = await buildServices(cfg, { configPath: opts.config });
-      const w = startWorker({
+      const w = await startWorker({
         redisUrl: opts.redis,
         db: opts.db ?? cfg.db,
         concurrency: Number(opts.concurrency),
@@ -174,39 +189,39 @@ export function registerRunCommands(program: Command): void {
     .command("resume")
     .description("continue an interrupted run without re-running committed nodes")
     .argument("<runId>")
-    .option("--db <path>", "SQLite run store")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print the result as JSON")
     .option("--trace", "print the trace")
     .action(async (runId, opts) => {
       const cfg = loadWeftConfig(opts.config);
-      const store = new SqliteRunStore(opts.db ?? cfg.db);
+      const stores = await openStores(opts.db ?? cfg.db);
       try {
         const services = await buildServices(cfg, { configPath: opts.config });
-        finish(await resumeRun(runId, { store, services, onEvent: progress(!!opts.json) }), opts);
+        finish(await resumeRun(runId, { store: stores.runs, services, onEvent: progress(!!opts.json) }), opts);
       } finally {
-        store.close();
+        await stores.close();
       }
     });
 
   program
     .command("runs")
     .description("list recorded runs")
-    .option("--db <path>", "SQLite run store")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .option("--limit <n>", "how many", "20")
     .option("--json", "print as JSON")
-    .action((opts) => {
+    .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
-      const store = new SqliteRunStore(opts.db ?? cfg.db);
-      const runs = store.listRuns(Number(opts.limit)).map((r) => ({
+      const stores = await openStores(opts.db ?? cfg.db);
+      const listed = await stores.runs.listRuns({ limit: Number(opts.limit) }).finally(() => stores.close());
+      const runs = listed.map((r) => ({
         id: r.id,
         workflow: r.workflow.name,
         status: r.status,
         createdAt: new Date(r.createdAt).toISOString(),
         error: r.error?.message,
       }));
-      store.close();
       if (opts.json) return printJson(runs);
       for (const r of runs) process.stdout.write(`${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`);
       if (runs.length === 0) process.stdout.write("no runs recorded\n");
@@ -216,15 +231,15 @@ export function registerRunCommands(program: Command): void {
     .command("trace")
     .description("print the trace of a run: every node attempt's inputs, outputs, port, error, timing")
     .argument("<runId>")
-    .option("--db <path>", "SQLite run store")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
-    .action((runId, opts) => {
+    .action(async (runId, opts) => {
       const cfg = loadWeftConfig(opts.config);
-      const store = new SqliteRunStore(opts.db ?? cfg.db);
-      const run = store.getRun(runId);
-      const trace = store.attempts(runId);
-      store.close();
+      const stores = await openStores(opts.db ?? cfg.db);
+      const [run, trace] = await Promise.all([stores.runs.getRun(runId), stores.runs.attempts(runId)]).finally(() =>
+        stores.close(),
+      );
       if (!run) throw new CliError("run.not_found", `no run with id ${runId}`, EXIT.invalid);
       if (opts.json) return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
       process.stdout.write(`run ${run.id}: ${run.status}\n${formatTrace(trace)}\n`);

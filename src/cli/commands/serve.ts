@@ -1,10 +1,11 @@
 import type { Command } from "@commander-js/extra-typings";
 import { buildServices } from "../../engine/services.js";
+import { WeftError } from "../../ir/errors.js";
 import { loadLlmConfig } from "../../llm/index.js";
 import { startServer } from "../../server/index.js";
-import { ensureSampleApp } from "../../server/sample.js";
-import { AppStore } from "../../server/store.js";
-import { SqliteRunStore } from "../../store/sqlite.js";
+import { ensureSampleApp, sampleKey, sampleKeyPath } from "../../server/sample.js";
+import type { AppStore } from "../../store/apps.js";
+import { openStores, parseStoreSpec } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
@@ -15,12 +16,12 @@ function port(raw: string): number {
   return n;
 }
 
-function withAppStore<T>(db: string, f: (apps: AppStore) => T): T {
-  const runs = new SqliteRunStore(db);
+async function withAppStore<T>(db: string, f: (apps: AppStore) => Promise<T>): Promise<T> {
+  const stores = await openStores(db);
   try {
-    return f(new AppStore(runs.db));
+    return await f(stores.apps);
   } finally {
-    runs.close();
+    await stores.close();
   }
 }
 
@@ -30,10 +31,10 @@ export function registerServeCommands(program: Command): void {
     .description("serve the HTTP API and the web UI")
     .option("--port <n>", "port (0 = any free port)", "3000")
     .option("--host <addr>", "address to listen on", "127.0.0.1")
-    .option("--db <path>", "SQLite file (runs, apps, keys)")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .option("--model <name>", "model name for the chat agent (routed by weft.config.json / WEFT_LLM_*)")
-    .option("--sample", "preload the sample app and print a new API key")
+    .option("--sample", "preload the sample app and print its API key (the same one on every restart)")
     .option(
       "--synchronous <mode>",
       "SQLite durability: full (sync every commit) or normal (faster; survives a crash of the process, not of the machine)",
@@ -45,6 +46,7 @@ export function registerServeCommands(program: Command): void {
       const services = await buildServices(cfg, { configPath: opts.config });
       if (opts.synchronous !== "full" && opts.synchronous !== "normal")
         throw new CliError("usage.synchronous", `--synchronous must be full or normal, got "${opts.synchronous}"`);
+      // A port in use or not permitted is the user's to fix: one line, exit 2.
       const server = await startServer({
         db,
         port: port(opts.port),
@@ -53,12 +55,21 @@ export function registerServeCommands(program: Command): void {
         llmConfig: loadLlmConfig({ path: opts.config }),
         synchronous: opts.synchronous,
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
+      }).catch((e: unknown) => {
+        if (e instanceof WeftError && e.code.startsWith("server.")) throw new CliError(e.code, e.message);
+        throw e;
       });
       if (opts.sample) {
-        const app = ensureSampleApp(server.deps.apps);
-        const { key } = server.deps.apps.createKey("sample");
-        process.stdout.write(`sample app "${app.name}" (${app.id})\nAPI key: ${key}\n`);
-      } else if (server.deps.apps.listKeys().length === 0) {
+        const app = await ensureSampleApp(server.deps.apps);
+        const { key, reused } = await sampleKey(server.deps.apps, db);
+        const kept = sampleKeyPath(db);
+        process.stdout.write(
+          `sample app "${app.name}" (${app.id})\nAPI key: ${key}\n` +
+            (kept
+              ? `(${reused ? "the same key as before" : "new key"}, kept in ${kept}; it stays valid across restarts)\n`
+              : "(an in-memory database: this key ends with the server)\n"),
+        );
+      } else if ((await server.deps.apps.listKeys()).length === 0) {
         process.stderr.write("no API key exists yet: create one with `weft keys create`\n");
       }
       process.stdout.write(`weft serving on ${server.url}\n`);
@@ -74,24 +85,29 @@ export function registerServeCommands(program: Command): void {
   keys
     .command("create")
     .description("create an API key (printed once; only its hash is stored)")
-    .option("--db <path>", "SQLite file")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--name <name>", "a label for the key", "default")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
-    .action((opts) => {
+    .action(async (opts) => {
       const db = opts.db ?? loadWeftConfig(opts.config).db;
-      const k = withAppStore(db, (a) => a.createKey(opts.name));
+      if (parseStoreSpec(db).kind === "memory")
+        throw new CliError(
+          "keys.not_stored",
+          `a key created in "${db}" would be gone when this command ends; use the server's database`,
+        );
+      const k = await withAppStore(db, (a) => a.createKey(opts.name));
       if (opts.json) printJson(k);
       else process.stdout.write(`${k.key}\n`);
     });
   keys
     .command("list")
     .description("list API keys (ids and names; keys themselves are not stored)")
-    .option("--db <path>", "SQLite file")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
-    .action((opts) => {
-      const list = withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.listKeys());
+    .action(async (opts) => {
+      const list = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.listKeys());
       if (opts.json) return printJson(list);
       for (const k of list) process.stdout.write(`${k.id}  ${k.name}  ${new Date(k.createdAt).toISOString()}\n`);
       if (list.length === 0) process.stdout.write("no API keys\n");
@@ -100,10 +116,10 @@ export function registerServeCommands(program: Command): void {
     .command("revoke")
     .description("delete an API key by id")
     .argument("<id>")
-    .option("--db <path>", "SQLite file")
+    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
-    .action((id, opts) => {
-      const ok = withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.revokeKey(id));
+    .action(async (id, opts) => {
+      const ok = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.revokeKey(id));
       if (!ok) throw new CliError("keys.not_found", `no API key with id ${id}`, EXIT.invalid);
       process.stdout.write(`revoked ${id}\n`);
     });

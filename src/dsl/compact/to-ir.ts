@@ -10,6 +10,7 @@ import "../../nodes/index.js";
 import { describeValue, isPlainObject, type JsonObject } from "../../util/json.js";
 import { type CompactOptions, Converter, compactIdOf, irId } from "./convert.js";
 import { shorthandFor } from "./shorthand.js";
+import { MAX_JSON_DEPTH, tooDeepAt } from "../../util/json-depth.js";
 
 export { type CompactOptions, irId } from "./convert.js";
 
@@ -112,7 +113,7 @@ export function readCompactEdge(c: Converter, e: unknown, i: number): { s: strin
     return undefined;
   }
   const port = typeof e[1] === "number" ? e[1] : typeof e[1] === "string" && /^\d+$/.test(e[1].trim()) ? Number(e[1]) : Number.NaN;
-  if (!Number.isInteger(port) || port < 0) {
+  if (!Number.isSafeInteger(port) || port < 0) {
     c.error("compact.bad_port", `${field} port must be a non-negative integer, got ${describeValue(e[1])}`, c.ids.get(s), field);
     return undefined;
   }
@@ -166,15 +167,21 @@ function registerIds(c: Converter, raws: RawCompactNode[], upTo = raws.length): 
 /** Every well-formed entry of nodes_info, duplicates reported. */
 export function readNodes(c: Converter, input: unknown[]): RawCompactNode[] {
   const raws: RawCompactNode[] = [];
-  const seen = new Set<string>();
+  const written = new Map<string, string>(); // Dify-form id → the compact id that took it
   input.forEach((raw, i) => {
     const n = readCompactNode(c, raw, i);
     if (!n) return;
-    if (seen.has(n.cid)) {
-      c.error("compact.duplicate_id", `node id "${n.cid}" is used twice`, irId(n.cid), "id");
+    if (!/[A-Za-z0-9]/.test(n.cid)) {
+      c.error("compact.bad_node", `nodes_info[${i}] has the id ${JSON.stringify(n.cid)}; an id needs a letter or digit`, undefined, `nodes_info[${i}].id`);
       return;
     }
-    seen.add(n.cid);
+    const clash = written.get(irId(n.cid));
+    if (clash !== undefined) {
+      const why = clash === n.cid ? `node id "${n.cid}" is used twice` : `node ids "${clash}" and "${n.cid}" are the same id once written for Dify (${irId(n.cid)})`;
+      c.error("compact.duplicate_id", why, irId(n.cid), "id");
+      return;
+    }
+    written.set(irId(n.cid), n.cid);
     raws.push(n);
   });
   return raws;
@@ -217,6 +224,9 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
     return { diagnostics: c.diags, ids: c.ids };
   };
   if (!isPlainObject(input)) return fail("compact.not_object", "the workflow JSON must be an object with nodes_info and edges");
+  // Everything below recurses over params; a workflow nests about 12 levels.
+  const deep = tooDeepAt(input);
+  if (deep) return fail("compact.too_deep", `the workflow JSON nests deeper than ${MAX_JSON_DEPTH} levels (at ${deep.slice(0, 120)})`);
   if (!Array.isArray(input.nodes_info) || input.nodes_info.length === 0) return fail("compact.no_nodes", "nodes_info must be a non-empty list");
   const edgesRaw = input.edges ?? [];
   if (!Array.isArray(edgesRaw)) return fail("compact.bad_edges", "edges must be a list of [source, port, target]");

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * The Coze Studio canvas JSON (what `SaveWorkflowRequest.schema` carries), as written by Coze Studio
- * itself: see /work/shared/COZE.md §2.2–2.6 and the golden canvases in corpus/coze. Strict where the
+ * itself: see ../shared/COZE.md §2.2–2.6 and the golden canvases in corpus/coze. Strict where the
  * format is fixed (type ids, value blocks, edges, ports, the node shapes the exporter writes), loose
  * (`.loose()`, `unknown`) where real canvases vary or carry editor-only data.
  */

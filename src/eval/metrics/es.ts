@@ -40,21 +40,27 @@ export function buildEsPrompt(input: EsInput): string {
   });
 }
 
-/** Scale a 1–5 rating (or an explicit "x/y" fraction) to [0,1]. */
+/**
+ * Scale a rating to [0,1]. A bare number is on the prompt's 1–5 scale: (s − 1)/4. A fraction "x/y" is read
+ * as a rating on a 1–y scale, scaled the same way: (x − 1)/(y − 1), so "3/5" and "3" agree (0.5), "6/10"
+ * gives 5/9, and a lower rating never scores higher on a finer scale ("1/10" = "1/5" = 0). A rating below
+ * 1 or above its scale is an error naming the dimension, never clamped.
+ */
 function toUnit(raw: number, denominator: number | undefined, dim: string): number {
   if (!Number.isFinite(raw))
     throw new MetricInputError(MetricCodes.judgeOutput, `${dim}: rating is not a number`, { field: dim });
-  if (denominator !== undefined && denominator !== 5) {
-    if (denominator <= 0 || raw < 0 || raw > denominator) {
-      throw new MetricInputError(MetricCodes.judgeOutput, `${dim}: rating ${raw}/${denominator} out of range`, {
-        field: dim,
-      });
-    }
-    return raw / denominator;
-  }
-  if (raw < 1 || raw > 5)
-    throw new MetricInputError(MetricCodes.judgeOutput, `${dim}: rating ${raw} is outside 1–5`, { field: dim });
-  return (raw - 1) / 4;
+  const top = denominator ?? 5;
+  if (!Number.isFinite(top) || top <= 1)
+    throw new MetricInputError(MetricCodes.judgeOutput, `${dim}: rating scale /${denominator} has no range`, {
+      field: dim,
+    });
+  if (raw < 1 || raw > top)
+    throw new MetricInputError(
+      MetricCodes.judgeOutput,
+      `${dim}: rating ${raw}${denominator !== undefined ? `/${denominator}` : ""} is outside 1–${top}`,
+      { field: dim },
+    );
+  return (raw - 1) / (top - 1);
 }
 
 function stripFences(s: string): string {

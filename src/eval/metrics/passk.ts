@@ -1,8 +1,11 @@
 /**
  * τ-bench pass^k (arXiv 2406.12045; tau_bench run.py display_metrics):
  *   pass^k = mean over tasks of C(c, k) / C(n, k),  C(c, k) = 0 when c < k,
- * the unbiased estimate of "all k i.i.d. trials succeed". A trial succeeds iff |reward − 1| ≤ 1e-6.
+ * the unbiased estimate of "all k i.i.d. trials succeed". A trial succeeds iff 1 − 1e-6 ≤ reward ≤ 1 + 1e-6,
+ * compared as τ-bench compares (so 0.999999 succeeds; |reward − 1| ≤ 1e-6 would not, by one rounding step).
  * n is the number of distinct trial ids across all records (as upstream), even if a task has fewer.
+ * A (task, trial) pair recorded more than once would let c exceed n (upstream then scores above 1);
+ * here c is capped at n and every such pair is listed in `duplicates`.
  * Binomials are exact BigInts; the ratio is converted to a double with ~64 significant bits kept
  * before rounding, so large n (e.g. 200 trials) neither overflows nor loses precision.
  */
@@ -71,6 +74,8 @@ export interface PassHatKReport {
   successes: Map<string, number>;
   /** curve[k-1] = pass^k for k = 1..n */
   curve: number[];
+  /** (task, trial) pairs recorded more than once, with how many rows each has. */
+  duplicates: Array<{ taskId: string; trial: string; rows: number }>;
 }
 
 export function isSuccess(r: TrialRecord): boolean {
@@ -84,24 +89,30 @@ export function isSuccess(r: TrialRecord): boolean {
       },
     );
   }
-  return Math.abs(r.reward - 1) <= 1e-6;
+  return 1 - 1e-6 <= r.reward && r.reward <= 1 + 1e-6;
 }
 
 export function passHatK(records: readonly TrialRecord[]): PassHatKReport {
   const trials = new Set(records.map((r) => String(r.trial)));
   const n = trials.size;
   const successes = new Map<string, number>();
+  const rows = new Map<string, { taskId: string; trial: string; rows: number }>();
   for (const r of records) {
     const id = String(r.taskId);
     successes.set(id, (successes.get(id) ?? 0) + (isSuccess(r) ? 1 : 0));
+    const key = JSON.stringify([id, String(r.trial)]);
+    const seen = rows.get(key);
+    if (seen) seen.rows++;
+    else rows.set(key, { taskId: id, trial: String(r.trial), rows: 1 });
   }
+  const duplicates = [...rows.values()].filter((x) => x.rows > 1);
   const curve: number[] = [];
   for (let k = 1; k <= n; k++) {
     let s = 0;
     for (const c of successes.values()) s += passHatKTask(Math.min(c, n), n, k);
     curve.push(successes.size === 0 ? 0 : s / successes.size);
   }
-  return { n, tasks: successes.size, successes, curve };
+  return { n, tasks: successes.size, successes, curve, duplicates };
 }
 
 export interface ExecutorRuns {

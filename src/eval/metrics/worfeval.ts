@@ -7,11 +7,12 @@
  *   component over index-literal common edges (Q3), pred listing order for the chain (Q4), first 20
  *   networkx topological orders (Q5). Where upstream crashes (empty pred chain, zero graph matches) we
  *   return 0 and add a note (Q9).
- * mode "paper" — the corrected definitions: sim ≥ β, one max-weight matching (Hungarian by default; ties,
- *   e.g. duplicate texts, broken towards pairs at similar list positions),
- *   f1_chain = longest increasing run of matched gold positions (= LCS of matched nodes) maximised over up
- *   to 20 gold topological orders (all when there are ≤ 20, else the order that follows the pred's listing
- *   plus a seeded sample); f1_graph = k/|P|, k/|G|
+ * mode "paper" — the corrected definitions: sim ≥ β;
+ *   f1_chain = longest common subsequence of the pred listing and a gold topological order, nodes equal when
+ *   their similarity passes β, maximised over every topological order (exactly, by dynamic programming over
+ *   the gold order's ideals: chain-lcs.ts; past `chainMaxStates` a lower bound from the pred-guided order —
+ *   built from one max-weight matching whose ties, e.g. duplicate texts, break towards similar list
+ *   positions — plus a seeded sample, flagged `chain.exact: false`); f1_graph = k/|P|, k/|G|
  *   with k the size of the exact maximum common induced subgraph (see mcis.ts for the search bound). The
  *   MCIS is not required to be connected by default, so an identical copy of a graph with an isolated node
  *   scores 1.0 (upstream's LCC would not); `mcis.connected: true` asks for the largest connected one.
@@ -21,6 +22,7 @@
  * Empty sides (paper mode): both empty → 1, one empty → 0.
  */
 import { MetricCodes, MetricInputError } from "./errors.js";
+import { type ChainLcsInput, chainLcsForOrder, maxChainLcs } from "./chain-lcs.js";
 import { type MatcherName, matchNodes } from "./matching.js";
 import { DEFAULT_MCIS_MAX_STEPS, maximumCommonInducedSubgraph } from "./mcis.js";
 import { assertMatrixShape, type Similarity, type SimMatrix, similarityMatrix, tokenCharCosine } from "./similarity.js";
@@ -41,8 +43,13 @@ export interface WorfOptions {
   matcher?: MatcherName;
   /** Gold topological orders tried for f1_chain, default 20. */
   maxOrders?: number;
-  /** Seed for sampling orders when a gold DAG has more than maxOrders (paper mode), default 0. */
+  /** Seed for sampling orders when the exact f1_chain search is over budget (paper mode), default 0. */
   seed?: number;
+  /**
+   * Paper mode: budget of the exact f1_chain search, in (gold ideals × (pred nodes + 1)) states, default
+   * 2,000,000. Past it, sampled orders give a lower bound (`chain.exact: false`).
+   */
+  chainMaxStates?: number;
   /** Paper-mode MCIS: require a weakly connected common subgraph (default false) and the search budget. */
   mcis?: { connected?: boolean; maxSteps?: number };
 }
@@ -61,6 +68,14 @@ export interface ChainScore extends PRF {
   /** Index into ordersUsed of the best order, -1 if none scored. */
   bestOrder: number;
   ordersSampled: boolean;
+  /**
+   * Paper mode: true when the score is the maximum over every gold topological order; false when the
+   * search budget was exceeded and sampled orders give a lower bound. Upstream mode: always true (its
+   * definition is the orders it tries).
+   */
+  exact: boolean;
+  /** Paper mode: the (pred, gold) node pairs of the best common subsequence. */
+  alignment?: Array<[number, number]>;
 }
 
 export interface GraphScore extends PRF {
@@ -97,6 +112,7 @@ interface Resolved {
   matcher: MatcherName;
   maxOrders: number;
   seed: number;
+  chainMaxStates: number;
   connected: boolean;
   maxSteps: number;
 }
@@ -126,6 +142,7 @@ function resolve(opts: WorfOptions, simName: string): Resolved {
     matcher: opts.matcher ?? (mode === "upstream" ? "nx-blossom" : "hungarian"),
     maxOrders,
     seed: opts.seed ?? 0,
+    chainMaxStates: opts.chainMaxStates ?? 2_000_000,
     connected: opts.mcis?.connected ?? false,
     maxSteps: opts.mcis?.maxSteps ?? DEFAULT_MCIS_MAX_STEPS,
   };
@@ -140,6 +157,7 @@ const zeroChain = (): ChainScore => ({
   ordersUsed: [],
   bestOrder: -1,
   ordersSampled: false,
+  exact: true,
 });
 
 /**
@@ -287,7 +305,16 @@ function upstreamChain(pred: WorfGraph, gold: WorfGraph, sim: SimMatrix, r: Reso
     const rc = order.length === 0 ? 0 : correct / order.length;
     const f = f1Of(p, rc);
     if (f > best.f1)
-      best = { precision: p, recall: rc, f1: f, correct, ordersUsed: orders, bestOrder: k, ordersSampled: false };
+      best = {
+        precision: p,
+        recall: rc,
+        f1: f,
+        correct,
+        ordersUsed: orders,
+        bestOrder: k,
+        ordersSampled: false,
+        exact: true,
+      };
   }
   return best;
 }
@@ -296,57 +323,70 @@ function paperChain(pred: WorfGraph, gold: WorfGraph, sim: SimMatrix, r: Resolve
   const predIdx = pred.nodes.flatMap((t, i) => (isSentinel(t) ? [] : [i]));
   const goldIdx = gold.nodes.flatMap((t, i) => (isSentinel(t) ? [] : [i]));
   const goldEdges = cleanEdges(gold, { dropSelfLoops: false });
-  const n = gold.nodes.length;
-  // One matching for all orders: which node corresponds to which does not depend on the order.
-  const map =
-    predIdx.length === 0 || goldIdx.length === 0
-      ? predIdx.map(() => -1)
-      : matchNodes(subMatrix(sim, predIdx, goldIdx), {
-          threshold: r.threshold,
-          inclusive: r.inclusive,
-          matcher: r.matcher,
-        });
-  const sample = sampleTopologicalOrders(n, goldEdges, r.maxOrders, r.seed);
-  let full = sample.orders;
-  if (sample.sampled) {
-    // A sample can miss the one order the prediction follows (an exact copy would then score < 1), so the
-    // order that follows the pred's listing as far as the gold edges allow is always tried first.
-    const priority = new Array<number>(n).fill(Number.POSITIVE_INFINITY);
-    for (const [pi, j] of map.entries()) if (j >= 0) priority[goldIdx[j]!] = pi;
-    const guided = guidedTopologicalOrder(n, goldEdges, priority);
-    const key = guided.join(",");
-    full = [guided, ...sample.orders.filter((o) => o.join(",") !== key)].slice(0, r.maxOrders);
-    notes.push(
-      `gold has more than ${r.maxOrders} topological orders: pred-guided order + ${full.length - 1} sampled with seed ${r.seed}`,
-    );
-  }
-  const orders = full.map((o) => o.filter((i) => !isSentinel(gold.nodes[i]!)));
-  const sampled = sample.sampled;
-  if (predIdx.length === 0 || goldIdx.length === 0) {
-    const both = predIdx.length === 0 && goldIdx.length === 0;
-    const v = both ? 1 : 0;
-    return {
-      precision: v,
-      recall: v,
-      f1: v,
-      correct: 0,
-      ordersUsed: orders,
-      bestOrder: both ? 0 : -1,
-      ordersSampled: sampled,
-    };
-  }
-  let best: ChainScore = { ...zeroChain(), ordersUsed: orders, ordersSampled: sampled };
-  for (const [k, order] of orders.entries()) {
-    const pos = new Map<number, number>();
-    for (const [q, gi] of order.entries()) pos.set(gi, q);
-    const seq = map.map((j) => (j < 0 ? -1 : pos.get(goldIdx[j]!)!));
-    const correct = lisMatched(seq);
+  const keep = (s: number) => (r.inclusive ? s >= r.threshold : s > r.threshold);
+  const compat = (p: number, g: number) => keep(Math.max(0, sim[p]![g]!));
+  const input = { goldCount: gold.nodes.length, goldEdges, goldNodes: goldIdx, predNodes: predIdx, compat };
+  const best = maxChainLcs(input, r.chainMaxStates);
+  const score = (correct: number): PRF => {
+    if (predIdx.length === 0 || goldIdx.length === 0) {
+      const v = predIdx.length === 0 && goldIdx.length === 0 ? 1 : 0;
+      return { precision: v, recall: v, f1: v };
+    }
     const p = correct / predIdx.length;
     const rc = correct / goldIdx.length;
-    const f = f1Of(p, rc);
-    if (f > best.f1 || best.bestOrder < 0) {
-      best = { precision: p, recall: rc, f1: f, correct, ordersUsed: orders, bestOrder: k, ordersSampled: sampled };
-    }
+    return { precision: p, recall: rc, f1: f1Of(p, rc) };
+  };
+  if (best) {
+    return {
+      ...score(best.correct),
+      correct: best.correct,
+      ordersUsed: [best.order],
+      bestOrder: 0,
+      ordersSampled: false,
+      exact: true,
+      alignment: best.alignment,
+    };
+  }
+  return sampledPaperChain(pred, gold, sim, r, notes, input, score);
+}
+
+/**
+ * When the gold order has too many ideals for the exact search: score the pred-guided order and a seeded
+ * sample of orders by LCS, and say the result is a lower bound. The guided order follows one max-weight
+ * matching, with ties (duplicate texts) broken towards pairs at similar list positions.
+ */
+function sampledPaperChain(
+  pred: WorfGraph,
+  gold: WorfGraph,
+  sim: SimMatrix,
+  r: Resolved,
+  notes: string[],
+  input: ChainLcsInput & { goldEdges: Array<[number, number]>; goldNodes: number[]; predNodes: number[] },
+  score: (correct: number) => PRF,
+): ChainScore {
+  const { goldCount: n, goldEdges, goldNodes: goldIdx, predNodes: predIdx } = input;
+  const map = matchNodes(subMatrix(sim, predIdx, goldIdx), {
+    threshold: r.threshold,
+    inclusive: r.inclusive,
+    matcher: r.matcher,
+    positionalTieBreak: true,
+  });
+  const priority = new Array<number>(n).fill(Number.POSITIVE_INFINITY);
+  for (const [pi, j] of map.entries()) if (j >= 0) priority[goldIdx[j]!] = pi;
+  const guided = guidedTopologicalOrder(n, goldEdges, priority);
+  const sample = sampleTopologicalOrders(n, goldEdges, r.maxOrders, r.seed);
+  const key = guided.join(",");
+  const full = [guided, ...sample.orders.filter((o) => o.join(",") !== key)].slice(0, r.maxOrders);
+  notes.push(
+    `gold order too wide for the exact f1_chain search (over ${r.chainMaxStates} states): pred-guided order + ${full.length - 1} sampled with seed ${r.seed}; f1_chain is a lower bound`,
+  );
+  const orders = full.map((o) => o.filter((i) => !isSentinel(gold.nodes[i]!)));
+  let best: ChainScore = { ...zeroChain(), ordersUsed: orders, ordersSampled: true, exact: false };
+  for (const [k, order] of orders.entries()) {
+    const lcs = chainLcsForOrder(predIdx, order, input.compat);
+    const s = score(lcs.correct);
+    if (s.f1 > best.f1 || best.bestOrder < 0)
+      best = { ...best, ...s, correct: lcs.correct, bestOrder: k, alignment: lcs.alignment };
   }
   return best;
 }

@@ -2,7 +2,7 @@
  * The deterministic pass-stage checks, one function per step. Each returns a StepResult whose
  * diagnostics say why it failed (stable `pass.*`, `answer.*`, `compact.*`, `dify.*` codes).
  */
-import { normaliseNodeName, type ParsedAnswer, parseNodeSelection } from "../../agent/repair/index.js";
+import { normaliseNodeName, type ParsedAnswer, readNodeSelection } from "../../agent/repair/index.js";
 import { analyse } from "../../analysis/index.js";
 import { compactToWorkflow } from "../../dsl/compact/index.js";
 import { exportDify, importDify } from "../../dsl/dify/index.js";
@@ -154,12 +154,9 @@ export function checkVariables(json: unknown, check: PassCheck): StepResult {
   return { ok: diagnostics.length === 0, diagnostics };
 }
 
-/** Every listed name in a node_selection text that does not map onto a node type. */
+/** Every listed item in a node_selection text that names no node type. */
 export function unrecognisedNames(selection: string): string[] {
-  return selection
-    .split(/[,\n;、]+/)
-    .map((s) => s.replace(/^[\s\-*\d.]+/, "").trim())
-    .filter((s) => s && !normaliseNodeName(s));
+  return readNodeSelection(selection).unrecognised;
 }
 
 const typeKey = (t: string) => normaliseNodeName(t) ?? t.toLowerCase();
@@ -169,8 +166,15 @@ const typeKey = (t: string) => normaliseNodeName(t) ?? t.toLowerCase();
  * used (both ways, start/end/iteration-start included), and every key node (related_nodes) is both
  * declared and used. Names match ignoring case and hyphens, with the aliases of normaliseNodeName.
  */
-export function checkSelection(selection: string | undefined, json: unknown, related: readonly string[]): StepResult {
-  const declared = new Set(parseNodeSelection(selection ?? ""));
+export function checkSelection(
+  selection: string | undefined,
+  json: unknown,
+  related: readonly string[],
+  /** Node types of the previous round's workflow, for selections written as a delta on it. */
+  previous?: readonly string[],
+): StepResult {
+  const reading = readNodeSelection(selection ?? "", { previous });
+  const declared = new Set(reading.declared);
   const nodes = isObj(json) && Array.isArray(json.nodes_info) ? json.nodes_info.filter(isObj) : [];
   const used = new Set(nodes.flatMap((n) => (typeof n.type === "string" ? [typeKey(n.type)] : [])));
   const diagnostics: Diagnostic[] = [];
@@ -203,7 +207,7 @@ export function checkSelection(selection: string | undefined, json: unknown, rel
         field: "workflow",
       }),
     );
-  const unknown = unrecognisedNames(selection ?? "");
+  const unknown = reading.unrecognised;
   if (unknown.length)
     diagnostics.push({
       code: "pass.unrecognised_name",

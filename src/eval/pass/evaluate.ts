@@ -33,9 +33,17 @@ export interface AnswerEvaluation {
   repairs: RepairRecord[];
   /** What the judge sees, when 1_1 passed. */
   judgeInput?: { nodeSelection: string; designPrinciple: string; workflow: string };
+  /** The Dify YAML the answer converts to, when step_1_2 passed (what upstream imports into Dify). */
+  yaml?: string;
 }
 
-export function evaluateAnswer(text: string, ins: Instruction, opts: { repair?: boolean } = {}): AnswerEvaluation {
+export interface EvaluateOptions {
+  repair?: boolean;
+  /** Node types the previous round's workflow used (a round-k selection may be written as a delta on it). */
+  previousTypes?: readonly string[];
+}
+
+export function evaluateAnswer(text: string, ins: Instruction, opts: EvaluateOptions = {}): AnswerEvaluation {
   const parsed = parseAnswer(text, { repair: opts.repair });
   const steps: AnswerEvaluation["steps"] = {};
   const out: AnswerEvaluation = {
@@ -70,10 +78,16 @@ export function evaluateAnswer(text: string, ins: Instruction, opts: { repair?: 
     out.analyserErrors = a.diagnostics;
   }
   if (!conv.ok) return fail("convert");
+  if ("yaml" in conv && conv.yaml) out.yaml = conv.yaml;
   steps.variables = checkVariables(parsed.json, ins.check);
   if (!steps.variables.ok) return fail("variables");
   out.passed13 = true;
-  steps.selection = checkSelection(parsed.sections.nodeSelection, parsed.json, ins.check.related_nodes);
+  steps.selection = checkSelection(
+    parsed.sections.nodeSelection,
+    parsed.json,
+    ins.check.related_nodes,
+    opts.previousTypes,
+  );
   if (!steps.selection.ok) return fail("selection");
   out.passDeterministic = true;
   out.passAnalyserClean = out.analyserErrors.length === 0;
@@ -131,4 +145,14 @@ export function definedIds(text: string): Set<string> {
   const ids = new Set<string>();
   for (const x of (m?.[1] ?? "").matchAll(/"id"\s*:\s*"?([\w-]+)"?/g)) ids.add(x[1]!);
   return ids;
+}
+
+/** Node types an answer's workflow uses, read strictly (none when its JSON does not parse). */
+export function answerNodeTypes(text: string): string[] | undefined {
+  const json = parseAnswer(text).json as { nodes_info?: unknown } | undefined;
+  if (!json || !Array.isArray(json.nodes_info)) return undefined;
+  const types = json.nodes_info.flatMap((n) =>
+    n && typeof n === "object" && typeof (n as { type?: unknown }).type === "string" ? [(n as { type: string }).type] : [],
+  );
+  return [...new Set(types)];
 }

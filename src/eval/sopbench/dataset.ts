@@ -3,9 +3,10 @@ import { join } from "node:path";
 import type { ToolSpec } from "../../ir/services.js";
 import { type Cell, type Row, readTable, type Table } from "./csv.js";
 import { SopBenchError, unknownDomain } from "./errors.js";
+import { sharedCorpusDir } from "../../util/corpus.js";
 
 /** Where the staged SOP-Bench snapshot lives; tests and tools read it in place (licence: never copy it). */
-export const DEFAULT_CORPUS_DIR = process.env.SOPBENCH_DIR ?? "/work/shared/corpus/sopbench";
+export const DEFAULT_CORPUS_DIR = process.env.SOPBENCH_DIR ?? sharedCorpusDir("sopbench");
 
 /** Binding of one tool, as written in tool_bindings.json (see its `_about`). */
 export interface ReturnSpec {

@@ -2,36 +2,16 @@ import type { ToolSpec } from "../../ir/services.js";
 import type { Row } from "./csv.js";
 import { type Domain, loadDomain, type ReturnSpec, type ToolBinding } from "./dataset.js";
 import { SopBenchError, ToolCallError } from "./errors.js";
+import type { EnvOptions } from "./options.js";
 import { RULES } from "./rules/index.js";
+import type { RuleCtx } from "./rules/types.js";
 import { ArgValidator, type ValidationMode } from "./schema.js";
 import { cellEquals, convertCell, pyInt, seededRandom, truthy } from "./values.js";
 
+export type { EnvOptions } from "./options.js";
+
 /** The clock benchmarks pin: referral v2's "within 90 days" needs a date on or after ~2025-12-01. */
 export const PINNED_NOW = "2026-01-01T00:00:00.000Z";
-
-export interface EnvOptions {
-  corpusDir?: string;
-  /** Defaults to PINNED_NOW. */
-  now?: () => Date;
-  /** Seed of the RNG used for generated ids (warehouse report ids). Default 42. */
-  seed?: number;
-  /** Argument validation against toolspecs (see schema.ts). Default "structural". */
-  validation?: ValidationMode;
-  /** Let the validator coerce "5" → 5, "true" → true before matching. Default false. */
-  coerceArgs?: boolean;
-  /**
-   * warehouse: "csv" answers barcode/damage from the row's barcode_match/package_condition (default);
-   * "original" reproduces upstream's PO-number parity mocks (issue #3).
-   */
-  warehouseMode?: "csv" | "original";
-  /**
-   * Relative tolerance when a float argument is matched against a float column (video_annotation's
-   * predicted_iou chain). Default 0: exact, as upstream, so a rounded value breaks the chain.
-   */
-  floatTolerance?: number;
-  /** Shuffle specs() with the seed, as upstream video_annotation did. Default false (file order). */
-  shuffleToolSpecs?: boolean;
-}
 
 export interface CallRecord {
   tool: string;
@@ -41,19 +21,6 @@ export interface CallRecord {
   matchedRowIndex?: number;
 }
 
-export interface RuleCtx {
-  env: SopBenchEnv;
-  domain: Domain;
-  tool: string;
-  args: Record<string, unknown>;
-  binding: ToolBinding | undefined;
-  /** Runs the declarative binding (lookup/scalar/constant) for this call. */
-  generic(): unknown;
-  fail(message: string): never;
-  /** Rows whose column equals each given value (pandas-typed compare). */
-  rowsWhere(match: Record<string, unknown>): Row[];
-}
-export type RuleHandler = (ctx: RuleCtx) => unknown;
 
 interface Signature {
   params: string[];

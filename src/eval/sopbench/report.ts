@@ -5,9 +5,12 @@ import type { WorkflowEvalResult } from "./run-workflow.js";
 
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 
-/** The public summary of an evaluation: what `--json` prints (rows stay in the results file). */
+/**
+ * The public summary of an evaluation: what `--json` prints (rows stay in the results file). `n` is the
+ * number of runs per task (pass^k is reported for k = 1..n), `tasks` the number of tasks scored.
+ */
 export function summarise(r: WorkflowEvalResult) {
-  return { domain: r.domain, n: r.n, strict: r.strict, lenient: r.lenient, passAtK: r.passAtK };
+  return { domain: r.domain, tasks: r.tasks, n: r.n, strict: r.strict, lenient: r.lenient, passAtK: r.passAtK };
 }
 
 export function markdownReport(r: WorkflowEvalResult, workflowName: string): string {

@@ -3,9 +3,12 @@
  * - strict: normalised equality. Strings are trimmed, case-folded, `_`/`-` read as spaces and whitespace
  *   collapsed; numbers (or numeric strings) compare numerically (relative tolerance 1e-9); booleans accept
  *   true/false/yes/no/1/0 in any case; null-likes (null, "", none, null, na, n/a, nan, unknown) equal each other.
- * - lenient: SOP-Bench's own comparator, for comparison with published numbers: lowercase + strip, exact,
- *   then `_`/`-` → space, then substring containment in either direction. One deliberate difference: an empty
- *   or null-like prediction never matches a non-null label (Python's `"" in s` is always true).
+ * - lenient: SOP-Bench's own comparator (amazon-science/SOP-Bench evaluation/parser.py, compare_decisions), for
+ *   comparison with published numbers: lowercase + strip, exact, then `_`/`-` → space, then substring
+ *   containment in either direction; null-likes equal each other. Fields are found as upstream finds them: a
+ *   `decisions` object in the prediction is read instead of the prediction itself, the first key equal to
+ *   the column ignoring case only (not separators) is taken, and a field whose predicted value is null
+ *   counts as missing (a mismatch, even against a null-like label).
  * A row passes only when every output field passes.
  */
 
@@ -72,6 +75,17 @@ export interface RowScore {
 
 const keyOf = (k: string) => k.toLowerCase().replace(/[\s_-]+/g, "");
 
+/** The predicted value of one column as SOP-Bench's multi-field comparison looks it up; undefined = missing. */
+function upstreamField(predicted: Record<string, unknown>, col: string): unknown {
+  const decisions = predicted.decisions;
+  const values =
+    decisions && typeof decisions === "object" && !Array.isArray(decisions)
+      ? (decisions as Record<string, unknown>)
+      : predicted;
+  const hit = Object.entries(values).find(([k]) => k.toLowerCase() === col.toLowerCase());
+  return hit === undefined || hit[1] === null ? undefined : hit[1];
+}
+
 /** Finds each output column in the prediction, matching keys case- and separator-insensitively. */
 export function scoreRow(
   taskId: string,
@@ -85,11 +99,12 @@ export function scoreRow(
   for (const [col, exp] of Object.entries(expected)) {
     const pred = byKey.get(keyOf(col));
     const missing = !byKey.has(keyOf(col)) || error !== undefined;
+    const upstream = error === undefined && predicted ? upstreamField(predicted, col) : undefined;
     fields[col] = {
       expected: exp,
       predicted: pred,
       strict: !missing && strictEqual(pred, exp),
-      lenient: !missing && lenientEqual(pred, exp),
+      lenient: upstream !== undefined && lenientEqual(upstream, exp),
     };
   }
   const all = Object.values(fields);

@@ -3,10 +3,10 @@ import { diffWorkflows } from "../../ir/diff.js";
 import { analyse } from "../../analysis/index.js";
 import { exportDify, importDify } from "../../dsl/dify/index.js";
 import { AppModeSchema, type Workflow } from "../../ir/workflow.js";
+import type { VersionRecord } from "../../store/apps.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { portsOf } from "../ports.js";
-import type { VersionRecord } from "../store.js";
 import { versionParam, versionSummary } from "./versions.js";
 import { blankWorkflow, validateWorkflow } from "../validate.js";
 
@@ -28,9 +28,11 @@ export function appRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
   const { apps } = deps;
 
-  r.get("/", (c) =>
-    c.json({ apps: apps.listApps().map((a) => ({ ...a, version: apps.current(a.id)?.version ?? 0 })) }),
-  );
+  r.get("/", async (c) => {
+    const list = await apps.listApps();
+    const versions = await Promise.all(list.map((a) => apps.current(a.id)));
+    return c.json({ apps: list.map((a, i) => ({ ...a, version: versions[i]?.version ?? 0 })) });
+  });
 
   r.post("/", async (c) => {
     const body = await readJson(c);
@@ -47,7 +49,7 @@ export function appRoutes(deps: ServerDeps): Hono {
         ? validateWorkflow(body.workflow, mode.data)
         : { workflow: blankWorkflow(name, mode.data), diagnostics: [] };
     workflow.name = name;
-    const { app, version } = apps.createApp(
+    const { app, version } = await apps.createApp(
       { name, mode: mode.data, description: typeof body.description === "string" ? body.description : "" },
       workflow,
       "create",
@@ -57,7 +59,7 @@ export function appRoutes(deps: ServerDeps): Hono {
 
   r.post("/import", async (c) => {
     const { workflow, warnings } = importYaml(await c.req.text());
-    const { app, version } = apps.createApp(
+    const { app, version } = await apps.createApp(
       { name: workflow.name, mode: workflow.mode, description: workflow.description },
       workflow,
       "import",
@@ -65,67 +67,68 @@ export function appRoutes(deps: ServerDeps): Hono {
     return c.json({ app, version: versionSummary(version), warnings, diagnostics: analyse(workflow).diagnostics }, 201);
   });
 
-  r.get("/:id", (c) => {
-    const app = requireApp(deps, c.req.param("id"));
-    return c.json({ app, version: versionSummary(apps.current(app.id)!) });
+  r.get("/:id", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    return c.json({ app, version: versionSummary((await apps.current(app.id))!) });
   });
 
-  r.delete("/:id", (c) => {
-    const app = requireApp(deps, c.req.param("id"));
-    apps.deleteApp(app.id);
+  r.delete("/:id", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    await apps.deleteApp(app.id);
+    await deps.stores.conversations.deleteApp(app.id);
     return c.json({ deleted: app.id });
   });
 
-  r.get("/:id/workflow", (c) => {
-    const app = requireApp(deps, c.req.param("id"));
-    return c.json(versionBody(apps.current(app.id)!));
+  r.get("/:id/workflow", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    return c.json(versionBody((await apps.current(app.id))!));
   });
 
   r.put("/:id/workflow", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const body = await readJson(c);
     const { workflow, diagnostics } = validateWorkflow(body.workflow, app.mode);
-    const v = apps.addVersion(app.id, workflow, "edit", typeof body.note === "string" ? body.note : "");
+    const v = await apps.addVersion(app.id, workflow, "edit", typeof body.note === "string" ? body.note : "");
     return c.json({ ...versionSummary(v), diagnostics }, 201);
   });
 
-  r.get("/:id/versions", (c) => {
-    const app = requireApp(deps, c.req.param("id"));
-    return c.json({ versions: apps.versions(app.id).map(versionSummary) });
+  r.get("/:id/versions", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    return c.json({ versions: (await apps.versions(app.id)).map(versionSummary) });
   });
 
-  r.get("/:id/versions/:v", (c) => {
-    const app = requireApp(deps, c.req.param("id"));
-    const v = apps.version(app.id, versionParam(c.req.param("v")));
+  r.get("/:id/versions/:v", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const v = await apps.version(app.id, versionParam(c.req.param("v")));
     if (!v) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${c.req.param("v")}`);
     return c.json(versionBody(v));
   });
 
-  r.get("/:id/versions/:v/diff", (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+  r.get("/:id/versions/:v/diff", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
     const n = versionParam(c.req.param("v"));
-    const v = apps.version(app.id, n);
+    const v = await apps.version(app.id, n);
     if (!v) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${n}`);
     const againstRaw = c.req.query("against");
     const against = againstRaw ? versionParam(againstRaw) : n - 1;
-    const base = against >= 1 ? apps.version(app.id, against) : undefined;
+    const base = against >= 1 ? await apps.version(app.id, against) : undefined;
     if (againstRaw && !base) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${against}`);
     return c.json({ version: n, against: base?.version ?? null, diff: diffWorkflows(base?.workflow, v.workflow) });
   });
 
   r.post("/:id/import", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const { workflow, warnings } = importYaml(await c.req.text());
     if (workflow.mode !== app.mode)
       throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${app.mode} app; the YAML is ${workflow.mode}`);
-    const v = apps.addVersion(app.id, workflow, "import");
+    const v = await apps.addVersion(app.id, workflow, "import");
     return c.json({ ...versionSummary(v), warnings, diagnostics: analyse(workflow).diagnostics }, 201);
   });
 
-  r.get("/:id/export", (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+  r.get("/:id/export", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
     const q = c.req.query("version");
-    const v = q ? apps.version(app.id, versionParam(q)) : apps.current(app.id);
+    const v = q ? await apps.version(app.id, versionParam(q)) : await apps.current(app.id);
     if (!v) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${q}`);
     const file = `${app.name.replace(/[^\w.-]+/g, "_") || "app"}.yml`;
     return c.body(exportDify(v.workflow), 200, {
@@ -134,14 +137,17 @@ export function appRoutes(deps: ServerDeps): Hono {
     });
   });
 
-  r.get("/:id/messages", (c) => {
-    const app = requireApp(deps, c.req.param("id"));
-    return c.json({ messages: apps.messages(app.id) });
+  r.get("/:id/messages", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    return c.json({ messages: await apps.messages(app.id) });
   });
 
-  r.get("/:id/runs", (c) => {
-    const app = requireApp(deps, c.req.param("id"));
-    return c.json({ runs: apps.runsOf(app.id) });
+  r.get("/:id/runs", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const runs = await deps.runs.listRuns({ appId: app.id });
+    return c.json({
+      runs: runs.map((run) => ({ id: run.id, status: run.status, createdAt: run.createdAt, updatedAt: run.updatedAt })),
+    });
   });
 
   return r;

@@ -34,7 +34,7 @@ export type ChatStreamEvent =
 export function chatRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
   r.post("/:id/chat", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const body = await readJson(c);
     const message = typeof body.message === "string" ? body.message.trim() : "";
     if (!message) throw new ApiError(400, "request.missing_message", "the body needs a non-empty `message` string");

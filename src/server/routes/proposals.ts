@@ -7,7 +7,7 @@ import type { Workflow } from "../../ir/workflow.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { proposalView } from "../editing.js";
 import { ApiError } from "../errors.js";
-import type { ProposalStatus, VersionRecord } from "../store.js";
+import type { ProposalStatus, VersionRecord } from "../../store/apps.js";
 import { parseWorkflowBody } from "../validate.js";
 import { versionParam, versionSummary } from "./versions.js";
 
@@ -45,7 +45,7 @@ export function proposalRoutes(deps: ServerDeps): Hono {
   const currentOf = async (appId: string) => (await apps.current(appId))!;
 
   r.get("/:id/proposals", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const status = c.req.query("status");
     if (status !== undefined && !STATUSES.includes(status as ProposalStatus))
       throw new ApiError(400, "request.invalid_status", `status must be one of ${STATUSES.join(", ")}`);
@@ -55,7 +55,7 @@ export function proposalRoutes(deps: ServerDeps): Hono {
   });
 
   r.post("/:id/proposals", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const body = await readJson(c);
     const base = await currentOf(app.id);
     const wf = proposedWorkflow(deps, body, base, app.mode);
@@ -65,33 +65,33 @@ export function proposalRoutes(deps: ServerDeps): Hono {
   });
 
   r.get("/:id/proposals/:pid", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const p = await apps.proposal(app.id, c.req.param("pid"));
     if (!p) throw new ApiError(404, "proposal.not_found", `app ${app.id} has no proposal ${c.req.param("pid")}`);
     return c.json(proposalView(p, (await currentOf(app.id)).version));
   });
 
   r.post("/:id/proposals/:pid/apply", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const { proposal, version } = await editing.apply(app.id, c.req.param("pid"));
     return c.json({ version: versionSummary(version), proposal: proposalView(proposal, version.version, false) }, 201);
   });
 
   r.post("/:id/proposals/:pid/reject", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const p = await editing.reject(app.id, c.req.param("pid"));
     const cur = await currentOf(app.id);
     return c.json({ proposal: proposalView(p, cur.version, false), version: cur.version, note: NOTHING_CHANGED });
   });
 
   r.post("/:id/undo", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const { version, restored } = await editing.undo(app.id);
     return c.json({ version: versionSummary(version), restored }, 201);
   });
 
   r.post("/:id/versions/:v/restore", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const version = await editing.restore(app.id, versionParam(c.req.param("v")));
     return c.json({ version: versionSummary(version) }, 201);
   });

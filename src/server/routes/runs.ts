@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { analyse } from "../../analysis/index.js";
 import { type Diagnostic, formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
+import type { ConversationRecord } from "../../store/conversations.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { pumpSSE } from "../sse.js";
@@ -19,16 +20,27 @@ function diagnosticsOf(appId: string, version: number, wf: Workflow): Diagnostic
   return d;
 }
 
+/** A chat turn continues the conversation it names, or starts one. */
+async function openConversation(deps: ServerDeps, appId: string, id: unknown): Promise<ConversationRecord> {
+  if (id === undefined || id === null || id === "") return deps.stores.conversations.create(appId);
+  if (typeof id !== "string")
+    throw new ApiError(400, "request.invalid_conversation_id", "`conversationId` must be a string");
+  const conv = await deps.stores.conversations.get(id);
+  if (!conv || conv.appId !== appId)
+    throw new ApiError(404, "conversation.not_found", `app ${appId} has no conversation ${id}; omit it to start one`);
+  return conv;
+}
+
 /** Runs of an app's current version (POST /api/apps/:id/runs). */
 export function appRunRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
   r.post("/:id/runs", async (c) => {
-    const app = requireApp(deps, c.req.param("id"));
+    const app = await requireApp(deps, c.req.param("id"));
     const body = await readJson(c);
     const inputs = body.inputs ?? {};
     if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))
       throw new ApiError(400, "request.invalid_inputs", "`inputs` must be an object");
-    const current = deps.apps.current(app.id)!;
+    const current = (await deps.apps.current(app.id))!;
     const diagnostics = diagnosticsOf(app.id, current.version, current.workflow);
     if (hasErrors(diagnostics)) {
       const first = diagnostics.find((d) => d.severity === "error")!;
@@ -41,26 +53,32 @@ export function appRunRoutes(deps: ServerDeps): Hono {
     }
     const sys: Record<string, unknown> = {};
     if (typeof body.query === "string") sys.query = body.query;
-    const { runId } = deps.hub.start(current.workflow, {
+    const conv = app.mode === "advanced-chat" ? await openConversation(deps, app.id, body.conversationId) : undefined;
+    if (conv) Object.assign(sys, { conversation_id: conv.id, dialogue_count: conv.dialogueCount });
+    const { runId } = await deps.hub.start(current.workflow, {
       appId: app.id,
       inputs: inputs as Record<string, unknown>,
       sys,
+      ...(conv && {
+        conversation: conv.variables,
+        onFinished: (r) => deps.stores.conversations.finishTurn(conv.id, r.conversation),
+      }),
     });
-    return c.json({ runId, version: current.version }, 202);
+    return c.json({ runId, version: current.version, ...(conv && { conversationId: conv.id }) }, 202);
   });
   return r;
 }
 
 export function runRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
-  const record = (id: string) => {
-    const run = deps.runs.getRun(id);
+  const record = async (id: string) => {
+    const run = await deps.runs.getRun(id);
     if (!run) throw new ApiError(404, "run.not_found", `no run with id ${id}`);
     return run;
   };
 
-  r.get("/:id", (c) => {
-    const run = record(c.req.param("id"));
+  r.get("/:id", async (c) => {
+    const run = await record(c.req.param("id"));
     return c.json({
       id: run.id,
       appId: run.appId,
@@ -74,18 +92,18 @@ export function runRoutes(deps: ServerDeps): Hono {
     });
   });
 
-  r.get("/:id/trace", (c) => {
-    const run = record(c.req.param("id"));
-    return c.json({ id: run.id, status: run.status, trace: deps.runs.attempts(run.id) });
+  r.get("/:id/trace", async (c) => {
+    const run = await record(c.req.param("id"));
+    return c.json({ id: run.id, status: run.status, trace: await deps.runs.attempts(run.id) });
   });
 
   // Every event from the first (or after Last-Event-ID), then live ones; the stream ends when the run does.
-  r.get("/:id/events", (c) => {
-    const run = record(c.req.param("id"));
+  r.get("/:id/events", async (c) => {
+    const run = await record(c.req.param("id"));
     const last = Number(c.req.header("last-event-id") ?? c.req.query("after") ?? -1);
     let i = Number.isInteger(last) && last >= 0 ? last + 1 : 0;
-    return pumpSSE(c, (wake) => {
-      const sub = deps.hub.subscribe(run.id, wake);
+    return pumpSSE(c, async (wake) => {
+      const sub = await deps.hub.subscribe(run.id, wake);
       return {
         close: sub.close,
         pump: async (s) => {
@@ -102,7 +120,7 @@ export function runRoutes(deps: ServerDeps): Hono {
   });
 
   r.post("/:id/resume", async (c) => {
-    const run = record(c.req.param("id"));
+    const run = await record(c.req.param("id"));
     if (deps.hub.isActive(run.id)) throw new ApiError(409, "run.active", `run ${run.id} is still running`);
     if (run.status === "succeeded" || run.status === "partial-succeeded") {
       throw new ApiError(409, "run.finished", `run ${run.id} already finished (${run.status}); nothing to resume`);
@@ -111,11 +129,29 @@ export function runRoutes(deps: ServerDeps): Hono {
     return c.json({ runId: run.id, resumed: true }, 202);
   });
 
-  r.post("/:id/cancel", (c) => {
-    const run = record(c.req.param("id"));
+  r.post("/:id/cancel", async (c) => {
+    const run = await record(c.req.param("id"));
     if (!deps.hub.cancel(run.id)) throw new ApiError(409, "run.not_active", `run ${run.id} is not running`);
     return c.json({ runId: run.id, cancelled: true }, 202);
   });
 
+  return r;
+}
+
+/** A chat app's conversation: the variables carried into its next turn (GET /api/apps/:id/conversations/:cid). */
+export function conversationRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+  r.get("/:id/conversations/:cid", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const conv = await deps.stores.conversations.get(c.req.param("cid"));
+    if (!conv || conv.appId !== app.id)
+      throw new ApiError(404, "conversation.not_found", `app ${app.id} has no conversation ${c.req.param("cid")}`);
+    return c.json({
+      id: conv.id,
+      variables: conv.variables,
+      dialogueCount: conv.dialogueCount,
+      updatedAt: conv.updatedAt,
+    });
+  });
   return r;
 }

@@ -3,6 +3,7 @@ import { ToolError } from "../errors.js";
 import { markdownCodeBlocks, markdownTables, markdownToHtmlDocument, stripOuterFence } from "../render/markdown.js";
 import { markdownToDocx } from "../render/md-docx.js";
 import { markdownToPdf } from "../render/md-pdf.js";
+import { markdownToPptx } from "../render/md-pptx.js";
 import { type BuiltinTool, paramError, safeFilename, str, type ToolContext } from "./types.js";
 
 const MD_TEXT = {
@@ -90,7 +91,7 @@ function tool(name: string, label: string, description: string, run: BuiltinTool
   return { provider: "md_exporter", name, label, description, parameters: [MD_TEXT, FILENAME], run };
 }
 
-/** bowenliang123/md_exporter: Markdown → DOCX, PDF, HTML, MD, CSV, JSON and code files. */
+/** bowenliang123/md_exporter: Markdown → DOCX, PDF, PPTX, HTML, MD, CSV, JSON and code files. */
 export const mdExporterTools: BuiltinTool[] = [
   tool("md_to_docx", "Markdown to DOCX", "Export Markdown as a Word document.", async (ctx) => {
     const md = mdText(ctx);
@@ -109,6 +110,20 @@ export const mdExporterTools: BuiltinTool[] = [
   tool("md_to_pdf", "Markdown to PDF", "Export Markdown as a PDF document.", async (ctx) => {
     const md = mdText(ctx);
     return { files: [await put(ctx, await markdownToPdf(md, title(md)), fileName(ctx, ".pdf"), "application/pdf")] };
+  }),
+  tool("md_to_pptx", "Markdown to PPTX", "Export Markdown as a PowerPoint presentation.", async (ctx) => {
+    const md = mdText(ctx);
+    const bytes = await markdownToPptx(md, title(md));
+    return {
+      files: [
+        await put(
+          ctx,
+          bytes,
+          fileName(ctx, ".pptx"),
+          "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        ),
+      ],
+    };
   }),
   tool("md_to_html", "Markdown to HTML", "Export Markdown as an HTML file.", async (ctx) => {
     const md = mdText(ctx);
@@ -177,7 +192,6 @@ export const mdExporterTools: BuiltinTool[] = [
 
 /** md_exporter tools that need converters this build does not carry. */
 export const MD_EXPORTER_UNAVAILABLE = [
-  "md_to_pptx",
   "md_to_xlsx",
   "md_to_png",
   "md_to_ipynb",

@@ -1,4 +1,4 @@
-import type { RuleHandler } from "../env.js";
+import type { RuleHandler } from "./types.js";
 import { parsePyLiteral } from "../pyliteral.js";
 
 const ACCOUNT_ID = /^[A-Z]{3}-\d{5}$/;

@@ -1,4 +1,4 @@
-import type { RuleHandler } from "../env.js";
+import type { RuleHandler } from "./types.js";
 import { customerServiceRules } from "./customer_service.js";
 import { kybRules } from "./know_your_business.js";
 import { orderFulfillmentRules } from "./order_fulfillment.js";

@@ -1,4 +1,4 @@
-import type { RuleHandler } from "../env.js";
+import type { RuleHandler } from "./types.js";
 import { type PyValue, parsePyLiteral } from "../pyliteral.js";
 
 function asList(v: unknown): PyValue[] {

@@ -1,4 +1,4 @@
-import type { RuleCtx, RuleHandler } from "../env.js";
+import type { RuleCtx, RuleHandler } from "./types.js";
 import { SopBenchError } from "../errors.js";
 import { pyInt, round2 } from "../values.js";
 

@@ -1,4 +1,4 @@
-import type { RuleHandler } from "../env.js";
+import type { RuleHandler } from "./types.js";
 
 /**
  * traffic_spoofing: the lookups without `require_truthy` still check presence (`is not None`), so 0 passes but

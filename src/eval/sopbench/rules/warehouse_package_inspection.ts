@@ -1,5 +1,5 @@
 import type { Row } from "../csv.js";
-import type { RuleCtx, RuleHandler } from "../env.js";
+import type { RuleCtx, RuleHandler } from "./types.js";
 import { pyInt, round2 } from "../values.js";
 
 export const PROBLEM_TYPES = [

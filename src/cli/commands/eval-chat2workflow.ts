@@ -1,0 +1,134 @@
+/**
+ * `weft eval workflows` (answers → `<Task>_<round>.yml` for the pass-stage survivors) and
+ * `weft eval chat2workflow` (pass + resolve for one answers file, with the end-state report). Services
+ * come from weft.config.json through the standard wiring (src/engine/services.ts), so the configured
+ * model endpoints, tools and file store are the ones the workflows run on.
+ */
+import type { Command } from "@commander-js/extra-typings";
+import { buildServices } from "../../engine/services.js";
+import { writeAnswerWorkflows } from "../../eval/answer-workflows.js";
+import { runChat2Workflow } from "../../eval/chat2workflow.js";
+import type { ResolveJudgeFn } from "../../eval/metrics/resolve.js";
+import { createLlmPassJudge, loadAnswers, loadSuite, type PassJudge } from "../../eval/pass.js";
+import type { ModelRef } from "../../ir/services.js";
+import { createLlmService, describeConfigHelp, hasAnyEndpoint, loadLlmConfig } from "../../llm/index.js";
+import { loadWeftConfig } from "../config.js";
+import { CliError, EXIT, printJson } from "../output.js";
+
+function llmOrFail(configPath: string | undefined, flag: string) {
+  const cfg = loadLlmConfig({ path: configPath });
+  if (!hasAnyEndpoint(cfg))
+    throw new CliError("llm.not_configured", `${flag} needs a model endpoint.\n${describeConfigHelp()}`, EXIT.usage);
+  return createLlmService(cfg);
+}
+
+function passJudgeFrom(configPath: string | undefined, model: string | undefined): PassJudge | undefined {
+  if (!model) return undefined;
+  return createLlmPassJudge(llmOrFail(configPath, "--pass-judge-model"), { provider: "weft-judge", name: model });
+}
+
+export function resolveJudgeFrom(configPath: string | undefined, model: string | undefined): ResolveJudgeFn | undefined {
+  if (!model) return undefined;
+  const llm = llmOrFail(configPath, "--judge-model");
+  const ref: ModelRef = { provider: "weft-judge", name: model, completion_params: { temperature: 0 } };
+  return async ({ prompt }) => (await llm.chat({ model: ref, messages: [{ role: "user", content: prompt }] })).text ?? "";
+}
+
+function positive(raw: string, flag: string): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new CliError("usage.invalid_number", `${flag} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+export function registerChat2WorkflowCommands(evalCommand: Command): void {
+  evalCommand
+    .command("workflows")
+    .description("Chat2Workflow answers → <Task>_<round>.yml workflow files for the answers that pass the pass stage")
+    .argument("<dataset>", "the chat2workflow folder (holding dataset/query.json and dataset/check_pass_stage.json)")
+    .requiredOption("--answers <file>", "answers JSON (recorded model outputs or {task, round, answer} records)")
+    .requiredOption("-o, --out <dir>", "folder for the workflow files and manifest.json")
+    .option("--repair", "run the auto-repairs before the checks")
+    .option("--pass-judge-model <name>", "decide step_1_4 with this LLM judge instead of the deterministic stand-in")
+    .option("--config <path>", "weft.config.json")
+    .option("--json", "print the manifest as JSON")
+    .action(async (dataset, opts) => {
+      const { model, records } = loadAnswers(opts.answers);
+      const r = await writeAnswerWorkflows(loadSuite(dataset), records, model, opts.out, {
+        repair: !!opts.repair,
+        judge: passJudgeFrom(opts.config, opts.passJudgeModel),
+      });
+      if (opts.json) return printJson({ ...r, pass: undefined });
+      const failed = r.entries.filter((e) => !e.survived);
+      const bySteps = new Map<string, number>();
+      for (const e of failed) bySteps.set(e.failStep ?? "?", (bySteps.get(e.failStep ?? "?") ?? 0) + 1);
+      process.stdout.write(
+        `${model}: ${r.written} of ${r.total} answers pass the pass stage (step_1_4 by the ${r.decidedBy === "judge" ? "LLM judge" : "deterministic stand-in"}); wrote ${r.written} workflow files to ${r.dir}\n` +
+          `failed: ${[...bySteps].map(([s, n]) => `${s} ${n}`).join(", ") || "none"} (their cases count 0 in the resolve stage)\n` +
+          `manifest: ${r.dir}/manifest.json\n`,
+      );
+    });
+
+  evalCommand
+    .command("chat2workflow")
+    .description("Chat2Workflow pass + resolve for one answers file: runs every test case and reports where each ends")
+    .argument("<dataset>", "the chat2workflow folder (dataset/ and case_files/)")
+    .requiredOption("--answers <file>", "answers JSON (recorded model outputs or {task, round, answer} records)")
+    .requiredOption("--out <dir>", "folder for workflows/, report.md and report.json")
+    .option("--case-files <dir>", "the test-case input files (default <dataset>/case_files)")
+    .option("--repair", "run the auto-repairs before the pass checks")
+    .option("--pass-judge-model <name>", "decide step_1_4 with this LLM judge instead of the deterministic stand-in")
+    .option("--judge-model <name>", "LLM judge for text outputs (resolve stage); without it they are reported unjudged")
+    .option("--concurrency <n>", "test cases run at once", "4")
+    .option("--case-timeout <seconds>", "cancel a case still running after this long", "300")
+    .option("--config <path>", "weft.config.json (models, tools, files, HTTP policy)")
+    .option("--json", "print the end states and summaries as JSON")
+    .action(async (dataset, opts) => {
+      const { model, records } = loadAnswers(opts.answers);
+      const cfg = loadWeftConfig(opts.config);
+      const services = await buildServices(cfg, { configPath: opts.config });
+      const r = await runChat2Workflow({
+        datasetDir: dataset,
+        ...(opts.caseFiles ? { caseFilesDir: opts.caseFiles } : {}),
+        suite: loadSuite(dataset),
+        records,
+        model,
+        outDir: opts.out,
+        services,
+        passJudge: passJudgeFrom(opts.config, opts.passJudgeModel),
+        resolveJudge: resolveJudgeFrom(opts.config, opts.judgeModel ?? process.env.WEFT_JUDGE_MODEL),
+        repair: !!opts.repair,
+        concurrency: Math.round(positive(opts.concurrency, "--concurrency")),
+        caseTimeoutMs: positive(opts.caseTimeout, "--case-timeout") * 1000,
+      });
+      if (opts.json)
+        return printJson({
+          model,
+          survived: r.workflows.written,
+          instructions: r.workflows.total,
+          passed: r.resolve.passed,
+          failed: r.resolve.failed,
+          skipped: r.resolve.skipped,
+          cases: r.resolve.cases,
+          endStates: r.report.cases,
+          byEndState: r.report.byEndState,
+          fileChecks: r.report.fileChecks,
+          tools: r.report.tools,
+          report: r.files,
+        });
+      const s = r.resolve;
+      process.stdout.write(
+        [
+          ...r.report.lines,
+          "",
+          `${model}: pass stage ${r.workflows.written}/${r.workflows.total}; resolve ${s.passed} passed, ${s.failed} failed, ${s.skipped} not judged of ${s.cases}`,
+          `end states: ${Object.entries(r.report.byEndState)
+            .sort((a, b) => b[1] - a[1])
+            .map(([k, n]) => `${k} ${n}`)
+            .join(", ")}`,
+          `file checks: ${r.report.fileChecks.map((f) => `${f.extension} ${f.right}/${f.checked} right (${f.required} required)`).join(", ")}`,
+          `report: ${r.files.markdown}`,
+          "",
+        ].join("\n"),
+      );
+    });
+}

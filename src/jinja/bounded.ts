@@ -1,0 +1,309 @@
+import { Environment, Interpreter, parse, tokenize } from "@huggingface/jinja";
+import { JinjaError } from "./errors.js";
+
+/**
+ * A Jinja2 render that cannot run away: every expression evaluation and every block render (so
+ * every loop iteration) costs one step, `range()` is capped as in Jinja's own sandbox, every list,
+ * mapping and string the template computes is size-checked as it is made, and output is counted
+ * as it is appended, so an over-long result stops while it is being built. Wall-clock and memory
+ * limits are the worker's job (pool.ts); these budgets make the common bombs fail fast, exactly
+ * and with a named limit, and keep any single allocation far below V8's fatal sizes.
+ */
+
+export interface JinjaBudget {
+  /** Expression evaluations plus block renders; each loop iteration renders its body once. */
+  maxSteps: number;
+  /** Items one `range()` call may produce. Jinja's SandboxedEnvironment uses MAX_RANGE = 100000. */
+  maxRange: number;
+  /** Items of a list or mapping the template computes (inputs may be larger; see `scaledBudget`). */
+  maxItems: number;
+  /** Characters of a string the template computes, or of a captured block (`set`, macro, filter). */
+  maxChars: number;
+  /** Characters of output: Dify's TEMPLATE_TRANSFORM_MAX_LENGTH. */
+  maxOutput: number;
+}
+
+export const DEFAULT_BUDGET: Readonly<JinjaBudget> = Object.freeze({
+  maxSteps: 10_000_000,
+  maxRange: 100_000,
+  maxItems: 1_000_000,
+  maxChars: 4_000_000,
+  maxOutput: 400_000,
+});
+
+type Program = ReturnType<typeof parse>;
+type Node = { type: string; value?: unknown; body?: unknown[] };
+type Value = { type: string; value: unknown; toString(): string };
+
+/** The interpreter's own methods this module hooks; they are private in the library's typings. */
+interface Internals {
+  evaluate(node: Node | undefined, env: Environment): Value;
+  renderBlock(nodes: Node[], env: Environment): string;
+  renderIf(node: Node, env: Environment): string;
+  renderFor(node: Node, env: Environment): string;
+  executeSet(node: Node, env: Environment): void;
+}
+
+/** Methods that turn rendered text into a value instead of output: macro calls, filter and set blocks. */
+const CAPTURING = [
+  "evaluateCallExpression",
+  "evaluateFilterExpression",
+  "evaluateCallStatement",
+  "evaluateFilterStatement",
+  "executeSet",
+] as const;
+
+/**
+ * Parse as stock Jinja2 does (trim_blocks and lstrip_blocks off). The library's Template constructor
+ * hard-codes both on (chat-template style); Dify renders with `Template(src)`, where both are off.
+ */
+export function compileJinja(source: string): Program {
+  try {
+    return parse(tokenize(source, { trim_blocks: false, lstrip_blocks: false }));
+  } catch (e) {
+    throw new JinjaError("jinja.syntax", `template syntax error: ${describe(e)}`);
+  }
+}
+
+function describe(e: unknown): string {
+  if (e instanceof Error) {
+    // The library reports some unclosed blocks as TypeErrors from its parser internals.
+    return e instanceof TypeError ? `template is malformed (unclosed or unbalanced block): ${e.message}` : e.message;
+  }
+  return String(e);
+}
+
+/**
+ * Inputs are not the template's doing: a 10 MB document may be sliced or measured, so the caps on
+ * computed values grow to twice the largest input string or collection.
+ */
+export function scaledBudget(budget: JinjaBudget, vars: Record<string, unknown>): JinjaBudget {
+  let chars = 0;
+  let items = 0;
+  const stack: unknown[] = [vars];
+  // Bounded walk: a value graph larger than this is refused by the caps it would raise anyway.
+  for (let seen = 0; stack.length > 0 && seen < 10_000_000; seen++) {
+    const v = stack.pop();
+    if (typeof v === "string") chars = Math.max(chars, v.length);
+    else if (Array.isArray(v)) {
+      items = Math.max(items, v.length);
+      for (const x of v) stack.push(x);
+    } else if (v !== null && typeof v === "object") {
+      const values = Object.values(v);
+      items = Math.max(items, values.length);
+      for (const x of values) stack.push(x);
+    }
+  }
+  return {
+    ...budget,
+    maxChars: Math.max(budget.maxChars, 2 * chars),
+    maxItems: Math.max(budget.maxItems, 2 * items),
+  };
+}
+
+/** Render synchronously within `budget`. Runs inside a render worker; tests call it directly. */
+export function renderBounded(
+  source: string,
+  vars: Record<string, unknown>,
+  budget: JinjaBudget = DEFAULT_BUDGET,
+): string {
+  const program = compileJinja(source);
+  const limits = scaledBudget(budget, vars);
+  const env = globals(limits);
+  for (const [k, v] of Object.entries(vars)) {
+    try {
+      // As in Jinja2's render(**vars), a variable named like a global (range, true ...) wins.
+      env.variables.delete(k);
+      env.set(k, v);
+    } catch (e) {
+      throw inputError(k, e);
+    }
+  }
+  const interpreter = new Interpreter(env);
+  meter(interpreter as unknown as Internals, limits);
+  let out: Value;
+  try {
+    out = interpreter.run(program) as Value;
+  } catch (e) {
+    throw renderError(e);
+  }
+  const text = String(out.value);
+  if (text.length > limits.maxOutput) {
+    throw new JinjaError(
+      "jinja.too_long",
+      `rendered template is ${text.length} characters (limit ${limits.maxOutput})`,
+      {
+        limit: limits.maxOutput,
+      },
+    );
+  }
+  return text;
+}
+
+/** Stock Jinja2's globals (range, namespace, true/false/none and their title-case forms). */
+function globals(limits: JinjaBudget): Environment {
+  const env = new Environment();
+  for (const [k, v] of [
+    ["true", true],
+    ["false", false],
+    ["none", null],
+    ["True", true],
+    ["False", false],
+    ["None", null],
+  ] as const)
+    env.set(k, v);
+  env.set("raise_exception", (message: unknown) => {
+    throw new Error(String(message));
+  });
+  env.set("range", (...args: unknown[]) => boundedRange(args, limits.maxRange));
+  return env;
+}
+
+function boundedRange(args: unknown[], max: number): number[] {
+  if (args.length < 1 || args.length > 3) throw new Error(`range expected 1 to 3 arguments, got ${args.length}`);
+  for (const a of args) {
+    if (typeof a !== "number" || !Number.isInteger(a)) {
+      throw new Error(`range() arguments must be integers, got ${JSON.stringify(a)}`);
+    }
+  }
+  const [start, stop, step] = (args.length === 1 ? [0, args[0], 1] : [args[0], args[1], args[2] ?? 1]) as number[];
+  if (step === 0) throw new Error("range() step must not be zero");
+  const count = Math.max(0, Math.ceil(((stop as number) - (start as number)) / (step as number)));
+  if (count > max) {
+    throw new JinjaError("jinja.too_large", `range() of ${count} items is over the limit of ${max}`, { limit: max });
+  }
+  const out = new Array<number>(count);
+  for (let i = 0; i < count; i++) out[i] = (start as number) + i * (step as number);
+  return out;
+}
+
+/**
+ * Hook the interpreter instance: the library calls these through `this`, so own properties take
+ * precedence over its prototype methods. Counters are sticky: once a budget is spent, every later
+ * step throws, so a library path that swallows one error cannot carry the render on.
+ */
+function meter(it: Internals, limits: JinjaBudget): void {
+  let steps = 0;
+  let emitted = 0;
+  // Characters rendered inside each open capture (a macro call, a filter or set block).
+  const captures: number[] = [];
+  const tick = () => {
+    if (++steps > limits.maxSteps) {
+      throw new JinjaError("jinja.too_many_steps", `template rendering took more than ${limits.maxSteps} steps`, {
+        limit: limits.maxSteps,
+      });
+    }
+  };
+  const append = (text: string) => {
+    const top = captures.length - 1;
+    if (top >= 0) {
+      captures[top] = (captures[top] as number) + text.length;
+      if ((captures[top] as number) > limits.maxChars) {
+        throw new JinjaError("jinja.too_large", `a block built more than ${limits.maxChars} characters`, {
+          limit: limits.maxChars,
+        });
+      }
+      return;
+    }
+    emitted += text.length;
+    if (emitted > limits.maxOutput) {
+      throw new JinjaError(
+        "jinja.too_long",
+        `rendered template passed ${limits.maxOutput} characters while rendering (limit ${limits.maxOutput})`,
+        { limit: limits.maxOutput },
+      );
+    }
+  };
+
+  const evaluate = it.evaluate.bind(it);
+  it.evaluate = (node, env) => {
+    tick();
+    return checkSize(evaluate(node, env), limits);
+  };
+
+  for (const name of CAPTURING) {
+    const original = (it as unknown as Record<string, (...a: unknown[]) => unknown>)[name] as (
+      ...a: unknown[]
+    ) => unknown;
+    (it as unknown as Record<string, unknown>)[name] = (...a: unknown[]) => {
+      captures.push(0);
+      try {
+        return original.apply(it, a);
+      } finally {
+        captures.pop();
+      }
+    };
+  }
+
+  // Mirrors the library's renderBlock (0.5.13), adding the step and the output count per append.
+  it.renderBlock = (nodes, env) => {
+    tick();
+    let result = "";
+    for (const node of nodes) {
+      let piece = "";
+      switch (node.type) {
+        case "StringLiteral":
+          piece = node.value as string;
+          break;
+        case "If":
+          result += it.renderIf(node, env);
+          continue;
+        case "For":
+          result += it.renderFor(node, env);
+          continue;
+        case "Set":
+          it.executeSet(node, env);
+          continue;
+        case "Comment":
+          continue;
+        default: {
+          const v = it.evaluate(node, env);
+          if (v.type !== "NullValue" && v.type !== "UndefinedValue") piece = v.toString();
+        }
+      }
+      append(piece);
+      result += piece;
+    }
+    return result;
+  };
+}
+
+function checkSize(v: Value, limits: JinjaBudget): Value {
+  const raw = v.value;
+  if (typeof raw === "string" && raw.length > limits.maxChars) {
+    throw new JinjaError(
+      "jinja.too_large",
+      `a string of ${raw.length} characters is over the limit of ${limits.maxChars}`,
+      {
+        limit: limits.maxChars,
+      },
+    );
+  }
+  const items = Array.isArray(raw) ? raw.length : raw instanceof Map ? raw.size : 0;
+  if (items > limits.maxItems) {
+    throw new JinjaError("jinja.too_large", `a collection of ${items} items is over the limit of ${limits.maxItems}`, {
+      limit: limits.maxItems,
+    });
+  }
+  return v;
+}
+
+function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
+function inputError(name: string, e: unknown): JinjaError {
+  if (isStackOverflow(e))
+    return new JinjaError("jinja.too_deep", `variable ${name} is nested too deeply`, { variable: name });
+  return new JinjaError("jinja.bad_input", `variable ${name} cannot be used in a template: ${describe(e)}`, {
+    variable: name,
+  });
+}
+
+function renderError(e: unknown): JinjaError {
+  if (e instanceof JinjaError) return e;
+  if (isStackOverflow(e)) {
+    return new JinjaError("jinja.too_deep", "template recursion is too deep (a macro calling itself without end?)");
+  }
+  return new JinjaError("jinja.render", `template failed to render: ${describe(e)}`);
+}

@@ -1,0 +1,208 @@
+import { ulid } from "ulid";
+import type { RunEvent } from "../../engine/events.js";
+import type { AppMode, Workflow } from "../../ir/workflow.js";
+import type {
+  ApiKeyRecord,
+  AppRecord,
+  AppStore,
+  ChatMessageRecord,
+  EventBatch,
+  MessageExtra,
+  NewProposal,
+  ProposalRecord,
+  ProposalStatus,
+  VersionLinks,
+  VersionRecord,
+  VersionSource,
+} from "../apps.js";
+import { hashKey, newApiKey } from "../keys.js";
+
+/** In-process app store (nothing survives the process); same contract as the SQLite store. */
+export class MemoryAppStore implements AppStore {
+  private apps = new Map<string, AppRecord>();
+  private versionLog = new Map<string, VersionRecord[]>();
+  private messageLog = new Map<string, ChatMessageRecord[]>();
+  private messageSeq = 0;
+  private keys = new Map<string, ApiKeyRecord & { hash: string }>();
+  private eventLog = new Map<string, Map<number, RunEvent>>();
+  private proposalLog = new Map<string, ProposalRecord[]>();
+
+  async createApp(
+    a: { name: string; mode: AppMode; description?: string },
+    workflow: Workflow,
+    source: VersionSource,
+  ): Promise<{ app: AppRecord; version: VersionRecord }> {
+    const now = Date.now();
+    const app: AppRecord = {
+      id: ulid(),
+      name: a.name,
+      mode: a.mode,
+      description: a.description ?? "",
+      createdAt: now,
+      updatedAt: now,
+    };
+    const version: VersionRecord = {
+      appId: app.id,
+      version: 1,
+      workflow: structuredClone(workflow),
+      source,
+      note: "",
+      createdAt: now,
+    };
+    this.apps.set(app.id, app);
+    this.versionLog.set(app.id, [version]);
+    return structuredClone({ app, version });
+  }
+
+  async listApps(): Promise<AppRecord[]> {
+    return structuredClone([...this.apps.values()].reverse().sort((a, b) => b.createdAt - a.createdAt));
+  }
+
+  async getApp(id: string): Promise<AppRecord | undefined> {
+    return structuredClone(this.apps.get(id));
+  }
+
+  async deleteApp(id: string): Promise<boolean> {
+    this.versionLog.delete(id);
+    this.messageLog.delete(id);
+    this.proposalLog.delete(id);
+    return this.apps.delete(id);
+  }
+
+  async addVersion(
+    appId: string,
+    wf: Workflow,
+    source: VersionSource,
+    note = "",
+    links: VersionLinks = {},
+  ): Promise<VersionRecord> {
+    const now = Date.now();
+    const log = this.versionLog.get(appId) ?? [];
+    const parent = links.parent ?? (log.length > 0 ? log.length : undefined);
+    const v: VersionRecord = {
+      appId,
+      version: log.length + 1,
+      workflow: structuredClone(wf),
+      source,
+      note,
+      ...(parent !== undefined ? { parent } : {}),
+      ...(links.restores !== undefined ? { restores: links.restores } : {}),
+      createdAt: now,
+    };
+    log.push(v);
+    this.versionLog.set(appId, log);
+    const app = this.apps.get(appId);
+    if (app) Object.assign(app, { updatedAt: now, name: wf.name });
+    return structuredClone(v);
+  }
+
+  async current(appId: string): Promise<VersionRecord | undefined> {
+    return structuredClone(this.versionLog.get(appId)?.at(-1));
+  }
+
+  async version(appId: string, version: number): Promise<VersionRecord | undefined> {
+    return structuredClone(this.versionLog.get(appId)?.find((v) => v.version === version));
+  }
+
+  async versions(appId: string): Promise<VersionRecord[]> {
+    return structuredClone(this.versionLog.get(appId) ?? []);
+  }
+
+  async addMessage(
+    appId: string,
+    role: "user" | "assistant",
+    text: string,
+    version?: number,
+    extra: MessageExtra = {},
+  ): Promise<void> {
+    const log = this.messageLog.get(appId) ?? [];
+    log.push(
+      structuredClone({
+        seq: ++this.messageSeq,
+        role,
+        text,
+        ...(version !== undefined ? { version } : {}),
+        ...(extra.outcome ? { outcome: extra.outcome } : {}),
+        ...(extra.proposalId ? { proposalId: extra.proposalId } : {}),
+        createdAt: Date.now(),
+      }),
+    );
+    this.messageLog.set(appId, log);
+  }
+
+  async createProposal(p: NewProposal): Promise<ProposalRecord> {
+    const rec: ProposalRecord = { ...structuredClone(p), id: `prop_${ulid()}`, status: "pending", createdAt: Date.now() };
+    const log = this.proposalLog.get(p.appId) ?? [];
+    log.push(rec);
+    this.proposalLog.set(p.appId, log);
+    return structuredClone(rec);
+  }
+
+  async proposal(appId: string, id: string): Promise<ProposalRecord | undefined> {
+    return structuredClone(this.proposalLog.get(appId)?.find((p) => p.id === id));
+  }
+
+  async proposals(appId: string, status?: ProposalStatus): Promise<ProposalRecord[]> {
+    return structuredClone((this.proposalLog.get(appId) ?? []).filter((p) => !status || p.status === status));
+  }
+
+  async decideProposal(appId: string, id: string, status: "rejected" | "superseded"): Promise<boolean> {
+    const p = this.proposalLog.get(appId)?.find((x) => x.id === id);
+    if (!p || p.status !== "pending") return false;
+    Object.assign(p, { status, decidedAt: Date.now() });
+    return true;
+  }
+
+  async applyProposal(appId: string, id: string, note: string): Promise<VersionRecord | undefined> {
+    const p = this.proposalLog.get(appId)?.find((x) => x.id === id);
+    const cur = this.versionLog.get(appId)?.at(-1);
+    if (!p || p.status !== "pending" || cur?.version !== p.baseVersion) return undefined;
+    const v = await this.addVersion(appId, p.workflow, "proposal", note, { parent: p.baseVersion });
+    Object.assign(p, { status: "applied", appliedVersion: v.version, decidedAt: Date.now() });
+    return v;
+  }
+
+  async messages(appId: string): Promise<ChatMessageRecord[]> {
+    return structuredClone(this.messageLog.get(appId) ?? []);
+  }
+
+  async createKey(name = "default"): Promise<{ id: string; key: string }> {
+    const id = ulid();
+    const key = newApiKey();
+    this.keys.set(id, { id, name, createdAt: Date.now(), hash: hashKey(key) });
+    return { id, key };
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    return [...this.keys.values()].map(({ hash: _, ...k }) => structuredClone(k));
+  }
+
+  async revokeKey(id: string): Promise<boolean> {
+    return this.keys.delete(id);
+  }
+
+  async verifyKey(key: string): Promise<boolean> {
+    const h = hashKey(key);
+    return [...this.keys.values()].some((k) => k.hash === h);
+  }
+
+  async appendEvents(batches: EventBatch[]): Promise<void> {
+    for (const b of batches) {
+      const log = this.eventLog.get(b.runId) ?? new Map<number, RunEvent>();
+      this.eventLog.set(b.runId, log);
+      b.events.forEach((e, i) => {
+        log.set(b.from + i, structuredClone(e));
+      });
+    }
+  }
+
+  async events(runId: string, after = -1): Promise<RunEvent[]> {
+    const log = this.eventLog.get(runId) ?? new Map<number, RunEvent>();
+    return structuredClone(
+      [...log.entries()]
+        .filter(([seq]) => seq > after)
+        .sort((a, b) => a[0] - b[0])
+        .map(([, e]) => e),
+    );
+  }
+}

@@ -1,0 +1,70 @@
+import type { ArtifactVersion, AttemptRecord, ListRunsOptions, NodeCommit, RunRecord, RunStore } from "../runs.js";
+
+/** In-process run store for tests and one-off runs (nothing survives the process); same contract as the SQLite store. */
+export class MemoryRunStore implements RunStore {
+  private runs = new Map<string, RunRecord>();
+  private commits = new Map<string, Map<string, NodeCommit>>();
+  private attemptLog = new Map<string, AttemptRecord[]>();
+  private artifactLog = new Map<string, ArtifactVersion[]>();
+  private versions = new Map<string, number>();
+
+  async createRun(run: RunRecord): Promise<void> {
+    this.runs.set(run.id, structuredClone(run));
+  }
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    const r = this.runs.get(id);
+    return r ? structuredClone(r) : undefined;
+  }
+  async listRuns(o: ListRunsOptions = {}): Promise<RunRecord[]> {
+    return structuredClone(
+      [...this.runs.values()]
+        .reverse()
+        .filter((r) => o.appId === undefined || r.appId === o.appId)
+        .sort((a, b) => b.createdAt - a.createdAt)
+        .slice(0, o.limit ?? 50),
+    );
+  }
+  async updateRun(id: string, patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>): Promise<void> {
+    const r = this.runs.get(id);
+    if (r) Object.assign(r, structuredClone(patch), { updatedAt: Date.now() });
+  }
+  async commitNode(runId: string, commit: NodeCommit): Promise<NodeCommit> {
+    const m = this.commits.get(runId) ?? new Map<string, NodeCommit>();
+    this.commits.set(runId, m);
+    const prior = m.get(commit.key);
+    if (prior) return structuredClone(prior);
+    m.set(commit.key, structuredClone(commit));
+    const log = this.artifactLog.get(runId) ?? [];
+    for (const [name, value] of Object.entries(commit.outputs)) {
+      const vkey = `${runId}\u0000${commit.nodeId}\u0000${name}`;
+      const version = (this.versions.get(vkey) ?? 0) + 1;
+      this.versions.set(vkey, version);
+      log.push({
+        runId,
+        nodeId: commit.nodeId,
+        name,
+        version,
+        key: commit.key,
+        value: structuredClone(value),
+        createdAt: Date.now(),
+      });
+    }
+    this.artifactLog.set(runId, log);
+    return commit;
+  }
+  async committed(runId: string): Promise<Map<string, NodeCommit>> {
+    return new Map([...(this.commits.get(runId) ?? new Map())].map(([k, v]) => [k, structuredClone(v)]));
+  }
+  async appendAttempt(rec: AttemptRecord): Promise<void> {
+    const list = this.attemptLog.get(rec.runId) ?? [];
+    list.push(structuredClone(rec));
+    this.attemptLog.set(rec.runId, list);
+  }
+  async attempts(runId: string): Promise<AttemptRecord[]> {
+    return structuredClone(this.attemptLog.get(runId) ?? []);
+  }
+  async artifacts(runId: string, nodeId?: string): Promise<ArtifactVersion[]> {
+    const all = this.artifactLog.get(runId) ?? [];
+    return structuredClone(nodeId ? all.filter((a) => a.nodeId === nodeId) : all);
+  }
+}

@@ -1,0 +1,434 @@
+// The store contract, as one suite any backend runs: `describeStoreContract(name, target)` checks the run,
+// app and conversation stores of `target.open()`. Memory and SQLite run it now (contract.test.ts); a new backend
+// (PostgreSQL) adds one call there.
+import { describe, expect, it } from "vitest";
+import type { RunEvent } from "../../src/engine/events.js";
+import type { WorkflowDiff } from "../../src/ir/diff.js";
+import type { NewProposal } from "../../src/store/apps.js";
+import type { Stores } from "../../src/store/open.js";
+import type { AttemptRecord, NodeCommit, RunRecord } from "../../src/store/runs.js";
+import { buildWorkflow, tpl } from "../support/build.js";
+
+export interface StoreTarget {
+  /** A fresh, empty database. */
+  open(): Promise<Stores>;
+  /**
+   * Another connection to the database `open` last created (a second process or server would use one);
+   * absent for in-process stores.
+   */
+  openAgain?(): Promise<Stores>;
+}
+
+const wf = buildWorkflow({
+  nodes: [{ id: "start", type: "start", variables: [] }, tpl("t", "x"), { id: "end", type: "end", outputs: [] }],
+  edges: [
+    ["start", "t"],
+    ["t", "end"],
+  ],
+});
+
+let seq = 0;
+const run = (over: Partial<RunRecord> = {}): RunRecord => {
+  const now = Date.now();
+  return {
+    id: `run-${++seq}`,
+    workflow: wf,
+    inputs: { q: "é ✓" },
+    status: "running",
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  };
+};
+const commit = (key: string, outputs: Record<string, unknown>, over: Partial<NodeCommit> = {}): NodeCommit => ({
+  key,
+  nodeId: key.split("/").at(-1)!,
+  status: "succeeded",
+  outputs,
+  port: "source",
+  ...over,
+});
+const attempt = (runId: string, key: string, n: number, over: Partial<AttemptRecord> = {}): AttemptRecord => ({
+  runId,
+  key,
+  nodeId: key.split("/").at(-1)!,
+  nodeType: "template-transform",
+  title: key,
+  attempt: n,
+  status: "succeeded",
+  inputs: { "start.x": n },
+  startedAt: 1000 + n,
+  endedAt: 1010 + n,
+  ...over,
+});
+const ev = (runId: string, nodeId: string): RunEvent => ({ type: "node_skipped", runId, key: nodeId, nodeId });
+
+async function withStores<T>(target: StoreTarget, f: (s: Stores) => Promise<T>): Promise<T> {
+  const s = await target.open();
+  try {
+    return await f(s);
+  } finally {
+    await s.close();
+  }
+}
+
+export function describeStoreContract(name: string, target: StoreTarget): void {
+  describe(`store contract: ${name}`, () => {
+    describeRuns(target);
+    describeCommits(target);
+    describeApps(target);
+    describeEvents(target);
+    describeProposals(target);
+    describeConversations(target);
+    if (target.openAgain) describeSharing(target, target.openAgain.bind(target));
+  });
+}
+
+function describeRuns(target: StoreTarget): void {
+  it("runs: create, get (copies, not live objects), update, list newest first with limit and app filter", () =>
+    withStores(target, async ({ runs }) => {
+      expect(await runs.getRun("nope")).toBeUndefined();
+      const a = run({ appId: "app-1", createdAt: 10 });
+      const b = run({ createdAt: 20 });
+      const c = run({ appId: "app-1", createdAt: 30 });
+      for (const r of [a, b, c]) await runs.createRun(r);
+      const got = await runs.getRun(a.id);
+      expect(got).toEqual(a);
+      got!.inputs.q = "changed";
+      expect((await runs.getRun(a.id))!.inputs.q).toBe("é ✓");
+
+      await runs.updateRun(a.id, { status: "failed", error: { code: "x.y", message: "boom", nodeId: "t" } });
+      const failed = (await runs.getRun(a.id))!;
+      expect(failed).toMatchObject({
+        status: "failed",
+        error: { code: "x.y", message: "boom", nodeId: "t" },
+        inputs: a.inputs,
+      });
+      expect(failed.updatedAt).toBeGreaterThanOrEqual(a.updatedAt);
+      await runs.updateRun(a.id, { status: "succeeded", outputs: { n: 1 }, error: undefined });
+      expect(await runs.getRun(a.id)).toMatchObject({ status: "succeeded", outputs: { n: 1 } });
+      expect((await runs.getRun(a.id))!.error).toBeUndefined();
+
+      expect((await runs.listRuns()).map((r) => r.id)).toEqual([c.id, b.id, a.id]);
+      expect((await runs.listRuns({ limit: 2 })).map((r) => r.id)).toEqual([c.id, b.id]);
+      expect((await runs.listRuns({ appId: "app-1" })).map((r) => r.id)).toEqual([c.id, a.id]);
+      expect(await runs.listRuns({ appId: "other" })).toEqual([]);
+    }));
+
+  it("attempts: every field kept, in append order, per run", () =>
+    withStores(target, async ({ runs }) => {
+      const r1 = run();
+      const r2 = run();
+      await runs.createRun(r1);
+      await runs.createRun(r2);
+      const recs = [
+        attempt(r1.id, "t", 1, {
+          status: "gate-rejected",
+          outputs: { v: "bad" },
+          error: { code: "gate.rejected", message: "no" },
+        }),
+        attempt(r2.id, "t", 1),
+        attempt(r1.id, "t", 2, {
+          outputs: { v: "ok" },
+          port: "source",
+          usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7 },
+          meta: { model: "m" },
+        }),
+        attempt(r1.id, "loop[0]/t", 1, { status: "failed", error: { code: "node.error", message: "x" } }),
+      ];
+      for (const a of recs) await runs.appendAttempt(a);
+      expect(await runs.attempts(r1.id)).toEqual([recs[0], recs[2], recs[3]]);
+      expect(await runs.attempts(r2.id)).toEqual([recs[1]]);
+      expect(await runs.attempts("nope")).toEqual([]);
+    }));
+}
+
+function describeCommits(target: StoreTarget): void {
+  it("commits: the first commit of a key wins and adds one artifact version per output", () =>
+    withStores(target, async ({ runs }) => {
+      const r = run();
+      await runs.createRun(r);
+      const first = commit("t", { output: "one", n: 1 }, { writes: [{ selector: ["conversation", "c"], value: [1] }] });
+      expect(await runs.commitNode(r.id, first)).toBe(first);
+      const second = commit("t", { output: "two", n: 2 });
+      const got = await runs.commitNode(r.id, second);
+      expect(got).not.toBe(second);
+      expect(got).toEqual(first);
+      const all = await runs.committed(r.id);
+      expect([...all.keys()]).toEqual(["t"]);
+      expect(all.get("t")).toEqual(first);
+      const arts = await runs.artifacts(r.id);
+      expect(arts.map((a) => [a.nodeId, a.name, a.version, a.value, a.key])).toEqual([
+        ["t", "output", 1, "one", "t"],
+        ["t", "n", 1, 1, "t"],
+      ]);
+      expect(await runs.committed("nope")).toEqual(new Map());
+    }));
+
+  it("commits: of many concurrent commits of one key exactly one wins, and every caller gets the winner", () =>
+    withStores(target, async ({ runs }) => {
+      const r = run();
+      await runs.createRun(r);
+      const tries = Array.from({ length: 20 }, (_, i) => commit("t", { output: `try ${i}` }));
+      const results = await Promise.all(tries.map((c) => runs.commitNode(r.id, c)));
+      const winners = results.filter((res, i) => res === tries[i]);
+      expect(winners).toHaveLength(1);
+      for (const res of results) expect(res).toEqual(winners[0]);
+      expect((await runs.committed(r.id)).get("t")).toEqual(winners[0]);
+      expect(await runs.artifacts(r.id)).toHaveLength(1);
+    }));
+
+  it("artifacts: versions count per run, node and output in commit order; values round-trip", () =>
+    withStores(target, async ({ runs }) => {
+      const r1 = run();
+      const r2 = run();
+      await runs.createRun(r1);
+      await runs.createRun(r2);
+      const nested = { a: [1, null, { b: "ü" }], t: true, z: 0 };
+      await runs.commitNode(r1.id, commit("loop[0]/t", { output: "round 0", obj: nested }));
+      await runs.commitNode(
+        r1.id,
+        commit("u", { output: "other node" }, { nodeId: "u", port: "false", status: "exception" }),
+      );
+      await runs.commitNode(r1.id, commit("loop[1]/t", { output: "round 1", obj: null }));
+      await runs.commitNode(r2.id, commit("loop[0]/t", { output: "r2" }));
+      const t = await runs.artifacts(r1.id, "t");
+      expect(t.map((a) => [a.name, a.version, a.key, a.value])).toEqual([
+        ["output", 1, "loop[0]/t", "round 0"],
+        ["obj", 1, "loop[0]/t", nested],
+        ["output", 2, "loop[1]/t", "round 1"],
+        ["obj", 2, "loop[1]/t", null],
+      ]);
+      expect(t.every((a) => a.runId === r1.id && typeof a.createdAt === "number")).toBe(true);
+      expect((await runs.artifacts(r1.id)).map((a) => a.nodeId)).toEqual(["t", "t", "u", "t", "t"]);
+      expect((await runs.artifacts(r2.id)).map((a) => a.version)).toEqual([1]);
+      const u = (await runs.committed(r1.id)).get("u");
+      expect(u).toMatchObject({ status: "exception", port: "false", nodeId: "u" });
+    }));
+}
+
+function describeApps(target: StoreTarget): void {
+  it("apps: create with version 1, list newest first, versions append and rename, delete removes all", () =>
+    withStores(target, async ({ apps }) => {
+      expect(await apps.getApp("nope")).toBeUndefined();
+      const one = await apps.createApp(
+        { name: "One", mode: "workflow", description: "first" },
+        { ...wf, name: "One" },
+        "create",
+      );
+      expect(one.app).toMatchObject({ name: "One", mode: "workflow", description: "first" });
+      expect(one.version).toMatchObject({ appId: one.app.id, version: 1, source: "create", note: "" });
+      expect(one.version.workflow).toEqual({ ...wf, name: "One" });
+      const two = await apps.createApp({ name: "Two", mode: "advanced-chat" }, { ...wf, name: "Two" }, "import");
+      expect(two.app.description).toBe("");
+      expect((await apps.listApps()).map((a) => a.name)).toEqual(["Two", "One"]);
+      expect(await apps.getApp(one.app.id)).toEqual(one.app);
+
+      const v2 = await apps.addVersion(one.app.id, { ...wf, name: "One renamed" }, "edit", "a note");
+      expect(v2).toMatchObject({ version: 2, source: "edit", note: "a note" });
+      expect(await apps.addVersion(one.app.id, wf, "agent")).toMatchObject({ version: 3, note: "" });
+      expect((await apps.current(one.app.id))?.version).toBe(3);
+      expect((await apps.version(one.app.id, 2))?.workflow.name).toBe("One renamed");
+      expect(await apps.version(one.app.id, 9)).toBeUndefined();
+      expect((await apps.versions(one.app.id)).map((v) => v.version)).toEqual([1, 2, 3]);
+      expect((await apps.getApp(one.app.id))?.name).toBe(wf.name);
+      expect(await apps.current("nope")).toBeUndefined();
+
+      await apps.addMessage(one.app.id, "user", "make it so");
+      await apps.addMessage(one.app.id, "assistant", "done", 3);
+      await apps.addMessage(two.app.id, "user", "other app");
+      const msgs = await apps.messages(one.app.id);
+      expect(msgs.map((m) => [m.role, m.text, m.version])).toEqual([
+        ["user", "make it so", undefined],
+        ["assistant", "done", 3],
+      ]);
+      expect(msgs[0]!.seq).toBeLessThan(msgs[1]!.seq);
+
+      expect(await apps.deleteApp(one.app.id)).toBe(true);
+      expect(await apps.deleteApp(one.app.id)).toBe(false);
+      expect(await apps.getApp(one.app.id)).toBeUndefined();
+      expect(await apps.versions(one.app.id)).toEqual([]);
+      expect(await apps.messages(one.app.id)).toEqual([]);
+      expect((await apps.listApps()).map((a) => a.name)).toEqual(["Two"]);
+    }));
+
+  it("keys: the plain key is returned once, verified by hash, listed without secrets, revoked", () =>
+    withStores(target, async ({ apps }) => {
+      expect(await apps.verifyKey("weft_nothing")).toBe(false);
+      const a = await apps.createKey("ci");
+      const b = await apps.createKey();
+      expect(a.key).toMatch(/^weft_[A-Za-z0-9_-]{32}$/);
+      expect(a.key).not.toBe(b.key);
+      expect(await apps.verifyKey(a.key)).toBe(true);
+      expect(await apps.verifyKey(`${a.key}x`)).toBe(false);
+      const list = await apps.listKeys();
+      expect(list.map((k) => [k.id, k.name])).toEqual([
+        [a.id, "ci"],
+        [b.id, "default"],
+      ]);
+      expect(JSON.stringify(list)).not.toContain(a.key);
+      expect(await apps.revokeKey(a.id)).toBe(true);
+      expect(await apps.revokeKey(a.id)).toBe(false);
+      expect(await apps.verifyKey(a.key)).toBe(false);
+      expect(await apps.verifyKey(b.key)).toBe(true);
+    }));
+}
+
+function describeEvents(target: StoreTarget): void {
+  it("events: batches for many runs in one call, read in order, replayed after a sequence number, rewrites replace", () =>
+    withStores(target, async ({ apps }) => {
+      expect(await apps.events("nope")).toEqual([]);
+      await apps.appendEvents([
+        { runId: "r1", from: 0, events: [ev("r1", "a"), ev("r1", "b")] },
+        { runId: "r2", from: 0, events: [ev("r2", "x")] },
+      ]);
+      await apps.appendEvents([{ runId: "r1", from: 2, events: [ev("r1", "c"), ev("r1", "d")] }]);
+      await apps.appendEvents([]);
+      const ids = async (runId: string, after?: number) =>
+        (await apps.events(runId, after)).map((e) => (e as { nodeId: string }).nodeId);
+      expect(await ids("r1")).toEqual(["a", "b", "c", "d"]);
+      expect(await ids("r2")).toEqual(["x"]);
+      // SSE Last-Event-ID: the client saw sequence number 1 and wants what came after it.
+      expect(await ids("r1", 1)).toEqual(["c", "d"]);
+      expect(await ids("r1", -1)).toEqual(["a", "b", "c", "d"]);
+      expect(await ids("r1", 3)).toEqual([]);
+      // A batch written again after a crash replaces, never duplicates.
+      await apps.appendEvents([{ runId: "r1", from: 1, events: [ev("r1", "B"), ev("r1", "C")] }]);
+      expect(await ids("r1")).toEqual(["a", "B", "C", "d"]);
+      const full = await apps.events("r1");
+      expect(full[0]).toEqual(ev("r1", "a"));
+    }));
+}
+
+const proposal = (appId: string, baseVersion: number): NewProposal => ({
+  appId,
+  baseVersion,
+  source: "agent",
+  instruction: "rename é ✓",
+  workflow: { ...wf, name: "Proposed" },
+  diff: { nodes: { added: [], removed: [], changed: [] }, edges: { added: [], removed: [] }, meta: [] } as unknown as WorkflowDiff,
+  diagnostics: [{ code: "x.warn", severity: "warning", message: "w" }],
+  newErrors: [],
+  summary: "renamed",
+});
+
+function describeProposals(target: StoreTarget): void {
+  it("proposals: pending until decided once; apply adds a version made from the base, only while the app is still there", () =>
+    withStores(target, async ({ apps }) => {
+      const { app } = await apps.createApp({ name: "P", mode: "workflow" }, wf, "create");
+      const p1 = await apps.createProposal(proposal(app.id, 1));
+      expect(p1).toMatchObject({ appId: app.id, baseVersion: 1, status: "pending", summary: "renamed", instruction: "rename é ✓" });
+      expect(p1.id).toMatch(/^prop_/);
+      expect(p1.appliedVersion).toBeUndefined();
+      expect(await apps.proposal(app.id, p1.id)).toEqual(p1);
+      expect(await apps.proposal("other", p1.id)).toBeUndefined();
+      const p2 = await apps.createProposal(proposal(app.id, 1));
+      expect((await apps.proposals(app.id)).map((p) => p.id)).toEqual([p1.id, p2.id]);
+
+      expect(await apps.decideProposal(app.id, p2.id, "rejected")).toBe(true);
+      expect(await apps.decideProposal(app.id, p2.id, "superseded")).toBe(false);
+      expect(await apps.applyProposal(app.id, p2.id, "n")).toBeUndefined();
+      expect((await apps.proposals(app.id, "pending")).map((p) => p.id)).toEqual([p1.id]);
+
+      const tries = await Promise.all([apps.applyProposal(app.id, p1.id, "applied"), apps.applyProposal(app.id, p1.id, "again")]);
+      const v = tries.find((t) => t !== undefined)!;
+      expect(tries.filter((t) => t !== undefined)).toHaveLength(1);
+      expect(v).toMatchObject({ version: 2, source: "proposal", parent: 1, note: "applied" });
+      expect(v.workflow.name).toBe("Proposed");
+      expect(await apps.proposal(app.id, p1.id)).toMatchObject({ status: "applied", appliedVersion: 2 });
+      expect((await apps.proposal(app.id, p1.id))?.decidedAt).toBeGreaterThan(0);
+
+      // A proposal made from version 1 cannot be applied once the app moved on.
+      const stale = await apps.createProposal(proposal(app.id, 1));
+      expect(await apps.applyProposal(app.id, stale.id, "late")).toBeUndefined();
+      expect((await apps.proposal(app.id, stale.id))?.status).toBe("pending");
+
+      const undo = await apps.addVersion(app.id, wf, "undo", "undo", { parent: 2, restores: 1 });
+      expect(undo).toMatchObject({ version: 3, parent: 2, restores: 1 });
+      expect((await apps.addVersion(app.id, wf, "edit")).parent).toBe(3);
+      expect((await apps.version(app.id, 1))?.parent).toBeUndefined();
+
+      await apps.addMessage(app.id, "assistant", "nothing", undefined, { outcome: { kind: "rejected", summary: "no", diagnostics: [] }, proposalId: stale.id });
+      expect((await apps.messages(app.id)).at(-1)).toMatchObject({ outcome: { kind: "rejected", summary: "no" }, proposalId: stale.id });
+      expect(await apps.deleteApp(app.id)).toBe(true);
+      expect(await apps.proposals(app.id)).toEqual([]);
+    }));
+}
+
+function describeConversations(target: StoreTarget): void {
+  it("conversations: start empty, each finished turn stores the variables and counts one dialogue, deleted with their app", () =>
+    withStores(target, async ({ conversations }) => {
+      const c = await conversations.create("app-1");
+      expect(c).toMatchObject({ appId: "app-1", variables: {}, dialogueCount: 0 });
+      const other = await conversations.create("app-2");
+      await conversations.finishTurn(c.id, { notes: ["é ✓"], n: 1 });
+      await conversations.finishTurn(c.id, { notes: ["é ✓", "second"], n: 2 });
+      expect(await conversations.get(c.id)).toMatchObject({
+        variables: { notes: ["é ✓", "second"], n: 2 },
+        dialogueCount: 2,
+      });
+      expect(await conversations.get("nope")).toBeUndefined();
+      await conversations.deleteApp("app-1");
+      expect(await conversations.get(c.id)).toBeUndefined();
+      expect((await conversations.get(other.id))?.dialogueCount).toBe(0);
+    }));
+}
+
+/** Two connections to one database: what two servers or workers see of each other's writes. */
+function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>): void {
+  it("two connections: commits race with one winner, and each sees the other's runs, apps, keys, events and proposals", async () => {
+    const a = await target.open();
+    const b = await openAgain();
+    try {
+      const r = run();
+      await a.runs.createRun(r);
+      expect(await b.runs.getRun(r.id)).toEqual(r);
+      const tries = Array.from({ length: 10 }, (_, i) => commit("t", { output: `try ${i}` }));
+      const results = await Promise.all(tries.map((c, i) => (i % 2 ? a : b).runs.commitNode(r.id, c)));
+      expect(results.filter((res, i) => res === tries[i])).toHaveLength(1);
+      expect(new Set(results.map((res) => JSON.stringify(res))).size).toBe(1);
+      expect(await a.runs.artifacts(r.id)).toEqual(await b.runs.artifacts(r.id));
+
+      const { app } = await a.apps.createApp({ name: "Shared", mode: "workflow" }, wf, "create");
+      expect((await b.apps.getApp(app.id))?.name).toBe("Shared");
+      await b.apps.addVersion(app.id, wf, "edit");
+      expect((await a.apps.current(app.id))?.version).toBe(2);
+      const key = await a.apps.createKey("k");
+      expect(await b.apps.verifyKey(key.key)).toBe(true);
+      await a.apps.appendEvents([{ runId: r.id, from: 0, events: [ev(r.id, "a")] }]);
+      expect(await b.apps.events(r.id)).toEqual([ev(r.id, "a")]);
+      const p = await a.apps.createProposal(proposal(app.id, 2));
+      expect(await b.apps.decideProposal(app.id, p.id, "rejected")).toBe(true);
+      expect(await a.apps.decideProposal(app.id, p.id, "superseded")).toBe(false);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("durability: everything written is there after the database is closed and opened again", async () => {
+    const a = await target.open();
+    const r = run();
+    await a.runs.createRun(r);
+    const c = commit("t", { output: "kept" });
+    await a.runs.commitNode(r.id, c);
+    await a.runs.appendAttempt(attempt(r.id, "t", 1));
+    const { app } = await a.apps.createApp({ name: "Kept", mode: "workflow" }, wf, "create");
+    const p = await a.apps.createProposal(proposal(app.id, 1));
+    await a.apps.addMessage(app.id, "assistant", "proposed", undefined, { proposalId: p.id, outcome: { kind: "unchanged", summary: "Nothing changed." } });
+    const conv = await a.conversations.create(app.id);
+    await a.conversations.finishTurn(conv.id, { kept: true });
+    await a.close();
+    const b = await openAgain();
+    try {
+      expect((await b.runs.committed(r.id)).get("t")).toEqual(c);
+      expect(await b.runs.attempts(r.id)).toHaveLength(1);
+      expect((await b.apps.getApp(app.id))?.name).toBe("Kept");
+      expect(await b.apps.proposal(app.id, p.id)).toEqual(p);
+      expect((await b.apps.messages(app.id))[0]).toMatchObject({ proposalId: p.id, outcome: { kind: "unchanged" } });
+      expect((await b.conversations.get(conv.id))?.variables).toEqual({ kept: true });
+    } finally {
+      await b.close();
+    }
+  });
+}

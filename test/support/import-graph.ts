@@ -1,0 +1,88 @@
+// The import graph of a source tree, read with the TypeScript parser, and its circles (strongly connected
+// components). Used by the test that keeps src/ free of import circles.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+import { cyclicComponents } from "../../src/util/scc.js";
+
+export type ImportKind = "value" | "type" | "dynamic";
+
+export interface ImportEdge {
+  to: string;
+  kind: ImportKind;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return sourceFiles(p);
+    return /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [p] : [];
+  });
+}
+
+/** `./x.js` in an import names `./x.ts` (or `./x/index.ts`) on disk. */
+function resolveSpecifier(from: string, spec: string, known: Set<string>): string | undefined {
+  if (!spec.startsWith(".")) return undefined;
+  const base = resolve(dirname(from), spec);
+  const candidates = [
+    base.replace(/\.js$/, ".ts"),
+    base.replace(/\.js$/, ".tsx"),
+    base,
+    `${base}.ts`,
+    join(base, "index.ts"),
+  ];
+  return candidates.find((c) => known.has(c));
+}
+
+function importsOf(file: string): Array<{ spec: string; kind: ImportKind }> {
+  const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const out: Array<{ spec: string; kind: ImportKind }> = [];
+  const visit = (n: ts.Node) => {
+    if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
+      const clause = n.importClause;
+      const typeOnly =
+        !!clause &&
+        (clause.isTypeOnly ||
+          (!clause.name &&
+            !!clause.namedBindings &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+      out.push({ spec: n.moduleSpecifier.text, kind: typeOnly ? "type" : "value" });
+    } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
+      out.push({ spec: n.moduleSpecifier.text, kind: n.isTypeOnly ? "type" : "value" });
+    } else if (
+      ts.isCallExpression(n) &&
+      n.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      n.arguments[0] &&
+      ts.isStringLiteral(n.arguments[0])
+    ) {
+      out.push({ spec: n.arguments[0].text, kind: "dynamic" });
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+/** Every file under `dir` with the files of `dir` it imports; paths relative to `dir`. */
+export function importGraph(dir: string): Map<string, ImportEdge[]> {
+  const files = sourceFiles(resolve(dir));
+  const known = new Set(files);
+  const graph = new Map<string, ImportEdge[]>();
+  for (const f of files) {
+    const edges: ImportEdge[] = [];
+    for (const { spec, kind } of importsOf(f)) {
+      const to = resolveSpecifier(f, spec, known);
+      if (to) edges.push({ to: relative(dir, to), kind });
+    }
+    graph.set(relative(dir, f), edges);
+  }
+  return graph;
+}
+
+/** Circles of the graph restricted to `kinds`: each a sorted list of files that all reach each other. */
+export function importCircles(graph: Map<string, ImportEdge[]>, kinds: ImportKind[]): string[][] {
+  const next = (v: string) => (graph.get(v) ?? []).filter((e) => kinds.includes(e.kind)).map((e) => e.to);
+  return cyclicComponents([...graph.keys()].sort(), next);
+}
