@@ -18,7 +18,8 @@ export interface Proposal {
   summary: string;
 }
 
-const key = (d: Diagnostic) => `${d.code}\u0000${d.nodeId ?? ""}\u0000${d.field ?? ""}`;
+// An edge's problem is keyed by the edge's id: its field (`edges[71]`) moves when an edit adds an edge before it.
+const key = (d: Diagnostic) => `${d.code}\u0000${d.nodeId ?? ""}\u0000${d.edgeId !== undefined ? `edge:${d.edgeId}` : (d.field ?? "")}`;
 
 /** Errors in `after` that `before` does not have (same code, node and field). */
 export function newErrors(before: readonly Diagnostic[], after: readonly Diagnostic[]): Diagnostic[] {

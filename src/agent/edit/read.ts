@@ -246,6 +246,10 @@ function buildEdges(view: EditView, answerEdges: unknown[], ctx: EdgeContext, di
       return wanted.push([b.source, b.sourcePort, b.target]);
     }
     if (!src || !dst) return fail("compact.bad_edge", `${field} joins ${describeValue(e[0])} → ${describeValue(e[2])}, but ${describeValue(!src ? e[0] : e[2])} is not a node`);
+    // A handle the node does not have is shown as text (projectWorkflow); answered back on an edge from
+    // the same node, it is that stored handle, even when the node itself was edited.
+    if (typeof e[1] === "string" && !/^\d+$/.test(e[1].trim()) && view.workflow.edges.some((b) => b.source === src && b.sourcePort === e[1]))
+      return wanted.push([src, e[1], dst]);
     const port = typeof e[1] === "number" ? e[1] : typeof e[1] === "string" && /^\d+$/.test(e[1].trim()) ? Number(e[1]) : Number.NaN;
     const node = nodeOf(src);
     if (!Number.isInteger(port) || port < 0 || !node) return fail("compact.bad_port", `${field} port must be a non-negative integer, got ${describeValue(e[1])}`, src);
@@ -297,9 +301,27 @@ function shapeProblem(answer: unknown): Diagnostic | undefined {
   return undefined;
 }
 
+/**
+ * A workflow whose nodes share an id cannot be edited safely: an answer's node could stand for any of them.
+ * Some files in the wild have this (every node given one timestamp id).
+ */
+function ambiguousIds(wf: Workflow): Diagnostic | undefined {
+  const seen = new Map<string, number>();
+  for (const n of wf.nodes) seen.set(n.id, (seen.get(n.id) ?? 0) + 1);
+  const dup = [...seen].find(([, k]) => k > 1);
+  if (!dup) return undefined;
+  return {
+    code: "edit.duplicate_ids",
+    severity: "error",
+    nodeId: dup[0],
+    field: "id",
+    message: `the current workflow gives ${dup[1]} nodes the id "${dup[0]}", so an edit cannot tell them apart; give each node its own id first (nothing changed)`,
+  };
+}
+
 /** Read `answer` (compact JSON) as an edit of `view`. */
 export function readEdit(view: EditView, answer: unknown, opts: ReadOptions = {}): EditReading {
-  const shape = shapeProblem(answer);
+  const shape = ambiguousIds(view.workflow) ?? shapeProblem(answer);
   if (shape) return { diagnostics: [shape], ids: new Map(), added: [], removed: [] };
   const a = answer as JsonObject;
   const c = new Converter({ anyOrder: true });
