@@ -129,11 +129,14 @@ export function registerChatCommand(program: Command): void {
       const apps = stores.apps;
       const say = (text: string) => process.stdout.write(`${text}\n`);
       const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+      // Taken at once: readline drops lines that arrive before anyone iterates (piped input comes while the
+      // session opens), and a chat whose input ended unseen would wait forever.
+      const lines = rl[Symbol.asyncIterator]();
       try {
         const app = await openSession(apps, opts);
         const ctx: ChatContext = { apps, editing: new Editing(apps), app, agent, out: opts.out, attempts: Number(opts.attempts), say };
         say(`session ${app.id} — ${HELP}`);
-        for await (const line of rl) {
+        for await (const line of { [Symbol.asyncIterator]: () => lines }) {
           const text = line.trim();
           if (!text) continue;
           if (text === "/quit") break;
