@@ -21,14 +21,14 @@ beforeAll(async () => {
 afterAll(async () => llm.close());
 
 /** Run `weft chat` with these lines on stdin; the replay server answers while it runs. */
-function chat(args: string[], lines: string[]): Promise<{ code: number | null; out: string; err: string }> {
+function chat(args: string[], lines: string[], command = "chat"): Promise<{ code: number | null; out: string; err: string }> {
   const env = {
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY"))),
     WEFT_LLM_BASE_URL: llm.openaiBaseURL,
     WEFT_LLM_MODEL: "replay",
   };
   return new Promise((done, fail) => {
-    const p = spawn(bin, ["chat", ...args], { cwd: dir, env });
+    const p = spawn(bin, [command, ...args], { cwd: dir, env });
     let out = "";
     let err = "";
     p.stdout.on("data", (d) => (out += d));
@@ -104,4 +104,19 @@ describe("weft chat", () => {
     expect(memory).toContain("rename the end node to Results");
     expect(memory).toMatch(/rejected/i);
   }, 120_000);
+
+  it("weft generate --from: 'Change nothing.' answered unchanged writes the same workflow and says where", async () => {
+    llm.reset();
+    llm.enqueue((req) => reply.text(answer(shown(req), "Nothing to change.")));
+    const out = join(dir, "same.yml");
+    const r = await chat(["Change nothing.", "--from", example, "-o", out], [], "generate");
+    expect(r.code).toBe(0);
+    expect(r.err).toContain("attempt 1: passed");
+    expect(r.err).toContain(`wrote ${out}`);
+    const a = parseWorkflowText(readFileSync(example, "utf8")).workflow;
+    const b = parseWorkflowText(readFileSync(out, "utf8")).workflow;
+    expect(b.nodes).toEqual(a.nodes);
+    expect(b.edges).toEqual(a.edges);
+    expect(readFileSync(out, "utf8")).toMatch(/version: 0\.6\.0/);
+  }, 60_000);
 });
