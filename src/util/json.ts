@@ -11,11 +11,6 @@ export function isPlainObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** `table[key]` for an own key only: `"constructor"` does not find `Object.prototype.constructor`. */
-export function ownGet<T>(table: Readonly<Record<string, T>>, key: unknown): T | undefined {
-  return typeof key === "string" && Object.hasOwn(table, key) ? table[key] : undefined;
-}
-
 /** Set an own property even for keys like `__proto__`, which plain assignment would turn into a prototype. */
 export function setOwn(obj: JsonObject, key: string, value: unknown): void {
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });

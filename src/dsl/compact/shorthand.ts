@@ -7,7 +7,8 @@
  * `convert` builds only what the shorthand says; fields it does not express are left to the defaults
  * (a new node) or to the base node's residue (an edit, see src/agent/edit/merge.ts).
  */
-import { describeValue, isPlainObject, type JsonObject, ownGet, scalarText, setOwn } from "../../util/json.js";
+import { describeValue, isPlainObject, type JsonObject, scalarText, setOwn } from "../../util/json.js";
+import { own } from "../../util/own.js";
 import type { Converter, ModelChoice } from "./convert.js";
 import type { Projector } from "./projector.js";
 import { START_TYPES, TOOL_ALIASES } from "./vocabulary.js";
@@ -69,7 +70,7 @@ const start: Shorthand = {
   registryType: "start",
   fits: (c) => objects(c.variables).length === list(c.variables).length,
   project: (c) => ({
-    variables: objects(c.variables).map((v) => [v.variable, ownGet(START_BACK, v.type) ?? "string"]),
+    variables: objects(c.variables).map((v) => [v.variable, own(START_BACK, v.type) ?? "string"]),
   }),
   convert(p, c, id) {
     const variables = c.list(p.variables, id, "variables").flatMap((v, i) => {
@@ -78,7 +79,7 @@ const start: Shorthand = {
         return [];
       }
       const t = v[1] === undefined ? "string" : scalarText(v[1]);
-      const dify = ownGet(START_TYPES, t);
+      const dify = own(START_TYPES, t);
       if (!dify) {
         c.error(
           "compact.bad_start_type",
@@ -412,7 +413,7 @@ const SHORTHANDS: Record<string, Shorthand> = {
 
 /** A tool node built from a compact alias (`echarts`, `google-search`...). */
 function aliasShorthand(type: string): Shorthand | undefined {
-  const alias = ownGet(TOOL_ALIASES, type);
+  const alias = own(TOOL_ALIASES, type);
   if (!alias) return undefined;
   return {
     registryType: "tool",
@@ -451,12 +452,12 @@ function aliasShorthand(type: string): Shorthand | undefined {
 }
 
 export function shorthandFor(compactType: string): Shorthand | undefined {
-  return ownGet(SHORTHANDS, compactType) ?? aliasShorthand(compactType);
+  return own(SHORTHANDS, compactType) ?? aliasShorthand(compactType);
 }
 
 /** The compact type a stored node is shown as: its alias for tool nodes built from one, else its type. */
 export function compactTypeOf(type: string, config: JsonObject): string {
-  if (type === "tool" && typeof config.compact_type === "string" && ownGet(TOOL_ALIASES, config.compact_type))
+  if (type === "tool" && typeof config.compact_type === "string" && own(TOOL_ALIASES, config.compact_type))
     return config.compact_type;
   return type;
 }
