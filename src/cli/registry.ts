@@ -6,6 +6,7 @@ type Load = (program: Program) => Promise<void>;
 const staticCommands: Load = async (p) => (await import("./commands/static.js")).registerStaticCommands(p);
 const runCommands: Load = async (p) => (await import("./commands/run.js")).registerRunCommands(p);
 const generateCommands: Load = async (p) => (await import("./commands/generate.js")).registerGenerateCommands(p);
+const chatCommand: Load = async (p) => (await import("./commands/chat.js")).registerChatCommand(p);
 const compileCommands: Load = async (p) => (await import("./commands/compile.js")).registerCompileCommands(p);
 const mineCommands: Load = async (p) => (await import("./commands/mine.js")).registerMineCommands(p);
 const serveCommands: Load = async (p) => (await import("./commands/serve.js")).registerServeCommands(p);
@@ -57,13 +58,13 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
   {
     name: "generate",
     load: generateCommands,
-    description: "generate a workflow from an instruction (one shot), written as Dify YAML",
+    description: "generate a workflow from an instruction (or, with --from, edit one), written as Dify YAML",
   },
   {
     name: "chat",
-    load: generateCommands,
+    load: chatCommand,
     description:
-      "multi-turn chat that builds a workflow; each turn prints the summary and validation and writes the Dify YAML",
+      "multi-turn chat that builds or edits a workflow: each change is a proposal to /apply or /reject, /undo after",
   },
   {
     name: "compile",
