@@ -1,30 +1,23 @@
 import { readFileSync, existsSync } from "node:fs";
-import { basename, extname } from "node:path";
+import { basename } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
-import { analyse } from "../../analysis/index.js";
+import { analyse, runGate } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
 import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
 import { buildServices } from "../../engine/services.js";
-import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import { formatDiagnostic } from "../../ir/diagnostics.js";
+import { extensionOf, mimeForExtension } from "../../tools/mime.js";
 import type { AttemptRecord } from "../../store/runs.js";
 import { openStores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
-const MIME: Record<string, string> = {
-  ".txt": "text/plain",
-  ".md": "text/markdown",
-  ".csv": "text/csv",
-  ".json": "application/json",
-  ".html": "text/html",
-  ".pdf": "application/pdf",
-  ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".jpeg": "image/jpeg",
-};
+/** The file's MIME type by extension (mime-db, plus the Dify extensions it lacks). */
+function mimeOf(path: string): string {
+  return mimeForExtension(extensionOf(path)) ?? "application/octet-stream";
+}
 
 function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
@@ -96,7 +89,9 @@ export function registerRunCommands(program: Command): void {
     .argument("<file>")
     .option("-i, --input <key=value>", "an input value (repeatable)", collect, [] as string[])
     .option("--input-file <key=path>", "a file input (repeatable)", collect, [] as string[])
+    .option("--file <path>", "a file for sys.files (repeatable)", collect, [] as string[])
     .option("--query <text>", "sys.query for advanced-chat apps")
+    .option("--allow-warnings", "run despite findings Dify would still run (a reference missing on some path …), reported as warnings")
     .option("--json", "print the result as JSON")
     .option("--trace", "print the trace of every node attempt")
     .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
@@ -107,29 +102,37 @@ export function registerRunCommands(program: Command): void {
     .action(async (file, opts) => {
       const cfg = loadWeftConfig(opts.config);
       const { workflow } = await readWorkflow(file);
-      const diags = analyse(workflow).diagnostics;
-      if (hasErrors(diags)) {
-        for (const d of diags.filter((x) => x.severity === "error")) process.stderr.write(`${formatDiagnostic(d)}\n`);
-        throw new CliError("run.invalid_workflow", "the workflow has errors; fix them (see `weft validate`) before running", EXIT.invalid);
+      const gate = runGate(analyse(workflow).diagnostics, { allowWarnings: !!opts.allowWarnings });
+      if (gate.blocking.length > 0) {
+        for (const d of gate.blocking) process.stderr.write(`${formatDiagnostic(d)}\n`);
+        const hint = opts.allowWarnings ? "" : " (or pass --allow-warnings to run what Dify would run)";
+        throw new CliError("run.invalid_workflow", `the workflow has errors; fix them (see \`weft validate\`) before running${hint}`, EXIT.invalid);
       }
+      for (const d of gate.downgraded) process.stderr.write(`${formatDiagnostic(d)}\n`);
       const pairs = opts.input.map((raw) => splitPair(raw, "--input"));
       const filePairs = opts.inputFile.map((raw) => splitPair(raw, "--input-file"));
       refuseBadInput(() => checkInputNames(workflow, [...pairs, ...filePairs].map(([k]) => k)));
       const services = await buildServices(cfg, { configPath: opts.config });
       const inputs: Record<string, unknown> = {};
       for (const [k, v] of pairs) inputs[k] = v;
-      for (const [k, path] of filePairs) {
-        if (!existsSync(path)) throw new CliError("usage.input_file", `input file ${path} does not exist`);
-        const file = await services.files!.put(new Uint8Array(readFileSync(path)), {
+      const putFile = async (path: string, flag: string) => {
+        if (!existsSync(path)) throw new CliError(`usage.${flag}`, `${flag === "file" ? "--file" : "input file"} ${path} does not exist`);
+        return services.files!.put(new Uint8Array(readFileSync(path)), {
           filename: basename(path),
-          mimeType: MIME[extname(path).toLowerCase()] ?? "application/octet-stream",
+          mimeType: mimeOf(path),
         });
+      };
+      for (const [k, path] of filePairs) {
+        const file = await putFile(path, "input_file");
         inputs[k] = inputs[k] === undefined ? file : ([] as unknown[]).concat(inputs[k], file);
       }
+      const sysFiles = [];
+      for (const path of opts.file) sysFiles.push(await putFile(path, "file"));
       // Before any run exists: a run that can only fail at its start node is never stored.
       refuseBadInput(() => checkRunInputs(workflow, inputs));
       if (opts.queue) {
         const { enqueueRun } = await import("../../queue/index.js");
+        if (sysFiles.length > 0 || opts.query) throw new CliError("usage.queue_sys", "--file and --query are not carried by --queue yet; run without --queue");
         const result = await enqueueRun(workflow, inputs, { db: opts.db ?? cfg.db, redisUrl: opts.redis, onEvent: progress(!!opts.json) });
         return finish(result, opts);
       }
@@ -140,7 +143,7 @@ export function registerRunCommands(program: Command): void {
           services,
           store: stores.runs,
           concurrency: Number(opts.concurrency),
-          sys: opts.query ? { query: opts.query } : undefined,
+          sys: { ...(opts.query ? { query: opts.query } : {}), ...(sysFiles.length > 0 ? { files: sysFiles } : {}) },
           onEvent: progress(!!opts.json),
         });
         finish(result, opts);
