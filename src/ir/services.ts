@@ -95,8 +95,10 @@ export interface ToolInvocation {
 
 export interface ToolService {
   invoke(inv: ToolInvocation): Promise<ToolResult>;
-  /** Tools a tool-calling node may choose from, as JSON-schema specs. */
-  list?(): ToolSpec[];
+  /** Tools a tool-calling node may choose from, as JSON-schema specs (configured servers are asked). */
+  list?(): ToolSpec[] | Promise<ToolSpec[]>;
+  /** The parameters of whatever serves provider/tool (so a node tells required from optional), if known. */
+  describe?(providerId: string, toolName: string): Promise<Array<{ name: string; required: boolean }> | undefined>;
 }
 
 export interface SandboxLimits {

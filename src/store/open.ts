@@ -1,4 +1,6 @@
+import Database from "better-sqlite3";
 import type { AppStore } from "./apps.js";
+import type { KnowledgeStore } from "./knowledge.js";
 import { StoreOpenError, StoreSpecError } from "./errors.js";
 import { MemoryAppStore } from "./memory/apps.js";
 import { MemoryRunStore } from "./memory/runs.js";
@@ -6,6 +8,7 @@ import { MemorySessionStore } from "./memory/sessions.js";
 import type { RunStore } from "./runs.js";
 import type { SessionStore } from "./sessions.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
+import { SqliteKnowledgeStore } from "./sqlite/knowledge.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
 import { SqliteSessionStore } from "./sqlite/sessions.js";
@@ -15,6 +18,8 @@ export interface Stores {
   runs: RunStore;
   apps: AppStore;
   sessions: SessionStore;
+  /** Knowledge bases (documents, chunks, full-text index, embeddings). */
+  knowledge: KnowledgeStore;
   /** Which backend the specifier named. */
   readonly kind: StoreKind;
   /** Closes the database; the stores must not be used afterwards. */
@@ -59,16 +64,21 @@ export function parseStoreSpec(spec: string): StoreSpec {
   return { kind: "sqlite", path: s };
 }
 
-/** Open the run, app and session stores of one database. */
+/** Open the run, app, session and knowledge stores of one database. */
 export async function openStores(spec: string, o: OpenStoresOptions = {}): Promise<Stores> {
   const parsed = parseStoreSpec(spec);
   if (parsed.kind === "memory") {
+    // Full-text search is SQLite's FTS5 even in memory: an in-process database that ends with the stores.
+    const kb = new Database(":memory:");
     return {
       kind: "memory",
       runs: new MemoryRunStore(),
       apps: new MemoryAppStore(),
       sessions: new MemorySessionStore(),
-      close: async () => {},
+      knowledge: new SqliteKnowledgeStore(kb),
+      close: async () => {
+        if (kb.open) kb.close();
+      },
     };
   }
   const db = openSqlite(parsed.path, o);
@@ -78,6 +88,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       runs: new SqliteRunStore(db),
       apps: new SqliteAppStore(db),
       sessions: new SqliteSessionStore(db),
+      knowledge: new SqliteKnowledgeStore(db),
       close: async () => {
         if (db.open) db.close();
       },
