@@ -27,6 +27,9 @@ if (evalCommand) {
   registerChat2WorkflowCommands(evalCommand as unknown as Parameters<typeof registerChat2WorkflowCommands>[0]);
 }
 (await import("./commands/serve.js")).registerServeCommands(program);
+(await import("./commands/tools.js")).registerToolsCommands(program);
+(await import("./commands/kb.js")).registerKbCommands(program);
+(await import("./commands/mcp.js")).registerMcpCommands(program);
 
 try {
   await program.parseAsync(process.argv);

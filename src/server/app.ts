@@ -5,6 +5,8 @@ import type { ServerDeps } from "./context.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
 import { chatRoutes } from "./routes/chat.js";
+import { knowledgeRoutes } from "./routes/knowledge.js";
+import { mcpRoutes } from "./routes/mcp.js";
 import { metaRoutes } from "./routes/meta.js";
 import { appRunRoutes, runRoutes } from "./routes/runs.js";
 import { serveWeb } from "./static.js";
@@ -74,8 +76,10 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", appRoutes(deps));
   apps.route("/", appRunRoutes(deps));
   apps.route("/", chatRoutes(deps));
+  apps.route("/", mcpRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", runRoutes(deps));
+  app.route("/api/knowledge", knowledgeRoutes(deps));
   app.route("/api", metaRoutes(deps));
   app.all("/api/*", (c) =>
     c.json(

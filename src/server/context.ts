@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ExecServices, LlmService, ModelRef } from "../ir/services.js";
+import type { KnowledgeBases } from "../knowledge/service.js";
 import type { LlmConfig } from "../llm/index.js";
 import type { AppRecord, AppStore } from "../store/apps.js";
 import type { Stores } from "../store/open.js";
@@ -16,6 +17,8 @@ export interface ServerDeps {
   runs: RunStore;
   hub: RunHub;
   services: Partial<ExecServices>;
+  /** The database's knowledge bases (also `services.knowledge` unless the caller brought its own). */
+  knowledge: KnowledgeBases;
   llmConfig?: LlmConfig;
   /** The agent's model; the endpoint routing decides where it goes. */
   agentModel: ModelRef;

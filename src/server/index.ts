@@ -4,6 +4,8 @@ import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
 import { createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
 import { openStores } from "../store/open.js";
+import type { KnowledgeConfig } from "../knowledge/config.js";
+import { KnowledgeBases } from "../knowledge/service.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { RunHub } from "./hub.js";
@@ -27,6 +29,8 @@ export interface ServerOptions extends AppOptions {
   synchronous?: "full" | "normal";
   /** How often events of active runs are written to the database (ms). */
   flushMs?: number;
+  /** Chunking and embedding of knowledge bases (weft.config.json `knowledge`). */
+  knowledgeConfig?: KnowledgeConfig;
 }
 
 export interface RunningServer {
@@ -39,13 +43,20 @@ export interface RunningServer {
 export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise<ServerDeps> {
   const stores = await openStores(o.db, { synchronous: o.synchronous });
   const { runs, apps } = stores;
-  const services = o.services ?? {};
+  // Knowledge bases live in this database; workflow runs and the /api/knowledge routes share them.
+  const knowledge = new KnowledgeBases(stores.knowledge, {
+    documents: o.services?.documents,
+    llm: o.services?.llm,
+    config: o.knowledgeConfig,
+  });
+  const services = { ...o.services, knowledge: o.services?.knowledge ?? knowledge };
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
   return {
     stores,
     apps,
     runs,
     services,
+    knowledge,
     hub: new RunHub({ runs, apps, services, concurrency: o.concurrency, flushMs: o.flushMs }),
     llmConfig: o.llmConfig,
     agentLlm,

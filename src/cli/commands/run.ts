@@ -5,11 +5,12 @@ import { analyse, runGate } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
 import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
-import { buildServices } from "../../engine/services.js";
+import { type BuiltServices, buildServices } from "../../engine/services.js";
+import { unservedDiagnostics } from "../../tools/configured/check.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { extensionOf, mimeForExtension } from "../../tools/mime.js";
 import type { AttemptRecord } from "../../store/runs.js";
-import { openStores } from "../../store/open.js";
+import { openStores, type Stores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
@@ -33,8 +34,12 @@ function progress(json: boolean): (e: RunEvent) => void {
   const tty = process.stderr.isTTY && !json;
   return (e) => {
     if (!tty) return;
-    if (e.type === "node_started") process.stderr.write(`▶ ${e.nodeId} (${e.nodeType}) ${e.title}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`);
-    else if (e.type === "node_finished") process.stderr.write(`${e.status === "failed" ? "✗" : e.status === "exception" ? "!" : "✓"} ${e.nodeId} ${e.status}${e.cached ? " (resumed)" : ""} ${e.durationMs} ms${e.error ? ` — ${e.error.message}` : ""}\n`);
+    if (e.type === "node_started")
+      process.stderr.write(`▶ ${e.nodeId} (${e.nodeType}) ${e.title}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`);
+    else if (e.type === "node_finished")
+      process.stderr.write(
+        `${e.status === "failed" ? "✗" : e.status === "exception" ? "!" : "✓"} ${e.nodeId} ${e.status}${e.cached ? " (resumed)" : ""} ${e.durationMs} ms${e.error ? ` — ${e.error.message}` : ""}\n`,
+      );
     else if (e.type === "node_skipped") process.stderr.write(`· ${e.nodeId} skipped\n`);
     else if (e.type === "node_retry") process.stderr.write(`↻ ${e.nodeId} retry: ${e.reason}\n`);
   };
@@ -59,12 +64,23 @@ export function formatTrace(trace: AttemptRecord[]): string {
 }
 
 function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): void {
-  if (opts.json) printJson({ runId: result.runId, status: result.status, outputs: result.outputs, error: result.error, ...(opts.trace ? { trace: result.trace } : {}) });
+  if (opts.json)
+    printJson({
+      runId: result.runId,
+      status: result.status,
+      outputs: result.outputs,
+      error: result.error,
+      ...(opts.trace ? { trace: result.trace } : {}),
+    });
   else {
     if (opts.trace) process.stdout.write(`${formatTrace(result.trace)}\n`);
     process.stdout.write(`run ${result.runId}: ${result.status}\n`);
-    for (const [k, v] of Object.entries(result.outputs)) process.stdout.write(`${k}: ${typeof v === "string" ? v : JSON.stringify(v, null, 2)}\n`);
-    if (result.error) process.stderr.write(`error ${result.error.code}${result.error.nodeId ? ` at node ${result.error.nodeId}` : ""}: ${result.error.message}\n`);
+    for (const [k, v] of Object.entries(result.outputs))
+      process.stdout.write(`${k}: ${typeof v === "string" ? v : JSON.stringify(v, null, 2)}\n`);
+    if (result.error)
+      process.stderr.write(
+        `error ${result.error.code}${result.error.nodeId ? ` at node ${result.error.nodeId}` : ""}: ${result.error.message}\n`,
+      );
   }
   process.exitCode = result.status === "failed" ? EXIT.invalid : EXIT.ok;
 }
@@ -91,7 +107,10 @@ export function registerRunCommands(program: Command): void {
     .option("--input-file <key=path>", "a file input (repeatable)", collect, [] as string[])
     .option("--file <path>", "a file for sys.files (repeatable)", collect, [] as string[])
     .option("--query <text>", "sys.query for advanced-chat apps")
-    .option("--allow-warnings", "run despite findings Dify would still run (a reference missing on some path …), reported as warnings")
+    .option(
+      "--allow-warnings",
+      "run despite findings Dify would still run (a reference missing on some path …), reported as warnings",
+    )
     .option("--json", "print the result as JSON")
     .option("--trace", "print the trace of every node attempt")
     .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
@@ -106,49 +125,74 @@ export function registerRunCommands(program: Command): void {
       if (gate.blocking.length > 0) {
         for (const d of gate.blocking) process.stderr.write(`${formatDiagnostic(d)}\n`);
         const hint = opts.allowWarnings ? "" : " (or pass --allow-warnings to run what Dify would run)";
-        throw new CliError("run.invalid_workflow", `the workflow has errors; fix them (see \`weft validate\`) before running${hint}`, EXIT.invalid);
+        throw new CliError(
+          "run.invalid_workflow",
+          `the workflow has errors; fix them (see \`weft validate\`) before running${hint}`,
+          EXIT.invalid,
+        );
       }
       for (const d of gate.downgraded) process.stderr.write(`${formatDiagnostic(d)}\n`);
       const pairs = opts.input.map((raw) => splitPair(raw, "--input"));
       const filePairs = opts.inputFile.map((raw) => splitPair(raw, "--input-file"));
-      refuseBadInput(() => checkInputNames(workflow, [...pairs, ...filePairs].map(([k]) => k)));
-      const services = await buildServices(cfg, { configPath: opts.config });
-      const inputs: Record<string, unknown> = {};
-      for (const [k, v] of pairs) inputs[k] = v;
-      const putFile = async (path: string, flag: string) => {
-        if (!existsSync(path)) throw new CliError(`usage.${flag}`, `${flag === "file" ? "--file" : "input file"} ${path} does not exist`);
-        return services.files!.put(new Uint8Array(readFileSync(path)), {
-          filename: basename(path),
-          mimeType: mimeOf(path),
-        });
-      };
-      for (const [k, path] of filePairs) {
-        const file = await putFile(path, "input_file");
-        inputs[k] = inputs[k] === undefined ? file : ([] as unknown[]).concat(inputs[k], file);
-      }
-      const sysFiles = [];
-      for (const path of opts.file) sysFiles.push(await putFile(path, "file"));
-      // Before any run exists: a run that can only fail at its start node is never stored.
-      refuseBadInput(() => checkRunInputs(workflow, inputs));
-      if (opts.queue) {
-        const { enqueueRun } = await import("../../queue/index.js");
-        if (sysFiles.length > 0 || opts.query) throw new CliError("usage.queue_sys", "--file and --query are not carried by --queue yet; run without --queue");
-        const result = await enqueueRun(workflow, inputs, { db: opts.db ?? cfg.db, redisUrl: opts.redis, onEvent: progress(!!opts.json) });
-        return finish(result, opts);
-      }
-      const stores = await openStores(opts.db ?? cfg.db);
+      refuseBadInput(() =>
+        checkInputNames(
+          workflow,
+          [...pairs, ...filePairs].map(([k]) => k),
+        ),
+      );
+      const stores = opts.queue ? undefined : await openStores(opts.db ?? cfg.db);
+      const services = await buildServices(cfg, { configPath: opts.config, knowledge: stores?.knowledge });
       try {
-        const result = await runWorkflow(workflow, {
-          inputs,
-          services,
-          store: stores.runs,
-          concurrency: Number(opts.concurrency),
-          sys: { ...(opts.query ? { query: opts.query } : {}), ...(sysFiles.length > 0 ? { files: sysFiles } : {}) },
-          onEvent: progress(!!opts.json),
-        });
-        finish(result, opts);
+        await runHere(services, stores);
       } finally {
-        await stores.close();
+        await services.close();
+        await stores?.close();
+      }
+      async function runHere(services: BuiltServices, stores: Stores | undefined) {
+        for (const d of unservedDiagnostics(workflow, services.tools)) process.stderr.write(`${formatDiagnostic(d)}\n`);
+        const inputs: Record<string, unknown> = {};
+        for (const [k, v] of pairs) inputs[k] = v;
+        const putFile = async (path: string, flag: string) => {
+          if (!existsSync(path))
+            throw new CliError(`usage.${flag}`, `${flag === "file" ? "--file" : "input file"} ${path} does not exist`);
+          return services.files!.put(new Uint8Array(readFileSync(path)), {
+            filename: basename(path),
+            mimeType: mimeOf(path),
+          });
+        };
+        for (const [k, path] of filePairs) {
+          const file = await putFile(path, "input_file");
+          inputs[k] = inputs[k] === undefined ? file : ([] as unknown[]).concat(inputs[k], file);
+        }
+        const sysFiles = [];
+        for (const path of opts.file) sysFiles.push(await putFile(path, "file"));
+        // Before any run exists: a run that can only fail at its start node is never stored.
+        refuseBadInput(() => checkRunInputs(workflow, inputs));
+        if (opts.queue) {
+          const { enqueueRun } = await import("../../queue/index.js");
+          if (sysFiles.length > 0 || opts.query)
+            throw new CliError(
+              "usage.queue_sys",
+              "--file and --query are not carried by --queue yet; run without --queue",
+            );
+          const result = await enqueueRun(workflow, inputs, {
+            db: opts.db ?? cfg.db,
+            redisUrl: opts.redis,
+            onEvent: progress(!!opts.json),
+          });
+          return finish(result, opts);
+        }
+        {
+          const result = await runWorkflow(workflow, {
+            inputs,
+            services,
+            store: stores!.runs,
+            concurrency: Number(opts.concurrency),
+            sys: { ...(opts.query ? { query: opts.query } : {}), ...(sysFiles.length > 0 ? { files: sysFiles } : {}) },
+            onEvent: progress(!!opts.json),
+          });
+          finish(result, opts);
+        }
       }
     });
 
@@ -156,7 +200,10 @@ export function registerRunCommands(program: Command): void {
     .command("worker")
     .description("process queued runs from Redis (any number of workers may share Redis and the run store)")
     .option("--redis <url>", "Redis (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
-    .option("--db <spec>", "run store shared by the workers: a SQLite file (default from config: weft.db) or sqlite:PATH")
+    .option(
+      "--db <spec>",
+      "run store shared by the workers: a SQLite file (default from config: weft.db) or sqlite:PATH",
+    )
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "runs processed at once", "4")
     .option("--lock-ms <n>", "lock lifetime; a dead worker's run is taken over after it", "30000")
@@ -200,8 +247,12 @@ export function registerRunCommands(program: Command): void {
       const cfg = loadWeftConfig(opts.config);
       const stores = await openStores(opts.db ?? cfg.db);
       try {
-        const services = await buildServices(cfg, { configPath: opts.config });
-        finish(await resumeRun(runId, { store: stores.runs, services, onEvent: progress(!!opts.json) }), opts);
+        const services = await buildServices(cfg, { configPath: opts.config, knowledge: stores.knowledge });
+        try {
+          finish(await resumeRun(runId, { store: stores.runs, services, onEvent: progress(!!opts.json) }), opts);
+        } finally {
+          await services.close();
+        }
       } finally {
         await stores.close();
       }
@@ -226,7 +277,10 @@ export function registerRunCommands(program: Command): void {
         error: r.error?.message,
       }));
       if (opts.json) return printJson(runs);
-      for (const r of runs) process.stdout.write(`${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`);
+      for (const r of runs)
+        process.stdout.write(
+          `${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`,
+        );
       if (runs.length === 0) process.stdout.write("no runs recorded\n");
     });
 
@@ -244,7 +298,8 @@ export function registerRunCommands(program: Command): void {
         stores.close(),
       );
       if (!run) throw new CliError("run.not_found", `no run with id ${runId}`, EXIT.invalid);
-      if (opts.json) return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
+      if (opts.json)
+        return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
       process.stdout.write(`run ${run.id}: ${run.status}\n${formatTrace(trace)}\n`);
     });
 }

@@ -54,6 +54,7 @@ export function registerServeCommands(program: Command): void {
         services,
         llmConfig: loadLlmConfig({ path: opts.config }),
         synchronous: opts.synchronous,
+        knowledgeConfig: cfg.knowledge,
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
       }).catch((e: unknown) => {
         if (e instanceof WeftError && e.code.startsWith("server.")) throw new CliError(e.code, e.message);
@@ -69,7 +70,10 @@ export function registerServeCommands(program: Command): void {
       process.stdout.write(`weft serving on ${server.url}\n`);
       const stop = () => {
         process.stderr.write("shutting down\n");
-        void server.close().then(() => process.exit(0));
+        void server
+          .close()
+          .then(() => services.close())
+          .then(() => process.exit(0));
       };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
