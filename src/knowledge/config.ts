@@ -5,13 +5,23 @@ import { z } from "zod";
  * than `maxLength` characters (at paragraph, line, sentence, word boundaries) with `overlap` characters
  * shared between neighbours. Pre-processing as Dify's rules: collapse runs of spaces, drop URLs and emails.
  */
-export const ChunkingSchema = z.strictObject({
-  separator: z.string().min(1).default("\n\n"),
-  maxLength: z.int().min(50).max(100_000).default(1024),
-  overlap: z.int().min(0).default(50),
-  removeExtraSpaces: z.boolean().default(true),
-  removeUrlsEmails: z.boolean().default(false),
-}).refine((c) => c.overlap < c.maxLength, { message: "overlap must be smaller than maxLength", path: ["overlap"] });
+/** Each setting's bounds, without defaults: what a partial override (API body, CLI flag) may say. */
+export const ChunkingOverrideSchema = z.strictObject({
+  separator: z.string().min(1).optional(),
+  maxLength: z.int().min(50).max(100_000).optional(),
+  overlap: z.int().min(0).optional(),
+  removeExtraSpaces: z.boolean().optional(),
+  removeUrlsEmails: z.boolean().optional(),
+});
+export const ChunkingSchema = z
+  .strictObject({
+    separator: ChunkingOverrideSchema.shape.separator.unwrap().default("\n\n"),
+    maxLength: ChunkingOverrideSchema.shape.maxLength.unwrap().default(1024),
+    overlap: ChunkingOverrideSchema.shape.overlap.unwrap().default(50),
+    removeExtraSpaces: ChunkingOverrideSchema.shape.removeExtraSpaces.unwrap().default(true),
+    removeUrlsEmails: ChunkingOverrideSchema.shape.removeUrlsEmails.unwrap().default(false),
+  })
+  .refine((c) => c.overlap < c.maxLength, { message: "overlap must be smaller than maxLength", path: ["overlap"] });
 export type Chunking = z.output<typeof ChunkingSchema>;
 export const DEFAULT_CHUNKING: Chunking = ChunkingSchema.parse({});
 

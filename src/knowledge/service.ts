@@ -8,7 +8,7 @@ import { NotConfiguredError, WeftError } from "../ir/errors.js";
 import type { DocumentService, FileValue, KnowledgeService, LlmService } from "../ir/services.js";
 import type { ChunkHit, KnowledgeBaseRecord, KnowledgeDocumentRecord, KnowledgeStore } from "../store/knowledge.js";
 import { chunkText } from "./chunk.js";
-import { type Chunking, type KnowledgeConfig, DEFAULT_KNOWLEDGE_CONFIG } from "./config.js";
+import { type Chunking, ChunkingSchema, DEFAULT_KNOWLEDGE_CONFIG, type KnowledgeConfig } from "./config.js";
 
 export class KnowledgeError extends WeftError {}
 
@@ -46,7 +46,7 @@ export class KnowledgeBases implements KnowledgeService {
   }
 
   async create(o: { name: string; id?: string; description?: string; chunking?: Partial<Chunking> }): Promise<KnowledgeBaseRecord> {
-    const chunking = { ...this.config.chunking, ...o.chunking };
+    const chunking = settings({ ...this.config.chunking, ...o.chunking });
     return this.store.createBase({ ...o, chunking, embeddingModel: this.config.embedding?.model ?? null });
   }
 
@@ -85,7 +85,7 @@ export class KnowledgeBases implements KnowledgeService {
       size: file.bytes.byteLength,
     };
     const text = await docs.extract(value, file.bytes);
-    const chunks = chunkText(text, { ...base.chunking, ...o.chunking });
+    const chunks = chunkText(text, settings({ ...base.chunking, ...o.chunking }));
     if (chunks.length === 0) throw new KnowledgeError("knowledge.empty_document", `${file.name} has no text to index`, { file: file.name });
     const vectors = base.embeddingModel ? await this.embed(chunks, base.embeddingModel) : undefined;
     return this.store.addDocument(
@@ -154,6 +154,16 @@ export class KnowledgeBases implements KnowledgeService {
       },
     }));
   }
+}
+
+/** Chunking settings as given (flags, API, config), checked together: overlap below maxLength and so on. */
+function settings(c: Partial<Chunking>): Chunking {
+  const r = ChunkingSchema.safeParse(c);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new KnowledgeError("knowledge.invalid_chunking", `chunking ${i.path.join(".")}: ${i.message}`, { chunking: c });
+  }
+  return r.data;
 }
 
 function notFound(ids: string[]): NotConfiguredError {

@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { WeftError } from "../../ir/errors.js";
-import { ChunkingSchema } from "../../knowledge/config.js";
+import { ChunkingOverrideSchema } from "../../knowledge/config.js";
 import { extensionOf, mimeForExtension } from "../../tools/mime.js";
 import { readJson, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
@@ -16,14 +16,14 @@ const CreateBody = z.strictObject({
   name: z.string().trim().min(1),
   id: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, "letters, digits, _ . - (at most 128)").optional(),
   description: z.string().optional(),
-  chunking: ChunkingSchema.partial().optional(),
+  chunking: ChunkingOverrideSchema.optional(),
 });
 const DocumentBody = z.strictObject({
   filename: z.string().trim().min(1),
   data: z.string().regex(/^[A-Za-z0-9+/=\s]*$/, "the file's bytes in base64"),
   mime_type: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
-  chunking: ChunkingSchema.partial().optional(),
+  chunking: ChunkingOverrideSchema.optional(),
 });
 const SearchBody = z.strictObject({
   query: z.string().trim().min(1),
