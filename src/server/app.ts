@@ -7,8 +7,9 @@ import { appRoutes } from "./routes/apps.js";
 import { chatRoutes } from "./routes/chat.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import { mcpRoutes } from "./routes/mcp.js";
+import { fileRoutes } from "./routes/files.js";
 import { metaRoutes } from "./routes/meta.js";
-import { appRunRoutes, runRoutes } from "./routes/runs.js";
+import { appRunRoutes, conversationRoutes, runRoutes } from "./routes/runs.js";
 import { serveWeb } from "./static.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -75,11 +76,13 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   const apps = new Hono();
   apps.route("/", appRoutes(deps));
   apps.route("/", appRunRoutes(deps));
+  apps.route("/", conversationRoutes(deps));
   apps.route("/", chatRoutes(deps));
   apps.route("/", mcpRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", runRoutes(deps));
   app.route("/api/knowledge", knowledgeRoutes(deps));
+  app.route("/api/files", fileRoutes(deps));
   app.route("/api", metaRoutes(deps));
   app.all("/api/*", (c) =>
     c.json(

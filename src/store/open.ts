@@ -1,14 +1,17 @@
 import Database from "better-sqlite3";
 import type { AppStore } from "./apps.js";
 import type { KnowledgeStore } from "./knowledge.js";
+import type { ConversationStore } from "./conversations.js";
 import { StoreOpenError, StoreSpecError } from "./errors.js";
 import { MemoryAppStore } from "./memory/apps.js";
+import { MemoryConversationStore } from "./memory/conversations.js";
 import { MemoryRunStore } from "./memory/runs.js";
 import { MemorySessionStore } from "./memory/sessions.js";
 import type { RunStore } from "./runs.js";
 import type { SessionStore } from "./sessions.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
 import { SqliteKnowledgeStore } from "./sqlite/knowledge.js";
+import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
 import { SqliteSessionStore } from "./sqlite/sessions.js";
@@ -20,6 +23,8 @@ export interface Stores {
   sessions: SessionStore;
   /** Knowledge bases (documents, chunks, full-text index, embeddings). */
   knowledge: KnowledgeStore;
+  /** Chat apps' conversations: the variables carried from one turn to the next. */
+  conversations: ConversationStore;
   /** Which backend the specifier named. */
   readonly kind: StoreKind;
   /** Closes the database; the stores must not be used afterwards. */
@@ -64,7 +69,7 @@ export function parseStoreSpec(spec: string): StoreSpec {
   return { kind: "sqlite", path: s };
 }
 
-/** Open the run, app, session and knowledge stores of one database. */
+/** Open the run, app, session, conversation and knowledge stores of one database. */
 export async function openStores(spec: string, o: OpenStoresOptions = {}): Promise<Stores> {
   const parsed = parseStoreSpec(spec);
   if (parsed.kind === "memory") {
@@ -75,6 +80,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       runs: new MemoryRunStore(),
       apps: new MemoryAppStore(),
       sessions: new MemorySessionStore(),
+      conversations: new MemoryConversationStore(),
       knowledge: new SqliteKnowledgeStore(kb),
       close: async () => {
         if (kb.open) kb.close();
@@ -89,6 +95,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       apps: new SqliteAppStore(db),
       sessions: new SqliteSessionStore(db),
       knowledge: new SqliteKnowledgeStore(db),
+      conversations: new SqliteConversationStore(db),
       close: async () => {
         if (db.open) db.close();
       },
