@@ -62,8 +62,17 @@ export async function buildServices(
     files,
     documents,
     tools,
-    knowledge: opts.knowledge ? new KnowledgeBases(opts.knowledge, { documents, llm, config: cfg.knowledge }) : undefined,
+    knowledge: undefined,
     close: () => tools.close(),
   };
+  if (opts.knowledge) attachKnowledge(services, opts.knowledge, cfg.knowledge);
   return services;
+}
+
+/**
+ * Serve knowledge bases from `store` (the database's). Separate from building, so a command can check a
+ * run's inputs before it opens (and so creates) the database.
+ */
+export function attachKnowledge(services: BuiltServices, store: KnowledgeStore, config?: KnowledgeConfig): void {
+  services.knowledge = new KnowledgeBases(store, { documents: services.documents!, llm: services.llm, config });
 }

@@ -237,7 +237,7 @@ describe("tools by configuration", () => {
     const conv = specs.find((s) => s.name === "units__convert");
     expect(conv?.parameters).toMatchObject({ properties: { value: { type: "number" } } });
     expect(specs.map((s) => s.name)).toEqual(expect.arrayContaining(["replay__web_search", "imgapi__getItem", "shouter__shout"]));
-    const viaSpec = await services.tools.invoke({ toolName: "units__convert", parameters: { value: 10, from: "km", to: "mi" } });
+    const viaSpec = await services.tools.invoke({ providerId: "", toolName: "units__convert", parameters: { value: 10, from: "km", to: "mi" } });
     expect(viaSpec.json[0]).toEqual({ value: 6.214, unit: "mi" });
   });
 

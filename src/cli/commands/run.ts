@@ -5,7 +5,7 @@ import { analyse, runGate } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
 import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
-import { type BuiltServices, buildServices } from "../../engine/services.js";
+import { attachKnowledge, type BuiltServices, buildServices } from "../../engine/services.js";
 import { unservedDiagnostics } from "../../tools/configured/check.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { extensionOf, mimeForExtension } from "../../tools/mime.js";
@@ -140,15 +140,15 @@ export function registerRunCommands(program: Command): void {
           [...pairs, ...filePairs].map(([k]) => k),
         ),
       );
-      const stores = opts.queue ? undefined : await openStores(opts.db ?? cfg.db);
-      const services = await buildServices(cfg, { configPath: opts.config, knowledge: stores?.knowledge });
+      const services = await buildServices(cfg, { configPath: opts.config });
+      let stores: Stores | undefined;
       try {
-        await runHere(services, stores);
+        await runHere(services);
       } finally {
         await services.close();
         await stores?.close();
       }
-      async function runHere(services: BuiltServices, stores: Stores | undefined) {
+      async function runHere(services: BuiltServices) {
         for (const d of unservedDiagnostics(workflow, services.tools)) process.stderr.write(`${formatDiagnostic(d)}\n`);
         const inputs: Record<string, unknown> = {};
         for (const [k, v] of pairs) inputs[k] = v;
@@ -182,6 +182,8 @@ export function registerRunCommands(program: Command): void {
           });
           return finish(result, opts);
         }
+        stores = await openStores(opts.db ?? cfg.db);
+        attachKnowledge(services, stores.knowledge, cfg.knowledge);
         {
           const result = await runWorkflow(workflow, {
             inputs,
