@@ -27,7 +27,7 @@ let kb: KnowledgeBases;
 
 function fileOf(name: string) {
   const extension = extensionOf(name);
-  return { name, bytes: new Uint8Array(readFileSync(`${CASES}/${name}`)), extension, mimeType: mimeForExtension(extension) };
+  return { name, bytes: new Uint8Array(readFileSync(`${CASES}/${name}`)), extension, mimeType: mimeForExtension(extension) ?? "application/octet-stream" };
 }
 
 beforeAll(async () => {

@@ -11,7 +11,9 @@ import { join } from "node:path";
 import { analyse } from "../../src/analysis/index.js";
 import { importDify } from "../../src/dsl/dify/index.js";
 import { runWorkflow } from "../../src/engine/run.js";
-import { buildServices } from "../../src/engine/services.js";
+import { type BuiltServices, buildServices } from "../../src/engine/services.js";
+import { openStores } from "../../src/store/open.js";
+import { loadWeftConfig } from "../../src/cli/config.js";
 import type { ExecServices, FileValue } from "../../src/ir/services.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { installReplayModel } from "./chat2workflow-replay.js";
@@ -96,7 +98,7 @@ export interface CorpusHarness {
   server: ReplayServer;
   dir: string;
   configPath: string;
-  services: ExecServices;
+  services: BuiltServices;
   close(): Promise<void>;
 }
 
@@ -124,11 +126,21 @@ export async function startCorpusHarness(
   await setup(cfg, dir);
   const configPath = join(dir, "weft.config.json");
   writeFileSync(configPath, JSON.stringify(cfg, null, 2));
-  const services = await buildServices(
-    { http: { allowPrivate: false, allowHosts: [] }, files: { dir: join(dir, "files") } },
-    { configPath },
-  );
-  return { server, dir, configPath, services, close: () => server.close() };
+  // As `weft run --config` wires it: the whole config (tools, knowledge) and the database's knowledge store.
+  const loaded = loadWeftConfig(configPath);
+  const stores = await openStores(loaded.db);
+  const services = await buildServices(loaded, { configPath, knowledge: stores.knowledge });
+  return {
+    server,
+    dir,
+    configPath,
+    services,
+    close: async () => {
+      await services.close();
+      await stores.close();
+      await server.close();
+    },
+  };
 }
 
 export interface RunAppOptions {

@@ -138,7 +138,8 @@ export interface OpenApiServer {
 }
 
 /** Serves the OpenAPI document at /openapi.json and answers its operations, on a free loopback port. */
-export async function startOpenApiServer(opts: { token?: string } = {}): Promise<OpenApiServer> {
+/** `host`: a loopback address of its own (127.0.0.2 …) lets a config allow exactly this server in http.allowHosts. */
+export async function startOpenApiServer(opts: { token?: string; host?: string } = {}): Promise<OpenApiServer> {
   const requests: OpenApiServer["requests"] = [];
   let base = "";
   const server: Server = createServer((req, res) => {
@@ -167,8 +168,9 @@ export async function startOpenApiServer(opts: { token?: string } = {}): Promise
       return send(404, { error: `no route ${u.pathname}` });
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((r) => server.listen(0, host, r));
+  base = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
     specUrl: `${base}/openapi.json`,

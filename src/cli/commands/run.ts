@@ -5,8 +5,8 @@ import { analyse, runGate } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
 import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
+import { servingDiagnostics } from "../../engine/serving.js";
 import { attachKnowledge, type BuiltServices, buildServices } from "../../engine/services.js";
-import { unservedDiagnostics } from "../../tools/configured/check.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { extensionOf, mimeForExtension } from "../../tools/mime.js";
 import type { AttemptRecord } from "../../store/runs.js";
@@ -149,7 +149,6 @@ export function registerRunCommands(program: Command): void {
         await stores?.close();
       }
       async function runHere(services: BuiltServices) {
-        for (const d of unservedDiagnostics(workflow, services.tools)) process.stderr.write(`${formatDiagnostic(d)}\n`);
         const inputs: Record<string, unknown> = {};
         for (const [k, v] of pairs) inputs[k] = v;
         const putFile = async (path: string, flag: string) => {
@@ -184,6 +183,7 @@ export function registerRunCommands(program: Command): void {
         }
         stores = await openStores(opts.db ?? cfg.db);
         attachKnowledge(services, stores.knowledge, cfg.knowledge);
+        for (const d of await servingDiagnostics(workflow, services)) process.stderr.write(`${formatDiagnostic(d)}\n`);
         {
           const result = await runWorkflow(workflow, {
             inputs,
