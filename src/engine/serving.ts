@@ -9,10 +9,12 @@ import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import type { KnowledgeBases } from "../knowledge/service.js";
 import { unservedDiagnostics } from "../tools/configured/check.js";
-import { ConfiguredToolService } from "../tools/configured/service.js";
+import type { ConfiguredToolService } from "../tools/configured/service.js";
 
 export async function servingDiagnostics(wf: Workflow, services: Partial<ExecServices>): Promise<Diagnostic[]> {
-  const out = services.tools instanceof ConfiguredToolService ? unservedDiagnostics(wf, services.tools) : [];
+  // Without a tool service every tool node would fail, so every one is unserved.
+  const tools = services.tools as Partial<Pick<ConfiguredToolService, "serves">> | undefined;
+  const out = unservedDiagnostics(wf, typeof tools?.serves === "function" ? (tools as Pick<ConfiguredToolService, "serves">) : undefined);
   const kb = services.knowledge as KnowledgeBases | undefined;
   for (const n of wf.nodes) {
     if (n.type !== "knowledge-retrieval") continue;

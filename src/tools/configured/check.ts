@@ -45,9 +45,9 @@ export function toolUses(wf: Workflow): ToolUse[] {
 }
 
 /** `tool.unserved` warnings for every use nothing configured or built in serves (nothing is contacted). */
-export function unservedDiagnostics(wf: Workflow, tools: ConfiguredToolService): Diagnostic[] {
+export function unservedDiagnostics(wf: Workflow, tools: { serves(providerId: string, toolName: string): unknown } | undefined): Diagnostic[] {
   return toolUses(wf)
-    .filter((u) => !tools.serves(u.providerId, u.toolName))
+    .filter((u) => !tools?.serves(u.providerId, u.toolName))
     .map((u) => ({
       code: "tool.unserved",
       severity: "warning" as const,
