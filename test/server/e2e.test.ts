@@ -120,6 +120,49 @@ const fileEcho = {
   ],
 };
 
+/** A tool and a knowledge base nothing here serves: both are warned about on their nodes before any run. */
+const unserved = {
+  weft: 1,
+  name: "unserved",
+  mode: "workflow",
+  nodes: [
+    { id: "start", type: "start", title: "Start", config: { variables: [{ variable: "q", label: "Q", type: "text-input", required: true }] } },
+    {
+      id: "search",
+      type: "tool",
+      title: "Web search",
+      config: {
+        provider_type: "builtin",
+        provider_id: "tavily",
+        tool_name: "tavily_search",
+        tool_parameters: { query: { type: "mixed", value: "{{#start.q#}}" } },
+      },
+    },
+    {
+      id: "kr",
+      type: "knowledge-retrieval",
+      title: "Policies",
+      config: { query_variable_selector: ["start", "q"], dataset_ids: ["policies-2024"], retrieval_mode: "multiple" },
+    },
+    {
+      id: "end",
+      type: "end",
+      title: "End",
+      config: {
+        outputs: [
+          { variable: "s", value_selector: ["search", "text"] },
+          { variable: "k", value_selector: ["kr", "result"] },
+        ],
+      },
+    },
+  ],
+  edges: [
+    { source: "start", target: "search" },
+    { source: "search", target: "kr" },
+    { source: "kr", target: "end" },
+  ],
+};
+
 /** Two placed nodes and one without a position; an if-else case without conditions (a warning today). */
 const placed = {
   weft: 1,
@@ -407,6 +450,20 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     await warning.waitFor();
     expect(await warning.textContent()).toContain("has no conditions");
     expect(await warning.isVisible()).toBe(true);
+  });
+
+  it("shows a tool and a knowledge base that nothing serves on their nodes, before running", async () => {
+    await createApp(unserved);
+    await openByName("unserved");
+    const tool = page.locator('[data-node-id="search"] [data-testid="node-warning"]');
+    await tool.waitFor();
+    expect(await tool.textContent()).toContain("tavily/tavily_search");
+    expect(await tool.textContent()).toContain("not served here");
+    const kb = page.locator('[data-node-id="kr"] [data-testid="node-warning"]');
+    await kb.waitFor();
+    expect(await kb.textContent()).toContain("policies-2024");
+    expect(await kb.isVisible()).toBe(true);
+    await shot("unserved-tool-and-knowledge");
   });
 
   it("opens a small workflow whole, with edges drawn under the cards", async () => {
