@@ -6,6 +6,7 @@ import { createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.j
 import { openStores } from "../store/open.js";
 import type { KnowledgeConfig } from "../knowledge/config.js";
 import { KnowledgeBases } from "../knowledge/service.js";
+import { TextDocumentService } from "../tools/documents.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { RunHub } from "./hub.js";
@@ -45,7 +46,8 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   const { runs, apps } = stores;
   // Knowledge bases live in this database; workflow runs and the /api/knowledge routes share them.
   const knowledge = new KnowledgeBases(stores.knowledge, {
-    documents: o.services?.documents,
+    // Documents added through /api/knowledge are read even when the caller brought no extractor.
+    documents: o.services?.documents ?? new TextDocumentService(),
     llm: o.services?.llm,
     config: o.knowledgeConfig,
   });
