@@ -127,6 +127,20 @@ export function computeAvailability(
   };
 }
 
+/**
+ * One branch condition as people read it: if-else ports are case ids (UUIDs in Dify files), so they are named
+ * by the case's place (IF, ELIF 1, ELSE) as the Dify canvas shows them.
+ */
+function branchTaken(n: ANode | undefined, v: number, port: string): string {
+  const id = n?.id ?? `#${v}`;
+  if (port === FAIL_PORT) return `${id} fails`;
+  if (n?.node.type !== "if-else") return `${id}=${port}`;
+  if (port === "false") return `${id} takes ELSE`;
+  const cases = n.desc.ports.filter((p) => p !== "false" && p !== FAIL_PORT);
+  const i = cases.indexOf(port);
+  return `${id} takes ${i === 0 ? "IF" : i > 0 ? `ELIF ${i}` : `case ${port}`}`;
+}
+
 function intersectAll(sets: Bits[]): Bits | undefined {
   let result: Bits | undefined;
   for (const b of sets) {
@@ -156,18 +170,4 @@ function joinSets(groups: Array<{ guard: Guard; bits: Bits }>, nodeGuard: Guard,
     unionInto(out, intersectAll(rest.map((g) => g.bits))!);
   }
   return out;
-}
-
-/**
- * One branch condition as people read it: if-else ports are case ids (UUIDs in Dify files), so they are named
- * by the case's place (IF, ELIF 1, ELSE) as the Dify canvas shows them.
- */
-function branchTaken(n: ANode | undefined, v: number, port: string): string {
-  const id = n?.id ?? `#${v}`;
-  if (port === FAIL_PORT) return `${id} fails`;
-  if (n?.node.type !== "if-else") return `${id}=${port}`;
-  if (port === "false") return `${id} takes ELSE`;
-  const cases = n.desc.ports.filter((p) => p !== "false" && p !== FAIL_PORT);
-  const i = cases.indexOf(port);
-  return `${id} takes ${i === 0 ? "IF" : i > 0 ? `ELIF ${i}` : `case ${port}`}`;
 }

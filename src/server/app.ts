@@ -9,6 +9,7 @@ import { knowledgeRoutes } from "./routes/knowledge.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { fileRoutes } from "./routes/files.js";
 import { metaRoutes } from "./routes/meta.js";
+import { proposalRoutes } from "./routes/proposals.js";
 import { appRunRoutes, conversationRoutes, runRoutes } from "./routes/runs.js";
 import { serveWeb } from "./static.js";
 
@@ -79,6 +80,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", conversationRoutes(deps));
   apps.route("/", chatRoutes(deps));
   apps.route("/", mcpRoutes(deps));
+  apps.route("/", proposalRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", runRoutes(deps));
   app.route("/api/knowledge", knowledgeRoutes(deps));

@@ -6,21 +6,17 @@ import { StoreOpenError, StoreSpecError } from "./errors.js";
 import { MemoryAppStore } from "./memory/apps.js";
 import { MemoryConversationStore } from "./memory/conversations.js";
 import { MemoryRunStore } from "./memory/runs.js";
-import { MemorySessionStore } from "./memory/sessions.js";
 import type { RunStore } from "./runs.js";
-import type { SessionStore } from "./sessions.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
 import { SqliteKnowledgeStore } from "./sqlite/knowledge.js";
 import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
-import { SqliteSessionStore } from "./sqlite/sessions.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
 export interface Stores {
   runs: RunStore;
   apps: AppStore;
-  sessions: SessionStore;
   /** Knowledge bases (documents, chunks, full-text index, embeddings). */
   knowledge: KnowledgeStore;
   /** Chat apps' conversations: the variables carried from one turn to the next. */
@@ -69,7 +65,7 @@ export function parseStoreSpec(spec: string): StoreSpec {
   return { kind: "sqlite", path: s };
 }
 
-/** Open the run, app, session, conversation and knowledge stores of one database. */
+/** Open the run, app, conversation and knowledge stores of one database. */
 export async function openStores(spec: string, o: OpenStoresOptions = {}): Promise<Stores> {
   const parsed = parseStoreSpec(spec);
   if (parsed.kind === "memory") {
@@ -79,7 +75,6 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       kind: "memory",
       runs: new MemoryRunStore(),
       apps: new MemoryAppStore(),
-      sessions: new MemorySessionStore(),
       conversations: new MemoryConversationStore(),
       knowledge: new SqliteKnowledgeStore(kb),
       close: async () => {
@@ -93,7 +88,6 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       kind: "sqlite",
       runs: new SqliteRunStore(db),
       apps: new SqliteAppStore(db),
-      sessions: new SqliteSessionStore(db),
       knowledge: new SqliteKnowledgeStore(db),
       conversations: new SqliteConversationStore(db),
       close: async () => {

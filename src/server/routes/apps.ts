@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { diffWorkflows } from "../../agent/diff.js";
+import { diffWorkflows } from "../../ir/diff.js";
 import { analyse } from "../../analysis/index.js";
 import { servingDiagnostics } from "../../engine/serving.js";
 import { exportDify, importDify } from "../../dsl/dify/index.js";
@@ -8,16 +8,8 @@ import type { VersionRecord } from "../../store/apps.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { portsOf } from "../ports.js";
+import { versionParam, versionSummary } from "./versions.js";
 import { blankWorkflow, validateWorkflow } from "../validate.js";
-
-const versionSummary = (v: VersionRecord) => ({
-  version: v.version,
-  source: v.source,
-  note: v.note,
-  createdAt: v.createdAt,
-  nodes: v.workflow.nodes.length,
-  edges: v.workflow.edges.length,
-});
 
 /** A version as the studio opens it; what nothing here serves (tools, knowledge bases) is among its diagnostics. */
 const versionBody = async (v: VersionRecord, services: ServerDeps["services"]) => ({
@@ -26,13 +18,6 @@ const versionBody = async (v: VersionRecord, services: ServerDeps["services"]) =
   diagnostics: [...analyse(v.workflow).diagnostics, ...(await servingDiagnostics(v.workflow, services))],
   ports: portsOf(v.workflow),
 });
-
-function versionParam(raw: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1)
-    throw new ApiError(400, "request.invalid_version", `version must be a positive integer, got "${raw}"`);
-  return n;
-}
 
 /** Dify DSL import: YAML parse and schema problems are the caller's (422 with the import error's code). */
 function importYaml(text: string): { workflow: Workflow; warnings: unknown[] } {
