@@ -8,7 +8,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { analyse } from "../../src/analysis/index.js";
+import { analyse, runGate } from "../../src/analysis/index.js";
 import { importDify } from "../../src/dsl/dify/index.js";
 import { runWorkflow } from "../../src/engine/run.js";
 import { type BuiltServices, buildServices } from "../../src/engine/services.js";
@@ -144,7 +144,7 @@ export async function startCorpusHarness(
 }
 
 export interface RunAppOptions {
-  /** Run despite analyser errors (as `weft run --allow-warnings` does for what Dify would run). */
+  /** Run despite the analyser errors Dify would still run (as `weft run --allow-warnings`). */
   allowWarnings?: boolean;
   maxTimeMs?: number;
 }
@@ -152,8 +152,9 @@ export interface RunAppOptions {
 export async function runCorpusApp(h: CorpusHarness, path: string, o: RunAppOptions = {}): Promise<AppOutcome> {
   const { workflow } = importDify(readFileSync(join(CORPUS_ROOT, path), "utf8"));
   const base = { path, mode: workflow.mode };
-  const errors = analyse(workflow).diagnostics.filter((d) => d.severity === "error");
-  if (errors.length > 0 && !o.allowWarnings) {
+  // As weft run: errors refuse the run; with allowWarnings, only those Dify would still run are let through.
+  const errors = runGate(analyse(workflow).diagnostics, { allowWarnings: o.allowWarnings }).blocking;
+  if (errors.length > 0) {
     return { ...base, outcome: `refused:${errors[0]!.code}`, message: errors[0]!.message, nodeId: errors[0]!.nodeId };
   }
   const r = await runWorkflow(workflow, {
