@@ -10,7 +10,7 @@ import type { ModelRef } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
 import { createLlmService, describeConfigHelp, hasAnyEndpoint, loadLlmConfig } from "../../llm/index.js";
 import { openStores } from "../../store/open.js";
-import { loadWeftConfig } from "../config.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow, writeOut } from "../io.js";
 import { CliError, EXIT } from "../output.js";
 
@@ -61,7 +61,7 @@ export function registerGenerateCommands(program: Command): void {
     .description("multi-turn chat that builds a workflow; each turn prints the summary and validation and writes the Dify YAML")
     .option("--session <id>", "resume this session")
     .option("-o, --out <path>", "Dify YAML written after each turn", "workflow.yml")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--model <name>", "model name for the agent")
     .option("--config <path>", "weft.config.json")
     .action(async (opts) => {

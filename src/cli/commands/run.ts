@@ -9,7 +9,7 @@ import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import type { AttemptRecord } from "../../store/runs.js";
 import { openStores } from "../../store/open.js";
-import { loadWeftConfig } from "../config.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
@@ -99,7 +99,7 @@ export function registerRunCommands(program: Command): void {
     .option("--query <text>", "sys.query for advanced-chat apps")
     .option("--json", "print the result as JSON")
     .option("--trace", "print the trace of every node attempt")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "parallel node executions", "8")
     .option("--queue", "enqueue on Redis for weft workers instead of running here")
@@ -153,7 +153,7 @@ export function registerRunCommands(program: Command): void {
     .command("worker")
     .description("process queued runs from Redis (any number of workers may share Redis and the run store)")
     .option("--redis <url>", "Redis (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
-    .option("--db <spec>", "run store shared by the workers: a SQLite file (default from config: weft.db) or sqlite:PATH")
+    .option("--db <spec>", "run store shared by the workers: postgres://USER@HOST:PORT/DB (workers on any machine) or a SQLite file on this machine (default from config: weft.db)")
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "runs processed at once", "4")
     .option("--lock-ms <n>", "lock lifetime; a dead worker's run is taken over after it", "30000")
@@ -189,7 +189,7 @@ export function registerRunCommands(program: Command): void {
     .command("resume")
     .description("continue an interrupted run without re-running committed nodes")
     .argument("<runId>")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--json", "print the result as JSON")
     .option("--trace", "print the trace")
@@ -207,7 +207,7 @@ export function registerRunCommands(program: Command): void {
   program
     .command("runs")
     .description("list recorded runs")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--limit <n>", "how many", "20")
     .option("--json", "print as JSON")
@@ -231,7 +231,7 @@ export function registerRunCommands(program: Command): void {
     .command("trace")
     .description("print the trace of a run: every node attempt's inputs, outputs, port, error, timing")
     .argument("<runId>")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (runId, opts) => {

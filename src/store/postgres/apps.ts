@@ -1,0 +1,238 @@
+import { ulid } from "ulid";
+import type { RunEvent } from "../../engine/events.js";
+import type { AppMode, Workflow } from "../../ir/workflow.js";
+import type {
+  ApiKeyRecord,
+  AppRecord,
+  AppStore,
+  ChatMessageRecord,
+  EventBatch,
+  VersionRecord,
+  VersionSource,
+} from "../apps.js";
+import { hashKey, newApiKey } from "../keys.js";
+import type { PgDatabase, Query } from "./database.js";
+import { json } from "./json.js";
+
+interface AppRow {
+  id: string;
+  name: string;
+  mode: AppMode;
+  description: string;
+  created_at: number;
+  updated_at: number;
+}
+
+interface VersionRow {
+  app_id: string;
+  version: number;
+  workflow: string;
+  source: VersionSource;
+  note: string;
+  created_at: number;
+}
+
+const toApp = (r: AppRow): AppRecord => ({
+  id: r.id,
+  name: json(r.name),
+  mode: r.mode,
+  description: json(r.description),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const toVersion = (r: VersionRow): VersionRecord => ({
+  appId: r.app_id,
+  version: r.version,
+  workflow: json(r.workflow),
+  source: r.source,
+  note: json(r.note),
+  createdAt: r.created_at,
+});
+
+const APP_COLUMNS = "id, name, mode, description, created_at, updated_at";
+const VERSION_COLUMNS = "app_id, version, workflow, source, note, created_at";
+// Advisory-lock namespace for "the next version number of one app" (any constant distinct from the others).
+const VERSION_LOCK = 0x61707076; // "appv"
+
+/**
+ * The server's tables on PostgreSQL: apps, workflow versions, API keys (hashes only), chat messages, and run
+ * event logs that SSE clients replay from a Last-Event-ID. Several servers may share one database.
+ */
+export class PostgresAppStore implements AppStore {
+  constructor(private readonly db: PgDatabase) {}
+
+  private async insertVersion(
+    q: Query,
+    appId: string,
+    wf: Workflow,
+    source: VersionSource,
+    note: string,
+    now: number,
+  ): Promise<VersionRecord> {
+    // Two servers adding a version to one app at once take turns here, so neither reuses a number.
+    await q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [VERSION_LOCK, appId]);
+    const [row] = await q<VersionRow>(
+      `INSERT INTO app_versions (${VERSION_COLUMNS})
+       SELECT $1, COALESCE(MAX(version), 0) + 1, $2, $3, $4, $5 FROM app_versions WHERE app_id = $1
+       RETURNING ${VERSION_COLUMNS}`,
+      [appId, JSON.stringify(wf), source, JSON.stringify(note), now],
+    );
+    return toVersion(row!);
+  }
+
+  async createApp(
+    a: { name: string; mode: AppMode; description?: string },
+    workflow: Workflow,
+    source: VersionSource,
+  ): Promise<{ app: AppRecord; version: VersionRecord }> {
+    const id = ulid();
+    const now = Date.now();
+    return this.db.tx(async (q) => {
+      const [row] = await q<AppRow>(
+        `INSERT INTO apps (${APP_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $5) RETURNING ${APP_COLUMNS}`,
+        [id, JSON.stringify(a.name), a.mode, JSON.stringify(a.description ?? ""), now],
+      );
+      const version = await this.insertVersion(q, id, workflow, source, "", now);
+      return { app: toApp(row!), version };
+    });
+  }
+
+  async listApps(): Promise<AppRecord[]> {
+    return (await this.db.query<AppRow>(`SELECT ${APP_COLUMNS} FROM apps ORDER BY created_at DESC, seq DESC`)).map(
+      toApp,
+    );
+  }
+
+  async getApp(id: string): Promise<AppRecord | undefined> {
+    const [row] = await this.db.query<AppRow>(`SELECT ${APP_COLUMNS} FROM apps WHERE id = $1`, [id], "weft_get_app");
+    return row ? toApp(row) : undefined;
+  }
+
+  async deleteApp(id: string): Promise<boolean> {
+    return this.db.tx(async (q) => {
+      await q("DELETE FROM app_versions WHERE app_id = $1", [id]);
+      await q("DELETE FROM chat_messages WHERE app_id = $1", [id]);
+      return (await q("DELETE FROM apps WHERE id = $1 RETURNING id", [id])).length > 0;
+    });
+  }
+
+  async addVersion(appId: string, wf: Workflow, source: VersionSource, note = ""): Promise<VersionRecord> {
+    const now = Date.now();
+    return this.db.tx(async (q) => {
+      const version = await this.insertVersion(q, appId, wf, source, note, now);
+      await q("UPDATE apps SET updated_at = $2, name = $3 WHERE id = $1", [appId, now, JSON.stringify(wf.name)]);
+      return version;
+    });
+  }
+
+  async current(appId: string): Promise<VersionRecord | undefined> {
+    const [row] = await this.db.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS} FROM app_versions WHERE app_id = $1 ORDER BY version DESC LIMIT 1`,
+      [appId],
+      "weft_current_version",
+    );
+    return row ? toVersion(row) : undefined;
+  }
+
+  async version(appId: string, version: number): Promise<VersionRecord | undefined> {
+    const [row] = await this.db.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS} FROM app_versions WHERE app_id = $1 AND version = $2`,
+      [appId, version],
+    );
+    return row ? toVersion(row) : undefined;
+  }
+
+  async versions(appId: string): Promise<VersionRecord[]> {
+    return (
+      await this.db.query<VersionRow>(`SELECT ${VERSION_COLUMNS} FROM app_versions WHERE app_id = $1 ORDER BY version`, [
+        appId,
+      ])
+    ).map(toVersion);
+  }
+
+  async addMessage(appId: string, role: "user" | "assistant", text: string, version?: number): Promise<void> {
+    await this.db.query("INSERT INTO chat_messages (app_id, role, text, version, created_at) VALUES ($1,$2,$3,$4,$5)", [
+      appId,
+      role,
+      JSON.stringify(text),
+      version ?? null,
+      Date.now(),
+    ]);
+  }
+
+  async messages(appId: string): Promise<ChatMessageRecord[]> {
+    const rows = await this.db.query<{
+      seq: number;
+      role: "user" | "assistant";
+      text: string;
+      version: number | null;
+      created_at: number;
+    }>("SELECT seq, role, text, version, created_at FROM chat_messages WHERE app_id = $1 ORDER BY seq", [appId]);
+    return rows.map((r) => ({
+      seq: r.seq,
+      role: r.role,
+      text: json(r.text),
+      version: r.version ?? undefined,
+      createdAt: r.created_at,
+    }));
+  }
+
+  async createKey(name = "default"): Promise<{ id: string; key: string }> {
+    const id = ulid();
+    const key = newApiKey();
+    await this.db.query("INSERT INTO api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)", [
+      id,
+      JSON.stringify(name),
+      hashKey(key),
+      Date.now(),
+    ]);
+    return { id, key };
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    const rows = await this.db.query<{ id: string; name: string; created_at: number; last_used_at: number | null }>(
+      "SELECT id, name, created_at, last_used_at FROM api_keys ORDER BY created_at, seq",
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      name: json(r.name),
+      createdAt: r.created_at,
+      lastUsedAt: r.last_used_at ?? undefined,
+    }));
+  }
+
+  async revokeKey(id: string): Promise<boolean> {
+    return (await this.db.query("DELETE FROM api_keys WHERE id = $1 RETURNING id", [id])).length > 0;
+  }
+
+  async verifyKey(key: string): Promise<boolean> {
+    return (await this.db.query("SELECT 1 FROM api_keys WHERE hash = $1", [hashKey(key)], "weft_verify_key")).length > 0;
+  }
+
+  async appendEvents(batches: EventBatch[]): Promise<void> {
+    // A sequence number written twice in one call keeps the later event, as a second call would.
+    const bySeq = new Map<string, readonly [string, number, string]>();
+    for (const b of batches)
+      b.events.forEach((e, i) => bySeq.set(JSON.stringify([b.runId, b.from + i]), [b.runId, b.from + i, JSON.stringify(e)]));
+    const rows = [...bySeq.values()];
+    if (rows.length === 0) return;
+    // One statement for every batch: atomic, one round trip, and a rewritten sequence number replaces.
+    await this.db.query(
+      `INSERT INTO run_events (run_id, seq, event)
+       SELECT * FROM unnest($1::text[], $2::integer[], $3::json[])
+       ON CONFLICT (run_id, seq) DO UPDATE SET event = EXCLUDED.event`,
+      [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])],
+      "weft_append_events",
+    );
+  }
+
+  async events(runId: string, after = -1): Promise<RunEvent[]> {
+    const rows = await this.db.query<{ event: string }>(
+      "SELECT event FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq",
+      [runId, after],
+      "weft_events",
+    );
+    return rows.map((r) => json(r.event));
+  }
+}
