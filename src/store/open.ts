@@ -3,20 +3,17 @@ import { MemoryAppStore } from "./memory/apps.js";
 import { MemoryConversationStore } from "./memory/conversations.js";
 import { MemoryRunStore } from "./memory/runs.js";
 import { MemorySessionStore } from "./memory/sessions.js";
+import { type PostgresSpec, parsePostgresSpec } from "./postgres/spec.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
 import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
 import { SqliteSessionStore } from "./sqlite/sessions.js";
 import type { Stores } from "./stores.js";
-import { type PostgresSpec, parsePostgresSpec } from "./postgres/spec.js";
 
 export type { StoreKind, Stores } from "./stores.js";
 
-export type StoreSpec =
-  | { kind: "memory" }
-  | { kind: "sqlite"; path: string }
-  | ({ kind: "postgres" } & PostgresSpec);
+export type StoreSpec = { kind: "memory" } | { kind: "sqlite"; path: string } | ({ kind: "postgres" } & PostgresSpec);
 
 export interface OpenStoresOptions {
   /** SQLite durability; see `SqliteOptions`. Other backends ignore it. */

@@ -89,9 +89,13 @@ export async function startPostgres(o: StartPostgresOptions = {}): Promise<PgClu
   await new Promise<void>((res, rej) => {
     const t0 = Date.now();
     const tick = setInterval(() => {
-      if (log.includes("ready to accept connections")) (clearInterval(tick), res());
-      else if (server.exitCode !== null || Date.now() - t0 > 60_000)
-        (clearInterval(tick), rej(new Error(`PostgreSQL did not start: ${log.slice(-2000)}`)));
+      if (log.includes("ready to accept connections")) {
+        clearInterval(tick);
+        res();
+      } else if (server.exitCode !== null || Date.now() - t0 > 60_000) {
+        clearInterval(tick);
+        rej(new Error(`PostgreSQL did not start: ${log.slice(-2000)}`));
+      }
     }, 50);
   });
   const url = (database: string) => `postgres://weft@127.0.0.1:${port}/${database}`;

@@ -145,9 +145,10 @@ export class PostgresAppStore implements AppStore {
 
   async versions(appId: string): Promise<VersionRecord[]> {
     return (
-      await this.db.query<VersionRow>(`SELECT ${VERSION_COLUMNS} FROM app_versions WHERE app_id = $1 ORDER BY version`, [
-        appId,
-      ])
+      await this.db.query<VersionRow>(
+        `SELECT ${VERSION_COLUMNS} FROM app_versions WHERE app_id = $1 ORDER BY version`,
+        [appId],
+      )
     ).map(toVersion);
   }
 
@@ -207,14 +208,17 @@ export class PostgresAppStore implements AppStore {
   }
 
   async verifyKey(key: string): Promise<boolean> {
-    return (await this.db.query("SELECT 1 FROM api_keys WHERE hash = $1", [hashKey(key)], "weft_verify_key")).length > 0;
+    return (
+      (await this.db.query("SELECT 1 FROM api_keys WHERE hash = $1", [hashKey(key)], "weft_verify_key")).length > 0
+    );
   }
 
   async appendEvents(batches: EventBatch[]): Promise<void> {
     // A sequence number written twice in one call keeps the later event, as a second call would.
     const bySeq = new Map<string, readonly [string, number, string]>();
     for (const b of batches)
-      b.events.forEach((e, i) => bySeq.set(JSON.stringify([b.runId, b.from + i]), [b.runId, b.from + i, JSON.stringify(e)]));
+      for (const [i, e] of b.events.entries())
+        bySeq.set(JSON.stringify([b.runId, b.from + i]), [b.runId, b.from + i, JSON.stringify(e)]);
     const rows = [...bySeq.values()];
     if (rows.length === 0) return;
     // One statement for every batch: atomic, one round trip, and a rewritten sequence number replaces.

@@ -31,7 +31,8 @@ const BY_SQLSTATE: Array<[state: string, code: string, reason: string]> = [
 const SOCKET = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"]);
 const NO_HOST = new Set(["ENOTFOUND", "EAI_AGAIN"]);
 // The driver's own words for a connection that went away or never came.
-const GONE = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection ended|Cannot use a pool after calling end/i;
+const GONE =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection ended|Cannot use a pool after calling end/i;
 
 function classify(e: Error & { code?: unknown }): [code: string, reason: string] {
   const c = typeof e.code === "string" ? e.code : "";
@@ -39,7 +40,8 @@ function classify(e: Error & { code?: unknown }): [code: string, reason: string]
     const hit = BY_SQLSTATE.find(([s]) => s === c) ?? BY_SQLSTATE.find(([s]) => s.length === 2 && c.startsWith(s));
     return hit ? [hit[1], hit[2]] : ["store.failed", `the statement failed (SQLSTATE ${c})`];
   }
-  if (SOCKET.has(c)) return ["store.unavailable", "the server cannot be reached (is it running, on this host and port?)"];
+  if (SOCKET.has(c))
+    return ["store.unavailable", "the server cannot be reached (is it running, on this host and port?)"];
   if (NO_HOST.has(c)) return ["store.unavailable", "the server's host name does not resolve"];
   if (GONE.test(e.message)) return ["store.unavailable", "the connection to the server was lost or could not be made"];
   return ["store.failed", "the database operation failed"];

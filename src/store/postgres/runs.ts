@@ -100,10 +100,9 @@ export class PostgresRunStore implements RunStore {
     const limit = o.limit ?? 50;
     const rows =
       o.appId === undefined
-        ? await this.db.query<RunRow>(
-            `SELECT ${RUN_COLUMNS} FROM runs ORDER BY created_at DESC, seq DESC LIMIT $1`,
-            [limit],
-          )
+        ? await this.db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY created_at DESC, seq DESC LIMIT $1`, [
+            limit,
+          ])
         : await this.db.query<RunRow>(
             `SELECT ${RUN_COLUMNS} FROM runs WHERE app_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
             [o.appId, limit],

@@ -17,7 +17,7 @@ const MAX_POOL_MAX = 1000;
 // Quoting is avoided altogether by allowing only plain identifiers (PostgreSQL folds unquoted names to lower case).
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-const bad = (spec: string, label: string, reason: string) =>
+const bad = (label: string, reason: string) =>
   new StoreSpecError("store.bad_spec", `${label}: ${reason}`, { spec: label });
 
 /** Hide the password of a connection URL; an unparsable one is shown only up to its host part. */
@@ -41,16 +41,16 @@ export function parsePostgresSpec(spec: string): PostgresSpec {
   try {
     url = new URL(spec);
   } catch {
-    throw bad(spec, label, "not a valid URL; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE");
+    throw bad(label, "not a valid URL; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE");
   }
-  if (!/^postgres(ql)?:$/i.test(url.protocol)) throw bad(spec, label, "not a postgres:// URL");
+  if (!/^postgres(ql)?:$/i.test(url.protocol)) throw bad(label, "not a postgres:// URL");
   const schema = (url.searchParams.get("schema") ?? "weft").trim();
   if (!SCHEMA_NAME.test(schema))
-    throw bad(spec, label, `schema "${schema}" must be a lower-case identifier (letters, digits, _), at most 63 long`);
+    throw bad(label, `schema "${schema}" must be a lower-case identifier (letters, digits, _), at most 63 long`);
   const rawMax = url.searchParams.get("pool_max");
   const poolMax = rawMax === null ? DEFAULT_POOL_MAX : Number(rawMax);
   if (!Number.isInteger(poolMax) || poolMax < 1 || poolMax > MAX_POOL_MAX)
-    throw bad(spec, label, `pool_max "${rawMax}" must be a whole number from 1 to ${MAX_POOL_MAX}`);
+    throw bad(label, `pool_max "${rawMax}" must be a whole number from 1 to ${MAX_POOL_MAX}`);
   url.searchParams.delete("schema");
   url.searchParams.delete("pool_max");
   return { connectionString: url.toString(), label: redactUrl(url.toString()), schema, poolMax };
