@@ -7,6 +7,7 @@ import type { Workflow } from "../ir/workflow.js";
 import { MemoryRunStore } from "../store/memory/runs.js";
 import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
 import type { RunEvent } from "./events.js";
+import { RunInterruptedError } from "./interrupt.js";
 import { VariablePool } from "./pool.js";
 import { Scheduler } from "./scheduler.js";
 
@@ -22,6 +23,11 @@ export interface RunOptions {
   maxTimeMs?: number;
   onEvent?: (e: RunEvent) => void;
   signal?: AbortSignal;
+  /**
+   * Stop between nodes: once aborted no node starts, the nodes running finish and commit, and the run ends
+   * `interrupted` (resumable, nothing re-run). What a worker shutting down does to hand its runs back.
+   */
+  stop?: AbortSignal;
   /** System values: query, files, conversation_id, user_id ... */
   sys?: Record<string, unknown>;
   conversation?: Record<string, unknown>;
@@ -88,6 +94,7 @@ async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunSto
     deadline: Date.now() + (o.maxTimeMs ?? 1_200_000),
     onEvent,
     signal: runSignal(o.signal),
+    stop: o.stop,
   });
   onEvent({ type: "run_started", runId, resumed });
   let status: RunStatus;
@@ -110,7 +117,7 @@ async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunSto
     }
     status = scheduler.exceptions > 0 ? "partial-succeeded" : "succeeded";
   } catch (e) {
-    status = "failed";
+    status = e instanceof RunInterruptedError ? "interrupted" : "failed";
     error =
       e instanceof NodeExecutionError
         ? { code: e.code, message: e.message, nodeId: e.nodeId }
