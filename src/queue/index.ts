@@ -1,4 +1,4 @@
-import { type Job, Queue, QueueEvents, Worker } from "bullmq";
+import { type Job, Queue, QueueEvents, WaitingError, Worker } from "bullmq";
 import { ulid } from "ulid";
 import type { RunEvent } from "../engine/events.js";
 import { type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
@@ -6,6 +6,7 @@ import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import { StoreSpecError } from "../store/errors.js";
 import { openStores, parseStoreSpec } from "../store/open.js";
+import { type StopReport, stopWorker, workerErrorLog } from "./shutdown.js";
 
 export const QUEUE_NAME = "weft-runs";
 
@@ -14,7 +15,7 @@ function requireSharedStore(db: string): void {
   if (parseStoreSpec(db).kind === "memory")
     throw new StoreSpecError(
       "store.not_shared",
-      `queued runs need a run store every worker shares; "${db}" lives inside one process. Use a SQLite file.`,
+      `queued runs need a run store every worker shares; "${db}" lives inside one process. Use postgres://… (workers on any machine) or a SQLite file (workers on this machine).`,
       { spec: db },
     );
 }
@@ -171,6 +172,19 @@ export interface WorkerOptions extends QueueConnection {
   /** How long a job's lock lives without renewal before another worker may take it over (ms). */
   lockDurationMs?: number;
   onEvent?: (e: RunEvent) => void;
+  /** Where the worker reports trouble it survives (Redis unreachable …); one line each, repeats held back. */
+  log?: (line: string) => void;
+}
+
+export interface StartedWorker {
+  worker: Worker<RunJob, RunJobResult>;
+  /**
+   * Stop promptly, also with Redis or the database gone: take no new job, let running nodes finish (at
+   * most `graceMs`), hand every run back to the queue for another worker to resume from its commits.
+   */
+  stop(o?: { graceMs?: number }): Promise<StopReport>;
+  /** `stop()` with the default grace. */
+  close(): Promise<void>;
 }
 
 /**
@@ -178,53 +192,67 @@ export interface WorkerOptions extends QueueConnection {
  * worker died (lock expired) is taken by another worker, which resumes the run from its committed
  * nodes, so no node output is lost or committed twice.
  */
-export async function startWorker(
-  o: WorkerOptions,
-): Promise<{ worker: Worker<RunJob, RunJobResult>; close: () => Promise<void> }> {
+export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
   requireSharedStore(o.db);
   const stores = await openStores(o.db);
   const store = stores.runs;
   const name = o.name ?? `worker-${process.pid}`;
-  const worker = new Worker<RunJob, RunJobResult>(
-    QUEUE_NAME,
-    async (job: Job<RunJob, RunJobResult>) => {
-      const { runId, workflow, inputs, sys } = job.data;
-      const onEvent = (e: RunEvent) => {
-        o.onEvent?.(e);
-        if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
-      };
-      let services = o.services;
-      if (job.data.toolEnv?.kind === "sopbench") {
-        const { SopBenchToolService } = await import("../eval/sopbench/index.js");
-        const tools = new SopBenchToolService(job.data.toolEnv.domain, job.data.toolEnv.options ?? {});
-        services = { ...o.services, tools, now: () => tools.env.now() };
-      }
-      const existing = await store.getRun(runId);
-      if (
-        existing &&
-        (existing.status === "succeeded" || existing.status === "partial-succeeded" || existing.status === "failed")
-      ) {
-        // The previous worker finished the run but died before acknowledging the job.
-        return {
-          runId,
-          status: existing.status,
-          outputs: existing.outputs ?? {},
-          error: existing.error,
-          worker: name,
-          resumed: true,
-        };
-      }
-      const result = existing
-        ? await resumeRun(runId, { store, services, onEvent, maxSteps: 2000 })
-        : await runWorkflow(workflow, { runId, inputs, sys, store, services, onEvent, maxSteps: 2000 });
+  // Aborted when the worker stops: runs end between nodes, interrupted, and go back to the queue.
+  const stopping = new AbortController();
+  const active = new Set<Promise<unknown>>();
+  const handBack = async (job: Job<RunJob, RunJobResult>, token?: string): Promise<never> => {
+    await job.moveToWait(token);
+    throw new WaitingError();
+  };
+  const runJob = async (job: Job<RunJob, RunJobResult>): Promise<RunJobResult> => {
+    const { runId, workflow, inputs, sys } = job.data;
+    const onEvent = (e: RunEvent) => {
+      o.onEvent?.(e);
+      if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
+    };
+    let services = o.services;
+    if (job.data.toolEnv?.kind === "sopbench") {
+      const { SopBenchToolService } = await import("../eval/sopbench/index.js");
+      const tools = new SopBenchToolService(job.data.toolEnv.domain, job.data.toolEnv.options ?? {});
+      services = { ...o.services, tools, now: () => tools.env.now() };
+    }
+    const existing = await store.getRun(runId);
+    if (
+      existing &&
+      (existing.status === "succeeded" || existing.status === "partial-succeeded" || existing.status === "failed")
+    ) {
+      // The previous worker finished the run but died before acknowledging the job.
       return {
         runId,
-        status: result.status,
-        outputs: result.outputs,
-        error: result.error,
+        status: existing.status,
+        outputs: existing.outputs ?? {},
+        error: existing.error,
         worker: name,
-        resumed: !!existing,
+        resumed: true,
       };
+    }
+    const stop = stopping.signal;
+    const result = existing
+      ? await resumeRun(runId, { store, services, onEvent, maxSteps: 2000, stop })
+      : await runWorkflow(workflow, { runId, inputs, sys, store, services, onEvent, maxSteps: 2000, stop });
+    return {
+      runId,
+      status: result.status,
+      outputs: result.outputs,
+      error: result.error,
+      worker: name,
+      resumed: !!existing,
+    };
+  };
+  const worker = new Worker<RunJob, RunJobResult>(
+    QUEUE_NAME,
+    async (job, token) => {
+      if (stopping.signal.aborted) return handBack(job, token);
+      const running = runJob(job);
+      active.add(running);
+      const result = await running.finally(() => active.delete(running));
+      if (result.status === "interrupted") return handBack(job, token);
+      return result;
     },
     {
       connection: connection(o),
@@ -234,11 +262,14 @@ export async function startWorker(
       maxStalledCount: 5,
     },
   );
+  worker.on("error", workerErrorLog(name, o.log ?? ((line) => process.stderr.write(`${line}\n`))));
+  const stop = (so: { graceMs?: number } = {}) =>
+    stopWorker({ name, worker, stopping, active, stores, graceMs: so.graceMs ?? 10_000 });
   return {
     worker,
+    stop,
     close: async () => {
-      await worker.close();
-      await stores.close();
+      await stop();
     },
   };
 }
