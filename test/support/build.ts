@@ -19,13 +19,7 @@ export function buildWorkflow(spec: {
   return WorkflowSchema.parse({
     name: "test",
     mode: spec.mode ?? "workflow",
-    nodes: spec.nodes.map(({ id, type, title, parentId, ...config }) => ({
-      id,
-      type,
-      title: title ?? id,
-      parentId,
-      config,
-    })),
+    nodes: spec.nodes.map(({ id, type, title, parentId, ...config }) => ({ id, type, title: title ?? id, parentId, config })),
     edges: spec.edges.map((e) =>
       e.length === 2 ? { source: e[0], target: e[1] } : { source: e[0], sourcePort: e[1], target: e[2] },
     ),
@@ -34,12 +28,7 @@ export function buildWorkflow(spec: {
   });
 }
 
-export const tpl = (
-  id: string,
-  template: string,
-  vars: Record<string, string[]> = {},
-  extra: Record<string, unknown> = {},
-) => ({
+export const tpl = (id: string, template: string, vars: Record<string, string[]> = {}, extra: Record<string, unknown> = {}) => ({
   id,
   type: "template-transform",
   template,

@@ -60,11 +60,7 @@ function classify(req: RecordedRequest) {
     (a, c) => (a === undefined || score(c) > score(a) ? c : a),
     undefined,
   );
-  return reply.json({
-    keywords: [...w].slice(0, 3),
-    category_id: best?.category_id ?? "",
-    category_name: best?.category_name ?? "",
-  });
+  return reply.json({ keywords: [...w].slice(0, 3), category_id: best?.category_id ?? "", category_name: best?.category_name ?? "" });
 }
 
 /** A value fitting a (small) JSON Schema. */
@@ -74,11 +70,7 @@ function sample(schema: Record<string, unknown> | undefined, name = "value"): un
     const props = (schema?.properties ?? {}) as Record<string, Record<string, unknown>>;
     return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sample(v, k)]));
   }
-  if (t === "array")
-    return [
-      sample(schema?.items as Record<string, unknown>, name),
-      sample(schema?.items as Record<string, unknown>, name),
-    ];
+  if (t === "array") return [sample(schema?.items as Record<string, unknown>, name), sample(schema?.items as Record<string, unknown>, name)];
   if (t === "number" || t === "integer") return 3;
   if (t === "boolean") return true;
   return `replayed ${name}`;
@@ -113,9 +105,7 @@ function judgedOutputs(output: string): string[] {
 }
 
 function judge(req: RecordedRequest) {
-  const prompt = messages(req)
-    .map((m) => textOf(m.content))
-    .join("\n");
+  const prompt = messages(req).map((m) => textOf(m.content)).join("\n");
   const values = judgedOutputs(/<output>([\s\S]*?)<\/output>/.exec(prompt)?.[1] ?? "");
   const empty = values.length === 0 || values.some((v) => /^(|null|\[\]|\{\})$/.test(v.trim()));
   return reply.text(
@@ -126,13 +116,7 @@ function judge(req: RecordedRequest) {
 }
 
 function answer(req: RecordedRequest) {
-  const user = textOf(
-    messages(req)
-      .filter((m) => m.role === "user")
-      .at(-1)?.content,
-  )
-    .replace(/\s+/g, " ")
-    .slice(0, 120);
+  const user = textOf(messages(req).filter((m) => m.role === "user").at(-1)?.content).replace(/\s+/g, " ").slice(0, 120);
   return reply.text(
     [
       "# Replayed answer",
@@ -160,9 +144,7 @@ export function installReplayModel(server: ReplayServer): void {
   server.when(
     (r) =>
       isChat(r) &&
-      (textOf(messages(r).find((m) => m.role === "system")?.content).includes(
-        "The object must match this JSON Schema",
-      ) ||
+      (textOf(messages(r).find((m) => m.role === "system")?.content).includes("The object must match this JSON Schema") ||
         (Array.isArray(r.body?.tools) && r.body.tools.length > 0)),
     extract,
     { times: Number.POSITIVE_INFINITY },

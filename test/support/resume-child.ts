@@ -33,11 +33,7 @@ const wf = buildWorkflow({
     ...Array.from({ length: N }, (_, i) => ({ id: `s${i + 1}`, type: "test-logged-step", ms: 120, n: i + 1 })),
     { id: "end", type: "end", outputs: [{ variable: "total", value_selector: [`s${N}`, "value"] }] },
   ],
-  edges: [
-    ["start", "s1"],
-    ...Array.from({ length: N - 1 }, (_, i) => [`s${i + 1}`, `s${i + 2}`] as [string, string]),
-    [`s${N}`, "end"],
-  ],
+  edges: [["start", "s1"], ...Array.from({ length: N - 1 }, (_, i) => [`s${i + 1}`, `s${i + 2}`] as [string, string]), [`s${N}`, "end"]],
 });
 
 const stores = await openStores(dbPath);
