@@ -1,4 +1,5 @@
 import { WeftError } from "../ir/errors.js";
+import { StoreError } from "../store/errors.js";
 
 /**
  * A run stopped on purpose between nodes (a worker shutting down): nothing failed, every node that finished
@@ -16,4 +17,16 @@ export function interruption(stop: AbortSignal | undefined): RunInterruptedError
   if (!stop?.aborted) return undefined;
   const reason = stop.reason instanceof Error ? stop.reason.message : undefined;
   return new RunInterruptedError(reason);
+}
+
+/** Store failures that pass: the database was unreachable or overloaded, not wrong about anything. */
+const TRANSIENT_STORE = new Set(["store.unavailable", "store.busy", "store.timeout"]);
+
+/**
+ * Whether `e` stops the run without anything having failed: an interruption asked for, or the store being
+ * unreachable for a while (a commit that did not happen is not a node failure). Such a run ends
+ * `interrupted`, and no retry, error strategy or iteration error mode turns it into outputs.
+ */
+export function interruptsRun(e: unknown): boolean {
+  return e instanceof RunInterruptedError || (e instanceof StoreError && TRANSIENT_STORE.has(e.code));
 }

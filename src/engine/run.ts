@@ -7,7 +7,7 @@ import type { Workflow } from "../ir/workflow.js";
 import { MemoryRunStore } from "../store/memory/runs.js";
 import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
 import type { RunEvent } from "./events.js";
-import { RunInterruptedError } from "./interrupt.js";
+import { interruptsRun } from "./interrupt.js";
 import { VariablePool } from "./pool.js";
 import { Scheduler } from "./scheduler.js";
 
@@ -117,7 +117,7 @@ async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunSto
     }
     status = scheduler.exceptions > 0 ? "partial-succeeded" : "succeeded";
   } catch (e) {
-    status = e instanceof RunInterruptedError ? "interrupted" : "failed";
+    status = interruptsRun(e) ? "interrupted" : "failed";
     error =
       e instanceof NodeExecutionError
         ? { code: e.code, message: e.message, nodeId: e.nodeId }

@@ -8,7 +8,7 @@ import { type AttemptRun, type AttemptTarget, runAttempt } from "./attempt.js";
 import { errorStrategyOutcome } from "./error-strategy.js";
 import type { RunEvent } from "./events.js";
 import { gateRejections, gatesOf } from "./gates.js";
-import { interruption, RunInterruptedError } from "./interrupt.js";
+import { interruptsRun, interruption } from "./interrupt.js";
 import { edgeKey, GraphIndex } from "./graph.js";
 import type { VariablePool } from "./pool.js";
 import { retriesError, retryPolicy, sleep } from "./retry.js";
@@ -340,7 +340,8 @@ export class Scheduler {
   private async commitFailed(t: AttemptTarget, frame: Frame, error: unknown): Promise<{ port?: string }> {
     const { node, key } = t;
     // A failure while the run is being stopped may be the stop itself: nothing is committed, resume re-runs it.
-    const stopped = error instanceof RunInterruptedError ? error : interruption(this.o.stop);
+    if (interruptsRun(error)) throw error;
+    const stopped = interruption(this.o.stop);
     if (stopped) throw stopped;
     const info = errorInfo(error);
     const handled = errorStrategyOutcome(t.cfg, info);
@@ -392,7 +393,7 @@ export class Scheduler {
       await this.runFrame(inner);
     } catch (e) {
       // An interruption is not a failed item: it ends the container too, whatever its error mode.
-      if (e instanceof RunInterruptedError) throw e;
+      if (interruptsRun(e)) throw e;
       error = e instanceof Error ? e : new Error(String(e));
     }
     return { read: (sel) => pool.read(sel), ran: (type) => inner.ranTypes.has(type), error };

@@ -1,6 +1,7 @@
-import { type Job, Queue, QueueEvents, WaitingError, Worker } from "bullmq";
+import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from "bullmq";
 import { ulid } from "ulid";
 import type { RunEvent } from "../engine/events.js";
+import { interruptsRun } from "../engine/interrupt.js";
 import { type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
@@ -176,6 +177,11 @@ export interface WorkerOptions extends QueueConnection {
   log?: (line: string) => void;
 }
 
+// A run whose database was unreachable waits this long before another try, for up to this many starts of its
+// job (about ten minutes), before the job fails as any other.
+const STORE_WAIT_MS = 5_000;
+const STORE_WAIT_STARTS = 120;
+
 export interface StartedWorker {
   worker: Worker<RunJob, RunJobResult>;
   /**
@@ -203,6 +209,10 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
   const handBack = async (job: Job<RunJob, RunJobResult>, token?: string): Promise<never> => {
     await job.moveToWait(token);
     throw new WaitingError();
+  };
+  const later = async (job: Job<RunJob, RunJobResult>, token?: string): Promise<never> => {
+    await job.moveToDelayed(Date.now() + STORE_WAIT_MS, token);
+    throw new DelayedError();
   };
   const runJob = async (job: Job<RunJob, RunJobResult>): Promise<RunJobResult> => {
     const { runId, workflow, inputs, sys } = job.data;
@@ -250,9 +260,19 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
       if (stopping.signal.aborted) return handBack(job, token);
       const running = runJob(job);
       active.add(running);
-      const result = await running.finally(() => active.delete(running));
-      if (result.status === "interrupted") return handBack(job, token);
-      return result;
+      let result: RunJobResult;
+      try {
+        result = await running.finally(() => active.delete(running));
+      } catch (e) {
+        // The database went away under the run: try again later, without spending one of the job's attempts.
+        if (interruptsRun(e) && !stopping.signal.aborted && job.attemptsStarted < STORE_WAIT_STARTS)
+          return later(job, token);
+        throw e;
+      }
+      if (result.status !== "interrupted") return result;
+      if (stopping.signal.aborted) return handBack(job, token);
+      if (job.attemptsStarted < STORE_WAIT_STARTS) return later(job, token);
+      throw new Error(`run ${result.runId} was interrupted ${STORE_WAIT_STARTS} times: ${result.error?.message}`);
     },
     {
       connection: connection(o),

@@ -49,9 +49,13 @@ export interface PgCluster {
   /** A new, empty database; returns its URL. */
   createDatabase(name?: string): Promise<string>;
   /** The server's pid (to kill it in a test). */
-  pid: number;
+  readonly pid: number;
   /** Stop the server (fast shutdown; SIGKILL after 10 s) and remove its files. */
   stop(): Promise<void>;
+  /** Stop the server, keeping its files (the database "goes away"). */
+  halt(): Promise<void>;
+  /** Stop and start it again on the same port and files. */
+  restart(): Promise<void>;
 }
 
 export interface StartPostgresOptions {
@@ -61,6 +65,27 @@ export interface StartPostgresOptions {
 }
 
 let dbCount = 0;
+
+async function runServer(bin: string, args: string[], user?: { uid: number; gid: number }): Promise<ChildProcess> {
+  const server = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"], ...user });
+  let log = "";
+  server.stderr!.on("data", (d) => {
+    if (log.length < 20_000) log += d;
+  });
+  await new Promise<void>((res, rej) => {
+    const t0 = Date.now();
+    const tick = setInterval(() => {
+      if (log.includes("ready to accept connections")) {
+        clearInterval(tick);
+        res();
+      } else if (server.exitCode !== null || Date.now() - t0 > 60_000) {
+        clearInterval(tick);
+        rej(new Error(`PostgreSQL did not start: ${log.slice(-2000)}`));
+      }
+    }, 50);
+  });
+  return server;
+}
 
 export async function startPostgres(o: StartPostgresOptions = {}): Promise<PgCluster> {
   const bin = postgresBinDir();
@@ -79,29 +104,23 @@ export async function startPostgres(o: StartPostgresOptions = {}): Promise<PgClu
   const durable = o.durable ? [] : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
   const args = ["-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1"];
   args.push("-c", `max_connections=${o.maxConnections ?? 200}`, ...durable);
-  const server: ChildProcess = spawn(join(bin, "postgres"), args, { stdio: ["ignore", "ignore", "pipe"], ...user });
-  let log = "";
-  server.stderr!.on("data", (d) => {
-    if (log.length < 20_000) log += d;
-  });
+  let server = await runServer(join(bin, "postgres"), args, user);
   const killOnExit = () => server.kill("SIGKILL");
   process.once("exit", killOnExit);
-  await new Promise<void>((res, rej) => {
-    const t0 = Date.now();
-    const tick = setInterval(() => {
-      if (log.includes("ready to accept connections")) {
-        clearInterval(tick);
-        res();
-      } else if (server.exitCode !== null || Date.now() - t0 > 60_000) {
-        clearInterval(tick);
-        rej(new Error(`PostgreSQL did not start: ${log.slice(-2000)}`));
-      }
-    }, 50);
-  });
+  const halt = async () => {
+    if (server.exitCode !== null || server.signalCode !== null) return;
+    const exited = new Promise((r) => server.once("exit", r));
+    server.kill("SIGINT");
+    const t = setTimeout(() => server.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(t);
+  };
   const url = (database: string) => `postgres://weft@127.0.0.1:${port}/${database}`;
   return {
     port,
-    pid: server.pid!,
+    get pid() {
+      return server.pid!;
+    },
     url,
     async createDatabase(name = `t${process.pid}_${++dbCount}`) {
       const admin = new pg.Client({ connectionString: url("postgres") });
@@ -115,14 +134,13 @@ export async function startPostgres(o: StartPostgresOptions = {}): Promise<PgClu
     },
     async stop() {
       process.removeListener("exit", killOnExit);
-      if (server.exitCode === null && server.signalCode === null) {
-        const exited = new Promise((r) => server.once("exit", r));
-        server.kill("SIGINT");
-        const t = setTimeout(() => server.kill("SIGKILL"), 10_000);
-        await exited;
-        clearTimeout(t);
-      }
+      await halt();
       rmSync(dir, { recursive: true, force: true });
+    },
+    halt,
+    async restart() {
+      await halt();
+      server = await runServer(join(bin, "postgres"), args, user);
     },
   };
 }
