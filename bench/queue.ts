@@ -5,7 +5,7 @@
 //   postgres — one PostgreSQL (fsync and synchronous_commit on, as in production), each worker in a working
 //              directory of its own, sharing nothing but Redis and the database.
 // Needs redis-server and PostgreSQL (/usr/lib/postgresql/*/bin). RUNS=400 WORKERS=1,2,4 STORES=sqlite,postgres.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -69,6 +69,31 @@ async function freshStore(
   };
 }
 
+/** CPU milliseconds a process (and, with `children`, its direct children: PostgreSQL's backends) has used. */
+function cpuMs(pid: number | undefined, children = false): number {
+  if (!pid) return 0;
+  const stat = (p: string) => {
+    try {
+      // Fields after the command name: state ppid … utime(14) stime(15), in clock ticks (100 a second).
+      const f = readFileSync(`/proc/${p}/stat`, "utf8")
+        .replace(/^.*\) /, "")
+        .split(" ");
+      return { ppid: Number(f[1]), ms: (Number(f[11]) + Number(f[12])) * 10 };
+    } catch {
+      return { ppid: -1, ms: 0 };
+    }
+  };
+  let ms = stat(String(pid)).ms;
+  if (children)
+    for (const p of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      const s = stat(p);
+      if (s.ppid === pid) ms += s.ms;
+    }
+  return ms;
+}
+
+const cpu = new Map<string, { worker: number; redis: number; pg: number }>();
+
 async function measure(kind: string, workers: number): Promise<number> {
   const redis = await startRedis();
   const store = await freshStore(kind);
@@ -76,6 +101,9 @@ async function measure(kind: string, workers: number): Promise<number> {
     spawnWorker({ name: `b${i}`, redisUrl: redis.url, db: store.db, cwd: store.cwd, concurrency: 8, lockMs: 30_000 }),
   );
   await Promise.all(procs.map((p) => p.ready));
+  const cpu0 = procs.reduce((a, p) => a + cpuMs(p.p.pid), 0);
+  const redis0 = cpuMs(redis.proc.pid);
+  const pg0 = kind === "postgres" ? cpuMs(cluster!.pid, true) : 0;
   const t0 = performance.now();
   await submitRuns(
     Array.from({ length: RUNS }, (_, i) => ({ workflow: wf, inputs: { n: String(i) } })),
@@ -83,6 +111,11 @@ async function measure(kind: string, workers: number): Promise<number> {
   );
   while ((await store.done()) < RUNS) await new Promise((r) => setTimeout(r, 50));
   const secs = (performance.now() - t0) / 1000;
+  cpu.set(`${kind}/${workers}`, {
+    worker: (procs.reduce((a, p) => a + cpuMs(p.p.pid), 0) - cpu0) / RUNS,
+    redis: (cpuMs(redis.proc.pid) - redis0) / RUNS,
+    pg: kind === "postgres" ? (cpuMs(cluster!.pid, true) - pg0) / RUNS : 0,
+  });
   for (const p of procs) p.p.kill("SIGTERM");
   await Promise.all(procs.map((p) => p.exited));
   await store.close();
@@ -145,6 +178,10 @@ for (const kind of STORES) {
     );
   }
 }
+for (const [k, c] of cpu)
+  console.log(
+    `CPU per run, ${k.replace("/", ", ")} worker(s), last round: workers ${c.worker.toFixed(2)} ms, Redis ${c.redis.toFixed(2)} ms${c.pg ? `, PostgreSQL ${c.pg.toFixed(2)} ms` : ""}`,
+  );
 for (const kind of STORES)
   console.log(
     `${kind.padEnd(8)} store alone: ${(await commitRate(kind)).toFixed(0)} node commits/s (one process, 16 in flight)`,
