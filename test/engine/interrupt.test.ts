@@ -148,7 +148,11 @@ describe("interrupting a run between nodes (RunOptions.stop)", () => {
     const resuming = resumeRun(r.runId, { store });
     for (const k of ["g#y", "g#z"]) {
       await new Promise<void>((res) => {
-        const t = setInterval(() => gates.has(k) && (clearInterval(t), res()), 5);
+        const t = setInterval(() => {
+          if (!gates.has(k)) return;
+          clearInterval(t);
+          res();
+        }, 5);
       });
       gates.get(k)!();
     }

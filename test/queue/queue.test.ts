@@ -125,7 +125,7 @@ function describeQueue(backend: Backend, withEval: boolean): void {
         );
         const runs = new Map((await store.listRuns({ limit: 1000 })).map((r) => [r.id, r]));
         expect(runs.size).toBe(500);
-        ids.forEach((id, i) => expect(runs.get(id)?.outputs).toEqual({ out: `a${i}b` }));
+        for (const [i, id] of ids.entries()) expect(runs.get(id)?.outputs).toEqual({ out: `a${i}b` });
         for (const id of ids) {
           const attempts = await store.attempts(id);
           // every node attempted and committed exactly once
