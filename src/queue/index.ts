@@ -7,6 +7,7 @@ import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import { StoreSpecError } from "../store/errors.js";
 import { openStores, parseStoreSpec } from "../store/open.js";
+import type { RunStore } from "../store/runs.js";
 import { type StopReport, stopWorker, workerErrorLog } from "./shutdown.js";
 
 export const QUEUE_NAME = "weft-runs";
@@ -193,6 +194,51 @@ export interface StartedWorker {
   close(): Promise<void>;
 }
 
+/** One job: start its run, or resume it (a worker died or handed it back), or report it if it already ended. */
+async function runQueuedJob(
+  job: Job<RunJob, RunJobResult>,
+  o: WorkerOptions & { store: RunStore; name: string; stop: AbortSignal },
+): Promise<RunJobResult> {
+  const { store, name, stop } = o;
+  const { runId, workflow, inputs, sys } = job.data;
+  const onEvent = (e: RunEvent) => {
+    o.onEvent?.(e);
+    if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
+  };
+  let services = o.services;
+  if (job.data.toolEnv?.kind === "sopbench") {
+    const { SopBenchToolService } = await import("../eval/sopbench/index.js");
+    const tools = new SopBenchToolService(job.data.toolEnv.domain, job.data.toolEnv.options ?? {});
+    services = { ...o.services, tools, now: () => tools.env.now() };
+  }
+  const existing = await store.getRun(runId);
+  if (
+    existing &&
+    (existing.status === "succeeded" || existing.status === "partial-succeeded" || existing.status === "failed")
+  ) {
+    // The previous worker finished the run but died before acknowledging the job.
+    return {
+      runId,
+      status: existing.status,
+      outputs: existing.outputs ?? {},
+      error: existing.error,
+      worker: name,
+      resumed: true,
+    };
+  }
+  const result = existing
+    ? await resumeRun(runId, { store, services, onEvent, maxSteps: 2000, stop })
+    : await runWorkflow(workflow, { runId, inputs, sys, store, services, onEvent, maxSteps: 2000, stop });
+  return {
+    runId,
+    status: result.status,
+    outputs: result.outputs,
+    error: result.error,
+    worker: name,
+    resumed: !!existing,
+  };
+}
+
 /**
  * A worker process: runs queued workflows on the engine against the shared run store. A job whose
  * worker died (lock expired) is taken by another worker, which resumes the run from its committed
@@ -214,46 +260,7 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
     await job.moveToDelayed(Date.now() + STORE_WAIT_MS, token);
     throw new DelayedError();
   };
-  const runJob = async (job: Job<RunJob, RunJobResult>): Promise<RunJobResult> => {
-    const { runId, workflow, inputs, sys } = job.data;
-    const onEvent = (e: RunEvent) => {
-      o.onEvent?.(e);
-      if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
-    };
-    let services = o.services;
-    if (job.data.toolEnv?.kind === "sopbench") {
-      const { SopBenchToolService } = await import("../eval/sopbench/index.js");
-      const tools = new SopBenchToolService(job.data.toolEnv.domain, job.data.toolEnv.options ?? {});
-      services = { ...o.services, tools, now: () => tools.env.now() };
-    }
-    const existing = await store.getRun(runId);
-    if (
-      existing &&
-      (existing.status === "succeeded" || existing.status === "partial-succeeded" || existing.status === "failed")
-    ) {
-      // The previous worker finished the run but died before acknowledging the job.
-      return {
-        runId,
-        status: existing.status,
-        outputs: existing.outputs ?? {},
-        error: existing.error,
-        worker: name,
-        resumed: true,
-      };
-    }
-    const stop = stopping.signal;
-    const result = existing
-      ? await resumeRun(runId, { store, services, onEvent, maxSteps: 2000, stop })
-      : await runWorkflow(workflow, { runId, inputs, sys, store, services, onEvent, maxSteps: 2000, stop });
-    return {
-      runId,
-      status: result.status,
-      outputs: result.outputs,
-      error: result.error,
-      worker: name,
-      resumed: !!existing,
-    };
-  };
+  const runJob = (job: Job<RunJob, RunJobResult>) => runQueuedJob(job, { ...o, store, name, stop: stopping.signal });
   const worker = new Worker<RunJob, RunJobResult>(
     QUEUE_NAME,
     async (job, token) => {

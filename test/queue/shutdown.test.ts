@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submitRun } from "../../src/queue/index.js";
 import { openStores } from "../../src/store/open.js";
 import { buildWorkflow } from "../support/build.js";
-import { hasPostgres, type PgCluster, startPostgres } from "../support/postgres.js";
+import { freePort, hasPostgres, type PgCluster, startPostgres } from "../support/postgres.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis.js";
 import { spawnWorker, type WorkerProcess, waitFor } from "../support/workers.js";
 
@@ -110,6 +110,15 @@ describe.skipIf(!hasRedis || (!hasPostgres && !process.env.CI))(
       expect(stopped.secs).toBeLessThan(20);
       // The outage is reported on one line, not a stack trace per reconnect.
       expect(w.log()).not.toMatch(/\n\s+at /);
+    }, 90_000);
+
+    it("SIGTERM before Redis was ever reached: a clean stop too, not a death by signal", async () => {
+      const nowhere = `redis://127.0.0.1:${await freePort()}`;
+      const w = start("n1", nowhere);
+      await waitFor(() => w.log().includes("Redis unreachable"), 60_000, "the worker to try Redis");
+      const stopped = await stopTimed(w, "SIGTERM");
+      expect(stopped.exit).toBe(0);
+      expect(w.log()).toContain("worker n1 stopped: 0 of 0 runs handed back");
     }, 90_000);
 
     it("the database restarting mid-run: the job waits for it, the run completes, committed nodes never run again", async () => {

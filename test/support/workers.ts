@@ -52,6 +52,8 @@ export function spawnWorker(o: {
       }
     }, 50);
   });
+  // A test that stops a worker before it was ready never awaits this: its exit is then no unhandled rejection.
+  ready.catch(() => {});
   return { name: o.name, p, cwd, ready, exited, log: () => log };
 }
 

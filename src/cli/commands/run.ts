@@ -176,8 +176,6 @@ export function registerRunCommands(program: Command): void {
           if (e.type === "run_started") process.stderr.write(`run ${e.runId} ${e.resumed ? "resumed" : "started"}\n`);
         },
       });
-      await w.worker.waitUntilReady();
-      process.stderr.write(`worker ${name} ready\n`);
       let stopping = false;
       const stop = async (signal: string) => {
         // A second signal means "now": the runs are durable up to their last commit either way.
@@ -193,8 +191,11 @@ export function registerRunCommands(program: Command): void {
         );
         process.exit(0);
       };
+      // Before waiting for Redis: a worker that never reached it stops as cleanly as one that did.
       process.on("SIGTERM", () => void stop("SIGTERM"));
       process.on("SIGINT", () => void stop("SIGINT"));
+      await w.worker.waitUntilReady();
+      process.stderr.write(`worker ${name} ready\n`);
       await new Promise(() => {});
     });
 
