@@ -3,6 +3,7 @@ import { registerEvalCommands } from "./commands/eval.js";
 import { registerChat2WorkflowCommands } from "./commands/eval-chat2workflow.js";
 import { registerEvalRunners } from "./commands/eval-runners.js";
 import { registerCompileCommands } from "./commands/compile.js";
+import { registerChatCommand } from "./commands/chat.js";
 import { registerGenerateCommands } from "./commands/generate.js";
 import { registerMineCommands } from "./commands/mine.js";
 import { registerRunCommands } from "./commands/run.js";
@@ -18,6 +19,7 @@ const program = new Command()
 registerStaticCommands(program);
 registerRunCommands(program);
 registerGenerateCommands(program);
+registerChatCommand(program);
 registerCompileCommands(program);
 registerMineCommands(program);
 registerEvalCommands(program);

@@ -2,11 +2,12 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
-import { createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
+import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
 import { openStores } from "../store/open.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { RunHub } from "./hub.js";
+import { Editing } from "./editing.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
 
 export { createApp } from "./app.js";
@@ -41,14 +42,17 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   const { runs, apps } = stores;
   const services = o.services ?? {};
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
+  const nodeModel = o.llmConfig ? configuredNodeModel(o.llmConfig, o.agentModel?.name) : undefined;
   return {
     stores,
     apps,
+    editing: new Editing(apps),
     runs,
     services,
     hub: new RunHub({ runs, apps, services, concurrency: o.concurrency, flushMs: o.flushMs }),
     llmConfig: o.llmConfig,
     agentLlm,
+    ...(nodeModel ? { nodeModel } : {}),
     agentModel: o.agentModel ?? { provider: "weft-agent", name: "" },
     agentMaxIterations: o.agentMaxIterations,
   };

@@ -2,13 +2,11 @@ import { StoreOpenError, StoreSpecError } from "./errors.js";
 import { MemoryAppStore } from "./memory/apps.js";
 import { MemoryConversationStore } from "./memory/conversations.js";
 import { MemoryRunStore } from "./memory/runs.js";
-import { MemorySessionStore } from "./memory/sessions.js";
 import { type PostgresSpec, parsePostgresSpec } from "./postgres/spec.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
 import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
-import { SqliteSessionStore } from "./sqlite/sessions.js";
 import type { Stores } from "./stores.js";
 
 export type { StoreKind, Stores } from "./stores.js";
@@ -48,7 +46,7 @@ export function parseStoreSpec(spec: string): StoreSpec {
   return { kind: "sqlite", path: s };
 }
 
-/** Open the run, app, session and conversation stores of one database. */
+/** Open the run, app and conversation stores of one database. */
 export async function openStores(spec: string, o: OpenStoresOptions = {}): Promise<Stores> {
   const parsed = parseStoreSpec(spec);
   if (parsed.kind === "memory") {
@@ -56,7 +54,6 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       kind: "memory",
       runs: new MemoryRunStore(),
       apps: new MemoryAppStore(),
-      sessions: new MemorySessionStore(),
       conversations: new MemoryConversationStore(),
       close: async () => {},
     };
@@ -72,7 +69,6 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       kind: "sqlite",
       runs: new SqliteRunStore(db),
       apps: new SqliteAppStore(db),
-      sessions: new SqliteSessionStore(db),
       conversations: new SqliteConversationStore(db),
       close: async () => {
         if (db.open) db.close();

@@ -1,13 +1,11 @@
 import type { AppStore } from "./apps.js";
 import type { ConversationStore } from "./conversations.js";
 import type { RunStore } from "./runs.js";
-import type { SessionStore } from "./sessions.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
 export interface Stores {
   runs: RunStore;
   apps: AppStore;
-  sessions: SessionStore;
   /** Chat apps' conversations: the variables carried from one turn to the next. */
   conversations: ConversationStore;
   /** Which backend the specifier named. */

@@ -59,12 +59,16 @@ CREATE TABLE run_events (run_id text NOT NULL, seq integer NOT NULL, event json 
   },
   {
     version: 3,
-    name: "sessions: weft chat sessions and their turns",
+    name: "edits: version parents and restores, turn outcomes, proposals",
     sql: `
-CREATE TABLE chat_sessions (id text PRIMARY KEY, name json, mode text, created_at bigint NOT NULL);
-CREATE TABLE chat_turns (
-  session_id text NOT NULL, idx integer NOT NULL, instruction json NOT NULL, answer json NOT NULL,
-  passed boolean NOT NULL, workflow json, created_at bigint NOT NULL, PRIMARY KEY (session_id, idx));`,
+ALTER TABLE app_versions ADD COLUMN parent integer, ADD COLUMN restores integer;
+ALTER TABLE chat_messages ADD COLUMN outcome json, ADD COLUMN proposal_id text;
+CREATE TABLE proposals (
+  id text PRIMARY KEY, seq bigserial UNIQUE, app_id text NOT NULL, base_version integer NOT NULL,
+  status text NOT NULL, source json NOT NULL, instruction json NOT NULL, workflow json NOT NULL, diff json NOT NULL,
+  diagnostics json NOT NULL, new_errors json NOT NULL, summary json NOT NULL, applied_version integer,
+  created_at bigint NOT NULL, decided_at bigint);
+CREATE INDEX proposals_app ON proposals (app_id, created_at, seq);`,
   },
   {
     version: 4,

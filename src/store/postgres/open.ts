@@ -6,7 +6,6 @@ import { createPool, pgDatabase } from "./database.js";
 import { pgStoreError } from "./errors.js";
 import { migrate } from "./migrations.js";
 import { PostgresRunStore } from "./runs.js";
-import { PostgresSessionStore } from "./sessions.js";
 import type { PostgresSpec } from "./spec.js";
 
 /**
@@ -26,7 +25,6 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     kind: "postgres",
     runs: new PostgresRunStore(db),
     apps: new PostgresAppStore(db),
-    sessions: new PostgresSessionStore(db),
     conversations: new PostgresConversationStore(db),
     close: () => db.close(),
   };
