@@ -115,8 +115,8 @@ interface State {
   loadVersions(): Promise<void>;
   showDiff(version: number): Promise<void>;
   restore(version: number): Promise<void>;
-  /** Show a proposal (with its workflow) for review. */
-  openProposal(p: ProposalView): Promise<void>;
+  /** Show a proposal (with its workflow) for review; `hidden` keeps it put aside (a refresh after a save). */
+  openProposal(p: ProposalView, hidden?: boolean): Promise<void>;
   /** The newest pending proposal of the open app, made by any client, shown as the chat's would be. */
   loadPending(): Promise<void>;
   applyProposal(): Promise<void>;
@@ -301,7 +301,9 @@ export const useStore = create<State>((set, get) => {
       await get().loadVersions();
       return { ...r, workflow: get().saved?.workflow };
     },
-    select: (id) => set((s) => ({ selected: id, panel: id && s.panel === "versions" ? "inspector" : s.panel })),
+    // Picking a node while a proposal is reviewed shows its field changes, whichever tab was open.
+    select: (id) =>
+      set((s) => ({ selected: id, panel: id && (s.panel === "versions" || (s.review && !s.review.hidden)) ? "inspector" : s.panel })),
     setPanel: (panel) => set({ panel }),
     updateNode(id, patch) {
       const wf = get().draft;
@@ -343,7 +345,11 @@ export const useStore = create<State>((set, get) => {
         void get().loadVersions();
         // A pending proposal was made against the version before: it is stale now, and says so.
         const review = get().review;
-        if (review) await get().openProposal(await api<ProposalView>(appPath(`/proposals/${review.proposal.id}`)));
+        if (review) {
+          const fresh = await api<ProposalView>(appPath(`/proposals/${review.proposal.id}`));
+          // Shown or put aside as the user has it now, not as it was when the save began.
+          await get().openProposal(fresh, get().review?.hidden ?? review.hidden);
+        }
         get().say("ok", `saved version ${r.version}`);
         return true;
       } catch (e) {
@@ -463,7 +469,7 @@ export const useStore = create<State>((set, get) => {
       }));
       get().say("ok", `version ${version} loaded into the editor; save to make it current`);
     },
-    async openProposal(p) {
+    async openProposal(p, hidden = false) {
       try {
         const view = reviewView(p);
         const { ports } = await api<{ ports?: Record<string, string[]> }>("/api/analyse", { json: { workflow: p.workflow } });
@@ -471,7 +477,7 @@ export const useStore = create<State>((set, get) => {
         // New nodes often come without a position: place them as the editor places its own.
         const pos = await positionsForMissing(view.workflow, allPorts);
         if (Object.keys(pos).length) view.workflow = withPositions(view.workflow, pos);
-        set((s) => ({ review: { proposal: p, view, ports: allPorts, hidden: false, busy: false }, selected: undefined, panel: s.panel === "versions" ? "inspector" : s.panel, viewNonce: s.viewNonce + 1 }));
+        set((s) => ({ review: { proposal: p, view, ports: allPorts, hidden, busy: false }, selected: undefined, panel: s.panel === "versions" ? "inspector" : s.panel, viewNonce: s.viewNonce + 1 }));
       } catch (e) {
         get().say("error", `could not show the proposal: ${errText(e)}`);
       }
