@@ -1,13 +1,19 @@
 import type { AppStore } from "./apps.js";
 import { StoreOpenError, StoreSpecError } from "./errors.js";
+import type { FormStore } from "./forms.js";
 import { MemoryAppStore } from "./memory/apps.js";
+import { MemoryFormStore } from "./memory/forms.js";
 import { MemoryRunStore } from "./memory/runs.js";
+import { MemoryServiceApiStore } from "./memory/service-api.js";
 import { MemorySessionStore } from "./memory/sessions.js";
 import type { RunStore } from "./runs.js";
+import type { ServiceApiStore } from "./service-api.js";
 import type { SessionStore } from "./sessions.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
+import { SqliteFormStore } from "./sqlite/forms.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
+import { SqliteServiceApiStore } from "./sqlite/service-api.js";
 import { SqliteSessionStore } from "./sqlite/sessions.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
@@ -15,6 +21,10 @@ export interface Stores {
   runs: RunStore;
   apps: AppStore;
   sessions: SessionStore;
+  /** Pending human-input forms of paused runs. */
+  forms: FormStore;
+  /** The Dify-compatible service API's keys, end-user runs, conversations, messages and uploads. */
+  service: ServiceApiStore;
   /** Which backend the specifier named. */
   readonly kind: StoreKind;
   /** Closes the database; the stores must not be used afterwards. */
@@ -59,7 +69,7 @@ export function parseStoreSpec(spec: string): StoreSpec {
   return { kind: "sqlite", path: s };
 }
 
-/** Open the run, app and session stores of one database. */
+/** Open every store of one database: runs, apps, sessions, forms and the service API's state. */
 export async function openStores(spec: string, o: OpenStoresOptions = {}): Promise<Stores> {
   const parsed = parseStoreSpec(spec);
   if (parsed.kind === "memory") {
@@ -68,6 +78,8 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       runs: new MemoryRunStore(),
       apps: new MemoryAppStore(),
       sessions: new MemorySessionStore(),
+      forms: new MemoryFormStore(),
+      service: new MemoryServiceApiStore(),
       close: async () => {},
     };
   }
@@ -78,6 +90,8 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       runs: new SqliteRunStore(db),
       apps: new SqliteAppStore(db),
       sessions: new SqliteSessionStore(db),
+      forms: new SqliteFormStore(db),
+      service: new SqliteServiceApiStore(db),
       close: async () => {
         if (db.open) db.close();
       },

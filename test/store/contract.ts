@@ -3,6 +3,7 @@
 // (PostgreSQL) adds one call there.
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/engine/events.js";
+import type { FormRecord } from "../../src/store/forms.js";
 import type { Stores } from "../../src/store/open.js";
 import type { AttemptRecord, NodeCommit, RunRecord } from "../../src/store/runs.js";
 import { buildWorkflow, tpl } from "../support/build.js";
@@ -77,6 +78,8 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeApps(target);
     describeEvents(target);
     describeSessions(target);
+    describeForms(target);
+    describeServiceApi(target);
     if (target.openAgain) describeSharing(target, target.openAgain.bind(target));
   });
 }
@@ -361,6 +364,17 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       const sid = await b.sessions.create();
       await a.sessions.addTurn(sid, { instruction: "x", answer: "y", passed: false });
       expect((await b.sessions.turns(sid)).map((t) => t.index)).toEqual([1]);
+
+      // A form answered through one server while the other times it out: exactly one close wins.
+      const f = await a.forms.createForm(form(r.id, "ask"));
+      expect((await b.forms.formByToken(f.token))?.id).toBe(f.id);
+      const [x, y] = await Promise.all([
+        a.forms.closeForm(f.id, { status: "timeout" }, 5),
+        b.forms.closeForm(f.id, { status: "submitted", submission: { action: "ok", inputs: {}, submittedAt: 5 } }, 5),
+      ]);
+      expect(x?.status).toBe(y?.status);
+      const appKey = await a.service.createAppKey(app.id);
+      expect(await b.service.appOfKey(appKey.key)).toBe(app.id);
     } finally {
       await a.close();
       await b.close();
@@ -376,9 +390,13 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
     await a.runs.appendAttempt(attempt(r.id, "t", 1));
     const { app } = await a.apps.createApp({ name: "Kept", mode: "workflow" }, wf, "create");
     const sid = await a.sessions.create();
+    const f = await a.forms.createForm(form(r.id, "ask"));
+    const appKey = await a.service.createAppKey(app.id);
     await a.close();
     const b = await openAgain();
     try {
+      expect(await b.forms.getForm(f.id)).toEqual(f);
+      expect(await b.service.appOfKey(appKey.key)).toBe(app.id);
       expect((await b.runs.committed(r.id)).get("t")).toEqual(c);
       expect(await b.runs.attempts(r.id)).toHaveLength(1);
       expect((await b.apps.getApp(app.id))?.name).toBe("Kept");
@@ -387,4 +405,211 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       await b.close();
     }
   });
+}
+
+let formSeq = 0;
+const form = (runId: string, key: string, over: Partial<FormRecord> = {}): FormRecord => ({
+  id: `form-${++formSeq}`,
+  token: `token-${formSeq}-${Math.random().toString(36).slice(2)}`,
+  runId,
+  key,
+  nodeId: key.split("/").at(-1)!,
+  nodeTitle: "Approve",
+  content: "Approve {{#$output.note#}}? é ✓",
+  inputs: [{ type: "paragraph", output_variable_name: "note", default: { type: "constant", value: "" } }],
+  actions: [
+    { id: "approve", title: "Approve", button_style: "primary" },
+    { id: "reject", title: "Reject", button_style: "default" },
+  ],
+  defaults: { note: "draft" },
+  createdAt: 1000 + formSeq,
+  expiresAt: 5000,
+  status: "waiting",
+  ...over,
+});
+
+function describeForms(target: StoreTarget): void {
+  it("forms: one per (run, key), found by id, token and key, listed per run and while waiting", () =>
+    withStores(target, async ({ forms }) => {
+      expect(await forms.getForm("nope")).toBeUndefined();
+      expect(await forms.formByToken("nope")).toBeUndefined();
+      const a = await forms.createForm(form("r1", "ask"));
+      expect(a).toEqual({ ...a, status: "waiting", expiresAt: 5000, defaults: { note: "draft" } });
+      // The node reached again after a resume: the stored form stands, with its token.
+      const again = await forms.createForm(form("r1", "ask", { content: "other" }));
+      expect(again).toEqual(a);
+      const b = await forms.createForm(form("r1", "iter[1]/ask", { expiresAt: null }));
+      const c = await forms.createForm(form("r2", "ask"));
+      expect(b.expiresAt).toBeNull();
+      expect(await forms.getForm(a.id)).toEqual(a);
+      expect(await forms.formByToken(b.token)).toEqual(b);
+      expect(await forms.formOf("r1", "iter[1]/ask")).toEqual(b);
+      expect(await forms.formOf("r1", "nope")).toBeUndefined();
+      expect((await forms.runForms("r1")).map((f) => f.id)).toEqual([a.id, b.id]);
+      expect((await forms.waitingForms()).map((f) => f.id)).toEqual([a.id, b.id, c.id]);
+    }));
+
+  it("forms: the first close wins; a submission round-trips; closed forms are no longer waiting", () =>
+    withStores(target, async ({ forms }) => {
+      const a = await forms.createForm(form("r3", "ask"));
+      const b = await forms.createForm(form("r3", "ask2"));
+      const submission = { action: "approve", inputs: { note: "ok ✓", n: 1 }, user: "u1", submittedAt: 2000 };
+      const closed = await forms.closeForm(a.id, { status: "submitted", submission }, 2001);
+      expect(closed).toMatchObject({ status: "submitted", submission, closedAt: 2001 });
+      // A late timeout (or a second answer) changes nothing.
+      expect(await forms.closeForm(a.id, { status: "timeout" }, 3000)).toEqual(closed);
+      expect(
+        await forms.closeForm(a.id, { status: "submitted", submission: { ...submission, action: "reject" } }, 3000),
+      ).toEqual(closed);
+      expect(await forms.closeForm(b.id, { status: "timeout" }, 4000)).toMatchObject({
+        status: "timeout",
+        closedAt: 4000,
+      });
+      expect((await forms.getForm(b.id))?.submission).toBeUndefined();
+      expect(await forms.closeForm("nope", { status: "timeout" }, 1)).toBeUndefined();
+      expect((await forms.waitingForms()).filter((f) => f.runId === "r3")).toEqual([]);
+      const many = await forms.createForm(form("r4", "race"));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          forms.closeForm(
+            many.id,
+            { status: "submitted", submission: { action: `a${i}`, inputs: {}, submittedAt: i } },
+            10 + i,
+          ),
+        ),
+      );
+      expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    }));
+}
+
+function describeServiceApi(target: StoreTarget): void {
+  it("service API: app keys are bound to one app, stored as hashes, listed and revoked", () =>
+    withStores(target, async ({ service }) => {
+      expect(await service.appOfKey("app-nothing")).toBeUndefined();
+      const a = await service.createAppKey("app-1");
+      const b = await service.createAppKey("app-2");
+      expect(a.key).toMatch(/^app-[A-Za-z0-9_-]{24}$/);
+      expect(await service.appOfKey(a.key)).toBe("app-1");
+      expect(await service.appOfKey(b.key)).toBe("app-2");
+      expect(await service.appOfKey(`${a.key}x`)).toBeUndefined();
+      expect((await service.listAppKeys()).map((k) => [k.id, k.appId])).toEqual([
+        [a.id, "app-1"],
+        [b.id, "app-2"],
+      ]);
+      expect((await service.listAppKeys("app-2")).map((k) => k.id)).toEqual([b.id]);
+      expect(JSON.stringify(await service.listAppKeys())).not.toContain(a.key);
+      expect(await service.revokeAppKey(a.id)).toBe(true);
+      expect(await service.revokeAppKey(a.id)).toBe(false);
+      expect(await service.appOfKey(a.key)).toBeUndefined();
+    }));
+
+  it("service API: end-user runs, uploads", () =>
+    withStores(target, async ({ service }) => {
+      expect(await service.serviceRun("nope")).toBeUndefined();
+      await service.recordRun({ runId: "r1", appId: "a", user: "u", createdAt: 5 });
+      await service.recordRun({
+        runId: "r2",
+        appId: "a",
+        user: "u",
+        conversationId: "c",
+        messageId: "m",
+        createdAt: 6,
+      });
+      expect(await service.serviceRun("r1")).toEqual({ runId: "r1", appId: "a", user: "u", createdAt: 5 });
+      expect(await service.serviceRun("r2")).toMatchObject({ conversationId: "c", messageId: "m" });
+      const file = {
+        dify_model_identity: "__dify__file__" as const,
+        type: "document" as const,
+        transfer_method: "local_file" as const,
+        remote_url: null,
+        url: null,
+        filename: "notes é.txt",
+        extension: ".txt",
+        mime_type: "text/plain",
+        size: 3,
+        related_id: "a".repeat(64),
+      };
+      await service.putUpload({ id: "up1", appId: "a", user: "u", file, createdAt: 7 });
+      expect(await service.getUpload("up1")).toEqual({ id: "up1", appId: "a", user: "u", file, createdAt: 7 });
+      expect(await service.getUpload("nope")).toBeUndefined();
+    }));
+
+  it("service API: conversations page per user in each sort order; messages page backwards, oldest first", () =>
+    withStores(target, async ({ service }) => {
+      const conv = (id: string, user: string, createdAt: number, updatedAt: number) =>
+        service.createConversation({
+          id,
+          appId: "a",
+          user,
+          name: id,
+          inputs: { x: id },
+          variables: {},
+          createdAt,
+          updatedAt,
+        });
+      await conv("c1", "u", 10, 40);
+      await conv("c2", "u", 20, 30);
+      await conv("c3", "u", 30, 50);
+      await conv("c4", "other", 40, 60);
+      const ids = async (o: Parameters<typeof service.listConversations>[2]) => {
+        const page = await service.listConversations("a", "u", o);
+        return page && { ids: page.data.map((c) => c.id), more: page.hasMore };
+      };
+      expect(await ids({ limit: 2 })).toEqual({ ids: ["c3", "c1"], more: true });
+      expect(await ids({ limit: 2, lastId: "c1" })).toEqual({ ids: ["c2"], more: false });
+      expect(await ids({ limit: 5, sort: "created_at" })).toEqual({ ids: ["c1", "c2", "c3"], more: false });
+      expect(await ids({ limit: 1, sort: "-created_at", lastId: "c3" })).toEqual({ ids: ["c2"], more: true });
+      expect(await ids({ limit: 2, lastId: "c4" })).toBeUndefined();
+      await service.updateConversation("c2", { name: "renamed", variables: { n: [1, "ü"] }, updatedAt: 99 });
+      expect(await service.getConversation("c2")).toMatchObject({
+        name: "renamed",
+        variables: { n: [1, "ü"] },
+        updatedAt: 99,
+        inputs: { x: "c2" },
+      });
+      expect((await ids({ limit: 1 }))?.ids).toEqual(["c2"]);
+
+      const msg = (id: string, createdAt: number) =>
+        service.addMessage({
+          id,
+          conversationId: "c1",
+          appId: "a",
+          user: "u",
+          runId: `run-${id}`,
+          query: `q ${id}`,
+          answer: "",
+          inputs: {},
+          files: [],
+          status: "normal",
+          createdAt,
+          updatedAt: createdAt,
+        });
+      for (const [id, t] of [
+        ["m1", 1],
+        ["m2", 2],
+        ["m3", 3],
+        ["m4", 3],
+      ] as const)
+        await msg(id, t);
+      const mids = async (o: { firstId?: string; limit: number }) => {
+        const page = await service.listMessages("c1", o);
+        return page && { ids: page.data.map((m) => m.id), more: page.hasMore };
+      };
+      expect(await mids({ limit: 2 })).toEqual({ ids: ["m3", "m4"], more: true });
+      expect(await mids({ limit: 2, firstId: "m3" })).toEqual({ ids: ["m1", "m2"], more: false });
+      expect(await mids({ limit: 10, firstId: "m1" })).toEqual({ ids: [], more: false });
+      expect(await mids({ limit: 2, firstId: "nope" })).toBeUndefined();
+      await service.updateMessage("m2", { answer: "done ✓", status: "error", error: "boom", updatedAt: 8 });
+      expect(await service.getMessage("m2")).toMatchObject({
+        answer: "done ✓",
+        status: "error",
+        error: "boom",
+        query: "q m2",
+      });
+      expect((await service.conversationMessages("c1")).map((m) => m.id)).toEqual(["m1", "m2", "m3", "m4"]);
+      expect(await service.deleteConversation("c1")).toBe(true);
+      expect(await service.deleteConversation("c1")).toBe(false);
+      expect(await service.conversationMessages("c1")).toEqual([]);
+      expect(await service.getMessage("m1")).toBeUndefined();
+    }));
 }
