@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
 import { z } from "zod";
-import { NodeExecutionError } from "../ir/errors.js";
+import { NodeExecutionError, type PendingPause, RunPause } from "../ir/errors.js";
 import { arrayOf, normaliseType } from "../ir/types.js";
 import { commonFields, defineNode, Sel } from "./common.js";
 
@@ -86,13 +86,20 @@ export const iterationNode = defineNode<IterationConfig>({
     const results: unknown[] = new Array(items.length).fill(null);
     const failed = new Array<boolean>(items.length).fill(false);
     let firstError: Error | undefined;
+    // Items waiting for a human: no new item starts after one (a resume runs the rest, finished ones replay).
+    const paused: PendingPause[] = [];
     const limit = pLimit(c.is_parallel ? c.parallel_nums : 1);
     await Promise.all(
       items.map((item, index) =>
         limit(async () => {
           // Terminated mode stops scheduling new items once one failed; in-flight ones finish.
           if (firstError && c.error_handle_mode === "terminated") return;
+          if (paused.length > 0) return;
           const body = await ctx.runBody({ scope: { item, index }, sharedPool: false, index });
+          if (body.error instanceof RunPause) {
+            paused.push(...body.error.pending);
+            return;
+          }
           if (body.error) {
             failed[index] = true;
             firstError ??= body.error;
@@ -108,6 +115,7 @@ export const iterationNode = defineNode<IterationConfig>({
         cause: (firstError as { code?: string }).code,
       });
     }
+    if (paused.length > 0) throw new RunPause(paused);
     let output = c.error_handle_mode === "remove-abnormal-output" ? results.filter((_, i) => !failed[i]) : results;
     if (c.flatten_output) output = flatten(output);
     return { outputs: { output }, meta: { items: items.length, failed: failed.filter(Boolean).length } };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NodeExecutionError } from "../ir/errors.js";
+import { NodeExecutionError, RunPause } from "../ir/errors.js";
 import type { InputRef } from "../ir/registry.js";
 import { normaliseType, type ValueType } from "../ir/types.js";
 import { commonFields, defineNode, Sel } from "./common.js";
@@ -133,6 +133,8 @@ export const loopNode = defineNode<LoopConfig>({
     if (preBreak) reason = "loop_break";
     while (!preBreak && round < Math.min(c.loop_count, LOOP_MAX_COUNT)) {
       const body = await ctx.runBody({ scope: { ...vars }, sharedPool: true, index: round });
+      // A round waiting for a human pauses the loop; a resume replays the finished rounds from their commits.
+      if (body.error instanceof RunPause) throw body.error;
       if (body.error) {
         throw new NodeExecutionError("loop.round_failed", `loop round ${round + 1} failed: ${body.error.message}`, ctx.node.id, { round: round + 1 });
       }

@@ -4,18 +4,9 @@
  * item. Implemented in memory and on SQLite; issue 18 adds PostgreSQL.
  */
 
-/** A form field as Dify's human-input node declares it (`paragraph`, `text_input`, `select`, `file`, `file-list`). */
-export interface FormInputDef {
-  type: string;
-  output_variable_name: string;
-  [field: string]: unknown;
-}
+import type { FormAction, FormInputDef } from "../ir/services.js";
 
-export interface FormAction {
-  id: string;
-  title: string;
-  button_style: string;
-}
+export type { FormAction, FormInputDef };
 
 export type FormStatus = "waiting" | "submitted" | "timeout";
 
