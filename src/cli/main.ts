@@ -5,6 +5,7 @@ import { registerEvalRunners } from "./commands/eval-runners.js";
 import { registerCompileCommands } from "./commands/compile.js";
 import { registerGenerateCommands } from "./commands/generate.js";
 import { registerMineCommands } from "./commands/mine.js";
+import { registerResumeCommand } from "./commands/resume.js";
 import { registerRunCommands } from "./commands/run.js";
 import { registerStaticCommands } from "./commands/static.js";
 import { reportError } from "./output.js";
@@ -17,6 +18,7 @@ const program = new Command()
 
 registerStaticCommands(program);
 registerRunCommands(program);
+registerResumeCommand(program);
 registerGenerateCommands(program);
 registerCompileCommands(program);
 registerMineCommands(program);
@@ -27,6 +29,7 @@ if (evalCommand) {
   registerChat2WorkflowCommands(evalCommand as unknown as Parameters<typeof registerChat2WorkflowCommands>[0]);
 }
 (await import("./commands/serve.js")).registerServeCommands(program);
+(await import("./commands/apps.js")).registerAppCommands(program);
 
 try {
   await program.parseAsync(process.argv);

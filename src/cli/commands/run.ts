@@ -3,13 +3,15 @@ import { basename, extname } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
-import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
+import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
+import { runWorkflow, type RunResult } from "../../engine/run.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
 import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import type { AttemptRecord } from "../../store/runs.js";
 import { openStores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
+import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
@@ -26,17 +28,17 @@ const MIME: Record<string, string> = {
   ".jpeg": "image/jpeg",
 };
 
-function collect(v: string, prev: string[]): string[] {
+export function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
 
-function splitPair(raw: string, flag: string): [string, string] {
+export function splitPair(raw: string, flag: string): [string, string] {
   const i = raw.indexOf("=");
   if (i <= 0) throw new CliError("usage.input", `${flag} expects key=value, got "${raw}"`);
   return [raw.slice(0, i), raw.slice(i + 1)];
 }
 
-function progress(json: boolean): (e: RunEvent) => void {
+export function progress(json: boolean): (e: RunEvent) => void {
   const tty = process.stderr.isTTY && !json;
   return (e) => {
     if (!tty) return;
@@ -65,13 +67,14 @@ export function formatTrace(trace: AttemptRecord[]): string {
     .join("\n");
 }
 
-function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): void {
-  if (opts.json) printJson({ runId: result.runId, status: result.status, outputs: result.outputs, error: result.error, ...(opts.trace ? { trace: result.trace } : {}) });
+export function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): void {
+  if (opts.json) printJson({ runId: result.runId, status: result.status, outputs: result.outputs, error: result.error, ...(result.paused ? { paused: result.paused } : {}), ...(opts.trace ? { trace: result.trace } : {}) });
   else {
     if (opts.trace) process.stdout.write(`${formatTrace(result.trace)}\n`);
     process.stdout.write(`run ${result.runId}: ${result.status}\n`);
     for (const [k, v] of Object.entries(result.outputs)) process.stdout.write(`${k}: ${typeof v === "string" ? v : JSON.stringify(v, null, 2)}\n`);
     if (result.error) process.stderr.write(`error ${result.error.code}${result.error.nodeId ? ` at node ${result.error.nodeId}` : ""}: ${result.error.message}\n`);
+    for (const p of result.paused ?? []) process.stdout.write(`${describeForm(result.runId, p.form)}\n`);
   }
   process.exitCode = result.status === "failed" ? EXIT.invalid : EXIT.ok;
 }
@@ -137,7 +140,8 @@ export function registerRunCommands(program: Command): void {
       try {
         const result = await runWorkflow(workflow, {
           inputs,
-          services,
+          // A human-input node pauses the run durably: its form is stored beside the run.
+          services: { ...services, humanInput: new StoredHumanInput(stores.forms) },
           store: stores.runs,
           concurrency: Number(opts.concurrency),
           sys: opts.query ? { query: opts.query } : undefined,
@@ -186,25 +190,6 @@ export function registerRunCommands(program: Command): void {
     });
 
   program
-    .command("resume")
-    .description("continue an interrupted run without re-running committed nodes")
-    .argument("<runId>")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
-    .option("--config <path>", "weft.config.json")
-    .option("--json", "print the result as JSON")
-    .option("--trace", "print the trace")
-    .action(async (runId, opts) => {
-      const cfg = loadWeftConfig(opts.config);
-      const stores = await openStores(opts.db ?? cfg.db);
-      try {
-        const services = await buildServices(cfg, { configPath: opts.config });
-        finish(await resumeRun(runId, { store: stores.runs, services, onEvent: progress(!!opts.json) }), opts);
-      } finally {
-        await stores.close();
-      }
-    });
-
-  program
     .command("runs")
     .description("list recorded runs")
     .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
@@ -214,16 +199,23 @@ export function registerRunCommands(program: Command): void {
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const stores = await openStores(opts.db ?? cfg.db);
-      const listed = await stores.runs.listRuns({ limit: Number(opts.limit) }).finally(() => stores.close());
-      const runs = listed.map((r) => ({
+      const listed = await stores.runs.listRuns({ limit: Number(opts.limit) });
+      const waiting = await Promise.all(
+        listed.map(async (r) => (r.status === "paused" ? (await stores.forms.runForms(r.id)).filter((f) => f.status === "waiting") : [])),
+      ).finally(() => stores.close());
+      const runs = listed.map((r, i) => ({
         id: r.id,
         workflow: r.workflow.name,
         status: r.status,
         createdAt: new Date(r.createdAt).toISOString(),
         error: r.error?.message,
+        ...(waiting[i]!.length ? { waiting: waiting[i]!.map(pendingForm) } : {}),
       }));
       if (opts.json) return printJson(runs);
-      for (const r of runs) process.stdout.write(`${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`);
+      for (const r of runs) {
+        process.stdout.write(`${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`);
+        for (const f of r.waiting ?? []) process.stdout.write(`${describeForm(r.id, f).replace(/^/gm, "    ")}\n`);
+      }
       if (runs.length === 0) process.stdout.write("no runs recorded\n");
     });
 

@@ -8,6 +8,7 @@ import type { AppStore } from "../../store/apps.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { CliError, EXIT, printJson } from "../output.js";
+import { createAppKey } from "./apps.js";
 
 function port(raw: string): number {
   const n = Number(raw);
@@ -78,13 +79,22 @@ export function registerServeCommands(program: Command): void {
   const keys = program.command("keys").description("API keys for `weft serve`");
   keys
     .command("create")
-    .description("create an API key (printed once; only its hash is stored)")
+    .description(
+      "create an API key (printed once; only its hash is stored); with --app, an app-… key of the Dify service API (/v1) bound to that app",
+    )
     .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--app <id>", "bind the key to this app (the Dify service API's app key)")
     .option("--name <name>", "a label for the key", "default")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
       const db = opts.db ?? loadWeftConfig(opts.config).db;
+      if (opts.app) {
+        const k = await createAppKey(db, opts.app);
+        if (opts.json) printJson({ ...k, appId: opts.app });
+        else process.stdout.write(`${k.key}\n`);
+        return;
+      }
       if (parseStoreSpec(db).kind === "memory")
         throw new CliError("keys.not_stored", `a key created in "${db}" would be gone when this command ends; use the server's database`);
       const k = await withAppStore(db, (a) => a.createKey(opts.name));
