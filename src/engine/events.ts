@@ -24,6 +24,8 @@ export type RunEvent =
       error?: { code: string; message: string };
       durationMs: number;
       cached: boolean;
+      /** Model tokens the node used (LLM nodes). */
+      usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
     }
   | { type: "node_skipped"; runId: string; key: string; nodeId: string }
   | { type: "node_retry"; runId: string; key: string; nodeId: string; attempt: number; reason: string }

@@ -360,7 +360,7 @@ export class Scheduler {
     frame.pool.set(node.id, outputs);
     this.completed.push({ nodeId: node.id, type: node.type, status: "succeeded", outputs, key });
     const durationMs = s.rec.endedAt - s.rec.startedAt;
-    this.finished(node, key, { status: "succeeded", outputs, port, durationMs, cached: false });
+    this.finished(node, key, { status: "succeeded", outputs, port, durationMs, cached: false, usage: s.result.usage });
     return { port: this.branchNode(node) ? port : undefined };
   }
 
