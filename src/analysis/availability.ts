@@ -1,5 +1,5 @@
 import { type Bits, emptyBits, hasBit, intersectInto, unionInto, withBit } from "./bitset.js";
-import { type AnalysisGraph, ROOT } from "./graph.js";
+import { type AnalysisGraph, type ANode, ROOT } from "./graph.js";
 import { type Guard, GuardAlgebra, TRUE_GUARD } from "./guards.js";
 
 const FAIL_PORT = "fail-branch";
@@ -130,9 +130,23 @@ export function computeAvailability(
       return b >= 0 && m !== undefined && hasBit(m, b);
     },
     guardOf: (idx) => guard[idx] ?? TRUE_GUARD,
-    describeGuard: (idx) => alg.describe(guard[idx] ?? TRUE_GUARD, (v) => g.nodes[v]?.id ?? `#${v}`),
+    describeGuard: (idx) => alg.describe(guard[idx] ?? TRUE_GUARD, (v, port) => branchTaken(g.nodes[v], v, port)),
     get overflows() {
       return alg.overflows;
     },
   };
+}
+
+/**
+ * One branch condition as people read it: if-else ports are case ids (UUIDs in Dify files), so they are named
+ * by the case's place (IF, ELIF 1, ELSE) as the Dify canvas shows them.
+ */
+function branchTaken(n: ANode | undefined, v: number, port: string): string {
+  const id = n?.id ?? `#${v}`;
+  if (port === FAIL_PORT) return `${id} fails`;
+  if (n?.node.type !== "if-else") return `${id}=${port}`;
+  if (port === "false") return `${id} takes ELSE`;
+  const cases = n.desc.ports.filter((p) => p !== "false" && p !== FAIL_PORT);
+  const i = cases.indexOf(port);
+  return `${id} takes ${i === 0 ? "IF" : i > 0 ? `ELIF ${i}` : `case ${port}`}`;
 }

@@ -83,10 +83,11 @@ export class GuardAlgebra {
     return this.make(terms);
   }
 
-  describe(g: Guard, name: (varId: number) => string): string {
+  /** `literal` names one "node took port" condition the way a reader knows it (see `describeGuard`). */
+  describe(g: Guard, literal: (varId: number, port: string) => string): string {
     if (g.key === "T") return "always";
     if (g.terms.length === 0) return "never";
-    return g.terms.map((t) => t.map((l) => `${name(this.litVar[l]!)}=${this.litPort[l]}`).join(" and ")).join(" or ");
+    return g.terms.map((t) => t.map((l) => literal(this.litVar[l]!, this.litPort[l]!)).join(" and ")).join(" or ");
   }
 
   private make(terms: number[][]): Guard {

@@ -148,7 +148,10 @@ export interface HttpService {
 }
 
 export interface FileService {
-  put(bytes: Uint8Array, meta: { filename: string; mimeType: string }): Promise<FileValue>;
+  put(
+    bytes: Uint8Array,
+    meta: { filename: string; mimeType: string; transferMethod?: FileValue["transfer_method"] },
+  ): Promise<FileValue>;
   get(file: FileValue): Promise<Uint8Array>;
 }
 

@@ -5,8 +5,9 @@ import type { ServerDeps } from "./context.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
 import { chatRoutes } from "./routes/chat.js";
+import { fileRoutes } from "./routes/files.js";
 import { metaRoutes } from "./routes/meta.js";
-import { appRunRoutes, runRoutes } from "./routes/runs.js";
+import { appRunRoutes, conversationRoutes, runRoutes } from "./routes/runs.js";
 import { serveWeb } from "./static.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -73,9 +74,11 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   const apps = new Hono();
   apps.route("/", appRoutes(deps));
   apps.route("/", appRunRoutes(deps));
+  apps.route("/", conversationRoutes(deps));
   apps.route("/", chatRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", runRoutes(deps));
+  app.route("/api/files", fileRoutes(deps));
   app.route("/api", metaRoutes(deps));
   app.all("/api/*", (c) =>
     c.json(

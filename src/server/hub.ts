@@ -183,7 +183,13 @@ export class RunHub {
   /** Resolves once the run record is stored, so a 202 with its id means the run exists; rejects otherwise. */
   async start(
     wf: Workflow,
-    opts: RunContext & { appId: string; inputs: Record<string, unknown>; runId?: string },
+    opts: RunContext & {
+      appId: string;
+      inputs: Record<string, unknown>;
+      runId?: string;
+      /** Runs after the run ends and before its stream closes (a chat turn stores its conversation here). */
+      onFinished?: (r: RunResult) => Promise<void>;
+    },
   ): Promise<{ runId: string; done: Promise<RunResult> }> {
     const runId = opts.runId ?? ulid();
     const e: LiveRun = { events: [], persisted: 0, active: true, listeners: new Set() };
@@ -208,7 +214,14 @@ export class RunHub {
     }
     this.live.set(runId, e);
     this.controllers.set(runId, ctrl);
-    return { runId, done: this.track(runId, e, started.done) };
+    const finished = opts.onFinished;
+    const after = finished
+      ? started.done.then(async (r) => {
+          await finished(r);
+          return r;
+        })
+      : started.done;
+    return { runId, done: this.track(runId, e, after) };
   }
 
   isActive(runId: string): boolean {

@@ -1,8 +1,9 @@
-import { readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { importDify } from "../dsl/dify/index.js";
 import type { AppRecord, AppStore } from "../store/apps.js";
+import { parseStoreSpec } from "../store/open.js";
 
 export const SAMPLE_PATH = resolve(fileURLToPath(new URL(".", import.meta.url)), "../../examples/word-stats.yml");
 
@@ -17,4 +18,31 @@ export async function ensureSampleApp(apps: AppStore, path = SAMPLE_PATH): Promi
     "sample",
   );
   return created.app;
+}
+
+/**
+ * Where `weft serve --sample` keeps its key in plain text: beside the database file, readable by the owner
+ * only; in-memory databases keep none (their keys end with the process).
+ */
+export function sampleKeyPath(db: string): string | undefined {
+  const spec = parseStoreSpec(db);
+  return spec.kind === "sqlite" ? `${spec.path}.sample-key` : undefined;
+}
+
+/**
+ * The sample's API key, the same across restarts: the key saved beside the database is reused while the
+ * database still accepts it (a new database, or a revoked key, gets a new one). The database keeps only hashes.
+ */
+export async function sampleKey(apps: AppStore, db: string): Promise<{ key: string; reused: boolean }> {
+  const path = sampleKeyPath(db);
+  if (path && existsSync(path)) {
+    const saved = readFileSync(path, "utf8").trim();
+    if (saved && (await apps.verifyKey(saved))) return { key: saved, reused: true };
+  }
+  const { key } = await apps.createKey("sample");
+  if (path) {
+    writeFileSync(path, `${key}\n`, { mode: 0o600 });
+    chmodSync(path, 0o600);
+  }
+  return { key, reused: false };
 }

@@ -1,8 +1,10 @@
 import type { AppStore } from "./apps.js";
+import type { ConversationStore } from "./conversations.js";
 import { StoreOpenError, StoreSpecError } from "./errors.js";
 import type { FormStore } from "./forms.js";
 import { MemoryAppStore } from "./memory/apps.js";
 import { MemoryFormStore } from "./memory/forms.js";
+import { MemoryConversationStore } from "./memory/conversations.js";
 import { MemoryRunStore } from "./memory/runs.js";
 import { MemoryServiceApiStore } from "./memory/service-api.js";
 import { MemorySessionStore } from "./memory/sessions.js";
@@ -10,6 +12,7 @@ import type { RunStore } from "./runs.js";
 import type { ServiceApiStore } from "./service-api.js";
 import type { SessionStore } from "./sessions.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
+import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
 import { SqliteFormStore } from "./sqlite/forms.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
@@ -25,6 +28,8 @@ export interface Stores {
   forms: FormStore;
   /** The Dify-compatible service API's keys, end-user runs, conversations, messages and uploads. */
   service: ServiceApiStore;
+  /** Chat apps' conversations: the variables carried from one turn to the next. */
+  conversations: ConversationStore;
   /** Which backend the specifier named. */
   readonly kind: StoreKind;
   /** Closes the database; the stores must not be used afterwards. */
@@ -69,7 +74,7 @@ export function parseStoreSpec(spec: string): StoreSpec {
   return { kind: "sqlite", path: s };
 }
 
-/** Open every store of one database: runs, apps, sessions, forms and the service API's state. */
+/** Open every store of one database: runs, apps, sessions, conversations, forms and the service API's state. */
 export async function openStores(spec: string, o: OpenStoresOptions = {}): Promise<Stores> {
   const parsed = parseStoreSpec(spec);
   if (parsed.kind === "memory") {
@@ -80,6 +85,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       sessions: new MemorySessionStore(),
       forms: new MemoryFormStore(),
       service: new MemoryServiceApiStore(),
+      conversations: new MemoryConversationStore(),
       close: async () => {},
     };
   }
@@ -92,6 +98,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       sessions: new SqliteSessionStore(db),
       forms: new SqliteFormStore(db),
       service: new SqliteServiceApiStore(db),
+      conversations: new SqliteConversationStore(db),
       close: async () => {
         if (db.open) db.close();
       },

@@ -167,6 +167,32 @@ describe("availability at joins", () => {
     expect(msgs.ok).toMatch(/only on success/);
   });
 
+  it("path conditions name if-else branches as the canvas shows them (IF, ELIF n, ELSE), never by case id", () => {
+    const c1 = "faa33c03-dbfd-4fc5-b85d-11d3a519e455";
+    const c2 = "0b6a3f5e-2f7c-4c53-9d0e-6f1f0e0c9a11";
+    const w = wf(
+      "workflow",
+      [
+        start(),
+        ifElse("route", [c1, c2]),
+        tt("a", [["q", ["start", "query"]]]),
+        tt("b", [["q", ["start", "query"]]]),
+        end("j", [["x", ["b", "output"]]]),
+      ],
+      [
+        e("start", "route"),
+        e("route", "a", c1),
+        e("route", "b", c2),
+        e("route", "j", "false"),
+        e("a", "j"),
+        e("b", "j"),
+      ],
+    );
+    const [d] = withCode(run(w), "ref.not_available");
+    expect(d?.message).toContain("route takes ELIF 1");
+    expect(d?.message).not.toContain(c2);
+  });
+
   it("default-value: outputs exist on every path", () => {
     const risky = tt("risky", [["q", ["start", "query"]]]);
     risky.config = {

@@ -31,6 +31,9 @@ describe("importDify errors", () => {
     const e = importError("app:\n  name: [unclosed\n  mode: workflow\nversion: '0.4.0'\n");
     expect(e.code).toBe("dsl_not_yaml");
     expect(e.message).toMatch(/line \d+, column \d+/);
+    // Said once: the yaml library's own "at line N, column M:" tail is not repeated after ours.
+    expect(e.message.match(/line \d+, column \d+/g)).toHaveLength(1);
+    expect(e.message).not.toMatch(/:\s*$/);
     expect(e.details.line).toBeTypeOf("number");
     expect(e.details.col).toBeTypeOf("number");
   });

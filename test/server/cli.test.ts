@@ -1,8 +1,9 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { type SampleServer, serveSample } from "./helpers.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
@@ -10,10 +11,10 @@ const dir = mkdtempSync(join(tmpdir(), "weft-cli-server-"));
 const db = join(dir, "weft.db");
 const weft = (...args: string[]) =>
   execFileSync(process.execPath, [TSX, join(ROOT, "src/cli/main.ts"), ...args], { cwd: dir, encoding: "utf8" });
-let child: ChildProcess | undefined;
+let running: SampleServer | undefined;
 
-afterAll(() => {
-  if (child?.pid && child.exitCode === null) child.kill("SIGTERM");
+afterAll(async () => {
+  await running?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -31,31 +32,26 @@ describe("weft keys and weft serve", () => {
     expect(JSON.parse(weft("keys", "list", "--db", db, "--json"))).toEqual([]);
   });
 
-  it("serves the sample app with the key it prints", async () => {
-    child = spawn(
-      process.execPath,
-      [TSX, join(ROOT, "src/cli/main.ts"), "serve", "--port", "0", "--db", db, "--sample"],
-      { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let out = "";
-    const ready = new Promise<void>((res, rej) => {
-      child!.stdout!.on("data", (b) => {
-        out += String(b);
-        if (/serving on http/.test(out)) res();
-      });
-      child!.once("exit", (code) => rej(new Error(`weft serve exited with ${code}: ${out}`)));
-    });
-    await ready;
-    const url = /serving on (http:\/\/\S+)/.exec(out)![1]!;
-    const key = /API key: (\S+)/.exec(out)![1]!;
-    expect((await fetch(`${url}/health`)).status).toBe(200);
-    expect((await fetch(`${url}/api/apps`)).status).toBe(401);
-    const apps = (await (await fetch(`${url}/api/apps`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
-      apps: Array<{ name: string }>;
-    };
+  it("serves the sample app with the key it prints, the same key after a restart", async () => {
+    const first = await serveSample(db, dir);
+    running = first;
+    expect((await fetch(`${first.url}/health`)).status).toBe(200);
+    expect((await fetch(`${first.url}/api/apps`)).status).toBe(401);
+    const apps = (await (
+      await fetch(`${first.url}/api/apps`, { headers: { authorization: `Bearer ${first.key}` } })
+    ).json()) as { apps: Array<{ name: string }> };
     expect(apps.apps.map((a) => a.name)).toEqual(["Word statistics"]);
-    const exited = new Promise((r) => child!.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
+    await first.stop();
+    // Only the owner may read the saved key.
+    expect(statSync(`${db}.sample-key`).mode & 0o777).toBe(0o600);
+
+    const second = await serveSample(db, dir);
+    running = second;
+    expect(second.key).toBe(first.key);
+    expect(second.out).toContain("the same key as before");
+    const again = await fetch(`${second.url}/api/apps`, { headers: { authorization: `Bearer ${first.key}` } });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { apps: unknown[] }).apps).toHaveLength(1);
+    await second.stop();
   }, 180_000);
 });

@@ -1,6 +1,7 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createParser } from "eventsource-parser";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/index.js";
 import { corpusPath } from "../support/corpus.js";
@@ -62,4 +63,56 @@ export async function readSse(res: Response, onMessage?: (m: SseMessage) => void
 /** A file of the shared Dify DSL corpus. */
 export function corpusFile(rel: string): string {
   return corpusPath("dify-dsl", rel);
+}
+
+export interface SampleServer {
+  url: string;
+  key: string;
+  /** Everything it printed on stdout up to "serving on". */
+  out: string;
+  stop(): Promise<void>;
+}
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/** `weft serve --sample --port 0` as a user starts it, in its own process; resolves once it prints its address. */
+export async function serveSample(db: string, cwd: string): Promise<SampleServer> {
+  const proc = spawn(
+    process.execPath,
+    [
+      join(ROOT, "node_modules/tsx/dist/cli.mjs"),
+      join(ROOT, "src/cli/main.ts"),
+      "serve",
+      "--port",
+      "0",
+      "--db",
+      db,
+      "--sample",
+    ],
+    { cwd, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  let err = "";
+  proc.stderr!.on("data", (b) => {
+    err += String(b);
+  });
+  const stop = async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((r) => proc.once("exit", r));
+    proc.kill("SIGTERM");
+    await exited;
+  };
+  try {
+    await new Promise<void>((res, rej) => {
+      proc.stdout!.on("data", (b) => {
+        out += String(b);
+        if (/serving on http/.test(out)) res();
+      });
+      proc.once("exit", (code) => rej(new Error(`weft serve exited with ${code}: ${out}${err}`)));
+    });
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { url: /serving on (http:\/\/\S+)/.exec(out)![1]!, key: /API key: (\S+)/.exec(out)![1]!, out, stop };
 }

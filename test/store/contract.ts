@@ -80,6 +80,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeSessions(target);
     describeForms(target);
     describeServiceApi(target);
+    describeConversations(target);
     if (target.openAgain) describeSharing(target, target.openAgain.bind(target));
   });
 }
@@ -338,6 +339,25 @@ function describeSessions(target: StoreTarget): void {
     }));
 }
 
+function describeConversations(target: StoreTarget): void {
+  it("conversations: start empty, each finished turn stores the variables and counts one dialogue, deleted with their app", () =>
+    withStores(target, async ({ conversations }) => {
+      const c = await conversations.create("app-1");
+      expect(c).toMatchObject({ appId: "app-1", variables: {}, dialogueCount: 0 });
+      const other = await conversations.create("app-2");
+      await conversations.finishTurn(c.id, { notes: ["é ✓"], n: 1 });
+      await conversations.finishTurn(c.id, { notes: ["é ✓", "second"], n: 2 });
+      expect(await conversations.get(c.id)).toMatchObject({
+        variables: { notes: ["é ✓", "second"], n: 2 },
+        dialogueCount: 2,
+      });
+      expect(await conversations.get("nope")).toBeUndefined();
+      await conversations.deleteApp("app-1");
+      expect(await conversations.get(c.id)).toBeUndefined();
+      expect((await conversations.get(other.id))?.dialogueCount).toBe(0);
+    }));
+}
+
 /** Two connections to one database: what two servers or workers see of each other's writes. */
 function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>): void {
   it("two connections: commits race with one winner, and each sees the other's runs, apps, keys, events and sessions", async () => {
@@ -392,6 +412,8 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
     const sid = await a.sessions.create();
     const f = await a.forms.createForm(form(r.id, "ask"));
     const appKey = await a.service.createAppKey(app.id);
+    const conv = await a.conversations.create(app.id);
+    await a.conversations.finishTurn(conv.id, { kept: true });
     await a.close();
     const b = await openAgain();
     try {
@@ -401,6 +423,7 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       expect(await b.runs.attempts(r.id)).toHaveLength(1);
       expect((await b.apps.getApp(app.id))?.name).toBe("Kept");
       expect(await b.sessions.exists(sid)).toBe(true);
+      expect((await b.conversations.get(conv.id))?.variables).toEqual({ kept: true });
     } finally {
       await b.close();
     }

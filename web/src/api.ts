@@ -1,4 +1,5 @@
 import { createParser } from "eventsource-parser";
+import type { Diagnostic } from "./types";
 
 const KEY = "weft.apiKey";
 
@@ -10,26 +11,35 @@ export class ApiFailure extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly diagnostics: Array<{ code: string; severity: "error" | "warning" | "info"; message: string; nodeId?: string; field?: string }> = [],
+    readonly diagnostics: Diagnostic[] = [],
   ) {
     super(message);
   }
 }
 
+/** Called when the server refuses the stored key (restarted with a new database, key revoked). */
+let onUnauthorized: (f: ApiFailure) => void = () => {};
+export const setUnauthorizedHandler = (f: (f: ApiFailure) => void) => {
+  onUnauthorized = f;
+};
+
 async function failure(res: Response): Promise<ApiFailure> {
+  let f: ApiFailure;
   try {
-    const body = (await res.json()) as { error?: { code: string; message: string; diagnostics?: ApiFailure["diagnostics"] } };
-    return new ApiFailure(res.status, body.error?.code ?? "http", body.error?.message ?? res.statusText, body.error?.diagnostics ?? []);
+    const body = (await res.json()) as { error?: { code: string; message: string; diagnostics?: Diagnostic[] } };
+    f = new ApiFailure(res.status, body.error?.code ?? "http", body.error?.message ?? res.statusText, body.error?.diagnostics ?? []);
   } catch {
-    return new ApiFailure(res.status, "http", res.statusText);
+    f = new ApiFailure(res.status, "http", res.statusText);
   }
+  if (res.status === 401) onUnauthorized(f);
+  return f;
 }
 
 function headers(extra: Record<string, string> = {}): Record<string, string> {
   return { authorization: `Bearer ${getKey()}`, ...extra };
 }
 
-export async function api<T>(path: string, init: { method?: string; json?: unknown; body?: string; contentType?: string } = {}): Promise<T> {
+export async function api<T>(path: string, init: { method?: string; json?: unknown; body?: BodyInit; contentType?: string } = {}): Promise<T> {
   const res = await fetch(path, {
     method: init.method ?? (init.json !== undefined || init.body !== undefined ? "POST" : "GET"),
     headers: headers(init.json !== undefined ? { "content-type": "application/json" } : init.contentType ? { "content-type": init.contentType } : {}),
@@ -38,6 +48,14 @@ export async function api<T>(path: string, init: { method?: string; json?: unkno
   if (!res.ok) throw await failure(res);
   const type = res.headers.get("content-type") ?? "";
   return (type.includes("json") ? await res.json() : await res.text()) as T;
+}
+
+/** Upload one file to the server's file store; the answer is the file value a run input takes. */
+export async function uploadFile(file: File): Promise<Record<string, unknown>> {
+  const form = new FormData();
+  form.append("file", file, file.name);
+  const r = await api<{ file: Record<string, unknown> }>("/api/files", { body: form });
+  return r.file;
 }
 
 /** POST or GET an SSE endpoint with the API key (EventSource cannot send headers), calling `onEvent` per message. */

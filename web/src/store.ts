@@ -1,16 +1,32 @@
 import { create } from "zustand";
-import { ApiFailure, api, getKey, setKey, stream } from "./api";
-import type { AppInfo, AttemptRecord, Diagnostic, Diff, NodeTypeInfo, RunEvent, VersionBody, VersionInfo, WfNode, Workflow } from "./types";
+import { ApiFailure, api, getKey, setKey, setUnauthorizedHandler, stream } from "./api";
+import { autoLayout, type Point, positionsForMissing } from "./canvas/layout";
+import type {
+  AppInfo,
+  AttemptRecord,
+  AvailableValue,
+  Diagnostic,
+  Diff,
+  ImportResult,
+  NodeTypeInfo,
+  RunEvent,
+  VersionBody,
+  VersionInfo,
+  WfNode,
+  Workflow,
+} from "./types";
 
 export type Panel = "inspector" | "run" | "chat" | "versions";
 export type NodeStatus = "running" | "succeeded" | "failed" | "exception" | "skipped";
+/** How a node is marked on the canvas by a change under review (the AI-editing proposal view). */
+export type Highlight = "added" | "changed" | "removed";
 
 export interface ChatEntry {
   role: "user" | "assistant" | "tool" | "error";
   text: string;
 }
 
-interface RunState {
+export interface RunState {
   runId?: string;
   status?: string;
   statuses: Record<string, NodeStatus>;
@@ -18,6 +34,16 @@ interface RunState {
   outputs?: Record<string, unknown>;
   error?: { code: string; message: string; nodeId?: string };
   trace: AttemptRecord[];
+  /** The workflow the run executed, for node titles in its log. */
+  workflow?: Workflow;
+}
+
+/** A chat app's preview conversation: its turns and the variables carried into the next one. */
+export interface Conversation {
+  id?: string;
+  turns: Array<{ query: string; answer?: string; runId?: string; status?: string }>;
+  variables?: Record<string, unknown>;
+  dialogueCount?: number;
 }
 
 interface State {
@@ -33,30 +59,38 @@ interface State {
   ports: Record<string, string[]>;
   selected?: string;
   panel: Panel;
-  /** Bumped when the workflow's shape changes, so the canvas lays it out again. */
-  layoutNonce: number;
+  /** Bumped when a workflow is loaded (app opened, version loaded), so the canvas picks its first view. */
+  viewNonce: number;
+  highlights: Record<string, Highlight>;
   notice?: { kind: "ok" | "error"; text: string };
   run: RunState;
+  conversation: Conversation;
   chat: { entries: ChatEntry[]; busy: boolean };
   versions: VersionInfo[];
   diff?: { version: number; against: number | null; diff: Diff };
 
   login(key: string): Promise<void>;
-  logout(): void;
+  logout(message?: string): void;
   loadApps(): Promise<void>;
   createApp(name: string, mode: "workflow" | "advanced-chat"): Promise<void>;
   deleteApp(id: string): Promise<void>;
-  importNew(yaml: string): Promise<void>;
+  importNew(yaml: string): Promise<ImportResult>;
   openApp(id: string): Promise<void>;
   closeApp(): void;
   reloadWorkflow(): Promise<void>;
-  importVersion(yaml: string): Promise<void>;
+  importVersion(yaml: string): Promise<ImportResult>;
   select(id?: string): void;
   setPanel(p: Panel): void;
   updateNode(id: string, patch: Partial<Pick<WfNode, "title" | "config">>): void;
-  setDraft(wf: Workflow, relayout?: boolean): void;
+  setDraft(wf: Workflow): void;
+  /** Dragged or laid-out positions; `edit` marks the draft unsaved (auto-placement of new nodes does not). */
+  moveNodes(pos: Record<string, Point>, edit: boolean): void;
+  placeMissing(): Promise<void>;
+  autoLayoutAll(): Promise<void>;
   save(): Promise<boolean>;
+  availableAt(nodeId: string): Promise<AvailableValue[]>;
   startRun(inputs: Record<string, unknown>, query?: string): Promise<void>;
+  newConversation(): void;
   sendChat(text: string): Promise<void>;
   loadVersions(): Promise<void>;
   showDiff(version: number): Promise<void>;
@@ -65,10 +99,14 @@ interface State {
 }
 
 const emptyRun = (): RunState => ({ statuses: {}, events: [], trace: [] });
-const errText = (e: unknown) => (e instanceof ApiFailure ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e));
+export const errText = (e: unknown) => (e instanceof ApiFailure ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e));
+
+const STALE_KEY =
+  "The server no longer accepts the API key saved in this browser (the server was restarted with another database, or the key was revoked). Sign in with a current key: `weft serve --sample` prints one, `weft keys create` makes one.";
 
 let validateTimer: ReturnType<typeof setTimeout> | undefined;
 let validateSeq = 0;
+const availableCache = new WeakMap<Workflow, Map<string, Promise<AvailableValue[]>>>();
 
 export const useStore = create<State>((set, get) => {
   /** Live validation: the analyser's diagnostics for the draft, a moment after the last edit. */
@@ -87,15 +125,47 @@ export const useStore = create<State>((set, get) => {
     }, 250);
   };
 
-  const applyVersion = (v: VersionBody, relayout = true) =>
+  /** A version becomes the editor's content: its workflow, diagnostics and ports arrive together. */
+  const applyVersion = (v: VersionBody, view = true) =>
     set((s) => ({
       saved: v,
       draft: structuredClone(v.workflow),
       dirty: false,
       diagnostics: v.diagnostics,
       ports: v.ports,
-      layoutNonce: relayout ? s.layoutNonce + 1 : s.layoutNonce,
+      viewNonce: view ? s.viewNonce + 1 : s.viewNonce,
     }));
+
+  // Dify files also keep `positionAbsolute`; it moves with the node, and with the container a node sits in.
+  const withPositions = (wf: Workflow, pos: Record<string, Point>): Workflow => {
+    const delta: Record<string, Point> = {};
+    for (const n of wf.nodes) {
+      const old = n.canvas?.position as Point | undefined;
+      if (pos[n.id]) delta[n.id] = old ? { x: pos[n.id]!.x - old.x, y: pos[n.id]!.y - old.y } : { x: 0, y: 0 };
+    }
+    const shift = (n: WfNode): Point => {
+      const own = delta[n.id] ?? { x: 0, y: 0 };
+      const parent = n.parentId ? wf.nodes.find((x) => x.id === n.parentId) : undefined;
+      const up = parent && parent.id !== n.id ? shift(parent) : { x: 0, y: 0 };
+      return { x: own.x + up.x, y: own.y + up.y };
+    };
+    return {
+      ...wf,
+      nodes: wf.nodes.map((n) => {
+        const abs = n.canvas?.positionAbsolute as Point | undefined;
+        const d = abs ? shift(n) : { x: 0, y: 0 };
+        if (!pos[n.id] && d.x === 0 && d.y === 0) return n;
+        const canvas: Record<string, unknown> = { ...(n.canvas ?? {}), ...(pos[n.id] ? { position: pos[n.id] } : {}) };
+        if (abs) canvas.positionAbsolute = { x: abs.x + d.x, y: abs.y + d.y };
+        return { ...n, canvas };
+      }),
+    };
+  };
+
+  setUnauthorizedHandler(() => {
+    // A refused key mid-session (or a stale one on page load) always leads back to the login.
+    if (get().key) get().logout(STALE_KEY);
+  });
 
   return {
     key: getKey(),
@@ -105,33 +175,38 @@ export const useStore = create<State>((set, get) => {
     diagnostics: [],
     ports: {},
     panel: "inspector",
-    layoutNonce: 0,
+    viewNonce: 0,
+    highlights: {},
     run: emptyRun(),
+    conversation: { turns: [] },
     chat: { entries: [], busy: false },
     versions: [],
 
     say(kind, text) {
       const notice = { kind, text };
       set({ notice });
-      // Confirmations fade; errors stay until clicked.
+      // Confirmations fade; errors stay until clicked or until the view changes.
       if (kind === "ok") setTimeout(() => get().notice === notice && set({ notice: undefined }), 5000);
     },
 
     async login(key) {
-      setKey(key.trim());
-      set({ key: key.trim(), authError: undefined });
+      const k = key.trim();
+      // A key already held (stored in the browser) that fails is stale; a newly typed one is just wrong.
+      const stored = k === get().key;
+      setKey(k);
+      set({ authError: undefined });
       try {
-        await get().loadApps();
+        const { apps } = await api<{ apps: AppInfo[] }>("/api/apps");
         const { nodeTypes } = await api<{ nodeTypes: NodeTypeInfo[] }>("/api/node-types");
-        set({ nodeTypes });
+        set({ key: k, apps, nodeTypes });
       } catch (e) {
         setKey("");
-        set({ key: "", authError: errText(e) });
+        set({ key: "", authError: stored && e instanceof ApiFailure && e.status === 401 ? STALE_KEY : errText(e) });
       }
     },
-    logout() {
+    logout(message) {
       setKey("");
-      set({ key: "", app: undefined, apps: [] });
+      set({ key: "", app: undefined, apps: [], nodeTypes: [], saved: undefined, draft: undefined, notice: undefined, authError: message });
     },
     async loadApps() {
       const { apps } = await api<{ apps: AppInfo[] }>("/api/apps");
@@ -150,25 +225,26 @@ export const useStore = create<State>((set, get) => {
       await get().loadApps();
     },
     async importNew(yaml) {
-      try {
-        const r = await api<{ app: AppInfo; diagnostics: Diagnostic[] }>("/api/apps/import", { body: yaml, contentType: "text/yaml" });
-        await get().openApp(r.app.id);
-        const errors = r.diagnostics.filter((d) => d.severity === "error").length;
-        get().say(errors ? "error" : "ok", `imported "${r.app.name}"${errors ? ` with ${errors} error(s) to fix` : ""}`);
-      } catch (e) {
-        get().say("error", `import failed: ${errText(e)}`);
-      }
+      const r = await api<ImportResult & { app: AppInfo }>("/api/apps/import", { body: yaml, contentType: "text/yaml" });
+      void get().loadApps();
+      const v = await api<VersionBody>(`/api/apps/${r.app.id}/workflow`);
+      return { ...r, workflow: v.workflow };
     },
     async openApp(id) {
-      const { app } = await api<{ app: AppInfo }>(`/api/apps/${id}`);
-      set({ app, selected: undefined, run: emptyRun(), chat: { entries: [], busy: false }, diff: undefined });
-      await get().reloadWorkflow();
-      const { messages } = await api<{ messages: Array<{ role: "user" | "assistant"; text: string }> }>(`/api/apps/${id}/messages`);
-      set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text })), busy: false } });
-      void get().loadVersions();
+      try {
+        const { app } = await api<{ app: AppInfo }>(`/api/apps/${id}`);
+        set({ app, panel: "inspector", selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, highlights: {} });
+        await get().reloadWorkflow();
+        const { messages } = await api<{ messages: Array<{ role: "user" | "assistant"; text: string }> }>(`/api/apps/${id}/messages`);
+        set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text })), busy: false } });
+        void get().loadVersions();
+      } catch (e) {
+        // A refused key has already led back to the login; anything else is said where the user is.
+        if (!(e instanceof ApiFailure && e.status === 401)) get().say("error", `could not open the app: ${errText(e)}`);
+      }
     },
     closeApp() {
-      set({ app: undefined, saved: undefined, draft: undefined, selected: undefined });
+      set({ app: undefined, saved: undefined, draft: undefined, selected: undefined, notice: undefined });
       void get().loadApps();
     },
     async reloadWorkflow() {
@@ -177,16 +253,11 @@ export const useStore = create<State>((set, get) => {
       applyVersion(await api<VersionBody>(`/api/apps/${app.id}/workflow`));
     },
     async importVersion(yaml) {
-      const app = get().app;
-      if (!app) return;
-      try {
-        const r = await api<{ version: number }>(`/api/apps/${app.id}/import`, { body: yaml, contentType: "text/yaml" });
-        await get().reloadWorkflow();
-        await get().loadVersions();
-        get().say("ok", `imported as version ${r.version}`);
-      } catch (e) {
-        get().say("error", `import failed: ${errText(e)}`);
-      }
+      const app = get().app!;
+      const r = await api<ImportResult>(`/api/apps/${app.id}/import`, { body: yaml, contentType: "text/yaml" });
+      await get().reloadWorkflow();
+      await get().loadVersions();
+      return { ...r, workflow: get().saved?.workflow };
     },
     select: (id) => set((s) => ({ selected: id, panel: id && s.panel === "versions" ? "inspector" : s.panel })),
     setPanel: (panel) => set({ panel }),
@@ -197,9 +268,29 @@ export const useStore = create<State>((set, get) => {
       set({ draft: next, dirty: true });
       scheduleValidate();
     },
-    setDraft(wf, relayout = true) {
-      set((s) => ({ draft: wf, dirty: true, layoutNonce: relayout ? s.layoutNonce + 1 : s.layoutNonce }));
+    setDraft(wf) {
+      set({ draft: wf, dirty: true });
       scheduleValidate();
+    },
+    moveNodes(pos, edit) {
+      const wf = get().draft;
+      if (!wf) return;
+      set((s) => ({ draft: withPositions(wf, pos), dirty: s.dirty || edit }));
+    },
+    async placeMissing() {
+      const { draft, ports } = get();
+      if (!draft) return;
+      const pos = await positionsForMissing(draft, ports);
+      // Only if the draft did not change meanwhile; the next render asks again otherwise.
+      if (Object.keys(pos).length && get().draft === draft) get().moveNodes(pos, false);
+    },
+    async autoLayoutAll() {
+      const { draft, ports } = get();
+      if (!draft) return;
+      const pos = await autoLayout(draft, ports);
+      if (get().draft !== draft) return;
+      get().moveNodes(pos, true);
+      set((s) => ({ viewNonce: s.viewNonce + 1 }));
     },
     async save() {
       const { app, draft } = get();
@@ -216,13 +307,33 @@ export const useStore = create<State>((set, get) => {
         return false;
       }
     },
+    availableAt(nodeId) {
+      const wf = get().draft;
+      if (!wf) return Promise.resolve([]);
+      let perNode = availableCache.get(wf);
+      if (!perNode) availableCache.set(wf, (perNode = new Map()));
+      let p = perNode.get(nodeId);
+      if (!p) {
+        p = api<{ available: AvailableValue[] }>("/api/analyse/available", { json: { workflow: wf, nodeId } }).then((r) => r.available);
+        p.catch(() => perNode!.delete(nodeId));
+        perNode.set(nodeId, p);
+      }
+      return p;
+    },
     async startRun(inputs, query) {
       const app = get().app;
-      if (!app) return;
-      set({ run: { ...emptyRun(), status: "starting" } });
+      const saved = get().saved;
+      if (!app || !saved) return;
+      const chat = app.mode === "advanced-chat";
+      set({ run: { ...emptyRun(), status: "starting", workflow: saved.workflow } });
+      if (chat) set((s) => ({ conversation: { ...s.conversation, turns: [...s.conversation.turns, { query: query ?? "" }] } }));
+      const patchTurn = (t: Partial<Conversation["turns"][number]>) =>
+        set((s) => ({ conversation: { ...s.conversation, turns: s.conversation.turns.map((x, i) => (i === s.conversation.turns.length - 1 ? { ...x, ...t } : x)) } }));
       try {
-        const { runId } = await api<{ runId: string }>(`/api/apps/${app.id}/runs`, { json: { inputs, ...(query !== undefined ? { query } : {}) } });
-        set((s) => ({ run: { ...s.run, runId, status: "running" } }));
+        const body = { inputs, ...(query !== undefined ? { query } : {}), ...(chat && get().conversation.id ? { conversationId: get().conversation.id } : {}) };
+        const { runId, conversationId } = await api<{ runId: string; conversationId?: string }>(`/api/apps/${app.id}/runs`, { json: body });
+        set((s) => ({ run: { ...s.run, runId, status: "running" }, ...(conversationId ? { conversation: { ...s.conversation, id: conversationId } } : {}) }));
+        if (chat) patchTurn({ runId });
         await stream(`/api/runs/${runId}/events`, (ev: RunEvent) => {
           set((s) => {
             const run = { ...s.run, events: [...s.run.events, ev], statuses: { ...s.run.statuses } };
@@ -240,10 +351,20 @@ export const useStore = create<State>((set, get) => {
         });
         const { trace } = await api<{ trace: AttemptRecord[] }>(`/api/runs/${runId}/trace`);
         set((s) => ({ run: { ...s.run, trace } }));
+        if (chat) {
+          const out = get().run.outputs;
+          patchTurn({ answer: typeof out?.answer === "string" ? out.answer : undefined, status: get().run.status });
+          if (conversationId) {
+            const c = await api<{ variables: Record<string, unknown>; dialogueCount: number }>(`/api/apps/${app.id}/conversations/${conversationId}`);
+            set((s) => ({ conversation: { ...s.conversation, variables: c.variables, dialogueCount: c.dialogueCount } }));
+          }
+        }
       } catch (e) {
         set((s) => ({ run: { ...s.run, status: "failed", error: { code: e instanceof ApiFailure ? e.code : "ui", message: errText(e) } } }));
+        if (chat) patchTurn({ status: "failed" });
       }
     },
+    newConversation: () => set({ conversation: { turns: [] }, run: emptyRun() }),
     async sendChat(text) {
       const app = get().app;
       if (!app || get().chat.busy) return;
@@ -286,7 +407,15 @@ export const useStore = create<State>((set, get) => {
       const app = get().app;
       if (!app) return;
       const v = await api<VersionBody>(`/api/apps/${app.id}/versions/${version}`);
-      get().setDraft(structuredClone(v.workflow));
+      // The old version's ports and diagnostics come with it: without its ports its edges have no handles.
+      set((s) => ({
+        draft: structuredClone(v.workflow),
+        dirty: true,
+        diagnostics: v.diagnostics,
+        ports: v.ports,
+        selected: undefined,
+        viewNonce: s.viewNonce + 1,
+      }));
       get().say("ok", `version ${version} loaded into the editor; save to make it current`);
     },
   };

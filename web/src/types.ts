@@ -59,6 +59,7 @@ export interface NodeTypeInfo {
   purpose: string;
   container: { startType: string } | null;
   containerStart: { containerType: string } | null;
+  entry?: boolean;
   example: Record<string, unknown> | null;
   schema: JsonSchema | null;
 }
@@ -90,11 +91,27 @@ export interface AttemptRecord {
   title?: string;
   attempt: number;
   status: string;
-  inputs?: unknown;
+  inputs?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
   port?: string;
   error?: { code: string; message: string };
   startedAt: number;
   endedAt: number;
+  usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
+  meta?: Record<string, unknown>;
+}
+/** A value a node may read, as the analyser reports it (POST /api/analyse/available). */
+export interface AvailableValue {
+  selector: string[];
+  type: string;
+  source: "node" | "scope" | "sys" | "env" | "conversation";
+}
+export interface ImportResult {
+  app?: AppInfo;
+  version?: number;
+  warnings: Diagnostic[];
+  diagnostics: Diagnostic[];
+  /** The imported workflow, for naming nodes by title in the report. */
+  workflow?: Workflow;
 }
 export type RunEvent = { type: string; nodeId?: string; status?: string; [k: string]: unknown };

@@ -3,7 +3,7 @@ import { buildServices } from "../../engine/services.js";
 import { WeftError } from "../../ir/errors.js";
 import { loadLlmConfig } from "../../llm/index.js";
 import { startServer } from "../../server/index.js";
-import { ensureSampleApp } from "../../server/sample.js";
+import { ensureSampleApp, sampleKey, sampleKeyPath } from "../../server/sample.js";
 import type { AppStore } from "../../store/apps.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
@@ -35,7 +35,7 @@ export function registerServeCommands(program: Command): void {
     .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
     .option("--config <path>", "weft.config.json")
     .option("--model <name>", "model name for the chat agent (routed by weft.config.json / WEFT_LLM_*)")
-    .option("--sample", "preload the sample app and print a new API key")
+    .option("--sample", "preload the sample app and print its API key (the same one on every restart)")
     .option(
       "--synchronous <mode>",
       "SQLite durability: full (sync every commit) or normal (faster; survives a crash of the process, not of the machine)",
@@ -62,8 +62,14 @@ export function registerServeCommands(program: Command): void {
       });
       if (opts.sample) {
         const app = await ensureSampleApp(server.deps.apps);
-        const { key } = await server.deps.apps.createKey("sample");
-        process.stdout.write(`sample app "${app.name}" (${app.id})\nAPI key: ${key}\n`);
+        const { key, reused } = await sampleKey(server.deps.apps, db);
+        const kept = sampleKeyPath(db);
+        process.stdout.write(
+          `sample app "${app.name}" (${app.id})\nAPI key: ${key}\n` +
+            (kept
+              ? `(${reused ? "the same key as before" : "new key"}, kept in ${kept}; it stays valid across restarts)\n`
+              : "(an in-memory database: this key ends with the server)\n"),
+        );
       } else if ((await server.deps.apps.listKeys()).length === 0) {
         process.stderr.write("no API key exists yet: create one with `weft keys create`\n");
       }
@@ -96,7 +102,10 @@ export function registerServeCommands(program: Command): void {
         return;
       }
       if (parseStoreSpec(db).kind === "memory")
-        throw new CliError("keys.not_stored", `a key created in "${db}" would be gone when this command ends; use the server's database`);
+        throw new CliError(
+          "keys.not_stored",
+          `a key created in "${db}" would be gone when this command ends; use the server's database`,
+        );
       const k = await withAppStore(db, (a) => a.createKey(opts.name));
       if (opts.json) printJson(k);
       else process.stdout.write(`${k.key}\n`);

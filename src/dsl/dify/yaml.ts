@@ -189,8 +189,9 @@ export interface YamlProblem {
 export type YamlReadResult = { ok: true; value: unknown; warnings: YamlProblem[] } | { ok: false; error: YamlProblem };
 
 function problem(e: { message: string; linePos?: [{ line: number; col: number }, ...unknown[]] }): YamlProblem {
-  const first = e.message.split("\n")[0] ?? e.message;
   const pos = e.linePos?.[0];
+  // The yaml library ends its first line with the position; callers give the position once themselves.
+  const first = (e.message.split("\n")[0] ?? e.message).replace(/ at line \d+, column \d+:?\s*$/, "");
   return pos ? { message: first, line: pos.line, col: pos.col } : { message: first };
 }
 

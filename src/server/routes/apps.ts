@@ -90,6 +90,7 @@ export function appRoutes(deps: ServerDeps): Hono {
   r.delete("/:id", async (c) => {
     const app = await requireApp(deps, c.req.param("id"));
     await apps.deleteApp(app.id);
+    await deps.stores.conversations.deleteApp(app.id);
     return c.json({ deleted: app.id });
   });
 

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { analyse } from "../../analysis/index.js";
+import { analyse, availableAt } from "../../analysis/index.js";
 import { parseWeftObject } from "../../dsl/load.js";
+import type { Diagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
 import { listNodeTypes } from "../../ir/registry.js";
 import type { Workflow } from "../../ir/workflow.js";
@@ -38,6 +39,26 @@ function nodeTypes(): unknown[] {
   return nodeTypesCache;
 }
 
+/** A draft from the editor: a parsed workflow, or the schema problems as diagnostics. */
+function parseDraft(raw: unknown): { workflow: Workflow } | { diagnostics: Diagnostic[] } {
+  try {
+    return { workflow: parseWeftObject(raw).workflow };
+  } catch (e) {
+    if (!(e instanceof WeftError)) throw e;
+    const issues = (e.details.issues as Array<{ path: string; message: string }> | undefined) ?? [];
+    return {
+      diagnostics: issues.length
+        ? issues.map((i) => ({
+            code: "schema.invalid",
+            severity: "error",
+            message: `${i.path}: ${i.message}`,
+            field: i.path,
+          }))
+        : [{ code: e.code, severity: "error", message: e.message }],
+    };
+  }
+}
+
 export function metaRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
 
@@ -65,28 +86,27 @@ export function metaRoutes(deps: ServerDeps): Hono {
 
   // Live validation for the editor: diagnostics for an unsaved draft, nothing stored.
   r.post("/analyse", async (c) => {
+    const draft = parseDraft((await readJson(c)).workflow);
+    if ("diagnostics" in draft) return c.json({ diagnostics: draft.diagnostics });
+    const res = analyse(draft.workflow);
+    return c.json({ diagnostics: res.diagnostics, burden: res.burden, ports: portsOf(draft.workflow) });
+  });
+
+  // The inspector's variable picker: exactly the values the analyser finds available at one node of a draft.
+  r.post("/analyse/available", async (c) => {
     const body = await readJson(c);
-    let wf: Workflow;
-    try {
-      wf = parseWeftObject(body.workflow).workflow;
-    } catch (e) {
-      if (e instanceof WeftError) {
-        const issues = (e.details.issues as Array<{ path: string; message: string }> | undefined) ?? [];
-        return c.json({
-          diagnostics: issues.length
-            ? issues.map((i) => ({
-                code: "schema.invalid",
-                severity: "error",
-                message: `${i.path}: ${i.message}`,
-                field: i.path,
-              }))
-            : [{ code: e.code, severity: "error", message: e.message }],
-        });
-      }
-      throw e;
-    }
-    const res = analyse(wf);
-    return c.json({ diagnostics: res.diagnostics, burden: res.burden, ports: portsOf(wf) });
+    if (typeof body.nodeId !== "string" || body.nodeId === "")
+      throw new ApiError(
+        400,
+        "request.missing_node_id",
+        "the body needs `nodeId`, the node whose readable values you want",
+      );
+    const draft = parseDraft(body.workflow);
+    if ("diagnostics" in draft)
+      throw new ApiError(422, "workflow.invalid", "the draft does not parse as a workflow", draft.diagnostics);
+    const available = availableAt(draft.workflow, body.nodeId);
+    if (!available) throw new ApiError(404, "node.not_found", `the draft has no node "${body.nodeId}"`);
+    return c.json({ nodeId: body.nodeId, available });
   });
 
   r.all("/analyse", () => {

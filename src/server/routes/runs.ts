@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { analyse } from "../../analysis/index.js";
 import { type Diagnostic, formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
+import type { ConversationRecord } from "../../store/conversations.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { pumpSSE } from "../sse.js";
@@ -17,6 +18,17 @@ function diagnosticsOf(appId: string, version: number, wf: Workflow): Diagnostic
     analysed.set(k, d);
   }
   return d;
+}
+
+/** A chat turn continues the conversation it names, or starts one. */
+async function openConversation(deps: ServerDeps, appId: string, id: unknown): Promise<ConversationRecord> {
+  if (id === undefined || id === null || id === "") return deps.stores.conversations.create(appId);
+  if (typeof id !== "string")
+    throw new ApiError(400, "request.invalid_conversation_id", "`conversationId` must be a string");
+  const conv = await deps.stores.conversations.get(id);
+  if (!conv || conv.appId !== appId)
+    throw new ApiError(404, "conversation.not_found", `app ${appId} has no conversation ${id}; omit it to start one`);
+  return conv;
 }
 
 /** Runs of an app's current version (POST /api/apps/:id/runs). */
@@ -41,12 +53,18 @@ export function appRunRoutes(deps: ServerDeps): Hono {
     }
     const sys: Record<string, unknown> = {};
     if (typeof body.query === "string") sys.query = body.query;
+    const conv = app.mode === "advanced-chat" ? await openConversation(deps, app.id, body.conversationId) : undefined;
+    if (conv) Object.assign(sys, { conversation_id: conv.id, dialogue_count: conv.dialogueCount });
     const { runId } = await deps.hub.start(current.workflow, {
       appId: app.id,
       inputs: inputs as Record<string, unknown>,
       sys,
+      ...(conv && {
+        conversation: conv.variables,
+        onFinished: (r) => deps.stores.conversations.finishTurn(conv.id, r.conversation),
+      }),
     });
-    return c.json({ runId, version: current.version }, 202);
+    return c.json({ runId, version: current.version, ...(conv && { conversationId: conv.id }) }, 202);
   });
   return r;
 }
@@ -117,5 +135,23 @@ export function runRoutes(deps: ServerDeps): Hono {
     return c.json({ runId: run.id, cancelled: true }, 202);
   });
 
+  return r;
+}
+
+/** A chat app's conversation: the variables carried into its next turn (GET /api/apps/:id/conversations/:cid). */
+export function conversationRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+  r.get("/:id/conversations/:cid", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const conv = await deps.stores.conversations.get(c.req.param("cid"));
+    if (!conv || conv.appId !== app.id)
+      throw new ApiError(404, "conversation.not_found", `app ${app.id} has no conversation ${c.req.param("cid")}`);
+    return c.json({
+      id: conv.id,
+      variables: conv.variables,
+      dialogueCount: conv.dialogueCount,
+      updatedAt: conv.updatedAt,
+    });
+  });
   return r;
 }

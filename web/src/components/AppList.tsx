@@ -1,44 +1,38 @@
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { useStore } from "../store";
-
-export function ImportButton({ onText, label, testId }: { onText: (t: string) => void; label: string; testId: string }) {
-  const ref = useRef<HTMLInputElement>(null);
-  return (
-    <>
-      <button type="button" onClick={() => ref.current?.click()}>
-        {label}
-      </button>
-      <input
-        ref={ref}
-        data-testid={testId}
-        type="file"
-        accept=".yml,.yaml,.json,text/yaml"
-        hidden
-        onChange={async (e) => {
-          const f = e.target.files?.[0];
-          if (f) onText(await f.text());
-          e.target.value = "";
-        }}
-      />
-    </>
-  );
-}
+import { ImportDialog } from "./ImportDialog";
+import { Notice } from "./Notice";
 
 export function AppList() {
   const apps = useStore((s) => s.apps);
   const { openApp, createApp, importNew, deleteApp, logout } = useStore.getState();
   const [name, setName] = useState("");
   const [mode, setMode] = useState<"workflow" | "advanced-chat">("workflow");
+  const [importing, setImporting] = useState(false);
   return (
     <div className="app-list" data-testid="app-list">
       <header className="topbar">
         <h1>Weft</h1>
         <span className="spacer" />
-        <ImportButton label="Import Dify YAML" testId="import-new" onText={(t) => void importNew(t)} />
-        <button type="button" onClick={logout}>
+        <button type="button" data-testid="import-new" onClick={() => setImporting(true)}>
+          Import DSL file
+        </button>
+        <button type="button" onClick={() => logout()}>
           Log out
         </button>
       </header>
+      <Notice />
+      {importing && (
+        <ImportDialog
+          title="Import a Dify DSL file as a new app"
+          onImport={importNew}
+          onClose={() => setImporting(false)}
+          onOpen={(r) => {
+            setImporting(false);
+            if (r.app) void openApp(r.app.id);
+          }}
+        />
+      )}
       <form
         className="new-app"
         onSubmit={(e) => {
@@ -50,7 +44,7 @@ export function AppList() {
         <input placeholder="New app name" value={name} onChange={(e) => setName(e.target.value)} data-testid="new-app-name" />
         <select value={mode} onChange={(e) => setMode(e.target.value as typeof mode)}>
           <option value="workflow">workflow</option>
-          <option value="advanced-chat">advanced-chat</option>
+          <option value="advanced-chat">chatflow (advanced-chat)</option>
         </select>
         <button type="submit">Create</button>
       </form>
@@ -85,7 +79,7 @@ export function AppList() {
           {apps.length === 0 && (
             <tr>
               <td colSpan={5} className="muted">
-                No apps yet: create one or import a Dify YAML.
+                No apps yet: create one or import a Dify DSL file.
               </td>
             </tr>
           )}

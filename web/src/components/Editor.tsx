@@ -2,11 +2,13 @@ import { useState } from "react";
 import { download } from "../api";
 import { type Panel, useStore } from "../store";
 import type { WfNode } from "../types";
-import { ImportButton } from "./AppList";
-import { Canvas } from "./Canvas";
+import { Canvas } from "../canvas/Canvas";
+import { savedPosition } from "../canvas/layout";
+import { Inspector } from "../inspector/Inspector";
+import { RunPanel } from "../run/RunPanel";
+import { ImportDialog } from "./ImportDialog";
+import { Notice } from "./Notice";
 import { ChatPanel } from "./ChatPanel";
-import { Inspector } from "./Inspector";
-import { RunPanel } from "./RunPanel";
 import { VersionsPanel } from "./VersionsPanel";
 
 const PANELS: Array<[Panel, string]> = [
@@ -26,7 +28,10 @@ function AddNode() {
     if (!wf || !info) return;
     let n = wf.nodes.length + 1;
     while (wf.nodes.some((x) => x.id === String(n))) n++;
-    const node: WfNode = { id: String(n), type, title: info.label, config: structuredClone(info.example ?? {}) };
+    // A new node goes to the right of the selected one (or of the rightmost), where people look for it.
+    const anchor = wf.nodes.find((x) => x.id === s.selected && !x.parentId) ?? [...wf.nodes].filter((x) => !x.parentId && savedPosition(x)).sort((a, b) => savedPosition(b)!.x - savedPosition(a)!.x)[0];
+    const at = anchor && savedPosition(anchor) ? { x: savedPosition(anchor)!.x + 300, y: savedPosition(anchor)!.y } : { x: 0, y: 0 };
+    const node: WfNode = { id: String(n), type, title: info.label, config: structuredClone(info.example ?? {}), canvas: { position: at } };
     s.setDraft({ ...wf, nodes: [...wf.nodes, node] });
     s.select(node.id);
     setType("");
@@ -56,8 +61,8 @@ export function Editor() {
   const dirty = useStore((s) => s.dirty);
   const panel = useStore((s) => s.panel);
   const diagnostics = useStore((s) => s.diagnostics);
-  const notice = useStore((s) => s.notice);
-  const { closeApp, save, setPanel, importVersion, say } = useStore.getState();
+  const [importing, setImporting] = useState(false);
+  const { closeApp, save, setPanel, importVersion, say, autoLayoutAll } = useStore.getState();
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const warnings = diagnostics.filter((d) => d.severity === "warning").length;
   return (
@@ -76,10 +81,12 @@ export function Editor() {
         </span>
         <span className="spacer" />
         <AddNode />
-        <button type="button" onClick={() => useStore.setState((s) => ({ layoutNonce: s.layoutNonce + 1 }))}>
+        <button type="button" data-testid="auto-layout" title="Lay out every node again (saved positions are replaced)" onClick={() => void autoLayoutAll()}>
           Auto-layout
         </button>
-        <ImportButton label="Import" testId="import-version" onText={(t) => void importVersion(t)} />
+        <button type="button" data-testid="import-version" onClick={() => setImporting(true)}>
+          Import
+        </button>
         <button type="button" data-testid="export" onClick={() => download(`/api/apps/${app.id}/export`, "app.yml").catch((e) => say("error", String(e)))}>
           Export
         </button>
@@ -87,10 +94,17 @@ export function Editor() {
           Save
         </button>
       </header>
-      {notice && (
-        <div className={`notice ${notice.kind}`} data-testid="notice" onClick={() => useStore.setState({ notice: undefined })}>
-          {notice.text}
-        </div>
+      <Notice />
+      {importing && (
+        <ImportDialog
+          title="Import a Dify DSL file as a new version"
+          onImport={importVersion}
+          onClose={() => setImporting(false)}
+          onOpen={(r) => {
+            setImporting(false);
+            say("ok", `imported as version ${r.version}`);
+          }}
+        />
       )}
       <div className="workspace">
         <Canvas />

@@ -1,0 +1,247 @@
+import {
+  Background,
+  type Connection,
+  Controls,
+  type Edge,
+  MiniMap,
+  type Node,
+  type NodeChange,
+  ReactFlow,
+  ReactFlowProvider,
+  useStore as useFlowStore,
+  useReactFlow,
+  useUpdateNodeInternals,
+} from "@xyflow/react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useStore } from "../store";
+import { isContainerType, type Placed, type Point, savedPosition, sizesOf } from "./layout";
+import { type CardData, NodeCard } from "./NodeCard";
+import { categoryColor } from "./nodeLook";
+import { FIT_MIN_ZOOM, initialViewport } from "./viewport";
+
+const nodeTypes = { card: NodeCard };
+const edgeKey = (e: { source: string; sourcePort: string; target: string }) => `${e.source}:${e.sourcePort}→${e.target}`;
+
+function ZoomReadout() {
+  const zoom = useFlowStore((s) => s.transform[2]);
+  return (
+    <div className="zoom-readout" data-testid="zoom">
+      {Math.round(zoom * 100)}%
+    </div>
+  );
+}
+
+function Flow() {
+  const draft = useStore((s) => s.draft);
+  const ports = useStore((s) => s.ports);
+  const diagnostics = useStore((s) => s.diagnostics);
+  const statuses = useStore((s) => s.run.statuses);
+  const types = useStore((s) => s.nodeTypes);
+  const selected = useStore((s) => s.selected);
+  const highlights = useStore((s) => s.highlights);
+  const viewNonce = useStore((s) => s.viewNonce);
+  const { select, setDraft, moveNodes, placeMissing } = useStore.getState();
+  const { setViewport, setCenter, getInternalNode, getViewport } = useReactFlow();
+  const updateNodeInternals = useUpdateNodeInternals();
+  const wrapper = useRef<HTMLDivElement>(null);
+  const zoom = useFlowStore((s) => s.transform[2]);
+
+  const typeInfo = useMemo(() => new Map(types.map((t) => [t.type, t])), [types]);
+  const positions = useMemo(() => {
+    const out: Record<string, Point> = {};
+    for (const n of draft?.nodes ?? []) {
+      const p = savedPosition(n);
+      if (p) out[n.id] = p;
+    }
+    return out;
+  }, [draft]);
+  const allPlaced = !!draft && draft.nodes.every((n) => positions[n.id]);
+
+  // Nodes without a saved position (generated, or from files without canvas data) get one from the layout.
+  useEffect(() => {
+    if (draft && !allPlaced) void placeMissing();
+  }, [draft, allPlaced, placeMissing]);
+
+  const sizes = useMemo(() => (draft ? sizesOf(draft, ports, positions) : {}), [draft, ports, positions]);
+
+  // Handles follow the ports; React Flow must re-measure a node whose ports changed, or its edges vanish.
+  const portsKey = JSON.stringify(ports);
+  useEffect(() => {
+    const ids = Object.keys(ports);
+    if (ids.length) requestAnimationFrame(() => updateNodeInternals(ids));
+  }, [portsKey, updateNodeInternals]);
+
+  // The first view of each loaded workflow: readable, never a fit that shrinks text out of sight.
+  const viewed = useRef(-1);
+  const [viewReady, setViewReady] = useState(-1);
+  useEffect(() => {
+    if (!draft || !allPlaced || viewed.current === viewNonce || !wrapper.current) return;
+    viewed.current = viewNonce;
+    const abs = (id: string, depth = 0): Point => {
+      const n = draft.nodes.find((x) => x.id === id);
+      const p = positions[id] ?? { x: 0, y: 0 };
+      const parent = n?.parentId && positions[n.parentId] && depth < 10 ? abs(n.parentId, depth + 1) : { x: 0, y: 0 };
+      return { x: p.x + parent.x, y: p.y + parent.y };
+    };
+    const boxes: Record<string, Placed> = {};
+    for (const n of draft.nodes) if (!n.parentId) boxes[n.id] = { ...abs(n.id), ...(sizes[n.id] ?? { width: 0, height: 0 }) };
+    const entryNode = draft.nodes.find((n) => n.type === "start" || typeInfo.get(n.type)?.entry) ?? draft.nodes.find((n) => !draft.edges.some((e) => e.target === n.id));
+    const { clientWidth, clientHeight } = wrapper.current;
+    void setViewport(initialViewport(Object.values(boxes), entryNode ? boxes[entryNode.id] : undefined, clientWidth, clientHeight)).then(() => setViewReady(viewNonce));
+  }, [draft, allPlaced, viewNonce, positions, sizes, typeInfo, setViewport]);
+
+  // A node selected from outside the canvas (the problem list, the trace) is brought into view.
+  useEffect(() => {
+    const n = selected ? getInternalNode(selected) : undefined;
+    const el = wrapper.current;
+    if (!n || !el) return;
+    const { x, y, zoom: z } = getViewport();
+    const p = n.internals.positionAbsolute;
+    const w = n.measured.width ?? 0;
+    const h = n.measured.height ?? 0;
+    const sx = p.x * z + x;
+    const sy = p.y * z + y;
+    if (sx >= 0 && sy >= 0 && sx + w * z <= el.clientWidth && sy + h * z <= el.clientHeight) return;
+    void setCenter(p.x + w / 2, p.y + h / 2, { zoom: z, duration: 200 });
+  }, [selected, getInternalNode, getViewport, setCenter]);
+
+  const nodes: Node[] = useMemo(() => {
+    if (!draft) return [];
+    const ids = new Set(draft.nodes.map((n) => n.id));
+    const depth = (id: string, seen = 0): number => {
+      const p = draft.nodes.find((n) => n.id === id)?.parentId;
+      return p && ids.has(p) && seen < 10 ? 1 + depth(p, seen + 1) : 0;
+    };
+    // Parents must come before their children for React Flow.
+    return [...draft.nodes]
+      .sort((a, b) => depth(a.id) - depth(b.id))
+      .filter((n) => positions[n.id])
+      .map((n) => {
+        const info = typeInfo.get(n.type);
+        const container = isContainerType(n.type);
+        const size = sizes[n.id]!;
+        const data: CardData = {
+          node: n,
+          workflow: draft,
+          ports: ports[n.id] ?? ["source"],
+          diagnostics: diagnostics.filter((d) => d.nodeId === n.id),
+          status: statuses[n.id],
+          highlight: highlights[n.id],
+          category: info?.category ?? "unknown",
+          label: info?.label ?? n.type,
+          container,
+          entry: n.type === "start" || !!info?.containerStart || n.type.startsWith("trigger"),
+        };
+        return {
+          id: n.id,
+          type: "card",
+          position: positions[n.id]!,
+          data,
+          selected: n.id === selected,
+          draggable: n.canvas?.draggable !== false,
+          ...(n.parentId && ids.has(n.parentId) ? { parentId: n.parentId, extent: "parent" as const } : {}),
+          width: size.width,
+          height: size.height,
+          style: { width: size.width, height: size.height },
+          zIndex: container ? 0 : 1,
+        };
+      });
+  }, [draft, positions, sizes, ports, diagnostics, statuses, highlights, typeInfo, selected]);
+
+  const edges: Edge[] = useMemo(
+    () =>
+      (draft?.edges ?? []).map((e) => ({
+        id: edgeKey(e),
+        source: e.source,
+        target: e.target,
+        sourceHandle: e.sourcePort,
+        targetHandle: "target",
+        animated: statuses[e.source] === "succeeded" && statuses[e.target] === "running",
+        className: statuses[e.source] && statuses[e.target] && statuses[e.target] !== "skipped" ? "ran" : "",
+        // No zIndex: edges stay under the cards (React Flow lifts edges between a container's children to the
+        // children's level itself, so they still show above the container).
+      })),
+    [draft, statuses],
+  );
+
+  const onNodesChange = useCallback(
+    (changes: NodeChange[]) => {
+      // Dragging writes the position into the draft (saved with the next version); React Flow owns nothing else.
+      const moved: Record<string, Point> = {};
+      for (const c of changes) if (c.type === "position" && c.position && c.dragging !== undefined) moved[c.id] = { x: Math.round(c.position.x), y: Math.round(c.position.y) };
+      if (Object.keys(moved).length) moveNodes(moved, true);
+    },
+    [moveNodes],
+  );
+
+  const onConnect = useCallback(
+    (c: Connection) => {
+      const wf = useStore.getState().draft;
+      if (!wf || !c.source || !c.target) return;
+      const e = { source: c.source, sourcePort: c.sourceHandle ?? "source", target: c.target };
+      if (wf.edges.some((x) => edgeKey(x) === edgeKey(e))) return;
+      setDraft({ ...wf, edges: [...wf.edges, e] });
+    },
+    [setDraft],
+  );
+
+  const onDelete = useCallback(
+    ({ nodes: dn, edges: de }: { nodes: Node[]; edges: Edge[] }) => {
+      const wf = useStore.getState().draft;
+      if (!wf) return;
+      const gone = new Set(dn.map((n) => n.id));
+      const goneEdges = new Set(de.map((e) => e.id));
+      setDraft({
+        ...wf,
+        nodes: wf.nodes.filter((n) => !gone.has(n.id) && !(n.parentId && gone.has(n.parentId))),
+        edges: wf.edges.filter((e) => !goneEdges.has(edgeKey(e)) && !gone.has(e.source) && !gone.has(e.target)),
+      });
+      if (dn.some((n) => n.id === useStore.getState().selected)) select(undefined);
+    },
+    [setDraft, select],
+  );
+
+  return (
+    <div ref={wrapper} data-view={viewReady === viewNonce ? "ready" : "pending"} className={`flow-wrap ${zoom < 0.6 ? "far" : ""}`} style={{ "--zoom": zoom } as React.CSSProperties}>
+      <ReactFlow
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        onNodesChange={onNodesChange}
+        onNodeClick={(_, n) => select(n.id)}
+        onPaneClick={() => select(undefined)}
+        onConnect={onConnect}
+        onDelete={onDelete}
+        deleteKeyCode={["Delete"]}
+        minZoom={0.1}
+        maxZoom={2}
+        proOptions={{ hideAttribution: true }}
+      >
+        <Background gap={16} />
+        <MiniMap
+          pannable
+          zoomable
+          ariaLabel="minimap"
+          nodeColor={(n) => ((n.data as CardData).container ? "rgba(11,165,236,0.15)" : categoryColor((n.data as CardData).category))}
+          nodeStrokeColor={(n) => (n.selected ? "#2f6bff" : "transparent")}
+          nodeBorderRadius={6}
+          maskColor="rgba(240, 242, 247, 0.6)"
+          style={{ width: 220, height: 140 }}
+        />
+        {/* Fit shows as much as fits while titles stay legible; the wheel and − zoom out further. */}
+        <Controls showInteractive={false} fitViewOptions={{ padding: 0.1, maxZoom: 1, minZoom: FIT_MIN_ZOOM }} />
+        <ZoomReadout />
+      </ReactFlow>
+    </div>
+  );
+}
+
+export function Canvas() {
+  return (
+    <div className="canvas" data-testid="canvas">
+      <ReactFlowProvider>
+        <Flow />
+      </ReactFlowProvider>
+    </div>
+  );
+}

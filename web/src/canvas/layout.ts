@@ -1,0 +1,132 @@
+import ELK, { type ElkNode } from "elkjs/lib/elk-api.js";
+import elkWorkerUrl from "elkjs/lib/elk-worker.min.js?url";
+import type { WfNode, Workflow } from "../types";
+
+// The layout engine runs in a Web Worker so a large graph never blocks the page.
+const elk = new ELK({ workerUrl: elkWorkerUrl });
+
+export const CARD_WIDTH = 244;
+export const HEAD_HEIGHT = 40;
+export const PORT_ROW = 26;
+const CONTAINER_PAD = { top: 56, side: 24, bottom: 24 };
+
+export const isContainerType = (t: string) => t === "iteration" || t === "loop";
+
+export interface Point {
+  x: number;
+  y: number;
+}
+export interface Size {
+  width: number;
+  height: number;
+}
+export type Placed = Point & Size;
+
+/** Whether a card lists its ports as rows (branching nodes) or shows one summary line. */
+export const portRows = (ports: string[]) => ports.length > 1 || (ports.length === 1 && ports[0] !== "source");
+
+export function cardHeight(ports: string[]): number {
+  return portRows(ports) ? HEAD_HEIGHT + ports.length * PORT_ROW + 8 : HEAD_HEIGHT + 30;
+}
+
+const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
+/** The position saved with the node (Dify's `position`, relative to its container), if any. */
+export function savedPosition(n: WfNode): Point | undefined {
+  const p = n.canvas?.position as Partial<Point> | undefined;
+  return p && finite(p.x) && finite(p.y) ? { x: p.x, y: p.y } : undefined;
+}
+
+function parentOf(wf: Workflow, n: WfNode): string | undefined {
+  return n.parentId && wf.nodes.some((x) => x.id === n.parentId) ? n.parentId : undefined;
+}
+
+/** Card sizes, containers sized to hold their body (at least their saved size). */
+export function sizesOf(wf: Workflow, ports: Record<string, string[]>, pos: Record<string, Point>): Record<string, Size> {
+  const out: Record<string, Size> = {};
+  const size = (n: WfNode): Size => {
+    if (out[n.id]) return out[n.id]!;
+    if (!isContainerType(n.type)) return (out[n.id] = { width: CARD_WIDTH, height: cardHeight(ports[n.id] ?? ["source"]) });
+    let width = Math.max(CARD_WIDTH + 40, finite(n.canvas?.width) ? (n.canvas!.width as number) : 0);
+    let height = Math.max(140, finite(n.canvas?.height) ? (n.canvas!.height as number) : 0);
+    for (const c of wf.nodes.filter((x) => parentOf(wf, x) === n.id)) {
+      const p = pos[c.id];
+      if (!p) continue;
+      const s = size(c);
+      width = Math.max(width, p.x + s.width + CONTAINER_PAD.side);
+      height = Math.max(height, p.y + s.height + CONTAINER_PAD.bottom);
+    }
+    return (out[n.id] = { width, height });
+  };
+  for (const n of wf.nodes) size(n);
+  return out;
+}
+
+/**
+ * Layered left-to-right layout of every node. Containers are laid out inside-out: each body is placed first,
+ * which fixes the container's size, then its level. Positions are relative to the parent, as React Flow wants.
+ */
+export async function autoLayout(wf: Workflow, ports: Record<string, string[]>): Promise<Record<string, Point>> {
+  const pos: Record<string, Point> = {};
+  const dims: Record<string, Size> = {};
+  async function level(parent: string | undefined): Promise<Size> {
+    const nodes = wf.nodes.filter((n) => parentOf(wf, n) === parent);
+    for (const n of nodes) {
+      if (isContainerType(n.type)) {
+        const inner = await level(n.id);
+        dims[n.id] = {
+          width: Math.max(CARD_WIDTH + 40, inner.width + CONTAINER_PAD.side * 2),
+          height: Math.max(140, inner.height + CONTAINER_PAD.top + CONTAINER_PAD.bottom),
+        };
+      } else dims[n.id] = { width: CARD_WIDTH, height: cardHeight(ports[n.id] ?? ["source"]) };
+    }
+    const here = new Set(nodes.map((n) => n.id));
+    const graph: ElkNode = {
+      id: parent ?? "root",
+      layoutOptions: {
+        "elk.algorithm": "layered",
+        "elk.direction": "RIGHT",
+        "elk.spacing.nodeNode": "40",
+        "elk.layered.spacing.nodeNodeBetweenLayers": "80",
+        "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
+      },
+      children: nodes.map((n) => ({ id: n.id, ...dims[n.id]! })),
+      edges: wf.edges
+        .filter((e) => here.has(e.source) && here.has(e.target))
+        .map((e, i) => ({ id: `e${i}`, sources: [e.source], targets: [e.target] })),
+    };
+    const res = await elk.layout(graph);
+    let width = 0;
+    let height = 0;
+    for (const c of res.children ?? []) {
+      pos[c.id] = { x: (c.x ?? 0) + (parent ? CONTAINER_PAD.side : 0), y: (c.y ?? 0) + (parent ? CONTAINER_PAD.top : 0) };
+      width = Math.max(width, (c.x ?? 0) + dims[c.id]!.width);
+      height = Math.max(height, (c.y ?? 0) + dims[c.id]!.height);
+    }
+    return { width, height };
+  }
+  await level(undefined);
+  return pos;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/**
+ * Positions for the nodes that have none: the automatic layout, shifted per container level so it lines up
+ * with the nodes that keep their saved positions. Nodes with a saved position never move.
+ */
+export async function positionsForMissing(wf: Workflow, ports: Record<string, string[]>): Promise<Record<string, Point>> {
+  const missing = wf.nodes.filter((n) => !savedPosition(n));
+  if (missing.length === 0) return {};
+  const auto = await autoLayout(wf, ports);
+  const out: Record<string, Point> = {};
+  const levels = new Set(missing.map((n) => parentOf(wf, n) ?? ""));
+  for (const lv of levels) {
+    const siblings = wf.nodes.filter((n) => (parentOf(wf, n) ?? "") === lv);
+    const anchored = siblings.filter((n) => savedPosition(n) && auto[n.id]);
+    const dx = median(anchored.map((n) => savedPosition(n)!.x - auto[n.id]!.x));
+    const dy = median(anchored.map((n) => savedPosition(n)!.y - auto[n.id]!.y));
+    for (const n of siblings) if (!savedPosition(n) && auto[n.id]) out[n.id] = { x: auto[n.id]!.x + dx, y: auto[n.id]!.y + dy };
+  }
+  return out;
+}

@@ -1,0 +1,51 @@
+import type { Placed } from "./layout";
+
+/**
+ * The zoom a large workflow's first view is drawn at: card titles are 14 px, summaries 12 px, so titles are
+ * 10.5 px on screen and the smallest text 9 px. Users can still zoom out further themselves.
+ */
+export const READABLE_ZOOM = 0.75;
+/**
+ * A workflow that fits whole at this zoom or more opens fitted: below 0.75 card text grows (styles.css) so
+ * titles stay ≥ 11 px and summaries ≥ 9 px on screen, and a small flow seen whole beats a cut-off one.
+ */
+export const INITIAL_FIT_MIN_ZOOM = 0.6;
+export const MAX_INITIAL_ZOOM = 1;
+/** The Fit control stops here: titles scale up below 0.6 (see styles.css), so they stay about 11 px on screen. */
+export const FIT_MIN_ZOOM = 0.5;
+
+export interface Viewport {
+  x: number;
+  y: number;
+  zoom: number;
+}
+
+/**
+ * The first view of a workflow: everything, if it fits at a readable zoom; otherwise readable, starting from
+ * the entry node at the left edge, vertically centred on it, the way people read a flow.
+ */
+export function initialViewport(boxes: Placed[], entry: Placed | undefined, width: number, height: number): Viewport {
+  if (boxes.length === 0 || width <= 0 || height <= 0) return { x: 0, y: 0, zoom: 1 };
+  const minX = Math.min(...boxes.map((b) => b.x));
+  const minY = Math.min(...boxes.map((b) => b.y));
+  const maxX = Math.max(...boxes.map((b) => b.x + b.width));
+  const maxY = Math.max(...boxes.map((b) => b.y + b.height));
+  const pad = 48;
+  const fit = Math.min((width - 2 * pad) / (maxX - minX), (height - 2 * pad) / (maxY - minY));
+  if (fit >= INITIAL_FIT_MIN_ZOOM) {
+    const zoom = Math.min(fit, MAX_INITIAL_ZOOM);
+    return {
+      zoom,
+      x: (width - (maxX - minX) * zoom) / 2 - minX * zoom,
+      y: (height - (maxY - minY) * zoom) / 2 - minY * zoom,
+    };
+  }
+  const zoom = READABLE_ZOOM;
+  const anchor = entry ?? boxes[0]!;
+  const x = pad - minX * zoom;
+  if ((maxY - minY) * zoom <= height - 2 * pad) return { zoom, x, y: (height - (maxY - minY) * zoom) / 2 - minY * zoom };
+  // Taller than the view: start from the top, unless that leaves the entry out of sight.
+  const top = pad - minY * zoom;
+  const entryBottom = (anchor.y + anchor.height) * zoom + top;
+  return { zoom, x, y: entryBottom <= height - pad ? top : height / 2 - (anchor.y + anchor.height / 2) * zoom };
+}

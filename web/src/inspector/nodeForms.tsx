@@ -1,0 +1,90 @@
+import type { ReactNode } from "react";
+import { CodeEditor } from "./CodeEditor";
+import { ConditionBuilder } from "./ConditionBuilder";
+import { BindingList, CodeOutputs, CodeWithLanguage, ModelField, PromptMessages, StartVariables } from "./widgets";
+
+type Any = Record<string, any>;
+
+export interface SectionProps {
+  nodeId: string;
+  config: Any;
+  /** Merge a patch into the config (undefined removes a key). */
+  patch: (p: Any) => void;
+  /** Replace the whole config (sections that rewrite a layout, e.g. legacy if-else). */
+  replace: (c: Any) => void;
+  removeEdgesFrom: (port: string) => void;
+}
+
+/** A titled part of a node's inspector that edits some config keys with a purpose-built widget. */
+export interface Section {
+  title: string;
+  keys: string[];
+  render: (p: SectionProps) => ReactNode;
+}
+
+/**
+ * Per node type, the fields that deserve more than the generated form: they come first, in this order; every
+ * other field of the schema follows in the generated form. `hide` names keys nobody should edit by hand.
+ */
+export const NODE_FORMS: Record<string, { sections: Section[]; hide?: string[] }> = {
+  start: { sections: [{ title: "Inputs", keys: ["variables"], render: (p) => <StartVariables value={p.config.variables} onChange={(variables) => p.patch({ variables })} /> }] },
+  end: { sections: [{ title: "Outputs", keys: ["outputs"], render: (p) => <BindingList nodeId={p.nodeId} value={p.config.outputs} onChange={(outputs) => p.patch({ outputs })} testId="end-outputs" nameLabel="output name" /> }] },
+  llm: {
+    sections: [
+      { title: "Model", keys: ["model"], render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} /> },
+      { title: "Prompt", keys: ["prompt_template"], render: (p) => <PromptMessages nodeId={p.nodeId} value={p.config.prompt_template} onChange={(prompt_template) => p.patch({ prompt_template })} /> },
+    ],
+  },
+  "question-classifier": { sections: [{ title: "Model", keys: ["model"], render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} /> }] },
+  "parameter-extractor": { sections: [{ title: "Model", keys: ["model"], render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} /> }] },
+  "if-else": {
+    sections: [
+      {
+        title: "Conditions",
+        keys: ["cases", "conditions", "logical_operator"],
+        render: (p) => <ConditionBuilder nodeId={p.nodeId} config={p.config} onChange={p.replace} onCaseRemoved={p.removeEdgesFrom} />,
+      },
+    ],
+  },
+  code: {
+    sections: [
+      { title: "Input variables", keys: ["variables"], render: (p) => <BindingList nodeId={p.nodeId} value={p.config.variables} onChange={(variables) => p.patch({ variables })} testId="code-inputs" nameLabel="argument" /> },
+      { title: "Code", keys: ["code", "code_language"], render: (p) => <CodeWithLanguage config={p.config} onChange={p.patch} /> },
+      { title: "Outputs", keys: ["outputs"], render: (p) => <CodeOutputs value={p.config.outputs} onChange={(outputs) => p.patch({ outputs })} /> },
+    ],
+  },
+  "template-transform": {
+    sections: [
+      { title: "Input variables", keys: ["variables"], render: (p) => <BindingList nodeId={p.nodeId} value={p.config.variables} onChange={(variables) => p.patch({ variables })} testId="template-inputs" nameLabel="name" /> },
+      { title: "Template (Jinja2)", keys: ["template"], render: (p) => <CodeEditor value={String(p.config.template ?? "")} onChange={(template) => p.patch({ template })} language="jinja2" testId="template-editor" /> },
+    ],
+  },
+};
+
+/**
+ * Choices for fields the schemas keep as free strings (real files carry values beyond Dify's list, which stay
+ * selectable), shown as selects.
+ */
+export const FIELD_OPTIONS: Record<string, Record<string, string[]>> = {
+  "http-request": {
+    method: ["get", "post", "put", "patch", "delete", "head"],
+    "authorization.type": ["no-auth", "api-key"],
+    "authorization.config.type": ["basic", "bearer", "custom"],
+    "body.type": ["none", "form-data", "x-www-form-urlencoded", "json", "raw-text", "binary"],
+  },
+  "knowledge-retrieval": { retrieval_mode: ["single", "multiple"] },
+  "parameter-extractor": { reasoning_mode: ["prompt", "function_call"] },
+  "variable-aggregator": { output_type: ["string", "number", "boolean", "object", "array[string]", "array[number]", "array[object]", "array[file]", "file", "any"] },
+  iteration: { error_handle_mode: ["terminated", "continue-on-error", "remove-abnormal-output"] },
+  loop: { error_handle_mode: ["terminated", "continue-on-error"], logical_operator: ["and", "or"] },
+};
+
+/** Config paths that hold Dify template text, edited with variable chips. */
+export const TEMPLATE_PATHS: Record<string, string[]> = {
+  answer: ["answer"],
+  "http-request": ["url", "headers", "params", "body.data"],
+  "question-classifier": ["instruction", "instructions"],
+  "parameter-extractor": ["instruction"],
+  llm: ["memory.query_prompt_template"],
+  "tool-call": ["instruction"],
+};
