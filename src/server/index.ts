@@ -8,7 +8,6 @@ import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { RunHub } from "./hub.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
-import { MemoryFileService } from "../tools/files.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";
@@ -40,8 +39,7 @@ export interface RunningServer {
 export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise<ServerDeps> {
   const stores = await openStores(o.db, { synchronous: o.synchronous });
   const { runs, apps } = stores;
-  // Uploads and file inputs need a file store; without a configured one they live in memory.
-  const services = { ...o.services, files: o.services?.files ?? new MemoryFileService() };
+  const services = o.services ?? {};
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
   return {
     stores,

@@ -356,6 +356,77 @@ function describeConversations(target: StoreTarget): void {
       expect(await conversations.get(c.id)).toBeUndefined();
       expect((await conversations.get(other.id))?.dialogueCount).toBe(0);
     }));
+
+  it("conversations: the service API's belong to one end user, page in each sort order, renamed, deleted with their messages", () =>
+    withStores(target, async ({ conversations }) => {
+      const tick = () => new Promise((r) => setTimeout(r, 3));
+      const made: Record<string, string> = {};
+      for (const [name, user] of [["c1", "u"], ["c2", "u"], ["c3", "u"], ["c4", "other"]] as const) {
+        made[name] = (await conversations.create("a", { user, name, inputs: { x: name } })).id;
+        await tick();
+      }
+      const studio = await conversations.create("a");
+      expect(studio).toMatchObject({ user: "", name: "", inputs: {} });
+      // Activity order: c2, then c1, then c3 last.
+      for (const n of ["c2", "c1", "c3"]) {
+        await conversations.finishTurn(made[n]!, { n });
+        await tick();
+      }
+      const names = async (o: Parameters<typeof conversations.list>[2]) => {
+        const page = await conversations.list("a", "u", o);
+        return page && { names: page.data.map((c) => c.name), more: page.hasMore };
+      };
+      expect(await names({ limit: 2 })).toEqual({ names: ["c3", "c1"], more: true });
+      expect(await names({ limit: 2, lastId: made.c1 })).toEqual({ names: ["c2"], more: false });
+      expect(await names({ limit: 5, sort: "created_at" })).toEqual({ names: ["c1", "c2", "c3"], more: false });
+      expect(await names({ limit: 1, sort: "-created_at", lastId: made.c3 })).toEqual({ names: ["c2"], more: true });
+      expect(await names({ limit: 2, lastId: made.c4 })).toBeUndefined();
+      await conversations.rename(made.c2!, "renamed ü");
+      expect(await conversations.get(made.c2!)).toMatchObject({ name: "renamed ü", inputs: { x: "c2" }, user: "u" });
+      expect((await names({ limit: 1 }))?.names).toEqual(["renamed ü"]);
+
+      const c1 = made.c1!;
+      const msg = (id: string, createdAt: number) =>
+        conversations.addMessage({
+          id,
+          conversationId: c1,
+          appId: "a",
+          user: "u",
+          runId: `run-${id}`,
+          query: `q ${id}`,
+          answer: "",
+          inputs: {},
+          files: [],
+          status: "normal",
+          createdAt,
+          updatedAt: createdAt,
+        });
+      for (const [id, t] of [["m1", 1], ["m2", 2], ["m3", 3], ["m4", 3]] as const) await msg(id, t);
+      const mids = async (o: { firstId?: string; limit: number }) => {
+        const page = await conversations.listMessages(c1, o);
+        return page && { ids: page.data.map((m) => m.id), more: page.hasMore };
+      };
+      expect(await mids({ limit: 2 })).toEqual({ ids: ["m3", "m4"], more: true });
+      expect(await mids({ limit: 2, firstId: "m3" })).toEqual({ ids: ["m1", "m2"], more: false });
+      expect(await mids({ limit: 10, firstId: "m1" })).toEqual({ ids: [], more: false });
+      expect(await mids({ limit: 2, firstId: "nope" })).toBeUndefined();
+      await conversations.updateMessage("m2", { answer: "done ✓", status: "error", error: "boom", updatedAt: 8 });
+      expect(await conversations.getMessage("m2")).toMatchObject({
+        answer: "done ✓",
+        status: "error",
+        error: "boom",
+        query: "q m2",
+      });
+      await conversations.updateMessage("m3", { status: "paused" });
+      expect((await conversations.getMessage("m3"))?.status).toBe("paused");
+      expect((await conversations.messages(c1)).map((m) => m.id)).toEqual(["m1", "m2", "m3", "m4"]);
+      expect(await conversations.delete(c1)).toBe(true);
+      expect(await conversations.delete(c1)).toBe(false);
+      expect(await conversations.messages(c1)).toEqual([]);
+      expect(await conversations.getMessage("m1")).toBeUndefined();
+      await conversations.deleteApp("a");
+      expect(await conversations.get(studio.id)).toBeUndefined();
+    }));
 }
 
 /** Two connections to one database: what two servers or workers see of each other's writes. */
@@ -555,84 +626,5 @@ function describeServiceApi(target: StoreTarget): void {
       await service.putUpload({ id: "up1", appId: "a", user: "u", file, createdAt: 7 });
       expect(await service.getUpload("up1")).toEqual({ id: "up1", appId: "a", user: "u", file, createdAt: 7 });
       expect(await service.getUpload("nope")).toBeUndefined();
-    }));
-
-  it("service API: conversations page per user in each sort order; messages page backwards, oldest first", () =>
-    withStores(target, async ({ service }) => {
-      const conv = (id: string, user: string, createdAt: number, updatedAt: number) =>
-        service.createConversation({
-          id,
-          appId: "a",
-          user,
-          name: id,
-          inputs: { x: id },
-          variables: {},
-          createdAt,
-          updatedAt,
-        });
-      await conv("c1", "u", 10, 40);
-      await conv("c2", "u", 20, 30);
-      await conv("c3", "u", 30, 50);
-      await conv("c4", "other", 40, 60);
-      const ids = async (o: Parameters<typeof service.listConversations>[2]) => {
-        const page = await service.listConversations("a", "u", o);
-        return page && { ids: page.data.map((c) => c.id), more: page.hasMore };
-      };
-      expect(await ids({ limit: 2 })).toEqual({ ids: ["c3", "c1"], more: true });
-      expect(await ids({ limit: 2, lastId: "c1" })).toEqual({ ids: ["c2"], more: false });
-      expect(await ids({ limit: 5, sort: "created_at" })).toEqual({ ids: ["c1", "c2", "c3"], more: false });
-      expect(await ids({ limit: 1, sort: "-created_at", lastId: "c3" })).toEqual({ ids: ["c2"], more: true });
-      expect(await ids({ limit: 2, lastId: "c4" })).toBeUndefined();
-      await service.updateConversation("c2", { name: "renamed", variables: { n: [1, "ü"] }, updatedAt: 99 });
-      expect(await service.getConversation("c2")).toMatchObject({
-        name: "renamed",
-        variables: { n: [1, "ü"] },
-        updatedAt: 99,
-        inputs: { x: "c2" },
-      });
-      expect((await ids({ limit: 1 }))?.ids).toEqual(["c2"]);
-
-      const msg = (id: string, createdAt: number) =>
-        service.addMessage({
-          id,
-          conversationId: "c1",
-          appId: "a",
-          user: "u",
-          runId: `run-${id}`,
-          query: `q ${id}`,
-          answer: "",
-          inputs: {},
-          files: [],
-          status: "normal",
-          createdAt,
-          updatedAt: createdAt,
-        });
-      for (const [id, t] of [
-        ["m1", 1],
-        ["m2", 2],
-        ["m3", 3],
-        ["m4", 3],
-      ] as const)
-        await msg(id, t);
-      const mids = async (o: { firstId?: string; limit: number }) => {
-        const page = await service.listMessages("c1", o);
-        return page && { ids: page.data.map((m) => m.id), more: page.hasMore };
-      };
-      expect(await mids({ limit: 2 })).toEqual({ ids: ["m3", "m4"], more: true });
-      expect(await mids({ limit: 2, firstId: "m3" })).toEqual({ ids: ["m1", "m2"], more: false });
-      expect(await mids({ limit: 10, firstId: "m1" })).toEqual({ ids: [], more: false });
-      expect(await mids({ limit: 2, firstId: "nope" })).toBeUndefined();
-      await service.updateMessage("m2", { answer: "done ✓", status: "error", error: "boom", updatedAt: 8 });
-      expect(await service.getMessage("m2")).toMatchObject({
-        answer: "done ✓",
-        status: "error",
-        error: "boom",
-        query: "q m2",
-      });
-      expect((await service.conversationMessages("c1")).map((m) => m.id)).toEqual(["m1", "m2", "m3", "m4"]);
-      expect(await service.deleteConversation("c1")).toBe(true);
-      expect(await service.deleteConversation("c1")).toBe(false);
-      expect(await service.conversationMessages("c1")).toEqual([]);
-      expect(await service.getMessage("m1")).toBeUndefined();
     }));
 }
