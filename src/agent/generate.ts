@@ -1,5 +1,4 @@
-import { analyse } from "../analysis/index.js";
-import { compactToWorkflow, type CompactOptions } from "../dsl/compact/to-ir.js";
+import type { CompactOptions } from "../dsl/compact/to-ir.js";
 import { variableSummary } from "../dsl/compact/summary.js";
 import { workflowToCompact } from "../dsl/compact/from-ir.js";
 import { runWorkflow } from "../engine/run.js";
@@ -7,7 +6,8 @@ import { formatDiagnostic, type Diagnostic } from "../ir/diagnostics.js";
 import type { ChatMessage, ExecServices, LlmService, ModelRef } from "../ir/services.js";
 import type { AppMode, Workflow } from "../ir/workflow.js";
 import { feedbackPrompt, systemPrompt, turnPrompt } from "./prompts.js";
-import { parseAnswer, type AnswerSections, type RepairRecord } from "./repair/index.js";
+import { readAnswer } from "./answer.js";
+import type { AnswerSections, RepairRecord } from "./repair/index.js";
 
 export interface GenerateOptions {
   llm: LlmService;
@@ -46,8 +46,18 @@ export interface GenerationResult {
   turn: ChatMessage[];
 }
 
-function errors(ds: Diagnostic[]): Diagnostic[] {
-  return ds.filter((d) => d.severity === "error");
+/** Each example input run on a workflow that validated: a failed or empty run is a problem to feed back. */
+async function testRunProblems(workflow: Workflow, o: GenerateOptions): Promise<Diagnostic[]> {
+  const problems: Diagnostic[] = [];
+  for (const [i, inputs] of (o.testInputs ?? []).entries()) {
+    const run = await runWorkflow(workflow, { inputs, services: o.services, signal: o.signal });
+    if (run.status === "failed") {
+      problems.push({ code: `run.${run.error?.code ?? "failed"}`, severity: "error", nodeId: run.error?.nodeId, message: `test run ${i + 1} failed: ${run.error?.message}` });
+    } else if (Object.keys(run.outputs).length === 0 || Object.values(run.outputs).every((v) => v === null || v === "")) {
+      problems.push({ code: "run.empty_output", severity: "error", message: `test run ${i + 1} produced no output` });
+    }
+  }
+  return problems;
 }
 
 /**
@@ -62,25 +72,8 @@ export async function generateWorkflow(o: GenerateOptions): Promise<GenerationRe
   let best: GenerationResult | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const resp = await o.llm.chat({ model: o.model, messages, signal: o.signal });
-    const parsed = parseAnswer(resp.text, { repair: true });
-    const problems: Diagnostic[] = [...errors(parsed.diagnostics)];
-    let workflow: Workflow | undefined;
-    if (problems.length === 0 && parsed.json !== undefined) {
-      const conv = compactToWorkflow(parsed.json, { name: o.name ?? o.current?.name, mode: o.mode ?? o.current?.mode, ...o.compact });
-      problems.push(...errors(conv.diagnostics));
-      workflow = conv.workflow;
-      if (workflow && problems.length === 0) problems.push(...errors(analyse(workflow).diagnostics));
-      if (workflow && problems.length === 0 && o.testInputs?.length) {
-        for (const [i, inputs] of o.testInputs.entries()) {
-          const run = await runWorkflow(workflow, { inputs, services: o.services, signal: o.signal });
-          if (run.status === "failed") {
-            problems.push({ code: `run.${run.error?.code ?? "failed"}`, severity: "error", nodeId: run.error?.nodeId, message: `test run ${i + 1} failed: ${run.error?.message}` });
-          } else if (Object.keys(run.outputs).length === 0 || Object.values(run.outputs).every((v) => v === null || v === "")) {
-            problems.push({ code: "run.empty_output", severity: "error", message: `test run ${i + 1} produced no output` });
-          }
-        }
-      }
-    }
+    const { parsed, workflow, problems } = readAnswer(resp.text, { name: o.name ?? o.current?.name, mode: o.mode ?? o.current?.mode, ...o.compact });
+    if (workflow && problems.length === 0 && o.testInputs?.length) problems.push(...(await testRunProblems(workflow, o)));
     const passed = problems.length === 0 && !!workflow;
     const rec: GenerationAttempt = { attempt, answer: resp.text, repairs: parsed.repairs, problems, passed };
     attempts.push(rec);

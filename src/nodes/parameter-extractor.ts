@@ -6,6 +6,7 @@ import type { ValueType } from "../ir/types.js";
 import { commonFields, defineNode, ModelSchema, Sel, SOURCE, templateInputs, textField } from "./common.js";
 import { makeDiagnostic } from "./diagnostics.js";
 import { appendToLastUser, callModel, historyText, MemorySchema, memoryInputs, memoryTexts, parseJsonObject, readHistory, redactParts, usageOutput, VisionSchema, visionInputs, visionParts } from "./model-call.js";
+import { own } from "../util/own.js";
 
 const ParameterSchema = z
   .object({
@@ -48,7 +49,8 @@ const LEGACY: Record<string, ParamType> = { bool: "boolean", select: "string" };
 /** The parameter's type after legacy names are mapped (`bool` → boolean, `select` → string). */
 export function paramType(raw: string): ParamType | undefined {
   const t = raw.trim();
-  if (t in LEGACY) return LEGACY[t];
+  const legacy = own(LEGACY, t);
+  if (legacy) return legacy;
   return (PARAM_TYPES as readonly string[]).includes(t) ? (t as ParamType) : undefined;
 }
 

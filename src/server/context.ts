@@ -6,7 +6,7 @@ import type { Stores } from "../store/open.js";
 import type { RunStore } from "../store/runs.js";
 import { ApiError } from "./errors.js";
 import type { RunHub } from "./hub.js";
-import { MAX_JSON_DEPTH, tooDeepAt } from "./request-limits.js";
+import { MAX_JSON_DEPTH, tooDeepAt } from "../util/json-depth.js";
 
 /** What every route needs: the stores, the run hub and the model layer (absent when none is configured). */
 export interface ServerDeps {

@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../../ir/diagnostics.js";
+import { MAX_JSON_DEPTH, tooDeepAt } from "../../util/json-depth.js";
 import { asCompact, type Compact } from "./compact-graph.js";
 import { parseModelJson } from "./json.js";
 import { repairReferences } from "./references.js";
@@ -15,6 +16,9 @@ export { repairNodeSelection, parseNodeSelection, normaliseNodeName, usedTypes }
 export { readNodeSelection, type SelectionReading } from "./selection-reader.js";
 export { repairReferences } from "./references.js";
 export type { Compact } from "./compact-graph.js";
+
+/** Nodes read from one model answer. */
+export const MAX_ANSWER_NODES = 500;
 
 export interface ParsedAnswer {
   sections: AnswerSections;
@@ -59,6 +63,18 @@ export function parseAnswer(text: string, opts: { repair?: boolean } = {}): Pars
     }
   }
   if (value === undefined) return { sections, repairs, diagnostics };
+  // The repairs below recurse over params; refuse a runaway nesting before they do.
+  const deep = tooDeepAt(value);
+  if (deep) {
+    diagnostics.push({ code: "answer.too_deep", severity: "error", field: "workflow", message: `the workflow JSON nests deeper than ${MAX_JSON_DEPTH} levels (at ${deep.slice(0, 120)}); a workflow needs about 12` });
+    return { sections, repairs, diagnostics };
+  }
+  // The structural repairs are super-linear in nodes; a real workflow has tens, Dify's largest hundreds.
+  const count = Array.isArray((value as { nodes_info?: unknown })?.nodes_info) ? (value as { nodes_info: unknown[] }).nodes_info.length : 0;
+  if (count > MAX_ANSWER_NODES) {
+    diagnostics.push({ code: "answer.too_large", severity: "error", field: "workflow", message: `the workflow has ${count} nodes; at most ${MAX_ANSWER_NODES} are read from one answer` });
+    return { sections, repairs, diagnostics };
+  }
   let compact = asCompact(value);
   if (!compact) {
     diagnostics.push({ code: "answer.not_workflow", severity: "error", field: "workflow", message: "the JSON is not an object with a nodes_info list" });

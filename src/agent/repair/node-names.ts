@@ -1,3 +1,5 @@
+import { own } from "../../util/own.js";
+
 /** Node type strings of the compact vocabulary: display names and the aliases models write for them. */
 
 export const DISPLAY: Record<string, string> = {
@@ -61,5 +63,5 @@ export function normaliseNodeName(raw: string): string | undefined {
   const key = base.toLowerCase().replace(/[^a-z0-9]/g, "");
   if (!key) return undefined;
   for (const t of Object.keys(DISPLAY)) if (t.replace(/[^a-z0-9]/g, "") === key) return t;
-  return ALIASES[key];
+  return own(ALIASES, key);
 }

@@ -1,4 +1,5 @@
 import { type Compact, compactOutputs, isObj, parentOf, TEXT_REF } from "./compact-graph.js";
+import { own } from "../../util/own.js";
 import type { RepairRecord } from "./types.js";
 
 /** Text params (with {{#…#}} references) of each compact type. */
@@ -72,7 +73,7 @@ export function repairReferences(c: Compact): { compact: Compact; repairs: Repai
     if (n.type === "start") return n;
     const param = { ...n.param };
     // A text field written as a [var, id] tuple means the text {{#'id'.var#}}.
-    for (const k of TEXT_FIELDS[n.type] ?? []) {
+    for (const k of own(TEXT_FIELDS, n.type) ?? []) {
       const v = param[k];
       if (isTuple(v)) {
         param[k] = `{{#'${v[1]}'.${v[0]}#}}`;

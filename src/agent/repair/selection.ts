@@ -1,6 +1,7 @@
 import type { Compact } from "./compact-graph.js";
 import { DISPLAY } from "./node-names.js";
 import { readNodeSelection } from "./selection-reader.js";
+import { own } from "../../util/own.js";
 import type { RepairRecord } from "./types.js";
 
 export { normaliseNodeName } from "./node-names.js";
@@ -20,7 +21,7 @@ export function repairNodeSelection(selection: string | undefined, c: Compact): 
   const used = usedTypes(c);
   const missing = used.filter((t) => !declared.has(t));
   const extra = [...declared].filter((t) => !used.includes(t));
-  const text = used.map((t) => DISPLAY[t] ?? t).join(", ");
+  const text = used.map((t) => own(DISPLAY, t) ?? t).join(", ");
   if (!missing.length && !extra.length) return { selection: selection ?? text, repairs: [] };
   const parts = [missing.length ? `added ${missing.join(", ")}` : "", extra.length ? `removed ${extra.join(", ")}` : ""].filter(Boolean);
   return { selection: text, repairs: [{ kind: "selection", detail: `node_selection ${parts.join("; ")}` }] };

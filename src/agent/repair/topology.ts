@@ -1,4 +1,5 @@
 import { type Compact, type CNode, isObj, parentOf, referencedIds } from "./compact-graph.js";
+import { nameOf } from "../../util/own.js";
 import type { RepairRecord } from "./types.js";
 
 /**
@@ -9,6 +10,8 @@ import type { RepairRecord } from "./types.js";
 export function repairTopology(c: Compact): { compact: Compact; repairs: RepairRecord[] } {
   const nodes = c.nodes_info;
   const known = new Set(nodes.map((n) => n.id));
+  // Order is a function of ids; with a duplicate id there is none to find (the converter reports it).
+  if (known.size !== nodes.length) return { compact: c, repairs: [] };
   const index = new Map(nodes.map((n, i) => [n.id, i]));
   const deps = new Map<string, Set<string>>(nodes.map((n) => [n.id, new Set<string>()]));
   for (const n of nodes) {
@@ -16,7 +19,8 @@ export function repairTopology(c: Compact): { compact: Compact; repairs: RepairR
     for (const d of referencedIds(param, known)) if (d !== n.id) deps.get(n.id)!.add(d);
   }
   for (const e of c.edges) {
-    if (Array.isArray(e) && e.length === 3 && known.has(String(e[0])) && known.has(String(e[2]))) deps.get(String(e[2]))!.add(String(e[0]));
+    const [from, to] = Array.isArray(e) && e.length === 3 ? [nameOf(e[0]), nameOf(e[2])] : [];
+    if (from !== undefined && to !== undefined && known.has(from) && known.has(to)) deps.get(to)!.add(from);
   }
   const unitOf = (id: string) => (parentOf(id) && known.has(parentOf(id)!) ? parentOf(id)! : id);
   const rank = (n: CNode) => (n.type === "start" ? -1 : n.type === "end" ? 1 : 0);

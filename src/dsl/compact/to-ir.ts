@@ -3,6 +3,8 @@ import { describeNode } from "../../ir/describe.js";
 import { WorkflowSchema, type AppMode, type Workflow, type WorkflowEdge, type WorkflowNode } from "../../ir/workflow.js";
 import "../../nodes/index.js";
 import { getNodeType } from "../../ir/registry.js";
+import { MAX_JSON_DEPTH, tooDeepAt } from "../../util/json-depth.js";
+import { nameOf, own, textOf } from "../../util/own.js";
 import { START_TYPES, TOOL_ALIASES } from "./vocabulary.js";
 
 export interface CompactOptions {
@@ -111,10 +113,10 @@ function nodeConfig(c: Converter, type: string, p: Json, id: string, caseIds: Ma
           c.error("compact.bad_param", `variables[${i}] must be [name, type]`, id, `variables[${i}]`);
           return [];
         }
-        const t = String(v[1] ?? "string");
-        const dify = START_TYPES[t];
+        const t = v[1] ?? "string";
+        const dify = typeof t === "string" ? own(START_TYPES, t) : undefined;
         if (!dify) {
-          c.error("compact.bad_start_type", `input "${v[0]}" has type "${t}"; start inputs can be ${Object.keys(START_TYPES).join(", ")}`, id, `variables[${i}]`);
+          c.error("compact.bad_start_type", `input "${v[0]}" has type ${textOf(t)}; start inputs can be ${Object.keys(START_TYPES).join(", ")}`, id, `variables[${i}]`);
           return [];
         }
         return [{ variable: v[0], label: v[0], type: dify, required: false, ...(dify === "paragraph" ? { max_length: 32768 } : {}) }];
@@ -148,7 +150,11 @@ function nodeConfig(c: Converter, type: string, p: Json, id: string, caseIds: Ma
         },
       };
     case "question-classifier": {
-      const classes = c.list(p.classes, id, "classes").map((name, i) => ({ id: String(i + 1), name: String(name) }));
+      const classes = c.list(p.classes, id, "classes").flatMap((name, i) => {
+        const text = nameOf(name);
+        if (text === undefined) c.error("compact.bad_param", `classes[${i}] must be a class name, got ${textOf(name)}`, id, `classes[${i}]`);
+        return text === undefined ? [] : [{ id: String(i + 1), name: text }];
+      });
       classIds.set(id, classes.map((k) => k.id));
       return {
         type,
@@ -161,12 +167,15 @@ function nodeConfig(c: Converter, type: string, p: Json, id: string, caseIds: Ma
       };
     }
     case "code": {
-      const outputs: Json = {};
-      c.list(p.outputs, id, "outputs").forEach((o, i) => {
-        if (!Array.isArray(o) || typeof o[0] !== "string") c.error("compact.bad_param", `outputs[${i}] must be [name, type]`, id, `outputs[${i}]`);
-        else outputs[o[0]] = { type: String(o[1] ?? "string"), children: null };
+      const outputs = c.list(p.outputs, id, "outputs").flatMap((o, i) => {
+        if (!Array.isArray(o) || typeof o[0] !== "string" || (o[1] !== undefined && typeof o[1] !== "string")) {
+          c.error("compact.bad_param", `outputs[${i}] must be [name, type], got ${textOf(o)}`, id, `outputs[${i}]`);
+          return [];
+        }
+        return [[o[0], { type: o[1] ?? "string", children: null }] as const];
       });
-      return { type, config: { variables: c.bindings(p.variables, id, "variables"), code_language: "python3", code: typeof p.code === "string" ? p.code : "", outputs } };
+      // fromEntries defines own keys, so an output a model calls "__proto__" stays an output.
+      return { type, config: { variables: c.bindings(p.variables, id, "variables"), code_language: "python3", code: typeof p.code === "string" ? p.code : "", outputs: Object.fromEntries(outputs) } };
     }
     case "document-extractor":
       return { type, config: { variable_selector: c.ref(p.variable_selector, id, "variable_selector") ?? [], is_array_file: false } };
@@ -200,8 +209,12 @@ function nodeConfig(c: Converter, type: string, p: Json, id: string, caseIds: Ma
           }
           const sel = c.ref(cond[0], id, f);
           if (!sel) return [];
+          if (typeof cond[1] !== "string") {
+            c.error("compact.bad_param", `${f}: the operator must be a text such as "contains", got ${textOf(cond[1])}`, id, f);
+            return [];
+          }
           const value = cond.length > 2 ? (typeof cond[2] === "string" ? c.text(cond[2], id, f) : cond[2]) : undefined;
-          return [{ variable_selector: sel, comparison_operator: String(cond[1]), ...(value !== undefined ? { value } : {}) }];
+          return [{ variable_selector: sel, comparison_operator: cond[1], ...(value !== undefined ? { value } : {}) }];
         });
         return [{ case_id: i === 0 ? "true" : `case_${i + 1}`, logical_operator: k[0] === "or" ? "or" : "and", conditions }];
       });
@@ -210,7 +223,7 @@ function nodeConfig(c: Converter, type: string, p: Json, id: string, caseIds: Ma
     }
     case "list-operator": {
       const op = c.list(p.operator, id, "operator");
-      const kind = String(op[0] ?? "");
+      const kind = textOf(op[0] ?? "");
       const cfg: Json = {
         variable: c.ref(p.variable, id, "variable") ?? [],
         filter_by: { enabled: false, conditions: [] },
@@ -218,20 +231,24 @@ function nodeConfig(c: Converter, type: string, p: Json, id: string, caseIds: Ma
         order_by: { enabled: false, key: "", value: "asc" },
         limit: { enabled: false, size: 10 },
       };
-      if (kind === "filter_by") cfg.filter_by = { enabled: true, conditions: [{ key: "", comparison_operator: String(op[1] ?? "contains"), value: op[2] }] };
-      else if (kind === "extract_by") cfg.extract_by = { enabled: true, serial: String(op[1] ?? "1") };
-      else if (kind === "order_by") cfg.order_by = { enabled: true, key: "", value: op[1] === "desc" ? "desc" : "asc" };
-      else if (kind === "limit") cfg.limit = { enabled: true, size: Number(op[1] ?? 10) };
+      const arg = op[1];
+      if (kind === "filter_by" && arg !== undefined && typeof arg !== "string") c.error("compact.bad_param", `operator: filter_by takes an operator text, got ${textOf(arg)}`, id, "operator");
+      else if ((kind === "extract_by" || kind === "limit") && arg !== undefined && !(Number.isSafeInteger(Number(arg)) && Number(arg) >= 0 && nameOf(arg) !== undefined)) {
+        c.error("compact.bad_param", `operator: ${kind} takes a whole number, got ${textOf(arg)}`, id, "operator");
+      } else if (kind === "filter_by") cfg.filter_by = { enabled: true, conditions: [{ key: "", comparison_operator: arg ?? "contains", value: op[2] }] };
+      else if (kind === "extract_by") cfg.extract_by = { enabled: true, serial: nameOf(arg) ?? "1" };
+      else if (kind === "order_by") cfg.order_by = { enabled: true, key: "", value: arg === "desc" ? "desc" : "asc" };
+      else if (kind === "limit") cfg.limit = { enabled: true, size: Number(arg ?? 10) };
       else c.error("compact.bad_param", `operator kind "${kind}" is not one of filter_by, extract_by, order_by, limit`, id, "operator");
       return { type, config: cfg };
     }
     case "parameter-extractor": {
       const parameters = c.list(p.parameters, id, "parameters").flatMap((q, i) => {
-        if (!Array.isArray(q) || q.length < 3) {
-          c.error("compact.bad_param", `parameters[${i}] must be [description, name, type]`, id, `parameters[${i}]`);
+        if (!Array.isArray(q) || q.length < 3 || q.slice(0, 3).some((x) => typeof x !== "string")) {
+          c.error("compact.bad_param", `parameters[${i}] must be [description, name, type] texts, got ${textOf(q)}`, id, `parameters[${i}]`);
           return [];
         }
-        return [{ description: String(q[0]), name: String(q[1]), type: String(q[2]), required: true }];
+        return [{ description: q[0] as string, name: q[1] as string, type: q[2] as string, required: true }];
       });
       return {
         type,
@@ -265,7 +282,7 @@ function nodeConfig(c: Converter, type: string, p: Json, id: string, caseIds: Ma
     case "iteration-start":
       return { type, config: {} };
   }
-  const alias = TOOL_ALIASES[type];
+  const alias = own(TOOL_ALIASES, type);
   if (alias) {
     const params = alias.params(p);
     const tool_parameters: Json = {};
@@ -319,6 +336,9 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
     return { diagnostics: c.diags, ids: c.ids };
   };
   if (!isObj(input)) return fail("compact.not_object", "the workflow JSON must be an object with nodes_info and edges");
+  // Everything below recurses over params; a workflow nests about 12 levels.
+  const deep = tooDeepAt(input);
+  if (deep) return fail("compact.too_deep", `the workflow JSON nests deeper than ${MAX_JSON_DEPTH} levels (at ${deep.slice(0, 120)})`);
   if (!Array.isArray(input.nodes_info) || input.nodes_info.length === 0) return fail("compact.no_nodes", "nodes_info must be a non-empty list");
   const edgesRaw = input.edges ?? [];
   if (!Array.isArray(edgesRaw)) return fail("compact.bad_edges", "edges must be a list of [source, port, target]");
@@ -328,17 +348,24 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
   const nodes: WorkflowNode[] = [];
   const pendingOutputSel = new Map<string, unknown>();
   const raw = input.nodes_info as unknown[];
+  const written = new Map<string, string>(); // IR id → the compact id that took it
   // Ids are registered in list order, so a reference to a later node is reported (the format requires order).
   for (const [i, n] of raw.entries()) {
-    if (!isObj(n) || (typeof n.id !== "string" && typeof n.id !== "number") || typeof n.type !== "string") {
-      c.error("compact.bad_node", `nodes_info[${i}] must be {id, type, param}`, undefined, `nodes_info[${i}]`);
+    const cid = isObj(n) ? nameOf(n.id) : undefined;
+    if (!isObj(n) || cid === undefined || typeof n.type !== "string") {
+      c.error("compact.bad_node", `nodes_info[${i}] must be {id, type, param} with a text or number id and a text type`, undefined, `nodes_info[${i}]`);
       continue;
     }
-    const cid = String(n.id);
-    if (c.ids.has(cid)) {
-      c.error("compact.duplicate_id", `node id "${cid}" is used twice`, irId(cid), "id");
+    if (!/[A-Za-z0-9]/.test(cid)) {
+      c.error("compact.bad_node", `nodes_info[${i}] has the id ${JSON.stringify(cid)}; an id needs a letter or digit`, undefined, `nodes_info[${i}].id`);
       continue;
     }
+    const clash = written.get(irId(cid));
+    if (clash !== undefined) {
+      c.error("compact.duplicate_id", clash === cid ? `node id "${cid}" is used twice` : `node ids "${clash}" and "${cid}" are the same id once written for Dify (${irId(cid)})`, irId(cid), "id");
+      continue;
+    }
+    written.set(irId(cid), cid);
     c.ids.set(cid, irId(cid));
     c.types.set(cid, n.type);
     const p = isObj(n.param) ? n.param : {};
@@ -386,14 +413,14 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
       return;
     }
     const [s, port, t] = e as [unknown, unknown, unknown];
-    const src = c.ids.get(String(s));
-    const dst = c.ids.get(String(t));
+    const src = c.ids.get(nameOf(s) ?? "");
+    const dst = c.ids.get(nameOf(t) ?? "");
     if (!src || !dst) {
-      c.error("compact.bad_edge", `edges[${i}] joins ${String(s)} → ${String(t)}, but ${!src ? String(s) : String(t)} is not a node`, undefined, `edges[${i}]`);
+      c.error("compact.bad_edge", `edges[${i}] joins ${textOf(s)} → ${textOf(t)}, but ${!src ? textOf(s) : textOf(t)} is not a node`, undefined, `edges[${i}]`);
       return;
     }
-    const idx = typeof port === "number" ? port : Number(port);
-    if (!Number.isInteger(idx) || idx < 0) {
+    const idx = typeof port === "number" ? port : typeof port === "string" && /^\d+$/.test(port.trim()) ? Number(port) : Number.NaN;
+    if (!Number.isSafeInteger(idx) || idx < 0) {
       c.error("compact.bad_port", `edges[${i}] port must be a non-negative integer, got ${JSON.stringify(port)}`, src, `edges[${i}]`);
       return;
     }
@@ -402,19 +429,28 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
     if (handles) {
       const h = handles[idx];
       if (h === undefined) {
-        c.error("compact.bad_port", `edges[${i}]: port ${idx} does not exist on ${String(s)} (it has ${handles.length})`, src, `edges[${i}]`);
+        c.error("compact.bad_port", `edges[${i}]: port ${idx} does not exist on ${textOf(s)} (it has ${handles.length})`, src, `edges[${i}]`);
         return;
       }
       sourcePort = h;
     }
     edges.push({ source: src, sourcePort, target: dst });
   });
-  const workflow = WorkflowSchema.parse({
+  const parsed = WorkflowSchema.safeParse({
     name: opts.name ?? "generated",
     mode: opts.mode ?? (nodes.some((n) => n.type === "answer") ? "advanced-chat" : "workflow"),
     nodes,
     edges,
     meta: { compact: { ids: Object.fromEntries(c.ids) } },
   });
-  return { workflow, diagnostics: c.diags, ids: c.ids };
+  if (!parsed.success) {
+    // The checks above should leave nothing for the schema; what does is still the model's to fix.
+    for (const issue of parsed.error.issues.slice(0, 10)) {
+      const [where, index] = issue.path;
+      const nodeId = where === "nodes" && typeof index === "number" ? nodes[index]?.id : undefined;
+      c.error("compact.invalid", `${issue.path.join(".") || "workflow"}: ${issue.message}`, nodeId, issue.path.slice(2).join(".") || undefined);
+    }
+    return { diagnostics: c.diags, ids: c.ids };
+  }
+  return { workflow: parsed.data, diagnostics: c.diags, ids: c.ids };
 }

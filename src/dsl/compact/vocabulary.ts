@@ -60,7 +60,7 @@ export const TOOL_ALIASES: Record<string, ToolAlias> = {
     toolName: (p) => `${str(p.chart_type || "bar").toLowerCase()}_chart`,
     params: (p) => {
       const axis = text(p.x_axisORcategories);
-      return String(p.chart_type).toLowerCase() === "pie"
+      return str(p.chart_type).toLowerCase() === "pie"
         ? { data: text(p.data), title: text(p.chart_title), categories: axis }
         : { data: text(p.data), title: text(p.chart_title), x_axis: axis };
     },

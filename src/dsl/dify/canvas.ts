@@ -1,4 +1,5 @@
 import type { Workflow, WorkflowEdge, WorkflowNode } from "../../ir/workflow.js";
+import { own } from "../../util/own.js";
 import { finiteOr, has, isPoint, isRecord, type Json, type Point, withDefault } from "./util.js";
 
 /**
@@ -26,7 +27,7 @@ const CONTAINERS: Record<string, ContainerKind> = {
 };
 
 export function containerKind(nodeType: string | undefined): ContainerKind | undefined {
-  return nodeType !== undefined && Object.hasOwn(CONTAINERS, nodeType) ? CONTAINERS[nodeType] : undefined;
+  return nodeType !== undefined ? own(CONTAINERS, nodeType) : undefined;
 }
 
 /** Dify's canvas widget type for a node type. */

@@ -1,7 +1,7 @@
 /**
- * Bounds on what a request may hold, checked at the door: a body nested deeper than this is answered
- * 400 before anything recursive (schema checks, JSON.stringify into the store) can overflow the
- * stack on it. Workflows nest about 12 levels; inputs far less.
+ * How deep untrusted JSON may nest before anything recursive (schema checks, repairs, the compact
+ * converter, JSON.stringify into the store) walks it and overflows the stack: request bodies at the
+ * server's door (400) and model answers (answer.too_deep). Workflows nest about 12 levels; inputs far less.
  */
 export const MAX_JSON_DEPTH = 64;
 
