@@ -6,6 +6,7 @@ import type { Stores } from "../store/open.js";
 import type { RunStore } from "../store/runs.js";
 import { ApiError } from "./errors.js";
 import type { RunHub } from "./hub.js";
+import type { PausedRuns } from "./human-input.js";
 import { MAX_JSON_DEPTH, tooDeepAt } from "../util/json-depth.js";
 
 /** What every route needs: the stores, the run hub and the model layer (absent when none is configured). */
@@ -15,6 +16,8 @@ export interface ServerDeps {
   apps: AppStore;
   runs: RunStore;
   hub: RunHub;
+  /** Paused runs: answers and timeouts of their forms continue them. */
+  paused: PausedRuns;
   services: Partial<ExecServices>;
   llmConfig?: LlmConfig;
   /** The agent's model; the endpoint routing decides where it goes. */

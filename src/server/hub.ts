@@ -50,6 +50,11 @@ export interface RunHubOptions {
   keepFinished?: number;
   /** How often new events of active runs are written to the database (one transaction for all runs). */
   flushMs?: number;
+  /**
+   * The system values and conversation a resumed run continues with (the service API keeps them beside the
+   * run; the run record holds only its inputs). Asked on every resume that is not given a context.
+   */
+  contextOf?: (runId: string) => Promise<RunContext>;
 }
 
 /**
@@ -229,7 +234,8 @@ export class RunHub {
   }
 
   /** Resolves once the run is active again (a stream opened next sees its new events), with `done` for its end. */
-  async resume(runId: string, context: RunContext = {}): Promise<{ done: Promise<RunResult> }> {
+  async resume(runId: string, given?: RunContext): Promise<{ done: Promise<RunResult> }> {
+    const context = given ?? (await this.o.contextOf?.(runId)) ?? {};
     const e = await this.entry(runId);
     // Checked after loading, with no await until `track` marks it active, so two resumes never both start.
     if (e.active) throw new WeftError("run.active", `run ${runId} is still running`);
@@ -260,6 +266,11 @@ export class RunHub {
     const e = await this.entry(runId);
     e.listeners.add(onChange);
     return { events: () => e.events, active: () => e.active, close: () => e.listeners.delete(onChange) };
+  }
+
+  /** The run's Dify-relevant log so far, read once (blocking answers, run details). */
+  async events(runId: string): Promise<StampedEvent[]> {
+    return [...(await this.entry(runId)).events];
   }
 
   /** Wait for every active run to finish (shutdown, tests). */

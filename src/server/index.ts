@@ -7,6 +7,9 @@ import { openStores } from "../store/open.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { RunHub } from "./hub.js";
+import { PausedRuns } from "./human-input.js";
+import { finishChatTurn } from "./v1/turns.js";
+import { resumeContext } from "./v1/runs.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
 
 export { createApp } from "./app.js";
@@ -41,17 +44,30 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   const { runs, apps } = stores;
   const services = o.services ?? {};
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
-  return {
+  const hub = new RunHub({
+    runs,
+    apps,
+    forms: stores.forms,
+    services,
+    concurrency: o.concurrency,
+    flushMs: o.flushMs,
+    contextOf: (runId) => resumeContext(deps, runId),
+  });
+  const deps: ServerDeps = {
     stores,
     apps,
     runs,
     services,
-    hub: new RunHub({ runs, apps, forms: stores.forms, services, concurrency: o.concurrency, flushMs: o.flushMs }),
+    hub,
+    paused: new PausedRuns(hub, stores.forms),
     llmConfig: o.llmConfig,
     agentLlm,
     agentModel: o.agentModel ?? { provider: "weft-agent", name: "" },
     agentMaxIterations: o.agentMaxIterations,
   };
+  hub.onSegmentEnd((runId, result) => finishChatTurn(deps, runId, result));
+  await deps.paused.start();
+  return deps;
 }
 
 /** Why the server could not listen, in one line a user can act on. */
@@ -92,6 +108,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     port,
     deps,
     close: async () => {
+      deps.paused.stop();
       deps.hub.abortAll();
       await deps.hub.drain();
       await new Promise<void>((r) => {

@@ -19,6 +19,8 @@ export interface ServiceRunRecord {
   user: string;
   conversationId?: string;
   messageId?: string;
+  /** The request's `files` (sys.files), so a resumed run sees the same. */
+  files?: FileValue[];
   createdAt: number;
 }
 

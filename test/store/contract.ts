@@ -607,10 +607,14 @@ function describeServiceApi(target: StoreTarget): void {
         user: "u",
         conversationId: "c",
         messageId: "m",
+        files: [{ type: "image", transfer_method: "remote_url", url: "https://x.test/a.png", filename: "a.png", extension: ".png", mime_type: "", size: -1 }],
         createdAt: 6,
       });
-      expect(await service.serviceRun("r1")).toEqual({ runId: "r1", appId: "a", user: "u", createdAt: 5 });
+      expect(await service.serviceRun("r1")).toEqual({ runId: "r1", appId: "a", user: "u", files: [], createdAt: 5 });
       expect(await service.serviceRun("r2")).toMatchObject({ conversationId: "c", messageId: "m" });
+      expect((await service.serviceRun("r2"))!.files).toEqual([
+        { type: "image", transfer_method: "remote_url", url: "https://x.test/a.png", filename: "a.png", extension: ".png", mime_type: "", size: -1 },
+      ]);
       const file = {
         dify_model_identity: "__dify__file__" as const,
         type: "document" as const,

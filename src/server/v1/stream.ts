@@ -90,6 +90,9 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
           const events: StampedEvent[] = sub.events();
           for (; i < events.length && !finished; i++) {
             const ev = events[i]!;
+            // The end is sent once the segment's listeners ran (a chat turn's message and conversation are
+            // stored), so a client acting on workflow_finished finds them.
+            if (ev.type === "run_finished" && sub.active()) break;
             const out = tr.next(ev);
             if (ev.type === "run_started") pausedAtEnd = false;
             if (ev.type === "run_finished") pausedAtEnd = ev.status === "paused";

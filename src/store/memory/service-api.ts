@@ -34,7 +34,7 @@ export class MemoryServiceApiStore implements ServiceApiStore {
   }
 
   async recordRun(r: ServiceRunRecord): Promise<void> {
-    this.runs.set(r.runId, structuredClone(r));
+    this.runs.set(r.runId, structuredClone({ ...r, files: r.files ?? [] }));
   }
   async serviceRun(runId: string): Promise<ServiceRunRecord | undefined> {
     const r = this.runs.get(runId);

@@ -13,7 +13,7 @@ CREATE TABLE IF NOT EXISTS app_keys (
   id TEXT PRIMARY KEY, app_id TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS service_runs (
   run_id TEXT PRIMARY KEY, app_id TEXT NOT NULL, user_id TEXT NOT NULL, conversation_id TEXT, message_id TEXT,
-  created_at INTEGER NOT NULL);
+  files TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS uploads (
   id TEXT PRIMARY KEY, app_id TEXT NOT NULL, user_id TEXT NOT NULL, file TEXT NOT NULL, created_at INTEGER NOT NULL);
 `;
@@ -55,9 +55,9 @@ export class SqliteServiceApiStore implements ServiceApiStore {
   async recordRun(r: ServiceRunRecord): Promise<void> {
     this.db
       .prepare(
-        "INSERT INTO service_runs (run_id, app_id, user_id, conversation_id, message_id, created_at) VALUES (?,?,?,?,?,?)",
+        "INSERT INTO service_runs (run_id, app_id, user_id, conversation_id, message_id, files, created_at) VALUES (?,?,?,?,?,?,?)",
       )
-      .run(r.runId, r.appId, r.user, r.conversationId ?? null, r.messageId ?? null, r.createdAt);
+      .run(r.runId, r.appId, r.user, r.conversationId ?? null, r.messageId ?? null, JSON.stringify(r.files ?? []), r.createdAt);
   }
   async serviceRun(runId: string): Promise<ServiceRunRecord | undefined> {
     const r = this.db.prepare("SELECT * FROM service_runs WHERE run_id = ?").get(runId) as any;
@@ -68,6 +68,7 @@ export class SqliteServiceApiStore implements ServiceApiStore {
       user: r.user_id,
       ...(r.conversation_id ? { conversationId: r.conversation_id } : {}),
       ...(r.message_id ? { messageId: r.message_id } : {}),
+      files: JSON.parse(r.files),
       createdAt: r.created_at,
     };
   }
