@@ -115,7 +115,10 @@ async function execute(
       outputs = collectOutputs(wf, scheduler);
     } else {
       status = "failed";
-      error = errorOf(e);
+      // A stop makes the running node fail with its own abort error; the run reports the stop itself.
+      error = o.signal?.aborted
+        ? { code: "run.cancelled", message: "the run was cancelled", nodeId: errorOf(e).nodeId }
+        : errorOf(e);
     }
   }
   await store.updateRun(runId, { status, outputs, error });
