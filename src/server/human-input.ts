@@ -41,14 +41,17 @@ export class PausedRuns {
   async answer(form: FormRecord, answer: FormAnswer): Promise<FormRecord> {
     const closed = await submitForm(this.forms, form.id, answer, Date.now());
     this.disarm(form.id);
-    this.continue(form.runId);
+    await this.continue(form.runId);
     return closed;
   }
 
-  /** Resume the run unless it is still running its other branches (then its segment end resumes it). */
-  private continue(runId: string): void {
+  /**
+   * Resume the run unless it is still running its other branches (then its segment end resumes it); resolves
+   * once the run is active again, so a stream opened next follows the new segment.
+   */
+  private async continue(runId: string): Promise<void> {
     if (this.hub.isActive(runId)) return;
-    this.hub.resume(runId).catch((err: unknown) => {
+    await this.hub.resume(runId).catch((err: unknown) => {
       // A resume that raced another one finds the run active: that one continues it.
       if (!(err instanceof WeftError && err.code === "run.active")) log(`resuming run ${runId}`, err);
     });
@@ -75,7 +78,7 @@ export class PausedRuns {
     try {
       const closed = await this.forms.closeForm(f.id, { status: "timeout" }, Date.now());
       // Answered just before it expired: that answer's resume continues the run.
-      if (closed?.status === "timeout") this.continue(f.runId);
+      if (closed?.status === "timeout") await this.continue(f.runId);
     } catch (err) {
       log(`timing out form ${f.id} of run ${f.runId}`, err);
     }
@@ -88,6 +91,6 @@ export class PausedRuns {
     const mine = forms.filter((f) => keys.has(f.key));
     for (const f of mine) if (f.status === "waiting") this.arm(f);
     // An answer that came while other branches were still running: continue once this segment has ended.
-    if (mine.some((f) => f.status !== "waiting")) setImmediate(() => this.continue(runId));
+    if (mine.some((f) => f.status !== "waiting")) setImmediate(() => void this.continue(runId));
   }
 }

@@ -63,7 +63,11 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
       const sub = await hub.subscribe(runId, wake);
       const initial = sub.events();
       if (o.from.kind === "after") skipThrough = o.from;
-      if (o.from.kind === "segment") startAt = Math.max(0, initial.map((e) => e.type).lastIndexOf("run_started"));
+      if (o.from.kind === "segment") {
+        // A run being resumed whose new segment has not logged its start yet: follow the new segment.
+        const between = initial.at(-1)?.type === "run_finished" && sub.active();
+        startAt = between ? initial.length : Math.max(0, initial.map((e) => e.type).lastIndexOf("run_started"));
+      }
       const snapshot: DifyEvent[] = [];
       if (o.from.kind === "snapshot") {
         startAt = initial.length;

@@ -9,6 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply } from "../../support/replay-server.js";
 import { branchingWorkflow, chatWorkflow, fileWorkflow, slowWorkflow, startV1Server, type V1Server } from "../../support/v1-apps.js";
 
+// The package's index.d.ts predates its index.js: runWorkflow and renameConversation's auto_generate exist at run time.
+type WorkflowClient = CompletionClient & {
+  runWorkflow(inputs: Record<string, unknown>, user: string, stream?: boolean, files?: unknown): Promise<any>;
+};
+const workflowClient = (key: string, url: string) => new CompletionClient(key, url) as WorkflowClient;
+
 let s: V1Server;
 beforeAll(async () => {
   s = await startV1Server();
@@ -38,7 +44,7 @@ async function failure(p: Promise<unknown>): Promise<{ status: number; body: any
 describe("dify-client against /v1", () => {
   it("runs a workflow app blocking and streaming", async () => {
     const { key } = await s.app("branching", branchingWorkflow());
-    const client = new CompletionClient(key, s.v1);
+    const client = workflowClient(key, s.v1);
     s.llm.when(() => true, reply.text("Nice words."), { times: 2 });
 
     const blocking = await client.runWorkflow({ text: "the quick fox", mode: "each" }, "alice");
@@ -74,12 +80,12 @@ describe("dify-client against /v1", () => {
 
   it("refuses bad input with Dify's error bodies", async () => {
     const { key } = await s.app("branching-errors", branchingWorkflow());
-    const client = new CompletionClient(key, s.v1);
+    const client = workflowClient(key, s.v1);
     const missing = await failure(client.runWorkflow({ mode: "each" }, "alice"));
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ code: "invalid_param", status: 400 });
     expect(missing.body.message).toMatch(/text/);
-    const bad = await failure(new CompletionClient("app-not-a-key", s.v1).runWorkflow({}, "alice"));
+    const bad = await failure(workflowClient("app-not-a-key", s.v1).runWorkflow({}, "alice"));
     expect(bad).toEqual({ status: 401, body: { code: "unauthorized", message: "Access token is invalid", status: 401 } });
     const noUser = await failure(client.runWorkflow({ text: "x", mode: "each" }, undefined as unknown as string));
     expect(noUser.body).toEqual({ code: "invalid_param", message: "Arg user must be provided.", status: 400 });
@@ -117,13 +123,14 @@ describe("dify-client against /v1", () => {
     const other = await failure(client.getConversationMessages("eve", conversationId));
     expect(other.body).toMatchObject({ code: "not_found", status: 404 });
 
-    const renamed = await client.renameConversation(conversationId, "Greetings", "bob", false);
+    const rename = client.renameConversation as (this: ChatClient, ...a: unknown[]) => Promise<any>;
+    const renamed = await rename.call(client, conversationId, "Greetings", "bob", false);
     expect(renamed.data).toMatchObject({ id: conversationId, name: "Greetings" });
   }, 120_000);
 
   it("uses an uploaded file as an input", async () => {
     const { key } = await s.app("files", fileWorkflow());
-    const client = new CompletionClient(key, s.v1);
+    const client = workflowClient(key, s.v1);
     const form = new FormData();
     form.append("file", new Blob(["hello from a file"], { type: "text/plain" }), "note.txt");
     form.append("user", "carol");
@@ -142,7 +149,7 @@ describe("dify-client against /v1", () => {
 
   it("stops a running task", async () => {
     const { key } = await s.app("slow", slowWorkflow());
-    const client = new CompletionClient(key, s.v1);
+    const client = workflowClient(key, s.v1);
     s.llm.enqueue(reply.text("too late", { delayMs: 60_000 }));
     const streamed = await client.runWorkflow({}, "dave", true);
     const seen: Array<Record<string, any>> = [];
