@@ -6,6 +6,7 @@ import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
 import { chatRoutes } from "./routes/chat.js";
 import { fileRoutes } from "./routes/files.js";
+import { runFormRoutes } from "./routes/forms.js";
 import { metaRoutes } from "./routes/meta.js";
 import { appRunRoutes, conversationRoutes, runRoutes } from "./routes/runs.js";
 import { serveWeb } from "./static.js";
@@ -82,6 +83,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", chatRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", runRoutes(deps));
+  app.route("/api/runs", runFormRoutes(deps));
   app.route("/api/files", fileRoutes(deps));
   app.route("/api", metaRoutes(deps));
   app.all("/api/*", (c) =>
