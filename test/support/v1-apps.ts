@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createParser } from "eventsource-parser";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { createLlmService, parseLlmConfig } from "../../src/llm/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
@@ -188,4 +189,13 @@ export async function startV1Server(): Promise<V1Server> {
       rmSync(filesDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The `data:` events of a Dify stream body (fetch's or axios's), in order, until the server ends it. */
+export async function difyEvents(body: AsyncIterable<Uint8Array>): Promise<Array<Record<string, any>>> {
+  const out: Array<Record<string, any>> = [];
+  const parser = createParser({ onEvent: (e) => out.push(JSON.parse(e.data)) });
+  const decoder = new TextDecoder();
+  for await (const chunk of body) parser.feed(decoder.decode(chunk, { stream: true }));
+  return out;
 }

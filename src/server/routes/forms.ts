@@ -1,25 +1,13 @@
 import { Hono } from "hono";
-import { FormError } from "../../engine/human-input.js";
+import { FormError, pendingForm } from "../../engine/human-input.js";
 import type { FormRecord } from "../../store/forms.js";
 import { readJson, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 
 /** A form as the web run panel shows it; the token stays server-side (the session's API key is the credential here). */
 function formJson(f: FormRecord) {
-  return {
-    id: f.id,
-    key: f.key,
-    nodeId: f.nodeId,
-    nodeTitle: f.nodeTitle,
-    content: f.content,
-    inputs: f.inputs,
-    actions: f.actions,
-    defaults: f.defaults,
-    status: f.status,
-    createdAt: f.createdAt,
-    expiresAt: f.expiresAt,
-    ...(f.submission && { submission: f.submission }),
-  };
+  const { formId, token, ...shown } = pendingForm(f);
+  return { id: formId, ...shown, status: f.status, ...(f.submission && { submission: f.submission }) };
 }
 
 const STATUS: Record<string, number> = { "form.not_found": 404, "form.submitted": 409, "form.expired": 409 };

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import type { ServerDeps } from "../context.js";
+import { NO_FILE_STORE } from "../routes/files.js";
 import { type V1Env, userOf } from "./env.js";
 import { DifyError } from "./errors.js";
 
@@ -14,11 +15,7 @@ export function fileRoutes(deps: ServerDeps): Hono<V1Env> {
     const app = c.get("app");
     const store = deps.services.files;
     if (!store)
-      throw new DifyError(
-        503,
-        "files_not_configured",
-        'this server has no file store: set `files.dir` in weft.config.json (e.g. {"files": {"dir": ".weft/files"}})',
-      );
+      throw new DifyError(503, "files_not_configured", NO_FILE_STORE);
     if (!(c.req.header("content-type") ?? "").startsWith("multipart/form-data"))
       throw new DifyError(400, "no_file_uploaded", "Please upload your file (multipart/form-data, field `file`).");
     const form = await c.req.parseBody({ all: true });

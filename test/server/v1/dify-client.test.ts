@@ -7,7 +7,7 @@ import { createParser } from "eventsource-parser";
 import { ChatClient, CompletionClient, DifyClient } from "dify-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply } from "../../support/replay-server.js";
-import { branchingWorkflow, chatWorkflow, fileWorkflow, slowWorkflow, startV1Server, type V1Server } from "../../support/v1-apps.js";
+import { branchingWorkflow, chatWorkflow, difyEvents, fileWorkflow, slowWorkflow, startV1Server, type V1Server } from "../../support/v1-apps.js";
 
 // The package's index.d.ts predates its index.js: runWorkflow and renameConversation's auto_generate exist at run time.
 type WorkflowClient = CompletionClient & {
@@ -22,14 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.stop();
 });
-
-/** The `data:` events of a streamed axios response, in order. */
-async function events(stream: AsyncIterable<Buffer>): Promise<Array<Record<string, any>>> {
-  const out: Array<Record<string, any>> = [];
-  const parser = createParser({ onEvent: (e) => out.push(JSON.parse(e.data)) });
-  for await (const chunk of stream) parser.feed(chunk.toString("utf8"));
-  return out;
-}
 
 /** axios rejects non-2xx answers: the Dify error body it carries. */
 async function failure(p: Promise<unknown>): Promise<{ status: number; body: any }> {
@@ -60,7 +52,7 @@ describe("dify-client against /v1", () => {
 
     const streamed = await client.runWorkflow({ text: "a b c d", mode: "count" }, "alice", true);
     expect(streamed.headers["content-type"]).toMatch(/text\/event-stream/);
-    const evs = await events(streamed.data);
+    const evs = await difyEvents(streamed.data);
     expect(evs[0]!.event).toBe("workflow_started");
     expect(evs.at(-1)).toMatchObject({ event: "workflow_finished", data: { status: "succeeded", outputs: { result: "4 words", comment: "Nice words." } } });
     expect(evs.filter((e) => e.event === "text_chunk").map((e) => e.data.text).join("")).toBe("Nice words.");
@@ -103,7 +95,7 @@ describe("dify-client against /v1", () => {
     const conversationId = first.data.conversation_id;
 
     const second = await client.createChatMessage({}, "again", "bob", true, conversationId);
-    const evs = await events(second.data);
+    const evs = await difyEvents(second.data);
     expect(evs.map((e) => e.event)).toContain("message");
     expect(evs.filter((e) => e.event === "message").map((e) => e.answer).join("")).toBe("Still here. (turn 2, Bob)");
     expect(evs.findLast((e) => e.event !== "workflow_finished")).toMatchObject({ event: "message_end", conversation_id: conversationId });

@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createParser } from "eventsource-parser";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Workflow } from "../../../src/ir/workflow.js";
 import { startServer } from "../../../src/server/index.js";
 import { buildWorkflow, tpl } from "../../support/build.js";
+import { difyEvents } from "../../support/v1-apps.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -151,9 +151,7 @@ describe("human input in the server", () => {
           body: json === undefined ? undefined : JSON.stringify(json),
         });
       const res = await v1("/chat-messages", { query: "sign it", inputs: {}, user: "u", response_mode: "streaming" });
-      const evs: any[] = [];
-      const parser = createParser({ onEvent: (e) => evs.push(JSON.parse(e.data)) });
-      for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(new TextDecoder().decode(c));
+      const evs: any[] = await difyEvents(res.body as unknown as AsyncIterable<Uint8Array>);
       expect(evs.map((e) => e.event).slice(-2)).toEqual(["human_input_required", "workflow_paused"]);
       const { conversation_id: cid, workflow_run_id: runId } = evs[0];
       const token = evs.at(-2).data.form_token;

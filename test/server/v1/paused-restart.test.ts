@@ -10,11 +10,11 @@ import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createParser } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportDify } from "../../../src/dsl/dify/index.js";
 import { openStores } from "../../../src/store/open.js";
 import { buildWorkflow, tpl } from "../../support/build.js";
+import { difyEvents } from "../../support/v1-apps.js";
 
 const root = resolve(import.meta.dirname, "../../..");
 const bin = join(root, "bin/weft");
@@ -73,11 +73,7 @@ async function stop(proc: ChildProcess, signal: NodeJS.Signals): Promise<void> {
 
 async function sse(res: Response): Promise<Array<Record<string, any>>> {
   if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
-  const out: Array<Record<string, any>> = [];
-  const parser = createParser({ onEvent: (e) => out.push(JSON.parse(e.data)) });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-  return out;
+  return difyEvents(res.body as unknown as AsyncIterable<Uint8Array>);
 }
 
 function reviewFlow() {
