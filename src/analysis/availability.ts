@@ -74,7 +74,7 @@ export function computeAvailability(
         guard[v] = TRUE_GUARD;
         continue;
       }
-      const groups = new Map<string, Bits>();
+      const groups = new Map<string, { guard: Guard; bits: Bits }>();
       const edgeGuards: Guard[] = [];
       for (const e of incoming) {
         const u = e.source;
@@ -87,24 +87,15 @@ export function computeAvailability(
         edgeGuards.push(ge);
         const src = outOf(u, e.port);
         const acc = groups.get(ge.key);
-        if (!acc) groups.set(ge.key, src);
-        else if (acc !== src) {
-          const merged = acc.slice();
+        if (!acc) groups.set(ge.key, { guard: ge, bits: src });
+        else if (acc.bits !== src) {
+          const merged = acc.bits.slice();
           unionInto(merged, src);
-          groups.set(ge.key, merged);
+          acc.bits = merged;
         }
       }
-      let result: Bits | undefined;
-      for (const grp of groups.values()) {
-        if (!result) result = grp;
-        else {
-          if (result === grp) continue;
-          const acc = result.slice();
-          intersectInto(acc, grp);
-          result = acc;
-        }
-      }
-      mustIn[v] = result ?? base;
+      guard[v] = alg.or(edgeGuards) ?? alg.atom(v);
+      mustIn[v] = joinSets([...groups.values()], guard[v]!, alg) ?? base;
       let may = mayOut(incoming[0]!.source, incoming[0]!.port);
       for (let i = 1; i < incoming.length; i++) {
         const m = mayOut(incoming[i]!.source, incoming[i]!.port);
@@ -114,7 +105,6 @@ export function computeAvailability(
         may = acc;
       }
       mayIn[v] = may;
-      guard[v] = alg.or(edgeGuards) ?? alg.atom(v);
     }
   }
 
@@ -149,4 +139,35 @@ function branchTaken(n: ANode | undefined, v: number, port: string): string {
   const cases = n.desc.ports.filter((p) => p !== "false" && p !== FAIL_PORT);
   const i = cases.indexOf(port);
   return `${id} takes ${i === 0 ? "IF" : i > 0 ? `ELIF ${i}` : `case ${port}`}`;
+}
+
+function intersectAll(sets: Bits[]): Bits | undefined {
+  let result: Bits | undefined;
+  for (const b of sets) {
+    if (!result) result = b;
+    else if (result !== b) {
+      const acc = result.slice();
+      intersectInto(acc, b);
+      result = acc;
+    }
+  }
+  return result;
+}
+
+/**
+ * What is certain at a join. The node waits for every incoming edge, so an edge whose guard equals the
+ * node's own guard is taken whenever the node runs: its sources have certainly run (an always-running
+ * node joined with an if-else branch). The other groups may be taken alone, so they are intersected,
+ * and count only when together they cover the node's guard (one of them is then always taken).
+ */
+function joinSets(groups: Array<{ guard: Guard; bits: Bits }>, nodeGuard: Guard, alg: GuardAlgebra): Bits | undefined {
+  const certain = groups.filter((g) => g.guard.key === nodeGuard.key);
+  if (certain.length === 0) return intersectAll(groups.map((g) => g.bits));
+  const rest = groups.filter((g) => g.guard.key !== nodeGuard.key);
+  const out = certain[0]!.bits.slice();
+  for (const g of certain.slice(1)) unionInto(out, g.bits);
+  if (rest.length > 0 && alg.or(rest.map((g) => g.guard))?.key === nodeGuard.key) {
+    unionInto(out, intersectAll(rest.map((g) => g.bits))!);
+  }
+  return out;
 }

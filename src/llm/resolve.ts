@@ -75,3 +75,36 @@ function notConfigured(reason: string, ref: Pick<ModelRef, "provider" | "name">)
     reason,
   });
 }
+
+/** The Dify provider name of each endpoint kind (Dify's marketplace plugin names). */
+const DIFY_PROVIDER: Record<string, string> = {
+  openai: "langgenius/openai/openai",
+  anthropic: "langgenius/anthropic/anthropic",
+  gemini: "langgenius/gemini/google",
+  ollama: "langgenius/ollama/ollama",
+  "openai-compatible": "langgenius/openai_api_compatible/openai_api_compatible",
+};
+
+/**
+ * The model a node added by an edit gets: the default endpoint's model (`model`, else `defaultModel`),
+ * under a Dify provider name that routes back to that endpoint (one the `providers` map sends there, or
+ * the endpoint kind's plugin name). `fallbackName` (the model the user asked the agent to use) serves
+ * when the default endpoint names no model. Undefined when there is no default endpoint or no name, so
+ * callers can say so instead of writing a made-up one.
+ */
+export function configuredNodeModel(cfg: LlmConfig, fallbackName?: string): { provider: string; name: string } | undefined {
+  const endpointName = cfg.default;
+  const ep = endpointName ? cfg.endpoints[endpointName] : undefined;
+  const name = ep?.model ?? ep?.defaultModel ?? (fallbackName || undefined);
+  if (!ep || !endpointName || !name) return undefined;
+  const mapped = Object.entries(cfg.providers).find(([, e]) => e === endpointName)?.[0];
+  const candidates = [...(mapped ? [mapped] : []), DIFY_PROVIDER[ep.provider] ?? ep.provider];
+  const routesHome = (provider: string) => {
+    try {
+      return resolveModel(cfg, { provider, name }).endpointName === endpointName;
+    } catch {
+      return false;
+    }
+  };
+  return { provider: candidates.find(routesHome) ?? candidates[0]!, name };
+}

@@ -8,6 +8,7 @@ import { chatRoutes } from "./routes/chat.js";
 import { fileRoutes } from "./routes/files.js";
 import { runFormRoutes } from "./routes/forms.js";
 import { metaRoutes } from "./routes/meta.js";
+import { proposalRoutes } from "./routes/proposals.js";
 import { appRunRoutes, conversationRoutes, runRoutes } from "./routes/runs.js";
 import { serveWeb } from "./static.js";
 import { difyErrorBody } from "./v1/errors.js";
@@ -81,6 +82,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", appRunRoutes(deps));
   apps.route("/", conversationRoutes(deps));
   apps.route("/", chatRoutes(deps));
+  apps.route("/", proposalRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", runRoutes(deps));
   app.route("/api/runs", runFormRoutes(deps));

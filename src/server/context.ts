@@ -5,6 +5,8 @@ import type { AppRecord, AppStore } from "../store/apps.js";
 import type { Stores } from "../store/open.js";
 import type { RunStore } from "../store/runs.js";
 import { ApiError } from "./errors.js";
+import type { ModelChoice } from "../dsl/compact/convert.js";
+import type { Editing } from "./editing.js";
 import type { RunHub } from "./hub.js";
 import type { PausedRuns } from "./human-input.js";
 import { MAX_JSON_DEPTH, tooDeepAt } from "../util/json-depth.js";
@@ -14,6 +16,8 @@ export interface ServerDeps {
   /** The open database; `apps` and `runs` are its stores. */
   stores: Stores;
   apps: AppStore;
+  /** Proposals, apply/reject/undo and the agent's conversation memory. */
+  editing: Editing;
   runs: RunStore;
   hub: RunHub;
   /** Paused runs: answers and timeouts of their forms continue them. */
@@ -23,6 +27,8 @@ export interface ServerDeps {
   /** The agent's model; the endpoint routing decides where it goes. */
   agentModel: ModelRef;
   agentLlm?: LlmService;
+  /** The model nodes added by the agent get (the configured default); none when the config names none. */
+  nodeModel?: ModelChoice;
   agentMaxIterations?: number;
 }
 

@@ -2,11 +2,12 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
-import { createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
+import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
 import { openStores } from "../store/open.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { RunHub } from "./hub.js";
+import { Editing } from "./editing.js";
 import { PausedRuns } from "./human-input.js";
 import { finishChatTurn } from "./v1/turns.js";
 import { resumeContext } from "./v1/runs.js";
@@ -44,6 +45,7 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   const { runs, apps } = stores;
   const services = o.services ?? {};
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
+  const nodeModel = o.llmConfig ? configuredNodeModel(o.llmConfig, o.agentModel?.name) : undefined;
   const hub = new RunHub({
     runs,
     apps,
@@ -56,12 +58,14 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   const deps: ServerDeps = {
     stores,
     apps,
+    editing: new Editing(apps),
     runs,
     services,
     hub,
     paused: new PausedRuns(hub, stores.forms),
     llmConfig: o.llmConfig,
     agentLlm,
+    ...(nodeModel ? { nodeModel } : {}),
     agentModel: o.agentModel ?? { provider: "weft-agent", name: "" },
     agentMaxIterations: o.agentMaxIterations,
   };

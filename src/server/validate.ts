@@ -5,13 +5,12 @@ import { WeftError } from "../ir/errors.js";
 import type { AppMode, Workflow } from "../ir/workflow.js";
 import { ApiError } from "./errors.js";
 
-/** Schema check then analysis; a workflow with analyser errors is refused with 422 and every diagnostic. */
-export function validateWorkflow(raw: unknown, mode?: AppMode): { workflow: Workflow; diagnostics: Diagnostic[] } {
+/** A `workflow` field of a request body read as Weft JSON; schema problems are a 422 naming each path. */
+export function parseWorkflowBody(raw: unknown): Workflow {
   if (raw === undefined)
     throw new ApiError(400, "request.missing_workflow", "the body needs a `workflow` object (Weft JSON)");
-  let workflow: Workflow;
   try {
-    workflow = parseWeftObject(raw).workflow;
+    return parseWeftObject(raw).workflow;
   } catch (e) {
     if (e instanceof WeftError) {
       const issues = (e.details.issues as Array<{ path: string; message: string }> | undefined) ?? [];
@@ -25,6 +24,11 @@ export function validateWorkflow(raw: unknown, mode?: AppMode): { workflow: Work
     }
     throw e;
   }
+}
+
+/** Schema check then analysis; a workflow with analyser errors is refused with 422 and every diagnostic. */
+export function validateWorkflow(raw: unknown, mode?: AppMode): { workflow: Workflow; diagnostics: Diagnostic[] } {
+  const workflow = parseWorkflowBody(raw);
   if (mode && workflow.mode !== mode) {
     throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${mode} app; the workflow is ${workflow.mode}`);
   }

@@ -1,4 +1,7 @@
+import type { TurnOutcome } from "../agent/outcome.js";
 import type { RunEvent } from "../engine/events.js";
+import type { Diagnostic } from "../ir/diagnostics.js";
+import type { WorkflowDiff } from "../ir/diff.js";
 import type { AppMode, Workflow } from "../ir/workflow.js";
 
 export interface AppRecord {
@@ -10,7 +13,7 @@ export interface AppRecord {
   updatedAt: number;
 }
 
-export type VersionSource = "create" | "import" | "edit" | "agent" | "sample";
+export type VersionSource = "create" | "import" | "edit" | "agent" | "sample" | "proposal" | "undo" | "restore";
 
 export interface VersionRecord {
   appId: string;
@@ -18,7 +21,16 @@ export interface VersionRecord {
   workflow: Workflow;
   source: VersionSource;
   note: string;
+  /** The version this one was made from (undo goes back to it). */
+  parent?: number;
+  /** For an undo or restore: the version whose workflow this one restores. */
+  restores?: number;
   createdAt: number;
+}
+
+export interface VersionLinks {
+  parent?: number;
+  restores?: number;
 }
 
 export interface ChatMessageRecord {
@@ -26,8 +38,39 @@ export interface ChatMessageRecord {
   role: "user" | "assistant";
   text: string;
   version?: number;
+  /** What the turn really did (assistant messages), see src/agent/outcome.ts. */
+  outcome?: TurnOutcome;
+  proposalId?: string;
   createdAt: number;
 }
+
+export interface MessageExtra {
+  outcome?: TurnOutcome;
+  proposalId?: string;
+}
+
+export type ProposalStatus = "pending" | "applied" | "rejected" | "superseded";
+
+/** An AI change shown to the user before anything is applied (src/agent/proposal.ts makes them). */
+export interface ProposalRecord {
+  id: string;
+  appId: string;
+  baseVersion: number;
+  status: ProposalStatus;
+  /** Who made it: the agent chat, the CLI chat, or a client through POST /proposals. */
+  source: string;
+  instruction: string;
+  workflow: Workflow;
+  diff: WorkflowDiff;
+  diagnostics: Diagnostic[];
+  newErrors: Diagnostic[];
+  summary: string;
+  appliedVersion?: number;
+  createdAt: number;
+  decidedAt?: number;
+}
+
+export type NewProposal = Omit<ProposalRecord, "id" | "status" | "createdAt" | "decidedAt" | "appliedVersion">;
 
 export interface ApiKeyRecord {
   id: string;
@@ -57,19 +100,39 @@ export interface AppStore {
   /** Newest first. */
   listApps(): Promise<AppRecord[]>;
   getApp(id: string): Promise<AppRecord | undefined>;
-  /** Removes the app, its versions and messages; false if there was no such app. */
+  /** Removes the app, its versions, proposals and messages; false if there was no such app. */
   deleteApp(id: string): Promise<boolean>;
 
-  /** Append the next version; the app's name follows the workflow's. */
-  addVersion(appId: string, wf: Workflow, source: VersionSource, note?: string): Promise<VersionRecord>;
+  /**
+   * Append the next version; the app's name follows the workflow's. Without `links.parent` it is made
+   * from the current version.
+   */
+  addVersion(appId: string, wf: Workflow, source: VersionSource, note?: string, links?: VersionLinks): Promise<VersionRecord>;
   current(appId: string): Promise<VersionRecord | undefined>;
   version(appId: string, version: number): Promise<VersionRecord | undefined>;
   /** Oldest first. */
   versions(appId: string): Promise<VersionRecord[]>;
 
-  addMessage(appId: string, role: "user" | "assistant", text: string, version?: number): Promise<void>;
+  addMessage(appId: string, role: "user" | "assistant", text: string, version?: number, extra?: MessageExtra): Promise<void>;
   /** In the order they were added. */
   messages(appId: string): Promise<ChatMessageRecord[]>;
+
+  /** A new pending proposal. */
+  createProposal(p: NewProposal): Promise<ProposalRecord>;
+  proposal(appId: string, id: string): Promise<ProposalRecord | undefined>;
+  /** Oldest first; only those with `status` when given. */
+  proposals(appId: string, status?: ProposalStatus): Promise<ProposalRecord[]>;
+  /**
+   * Decide a pending proposal (reject or supersede it). Only a pending one changes, so two requests
+   * cannot both decide it; false when it was not pending.
+   */
+  decideProposal(appId: string, id: string, status: "rejected" | "superseded"): Promise<boolean>;
+  /**
+   * Apply a pending proposal: the new version (source "proposal", parent = its base) and the decision
+   * together, and only while the app is still at the proposal's base version. Undefined when either no
+   * longer holds.
+   */
+  applyProposal(appId: string, id: string, note: string): Promise<VersionRecord | undefined>;
 
   /** A new API key; only its hash is stored, so the plain key is returned this once. */
   createKey(name?: string): Promise<{ id: string; key: string }>;

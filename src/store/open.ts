@@ -7,26 +7,22 @@ import { MemoryFormStore } from "./memory/forms.js";
 import { MemoryConversationStore } from "./memory/conversations.js";
 import { MemoryRunStore } from "./memory/runs.js";
 import { MemoryServiceApiStore } from "./memory/service-api.js";
-import { MemorySessionStore } from "./memory/sessions.js";
 import type { RunStore } from "./runs.js";
 import type { ServiceApiStore } from "./service-api.js";
-import type { SessionStore } from "./sessions.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
 import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
 import { SqliteFormStore } from "./sqlite/forms.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
 import { SqliteServiceApiStore } from "./sqlite/service-api.js";
-import { SqliteSessionStore } from "./sqlite/sessions.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
 export interface Stores {
   runs: RunStore;
   apps: AppStore;
-  sessions: SessionStore;
   /** Pending human-input forms of paused runs. */
   forms: FormStore;
-  /** The Dify-compatible service API's keys, end-user runs, conversations, messages and uploads. */
+  /** The Dify-compatible service API's app keys, end-user runs and uploads. */
   service: ServiceApiStore;
   /** Chat apps' conversations: the variables carried from one turn to the next. */
   conversations: ConversationStore;
@@ -74,7 +70,7 @@ export function parseStoreSpec(spec: string): StoreSpec {
   return { kind: "sqlite", path: s };
 }
 
-/** Open every store of one database: runs, apps, sessions, conversations, forms and the service API's state. */
+/** Open every store of one database: runs, apps, conversations, forms and the service API's state. */
 export async function openStores(spec: string, o: OpenStoresOptions = {}): Promise<Stores> {
   const parsed = parseStoreSpec(spec);
   if (parsed.kind === "memory") {
@@ -82,7 +78,6 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       kind: "memory",
       runs: new MemoryRunStore(),
       apps: new MemoryAppStore(),
-      sessions: new MemorySessionStore(),
       forms: new MemoryFormStore(),
       service: new MemoryServiceApiStore(),
       conversations: new MemoryConversationStore(),
@@ -95,7 +90,6 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       kind: "sqlite",
       runs: new SqliteRunStore(db),
       apps: new SqliteAppStore(db),
-      sessions: new SqliteSessionStore(db),
       forms: new SqliteFormStore(db),
       service: new SqliteServiceApiStore(db),
       conversations: new SqliteConversationStore(db),

@@ -5,9 +5,9 @@
  * by fuzzing hostile model answers (issue 16).
  */
 
-/** `table[key]` only when the table itself holds the key. */
-export function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
-  return Object.hasOwn(table, key) ? table[key] : undefined;
+/** `table[key]` only when the table itself holds the key (and the key is a string at all). */
+export function own<T>(table: Readonly<Record<string, T>>, key: unknown): T | undefined {
+  return typeof key === "string" && Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
 /** A model-written value as text for messages: strings as they are, everything else as JSON. */

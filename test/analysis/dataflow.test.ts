@@ -367,3 +367,49 @@ describe("guard algebra", () => {
     expect(alg.or(gs.slice(0, 2))).toBeDefined();
   });
 });
+
+describe("join of an always-running node and an if-else branch (the false positive of the held-out run)", () => {
+  // start → a (always) → j, and start → if → b (true branch) → j; j reads a. j waits for both edges, and
+  // a→j is taken whenever j runs, so a.output exists on every path. The analyser used to say
+  // "a.output is not produced on every path: a runs when always, this node when always".
+  const w = () =>
+    wf(
+      "workflow",
+      [
+        start(),
+        tt("a", [["q", ["start", "query"]]]),
+        ifElse("if", ["true"]),
+        tt("b", [["q", ["start", "query"]]]),
+        end("j", [
+          ["r", ["a", "output"]],
+          ["s", ["if", "result"]],
+        ]),
+      ],
+      [e("start", "a"), e("start", "if"), e("if", "b", "true"), e("b", "j"), e("a", "j"), e("if", "j", "false")],
+    );
+
+  it("finds nothing unavailable", () => {
+    const r = run(w());
+    expect(withCode(r, "ref.not_available"), show(r)).toEqual([]);
+    expect(errors(r), show(r)).toEqual([]);
+  });
+
+  it("still reports the branch node's output, which exists only when the branch was taken", () => {
+    const x = w();
+    (x.nodes.find((n) => n.id === "j")!.config.outputs as Array<Record<string, unknown>>).push({
+      variable: "t",
+      value_selector: ["b", "output"],
+    });
+    const na = withCode(run(x), "ref.not_available");
+    expect(na.map((d) => [d.nodeId, d.field])).toEqual([["j", "outputs[2].value_selector"]]);
+  });
+
+  it("stays strict when only branch edges arrive (no edge is taken on every run)", () => {
+    const x = wf(
+      "workflow",
+      [start(), tt("a", [["q", ["start", "query"]]]), ifElse("if", ["true"]), end("j", [["r", ["a", "output"]]])],
+      [e("start", "if"), e("if", "a", "true"), e("a", "j"), e("if", "j", "false")],
+    );
+    expect(withCode(run(x), "ref.not_available").map((d) => d.nodeId)).toEqual(["j"]);
+  });
+});

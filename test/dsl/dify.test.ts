@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  CURRENT_DSL_VERSION,
   exportDify,
   firstDifference,
   importDify,
@@ -275,9 +276,11 @@ describe("exportDify for a new workflow", () => {
   const edges = graph.edges as J[];
   const byId = (id: string): J => nodes.find((n) => n.id === id) as J;
 
-  it("writes kind, the default version as a string, an app block and full features", () => {
+  it("writes kind, the current version as a string, an app block and full features", () => {
     expect(doc.kind).toBe("app");
-    expect(doc.version).toBe("0.4.0");
+    // Our own output is current: re-importing it never warns dsl_version_older.
+    expect(doc.version).toBe(CURRENT_DSL_VERSION);
+    expect(importDify(yaml).warnings.map((w) => w.code)).not.toContain("dsl_version_older");
     expect(doc.app).toMatchObject({ name: "fresh", mode: "workflow", icon_type: "emoji" });
     const features = rec(rec(doc.workflow).features);
     for (const k of [
@@ -374,11 +377,11 @@ describe("exportDify for a new workflow", () => {
       expect(rec(n.position).y).toBeGreaterThan(1050);
   });
 
-  it("chooses a newer version only when node types need it, and honours an explicit one", () => {
+  it("writes the current version for new workflows (whatever their node types), and honours an explicit one", () => {
     const w = freshWorkflow();
     w.nodes.push({ id: "9", type: "trigger-schedule", title: "T", config: {} });
-    expect(rec((readYaml(exportDify(w)) as { value: unknown }).value).version).toBe("0.5.0");
-    expect(rec((readYaml(exportDify(w, { version: "0.6.0" })) as { value: unknown }).value).version).toBe("0.6.0");
+    expect(rec((readYaml(exportDify(w)) as { value: unknown }).value).version).toBe(CURRENT_DSL_VERSION);
+    expect(rec((readYaml(exportDify(w, { version: "0.4.0" })) as { value: unknown }).value).version).toBe("0.4.0");
     expect(() => exportDify(w, { version: "latest" })).toThrow(WeftError);
   });
 

@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe("agent chat", () => {
-  it("streams agent events, stores the updated workflow as a new version, and records the conversation", async () => {
+  it("streams agent events, applies the change with apply: true, and records the conversation", async () => {
     const created = (await (
       await s.api("/api/apps", { method: "POST", json: { name: "Wrapper", mode: "workflow" } })
     ).json()) as any;
@@ -45,20 +45,25 @@ describe("agent chat", () => {
       reply.text("Done: the text is now wrapped in angle brackets."),
     );
     const events = await readSse(
-      await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "wrap the text in angle brackets" } }),
+      await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "wrap the text in angle brackets", apply: true } }),
     );
     const types = events.map((e) => e.data.type);
     expect(types).toContain("tool_execution");
-    expect(types).toContain("workflow");
+    expect(types).toContain("draft");
+    expect(types).toContain("proposal");
     expect(types.at(-1)).toBe("done");
     const version = events.find((e) => e.data.type === "version")!.data;
     expect(version.version).toBe(2);
-    expect(version.diff.nodesAdded).toContain("2");
+    // The blank app's start and end are kept (by id); the template node is new.
+    expect(version.diff.nodesAdded).toHaveLength(1);
+    expect(version.diff.nodes.added[0].type).toBe("template-transform");
     const test = events.find((e) => e.data.type === "tool_result" && e.data.tool === "test_workflow")!.data;
     expect(test.result.outputs).toEqual({ result: "<yo>" });
     expect(events.at(-1)!.data).toMatchObject({
       updated: true,
       version: 2,
+      notApplied: false,
+      outcome: { kind: "applied", version: 2 },
       reply: "Done: the text is now wrapped in angle brackets.",
     });
 
@@ -67,11 +72,11 @@ describe("agent chat", () => {
     expect(cur.workflow.nodes.map((n: any) => n.type)).toEqual(["start", "template-transform", "end"]);
     expect(cur.workflow.name).toBe("Wrapper");
     const versions = (await (await s.api(`/api/apps/${id}/versions`)).json()) as any;
-    expect(versions.versions.map((v: any) => v.source)).toEqual(["create", "agent"]);
+    expect(versions.versions.map((v: any) => v.source)).toEqual(["create", "proposal"]);
     const msgs = (await (await s.api(`/api/apps/${id}/messages`)).json()) as any;
-    expect(msgs.messages.map((m: any) => [m.role, m.version ?? null])).toEqual([
-      ["user", null],
-      ["assistant", 2],
+    expect(msgs.messages.map((m: any) => [m.role, m.version ?? null, m.outcome?.kind ?? null])).toEqual([
+      ["user", null, null],
+      ["assistant", 2, "applied"],
     ]);
     // The agent saw the app's workflow (the blank one) when it asked for it.
     const toolMsg = llm.requests[1]!.body.messages.find((m: any) => m.role === "tool");
@@ -85,9 +90,12 @@ describe("agent chat", () => {
       await s.api(`/api/apps/${created.app.id}/chat`, { method: "POST", json: { message: "anything" } }),
     );
     expect(events.some((e) => e.data.type === "error")).toBe(true);
-    expect(events.at(-1)!.data).toMatchObject({ type: "done", updated: false, version: 1 });
+    expect(events.at(-1)!.data).toMatchObject({ type: "done", updated: false, version: 1, outcome: { kind: "unchanged" } });
     const msgs = (await (await s.api(`/api/apps/${created.app.id}/messages`)).json()) as any;
-    expect(msgs.messages.map((m: any) => m.role)).toEqual(["user"]);
+    expect(msgs.messages.map((m: any) => [m.role, m.outcome?.kind ?? null])).toEqual([
+      ["user", null],
+      ["assistant", "unchanged"],
+    ]);
   });
 
   it("rejects an empty message", async () => {

@@ -1,8 +1,10 @@
 // The store contract, as one suite any backend runs: `describeStoreContract(name, target)` checks the run,
-// app and session stores of `target.open()`. Memory and SQLite run it now (contract.test.ts); a new backend
+// app and conversation stores of `target.open()`. Memory and SQLite run it now (contract.test.ts); a new backend
 // (PostgreSQL) adds one call there.
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/engine/events.js";
+import type { WorkflowDiff } from "../../src/ir/diff.js";
+import type { NewProposal } from "../../src/store/apps.js";
 import type { FormRecord } from "../../src/store/forms.js";
 import type { Stores } from "../../src/store/open.js";
 import type { AttemptRecord, NodeCommit, RunRecord } from "../../src/store/runs.js";
@@ -77,7 +79,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeCommits(target);
     describeApps(target);
     describeEvents(target);
-    describeSessions(target);
+    describeProposals(target);
     describeForms(target);
     describeServiceApi(target);
     describeConversations(target);
@@ -301,41 +303,58 @@ function describeEvents(target: StoreTarget): void {
     }));
 }
 
-function describeSessions(target: StoreTarget): void {
-  const wf2 = { ...wf, name: "second" };
-  it("sessions: turns numbered from 1, the current workflow is the last passing one, history alternates", () =>
-    withStores(target, async ({ sessions }) => {
-      const id = await sessions.create({ name: "demo" });
-      expect(await sessions.exists(id)).toBe(true);
-      expect(await sessions.exists("nope")).toBe(false);
-      expect(await sessions.create({ id: "fixed" })).toBe("fixed");
-      await expect(sessions.create({ id: "fixed" })).rejects.toMatchObject({ code: "session.exists" });
-      expect(await sessions.current(id)).toBeUndefined();
-      const t1 = await sessions.addTurn(id, { instruction: "make", answer: "<workflow>", passed: true, workflow: wf });
-      expect(t1).toMatchObject({ index: 1, instruction: "make", passed: true });
-      await sessions.addTurn(id, { instruction: "break", answer: "junk", passed: false, workflow: wf2 });
-      expect(await sessions.current(id)).toEqual(wf);
-      await sessions.addTurn(id, { instruction: "fix", answer: "<workflow>", passed: true, workflow: wf2 });
-      expect(await sessions.current(id)).toEqual(wf2);
-      const turns = await sessions.turns(id);
-      expect(turns.map((t) => [t.index, t.passed])).toEqual([
-        [1, true],
-        [2, false],
-        [3, true],
-      ]);
-      expect(turns[0]!.workflow).toEqual(wf);
-      expect(await sessions.history(id)).toEqual([
-        { role: "user", content: "make" },
-        { role: "assistant", content: "<workflow>" },
-        { role: "user", content: "break" },
-        { role: "assistant", content: "junk" },
-        { role: "user", content: "fix" },
-        { role: "assistant", content: "<workflow>" },
-      ]);
-      expect(await sessions.turns("fixed")).toEqual([]);
-      await expect(sessions.addTurn("nope", { instruction: "x", answer: "", passed: false })).rejects.toMatchObject({
-        code: "session.not_found",
-      });
+const proposal = (appId: string, baseVersion: number): NewProposal => ({
+  appId,
+  baseVersion,
+  source: "agent",
+  instruction: "rename é ✓",
+  workflow: { ...wf, name: "Proposed" },
+  diff: { nodes: { added: [], removed: [], changed: [] }, edges: { added: [], removed: [] }, meta: [] } as unknown as WorkflowDiff,
+  diagnostics: [{ code: "x.warn", severity: "warning", message: "w" }],
+  newErrors: [],
+  summary: "renamed",
+});
+
+function describeProposals(target: StoreTarget): void {
+  it("proposals: pending until decided once; apply adds a version made from the base, only while the app is still there", () =>
+    withStores(target, async ({ apps }) => {
+      const { app } = await apps.createApp({ name: "P", mode: "workflow" }, wf, "create");
+      const p1 = await apps.createProposal(proposal(app.id, 1));
+      expect(p1).toMatchObject({ appId: app.id, baseVersion: 1, status: "pending", summary: "renamed", instruction: "rename é ✓" });
+      expect(p1.id).toMatch(/^prop_/);
+      expect(p1.appliedVersion).toBeUndefined();
+      expect(await apps.proposal(app.id, p1.id)).toEqual(p1);
+      expect(await apps.proposal("other", p1.id)).toBeUndefined();
+      const p2 = await apps.createProposal(proposal(app.id, 1));
+      expect((await apps.proposals(app.id)).map((p) => p.id)).toEqual([p1.id, p2.id]);
+
+      expect(await apps.decideProposal(app.id, p2.id, "rejected")).toBe(true);
+      expect(await apps.decideProposal(app.id, p2.id, "superseded")).toBe(false);
+      expect(await apps.applyProposal(app.id, p2.id, "n")).toBeUndefined();
+      expect((await apps.proposals(app.id, "pending")).map((p) => p.id)).toEqual([p1.id]);
+
+      const tries = await Promise.all([apps.applyProposal(app.id, p1.id, "applied"), apps.applyProposal(app.id, p1.id, "again")]);
+      const v = tries.find((t) => t !== undefined)!;
+      expect(tries.filter((t) => t !== undefined)).toHaveLength(1);
+      expect(v).toMatchObject({ version: 2, source: "proposal", parent: 1, note: "applied" });
+      expect(v.workflow.name).toBe("Proposed");
+      expect(await apps.proposal(app.id, p1.id)).toMatchObject({ status: "applied", appliedVersion: 2 });
+      expect((await apps.proposal(app.id, p1.id))?.decidedAt).toBeGreaterThan(0);
+
+      // A proposal made from version 1 cannot be applied once the app moved on.
+      const stale = await apps.createProposal(proposal(app.id, 1));
+      expect(await apps.applyProposal(app.id, stale.id, "late")).toBeUndefined();
+      expect((await apps.proposal(app.id, stale.id))?.status).toBe("pending");
+
+      const undo = await apps.addVersion(app.id, wf, "undo", "undo", { parent: 2, restores: 1 });
+      expect(undo).toMatchObject({ version: 3, parent: 2, restores: 1 });
+      expect((await apps.addVersion(app.id, wf, "edit")).parent).toBe(3);
+      expect((await apps.version(app.id, 1))?.parent).toBeUndefined();
+
+      await apps.addMessage(app.id, "assistant", "nothing", undefined, { outcome: { kind: "rejected", summary: "no", diagnostics: [] }, proposalId: stale.id });
+      expect((await apps.messages(app.id)).at(-1)).toMatchObject({ outcome: { kind: "rejected", summary: "no" }, proposalId: stale.id });
+      expect(await apps.deleteApp(app.id)).toBe(true);
+      expect(await apps.proposals(app.id)).toEqual([]);
     }));
 }
 
@@ -431,7 +450,7 @@ function describeConversations(target: StoreTarget): void {
 
 /** Two connections to one database: what two servers or workers see of each other's writes. */
 function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>): void {
-  it("two connections: commits race with one winner, and each sees the other's runs, apps, keys, events and sessions", async () => {
+  it("two connections: commits race with one winner, and each sees the other's runs, apps, keys, events and proposals", async () => {
     const a = await target.open();
     const b = await openAgain();
     try {
@@ -452,9 +471,9 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       expect(await b.apps.verifyKey(key.key)).toBe(true);
       await a.apps.appendEvents([{ runId: r.id, from: 0, events: [ev(r.id, "a")] }]);
       expect(await b.apps.events(r.id)).toEqual([ev(r.id, "a")]);
-      const sid = await b.sessions.create();
-      await a.sessions.addTurn(sid, { instruction: "x", answer: "y", passed: false });
-      expect((await b.sessions.turns(sid)).map((t) => t.index)).toEqual([1]);
+      const p = await a.apps.createProposal(proposal(app.id, 2));
+      expect(await b.apps.decideProposal(app.id, p.id, "rejected")).toBe(true);
+      expect(await a.apps.decideProposal(app.id, p.id, "superseded")).toBe(false);
 
       // A form answered through one server while the other times it out: exactly one close wins.
       const f = await a.forms.createForm(form(r.id, "ask"));
@@ -480,9 +499,10 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
     await a.runs.commitNode(r.id, c);
     await a.runs.appendAttempt(attempt(r.id, "t", 1));
     const { app } = await a.apps.createApp({ name: "Kept", mode: "workflow" }, wf, "create");
-    const sid = await a.sessions.create();
     const f = await a.forms.createForm(form(r.id, "ask"));
     const appKey = await a.service.createAppKey(app.id);
+    const p = await a.apps.createProposal(proposal(app.id, 1));
+    await a.apps.addMessage(app.id, "assistant", "proposed", undefined, { proposalId: p.id, outcome: { kind: "unchanged", summary: "Nothing changed." } });
     const conv = await a.conversations.create(app.id);
     await a.conversations.finishTurn(conv.id, { kept: true });
     await a.close();
@@ -493,7 +513,8 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       expect((await b.runs.committed(r.id)).get("t")).toEqual(c);
       expect(await b.runs.attempts(r.id)).toHaveLength(1);
       expect((await b.apps.getApp(app.id))?.name).toBe("Kept");
-      expect(await b.sessions.exists(sid)).toBe(true);
+      expect(await b.apps.proposal(app.id, p.id)).toEqual(p);
+      expect((await b.apps.messages(app.id))[0]).toMatchObject({ proposalId: p.id, outcome: { kind: "unchanged" } });
       expect((await b.conversations.get(conv.id))?.variables).toEqual({ kept: true });
     } finally {
       await b.close();

@@ -61,7 +61,6 @@ describe("openStores: database specifiers", () => {
     expect(s.kind).toBe("sqlite");
     await s.runs.listRuns();
     await s.apps.listApps();
-    await s.sessions.exists("x");
     await s.close();
     await s.close();
     const m = await openStores(":memory:");

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { corpusPath } from "./corpus.js";
 import { readAnswer } from "../../src/agent/answer.js";
-import { workflowToCompact } from "../../src/dsl/compact/from-ir.js";
+import { projectWorkflow } from "../../src/dsl/compact/project.js";
 import { ALL_COMPACT_TYPES } from "../../src/dsl/compact/vocabulary.js";
 import { exportDify } from "../../src/dsl/dify/export.js";
 import { listNodeTypes } from "../../src/ir/registry.js";
@@ -176,7 +176,7 @@ export function judgeAnswer(text: string): Outcome {
       if (host) return { kind: "untyped", reason: `host value in the workflow at ${host}` };
       if (r.problems.length === 0) {
         exportDify(r.workflow);
-        workflowToCompact(r.workflow);
+        projectWorkflow(r.workflow);
       }
     }
     if (!r.workflow && r.problems.length === 0) return { kind: "untyped", reason: "no workflow and no problem" };

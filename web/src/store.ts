@@ -423,7 +423,8 @@ export const useStore = create<State>((set, get) => {
               void get().loadVersions();
             }
           },
-          { json: { message: text } },
+          // Until the studio reviews proposals (issue 19), the agent's change is applied at once.
+          { json: { message: text, apply: true } },
         );
       } catch (e) {
         push({ role: "error", text: errText(e) });

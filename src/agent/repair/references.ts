@@ -1,4 +1,6 @@
 import { type Compact, compactOutputs, isObj, parentOf, TEXT_REF } from "./compact-graph.js";
+import { shorthandFor } from "../../dsl/compact/shorthand.js";
+import { isReservedHead } from "../../ir/selector.js";
 import { own } from "../../util/own.js";
 import type { RepairRecord } from "./types.js";
 
@@ -29,7 +31,7 @@ export function repairReferences(c: Compact): { compact: Compact; repairs: Repai
   const fixTuple = (v: unknown[], self: string, field: string): unknown[] => {
     const [a, b] = v as [string, string | number];
     const target = String(b);
-    if (ids.has(target)) return v;
+    if (ids.has(target) || isReservedHead(target)) return v;
     if (ids.has(a) && !ids.has(target) && typeof b === "string") {
       repairs.push({ kind: "reference", detail: `${self}.${field}: swapped [${a}, ${b}] to [${b}, ${a}] (name first, then node id)` });
       return [b, a];
@@ -47,7 +49,7 @@ export function repairReferences(c: Compact): { compact: Compact; repairs: Repai
     if (typeof v === "string") {
       return v.replace(TEXT_REF, (raw, _q, id: string, rest: string) => {
         const key = id.trim();
-        if (ids.has(key) || ["sys", "env", "conversation"].includes(key)) return raw;
+        if (ids.has(key) || isReservedHead(key)) return raw;
         const cands = publishers(rest.split(".")[0]!, self);
         if (cands.length !== 1) return raw;
         repairs.push({ kind: "reference", detail: `${self}.${field}: ${raw} names a missing node; the only node publishing "${rest.split(".")[0]}" is ${cands[0]!.id}` });
@@ -69,8 +71,9 @@ export function repairReferences(c: Compact): { compact: Compact; repairs: Repai
   const byId = new Map(c.nodes_info.map((n) => [n.id, n]));
 
   const nodes_info = c.nodes_info.map((n) => {
-    // Start variables are [name, type] pairs, not references; code/parameter outputs likewise.
-    if (n.type === "start") return n;
+    // Start variables are [name, type] pairs, not references; code/parameter outputs likewise. A Dify-form
+    // param (or a type without a shorthand) writes selectors in Dify order, [node_id, variable]: not a swap.
+    if (n.type === "start" || !shorthandFor(n.type) || Object.hasOwn(n.param, "dify")) return n;
     const param = { ...n.param };
     // A text field written as a [var, id] tuple means the text {{#'id'.var#}}.
     for (const k of own(TEXT_FIELDS, n.type) ?? []) {

@@ -1,109 +1,83 @@
-import { createInterface } from "node:readline/promises";
+import { resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
-import { analyse } from "../../analysis/index.js";
-import { diffWorkflows, formatDiff } from "../../agent/diff.js";
-import { generateWorkflow, type GenerationResult } from "../../agent/generate.js";
-import { variableSummary, formatVariableSummary } from "../../dsl/compact/summary.js";
-import { exportDify } from "../../dsl/dify/index.js";
+import { type GenerationResult, generateWorkflow } from "../../agent/generate.js";
+import { rejectedOutcome, describeOutcome } from "../../agent/outcome.js";
+import type { Proposal } from "../../agent/proposal.js";
+import { formatVariableSummary, variableSummary } from "../../dsl/compact/summary.js";
+import { CURRENT_DSL_VERSION, exportDify } from "../../dsl/dify/index.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
+import { formatDiff } from "../../ir/diff.js";
 import type { ModelRef } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
-import { createLlmService, describeConfigHelp, hasAnyEndpoint, loadLlmConfig } from "../../llm/index.js";
-import { openStores } from "../../store/open.js";
-import { loadWeftConfig } from "../config.js";
+import { configuredNodeModel, createLlmService, describeConfigHelp, hasAnyEndpoint, type LlmConfig, loadLlmConfig } from "../../llm/index.js";
 import { readWorkflow, writeOut } from "../io.js";
 import { CliError, EXIT } from "../output.js";
 
-function agentLlm(configPath?: string) {
-  const cfg = loadLlmConfig({ path: configPath });
-  if (!hasAnyEndpoint(cfg)) throw new CliError("llm.not_configured", `no model is configured.\n${describeConfigHelp()}`, EXIT.usage);
-  return createLlmService(cfg);
+export interface AgentSetup {
+  llm: ReturnType<typeof createLlmService>;
+  model: ModelRef;
+  cfg: LlmConfig;
+  /** The model of nodes the model adds. */
+  nodeModel?: { provider: string; name: string };
 }
 
-function report(r: GenerationResult): string {
-  const lines = r.attempts.map(
-    (a) =>
-      `attempt ${a.attempt}: ${a.passed ? "passed" : `${a.problems.length} problem(s)`}${a.repairs.length ? `, repaired: ${[...new Set(a.repairs.map((x) => x.kind))].join(", ")}` : ""}`,
-  );
-  if (r.workflow) {
-    lines.push(formatVariableSummary(variableSummary(r.workflow)));
-    const diags = analyse(r.workflow).diagnostics;
-    lines.push(`validation: ${diags.filter((d) => d.severity === "error").length} error(s), ${diags.filter((d) => d.severity === "warning").length} warning(s)`);
-    for (const d of diags) lines.push(`  ${formatDiagnostic(d)}`);
-  }
-  if (!r.passed) for (const p of r.attempts.at(-1)?.problems ?? []) lines.push(`  ${formatDiagnostic(p)}`);
-  return lines.join("\n");
+export function agentSetup(configPath: string | undefined, modelName: string | undefined): AgentSetup {
+  const cfg = loadLlmConfig({ path: configPath });
+  if (!hasAnyEndpoint(cfg)) throw new CliError("llm.not_configured", `no model is configured.\n${describeConfigHelp()}`, EXIT.usage);
+  const nodeModel = configuredNodeModel(cfg, modelName);
+  return { llm: createLlmService(cfg), model: { provider: "weft-agent", name: modelName ?? "" }, cfg, ...(nodeModel ? { nodeModel } : {}) };
+}
+
+/** Our own output is written in the current DSL version (re-importing it never warns that it is old). */
+export function writeWorkflowYaml(path: string | undefined, wf: Workflow): string {
+  writeOut(path, exportDify(wf, { version: CURRENT_DSL_VERSION }));
+  return !path || path === "-" ? "stdout" : resolve(path);
+}
+
+export function attemptsReport(r: GenerationResult): string {
+  return r.attempts
+    .map((a) => `attempt ${a.attempt}: ${a.passed ? "passed" : `${a.problems.length} problem(s)`}${a.repairs.length ? `, repaired: ${[...new Set(a.repairs.map((x) => x.kind))].join(", ")}` : ""}`)
+    .join("\n");
+}
+
+/** A proposal as the CLI shows it: summary, field-level diff, and the analyser's findings. */
+export function proposalReport(p: Pick<Proposal, "summary" | "diff" | "diagnostics">): string {
+  const errors = p.diagnostics.filter((d) => d.severity === "error").length;
+  return [
+    `changes: ${p.summary}`,
+    formatDiff(p.diff),
+    `validation: ${errors} error(s), ${p.diagnostics.length - errors} warning(s)`,
+    ...p.diagnostics.map((d) => `  ${formatDiagnostic(d)}`),
+  ].join("\n");
+}
+
+/** The rejection as the user sees it: the last attempt's diagnostics and that nothing changed. */
+export function rejectionReport(r: GenerationResult): string {
+  return describeOutcome(rejectedOutcome(r.attempts.at(-1)?.problems ?? []));
 }
 
 export function registerGenerateCommands(program: Command): void {
   program
     .command("generate")
-    .description("generate a workflow from an instruction (one shot), written as Dify YAML")
+    .description("generate a workflow from an instruction (or, with --from, edit one), written as Dify YAML")
     .argument("<instruction>")
-    .option("--from <file>", "start from this workflow (the instruction edits it)")
+    .option("--from <file>", "start from this workflow (the instruction edits it; the diff is printed)")
     .option("-o, --out <path>", "output Dify YAML (default: stdout)")
     .option("--model <name>", "model name for the agent (routed by weft.config.json / WEFT_LLM_*)")
     .option("--attempts <n>", "maximum attempts", "5")
     .option("--config <path>", "weft.config.json")
     .action(async (instruction, opts) => {
-      const llm = agentLlm(opts.config);
+      const a = agentSetup(opts.config, opts.model);
       const current = opts.from ? (await readWorkflow(opts.from)).workflow : undefined;
-      const model: ModelRef = { provider: "weft-agent", name: opts.model ?? "" };
-      const r = await generateWorkflow({ llm, model, instruction, current, maxAttempts: Number(opts.attempts) });
-      process.stderr.write(`${report(r)}\n`);
-      if (!r.workflow) throw new CliError("generate.failed", "no workflow could be generated", EXIT.invalid);
-      writeOut(opts.out, exportDify(r.workflow));
-      process.exitCode = r.passed ? EXIT.ok : EXIT.invalid;
-    });
-
-  program
-    .command("chat")
-    .description("multi-turn chat that builds a workflow; each turn prints the summary and validation and writes the Dify YAML")
-    .option("--session <id>", "resume this session")
-    .option("-o, --out <path>", "Dify YAML written after each turn", "workflow.yml")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
-    .option("--model <name>", "model name for the agent")
-    .option("--config <path>", "weft.config.json")
-    .action(async (opts) => {
-      const llm = agentLlm(opts.config);
-      const cfg = loadWeftConfig(opts.config);
-      const stores = await openStores(opts.db ?? cfg.db);
-      const store = stores.sessions;
-      const model: ModelRef = { provider: "weft-agent", name: opts.model ?? "" };
-      let sessionId = opts.session;
-      if (sessionId && !(await store.exists(sessionId))) {
-        await stores.close();
-        throw new CliError("session.not_found", `no chat session ${sessionId}`);
+      const r = await generateWorkflow({ llm: a.llm, model: a.model, instruction, current, maxAttempts: Number(opts.attempts), compact: a.nodeModel ? { llmModel: a.nodeModel } : {} });
+      process.stderr.write(`${attemptsReport(r)}\n`);
+      if (!r.passed || !r.workflow || !r.proposal) {
+        process.stderr.write(`${rejectionReport(r)}\nno file written\n`);
+        process.exitCode = EXIT.invalid;
+        return;
       }
-      sessionId ??= await store.create();
-      process.stdout.write(`session ${sessionId} — type an instruction; /diff shows the last change, /quit ends\n`);
-      const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
-      let previous: Workflow | undefined;
-      try {
-        for await (const line of rl) {
-          const text = line.trim();
-          if (!text) continue;
-          if (text === "/quit") break;
-          const turns = await store.turns(sessionId);
-          if (text === "/diff") {
-            const versions = turns.filter((t) => t.workflow);
-            const last = versions.at(-1)?.workflow;
-            process.stdout.write(last ? `${formatDiff(diffWorkflows(versions.at(-2)?.workflow, last))}\n` : "no versions yet\n");
-            continue;
-          }
-          const current = await store.current(sessionId);
-          previous = current;
-          const r = await generateWorkflow({ llm, model, instruction: text, history: await store.history(sessionId), current });
-          await store.addTurn(sessionId, { instruction: text, answer: r.turn[1]?.content as string, passed: r.passed, workflow: r.workflow });
-          process.stdout.write(`${report(r)}\n`);
-          if (r.workflow) {
-            writeOut(opts.out, exportDify(r.workflow));
-            process.stdout.write(`changes: ${formatDiff(diffWorkflows(previous, r.workflow))}\nwrote ${opts.out}\n`);
-          }
-        }
-      } finally {
-        rl.close();
-        await stores.close();
-      }
+      process.stderr.write(`${formatVariableSummary(variableSummary(r.workflow))}\n${proposalReport(r.proposal)}\n`);
+      const where = writeWorkflowYaml(opts.out, r.workflow);
+      process.stderr.write(where === "stdout" ? "wrote the Dify YAML to stdout\n" : `wrote ${where}\n`);
     });
 }

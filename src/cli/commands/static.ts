@@ -46,9 +46,10 @@ export function registerStaticCommands(program: Command): void {
     .requiredOption("--to <format>", "dify | mermaid | coze")
     .option("-o, --out <path>", "output file (default: stdout)")
     .option("--flow", "coze: wrap the canvas in the file envelope the Coze playground loads (default: the bare canvas the save API takes)")
+    .option("--dsl-version <version>", "dify: the DSL version to write (default: the file's own, else the current one; 0.4.0 suits Dify 1.8–1.9)")
     .action(async (file, opts) => {
       const { workflow } = await readWorkflow(file);
-      if (opts.to === "dify") writeOut(opts.out, exportDify(workflow));
+      if (opts.to === "dify") writeOut(opts.out, exportDify(workflow, opts.dslVersion ? { version: opts.dslVersion } : {}));
       else if (opts.to === "mermaid") writeOut(opts.out, toMermaid(workflow));
       else if (opts.to === "coze") {
         const { exportCozeDetailed, toCozeFlowFile } = await import("../../dsl/coze/index.js");

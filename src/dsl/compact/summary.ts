@@ -8,15 +8,18 @@ export interface VariableSummary {
   nodes: Array<{ id: string; type: string; title: string; outputs: Array<{ name: string; type: string }> }>;
 }
 
-/** What a later chat turn needs to know about the current workflow: its inputs, outputs and each node's outputs. */
-export function variableSummary(wf: Workflow): VariableSummary {
+/**
+ * What a later chat turn needs to know about the current workflow: its inputs, outputs and each node's
+ * outputs. `idOf` names nodes as the model sees them (their compact ids).
+ */
+export function variableSummary(wf: Workflow, idOf: (irId: string) => string = (id) => id): VariableSummary {
   const start = wf.nodes.find((n) => n.type === "start");
   const inputs = start ? describeNode(start).outputs.filter((o) => !o.name.startsWith("sys.")).map((o) => ({ name: o.name, type: o.type })) : [];
   const outputs = wf.nodes
     .filter((n) => n.type === "end" || n.type === "answer")
-    .flatMap((n) => (n.type === "end" ? describeNode(n).outputs : [{ name: "answer", type: "string" as const }]).map((o) => ({ node: n.id, name: o.name, type: o.type })));
+    .flatMap((n) => (n.type === "end" ? describeNode(n).outputs : [{ name: "answer", type: "string" as const }]).map((o) => ({ node: idOf(n.id), name: o.name, type: o.type })));
   const nodes = wf.nodes.map((n) => ({
-    id: n.id,
+    id: idOf(n.id),
     type: n.type,
     title: n.title,
     outputs: describeNode(n)

@@ -8,11 +8,17 @@ export interface ToolAlias {
   toolName: (param: Record<string, unknown>) => string;
   /** Compact param name → tool parameter name. */
   params: (param: Record<string, unknown>) => Record<string, unknown>;
+  /** The inverse of `params`: tool parameter values (and the stored config) → compact param. */
+  project?: (toolParams: Record<string, unknown>, config: Record<string, unknown>) => Record<string, unknown>;
   configurations?: Record<string, unknown>;
 }
 
-/** A name-like param (target_type, chart_type) as text. */
-const str = (v: unknown) => (v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v));
+/** A name-like param as lower-case text; objects are shown as JSON, never converted by calling them. */
+const lower = (v: unknown, fallback: string) => {
+  const s = typeof v === "string" ? v : typeof v === "number" ? String(v) : v === undefined || v === null || v === "" ? "" : JSON.stringify(v);
+  return (s || fallback).toLowerCase();
+};
+
 /**
  * A text param is passed on as written: the converter reports a missing one or one that is not a
  * string (models often write a `[var, id]` tuple there), instead of sending `'["text","3"]'` to the tool.
@@ -44,8 +50,9 @@ export const TOOL_ALIASES: Record<string, ToolAlias> = {
   "markdown-exporter": {
     providerId: "bowenliang123/md_exporter/md_exporter",
     providerName: "bowenliang123/md_exporter/md_exporter",
-    toolName: (p) => `md_to_${str(p.target_type || "md").toLowerCase()}`,
+    toolName: (p) => `md_to_${lower(p.target_type, "md")}`,
     params: (p) => ({ md_text: text(p.md_text) }),
+    project: (t, c) => ({ target_type: String(c.tool_name).replace(/^md_to_/, ""), md_text: t.md_text }),
   },
   "google-search": {
     providerId: "langgenius/google/google",
@@ -57,13 +64,19 @@ export const TOOL_ALIASES: Record<string, ToolAlias> = {
   echarts: {
     providerId: "langgenius/echarts/echarts",
     providerName: "langgenius/echarts/echarts",
-    toolName: (p) => `${str(p.chart_type || "bar").toLowerCase()}_chart`,
+    toolName: (p) => `${lower(p.chart_type, "bar")}_chart`,
     params: (p) => {
       const axis = text(p.x_axisORcategories);
-      return str(p.chart_type).toLowerCase() === "pie"
+      return lower(p.chart_type, "bar") === "pie"
         ? { data: text(p.data), title: text(p.chart_title), categories: axis }
         : { data: text(p.data), title: text(p.chart_title), x_axis: axis };
     },
+    project: (t, c) => ({
+      chart_type: String(c.tool_name).replace(/_chart$/, ""),
+      chart_title: t.title,
+      data: t.data,
+      x_axisORcategories: t.x_axis ?? t.categories,
+    }),
   },
 };
 
@@ -106,14 +119,14 @@ export const COMPACT_PARAMS: Record<string, string> = {
   start: 'variables: [[name, type]] with type one of string | number | boolean | file | array[file] | object',
   end: "outputs: [[output_name, [variable, node_id]]]",
   answer: "answer: text with {{#'id'.var#}} references (advanced-chat only)",
-  llm: "system: text, user: text (files/images only in user)",
-  "question-classifier": "query_variable_selector: [variable, node_id], classes: [name, ...] (≥ 2), instruction?: text. Port i = class i",
-  code: "variables: [[name, [variable, node_id]]], outputs: [[name, type]], code: Python `def main(...)` returning a dict with exactly those outputs",
+  llm: "system: text, user: text (files/images only in user), model?: {provider, name, completion_params} (leave out for the configured model)",
+  "question-classifier": "query_variable_selector: [variable, node_id], classes: [name, ...] (≥ 2), instruction?: text, model?: as for llm. Port i = class i",
+  code: "variables: [[name, [variable, node_id]]], outputs: [[name, type]], code: Python `def main(...)` returning a dict with exactly those outputs; code_language?: python3 (default) | javascript (`function main({...})` returning an object)",
   "document-extractor": "variable_selector: [variable, node_id] (a file or array[file])",
   "http-request": "url: [variable, node_id] (the URL comes from a variable)",
   "if-else": 'cases: [[null|"and"|"or", [[[variable, node_id], operator, "value"?], ...]], ...]; port i = case i, port len(cases) = ELSE; values are strings',
   "list-operator": 'variable: [variable, node_id], operator: ["filter_by", op, value] | ["extract_by", n] | ["order_by", "asc"|"desc"] | ["limit", n]',
-  "parameter-extractor": "query: [variable, node_id], parameters: [[description, name, type]], instruction: text",
+  "parameter-extractor": "query: [variable, node_id], parameters: [[description, name, type]], instruction: text, model?: as for llm",
   "template-transform": "variables: [[name, [variable, node_id]]], template: Jinja2 text using {{ name }}",
   "variable-aggregator": "variables: [[variable, node_id], ...] (same type; the branch that ran wins)",
   iteration: 'iterator_selector: [variable, node_id], output_selector: [variable, "<iteration_id>-k"]; children follow with ids "<iteration_id>-1" (iteration-start) .. "-n"',

@@ -6,8 +6,12 @@
 
 /** The newest DSL version this importer knows (Dify main's `api/constants/dsl_version.py`). */
 export const CURRENT_DSL_VERSION = "0.6.0";
-/** Written for new workflows: accepted without confirmation by the Dify 1.8–1.9 fleet. */
-export const DEFAULT_EXPORT_VERSION = "0.4.0";
+/**
+ * Written for workflows Weft made (generated, edited, built): the current version, so re-importing our own
+ * output never warns `dsl_version_older`. `weft export --dsl-version 0.4.0` targets the Dify 1.8–1.9 fleet,
+ * which asks for confirmation on anything newer.
+ */
+export const DEFAULT_EXPORT_VERSION = CURRENT_DSL_VERSION;
 /** Dify reads a document without `version` as this. */
 export const ABSENT_DSL_VERSION = "0.1.0";
 

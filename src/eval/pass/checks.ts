@@ -37,6 +37,13 @@ export interface ConvertResult extends StepResult {
   yaml?: string;
 }
 
+/**
+ * The model Chat2Workflow's own converter writes into every LLM node of an answer (its
+ * nodes/dify/basic/llm.py): the answers name none, and the resolve stage runs them on it (routed by the
+ * eval's model configuration like any Dify provider).
+ */
+export const CHAT2WORKFLOW_NODE_MODEL = { provider: "langgenius/tongyi/tongyi", name: "qwen3-vl-plus" };
+
 /** step_1_2: compact JSON → IR (no converter errors) → Dify YAML → re-import succeeds. */
 export function checkConvert(json: unknown, name: string): ConvertResult {
   if (!isObj(json) || !Array.isArray(json.nodes_info)) {
@@ -49,7 +56,7 @@ export function checkConvert(json: unknown, name: string): ConvertResult {
   }
   let converted: ReturnType<typeof compactToWorkflow>;
   try {
-    converted = compactToWorkflow(json, { name });
+    converted = compactToWorkflow(json, { name, llmModel: CHAT2WORKFLOW_NODE_MODEL });
   } catch (e) {
     // The converter reports problems as diagnostics; a throw means its output broke the IR schema.
     return {

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { diffWorkflows } from "../../agent/diff.js";
+import { diffWorkflows } from "../../ir/diff.js";
 import { analyse } from "../../analysis/index.js";
 import { exportDify, importDify } from "../../dsl/dify/index.js";
 import { AppModeSchema, type Workflow } from "../../ir/workflow.js";
@@ -7,16 +7,8 @@ import type { VersionRecord } from "../../store/apps.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { portsOf } from "../ports.js";
+import { versionParam, versionSummary } from "./versions.js";
 import { blankWorkflow, validateWorkflow } from "../validate.js";
-
-const versionSummary = (v: VersionRecord) => ({
-  version: v.version,
-  source: v.source,
-  note: v.note,
-  createdAt: v.createdAt,
-  nodes: v.workflow.nodes.length,
-  edges: v.workflow.edges.length,
-});
 
 const versionBody = (v: VersionRecord) => ({
   ...versionSummary(v),
@@ -24,13 +16,6 @@ const versionBody = (v: VersionRecord) => ({
   diagnostics: analyse(v.workflow).diagnostics,
   ports: portsOf(v.workflow),
 });
-
-function versionParam(raw: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1)
-    throw new ApiError(400, "request.invalid_version", `version must be a positive integer, got "${raw}"`);
-  return n;
-}
 
 /** Dify DSL import: YAML parse and schema problems are the caller's (422 with the import error's code). */
 function importYaml(text: string): { workflow: Workflow; warnings: unknown[] } {

@@ -1,16 +1,35 @@
 import { Hono } from "hono";
-import { diffWorkflows } from "../../agent/diff.js";
-import { type AgentEvent, runAgent } from "../../agent/react.js";
+import type { TurnOutcome } from "../../agent/outcome.js";
+import { type AgentEvent, type AgentResult, runAgent } from "../../agent/react.js";
+import type { WorkflowDiff } from "../../ir/diff.js";
 import { describeConfigHelp } from "../../llm/index.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
+import { type ProposalView, proposalView } from "../editing.js";
 import { ApiError } from "../errors.js";
 import { pumpSSE } from "../sse.js";
 
-/** What the chat stream sends: the agent's events, plus `version` when a new version was stored and a final `done`. */
+/**
+ * What the chat stream sends: the agent's events; `superseded` when a pending proposal was dropped for
+ * this turn; `proposal` when the turn ended with a change (nothing is applied yet); `version` when it
+ * was applied (only with `apply: true`); and a final `done` saying what really happened.
+ */
 export type ChatStreamEvent =
   | AgentEvent
-  | { type: "version"; version: number; diff: ReturnType<typeof diffWorkflows> }
-  | { type: "done"; reply: string; updated: boolean; version: number };
+  | { type: "superseded"; proposals: string[] }
+  | { type: "proposal"; proposal: ProposalView }
+  | { type: "version"; version: number; diff: WorkflowDiff }
+  | {
+      type: "done";
+      reply: string;
+      /** A proposal was made (and, with `apply`, applied). */
+      updated: boolean;
+      outcome: TurnOutcome;
+      /** The reply claims a change that was not made (a rejected update, or none at all). */
+      notApplied: boolean;
+      proposal: string | null;
+      /** The app's current version after the turn. */
+      version: number;
+    };
 
 export function chatRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
@@ -19,12 +38,11 @@ export function chatRoutes(deps: ServerDeps): Hono {
     const body = await readJson(c);
     const message = typeof body.message === "string" ? body.message.trim() : "";
     if (!message) throw new ApiError(400, "request.missing_message", "the body needs a non-empty `message` string");
+    if (body.apply !== undefined && typeof body.apply !== "boolean")
+      throw new ApiError(400, "request.invalid_apply", "`apply` must be true or false");
     const llm = deps.agentLlm;
-    if (!llm)
-      throw new ApiError(503, "llm.not_configured", `no model is configured for the agent.\n${describeConfigHelp()}`);
-    const model =
-      typeof body.model === "string" && body.model ? { ...deps.agentModel, name: body.model } : deps.agentModel;
-    await deps.apps.addMessage(app.id, "user", message);
+    if (!llm) throw new ApiError(503, "llm.not_configured", `no model is configured for the agent.\n${describeConfigHelp()}`);
+    const model = typeof body.model === "string" && body.model ? { ...deps.agentModel, name: body.model } : deps.agentModel;
 
     const queue: ChatStreamEvent[] = [];
     let finished = false;
@@ -34,10 +52,32 @@ export function chatRoutes(deps: ServerDeps): Hono {
       queue.push(e);
       wake();
     };
-    let base = (await deps.apps.current(app.id))!;
-    let latest = base.version;
-    // Versions are stored in the order the agent produced them; the final reply waits for the last one.
-    let saving = Promise.resolve();
+    const superseded = await deps.editing.supersedePending(app.id);
+    if (superseded.length) emit({ type: "superseded", proposals: superseded });
+    const history = await deps.editing.memory(app.id);
+    await deps.apps.addMessage(app.id, "user", message);
+    const base = (await deps.apps.current(app.id))!;
+
+    const finish = async (res: AgentResult) => {
+      let outcome = res.outcome;
+      let proposalId: string | null = null;
+      let version = base.version;
+      if (res.updated && res.workflow) {
+        const p = await deps.editing.propose(app.id, base, res.workflow, { source: "agent", instruction: message });
+        proposalId = p.id;
+        outcome = { ...(outcome as Extract<TurnOutcome, { kind: "proposed" }>), proposalId: p.id };
+        emit({ type: "proposal", proposal: proposalView(p, base.version) });
+        if (body.apply === true) {
+          const applied = await deps.editing.apply(app.id, p.id);
+          version = applied.version.version;
+          outcome = { kind: "applied", summary: p.summary, proposalId: p.id, version };
+          emit({ type: "version", version, diff: p.diff });
+        }
+      }
+      await deps.editing.remember(app.id, res.reply, outcome, { ...(proposalId ? { proposalId } : {}), ...(version !== base.version ? { version } : {}) });
+      emit({ type: "done", reply: res.reply, updated: res.updated, outcome, notApplied: res.notApplied, proposal: proposalId, version });
+    };
+
     const models = deps.llmConfig ? Object.keys(deps.llmConfig.models) : [];
     void runAgent(message, {
       llm,
@@ -45,37 +85,15 @@ export function chatRoutes(deps: ServerDeps): Hono {
       models,
       workflow: base.workflow,
       mode: app.mode,
+      history,
+      compact: deps.nodeModel ? { llmModel: deps.nodeModel } : {},
       services: deps.services,
       maxIterations: deps.agentMaxIterations,
       signal: ctrl.signal,
-      onEvent: (e) => {
-        emit(e);
-        if (e.type === "workflow") {
-          // Each accepted update becomes a version at once, so the canvas can follow the agent's steps.
-          const workflow = e.workflow;
-          saving = saving.then(async () => {
-            const v = await deps.apps.addVersion(
-              app.id,
-              { ...workflow, name: base.workflow.name },
-              "agent",
-              message.slice(0, 200),
-            );
-            emit({ type: "version", version: v.version, diff: diffWorkflows(base.workflow, v.workflow) });
-            base = v;
-            latest = v.version;
-          });
-        }
-      },
+      onEvent: emit,
     })
-      .then(async (res) => {
-        await saving;
-        if (res.reply || res.updated)
-          await deps.apps.addMessage(app.id, "assistant", res.reply, res.updated ? latest : undefined);
-        emit({ type: "done", reply: res.reply, updated: res.updated, version: latest });
-      })
-      .catch((e) =>
-        emit({ type: "error", code: e?.code ?? "agent.error", message: e instanceof Error ? e.message : String(e) }),
-      )
+      .then(finish)
+      .catch((e) => emit({ type: "error", code: e?.code ?? "agent.error", message: e instanceof Error ? e.message : String(e) }))
       .finally(() => {
         finished = true;
         wake();

@@ -7,6 +7,11 @@ import type {
   AppStore,
   ChatMessageRecord,
   EventBatch,
+  MessageExtra,
+  NewProposal,
+  ProposalRecord,
+  ProposalStatus,
+  VersionLinks,
   VersionRecord,
   VersionSource,
 } from "../apps.js";
@@ -20,6 +25,7 @@ export class MemoryAppStore implements AppStore {
   private messageSeq = 0;
   private keys = new Map<string, ApiKeyRecord & { hash: string }>();
   private eventLog = new Map<string, Map<number, RunEvent>>();
+  private proposalLog = new Map<string, ProposalRecord[]>();
 
   async createApp(
     a: { name: string; mode: AppMode; description?: string },
@@ -59,18 +65,28 @@ export class MemoryAppStore implements AppStore {
   async deleteApp(id: string): Promise<boolean> {
     this.versionLog.delete(id);
     this.messageLog.delete(id);
+    this.proposalLog.delete(id);
     return this.apps.delete(id);
   }
 
-  async addVersion(appId: string, wf: Workflow, source: VersionSource, note = ""): Promise<VersionRecord> {
+  async addVersion(
+    appId: string,
+    wf: Workflow,
+    source: VersionSource,
+    note = "",
+    links: VersionLinks = {},
+  ): Promise<VersionRecord> {
     const now = Date.now();
     const log = this.versionLog.get(appId) ?? [];
+    const parent = links.parent ?? (log.length > 0 ? log.length : undefined);
     const v: VersionRecord = {
       appId,
       version: log.length + 1,
       workflow: structuredClone(wf),
       source,
       note,
+      ...(parent !== undefined ? { parent } : {}),
+      ...(links.restores !== undefined ? { restores: links.restores } : {}),
       createdAt: now,
     };
     log.push(v);
@@ -92,10 +108,58 @@ export class MemoryAppStore implements AppStore {
     return structuredClone(this.versionLog.get(appId) ?? []);
   }
 
-  async addMessage(appId: string, role: "user" | "assistant", text: string, version?: number): Promise<void> {
+  async addMessage(
+    appId: string,
+    role: "user" | "assistant",
+    text: string,
+    version?: number,
+    extra: MessageExtra = {},
+  ): Promise<void> {
     const log = this.messageLog.get(appId) ?? [];
-    log.push({ seq: ++this.messageSeq, role, text, version, createdAt: Date.now() });
+    log.push(
+      structuredClone({
+        seq: ++this.messageSeq,
+        role,
+        text,
+        ...(version !== undefined ? { version } : {}),
+        ...(extra.outcome ? { outcome: extra.outcome } : {}),
+        ...(extra.proposalId ? { proposalId: extra.proposalId } : {}),
+        createdAt: Date.now(),
+      }),
+    );
     this.messageLog.set(appId, log);
+  }
+
+  async createProposal(p: NewProposal): Promise<ProposalRecord> {
+    const rec: ProposalRecord = { ...structuredClone(p), id: `prop_${ulid()}`, status: "pending", createdAt: Date.now() };
+    const log = this.proposalLog.get(p.appId) ?? [];
+    log.push(rec);
+    this.proposalLog.set(p.appId, log);
+    return structuredClone(rec);
+  }
+
+  async proposal(appId: string, id: string): Promise<ProposalRecord | undefined> {
+    return structuredClone(this.proposalLog.get(appId)?.find((p) => p.id === id));
+  }
+
+  async proposals(appId: string, status?: ProposalStatus): Promise<ProposalRecord[]> {
+    return structuredClone((this.proposalLog.get(appId) ?? []).filter((p) => !status || p.status === status));
+  }
+
+  async decideProposal(appId: string, id: string, status: "rejected" | "superseded"): Promise<boolean> {
+    const p = this.proposalLog.get(appId)?.find((x) => x.id === id);
+    if (!p || p.status !== "pending") return false;
+    Object.assign(p, { status, decidedAt: Date.now() });
+    return true;
+  }
+
+  async applyProposal(appId: string, id: string, note: string): Promise<VersionRecord | undefined> {
+    const p = this.proposalLog.get(appId)?.find((x) => x.id === id);
+    const cur = this.versionLog.get(appId)?.at(-1);
+    if (!p || p.status !== "pending" || cur?.version !== p.baseVersion) return undefined;
+    const v = await this.addVersion(appId, p.workflow, "proposal", note, { parent: p.baseVersion });
+    Object.assign(p, { status: "applied", appliedVersion: v.version, decidedAt: Date.now() });
+    return v;
   }
 
   async messages(appId: string): Promise<ChatMessageRecord[]> {

@@ -8,6 +8,11 @@ import type {
   AppStore,
   ChatMessageRecord,
   EventBatch,
+  MessageExtra,
+  NewProposal,
+  ProposalRecord,
+  ProposalStatus,
+  VersionLinks,
   VersionRecord,
   VersionSource,
 } from "../apps.js";
@@ -28,7 +33,21 @@ CREATE TABLE IF NOT EXISTS chat_messages (
 CREATE INDEX IF NOT EXISTS chat_messages_app ON chat_messages(app_id, seq);
 CREATE TABLE IF NOT EXISTS run_events (
   run_id TEXT NOT NULL, seq INTEGER NOT NULL, event TEXT NOT NULL, PRIMARY KEY (run_id, seq));
+CREATE TABLE IF NOT EXISTS proposals (
+  id TEXT PRIMARY KEY, app_id TEXT NOT NULL, base_version INTEGER NOT NULL, status TEXT NOT NULL,
+  source TEXT NOT NULL, instruction TEXT NOT NULL DEFAULT '', workflow TEXT NOT NULL, diff TEXT NOT NULL,
+  diagnostics TEXT NOT NULL, new_errors TEXT NOT NULL, summary TEXT NOT NULL, applied_version INTEGER,
+  created_at INTEGER NOT NULL, decided_at INTEGER);
+CREATE INDEX IF NOT EXISTS proposals_app ON proposals(app_id, created_at);
 `;
+
+/** Columns added after the first release: plain ADD COLUMN on files made before them. */
+const ADDED_COLUMNS: Array<[table: string, column: string, decl: string]> = [
+  ["app_versions", "parent", "INTEGER"],
+  ["app_versions", "restores", "INTEGER"],
+  ["chat_messages", "outcome", "TEXT"],
+  ["chat_messages", "proposal_id", "TEXT"],
+];
 
 const toApp = (r: any): AppRecord => ({
   id: r.id,
@@ -44,7 +63,25 @@ const toVersion = (r: any): VersionRecord => ({
   workflow: JSON.parse(r.workflow),
   source: r.source,
   note: r.note,
+  ...(r.parent !== null && r.parent !== undefined ? { parent: r.parent } : {}),
+  ...(r.restores !== null && r.restores !== undefined ? { restores: r.restores } : {}),
   createdAt: r.created_at,
+});
+const toProposal = (r: any): ProposalRecord => ({
+  id: r.id,
+  appId: r.app_id,
+  baseVersion: r.base_version,
+  status: r.status,
+  source: r.source,
+  instruction: r.instruction,
+  workflow: JSON.parse(r.workflow),
+  diff: JSON.parse(r.diff),
+  diagnostics: JSON.parse(r.diagnostics),
+  newErrors: JSON.parse(r.new_errors),
+  summary: r.summary,
+  ...(r.applied_version !== null ? { appliedVersion: r.applied_version } : {}),
+  createdAt: r.created_at,
+  ...(r.decided_at !== null ? { decidedAt: r.decided_at } : {}),
 });
 
 /**
@@ -56,14 +93,19 @@ export class SqliteAppStore implements AppStore {
 
   constructor(readonly db: Database.Database) {
     db.exec(SCHEMA);
+    for (const [table, column, decl] of ADDED_COLUMNS) {
+      const cols = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+      if (!cols.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${decl}`);
+    }
     this.stmts = {
       insertApp: db.prepare(
         "INSERT INTO apps (id, name, mode, description, created_at, updated_at) VALUES (?,?,?,?,?,?)",
       ),
       getApp: db.prepare("SELECT * FROM apps WHERE id = ?"),
       insertVersion: db.prepare(
-        "INSERT INTO app_versions (app_id, version, workflow, source, note, created_at) VALUES (?,?,?,?,?,?)",
+        "INSERT INTO app_versions (app_id, version, workflow, source, note, created_at, parent, restores) VALUES (?,?,?,?,?,?,?,?)",
       ),
+      proposal: db.prepare("SELECT * FROM proposals WHERE app_id = ? AND id = ?"),
       version: db.prepare("SELECT * FROM app_versions WHERE app_id = ? AND version = ?"),
       current: db.prepare("SELECT * FROM app_versions WHERE app_id = ? ORDER BY version DESC LIMIT 1"),
       keyLookup: db.prepare("SELECT 1 FROM api_keys WHERE hash = ?"),
@@ -91,7 +133,7 @@ export class SqliteAppStore implements AppStore {
     const now = Date.now();
     this.db.transaction(() => {
       this.stmts.insertApp.run(id, a.name, a.mode, a.description ?? "", now, now);
-      this.stmts.insertVersion.run(id, 1, JSON.stringify(workflow), source, "", now);
+      this.stmts.insertVersion.run(id, 1, JSON.stringify(workflow), source, "", now, null, null);
     })();
     return { app: this.appNow(id)!, version: this.versionNow(id, 1)! };
   }
@@ -107,22 +149,32 @@ export class SqliteAppStore implements AppStore {
   async deleteApp(id: string): Promise<boolean> {
     return this.db.transaction(() => {
       this.db.prepare("DELETE FROM app_versions WHERE app_id = ?").run(id);
+      this.db.prepare("DELETE FROM proposals WHERE app_id = ?").run(id);
       this.db.prepare("DELETE FROM chat_messages WHERE app_id = ?").run(id);
       return this.db.prepare("DELETE FROM apps WHERE id = ?").run(id).changes > 0;
     })();
   }
 
-  async addVersion(appId: string, wf: Workflow, source: VersionSource, note = ""): Promise<VersionRecord> {
+  async addVersion(
+    appId: string,
+    wf: Workflow,
+    source: VersionSource,
+    note = "",
+    links: VersionLinks = {},
+  ): Promise<VersionRecord> {
+    return this.db.transaction(() => this.addVersionNow(appId, wf, source, note, links))();
+  }
+
+  /** addVersion's body, for use inside a transaction that also decides a proposal. */
+  private addVersionNow(appId: string, wf: Workflow, source: VersionSource, note: string, links: VersionLinks): VersionRecord {
     const now = Date.now();
-    const version = this.db.transaction(() => {
-      const { v } = this.db
-        .prepare("SELECT COALESCE(MAX(version), 0) AS v FROM app_versions WHERE app_id = ?")
-        .get(appId) as { v: number };
-      this.stmts.insertVersion.run(appId, v + 1, JSON.stringify(wf), source, note, now);
-      this.db.prepare("UPDATE apps SET updated_at = ?, name = ? WHERE id = ?").run(now, wf.name, appId);
-      return v + 1;
-    })();
-    return this.versionNow(appId, version)!;
+    const { v } = this.db
+      .prepare("SELECT COALESCE(MAX(version), 0) AS v FROM app_versions WHERE app_id = ?")
+      .get(appId) as { v: number };
+    const parent = links.parent ?? (v > 0 ? v : undefined);
+    this.stmts.insertVersion.run(appId, v + 1, JSON.stringify(wf), source, note, now, parent ?? null, links.restores ?? null);
+    this.db.prepare("UPDATE apps SET updated_at = ?, name = ? WHERE id = ?").run(now, wf.name, appId);
+    return this.versionNow(appId, v + 1)!;
   }
 
   async current(appId: string): Promise<VersionRecord | undefined> {
@@ -138,10 +190,18 @@ export class SqliteAppStore implements AppStore {
     return this.db.prepare("SELECT * FROM app_versions WHERE app_id = ? ORDER BY version").all(appId).map(toVersion);
   }
 
-  async addMessage(appId: string, role: "user" | "assistant", text: string, version?: number): Promise<void> {
+  async addMessage(
+    appId: string,
+    role: "user" | "assistant",
+    text: string,
+    version?: number,
+    extra: MessageExtra = {},
+  ): Promise<void> {
     this.db
-      .prepare("INSERT INTO chat_messages (app_id, role, text, version, created_at) VALUES (?,?,?,?,?)")
-      .run(appId, role, text, version ?? null, Date.now());
+      .prepare(
+        "INSERT INTO chat_messages (app_id, role, text, version, created_at, outcome, proposal_id) VALUES (?,?,?,?,?,?,?)",
+      )
+      .run(appId, role, text, version ?? null, Date.now(), extra.outcome ? JSON.stringify(extra.outcome) : null, extra.proposalId ?? null);
   }
 
   async messages(appId: string): Promise<ChatMessageRecord[]> {
@@ -150,10 +210,69 @@ export class SqliteAppStore implements AppStore {
         seq: r.seq,
         role: r.role,
         text: r.text,
-        version: r.version ?? undefined,
+        ...(r.version !== null ? { version: r.version } : {}),
+        ...(r.outcome ? { outcome: JSON.parse(r.outcome) } : {}),
+        ...(r.proposal_id ? { proposalId: r.proposal_id } : {}),
         createdAt: r.created_at,
       }),
     );
+  }
+
+  async createProposal(p: NewProposal): Promise<ProposalRecord> {
+    const id = `prop_${ulid()}`;
+    this.db
+      .prepare(
+        `INSERT INTO proposals (id, app_id, base_version, status, source, instruction, workflow, diff, diagnostics,
+          new_errors, summary, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+      )
+      .run(
+        id,
+        p.appId,
+        p.baseVersion,
+        "pending",
+        p.source,
+        p.instruction,
+        JSON.stringify(p.workflow),
+        JSON.stringify(p.diff),
+        JSON.stringify(p.diagnostics),
+        JSON.stringify(p.newErrors),
+        p.summary,
+        Date.now(),
+      );
+    return toProposal(this.stmts.proposal.get(p.appId, id));
+  }
+
+  async proposal(appId: string, id: string): Promise<ProposalRecord | undefined> {
+    const r = this.stmts.proposal.get(appId, id);
+    return r ? toProposal(r) : undefined;
+  }
+
+  async proposals(appId: string, status?: ProposalStatus): Promise<ProposalRecord[]> {
+    const rows = status
+      ? this.db.prepare("SELECT * FROM proposals WHERE app_id = ? AND status = ? ORDER BY created_at, id").all(appId, status)
+      : this.db.prepare("SELECT * FROM proposals WHERE app_id = ? ORDER BY created_at, id").all(appId);
+    return rows.map(toProposal);
+  }
+
+  async decideProposal(appId: string, id: string, status: "rejected" | "superseded"): Promise<boolean> {
+    // The status check is in the UPDATE itself, so two requests cannot both decide it.
+    const r = this.db
+      .prepare("UPDATE proposals SET status = ?, decided_at = ? WHERE app_id = ? AND id = ? AND status = 'pending'")
+      .run(status, Date.now(), appId, id);
+    return r.changes > 0;
+  }
+
+  async applyProposal(appId: string, id: string, note: string): Promise<VersionRecord | undefined> {
+    return this.db.transaction(() => {
+      const row = this.stmts.proposal.get(appId, id) as { base_version: number; status: string; workflow: string } | undefined;
+      const cur = this.stmts.current.get(appId) as { version: number } | undefined;
+      if (!row || row.status !== "pending" || cur?.version !== row.base_version) return undefined;
+      const v = this.addVersionNow(appId, JSON.parse(row.workflow), "proposal", note, { parent: row.base_version });
+      this.db
+        .prepare("UPDATE proposals SET status = 'applied', applied_version = ?, decided_at = ? WHERE id = ?")
+        .run(v.version, Date.now(), id);
+      return v;
+    })();
   }
 
   async createKey(name = "default"): Promise<{ id: string; key: string }> {

@@ -1,0 +1,156 @@
+import { createInterface } from "node:readline/promises";
+import type { Command } from "@commander-js/extra-typings";
+import { generateWorkflow } from "../../agent/generate.js";
+import { NOTHING_CHANGED, rejectedOutcome } from "../../agent/outcome.js";
+import { diffWorkflows, formatDiff } from "../../ir/diff.js";
+import { WeftError } from "../../ir/errors.js";
+import { type AppMode, WorkflowSchema } from "../../ir/workflow.js";
+import { Editing } from "../../server/editing.js";
+import type { AppRecord, AppStore } from "../../store/apps.js";
+import { openStores } from "../../store/open.js";
+import { loadWeftConfig } from "../config.js";
+import { readWorkflow } from "../io.js";
+import { CliError } from "../output.js";
+import { type AgentSetup, agentSetup, attemptsReport, proposalReport, rejectionReport, writeWorkflowYaml } from "./generate.js";
+
+const HELP = "type an instruction; /diff shows the pending proposal (or the last change), /apply applies it, /reject drops it, /undo restores the version before the last change, /quit ends";
+
+interface ChatContext {
+  apps: AppStore;
+  editing: Editing;
+  app: AppRecord;
+  agent: AgentSetup;
+  out: string;
+  attempts: number;
+  say(text: string): void;
+}
+
+async function openSession(apps: AppStore, opts: { session?: string; from?: string }): Promise<AppRecord> {
+  if (opts.session) {
+    const app = await apps.getApp(opts.session);
+    if (!app) throw new CliError("session.not_found", `no chat session ${opts.session}`);
+    if (opts.from) throw new CliError("usage.session_from", "--from starts a new session; it cannot be combined with --session");
+    return app;
+  }
+  if (opts.from) {
+    const { workflow } = await readWorkflow(opts.from);
+    return (await apps.createApp({ name: workflow.name, mode: workflow.mode, description: workflow.description }, workflow, "import")).app;
+  }
+  // A new chat starts from nothing: the first turn generates, later ones edit.
+  const empty = WorkflowSchema.parse({ name: "chat", mode: "workflow" as AppMode, nodes: [], edges: [] });
+  return (await apps.createApp({ name: "chat", mode: "workflow" }, empty, "create")).app;
+}
+
+async function turn(ctx: ChatContext, text: string): Promise<void> {
+  const { apps, editing, app } = ctx;
+  for (const id of await editing.supersedePending(app.id)) ctx.say(`proposal ${id} was not applied; it is dropped`);
+  const history = await editing.memory(app.id);
+  await apps.addMessage(app.id, "user", text);
+  const base = (await apps.current(app.id))!;
+  const current = base.workflow.nodes.length > 0 ? base.workflow : undefined;
+  const r = await generateWorkflow({
+    llm: ctx.agent.llm,
+    model: ctx.agent.model,
+    instruction: text,
+    history,
+    current,
+    mode: app.mode,
+    name: app.name === "chat" ? undefined : app.name,
+    maxAttempts: ctx.attempts,
+    compact: ctx.agent.nodeModel ? { llmModel: ctx.agent.nodeModel } : {},
+  });
+  ctx.say(attemptsReport(r));
+  const reply = r.sections?.designPrinciple ?? "";
+  if (!r.passed || !r.workflow) {
+    const outcome = rejectedOutcome(r.attempts.at(-1)?.problems ?? []);
+    ctx.say(rejectionReport(r));
+    await editing.remember(app.id, reply, outcome);
+    return;
+  }
+  if (diffWorkflows(base.workflow, r.workflow).empty) {
+    ctx.say(`the answer changes nothing. ${NOTHING_CHANGED}`);
+    await editing.remember(app.id, reply, { kind: "unchanged", summary: NOTHING_CHANGED });
+    return;
+  }
+  const p = await editing.propose(app.id, base, r.workflow, { source: "cli", instruction: text });
+  ctx.say(`proposal ${p.id} (not applied yet)\n${proposalReport(p)}\n/apply to apply it, /reject to drop it`);
+  const errors = p.diagnostics.filter((d) => d.severity === "error").length;
+  await editing.remember(app.id, reply, { kind: "proposed", summary: p.summary, proposalId: p.id, errors, warnings: p.diagnostics.length - errors }, { proposalId: p.id });
+}
+
+async function pending(ctx: ChatContext) {
+  return (await ctx.apps.proposals(ctx.app.id, "pending")).at(-1);
+}
+
+async function command(ctx: ChatContext, cmd: string): Promise<void> {
+  const { apps, editing, app } = ctx;
+  const p = await pending(ctx);
+  switch (cmd) {
+    case "/diff": {
+      if (p) return ctx.say(`proposal ${p.id} (not applied yet): ${p.summary}\n${formatDiff(p.diff)}`);
+      const cur = (await apps.current(app.id))!;
+      const parent = cur.parent !== undefined ? await apps.version(app.id, cur.parent) : undefined;
+      return ctx.say(parent ? `last change (version ${cur.version} from ${parent.version}):\n${formatDiff(diffWorkflows(parent.workflow, cur.workflow))}` : "no changes yet");
+    }
+    case "/apply": {
+      if (!p) return ctx.say("there is no proposal to apply");
+      const { version } = await editing.apply(app.id, p.id);
+      return ctx.say(`applied ${p.id} as version ${version.version}: ${p.summary}\nwrote ${writeWorkflowYaml(ctx.out, version.workflow)}`);
+    }
+    case "/reject":
+      if (!p) return ctx.say("there is no proposal to reject");
+      await editing.reject(app.id, p.id);
+      return ctx.say(`rejected ${p.id}. ${NOTHING_CHANGED}`);
+    case "/undo": {
+      const { version, restored } = await editing.undo(app.id);
+      return ctx.say(`undone: version ${version.version} restores version ${restored}\nwrote ${writeWorkflowYaml(ctx.out, version.workflow)}`);
+    }
+    case "/help":
+      return ctx.say(HELP);
+    default:
+      return ctx.say(`unknown command ${cmd}; ${HELP}`);
+  }
+}
+
+export function registerChatCommand(program: Command): void {
+  program
+    .command("chat")
+    .description("multi-turn chat that builds or edits a workflow: each change is a proposal to /apply or /reject, /undo after")
+    .option("--session <id>", "resume this session")
+    .option("--from <file>", "start a new session that edits this workflow")
+    .option("-o, --out <path>", "Dify YAML written after each /apply and /undo", "workflow.yml")
+    .option("--db <spec>", "database (default from config: weft.db): a SQLite file, sqlite:PATH or :memory:; sessions are apps there, as `weft serve` shows them")
+    .option("--model <name>", "model name for the agent")
+    .option("--attempts <n>", "maximum attempts per turn", "5")
+    .option("--config <path>", "weft.config.json")
+    .action(async (opts) => {
+      const agent = agentSetup(opts.config, opts.model);
+      const stores = await openStores(opts.db ?? loadWeftConfig(opts.config).db);
+      const apps = stores.apps;
+      const say = (text: string) => process.stdout.write(`${text}\n`);
+      const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+      // Taken at once: readline drops lines that arrive before anyone iterates (piped input comes while the
+      // session opens), and a chat whose input ended unseen would wait forever.
+      const lines = rl[Symbol.asyncIterator]();
+      try {
+        const app = await openSession(apps, opts);
+        const ctx: ChatContext = { apps, editing: new Editing(apps), app, agent, out: opts.out, attempts: Number(opts.attempts), say };
+        say(`session ${app.id} — ${HELP}`);
+        for await (const line of { [Symbol.asyncIterator]: () => lines }) {
+          const text = line.trim();
+          if (!text) continue;
+          if (text === "/quit") break;
+          try {
+            await (text.startsWith("/") ? command(ctx, text.split(/\s+/)[0]!) : turn(ctx, text));
+          } catch (e) {
+            // A refused command (stale proposal, nothing to undo) is reported; the session goes on.
+            if (!(e instanceof WeftError)) throw e;
+            say(`error ${e.code}: ${e.message}`);
+          }
+        }
+      } finally {
+        rl.close();
+        await stores.close();
+      }
+    });
+}

@@ -1,0 +1,100 @@
+import { Hono } from "hono";
+import { applyOps } from "../../agent/edit/ops.js";
+import { readEdit, viewOf } from "../../agent/edit/read.js";
+import { NOTHING_CHANGED } from "../../agent/outcome.js";
+import type { Diagnostic } from "../../ir/diagnostics.js";
+import type { Workflow } from "../../ir/workflow.js";
+import { readJson, requireApp, type ServerDeps } from "../context.js";
+import { proposalView } from "../editing.js";
+import { ApiError } from "../errors.js";
+import type { ProposalStatus, VersionRecord } from "../../store/apps.js";
+import { parseWorkflowBody } from "../validate.js";
+import { versionParam, versionSummary } from "./versions.js";
+
+const STATUSES: ProposalStatus[] = ["pending", "applied", "rejected", "superseded"];
+
+const unreadable = (diagnostics: Diagnostic[]) =>
+  new ApiError(422, "proposal.unreadable", `the proposal cannot be read (${diagnostics.filter((d) => d.severity === "error").length} error(s)); ${NOTHING_CHANGED}`, diagnostics);
+
+/** The proposed workflow from a body with exactly one of `workflow` (Weft JSON), `compact` or `edits`. */
+function proposedWorkflow(deps: ServerDeps, body: Record<string, unknown>, base: VersionRecord, mode: string): Workflow {
+  const given = (["workflow", "compact", "edits"] as const).filter((k) => body[k] !== undefined);
+  if (given.length !== 1)
+    throw new ApiError(400, "request.proposal_body", "send exactly one of `workflow` (Weft JSON), `compact` (compact JSON read against the current version) or `edits` (edit operations on it)");
+  if (given[0] === "workflow") {
+    const wf = parseWorkflowBody(body.workflow);
+    if (wf.mode !== mode) throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${mode} app; the workflow is ${wf.mode}`);
+    return wf;
+  }
+  const view = viewOf(base.workflow);
+  let compact = body.compact;
+  if (given[0] === "edits") {
+    const ops = applyOps(view.projection.compact, body.edits);
+    if (!ops.compact) throw unreadable(ops.diagnostics);
+    compact = ops.compact;
+  }
+  const reading = readEdit(view, compact, deps.nodeModel ? { llmModel: deps.nodeModel } : {});
+  if (!reading.workflow || reading.diagnostics.some((d) => d.severity === "error")) throw unreadable(reading.diagnostics);
+  return reading.workflow;
+}
+
+/** Proposal review: create, list, see, apply, reject; undo and restore (each a new version). */
+export function proposalRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+  const { apps, editing } = deps;
+  const currentOf = async (appId: string) => (await apps.current(appId))!;
+
+  r.get("/:id/proposals", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const status = c.req.query("status");
+    if (status !== undefined && !STATUSES.includes(status as ProposalStatus))
+      throw new ApiError(400, "request.invalid_status", `status must be one of ${STATUSES.join(", ")}`);
+    const cur = await currentOf(app.id);
+    const list = await apps.proposals(app.id, status as ProposalStatus | undefined);
+    return c.json({ proposals: list.map((p) => proposalView(p, cur.version, false)) });
+  });
+
+  r.post("/:id/proposals", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const body = await readJson(c);
+    const base = await currentOf(app.id);
+    const wf = proposedWorkflow(deps, body, base, app.mode);
+    const instruction = typeof body.instruction === "string" ? body.instruction : "";
+    const p = await editing.propose(app.id, base, wf, { source: typeof body.source === "string" && body.source ? body.source.slice(0, 40) : "api", instruction });
+    return c.json(proposalView(p, base.version), 201);
+  });
+
+  r.get("/:id/proposals/:pid", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const p = await apps.proposal(app.id, c.req.param("pid"));
+    if (!p) throw new ApiError(404, "proposal.not_found", `app ${app.id} has no proposal ${c.req.param("pid")}`);
+    return c.json(proposalView(p, (await currentOf(app.id)).version));
+  });
+
+  r.post("/:id/proposals/:pid/apply", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const { proposal, version } = await editing.apply(app.id, c.req.param("pid"));
+    return c.json({ version: versionSummary(version), proposal: proposalView(proposal, version.version, false) }, 201);
+  });
+
+  r.post("/:id/proposals/:pid/reject", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const p = await editing.reject(app.id, c.req.param("pid"));
+    const cur = await currentOf(app.id);
+    return c.json({ proposal: proposalView(p, cur.version, false), version: cur.version, note: NOTHING_CHANGED });
+  });
+
+  r.post("/:id/undo", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const { version, restored } = await editing.undo(app.id);
+    return c.json({ version: versionSummary(version), restored }, 201);
+  });
+
+  r.post("/:id/versions/:v/restore", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const version = await editing.restore(app.id, versionParam(c.req.param("v")));
+    return c.json({ version: versionSummary(version) }, 201);
+  });
+
+  return r;
+}
