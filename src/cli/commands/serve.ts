@@ -71,7 +71,12 @@ export function registerServeCommands(program: Command): void {
               : "(an in-memory database: this key ends with the server)\n"),
         );
       } else if ((await server.deps.apps.listKeys()).length === 0) {
-        process.stderr.write("no API key exists yet: create one with `weft keys create`\n");
+        const appKeys = (await server.deps.stores.service.listAppKeys()).length;
+        process.stderr.write(
+          appKeys > 0
+            ? "no API key for the web studio and /api yet: create one with `weft keys create` (the app keys serve /v1)\n"
+            : "no API key exists yet: `weft keys create` for the web studio and /api, `weft keys create --app APP_ID` for the Dify service API (/v1)\n",
+        );
       }
       process.stdout.write(`weft serving on ${server.url}\n`);
       const stop = () => {
