@@ -1,9 +1,9 @@
 import { Command } from "@commander-js/extra-typings";
+import { registerChatCommand } from "./commands/chat.js";
+import { registerCompileCommands } from "./commands/compile.js";
 import { registerEvalCommands } from "./commands/eval.js";
 import { registerChat2WorkflowCommands } from "./commands/eval-chat2workflow.js";
 import { registerEvalRunners } from "./commands/eval-runners.js";
-import { registerCompileCommands } from "./commands/compile.js";
-import { registerChatCommand } from "./commands/chat.js";
 import { registerGenerateCommands } from "./commands/generate.js";
 import { registerMineCommands } from "./commands/mine.js";
 import { registerResumeCommand } from "./commands/resume.js";

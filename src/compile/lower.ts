@@ -296,7 +296,11 @@ class Lowerer {
         config: {
           desc: s.instruction,
           form_content: [s.instruction.trim(), ...shown, ...asked].join("\n\n"),
-          inputs: fields.map((w) => ({ type: "paragraph", output_variable_name: w.name, default: { type: "constant", selector: [], value: "" } })),
+          inputs: fields.map((w) => ({
+            type: "paragraph",
+            output_variable_name: w.name,
+            default: { type: "constant", selector: [], value: "" },
+          })),
           user_actions: [
             { id: "approve", title: "Approve", button_style: "primary" },
             { id: "reject", title: "Reject", button_style: "default" },

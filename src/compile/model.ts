@@ -261,7 +261,10 @@ function structureIssues(m: SopModel): ModelIssue[] {
     if (s.kind === "approval")
       for (const w of s.writes)
         if (w.type !== "string" && w.type !== "boolean")
-          issues.push({ path: `${p}.writes`, message: `approval step "${s.id}" writes "${w.name}" as ${w.type}; a person answers text (string) or the decision (boolean)` });
+          issues.push({
+            path: `${p}.writes`,
+            message: `approval step "${s.id}" writes "${w.name}" as ${w.type}; a person answers text (string) or the decision (boolean)`,
+          });
     if (s.kind !== "tool" && s.writes.length === 0)
       issues.push({ path: `${p}.writes`, message: `step "${s.id}" writes no artifact` });
     const names = new Set<string>();

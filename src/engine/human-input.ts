@@ -147,7 +147,7 @@ export async function submitForm(
   checkAnswer(form, answer);
   const submission = { ...answer, submittedAt: now };
   const closed = await forms.closeForm(form.id, { status: "submitted", submission }, now);
-  if (!closed || closed.status !== "submitted" || JSON.stringify(closed.submission) !== JSON.stringify(submission))
+  if (closed?.status !== "submitted" || JSON.stringify(closed.submission) !== JSON.stringify(submission))
     throw new FormError("form.submitted", `form "${form.nodeTitle || form.nodeId}" was answered by someone else first`);
   return closed;
 }

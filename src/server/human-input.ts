@@ -8,7 +8,8 @@ import type { RunHub } from "./hub.js";
 const MAX_DELAY = 2 ** 31 - 1;
 
 function log(what: string, err: unknown): void {
-  const why = err instanceof WeftError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+  const why =
+    err instanceof WeftError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
   process.stderr.write(`weft server: ${what}: ${why}\n`);
 }
 
@@ -60,11 +61,14 @@ export class PausedRuns {
   private arm(f: FormRecord): void {
     if (f.expiresAt === null || this.timers.has(f.id)) return;
     const delay = Math.max(0, f.expiresAt - Date.now());
-    const t = setTimeout(() => {
-      this.timers.delete(f.id);
-      if (delay === MAX_DELAY) return this.arm(f);
-      void this.expire(f);
-    }, Math.min(delay, MAX_DELAY));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(f.id);
+        if (delay === MAX_DELAY) return this.arm(f);
+        void this.expire(f);
+      },
+      Math.min(delay, MAX_DELAY),
+    );
     t.unref?.();
     this.timers.set(f.id, t);
   }

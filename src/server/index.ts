@@ -6,12 +6,12 @@ import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig }
 import { openStores } from "../store/open.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
-import { RunHub } from "./hub.js";
 import { Editing } from "./editing.js";
+import { RunHub } from "./hub.js";
 import { PausedRuns } from "./human-input.js";
-import { finishChatTurn } from "./v1/turns.js";
-import { resumeContext } from "./v1/runs.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
+import { resumeContext } from "./v1/runs.js";
+import { finishChatTurn } from "./v1/turns.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";

@@ -14,7 +14,9 @@ const bin = join(root, "bin/weft");
 const fixture = join(root, "test/fixtures/dify/human-input-approval.yml");
 const dir = mkdtempSync(join(tmpdir(), "weft-cli-hi-"));
 const db = join(dir, "weft.db");
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY")));
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY")),
+);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function weft(args: string[]) {

@@ -375,15 +375,27 @@ describe("lowering approval steps", () => {
     expect(done.outputs).toEqual({ result: "refunded approve ok" });
 
     // Nobody answers within the timeout: decision "timeout", not approved.
-    const late = await runWorkflow(lowered.workflow, { inputs: { amount: 250 }, services: { ...services, now: () => new Date(Date.now() + 25 * 3_600_000) }, store });
+    const late = await runWorkflow(lowered.workflow, {
+      inputs: { amount: 250 },
+      services: { ...services, now: () => new Date(Date.now() + 25 * 3_600_000) },
+      store,
+    });
     expect(late.status).toBe("paused");
-    const expired = await resumeRun(late.runId, { services: { ...services, now: () => new Date(Date.now() + 50 * 3_600_000) }, store });
+    const expired = await resumeRun(late.runId, {
+      services: { ...services, now: () => new Date(Date.now() + 50 * 3_600_000) },
+      store,
+    });
     expect(expired.outputs).toEqual({ result: "kept timeout " });
   });
 
   it("refuses approval writes a person cannot give", () => {
     expect(() =>
-      parseModel({ inputs: [], steps: [{ id: "a", kind: "approval", instruction: "x", writes: [{ name: "n", type: "number" }] }], flow: ["a"], outputs: [{ name: "n", artifact: "n" }] }),
+      parseModel({
+        inputs: [],
+        steps: [{ id: "a", kind: "approval", instruction: "x", writes: [{ name: "n", type: "number" }] }],
+        flow: ["a"],
+        outputs: [{ name: "n", artifact: "n" }],
+      }),
     ).toThrow(/approval step "a" writes "n" as number/);
   });
 });

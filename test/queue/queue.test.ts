@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { submitForm } from "../../src/engine/human-input.js";
 import { evaluateWorkflowOnDomain } from "../../src/eval/sopbench/run-workflow.js";
 import { loadReferenceWorkflow } from "../../src/eval/sopbench/workflows/index.js";
-import { submitForm } from "../../src/engine/human-input.js";
 import { createQueueRunner, enqueueResume, submitRun } from "../../src/queue/index.js";
 import { openStores } from "../../src/store/open.js";
 import { buildWorkflow, tpl } from "../support/build.js";
@@ -30,20 +30,39 @@ let redisUrl = "";
 let db = "";
 
 function startWorker(name: string) {
-  const p = spawn(process.execPath, ["--import", tsx, join(root, "src/cli/main.ts"), "worker", "--redis", redisUrl, "--db", db, "--concurrency", "8", "--lock-ms", "6000", "--name", name], {
-    stdio: ["ignore", "ignore", "pipe"],
-    // A scratch cwd with no weft.config.json: the worker runs with default services.
-    cwd: join(db, ".."),
-    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "WEFT_CONFIG")),
-  });
+  const p = spawn(
+    process.execPath,
+    [
+      "--import",
+      tsx,
+      join(root, "src/cli/main.ts"),
+      "worker",
+      "--redis",
+      redisUrl,
+      "--db",
+      db,
+      "--concurrency",
+      "8",
+      "--lock-ms",
+      "6000",
+      "--name",
+      name,
+    ],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+      // A scratch cwd with no weft.config.json: the worker runs with default services.
+      cwd: join(db, ".."),
+      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "WEFT_CONFIG")),
+    },
+  );
   let log = "";
   p.stderr!.on("data", (d) => (log += d));
   procs.push(p);
   workers.push({ name, p, log: () => log });
   const ready = new Promise<void>((res, rej) => {
     const t = setInterval(() => {
-      if (log.includes("ready")) (clearInterval(t), res());
-      if (p.exitCode !== null) (clearInterval(t), rej(new Error(`worker ${name} exited: ${log}`)));
+      if (log.includes("ready")) clearInterval(t), res();
+      if (p.exitCode !== null) clearInterval(t), rej(new Error(`worker ${name} exited: ${log}`));
     }, 50);
   });
   return { p, ready, log: () => log };
@@ -60,7 +79,11 @@ async function waitFor(cond: () => boolean | Promise<boolean>, ms: number, what:
 describe.skipIf(!hasRedis)("distributed runs on BullMQ + Redis", () => {
   beforeAll(async () => {
     const port = await freePort();
-    const redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+    const redis = spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      { stdio: "ignore" },
+    );
     procs.push(redis);
     redisUrl = `redis://127.0.0.1:${port}`;
     db = join(mkdtempSync(join(tmpdir(), "weft-queue-")), "runs.db");
@@ -81,12 +104,22 @@ describe.skipIf(!hasRedis)("distributed runs on BullMQ + Redis", () => {
         tpl("b", "{{ a }}b", { a: ["a", "output"] }),
         { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["b", "output"] }] },
       ],
-      edges: [["start", "a"], ["a", "b"], ["b", "end"]],
+      edges: [
+        ["start", "a"],
+        ["a", "b"],
+        ["b", "end"],
+      ],
     });
-    const ids = await Promise.all(Array.from({ length: 500 }, (_, i) => submitRun({ workflow: wf, inputs: { n: String(i) } }, { redisUrl })));
+    const ids = await Promise.all(
+      Array.from({ length: 500 }, (_, i) => submitRun({ workflow: wf, inputs: { n: String(i) } }, { redisUrl })),
+    );
     const stores = await openStores(db);
     const store = stores.runs;
-    await waitFor(async () => (await store.listRuns({ limit: 1000 })).filter((r) => r.status === "succeeded").length === 500, 180_000, "500 runs");
+    await waitFor(
+      async () => (await store.listRuns({ limit: 1000 })).filter((r) => r.status === "succeeded").length === 500,
+      180_000,
+      "500 runs",
+    );
     const runs = new Map((await store.listRuns({ limit: 1000 })).map((r) => [r.id, r]));
     ids.forEach((id, i) => expect(runs.get(id)?.outputs).toEqual({ out: `a${i}b` }));
     for (const id of ids) {
@@ -115,7 +148,15 @@ describe.skipIf(!hasRedis)("distributed runs on BullMQ + Redis", () => {
         ...[1, 2, 3, 4, 5, 6].map((n) => sleepNode(`s${n}`, n)),
         { id: "end", type: "end", outputs: [{ variable: "total", value_selector: ["s6", "v"] }] },
       ],
-      edges: [["start", "s1"], ["s1", "s2"], ["s2", "s3"], ["s3", "s4"], ["s4", "s5"], ["s5", "s6"], ["s6", "end"]],
+      edges: [
+        ["start", "s1"],
+        ["s1", "s2"],
+        ["s2", "s3"],
+        ["s3", "s4"],
+        ["s4", "s5"],
+        ["s5", "s6"],
+        ["s6", "end"],
+      ],
     });
     const runId = await submitRun({ workflow: wf, inputs: { zero: 0 } }, { redisUrl });
     const stores = await openStores(db);
@@ -160,10 +201,26 @@ describe.skipIf(!hasRedis)("distributed runs on BullMQ + Redis", () => {
           ask(timeout),
           tpl("yes", "shipped {{ d }}", { d: ["draft", "output"] }),
           tpl("late", "expired"),
-          { id: "agg", type: "variable-aggregator", output_type: "string", variables: [["yes", "output"], ["late", "output"]] },
+          {
+            id: "agg",
+            type: "variable-aggregator",
+            output_type: "string",
+            variables: [
+              ["yes", "output"],
+              ["late", "output"],
+            ],
+          },
           { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["agg", "output"] }] },
         ],
-        edges: [["start", "draft"], ["draft", "ask"], ["ask", "yes", "yes"], ["ask", "__timeout", "late"], ["yes", "agg"], ["late", "agg"], ["agg", "end"]],
+        edges: [
+          ["start", "draft"],
+          ["draft", "ask"],
+          ["ask", "yes", "yes"],
+          ["ask", "__timeout", "late"],
+          ["yes", "agg"],
+          ["late", "agg"],
+          ["agg", "end"],
+        ],
       });
     const stores = await openStores(db);
     try {
@@ -199,7 +256,12 @@ describe.skipIf(!hasRedis)("distributed runs on BullMQ + Redis", () => {
     try {
       const remote = await evaluateWorkflowOnDomain(wf, "customer_service", {
         limit: 12,
-        runner: (job) => queue.run({ workflow: job.workflow, inputs: job.inputs, toolEnv: { kind: "sopbench", domain: job.domain, options: job.env as Record<string, unknown> } }),
+        runner: (job) =>
+          queue.run({
+            workflow: job.workflow,
+            inputs: job.inputs,
+            toolEnv: { kind: "sopbench", domain: job.domain, options: job.env as Record<string, unknown> },
+          }),
       });
       expect(remote.strict).toBe(local.strict);
       expect(remote.perRun[0]!.errors).toBe(0);

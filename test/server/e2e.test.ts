@@ -588,7 +588,12 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
   it("shows a paused run with its human-input form; answering it there resumes the run", async () => {
     const wf = buildWorkflow({
       nodes: [
-        { id: "start", type: "start", title: "Start", variables: [{ variable: "item", label: "Item", type: "text-input", required: true }] },
+        {
+          id: "start",
+          type: "start",
+          title: "Start",
+          variables: [{ variable: "item", label: "Item", type: "text-input", required: true }],
+        },
         tpl("draft", "order for {{ i }}", { i: ["start", "item"] }, { title: "Draft order" }),
         {
           id: "ask",
@@ -606,10 +611,35 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
         tpl("yes", "approved: {{ r }}", { r: ["ask", "reason"] }, { title: "Approved" }),
         tpl("no", "rejected: {{ r }}", { r: ["ask", "reason"] }, { title: "Rejected" }),
         tpl("late", "expired", {}, { title: "Expired" }),
-        { id: "agg", type: "variable-aggregator", title: "Outcome", output_type: "string", variables: [["yes", "output"], ["no", "output"], ["late", "output"]] },
-        { id: "end", type: "end", title: "End", outputs: [{ variable: "decision", value_selector: ["agg", "output"] }] },
+        {
+          id: "agg",
+          type: "variable-aggregator",
+          title: "Outcome",
+          output_type: "string",
+          variables: [
+            ["yes", "output"],
+            ["no", "output"],
+            ["late", "output"],
+          ],
+        },
+        {
+          id: "end",
+          type: "end",
+          title: "End",
+          outputs: [{ variable: "decision", value_selector: ["agg", "output"] }],
+        },
       ],
-      edges: [["start", "draft"], ["draft", "ask"], ["ask", "approve", "yes"], ["ask", "reject", "no"], ["ask", "__timeout", "late"], ["yes", "agg"], ["no", "agg"], ["late", "agg"], ["agg", "end"]],
+      edges: [
+        ["start", "draft"],
+        ["draft", "ask"],
+        ["ask", "approve", "yes"],
+        ["ask", "reject", "no"],
+        ["ask", "__timeout", "late"],
+        ["yes", "agg"],
+        ["no", "agg"],
+        ["late", "agg"],
+        ["agg", "end"],
+      ],
     });
     await createApp({ ...wf, name: "approval" });
     // The app list shows apps as of its last load.
@@ -622,7 +652,9 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     const form = page.getByTestId("human-input-form");
     await form.waitFor();
     expect(await form.textContent()).toContain("Manager approval");
-    expect(await page.getByTestId("human-input-content").textContent()).toBe("Approve order for 12 chairs?\nReason: [reason]");
+    expect(await page.getByTestId("human-input-content").textContent()).toBe(
+      "Approve order for 12 chairs?\nReason: [reason]",
+    );
     // The waiting node is marked paused on the canvas.
     expect(await page.locator(".wf-status.st-paused").count()).toBe(1);
     await page.getByTestId("form-input-reason").fill("within budget");

@@ -309,7 +309,11 @@ const proposal = (appId: string, baseVersion: number): NewProposal => ({
   source: "agent",
   instruction: "rename é ✓",
   workflow: { ...wf, name: "Proposed" },
-  diff: { nodes: { added: [], removed: [], changed: [] }, edges: { added: [], removed: [] }, meta: [] } as unknown as WorkflowDiff,
+  diff: {
+    nodes: { added: [], removed: [], changed: [] },
+    edges: { added: [], removed: [] },
+    meta: [],
+  } as unknown as WorkflowDiff,
   diagnostics: [{ code: "x.warn", severity: "warning", message: "w" }],
   newErrors: [],
   summary: "renamed",
@@ -320,7 +324,13 @@ function describeProposals(target: StoreTarget): void {
     withStores(target, async ({ apps }) => {
       const { app } = await apps.createApp({ name: "P", mode: "workflow" }, wf, "create");
       const p1 = await apps.createProposal(proposal(app.id, 1));
-      expect(p1).toMatchObject({ appId: app.id, baseVersion: 1, status: "pending", summary: "renamed", instruction: "rename é ✓" });
+      expect(p1).toMatchObject({
+        appId: app.id,
+        baseVersion: 1,
+        status: "pending",
+        summary: "renamed",
+        instruction: "rename é ✓",
+      });
       expect(p1.id).toMatch(/^prop_/);
       expect(p1.appliedVersion).toBeUndefined();
       expect(await apps.proposal(app.id, p1.id)).toEqual(p1);
@@ -333,7 +343,10 @@ function describeProposals(target: StoreTarget): void {
       expect(await apps.applyProposal(app.id, p2.id, "n")).toBeUndefined();
       expect((await apps.proposals(app.id, "pending")).map((p) => p.id)).toEqual([p1.id]);
 
-      const tries = await Promise.all([apps.applyProposal(app.id, p1.id, "applied"), apps.applyProposal(app.id, p1.id, "again")]);
+      const tries = await Promise.all([
+        apps.applyProposal(app.id, p1.id, "applied"),
+        apps.applyProposal(app.id, p1.id, "again"),
+      ]);
       const v = tries.find((t) => t !== undefined)!;
       expect(tries.filter((t) => t !== undefined)).toHaveLength(1);
       expect(v).toMatchObject({ version: 2, source: "proposal", parent: 1, note: "applied" });
@@ -351,8 +364,14 @@ function describeProposals(target: StoreTarget): void {
       expect((await apps.addVersion(app.id, wf, "edit")).parent).toBe(3);
       expect((await apps.version(app.id, 1))?.parent).toBeUndefined();
 
-      await apps.addMessage(app.id, "assistant", "nothing", undefined, { outcome: { kind: "rejected", summary: "no", diagnostics: [] }, proposalId: stale.id });
-      expect((await apps.messages(app.id)).at(-1)).toMatchObject({ outcome: { kind: "rejected", summary: "no" }, proposalId: stale.id });
+      await apps.addMessage(app.id, "assistant", "nothing", undefined, {
+        outcome: { kind: "rejected", summary: "no", diagnostics: [] },
+        proposalId: stale.id,
+      });
+      expect((await apps.messages(app.id)).at(-1)).toMatchObject({
+        outcome: { kind: "rejected", summary: "no" },
+        proposalId: stale.id,
+      });
       expect(await apps.deleteApp(app.id)).toBe(true);
       expect(await apps.proposals(app.id)).toEqual([]);
     }));
@@ -380,7 +399,12 @@ function describeConversations(target: StoreTarget): void {
     withStores(target, async ({ conversations }) => {
       const tick = () => new Promise((r) => setTimeout(r, 3));
       const made: Record<string, string> = {};
-      for (const [name, user] of [["c1", "u"], ["c2", "u"], ["c3", "u"], ["c4", "other"]] as const) {
+      for (const [name, user] of [
+        ["c1", "u"],
+        ["c2", "u"],
+        ["c3", "u"],
+        ["c4", "other"],
+      ] as const) {
         made[name] = (await conversations.create("a", { user, name, inputs: { x: name } })).id;
         await tick();
       }
@@ -420,7 +444,13 @@ function describeConversations(target: StoreTarget): void {
           createdAt,
           updatedAt: createdAt,
         });
-      for (const [id, t] of [["m1", 1], ["m2", 2], ["m3", 3], ["m4", 3]] as const) await msg(id, t);
+      for (const [id, t] of [
+        ["m1", 1],
+        ["m2", 2],
+        ["m3", 3],
+        ["m4", 3],
+      ] as const)
+        await msg(id, t);
       const mids = async (o: { firstId?: string; limit: number }) => {
         const page = await conversations.listMessages(c1, o);
         return page && { ids: page.data.map((m) => m.id), more: page.hasMore };
@@ -502,7 +532,10 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
     const f = await a.forms.createForm(form(r.id, "ask"));
     const appKey = await a.service.createAppKey(app.id);
     const p = await a.apps.createProposal(proposal(app.id, 1));
-    await a.apps.addMessage(app.id, "assistant", "proposed", undefined, { proposalId: p.id, outcome: { kind: "unchanged", summary: "Nothing changed." } });
+    await a.apps.addMessage(app.id, "assistant", "proposed", undefined, {
+      proposalId: p.id,
+      outcome: { kind: "unchanged", summary: "Nothing changed." },
+    });
     const conv = await a.conversations.create(app.id);
     await a.conversations.finishTurn(conv.id, { kept: true });
     await a.close();
@@ -628,13 +661,31 @@ function describeServiceApi(target: StoreTarget): void {
         user: "u",
         conversationId: "c",
         messageId: "m",
-        files: [{ type: "image", transfer_method: "remote_url", url: "https://x.test/a.png", filename: "a.png", extension: ".png", mime_type: "", size: -1 }],
+        files: [
+          {
+            type: "image",
+            transfer_method: "remote_url",
+            url: "https://x.test/a.png",
+            filename: "a.png",
+            extension: ".png",
+            mime_type: "",
+            size: -1,
+          },
+        ],
         createdAt: 6,
       });
       expect(await service.serviceRun("r1")).toEqual({ runId: "r1", appId: "a", user: "u", files: [], createdAt: 5 });
       expect(await service.serviceRun("r2")).toMatchObject({ conversationId: "c", messageId: "m" });
       expect((await service.serviceRun("r2"))!.files).toEqual([
-        { type: "image", transfer_method: "remote_url", url: "https://x.test/a.png", filename: "a.png", extension: ".png", mime_type: "", size: -1 },
+        {
+          type: "image",
+          transfer_method: "remote_url",
+          url: "https://x.test/a.png",
+          filename: "a.png",
+          extension: ".png",
+          mime_type: "",
+          size: -1,
+        },
       ]);
       const file = {
         dify_model_identity: "__dify__file__" as const,

@@ -62,12 +62,27 @@ export function branchingWorkflow(): Workflow {
           },
         ],
       },
-      { id: "it", type: "iteration", title: "Every word", iterator_selector: ["words", "list"], output_selector: ["up", "output"], start_node_id: "it_start" },
+      {
+        id: "it",
+        type: "iteration",
+        title: "Every word",
+        iterator_selector: ["words", "list"],
+        output_selector: ["up", "output"],
+        start_node_id: "it_start",
+      },
       { id: "it_start", type: "iteration-start", parentId: "it" },
       { ...tpl("up", "{{ w | upper }}", { w: ["it", "item"] }), parentId: "it", title: "Upper" },
       tpl("joined", "{{ ws | join(' ') }}", { ws: ["it", "output"] }),
       tpl("counted", "{{ ws | length }} words", { ws: ["words", "list"] }),
-      { id: "agg", type: "variable-aggregator", output_type: "string", variables: [["joined", "output"], ["counted", "output"]] },
+      {
+        id: "agg",
+        type: "variable-aggregator",
+        output_type: "string",
+        variables: [
+          ["joined", "output"],
+          ["counted", "output"],
+        ],
+      },
       llmNode("comment", "Comment on: {{#agg.output#}}"),
       {
         id: "end",
@@ -97,9 +112,15 @@ export function branchingWorkflow(): Workflow {
 export function chatWorkflow(): Workflow {
   return buildWorkflow({
     mode: "advanced-chat",
-    conversation_variables: [{ name: "turns", value_type: "number", value: 0 } as Workflow["conversation_variables"][number]],
+    conversation_variables: [
+      { name: "turns", value_type: "number", value: 0 } as Workflow["conversation_variables"][number],
+    ],
     nodes: [
-      { id: "start", type: "start", variables: [{ variable: "name", label: "Name", type: "text-input", required: false }] },
+      {
+        id: "start",
+        type: "start",
+        variables: [{ variable: "name", label: "Name", type: "text-input", required: false }],
+      },
       {
         id: "count",
         type: "assigner",
@@ -121,9 +142,19 @@ export function chatWorkflow(): Workflow {
 export function fileWorkflow(): Workflow {
   return buildWorkflow({
     nodes: [
-      { id: "start", type: "start", variables: [{ variable: "doc", label: "Document", type: "file", required: true, allowed_file_types: ["document"] }] },
+      {
+        id: "start",
+        type: "start",
+        variables: [
+          { variable: "doc", label: "Document", type: "file", required: true, allowed_file_types: ["document"] },
+        ],
+      },
       { id: "read", type: "document-extractor", variable_selector: ["start", "doc"], is_array_file: false },
-      tpl("about", "{{ name }} ({{ size }} bytes): {{ text }}", { name: ["start", "doc", "filename"], size: ["start", "doc", "size"], text: ["read", "text"] }),
+      tpl("about", "{{ name }} ({{ size }} bytes): {{ text }}", {
+        name: ["start", "doc", "filename"],
+        size: ["start", "doc", "size"],
+        text: ["read", "text"],
+      }),
       { id: "end", type: "end", outputs: [{ variable: "about", value_selector: ["about", "output"] }] },
     ],
     edges: [

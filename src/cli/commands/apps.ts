@@ -11,12 +11,17 @@ const DB_HELP = "database: a SQLite file (default from config: weft.db), sqlite:
 /** Apps are what `weft serve` serves; an in-process database would lose them when the command ends. */
 function sharedDb(db: string, what: string): string {
   if (parseStoreSpec(db).kind === "memory")
-    throw new CliError("apps.not_stored", `${what} in "${db}" would be gone when this command ends; use the server's database`);
+    throw new CliError(
+      "apps.not_stored",
+      `${what} in "${db}" would be gone when this command ends; use the server's database`,
+    );
   return db;
 }
 
 export function registerAppCommands(program: Command): void {
-  const apps = program.command("apps").description("apps that `weft serve` runs (the Dify service API selects one by its key)");
+  const apps = program
+    .command("apps")
+    .description("apps that `weft serve` runs (the Dify service API selects one by its key)");
   apps
     .command("import")
     .description("create an app from a Dify DSL file (or Weft JSON); its id is printed on the last line")

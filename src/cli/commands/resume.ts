@@ -25,11 +25,23 @@ async function chooseForm(forms: FormStore, runId: string, which: string | undef
   const list = waiting.map((f) => `${f.id} (node ${f.key}, "${f.nodeTitle}")`).join(", ");
   if (which) {
     const hit = waiting.find((f) => f.id === which || f.key === which || f.nodeId === which);
-    if (!hit) throw new CliError("resume.no_such_form", `run ${runId} has no waiting form "${which}"; waiting: ${list || "none"}`);
+    if (!hit)
+      throw new CliError(
+        "resume.no_such_form",
+        `run ${runId} has no waiting form "${which}"; waiting: ${list || "none"}`,
+      );
     return hit;
   }
-  if (waiting.length === 0) throw new CliError("resume.no_form", `run ${runId} waits for no answer; run \`weft resume ${runId}\` alone to continue it`);
-  if (waiting.length > 1) throw new CliError("resume.which_form", `run ${runId} waits on ${waiting.length} forms; name one with --form: ${list}`);
+  if (waiting.length === 0)
+    throw new CliError(
+      "resume.no_form",
+      `run ${runId} waits for no answer; run \`weft resume ${runId}\` alone to continue it`,
+    );
+  if (waiting.length > 1)
+    throw new CliError(
+      "resume.which_form",
+      `run ${runId} waits on ${waiting.length} forms; name one with --form: ${list}`,
+    );
   return waiting[0]!;
 }
 
@@ -53,7 +65,8 @@ async function answerValues(form: FormRecord, o: AnswerOptions, files: FileServi
   }
   const actions = form.actions.map((a) => a.id);
   const action = o.action ?? (actions.length === 1 ? actions[0] : undefined);
-  if (!action) throw new CliError("resume.which_action", `form "${form.nodeTitle}" needs --action, one of: ${actions.join(", ")}`);
+  if (!action)
+    throw new CliError("resume.which_action", `form "${form.nodeTitle}" needs --action, one of: ${actions.join(", ")}`);
   return { action, inputs };
 }
 
@@ -94,7 +107,14 @@ export function registerResumeCommand(program: Command): void {
           return finish(await enqueueResume(runId, { db, redisUrl: opts.redis, onEvent: progress(!!opts.json) }), opts);
         }
         const humanInput = new StoredHumanInput(stores.forms);
-        finish(await resumeRun(runId, { store: stores.runs, services: { ...services, humanInput }, onEvent: progress(!!opts.json) }), opts);
+        finish(
+          await resumeRun(runId, {
+            store: stores.runs,
+            services: { ...services, humanInput },
+            onEvent: progress(!!opts.json),
+          }),
+          opts,
+        );
       } finally {
         await stores.close();
       }

@@ -1,15 +1,15 @@
-import { readFileSync, existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
 import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
-import { runWorkflow, type RunResult } from "../../engine/run.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
+import { type RunResult, runWorkflow } from "../../engine/run.js";
 import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
-import type { AttemptRecord } from "../../store/runs.js";
 import { openStores } from "../../store/open.js";
+import type { AttemptRecord } from "../../store/runs.js";
 import { loadWeftConfig } from "../config.js";
 import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
@@ -42,8 +42,12 @@ export function progress(json: boolean): (e: RunEvent) => void {
   const tty = process.stderr.isTTY && !json;
   return (e) => {
     if (!tty) return;
-    if (e.type === "node_started") process.stderr.write(`▶ ${e.nodeId} (${e.nodeType}) ${e.title}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`);
-    else if (e.type === "node_finished") process.stderr.write(`${e.status === "failed" ? "✗" : e.status === "exception" ? "!" : "✓"} ${e.nodeId} ${e.status}${e.cached ? " (resumed)" : ""} ${e.durationMs} ms${e.error ? ` — ${e.error.message}` : ""}\n`);
+    if (e.type === "node_started")
+      process.stderr.write(`▶ ${e.nodeId} (${e.nodeType}) ${e.title}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`);
+    else if (e.type === "node_finished")
+      process.stderr.write(
+        `${e.status === "failed" ? "✗" : e.status === "exception" ? "!" : "✓"} ${e.nodeId} ${e.status}${e.cached ? " (resumed)" : ""} ${e.durationMs} ms${e.error ? ` — ${e.error.message}` : ""}\n`,
+      );
     else if (e.type === "node_skipped") process.stderr.write(`· ${e.nodeId} skipped\n`);
     else if (e.type === "node_retry") process.stderr.write(`↻ ${e.nodeId} retry: ${e.reason}\n`);
   };
@@ -68,12 +72,24 @@ export function formatTrace(trace: AttemptRecord[]): string {
 }
 
 export function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): void {
-  if (opts.json) printJson({ runId: result.runId, status: result.status, outputs: result.outputs, error: result.error, ...(result.paused ? { paused: result.paused } : {}), ...(opts.trace ? { trace: result.trace } : {}) });
+  if (opts.json)
+    printJson({
+      runId: result.runId,
+      status: result.status,
+      outputs: result.outputs,
+      error: result.error,
+      ...(result.paused ? { paused: result.paused } : {}),
+      ...(opts.trace ? { trace: result.trace } : {}),
+    });
   else {
     if (opts.trace) process.stdout.write(`${formatTrace(result.trace)}\n`);
     process.stdout.write(`run ${result.runId}: ${result.status}\n`);
-    for (const [k, v] of Object.entries(result.outputs)) process.stdout.write(`${k}: ${typeof v === "string" ? v : JSON.stringify(v, null, 2)}\n`);
-    if (result.error) process.stderr.write(`error ${result.error.code}${result.error.nodeId ? ` at node ${result.error.nodeId}` : ""}: ${result.error.message}\n`);
+    for (const [k, v] of Object.entries(result.outputs))
+      process.stdout.write(`${k}: ${typeof v === "string" ? v : JSON.stringify(v, null, 2)}\n`);
+    if (result.error)
+      process.stderr.write(
+        `error ${result.error.code}${result.error.nodeId ? ` at node ${result.error.nodeId}` : ""}: ${result.error.message}\n`,
+      );
     for (const p of result.paused ?? []) process.stdout.write(`${describeForm(result.runId, p.form)}\n`);
   }
   process.exitCode = result.status === "failed" ? EXIT.invalid : EXIT.ok;
@@ -113,11 +129,20 @@ export function registerRunCommands(program: Command): void {
       const diags = analyse(workflow).diagnostics;
       if (hasErrors(diags)) {
         for (const d of diags.filter((x) => x.severity === "error")) process.stderr.write(`${formatDiagnostic(d)}\n`);
-        throw new CliError("run.invalid_workflow", "the workflow has errors; fix them (see `weft validate`) before running", EXIT.invalid);
+        throw new CliError(
+          "run.invalid_workflow",
+          "the workflow has errors; fix them (see `weft validate`) before running",
+          EXIT.invalid,
+        );
       }
       const pairs = opts.input.map((raw) => splitPair(raw, "--input"));
       const filePairs = opts.inputFile.map((raw) => splitPair(raw, "--input-file"));
-      refuseBadInput(() => checkInputNames(workflow, [...pairs, ...filePairs].map(([k]) => k)));
+      refuseBadInput(() =>
+        checkInputNames(
+          workflow,
+          [...pairs, ...filePairs].map(([k]) => k),
+        ),
+      );
       const services = await buildServices(cfg, { configPath: opts.config });
       const inputs: Record<string, unknown> = {};
       for (const [k, v] of pairs) inputs[k] = v;
@@ -133,7 +158,11 @@ export function registerRunCommands(program: Command): void {
       refuseBadInput(() => checkRunInputs(workflow, inputs));
       if (opts.queue) {
         const { enqueueRun } = await import("../../queue/index.js");
-        const result = await enqueueRun(workflow, inputs, { db: opts.db ?? cfg.db, redisUrl: opts.redis, onEvent: progress(!!opts.json) });
+        const result = await enqueueRun(workflow, inputs, {
+          db: opts.db ?? cfg.db,
+          redisUrl: opts.redis,
+          onEvent: progress(!!opts.json),
+        });
         return finish(result, opts);
       }
       const stores = await openStores(opts.db ?? cfg.db);
@@ -157,7 +186,10 @@ export function registerRunCommands(program: Command): void {
     .command("worker")
     .description("process queued runs from Redis (any number of workers may share Redis and the run store)")
     .option("--redis <url>", "Redis (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
-    .option("--db <spec>", "run store shared by the workers: a SQLite file (default from config: weft.db) or sqlite:PATH")
+    .option(
+      "--db <spec>",
+      "run store shared by the workers: a SQLite file (default from config: weft.db) or sqlite:PATH",
+    )
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "runs processed at once", "4")
     .option("--lock-ms <n>", "lock lifetime; a dead worker's run is taken over after it", "30000")
@@ -201,7 +233,9 @@ export function registerRunCommands(program: Command): void {
       const stores = await openStores(opts.db ?? cfg.db);
       const listed = await stores.runs.listRuns({ limit: Number(opts.limit) });
       const waiting = await Promise.all(
-        listed.map(async (r) => (r.status === "paused" ? (await stores.forms.runForms(r.id)).filter((f) => f.status === "waiting") : [])),
+        listed.map(async (r) =>
+          r.status === "paused" ? (await stores.forms.runForms(r.id)).filter((f) => f.status === "waiting") : [],
+        ),
       ).finally(() => stores.close());
       const runs = listed.map((r, i) => ({
         id: r.id,
@@ -213,7 +247,9 @@ export function registerRunCommands(program: Command): void {
       }));
       if (opts.json) return printJson(runs);
       for (const r of runs) {
-        process.stdout.write(`${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`);
+        process.stdout.write(
+          `${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`,
+        );
         for (const f of r.waiting ?? []) process.stdout.write(`${describeForm(r.id, f).replace(/^/gm, "    ")}\n`);
       }
       if (runs.length === 0) process.stdout.write("no runs recorded\n");
@@ -233,7 +269,8 @@ export function registerRunCommands(program: Command): void {
         stores.close(),
       );
       if (!run) throw new CliError("run.not_found", `no run with id ${runId}`, EXIT.invalid);
-      if (opts.json) return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
+      if (opts.json)
+        return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
       process.stdout.write(`run ${run.id}: ${run.status}\n${formatTrace(trace)}\n`);
     });
 }

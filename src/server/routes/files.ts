@@ -14,8 +14,7 @@ export function fileRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
   r.post("/", async (c) => {
     const files = deps.services.files;
-    if (!files)
-      throw new ApiError(503, "files.not_configured", NO_FILE_STORE);
+    if (!files) throw new ApiError(503, "files.not_configured", NO_FILE_STORE);
     if (!(c.req.header("content-type") ?? "").startsWith("multipart/form-data"))
       throw new ApiError(400, "request.not_multipart", "send the file as multipart/form-data in a field named `file`");
     const form = await c.req.parseBody();

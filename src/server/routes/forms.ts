@@ -24,14 +24,24 @@ export function runFormRoutes(deps: ServerDeps): Hono {
 
   r.post("/:id/forms/:formId", async (c) => {
     const form = (await formsOf(c.req.param("id"))).find((f) => f.id === c.req.param("formId"));
-    if (!form) throw new ApiError(404, "form.not_found", `run ${c.req.param("id")} has no form ${c.req.param("formId")}`);
+    if (!form)
+      throw new ApiError(404, "form.not_found", `run ${c.req.param("id")} has no form ${c.req.param("formId")}`);
     const body = await readJson(c);
-    if (typeof body.action !== "string") throw new ApiError(400, "request.invalid_action", "`action` must be the id of one of the form's actions");
+    if (typeof body.action !== "string")
+      throw new ApiError(400, "request.invalid_action", "`action` must be the id of one of the form's actions");
     const inputs = body.inputs ?? {};
     if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))
-      throw new ApiError(400, "request.invalid_inputs", "`inputs` must be an object keyed by the form's output_variable_name");
+      throw new ApiError(
+        400,
+        "request.invalid_inputs",
+        "`inputs` must be an object keyed by the form's output_variable_name",
+      );
     try {
-      const closed = await deps.paused.answer(form, { action: body.action, inputs: inputs as Record<string, unknown>, user: "web" });
+      const closed = await deps.paused.answer(form, {
+        action: body.action,
+        inputs: inputs as Record<string, unknown>,
+        user: "web",
+      });
       return c.json({ form: formJson(closed) });
     } catch (e) {
       if (e instanceof FormError) throw new ApiError(STATUS[e.code] ?? 400, e.code, e.message);

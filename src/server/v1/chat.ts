@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import type { ConversationMessage, ConversationRecord } from "../../store/conversations.js";
 import type { ServerDeps } from "../context.js";
-import { type V1Env, limitArg, objectArg, readBody, requireMode, responseMode, userOf } from "./env.js";
+import { limitArg, objectArg, readBody, requireMode, responseMode, userOf, type V1Env } from "./env.js";
 import { badParam, DifyError, notFound } from "./errors.js";
 import { resolveFileList, resolveInputs } from "./files-in.js";
 import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
@@ -71,7 +71,8 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     const query = body.query;
     const current = await deps.apps.current(app.id);
     const files = await resolveFileList(deps.stores.service, app.id, body.files);
-    const given = typeof body.conversation_id === "string" && body.conversation_id !== "" ? body.conversation_id : undefined;
+    const given =
+      typeof body.conversation_id === "string" && body.conversation_id !== "" ? body.conversation_id : undefined;
     const existing = given ? await conversationOf(deps, app.id, user, given) : undefined;
     // Later turns run with the conversation's first inputs, as Dify does.
     const inputs = existing
@@ -79,7 +80,8 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
       : current
         ? await resolveInputs(deps.stores.service, app.id, current.workflow, objectArg(body.inputs, "inputs"))
         : {};
-    const conv = existing ?? (await store.create(app.id, { user, inputs, name: query.slice(0, 40) || "New conversation" }));
+    const conv =
+      existing ?? (await store.create(app.id, { user, inputs, name: query.slice(0, 40) || "New conversation" }));
     const now = Date.now();
     const message: ConversationMessage = {
       id: randomUUID(),
@@ -95,9 +97,21 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
       createdAt: now,
       updatedAt: now,
     };
-    const chat = { query, conversationId: conv.id, messageId: message.id, dialogueCount: conv.dialogueCount, variables: conv.variables };
+    const chat = {
+      query,
+      conversationId: conv.id,
+      messageId: message.id,
+      dialogueCount: conv.dialogueCount,
+      variables: conv.variables,
+    };
     // The message exists before its run, so the turn's end (a listener) always finds it.
-    const { runId, done } = await startServiceRun(deps, app, { user, inputs, files, chat, beforeStart: (id) => store.addMessage({ ...message, runId: id }) });
+    const { runId, done } = await startServiceRun(deps, app, {
+      user,
+      inputs,
+      files,
+      chat,
+      beforeStart: (id) => store.addMessage({ ...message, runId: id }),
+    });
     const { run, svc } = await serviceRunOf(deps, app, runId);
     const ctx = await streamContext(deps, app, run, svc);
     if (mode === "streaming") return difyStream(c, deps.hub, { ctx, from: { kind: "start" } });
@@ -113,7 +127,10 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
       message_id: message.id,
       conversation_id: conv.id,
       mode: "advanced-chat",
-      answer: events.filter((e) => e.event === "message").map((e) => e.answer).join(""),
+      answer: events
+        .filter((e) => e.event === "message")
+        .map((e) => e.answer)
+        .join(""),
       metadata: { usage: (end?.metadata as { usage?: unknown } | undefined)?.usage ?? null, retriever_resources: [] },
       created_at: sec(now),
     });
@@ -132,7 +149,11 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     const sort = c.req.query("sort_by") ?? "-updated_at";
     if (!["created_at", "-created_at", "updated_at", "-updated_at"].includes(sort))
       throw badParam(`sort_by must be one of created_at, -created_at, updated_at, -updated_at; got "${sort}"`);
-    const page = await store.list(app.id, user, { lastId: c.req.query("last_id") || undefined, limit, sort: sort as "created_at" });
+    const page = await store.list(app.id, user, {
+      lastId: c.req.query("last_id") || undefined,
+      limit,
+      sort: sort as "created_at",
+    });
     if (!page) throw notFound("Last Conversation Not Exists.");
     return c.json({ limit, has_more: page.hasMore, data: page.data.map(conversationJson) });
   });
@@ -153,7 +174,12 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     const app = requireMode(c, "advanced-chat");
     const body = await readBody(c);
     const conv = await conversationOf(deps, app.id, userOf(body.user), c.req.param("id"));
-    if (body.auto_generate === true) throw new DifyError(400, "invalid_param", "auto_generate needs a model to name the conversation; send `name` instead");
+    if (body.auto_generate === true)
+      throw new DifyError(
+        400,
+        "invalid_param",
+        "auto_generate needs a model to name the conversation; send `name` instead",
+      );
     if (typeof body.name !== "string" || body.name.trim() === "") throw badParam("name is required");
     await store.rename(conv.id, body.name);
     return c.json(conversationJson((await store.get(conv.id))!));

@@ -1,5 +1,5 @@
-import { InputError } from "../../engine/inputs.js";
 import { FormError } from "../../engine/human-input.js";
+import { InputError } from "../../engine/inputs.js";
 import { WeftError } from "../../ir/errors.js";
 import { StoreError } from "../../store/errors.js";
 import { ApiError } from "../errors.js";
@@ -37,7 +37,14 @@ export function difyErrorBody(e: unknown): DifyErrorBody {
     return { code, message: e.message, status };
   }
   if (e instanceof ApiError) {
-    const code = e.status === 413 ? "file_too_large" : e.status === 404 ? "not_found" : e.status >= 500 ? "internal_server_error" : "invalid_param";
+    const code =
+      e.status === 413
+        ? "file_too_large"
+        : e.status === 404
+          ? "not_found"
+          : e.status >= 500
+            ? "internal_server_error"
+            : "invalid_param";
     return { code, message: e.message, status: e.status };
   }
   if (e instanceof StoreError) {

@@ -22,7 +22,8 @@ async function fileOf(service: ServiceApiStore, appId: string, where: string, m:
     if (typeof o.upload_file_id !== "string" || o.upload_file_id === "")
       throw badParam(`${where}.upload_file_id is required for transfer_method local_file`);
     const up = await service.getUpload(o.upload_file_id);
-    if (!up || up.appId !== appId) throw badParam(`${where}: no uploaded file ${o.upload_file_id} (upload it with POST /v1/files/upload)`);
+    if (!up || up.appId !== appId)
+      throw badParam(`${where}: no uploaded file ${o.upload_file_id} (upload it with POST /v1/files/upload)`);
     return { ...up.file, type: (type as FileValue["type"]) ?? up.file.type, transfer_method: "local_file" };
   }
   if (o.transfer_method === "remote_url") {
@@ -44,7 +45,12 @@ async function fileOf(service: ServiceApiStore, appId: string, where: string, m:
 }
 
 /** Dify's `files` list (sys.files): every mapping resolved. */
-export async function resolveFileList(service: ServiceApiStore, appId: string, v: unknown, where = "files"): Promise<FileValue[]> {
+export async function resolveFileList(
+  service: ServiceApiStore,
+  appId: string,
+  v: unknown,
+  where = "files",
+): Promise<FileValue[]> {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw badParam(`${where} must be a list of file mappings`);
   return Promise.all(v.map((m, i) => fileOf(service, appId, `${where}[${i}]`, m)));

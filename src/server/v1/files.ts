@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import type { ServerDeps } from "../context.js";
 import { NO_FILE_STORE } from "../routes/files.js";
-import { type V1Env, userOf } from "./env.js";
+import { userOf, type V1Env } from "./env.js";
 import { DifyError } from "./errors.js";
 
 /**
@@ -14,8 +14,7 @@ export function fileRoutes(deps: ServerDeps): Hono<V1Env> {
   r.post("/files/upload", async (c) => {
     const app = c.get("app");
     const store = deps.services.files;
-    if (!store)
-      throw new DifyError(503, "files_not_configured", NO_FILE_STORE);
+    if (!store) throw new DifyError(503, "files_not_configured", NO_FILE_STORE);
     if (!(c.req.header("content-type") ?? "").startsWith("multipart/form-data"))
       throw new DifyError(400, "no_file_uploaded", "Please upload your file (multipart/form-data, field `file`).");
     const form = await c.req.parseBody({ all: true });

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { FormError } from "../../engine/human-input.js";
 import type { FormRecord } from "../../store/forms.js";
 import type { ServerDeps } from "../context.js";
-import { type V1Env, objectArg, readBody, userOf } from "./env.js";
+import { objectArg, readBody, userOf, type V1Env } from "./env.js";
 import { badParam, notFound } from "./errors.js";
 import { resolveFileList } from "./files-in.js";
 
@@ -11,7 +11,8 @@ async function formOf(deps: ServerDeps, appId: string, token: string): Promise<F
   const form = await deps.stores.forms.formByToken(token);
   const run = form ? await deps.runs.getRun(form.runId) : undefined;
   if (!form || run?.appId !== appId) throw notFound("Form not found");
-  if (form.status === "submitted") throw new FormError("form.submitted", `This form has already been submitted by another user, form_id=${form.id}`);
+  if (form.status === "submitted")
+    throw new FormError("form.submitted", `This form has already been submitted by another user, form_id=${form.id}`);
   if (form.status === "timeout" || (form.expiresAt !== null && form.expiresAt <= Date.now()))
     throw new FormError("form.expired", `This form has expired, form_id=${form.id}`);
   return form;
@@ -24,8 +25,10 @@ async function answerInputs(deps: ServerDeps, appId: string, form: FormRecord, r
     const v = raw[input.output_variable_name];
     if (v === undefined || v === null) continue;
     const where = `inputs.${input.output_variable_name}`;
-    if (input.type === "file") out[input.output_variable_name] = (await resolveFileList(deps.stores.service, appId, [v], where))[0];
-    if (input.type === "file-list") out[input.output_variable_name] = await resolveFileList(deps.stores.service, appId, v, where);
+    if (input.type === "file")
+      out[input.output_variable_name] = (await resolveFileList(deps.stores.service, appId, [v], where))[0];
+    if (input.type === "file-list")
+      out[input.output_variable_name] = await resolveFileList(deps.stores.service, appId, v, where);
   }
   return out;
 }

@@ -33,9 +33,13 @@ export function serviceApi(deps: ServerDeps, maxBodyBytes: number): Hono<V1Env> 
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: (c) =>
-        c.json({ code: "file_too_large", message: `the request body is larger than ${maxBodyBytes} bytes`, status: 413 }, 413, {
-          connection: "close",
-        }),
+        c.json(
+          { code: "file_too_large", message: `the request body is larger than ${maxBodyBytes} bytes`, status: 413 },
+          413,
+          {
+            connection: "close",
+          },
+        ),
     }),
   );
   r.route("/", workflowRoutes(deps));
@@ -44,7 +48,11 @@ export function serviceApi(deps: ServerDeps, maxBodyBytes: number): Hono<V1Env> 
   r.route("/", metaRoutes(deps));
   r.route("/", formRoutes(deps));
   r.all("*", (c) => {
-    throw new DifyError(404, "not_found", `The requested URL was not found on the server: ${c.req.method} ${new URL(c.req.url).pathname}`);
+    throw new DifyError(
+      404,
+      "not_found",
+      `The requested URL was not found on the server: ${c.req.method} ${new URL(c.req.url).pathname}`,
+    );
   });
   return r;
 }

@@ -45,7 +45,9 @@ export function metaRoutes(deps: ServerDeps): Hono<V1Env> {
       more_like_this: enabled(f.more_like_this),
       sensitive_word_avoidance: enabled(f.sensitive_word_avoidance),
       user_input_form: userInputForm(current.workflow),
-      file_upload: f.file_upload ?? { image: { enabled: false, number_limits: 3, detail: "high", transfer_methods: ["remote_url", "local_file"] } },
+      file_upload: f.file_upload ?? {
+        image: { enabled: false, number_limits: 3, detail: "high", transfer_methods: ["remote_url", "local_file"] },
+      },
       // In MB: every upload is one request body, which the server caps at 10 MB.
       system_parameters: {
         file_size_limit: 10,

@@ -16,13 +16,24 @@ export interface ServiceRunRequest {
   inputs: Record<string, unknown>;
   files: FileValue[];
   /** Chat turns: the query, conversation and message the run answers. */
-  chat?: { query: string; conversationId: string; messageId: string; dialogueCount: number; variables: Record<string, unknown> };
+  chat?: {
+    query: string;
+    conversationId: string;
+    messageId: string;
+    dialogueCount: number;
+    variables: Record<string, unknown>;
+  };
   /** Stores what must exist before the run can end (a chat turn's message). */
   beforeStart?: (runId: string) => Promise<void>;
 }
 
 /** The `sys.*` values of a service API run, the same when it starts and whenever it is resumed. */
-export function systemValues(appId: string, user: string, files: FileValue[], chat?: ServiceRunRequest["chat"]): Record<string, unknown> {
+export function systemValues(
+  appId: string,
+  user: string,
+  files: FileValue[],
+  chat?: ServiceRunRequest["chat"],
+): Record<string, unknown> {
   return {
     user_id: user,
     app_id: appId,
@@ -36,13 +47,21 @@ export function systemValues(appId: string, user: string, files: FileValue[], ch
  * errors or the inputs do not fit the start node; the end user's record is stored before the run starts, so
  * every listener and late client finds it.
  */
-export async function startServiceRun(deps: ServerDeps, app: AppRecord, req: ServiceRunRequest): Promise<{ runId: string; done: Promise<unknown> }> {
+export async function startServiceRun(
+  deps: ServerDeps,
+  app: AppRecord,
+  req: ServiceRunRequest,
+): Promise<{ runId: string; done: Promise<unknown> }> {
   const current = await deps.apps.current(app.id);
   if (!current) throw new DifyError(400, "app_unavailable", "App unavailable, please check your app configurations.");
   const diagnostics = diagnosticsOf(app.id, current.version, current.workflow);
   if (hasErrors(diagnostics)) {
     const first = diagnostics.find((d) => d.severity === "error")!;
-    throw new DifyError(400, "app_unavailable", `App unavailable: version ${current.version} has errors (${formatDiagnostic(first)}).`);
+    throw new DifyError(
+      400,
+      "app_unavailable",
+      `App unavailable: version ${current.version} has errors (${formatDiagnostic(first)}).`,
+    );
   }
   checkRunInputs(current.workflow, req.inputs);
   const runId = ulid();
@@ -67,7 +86,11 @@ export async function startServiceRun(deps: ServerDeps, app: AppRecord, req: Ser
 }
 
 /** A run of this app started through the service API, or Dify's 404. */
-export async function serviceRunOf(deps: ServerDeps, app: AppRecord, runId: string): Promise<{ run: RunRecord; svc: ServiceRunRecord }> {
+export async function serviceRunOf(
+  deps: ServerDeps,
+  app: AppRecord,
+  runId: string,
+): Promise<{ run: RunRecord; svc: ServiceRunRecord }> {
   const svc = await deps.stores.service.serviceRun(runId);
   const run = svc && svc.appId === app.id ? await deps.runs.getRun(runId) : undefined;
   if (!svc || !run) throw notFound("Workflow run not found");
@@ -75,7 +98,12 @@ export async function serviceRunOf(deps: ServerDeps, app: AppRecord, runId: stri
 }
 
 /** What the Dify translation of a run needs, rebuilt from the stored records (the same for every client). */
-export async function streamContext(deps: ServerDeps, app: AppRecord, run: RunRecord, svc: ServiceRunRecord): Promise<StreamContext> {
+export async function streamContext(
+  deps: ServerDeps,
+  app: AppRecord,
+  run: RunRecord,
+  svc: ServiceRunRecord,
+): Promise<StreamContext> {
   const msg = svc.messageId ? await deps.stores.conversations.getMessage(svc.messageId) : undefined;
   const sys: Record<string, unknown> = {
     "sys.files": svc.files ?? [],
@@ -109,9 +137,19 @@ export async function resumeContext(deps: ServerDeps, runId: string): Promise<Ru
   const conv = svc.conversationId ? await deps.stores.conversations.get(svc.conversationId) : undefined;
   const chat =
     msg && conv
-      ? { query: msg.query, conversationId: conv.id, messageId: msg.id, dialogueCount: conv.dialogueCount, variables: conv.variables }
+      ? {
+          query: msg.query,
+          conversationId: conv.id,
+          messageId: msg.id,
+          dialogueCount: conv.dialogueCount,
+          variables: conv.variables,
+        }
       : undefined;
-  return { appId: svc.appId, sys: systemValues(svc.appId, svc.user, svc.files ?? [], chat), conversation: conv?.variables };
+  return {
+    appId: svc.appId,
+    sys: systemValues(svc.appId, svc.user, svc.files ?? [], chat),
+    conversation: conv?.variables,
+  };
 }
 
 /** Stop a task of this app (Dify's stop is idempotent: a finished task answers success too). */

@@ -34,7 +34,8 @@ const SNAPSHOT = new Set(["workflow_started", "node_started", "node_finished"]);
 function withoutDetail(e: DifyEvent): DifyEvent {
   if (e.event === "workflow_started") return e;
   const data = { ...(e.data as Record<string, unknown>), inputs: null };
-  if (e.event === "node_finished") Object.assign(data, { process_data: null, outputs: null, error: null, execution_metadata: null, files: [] });
+  if (e.event === "node_finished")
+    Object.assign(data, { process_data: null, outputs: null, error: null, execution_metadata: null, files: [] });
   return { ...e, data };
 }
 
@@ -102,7 +103,8 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
             if (ev.type === "run_finished") pausedAtEnd = ev.status === "paused";
             if (i < startAt) continue;
             for (let part = 0; part < out.length; part++) {
-              if (skipThrough && (i < skipThrough.event || (i === skipThrough.event && part <= skipThrough.part))) continue;
+              if (skipThrough && (i < skipThrough.event || (i === skipThrough.event && part <= skipThrough.part)))
+                continue;
               const e = out[part]!;
               await s.write(`id: ${i}.${part}\ndata: ${JSON.stringify(e)}\n\n`);
               if (isTerminal(e, continueOnPause)) finished = true;

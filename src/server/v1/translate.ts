@@ -83,7 +83,11 @@ export class DifyTranslator {
     this.endTexts = new Set(
       ctx.workflow.nodes
         .filter((n) => n.type === "end" && !n.parentId)
-        .flatMap((n) => ((n.config.outputs as Array<{ value_selector?: unknown[] }>) ?? []).map((o) => (o.value_selector ?? []).join("."))),
+        .flatMap((n) =>
+          ((n.config.outputs as Array<{ value_selector?: unknown[] }>) ?? []).map((o) =>
+            (o.value_selector ?? []).join("."),
+          ),
+        ),
     );
   }
 
@@ -117,7 +121,11 @@ export class DifyTranslator {
   private base(): Record<string, unknown> {
     const chat =
       this.ctx.mode === "advanced-chat"
-        ? { conversation_id: this.ctx.conversationId, message_id: this.ctx.messageId, created_at: sec(this.ctx.createdAt) }
+        ? {
+            conversation_id: this.ctx.conversationId,
+            message_id: this.ctx.messageId,
+            created_at: sec(this.ctx.createdAt),
+          }
         : {};
     return { task_id: this.ctx.runId, workflow_run_id: this.ctx.runId, ...chat };
   }
@@ -176,7 +184,10 @@ export class DifyTranslator {
   private enclosing(frame: ReturnType<typeof frameOf>): { iterationId: string | null; loopId: string | null } {
     if (!frame) return { iterationId: null, loopId: null };
     const type = this.nodes.get(frame.container)?.type;
-    return { iterationId: type === "iteration" ? frame.container : null, loopId: type === "loop" ? frame.container : null };
+    return {
+      iterationId: type === "iteration" ? frame.container : null,
+      loopId: type === "loop" ? frame.container : null,
+    };
   }
 
   private containerStarted(type: string, nodeId: string, at: number): DifyEvent {
@@ -402,7 +413,16 @@ export class DifyTranslator {
     if (status === "failed") {
       // Dify's chatflow: the failed workflow_finished, then an error event; no message_end.
       const { workflow_run_id, ...base } = this.base();
-      return [finished, { event: "error", ...base, status: 400, code: "invalid_param", message: `Run failed: ${ev.error?.message ?? ""}` }];
+      return [
+        finished,
+        {
+          event: "error",
+          ...base,
+          status: 400,
+          code: "invalid_param",
+          message: `Run failed: ${ev.error?.message ?? ""}`,
+        },
+      ];
     }
     return [this.messageEnd(at), finished];
   }

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { ServerDeps } from "../context.js";
-import { type V1Env, objectArg, readBody, requireMode, responseMode, userOf } from "./env.js";
+import { objectArg, readBody, requireMode, responseMode, userOf, type V1Env } from "./env.js";
 import { DifyError, notFound } from "./errors.js";
 import { resolveFileList, resolveInputs } from "./files-in.js";
 import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
@@ -24,7 +24,9 @@ export function workflowRoutes(deps: ServerDeps): Hono<V1Env> {
     const user = userOf(body.user);
     const mode = responseMode(body.response_mode);
     const current = await deps.apps.current(app.id);
-    const inputs = current ? await resolveInputs(deps.stores.service, app.id, current.workflow, objectArg(body.inputs, "inputs")) : {};
+    const inputs = current
+      ? await resolveInputs(deps.stores.service, app.id, current.workflow, objectArg(body.inputs, "inputs"))
+      : {};
     const files = await resolveFileList(deps.stores.service, app.id, body.files);
     const { runId, done } = await startServiceRun(deps, app, { user, inputs, files });
     const { run, svc } = await serviceRunOf(deps, app, runId);

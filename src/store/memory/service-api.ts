@@ -1,11 +1,6 @@
 import { ulid } from "ulid";
 import { hashKey, newAppKey } from "../keys.js";
-import type {
-  AppKeyRecord,
-  ServiceApiStore,
-  ServiceRunRecord,
-  UploadRecord,
-} from "../service-api.js";
+import type { AppKeyRecord, ServiceApiStore, ServiceRunRecord, UploadRecord } from "../service-api.js";
 
 /** In-process service API store (nothing survives the process); same contract as the SQLite store. */
 export class MemoryServiceApiStore implements ServiceApiStore {

@@ -79,7 +79,9 @@ const MESSAGE_COLUMNS = { answer: "answer", status: "status", error: "error", up
 export class SqliteConversationStore implements ConversationStore {
   constructor(readonly db: Database.Database) {
     db.exec(SCHEMA);
-    const have = new Set((db.prepare("PRAGMA table_info(conversations)").all() as Array<{ name: string }>).map((c) => c.name));
+    const have = new Set(
+      (db.prepare("PRAGMA table_info(conversations)").all() as Array<{ name: string }>).map((c) => c.name),
+    );
     for (const [name, type] of ADDED_COLUMNS)
       if (!have.has(name)) db.exec(`ALTER TABLE conversations ADD COLUMN ${name} ${type}`);
     db.exec("CREATE INDEX IF NOT EXISTS conversations_user ON conversations(app_id, user_id, updated_at)");
@@ -215,7 +217,9 @@ export class SqliteConversationStore implements ConversationStore {
         .all(conversationId, first.t, first.t, o.firstId, o.limit + 1);
     } else {
       rows = this.db
-        .prepare("SELECT * FROM conversation_messages WHERE conversation_id = ? ORDER BY created_at DESC, id DESC LIMIT ?")
+        .prepare(
+          "SELECT * FROM conversation_messages WHERE conversation_id = ? ORDER BY created_at DESC, id DESC LIMIT ?",
+        )
         .all(conversationId, o.limit + 1);
     }
     return { data: rows.slice(0, o.limit).reverse().map(toMessage), hasMore: rows.length > o.limit };

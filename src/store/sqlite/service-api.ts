@@ -1,12 +1,7 @@
 import type Database from "better-sqlite3";
 import { ulid } from "ulid";
 import { hashKey, newAppKey } from "../keys.js";
-import type {
-  AppKeyRecord,
-  ServiceApiStore,
-  ServiceRunRecord,
-  UploadRecord,
-} from "../service-api.js";
+import type { AppKeyRecord, ServiceApiStore, ServiceRunRecord, UploadRecord } from "../service-api.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS app_keys (
@@ -57,7 +52,15 @@ export class SqliteServiceApiStore implements ServiceApiStore {
       .prepare(
         "INSERT INTO service_runs (run_id, app_id, user_id, conversation_id, message_id, files, created_at) VALUES (?,?,?,?,?,?,?)",
       )
-      .run(r.runId, r.appId, r.user, r.conversationId ?? null, r.messageId ?? null, JSON.stringify(r.files ?? []), r.createdAt);
+      .run(
+        r.runId,
+        r.appId,
+        r.user,
+        r.conversationId ?? null,
+        r.messageId ?? null,
+        JSON.stringify(r.files ?? []),
+        r.createdAt,
+      );
   }
   async serviceRun(runId: string): Promise<ServiceRunRecord | undefined> {
     const r = this.db.prepare("SELECT * FROM service_runs WHERE run_id = ?").get(runId) as any;

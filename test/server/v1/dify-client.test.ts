@@ -3,11 +3,20 @@
  * and streaming, a chat app across two turns of one conversation, a file upload used as an input, and stop
  * of a running task (through the client's own `sendRequest`, as the package has no stop helper).
  */
-import { createParser } from "eventsource-parser";
+
 import { ChatClient, CompletionClient, DifyClient } from "dify-client";
+import { createParser } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply } from "../../support/replay-server.js";
-import { branchingWorkflow, chatWorkflow, difyEvents, fileWorkflow, slowWorkflow, startV1Server, type V1Server } from "../../support/v1-apps.js";
+import {
+  branchingWorkflow,
+  chatWorkflow,
+  difyEvents,
+  fileWorkflow,
+  slowWorkflow,
+  startV1Server,
+  type V1Server,
+} from "../../support/v1-apps.js";
 
 // The package's index.d.ts predates its index.js: runWorkflow and renameConversation's auto_generate exist at run time.
 type WorkflowClient = CompletionClient & {
@@ -54,8 +63,16 @@ describe("dify-client against /v1", () => {
     expect(streamed.headers["content-type"]).toMatch(/text\/event-stream/);
     const evs = await difyEvents(streamed.data);
     expect(evs[0]!.event).toBe("workflow_started");
-    expect(evs.at(-1)).toMatchObject({ event: "workflow_finished", data: { status: "succeeded", outputs: { result: "4 words", comment: "Nice words." } } });
-    expect(evs.filter((e) => e.event === "text_chunk").map((e) => e.data.text).join("")).toBe("Nice words.");
+    expect(evs.at(-1)).toMatchObject({
+      event: "workflow_finished",
+      data: { status: "succeeded", outputs: { result: "4 words", comment: "Nice words." } },
+    });
+    expect(
+      evs
+        .filter((e) => e.event === "text_chunk")
+        .map((e) => e.data.text)
+        .join(""),
+    ).toBe("Nice words.");
 
     // The run is the same when looked up afterwards.
     const runId = evs[0]!.workflow_run_id;
@@ -65,7 +82,9 @@ describe("dify-client against /v1", () => {
 
     const params = await client.getApplicationParameters("alice");
     expect(params.data.user_input_form).toEqual([
-      expect.objectContaining({ paragraph: expect.objectContaining({ variable: "text", label: "Text", required: true }) }),
+      expect.objectContaining({
+        paragraph: expect.objectContaining({ variable: "text", label: "Text", required: true }),
+      }),
       expect.objectContaining({ select: expect.objectContaining({ variable: "mode", options: ["each", "count"] }) }),
     ]);
   }, 120_000);
@@ -78,7 +97,10 @@ describe("dify-client against /v1", () => {
     expect(missing.body).toMatchObject({ code: "invalid_param", status: 400 });
     expect(missing.body.message).toMatch(/text/);
     const bad = await failure(workflowClient("app-not-a-key", s.v1).runWorkflow({}, "alice"));
-    expect(bad).toEqual({ status: 401, body: { code: "unauthorized", message: "Access token is invalid", status: 401 } });
+    expect(bad).toEqual({
+      status: 401,
+      body: { code: "unauthorized", message: "Access token is invalid", status: 401 },
+    });
     const noUser = await failure(client.runWorkflow({ text: "x", mode: "each" }, undefined as unknown as string));
     expect(noUser.body).toEqual({ code: "invalid_param", message: "Arg user must be provided.", status: 400 });
     const wrongMode = await failure(new ChatClient(key, s.v1).createChatMessage({}, "hi", "alice"));
@@ -97,8 +119,16 @@ describe("dify-client against /v1", () => {
     const second = await client.createChatMessage({}, "again", "bob", true, conversationId);
     const evs = await difyEvents(second.data);
     expect(evs.map((e) => e.event)).toContain("message");
-    expect(evs.filter((e) => e.event === "message").map((e) => e.answer).join("")).toBe("Still here. (turn 2, Bob)");
-    expect(evs.findLast((e) => e.event !== "workflow_finished")).toMatchObject({ event: "message_end", conversation_id: conversationId });
+    expect(
+      evs
+        .filter((e) => e.event === "message")
+        .map((e) => e.answer)
+        .join(""),
+    ).toBe("Still here. (turn 2, Bob)");
+    expect(evs.findLast((e) => e.event !== "workflow_finished")).toMatchObject({
+      event: "message_end",
+      conversation_id: conversationId,
+    });
     expect(new Set(evs.map((e) => e.conversation_id))).toEqual(new Set([conversationId]));
 
     // The second request's prompt is the second query; the conversation lists both turns, oldest first.
@@ -128,11 +158,20 @@ describe("dify-client against /v1", () => {
     form.append("user", "carol");
     const uploaded = await new DifyClient(key, s.v1).fileUpload(form);
     expect(uploaded.status).toBe(201);
-    expect(uploaded.data).toMatchObject({ name: "note.txt", size: 17, extension: "txt", mime_type: "text/plain", created_by: "carol" });
+    expect(uploaded.data).toMatchObject({
+      name: "note.txt",
+      size: 17,
+      extension: "txt",
+      mime_type: "text/plain",
+      created_by: "carol",
+    });
 
     const doc = { transfer_method: "local_file", upload_file_id: uploaded.data.id, type: "document" };
     const run = await client.runWorkflow({ doc }, "carol");
-    expect(run.data.data).toMatchObject({ status: "succeeded", outputs: { about: "note.txt (17 bytes): hello from a file" } });
+    expect(run.data.data).toMatchObject({
+      status: "succeeded",
+      outputs: { about: "note.txt (17 bytes): hello from a file" },
+    });
 
     const unknown = await failure(client.runWorkflow({ doc: { ...doc, upload_file_id: "nope" } }, "carol"));
     expect(unknown.body).toMatchObject({ code: "invalid_param", status: 400 });

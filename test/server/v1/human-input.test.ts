@@ -40,7 +40,15 @@ function flow(timeoutMs: number, mode: "workflow" | "advanced-chat" = "workflow"
       },
       tpl("yes", "signed: {{ w }}", { w: ["ask", "why"] }),
       tpl("late", "expired"),
-      { id: "agg", type: "variable-aggregator", output_type: "string", variables: [["yes", "output"], ["late", "output"]] },
+      {
+        id: "agg",
+        type: "variable-aggregator",
+        output_type: "string",
+        variables: [
+          ["yes", "output"],
+          ["late", "output"],
+        ],
+      },
       tail,
     ],
     edges: [
@@ -98,7 +106,12 @@ describe("human input in the server", () => {
       await statusOf(api, runId, "paused");
       const { forms } = (await (await api(`/api/runs/${runId}/forms`)).json()) as { forms: any[] };
       expect(forms).toHaveLength(1);
-      expect(forms[0]).toMatchObject({ nodeId: "ask", nodeTitle: "Sign off", status: "waiting", content: "Sign off draft 1? {{#$output.why#}}" });
+      expect(forms[0]).toMatchObject({
+        nodeId: "ask",
+        nodeTitle: "Sign off",
+        status: "waiting",
+        content: "Sign off draft 1? {{#$output.why#}}",
+      });
       expect(forms[0].token).toBeUndefined();
 
       const missing = await api(`/api/runs/${runId}/forms/${forms[0].id}`, { action: "ok", inputs: {} });
@@ -106,7 +119,10 @@ describe("human input in the server", () => {
       expect(((await missing.json()) as any).error.code).toBe("form.missing_input");
       const ok = await api(`/api/runs/${runId}/forms/${forms[0].id}`, { action: "ok", inputs: { why: "fine" } });
       expect(ok.status).toBe(200);
-      expect(((await ok.json()) as any).form).toMatchObject({ status: "submitted", submission: { action: "ok", inputs: { why: "fine" } } });
+      expect(((await ok.json()) as any).form).toMatchObject({
+        status: "submitted",
+        submission: { action: "ok", inputs: { why: "fine" } },
+      });
       expect((await statusOf(api, runId, "succeeded")).outputs).toEqual({ out: "signed: fine" });
       const again = await api(`/api/runs/${runId}/forms/${forms[0].id}`, { action: "ok", inputs: { why: "x" } });
       expect(again.status).toBe(409);
@@ -142,7 +158,11 @@ describe("human input in the server", () => {
   it("keeps a paused chat turn's message paused until the answer finishes the turn", async () => {
     const { s } = await server(tmpDb());
     try {
-      const { app } = await s.deps.apps.createApp({ name: "chat-sign", mode: "advanced-chat" }, flow(HOUR, "advanced-chat"), "create");
+      const { app } = await s.deps.apps.createApp(
+        { name: "chat-sign", mode: "advanced-chat" },
+        flow(HOUR, "advanced-chat"),
+        "create",
+      );
       const { key } = await s.deps.stores.service.createAppKey(app.id);
       const v1 = (path: string, json?: unknown) =>
         fetch(`${s.url}/v1${path}`, {
@@ -159,7 +179,9 @@ describe("human input in the server", () => {
       const paused = (await (await v1(`/messages?user=u&conversation_id=${cid}`)).json()) as any;
       expect(paused.data.map((m: any) => [m.query, m.status])).toEqual([["sign it", "paused"]]);
 
-      expect((await v1(`/form/human_input/${token}`, { inputs: { why: "yes" }, action: "ok", user: "u" })).status).toBe(200);
+      expect((await v1(`/form/human_input/${token}`, { inputs: { why: "yes" }, action: "ok", user: "u" })).status).toBe(
+        200,
+      );
       await until("the turn to finish", async () => {
         const m = ((await (await v1(`/messages?user=u&conversation_id=${cid}`)).json()) as any).data[0];
         return m.status === "normal" ? m : undefined;

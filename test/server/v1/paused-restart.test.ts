@@ -5,9 +5,9 @@
  * and its key come from the CLI a user would run: `weft apps import FILE.yml`, `weft keys create --app`.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +18,9 @@ import { difyEvents } from "../../support/v1-apps.js";
 
 const root = resolve(import.meta.dirname, "../../..");
 const bin = join(root, "bin/weft");
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY")));
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY")),
+);
 
 let dir: string;
 let counter: Server;
@@ -34,7 +36,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => counter.listen(0, "127.0.0.1", r));
   counterUrl = `http://127.0.0.1:${(counter.address() as AddressInfo).port}`;
-  writeFileSync(join(dir, "weft.config.json"), JSON.stringify({ http: { allowPrivate: true }, files: { dir: join(dir, "files") }, db: join(dir, "weft.db") }));
+  writeFileSync(
+    join(dir, "weft.config.json"),
+    JSON.stringify({ http: { allowPrivate: true }, files: { dir: join(dir, "files") }, db: join(dir, "weft.db") }),
+  );
 });
 afterAll(async () => {
   await new Promise((r) => counter.close(r));
@@ -42,14 +47,23 @@ afterAll(async () => {
 });
 
 function weft(args: string[]) {
-  const r = spawnSync(bin, [...args, "--config", join(dir, "weft.config.json")], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
+  const r = spawnSync(bin, [...args, "--config", join(dir, "weft.config.json")], {
+    cwd: dir,
+    env,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   if (r.status !== 0) throw new Error(`weft ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
   return r.stdout;
 }
 
 /** `weft serve` in its own process; resolves with its address once it prints it. */
 async function serve(): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(bin, ["serve", "--port", "0", "--config", join(dir, "weft.config.json")], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(bin, ["serve", "--port", "0", "--config", join(dir, "weft.config.json")], {
+    cwd: dir,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   proc.stderr!.on("data", (b) => (err += String(b)));
@@ -79,7 +93,12 @@ async function sse(res: Response): Promise<Array<Record<string, any>>> {
 function reviewFlow() {
   return buildWorkflow({
     nodes: [
-      { id: "start", type: "start", title: "Start", variables: [{ variable: "topic", label: "Topic", type: "text-input", required: true }] },
+      {
+        id: "start",
+        type: "start",
+        title: "Start",
+        variables: [{ variable: "topic", label: "Topic", type: "text-input", required: true }],
+      },
       {
         id: "fetch",
         type: "http-request",
@@ -98,7 +117,9 @@ function reviewFlow() {
         type: "human-input",
         title: "Review",
         form_content: "Please review: {{#draft.output#}}\n\nNote: {{#$output.note#}}",
-        inputs: [{ type: "paragraph", output_variable_name: "note", default: { type: "constant", selector: [], value: "" } }],
+        inputs: [
+          { type: "paragraph", output_variable_name: "note", default: { type: "constant", selector: [], value: "" } },
+        ],
         user_actions: [
           { id: "approve", title: "Approve", button_style: "primary" },
           { id: "reject", title: "Reject", button_style: "default" },
@@ -106,10 +127,25 @@ function reviewFlow() {
         timeout: 1,
         timeout_unit: "day",
       },
-      tpl("yes", "approved: {{ n }} / {{ d }}", { n: ["review", "note"], d: ["draft", "output"] }, { title: "Approved" }),
+      tpl(
+        "yes",
+        "approved: {{ n }} / {{ d }}",
+        { n: ["review", "note"], d: ["draft", "output"] },
+        { title: "Approved" },
+      ),
       tpl("no", "rejected: {{ n }}", { n: ["review", "note"] }, { title: "Rejected" }),
       tpl("late", "nobody answered", {}, { title: "Timed out" }),
-      { id: "agg", type: "variable-aggregator", title: "Outcome", output_type: "string", variables: [["yes", "output"], ["no", "output"], ["late", "output"]] },
+      {
+        id: "agg",
+        type: "variable-aggregator",
+        title: "Outcome",
+        output_type: "string",
+        variables: [
+          ["yes", "output"],
+          ["no", "output"],
+          ["late", "output"],
+        ],
+      },
       { id: "end", type: "end", title: "End", outputs: [{ variable: "out", value_selector: ["agg", "output"] }] },
     ],
     edges: [
@@ -139,7 +175,11 @@ describe("a paused human-input run across kill -9 of the server", () => {
     let server = await serve();
     try {
       const first = await sse(
-        await fetch(`${server.url}/v1/workflows/run`, { method: "POST", headers: auth, body: JSON.stringify({ inputs: { topic: "cats" }, response_mode: "streaming", user: "u1" }) }),
+        await fetch(`${server.url}/v1/workflows/run`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({ inputs: { topic: "cats" }, response_mode: "streaming", user: "u1" }),
+        }),
       );
       expect(first.map((e) => e.event).slice(-2)).toEqual(["human_input_required", "workflow_paused"]);
       const asked = first.find((e) => e.event === "human_input_required")!.data;
@@ -158,7 +198,9 @@ describe("a paused human-input run across kill -9 of the server", () => {
 
       const again = await (await fetch(`${server.url}/v1/workflows/run/${runId}`, { headers: auth })).json();
       expect(again.status).toBe("paused");
-      const form = await (await fetch(`${server.url}/v1/form/human_input/${asked.form_token}`, { headers: auth })).json();
+      const form = await (
+        await fetch(`${server.url}/v1/form/human_input/${asked.form_token}`, { headers: auth })
+      ).json();
       expect(form).toMatchObject({ form_content: asked.form_content, user_actions: asked.actions });
 
       const wrong = await fetch(`${server.url}/v1/form/human_input/${asked.form_token}`, {
@@ -190,7 +232,10 @@ describe("a paused human-input run across kill -9 of the server", () => {
       ]);
       expect(rest[0]!.data).toMatchObject({ action_id: "approve", submitted_data: { note: "looks good" } });
       expect(rest.filter((e) => e.event === "node_started").map((e) => e.data.node_id)).toEqual(["yes", "agg", "end"]);
-      expect(rest.at(-1)!.data).toMatchObject({ status: "succeeded", outputs: { out: "approved: looks good / ticket-42 on cats" } });
+      expect(rest.at(-1)!.data).toMatchObject({
+        status: "succeeded",
+        outputs: { out: "approved: looks good / ticket-42 on cats" },
+      });
 
       const twice = await fetch(`${server.url}/v1/form/human_input/${asked.form_token}`, {
         method: "POST",

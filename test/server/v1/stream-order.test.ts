@@ -39,7 +39,8 @@ async function read(res: Response, ctrl?: AbortController, until?: (e: Sse, all:
   });
   const decoder = new TextDecoder();
   try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+      parser.feed(decoder.decode(chunk, { stream: true }));
   } catch (e) {
     if (!stop) throw e;
   }
@@ -47,7 +48,11 @@ async function read(res: Response, ctrl?: AbortController, until?: (e: Sse, all:
 }
 
 const post = (key: string, path: string, body: unknown) =>
-  fetch(`${s.v1}${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  fetch(`${s.v1}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 const get = (key: string, path: string, headers: Record<string, string> = {}, signal?: AbortSignal) =>
   fetch(`${s.v1}${path}`, { headers: { authorization: `Bearer ${key}`, ...headers }, signal });
 
@@ -58,7 +63,13 @@ describe("Dify stream order and replay", () => {
   it("sends every event of a branching workflow with an iteration, in Dify's order", async () => {
     const { key } = await s.app("order", branchingWorkflow());
     s.llm.enqueue(reply.text("Short and loud.", { chunks: ["Short ", "and ", "loud."] }));
-    const evs = await read(await post(key, "/workflows/run", { inputs: { text: "a b", mode: "each" }, response_mode: "streaming", user: "u" }));
+    const evs = await read(
+      await post(key, "/workflows/run", {
+        inputs: { text: "a b", mode: "each" },
+        response_mode: "streaming",
+        user: "u",
+      }),
+    );
     expect(evs.map(shape)).toEqual([
       "workflow_started",
       "node_started:start",
@@ -94,13 +105,19 @@ describe("Dify stream order and replay", () => {
     const ups = evs.filter((e) => e.data.data?.node_id === "up");
     expect(ups.map((e) => e.data.data.iteration_id)).toEqual(["it", "it", "it", "it"]);
     expect(evs.filter((e) => e.data.event === "iteration_next").map((e) => e.data.data.index)).toEqual([0, 1]);
-    expect(evs.find((e) => shape(e) === "node_finished:branch")!.data.data.outputs).toMatchObject({ selected_case_id: "true" });
+    expect(evs.find((e) => shape(e) === "node_finished:branch")!.data.data.outputs).toMatchObject({
+      selected_case_id: "true",
+    });
     expect(evs.filter((e) => e.data.event === "text_chunk").map((e) => e.data.data)).toEqual([
       { text: "Short ", from_variable_selector: ["comment", "text"] },
       { text: "and ", from_variable_selector: ["comment", "text"] },
       { text: "loud.", from_variable_selector: ["comment", "text"] },
     ]);
-    expect(evs.at(-1)!.data.data).toMatchObject({ status: "succeeded", outputs: { result: "A B", comment: "Short and loud." }, error: null });
+    expect(evs.at(-1)!.data.data).toMatchObject({
+      status: "succeeded",
+      outputs: { result: "A B", comment: "Short and loud." },
+      error: null,
+    });
     // Each node execution's started and finished share one id; ids are unique per execution.
     const started = evs.filter((e) => e.data.event === "node_started").map((e) => e.data.data.id);
     const finished = evs.filter((e) => e.data.event === "node_finished").map((e) => e.data.data.id);
@@ -113,12 +130,24 @@ describe("Dify stream order and replay", () => {
   it("sends a chat turn's message events, then message_end, then workflow_finished", async () => {
     const { key } = await s.app("chat-order", chatWorkflow());
     s.llm.enqueue(reply.text("Hi there", { chunks: ["Hi ", "there"] }));
-    const evs = await read(await post(key, "/chat-messages", { inputs: { name: "Ann" }, query: "hello", response_mode: "streaming", user: "u" }));
+    const evs = await read(
+      await post(key, "/chat-messages", {
+        inputs: { name: "Ann" },
+        query: "hello",
+        response_mode: "streaming",
+        user: "u",
+      }),
+    );
     const kinds = evs.map((e) => e.data.event);
     expect(kinds[0]).toBe("workflow_started");
     expect(kinds.slice(-2)).toEqual(["message_end", "workflow_finished"]);
     expect(kinds.indexOf("message")).toBeGreaterThan(kinds.indexOf("node_started"));
-    expect(evs.filter((e) => e.data.event === "message").map((e) => e.data.answer).join("")).toBe("Hi there (turn 1, Ann)");
+    expect(
+      evs
+        .filter((e) => e.data.event === "message")
+        .map((e) => e.data.answer)
+        .join(""),
+    ).toBe("Hi there (turn 1, Ann)");
     const ids = new Set(evs.map((e) => e.data.message_id));
     expect(ids.size).toBe(1);
   }, 60_000);
@@ -150,7 +179,12 @@ describe("Dify stream order and replay", () => {
     expect([...before, ...after].map((e) => e.id)).toEqual(late.map((e) => e.id));
     expect([...before, ...after].map((e) => e.data)).toEqual(late.map((e) => e.data));
     expect(after.length).toBeGreaterThan(0);
-    expect(late.filter((e) => e.data.event === "text_chunk").map((e) => e.data.data.text).join("")).toBe("one two three four five six");
+    expect(
+      late
+        .filter((e) => e.data.event === "text_chunk")
+        .map((e) => e.data.data.text)
+        .join(""),
+    ).toBe("one two three four five six");
 
     // The snapshot starts with workflow_started and the executed nodes, without their details, then goes live.
     expect(snapshot[0]!.data.event).toBe("workflow_started");
