@@ -7,6 +7,7 @@ import type { Workflow } from "../ir/workflow.js";
 import { MemoryRunStore } from "../store/memory/runs.js";
 import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
 import type { RunEvent } from "./events.js";
+import { interruptsRun } from "./interrupt.js";
 import { VariablePool } from "./pool.js";
 import { Scheduler } from "./scheduler.js";
 
@@ -22,6 +23,11 @@ export interface RunOptions {
   maxTimeMs?: number;
   onEvent?: (e: RunEvent) => void;
   signal?: AbortSignal;
+  /**
+   * Stop between nodes: once aborted no node starts, the nodes running finish and commit, and the run ends
+   * `interrupted` (resumable, nothing re-run). What a worker shutting down does to hand its runs back.
+   */
+  stop?: AbortSignal;
   /** System values: query, files, conversation_id, user_id ... */
   sys?: Record<string, unknown>;
   conversation?: Record<string, unknown>;
@@ -97,6 +103,7 @@ async function execute(
     deadline: Date.now() + (o.maxTimeMs ?? 1_200_000),
     onEvent,
     signal: runSignal(o.signal),
+    stop: o.stop,
   });
   onEvent({ type: "run_started", runId, resumed });
   let status: RunStatus;
@@ -113,6 +120,9 @@ async function execute(
       paused = e.pending;
       // What the run produced so far (Dify's workflow_paused carries it too).
       outputs = collectOutputs(wf, scheduler);
+    } else if (interruptsRun(e)) {
+      status = "interrupted";
+      error = errorOf(e);
     } else {
       status = "failed";
       // A stop makes the running node fail with its own abort error; the run reports the stop itself.

@@ -8,6 +8,7 @@ import { type AttemptRun, type AttemptTarget, runAttempt } from "./attempt.js";
 import { errorStrategyOutcome } from "./error-strategy.js";
 import type { RunEvent } from "./events.js";
 import { gateRejections, gatesOf } from "./gates.js";
+import { interruptsRun, interruption } from "./interrupt.js";
 import { edgeKey, GraphIndex } from "./graph.js";
 import type { VariablePool } from "./pool.js";
 import { retriesError, retryPolicy, sleep } from "./retry.js";
@@ -22,6 +23,8 @@ export interface SchedulerOptions extends AttemptRun {
   concurrency: number;
   maxSteps: number;
   deadline: number;
+  /** See `RunOptions.stop`: once aborted no node starts, and no failure is committed. */
+  stop?: AbortSignal;
 }
 
 export interface CompletedNode {
@@ -265,6 +268,8 @@ export class Scheduler {
   private checkRunLimits(node: WorkflowNode): void {
     const o = this.o;
     if (o.signal.aborted) throw new NodeExecutionError("run.cancelled", "the run was cancelled", node.id);
+    const stopped = interruption(o.stop);
+    if (stopped) throw stopped;
     if (++this.steps > o.maxSteps) {
       throw new NodeExecutionError("run.too_many_steps", `run exceeded ${o.maxSteps} node executions`, node.id);
     }
@@ -328,6 +333,8 @@ export class Scheduler {
       }
       const info = errorInfo(error);
       await o.store.appendAttempt({ ...a.rec, status: "failed", error: info });
+      const stopped = interruption(o.stop);
+      if (stopped) return { error: stopped };
       if (!retriesError(policy, errorRetries, error, o.signal)) return { error };
       errorRetries++;
       o.onEvent({ type: "node_retry", runId: o.runId, key: t.key, nodeId: t.node.id, attempt, reason: info.message });
@@ -367,6 +374,10 @@ export class Scheduler {
   /** A node that failed for good: commit its error strategy's outputs, or fail the run. */
   private async commitFailed(t: AttemptTarget, frame: Frame, error: unknown): Promise<{ port?: string }> {
     const { node, key } = t;
+    // A failure while the run is being stopped may be the stop itself: nothing is committed, resume re-runs it.
+    if (interruptsRun(error)) throw error;
+    const stopped = interruption(this.o.stop);
+    if (stopped) throw stopped;
     const info = errorInfo(error);
     const handled = errorStrategyOutcome(t.cfg, info);
     if (!handled) {
@@ -416,6 +427,8 @@ export class Scheduler {
         throw new NodeExecutionError("container.no_start", `container ${container.id} has no start node`, container.id);
       await this.runFrame(inner);
     } catch (e) {
+      // An interruption is not a failed item: it ends the container too, whatever its error mode.
+      if (interruptsRun(e)) throw e;
       error = e instanceof Error ? e : new Error(String(e));
     }
     return { read: (sel) => pool.read(sel), ran: (type) => inner.ranTypes.has(type), error };

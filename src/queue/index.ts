@@ -1,7 +1,8 @@
-import { type Job, Queue, QueueEvents, Worker } from "bullmq";
+import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from "bullmq";
 import { ulid } from "ulid";
 import type { RunEvent } from "../engine/events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
+import { interruptsRun } from "../engine/interrupt.js";
 import { type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
@@ -10,6 +11,7 @@ import { StoreSpecError } from "../store/errors.js";
 import type { FormStore } from "../store/forms.js";
 import { openStores, parseStoreSpec } from "../store/open.js";
 import type { RunStore } from "../store/runs.js";
+import { type StopReport, stopWorker, workerErrorLog } from "./shutdown.js";
 
 export const QUEUE_NAME = "weft-runs";
 
@@ -18,7 +20,7 @@ function requireSharedStore(db: string): void {
   if (parseStoreSpec(db).kind === "memory")
     throw new StoreSpecError(
       "store.not_shared",
-      `queued runs need a run store every worker shares; "${db}" lives inside one process. Use a SQLite file.`,
+      `queued runs need a run store every worker shares; "${db}" lives inside one process. Use postgres://… (workers on any machine) or a SQLite file (workers on this machine).`,
       { spec: db },
     );
 }
@@ -202,6 +204,24 @@ export interface WorkerOptions extends QueueConnection {
   /** How long a job's lock lives without renewal before another worker may take it over (ms). */
   lockDurationMs?: number;
   onEvent?: (e: RunEvent) => void;
+  /** Where the worker reports trouble it survives (Redis unreachable …); one line each, repeats held back. */
+  log?: (line: string) => void;
+}
+
+// A run whose database was unreachable waits this long before another try, for up to this many starts of its
+// job (about ten minutes), before the job fails as any other.
+const STORE_WAIT_MS = 5_000;
+const STORE_WAIT_STARTS = 120;
+
+export interface StartedWorker {
+  worker: Worker<RunJob, RunJobResult>;
+  /**
+   * Stop promptly, also with Redis or the database gone: take no new job, let running nodes finish (at
+   * most `graceMs`), hand every run back to the queue for another worker to resume from its commits.
+   */
+  stop(o?: { graceMs?: number }): Promise<StopReport>;
+  /** `stop()` with the default grace. */
+  close(): Promise<void>;
 }
 
 /**
@@ -209,43 +229,53 @@ export interface WorkerOptions extends QueueConnection {
  * worker died (lock expired) is taken by another worker, which resumes the run from its committed
  * nodes, so no node output is lost or committed twice.
  */
-export async function startWorker(
-  o: WorkerOptions,
-): Promise<{ worker: Worker<RunJob, RunJobResult>; close: () => Promise<void> }> {
+export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
   requireSharedStore(o.db);
   const stores = await openStores(o.db);
   const store = stores.runs;
   const name = o.name ?? `worker-${process.pid}`;
   // Timeouts of paused runs are delayed resume jobs: no worker waits for them.
   const timeouts = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(o) });
+  // Aborted when the worker stops: runs end between nodes, interrupted, and go back to the queue.
+  const stopping = new AbortController();
+  const active = new Set<Promise<unknown>>();
+  const handBack = async (job: Job<RunJob, RunJobResult>, token?: string): Promise<never> => {
+    await job.moveToWait(token);
+    throw new WaitingError();
+  };
+  const later = async (job: Job<RunJob, RunJobResult>, token?: string): Promise<never> => {
+    await job.moveToDelayed(Date.now() + STORE_WAIT_MS, token);
+    throw new DelayedError();
+  };
+  const runJob = async (job: Job<RunJob, RunJobResult>): Promise<RunJobResult> => {
+    const onEvent = (e: RunEvent) => {
+      o.onEvent?.(e);
+      if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
+    };
+    const services = await jobServices(job.data, o, stores.forms);
+    const result = await processJob(job.data, { store, services, onEvent, name, stop: stopping.signal });
+    await scheduleTimeouts(timeouts, result);
+    return result;
+  };
   const worker = new Worker<RunJob, RunJobResult>(
     QUEUE_NAME,
-    async (job: Job<RunJob, RunJobResult>) => {
-      const onEvent = (e: RunEvent) => {
-        o.onEvent?.(e);
-        if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
-      };
-      const result = await processJob(job.data, {
-        ...o,
-        store,
-        services: await jobServices(job.data, o, stores.forms),
-        onEvent,
-        name,
-      });
-      for (const p of result.paused ?? []) {
-        if (p.form.expiresAt === null) continue;
-        await timeouts.add(
-          "resume",
-          { runId: result.runId, resume: true },
-          {
-            jobId: `${result.runId}-timeout-${p.form.formId}`,
-            delay: Math.max(0, p.form.expiresAt - Date.now()),
-            removeOnComplete: 10_000,
-            removeOnFail: 10_000,
-          },
-        );
+    async (job, token) => {
+      if (stopping.signal.aborted) return handBack(job, token);
+      const running = runJob(job);
+      active.add(running);
+      let result: RunJobResult;
+      try {
+        result = await running.finally(() => active.delete(running));
+      } catch (e) {
+        // The database went away under the run: try again later, without spending one of the job's attempts.
+        if (interruptsRun(e) && !stopping.signal.aborted && job.attemptsStarted < STORE_WAIT_STARTS)
+          return later(job, token);
+        throw e;
       }
-      return result;
+      if (result.status !== "interrupted") return result;
+      if (stopping.signal.aborted) return handBack(job, token);
+      if (job.attemptsStarted < STORE_WAIT_STARTS) return later(job, token);
+      throw new Error(`run ${result.runId} was interrupted ${STORE_WAIT_STARTS} times: ${result.error?.message}`);
     },
     {
       connection: connection(o),
@@ -255,12 +285,18 @@ export async function startWorker(
       maxStalledCount: 5,
     },
   );
+  worker.on("error", workerErrorLog(name, o.log ?? ((line) => process.stderr.write(`${line}\n`))));
+  const stop = async (so: { graceMs?: number } = {}) => {
+    const report = await stopWorker({ name, worker, stopping, active, stores, graceMs: so.graceMs ?? 10_000 });
+    // Bounded: with Redis gone a close would wait for a connection that never comes back.
+    await Promise.race([timeouts.close().catch(() => {}), new Promise((r) => setTimeout(r, 1_000).unref())]);
+    return report;
+  };
   return {
     worker,
+    stop,
     close: async () => {
-      await worker.close();
-      await timeouts.close();
-      await stores.close();
+      await stop();
     },
   };
 }
@@ -284,7 +320,7 @@ const FINISHED = new Set(["succeeded", "partial-succeeded", "failed"]);
  */
 async function processJob(
   data: RunJob,
-  o: { store: RunStore; services: Partial<ExecServices>; onEvent: (e: RunEvent) => void; name: string },
+  o: { store: RunStore; services: Partial<ExecServices>; onEvent: (e: RunEvent) => void; name: string; stop: AbortSignal },
 ): Promise<RunJobResult> {
   const { runId } = data;
   const existing = await o.store.getRun(runId);
@@ -299,9 +335,26 @@ async function processJob(
   });
   // The previous worker finished the run but died before acknowledging the job; or a late timeout.
   if (existing && FINISHED.has(existing.status)) return reply({ ...existing, outputs: existing.outputs ?? {} }, true);
-  const opts = { store: o.store, services: o.services, onEvent: o.onEvent, maxSteps: 2000 };
+  const opts = { store: o.store, services: o.services, onEvent: o.onEvent, maxSteps: 2000, stop: o.stop };
   if (existing) return reply(await resumeRun(runId, opts), true);
   if (data.resume || !data.workflow)
     throw new WeftError("run.not_found", `no run with id ${runId} to resume in this database`);
   return reply(await runWorkflow(data.workflow, { ...opts, runId, inputs: data.inputs ?? {}, sys: data.sys }), false);
+}
+
+/** A paused run's forms that expire get a delayed resume job, which takes the form's timeout path. */
+async function scheduleTimeouts(timeouts: Queue<RunJob, RunJobResult>, result: RunJobResult): Promise<void> {
+  for (const p of result.paused ?? []) {
+    if (p.form.expiresAt === null) continue;
+    await timeouts.add(
+      "resume",
+      { runId: result.runId, resume: true },
+      {
+        jobId: `${result.runId}-timeout-${p.form.formId}`,
+        delay: Math.max(0, p.form.expiresAt - Date.now()),
+        removeOnComplete: 10_000,
+        removeOnFail: 10_000,
+      },
+    );
+  }
 }

@@ -35,6 +35,8 @@ interface LiveRun {
   /** How many of `events` are already in the database. */
   persisted: number;
   active: boolean;
+  /** Running in another server process on the same database: the log is followed from there. */
+  elsewhere?: boolean;
   listeners: Set<() => void>;
   done?: Promise<RunResult>;
 }
@@ -86,13 +88,51 @@ export class RunHub {
     const known = this.live.get(runId);
     if (known) return known;
     const events = await this.o.apps.events(runId);
+    const record = await this.o.runs.getRun(runId);
     // Another caller may have loaded (or started) this run while we read.
     const raced = this.live.get(runId);
     if (raced) return raced;
     const e: LiveRun = { events, persisted: events.length, active: false, listeners: new Set() };
     this.live.set(runId, e);
-    this.retire(runId);
+    if (record?.status === "running") {
+      e.elsewhere = true;
+      this.follow(runId, e);
+    } else this.retire(runId);
     return e;
+  }
+
+  /**
+   * A run another server runs on this database: read its log as that server writes it (every `flushMs`)
+   * until its record says it ended and its last events are in, or until nobody here listens any more.
+   */
+  private follow(runId: string, e: LiveRun): void {
+    const every = this.o.flushMs ?? 500;
+    let endedTicks = 0;
+    const tick = async () => {
+      if (!e.elsewhere) return; // resumed here meanwhile
+      try {
+        const more = await this.o.apps.events(runId, e.events.length - 1);
+        const status = (await this.o.runs.getRun(runId))?.status;
+        if (!e.elsewhere) return;
+        e.events.push(...more);
+        e.persisted = e.events.length;
+        // The record ends before the other server writes the last events: wait for run_finished (or a tick).
+        if (status !== "running") endedTicks++;
+        const ended = endedTicks > 1 || (endedTicks === 1 && e.events.at(-1)?.type === "run_finished");
+        if (ended) e.elsewhere = false;
+        if (more.length > 0 || ended) for (const l of e.listeners) l();
+        if (ended) return this.retire(runId);
+        if (e.listeners.size === 0) {
+          e.elsewhere = false;
+          this.live.delete(runId);
+          return;
+        }
+      } catch (err) {
+        logFailure(`following run ${runId} from the database`, err);
+      }
+      setTimeout(() => void tick(), every).unref?.();
+    };
+    setTimeout(() => void tick(), every).unref?.();
   }
 
   /** Keep a bounded number of finished logs in memory; older ones are read back from the database. */
@@ -239,6 +279,8 @@ export class RunHub {
     const e = await this.entry(runId);
     // Checked after loading, with no await until `track` marks it active, so two resumes never both start.
     if (e.active) throw new WeftError("run.active", `run ${runId} is still running`);
+    // A run recorded as running elsewhere may be one whose server died: resuming it here is what the user asked.
+    e.elsewhere = false;
     const ctrl = new AbortController();
     this.controllers.set(runId, ctrl);
     const p = resumeRun(runId, {
@@ -265,7 +307,11 @@ export class RunHub {
   ): Promise<{ events: () => StampedEvent[]; active: () => boolean; close: () => void }> {
     const e = await this.entry(runId);
     e.listeners.add(onChange);
-    return { events: () => e.events, active: () => e.active, close: () => e.listeners.delete(onChange) };
+    return {
+      events: () => e.events,
+      active: () => e.active || !!e.elsewhere,
+      close: () => e.listeners.delete(onChange),
+    };
   }
 
   /** The run's Dify-relevant log so far, read once (blocking answers, run details). */

@@ -181,6 +181,36 @@ function describeCommits(target: StoreTarget): void {
       expect(await runs.artifacts(r.id)).toHaveLength(1);
     }));
 
+  it("commits: concurrent commits of different keys of one node (parallel iterations) get versions 1..n, none lost", () =>
+    withStores(target, async ({ runs }) => {
+      const r = run();
+      await runs.createRun(r);
+      const keys = Array.from({ length: 12 }, (_, i) => `iter[${i}]/t`);
+      await Promise.all(keys.map((k, i) => runs.commitNode(r.id, commit(k, { output: `item ${i}` }, { nodeId: "t" }))));
+      const arts = await runs.artifacts(r.id, "t");
+      expect(arts.map((a) => a.version).sort((x, y) => x - y)).toEqual(keys.map((_, i) => i + 1));
+      expect(new Set(arts.map((a) => a.key))).toEqual(new Set(keys));
+      expect((await runs.committed(r.id)).size).toBe(12);
+    }));
+
+  it("text of any kind round-trips: NUL characters, emoji, quotes in inputs, outputs, names, messages and proposals", () =>
+    withStores(target, async ({ runs, apps }) => {
+      const odd = "a\u0000b ✓ 🧵 'quote' \"dq\" \\";
+      const r = run({ inputs: { q: odd } });
+      await runs.createRun(r);
+      await runs.commitNode(r.id, commit("t", { output: odd }));
+      expect((await runs.getRun(r.id))!.inputs.q).toBe(odd);
+      expect((await runs.artifacts(r.id))[0]!.value).toBe(odd);
+      const { app } = await apps.createApp({ name: odd, mode: "workflow", description: odd }, { ...wf, name: odd }, "create");
+      expect(await apps.getApp(app.id)).toMatchObject({ name: odd, description: odd });
+      await apps.addMessage(app.id, "user", odd);
+      expect((await apps.messages(app.id))[0]!.text).toBe(odd);
+      const p = await apps.createProposal({ ...proposal(app.id, 1), instruction: odd, summary: odd, source: odd });
+      expect(await apps.proposal(app.id, p.id)).toMatchObject({ instruction: odd, summary: odd, source: odd });
+      await apps.addMessage(app.id, "assistant", odd, undefined, { outcome: { kind: "unchanged", summary: odd } });
+      expect((await apps.messages(app.id))[1]!.outcome).toEqual({ kind: "unchanged", summary: odd });
+    }));
+
   it("artifacts: versions count per run, node and output in commit order; values round-trip", () =>
     withStores(target, async ({ runs }) => {
       const r1 = run();

@@ -29,8 +29,10 @@ describe("openStores: database specifiers", () => {
         return (e as StoreSpecError).code;
       }
     };
-    expect(code("postgres://weft@127.0.0.1/weft")).toBe("store.unsupported");
-    expect(code("postgresql://weft@127.0.0.1/weft")).toBe("store.unsupported");
+    expect(code("postgres://weft@127.0.0.1/weft")).toBe("accepted");
+    expect(code("postgresql://weft@127.0.0.1/weft")).toBe("accepted");
+    expect(code("postgres://weft@127.0.0.1/weft?schema=Bad-Name")).toBe("store.bad_spec");
+    expect(code("postgres://weft@127.0.0.1/weft?pool_max=0")).toBe("store.bad_spec");
     expect(code("mysql://root@db/weft")).toBe("store.unknown_spec");
     expect(code("redis://127.0.0.1:6379")).toBe("store.unknown_spec");
     expect(code("")).toBe("store.empty_spec");

@@ -2,11 +2,10 @@ import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
-import { loadWeftConfig } from "../config.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
-const DB_HELP = "database: a SQLite file (default from config: weft.db), sqlite:PATH";
 
 /** Apps are what `weft serve` serves; an in-process database would lose them when the command ends. */
 function sharedDb(db: string, what: string): string {

@@ -8,7 +8,7 @@ import type { FileService } from "../../ir/services.js";
 import type { FormRecord, FormStore } from "../../store/forms.js";
 import { openStores } from "../../store/open.js";
 import { mimeForExtension } from "../../tools/mime.js";
-import { loadWeftConfig } from "../config.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
 import { CliError, EXIT } from "../output.js";
 import { collect, finish, progress, splitPair } from "./run.js";
 
@@ -81,7 +81,7 @@ export function registerResumeCommand(program: Command): void {
     .option("--input-file <key=path>", "answer a file input (repeatable)", collect, [] as string[])
     .option("--action <id>", "the form's action (button) chosen; may be left out when the form has one")
     .option("--form <id>", "which waiting form (form id, node id or key) when the run waits on several")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--queue", "let a `weft worker` continue the run instead of this process")
     .option("--redis <url>", "Redis for --queue (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")

@@ -10,7 +10,7 @@ import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import { openStores } from "../../store/open.js";
 import type { AttemptRecord } from "../../store/runs.js";
-import { loadWeftConfig } from "../config.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
 import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
@@ -118,7 +118,7 @@ export function registerRunCommands(program: Command): void {
     .option("--query <text>", "sys.query for advanced-chat apps")
     .option("--json", "print the result as JSON")
     .option("--trace", "print the trace of every node attempt")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "parallel node executions", "8")
     .option("--queue", "enqueue on Redis for weft workers instead of running here")
@@ -186,45 +186,56 @@ export function registerRunCommands(program: Command): void {
     .command("worker")
     .description("process queued runs from Redis (any number of workers may share Redis and the run store)")
     .option("--redis <url>", "Redis (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
-    .option(
-      "--db <spec>",
-      "run store shared by the workers: a SQLite file (default from config: weft.db) or sqlite:PATH",
-    )
+    .option("--db <spec>", "run store shared by the workers: postgres://USER@HOST:PORT/DB (workers on any machine) or a SQLite file on this machine (default from config: weft.db)")
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "runs processed at once", "4")
     .option("--lock-ms <n>", "lock lifetime; a dead worker's run is taken over after it", "30000")
+    .option("--grace-ms <n>", "on SIGTERM/SIGINT, how long running nodes may take to finish before the worker exits", "10000")
     .option("--name <name>", "worker name in results")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const { startWorker } = await import("../../queue/index.js");
       const services = await buildServices(cfg, { configPath: opts.config });
+      const name = opts.name ?? `worker-${process.pid}`;
       const w = await startWorker({
         redisUrl: opts.redis,
         db: opts.db ?? cfg.db,
         concurrency: Number(opts.concurrency),
         lockDurationMs: Number(opts.lockMs),
-        name: opts.name,
+        name,
         services,
         // One line per run taken, so operators (and the takeover test) can see who runs what.
         onEvent: (e) => {
           if (e.type === "run_started") process.stderr.write(`run ${e.runId} ${e.resumed ? "resumed" : "started"}\n`);
         },
       });
-      await w.worker.waitUntilReady();
-      process.stderr.write(`worker ${opts.name ?? process.pid} ready\n`);
-      const stop = async () => {
-        await w.close();
+      let stopping = false;
+      const stop = async (signal: string) => {
+        // A second signal means "now": the runs are durable up to their last commit either way.
+        if (stopping) process.exit(130);
+        stopping = true;
+        process.stderr.write(`worker ${name} stopping (${signal}): handing running runs back\n`);
+        const r = await w.stop({ graceMs: Number(opts.graceMs) });
+        process.stderr.write(
+          `worker ${name} stopped: ${r.running - r.abandoned} of ${r.running} runs handed back` +
+            (r.abandoned ? `, ${r.abandoned} left to be taken over when their lock expires` : "") +
+            (r.closedCleanly ? "" : "; Redis or the database did not answer, exited without them") +
+            "\n",
+        );
         process.exit(0);
       };
-      process.on("SIGTERM", stop);
-      process.on("SIGINT", stop);
+      // Before waiting for Redis: a worker that never reached it stops as cleanly as one that did.
+      process.on("SIGTERM", () => void stop("SIGTERM"));
+      process.on("SIGINT", () => void stop("SIGINT"));
+      await w.worker.waitUntilReady();
+      process.stderr.write(`worker ${name} ready\n`);
       await new Promise(() => {});
     });
 
   program
     .command("runs")
     .description("list recorded runs")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--limit <n>", "how many", "20")
     .option("--json", "print as JSON")
@@ -259,7 +270,7 @@ export function registerRunCommands(program: Command): void {
     .command("trace")
     .description("print the trace of a run: every node attempt's inputs, outputs, port, error, timing")
     .argument("<runId>")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (runId, opts) => {

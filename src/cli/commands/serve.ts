@@ -6,7 +6,7 @@ import { startServer } from "../../server/index.js";
 import { ensureSampleApp, sampleKey, sampleKeyPath } from "../../server/sample.js";
 import type { AppStore } from "../../store/apps.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
-import { loadWeftConfig } from "../config.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
 import { CliError, EXIT, printJson } from "../output.js";
 import { createAppKey } from "./apps.js";
 
@@ -32,7 +32,7 @@ export function registerServeCommands(program: Command): void {
     .description("serve the HTTP API and the web UI")
     .option("--port <n>", "port (0 = any free port)", "3000")
     .option("--host <addr>", "address to listen on", "127.0.0.1")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--model <name>", "model name for the chat agent (routed by weft.config.json / WEFT_LLM_*)")
     .option("--sample", "preload the sample app and print its API key (the same one on every restart)")
@@ -93,7 +93,7 @@ export function registerServeCommands(program: Command): void {
     .description(
       "create an API key (printed once; only its hash is stored); with --app, an app-… key of the Dify service API (/v1) bound to that app",
     )
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--app <id>", "bind the key to this app (the Dify service API's app key)")
     .option("--name <name>", "a label for the key", "default")
     .option("--config <path>", "weft.config.json")
@@ -118,7 +118,7 @@ export function registerServeCommands(program: Command): void {
   keys
     .command("list")
     .description("list API keys (ids and names; keys themselves are not stored)")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
@@ -131,7 +131,7 @@ export function registerServeCommands(program: Command): void {
     .command("revoke")
     .description("delete an API key by id")
     .argument("<id>")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .action(async (id, opts) => {
       const ok = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.revokeKey(id));
