@@ -285,7 +285,10 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
       maxStalledCount: 5,
     },
   );
-  worker.on("error", workerErrorLog(name, o.log ?? ((line) => process.stderr.write(`${line}\n`))));
+  // One reporter for both connections, so an outage is one line, not a stack trace per reconnect of each.
+  const onError = workerErrorLog(name, o.log ?? ((line) => process.stderr.write(`${line}\n`)));
+  worker.on("error", onError);
+  timeouts.on("error", onError);
   const stop = async (so: { graceMs?: number } = {}) => {
     const report = await stopWorker({ name, worker, stopping, active, stores, graceMs: so.graceMs ?? 10_000 });
     // Bounded: with Redis gone a close would wait for a connection that never comes back.
