@@ -1,12 +1,17 @@
 import { StoreOpenError, StoreSpecError } from "./errors.js";
+import type { FormStore } from "./forms.js";
 import { MemoryAppStore } from "./memory/apps.js";
 import { MemoryConversationStore } from "./memory/conversations.js";
+import { MemoryFormStore } from "./memory/forms.js";
 import { MemoryRunStore } from "./memory/runs.js";
+import { MemoryServiceApiStore } from "./memory/service-api.js";
 import { type PostgresSpec, parsePostgresSpec } from "./postgres/spec.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
 import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
+import { SqliteFormStore } from "./sqlite/forms.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
+import { SqliteServiceApiStore } from "./sqlite/service-api.js";
 import type { Stores } from "./stores.js";
 
 export type { StoreKind, Stores } from "./stores.js";
@@ -46,7 +51,7 @@ export function parseStoreSpec(spec: string): StoreSpec {
   return { kind: "sqlite", path: s };
 }
 
-/** Open the run, app and conversation stores of one database. */
+/** Open every store of one database: runs, apps, conversations, forms and the service API's state. */
 export async function openStores(spec: string, o: OpenStoresOptions = {}): Promise<Stores> {
   const parsed = parseStoreSpec(spec);
   if (parsed.kind === "memory") {
@@ -54,6 +59,8 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       kind: "memory",
       runs: new MemoryRunStore(),
       apps: new MemoryAppStore(),
+      forms: new MemoryFormStore(),
+      service: new MemoryServiceApiStore(),
       conversations: new MemoryConversationStore(),
       close: async () => {},
     };
@@ -69,6 +76,8 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       kind: "sqlite",
       runs: new SqliteRunStore(db),
       apps: new SqliteAppStore(db),
+      forms: new SqliteFormStore(db),
+      service: new SqliteServiceApiStore(db),
       conversations: new SqliteConversationStore(db),
       close: async () => {
         if (db.open) db.close();

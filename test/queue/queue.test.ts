@@ -2,9 +2,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { submitForm } from "../../src/engine/human-input.js";
 import { evaluateWorkflowOnDomain } from "../../src/eval/sopbench/run-workflow.js";
 import { loadReferenceWorkflow } from "../../src/eval/sopbench/workflows/index.js";
-import { createQueueRunner, submitRun } from "../../src/queue/index.js";
+import { createQueueRunner, enqueueResume, submitRun } from "../../src/queue/index.js";
 import { openStores } from "../../src/store/open.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { hasPostgres, type PgCluster, startPostgres } from "../support/postgres.js";
@@ -164,6 +165,72 @@ function describeQueue(backend: Backend, withEval: boolean): void {
         expect((await store.committed(runId)).size).toBe(8);
         const taker = workers.find((w) => w.p.exitCode === null && w.log().includes(`run ${runId} resumed`));
         expect(taker, "another worker resumed the run").toBeDefined();
+      } finally {
+        await stores.close();
+      }
+    }, 120_000);
+
+
+    it("a paused human-input run holds no worker, resumes on another worker once answered, and times out by a delayed job", async () => {
+      const ask = (timeout: number) => ({
+        id: "ask",
+        type: "human-input",
+        title: "Approve",
+        form_content: "Ship {{#draft.output#}}?",
+        inputs: [],
+        user_actions: [{ id: "yes", title: "Yes", button_style: "primary" }],
+        timeout,
+        timeout_unit: "hour",
+      });
+      const flow = (timeout: number) =>
+        buildWorkflow({
+          nodes: [
+            { id: "start", type: "start", variables: [] },
+            tpl("draft", "v1"),
+            ask(timeout),
+            tpl("yes", "shipped {{ d }}", { d: ["draft", "output"] }),
+            tpl("late", "expired"),
+            {
+              id: "agg",
+              type: "variable-aggregator",
+              output_type: "string",
+              variables: [
+                ["yes", "output"],
+                ["late", "output"],
+              ],
+            },
+            { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["agg", "output"] }] },
+          ],
+          edges: [
+            ["start", "draft"],
+            ["draft", "ask"],
+            ["ask", "yes", "yes"],
+            ["ask", "__timeout", "late"],
+            ["yes", "agg"],
+            ["late", "agg"],
+            ["agg", "end"],
+          ],
+        });
+      const stores = await openStores(db);
+      try {
+        await start("h1").ready;
+        const runId = await submitRun({ workflow: flow(24), inputs: {} }, { redisUrl: redis.url });
+        await waitFor(async () => (await stores.runs.getRun(runId))?.status === "paused", 60_000, "the pause");
+        const holder = workers.find((w) => w.p.exitCode === null && w.log().includes(`run ${runId} started`));
+        expect(holder, "a worker reported the run").toBeDefined();
+        holder!.p.kill("SIGKILL");
+        await start("h2").ready;
+        const [form] = await stores.forms.runForms(runId);
+        await submitForm(stores.forms, form!.id, { action: "yes", inputs: {} }, Date.now());
+        const done = await enqueueResume(runId, { db, redisUrl: redis.url });
+        expect(done).toMatchObject({ status: "succeeded", outputs: { out: "shipped v1" } });
+        expect((await stores.runs.attempts(runId)).filter((a) => a.nodeId === "draft")).toHaveLength(1);
+        expect(holder!.log()).not.toContain(`run ${runId} resumed`);
+
+        // Nobody answers: the delayed resume job takes the timeout path (0.0005 h = 1.8 s).
+        const late = await submitRun({ workflow: flow(0.0005), inputs: {} }, { redisUrl: redis.url });
+        await waitFor(async () => (await stores.runs.getRun(late))?.status === "succeeded", 60_000, "the timeout");
+        expect((await stores.runs.getRun(late))?.outputs).toEqual({ out: "expired" });
       } finally {
         await stores.close();
       }

@@ -8,6 +8,7 @@ import { parse as parseYaml } from "yaml";
 import { createLlmService, parseLlmConfig } from "../../src/llm/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { DirFileService } from "../../src/tools/files.js";
+import { buildWorkflow, tpl } from "../support/build.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { corpusFile, serveSample, startTestServer, type TestServer } from "./helpers.js";
 
@@ -640,6 +641,88 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     await page.getByTestId("run-button").click();
     await page.locator('[data-testid="run-result"][data-status="succeeded"]').waitFor();
     expect(await page.getByTestId("run-outputs").textContent()).toContain("got report.txt");
+  });
+
+  it("shows a paused run with its human-input form; answering it there resumes the run", async () => {
+    const wf = buildWorkflow({
+      nodes: [
+        {
+          id: "start",
+          type: "start",
+          title: "Start",
+          variables: [{ variable: "item", label: "Item", type: "text-input", required: true }],
+        },
+        tpl("draft", "order for {{ i }}", { i: ["start", "item"] }, { title: "Draft order" }),
+        {
+          id: "ask",
+          type: "human-input",
+          title: "Manager approval",
+          form_content: "Approve {{#draft.output#}}?\nReason: {{#$output.reason#}}",
+          inputs: [{ type: "paragraph", output_variable_name: "reason" }],
+          user_actions: [
+            { id: "approve", title: "Approve", button_style: "primary" },
+            { id: "reject", title: "Reject", button_style: "default" },
+          ],
+          timeout: 1,
+          timeout_unit: "day",
+        },
+        tpl("yes", "approved: {{ r }}", { r: ["ask", "reason"] }, { title: "Approved" }),
+        tpl("no", "rejected: {{ r }}", { r: ["ask", "reason"] }, { title: "Rejected" }),
+        tpl("late", "expired", {}, { title: "Expired" }),
+        {
+          id: "agg",
+          type: "variable-aggregator",
+          title: "Outcome",
+          output_type: "string",
+          variables: [
+            ["yes", "output"],
+            ["no", "output"],
+            ["late", "output"],
+          ],
+        },
+        {
+          id: "end",
+          type: "end",
+          title: "End",
+          outputs: [{ variable: "decision", value_selector: ["agg", "output"] }],
+        },
+      ],
+      edges: [
+        ["start", "draft"],
+        ["draft", "ask"],
+        ["ask", "approve", "yes"],
+        ["ask", "reject", "no"],
+        ["ask", "__timeout", "late"],
+        ["yes", "agg"],
+        ["no", "agg"],
+        ["late", "agg"],
+        ["agg", "end"],
+      ],
+    });
+    await createApp({ ...wf, name: "approval" });
+    // The app list shows apps as of its last load.
+    await page.reload();
+    await openByName("approval");
+    await page.getByTestId("tab-run").click();
+    await page.getByTestId("input-item").fill("12 chairs");
+    await page.getByTestId("run-button").click();
+    await page.locator('[data-testid="run-result"][data-status="paused"]').waitFor();
+    const form = page.getByTestId("human-input-form");
+    await form.waitFor();
+    expect(await form.textContent()).toContain("Manager approval");
+    expect(await page.getByTestId("human-input-content").textContent()).toBe(
+      "Approve order for 12 chairs?\nReason: [reason]",
+    );
+    // The waiting node is marked paused on the canvas.
+    expect(await page.locator(".wf-status.st-paused").count()).toBe(1);
+    await page.getByTestId("form-input-reason").fill("within budget");
+    await shot("run-paused-form");
+    await page.getByTestId("form-action-approve").click();
+    await page.locator('[data-testid="run-result"][data-status="succeeded"]').waitFor();
+    expect(await page.getByTestId("run-outputs").textContent()).toContain("approved: within budget");
+    expect(await page.getByTestId("human-input-form").count()).toBe(0);
+    await page.getByTestId("run-tab-log").click();
+    expect(await page.getByTestId("run-events").textContent()).toContain("run finished → paused");
   });
 
   it("carries conversation variables from one chat run to the next, until a new conversation", async () => {

@@ -20,7 +20,7 @@ import type {
 } from "./types";
 
 export type Panel = "inspector" | "run" | "chat" | "versions";
-export type NodeStatus = "running" | "succeeded" | "failed" | "exception" | "skipped";
+export type NodeStatus = "running" | "succeeded" | "failed" | "exception" | "skipped" | "paused";
 /** How a node is marked on the canvas by a proposal under review. */
 export type Highlight = NodeMark;
 
@@ -56,6 +56,21 @@ export interface RunState {
   trace: AttemptRecord[];
   /** The workflow the run executed, for node titles in its log. */
   workflow?: Workflow;
+  /** A paused run's waiting human-input forms. */
+  forms?: PausedForm[];
+}
+
+/** A human-input form a paused run waits on (`GET /api/runs/:id/forms`). */
+export interface PausedForm {
+  id: string;
+  nodeId: string;
+  nodeTitle: string;
+  content: string;
+  inputs: Array<{ type: string; output_variable_name: string; option_source?: { type?: string; value?: unknown } }>;
+  actions: Array<{ id: string; title: string; button_style?: string }>;
+  defaults: Record<string, unknown>;
+  status: string;
+  expiresAt: number | null;
 }
 
 /** A chat app's preview conversation: its turns and the variables carried into the next one. */
@@ -110,6 +125,10 @@ interface State {
   save(): Promise<boolean>;
   availableAt(nodeId: string): Promise<AvailableValue[]>;
   startRun(inputs: Record<string, unknown>, query?: string): Promise<void>;
+  /** Follow a run's events from where the panel's log ends, then load its trace (and forms when paused). */
+  followRun(runId: string): Promise<void>;
+  /** Answer a paused run's form; the run continues and the panel follows it. */
+  answerForm(formId: string, action: string, inputs: Record<string, unknown>): Promise<void>;
   newConversation(): void;
   sendChat(text: string): Promise<void>;
   loadVersions(): Promise<void>;
@@ -385,23 +404,7 @@ export const useStore = create<State>((set, get) => {
         const { runId, conversationId } = await api<{ runId: string; conversationId?: string }>(`/api/apps/${app.id}/runs`, { json: body });
         set((s) => ({ run: { ...s.run, runId, status: "running" }, ...(conversationId ? { conversation: { ...s.conversation, id: conversationId } } : {}) }));
         if (chat) patchTurn({ runId });
-        await stream(`/api/runs/${runId}/events`, (ev: RunEvent) => {
-          set((s) => {
-            const run = { ...s.run, events: [...s.run.events, ev], statuses: { ...s.run.statuses } };
-            const id = ev.nodeId;
-            if (ev.type === "node_started" && id) run.statuses[id] = "running";
-            if (ev.type === "node_finished" && id) run.statuses[id] = ev.status as NodeStatus;
-            if (ev.type === "node_skipped" && id) run.statuses[id] = "skipped";
-            if (ev.type === "run_finished") {
-              run.status = ev.status as string;
-              run.outputs = ev.outputs as Record<string, unknown>;
-              run.error = ev.error as RunState["error"];
-            }
-            return { run };
-          });
-        });
-        const { trace } = await api<{ trace: AttemptRecord[] }>(`/api/runs/${runId}/trace`);
-        set((s) => ({ run: { ...s.run, trace } }));
+        await get().followRun(runId);
         if (chat) {
           const out = get().run.outputs;
           patchTurn({ answer: typeof out?.answer === "string" ? out.answer : undefined, status: get().run.status });
@@ -413,6 +416,42 @@ export const useStore = create<State>((set, get) => {
       } catch (e) {
         set((s) => ({ run: { ...s.run, status: "failed", error: { code: e instanceof ApiFailure ? e.code : "ui", message: errText(e) } } }));
         if (chat) patchTurn({ status: "failed" });
+      }
+    },
+    async followRun(runId) {
+      const after = get().run.events.length - 1;
+      set((s) => ({ run: { ...s.run, status: "running", forms: undefined } }));
+      await stream(`/api/runs/${runId}/events?after=${after}`, (ev: RunEvent) => {
+        set((s) => {
+          const run = { ...s.run, events: [...s.run.events, ev], statuses: { ...s.run.statuses } };
+          const id = ev.nodeId;
+          if (ev.type === "node_started" && id) run.statuses[id] = "running";
+          if (ev.type === "node_finished" && id) run.statuses[id] = ev.status as NodeStatus;
+          if (ev.type === "node_skipped" && id) run.statuses[id] = "skipped";
+          if (ev.type === "node_paused" && id) run.statuses[id] = "paused";
+          if (ev.type === "run_finished") {
+            run.status = ev.status as string;
+            run.outputs = ev.outputs as Record<string, unknown>;
+            run.error = ev.error as RunState["error"];
+          }
+          return { run };
+        });
+      });
+      const { trace } = await api<{ trace: AttemptRecord[] }>(`/api/runs/${runId}/trace`);
+      set((s) => ({ run: { ...s.run, trace } }));
+      if (get().run.status === "paused") {
+        const { forms } = await api<{ forms: PausedForm[] }>(`/api/runs/${runId}/forms`);
+        set((s) => ({ run: { ...s.run, forms: forms.filter((f) => f.status === "waiting") } }));
+      }
+    },
+    async answerForm(formId, action, inputs) {
+      const runId = get().run.runId;
+      if (!runId) return;
+      try {
+        await api(`/api/runs/${runId}/forms/${formId}`, { json: { action, inputs } });
+        await get().followRun(runId);
+      } catch (e) {
+        get().say("error", `the answer was not taken: ${errText(e)}`);
       }
     },
     newConversation: () => set({ conversation: { turns: [] }, run: emptyRun() }),

@@ -1,15 +1,17 @@
-import { readFileSync, existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
-import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
+import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
+import { type RunResult, runWorkflow } from "../../engine/run.js";
 import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
-import type { AttemptRecord } from "../../store/runs.js";
 import { openStores } from "../../store/open.js";
+import type { AttemptRecord } from "../../store/runs.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
+import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
@@ -26,22 +28,26 @@ const MIME: Record<string, string> = {
   ".jpeg": "image/jpeg",
 };
 
-function collect(v: string, prev: string[]): string[] {
+export function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
 
-function splitPair(raw: string, flag: string): [string, string] {
+export function splitPair(raw: string, flag: string): [string, string] {
   const i = raw.indexOf("=");
   if (i <= 0) throw new CliError("usage.input", `${flag} expects key=value, got "${raw}"`);
   return [raw.slice(0, i), raw.slice(i + 1)];
 }
 
-function progress(json: boolean): (e: RunEvent) => void {
+export function progress(json: boolean): (e: RunEvent) => void {
   const tty = process.stderr.isTTY && !json;
   return (e) => {
     if (!tty) return;
-    if (e.type === "node_started") process.stderr.write(`▶ ${e.nodeId} (${e.nodeType}) ${e.title}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`);
-    else if (e.type === "node_finished") process.stderr.write(`${e.status === "failed" ? "✗" : e.status === "exception" ? "!" : "✓"} ${e.nodeId} ${e.status}${e.cached ? " (resumed)" : ""} ${e.durationMs} ms${e.error ? ` — ${e.error.message}` : ""}\n`);
+    if (e.type === "node_started")
+      process.stderr.write(`▶ ${e.nodeId} (${e.nodeType}) ${e.title}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`);
+    else if (e.type === "node_finished")
+      process.stderr.write(
+        `${e.status === "failed" ? "✗" : e.status === "exception" ? "!" : "✓"} ${e.nodeId} ${e.status}${e.cached ? " (resumed)" : ""} ${e.durationMs} ms${e.error ? ` — ${e.error.message}` : ""}\n`,
+      );
     else if (e.type === "node_skipped") process.stderr.write(`· ${e.nodeId} skipped\n`);
     else if (e.type === "node_retry") process.stderr.write(`↻ ${e.nodeId} retry: ${e.reason}\n`);
   };
@@ -65,13 +71,26 @@ export function formatTrace(trace: AttemptRecord[]): string {
     .join("\n");
 }
 
-function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): void {
-  if (opts.json) printJson({ runId: result.runId, status: result.status, outputs: result.outputs, error: result.error, ...(opts.trace ? { trace: result.trace } : {}) });
+export function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): void {
+  if (opts.json)
+    printJson({
+      runId: result.runId,
+      status: result.status,
+      outputs: result.outputs,
+      error: result.error,
+      ...(result.paused ? { paused: result.paused } : {}),
+      ...(opts.trace ? { trace: result.trace } : {}),
+    });
   else {
     if (opts.trace) process.stdout.write(`${formatTrace(result.trace)}\n`);
     process.stdout.write(`run ${result.runId}: ${result.status}\n`);
-    for (const [k, v] of Object.entries(result.outputs)) process.stdout.write(`${k}: ${typeof v === "string" ? v : JSON.stringify(v, null, 2)}\n`);
-    if (result.error) process.stderr.write(`error ${result.error.code}${result.error.nodeId ? ` at node ${result.error.nodeId}` : ""}: ${result.error.message}\n`);
+    for (const [k, v] of Object.entries(result.outputs))
+      process.stdout.write(`${k}: ${typeof v === "string" ? v : JSON.stringify(v, null, 2)}\n`);
+    if (result.error)
+      process.stderr.write(
+        `error ${result.error.code}${result.error.nodeId ? ` at node ${result.error.nodeId}` : ""}: ${result.error.message}\n`,
+      );
+    for (const p of result.paused ?? []) process.stdout.write(`${describeForm(result.runId, p.form)}\n`);
   }
   process.exitCode = result.status === "failed" ? EXIT.invalid : EXIT.ok;
 }
@@ -110,11 +129,20 @@ export function registerRunCommands(program: Command): void {
       const diags = analyse(workflow).diagnostics;
       if (hasErrors(diags)) {
         for (const d of diags.filter((x) => x.severity === "error")) process.stderr.write(`${formatDiagnostic(d)}\n`);
-        throw new CliError("run.invalid_workflow", "the workflow has errors; fix them (see `weft validate`) before running", EXIT.invalid);
+        throw new CliError(
+          "run.invalid_workflow",
+          "the workflow has errors; fix them (see `weft validate`) before running",
+          EXIT.invalid,
+        );
       }
       const pairs = opts.input.map((raw) => splitPair(raw, "--input"));
       const filePairs = opts.inputFile.map((raw) => splitPair(raw, "--input-file"));
-      refuseBadInput(() => checkInputNames(workflow, [...pairs, ...filePairs].map(([k]) => k)));
+      refuseBadInput(() =>
+        checkInputNames(
+          workflow,
+          [...pairs, ...filePairs].map(([k]) => k),
+        ),
+      );
       const services = await buildServices(cfg, { configPath: opts.config });
       const inputs: Record<string, unknown> = {};
       for (const [k, v] of pairs) inputs[k] = v;
@@ -130,14 +158,19 @@ export function registerRunCommands(program: Command): void {
       refuseBadInput(() => checkRunInputs(workflow, inputs));
       if (opts.queue) {
         const { enqueueRun } = await import("../../queue/index.js");
-        const result = await enqueueRun(workflow, inputs, { db: opts.db ?? cfg.db, redisUrl: opts.redis, onEvent: progress(!!opts.json) });
+        const result = await enqueueRun(workflow, inputs, {
+          db: opts.db ?? cfg.db,
+          redisUrl: opts.redis,
+          onEvent: progress(!!opts.json),
+        });
         return finish(result, opts);
       }
       const stores = await openStores(opts.db ?? cfg.db);
       try {
         const result = await runWorkflow(workflow, {
           inputs,
-          services,
+          // A human-input node pauses the run durably: its form is stored beside the run.
+          services: { ...services, humanInput: new StoredHumanInput(stores.forms) },
           store: stores.runs,
           concurrency: Number(opts.concurrency),
           sys: opts.query ? { query: opts.query } : undefined,
@@ -200,25 +233,6 @@ export function registerRunCommands(program: Command): void {
     });
 
   program
-    .command("resume")
-    .description("continue an interrupted run without re-running committed nodes")
-    .argument("<runId>")
-    .option("--db <spec>", DB_HELP)
-    .option("--config <path>", "weft.config.json")
-    .option("--json", "print the result as JSON")
-    .option("--trace", "print the trace")
-    .action(async (runId, opts) => {
-      const cfg = loadWeftConfig(opts.config);
-      const stores = await openStores(opts.db ?? cfg.db);
-      try {
-        const services = await buildServices(cfg, { configPath: opts.config });
-        finish(await resumeRun(runId, { store: stores.runs, services, onEvent: progress(!!opts.json) }), opts);
-      } finally {
-        await stores.close();
-      }
-    });
-
-  program
     .command("runs")
     .description("list recorded runs")
     .option("--db <spec>", DB_HELP)
@@ -228,16 +242,27 @@ export function registerRunCommands(program: Command): void {
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const stores = await openStores(opts.db ?? cfg.db);
-      const listed = await stores.runs.listRuns({ limit: Number(opts.limit) }).finally(() => stores.close());
-      const runs = listed.map((r) => ({
+      const listed = await stores.runs.listRuns({ limit: Number(opts.limit) });
+      const waiting = await Promise.all(
+        listed.map(async (r) =>
+          r.status === "paused" ? (await stores.forms.runForms(r.id)).filter((f) => f.status === "waiting") : [],
+        ),
+      ).finally(() => stores.close());
+      const runs = listed.map((r, i) => ({
         id: r.id,
         workflow: r.workflow.name,
         status: r.status,
         createdAt: new Date(r.createdAt).toISOString(),
         error: r.error?.message,
+        ...(waiting[i]!.length ? { waiting: waiting[i]!.map(pendingForm) } : {}),
       }));
       if (opts.json) return printJson(runs);
-      for (const r of runs) process.stdout.write(`${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`);
+      for (const r of runs) {
+        process.stdout.write(
+          `${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`,
+        );
+        for (const f of r.waiting ?? []) process.stdout.write(`${describeForm(r.id, f).replace(/^/gm, "    ")}\n`);
+      }
       if (runs.length === 0) process.stdout.write("no runs recorded\n");
     });
 
@@ -255,7 +280,8 @@ export function registerRunCommands(program: Command): void {
         stores.close(),
       );
       if (!run) throw new CliError("run.not_found", `no run with id ${runId}`, EXIT.invalid);
-      if (opts.json) return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
+      if (opts.json)
+        return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
       process.stdout.write(`run ${run.id}: ${run.status}\n${formatTrace(trace)}\n`);
     });
 }

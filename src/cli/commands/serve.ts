@@ -8,6 +8,7 @@ import type { AppStore } from "../../store/apps.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { CliError, EXIT, printJson } from "../output.js";
+import { createAppKey } from "./apps.js";
 
 function port(raw: string): number {
   const n = Number(raw);
@@ -70,7 +71,12 @@ export function registerServeCommands(program: Command): void {
               : "(an in-memory database: this key ends with the server)\n"),
         );
       } else if ((await server.deps.apps.listKeys()).length === 0) {
-        process.stderr.write("no API key exists yet: create one with `weft keys create`\n");
+        const appKeys = (await server.deps.stores.service.listAppKeys()).length;
+        process.stderr.write(
+          appKeys > 0
+            ? "no API key for the web studio and /api yet: create one with `weft keys create` (the app keys serve /v1)\n"
+            : "no API key exists yet: `weft keys create` for the web studio and /api, `weft keys create --app APP_ID` for the Dify service API (/v1)\n",
+        );
       }
       process.stdout.write(`weft serving on ${server.url}\n`);
       const stop = () => {
@@ -84,13 +90,22 @@ export function registerServeCommands(program: Command): void {
   const keys = program.command("keys").description("API keys for `weft serve`");
   keys
     .command("create")
-    .description("create an API key (printed once; only its hash is stored)")
+    .description(
+      "create an API key (printed once; only its hash is stored); with --app, an app-… key of the Dify service API (/v1) bound to that app",
+    )
     .option("--db <spec>", DB_HELP)
+    .option("--app <id>", "bind the key to this app (the Dify service API's app key)")
     .option("--name <name>", "a label for the key", "default")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
       const db = opts.db ?? loadWeftConfig(opts.config).db;
+      if (opts.app) {
+        const k = await createAppKey(db, opts.app);
+        if (opts.json) printJson({ ...k, appId: opts.app });
+        else process.stdout.write(`${k.key}\n`);
+        return;
+      }
       if (parseStoreSpec(db).kind === "memory")
         throw new CliError(
           "keys.not_stored",

@@ -79,6 +79,32 @@ CREATE TABLE conversations (
   dialogue_count integer NOT NULL, created_at bigint NOT NULL, updated_at bigint NOT NULL);
 CREATE INDEX conversations_app ON conversations (app_id, created_at);`,
   },
+  {
+    version: 5,
+    name: "service API and human input: end users, names and messages of conversations, human-input forms, app keys, service runs, uploads",
+    sql: `
+ALTER TABLE conversations ADD COLUMN user_id json NOT NULL DEFAULT '""', ADD COLUMN name json NOT NULL DEFAULT '""',
+  ADD COLUMN inputs json NOT NULL DEFAULT '{}';
+CREATE INDEX conversations_user ON conversations (app_id, updated_at);
+CREATE TABLE conversation_messages (
+  id text PRIMARY KEY, conversation_id text NOT NULL, app_id text NOT NULL, user_id json NOT NULL, run_id text NOT NULL,
+  query json NOT NULL, answer json NOT NULL, inputs json NOT NULL, files json NOT NULL, status text NOT NULL,
+  error json, created_at bigint NOT NULL, updated_at bigint NOT NULL);
+CREATE INDEX conversation_messages_conversation ON conversation_messages (conversation_id, created_at, id);
+CREATE TABLE human_forms (
+  id text PRIMARY KEY, token text NOT NULL UNIQUE, run_id text NOT NULL, node_key text NOT NULL, node_id text NOT NULL,
+  node_title json NOT NULL, content json NOT NULL, inputs json NOT NULL, actions json NOT NULL, defaults json NOT NULL,
+  created_at bigint NOT NULL, expires_at bigint, status text NOT NULL, submission json, closed_at bigint,
+  UNIQUE (run_id, node_key));
+CREATE INDEX human_forms_status ON human_forms (status, created_at);
+CREATE TABLE app_keys (
+  id text PRIMARY KEY, seq bigserial UNIQUE, app_id text NOT NULL, hash text NOT NULL UNIQUE, created_at bigint NOT NULL);
+CREATE TABLE service_runs (
+  run_id text PRIMARY KEY, app_id text NOT NULL, user_id json NOT NULL, conversation_id text, message_id text,
+  files json NOT NULL, created_at bigint NOT NULL);
+CREATE TABLE uploads (
+  id text PRIMARY KEY, app_id text NOT NULL, user_id json NOT NULL, file json NOT NULL, created_at bigint NOT NULL);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

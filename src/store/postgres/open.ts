@@ -2,6 +2,8 @@ import { StoreError, StoreOpenError } from "../errors.js";
 import type { Stores } from "../stores.js";
 import { PostgresAppStore } from "./apps.js";
 import { PostgresConversationStore } from "./conversations.js";
+import { PostgresFormStore } from "./forms.js";
+import { PostgresServiceApiStore } from "./service-api.js";
 import { createPool, pgDatabase } from "./database.js";
 import { pgStoreError } from "./errors.js";
 import { migrate } from "./migrations.js";
@@ -26,6 +28,8 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     runs: new PostgresRunStore(db),
     apps: new PostgresAppStore(db),
     conversations: new PostgresConversationStore(db),
+    forms: new PostgresFormStore(db),
+    service: new PostgresServiceApiStore(db),
     close: () => db.close(),
   };
 }

@@ -1,5 +1,5 @@
 import { Handle, type NodeProps, Position } from "@xyflow/react";
-import { CircleAlert, CircleCheck, CircleMinus, CircleX, LoaderCircle, TriangleAlert } from "lucide-react";
+import { CircleAlert, CircleCheck, CircleMinus, CirclePause, CircleX, LoaderCircle, TriangleAlert } from "lucide-react";
 import { memo } from "react";
 import { MARK_LABELS } from "../review/view";
 import type { Highlight, NodeStatus } from "../store";
@@ -38,7 +38,7 @@ function DiagStrip({ diagnostics }: { diagnostics: Diagnostic[] }) {
   );
 }
 
-const STATUS_ICONS = { running: LoaderCircle, succeeded: CircleCheck, failed: CircleX, exception: CircleX, skipped: CircleMinus };
+const STATUS_ICONS = { running: LoaderCircle, succeeded: CircleCheck, failed: CircleX, exception: CircleX, skipped: CircleMinus, paused: CirclePause };
 
 /** Run status as an icon, so the title keeps its room. */
 function StatusIcon({ status }: { status: NodeStatus }) {
