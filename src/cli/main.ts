@@ -1,11 +1,12 @@
 import { Command } from "@commander-js/extra-typings";
+import { registerChatCommand } from "./commands/chat.js";
+import { registerCompileCommands } from "./commands/compile.js";
 import { registerEvalCommands } from "./commands/eval.js";
 import { registerChat2WorkflowCommands } from "./commands/eval-chat2workflow.js";
 import { registerEvalRunners } from "./commands/eval-runners.js";
-import { registerCompileCommands } from "./commands/compile.js";
-import { registerChatCommand } from "./commands/chat.js";
 import { registerGenerateCommands } from "./commands/generate.js";
 import { registerMineCommands } from "./commands/mine.js";
+import { registerResumeCommand } from "./commands/resume.js";
 import { registerRunCommands } from "./commands/run.js";
 import { registerStaticCommands } from "./commands/static.js";
 import { reportError } from "./output.js";
@@ -18,6 +19,7 @@ const program = new Command()
 
 registerStaticCommands(program);
 registerRunCommands(program);
+registerResumeCommand(program);
 registerGenerateCommands(program);
 registerChatCommand(program);
 registerCompileCommands(program);
@@ -32,6 +34,7 @@ if (evalCommand) {
 (await import("./commands/tools.js")).registerToolsCommands(program);
 (await import("./commands/kb.js")).registerKbCommands(program);
 (await import("./commands/mcp.js")).registerMcpCommands(program);
+(await import("./commands/apps.js")).registerAppCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -9,9 +9,12 @@ import { KnowledgeBases } from "../knowledge/service.js";
 import { TextDocumentService } from "../tools/documents.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
-import { RunHub } from "./hub.js";
 import { Editing } from "./editing.js";
+import { RunHub } from "./hub.js";
+import { PausedRuns } from "./human-input.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
+import { resumeContext } from "./v1/runs.js";
+import { finishChatTurn } from "./v1/turns.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";
@@ -55,20 +58,33 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   const services = { ...o.services, knowledge: o.services?.knowledge ?? knowledge };
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
   const nodeModel = o.llmConfig ? configuredNodeModel(o.llmConfig, o.agentModel?.name) : undefined;
-  return {
+  const hub = new RunHub({
+    runs,
+    apps,
+    forms: stores.forms,
+    services,
+    concurrency: o.concurrency,
+    flushMs: o.flushMs,
+    contextOf: (runId) => resumeContext(deps, runId),
+  });
+  const deps: ServerDeps = {
     stores,
     apps,
     editing: new Editing(apps),
     runs,
     services,
     knowledge,
-    hub: new RunHub({ runs, apps, services, concurrency: o.concurrency, flushMs: o.flushMs }),
+    hub,
+    paused: new PausedRuns(hub, stores.forms),
     llmConfig: o.llmConfig,
     agentLlm,
     ...(nodeModel ? { nodeModel } : {}),
     agentModel: o.agentModel ?? { provider: "weft-agent", name: "" },
     agentMaxIterations: o.agentMaxIterations,
   };
+  hub.onSegmentEnd((runId, result) => finishChatTurn(deps, runId, result));
+  await deps.paused.start();
+  return deps;
 }
 
 /** Why the server could not listen, in one line a user can act on. */
@@ -109,6 +125,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     port,
     deps,
     close: async () => {
+      deps.paused.stop();
       deps.hub.abortAll();
       await deps.hub.drain();
       await new Promise<void>((r) => {

@@ -1,17 +1,19 @@
-import { readFileSync, existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { analyse, runGate } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
-import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
+import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
 import { servingDiagnostics } from "../../engine/serving.js";
 import { attachKnowledge, type BuiltServices, buildServices } from "../../engine/services.js";
+import { type RunResult, runWorkflow } from "../../engine/run.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { extensionOf, mimeForExtension } from "../../tools/mime.js";
 import type { AttemptRecord } from "../../store/runs.js";
 import { openStores, type Stores } from "../../store/open.js";
-import { loadWeftConfig } from "../config.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
+import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
@@ -20,17 +22,17 @@ function mimeOf(path: string): string {
   return mimeForExtension(extensionOf(path)) ?? "application/octet-stream";
 }
 
-function collect(v: string, prev: string[]): string[] {
+export function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
 
-function splitPair(raw: string, flag: string): [string, string] {
+export function splitPair(raw: string, flag: string): [string, string] {
   const i = raw.indexOf("=");
   if (i <= 0) throw new CliError("usage.input", `${flag} expects key=value, got "${raw}"`);
   return [raw.slice(0, i), raw.slice(i + 1)];
 }
 
-function progress(json: boolean): (e: RunEvent) => void {
+export function progress(json: boolean): (e: RunEvent) => void {
   const tty = process.stderr.isTTY && !json;
   return (e) => {
     if (!tty) return;
@@ -63,13 +65,14 @@ export function formatTrace(trace: AttemptRecord[]): string {
     .join("\n");
 }
 
-function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): void {
+export function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): void {
   if (opts.json)
     printJson({
       runId: result.runId,
       status: result.status,
       outputs: result.outputs,
       error: result.error,
+      ...(result.paused ? { paused: result.paused } : {}),
       ...(opts.trace ? { trace: result.trace } : {}),
     });
   else {
@@ -81,6 +84,7 @@ function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): v
       process.stderr.write(
         `error ${result.error.code}${result.error.nodeId ? ` at node ${result.error.nodeId}` : ""}: ${result.error.message}\n`,
       );
+    for (const p of result.paused ?? []) process.stdout.write(`${describeForm(result.runId, p.form)}\n`);
   }
   process.exitCode = result.status === "failed" ? EXIT.invalid : EXIT.ok;
 }
@@ -113,7 +117,7 @@ export function registerRunCommands(program: Command): void {
     )
     .option("--json", "print the result as JSON")
     .option("--trace", "print the trace of every node attempt")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "parallel node executions", "8")
     .option("--queue", "enqueue on Redis for weft workers instead of running here")
@@ -187,7 +191,8 @@ export function registerRunCommands(program: Command): void {
         {
           const result = await runWorkflow(workflow, {
             inputs,
-            services,
+            // A human-input node pauses the run durably: its form is stored beside the run.
+            services: { ...services, humanInput: new StoredHumanInput(stores.forms) },
             store: stores!.runs,
             concurrency: Number(opts.concurrency),
             sys: { ...(opts.query ? { query: opts.query } : {}), ...(sysFiles.length > 0 ? { files: sysFiles } : {}) },
@@ -202,87 +207,83 @@ export function registerRunCommands(program: Command): void {
     .command("worker")
     .description("process queued runs from Redis (any number of workers may share Redis and the run store)")
     .option("--redis <url>", "Redis (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
-    .option(
-      "--db <spec>",
-      "run store shared by the workers: a SQLite file (default from config: weft.db) or sqlite:PATH",
-    )
+    .option("--db <spec>", "run store shared by the workers: postgres://USER@HOST:PORT/DB (workers on any machine) or a SQLite file on this machine (default from config: weft.db)")
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "runs processed at once", "4")
     .option("--lock-ms <n>", "lock lifetime; a dead worker's run is taken over after it", "30000")
+    .option("--grace-ms <n>", "on SIGTERM/SIGINT, how long running nodes may take to finish before the worker exits", "10000")
     .option("--name <name>", "worker name in results")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const { startWorker } = await import("../../queue/index.js");
       const services = await buildServices(cfg, { configPath: opts.config });
+      const name = opts.name ?? `worker-${process.pid}`;
       const w = await startWorker({
         redisUrl: opts.redis,
         db: opts.db ?? cfg.db,
         concurrency: Number(opts.concurrency),
         lockDurationMs: Number(opts.lockMs),
-        name: opts.name,
+        name,
         services,
         // One line per run taken, so operators (and the takeover test) can see who runs what.
         onEvent: (e) => {
           if (e.type === "run_started") process.stderr.write(`run ${e.runId} ${e.resumed ? "resumed" : "started"}\n`);
         },
       });
-      await w.worker.waitUntilReady();
-      process.stderr.write(`worker ${opts.name ?? process.pid} ready\n`);
-      const stop = async () => {
-        await w.close();
+      let stopping = false;
+      const stop = async (signal: string) => {
+        // A second signal means "now": the runs are durable up to their last commit either way.
+        if (stopping) process.exit(130);
+        stopping = true;
+        process.stderr.write(`worker ${name} stopping (${signal}): handing running runs back\n`);
+        const r = await w.stop({ graceMs: Number(opts.graceMs) });
+        process.stderr.write(
+          `worker ${name} stopped: ${r.running - r.abandoned} of ${r.running} runs handed back` +
+            (r.abandoned ? `, ${r.abandoned} left to be taken over when their lock expires` : "") +
+            (r.closedCleanly ? "" : "; Redis or the database did not answer, exited without them") +
+            "\n",
+        );
         process.exit(0);
       };
-      process.on("SIGTERM", stop);
-      process.on("SIGINT", stop);
+      // Before waiting for Redis: a worker that never reached it stops as cleanly as one that did.
+      process.on("SIGTERM", () => void stop("SIGTERM"));
+      process.on("SIGINT", () => void stop("SIGINT"));
+      await w.worker.waitUntilReady();
+      process.stderr.write(`worker ${name} ready\n`);
       await new Promise(() => {});
-    });
-
-  program
-    .command("resume")
-    .description("continue an interrupted run without re-running committed nodes")
-    .argument("<runId>")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
-    .option("--config <path>", "weft.config.json")
-    .option("--json", "print the result as JSON")
-    .option("--trace", "print the trace")
-    .action(async (runId, opts) => {
-      const cfg = loadWeftConfig(opts.config);
-      const stores = await openStores(opts.db ?? cfg.db);
-      try {
-        const services = await buildServices(cfg, { configPath: opts.config, knowledge: stores.knowledge });
-        try {
-          finish(await resumeRun(runId, { store: stores.runs, services, onEvent: progress(!!opts.json) }), opts);
-        } finally {
-          await services.close();
-        }
-      } finally {
-        await stores.close();
-      }
     });
 
   program
     .command("runs")
     .description("list recorded runs")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--limit <n>", "how many", "20")
     .option("--json", "print as JSON")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const stores = await openStores(opts.db ?? cfg.db);
-      const listed = await stores.runs.listRuns({ limit: Number(opts.limit) }).finally(() => stores.close());
-      const runs = listed.map((r) => ({
+      const listed = await stores.runs.listRuns({ limit: Number(opts.limit) });
+      const waiting = await Promise.all(
+        listed.map(async (r) =>
+          r.status === "paused" ? (await stores.forms.runForms(r.id)).filter((f) => f.status === "waiting") : [],
+        ),
+      ).finally(() => stores.close());
+      const runs = listed.map((r, i) => ({
         id: r.id,
         workflow: r.workflow.name,
         status: r.status,
         createdAt: new Date(r.createdAt).toISOString(),
         error: r.error?.message,
+        ...(waiting[i]!.length ? { waiting: waiting[i]!.map(pendingForm) } : {}),
       }));
       if (opts.json) return printJson(runs);
-      for (const r of runs)
+      for (const r of runs) {
         process.stdout.write(
           `${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`,
         );
+        for (const f of r.waiting ?? []) process.stdout.write(`${describeForm(r.id, f).replace(/^/gm, "    ")}\n`);
+      }
       if (runs.length === 0) process.stdout.write("no runs recorded\n");
     });
 
@@ -290,7 +291,7 @@ export function registerRunCommands(program: Command): void {
     .command("trace")
     .description("print the trace of a run: every node attempt's inputs, outputs, port, error, timing")
     .argument("<runId>")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (runId, opts) => {

@@ -10,7 +10,7 @@ import { pumpSSE } from "../sse.js";
 
 // Stored versions never change, so their analysis is computed once per version.
 const analysed = new Map<string, Diagnostic[]>();
-function diagnosticsOf(appId: string, version: number, wf: Workflow): Diagnostic[] {
+export function diagnosticsOf(appId: string, version: number, wf: Workflow): Diagnostic[] {
   const k = `${appId}:${version}`;
   let d = analysed.get(k);
   if (!d) {
