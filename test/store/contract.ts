@@ -86,6 +86,12 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeServiceApi(target);
     describeConversations(target);
     if (target.knowledge !== false) describeKnowledge(target);
+    else
+      it("knowledge: not on this backend yet — a typed knowledge.backend_unsupported, never an empty answer", () =>
+        withStores(target, async ({ knowledge }) => {
+          await expect(knowledge.listBases()).rejects.toMatchObject({ code: "knowledge.backend_unsupported" });
+          await expect(knowledge.searchText(["x"], "q", 5)).rejects.toMatchObject({ code: "knowledge.backend_unsupported" });
+        }));
     if (target.openAgain) describeSharing(target, target.openAgain.bind(target));
   });
 }
@@ -642,8 +648,11 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
     const conv = await a.conversations.create(app.id);
     await a.conversations.finishTurn(conv.id, { kept: true });
     const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
-    await a.knowledge.createBase({ id: "kept-kb", name: "Kept", chunking });
-    await a.knowledge.addDocument("kept-kb", { name: "k.md", mimeType: "text/markdown", size: 1 }, [{ content: "durable words" }]);
+    const withKnowledge = target.knowledge !== false;
+    if (withKnowledge) {
+      await a.knowledge.createBase({ id: "kept-kb", name: "Kept", chunking });
+      await a.knowledge.addDocument("kept-kb", { name: "k.md", mimeType: "text/markdown", size: 1 }, [{ content: "durable words" }]);
+    }
     await a.close();
     const b = await openAgain();
     try {
@@ -655,7 +664,7 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       expect(await b.apps.proposal(app.id, p.id)).toEqual(p);
       expect((await b.apps.messages(app.id))[0]).toMatchObject({ proposalId: p.id, outcome: { kind: "unchanged" } });
       expect((await b.conversations.get(conv.id))?.variables).toEqual({ kept: true });
-      expect((await b.knowledge.searchText(["kept-kb"], "durable", 5))[0]?.content).toBe("durable words");
+      if (withKnowledge) expect((await b.knowledge.searchText(["kept-kb"], "durable", 5))[0]?.content).toBe("durable words");
     } finally {
       await b.close();
     }
