@@ -6,6 +6,11 @@ type Load = (program: Program) => Promise<void>;
 const staticCommands: Load = async (p) => (await import("./commands/static.js")).registerStaticCommands(p);
 const runCommands: Load = async (p) => (await import("./commands/run.js")).registerRunCommands(p);
 const generateCommands: Load = async (p) => (await import("./commands/generate.js")).registerGenerateCommands(p);
+const resumeCommand: Load = async (p) => (await import("./commands/resume.js")).registerResumeCommand(p);
+const toolsCommands: Load = async (p) => (await import("./commands/tools.js")).registerToolsCommands(p);
+const kbCommands: Load = async (p) => (await import("./commands/kb.js")).registerKbCommands(p);
+const mcpCommands: Load = async (p) => (await import("./commands/mcp.js")).registerMcpCommands(p);
+const appCommands: Load = async (p) => (await import("./commands/apps.js")).registerAppCommands(p);
 const chatCommand: Load = async (p) => (await import("./commands/chat.js")).registerChatCommand(p);
 const compileCommands: Load = async (p) => (await import("./commands/compile.js")).registerCompileCommands(p);
 const mineCommands: Load = async (p) => (await import("./commands/mine.js")).registerMineCommands(p);
@@ -48,12 +53,17 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
     load: runCommands,
     description: "process queued runs from Redis (any number of workers may share Redis and the run store)",
   },
-  { name: "resume", load: runCommands, description: "continue an interrupted run without re-running committed nodes" },
   { name: "runs", load: runCommands, description: "list recorded runs" },
   {
     name: "trace",
     load: runCommands,
     description: "print the trace of a run: every node attempt's inputs, outputs, port, error, timing",
+  },
+  {
+    name: "resume",
+    load: resumeCommand,
+    description:
+      "continue an interrupted or paused run without re-running committed nodes; --input/--action answer its waiting form",
   },
   {
     name: "generate",
@@ -84,6 +94,22 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
   { name: "eval", load: evalCommands, description: "benchmark evaluations" },
   { name: "serve", load: serveCommands, description: "serve the HTTP API and the web UI" },
   { name: "keys", load: serveCommands, description: "API keys for `weft serve`" },
+  {
+    name: "tools",
+    load: toolsCommands,
+    description: "tools served by weft.config.json (MCP, OpenAPI, workflow files) and the built-ins",
+  },
+  {
+    name: "kb",
+    load: kbCommands,
+    description: "knowledge bases in the run store's database (what knowledge-retrieval nodes search)",
+  },
+  { name: "mcp", load: mcpCommands, description: "apps as MCP servers" },
+  {
+    name: "apps",
+    load: appCommands,
+    description: "apps that `weft serve` runs (the Dify service API selects one by its key)",
+  },
 ];
 
 export function newProgram(): Program {

@@ -223,6 +223,8 @@ class Lowerer {
       for (const w of s.writes) writeSel[w.name] = [s.id, w.name];
     } else if (s.kind === "tool") {
       last = this.toolStep(s, reads, tails, env, parentId, writeSel);
+    } else if (s.kind === "approval") {
+      last = this.approvalStep(s, reads, tails, parentId, writeSel);
     } else if (s.tools && s.tools.length > 0) {
       last = this.agentStep(s, reads, tails, parentId, writeSel);
     } else {
@@ -267,6 +269,80 @@ class Lowerer {
     }
     for (const w of s.writes) env.set(w.name, { selector: writeSel[w.name] ?? [last, w.name], type: w.type });
     return [{ node: last, port: "source" }];
+  }
+
+  /**
+   * An approval: a human-input node shows the instruction and what the step reads, asks for each string write
+   * (except `decision`), and offers Approve / Reject; `<id>_out` turns the answer into the writes on every
+   * path, the timeout included: `decision` is approve, reject or timeout, a boolean write is "approved".
+   */
+  private approvalStep(
+    s: Step,
+    reads: ReadonlyArray<{ name: string; selector: string[] }>,
+    tails: Tail[],
+    parentId: string | undefined,
+    writeSel: Record<string, string[]>,
+  ): string {
+    const fields = s.writes.filter((w) => w.type === "string" && w.name !== "decision");
+    const shown = reads.filter((r) => lexes(r.selector)).map((r) => `${r.name}: ${ref(r.selector)}`);
+    const asked = fields.map((w) => `${w.description ?? w.name}: {{#$output.${w.name}#}}`);
+    const hours = s.timeout_hours ?? 0;
+    const ask = this.add(
+      {
+        id: s.id,
+        type: "human-input",
+        title: s.title ?? s.id,
+        ...this.inParent(parentId),
+        config: {
+          desc: s.instruction,
+          form_content: [s.instruction.trim(), ...shown, ...asked].join("\n\n"),
+          inputs: fields.map((w) => ({
+            type: "paragraph",
+            output_variable_name: w.name,
+            default: { type: "constant", selector: [], value: "" },
+          })),
+          user_actions: [
+            { id: "approve", title: "Approve", button_style: "primary" },
+            { id: "reject", title: "Reject", button_style: "default" },
+          ],
+          timeout: hours,
+          timeout_unit: "hour",
+        },
+      },
+      s.id,
+    );
+    this.connect(tails, ask);
+    const outId = this.freshId(`${s.id}_out`);
+    const result = s.writes
+      .map((w) =>
+        w.name === "decision" && w.type === "string"
+          ? `decision: action || "timeout"`
+          : w.type === "boolean"
+            ? `${w.name}: action === "approve"`
+            : `${w.name}: ${w.name} ?? ""`,
+      )
+      .join(", ");
+    this.add(
+      {
+        id: outId,
+        type: "code",
+        title: `${s.title ?? s.id} (answer)`,
+        ...this.inParent(parentId),
+        config: {
+          code_language: "javascript",
+          code: `function main({ action, ${fields.map((w) => w.name).join(", ")} }) {\n  return { ${result} };\n}`,
+          variables: [
+            { variable: "action", value_selector: [s.id, "__action_id"] },
+            ...fields.map((w) => ({ variable: w.name, value_selector: [s.id, w.name] })),
+          ],
+          outputs: Object.fromEntries(s.writes.map((w) => [w.name, { type: w.type, children: null }])),
+        },
+      },
+      s.id,
+    );
+    for (const port of ["approve", "reject", "__timeout"]) this.connect([{ node: ask, port }], outId);
+    for (const w of s.writes) writeSel[w.name] = [outId, w.name];
+    return outId;
   }
 
   private systemText(s: Step): string {

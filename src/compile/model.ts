@@ -68,7 +68,7 @@ export type Arg = z.infer<typeof ArgSchema>;
 
 export const StepSchema = z.object({
   id: Id,
-  kind: z.enum(["agent", "tool", "code"]),
+  kind: z.enum(["agent", "tool", "code", "approval"]),
   title: z.string().optional(),
   /** One focused instruction: what this step does and nothing else. */
   instruction: z.string().min(1),
@@ -85,6 +85,8 @@ export const StepSchema = z.object({
   /** Tool steps: "continue" lets a refused call through with empty results, for SOPs that handle refusals. */
   on_error: z.enum(["fail", "continue"]).optional(),
   gates: z.array(GateSchema).default([]),
+  /** Approval steps: hours the approver has before the step records `timeout` (0 = waits forever). */
+  timeout_hours: z.number().min(0).optional(),
   /** The SOP text this step implements (for obligations and reports). */
   source: z.string().optional(),
 });
@@ -256,6 +258,13 @@ function structureIssues(m: SopModel): ModelIssue[] {
       issues.push({ path: `${p}.code`, message: `code step "${s.id}" has no code` });
     if (s.kind === "code" && s.code && !/\bfunction\s+main\s*\(/.test(s.code))
       issues.push({ path: `${p}.code`, message: `code step "${s.id}" must define function main({...})` });
+    if (s.kind === "approval")
+      for (const w of s.writes)
+        if (w.type !== "string" && w.type !== "boolean")
+          issues.push({
+            path: `${p}.writes`,
+            message: `approval step "${s.id}" writes "${w.name}" as ${w.type}; a person answers text (string) or the decision (boolean)`,
+          });
     if (s.kind !== "tool" && s.writes.length === 0)
       issues.push({ path: `${p}.writes`, message: `step "${s.id}" writes no artifact` });
     const names = new Set<string>();

@@ -80,6 +80,7 @@ export async function runAttempt(
     node,
     config: t.cfg,
     runId: run.runId,
+    key,
     runInputs: run.inputs,
     attempt,
     feedback: [...feedback],

@@ -1,8 +1,17 @@
+import type { PendingForm } from "../ir/services.js";
 import type { RunStatus } from "../store/runs.js";
 
 export type RunEvent =
   | { type: "run_started"; runId: string; resumed: boolean }
-  | { type: "node_started"; runId: string; key: string; nodeId: string; nodeType: string; title: string; attempt: number }
+  | {
+      type: "node_started";
+      runId: string;
+      key: string;
+      nodeId: string;
+      nodeType: string;
+      title: string;
+      attempt: number;
+    }
   | {
       type: "node_finished";
       runId: string;
@@ -15,9 +24,13 @@ export type RunEvent =
       error?: { code: string; message: string };
       durationMs: number;
       cached: boolean;
+      /** Model tokens the node used (LLM nodes). */
+      usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
     }
   | { type: "node_skipped"; runId: string; key: string; nodeId: string }
   | { type: "node_retry"; runId: string; key: string; nodeId: string; attempt: number; reason: string }
+  /** A node waits for a human answer: the run will end paused once the other running nodes finish. */
+  | { type: "node_paused"; runId: string; key: string; nodeId: string; nodeType: string; form: PendingForm }
   | { type: "text_chunk"; runId: string; nodeId: string; text: string; selector?: string[] }
   | {
       type: "run_finished";
@@ -25,4 +38,6 @@ export type RunEvent =
       status: RunStatus;
       outputs?: Record<string, unknown>;
       error?: { code: string; message: string; nodeId?: string };
+      /** For a paused run: the node executions waiting, with their forms. */
+      paused?: Array<{ key: string; nodeId: string; formId: string }>;
     };

@@ -46,7 +46,10 @@ function typeMatches(v: unknown, t: unknown): boolean {
 export function schemaErrors(v: unknown, schema: any, path = "$"): string[] {
   if (!schema || typeof schema !== "object") return [];
   const errs: string[] = [];
-  if (schema.type && !(Array.isArray(schema.type) ? schema.type.some((t: unknown) => typeMatches(v, t)) : typeMatches(v, schema.type))) {
+  if (
+    schema.type &&
+    !(Array.isArray(schema.type) ? schema.type.some((t: unknown) => typeMatches(v, t)) : typeMatches(v, schema.type))
+  ) {
     return [`${path} should be ${JSON.stringify(schema.type)}`];
   }
   if (Array.isArray(schema.enum) && !schema.enum.some((e: unknown) => JSON.stringify(e) === JSON.stringify(v))) {
@@ -55,9 +58,11 @@ export function schemaErrors(v: unknown, schema: any, path = "$"): string[] {
   if (v && typeof v === "object" && !Array.isArray(v)) {
     const obj = v as Record<string, unknown>;
     for (const k of schema.required ?? []) if (!(k in obj)) errs.push(`${path}.${k} is required`);
-    for (const [k, sub] of Object.entries(schema.properties ?? {})) if (k in obj) errs.push(...schemaErrors(obj[k], sub, `${path}.${k}`));
+    for (const [k, sub] of Object.entries(schema.properties ?? {}))
+      if (k in obj) errs.push(...schemaErrors(obj[k], sub, `${path}.${k}`));
   }
-  if (Array.isArray(v) && schema.items) v.forEach((x, i) => errs.push(...schemaErrors(x, schema.items, `${path}[${i}]`)));
+  if (Array.isArray(v) && schema.items)
+    v.forEach((x, i) => errs.push(...schemaErrors(x, schema.items, `${path}[${i}]`)));
   return errs;
 }
 
@@ -73,9 +78,13 @@ export function checkGate(gate: Gate, outputs: Record<string, unknown>): string 
       return typeof v === "string" && re.test(v) ? undefined : say(`must match /${String(gate.value)}/`);
     }
     case "max_length":
-      return lengthOf(v) <= Number(gate.value) ? undefined : say(`must be at most ${String(gate.value)} long (is ${lengthOf(v)})`);
+      return lengthOf(v) <= Number(gate.value)
+        ? undefined
+        : say(`must be at most ${String(gate.value)} long (is ${lengthOf(v)})`);
     case "min_length":
-      return lengthOf(v) >= Number(gate.value) ? undefined : say(`must be at least ${String(gate.value)} long (is ${lengthOf(v)})`);
+      return lengthOf(v) >= Number(gate.value)
+        ? undefined
+        : say(`must be at least ${String(gate.value)} long (is ${lengthOf(v)})`);
     case "one_of":
       return Array.isArray(gate.value) && gate.value.some((x) => JSON.stringify(x) === JSON.stringify(v))
         ? undefined

@@ -54,7 +54,12 @@ export class VariablePool {
       if (value === null || value === undefined) return { found: true, value: null };
       if (typeof value === "object") {
         const obj = value as Record<string, unknown>;
-        value = key === "name" && "filename" in obj && !("name" in obj) ? obj.filename : key === "url" && !("url" in obj) ? obj.remote_url : obj[key];
+        value =
+          key === "name" && "filename" in obj && !("name" in obj)
+            ? obj.filename
+            : key === "url" && !("url" in obj)
+              ? obj.remote_url
+              : obj[key];
         if (value === undefined) value = null;
       } else {
         return { found: true, value: null };

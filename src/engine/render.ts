@@ -31,7 +31,10 @@ export function valueToMarkdown(v: unknown): string {
   }
   // Dify's ArrayFileSegment renders one file link per line, without the list marker.
   if (Array.isArray(v) && v.length > 0 && v.every(isFile)) return v.map(valueToMarkdown).join("\n");
-  if (Array.isArray(v)) return v.map((x) => `- ${typeof x === "object" && x !== null && !isFile(x) ? JSON.stringify(x) : valueToMarkdown(x)}`).join("\n");
+  if (Array.isArray(v))
+    return v
+      .map((x) => `- ${typeof x === "object" && x !== null && !isFile(x) ? JSON.stringify(x) : valueToMarkdown(x)}`)
+      .join("\n");
   if (typeof v === "object") return JSON.stringify(v, null, 2);
   return pyScalar(v);
 }

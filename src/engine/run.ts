@@ -1,12 +1,13 @@
 import { setMaxListeners } from "node:events";
 import { ulid } from "ulid";
 import "../nodes/index.js";
-import { NodeExecutionError, WeftError } from "../ir/errors.js";
+import { NodeExecutionError, type PendingPause, RunPause, WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import { MemoryRunStore } from "../store/memory/runs.js";
 import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
 import type { RunEvent } from "./events.js";
+import { interruptsRun } from "./interrupt.js";
 import { VariablePool } from "./pool.js";
 import { Scheduler } from "./scheduler.js";
 
@@ -30,6 +31,11 @@ export interface RunOptions {
   maxTimeMs?: number;
   onEvent?: (e: RunEvent) => void;
   signal?: AbortSignal;
+  /**
+   * Stop between nodes: once aborted no node starts, the nodes running finish and commit, and the run ends
+   * `interrupted` (resumable, nothing re-run). What a worker shutting down does to hand its runs back.
+   */
+  stop?: AbortSignal;
   /** System values: query, files, conversation_id, user_id ... */
   sys?: Record<string, unknown>;
   conversation?: Record<string, unknown>;
@@ -41,6 +47,8 @@ export interface RunResult {
   status: RunStatus;
   outputs: Record<string, unknown>;
   error?: { code: string; message: string; nodeId?: string };
+  /** A paused run: the node executions waiting for a human, with their forms. */
+  paused?: PendingPause[];
   trace: AttemptRecord[];
   /** Conversation variables after the run (advanced-chat persists them across turns). */
   conversation: Record<string, unknown>;
@@ -56,7 +64,8 @@ function seedPool(wf: Workflow, runId: string, o: RunOptions): VariablePool {
   for (const v of wf.environment_variables) env[v.name] = v.value ?? null;
   pool.set("env", env);
   const conv: Record<string, unknown> = {};
-  for (const v of wf.conversation_variables) conv[v.name] = o.conversation && v.name in o.conversation ? o.conversation[v.name] : (v.value ?? null);
+  for (const v of wf.conversation_variables)
+    conv[v.name] = o.conversation && v.name in o.conversation ? o.conversation[v.name] : (v.value ?? null);
   pool.set("conversation", conv);
   const now = (o.services?.now ?? (() => new Date()))();
   const sys: Record<string, unknown> = {
@@ -80,7 +89,13 @@ function runSignal(signal?: AbortSignal): AbortSignal {
   return s;
 }
 
-async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunStore, resumed: boolean): Promise<RunResult> {
+async function execute(
+  wf: Workflow,
+  runId: string,
+  o: RunOptions,
+  store: RunStore,
+  resumed: boolean,
+): Promise<RunResult> {
   const onEvent = o.onEvent ?? (() => {});
   const pool = seedPool(wf, runId, o);
   const inputs = o.inputs ?? {};
@@ -96,40 +111,71 @@ async function execute(wf: Workflow, runId: string, o: RunOptions, store: RunSto
     deadline: Date.now() + (o.maxTimeMs ?? 1_200_000),
     onEvent,
     signal: runSignal(o.signal),
+    stop: o.stop,
   });
   onEvent({ type: "run_started", runId, resumed });
   let status: RunStatus;
   let outputs: Record<string, unknown> = {};
   let error: RunResult["error"];
+  let paused: PendingPause[] | undefined;
   try {
     await scheduler.runTop(pool);
-    // Workflow mode: the union of End outputs (later ends win); chat: answers concatenated in completion order.
-    const top = scheduler.completed.filter((c) => !c.key.includes("/"));
-    if (wf.mode === "advanced-chat") {
-      // The reply is what was streamed (Dify accumulates the stream), answers inside loop/iteration bodies
-      // included (Dify's loop_contains_answer fixture).
-      const answers = scheduler.completed.filter((c) => c.type === "answer");
-      outputs = {
-        answer: scheduler.stream?.transcript ?? answers.map((a) => String(a.outputs.answer ?? "")).join(""),
-        files: answers.flatMap((a) => (Array.isArray(a.outputs.files) ? a.outputs.files : [])),
-      };
-    } else {
-      for (const c of top.filter((c) => c.type === "end")) Object.assign(outputs, c.outputs);
-    }
     status = scheduler.exceptions > 0 ? "partial-succeeded" : "succeeded";
+    outputs = collectOutputs(wf, scheduler);
   } catch (e) {
-    status = "failed";
-    error =
-      e instanceof NodeExecutionError
-        ? { code: e.code, message: e.message, nodeId: e.nodeId }
-        : e instanceof WeftError
-          ? { code: e.code, message: e.message }
-          : { code: "run.error", message: e instanceof Error ? e.message : String(e) };
+    if (e instanceof RunPause) {
+      status = "paused";
+      paused = e.pending;
+      // What the run produced so far (Dify's workflow_paused carries it too).
+      outputs = collectOutputs(wf, scheduler);
+    } else if (interruptsRun(e)) {
+      status = "interrupted";
+      error = errorOf(e);
+    } else {
+      status = "failed";
+      // A stop makes the running node fail with its own abort error; the run reports the stop itself.
+      error = o.signal?.aborted
+        ? { code: "run.cancelled", message: "the run was cancelled", nodeId: errorOf(e).nodeId }
+        : errorOf(e);
+    }
   }
   await store.updateRun(runId, { status, outputs, error });
-  onEvent({ type: "run_finished", runId, status, outputs, error });
+  onEvent({
+    type: "run_finished",
+    runId,
+    status,
+    outputs,
+    error,
+    ...(paused ? { paused: paused.map((p) => ({ key: p.key, nodeId: p.nodeId, formId: p.form.formId })) } : {}),
+  });
   const conversation = (pool.outputsOf("conversation") ?? {}) as Record<string, unknown>;
-  return { runId, status, outputs, error, trace: await store.attempts(runId), conversation };
+  return { runId, status, outputs, error, paused, trace: await store.attempts(runId), conversation };
+}
+
+/** Workflow mode: the union of End outputs (later ends win); chat: answers concatenated in completion order. */
+function collectOutputs(wf: Workflow, scheduler: Scheduler): Record<string, unknown> {
+  if (wf.mode === "advanced-chat") {
+    // The reply is what was streamed (Dify accumulates the stream), answers inside loop/iteration bodies
+    // included (Dify's loop_contains_answer fixture).
+    const answers = scheduler.completed.filter((c) => c.type === "answer");
+    return {
+      answer: scheduler.stream?.transcript ?? answers.map((a) => String(a.outputs.answer ?? "")).join(""),
+      files: answers.flatMap((a) => (Array.isArray(a.outputs.files) ? a.outputs.files : [])),
+    };
+  }
+  const outputs: Record<string, unknown> = {};
+  for (const c of scheduler.completed.filter((c) => !c.key.includes("/") && c.type === "end")) {
+    Object.assign(outputs, c.outputs);
+  }
+  return outputs;
+}
+
+function errorOf(e: unknown): NonNullable<RunResult["error"]> {
+  return e instanceof NodeExecutionError
+    ? { code: e.code, message: e.message, nodeId: e.nodeId }
+    : e instanceof WeftError
+      ? { code: e.code, message: e.message }
+      : { code: "run.error", message: e instanceof Error ? e.message : String(e) };
 }
 
 /**
@@ -140,7 +186,15 @@ export async function startRun(wf: Workflow, o: RunOptions = {}): Promise<{ runI
   const store = o.store ?? new MemoryRunStore();
   const runId = o.runId ?? ulid();
   const now = Date.now();
-  await store.createRun({ id: runId, workflow: wf, inputs: o.inputs ?? {}, status: "running", createdAt: now, updatedAt: now, appId: o.appId });
+  await store.createRun({
+    id: runId,
+    workflow: wf,
+    inputs: o.inputs ?? {},
+    status: "running",
+    createdAt: now,
+    updatedAt: now,
+    appId: o.appId,
+  });
   return { runId, done: execute(wf, runId, o, store, false) };
 }
 
@@ -149,8 +203,14 @@ export async function runWorkflow(wf: Workflow, o: RunOptions = {}): Promise<Run
   return (await startRun(wf, o)).done;
 }
 
-/** Continue a run that was interrupted: committed nodes are reused, never executed again. */
-export async function resumeRun(runId: string, o: Omit<RunOptions, "runId" | "inputs"> & { store: RunStore }): Promise<RunResult> {
+/**
+ * Continue a run that was interrupted or paused: committed nodes are reused, never executed again; a paused
+ * human-input node runs again and finds its form's answer (or its timeout, or still nothing: paused again).
+ */
+export async function resumeRun(
+  runId: string,
+  o: Omit<RunOptions, "runId" | "inputs"> & { store: RunStore },
+): Promise<RunResult> {
   const rec = await o.store.getRun(runId);
   if (!rec) throw new WeftError("run.not_found", `no run with id ${runId}`);
   if (rec.status === "succeeded" || rec.status === "partial-succeeded") {

@@ -1,6 +1,6 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import { describeNode } from "../ir/describe.js";
-import { NodeExecutionError, WeftError } from "../ir/errors.js";
+import { NodeExecutionError, type PendingPause, RunPause, WeftError } from "../ir/errors.js";
 import type { BodyRunResult, NodeEvent, NodeResult, NodeTypeDef } from "../ir/registry.js";
 import type { WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
 import type { AttemptRecord, NodeCommit, RunStore } from "../store/runs.js";
@@ -8,6 +8,7 @@ import { type AttemptRun, type AttemptTarget, runAttempt } from "./attempt.js";
 import { errorStrategyOutcome } from "./error-strategy.js";
 import type { RunEvent } from "./events.js";
 import { gateRejections, gatesOf } from "./gates.js";
+import { interruptsRun, interruption } from "./interrupt.js";
 import { edgeKey, GraphIndex } from "./graph.js";
 import type { VariablePool } from "./pool.js";
 import { retriesError, retryPolicy, sleep } from "./retry.js";
@@ -22,6 +23,8 @@ export interface SchedulerOptions extends AttemptRun {
   concurrency: number;
   maxSteps: number;
   deadline: number;
+  /** See `RunOptions.stop`: once aborted no node starts, and no failure is committed. */
+  stop?: AbortSignal;
 }
 
 export interface CompletedNode {
@@ -106,6 +109,8 @@ export class Scheduler {
     const skipped = new Set<string>();
     let running = 0;
     let failure: unknown;
+    // Nodes waiting for a human: their successors stay unresolved, the rest of the frame runs on.
+    const paused: PendingPause[] = [];
     const stream = frame.scope === null ? this.stream : undefined;
     stream?.attach({
       edgeState: (e) => edgeState.get(edgeKey(e)) ?? "unknown",
@@ -117,6 +122,7 @@ export class Scheduler {
       const finishIfIdle = () => {
         if (running > 0) return;
         if (failure) return reject(failure);
+        if (paused.length > 0) return reject(new RunPause(paused));
         stream?.pump();
         resolve();
       };
@@ -159,7 +165,8 @@ export class Scheduler {
             stream?.pump();
           })
           .catch((e) => {
-            failure ??= e;
+            if (e instanceof RunPause) paused.push(...e.pending);
+            else failure ??= e;
           })
           .finally(() => {
             running--;
@@ -220,7 +227,28 @@ export class Scheduler {
     };
     const settled = await this.attemptUntilSettled(target);
     if ("result" in settled) return this.commitSucceeded(target, frame, settled);
+    if ("paused" in settled) return this.pause(target, settled.paused, settled.rec);
     return this.commitFailed(target, frame, settled.error);
+  }
+
+  /**
+   * A node waiting for a human (or a container whose body holds one): traced as paused, announced with its
+   * form, committed nothing; the pause travels up to the frame, which stops once its other nodes are done.
+   */
+  private async pause(t: AttemptTarget, signal: RunPause, rec: AttemptRecord): Promise<never> {
+    await this.o.store.appendAttempt({ ...rec, status: "paused" });
+    for (const p of signal.pending) {
+      if (p.key !== t.key) continue;
+      this.o.onEvent({
+        type: "node_paused",
+        runId: this.o.runId,
+        key: p.key,
+        nodeId: p.nodeId,
+        nodeType: t.node.type,
+        form: p.form,
+      });
+    }
+    throw signal;
   }
 
   /** A node committed by an earlier attempt at this run: its outputs and writes return without running it. */
@@ -240,6 +268,8 @@ export class Scheduler {
   private checkRunLimits(node: WorkflowNode): void {
     const o = this.o;
     if (o.signal.aborted) throw new NodeExecutionError("run.cancelled", "the run was cancelled", node.id);
+    const stopped = interruption(o.stop);
+    if (stopped) throw stopped;
     if (++this.steps > o.maxSteps) {
       throw new NodeExecutionError("run.too_many_steps", `run exceeded ${o.maxSteps} node executions`, node.id);
     }
@@ -249,7 +279,13 @@ export class Scheduler {
   /** Where a node's streamed text goes: the run's events, or the answer streams of an advanced-chat run. */
   private chunk(node: WorkflowNode, frame: Frame, ev: NodeEvent): void {
     if (!this.stream) {
-      this.o.onEvent({ type: "text_chunk", runId: this.o.runId, nodeId: node.id, text: ev.text, selector: ev.selector });
+      this.o.onEvent({
+        type: "text_chunk",
+        runId: this.o.runId,
+        nodeId: node.id,
+        text: ev.text,
+        selector: ev.selector,
+      });
     } else if (frame.scope === null) {
       // Top-level answers are streamed by their sessions; other nodes' text feeds those sessions.
       if (node.type !== "answer") this.stream.chunk(node.id, ev.text, ev.selector);
@@ -263,7 +299,9 @@ export class Scheduler {
    * Attempt the node until an attempt passes its gates, or no retry is left. Error retries (retry_config)
    * and gate retries (with the gates' messages as feedback) are counted separately; every attempt is traced.
    */
-  private async attemptUntilSettled(t: AttemptTarget): Promise<Succeeded | { error: unknown }> {
+  private async attemptUntilSettled(
+    t: AttemptTarget,
+  ): Promise<Succeeded | { error: unknown } | { paused: RunPause; rec: AttemptRecord }> {
     const o = this.o;
     const gates = gatesOf(t.cfg);
     const policy = retryPolicy(t.cfg, gates.length);
@@ -272,6 +310,8 @@ export class Scheduler {
     let errorRetries = 0;
     for (let attempt = 1; ; attempt++) {
       const a = await runAttempt(o, t, attempt, feedback);
+      // Waiting for a human is no failure: never retried, never handed to the error strategy.
+      if (a.error instanceof RunPause) return { paused: a.error, rec: a.rec };
       let error = a.error;
       if (a.result) {
         const rejected = gateRejections(gates, a.result.outputs);
@@ -293,6 +333,8 @@ export class Scheduler {
       }
       const info = errorInfo(error);
       await o.store.appendAttempt({ ...a.rec, status: "failed", error: info });
+      const stopped = interruption(o.stop);
+      if (stopped) return { error: stopped };
       if (!retriesError(policy, errorRetries, error, o.signal)) return { error };
       errorRetries++;
       o.onEvent({ type: "node_retry", runId: o.runId, key: t.key, nodeId: t.node.id, attempt, reason: info.message });
@@ -322,13 +364,17 @@ export class Scheduler {
     frame.pool.set(node.id, outputs);
     this.completed.push({ nodeId: node.id, type: node.type, status: "succeeded", outputs, key });
     const durationMs = s.rec.endedAt - s.rec.startedAt;
-    this.finished(node, key, { status: "succeeded", outputs, port, durationMs, cached: false });
+    this.finished(node, key, { status: "succeeded", outputs, port, durationMs, cached: false, usage: s.result.usage });
     return { port: this.branchNode(node) ? port : undefined };
   }
 
   /** A node that failed for good: commit its error strategy's outputs, or fail the run. */
   private async commitFailed(t: AttemptTarget, frame: Frame, error: unknown): Promise<{ port?: string }> {
     const { node, key } = t;
+    // A failure while the run is being stopped may be the stop itself: nothing is committed, resume re-runs it.
+    if (interruptsRun(error)) throw error;
+    const stopped = interruption(this.o.stop);
+    if (stopped) throw stopped;
     const info = errorInfo(error);
     const handled = errorStrategyOutcome(t.cfg, info);
     if (!handled) {
@@ -378,6 +424,8 @@ export class Scheduler {
         throw new NodeExecutionError("container.no_start", `container ${container.id} has no start node`, container.id);
       await this.runFrame(inner);
     } catch (e) {
+      // An interruption is not a failed item: it ends the container too, whatever its error mode.
+      if (interruptsRun(e)) throw e;
       error = e instanceof Error ? e : new Error(String(e));
     }
     return { read: (sel) => pool.read(sel), ran: (type) => inner.ranTypes.has(type), error };

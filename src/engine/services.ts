@@ -1,34 +1,78 @@
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { ExecServices } from "../ir/services.js";
+import { type KnowledgeConfig } from "../knowledge/config.js";
+import { KnowledgeBases } from "../knowledge/service.js";
 import { createLlmService, hasAnyEndpoint, loadLlmConfig } from "../llm/index.js";
 import { createSandbox } from "../sandbox/index.js";
+import type { KnowledgeStore } from "../store/knowledge.js";
 import { LocalToolService } from "../tools/builtin/service.js";
+import { EMPTY_TOOLS_CONFIG, type ToolsConfig } from "../tools/configured/config.js";
+import { McpProvider } from "../tools/configured/mcp.js";
+import { OpenApiProvider } from "../tools/configured/openapi.js";
+import type { ToolProvider } from "../tools/configured/provider.js";
+import { ConfiguredToolService } from "../tools/configured/service.js";
 import { TextDocumentService } from "../tools/documents.js";
 import { DirFileService } from "../tools/files.js";
 import { createHttpService } from "../tools/http.js";
+import { WorkflowToolProvider } from "./workflow-tool.js";
 
 export interface ServiceConfig {
   http: { allowPrivate: boolean; allowHosts: string[] };
   files: { dir: string };
+  tools?: ToolsConfig;
+  knowledge?: KnowledgeConfig;
+  /** Where relative paths of the config (tool specs, workflow files) are read from. */
+  baseDir?: string;
 }
+
+/** The services plus `close()`, which ends what configured tools started (MCP server processes, sessions). */
+export type BuiltServices = ExecServices & { tools: ConfiguredToolService; close(): Promise<void> };
 
 /**
  * Wire the real adapters into the engine's service contracts. The model layer is attached only when
  * an endpoint is configured; without one, LLM nodes fail with a NotConfiguredError that says how to
- * configure a model.
+ * configure a model. Knowledge bases are served from `knowledge` (the database's store) when given.
  */
-export async function buildServices(cfg: ServiceConfig, opts: { configPath?: string } = {}): Promise<ExecServices> {
+export async function buildServices(
+  cfg: ServiceConfig,
+  opts: { configPath?: string; knowledge?: KnowledgeStore } = {},
+): Promise<BuiltServices> {
   const llmConfig = loadLlmConfig({ path: opts.configPath });
   const files = new DirFileService(resolve(cfg.files.dir));
   const now = () => new Date();
-  return {
+  const baseDir = cfg.baseDir ?? (opts.configPath ? dirname(resolve(opts.configPath)) : process.cwd());
+  const http = createHttpService({ allowPrivate: cfg.http.allowPrivate, allowHosts: cfg.http.allowHosts });
+  const llm = hasAnyEndpoint(llmConfig) ? createLlmService(llmConfig) : undefined;
+  const documents = new TextDocumentService();
+  const toolsCfg = cfg.tools ?? EMPTY_TOOLS_CONFIG;
+  // Workflow tools run on these very services (set below), so nested runs see the same tools and models.
+  let services: BuiltServices | undefined;
+  const providers: ToolProvider[] = [
+    ...Object.entries(toolsCfg.mcp).map(([id, c]) => new McpProvider(id, c, baseDir)),
+    ...Object.entries(toolsCfg.openapi).map(([id, c]) => new OpenApiProvider(id, c, baseDir, http)),
+    ...Object.entries(toolsCfg.workflow).map(([id, c]) => new WorkflowToolProvider(id, c, baseDir, () => services!)),
+  ];
+  const tools = new ConfiguredToolService(toolsCfg, new LocalToolService({ files, now }), providers);
+  services = {
     now,
     random: Math.random,
-    llm: hasAnyEndpoint(llmConfig) ? createLlmService(llmConfig) : undefined,
+    llm,
     sandbox: createSandbox(),
-    http: createHttpService({ allowPrivate: cfg.http.allowPrivate, allowHosts: cfg.http.allowHosts }),
+    http,
     files,
-    documents: new TextDocumentService(),
-    tools: new LocalToolService({ files, now }),
+    documents,
+    tools,
+    knowledge: undefined,
+    close: () => tools.close(),
   };
+  if (opts.knowledge) attachKnowledge(services, opts.knowledge, cfg.knowledge);
+  return services;
+}
+
+/**
+ * Serve knowledge bases from `store` (the database's). Separate from building, so a command can check a
+ * run's inputs before it opens (and so creates) the database.
+ */
+export function attachKnowledge(services: BuiltServices, store: KnowledgeStore, config?: KnowledgeConfig): void {
+  services.knowledge = new KnowledgeBases(store, { documents: services.documents!, llm: services.llm, config });
 }

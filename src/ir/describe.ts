@@ -31,7 +31,10 @@ function errorStrategyExtras(config: Record<string, unknown>): { outputs: Output
 
 function zodIssuesToDiagnostics(node: WorkflowNode, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>) {
   return issues.slice(0, 20).map((iss) => {
-    const field = iss.path.map((p) => (typeof p === "number" ? `[${p}]` : String(p))).join(".").replace(/\.\[/g, "[");
+    const field = iss.path
+      .map((p) => (typeof p === "number" ? `[${p}]` : String(p)))
+      .join(".")
+      .replace(/\.\[/g, "[");
     return {
       code: "config.invalid",
       severity: "error" as const,

@@ -1,3 +1,5 @@
+import type { PendingForm } from "./services.js";
+
 /** Every error Weft raises on purpose carries a stable code, so callers and tests match on it. */
 export class WeftError extends Error {
   readonly code: string;
@@ -33,3 +35,22 @@ export class NodeExecutionError extends WeftError {
 
 /** A feature that exists in the vocabulary but cannot work here (no provider configured, ...). */
 export class NotConfiguredError extends WeftError {}
+
+/** One node execution waiting for a human: its frame key and the form it asked for. */
+export interface PendingPause {
+  key: string;
+  nodeId: string;
+  form: PendingForm;
+}
+
+/**
+ * Not a failure: a node (or a container whose body holds one) waits for a human answer. The engine lets the
+ * other running nodes finish and commit, then ends the run as `paused`; nothing is retried or error-handled.
+ */
+export class RunPause extends WeftError {
+  constructor(readonly pending: PendingPause[]) {
+    super("run.paused", `waiting for ${pending.map((p) => `"${p.form.nodeTitle || p.nodeId}"`).join(", ")}`, {
+      nodes: pending.map((p) => p.key),
+    });
+  }
+}

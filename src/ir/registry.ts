@@ -67,6 +67,8 @@ export interface ExecContext<C = Record<string, unknown>> {
   node: WorkflowNode;
   config: C;
   runId: string;
+  /** The node's frame key in the run (`node`, `iter[2]/node`): what durable per-execution state is keyed by. */
+  key: string;
   /** The run's inputs (the start node publishes them). */
   runInputs: Record<string, unknown>;
   attempt: number;

@@ -95,8 +95,10 @@ export interface ToolInvocation {
 
 export interface ToolService {
   invoke(inv: ToolInvocation): Promise<ToolResult>;
-  /** Tools a tool-calling node may choose from, as JSON-schema specs. */
-  list?(): ToolSpec[];
+  /** Tools a tool-calling node may choose from, as JSON-schema specs (configured servers are asked). */
+  list?(): ToolSpec[] | Promise<ToolSpec[]>;
+  /** The parameters of whatever serves provider/tool (so a node tells required from optional), if known. */
+  describe?(providerId: string, toolName: string): Promise<Array<{ name: string; required: boolean }> | undefined>;
 }
 
 export interface SandboxLimits {
@@ -160,9 +162,71 @@ export interface DocumentService {
 }
 
 export interface KnowledgeService {
-  retrieve(req: { query: string; datasetIds: string[]; topK: number; scoreThreshold?: number }): Promise<
-    Array<{ content: string; title: string; metadata: Record<string, unknown> }>
-  >;
+  retrieve(req: {
+    query: string;
+    datasetIds: string[];
+    topK: number;
+    scoreThreshold?: number;
+  }): Promise<Array<{ content: string; title: string; metadata: Record<string, unknown> }>>;
+}
+
+/** A human-input form field as Dify's node declares it (`paragraph`, `text_input`, `select`, `file`, `file-list`). */
+export interface FormInputDef {
+  type: string;
+  output_variable_name: string;
+  [field: string]: unknown;
+}
+
+/** A button of a human-input form; its id is the node's output port. */
+export interface FormAction {
+  id: string;
+  title: string;
+  button_style: string;
+}
+
+/** What a human-input node asks for: the form of one node execution (`key`) of one run. */
+export interface FormRequest {
+  runId: string;
+  key: string;
+  nodeId: string;
+  nodeTitle: string;
+  /** The form text with run values substituted; `{{#$output.name#}}` placeholders kept for the answer. */
+  content: string;
+  inputs: FormInputDef[];
+  actions: FormAction[];
+  defaults: Record<string, unknown>;
+  /** How long the form waits before the node takes its timeout path; null = no timeout. */
+  timeoutMs: number | null;
+  /** The run's clock (ExecServices.now), so pinned clocks pin expiry too. */
+  now: number;
+}
+
+/** A form waiting for its answer: what clients show and submit to. */
+export interface PendingForm {
+  formId: string;
+  token: string;
+  key: string;
+  nodeId: string;
+  nodeTitle: string;
+  content: string;
+  inputs: FormInputDef[];
+  actions: FormAction[];
+  defaults: Record<string, unknown>;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+export type FormDecision =
+  | { status: "waiting"; form: PendingForm }
+  | { status: "submitted"; form: PendingForm; action: string; inputs: Record<string, unknown> }
+  | { status: "timeout"; form: PendingForm };
+
+/**
+ * Durable human-input forms: the first request of a node execution creates its form; later requests (after
+ * a resume) get the answer, the timeout, or the same form still waiting.
+ */
+export interface HumanInputService {
+  request(req: FormRequest): Promise<FormDecision>;
 }
 
 export interface ExecServices {
@@ -173,6 +237,7 @@ export interface ExecServices {
   files?: FileService;
   documents?: DocumentService;
   knowledge?: KnowledgeService;
+  humanInput?: HumanInputService;
   /** Pinned clock and seed make runs repeatable (benchmarks pin both). */
   now: () => Date;
   random: () => number;

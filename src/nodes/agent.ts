@@ -165,12 +165,12 @@ function renderDeep(ctx: ExecContext<AgentConfig>, v: unknown): unknown {
 }
 
 /** Tools the node names (with their schemas as Dify stores them), else every tool the service lists. */
-function bindTools(ctx: ExecContext<AgentConfig>, toolsParam: unknown): BoundTool[] {
+async function bindTools(ctx: ExecContext<AgentConfig>, toolsParam: unknown): Promise<BoundTool[]> {
   const taken = new Set<string>();
   const entries = (Array.isArray(toolsParam) ? (toolsParam as ToolEntry[]) : []).filter(
     (t) => t && t.enabled !== false && t.tool_name,
   );
-  const listed = ctx.services.tools?.list?.() ?? [];
+  const listed = (await ctx.services.tools?.list?.()) ?? [];
   const bound: BoundTool[] = [];
   for (const e of entries) {
     const toolName = e.tool_name as string;
@@ -402,7 +402,7 @@ export const agentNode = defineNode<AgentConfig>({
         },
       );
     }
-    const tools = bindTools(ctx, params.tools);
+    const tools = await bindTools(ctx, params.tools);
     const byName = new Map(tools.map((t) => [t.spec.name, t]));
     const maxRaw = Number(params.maximum_iterations);
     const maxIterations =

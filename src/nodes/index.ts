@@ -19,3 +19,4 @@ import "./code.js";
 import "./tool.js";
 import "./document-extractor.js";
 import "./tool-call.js";
+import "./human-input.js";

@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
 import { z } from "zod";
-import { NodeExecutionError } from "../ir/errors.js";
+import { NodeExecutionError, type PendingPause, RunPause } from "../ir/errors.js";
 import { arrayOf, normaliseType } from "../ir/types.js";
 import { commonFields, defineNode, Sel } from "./common.js";
 
@@ -45,15 +45,30 @@ export const iterationNode = defineNode<IterationConfig>({
     { name: "item", type: "any" },
     { name: "index", type: "number" },
   ],
-  inputs: (c) => (c.iterator_selector.length ? [{ selector: c.iterator_selector, field: "iterator_selector", expects: "array[any]" as const }] : []),
+  inputs: (c) =>
+    c.iterator_selector.length
+      ? [{ selector: c.iterator_selector, field: "iterator_selector", expects: "array[any]" as const }]
+      : [],
   ports: () => ["source"],
   rules(c, ctx) {
     const out = [];
     if (c.iterator_selector.length === 0) {
-      out.push({ code: "iteration.no_iterator", severity: "error" as const, nodeId: ctx.node.id, field: "iterator_selector", message: "iteration has no iterator_selector" });
+      out.push({
+        code: "iteration.no_iterator",
+        severity: "error" as const,
+        nodeId: ctx.node.id,
+        field: "iterator_selector",
+        message: "iteration has no iterator_selector",
+      });
     }
     if (c.output_selector.length === 0) {
-      out.push({ code: "iteration.no_output", severity: "error" as const, nodeId: ctx.node.id, field: "output_selector", message: "iteration has no output_selector" });
+      out.push({
+        code: "iteration.no_output",
+        severity: "error" as const,
+        nodeId: ctx.node.id,
+        field: "output_selector",
+        message: "iteration has no output_selector",
+      });
     } else {
       const src = ctx.nodeById(c.output_selector[0]!);
       if (src && src.parentId !== ctx.node.id) {
@@ -68,7 +83,13 @@ export const iterationNode = defineNode<IterationConfig>({
     }
     const declared = c.output_type ? normaliseType(c.output_type) : undefined;
     if (declared && !declared.startsWith("array[")) {
-      out.push({ code: "iteration.output_type", severity: "warning" as const, nodeId: ctx.node.id, field: "output_type", message: `output_type should be an array type, got ${c.output_type}` });
+      out.push({
+        code: "iteration.output_type",
+        severity: "warning" as const,
+        nodeId: ctx.node.id,
+        field: "output_type",
+        message: `output_type should be an array type, got ${c.output_type}`,
+      });
     }
     return out;
   },
@@ -76,23 +97,40 @@ export const iterationNode = defineNode<IterationConfig>({
     const c = ctx.config;
     const r = ctx.read(c.iterator_selector);
     if (!r.found) {
-      throw new NodeExecutionError("iteration.missing_iterator", `iterator ${c.iterator_selector.join(".")} does not exist`, ctx.node.id, { field: "iterator_selector" });
+      throw new NodeExecutionError(
+        "iteration.missing_iterator",
+        `iterator ${c.iterator_selector.join(".")} does not exist`,
+        ctx.node.id,
+        { field: "iterator_selector" },
+      );
     }
     if (r.value === null || r.value === undefined) return { outputs: { output: [] } };
     if (!Array.isArray(r.value)) {
-      throw new NodeExecutionError("iteration.not_array", `iterator ${c.iterator_selector.join(".")} is not an array`, ctx.node.id, { field: "iterator_selector" });
+      throw new NodeExecutionError(
+        "iteration.not_array",
+        `iterator ${c.iterator_selector.join(".")} is not an array`,
+        ctx.node.id,
+        { field: "iterator_selector" },
+      );
     }
     const items = r.value;
     const results: unknown[] = new Array(items.length).fill(null);
     const failed = new Array<boolean>(items.length).fill(false);
     let firstError: Error | undefined;
+    // Items waiting for a human: no new item starts after one (a resume runs the rest, finished ones replay).
+    const paused: PendingPause[] = [];
     const limit = pLimit(c.is_parallel ? c.parallel_nums : 1);
     await Promise.all(
       items.map((item, index) =>
         limit(async () => {
           // Terminated mode stops scheduling new items once one failed; in-flight ones finish.
           if (firstError && c.error_handle_mode === "terminated") return;
+          if (paused.length > 0) return;
           const body = await ctx.runBody({ scope: { item, index }, sharedPool: false, index });
+          if (body.error instanceof RunPause) {
+            paused.push(...body.error.pending);
+            return;
+          }
           if (body.error) {
             failed[index] = true;
             firstError ??= body.error;
@@ -104,10 +142,16 @@ export const iterationNode = defineNode<IterationConfig>({
       ),
     );
     if (firstError && c.error_handle_mode === "terminated") {
-      throw new NodeExecutionError("iteration.item_failed", `iteration item failed: ${firstError.message}`, ctx.node.id, {
-        cause: (firstError as { code?: string }).code,
-      });
+      throw new NodeExecutionError(
+        "iteration.item_failed",
+        `iteration item failed: ${firstError.message}`,
+        ctx.node.id,
+        {
+          cause: (firstError as { code?: string }).code,
+        },
+      );
     }
+    if (paused.length > 0) throw new RunPause(paused);
     let output = c.error_handle_mode === "remove-abnormal-output" ? results.filter((_, i) => !failed[i]) : results;
     if (c.flatten_output) output = flatten(output);
     return { outputs: { output }, meta: { items: items.length, failed: failed.filter(Boolean).length } };

@@ -247,7 +247,7 @@ export const knowledgeRetrievalNode = defineNode<KnowledgeConfig>({
     if (!kb) {
       throw new NotConfiguredError(
         "knowledge.not_configured",
-        "knowledge retrieval needs a configured knowledge base",
+        `${nodeLabel(ctx.node)}: no knowledge bases are available here; run with a database (weft run --db, weft serve) and create them with weft kb create NAME --id ${c.dataset_ids[0] ?? "ID"} && weft kb add ID FILE…`,
         {
           nodeId: ctx.node.id,
         },
@@ -272,7 +272,9 @@ export const knowledgeRetrievalNode = defineNode<KnowledgeConfig>({
     const scoreThreshold = single ? undefined : (c.multiple_retrieval_config?.score_threshold ?? undefined);
     let hits: Hit[];
     try {
-      hits = await kb.retrieve({ query, datasetIds: c.dataset_ids, topK, scoreThreshold });
+      // Metadata conditions filter after retrieval, so they get a wider pool to filter from.
+      const pool = conditions(c).length > 0 ? Math.max(topK * 10, 100) : topK;
+      hits = await kb.retrieve({ query, datasetIds: c.dataset_ids, topK: pool, scoreThreshold });
     } catch (err) {
       if (err instanceof NotConfiguredError) throw err;
       const code = err instanceof WeftError ? err.code : "knowledge.retrieve_failed";

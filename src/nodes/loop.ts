@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { NodeExecutionError } from "../ir/errors.js";
+import { NodeExecutionError, RunPause } from "../ir/errors.js";
 import type { InputRef } from "../ir/registry.js";
 import { normaliseType, type ValueType } from "../ir/types.js";
-import { commonFields, defineNode, Sel } from "./common.js";
+import { commonFields, defineNode } from "./common.js";
 import { Condition, conditionInputs, conditionRules, evaluateConditions } from "./conditions.js";
 
 const LoopVariable = z
@@ -32,7 +32,8 @@ export type LoopConfig = z.infer<typeof LoopConfig>;
 export const LOOP_MAX_COUNT = 100;
 
 function coerce(value: unknown, type: ValueType): unknown {
-  if (value === undefined || value === null) return type.startsWith("array[") ? [] : type === "number" ? 0 : type === "string" ? "" : null;
+  if (value === undefined || value === null)
+    return type.startsWith("array[") ? [] : type === "number" ? 0 : type === "string" ? "" : null;
   if (type === "number") return typeof value === "number" ? value : Number(value);
   if (type === "boolean") return typeof value === "boolean" ? value : value === "true" || value === 1 || value === "1";
   if (type === "string") return typeof value === "string" ? value : JSON.stringify(value);
@@ -87,17 +88,35 @@ export const loopNode = defineNode<LoopConfig>({
   rules(c, ctx) {
     const out = conditionRules(c.break_conditions, "break_conditions", ctx.node.id);
     if (c.loop_count > LOOP_MAX_COUNT) {
-      out.push({ code: "loop.count_too_high", severity: "error", nodeId: ctx.node.id, field: "loop_count", message: `loop_count ${c.loop_count} exceeds the maximum ${LOOP_MAX_COUNT}` });
+      out.push({
+        code: "loop.count_too_high",
+        severity: "error",
+        nodeId: ctx.node.id,
+        field: "loop_count",
+        message: `loop_count ${c.loop_count} exceeds the maximum ${LOOP_MAX_COUNT}`,
+      });
     }
     const labels = new Set<string>();
     for (const [i, v] of c.loop_variables.entries()) {
       if (labels.has(v.label)) {
-        out.push({ code: "loop.duplicate_variable", severity: "error", nodeId: ctx.node.id, field: `loop_variables[${i}].label`, message: `loop variable "${v.label}" declared twice` });
+        out.push({
+          code: "loop.duplicate_variable",
+          severity: "error",
+          nodeId: ctx.node.id,
+          field: `loop_variables[${i}].label`,
+          message: `loop variable "${v.label}" declared twice`,
+        });
       }
       labels.add(v.label);
     }
     if (c.break_conditions.length === 0 && !ctx.childrenOf(ctx.node.id).some((n) => n.type === "loop-end")) {
-      out.push({ code: "loop.no_exit", severity: "warning", nodeId: ctx.node.id, field: "break_conditions", message: "loop has no break conditions and no loop-end: it always runs loop_count rounds" });
+      out.push({
+        code: "loop.no_exit",
+        severity: "warning",
+        nodeId: ctx.node.id,
+        field: "break_conditions",
+        message: "loop has no break conditions and no loop-end: it always runs loop_count rounds",
+      });
     }
     return out;
   },
@@ -109,7 +128,12 @@ export const loopNode = defineNode<LoopConfig>({
       if (v.value_type === "variable") {
         const r = ctx.read(Array.isArray(v.value) ? (v.value as unknown[]).map(String) : []);
         if (!r.found) {
-          throw new NodeExecutionError("loop.missing_variable", `loop variable "${v.label}" source does not exist`, ctx.node.id, { field: `loop_variables[${i}].value` });
+          throw new NodeExecutionError(
+            "loop.missing_variable",
+            `loop variable "${v.label}" source does not exist`,
+            ctx.node.id,
+            { field: `loop_variables[${i}].value` },
+          );
         }
         vars[v.label] = r.value;
       } else {
@@ -121,7 +145,8 @@ export const loopNode = defineNode<LoopConfig>({
       return body ? body.read(sel) : ctx.read(sel);
     };
     const shouldBreak = (read: typeof ctx.read) =>
-      c.break_conditions.length > 0 && evaluateConditions(c.break_conditions, c.logical_operator, { read, render: (t) => ctx.render(t) });
+      c.break_conditions.length > 0 &&
+      evaluateConditions(c.break_conditions, c.logical_operator, { read, render: (t) => ctx.render(t) });
     let round = 0;
     let reason = "loop_completed";
     let preBreak = false;
@@ -133,8 +158,15 @@ export const loopNode = defineNode<LoopConfig>({
     if (preBreak) reason = "loop_break";
     while (!preBreak && round < Math.min(c.loop_count, LOOP_MAX_COUNT)) {
       const body = await ctx.runBody({ scope: { ...vars }, sharedPool: true, index: round });
+      // A round waiting for a human pauses the loop; a resume replays the finished rounds from their commits.
+      if (body.error instanceof RunPause) throw body.error;
       if (body.error) {
-        throw new NodeExecutionError("loop.round_failed", `loop round ${round + 1} failed: ${body.error.message}`, ctx.node.id, { round: round + 1 });
+        throw new NodeExecutionError(
+          "loop.round_failed",
+          `loop round ${round + 1} failed: ${body.error.message}`,
+          ctx.node.id,
+          { round: round + 1 },
+        );
       }
       round++;
       for (const v of c.loop_variables) {

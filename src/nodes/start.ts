@@ -50,12 +50,16 @@ function coerceInput(nodeId: string, v: StartVariable, raw: unknown): unknown {
   }
   if (t === "string") {
     const s = typeof raw === "string" ? raw : JSON.stringify(raw);
-    if (v.max_length && s.length > v.max_length) throw fail(`longer than max_length ${v.max_length}`);
+    // Dify checks max_length on text-input and paragraph only; a select's options are what they are.
+    const bounded = v.type === "text-input" || v.type === "paragraph";
+    if (bounded && v.max_length && s.length > v.max_length) throw fail(`longer than max_length ${v.max_length}`);
     if (v.type === "select" && v.options && v.options.length > 0 && !v.options.includes(s)) {
       throw fail(`must be one of ${JSON.stringify(v.options)}`);
     }
     return s;
   }
+  // A file-list given one file is a one-element list (Dify's form and API both accept a single file).
+  if (v.type === "file-list" && !Array.isArray(raw)) return [raw];
   return raw;
 }
 

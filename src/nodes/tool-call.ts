@@ -68,13 +68,13 @@ function label(ctx: ExecContext<ToolCallConfig>): string {
   return `tool-call node "${ctx.node.title || ctx.node.id}"`;
 }
 
-function offeredTools(ctx: ExecContext<ToolCallConfig>): ToolSpec[] {
+async function offeredTools(ctx: ExecContext<ToolCallConfig>): Promise<ToolSpec[]> {
   const tools = ctx.services.tools;
   if (!tools)
     throw new NotConfiguredError("tool.not_configured", `${label(ctx)}: no tool service is configured`, {
       nodeId: ctx.node.id,
     });
-  const listed = tools.list?.() ?? [];
+  const listed = (await tools.list?.()) ?? [];
   const cands = ctx.config.candidates;
   if (cands.length === 0) {
     if (listed.length === 0)
@@ -190,7 +190,7 @@ export const toolCallNode = defineNode<ToolCallConfig>({
   },
   async execute(ctx) {
     const c = ctx.config;
-    const specs = offeredTools(ctx);
+    const specs = await offeredTools(ctx);
     const byName = new Map(specs.map((s) => [s.name, s]));
     const instruction = c.instruction ? ctx.render(c.instruction) : "";
     const messages: ChatMessage[] = [

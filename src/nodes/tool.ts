@@ -86,14 +86,10 @@ function inputRefs(input: ToolInput, field: string, optional: boolean): InputRef
   return [];
 }
 
-/** Is the parameter required? From the node's own schemas; else the tool service's; else assume so. */
-function requiredness(c: ToolConfig, ctx?: ExecContext<ToolConfig>): (name: string) => boolean {
+/** Is the parameter required? From the node's own schemas; else what serves the tool says; else assume so. */
+function requiredness(c: ToolConfig, served?: Array<{ name: string; required: boolean }>): (name: string) => boolean {
   const schemas = new Map((c.paramSchemas ?? []).map((s) => [s.name, s.required === true]));
-  const svc = ctx?.services.tools as
-    | { parameterSpecs?: (p: string, t: string) => Array<{ name: string; required: boolean }> | undefined }
-    | undefined;
-  const specs = typeof svc?.parameterSpecs === "function" ? svc.parameterSpecs(c.provider_id, c.tool_name) : undefined;
-  const fromService = new Map((specs ?? []).map((s) => [s.name, s.required]));
+  const fromService = new Map((served ?? []).map((s) => [s.name, s.required]));
   return (name) => schemas.get(name) ?? fromService.get(name) ?? true;
 }
 
@@ -222,7 +218,9 @@ export const toolNode = defineNode<ToolConfig>({
   },
   async execute(ctx) {
     const c = ctx.config;
-    const required = requiredness(c, ctx);
+    // A server that cannot be asked now fails at the call itself, with its own error.
+    const served = await ctx.services.tools?.describe?.(c.provider_id, c.tool_name).catch(() => undefined);
+    const required = requiredness(c, served);
     const parameters: Record<string, unknown> = {};
     for (const [name, input] of Object.entries(c.tool_parameters)) {
       const r = resolveInput(ctx, input, "parameter");

@@ -1,11 +1,17 @@
-import { type Job, Queue, QueueEvents, Worker } from "bullmq";
+import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from "bullmq";
 import { ulid } from "ulid";
 import type { RunEvent } from "../engine/events.js";
+import { StoredHumanInput } from "../engine/human-input.js";
+import { interruptsRun } from "../engine/interrupt.js";
 import { type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
+import { WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import { StoreSpecError } from "../store/errors.js";
+import type { FormStore } from "../store/forms.js";
 import { openStores, parseStoreSpec } from "../store/open.js";
+import type { RunStore } from "../store/runs.js";
+import { type StopReport, stopWorker, workerErrorLog } from "./shutdown.js";
 
 export const QUEUE_NAME = "weft-runs";
 
@@ -14,7 +20,7 @@ function requireSharedStore(db: string): void {
   if (parseStoreSpec(db).kind === "memory")
     throw new StoreSpecError(
       "store.not_shared",
-      `queued runs need a run store every worker shares; "${db}" lives inside one process. Use a SQLite file.`,
+      `queued runs need a run store every worker shares; "${db}" lives inside one process. Use postgres://… (workers on any machine) or a SQLite file (workers on this machine).`,
       { spec: db },
     );
 }
@@ -26,8 +32,11 @@ export interface QueueConnection {
 
 export interface RunJob {
   runId: string;
-  workflow: Workflow;
-  inputs: Record<string, unknown>;
+  /** Absent on resume jobs: the run record holds the workflow. */
+  workflow?: Workflow;
+  /** Continue a stored run (answered or timed-out human input); the job never starts a new one. */
+  resume?: boolean;
+  inputs?: Record<string, unknown>;
   sys?: Record<string, unknown>;
   /** A tool environment the worker builds fresh for this run (benchmarks need per-task state). */
   toolEnv?: { kind: "sopbench"; domain: string; options?: Record<string, unknown> };
@@ -38,6 +47,8 @@ export interface RunJobResult {
   status: RunResult["status"];
   outputs: Record<string, unknown>;
   error?: RunResult["error"];
+  /** A paused run: the node executions waiting for a human. */
+  paused?: RunResult["paused"];
   /** Which worker finished the run, and whether it continued a run another worker had started. */
   worker: string;
   resumed: boolean;
@@ -137,25 +148,47 @@ export async function enqueueRun(
   inputs: Record<string, unknown>,
   o: QueueConnection & { db: string; onEvent?: (e: RunEvent) => void; sys?: Record<string, unknown> },
 ): Promise<RunResult> {
+  const runId = ulid();
+  return enqueueAndWait("run", { runId, workflow, inputs, sys: o.sys }, runId, o);
+}
+
+/** Put a resume of a stored run on the queue (any worker takes it) and wait for where it ends. */
+export async function enqueueResume(
+  runId: string,
+  o: QueueConnection & { db: string; onEvent?: (e: RunEvent) => void },
+): Promise<RunResult> {
+  // A finished job keeps its id for a while, so every resume is a job of its own.
+  return enqueueAndWait("resume", { runId, resume: true }, `${runId}-resume-${ulid()}`, o);
+}
+
+async function enqueueAndWait(
+  name: string,
+  data: RunJob,
+  jobId: string,
+  o: QueueConnection & { db: string; onEvent?: (e: RunEvent) => void },
+): Promise<RunResult> {
   requireSharedStore(o.db);
   const events = new QueueEvents(QUEUE_NAME, { connection: connection(o) });
   await events.waitUntilReady();
   const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(o) });
   try {
-    const runId = ulid();
-    const onProgress = ({ jobId, data }: { jobId: string; data: unknown }) => {
-      if (jobId === runId && data && typeof data === "object") o.onEvent?.(data as RunEvent);
+    const onProgress = ({ jobId: id, data: ev }: { jobId: string; data: unknown }) => {
+      if (id === jobId && ev && typeof ev === "object") o.onEvent?.(ev as RunEvent);
     };
     events.on("progress", onProgress);
-    const job = await queue.add(
-      "run",
-      { runId, workflow, inputs, sys: o.sys },
-      { jobId: runId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3 },
-    );
+    const job = await queue.add(name, data, { jobId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3 });
     const res = (await job.waitUntilFinished(events)) as RunJobResult;
     const stores = await openStores(o.db);
-    const trace = await stores.runs.attempts(runId).finally(() => stores.close());
-    return { runId, status: res.status, outputs: res.outputs, error: res.error, trace, conversation: {} };
+    const trace = await stores.runs.attempts(data.runId).finally(() => stores.close());
+    return {
+      runId: data.runId,
+      status: res.status,
+      outputs: res.outputs,
+      error: res.error,
+      paused: res.paused,
+      trace,
+      conversation: {},
+    };
   } finally {
     await queue.close();
     await events.close();
@@ -171,6 +204,24 @@ export interface WorkerOptions extends QueueConnection {
   /** How long a job's lock lives without renewal before another worker may take it over (ms). */
   lockDurationMs?: number;
   onEvent?: (e: RunEvent) => void;
+  /** Where the worker reports trouble it survives (Redis unreachable …); one line each, repeats held back. */
+  log?: (line: string) => void;
+}
+
+// A run whose database was unreachable waits this long before another try, for up to this many starts of its
+// job (about ten minutes), before the job fails as any other.
+const STORE_WAIT_MS = 5_000;
+const STORE_WAIT_STARTS = 120;
+
+export interface StartedWorker {
+  worker: Worker<RunJob, RunJobResult>;
+  /**
+   * Stop promptly, also with Redis or the database gone: take no new job, let running nodes finish (at
+   * most `graceMs`), hand every run back to the queue for another worker to resume from its commits.
+   */
+  stop(o?: { graceMs?: number }): Promise<StopReport>;
+  /** `stop()` with the default grace. */
+  close(): Promise<void>;
 }
 
 /**
@@ -178,53 +229,53 @@ export interface WorkerOptions extends QueueConnection {
  * worker died (lock expired) is taken by another worker, which resumes the run from its committed
  * nodes, so no node output is lost or committed twice.
  */
-export async function startWorker(
-  o: WorkerOptions,
-): Promise<{ worker: Worker<RunJob, RunJobResult>; close: () => Promise<void> }> {
+export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
   requireSharedStore(o.db);
   const stores = await openStores(o.db);
   const store = stores.runs;
   const name = o.name ?? `worker-${process.pid}`;
+  // Timeouts of paused runs are delayed resume jobs: no worker waits for them.
+  const timeouts = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(o) });
+  // Aborted when the worker stops: runs end between nodes, interrupted, and go back to the queue.
+  const stopping = new AbortController();
+  const active = new Set<Promise<unknown>>();
+  const handBack = async (job: Job<RunJob, RunJobResult>, token?: string): Promise<never> => {
+    await job.moveToWait(token);
+    throw new WaitingError();
+  };
+  const later = async (job: Job<RunJob, RunJobResult>, token?: string): Promise<never> => {
+    await job.moveToDelayed(Date.now() + STORE_WAIT_MS, token);
+    throw new DelayedError();
+  };
+  const runJob = async (job: Job<RunJob, RunJobResult>): Promise<RunJobResult> => {
+    const onEvent = (e: RunEvent) => {
+      o.onEvent?.(e);
+      if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
+    };
+    const services = await jobServices(job.data, o, stores.forms);
+    const result = await processJob(job.data, { store, services, onEvent, name, stop: stopping.signal });
+    await scheduleTimeouts(timeouts, result);
+    return result;
+  };
   const worker = new Worker<RunJob, RunJobResult>(
     QUEUE_NAME,
-    async (job: Job<RunJob, RunJobResult>) => {
-      const { runId, workflow, inputs, sys } = job.data;
-      const onEvent = (e: RunEvent) => {
-        o.onEvent?.(e);
-        if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
-      };
-      let services = o.services;
-      if (job.data.toolEnv?.kind === "sopbench") {
-        const { SopBenchToolService } = await import("../eval/sopbench/index.js");
-        const tools = new SopBenchToolService(job.data.toolEnv.domain, job.data.toolEnv.options ?? {});
-        services = { ...o.services, tools, now: () => tools.env.now() };
+    async (job, token) => {
+      if (stopping.signal.aborted) return handBack(job, token);
+      const running = runJob(job);
+      active.add(running);
+      let result: RunJobResult;
+      try {
+        result = await running.finally(() => active.delete(running));
+      } catch (e) {
+        // The database went away under the run: try again later, without spending one of the job's attempts.
+        if (interruptsRun(e) && !stopping.signal.aborted && job.attemptsStarted < STORE_WAIT_STARTS)
+          return later(job, token);
+        throw e;
       }
-      const existing = await store.getRun(runId);
-      if (
-        existing &&
-        (existing.status === "succeeded" || existing.status === "partial-succeeded" || existing.status === "failed")
-      ) {
-        // The previous worker finished the run but died before acknowledging the job.
-        return {
-          runId,
-          status: existing.status,
-          outputs: existing.outputs ?? {},
-          error: existing.error,
-          worker: name,
-          resumed: true,
-        };
-      }
-      const result = existing
-        ? await resumeRun(runId, { store, services, onEvent, maxSteps: 2000 })
-        : await runWorkflow(workflow, { runId, inputs, sys, store, services, onEvent, maxSteps: 2000 });
-      return {
-        runId,
-        status: result.status,
-        outputs: result.outputs,
-        error: result.error,
-        worker: name,
-        resumed: !!existing,
-      };
+      if (result.status !== "interrupted") return result;
+      if (stopping.signal.aborted) return handBack(job, token);
+      if (job.attemptsStarted < STORE_WAIT_STARTS) return later(job, token);
+      throw new Error(`run ${result.runId} was interrupted ${STORE_WAIT_STARTS} times: ${result.error?.message}`);
     },
     {
       connection: connection(o),
@@ -234,11 +285,79 @@ export async function startWorker(
       maxStalledCount: 5,
     },
   );
+  // One reporter for both connections, so an outage is one line, not a stack trace per reconnect of each.
+  const onError = workerErrorLog(name, o.log ?? ((line) => process.stderr.write(`${line}\n`)));
+  worker.on("error", onError);
+  timeouts.on("error", onError);
+  const stop = async (so: { graceMs?: number } = {}) => {
+    const report = await stopWorker({ name, worker, stopping, active, stores, graceMs: so.graceMs ?? 10_000 });
+    // Bounded: with Redis gone a close would wait for a connection that never comes back.
+    await Promise.race([timeouts.close().catch(() => {}), new Promise((r) => setTimeout(r, 1_000).unref())]);
+    return report;
+  };
   return {
     worker,
+    stop,
     close: async () => {
-      await worker.close();
-      await stores.close();
+      await stop();
     },
   };
+}
+
+/** The worker's services for one job: its human-input forms live in the shared database. */
+async function jobServices(data: RunJob, o: WorkerOptions, forms: FormStore): Promise<Partial<ExecServices>> {
+  let services: Partial<ExecServices> = { ...o.services, humanInput: new StoredHumanInput(forms) };
+  if (data.toolEnv?.kind === "sopbench") {
+    const { SopBenchToolService } = await import("../eval/sopbench/index.js");
+    const tools = new SopBenchToolService(data.toolEnv.domain, data.toolEnv.options ?? {});
+    services = { ...services, tools, now: () => tools.env.now() };
+  }
+  return services;
+}
+
+const FINISHED = new Set(["succeeded", "partial-succeeded", "failed"]);
+
+/**
+ * Run, resume or take over one run. A job whose worker died (lock expired) is retried by BullMQ and resumes
+ * the run from its commits; a resume job continues a paused run once answered, or once its timeout is due.
+ */
+async function processJob(
+  data: RunJob,
+  o: { store: RunStore; services: Partial<ExecServices>; onEvent: (e: RunEvent) => void; name: string; stop: AbortSignal },
+): Promise<RunJobResult> {
+  const { runId } = data;
+  const existing = await o.store.getRun(runId);
+  const reply = (r: Pick<RunResult, "status" | "outputs" | "error" | "paused">, resumed: boolean): RunJobResult => ({
+    runId,
+    status: r.status,
+    outputs: r.outputs ?? {},
+    error: r.error,
+    ...(r.paused ? { paused: r.paused } : {}),
+    worker: o.name,
+    resumed,
+  });
+  // The previous worker finished the run but died before acknowledging the job; or a late timeout.
+  if (existing && FINISHED.has(existing.status)) return reply({ ...existing, outputs: existing.outputs ?? {} }, true);
+  const opts = { store: o.store, services: o.services, onEvent: o.onEvent, maxSteps: 2000, stop: o.stop };
+  if (existing) return reply(await resumeRun(runId, opts), true);
+  if (data.resume || !data.workflow)
+    throw new WeftError("run.not_found", `no run with id ${runId} to resume in this database`);
+  return reply(await runWorkflow(data.workflow, { ...opts, runId, inputs: data.inputs ?? {}, sys: data.sys }), false);
+}
+
+/** A paused run's forms that expire get a delayed resume job, which takes the form's timeout path. */
+async function scheduleTimeouts(timeouts: Queue<RunJob, RunJobResult>, result: RunJobResult): Promise<void> {
+  for (const p of result.paused ?? []) {
+    if (p.form.expiresAt === null) continue;
+    await timeouts.add(
+      "resume",
+      { runId: result.runId, resume: true },
+      {
+        jobId: `${result.runId}-timeout-${p.form.formId}`,
+        delay: Math.max(0, p.form.expiresAt - Date.now()),
+        removeOnComplete: 10_000,
+        removeOnFail: 10_000,
+      },
+    );
+  }
 }

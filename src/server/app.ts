@@ -5,11 +5,16 @@ import type { ServerDeps } from "./context.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
 import { chatRoutes } from "./routes/chat.js";
+import { knowledgeRoutes } from "./routes/knowledge.js";
+import { mcpRoutes } from "./routes/mcp.js";
 import { fileRoutes } from "./routes/files.js";
+import { runFormRoutes } from "./routes/forms.js";
 import { metaRoutes } from "./routes/meta.js";
 import { proposalRoutes } from "./routes/proposals.js";
 import { appRunRoutes, conversationRoutes, runRoutes } from "./routes/runs.js";
 import { serveWeb } from "./static.js";
+import { difyErrorBody } from "./v1/errors.js";
+import { serviceApi } from "./v1/index.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -29,7 +34,9 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   const maxSize = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   app.onError((e, c) => {
-    const { status, body } = toErrorBody(e);
+    // The service API answers as Dify does: `{code, message, status}`.
+    const dify = new URL(c.req.url).pathname.startsWith("/v1/");
+    const { status, body } = dify ? { status: difyErrorBody(e).status, body: difyErrorBody(e) } : toErrorBody(e);
     if (status === 500) {
       // Typed failures are one line (their message names the file or the cause); anything else keeps its stack.
       const line =
@@ -77,9 +84,12 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", appRunRoutes(deps));
   apps.route("/", conversationRoutes(deps));
   apps.route("/", chatRoutes(deps));
+  apps.route("/", mcpRoutes(deps));
   apps.route("/", proposalRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", runRoutes(deps));
+  app.route("/api/knowledge", knowledgeRoutes(deps));
+  app.route("/api/runs", runFormRoutes(deps));
   app.route("/api/files", fileRoutes(deps));
   app.route("/api", metaRoutes(deps));
   app.all("/api/*", (c) =>
@@ -88,6 +98,8 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
       404,
     ),
   );
+
+  app.route("/v1", serviceApi(deps, maxSize));
 
   if (opts.webDir !== undefined) app.get("/*", serveWeb(opts.webDir));
   return app;

@@ -1,14 +1,16 @@
 import type { Context } from "hono";
+import type { ModelChoice } from "../dsl/compact/convert.js";
 import type { ExecServices, LlmService, ModelRef } from "../ir/services.js";
+import type { KnowledgeBases } from "../knowledge/service.js";
 import type { LlmConfig } from "../llm/index.js";
 import type { AppRecord, AppStore } from "../store/apps.js";
 import type { Stores } from "../store/open.js";
 import type { RunStore } from "../store/runs.js";
-import { ApiError } from "./errors.js";
-import type { ModelChoice } from "../dsl/compact/convert.js";
-import type { Editing } from "./editing.js";
-import type { RunHub } from "./hub.js";
 import { MAX_JSON_DEPTH, tooDeepAt } from "../util/json-depth.js";
+import type { Editing } from "./editing.js";
+import { ApiError } from "./errors.js";
+import type { RunHub } from "./hub.js";
+import type { PausedRuns } from "./human-input.js";
 
 /** What every route needs: the stores, the run hub and the model layer (absent when none is configured). */
 export interface ServerDeps {
@@ -19,7 +21,11 @@ export interface ServerDeps {
   editing: Editing;
   runs: RunStore;
   hub: RunHub;
+  /** Paused runs: answers and timeouts of their forms continue them. */
+  paused: PausedRuns;
   services: Partial<ExecServices>;
+  /** The database's knowledge bases (also `services.knowledge` unless the caller brought its own). */
+  knowledge: KnowledgeBases;
   llmConfig?: LlmConfig;
   /** The agent's model; the endpoint routing decides where it goes. */
   agentModel: ModelRef;

@@ -4,11 +4,17 @@ import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
 import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
 import { openStores } from "../store/open.js";
+import type { KnowledgeConfig } from "../knowledge/config.js";
+import { KnowledgeBases } from "../knowledge/service.js";
+import { TextDocumentService } from "../tools/documents.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
-import { RunHub } from "./hub.js";
 import { Editing } from "./editing.js";
+import { RunHub } from "./hub.js";
+import { PausedRuns } from "./human-input.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
+import { resumeContext } from "./v1/runs.js";
+import { finishChatTurn } from "./v1/turns.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";
@@ -28,6 +34,8 @@ export interface ServerOptions extends AppOptions {
   synchronous?: "full" | "normal";
   /** How often events of active runs are written to the database (ms). */
   flushMs?: number;
+  /** Chunking and embedding of knowledge bases (weft.config.json `knowledge`). */
+  knowledgeConfig?: KnowledgeConfig;
 }
 
 export interface RunningServer {
@@ -40,22 +48,43 @@ export interface RunningServer {
 export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise<ServerDeps> {
   const stores = await openStores(o.db, { synchronous: o.synchronous });
   const { runs, apps } = stores;
-  const services = o.services ?? {};
+  // Knowledge bases live in this database; workflow runs and the /api/knowledge routes share them.
+  const knowledge = new KnowledgeBases(stores.knowledge, {
+    // Documents added through /api/knowledge are read even when the caller brought no extractor.
+    documents: o.services?.documents ?? new TextDocumentService(),
+    llm: o.services?.llm,
+    config: o.knowledgeConfig,
+  });
+  const services = { ...o.services, knowledge: o.services?.knowledge ?? knowledge };
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
   const nodeModel = o.llmConfig ? configuredNodeModel(o.llmConfig, o.agentModel?.name) : undefined;
-  return {
+  const hub = new RunHub({
+    runs,
+    apps,
+    forms: stores.forms,
+    services,
+    concurrency: o.concurrency,
+    flushMs: o.flushMs,
+    contextOf: (runId) => resumeContext(deps, runId),
+  });
+  const deps: ServerDeps = {
     stores,
     apps,
     editing: new Editing(apps),
     runs,
     services,
-    hub: new RunHub({ runs, apps, services, concurrency: o.concurrency, flushMs: o.flushMs }),
+    knowledge,
+    hub,
+    paused: new PausedRuns(hub, stores.forms),
     llmConfig: o.llmConfig,
     agentLlm,
     ...(nodeModel ? { nodeModel } : {}),
     agentModel: o.agentModel ?? { provider: "weft-agent", name: "" },
     agentMaxIterations: o.agentMaxIterations,
   };
+  hub.onSegmentEnd((runId, result) => finishChatTurn(deps, runId, result));
+  await deps.paused.start();
+  return deps;
 }
 
 /** Why the server could not listen, in one line a user can act on. */
@@ -96,6 +125,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     port,
     deps,
     close: async () => {
+      deps.paused.stop();
       deps.hub.abortAll();
       await deps.hub.drain();
       await new Promise<void>((r) => {

@@ -1,5 +1,6 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { importDify } from "../dsl/dify/index.js";
 import type { AppRecord, AppStore } from "../store/apps.js";
@@ -22,11 +23,17 @@ export async function ensureSampleApp(apps: AppStore, path = SAMPLE_PATH): Promi
 
 /**
  * Where `weft serve --sample` keeps its key in plain text: beside the database file, readable by the owner
- * only; in-memory databases keep none (their keys end with the process).
+ * only; for a PostgreSQL database (no file to sit beside) under `.weft/` in the working directory, one file
+ * per server, database and schema; in-memory databases keep none (their keys end with the process).
  */
 export function sampleKeyPath(db: string): string | undefined {
   const spec = parseStoreSpec(db);
-  return spec.kind === "sqlite" ? `${spec.path}.sample-key` : undefined;
+  if (spec.kind === "sqlite") return `${spec.path}.sample-key`;
+  if (spec.kind === "postgres") {
+    const id = createHash("sha256").update(`${spec.label}\n${spec.schema}`).digest("hex").slice(0, 16);
+    return join(".weft", `postgres-${id}.sample-key`);
+  }
+  return undefined;
 }
 
 /**
@@ -41,6 +48,7 @@ export async function sampleKey(apps: AppStore, db: string): Promise<{ key: stri
   }
   const { key } = await apps.createKey("sample");
   if (path) {
+    mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, `${key}\n`, { mode: 0o600 });
     chmodSync(path, 0o600);
   }

@@ -13,7 +13,7 @@ export interface PumpSource {
 export function pumpSSE(
   c: Context,
   setup: (wake: () => void) => PumpSource | Promise<PumpSource>,
-  opts: { keepAliveMs?: number } = {},
+  opts: { keepAliveMs?: number; keepAlive?: string } = {},
 ): Response {
   return streamSSE(c, async (stream) => {
     let wakeUp: (() => void) | undefined;
@@ -29,7 +29,7 @@ export function pumpSSE(
     });
     const src = await setup(wake);
     const keepAlive = setInterval(
-      () => void stream.write(": keep-alive\n\n").catch(() => {}),
+      () => void stream.write(opts.keepAlive ?? ": keep-alive\n\n").catch(() => {}),
       opts.keepAliveMs ?? 15_000,
     );
     try {

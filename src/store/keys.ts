@@ -4,3 +4,6 @@ import { createHash, randomBytes } from "node:crypto";
 export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 
 export const newApiKey = () => `weft_${randomBytes(24).toString("base64url")}`;
+
+/** Dify's app keys look like `app-` and 24 characters; one key selects one app. */
+export const newAppKey = () => `app-${randomBytes(18).toString("base64url")}`;

@@ -1,41 +1,37 @@
-import type { AppStore } from "./apps.js";
-import type { ConversationStore } from "./conversations.js";
+import Database from "better-sqlite3";
 import { StoreOpenError, StoreSpecError } from "./errors.js";
+import type { FormStore } from "./forms.js";
 import { MemoryAppStore } from "./memory/apps.js";
 import { MemoryConversationStore } from "./memory/conversations.js";
+import { MemoryFormStore } from "./memory/forms.js";
 import { MemoryRunStore } from "./memory/runs.js";
-import type { RunStore } from "./runs.js";
+import { MemoryServiceApiStore } from "./memory/service-api.js";
+import { type PostgresSpec, parsePostgresSpec } from "./postgres/spec.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
+import { SqliteKnowledgeStore } from "./sqlite/knowledge.js";
 import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
+import { SqliteFormStore } from "./sqlite/forms.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
+import { SqliteServiceApiStore } from "./sqlite/service-api.js";
+import type { Stores } from "./stores.js";
 
-/** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
-export interface Stores {
-  runs: RunStore;
-  apps: AppStore;
-  /** Chat apps' conversations: the variables carried from one turn to the next. */
-  conversations: ConversationStore;
-  /** Which backend the specifier named. */
-  readonly kind: StoreKind;
-  /** Closes the database; the stores must not be used afterwards. */
-  close(): Promise<void>;
-}
+export type { StoreKind, Stores } from "./stores.js";
 
-export type StoreKind = "memory" | "sqlite";
-
-export type StoreSpec = { kind: "memory" } | { kind: "sqlite"; path: string };
+export type StoreSpec = { kind: "memory" } | { kind: "sqlite"; path: string } | ({ kind: "postgres" } & PostgresSpec);
 
 export interface OpenStoresOptions {
   /** SQLite durability; see `SqliteOptions`. Other backends ignore it. */
   synchronous?: SqliteOptions["synchronous"];
 }
 
-const SUPPORTED = "a SQLite file path (weft.db, ./runs.db, sqlite:PATH) or :memory:";
+const SUPPORTED =
+  "a SQLite file path (weft.db, ./runs.db, sqlite:PATH), a PostgreSQL URL (postgres://USER@HOST:PORT/DB) or :memory:";
 
 /**
  * Read a database specifier: `:memory:` (in-process stores, gone when the process ends), `sqlite:PATH`,
- * or a plain path to a SQLite file. Anything else with a URL scheme is refused, never taken for a file name.
+ * a plain path to a SQLite file, or a `postgres://` URL. Any other URL scheme is refused, never taken for a
+ * file name.
  */
 export function parseStoreSpec(spec: string): StoreSpec {
   const s = spec.trim();
@@ -47,30 +43,39 @@ export function parseStoreSpec(spec: string): StoreSpec {
     return { kind: "sqlite", path };
   }
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(s)?.[1];
-  if (scheme) {
-    const postgres = /^postgres(ql)?$/i.test(scheme);
+  if (scheme && /^postgres(ql)?$/i.test(scheme)) return { kind: "postgres", ...parsePostgresSpec(s) };
+  if (scheme)
     throw new StoreSpecError(
-      postgres ? "store.unsupported" : "store.unknown_spec",
-      postgres
-        ? `PostgreSQL databases (${scheme}://) are not supported by this version of Weft; use ${SUPPORTED}`
-        : `unknown database specifier "${spec}" (scheme "${scheme}:"); use ${SUPPORTED}`,
+      "store.unknown_spec",
+      `unknown database specifier "${spec}" (scheme "${scheme}:"); use ${SUPPORTED}`,
       { spec, scheme },
     );
-  }
   return { kind: "sqlite", path: s };
 }
 
-/** Open the run, app and conversation stores of one database. */
+/** Open every store of one database: runs, apps, conversations, forms, the service API's state and knowledge bases. */
 export async function openStores(spec: string, o: OpenStoresOptions = {}): Promise<Stores> {
   const parsed = parseStoreSpec(spec);
   if (parsed.kind === "memory") {
+    // Full-text search is SQLite's FTS5 even in memory: an in-process database that ends with the stores.
+    const kb = new Database(":memory:");
     return {
       kind: "memory",
       runs: new MemoryRunStore(),
       apps: new MemoryAppStore(),
+      forms: new MemoryFormStore(),
+      service: new MemoryServiceApiStore(),
       conversations: new MemoryConversationStore(),
-      close: async () => {},
+      knowledge: new SqliteKnowledgeStore(kb),
+      close: async () => {
+        if (kb.open) kb.close();
+      },
     };
+  }
+  if (parsed.kind === "postgres") {
+    // Loaded on demand: commands on SQLite never load the PostgreSQL driver.
+    const { openPostgresStores } = await import("./postgres/open.js");
+    return openPostgresStores(parsed);
   }
   const db = openSqlite(parsed.path, o);
   try {
@@ -78,6 +83,9 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       kind: "sqlite",
       runs: new SqliteRunStore(db),
       apps: new SqliteAppStore(db),
+      knowledge: new SqliteKnowledgeStore(db),
+      forms: new SqliteFormStore(db),
+      service: new SqliteServiceApiStore(db),
       conversations: new SqliteConversationStore(db),
       close: async () => {
         if (db.open) db.close();

@@ -1,6 +1,7 @@
 import type { Workflow } from "../ir/workflow.js";
 
-export type RunStatus = "running" | "succeeded" | "partial-succeeded" | "failed" | "interrupted";
+/** `paused`: waiting for a human-input form; no process holds it, and it resumes from its commits once answered. */
+export type RunStatus = "running" | "paused" | "succeeded" | "partial-succeeded" | "failed" | "interrupted";
 export type NodeStatus = "succeeded" | "exception" | "failed" | "skipped";
 
 /** One node's committed result within a run; `key` encodes the frame path (iteration item, loop round). */
@@ -21,7 +22,7 @@ export interface AttemptRecord {
   nodeType: string;
   title: string;
   attempt: number;
-  status: "succeeded" | "failed" | "exception" | "skipped" | "gate-rejected";
+  status: "succeeded" | "failed" | "exception" | "skipped" | "gate-rejected" | "paused";
   inputs: Record<string, unknown>;
   outputs?: Record<string, unknown>;
   port?: string;

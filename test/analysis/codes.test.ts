@@ -206,6 +206,17 @@ describe("one bad workflow per diagnostic code", () => {
     expectCode(w, "mode.answer_in_workflow", { nodeId: "answer" });
   });
 
+  it("mode.answer_in_workflow is only a warning when an end node follows the answer (Dify runs it)", () => {
+    const w = wf(
+      "workflow",
+      [start(), tt("t", [["q", ["start", "query"]]]), n("answer", "answer", { answer: "{{#t.output#}}" }), end("end", [["out", ["t", "output"]]])],
+      chain("start", "t", "answer", "end"),
+    );
+    const { d, r } = expectCode(w, "mode.answer_in_workflow", { nodeId: "answer" });
+    expect(d.severity).toBe("warning");
+    expect(r.diagnostics.filter((x) => x.severity === "error"), show(r)).toEqual([]);
+  });
+
   it("mode.no_exit", () => {
     expectCode(wf("workflow", base().slice(0, 2), chain("start", "t")), "mode.no_exit");
   });

@@ -314,3 +314,88 @@ describe("nested constructs", () => {
     ]);
   });
 });
+
+describe("lowering approval steps", () => {
+  const model = () =>
+    parseModel({
+      inputs: [{ name: "amount", type: "number" }],
+      steps: [
+        {
+          id: "sign_off",
+          kind: "approval",
+          title: "Manager sign-off",
+          instruction: "A manager approves refunds over 100.",
+          reads: ["amount"],
+          writes: [
+            { name: "decision", type: "string" },
+            { name: "approved", type: "boolean" },
+            { name: "comment", type: "string", description: "Why" },
+          ],
+          timeout_hours: 24,
+        },
+        {
+          id: "refund",
+          kind: "code",
+          instruction: "Refund when approved.",
+          reads: ["approved", "comment", "decision"],
+          writes: [{ name: "result", type: "string" }],
+          code: "function main({ approved, comment, decision }) {\n  return { result: (approved ? 'refunded' : 'kept') + ' ' + decision + ' ' + comment };\n}",
+        },
+      ],
+      flow: ["sign_off", "refund"],
+      outputs: [{ name: "result", artifact: "result" }],
+    });
+
+  it("becomes a human-input node whose answer (or timeout) is the step's artifacts; the run pauses and resumes", async () => {
+    const { runWorkflow, resumeRun } = await import("../../src/engine/run.js");
+    const { createSandbox } = await import("../../src/sandbox/index.js");
+    const { StoredHumanInput, submitForm } = await import("../../src/engine/human-input.js");
+    const { MemoryFormStore } = await import("../../src/store/memory/forms.js");
+    const { MemoryRunStore } = await import("../../src/store/memory/runs.js");
+    const lowered = lowerModel(model());
+    expect(staticCheck(lowered).errors).toEqual([]);
+    const ask = lowered.workflow.nodes.find((n) => n.type === "human-input")!;
+    expect(ask.config).toMatchObject({
+      form_content: "A manager approves refunds over 100.\n\namount: {{#start.amount#}}\n\nWhy: {{#$output.comment#}}",
+      inputs: [expect.objectContaining({ type: "paragraph", output_variable_name: "comment" })],
+      timeout: 24,
+      timeout_unit: "hour",
+    });
+    expect((ask.config.user_actions as Array<{ id: string }>).map((a) => a.id)).toEqual(["approve", "reject"]);
+
+    const forms = new MemoryFormStore();
+    const store = new MemoryRunStore();
+    const services = { sandbox: createSandbox(), humanInput: new StoredHumanInput(forms) };
+    const paused = await runWorkflow(lowered.workflow, { inputs: { amount: 250 }, services, store });
+    expect(paused.status).toBe("paused");
+    const [form] = await forms.runForms(paused.runId);
+    expect(form!.content).toContain("amount: 250");
+    await submitForm(forms, form!.id, { action: "approve", inputs: { comment: "ok" } }, Date.now());
+    const done = await resumeRun(paused.runId, { services, store });
+    expect(done.outputs).toEqual({ result: "refunded approve ok" });
+
+    // Nobody answers within the timeout: decision "timeout", not approved.
+    const late = await runWorkflow(lowered.workflow, {
+      inputs: { amount: 250 },
+      services: { ...services, now: () => new Date(Date.now() + 25 * 3_600_000) },
+      store,
+    });
+    expect(late.status).toBe("paused");
+    const expired = await resumeRun(late.runId, {
+      services: { ...services, now: () => new Date(Date.now() + 50 * 3_600_000) },
+      store,
+    });
+    expect(expired.outputs).toEqual({ result: "kept timeout " });
+  });
+
+  it("refuses approval writes a person cannot give", () => {
+    expect(() =>
+      parseModel({
+        inputs: [],
+        steps: [{ id: "a", kind: "approval", instruction: "x", writes: [{ name: "n", type: "number" }] }],
+        flow: ["a"],
+        outputs: [{ name: "n", artifact: "n" }],
+      }),
+    ).toThrow(/approval step "a" writes "n" as number/);
+  });
+});

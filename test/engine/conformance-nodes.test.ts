@@ -475,6 +475,24 @@ describe("start inputs", () => {
     }
   });
 
+  it("max_length binds text-input and paragraph only: a select option longer than it is accepted (Dify parity)", async () => {
+    const long = "an option far longer than five";
+    const r = await runWorkflow(startWf([{ variable: "s", type: "select", options: [long], max_length: 5 }]), {
+      inputs: { s: long },
+    });
+    expect(r.status).toBe("succeeded");
+    expect(r.outputs.s).toBe(long);
+    const p = await runWorkflow(startWf([{ variable: "p", type: "paragraph", max_length: 5 }]), { inputs: { p: long } });
+    expect(p.error).toMatchObject({ code: "input.invalid", nodeId: "start" });
+  });
+
+  it("a file-list input given one file is a one-element list", async () => {
+    const file = { type: "document", transfer_method: "local_file", filename: "a.txt", extension: ".txt", mime_type: "text/plain", size: 1 };
+    const r = await runWorkflow(startWf([{ variable: "docs", type: "file-list" }]), { inputs: { docs: file } });
+    expect(r.status).toBe("succeeded");
+    expect(r.outputs.docs).toEqual([file]);
+  });
+
   it("re-exports sys values as sys.<name> outputs (legacy [start, 'sys.query'] selectors)", async () => {
     const wf = buildWorkflow({
       mode: "advanced-chat",

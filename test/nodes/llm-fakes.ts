@@ -51,6 +51,7 @@ export function fakeContext(node: WorkflowNode, pool: Pool, services: Partial<Ex
     node,
     config: parsed,
     runId: "run-1",
+    key: node.id,
     runInputs: {},
     attempt: 1,
     feedback: [],

@@ -122,7 +122,7 @@ describe("knowledge-retrieval", () => {
   it("errors: no knowledge service, empty query", async () => {
     const err = await run(kr(), { start: { "sys.query": "q" } }).catch((e) => e);
     expect(err).toBeInstanceOf(NotConfiguredError);
-    expect(err.message).toBe("knowledge retrieval needs a configured knowledge base");
+    expect(err.message).toMatch(/no knowledge bases are available here.*weft kb create NAME --id/);
     const empty = await run(kr(), { start: { "sys.query": "" } }, { knowledge: new FakeKb() }).catch((e) => e);
     expect(empty).toBeInstanceOf(NodeExecutionError);
     expect(empty.code).toBe("knowledge.query_missing");

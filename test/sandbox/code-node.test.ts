@@ -24,6 +24,7 @@ function context(n: WorkflowNode, pool: Pool, services: Partial<ExecServices>): 
     node: n,
     config: codeDef.configSchema.parse(n.config),
     runId: "run-1",
+    key: n.id,
     runInputs: {},
     attempt: 1,
     feedback: [],

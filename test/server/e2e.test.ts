@@ -8,6 +8,7 @@ import { parse as parseYaml } from "yaml";
 import { createLlmService, parseLlmConfig } from "../../src/llm/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { DirFileService } from "../../src/tools/files.js";
+import { buildWorkflow, tpl } from "../support/build.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { corpusFile, serveSample, startTestServer, type TestServer } from "./helpers.js";
 
@@ -120,6 +121,49 @@ const fileEcho = {
   ],
 };
 
+/** A tool and a knowledge base nothing here serves: both are warned about on their nodes before any run. */
+const unserved = {
+  weft: 1,
+  name: "unserved",
+  mode: "workflow",
+  nodes: [
+    { id: "start", type: "start", title: "Start", config: { variables: [{ variable: "q", label: "Q", type: "text-input", required: true }] } },
+    {
+      id: "search",
+      type: "tool",
+      title: "Web search",
+      config: {
+        provider_type: "builtin",
+        provider_id: "tavily",
+        tool_name: "tavily_search",
+        tool_parameters: { query: { type: "mixed", value: "{{#start.q#}}" } },
+      },
+    },
+    {
+      id: "kr",
+      type: "knowledge-retrieval",
+      title: "Policies",
+      config: { query_variable_selector: ["start", "q"], dataset_ids: ["policies-2024"], retrieval_mode: "multiple" },
+    },
+    {
+      id: "end",
+      type: "end",
+      title: "End",
+      config: {
+        outputs: [
+          { variable: "s", value_selector: ["search", "text"] },
+          { variable: "k", value_selector: ["kr", "result"] },
+        ],
+      },
+    },
+  ],
+  edges: [
+    { source: "start", target: "search" },
+    { source: "search", target: "kr" },
+    { source: "kr", target: "end" },
+  ],
+};
+
 /** Two placed nodes and one without a position; an if-else case without conditions (a warning today). */
 const placed = {
   weft: 1,
@@ -173,6 +217,64 @@ const legacyIfElse = {
     { source: "gate", sourcePort: "false", target: "end" },
   ],
 };
+
+/** The workflow whose proposals are reviewed: start → wrap → end, and a side branch to be removed. */
+const reviewed = {
+  weft: 1,
+  name: "review me",
+  mode: "workflow",
+  nodes: [
+    {
+      id: "start",
+      type: "start",
+      title: "Start",
+      config: { variables: [{ variable: "query", label: "Query", type: "text-input", required: true }] },
+      canvas: { position: { x: 0, y: 100 } },
+    },
+    {
+      id: "wrap",
+      type: "template-transform",
+      title: "Wrap",
+      config: { variables: [{ variable: "q", value_selector: ["start", "query"] }], template: "[{{ q }}]" },
+      canvas: { position: { x: 320, y: 40 } },
+    },
+    {
+      id: "note",
+      type: "template-transform",
+      title: "Side note",
+      config: { variables: [], template: "unused" },
+      canvas: { position: { x: 320, y: 260 } },
+    },
+    {
+      id: "end",
+      type: "end",
+      title: "End",
+      config: { outputs: [{ variable: "wrapped", value_selector: ["wrap", "output"] }] },
+      canvas: { position: { x: 640, y: 100 } },
+    },
+  ],
+  edges: [
+    { source: "start", target: "wrap" },
+    { source: "wrap", target: "end" },
+    { source: "start", target: "note" },
+  ],
+};
+/**
+ * The agent's edits of it, on the compact ids it is shown (1 start, 2 wrap, 3 note, 4 end): one field changed,
+ * a node added and wired in, a node removed, the end rewired.
+ */
+const reviewEdits = [
+  { op: "set_param", id: "2", field: "template", value: "<<{{ q }}>>" },
+  {
+    op: "add_node",
+    node: { id: "5", type: "template-transform", title: "Shout", param: { variables: [["w", ["output", "2"]]], template: "{{ w }}!" } },
+  },
+  { op: "remove_node", id: "3" },
+  { op: "remove_edge", edge: ["2", 0, "4"] },
+  { op: "add_edge", edge: ["2", 0, "5"] },
+  { op: "add_edge", edge: ["5", 0, "4"] },
+  { op: "set_param", id: "4", field: "outputs", value: [["wrapped", ["output", "5"]]] },
+];
 
 describe.skipIf(!hasChromium)("web studio in a real browser", () => {
   let llm: ReplayServer;
@@ -409,6 +511,20 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     expect(await warning.isVisible()).toBe(true);
   });
 
+  it("shows a tool and a knowledge base that nothing serves on their nodes, before running", async () => {
+    await createApp(unserved);
+    await openByName("unserved");
+    const tool = page.locator('[data-node-id="search"] [data-testid="node-warning"]');
+    await tool.waitFor();
+    expect(await tool.textContent()).toContain("tavily/tavily_search");
+    expect(await tool.textContent()).toContain("not served here");
+    const kb = page.locator('[data-node-id="kr"] [data-testid="node-warning"]');
+    await kb.waitFor();
+    expect(await kb.textContent()).toContain("policies-2024");
+    expect(await kb.isVisible()).toBe(true);
+    await shot("unserved-tool-and-knowledge");
+  });
+
   it("opens a small workflow whole, with edges drawn under the cards", async () => {
     await importFile(ROUTING);
     const canvas = (await page.getByTestId("canvas").boundingBox())!;
@@ -584,6 +700,88 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     expect(await page.getByTestId("run-outputs").textContent()).toContain("got report.txt");
   });
 
+  it("shows a paused run with its human-input form; answering it there resumes the run", async () => {
+    const wf = buildWorkflow({
+      nodes: [
+        {
+          id: "start",
+          type: "start",
+          title: "Start",
+          variables: [{ variable: "item", label: "Item", type: "text-input", required: true }],
+        },
+        tpl("draft", "order for {{ i }}", { i: ["start", "item"] }, { title: "Draft order" }),
+        {
+          id: "ask",
+          type: "human-input",
+          title: "Manager approval",
+          form_content: "Approve {{#draft.output#}}?\nReason: {{#$output.reason#}}",
+          inputs: [{ type: "paragraph", output_variable_name: "reason" }],
+          user_actions: [
+            { id: "approve", title: "Approve", button_style: "primary" },
+            { id: "reject", title: "Reject", button_style: "default" },
+          ],
+          timeout: 1,
+          timeout_unit: "day",
+        },
+        tpl("yes", "approved: {{ r }}", { r: ["ask", "reason"] }, { title: "Approved" }),
+        tpl("no", "rejected: {{ r }}", { r: ["ask", "reason"] }, { title: "Rejected" }),
+        tpl("late", "expired", {}, { title: "Expired" }),
+        {
+          id: "agg",
+          type: "variable-aggregator",
+          title: "Outcome",
+          output_type: "string",
+          variables: [
+            ["yes", "output"],
+            ["no", "output"],
+            ["late", "output"],
+          ],
+        },
+        {
+          id: "end",
+          type: "end",
+          title: "End",
+          outputs: [{ variable: "decision", value_selector: ["agg", "output"] }],
+        },
+      ],
+      edges: [
+        ["start", "draft"],
+        ["draft", "ask"],
+        ["ask", "approve", "yes"],
+        ["ask", "reject", "no"],
+        ["ask", "__timeout", "late"],
+        ["yes", "agg"],
+        ["no", "agg"],
+        ["late", "agg"],
+        ["agg", "end"],
+      ],
+    });
+    await createApp({ ...wf, name: "approval" });
+    // The app list shows apps as of its last load.
+    await page.reload();
+    await openByName("approval");
+    await page.getByTestId("tab-run").click();
+    await page.getByTestId("input-item").fill("12 chairs");
+    await page.getByTestId("run-button").click();
+    await page.locator('[data-testid="run-result"][data-status="paused"]').waitFor();
+    const form = page.getByTestId("human-input-form");
+    await form.waitFor();
+    expect(await form.textContent()).toContain("Manager approval");
+    expect(await page.getByTestId("human-input-content").textContent()).toBe(
+      "Approve order for 12 chairs?\nReason: [reason]",
+    );
+    // The waiting node is marked paused on the canvas.
+    expect(await page.locator(".wf-status.st-paused").count()).toBe(1);
+    await page.getByTestId("form-input-reason").fill("within budget");
+    await shot("run-paused-form");
+    await page.getByTestId("form-action-approve").click();
+    await page.locator('[data-testid="run-result"][data-status="succeeded"]').waitFor();
+    expect(await page.getByTestId("run-outputs").textContent()).toContain("approved: within budget");
+    expect(await page.getByTestId("human-input-form").count()).toBe(0);
+    await page.getByTestId("run-tab-log").click();
+    expect(await page.getByTestId("run-events").textContent()).toContain("run finished → paused");
+  });
+
   it("carries conversation variables from one chat run to the next, until a new conversation", async () => {
     await createApp(chatCounter);
     await openByName("turn counter");
@@ -657,7 +855,7 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     expect(dl.suggestedFilename()).toMatch(/\.yml$/);
   });
 
-  it("chats with the agent and sees the canvas change to the new version", { timeout: 90_000 }, async () => {
+  it("chats with the agent, reviews its proposal and sees the canvas change to the new version on Apply", { timeout: 90_000 }, async () => {
     await openByName("if-else");
     llm.enqueue(
       reply.toolCall("update_workflow", { workflow: compact }),
@@ -676,8 +874,15 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
           `${e.message}\nunmatched LLM requests: ${llm.unmatched.length}\npage errors: ${pageErrors.join("\n")}`,
         );
       });
-    await page.locator('[data-node-type="template-transform"]').waitFor();
+    // Nothing is applied yet: the proposal is on the canvas, the app is still at version 3.
+    await page.locator('[data-testid="review-bar"][data-state="open"]').waitFor();
+    await page.locator('[data-node-type="template-transform"][data-mark="added"]').waitFor();
+    expect((await current("if-else")).version).toBe(3);
+    await page.getByTestId("proposal-apply").click();
+    await page.getByTestId("review-bar").waitFor({ state: "detached" });
+    await page.locator('[data-node-type="template-transform"]:not([data-mark="added"])').waitFor();
     await expect.poll(() => page.locator(".react-flow__node").count()).toBe(3);
+    expect((await current("if-else")).version).toBe(4);
     await page.getByTestId("tab-versions").click();
     await page.getByTestId("version-4").waitFor();
     await page.getByTestId("version-4").getByText("diff").click();
@@ -688,6 +893,176 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     await page.getByTestId("run-button").click();
     await page.locator('[data-testid="run-result"][data-status="succeeded"]').waitFor();
     expect(await page.getByTestId("run-outputs").textContent()).toContain("[hi]");
+  });
+
+  describe("AI proposal review", () => {
+    let id: string;
+    let original: any;
+    const nodeAt = (nodeId: string) => page.locator(`.wf-node[data-node-id="${nodeId}"]`);
+    const marks = async () =>
+      page.locator(".wf-node[data-mark]").evaluateAll((els) =>
+        Object.fromEntries(els.filter((e) => e.getAttribute("data-mark")).map((e) => [e.getAttribute("data-node-id"), e.getAttribute("data-mark")])),
+      );
+    const propose = async (message: string) => {
+      llm.enqueue(reply.toolCall("edit_workflow", { edits: reviewEdits }), reply.text("I added a Shout step after Wrap and removed the side note."));
+      await page.getByTestId("tab-chat").click();
+      await page.getByTestId("chat-input").fill(message);
+      await page.getByTestId("chat-send").click();
+      await page
+        .locator('[data-testid="review-bar"][data-state="open"]')
+        .waitFor()
+        .catch(async (e) => {
+          await shot("review-failed");
+          throw new Error(`${e.message}\nunmatched LLM requests: ${llm.unmatched.length}\npage errors: ${pageErrors.join("\n")}`);
+        });
+      await page.locator('.flow-wrap[data-view="ready"]').waitFor();
+    };
+    const unchanged = async (version: number) => {
+      const cur = await current("review me");
+      expect(cur.version).toBe(version);
+      expect(cur.workflow).toEqual(original);
+    };
+
+    beforeAll(async () => {
+      id = await createApp(reviewed);
+      original = ((await (await s.api(`/api/apps/${id}/workflow`)).json()) as any).workflow;
+    });
+
+    it("propose → highlighted diff → reject (nothing changed) → propose → apply (exactly the diff) → undo (the original)", { timeout: 180_000 }, async () => {
+      await openByName("review me");
+      await propose("shout the wrapped query and drop the side note");
+
+      // The highlighted diff: every mark, edges added and removed, the legend, the summary from the diff.
+      const added = await page.locator('.wf-node[data-mark="added"]').getAttribute("data-node-id");
+      expect(await marks()).toEqual({ wrap: "changed", end: "changed", note: "removed", [added!]: "added" });
+      expect(await page.locator(".react-flow__edge.edge-added").count()).toBe(2);
+      expect(await page.locator(".react-flow__edge.edge-removed").count()).toBe(2);
+      expect(await page.getByTestId("review-legend").textContent()).toContain("+ new node (1)");
+      expect(await nodeAt(added!).getByTestId("node-mark").textContent()).toBe("+ new");
+      expect(await nodeAt("note").getByTestId("node-mark").textContent()).toBe("− removed");
+      const summary = (await page.getByTestId("proposal-summary").textContent())!;
+      expect(summary).toContain("Shout");
+      expect(summary).toContain("Side note");
+      // Nothing changed yet.
+      await unchanged(1);
+      await shot("review-1-proposed");
+
+      // The inspector of a changed node: its field change old → new, and nothing else.
+      await nodeAt("wrap").click();
+      const rows = page.locator('[data-testid="inspector"][data-review="changed"] [data-testid="field-change"]');
+      await rows.first().waitFor();
+      expect(await rows.count()).toBe(1);
+      expect(await rows.first().getAttribute("data-field")).toBe("template");
+      expect(await rows.first().getByTestId("field-old").textContent()).toBe("[{{ q }}]");
+      expect(await rows.first().getByTestId("field-new").textContent()).toBe("<<{{ q }}>>");
+      await shot("review-2-inspector");
+
+      // Reject: the same version, the same workflow, the canvas back to it.
+      await page.getByTestId("proposal-reject").click();
+      await page.getByTestId("review-bar").waitFor({ state: "detached" });
+      await unchanged(1);
+      await nodeAt("note").waitFor();
+      expect(await marks()).toEqual({});
+      expect(await page.locator(".react-flow__node").count()).toBe(4);
+      const rejected = ((await (await s.api(`/api/apps/${id}/proposals?status=rejected`)).json()) as any).proposals;
+      expect(rejected).toHaveLength(1);
+      await shot("review-3-rejected");
+
+      // Propose again and apply: the new version differs from the old by exactly the proposal's diff.
+      await propose("shout the wrapped query and drop the side note, please");
+      const pid = await page.getByTestId("review-bar").getAttribute("data-proposal");
+      const proposal = (await (await s.api(`/api/apps/${id}/proposals/${pid}`)).json()) as any;
+      await page.getByTestId("proposal-apply").click();
+      await page.getByTestId("review-bar").waitFor({ state: "detached" });
+      await page.getByText("Applied as version 2.").waitFor();
+      const v2 = await current("review me");
+      expect(v2.version).toBe(2);
+      const diff = ((await (await s.api(`/api/apps/${id}/versions/2/diff?against=1`)).json()) as any).diff;
+      expect(diff.nodesAdded).toHaveLength(1);
+      expect(diff.nodesRemoved).toEqual(["note"]);
+      expect([...diff.nodesChanged].sort()).toEqual(["end", "wrap"]);
+      expect(diff.nodes.changed.find((n: any) => n.id === "wrap").changes).toEqual([
+        { path: ["config", "template"], field: "template", kind: "changed", old: "[{{ q }}]", new: "<<{{ q }}>>" },
+      ]);
+      expect([...diff.edgesAdded].sort()).toEqual([`${diff.nodesAdded[0]}:source→end`, `wrap:source→${diff.nodesAdded[0]}`].sort());
+      expect([...diff.edgesRemoved].sort()).toEqual(["start:source→note", "wrap:source→end"]);
+      expect(diff).toEqual(proposal.diff);
+      // The canvas shows the new version, unmarked.
+      await nodeAt(diff.nodesAdded[0]).waitFor();
+      await nodeAt("note").waitFor({ state: "detached" });
+      expect(await marks()).toEqual({});
+      await shot("review-4-applied");
+
+      // Undo: a new version with the original workflow, drawn on the canvas.
+      await page.getByTestId("tab-versions").click();
+      await page.getByTestId("undo").click();
+      await page.getByText("Undone: version 3 restores version 1.").waitFor();
+      const v3 = await current("review me");
+      expect(v3.version).toBe(3);
+      expect(v3.workflow).toEqual(original);
+      await nodeAt("note").waitFor();
+      await nodeAt(diff.nodesAdded[0]).waitFor({ state: "detached" });
+      await page.getByTestId("version-3").waitFor();
+      await shot("review-5-undone");
+    });
+
+    it("a rejected update shows its diagnostics, says nothing changed, and marks the reply as not applied", { timeout: 90_000 }, async () => {
+      await openByName("review me");
+      const before = await current("review me");
+      llm.enqueue(
+        reply.toolCall("edit_workflow", { edits: [{ op: "set_param", id: "4", field: "outputs", value: [["wrapped", ["output", "9"]]] }] }),
+        reply.text("Done: the output now comes from the new step."),
+      );
+      await page.getByTestId("tab-chat").click();
+      await page.getByTestId("chat-input").fill("take the output from step 9");
+      await page.getByTestId("chat-send").click();
+      const outcome = page.locator('[data-testid="chat-outcome"][data-kind="rejected"]');
+      await outcome.waitFor();
+      expect(await outcome.textContent()).toContain("Nothing changed.");
+      expect(await outcome.getByTestId("chat-outcome-diags").locator("li").count()).toBeGreaterThan(0);
+      const msg = page.locator('[data-testid="chat-assistant"][data-not-applied="true"]');
+      expect(await msg.getByTestId("not-applied").textContent()).toBe("Not applied");
+      expect(await msg.textContent()).toContain("Done: the output now comes from the new step.");
+      expect(await page.getByTestId("review-bar").count()).toBe(0);
+      const after = await current("review me");
+      expect(after.version).toBe(before.version);
+      expect(after.workflow).toEqual(before.workflow);
+      await shot("review-6-rejected-update");
+      // The same marks come back with the conversation when the app is opened again.
+      await openByName("review me");
+      await page.getByTestId("tab-chat").click();
+      await page.locator('[data-testid="chat-outcome"][data-kind="rejected"]').waitFor();
+    });
+
+    it("a proposal made through the API shows when the app is opened; once the app moves on it says it is stale and cannot be applied", { timeout: 90_000 }, async () => {
+      const made = await s.api(`/api/apps/${id}/proposals`, { method: "POST", json: { edits: reviewEdits } });
+      expect(made.status).toBe(201);
+      const p = (await made.json()) as any;
+      await openByName("review me");
+      await page.locator(`[data-testid="review-bar"][data-proposal="${p.id}"]`).waitFor();
+      await nodeAt("note").and(page.locator('[data-mark="removed"]')).waitFor();
+      // Put aside, the user edits and saves: the proposal was made against the version before and says so.
+      await page.getByTestId("review-hide").click();
+      await page.locator('[data-testid="review-bar"][data-state="hidden"]').waitFor();
+      expect(await marks()).toEqual({});
+      await nodeAt("wrap").click();
+      await page.getByTestId("field-title").fill("Wrap it");
+      await page.getByTestId("review-show").click();
+      await page.getByTestId("proposal-unsaved").waitFor();
+      expect(await page.getByTestId("proposal-apply").textContent()).toBe("Discard my unsaved edits and apply");
+      await shot("review-7-unsaved-edits");
+      await page.getByTestId("review-hide").click();
+      await page.getByTestId("save").click();
+      await page.getByTestId("review-show").click();
+      await page.getByTestId("proposal-stale").waitFor();
+      expect(await page.getByTestId("proposal-apply").isDisabled()).toBe(true);
+      const cur = await current("review me");
+      expect(cur.workflow.nodes.find((n: any) => n.id === "wrap").title).toBe("Wrap it");
+      await shot("review-8-stale");
+      await page.getByTestId("proposal-reject").click();
+      await page.getByTestId("review-bar").waitFor({ state: "detached" });
+      expect((await current("review me")).version).toBe(cur.version);
+    });
   });
 
   it("weft serve --sample keeps the browser signed in across a restart", { timeout: 180_000 }, async () => {

@@ -13,6 +13,12 @@ describe("the sample's API key", () => {
     expect(sampleKeyPath("weft.db")).toBe("weft.db.sample-key");
     expect(sampleKeyPath("sqlite:/tmp/x.db")).toBe("/tmp/x.db.sample-key");
     expect(sampleKeyPath(":memory:")).toBeUndefined();
+    // No file beside a PostgreSQL database: one per server, database and schema under .weft/, no password in it.
+    const pg = sampleKeyPath("postgres://u:secret@db:5432/weft");
+    expect(pg).toMatch(/^\.weft\/postgres-[0-9a-f]{16}\.sample-key$/);
+    expect(sampleKeyPath("postgres://u:other@db:5432/weft")).toBe(pg);
+    expect(sampleKeyPath("postgres://u@db:5432/weft?schema=staging")).not.toBe(pg);
+    expect(sampleKeyPath("postgres://u@db:5432/other")).not.toBe(pg);
   });
 
   it("is reused while the database accepts it, and replaced once it is revoked", async () => {

@@ -5,7 +5,7 @@ import type { ToolService } from "../../src/ir/services.js";
 describe("SopBenchToolService", () => {
   it("lists JSON-schema tool specs and invokes tools by providerId", async () => {
     const svc: ToolService = new SopBenchToolService("referral_abuse_detection_v1");
-    const specs = svc.list?.() ?? [];
+    const specs = (await svc.list?.()) ?? [];
     expect(specs.map((s) => s.name)).toEqual([
       "investigate_account",
       "analyze_traffic_patterns",

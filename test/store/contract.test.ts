@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, beforeAll, describe } from "vitest";
 import { openStores } from "../../src/store/open.js";
+import { hasPostgres, type PgCluster, startPostgres } from "../support/postgres.js";
 import { describeStoreContract } from "./contract.js";
 
 const dir = mkdtempSync(join(tmpdir(), "weft-store-contract-"));
@@ -19,4 +20,23 @@ describeStoreContract("SQLite", {
     return openStores(last);
   },
   openAgain: () => openStores(`sqlite:${last}`),
+});
+
+// One cluster for the file, a new database per test. CI installs PostgreSQL, so there a missing server fails
+// (in beforeAll) instead of skipping.
+describe.skipIf(!hasPostgres && !process.env.CI)(hasPostgres ? "PostgreSQL" : "PostgreSQL (not installed: apt-get install postgresql)", () => {
+  let cluster: PgCluster | undefined;
+  let url = "";
+  beforeAll(async () => {
+    cluster = await startPostgres();
+  }, 120_000);
+  afterAll(() => cluster?.stop());
+  describeStoreContract("PostgreSQL", {
+    open: async () => {
+      url = await cluster!.createDatabase();
+      return openStores(url);
+    },
+    openAgain: () => openStores(url),
+    knowledge: false,
+  });
 });

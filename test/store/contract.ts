@@ -1,10 +1,11 @@
 // The store contract, as one suite any backend runs: `describeStoreContract(name, target)` checks the run,
-// app and conversation stores of `target.open()`. Memory and SQLite run it now (contract.test.ts); a new backend
+// app, conversation and knowledge stores of `target.open()`. Memory and SQLite run it now (contract.test.ts); a new backend
 // (PostgreSQL) adds one call there.
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/engine/events.js";
 import type { WorkflowDiff } from "../../src/ir/diff.js";
 import type { NewProposal } from "../../src/store/apps.js";
+import type { FormRecord } from "../../src/store/forms.js";
 import type { Stores } from "../../src/store/open.js";
 import type { AttemptRecord, NodeCommit, RunRecord } from "../../src/store/runs.js";
 import { buildWorkflow, tpl } from "../support/build.js";
@@ -17,6 +18,8 @@ export interface StoreTarget {
    * absent for in-process stores.
    */
   openAgain?(): Promise<Stores>;
+  /** False where knowledge bases are not implemented yet (PostgreSQL: they answer knowledge.backend_unsupported). */
+  knowledge?: boolean;
 }
 
 const wf = buildWorkflow({
@@ -79,7 +82,16 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeApps(target);
     describeEvents(target);
     describeProposals(target);
+    describeForms(target);
+    describeServiceApi(target);
     describeConversations(target);
+    if (target.knowledge !== false) describeKnowledge(target);
+    else
+      it("knowledge: not on this backend yet — a typed knowledge.backend_unsupported, never an empty answer", () =>
+        withStores(target, async ({ knowledge }) => {
+          await expect(knowledge.listBases()).rejects.toMatchObject({ code: "knowledge.backend_unsupported" });
+          await expect(knowledge.searchText(["x"], "q", 5)).rejects.toMatchObject({ code: "knowledge.backend_unsupported" });
+        }));
     if (target.openAgain) describeSharing(target, target.openAgain.bind(target));
   });
 }
@@ -195,6 +207,36 @@ function describeCommits(target: StoreTarget): void {
       for (const res of results) expect(res).toEqual(winners[0]);
       expect((await runs.committed(r.id)).get("t")).toEqual(winners[0]);
       expect(await runs.artifacts(r.id)).toHaveLength(1);
+    }));
+
+  it("commits: concurrent commits of different keys of one node (parallel iterations) get versions 1..n, none lost", () =>
+    withStores(target, async ({ runs }) => {
+      const r = run();
+      await runs.createRun(r);
+      const keys = Array.from({ length: 12 }, (_, i) => `iter[${i}]/t`);
+      await Promise.all(keys.map((k, i) => runs.commitNode(r.id, commit(k, { output: `item ${i}` }, { nodeId: "t" }))));
+      const arts = await runs.artifacts(r.id, "t");
+      expect(arts.map((a) => a.version).sort((x, y) => x - y)).toEqual(keys.map((_, i) => i + 1));
+      expect(new Set(arts.map((a) => a.key))).toEqual(new Set(keys));
+      expect((await runs.committed(r.id)).size).toBe(12);
+    }));
+
+  it("text of any kind round-trips: NUL characters, emoji, quotes in inputs, outputs, names, messages and proposals", () =>
+    withStores(target, async ({ runs, apps }) => {
+      const odd = "a\u0000b ✓ 🧵 'quote' \"dq\" \\";
+      const r = run({ inputs: { q: odd } });
+      await runs.createRun(r);
+      await runs.commitNode(r.id, commit("t", { output: odd }));
+      expect((await runs.getRun(r.id))!.inputs.q).toBe(odd);
+      expect((await runs.artifacts(r.id))[0]!.value).toBe(odd);
+      const { app } = await apps.createApp({ name: odd, mode: "workflow", description: odd }, { ...wf, name: odd }, "create");
+      expect(await apps.getApp(app.id)).toMatchObject({ name: odd, description: odd });
+      await apps.addMessage(app.id, "user", odd);
+      expect((await apps.messages(app.id))[0]!.text).toBe(odd);
+      const p = await apps.createProposal({ ...proposal(app.id, 1), instruction: odd, summary: odd, source: odd });
+      expect(await apps.proposal(app.id, p.id)).toMatchObject({ instruction: odd, summary: odd, source: odd });
+      await apps.addMessage(app.id, "assistant", odd, undefined, { outcome: { kind: "unchanged", summary: odd } });
+      expect((await apps.messages(app.id))[1]!.outcome).toEqual({ kind: "unchanged", summary: odd });
     }));
 
   it("artifacts: versions count per run, node and output in commit order; values round-trip", () =>
@@ -325,7 +367,11 @@ const proposal = (appId: string, baseVersion: number): NewProposal => ({
   source: "agent",
   instruction: "rename é ✓",
   workflow: { ...wf, name: "Proposed" },
-  diff: { nodes: { added: [], removed: [], changed: [] }, edges: { added: [], removed: [] }, meta: [] } as unknown as WorkflowDiff,
+  diff: {
+    nodes: { added: [], removed: [], changed: [] },
+    edges: { added: [], removed: [] },
+    meta: [],
+  } as unknown as WorkflowDiff,
   diagnostics: [{ code: "x.warn", severity: "warning", message: "w" }],
   newErrors: [],
   summary: "renamed",
@@ -336,7 +382,13 @@ function describeProposals(target: StoreTarget): void {
     withStores(target, async ({ apps }) => {
       const { app } = await apps.createApp({ name: "P", mode: "workflow" }, wf, "create");
       const p1 = await apps.createProposal(proposal(app.id, 1));
-      expect(p1).toMatchObject({ appId: app.id, baseVersion: 1, status: "pending", summary: "renamed", instruction: "rename é ✓" });
+      expect(p1).toMatchObject({
+        appId: app.id,
+        baseVersion: 1,
+        status: "pending",
+        summary: "renamed",
+        instruction: "rename é ✓",
+      });
       expect(p1.id).toMatch(/^prop_/);
       expect(p1.appliedVersion).toBeUndefined();
       expect(await apps.proposal(app.id, p1.id)).toEqual(p1);
@@ -349,7 +401,10 @@ function describeProposals(target: StoreTarget): void {
       expect(await apps.applyProposal(app.id, p2.id, "n")).toBeUndefined();
       expect((await apps.proposals(app.id, "pending")).map((p) => p.id)).toEqual([p1.id]);
 
-      const tries = await Promise.all([apps.applyProposal(app.id, p1.id, "applied"), apps.applyProposal(app.id, p1.id, "again")]);
+      const tries = await Promise.all([
+        apps.applyProposal(app.id, p1.id, "applied"),
+        apps.applyProposal(app.id, p1.id, "again"),
+      ]);
       const v = tries.find((t) => t !== undefined)!;
       expect(tries.filter((t) => t !== undefined)).toHaveLength(1);
       expect(v).toMatchObject({ version: 2, source: "proposal", parent: 1, note: "applied" });
@@ -367,10 +422,86 @@ function describeProposals(target: StoreTarget): void {
       expect((await apps.addVersion(app.id, wf, "edit")).parent).toBe(3);
       expect((await apps.version(app.id, 1))?.parent).toBeUndefined();
 
-      await apps.addMessage(app.id, "assistant", "nothing", undefined, { outcome: { kind: "rejected", summary: "no", diagnostics: [] }, proposalId: stale.id });
-      expect((await apps.messages(app.id)).at(-1)).toMatchObject({ outcome: { kind: "rejected", summary: "no" }, proposalId: stale.id });
+      await apps.addMessage(app.id, "assistant", "nothing", undefined, {
+        outcome: { kind: "rejected", summary: "no", diagnostics: [] },
+        proposalId: stale.id,
+      });
+      expect((await apps.messages(app.id)).at(-1)).toMatchObject({
+        outcome: { kind: "rejected", summary: "no" },
+        proposalId: stale.id,
+      });
       expect(await apps.deleteApp(app.id)).toBe(true);
       expect(await apps.proposals(app.id)).toEqual([]);
+    }));
+}
+
+function describeKnowledge(target: StoreTarget): void {
+  it("knowledge: bases with their chunking, documents, counts; a taken id and an unknown base are typed errors", () =>
+    withStores(target, async ({ knowledge }) => {
+      const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+      const a = await knowledge.createBase({ id: "kb-a", name: "Policies é", chunking });
+      expect(a).toMatchObject({ id: "kb-a", name: "Policies é", description: "", chunking, embeddingModel: null, documents: 0, chunks: 0 });
+      const b = await knowledge.createBase({ name: "Second", chunking, embeddingModel: "embed-1" });
+      expect(b.id).not.toBe("kb-a");
+      await expect(knowledge.createBase({ id: "kb-a", name: "again", chunking })).rejects.toMatchObject({ code: "kb.exists" });
+      await expect(knowledge.addDocument("nope", { name: "x.md", mimeType: "text/markdown", size: 1 }, [{ content: "x" }])).rejects.toMatchObject({
+        code: "kb.not_found",
+      });
+      const doc = await knowledge.addDocument("kb-a", { name: "refunds.md", mimeType: "text/markdown", size: 42, metadata: { team: "billing" } }, [
+        { content: "Refunds are paid within fourteen days." },
+        { content: "Late returns are refused." },
+      ]);
+      expect(doc).toMatchObject({ baseId: "kb-a", name: "refunds.md", chunks: 2, metadata: { team: "billing" } });
+      expect((await knowledge.getBase("kb-a"))).toMatchObject({ documents: 1, chunks: 2 });
+      expect((await knowledge.listBases()).map((x) => x.id).sort()).toEqual([a.id, b.id].sort());
+      expect((await knowledge.listDocuments("kb-a")).map((d) => d.id)).toEqual([doc.id]);
+      expect(await knowledge.deleteDocument("kb-a", "nope")).toBe(false);
+      expect(await knowledge.deleteBase(b.id)).toBe(true);
+      expect(await knowledge.getBase(b.id)).toBeUndefined();
+      expect(await knowledge.deleteBase(b.id)).toBe(false);
+    }));
+
+  it("knowledge: full-text search ranks the matching chunk first, within the named bases, CJK included", () =>
+    withStores(target, async ({ knowledge }) => {
+      const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+      await knowledge.createBase({ id: "one", name: "One", chunking });
+      await knowledge.createBase({ id: "two", name: "Two", chunking });
+      const d1 = await knowledge.addDocument("one", { name: "pets.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "No pets are allowed without the landlord's written consent." },
+        { content: "Rent is due on the first day of each month." },
+        { content: "退款将在十四天内支付。" },
+      ]);
+      await knowledge.addDocument("two", { name: "other.md", mimeType: "text/markdown", size: 1 }, [{ content: "Pets and rent and refunds." }]);
+      const hits = await knowledge.searchText(["one"], "are pets allowed?", 5);
+      expect(hits[0]).toMatchObject({ baseId: "one", documentId: d1.id, documentName: "pets.md", position: 1 });
+      expect(hits[0]!.content).toContain("No pets");
+      expect(hits.every((h) => h.baseId === "one")).toBe(true);
+      for (const h of hits) expect(h.score).toBeGreaterThan(0);
+      for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
+      expect((await knowledge.searchText(["one", "two"], "pets", 5)).map((h) => h.baseId).sort()).toEqual(["one", "two"]);
+      expect((await knowledge.searchText(["one"], "退款", 5))[0]?.content).toContain("退款");
+      expect(await knowledge.searchText(["one"], "zyzzyva", 5)).toEqual([]);
+      // Query syntax is words, never operators.
+      expect((await knowledge.searchText(["one"], 'pets" OR NEAR(*', 5))[0]?.content).toContain("No pets");
+      expect(await knowledge.searchText(["one"], "pets", 1)).toHaveLength(1);
+      await knowledge.deleteDocument("one", d1.id);
+      expect(await knowledge.searchText(["one"], "pets", 5)).toEqual([]);
+    }));
+
+  it("knowledge: embedded chunks keep their vectors", () =>
+    withStores(target, async ({ knowledge }) => {
+      const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+      await knowledge.createBase({ id: "vec", name: "Vec", chunking, embeddingModel: "embed-1" });
+      await knowledge.addDocument("vec", { name: "v.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "a", embedding: [0.5, -0.25, 1] },
+        { content: "b", embedding: [0, 1, 0] },
+      ]);
+      const got = await knowledge.embedded(["vec"]);
+      expect(got.map((g) => [g.content, g.embedding])).toEqual([
+        ["a", [0.5, -0.25, 1]],
+        ["b", [0, 1, 0]],
+      ]);
+      expect(await knowledge.embedded(["missing"])).toEqual([]);
     }));
 }
 
@@ -390,6 +521,88 @@ function describeConversations(target: StoreTarget): void {
       await conversations.deleteApp("app-1");
       expect(await conversations.get(c.id)).toBeUndefined();
       expect((await conversations.get(other.id))?.dialogueCount).toBe(0);
+    }));
+
+  it("conversations: the service API's belong to one end user, page in each sort order, renamed, deleted with their messages", () =>
+    withStores(target, async ({ conversations }) => {
+      const tick = () => new Promise((r) => setTimeout(r, 3));
+      const made: Record<string, string> = {};
+      for (const [name, user] of [
+        ["c1", "u"],
+        ["c2", "u"],
+        ["c3", "u"],
+        ["c4", "other"],
+      ] as const) {
+        made[name] = (await conversations.create("a", { user, name, inputs: { x: name } })).id;
+        await tick();
+      }
+      const studio = await conversations.create("a");
+      expect(studio).toMatchObject({ user: "", name: "", inputs: {} });
+      // Activity order: c2, then c1, then c3 last.
+      for (const n of ["c2", "c1", "c3"]) {
+        await conversations.finishTurn(made[n]!, { n });
+        await tick();
+      }
+      const names = async (o: Parameters<typeof conversations.list>[2]) => {
+        const page = await conversations.list("a", "u", o);
+        return page && { names: page.data.map((c) => c.name), more: page.hasMore };
+      };
+      expect(await names({ limit: 2 })).toEqual({ names: ["c3", "c1"], more: true });
+      expect(await names({ limit: 2, lastId: made.c1 })).toEqual({ names: ["c2"], more: false });
+      expect(await names({ limit: 5, sort: "created_at" })).toEqual({ names: ["c1", "c2", "c3"], more: false });
+      expect(await names({ limit: 1, sort: "-created_at", lastId: made.c3 })).toEqual({ names: ["c2"], more: true });
+      expect(await names({ limit: 2, lastId: made.c4 })).toBeUndefined();
+      await conversations.rename(made.c2!, "renamed ü");
+      expect(await conversations.get(made.c2!)).toMatchObject({ name: "renamed ü", inputs: { x: "c2" }, user: "u" });
+      expect((await names({ limit: 1 }))?.names).toEqual(["renamed ü"]);
+
+      const c1 = made.c1!;
+      const msg = (id: string, createdAt: number) =>
+        conversations.addMessage({
+          id,
+          conversationId: c1,
+          appId: "a",
+          user: "u",
+          runId: `run-${id}`,
+          query: `q ${id}`,
+          answer: "",
+          inputs: {},
+          files: [],
+          status: "normal",
+          createdAt,
+          updatedAt: createdAt,
+        });
+      for (const [id, t] of [
+        ["m1", 1],
+        ["m2", 2],
+        ["m3", 3],
+        ["m4", 3],
+      ] as const)
+        await msg(id, t);
+      const mids = async (o: { firstId?: string; limit: number }) => {
+        const page = await conversations.listMessages(c1, o);
+        return page && { ids: page.data.map((m) => m.id), more: page.hasMore };
+      };
+      expect(await mids({ limit: 2 })).toEqual({ ids: ["m3", "m4"], more: true });
+      expect(await mids({ limit: 2, firstId: "m3" })).toEqual({ ids: ["m1", "m2"], more: false });
+      expect(await mids({ limit: 10, firstId: "m1" })).toEqual({ ids: [], more: false });
+      expect(await mids({ limit: 2, firstId: "nope" })).toBeUndefined();
+      await conversations.updateMessage("m2", { answer: "done ✓", status: "error", error: "boom", updatedAt: 8 });
+      expect(await conversations.getMessage("m2")).toMatchObject({
+        answer: "done ✓",
+        status: "error",
+        error: "boom",
+        query: "q m2",
+      });
+      await conversations.updateMessage("m3", { status: "paused" });
+      expect((await conversations.getMessage("m3"))?.status).toBe("paused");
+      expect((await conversations.messages(c1)).map((m) => m.id)).toEqual(["m1", "m2", "m3", "m4"]);
+      expect(await conversations.delete(c1)).toBe(true);
+      expect(await conversations.delete(c1)).toBe(false);
+      expect(await conversations.messages(c1)).toEqual([]);
+      expect(await conversations.getMessage("m1")).toBeUndefined();
+      await conversations.deleteApp("a");
+      expect(await conversations.get(studio.id)).toBeUndefined();
     }));
 }
 
@@ -419,6 +632,17 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       const p = await a.apps.createProposal(proposal(app.id, 2));
       expect(await b.apps.decideProposal(app.id, p.id, "rejected")).toBe(true);
       expect(await a.apps.decideProposal(app.id, p.id, "superseded")).toBe(false);
+
+      // A form answered through one server while the other times it out: exactly one close wins.
+      const f = await a.forms.createForm(form(r.id, "ask"));
+      expect((await b.forms.formByToken(f.token))?.id).toBe(f.id);
+      const [x, y] = await Promise.all([
+        a.forms.closeForm(f.id, { status: "timeout" }, 5),
+        b.forms.closeForm(f.id, { status: "submitted", submission: { action: "ok", inputs: {}, submittedAt: 5 } }, 5),
+      ]);
+      expect(x?.status).toBe(y?.status);
+      const appKey = await a.service.createAppKey(app.id);
+      expect(await b.service.appOfKey(appKey.key)).toBe(app.id);
     } finally {
       await a.close();
       await b.close();
@@ -433,21 +657,185 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
     await a.runs.commitNode(r.id, c);
     await a.runs.appendAttempt(attempt(r.id, "t", 1));
     const { app } = await a.apps.createApp({ name: "Kept", mode: "workflow" }, wf, "create");
+    const f = await a.forms.createForm(form(r.id, "ask"));
+    const appKey = await a.service.createAppKey(app.id);
     const p = await a.apps.createProposal(proposal(app.id, 1));
-    await a.apps.addMessage(app.id, "assistant", "proposed", undefined, { proposalId: p.id, outcome: { kind: "unchanged", summary: "Nothing changed." } });
+    await a.apps.addMessage(app.id, "assistant", "proposed", undefined, {
+      proposalId: p.id,
+      outcome: { kind: "unchanged", summary: "Nothing changed." },
+    });
     const conv = await a.conversations.create(app.id);
     await a.conversations.finishTurn(conv.id, { kept: true });
+    const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+    const withKnowledge = target.knowledge !== false;
+    if (withKnowledge) {
+      await a.knowledge.createBase({ id: "kept-kb", name: "Kept", chunking });
+      await a.knowledge.addDocument("kept-kb", { name: "k.md", mimeType: "text/markdown", size: 1 }, [{ content: "durable words" }]);
+    }
     await a.close();
     const b = await openAgain();
     try {
+      expect(await b.forms.getForm(f.id)).toEqual(f);
+      expect(await b.service.appOfKey(appKey.key)).toBe(app.id);
       expect((await b.runs.committed(r.id)).get("t")).toEqual(c);
       expect(await b.runs.attempts(r.id)).toHaveLength(1);
       expect((await b.apps.getApp(app.id))?.name).toBe("Kept");
       expect(await b.apps.proposal(app.id, p.id)).toEqual(p);
       expect((await b.apps.messages(app.id))[0]).toMatchObject({ proposalId: p.id, outcome: { kind: "unchanged" } });
       expect((await b.conversations.get(conv.id))?.variables).toEqual({ kept: true });
+      if (withKnowledge) expect((await b.knowledge.searchText(["kept-kb"], "durable", 5))[0]?.content).toBe("durable words");
     } finally {
       await b.close();
     }
   });
+}
+
+let formSeq = 0;
+const form = (runId: string, key: string, over: Partial<FormRecord> = {}): FormRecord => ({
+  id: `form-${++formSeq}`,
+  token: `token-${formSeq}-${Math.random().toString(36).slice(2)}`,
+  runId,
+  key,
+  nodeId: key.split("/").at(-1)!,
+  nodeTitle: "Approve",
+  content: "Approve {{#$output.note#}}? é ✓",
+  inputs: [{ type: "paragraph", output_variable_name: "note", default: { type: "constant", value: "" } }],
+  actions: [
+    { id: "approve", title: "Approve", button_style: "primary" },
+    { id: "reject", title: "Reject", button_style: "default" },
+  ],
+  defaults: { note: "draft" },
+  createdAt: 1000 + formSeq,
+  expiresAt: 5000,
+  status: "waiting",
+  ...over,
+});
+
+function describeForms(target: StoreTarget): void {
+  it("forms: one per (run, key), found by id, token and key, listed per run and while waiting", () =>
+    withStores(target, async ({ forms }) => {
+      expect(await forms.getForm("nope")).toBeUndefined();
+      expect(await forms.formByToken("nope")).toBeUndefined();
+      const a = await forms.createForm(form("r1", "ask"));
+      expect(a).toEqual({ ...a, status: "waiting", expiresAt: 5000, defaults: { note: "draft" } });
+      // The node reached again after a resume: the stored form stands, with its token.
+      const again = await forms.createForm(form("r1", "ask", { content: "other" }));
+      expect(again).toEqual(a);
+      const b = await forms.createForm(form("r1", "iter[1]/ask", { expiresAt: null }));
+      const c = await forms.createForm(form("r2", "ask"));
+      expect(b.expiresAt).toBeNull();
+      expect(await forms.getForm(a.id)).toEqual(a);
+      expect(await forms.formByToken(b.token)).toEqual(b);
+      expect(await forms.formOf("r1", "iter[1]/ask")).toEqual(b);
+      expect(await forms.formOf("r1", "nope")).toBeUndefined();
+      expect((await forms.runForms("r1")).map((f) => f.id)).toEqual([a.id, b.id]);
+      expect((await forms.waitingForms()).map((f) => f.id)).toEqual([a.id, b.id, c.id]);
+    }));
+
+  it("forms: the first close wins; a submission round-trips; closed forms are no longer waiting", () =>
+    withStores(target, async ({ forms }) => {
+      const a = await forms.createForm(form("r3", "ask"));
+      const b = await forms.createForm(form("r3", "ask2"));
+      const submission = { action: "approve", inputs: { note: "ok ✓", n: 1 }, user: "u1", submittedAt: 2000 };
+      const closed = await forms.closeForm(a.id, { status: "submitted", submission }, 2001);
+      expect(closed).toMatchObject({ status: "submitted", submission, closedAt: 2001 });
+      // A late timeout (or a second answer) changes nothing.
+      expect(await forms.closeForm(a.id, { status: "timeout" }, 3000)).toEqual(closed);
+      expect(
+        await forms.closeForm(a.id, { status: "submitted", submission: { ...submission, action: "reject" } }, 3000),
+      ).toEqual(closed);
+      expect(await forms.closeForm(b.id, { status: "timeout" }, 4000)).toMatchObject({
+        status: "timeout",
+        closedAt: 4000,
+      });
+      expect((await forms.getForm(b.id))?.submission).toBeUndefined();
+      expect(await forms.closeForm("nope", { status: "timeout" }, 1)).toBeUndefined();
+      expect((await forms.waitingForms()).filter((f) => f.runId === "r3")).toEqual([]);
+      const many = await forms.createForm(form("r4", "race"));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          forms.closeForm(
+            many.id,
+            { status: "submitted", submission: { action: `a${i}`, inputs: {}, submittedAt: i } },
+            10 + i,
+          ),
+        ),
+      );
+      expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    }));
+}
+
+function describeServiceApi(target: StoreTarget): void {
+  it("service API: app keys are bound to one app, stored as hashes, listed and revoked", () =>
+    withStores(target, async ({ service }) => {
+      expect(await service.appOfKey("app-nothing")).toBeUndefined();
+      const a = await service.createAppKey("app-1");
+      const b = await service.createAppKey("app-2");
+      expect(a.key).toMatch(/^app-[A-Za-z0-9_-]{24}$/);
+      expect(await service.appOfKey(a.key)).toBe("app-1");
+      expect(await service.appOfKey(b.key)).toBe("app-2");
+      expect(await service.appOfKey(`${a.key}x`)).toBeUndefined();
+      expect((await service.listAppKeys()).map((k) => [k.id, k.appId])).toEqual([
+        [a.id, "app-1"],
+        [b.id, "app-2"],
+      ]);
+      expect((await service.listAppKeys("app-2")).map((k) => k.id)).toEqual([b.id]);
+      expect(JSON.stringify(await service.listAppKeys())).not.toContain(a.key);
+      expect(await service.revokeAppKey(a.id)).toBe(true);
+      expect(await service.revokeAppKey(a.id)).toBe(false);
+      expect(await service.appOfKey(a.key)).toBeUndefined();
+    }));
+
+  it("service API: end-user runs, uploads", () =>
+    withStores(target, async ({ service }) => {
+      expect(await service.serviceRun("nope")).toBeUndefined();
+      await service.recordRun({ runId: "r1", appId: "a", user: "u", createdAt: 5 });
+      await service.recordRun({
+        runId: "r2",
+        appId: "a",
+        user: "u",
+        conversationId: "c",
+        messageId: "m",
+        files: [
+          {
+            type: "image",
+            transfer_method: "remote_url",
+            url: "https://x.test/a.png",
+            filename: "a.png",
+            extension: ".png",
+            mime_type: "",
+            size: -1,
+          },
+        ],
+        createdAt: 6,
+      });
+      expect(await service.serviceRun("r1")).toEqual({ runId: "r1", appId: "a", user: "u", files: [], createdAt: 5 });
+      expect(await service.serviceRun("r2")).toMatchObject({ conversationId: "c", messageId: "m" });
+      expect((await service.serviceRun("r2"))!.files).toEqual([
+        {
+          type: "image",
+          transfer_method: "remote_url",
+          url: "https://x.test/a.png",
+          filename: "a.png",
+          extension: ".png",
+          mime_type: "",
+          size: -1,
+        },
+      ]);
+      const file = {
+        dify_model_identity: "__dify__file__" as const,
+        type: "document" as const,
+        transfer_method: "local_file" as const,
+        remote_url: null,
+        url: null,
+        filename: "notes é.txt",
+        extension: ".txt",
+        mime_type: "text/plain",
+        size: 3,
+        related_id: "a".repeat(64),
+      };
+      await service.putUpload({ id: "up1", appId: "a", user: "u", file, createdAt: 7 });
+      expect(await service.getUpload("up1")).toEqual({ id: "up1", appId: "a", user: "u", file, createdAt: 7 });
+      expect(await service.getUpload("nope")).toBeUndefined();
+    }));
 }

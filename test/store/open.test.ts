@@ -29,8 +29,10 @@ describe("openStores: database specifiers", () => {
         return (e as StoreSpecError).code;
       }
     };
-    expect(code("postgres://weft@127.0.0.1/weft")).toBe("store.unsupported");
-    expect(code("postgresql://weft@127.0.0.1/weft")).toBe("store.unsupported");
+    expect(code("postgres://weft@127.0.0.1/weft")).toBe("accepted");
+    expect(code("postgresql://weft@127.0.0.1/weft")).toBe("accepted");
+    expect(code("postgres://weft@127.0.0.1/weft?schema=Bad-Name")).toBe("store.bad_spec");
+    expect(code("postgres://weft@127.0.0.1/weft?pool_max=0")).toBe("store.bad_spec");
     expect(code("mysql://root@db/weft")).toBe("store.unknown_spec");
     expect(code("redis://127.0.0.1:6379")).toBe("store.unknown_spec");
     expect(code("")).toBe("store.empty_spec");
@@ -83,5 +85,37 @@ describe("openStores: database specifiers", () => {
     expect([worker.status, worker.stderr]).toEqual([2, expect.stringMatching(/^error store\.not_shared: /)]);
     const key = spawnSync(bin, ["keys", "create", "--db", ":memory:"], { cwd: dir, encoding: "utf8", timeout: 60_000 });
     expect([key.status, key.stderr, key.stdout]).toEqual([2, expect.stringMatching(/^error keys\.not_stored: /), ""]);
+  });
+});
+
+describe("openStores: databases written by earlier versions", () => {
+  it("a conversations table without end users, names or inputs gains them and keeps its rows", async () => {
+    const Database = (await import("better-sqlite3")).default;
+    const path = join(dir, "old-conversations.db");
+    const old = new Database(path);
+    // The table as the studio's conversation store first created it.
+    old.exec(`CREATE TABLE conversations (
+      id TEXT PRIMARY KEY, app_id TEXT NOT NULL, variables TEXT NOT NULL, dialogue_count INTEGER NOT NULL,
+      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`);
+    old.prepare("INSERT INTO conversations VALUES (?,?,?,?,?,?)").run("c-old", "app-1", '{"n":2}', 2, 1, 2);
+    old.close();
+    const stores = await openStores(path);
+    try {
+      expect(await stores.conversations.get("c-old")).toEqual({
+        id: "c-old",
+        appId: "app-1",
+        user: "",
+        name: "",
+        inputs: {},
+        variables: { n: 2 },
+        dialogueCount: 2,
+        createdAt: 1,
+        updatedAt: 2,
+      });
+      const fresh = await stores.conversations.create("app-1", { user: "u", name: "n", inputs: { a: 1 } });
+      expect((await stores.conversations.list("app-1", "u", { limit: 5 }))?.data.map((c) => c.id)).toEqual([fresh.id]);
+    } finally {
+      await stores.close();
+    }
   });
 });

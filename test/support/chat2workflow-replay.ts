@@ -6,16 +6,16 @@
  *   document that also carries a mermaid block (so exporters and the mermaid converter get usable input);
  * - a replay judge (model "replay-judge"): true when every judged output has text, false otherwise;
  * - services from the standard wiring (buildServices with a weft.config.json pointing at the server), with
- *   the tools no offline build has served through registerExternalTool: TTS writes a real WAV, text-to-
- *   image a real PNG, Google search canned results.
+ *   the tools no offline build has served by configuration: the replay tools' MCP server (TTS writes a real
+ *   WAV, text-to-image a real PNG, web search canned results) with Dify's provider names mapped onto it.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildServices } from "../../src/engine/services.js";
-import type { ExecServices, FileValue } from "../../src/ir/services.js";
-import type { LocalToolService } from "../../src/tools/builtin/service.js";
-import { svgToPng } from "../../src/tools/render/raster.js";
+import type { BuiltServices } from "../../src/engine/services.js";
+import { loadWeftConfig } from "../../src/cli/config.js";
+import { replayToolsStdio } from "./replay-tools.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "./replay-server.js";
 
 export const JUDGE_MODEL = "replay-judge";
@@ -152,56 +152,24 @@ export function installReplayModel(server: ReplayServer): void {
   server.when(isChat, answer, { times: Number.POSITIVE_INFINITY });
 }
 
-/** A short valid WAV: 16-bit mono PCM, a 440 Hz tone. */
-export function wavBytes(seconds = 0.2, rate = 8000): Uint8Array {
-  const n = Math.round(seconds * rate);
-  const buf = Buffer.alloc(44 + 2 * n);
-  buf.write("RIFF", 0);
-  buf.writeUInt32LE(36 + 2 * n, 4);
-  buf.write("WAVEfmt ", 8);
-  buf.writeUInt32LE(16, 16);
-  buf.writeUInt16LE(1, 20);
-  buf.writeUInt16LE(1, 22);
-  buf.writeUInt32LE(rate, 24);
-  buf.writeUInt32LE(2 * rate, 28);
-  buf.writeUInt16LE(2, 32);
-  buf.writeUInt16LE(16, 34);
-  buf.write("data", 36);
-  buf.writeUInt32LE(2 * n, 40);
-  for (let i = 0; i < n; i++) buf.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), 44 + 2 * i);
-  return new Uint8Array(buf);
-}
-
-const xmlEscape = (s: string) => s.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** Serves TTS, text-to-image and Google search through the tool service's plug-in hook. */
-export function registerReplayTools(tools: LocalToolService): void {
-  tools.registerExternalTool("audio", "tts", async (call) => {
-    const text = String(call.args.text ?? "");
-    if (!text.trim()) throw new Error("tts: text is empty");
-    return { files: [await call.files.put(wavBytes(), { filename: "speech.wav", mimeType: "audio/wav" })] };
-  });
-  tools.registerExternalTool("tongyi_aigc", "*", async (call) => {
-    const prompt = String(call.args.prompt ?? "").slice(0, 60);
-    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256"><rect width="256" height="256" fill="#dde"/><text x="8" y="128" font-size="12">${xmlEscape(prompt)}</text></svg>`;
-    const file: FileValue = await call.files.put(svgToPng(svg), { filename: "image.png", mimeType: "image/png" });
-    return { files: [file] };
-  });
-  tools.registerExternalTool("google", "google_search", async (call) => {
-    const q = String(call.args.query ?? "");
-    const organic = [1, 2, 3].map((i) => ({
-      position: i,
-      title: `Result ${i} for ${q}`,
-      link: `https://example.org/${i}`,
-      snippet: `Replayed search snippet ${i} about ${q}.`,
-    }));
-    return { json: [{ organic_results: organic, search_results: organic }], text: JSON.stringify(organic) };
-  });
+/**
+ * The tools no offline build serves, configured as a user would: the replay tools' MCP server
+ * (test/support/replay-tools.ts) under tools.mcp, and the Dify providers mapped onto it with tools.map.
+ */
+export function replayToolsConfig(): Record<string, unknown> {
+  return {
+    mcp: { replay: replayToolsStdio() },
+    map: {
+      "audio/tts": "replay/text_to_speech",
+      tongyi_aigc: "replay/text_to_image",
+      "google/google_search": "replay/web_search",
+    },
+  };
 }
 
 export interface Chat2WorkflowReplay {
   server: ReplayServer;
-  services: ExecServices;
+  services: BuiltServices;
   configPath: string;
   dir: string;
   close(): Promise<void>;
@@ -222,12 +190,19 @@ export async function startChat2WorkflowReplay(opts: { tools?: boolean } = {}): 
         retry: { maxRetries: 0 },
       },
       files: { dir: join(dir, "files") },
+      ...(opts.tools !== false ? { tools: replayToolsConfig() } : {}),
     }),
   );
-  const services = await buildServices(
-    { http: { allowPrivate: false, allowHosts: [] }, files: { dir: join(dir, "files") } },
-    { configPath },
-  );
-  if (opts.tools !== false) registerReplayTools(services.tools as LocalToolService);
-  return { server, services, configPath, dir, close: () => server.close() };
+  const cfg = loadWeftConfig(configPath);
+  const services = await buildServices(cfg, { configPath });
+  return {
+    server,
+    services,
+    configPath,
+    dir,
+    close: async () => {
+      await services.close();
+      await server.close();
+    },
+  };
 }

@@ -356,7 +356,7 @@ describe("md_exporter", () => {
     ).rejects.toMatchObject({ code: "tool.invalid_parameter" });
   });
 
-  it("unavailable exporters say so with the hook to plug one in", async () => {
+  it("unavailable exporters say so with the configuration that would serve one", async () => {
     const { tools } = setup();
     const err = await tools
       .invoke({ providerId: id, toolName: "md_to_xlsx", parameters: { md_text: md } })
@@ -364,7 +364,8 @@ describe("md_exporter", () => {
     expect(err).toBeInstanceOf(NotConfiguredError);
     expect(err.code).toBe("tool.not_configured");
     expect(err.message).toContain("md_to_xlsx");
-    expect(err.message).toContain("registerExternalTool");
+    expect(err.message).toContain("weft.config.json");
+    expect(err.message).not.toContain("registerExternalTool");
   });
 });
 
@@ -442,7 +443,11 @@ describe("tools that need outside services", () => {
     expect(err.code).toBe("tool.not_configured");
     expect(err.message).toContain("tavily/tavily_search");
     expect(err.message).toContain("API key");
-    expect(err.message).toContain('registerExternalTool("tavily", "tavily_search", impl)');
+    expect(err.message).not.toContain("registerExternalTool");
+    // The snippet a user pastes into weft.config.json: an MCP server and the map entry onto it.
+    const snippet = JSON.parse(err.message.slice(err.message.indexOf("{")));
+    expect(snippet.tools.map["tavily/tavily_search"]).toMatch(/^tavily\//);
+    expect(Object.keys(snippet.tools.mcp)).toEqual(["tavily"]);
     for (const [providerId, toolName] of [
       ["langgenius/dalle/dalle", "dalle3"],
       ["audio", "tts"],

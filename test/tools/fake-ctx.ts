@@ -38,6 +38,7 @@ export function fakeCtx<C>(opts: {
     node,
     config: opts.config,
     runId: "run-1",
+    key: node.id,
     runInputs: {},
     attempt: 1,
     feedback: [],

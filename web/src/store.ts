@@ -1,6 +1,7 @@
 import { create } from "zustand";
 import { ApiFailure, api, getKey, setKey, setUnauthorizedHandler, stream } from "./api";
 import { autoLayout, type Point, positionsForMissing } from "./canvas/layout";
+import { type NodeMark, type ReviewView, reviewView } from "./review/view";
 import type {
   AppInfo,
   AttemptRecord,
@@ -9,7 +10,9 @@ import type {
   Diff,
   ImportResult,
   NodeTypeInfo,
+  ProposalView,
   RunEvent,
+  TurnOutcome,
   VersionBody,
   VersionInfo,
   WfNode,
@@ -17,13 +20,30 @@ import type {
 } from "./types";
 
 export type Panel = "inspector" | "run" | "chat" | "versions";
-export type NodeStatus = "running" | "succeeded" | "failed" | "exception" | "skipped";
-/** How a node is marked on the canvas by a change under review (the AI-editing proposal view). */
-export type Highlight = "added" | "changed" | "removed";
+export type NodeStatus = "running" | "succeeded" | "failed" | "exception" | "skipped" | "paused";
+/** How a node is marked on the canvas by a proposal under review. */
+export type Highlight = NodeMark;
 
 export interface ChatEntry {
   role: "user" | "assistant" | "tool" | "error";
   text: string;
+  /** What the turn really did (assistant replies). */
+  outcome?: TurnOutcome;
+  /** The reply says or implies a change that was not made. */
+  notApplied?: boolean;
+}
+
+/** A proposal shown on the canvas instead of the draft until it is applied, rejected or put aside. */
+export interface Review {
+  proposal: ProposalView;
+  view: ReviewView;
+  /** Ports of the proposed workflow (and of the removed nodes), for the canvas's handles. */
+  ports: Record<string, string[]>;
+  /** Put aside: the canvas shows the draft again, the proposal stays pending. */
+  hidden: boolean;
+  busy: boolean;
+  /** Why the last apply was refused (nothing changed). */
+  refusal?: { text: string; diagnostics: Diagnostic[] };
 }
 
 export interface RunState {
@@ -36,6 +56,21 @@ export interface RunState {
   trace: AttemptRecord[];
   /** The workflow the run executed, for node titles in its log. */
   workflow?: Workflow;
+  /** A paused run's waiting human-input forms. */
+  forms?: PausedForm[];
+}
+
+/** A human-input form a paused run waits on (`GET /api/runs/:id/forms`). */
+export interface PausedForm {
+  id: string;
+  nodeId: string;
+  nodeTitle: string;
+  content: string;
+  inputs: Array<{ type: string; output_variable_name: string; option_source?: { type?: string; value?: unknown } }>;
+  actions: Array<{ id: string; title: string; button_style?: string }>;
+  defaults: Record<string, unknown>;
+  status: string;
+  expiresAt: number | null;
 }
 
 /** A chat app's preview conversation: its turns and the variables carried into the next one. */
@@ -61,7 +96,7 @@ interface State {
   panel: Panel;
   /** Bumped when a workflow is loaded (app opened, version loaded), so the canvas picks its first view. */
   viewNonce: number;
-  highlights: Record<string, Highlight>;
+  review?: Review;
   notice?: { kind: "ok" | "error"; text: string };
   run: RunState;
   conversation: Conversation;
@@ -90,11 +125,24 @@ interface State {
   save(): Promise<boolean>;
   availableAt(nodeId: string): Promise<AvailableValue[]>;
   startRun(inputs: Record<string, unknown>, query?: string): Promise<void>;
+  /** Follow a run's events from where the panel's log ends, then load its trace (and forms when paused). */
+  followRun(runId: string): Promise<void>;
+  /** Answer a paused run's form; the run continues and the panel follows it. */
+  answerForm(formId: string, action: string, inputs: Record<string, unknown>): Promise<void>;
   newConversation(): void;
   sendChat(text: string): Promise<void>;
   loadVersions(): Promise<void>;
   showDiff(version: number): Promise<void>;
   restore(version: number): Promise<void>;
+  /** Show a proposal (with its workflow) for review; `hidden` keeps it put aside (a refresh after a save). */
+  openProposal(p: ProposalView, hidden?: boolean): Promise<void>;
+  /** The newest pending proposal of the open app, made by any client, shown as the chat's would be. */
+  loadPending(): Promise<void>;
+  applyProposal(): Promise<void>;
+  rejectProposal(): Promise<void>;
+  hideReview(hidden: boolean): void;
+  /** A new version with the workflow of the current version's parent. */
+  undo(): Promise<void>;
   say(kind: "ok" | "error", text: string): void;
 }
 
@@ -162,6 +210,19 @@ export const useStore = create<State>((set, get) => {
     };
   };
 
+  /** The turn's final reply carries what really happened; a reply claiming a change that was not made is marked. */
+  const markOutcome = (reply: string, outcome: TurnOutcome, notApplied: boolean) =>
+    set((s) => {
+      const entries = [...s.chat.entries];
+      let i = entries.length - 1;
+      while (i >= 0 && entries[i]!.role !== "assistant" && entries[i]!.role !== "user") i--;
+      if (i >= 0 && entries[i]!.role === "assistant" && entries[i]!.text === reply) entries[i] = { ...entries[i]!, outcome, notApplied };
+      else entries.push({ role: "assistant", text: reply, outcome, notApplied });
+      return { chat: { ...s.chat, entries } };
+    });
+
+  const appPath = (rest: string) => `/api/apps/${get().app!.id}${rest}`;
+
   setUnauthorizedHandler(() => {
     // A refused key mid-session (or a stale one on page load) always leads back to the login.
     if (get().key) get().logout(STALE_KEY);
@@ -176,7 +237,6 @@ export const useStore = create<State>((set, get) => {
     ports: {},
     panel: "inspector",
     viewNonce: 0,
-    highlights: {},
     run: emptyRun(),
     conversation: { turns: [] },
     chat: { entries: [], busy: false },
@@ -233,18 +293,19 @@ export const useStore = create<State>((set, get) => {
     async openApp(id) {
       try {
         const { app } = await api<{ app: AppInfo }>(`/api/apps/${id}`);
-        set({ app, panel: "inspector", selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, highlights: {} });
+        set({ app, panel: "inspector", selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, review: undefined });
         await get().reloadWorkflow();
-        const { messages } = await api<{ messages: Array<{ role: "user" | "assistant"; text: string }> }>(`/api/apps/${id}/messages`);
-        set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text })), busy: false } });
+        const { messages } = await api<{ messages: Array<{ role: "user" | "assistant"; text: string; outcome?: TurnOutcome; notApplied?: boolean }> }>(`/api/apps/${id}/messages`);
+        set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text, ...(m.outcome ? { outcome: m.outcome, notApplied: m.notApplied ?? m.outcome.kind === "rejected" } : {}) })), busy: false } });
         void get().loadVersions();
+        await get().loadPending();
       } catch (e) {
         // A refused key has already led back to the login; anything else is said where the user is.
         if (!(e instanceof ApiFailure && e.status === 401)) get().say("error", `could not open the app: ${errText(e)}`);
       }
     },
     closeApp() {
-      set({ app: undefined, saved: undefined, draft: undefined, selected: undefined, notice: undefined });
+      set({ app: undefined, saved: undefined, draft: undefined, selected: undefined, notice: undefined, review: undefined });
       void get().loadApps();
     },
     async reloadWorkflow() {
@@ -259,7 +320,9 @@ export const useStore = create<State>((set, get) => {
       await get().loadVersions();
       return { ...r, workflow: get().saved?.workflow };
     },
-    select: (id) => set((s) => ({ selected: id, panel: id && s.panel === "versions" ? "inspector" : s.panel })),
+    // Picking a node while a proposal is reviewed shows its field changes, whichever tab was open.
+    select: (id) =>
+      set((s) => ({ selected: id, panel: id && (s.panel === "versions" || (s.review && !s.review.hidden)) ? "inspector" : s.panel })),
     setPanel: (panel) => set({ panel }),
     updateNode(id, patch) {
       const wf = get().draft;
@@ -299,6 +362,13 @@ export const useStore = create<State>((set, get) => {
         const r = await api<{ version: number }>(`/api/apps/${app.id}/workflow`, { method: "PUT", json: { workflow: draft } });
         applyVersion(await api<VersionBody>(`/api/apps/${app.id}/workflow`), false);
         void get().loadVersions();
+        // A pending proposal was made against the version before: it is stale now, and says so.
+        const review = get().review;
+        if (review) {
+          const fresh = await api<ProposalView>(appPath(`/proposals/${review.proposal.id}`));
+          // Shown or put aside as the user has it now, not as it was when the save began.
+          await get().openProposal(fresh, get().review?.hidden ?? review.hidden);
+        }
         get().say("ok", `saved version ${r.version}`);
         return true;
       } catch (e) {
@@ -334,23 +404,7 @@ export const useStore = create<State>((set, get) => {
         const { runId, conversationId } = await api<{ runId: string; conversationId?: string }>(`/api/apps/${app.id}/runs`, { json: body });
         set((s) => ({ run: { ...s.run, runId, status: "running" }, ...(conversationId ? { conversation: { ...s.conversation, id: conversationId } } : {}) }));
         if (chat) patchTurn({ runId });
-        await stream(`/api/runs/${runId}/events`, (ev: RunEvent) => {
-          set((s) => {
-            const run = { ...s.run, events: [...s.run.events, ev], statuses: { ...s.run.statuses } };
-            const id = ev.nodeId;
-            if (ev.type === "node_started" && id) run.statuses[id] = "running";
-            if (ev.type === "node_finished" && id) run.statuses[id] = ev.status as NodeStatus;
-            if (ev.type === "node_skipped" && id) run.statuses[id] = "skipped";
-            if (ev.type === "run_finished") {
-              run.status = ev.status as string;
-              run.outputs = ev.outputs as Record<string, unknown>;
-              run.error = ev.error as RunState["error"];
-            }
-            return { run };
-          });
-        });
-        const { trace } = await api<{ trace: AttemptRecord[] }>(`/api/runs/${runId}/trace`);
-        set((s) => ({ run: { ...s.run, trace } }));
+        await get().followRun(runId);
         if (chat) {
           const out = get().run.outputs;
           patchTurn({ answer: typeof out?.answer === "string" ? out.answer : undefined, status: get().run.status });
@@ -362,6 +416,42 @@ export const useStore = create<State>((set, get) => {
       } catch (e) {
         set((s) => ({ run: { ...s.run, status: "failed", error: { code: e instanceof ApiFailure ? e.code : "ui", message: errText(e) } } }));
         if (chat) patchTurn({ status: "failed" });
+      }
+    },
+    async followRun(runId) {
+      const after = get().run.events.length - 1;
+      set((s) => ({ run: { ...s.run, status: "running", forms: undefined } }));
+      await stream(`/api/runs/${runId}/events?after=${after}`, (ev: RunEvent) => {
+        set((s) => {
+          const run = { ...s.run, events: [...s.run.events, ev], statuses: { ...s.run.statuses } };
+          const id = ev.nodeId;
+          if (ev.type === "node_started" && id) run.statuses[id] = "running";
+          if (ev.type === "node_finished" && id) run.statuses[id] = ev.status as NodeStatus;
+          if (ev.type === "node_skipped" && id) run.statuses[id] = "skipped";
+          if (ev.type === "node_paused" && id) run.statuses[id] = "paused";
+          if (ev.type === "run_finished") {
+            run.status = ev.status as string;
+            run.outputs = ev.outputs as Record<string, unknown>;
+            run.error = ev.error as RunState["error"];
+          }
+          return { run };
+        });
+      });
+      const { trace } = await api<{ trace: AttemptRecord[] }>(`/api/runs/${runId}/trace`);
+      set((s) => ({ run: { ...s.run, trace } }));
+      if (get().run.status === "paused") {
+        const { forms } = await api<{ forms: PausedForm[] }>(`/api/runs/${runId}/forms`);
+        set((s) => ({ run: { ...s.run, forms: forms.filter((f) => f.status === "waiting") } }));
+      }
+    },
+    async answerForm(formId, action, inputs) {
+      const runId = get().run.runId;
+      if (!runId) return;
+      try {
+        await api(`/api/runs/${runId}/forms/${formId}`, { json: { action, inputs } });
+        await get().followRun(runId);
+      } catch (e) {
+        get().say("error", `the answer was not taken: ${errText(e)}`);
       }
     },
     newConversation: () => set({ conversation: { turns: [] }, run: emptyRun() }),
@@ -378,14 +468,13 @@ export const useStore = create<State>((set, get) => {
             else if (ev.type === "tool_result") push({ role: "tool", text: `${ev.ok ? "✓" : "✗"} ${ev.tool}` });
             else if (ev.type === "message") push({ role: "assistant", text: ev.text });
             else if (ev.type === "error") push({ role: "error", text: `${ev.code}: ${ev.message}` });
-            else if (ev.type === "version") {
-              push({ role: "tool", text: `saved version ${ev.version}` });
-              await get().reloadWorkflow();
-              void get().loadVersions();
-            }
+            else if (ev.type === "superseded") {
+              if ((ev.proposals as string[]).includes(get().review?.proposal.id ?? "")) set({ review: undefined });
+            } else if (ev.type === "proposal") await get().openProposal(ev.proposal as ProposalView);
+            else if (ev.type === "done") markOutcome(ev.reply as string, ev.outcome as TurnOutcome, ev.notApplied === true);
           },
-          // Until the studio reviews proposals (issue 19), the agent's change is applied at once.
-          { json: { message: text, apply: true } },
+          // No `apply`: the change is a proposal the user reviews on the canvas before anything changes.
+          { json: { message: text } },
         );
       } catch (e) {
         push({ role: "error", text: errText(e) });
@@ -418,6 +507,70 @@ export const useStore = create<State>((set, get) => {
         viewNonce: s.viewNonce + 1,
       }));
       get().say("ok", `version ${version} loaded into the editor; save to make it current`);
+    },
+    async openProposal(p, hidden = false) {
+      try {
+        const view = reviewView(p);
+        const { ports } = await api<{ ports?: Record<string, string[]> }>("/api/analyse", { json: { workflow: p.workflow } });
+        const allPorts = { ...get().ports, ...(ports ?? {}) };
+        // New nodes often come without a position: place them as the editor places its own.
+        const pos = await positionsForMissing(view.workflow, allPorts);
+        if (Object.keys(pos).length) view.workflow = withPositions(view.workflow, pos);
+        set((s) => ({ review: { proposal: p, view, ports: allPorts, hidden, busy: false }, selected: undefined, panel: s.panel === "versions" ? "inspector" : s.panel, viewNonce: s.viewNonce + 1 }));
+      } catch (e) {
+        get().say("error", `could not show the proposal: ${errText(e)}`);
+      }
+    },
+    async loadPending() {
+      if (!get().app) return;
+      const { proposals } = await api<{ proposals: ProposalView[] }>(appPath("/proposals?status=pending"));
+      const newest = [...proposals].sort((a, b) => b.createdAt - a.createdAt)[0];
+      if (newest) await get().openProposal(await api<ProposalView>(appPath(`/proposals/${newest.id}`)));
+    },
+    async applyProposal() {
+      const review = get().review;
+      if (!review || review.busy) return;
+      set({ review: { ...review, busy: true, refusal: undefined } });
+      try {
+        const r = await api<{ version: { version: number } }>(appPath(`/proposals/${review.proposal.id}/apply`), { method: "POST" });
+        set({ review: undefined, selected: undefined });
+        await get().reloadWorkflow();
+        void get().loadVersions();
+        get().say("ok", `Applied as version ${r.version.version}. Undo is in Versions.`);
+      } catch (e) {
+        const diagnostics = e instanceof ApiFailure ? e.diagnostics : [];
+        set({ review: { ...review, busy: false, refusal: { text: /nothing changed/i.test(errText(e)) ? errText(e) : `${errText(e)}. Nothing changed.`, diagnostics } } });
+      }
+    },
+    async rejectProposal() {
+      const review = get().review;
+      if (!review || review.busy) return;
+      set({ review: { ...review, busy: true } });
+      try {
+        await api(appPath(`/proposals/${review.proposal.id}/reject`), { method: "POST" });
+        set((s) => ({ review: undefined, selected: undefined, viewNonce: s.viewNonce + 1 }));
+        get().say("ok", "Proposal rejected. Nothing changed.");
+      } catch (e) {
+        set({ review: { ...review, busy: false } });
+        get().say("error", `could not reject: ${errText(e)}`);
+      }
+    },
+    hideReview(hidden) {
+      const review = get().review;
+      if (review) set((s) => ({ review: { ...review, hidden }, selected: undefined, viewNonce: s.viewNonce + 1 }));
+    },
+    async undo() {
+      if (!get().app) return;
+      try {
+        const r = await api<{ version: { version: number }; restored: number }>(appPath("/undo"), { method: "POST" });
+        // The server supersedes pending proposals: they were made against the version undone.
+        set({ review: undefined, selected: undefined });
+        await get().reloadWorkflow();
+        await get().loadVersions();
+        get().say("ok", `Undone: version ${r.version.version} restores version ${r.restored}.`);
+      } catch (e) {
+        get().say("error", `could not undo: ${errText(e)}`);
+      }
     },
   };
 });

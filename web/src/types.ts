@@ -83,6 +83,62 @@ export interface Diff {
   edgesAdded: string[];
   edgesRemoved: string[];
 }
+/** One field of a node (or of the workflow) that differs: `field` is its path for people. */
+export interface FieldChange {
+  path: Array<string | number>;
+  field: string;
+  kind: "changed" | "added" | "removed";
+  old?: unknown;
+  new?: unknown;
+}
+export interface NodeSummary {
+  id: string;
+  type: string;
+  title: string;
+  parentId?: string;
+}
+export interface EdgeSummary {
+  id?: string;
+  source: string;
+  sourcePort: string;
+  target: string;
+}
+/** src/ir/diff.ts: what changed between two workflows, keyed by stable node id. */
+export interface WorkflowDiff extends Diff {
+  nodes: {
+    added: Array<NodeSummary & { node: WfNode }>;
+    removed: Array<NodeSummary & { node: WfNode }>;
+    changed: Array<NodeSummary & { oldType?: string; changes: FieldChange[] }>;
+  };
+  edges: { added: EdgeSummary[]; removed: EdgeSummary[] };
+  workflow: FieldChange[];
+  empty: boolean;
+}
+/** An AI change awaiting review (src/server/README.md, "Proposals"). */
+export interface ProposalView {
+  id: string;
+  appId: string;
+  baseVersion: number;
+  status: "pending" | "applied" | "rejected" | "superseded";
+  source: string;
+  instruction: string;
+  summary: string;
+  diff: WorkflowDiff;
+  diagnostics: Diagnostic[];
+  newErrors: Diagnostic[];
+  appliedVersion?: number;
+  createdAt: number;
+  decidedAt?: number;
+  canApply: boolean;
+  stale: boolean;
+  workflow?: Workflow;
+}
+/** What a chat turn really did (src/agent/outcome.ts). */
+export type TurnOutcome =
+  | { kind: "proposed"; summary: string; proposalId?: string; errors: number; warnings: number }
+  | { kind: "applied"; summary: string; proposalId?: string; version: number }
+  | { kind: "rejected"; summary: string; diagnostics: Diagnostic[] }
+  | { kind: "unchanged"; summary: string };
 export interface AttemptRecord {
   runId: string;
   key: string;

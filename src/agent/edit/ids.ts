@@ -81,7 +81,8 @@ export function placeNewNodes(wf: Workflow, added: ReadonlySet<string>): Workflo
   const occupied = wf.nodes.flatMap((n) => (added.has(n.id) ? [] : [{ parent: n.parentId, ...positionOf(n)! }].filter((p) => p.x !== undefined)));
   const free = (parent: string | undefined, x: number, y: number) => {
     let yy = y;
-    while (occupied.some((o) => o.parent === parent && Math.abs(o.x - x) < STEP_X / 2 && Math.abs(o.y - yy) < STEP_Y / 2)) yy += STEP_Y;
+    // A card is about 240 × 90 on the canvas: anything closer than a step down would overlap it.
+    while (occupied.some((o) => o.parent === parent && Math.abs(o.x - x) < STEP_X * 0.8 && Math.abs(o.y - yy) < STEP_Y)) yy += STEP_Y;
     return { x, y: yy };
   };
   const nodes = wf.nodes.map((n) => {

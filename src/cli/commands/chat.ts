@@ -8,7 +8,7 @@ import { type AppMode, WorkflowSchema } from "../../ir/workflow.js";
 import { Editing } from "../../server/editing.js";
 import type { AppRecord, AppStore } from "../../store/apps.js";
 import { openStores } from "../../store/open.js";
-import { loadWeftConfig } from "../config.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError } from "../output.js";
 import { type AgentSetup, agentSetup, attemptsReport, proposalReport, rejectionReport, writeWorkflowYaml } from "./generate.js";
@@ -119,7 +119,7 @@ export function registerChatCommand(program: Command): void {
     .option("--session <id>", "resume this session")
     .option("--from <file>", "start a new session that edits this workflow")
     .option("-o, --out <path>", "Dify YAML written after each /apply and /undo", "workflow.yml")
-    .option("--db <spec>", "database (default from config: weft.db): a SQLite file, sqlite:PATH or :memory:; sessions are apps there, as `weft serve` shows them")
+    .option("--db <spec>", `${DB_HELP}; sessions are apps there, as \`weft serve\` shows them`)
     .option("--model <name>", "model name for the agent")
     .option("--attempts <n>", "maximum attempts per turn", "5")
     .option("--config <path>", "weft.config.json")

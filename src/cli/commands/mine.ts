@@ -244,7 +244,7 @@ export function registerMineCommands(program: Command): void {
         split,
         iterations,
         patience: num(opts.patience, "--patience", { int: true, min: 1 }),
-        tools: tools.list?.(),
+        tools: await tools.list?.(),
         onEvent,
       });
       if (opts.json)

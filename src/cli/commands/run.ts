@@ -1,36 +1,32 @@
-import { readFileSync, existsSync } from "node:fs";
-import { basename, extname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
-import { analyse } from "../../analysis/index.js";
+import { analyse, runGate } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
-import { resumeRun, runWorkflow, type RunResult } from "../../engine/run.js";
+import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
-import { buildServices } from "../../engine/services.js";
-import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import { servingDiagnostics } from "../../engine/serving.js";
+import { attachKnowledge, type BuiltServices, buildServices } from "../../engine/services.js";
+import { type RunResult, runWorkflow } from "../../engine/run.js";
+import { formatDiagnostic } from "../../ir/diagnostics.js";
+import { extensionOf, mimeForExtension } from "../../tools/mime.js";
 import type { AttemptRecord } from "../../store/runs.js";
-import { openStores } from "../../store/open.js";
-import { loadWeftConfig } from "../config.js";
+import { openStores, type Stores } from "../../store/open.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
+import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
-const MIME: Record<string, string> = {
-  ".txt": "text/plain",
-  ".md": "text/markdown",
-  ".csv": "text/csv",
-  ".json": "application/json",
-  ".html": "text/html",
-  ".pdf": "application/pdf",
-  ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".jpeg": "image/jpeg",
-};
+/** The file's MIME type by extension (mime-db, plus the Dify extensions it lacks). */
+function mimeOf(path: string): string {
+  return mimeForExtension(extensionOf(path)) ?? "application/octet-stream";
+}
 
-function collect(v: string, prev: string[]): string[] {
+export function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
 
-function splitPair(raw: string, flag: string): [string, string] {
+export function splitPair(raw: string, flag: string): [string, string] {
   const i = raw.indexOf("=");
   if (i <= 0) throw new CliError("usage.input", `${flag} expects key=value, got "${raw}"`);
   return [raw.slice(0, i), raw.slice(i + 1)];
@@ -42,12 +38,16 @@ function positiveInt(raw: string, flag: string): number {
   return n;
 }
 
-function progress(json: boolean): (e: RunEvent) => void {
+export function progress(json: boolean): (e: RunEvent) => void {
   const tty = process.stderr.isTTY && !json;
   return (e) => {
     if (!tty) return;
-    if (e.type === "node_started") process.stderr.write(`▶ ${e.nodeId} (${e.nodeType}) ${e.title}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`);
-    else if (e.type === "node_finished") process.stderr.write(`${e.status === "failed" ? "✗" : e.status === "exception" ? "!" : "✓"} ${e.nodeId} ${e.status}${e.cached ? " (resumed)" : ""} ${e.durationMs} ms${e.error ? ` — ${e.error.message}` : ""}\n`);
+    if (e.type === "node_started")
+      process.stderr.write(`▶ ${e.nodeId} (${e.nodeType}) ${e.title}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`);
+    else if (e.type === "node_finished")
+      process.stderr.write(
+        `${e.status === "failed" ? "✗" : e.status === "exception" ? "!" : "✓"} ${e.nodeId} ${e.status}${e.cached ? " (resumed)" : ""} ${e.durationMs} ms${e.error ? ` — ${e.error.message}` : ""}\n`,
+      );
     else if (e.type === "node_skipped") process.stderr.write(`· ${e.nodeId} skipped\n`);
     else if (e.type === "node_retry") process.stderr.write(`↻ ${e.nodeId} retry: ${e.reason}\n`);
   };
@@ -71,13 +71,26 @@ export function formatTrace(trace: AttemptRecord[]): string {
     .join("\n");
 }
 
-function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): void {
-  if (opts.json) printJson({ runId: result.runId, status: result.status, outputs: result.outputs, error: result.error, ...(opts.trace ? { trace: result.trace } : {}) });
+export function finish(result: RunResult, opts: { json?: boolean; trace?: boolean }): void {
+  if (opts.json)
+    printJson({
+      runId: result.runId,
+      status: result.status,
+      outputs: result.outputs,
+      error: result.error,
+      ...(result.paused ? { paused: result.paused } : {}),
+      ...(opts.trace ? { trace: result.trace } : {}),
+    });
   else {
     if (opts.trace) process.stdout.write(`${formatTrace(result.trace)}\n`);
     process.stdout.write(`run ${result.runId}: ${result.status}\n`);
-    for (const [k, v] of Object.entries(result.outputs)) process.stdout.write(`${k}: ${typeof v === "string" ? v : JSON.stringify(v, null, 2)}\n`);
-    if (result.error) process.stderr.write(`error ${result.error.code}${result.error.nodeId ? ` at node ${result.error.nodeId}` : ""}: ${result.error.message}\n`);
+    for (const [k, v] of Object.entries(result.outputs))
+      process.stdout.write(`${k}: ${typeof v === "string" ? v : JSON.stringify(v, null, 2)}\n`);
+    if (result.error)
+      process.stderr.write(
+        `error ${result.error.code}${result.error.nodeId ? ` at node ${result.error.nodeId}` : ""}: ${result.error.message}\n`,
+      );
+    for (const p of result.paused ?? []) process.stdout.write(`${describeForm(result.runId, p.form)}\n`);
   }
   process.exitCode = result.status === "failed" ? EXIT.invalid : EXIT.ok;
 }
@@ -102,10 +115,15 @@ export function registerRunCommands(program: Command): void {
     .argument("<file>")
     .option("-i, --input <key=value>", "an input value (repeatable)", collect, [] as string[])
     .option("--input-file <key=path>", "a file input (repeatable)", collect, [] as string[])
+    .option("--file <path>", "a file for sys.files (repeatable)", collect, [] as string[])
     .option("--query <text>", "sys.query for advanced-chat apps")
+    .option(
+      "--allow-warnings",
+      "run despite findings Dify would still run (a reference missing on some path …), reported as warnings",
+    )
     .option("--json", "print the result as JSON")
     .option("--trace", "print the trace of every node attempt")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "nodes of this run executing at once (default 64)")
     .option("--queue", "enqueue on Redis for weft workers instead of running here")
@@ -113,45 +131,81 @@ export function registerRunCommands(program: Command): void {
     .action(async (file, opts) => {
       const cfg = loadWeftConfig(opts.config);
       const { workflow } = await readWorkflow(file);
-      const diags = analyse(workflow).diagnostics;
-      if (hasErrors(diags)) {
-        for (const d of diags.filter((x) => x.severity === "error")) process.stderr.write(`${formatDiagnostic(d)}\n`);
-        throw new CliError("run.invalid_workflow", "the workflow has errors; fix them (see `weft validate`) before running", EXIT.invalid);
+      const gate = runGate(analyse(workflow).diagnostics, { allowWarnings: !!opts.allowWarnings });
+      if (gate.blocking.length > 0) {
+        for (const d of gate.blocking) process.stderr.write(`${formatDiagnostic(d)}\n`);
+        const hint = opts.allowWarnings ? "" : " (or pass --allow-warnings to run what Dify would run)";
+        throw new CliError(
+          "run.invalid_workflow",
+          `the workflow has errors; fix them (see \`weft validate\`) before running${hint}`,
+          EXIT.invalid,
+        );
       }
+      for (const d of gate.downgraded) process.stderr.write(`${formatDiagnostic(d)}\n`);
       const pairs = opts.input.map((raw) => splitPair(raw, "--input"));
       const filePairs = opts.inputFile.map((raw) => splitPair(raw, "--input-file"));
-      refuseBadInput(() => checkInputNames(workflow, [...pairs, ...filePairs].map(([k]) => k)));
+      refuseBadInput(() =>
+        checkInputNames(
+          workflow,
+          [...pairs, ...filePairs].map(([k]) => k),
+        ),
+      );
       const services = await buildServices(cfg, { configPath: opts.config });
-      const inputs: Record<string, unknown> = {};
-      for (const [k, v] of pairs) inputs[k] = v;
-      for (const [k, path] of filePairs) {
-        if (!existsSync(path)) throw new CliError("usage.input_file", `input file ${path} does not exist`);
-        const file = await services.files!.put(new Uint8Array(readFileSync(path)), {
-          filename: basename(path),
-          mimeType: MIME[extname(path).toLowerCase()] ?? "application/octet-stream",
-        });
-        inputs[k] = inputs[k] === undefined ? file : ([] as unknown[]).concat(inputs[k], file);
-      }
-      // Before any run exists: a run that can only fail at its start node is never stored.
-      refuseBadInput(() => checkRunInputs(workflow, inputs));
-      if (opts.queue) {
-        const { enqueueRun } = await import("../../queue/index.js");
-        const result = await enqueueRun(workflow, inputs, { db: opts.db ?? cfg.db, redisUrl: opts.redis, onEvent: progress(!!opts.json) });
-        return finish(result, opts);
-      }
-      const stores = await openStores(opts.db ?? cfg.db);
+      let stores: Stores | undefined;
       try {
-        const result = await runWorkflow(workflow, {
-          inputs,
-          services,
-          store: stores.runs,
-          concurrency: opts.concurrency === undefined ? undefined : positiveInt(opts.concurrency, "--concurrency"),
-          sys: opts.query ? { query: opts.query } : undefined,
-          onEvent: progress(!!opts.json),
-        });
-        finish(result, opts);
+        await runHere(services);
       } finally {
-        await stores.close();
+        await services.close();
+        await stores?.close();
+      }
+      async function runHere(services: BuiltServices) {
+        const inputs: Record<string, unknown> = {};
+        for (const [k, v] of pairs) inputs[k] = v;
+        const putFile = async (path: string, flag: string) => {
+          if (!existsSync(path))
+            throw new CliError(`usage.${flag}`, `${flag === "file" ? "--file" : "input file"} ${path} does not exist`);
+          return services.files!.put(new Uint8Array(readFileSync(path)), {
+            filename: basename(path),
+            mimeType: mimeOf(path),
+          });
+        };
+        for (const [k, path] of filePairs) {
+          const file = await putFile(path, "input_file");
+          inputs[k] = inputs[k] === undefined ? file : ([] as unknown[]).concat(inputs[k], file);
+        }
+        const sysFiles = [];
+        for (const path of opts.file) sysFiles.push(await putFile(path, "file"));
+        // Before any run exists: a run that can only fail at its start node is never stored.
+        refuseBadInput(() => checkRunInputs(workflow, inputs));
+        if (opts.queue) {
+          const { enqueueRun } = await import("../../queue/index.js");
+          if (sysFiles.length > 0 || opts.query)
+            throw new CliError(
+              "usage.queue_sys",
+              "--file and --query are not carried by --queue yet; run without --queue",
+            );
+          const result = await enqueueRun(workflow, inputs, {
+            db: opts.db ?? cfg.db,
+            redisUrl: opts.redis,
+            onEvent: progress(!!opts.json),
+          });
+          return finish(result, opts);
+        }
+        stores = await openStores(opts.db ?? cfg.db);
+        attachKnowledge(services, stores.knowledge, cfg.knowledge);
+        for (const d of await servingDiagnostics(workflow, services)) process.stderr.write(`${formatDiagnostic(d)}\n`);
+        {
+          const result = await runWorkflow(workflow, {
+            inputs,
+            // A human-input node pauses the run durably: its form is stored beside the run.
+            services: { ...services, humanInput: new StoredHumanInput(stores.forms) },
+            store: stores!.runs,
+            concurrency: opts.concurrency === undefined ? undefined : positiveInt(opts.concurrency, "--concurrency"),
+            sys: { ...(opts.query ? { query: opts.query } : {}), ...(sysFiles.length > 0 ? { files: sysFiles } : {}) },
+            onEvent: progress(!!opts.json),
+          });
+          finish(result, opts);
+        }
       }
     });
 
@@ -159,77 +213,83 @@ export function registerRunCommands(program: Command): void {
     .command("worker")
     .description("process queued runs from Redis (any number of workers may share Redis and the run store)")
     .option("--redis <url>", "Redis (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
-    .option("--db <spec>", "run store shared by the workers: a SQLite file (default from config: weft.db) or sqlite:PATH")
+    .option("--db <spec>", "run store shared by the workers: postgres://USER@HOST:PORT/DB (workers on any machine) or a SQLite file on this machine (default from config: weft.db)")
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "runs processed at once", "4")
     .option("--lock-ms <n>", "lock lifetime; a dead worker's run is taken over after it", "30000")
+    .option("--grace-ms <n>", "on SIGTERM/SIGINT, how long running nodes may take to finish before the worker exits", "10000")
     .option("--name <name>", "worker name in results")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const { startWorker } = await import("../../queue/index.js");
       const services = await buildServices(cfg, { configPath: opts.config });
+      const name = opts.name ?? `worker-${process.pid}`;
       const w = await startWorker({
         redisUrl: opts.redis,
         db: opts.db ?? cfg.db,
         concurrency: Number(opts.concurrency),
         lockDurationMs: Number(opts.lockMs),
-        name: opts.name,
+        name,
         services,
         // One line per run taken, so operators (and the takeover test) can see who runs what.
         onEvent: (e) => {
           if (e.type === "run_started") process.stderr.write(`run ${e.runId} ${e.resumed ? "resumed" : "started"}\n`);
         },
       });
-      await w.worker.waitUntilReady();
-      process.stderr.write(`worker ${opts.name ?? process.pid} ready\n`);
-      const stop = async () => {
-        await w.close();
+      let stopping = false;
+      const stop = async (signal: string) => {
+        // A second signal means "now": the runs are durable up to their last commit either way.
+        if (stopping) process.exit(130);
+        stopping = true;
+        process.stderr.write(`worker ${name} stopping (${signal}): handing running runs back\n`);
+        const r = await w.stop({ graceMs: Number(opts.graceMs) });
+        process.stderr.write(
+          `worker ${name} stopped: ${r.running - r.abandoned} of ${r.running} runs handed back` +
+            (r.abandoned ? `, ${r.abandoned} left to be taken over when their lock expires` : "") +
+            (r.closedCleanly ? "" : "; Redis or the database did not answer, exited without them") +
+            "\n",
+        );
         process.exit(0);
       };
-      process.on("SIGTERM", stop);
-      process.on("SIGINT", stop);
+      // Before waiting for Redis: a worker that never reached it stops as cleanly as one that did.
+      process.on("SIGTERM", () => void stop("SIGTERM"));
+      process.on("SIGINT", () => void stop("SIGINT"));
+      await w.worker.waitUntilReady();
+      process.stderr.write(`worker ${name} ready\n`);
       await new Promise(() => {});
-    });
-
-  program
-    .command("resume")
-    .description("continue an interrupted run without re-running committed nodes")
-    .argument("<runId>")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
-    .option("--config <path>", "weft.config.json")
-    .option("--json", "print the result as JSON")
-    .option("--trace", "print the trace")
-    .action(async (runId, opts) => {
-      const cfg = loadWeftConfig(opts.config);
-      const stores = await openStores(opts.db ?? cfg.db);
-      try {
-        const services = await buildServices(cfg, { configPath: opts.config });
-        finish(await resumeRun(runId, { store: stores.runs, services, onEvent: progress(!!opts.json) }), opts);
-      } finally {
-        await stores.close();
-      }
     });
 
   program
     .command("runs")
     .description("list recorded runs")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--limit <n>", "how many", "20")
     .option("--json", "print as JSON")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const stores = await openStores(opts.db ?? cfg.db);
-      const listed = await stores.runs.listRuns({ limit: Number(opts.limit) }).finally(() => stores.close());
-      const runs = listed.map((r) => ({
+      const listed = await stores.runs.listRuns({ limit: Number(opts.limit) });
+      const waiting = await Promise.all(
+        listed.map(async (r) =>
+          r.status === "paused" ? (await stores.forms.runForms(r.id)).filter((f) => f.status === "waiting") : [],
+        ),
+      ).finally(() => stores.close());
+      const runs = listed.map((r, i) => ({
         id: r.id,
         workflow: r.workflow.name,
         status: r.status,
         createdAt: new Date(r.createdAt).toISOString(),
         error: r.error?.message,
+        ...(waiting[i]!.length ? { waiting: waiting[i]!.map(pendingForm) } : {}),
       }));
       if (opts.json) return printJson(runs);
-      for (const r of runs) process.stdout.write(`${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`);
+      for (const r of runs) {
+        process.stdout.write(
+          `${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`,
+        );
+        for (const f of r.waiting ?? []) process.stdout.write(`${describeForm(r.id, f).replace(/^/gm, "    ")}\n`);
+      }
       if (runs.length === 0) process.stdout.write("no runs recorded\n");
     });
 
@@ -237,7 +297,7 @@ export function registerRunCommands(program: Command): void {
     .command("trace")
     .description("print the trace of a run: every node attempt's inputs, outputs, port, error, timing")
     .argument("<runId>")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (runId, opts) => {
@@ -247,7 +307,8 @@ export function registerRunCommands(program: Command): void {
         stores.close(),
       );
       if (!run) throw new CliError("run.not_found", `no run with id ${runId}`, EXIT.invalid);
-      if (opts.json) return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
+      if (opts.json)
+        return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
       process.stdout.write(`run ${run.id}: ${run.status}\n${formatTrace(trace)}\n`);
     });
 }

@@ -6,8 +6,9 @@ import { startServer } from "../../server/index.js";
 import { ensureSampleApp, sampleKey, sampleKeyPath } from "../../server/sample.js";
 import type { AppStore } from "../../store/apps.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
-import { loadWeftConfig } from "../config.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
 import { CliError, EXIT, printJson } from "../output.js";
+import { createAppKey } from "./apps.js";
 
 function port(raw: string): number {
   const n = Number(raw);
@@ -31,7 +32,7 @@ export function registerServeCommands(program: Command): void {
     .description("serve the HTTP API and the web UI")
     .option("--port <n>", "port (0 = any free port)", "3000")
     .option("--host <addr>", "address to listen on", "127.0.0.1")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--model <name>", "model name for the chat agent (routed by weft.config.json / WEFT_LLM_*)")
     .option("--sample", "preload the sample app and print its API key (the same one on every restart)")
@@ -54,6 +55,7 @@ export function registerServeCommands(program: Command): void {
         services,
         llmConfig: loadLlmConfig({ path: opts.config }),
         synchronous: opts.synchronous,
+        knowledgeConfig: cfg.knowledge,
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
       }).catch((e: unknown) => {
         if (e instanceof WeftError && e.code.startsWith("server.")) throw new CliError(e.code, e.message);
@@ -70,12 +72,20 @@ export function registerServeCommands(program: Command): void {
               : "(an in-memory database: this key ends with the server)\n"),
         );
       } else if ((await server.deps.apps.listKeys()).length === 0) {
-        process.stderr.write("no API key exists yet: create one with `weft keys create`\n");
+        const appKeys = (await server.deps.stores.service.listAppKeys()).length;
+        process.stderr.write(
+          appKeys > 0
+            ? "no API key for the web studio and /api yet: create one with `weft keys create` (the app keys serve /v1)\n"
+            : "no API key exists yet: `weft keys create` for the web studio and /api, `weft keys create --app APP_ID` for the Dify service API (/v1)\n",
+        );
       }
       process.stdout.write(`weft serving on ${server.url}\n`);
       const stop = () => {
         process.stderr.write("shutting down\n");
-        void server.close().then(() => process.exit(0));
+        void server
+          .close()
+          .then(() => services.close())
+          .then(() => process.exit(0));
       };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
@@ -84,13 +94,22 @@ export function registerServeCommands(program: Command): void {
   const keys = program.command("keys").description("API keys for `weft serve`");
   keys
     .command("create")
-    .description("create an API key (printed once; only its hash is stored)")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .description(
+      "create an API key (printed once; only its hash is stored); with --app, an app-… key of the Dify service API (/v1) bound to that app",
+    )
+    .option("--db <spec>", DB_HELP)
+    .option("--app <id>", "bind the key to this app (the Dify service API's app key)")
     .option("--name <name>", "a label for the key", "default")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
       const db = opts.db ?? loadWeftConfig(opts.config).db;
+      if (opts.app) {
+        const k = await createAppKey(db, opts.app);
+        if (opts.json) printJson({ ...k, appId: opts.app });
+        else process.stdout.write(`${k.key}\n`);
+        return;
+      }
       if (parseStoreSpec(db).kind === "memory")
         throw new CliError(
           "keys.not_stored",
@@ -103,7 +122,7 @@ export function registerServeCommands(program: Command): void {
   keys
     .command("list")
     .description("list API keys (ids and names; keys themselves are not stored)")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
@@ -116,7 +135,7 @@ export function registerServeCommands(program: Command): void {
     .command("revoke")
     .description("delete an API key by id")
     .argument("<id>")
-    .option("--db <spec>", "database: a SQLite file (default from config: weft.db), sqlite:PATH, or :memory:")
+    .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .action(async (id, opts) => {
       const ok = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.revokeKey(id));

@@ -1,12 +1,27 @@
+import { buildServices } from "../../engine/services.js";
+import type { Workflow } from "../../ir/workflow.js";
+import { unservedDiagnostics } from "../../tools/configured/check.js";
+import { loadWeftConfig } from "../config.js";
 import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
 import { exportDify } from "../../dsl/dify/index.js";
 import { toMermaid } from "../../dsl/mermaid/index.js";
-import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import { type Diagnostic, formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import { describeNode } from "../../ir/describe.js";
 import "../../nodes/index.js";
 import { readWorkflow, writeOut } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
+
+/** tool.unserved warnings against weft.config.json; nothing is started or contacted. */
+async function unservedTools(workflow: Workflow, config?: string): Promise<Diagnostic[]> {
+  const cfg = loadWeftConfig(config);
+  const services = await buildServices(cfg, { configPath: config });
+  try {
+    return unservedDiagnostics(workflow, services.tools);
+  } finally {
+    await services.close();
+  }
+}
 
 export function registerStaticCommands(program: Command): void {
   program
@@ -14,10 +29,11 @@ export function registerStaticCommands(program: Command): void {
     .description("check a workflow (Dify YAML or Weft JSON); exit 0 when valid, 1 when not")
     .argument("<file>")
     .option("--json", "print diagnostics as JSON")
+    .option("--config <path>", "weft.config.json (tool nodes nothing serves get a tool.unserved warning)")
     .action(async (file, opts) => {
       const { workflow, warnings } = await readWorkflow(file);
       const { diagnostics } = analyse(workflow);
-      const all = [...warnings, ...diagnostics];
+      const all = [...warnings, ...diagnostics, ...(await unservedTools(workflow, opts.config))];
       const valid = !hasErrors(all);
       if (opts.json) printJson({ valid, diagnostics: all });
       else {

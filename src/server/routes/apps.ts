@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { diffWorkflows } from "../../ir/diff.js";
 import { analyse } from "../../analysis/index.js";
+import { servingDiagnostics } from "../../engine/serving.js";
 import { exportDify, importDify } from "../../dsl/dify/index.js";
 import { AppModeSchema, type Workflow } from "../../ir/workflow.js";
 import type { VersionRecord } from "../../store/apps.js";
@@ -10,10 +11,11 @@ import { portsOf } from "../ports.js";
 import { versionParam, versionSummary } from "./versions.js";
 import { blankWorkflow, validateWorkflow } from "../validate.js";
 
-const versionBody = (v: VersionRecord) => ({
+/** A version as the studio opens it; what nothing here serves (tools, knowledge bases) is among its diagnostics. */
+const versionBody = async (v: VersionRecord, services: ServerDeps["services"]) => ({
   ...versionSummary(v),
   workflow: v.workflow,
-  diagnostics: analyse(v.workflow).diagnostics,
+  diagnostics: [...analyse(v.workflow).diagnostics, ...(await servingDiagnostics(v.workflow, services))],
   ports: portsOf(v.workflow),
 });
 
@@ -81,7 +83,7 @@ export function appRoutes(deps: ServerDeps): Hono {
 
   r.get("/:id/workflow", async (c) => {
     const app = await requireApp(deps, c.req.param("id"));
-    return c.json(versionBody((await apps.current(app.id))!));
+    return c.json(await versionBody((await apps.current(app.id))!, deps.services));
   });
 
   r.put("/:id/workflow", async (c) => {
@@ -101,7 +103,7 @@ export function appRoutes(deps: ServerDeps): Hono {
     const app = await requireApp(deps, c.req.param("id"));
     const v = await apps.version(app.id, versionParam(c.req.param("v")));
     if (!v) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${c.req.param("v")}`);
-    return c.json(versionBody(v));
+    return c.json(await versionBody(v, deps.services));
   });
 
   r.get("/:id/versions/:v/diff", async (c) => {

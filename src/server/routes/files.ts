@@ -2,6 +2,10 @@ import { Hono } from "hono";
 import type { ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 
+/** Why uploads are refused on a server without a file store, and how to give it one. */
+export const NO_FILE_STORE =
+  'this server has no file store: set `files.dir` in weft.config.json (e.g. {"files": {"dir": ".weft/files"}})';
+
 /**
  * Uploads for file inputs (`POST /api/files`, multipart field `file`): the bytes go to the configured file
  * service and the answer is the Dify file value to pass as a run input.
@@ -10,12 +14,7 @@ export function fileRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
   r.post("/", async (c) => {
     const files = deps.services.files;
-    if (!files)
-      throw new ApiError(
-        503,
-        "files.not_configured",
-        'this server has no file store: set `files.dir` in weft.config.json (e.g. {"files": {"dir": ".weft/files"}})',
-      );
+    if (!files) throw new ApiError(503, "files.not_configured", NO_FILE_STORE);
     if (!(c.req.header("content-type") ?? "").startsWith("multipart/form-data"))
       throw new ApiError(400, "request.not_multipart", "send the file as multipart/form-data in a field named `file`");
     const form = await c.req.parseBody();

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { analyse, availableAt } from "../../analysis/index.js";
+import { servingDiagnostics } from "../../engine/serving.js";
 import { parseWeftObject } from "../../dsl/load.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
@@ -89,7 +90,9 @@ export function metaRoutes(deps: ServerDeps): Hono {
     const draft = parseDraft((await readJson(c)).workflow);
     if ("diagnostics" in draft) return c.json({ diagnostics: draft.diagnostics });
     const res = analyse(draft.workflow);
-    return c.json({ diagnostics: res.diagnostics, burden: res.burden, ports: portsOf(draft.workflow) });
+    // What nothing serves here (tools, knowledge bases) shows on the node before anyone runs it.
+    const serving = await servingDiagnostics(draft.workflow, deps.services);
+    return c.json({ diagnostics: [...res.diagnostics, ...serving], burden: res.burden, ports: portsOf(draft.workflow) });
   });
 
   // The inspector's variable picker: exactly the values the analyser finds available at one node of a draft.

@@ -1,15 +1,16 @@
 import { Hono } from "hono";
-import { analyse } from "../../analysis/index.js";
-import { type Diagnostic, formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import { analyse, runGate } from "../../analysis/index.js";
+import { type Diagnostic, formatDiagnostic } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
 import type { ConversationRecord } from "../../store/conversations.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
+import { storeRunFiles } from "../run-files.js";
 import { pumpSSE } from "../sse.js";
 
 // Stored versions never change, so their analysis is computed once per version.
 const analysed = new Map<string, Diagnostic[]>();
-function diagnosticsOf(appId: string, version: number, wf: Workflow): Diagnostic[] {
+export function diagnosticsOf(appId: string, version: number, wf: Workflow): Diagnostic[] {
   const k = `${appId}:${version}`;
   let d = analysed.get(k);
   if (!d) {
@@ -42,8 +43,9 @@ export function appRunRoutes(deps: ServerDeps): Hono {
       throw new ApiError(400, "request.invalid_inputs", "`inputs` must be an object");
     const current = (await deps.apps.current(app.id))!;
     const diagnostics = diagnosticsOf(app.id, current.version, current.workflow);
-    if (hasErrors(diagnostics)) {
-      const first = diagnostics.find((d) => d.severity === "error")!;
+    const gate = runGate(diagnostics, { allowWarnings: body.allow_warnings === true });
+    if (gate.blocking.length > 0) {
+      const first = gate.blocking[0]!;
       throw new ApiError(
         422,
         "run.invalid_workflow",
@@ -53,6 +55,8 @@ export function appRunRoutes(deps: ServerDeps): Hono {
     }
     const sys: Record<string, unknown> = {};
     if (typeof body.query === "string") sys.query = body.query;
+    const files = await storeRunFiles(body.files, deps.services.files);
+    if (files.length > 0) sys.files = files;
     const conv = app.mode === "advanced-chat" ? await openConversation(deps, app.id, body.conversationId) : undefined;
     if (conv) Object.assign(sys, { conversation_id: conv.id, dialogue_count: conv.dialogueCount });
     const { runId } = await deps.hub.start(current.workflow, {
@@ -64,7 +68,15 @@ export function appRunRoutes(deps: ServerDeps): Hono {
         onFinished: (r) => deps.stores.conversations.finishTurn(conv.id, r.conversation),
       }),
     });
-    return c.json({ runId, version: current.version, ...(conv && { conversationId: conv.id }) }, 202);
+    return c.json(
+      {
+        runId,
+        version: current.version,
+        ...(conv && { conversationId: conv.id }),
+        ...(gate.downgraded.length > 0 ? { warnings: gate.downgraded } : {}),
+      },
+      202,
+    );
   });
   return r;
 }

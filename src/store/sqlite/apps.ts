@@ -249,8 +249,8 @@ export class SqliteAppStore implements AppStore {
 
   async proposals(appId: string, status?: ProposalStatus): Promise<ProposalRecord[]> {
     const rows = status
-      ? this.db.prepare("SELECT * FROM proposals WHERE app_id = ? AND status = ? ORDER BY created_at, id").all(appId, status)
-      : this.db.prepare("SELECT * FROM proposals WHERE app_id = ? ORDER BY created_at, id").all(appId);
+      ? this.db.prepare("SELECT * FROM proposals WHERE app_id = ? AND status = ? ORDER BY created_at, rowid").all(appId, status)
+      : this.db.prepare("SELECT * FROM proposals WHERE app_id = ? ORDER BY created_at, rowid").all(appId);
     return rows.map(toProposal);
   }
 

@@ -2,7 +2,7 @@ import { NotConfiguredError } from "../../ir/errors.js";
 import type { FileService, ToolInvocation, ToolResult, ToolService, ToolSpec } from "../../ir/services.js";
 import { ToolError } from "../errors.js";
 import { MemoryFileService } from "../files.js";
-import { describeProviderType, EXTERNAL_PROVIDERS } from "./catalog.js";
+import { unservedMessage } from "../configured/snippet.js";
 import { echartsTools, legacyChartTools } from "./echarts.js";
 import { jsonProcessTools } from "./json-process.js";
 import { MD_EXPORTER_UNAVAILABLE, mdExporterTools } from "./md-exporter.js";
@@ -57,9 +57,10 @@ export interface LocalToolServiceOptions {
 }
 
 /**
- * The offline tool service: built-in implementations of the Dify tools that need nothing outside
- * this machine, plus a hook (`registerExternalTool`) for providers that do. Anything else fails with
- * `tool.not_configured`, naming the provider, the tool and what it needs.
+ * The offline tool service: built-in implementations of the Dify tools that need nothing outside this
+ * machine. Users serve every other tool by configuration (src/tools/configured: MCP, OpenAPI, workflow
+ * files); `registerExternalTool` is an in-process hook for embedding Weft as a library. Anything else
+ * fails with `tool.not_configured`, naming the provider, the tool and the config that would serve it.
  */
 export class LocalToolService implements ToolService {
   readonly files: FileService;
@@ -116,6 +117,11 @@ export class LocalToolService implements ToolService {
     return undefined;
   }
 
+  /** Does a built-in or a plugged-in implementation serve provider/tool? */
+  serves(providerId: string, toolName: string): boolean {
+    return !!this.findExternal(providerId, toolName) || !!this.builtin(providerId, toolName);
+  }
+
   builtin(providerId: string, toolName: string): BuiltinTool | undefined {
     return this.builtins.get(`${providerKey(providerId)}/${toolName}`);
   }
@@ -123,6 +129,10 @@ export class LocalToolService implements ToolService {
   /** Parameter specs of a built-in tool, so a tool node can tell required parameters from optional ones. */
   parameterSpecs(providerId: string, toolName: string): ParamSpec[] | undefined {
     return this.builtin(providerId, toolName)?.parameters;
+  }
+
+  async describe(providerId: string, toolName: string): Promise<Array<{ name: string; required: boolean }> | undefined> {
+    return this.parameterSpecs(providerId, toolName)?.map((p) => ({ name: p.name, required: p.required }));
   }
 
   async invoke(call: ToolInvocation): Promise<ToolResult> {
@@ -164,21 +174,14 @@ export class LocalToolService implements ToolService {
 
   private notConfigured(inv: ToolInvocation): NotConfiguredError {
     const short = providerKey(inv.providerId);
-    const label = `${inv.providerId}/${inv.toolName}`;
-    const hook = `registerExternalTool(${JSON.stringify(short)}, ${JSON.stringify(inv.toolName)}, impl)`;
-    const needs = EXTERNAL_PROVIDERS[short] ?? describeProviderType(inv.providerType);
-    let message: string;
-    if (short === "md_exporter" && MD_EXPORTER_UNAVAILABLE.includes(inv.toolName)) {
-      message = `tool ${label} has no offline implementation here (available: ${mdExporterTools.map((t) => t.name).join(", ")}); plug one in with ${hook}`;
-    } else if ([...this.builtins.values()].some((t) => t.provider === short)) {
-      const names = [...this.builtins.values()].filter((t) => t.provider === short).map((t) => t.name);
-      message = `tool ${label} is not one of the built-in ${short} tools (${names.join(", ")}); plug it in with ${hook}`;
-    } else if (needs) {
-      message = `tool ${label} needs ${needs}, which is not configured here; plug in an implementation with ${hook}`;
-    } else {
-      message = `tool ${label} (provider_type ${inv.providerType ?? "builtin"}) has no built-in implementation; plug one in with ${hook}`;
-    }
-    return new NotConfiguredError("tool.not_configured", message, {
+    const own = [...this.builtins.values()].filter((t) => t.provider === short).map((t) => t.name);
+    const prefix =
+      short === "md_exporter" && MD_EXPORTER_UNAVAILABLE.includes(inv.toolName)
+        ? `tool ${inv.providerId}/${inv.toolName} has no offline implementation here (available: ${mdExporterTools.map((t) => t.name).join(", ")}), and`
+        : own.length > 0
+          ? `tool ${inv.providerId}/${inv.toolName} is not one of the built-in ${short} tools (${own.join(", ")}), and`
+          : `tool ${inv.providerId}/${inv.toolName}`;
+    return new NotConfiguredError("tool.not_configured", unservedMessage(inv, prefix), {
       provider: inv.providerId,
       tool: inv.toolName,
       providerType: inv.providerType ?? null,

@@ -13,14 +13,14 @@ import {
   useUpdateNodeInternals,
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { useStore } from "../store";
+import { edgeKey } from "../review/view";
+import { type NodeStatus, useStore } from "../store";
 import { isContainerType, type Placed, type Point, savedPosition, sizesOf } from "./layout";
 import { type CardData, NodeCard } from "./NodeCard";
 import { categoryColor } from "./nodeLook";
 import { FIT_MIN_ZOOM, initialViewport } from "./viewport";
 
 const nodeTypes = { card: NodeCard };
-const edgeKey = (e: { source: string; sourcePort: string; target: string }) => `${e.source}:${e.sourcePort}→${e.target}`;
 
 function ZoomReadout() {
   const zoom = useFlowStore((s) => s.transform[2]);
@@ -31,14 +31,24 @@ function ZoomReadout() {
   );
 }
 
+const NO_MARKS = {};
+
 function Flow() {
-  const draft = useStore((s) => s.draft);
-  const ports = useStore((s) => s.ports);
-  const diagnostics = useStore((s) => s.diagnostics);
-  const statuses = useStore((s) => s.run.statuses);
+  // A proposal under review takes the draft's place on the canvas, read-only, until it is decided or put aside.
+  const review = useStore((s) => (s.review && !s.review.hidden ? s.review : undefined));
+  const editDraft = useStore((s) => s.draft);
+  const editPorts = useStore((s) => s.ports);
+  const editDiagnostics = useStore((s) => s.diagnostics);
+  const draft = review ? review.view.workflow : editDraft;
+  const ports = review ? review.ports : editPorts;
+  const diagnostics = review ? review.proposal.diagnostics : editDiagnostics;
+  const highlights: Record<string, string> = review ? review.view.nodes : NO_MARKS;
+  const edgeMarks: Record<string, string> = review ? review.view.edges : NO_MARKS;
+  const readOnly = !!review;
+  const runStatuses = useStore((s) => s.run.statuses);
+  const statuses: Record<string, NodeStatus> = review ? NO_MARKS : runStatuses;
   const types = useStore((s) => s.nodeTypes);
   const selected = useStore((s) => s.selected);
-  const highlights = useStore((s) => s.highlights);
   const viewNonce = useStore((s) => s.viewNonce);
   const { select, setDraft, moveNodes, placeMissing } = useStore.getState();
   const { setViewport, setCenter, getInternalNode, getViewport } = useReactFlow();
@@ -59,8 +69,8 @@ function Flow() {
 
   // Nodes without a saved position (generated, or from files without canvas data) get one from the layout.
   useEffect(() => {
-    if (draft && !allPlaced) void placeMissing();
-  }, [draft, allPlaced, placeMissing]);
+    if (draft && !allPlaced && !readOnly) void placeMissing();
+  }, [draft, allPlaced, readOnly, placeMissing]);
 
   const sizes = useMemo(() => (draft ? sizesOf(draft, ports, positions) : {}), [draft, ports, positions]);
 
@@ -126,7 +136,7 @@ function Flow() {
           ports: ports[n.id] ?? ["source"],
           diagnostics: diagnostics.filter((d) => d.nodeId === n.id),
           status: statuses[n.id],
-          highlight: highlights[n.id],
+          highlight: highlights[n.id] as CardData["highlight"],
           category: info?.category ?? "unknown",
           label: info?.label ?? n.type,
           container,
@@ -138,7 +148,7 @@ function Flow() {
           position: positions[n.id]!,
           data,
           selected: n.id === selected,
-          draggable: n.canvas?.draggable !== false,
+          draggable: !readOnly && n.canvas?.draggable !== false,
           ...(n.parentId && ids.has(n.parentId) ? { parentId: n.parentId, extent: "parent" as const } : {}),
           width: size.width,
           height: size.height,
@@ -146,7 +156,7 @@ function Flow() {
           zIndex: container ? 0 : 1,
         };
       });
-  }, [draft, positions, sizes, ports, diagnostics, statuses, highlights, typeInfo, selected]);
+  }, [draft, positions, sizes, ports, diagnostics, statuses, highlights, typeInfo, selected, readOnly]);
 
   const edges: Edge[] = useMemo(
     () =>
@@ -157,21 +167,23 @@ function Flow() {
         sourceHandle: e.sourcePort,
         targetHandle: "target",
         animated: statuses[e.source] === "succeeded" && statuses[e.target] === "running",
-        className: statuses[e.source] && statuses[e.target] && statuses[e.target] !== "skipped" ? "ran" : "",
+        className: edgeMarks[edgeKey(e)] ? `edge-${edgeMarks[edgeKey(e)]}` : statuses[e.source] && statuses[e.target] && statuses[e.target] !== "skipped" ? "ran" : "",
+        ...(edgeMarks[edgeKey(e)] ? { ariaLabel: `edge ${edgeMarks[edgeKey(e)]}: ${e.source} → ${e.target}` } : {}),
         // No zIndex: edges stay under the cards (React Flow lifts edges between a container's children to the
         // children's level itself, so they still show above the container).
       })),
-    [draft, statuses],
+    [draft, statuses, edgeMarks],
   );
 
   const onNodesChange = useCallback(
     (changes: NodeChange[]) => {
       // Dragging writes the position into the draft (saved with the next version); React Flow owns nothing else.
+      if (readOnly) return;
       const moved: Record<string, Point> = {};
       for (const c of changes) if (c.type === "position" && c.position && c.dragging !== undefined) moved[c.id] = { x: Math.round(c.position.x), y: Math.round(c.position.y) };
       if (Object.keys(moved).length) moveNodes(moved, true);
     },
-    [moveNodes],
+    [moveNodes, readOnly],
   );
 
   const onConnect = useCallback(
@@ -202,7 +214,7 @@ function Flow() {
   );
 
   return (
-    <div ref={wrapper} data-view={viewReady === viewNonce ? "ready" : "pending"} className={`flow-wrap ${zoom < 0.6 ? "far" : ""}`} style={{ "--zoom": zoom } as React.CSSProperties}>
+    <div ref={wrapper} data-view={viewReady === viewNonce ? "ready" : "pending"} data-review={review ? review.proposal.id : ""} className={`flow-wrap ${zoom < 0.6 ? "far" : ""} ${review ? "reviewing" : ""}`} style={{ "--zoom": zoom } as React.CSSProperties}>
       <ReactFlow
         nodes={nodes}
         edges={edges}
@@ -210,9 +222,10 @@ function Flow() {
         onNodesChange={onNodesChange}
         onNodeClick={(_, n) => select(n.id)}
         onPaneClick={() => select(undefined)}
-        onConnect={onConnect}
-        onDelete={onDelete}
-        deleteKeyCode={["Delete"]}
+        onConnect={readOnly ? undefined : onConnect}
+        onDelete={readOnly ? undefined : onDelete}
+        nodesConnectable={!readOnly}
+        deleteKeyCode={readOnly ? null : ["Delete"]}
         minZoom={0.1}
         maxZoom={2}
         proOptions={{ hideAttribution: true }}

@@ -1,6 +1,7 @@
 import { Handle, type NodeProps, Position } from "@xyflow/react";
-import { CircleAlert, CircleCheck, CircleMinus, CircleX, LoaderCircle, TriangleAlert } from "lucide-react";
+import { CircleAlert, CircleCheck, CircleMinus, CirclePause, CircleX, LoaderCircle, TriangleAlert } from "lucide-react";
 import { memo } from "react";
+import { MARK_LABELS } from "../review/view";
 import type { Highlight, NodeStatus } from "../store";
 import type { Diagnostic, WfNode, Workflow } from "../types";
 import { HEAD_HEIGHT, PORT_ROW, portRows } from "./layout";
@@ -37,7 +38,7 @@ function DiagStrip({ diagnostics }: { diagnostics: Diagnostic[] }) {
   );
 }
 
-const STATUS_ICONS = { running: LoaderCircle, succeeded: CircleCheck, failed: CircleX, exception: CircleX, skipped: CircleMinus };
+const STATUS_ICONS = { running: LoaderCircle, succeeded: CircleCheck, failed: CircleX, exception: CircleX, skipped: CircleMinus, paused: CirclePause };
 
 /** Run status as an icon, so the title keeps its room. */
 function StatusIcon({ status }: { status: NodeStatus }) {
@@ -67,12 +68,17 @@ export const NodeCard = memo(function NodeCard({ data, selected }: NodeProps) {
     .join(" ");
   const line = d.container || rows ? "" : summary(d.workflow, d.node);
   return (
-    <div className={cls} data-node-id={d.node.id} data-node-type={d.node.type} data-status={d.status ?? ""} title={d.diagnostics.map((x) => `${x.severity}: ${x.message}`).join("\n")}>
+    <div className={cls} data-node-id={d.node.id} data-node-type={d.node.type} data-status={d.status ?? ""} data-mark={d.highlight ?? ""} title={d.diagnostics.map((x) => `${x.severity}: ${x.message}`).join("\n")}>
       {!d.entry && <Handle type="target" position={Position.Left} id="target" className="wf-handle" style={{ top: HEAD_HEIGHT / 2 }} />}
       <div className="wf-node-head">
         <TypeIcon type={d.node.type} category={d.category} size={15} />
         <span className="wf-title">{d.node.title || d.node.id}</span>
         {d.status && <StatusIcon status={d.status} />}
+        {d.highlight && (
+          <span className={`wf-mark mk-${d.highlight}`} data-testid="node-mark">
+            {MARK_LABELS[d.highlight]}
+          </span>
+        )}
         {errors.length > 0 && (
           <span className="wf-badge err" data-testid="diag-badge">
             {errors.length}

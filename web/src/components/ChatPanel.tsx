@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 import { api } from "../api";
-import { useStore } from "../store";
+import { nodeTitle } from "../labels";
+import { type ChatEntry, useStore } from "../store";
+import { DiagMessage } from "./DiagMessage";
 
 interface ModelsInfo {
   configured: boolean;
@@ -23,6 +25,30 @@ function ModelLine() {
   );
 }
 
+/** What the turn really did, under the reply: a rejected update lists its diagnostics and says nothing changed. */
+function Outcome({ m }: { m: ChatEntry }) {
+  const wf = useStore((s) => s.draft);
+  const o = m.outcome;
+  if (!o) return null;
+  return (
+    <div className={`chat-outcome oc-${o.kind}`} data-testid="chat-outcome" data-kind={o.kind}>
+      {o.kind === "proposed" && <span>Proposed, not applied yet: {o.summary}</span>}
+      {o.kind === "applied" && <span>Applied as version {o.version}: {o.summary}</span>}
+      {(o.kind === "rejected" || o.kind === "unchanged") && <b>{o.summary}</b>}
+      {o.kind === "rejected" && (
+        <ul className="diag-list" data-testid="chat-outcome-diags">
+          {o.diagnostics.map((d, i) => (
+            <li key={i} className={`diag ${d.severity}`}>
+              {d.nodeId && <b>{nodeTitle(wf, d.nodeId)}: </b>}
+              <DiagMessage wf={wf} message={d.message} /> <span className="muted small">({d.code})</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 export function ChatPanel() {
   const chat = useStore((s) => s.chat);
   const [text, setText] = useState("");
@@ -42,8 +68,14 @@ export function ChatPanel() {
       <div className="chat-log">
         {chat.entries.length === 0 && <p className="muted">Ask the agent to build or change this workflow.</p>}
         {chat.entries.map((m, i) => (
-          <div key={i} className={`chat-msg ${m.role}`} data-testid={`chat-${m.role}`}>
+          <div key={i} className={`chat-msg ${m.role} ${m.notApplied ? "not-applied" : ""}`} data-testid={`chat-${m.role}`} data-not-applied={m.notApplied ? "true" : undefined}>
+            {m.notApplied && (
+              <span className="not-applied-tag" data-testid="not-applied">
+                Not applied
+              </span>
+            )}
             {m.text}
+            <Outcome m={m} />
           </div>
         ))}
         <div ref={end} />

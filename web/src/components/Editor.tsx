@@ -5,6 +5,7 @@ import type { WfNode } from "../types";
 import { Canvas } from "../canvas/Canvas";
 import { savedPosition } from "../canvas/layout";
 import { Inspector } from "../inspector/Inspector";
+import { ReviewBar } from "../review/ReviewBar";
 import { RunPanel } from "../run/RunPanel";
 import { ImportDialog } from "./ImportDialog";
 import { Notice } from "./Notice";
@@ -61,6 +62,7 @@ export function Editor() {
   const dirty = useStore((s) => s.dirty);
   const panel = useStore((s) => s.panel);
   const diagnostics = useStore((s) => s.diagnostics);
+  const reviewing = useStore((s) => !!s.review && !s.review.hidden);
   const [importing, setImporting] = useState(false);
   const { closeApp, save, setPanel, importVersion, say, autoLayoutAll } = useStore.getState();
   const errors = diagnostics.filter((d) => d.severity === "error").length;
@@ -80,8 +82,8 @@ export function Editor() {
           {errors} error(s), {warnings} warning(s)
         </span>
         <span className="spacer" />
-        <AddNode />
-        <button type="button" data-testid="auto-layout" title="Lay out every node again (saved positions are replaced)" onClick={() => void autoLayoutAll()}>
+        {!reviewing && <AddNode />}
+        <button type="button" data-testid="auto-layout" disabled={reviewing} title="Lay out every node again (saved positions are replaced)" onClick={() => void autoLayoutAll()}>
           Auto-layout
         </button>
         <button type="button" data-testid="import-version" onClick={() => setImporting(true)}>
@@ -95,6 +97,7 @@ export function Editor() {
         </button>
       </header>
       <Notice />
+      <ReviewBar />
       {importing && (
         <ImportDialog
           title="Import a Dify DSL file as a new version"

@@ -4,7 +4,9 @@ export function VersionsPanel() {
   const versions = useStore((s) => s.versions);
   const saved = useStore((s) => s.saved);
   const diff = useStore((s) => s.diff);
-  const { showDiff, restore } = useStore.getState();
+  const dirty = useStore((s) => s.dirty);
+  const { showDiff, restore, undo } = useStore.getState();
+  const latest = versions.at(-1);
   const part = (label: string, xs: string[], cls: string) =>
     xs.length > 0 && (
       <div className={`diff-part ${cls}`}>
@@ -13,6 +15,20 @@ export function VersionsPanel() {
     );
   return (
     <div className="versions-panel" data-testid="versions-panel">
+      {latest && latest.version > 1 && (
+        <div className="undo-row">
+          <button
+            type="button"
+            data-testid="undo"
+            disabled={dirty}
+            title={dirty ? "Save or discard your unsaved edits first" : "Restore the previous version as a new version"}
+            onClick={() => void undo()}
+          >
+            Undo last change
+          </button>
+          <span className="muted small">{dirty ? "Save or discard your unsaved edits to undo." : `restores the version before it, as a new version (“${latest.note || latest.source}”)`}</span>
+        </div>
+      )}
       <ul className="versions">
         {[...versions].reverse().map((v) => (
           <li key={v.version} className={saved?.version === v.version ? "current" : ""} data-testid={`version-${v.version}`}>

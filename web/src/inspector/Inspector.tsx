@@ -1,6 +1,7 @@
 import { TypeIcon } from "../canvas/nodeLook";
 import { DiagMessage } from "../components/DiagMessage";
 import { nodeTitle } from "../labels";
+import { ReviewInspector } from "../review/ReviewInspector";
 import { useStore } from "../store";
 import type { Diagnostic } from "../types";
 import { FIELD_OPTIONS, NODE_FORMS, TEMPLATE_PATHS } from "./nodeForms";
@@ -34,8 +35,10 @@ export function Inspector() {
   const selected = useStore((s) => s.selected);
   const types = useStore((s) => s.nodeTypes);
   const diagnostics = useStore((s) => s.diagnostics);
+  const reviewing = useStore((s) => !!s.review && !s.review.hidden);
   const { updateNode, setDraft } = useStore.getState();
   const node = draft?.nodes.find((n) => n.id === selected);
+  if (reviewing) return <ReviewInspector />;
   if (!draft) return null;
   if (!node) return <DiagnosticList diagnostics={diagnostics} />;
   const info = types.find((t) => t.type === node.type);

@@ -4,6 +4,7 @@ import { api } from "../api";
 import { humanize, nodeTitle } from "../labels";
 import { type Conversation, useStore } from "../store";
 import type { RunEvent, Workflow } from "../types";
+import { HumanInputForm } from "./HumanInputForm";
 import { RunInputs, type StartVar, toInputs } from "./RunForm";
 import { show, TraceView } from "./TraceView";
 
@@ -124,6 +125,7 @@ export function RunPanel() {
           </div>
           {tab === "result" && (
             <>
+              {run.status === "paused" && run.forms?.map((f) => <HumanInputForm key={f.id} form={f} />)}
               {run.error && (
                 <div className="diag error boxed" data-testid="run-error">
                   {run.error.nodeId && <b>{nodeTitle(runWf, run.error.nodeId)}: </b>}

@@ -1,0 +1,80 @@
+import type { Command } from "@commander-js/extra-typings";
+import { analyse } from "../../analysis/index.js";
+import { formatDiagnostic } from "../../ir/diagnostics.js";
+import { openStores, parseStoreSpec } from "../../store/open.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
+import { readWorkflow } from "../io.js";
+import { CliError, EXIT, printJson } from "../output.js";
+
+
+/** Apps are what `weft serve` serves; an in-process database would lose them when the command ends. */
+function sharedDb(db: string, what: string): string {
+  if (parseStoreSpec(db).kind === "memory")
+    throw new CliError(
+      "apps.not_stored",
+      `${what} in "${db}" would be gone when this command ends; use the server's database`,
+    );
+  return db;
+}
+
+export function registerAppCommands(program: Command): void {
+  const apps = program
+    .command("apps")
+    .description("apps that `weft serve` runs (the Dify service API selects one by its key)");
+  apps
+    .command("import")
+    .description("create an app from a Dify DSL file (or Weft JSON); its id is printed on the last line")
+    .argument("<file>")
+    .option("--db <spec>", DB_HELP)
+    .option("--config <path>", "weft.config.json")
+    .option("--json", "print as JSON")
+    .action(async (file, opts) => {
+      const db = sharedDb(opts.db ?? loadWeftConfig(opts.config).db, "an app imported");
+      const { workflow, warnings } = await readWorkflow(file);
+      const diagnostics = analyse(workflow).diagnostics;
+      const stores = await openStores(db);
+      try {
+        const { app, version } = await stores.apps.createApp(
+          { name: workflow.name, mode: workflow.mode, description: workflow.description },
+          workflow,
+          "import",
+        );
+        if (opts.json) return printJson({ app, version: version.version, warnings, diagnostics });
+        for (const d of [...warnings, ...diagnostics]) process.stderr.write(`${formatDiagnostic(d)}\n`);
+        process.stdout.write(`imported "${app.name}" (${app.mode}), ${workflow.nodes.length} nodes\n${app.id}\n`);
+      } finally {
+        await stores.close();
+      }
+    });
+  apps
+    .command("list")
+    .description("list apps: id, mode, current version, name")
+    .option("--db <spec>", DB_HELP)
+    .option("--config <path>", "weft.config.json")
+    .option("--json", "print as JSON")
+    .action(async (opts) => {
+      const stores = await openStores(opts.db ?? loadWeftConfig(opts.config).db);
+      try {
+        const list = await stores.apps.listApps();
+        const versions = await Promise.all(list.map((a) => stores.apps.current(a.id)));
+        const rows = list.map((a, i) => ({ ...a, version: versions[i]?.version ?? 0 }));
+        if (opts.json) return printJson(rows);
+        for (const a of rows) process.stdout.write(`${a.id}  ${a.mode.padEnd(13)} v${a.version}  ${a.name}\n`);
+        if (rows.length === 0) process.stdout.write("no apps\n");
+      } finally {
+        await stores.close();
+      }
+    });
+}
+
+/** `weft keys create --app APP_ID`: an `app-…` key of the service API, bound to one app. */
+export async function createAppKey(db: string, appId: string): Promise<{ id: string; key: string }> {
+  const stores = await openStores(sharedDb(db, "a key created"));
+  try {
+    if (!(await stores.apps.getApp(appId)))
+      throw new CliError("app.not_found", `no app with id ${appId} (see \`weft apps list\`)`, EXIT.invalid);
+    return await stores.service.createAppKey(appId);
+  } finally {
+    await stores.close();
+  }
+}

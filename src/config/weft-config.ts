@@ -1,0 +1,26 @@
+/**
+ * The one schema of weft.config.json. Each section's schema lives with the code it configures (llm/, tools/,
+ * knowledge/); this file puts them together, so a typo anywhere in the file is one error naming its path.
+ */
+import { z } from "zod";
+import { KnowledgeConfigSchema, DEFAULT_KNOWLEDGE_CONFIG } from "../knowledge/config.js";
+import { llmConfigSchema } from "../llm/config.js";
+import { EMPTY_TOOLS_CONFIG, ToolsConfigSchema } from "../tools/configured/config.js";
+
+export const WeftConfigSchema = z
+  .object({
+    llm: llmConfigSchema.optional(),
+    /** `allowPrivate` is the owner's explicit permission to reach loopback/private hosts. */
+    http: z
+      .object({ allowPrivate: z.boolean().default(false), allowHosts: z.array(z.string()).default([]) })
+      .default({ allowPrivate: false, allowHosts: [] }),
+    files: z.object({ dir: z.string().default(".weft/files") }).default({ dir: ".weft/files" }),
+    db: z.string().default("weft.db"),
+    tools: ToolsConfigSchema.default(EMPTY_TOOLS_CONFIG),
+    knowledge: KnowledgeConfigSchema.default(DEFAULT_KNOWLEDGE_CONFIG),
+  })
+  .loose();
+export type WeftConfig = z.output<typeof WeftConfigSchema> & {
+  /** The directory relative paths in the file (tool specs, workflow files) are read from. */
+  baseDir?: string;
+};

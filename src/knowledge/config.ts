@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/**
+ * Dify's chunking settings ("custom" segmentation): split at `separator`, and split again any piece longer
+ * than `maxLength` characters (at paragraph, line, sentence, word boundaries) with `overlap` characters
+ * shared between neighbours. Pre-processing as Dify's rules: collapse runs of spaces, drop URLs and emails.
+ */
+/** Each setting's bounds, without defaults: what a partial override (API body, CLI flag) may say. */
+export const ChunkingOverrideSchema = z.strictObject({
+  separator: z.string().min(1).optional(),
+  maxLength: z.int().min(50).max(100_000).optional(),
+  overlap: z.int().min(0).optional(),
+  removeExtraSpaces: z.boolean().optional(),
+  removeUrlsEmails: z.boolean().optional(),
+});
+export const ChunkingSchema = z
+  .strictObject({
+    separator: ChunkingOverrideSchema.shape.separator.unwrap().default("\n\n"),
+    maxLength: ChunkingOverrideSchema.shape.maxLength.unwrap().default(1024),
+    overlap: ChunkingOverrideSchema.shape.overlap.unwrap().default(50),
+    removeExtraSpaces: ChunkingOverrideSchema.shape.removeExtraSpaces.unwrap().default(true),
+    removeUrlsEmails: ChunkingOverrideSchema.shape.removeUrlsEmails.unwrap().default(false),
+  })
+  .refine((c) => c.overlap < c.maxLength, { message: "overlap must be smaller than maxLength", path: ["overlap"] });
+export type Chunking = z.output<typeof ChunkingSchema>;
+export const DEFAULT_CHUNKING: Chunking = ChunkingSchema.parse({});
+
+/**
+ * The `knowledge` section of weft.config.json. With `embedding` set, new documents are embedded with that
+ * model (routed by the `llm` section like any model) and retrieval is hybrid; without it, BM25 only.
+ */
+export const KnowledgeConfigSchema = z.strictObject({
+  chunking: ChunkingSchema.default(DEFAULT_CHUNKING),
+  embedding: z
+    .strictObject({
+      /** A model name the llm section routes (e.g. an endpoint's embeddingModel, or models.<name>). */
+      model: z.string().min(1),
+      provider: z.string().default(""),
+      /** Hybrid score = vectorWeight × cosine + (1 − vectorWeight) × normalised BM25 (Dify's weighted_score). */
+      vectorWeight: z.number().min(0).max(1).default(0.7),
+    })
+    .optional(),
+});
+export type KnowledgeConfig = z.output<typeof KnowledgeConfigSchema>;
+export const DEFAULT_KNOWLEDGE_CONFIG: KnowledgeConfig = KnowledgeConfigSchema.parse({});

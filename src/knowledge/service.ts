@@ -1,0 +1,176 @@
+/**
+ * Knowledge bases behind the engine's KnowledgeService: adding documents (extract → chunk → embed →
+ * store) and retrieving for the knowledge-retrieval node, `weft kb search` and the API. Retrieval is BM25
+ * over the store's full-text index; a base embedded with a model is searched hybrid: vector and keyword
+ * scores weighted as Dify's weighted_score reranking does.
+ */
+import { NotConfiguredError, WeftError } from "../ir/errors.js";
+import type { DocumentService, FileValue, KnowledgeService, LlmService } from "../ir/services.js";
+import type { ChunkHit, KnowledgeBaseRecord, KnowledgeDocumentRecord, KnowledgeStore } from "../store/knowledge.js";
+import { chunkText } from "./chunk.js";
+import { type Chunking, ChunkingSchema, DEFAULT_KNOWLEDGE_CONFIG, type KnowledgeConfig } from "./config.js";
+
+export class KnowledgeError extends WeftError {}
+
+export interface Passage {
+  content: string;
+  title: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface SearchOptions {
+  topK?: number;
+  scoreThreshold?: number;
+}
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+export class KnowledgeBases implements KnowledgeService {
+  constructor(
+    readonly store: KnowledgeStore,
+    private readonly deps: { documents?: DocumentService; llm?: LlmService; config?: KnowledgeConfig } = {},
+  ) {}
+
+  private get config(): KnowledgeConfig {
+    return this.deps.config ?? DEFAULT_KNOWLEDGE_CONFIG;
+  }
+
+  async create(o: { name: string; id?: string; description?: string; chunking?: Partial<Chunking> }): Promise<KnowledgeBaseRecord> {
+    const chunking = settings({ ...this.config.chunking, ...o.chunking });
+    return this.store.createBase({ ...o, chunking, embeddingModel: this.config.embedding?.model ?? null });
+  }
+
+  private async baseOrFail(id: string): Promise<KnowledgeBaseRecord> {
+    const b = await this.store.getBase(id);
+    if (!b) throw notFound([id]);
+    return b;
+  }
+
+  private async embed(texts: string[], model: string): Promise<number[][]> {
+    const llm = this.deps.llm;
+    if (!llm?.embed) {
+      throw new NotConfiguredError("knowledge.embedding_not_configured", `knowledge base embeddings need the model "${model}", but no model endpoint with embeddings is configured (see the llm section of weft.config.json)`, { model });
+    }
+    const provider = this.config.embedding?.provider ?? "";
+    const out: number[][] = [];
+    for (let i = 0; i < texts.length; i += 64) out.push(...(await llm.embed(texts.slice(i, i + 64), { provider, name: model })));
+    return out;
+  }
+
+  /** Extract a file's text (every format the document extractor reads), chunk it with the base's settings, store it. */
+  async addFile(
+    baseId: string,
+    file: { name: string; bytes: Uint8Array; mimeType: string; extension: string },
+    o: { chunking?: Partial<Chunking>; metadata?: Record<string, unknown> } = {},
+  ): Promise<KnowledgeDocumentRecord> {
+    const base = await this.baseOrFail(baseId);
+    const docs = this.deps.documents;
+    if (!docs) throw new KnowledgeError("knowledge.no_extractor", "no document extractor is configured");
+    const value: FileValue = {
+      type: "document",
+      transfer_method: "local_file",
+      filename: file.name,
+      extension: file.extension,
+      mime_type: file.mimeType,
+      size: file.bytes.byteLength,
+    };
+    const text = await docs.extract(value, file.bytes);
+    const chunks = chunkText(text, settings({ ...base.chunking, ...o.chunking }));
+    if (chunks.length === 0) throw new KnowledgeError("knowledge.empty_document", `${file.name} has no text to index`, { file: file.name });
+    const vectors = base.embeddingModel ? await this.embed(chunks, base.embeddingModel) : undefined;
+    return this.store.addDocument(
+      baseId,
+      { name: file.name, mimeType: file.mimeType, size: file.bytes.byteLength, metadata: o.metadata },
+      chunks.map((content, i) => ({ content, embedding: vectors?.[i] })),
+    );
+  }
+
+  /** BM25 (and vectors, for embedded bases) over the given bases; best first, cut at topK and threshold. */
+  async search(baseIds: string[], query: string, o: SearchOptions = {}): Promise<Array<ChunkHit & { baseName: string }>> {
+    const bases = await Promise.all(baseIds.map((id) => this.store.getBase(id)));
+    const missing = baseIds.filter((_, i) => !bases[i]);
+    if (missing.length > 0) throw notFound(missing);
+    const topK = o.topK ?? 4;
+    const pool = Math.max(topK * 4, 20);
+    const keyword = await this.store.searchText(baseIds, query, pool);
+    const embedded = bases.filter((b) => b!.embeddingModel).map((b) => b!);
+    let hits: ChunkHit[] = keyword;
+    if (embedded.length > 0) hits = await this.hybrid(embedded, keyword, query);
+    const names = new Map(bases.map((b) => [b!.id, b!.name]));
+    return hits
+      .filter((h) => o.scoreThreshold === undefined || o.scoreThreshold === null || h.score >= o.scoreThreshold)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, topK)
+      .map((h) => ({ ...h, baseName: names.get(h.baseId) ?? h.baseId }));
+  }
+
+  private async hybrid(bases: KnowledgeBaseRecord[], keyword: ChunkHit[], query: string): Promise<ChunkHit[]> {
+    const w = this.config.embedding?.vectorWeight ?? 0.7;
+    const byModel = new Map<string, string[]>();
+    for (const b of bases) byModel.set(b.embeddingModel!, [...(byModel.get(b.embeddingModel!) ?? []), b.id]);
+    const maxKw = Math.max(1e-9, ...keyword.map((k) => k.score));
+    const scored = new Map<string, ChunkHit>();
+    for (const k of keyword) scored.set(k.chunkId, { ...k, score: (1 - w) * (k.score / maxKw) });
+    for (const [model, ids] of byModel) {
+      const [qv] = await this.embed([query], model);
+      for (const c of await this.store.embedded(ids)) {
+        const { embedding, ...hit } = c;
+        const kw = scored.get(c.chunkId);
+        const sem = w * Math.max(0, cosine(qv!, embedding));
+        scored.set(c.chunkId, { ...(kw ?? hit), score: (kw?.score ?? 0) + sem });
+      }
+    }
+    return [...scored.values()];
+  }
+
+  /** The knowledge-retrieval node's call: Dify's `result` items. */
+  async retrieve(req: { query: string; datasetIds: string[]; topK: number; scoreThreshold?: number }): Promise<Passage[]> {
+    const hits = await this.search(req.datasetIds, req.query, { topK: req.topK, scoreThreshold: req.scoreThreshold });
+    return hits.map((h) => ({
+      content: h.content,
+      title: h.documentName,
+      metadata: {
+        _source: "knowledge",
+        dataset_id: h.baseId,
+        dataset_name: h.baseName,
+        document_id: h.documentId,
+        document_name: h.documentName,
+        data_source_type: "upload_file",
+        segment_id: h.chunkId,
+        segment_position: h.position,
+        retriever_from: "workflow",
+        score: h.score,
+        doc_metadata: h.metadata,
+      },
+    }));
+  }
+}
+
+/** Chunking settings as given (flags, API, config), checked together: overlap below maxLength and so on. */
+function settings(c: Partial<Chunking>): Chunking {
+  const r = ChunkingSchema.safeParse(c);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new KnowledgeError("knowledge.invalid_chunking", `chunking ${i.path.join(".")}: ${i.message}`, { chunking: c });
+  }
+  return r.data;
+}
+
+function notFound(ids: string[]): NotConfiguredError {
+  const first = ids[0]!;
+  return new NotConfiguredError(
+    "knowledge.dataset_not_found",
+    `no knowledge base with id ${ids.join(", ")} in this database; create it and add its documents: weft kb create NAME --id ${first} && weft kb add ${first} FILE…`,
+    { datasetIds: ids },
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * Knowledge bases over HTTP, the same operations as `weft kb`:
+ * GET/POST /api/knowledge, GET/DELETE /api/knowledge/:id, GET/POST /api/knowledge/:id/documents
+ * (`{filename, data: base64, mime_type?, metadata?, chunking?}`), DELETE /api/knowledge/:id/documents/:doc,
+ * POST /api/knowledge/:id/search (`{query, top_k?, score_threshold?}` → Dify-shaped `result`).
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { WeftError } from "../../ir/errors.js";
+import { ChunkingOverrideSchema } from "../../knowledge/config.js";
+import { extensionOf, mimeForExtension } from "../../tools/mime.js";
+import { readJson, type ServerDeps } from "../context.js";
+import { ApiError } from "../errors.js";
+
+const CreateBody = z.strictObject({
+  name: z.string().trim().min(1),
+  id: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, "letters, digits, _ . - (at most 128)").optional(),
+  description: z.string().optional(),
+  chunking: ChunkingOverrideSchema.optional(),
+});
+const DocumentBody = z.strictObject({
+  filename: z.string().trim().min(1),
+  data: z.string().regex(/^[A-Za-z0-9+/=\s]*$/, "the file's bytes in base64"),
+  mime_type: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  chunking: ChunkingOverrideSchema.optional(),
+});
+const SearchBody = z.strictObject({
+  query: z.string().trim().min(1),
+  top_k: z.int().min(1).max(100).default(4),
+  score_threshold: z.number().min(0).max(1).nullish(),
+});
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const r = schema.safeParse(body);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new ApiError(400, "request.invalid", `${i.path.join(".") || "(body)"}: ${i.message}`);
+  }
+  return r.data;
+}
+
+/** Knowledge errors are the caller's: unknown base 404, existing id 409, bad chunking 400, unreadable document 422. */
+function mapped<T>(p: Promise<T>): Promise<T> {
+  return p.catch((e: unknown) => {
+    if (!(e instanceof WeftError)) throw e;
+    if (e.code === "kb.not_found" || e.code === "knowledge.dataset_not_found") throw new ApiError(404, e.code, e.message);
+    if (e.code === "kb.exists") throw new ApiError(409, e.code, e.message);
+    if (e.code === "knowledge.invalid_chunking") throw new ApiError(400, e.code, e.message);
+    if (e.code.startsWith("document.") || e.code === "knowledge.empty_document") throw new ApiError(422, e.code, e.message);
+    throw e;
+  });
+}
+
+export function knowledgeRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+  const kb = deps.knowledge;
+  const base = async (id: string) => {
+    const b = await kb.store.getBase(id);
+    if (!b) throw new ApiError(404, "kb.not_found", `no knowledge base with id ${id}`);
+    return b;
+  };
+
+  r.get("/", async (c) => c.json({ knowledge_bases: await kb.store.listBases() }));
+  r.post("/", async (c) => {
+    const b = parse(CreateBody, await readJson(c));
+    return c.json(await mapped(kb.create(b)), 201);
+  });
+  r.get("/:id", async (c) => c.json(await base(c.req.param("id"))));
+  r.delete("/:id", async (c) => {
+    const b = await base(c.req.param("id"));
+    await kb.store.deleteBase(b.id);
+    return c.json({ deleted: b.id });
+  });
+  r.get("/:id/documents", async (c) => {
+    const b = await base(c.req.param("id"));
+    return c.json({ documents: await kb.store.listDocuments(b.id) });
+  });
+  r.post("/:id/documents", async (c) => {
+    const b = await base(c.req.param("id"));
+    const d = parse(DocumentBody, await readJson(c));
+    const extension = extensionOf(d.filename);
+    const doc = await mapped(
+      kb.addFile(
+        b.id,
+        { name: d.filename, bytes: new Uint8Array(Buffer.from(d.data, "base64")), extension, mimeType: d.mime_type ?? mimeForExtension(extension) ?? "application/octet-stream" },
+        { metadata: d.metadata, chunking: d.chunking },
+      ),
+    );
+    return c.json(doc, 201);
+  });
+  r.delete("/:id/documents/:doc", async (c) => {
+    const b = await base(c.req.param("id"));
+    if (!(await kb.store.deleteDocument(b.id, c.req.param("doc")))) throw new ApiError(404, "kb.document_not_found", `knowledge base ${b.id} has no document ${c.req.param("doc")}`);
+    return c.json({ deleted: c.req.param("doc") });
+  });
+  r.post("/:id/search", async (c) => {
+    const b = await base(c.req.param("id"));
+    const q = parse(SearchBody, await readJson(c));
+    const result = await mapped(kb.retrieve({ query: q.query, datasetIds: [b.id], topK: q.top_k, scoreThreshold: q.score_threshold ?? undefined }));
+    return c.json({ query: q.query, result });
+  });
+  return r;
+}

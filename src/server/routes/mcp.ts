@@ -1,0 +1,33 @@
+/**
+ * Every app as an MCP server over streamable HTTP: `/api/apps/:id/mcp`, behind the same API keys as the
+ * rest of /api. Stateless: each request gets a server for the app's current version (its tool's schema
+ * follows the app as it changes), and each call is an ordinary run of the app, stored and streamed by the hub.
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Hono } from "hono";
+import { createAppMcpServer } from "../../publish/mcp.js";
+import { requireApp, type ServerDeps } from "../context.js";
+
+export function mcpRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+  r.all("/:id/mcp", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const current = (await deps.apps.current(app.id))!;
+    const server = createAppMcpServer(
+      current.workflow,
+      async (inputs, sys) => {
+        const { done } = await deps.hub.start(current.workflow, { appId: app.id, inputs, sys });
+        return done;
+      },
+      { name: app.name, description: app.description },
+    );
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      await server.close();
+    }
+  });
+  return r;
+}

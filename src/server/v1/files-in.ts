@@ -1,0 +1,74 @@
+import { extname } from "node:path";
+import { declaredInputs } from "../../engine/inputs.js";
+import type { FileValue } from "../../ir/services.js";
+import type { Workflow } from "../../ir/workflow.js";
+import type { ServiceApiStore } from "../../store/service-api.js";
+import { badParam } from "./errors.js";
+
+const FILE_TYPES = new Set(["image", "document", "audio", "video", "custom"]);
+
+/**
+ * One Dify file mapping (`{type, transfer_method: local_file, upload_file_id}` or `{type, transfer_method:
+ * remote_url, url}`) as the engine's file value: an upload is looked up among this app's uploads.
+ */
+async function fileOf(service: ServiceApiStore, appId: string, where: string, m: unknown): Promise<FileValue> {
+  if (!m || typeof m !== "object" || Array.isArray(m))
+    throw badParam(`${where} must be a file mapping {type, transfer_method, upload_file_id | url}`);
+  const o = m as Record<string, unknown>;
+  const type = o.type === undefined ? undefined : String(o.type);
+  if (type !== undefined && !FILE_TYPES.has(type))
+    throw badParam(`${where}.type must be one of ${[...FILE_TYPES].join(", ")}, got ${JSON.stringify(o.type)}`);
+  if (o.transfer_method === "local_file") {
+    if (typeof o.upload_file_id !== "string" || o.upload_file_id === "")
+      throw badParam(`${where}.upload_file_id is required for transfer_method local_file`);
+    const up = await service.getUpload(o.upload_file_id);
+    if (!up || up.appId !== appId)
+      throw badParam(`${where}: no uploaded file ${o.upload_file_id} (upload it with POST /v1/files/upload)`);
+    return { ...up.file, type: (type as FileValue["type"]) ?? up.file.type, transfer_method: "local_file" };
+  }
+  if (o.transfer_method === "remote_url") {
+    if (typeof o.url !== "string" || !/^https?:\/\//i.test(o.url))
+      throw badParam(`${where}.url must be an http(s) URL for transfer_method remote_url`);
+    const name = decodeURIComponent(new URL(o.url).pathname.split("/").pop() || "file");
+    return {
+      type: (type as FileValue["type"]) ?? "custom",
+      transfer_method: "remote_url",
+      remote_url: o.url,
+      url: o.url,
+      filename: name,
+      extension: extname(name),
+      mime_type: "",
+      size: -1,
+    };
+  }
+  throw badParam(`${where}.transfer_method must be local_file or remote_url, got ${JSON.stringify(o.transfer_method)}`);
+}
+
+/** Dify's `files` list (sys.files): every mapping resolved. */
+export async function resolveFileList(
+  service: ServiceApiStore,
+  appId: string,
+  v: unknown,
+  where = "files",
+): Promise<FileValue[]> {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw badParam(`${where} must be a list of file mappings`);
+  return Promise.all(v.map((m, i) => fileOf(service, appId, `${where}[${i}]`, m)));
+}
+
+/** The run inputs with every file and file-list input's mappings resolved; other values are left to the start node's checks. */
+export async function resolveInputs(
+  service: ServiceApiStore,
+  appId: string,
+  wf: Workflow,
+  inputs: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const out = { ...inputs };
+  for (const v of declaredInputs(wf)?.variables ?? []) {
+    const raw = inputs[v.variable];
+    if (raw === undefined || raw === null || raw === "") continue;
+    if (v.type === "file") out[v.variable] = await fileOf(service, appId, `inputs.${v.variable}`, raw);
+    if (v.type === "file-list") out[v.variable] = await resolveFileList(service, appId, raw, `inputs.${v.variable}`);
+  }
+  return out;
+}

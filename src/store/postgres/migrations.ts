@@ -1,0 +1,159 @@
+import { StoreOpenError } from "../errors.js";
+import type { PgDatabase, Query } from "./database.js";
+
+/**
+ * The schema's history: each migration is applied once, in order, and never changed after it is released
+ * (a change is a new migration). Text that users or models write is kept in `json` columns (a JSON string):
+ * PostgreSQL `text` cannot hold a NUL character, JSON's `\u0000` escape can, and `json` (unlike `jsonb`)
+ * keeps the text exactly, key order included.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "runs: runs, node commits (first commit wins), attempts, artifact versions",
+    sql: `
+CREATE TABLE runs (
+  id text PRIMARY KEY, seq bigserial UNIQUE, app_id text, workflow json NOT NULL, inputs json NOT NULL,
+  status text NOT NULL, outputs json, error json, created_at bigint NOT NULL, updated_at bigint NOT NULL);
+CREATE INDEX runs_recent ON runs (created_at DESC, seq DESC);
+CREATE INDEX runs_app_recent ON runs (app_id, created_at DESC, seq DESC);
+CREATE TABLE node_commits (
+  run_id text NOT NULL, key text NOT NULL, seq bigserial, node_id text NOT NULL, status text NOT NULL,
+  outputs json NOT NULL, port text, writes json, created_at bigint NOT NULL, PRIMARY KEY (run_id, key));
+CREATE TABLE attempts (
+  seq bigserial PRIMARY KEY, run_id text NOT NULL, key text NOT NULL, node_id text NOT NULL, record json NOT NULL);
+CREATE INDEX attempts_run ON attempts (run_id, seq);
+CREATE TABLE artifact_heads (
+  run_id text NOT NULL, node_id text NOT NULL, name text NOT NULL, version integer NOT NULL,
+  PRIMARY KEY (run_id, node_id, name));
+CREATE TABLE artifacts (
+  run_id text NOT NULL, node_id text NOT NULL, name text NOT NULL, version integer NOT NULL, key text NOT NULL,
+  value json, created_at bigint NOT NULL, commit_seq bigint NOT NULL, ord integer NOT NULL,
+  PRIMARY KEY (run_id, node_id, name, version));
+CREATE INDEX artifacts_run ON artifacts (run_id, commit_seq, ord);`,
+  },
+  {
+    version: 2,
+    name: "apps: apps, workflow versions, API keys, chat messages, run event logs",
+    sql: `
+CREATE TABLE apps (
+  id text PRIMARY KEY, seq bigserial UNIQUE, name json NOT NULL, mode text NOT NULL, description json NOT NULL,
+  created_at bigint NOT NULL, updated_at bigint NOT NULL);
+CREATE TABLE app_versions (
+  app_id text NOT NULL, version integer NOT NULL, workflow json NOT NULL, source text NOT NULL, note json NOT NULL,
+  created_at bigint NOT NULL, PRIMARY KEY (app_id, version));
+CREATE TABLE api_keys (
+  id text PRIMARY KEY, seq bigserial UNIQUE, name json NOT NULL, hash text NOT NULL UNIQUE,
+  created_at bigint NOT NULL, last_used_at bigint);
+CREATE TABLE chat_messages (
+  seq bigserial PRIMARY KEY, app_id text NOT NULL, role text NOT NULL, text json NOT NULL, version integer,
+  created_at bigint NOT NULL);
+CREATE INDEX chat_messages_app ON chat_messages (app_id, seq);
+CREATE TABLE run_events (run_id text NOT NULL, seq integer NOT NULL, event json NOT NULL, PRIMARY KEY (run_id, seq));`,
+  },
+  {
+    version: 3,
+    name: "edits: version parents and restores, turn outcomes, proposals",
+    sql: `
+ALTER TABLE app_versions ADD COLUMN parent integer, ADD COLUMN restores integer;
+ALTER TABLE chat_messages ADD COLUMN outcome json, ADD COLUMN proposal_id text;
+CREATE TABLE proposals (
+  id text PRIMARY KEY, seq bigserial UNIQUE, app_id text NOT NULL, base_version integer NOT NULL,
+  status text NOT NULL, source json NOT NULL, instruction json NOT NULL, workflow json NOT NULL, diff json NOT NULL,
+  diagnostics json NOT NULL, new_errors json NOT NULL, summary json NOT NULL, applied_version integer,
+  created_at bigint NOT NULL, decided_at bigint);
+CREATE INDEX proposals_app ON proposals (app_id, created_at, seq);`,
+  },
+  {
+    version: 4,
+    name: "conversations: chat apps' conversation variables",
+    sql: `
+CREATE TABLE conversations (
+  id text PRIMARY KEY, seq bigserial UNIQUE, app_id text NOT NULL, variables json NOT NULL,
+  dialogue_count integer NOT NULL, created_at bigint NOT NULL, updated_at bigint NOT NULL);
+CREATE INDEX conversations_app ON conversations (app_id, created_at);`,
+  },
+  {
+    version: 5,
+    name: "service API and human input: end users, names and messages of conversations, human-input forms, app keys, service runs, uploads",
+    sql: `
+ALTER TABLE conversations ADD COLUMN user_id json NOT NULL DEFAULT '""', ADD COLUMN name json NOT NULL DEFAULT '""',
+  ADD COLUMN inputs json NOT NULL DEFAULT '{}';
+CREATE INDEX conversations_user ON conversations (app_id, updated_at);
+CREATE TABLE conversation_messages (
+  id text PRIMARY KEY, conversation_id text NOT NULL, app_id text NOT NULL, user_id json NOT NULL, run_id text NOT NULL,
+  query json NOT NULL, answer json NOT NULL, inputs json NOT NULL, files json NOT NULL, status text NOT NULL,
+  error json, created_at bigint NOT NULL, updated_at bigint NOT NULL);
+CREATE INDEX conversation_messages_conversation ON conversation_messages (conversation_id, created_at, id);
+CREATE TABLE human_forms (
+  id text PRIMARY KEY, token text NOT NULL UNIQUE, run_id text NOT NULL, node_key text NOT NULL, node_id text NOT NULL,
+  node_title json NOT NULL, content json NOT NULL, inputs json NOT NULL, actions json NOT NULL, defaults json NOT NULL,
+  created_at bigint NOT NULL, expires_at bigint, status text NOT NULL, submission json, closed_at bigint,
+  UNIQUE (run_id, node_key));
+CREATE INDEX human_forms_status ON human_forms (status, created_at);
+CREATE TABLE app_keys (
+  id text PRIMARY KEY, seq bigserial UNIQUE, app_id text NOT NULL, hash text NOT NULL UNIQUE, created_at bigint NOT NULL);
+CREATE TABLE service_runs (
+  run_id text PRIMARY KEY, app_id text NOT NULL, user_id json NOT NULL, conversation_id text, message_id text,
+  files json NOT NULL, created_at bigint NOT NULL);
+CREATE TABLE uploads (
+  id text PRIMARY KEY, app_id text NOT NULL, user_id json NOT NULL, file json NOT NULL, created_at bigint NOT NULL);`,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+// Any constant works: it only has to be the same for every Weft process migrating one schema.
+const MIGRATION_LOCK = 0x77656674; // "weft"
+
+async function appliedVersion(q: Query): Promise<number> {
+  await q(`CREATE TABLE IF NOT EXISTS weft_migrations (
+    version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`);
+  const [row] = await q<{ v: number }>("SELECT COALESCE(MAX(version), 0) AS v FROM weft_migrations");
+  return row!.v;
+}
+
+/**
+ * Bring the schema up to date in one transaction: all pending migrations or none. An advisory lock (per
+ * schema) makes servers and workers that start together take turns, so each migration runs exactly once.
+ * A schema newer than this Weft is refused rather than used half-understood.
+ */
+export async function migrate(db: PgDatabase, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  return db.tx(async (q) => {
+    await q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [MIGRATION_LOCK, db.schema]);
+    await q(`CREATE SCHEMA IF NOT EXISTS ${db.schema}`);
+    const have = await appliedVersion(q);
+    const latest = migrations.at(-1)?.version ?? 0;
+    if (have > latest)
+      throw new StoreOpenError(
+        "store.schema_newer",
+        `${db.label}: schema "${db.schema}" is at version ${have}, newer than this Weft understands (${latest}); upgrade Weft or use another schema (?schema=NAME)`,
+        { database: db.label, schema: db.schema, version: have, known: latest },
+      );
+    const applied: number[] = [];
+    for (const m of migrations.filter((x) => x.version > have)) {
+      try {
+        await q(m.sql);
+      } catch (e) {
+        throw new StoreOpenError(
+          "store.migration_failed",
+          `${db.label}: migration ${m.version} (${m.name}) failed in schema "${db.schema}": ${(e as Error).message}`,
+          { database: db.label, schema: db.schema, version: m.version },
+        );
+      }
+      await q("INSERT INTO weft_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
+        m.version,
+        m.name,
+        Date.now(),
+      ]);
+      applied.push(m.version);
+    }
+    return applied;
+  });
+}

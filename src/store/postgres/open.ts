@@ -1,0 +1,44 @@
+import { StoreError, StoreOpenError } from "../errors.js";
+import type { Stores } from "../stores.js";
+import { PostgresAppStore } from "./apps.js";
+import { PostgresConversationStore } from "./conversations.js";
+import { PostgresFormStore } from "./forms.js";
+import { PostgresKnowledgeStore } from "./knowledge.js";
+import { PostgresServiceApiStore } from "./service-api.js";
+import { createPool, pgDatabase } from "./database.js";
+import { pgStoreError } from "./errors.js";
+import { migrate } from "./migrations.js";
+import { PostgresRunStore } from "./runs.js";
+import type { PostgresSpec } from "./spec.js";
+
+/**
+ * Connect to the database and bring its schema up to date before any store is used, so a server that cannot
+ * reach or use the database says so at start, with a typed error naming it, not at its first request.
+ */
+export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
+  const pool = createPool(spec);
+  const db = pgDatabase(spec, pool);
+  try {
+    await migrate(db);
+  } catch (e) {
+    await db.close(1_000);
+    throw asOpenError(spec.label, e);
+  }
+  return {
+    kind: "postgres",
+    runs: new PostgresRunStore(db),
+    apps: new PostgresAppStore(db),
+    conversations: new PostgresConversationStore(db),
+    forms: new PostgresFormStore(db),
+    knowledge: new PostgresKnowledgeStore(),
+    service: new PostgresServiceApiStore(db),
+    close: () => db.close(),
+  };
+}
+
+/** A failure while opening is a configuration problem (exit 2 in the CLI), whatever statement hit it. */
+function asOpenError(label: string, e: unknown): unknown {
+  if (e instanceof StoreOpenError) return e;
+  if (e instanceof StoreError) return new StoreOpenError(e.code, e.message, e.details);
+  return pgStoreError(label, e, StoreOpenError);
+}

@@ -1,0 +1,26 @@
+import type { AppStore } from "./apps.js";
+import type { ConversationStore } from "./conversations.js";
+import type { FormStore } from "./forms.js";
+import type { KnowledgeStore } from "./knowledge.js";
+import type { RunStore } from "./runs.js";
+import type { ServiceApiStore } from "./service-api.js";
+
+/** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
+export interface Stores {
+  runs: RunStore;
+  apps: AppStore;
+  /** Knowledge bases (documents, chunks, full-text index, embeddings). */
+  knowledge: KnowledgeStore;
+  /** Pending human-input forms of paused runs. */
+  forms: FormStore;
+  /** The Dify-compatible service API's app keys, end-user runs and uploads. */
+  service: ServiceApiStore;
+  /** Chat apps' conversations (studio and service API) and their messages. */
+  conversations: ConversationStore;
+  /** Which backend the specifier named. */
+  readonly kind: StoreKind;
+  /** Closes the database; the stores must not be used afterwards. */
+  close(): Promise<void>;
+}
+
+export type StoreKind = "memory" | "sqlite" | "postgres";

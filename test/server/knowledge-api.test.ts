@@ -1,0 +1,107 @@
+/**
+ * The HTTP side of issue 14 on a real server: /api/knowledge (create, add real documents in base64,
+ * search in Dify's result shape, typed errors), and runs given `files` (sys.files) and `allow_warnings`.
+ */
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exportDify } from "../../src/dsl/dify/index.js";
+import { DirFileService } from "../../src/tools/files.js";
+import { buildWorkflow } from "../support/build.js";
+import { corpusPath } from "../support/corpus.js";
+import { startTestServer, type TestServer } from "./helpers.js";
+
+const TIMEOUT = 120_000;
+const doc = (name: string) => readFileSync(corpusPath("chat2workflow", "case_files", name)).toString("base64");
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+  // The file store lives in the test's own temp dir.
+  s.deps.services.files = new DirFileService(`${s.dir}/files`);
+}, TIMEOUT);
+afterAll(async () => {
+  await s?.stop();
+});
+
+async function waitRun(runId: string): Promise<Record<string, any>> {
+  for (let i = 0; i < 600; i++) {
+    const r = (await (await s.api(`/api/runs/${runId}`)).json()) as Record<string, any>;
+    if (r.status !== "running" && r.status !== "queued") return r;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`run ${runId} did not finish`);
+}
+
+describe("/api/knowledge", () => {
+  it("creates a base, adds a DOCX and a PDF, and searches with Dify's result shape", { timeout: TIMEOUT }, async () => {
+    const created = await s.api("/api/knowledge", { method: "POST", json: { name: "Lease", id: "lease", chunking: { maxLength: 500 } } });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ id: "lease", chunking: { maxLength: 500, overlap: 50, separator: "\n\n" } });
+    for (const filename of ["residential-lease-agreement.docx", "the-three-little-pigs.pdf"]) {
+      const add = await s.api("/api/knowledge/lease/documents", { method: "POST", json: { filename, data: doc(filename), metadata: { source: filename } } });
+      expect(add.status).toBe(201);
+    }
+    const docs = (await (await s.api("/api/knowledge/lease/documents")).json()) as { documents: Array<{ name: string; chunks: number }> };
+    expect(docs.documents).toHaveLength(2);
+    const search = await s.api("/api/knowledge/lease/search", { method: "POST", json: { query: "smoke detectors batteries", top_k: 2 } });
+    expect(search.status).toBe(200);
+    const { result } = (await search.json()) as { result: Array<{ content: string; title: string; metadata: Record<string, any> }> };
+    expect(result).toHaveLength(2);
+    expect(result[0]!.title).toBe("residential-lease-agreement.docx");
+    expect(result[0]!.content).toContain("SMOKE DETECTORS");
+    expect(result[0]!.metadata).toMatchObject({ dataset_id: "lease", doc_metadata: { source: "residential-lease-agreement.docx" } });
+  });
+
+  it("answers typed errors: taken id 409, unknown base 404, bad chunking 400, unreadable file 422, no key 401", { timeout: TIMEOUT }, async () => {
+    expect((await s.api("/api/knowledge", { method: "POST", json: { name: "again", id: "lease" } })).status).toBe(409);
+    const unknown = await s.api("/api/knowledge/nope/search", { method: "POST", json: { query: "x" } });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as any).error.code).toBe("kb.not_found");
+    const bad = await s.api("/api/knowledge", { method: "POST", json: { name: "b", chunking: { maxLength: 100, overlap: 200 } } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.message).toContain("overlap");
+    const junk = await s.api("/api/knowledge/lease/documents", {
+      method: "POST",
+      json: { filename: "broken.pdf", data: Buffer.from("not a pdf at all").toString("base64") },
+    });
+    expect(junk.status).toBe(422);
+    expect((await fetch(`${s.url}/api/knowledge`)).status).toBe(401);
+  });
+});
+
+describe("runs with files and warnings", () => {
+  it("`files` become sys.files; `allow_warnings` runs what Dify would run and says what it downgraded", { timeout: TIMEOUT }, async () => {
+    const wf = buildWorkflow({
+      nodes: [
+        { id: "start", type: "start", variables: [{ variable: "n", label: "n", type: "number", required: true }] },
+        { id: "if", type: "if-else", cases: [{ case_id: "big", logical_operator: "and", conditions: [{ variable_selector: ["start", "n"], comparison_operator: ">", value: "5" }] }] },
+        { id: "a", type: "template-transform", template: "{% for f in fs %}{{ f.filename }}{% endfor %}", variables: [{ variable: "fs", value_selector: ["sys", "files"] }] },
+        { id: "b", type: "template-transform", template: "small", variables: [] },
+        { id: "end", type: "end", outputs: [{ variable: "names", value_selector: ["a", "output"] }] },
+      ],
+      edges: [
+        ["start", "if"],
+        ["if", "big", "a"],
+        ["if", "false", "b"],
+        ["a", "end"],
+        ["b", "end"],
+      ],
+    });
+    // Dify imports (and runs) it; the analyser's finding comes with the import instead of refusing it.
+    const res = await s.api("/api/apps/import", { method: "POST", body: exportDify({ ...wf, name: "files" }) });
+    const app = (await res.json()) as any;
+    expect(res.status, JSON.stringify(app).slice(0, 300)).toBe(201);
+    const files = [{ filename: "notes.md", data: Buffer.from("# hi").toString("base64") }];
+    const refused = await s.api(`/api/apps/${app.app.id}/runs`, { method: "POST", json: { inputs: { n: 9 }, files } });
+    expect(refused.status).toBe(422);
+    const started = await s.api(`/api/apps/${app.app.id}/runs`, { method: "POST", json: { inputs: { n: 9 }, files, allow_warnings: true } });
+    expect(started.status).toBe(202);
+    const body = (await started.json()) as { runId: string; warnings: Array<{ code: string }> };
+    expect(body.warnings.map((w) => w.code)).toContain("ref.not_available");
+    const run = await waitRun(body.runId);
+    expect(run.status).toBe("succeeded");
+    expect(run.outputs.names).toBe("notes.md");
+    const badFiles = await s.api(`/api/apps/${app.app.id}/runs`, { method: "POST", json: { inputs: { n: 9 }, files: [{ filename: "x" }], allow_warnings: true } });
+    expect(badFiles.status).toBe(400);
+  });
+});

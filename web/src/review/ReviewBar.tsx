@@ -1,0 +1,123 @@
+import { DiagMessage } from "../components/DiagMessage";
+import { nodeTitle } from "../labels";
+import { useStore } from "../store";
+import type { Diagnostic, Workflow } from "../types";
+import { diffCounts } from "./view";
+
+function DiagList({ wf, diagnostics, testId }: { wf: Workflow; diagnostics: Diagnostic[]; testId: string }) {
+  return (
+    <ul className="diag-list" data-testid={testId}>
+      {diagnostics.map((d, i) => (
+        <li key={i} className={`diag ${d.severity}`} onClick={() => d.nodeId && useStore.getState().select(d.nodeId)}>
+          {d.nodeId && <b>{nodeTitle(wf, d.nodeId)}: </b>}
+          <DiagMessage wf={wf} message={d.message} /> <span className="muted small">({d.code})</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The legend: each mark as its swatch (colour and line style) and its count. */
+export function ReviewLegend() {
+  const review = useStore((s) => s.review);
+  if (!review) return null;
+  const c = diffCounts(review.proposal.diff);
+  return (
+    <div className="review-legend" data-testid="review-legend" aria-label="legend of the proposed changes">
+      <span className="lg lg-added">+ new node ({c.added})</span>
+      <span className="lg lg-changed">~ changed ({c.changed})</span>
+      <span className="lg lg-removed">− removed ({c.removed})</span>
+      <span className="lg lg-edge-added">edge added ({c.edgesAdded})</span>
+      <span className="lg lg-edge-removed">edge removed ({c.edgesRemoved})</span>
+    </div>
+  );
+}
+
+/**
+ * A proposal under review, above the canvas: what it changes (computed from the diff), its problems, and the
+ * decision. Nothing in the app changes until Apply; a stale proposal or unsaved edits are said, never overwritten.
+ */
+export function ReviewBar() {
+  const review = useStore((s) => s.review);
+  const dirty = useStore((s) => s.dirty);
+  const saved = useStore((s) => s.saved);
+  if (!review) return null;
+  const { applyProposal, rejectProposal, hideReview } = useStore.getState();
+  const p = review.proposal;
+  if (review.hidden)
+    return (
+      <div className="review-bar hidden" data-testid="review-bar" data-state="hidden">
+        <span>An AI proposal is waiting for review (not applied).</span>
+        <button type="button" data-testid="review-show" onClick={() => hideReview(false)}>
+          Review proposal
+        </button>
+      </div>
+    );
+  const wf = review.view.workflow;
+  const errors = p.diagnostics.filter((d) => d.severity === "error");
+  const warnings = p.diagnostics.filter((d) => d.severity === "warning");
+  const blocked = p.stale || p.newErrors.length > 0 || p.diff.empty;
+  return (
+    <div className="review-bar" data-testid="review-bar" data-proposal={p.id} data-state="open">
+      <div className="review-head">
+        <b>AI proposal — not applied yet.</b>
+        <span className="muted small">
+          {p.source} · against v{p.baseVersion}
+          {p.instruction ? ` · “${p.instruction}”` : ""}
+        </span>
+        <span className="spacer" />
+        <button type="button" data-testid="proposal-reject" disabled={review.busy} onClick={() => void rejectProposal()}>
+          Reject
+        </button>
+        <button type="button" data-testid="review-hide" disabled={review.busy} title="Edit the current workflow; the proposal stays pending" onClick={() => hideReview(true)}>
+          Back to editing
+        </button>
+        <button type="button" className="primary" data-testid="proposal-apply" disabled={review.busy || blocked} onClick={() => void applyProposal()}>
+          {dirty ? "Discard my unsaved edits and apply" : "Apply"}
+        </button>
+      </div>
+      <p className="review-summary" data-testid="proposal-summary">
+        {p.summary}
+      </p>
+      {p.diff.workflow.length > 0 && (
+        <p className="small" data-testid="proposal-workflow-changes">
+          App settings: {p.diff.workflow.map((f) => f.field).join(", ")}
+        </p>
+      )}
+      {p.stale && (
+        <p className="warn-text" data-testid="proposal-stale">
+          This proposal was made against version {p.baseVersion}; the app is now at version {saved?.version ?? "?"}. Applying it would overwrite the newer
+          version, so it cannot be applied: reject it and ask again.
+        </p>
+      )}
+      {dirty && !p.stale && (
+        <p className="warn-text" data-testid="proposal-unsaved">
+          You have unsaved edits. This proposal was made against saved version {p.baseVersion} and does not contain them: applying it replaces them. Save
+          first to keep them (the proposal then no longer applies), or reject it.
+        </p>
+      )}
+      {p.newErrors.length > 0 && (
+        <>
+          <p className="err-text">It adds {p.newErrors.length} error(s) and cannot be applied. Nothing changed.</p>
+          <DiagList wf={wf} diagnostics={p.newErrors} testId="proposal-new-errors" />
+        </>
+      )}
+      {review.refusal && (
+        <div className="review-refusal" data-testid="proposal-refusal">
+          <p className="err-text">Not applied: {review.refusal.text}</p>
+          {review.refusal.diagnostics.length > 0 && <DiagList wf={wf} diagnostics={review.refusal.diagnostics} testId="proposal-refusal-diags" />}
+        </div>
+      )}
+      {errors.length + warnings.length > 0 && p.newErrors.length === 0 && (
+        <details className="small" data-testid="proposal-diagnostics">
+          <summary>
+            Checks of the proposed workflow: {errors.length} error(s), {warnings.length} warning(s)
+          </summary>
+          <DiagList wf={wf} diagnostics={p.diagnostics} testId="proposal-diag-list" />
+        </details>
+      )}
+      {errors.length + warnings.length === 0 && <p className="ok-text small">Checks of the proposed workflow: no problems found.</p>}
+      <ReviewLegend />
+    </div>
+  );
+}
