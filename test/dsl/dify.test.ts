@@ -475,6 +475,34 @@ describe("Dify YAML dialect", () => {
     expect(back.ok && (back.value as J).s).toBe(s);
   });
 
+  it("refuses alias bombs and recursive aliases, and keeps ordinary reuse", () => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 8; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const next = String.fromCharCode(97 + i);
+      levels.push(`${next}: &${next} [${Array(10).fill(`*${prev}`).join(", ")}]`);
+    }
+    const bomb = readYaml(`${levels.join("\n")}\n`);
+    expect(bomb.ok).toBe(false);
+    expect(!bomb.ok && bomb.error.message).toMatch(/alias bomb/);
+
+    const loop = readYaml("a: &a [1, *a]\n");
+    expect(!loop.ok && loop.error.message).toMatch(/recursive/);
+
+    const reuse = readYaml("base: &b {model: gpt, t: 0.2}\none: *b\ntwo: {<<: *b, t: 0.9}\n");
+    expect(reuse.ok && reuse.value).toEqual({
+      base: { model: "gpt", t: 0.2 },
+      one: { model: "gpt", t: 0.2 },
+      two: { model: "gpt", t: 0.9 },
+    });
+  });
+
+  it("refuses documents nested past any workflow's depth, with the place", () => {
+    const deep = readYaml(`${"[".repeat(5000)}${"]".repeat(5000)}\n`);
+    expect(deep.ok).toBe(false);
+    expect(!deep.ok && deep.error).toMatchObject({ line: 1, message: expect.stringMatching(/nesting|deep/) });
+  });
+
   it("does not let a __proto__ key change the prototype", () => {
     const r = readYaml("__proto__: {polluted: true}\n");
     expect(r.ok).toBe(true);
