@@ -5,17 +5,27 @@
 //   raw json     — fetch with stream:false, the JSON body parsed
 //   weft json    — start → question-classifier → end (a JSON answer, not streamed) through src/llm
 // and print medians and a last line `llm overhead: N%` = (weft wall − raw wall) / raw wall, the worse of
-// the two modes. Usage: npx tsx bench/llm.ts [reps=15]
+// the two modes. Usage: npx tsx bench/llm.ts [reps=15] [BASELINE_CHECKOUT]
+// With a baseline (another checkout, node_modules linked), its engine and LLM layer run the same two workflows
+// in the same rounds, and the last lines before the overhead are this/baseline ratios.
 
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
 import { runWorkflow } from "../src/engine/run.js";
 import { createLlmService } from "../src/llm/index.js";
 import { buildWorkflow } from "../test/support/build.js";
 
 const DELAY_MS = 200;
 const reps = Number(process.argv[2] ?? 15);
+const baseDir = process.argv[3] ? resolve(process.argv[3]) : undefined;
+if (baseDir && !existsSync(join(baseDir, "src/llm/index.ts"))) {
+  process.stderr.write("usage: npx tsx bench/llm.ts [reps] [BASELINE_CHECKOUT (a directory with src/llm/index.ts)]\n");
+  process.exit(2);
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // The server runs in its own process (as a real model server would), started through tsx like this bench.
@@ -30,11 +40,20 @@ const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
 const baseURL = String((await lines.next()).value);
 const server = { openaiBaseURL: baseURL };
 
-const llm = createLlmService({
+const llmConfig = {
   endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL, apiKey: "k", model: "m" } },
   default: "ep",
   retry: { maxRetries: 0 },
-});
+};
+type Run = typeof runWorkflow;
+const mine = { run: runWorkflow, llm: createLlmService(llmConfig as Parameters<typeof createLlmService>[0]) };
+async function loadBaseline(root: string): Promise<{ run: Run; llm: unknown }> {
+  const mod = (p: string) => import(pathToFileURL(join(root, p)).href);
+  const { runWorkflow: run } = await mod("src/engine/run.ts");
+  const { createLlmService: create } = await mod("src/llm/index.ts");
+  return { run, llm: create(llmConfig) };
+}
+const base = baseDir ? await loadBaseline(baseDir) : undefined;
 const model = { provider: "openai", name: "m", mode: "chat", completion_params: {} };
 const start = { id: "start", type: "start", variables: [{ variable: "q", type: "paragraph", required: true }] };
 const streamWf = buildWorkflow({
@@ -87,17 +106,24 @@ async function raw(stream: boolean) {
   if (stream) await res.text();
   else await res.json();
 }
-async function weft(stream: boolean) {
-  const res = await runWorkflow(stream ? streamWf : jsonWf, { inputs: { q: "Capital of France?" }, services: { llm } });
+async function weft(stream: boolean, engine: { run: Run; llm: unknown } = mine) {
+  const res = await engine.run(stream ? streamWf : jsonWf, {
+    inputs: { q: "Capital of France?" },
+    services: { llm: engine.llm } as NonNullable<Parameters<Run>[1]>["services"],
+  });
   if (res.status !== "succeeded") throw new Error(`run ${res.status}: ${res.error?.message}`);
 }
 
-const cases = {
+const cases: Record<string, () => Promise<void>> = {
   "raw stream": () => raw(true),
   "weft stream": () => weft(true),
   "raw json": () => raw(false),
   "weft json": () => weft(false),
 };
+if (base) {
+  cases["base stream"] = () => weft(true, base as { run: Run; llm: unknown });
+  cases["base json"] = () => weft(false, base as { run: Run; llm: unknown });
+}
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
 for (const f of Object.values(cases)) await f(); // warm-up: connections, JIT, lazy imports
 for (let r = 0; r < reps; r++) {
@@ -110,7 +136,7 @@ for (let r = 0; r < reps; r++) {
 child.stdin!.end();
 const tally = String((await lines.next()).value);
 await once(child, "exit");
-if (tally !== `requests ${4 * (reps + 1)} unmatched 0`)
+if (tally !== `requests ${Object.keys(cases).length * (reps + 1)} unmatched 0`)
   throw new Error(`expected one model call per run: the server says ${tally}`);
 
 const med = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
@@ -121,4 +147,9 @@ const jsonOver = (med["weft json"]! - med["raw json"]!) / med["raw json"]!;
 console.log(
   `stream: weft/raw ${(med["weft stream"]! / med["raw stream"]!).toFixed(3)}; json: weft/raw ${(med["weft json"]! / med["raw json"]!).toFixed(3)}`,
 );
+if (base) {
+  console.log(
+    `this/baseline: stream ${(med["weft stream"]! / med["base stream"]!).toFixed(3)}, json ${(med["weft json"]! / med["base json"]!).toFixed(3)}`,
+  );
+}
 console.log(`llm overhead: ${(Math.max(streamOver, jsonOver) * 100).toFixed(1)}%`);
