@@ -3,12 +3,15 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { buildWorkflow } from "../support/build.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const bin = join(root, "bin/weft");
 const example = join(root, "examples/word-stats.yml");
 const dir = mkdtempSync(join(tmpdir(), "weft-cli-"));
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY") && k !== "OLLAMA_HOST"));
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY") && k !== "OLLAMA_HOST"),
+);
 
 function weft(args: string[], input?: string) {
   const r = spawnSync(bin, args, { cwd: dir, env, encoding: "utf8", input, timeout: 60_000 });
@@ -27,6 +30,38 @@ describe("weft CLI", () => {
     const out = JSON.parse(r.out);
     expect(out.valid).toBe(false);
     expect(out.diagnostics.map((d: { code: string }) => d.code)).toContain("graph.unreachable");
+  });
+
+  it("validate warns about a tool nothing serves, and reads --config even for a workflow without tools", () => {
+    const wf = buildWorkflow({
+      nodes: [
+        { id: "start", type: "start", variables: [] },
+        {
+          id: "s",
+          type: "tool",
+          provider_type: "builtin",
+          provider_id: "langgenius/serper/serper",
+          tool_name: "serper",
+          tool_parameters: { query: { type: "mixed", value: "x" } },
+        },
+        { id: "end", type: "end", outputs: [{ variable: "t", value_selector: ["s", "text"] }] },
+      ],
+      edges: [
+        ["start", "s"],
+        ["s", "end"],
+      ],
+    });
+    const file = join(dir, "tool.json");
+    writeFileSync(file, JSON.stringify(wf));
+    const r = weft(["validate", file, "--json"]);
+    expect(JSON.parse(r.out).diagnostics).toContainEqual(
+      expect.objectContaining({ code: "tool.unserved", nodeId: "s" }),
+    );
+    const badConfig = join(dir, "bad.config.json");
+    writeFileSync(badConfig, "{ not json");
+    const c = weft(["validate", example, "--config", badConfig]);
+    expect(c.code).not.toBe(0);
+    expect(c.err).toMatch(/^error \S+: /);
   });
 
   it("reports unreadable input as a typed error, never a stack trace", () => {
@@ -69,7 +104,14 @@ describe("weft CLI", () => {
     const runs = JSON.parse(weft(["runs", "--json", "--db", db]).out);
     expect(runs[0].id).toBe(res.runId);
     const trace = JSON.parse(weft(["trace", res.runId, "--json", "--db", db]).out);
-    expect(trace.trace.map((t: { nodeId: string }) => t.nodeId)).toEqual(["1000", "1001", "1002", "1004", "1005", "1006"]);
+    expect(trace.trace.map((t: { nodeId: string }) => t.nodeId)).toEqual([
+      "1000",
+      "1001",
+      "1002",
+      "1004",
+      "1005",
+      "1006",
+    ]);
     expect(weft(["trace", "nope", "--db", db]).code).toBe(1);
     // a missing required input is refused before any run exists (issue 16): usage error, nothing stored
     const missing = weft(["run", example, "--json", "--db", db]);

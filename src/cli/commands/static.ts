@@ -1,6 +1,5 @@
-import { buildServices } from "../../engine/services.js";
 import type { Workflow } from "../../ir/workflow.js";
-import { unservedDiagnostics } from "../../tools/configured/check.js";
+import { toolUses, unservedDiagnostics } from "../../tools/configured/check.js";
 import { loadWeftConfig } from "../config.js";
 import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
@@ -12,9 +11,14 @@ import "../../nodes/index.js";
 import { readWorkflow, writeOut } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
-/** tool.unserved warnings against weft.config.json; nothing is started or contacted. */
+/**
+ * tool.unserved warnings against weft.config.json; nothing is started or contacted. The services (model
+ * providers, MCP, tool catalogues: most of a validate's start-up) load only for a workflow that uses tools.
+ */
 async function unservedTools(workflow: Workflow, config?: string): Promise<Diagnostic[]> {
   const cfg = loadWeftConfig(config);
+  if (toolUses(workflow).length === 0) return [];
+  const { buildServices } = await import("../../engine/services.js");
   const services = await buildServices(cfg, { configPath: config });
   try {
     return unservedDiagnostics(workflow, services.tools);
