@@ -97,19 +97,35 @@ const jsonWf = buildWorkflow({
 
 const body = (stream: boolean) =>
   JSON.stringify({ model: "m", messages: [{ role: "user", content: "Capital of France?" }], stream });
+/** When the first text reached the caller in the current case (ms since it started), streamed cases only. */
+let firstText: number | undefined;
+let caseStart = 0;
+const sawText = () => {
+  firstText ??= performance.now() - caseStart;
+};
 async function raw(stream: boolean) {
   const res = await fetch(`${server.openaiBaseURL}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: "Bearer k" },
     body: body(stream),
   });
-  if (stream) await res.text();
-  else await res.json();
+  if (!stream) {
+    await res.json();
+    return;
+  }
+  const decoder = new TextDecoder();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    if (decoder.decode(r.value, { stream: true }).includes('"content"')) sawText();
+  }
 }
 async function weft(stream: boolean, engine: { run: Run; llm: unknown } = mine) {
   const res = await engine.run(stream ? streamWf : jsonWf, {
     inputs: { q: "Capital of France?" },
     services: { llm: engine.llm } as NonNullable<Parameters<Run>[1]>["services"],
+    onEvent: (e) => {
+      if (e.type === "text_chunk") sawText();
+    },
   });
   if (res.status !== "succeeded") throw new Error(`run ${res.status}: ${res.error?.message}`);
 }
@@ -125,12 +141,15 @@ if (base) {
   cases["base json"] = () => weft(false, base as { run: Run; llm: unknown });
 }
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+const firsts: Record<string, number[]> = {};
 for (const f of Object.values(cases)) await f(); // warm-up: connections, JIT, lazy imports
 for (let r = 0; r < reps; r++) {
   for (const [name, f] of Object.entries(cases)) {
-    const t0 = performance.now();
+    firstText = undefined;
+    caseStart = performance.now();
     await f();
-    times[name]!.push(performance.now() - t0);
+    times[name]!.push(performance.now() - caseStart);
+    if (firstText !== undefined) firsts[name] = [...(firsts[name] ?? []), firstText];
   }
 }
 child.stdin!.end();
@@ -140,8 +159,10 @@ if (tally !== `requests ${Object.keys(cases).length * (reps + 1)} unmatched 0`)
   throw new Error(`expected one model call per run: the server says ${tally}`);
 
 const med = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
-for (const [k, v] of Object.entries(med))
-  console.log(`${k.padEnd(12)} median ${v.toFixed(1)} ms (${reps} runs, server delay ${DELAY_MS} ms)`);
+for (const [k, v] of Object.entries(med)) {
+  const first = firsts[k] ? `, first text at ${median(firsts[k]).toFixed(1)} ms` : "";
+  console.log(`${k.padEnd(12)} median ${v.toFixed(1)} ms${first} (${reps} runs, server delay ${DELAY_MS} ms)`);
+}
 const streamOver = (med["weft stream"]! - med["raw stream"]!) / med["raw stream"]!;
 const jsonOver = (med["weft json"]! - med["raw json"]!) / med["raw json"]!;
 console.log(

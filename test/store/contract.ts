@@ -780,6 +780,10 @@ function describeServiceApi(target: StoreTarget): void {
         [b.id, "app-2"],
       ]);
       expect((await service.listAppKeys("app-2")).map((k) => k.id)).toEqual([b.id]);
+      // Oldest first even for keys made in the same millisecond (their ids are random within it).
+      const burst = [];
+      for (let i = 0; i < 20; i++) burst.push((await service.createAppKey("app-3")).id);
+      expect((await service.listAppKeys("app-3")).map((k) => k.id)).toEqual(burst);
       expect(JSON.stringify(await service.listAppKeys())).not.toContain(a.key);
       expect(await service.revokeAppKey(a.id)).toBe(true);
       expect(await service.revokeAppKey(a.id)).toBe(false);

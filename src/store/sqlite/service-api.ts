@@ -36,9 +36,9 @@ export class SqliteServiceApiStore implements ServiceApiStore {
   async listAppKeys(appId?: string): Promise<AppKeyRecord[]> {
     const rows = (
       appId === undefined
-        ? this.db.prepare("SELECT id, app_id, created_at FROM app_keys ORDER BY created_at, id").all()
+        ? this.db.prepare("SELECT id, app_id, created_at FROM app_keys ORDER BY created_at, rowid").all()
         : this.db
-            .prepare("SELECT id, app_id, created_at FROM app_keys WHERE app_id = ? ORDER BY created_at, id")
+            .prepare("SELECT id, app_id, created_at FROM app_keys WHERE app_id = ? ORDER BY created_at, rowid")
             .all(appId)
     ) as any[];
     return rows.map((r) => ({ id: r.id, appId: r.app_id, createdAt: r.created_at }));
