@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ulid } from "ulid";
+import { newId } from "../util/ids.js";
 import { WeftError } from "../ir/errors.js";
 import type { FormDecision, FormRequest, HumanInputService, PendingForm } from "../ir/services.js";
 import type { FormRecord, FormStore } from "../store/forms.js";
@@ -35,7 +35,7 @@ export class StoredHumanInput implements HumanInputService {
     let form =
       (await this.forms.formOf(req.runId, req.key)) ??
       (await this.forms.createForm({
-        id: ulid(),
+        id: newId(),
         token: randomBytes(16).toString("base64url"),
         runId: req.runId,
         key: req.key,

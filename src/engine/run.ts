@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events";
-import { ulid } from "ulid";
+import { newId } from "../util/ids.js";
 import "../nodes/index.js";
 import { NodeExecutionError, type PendingPause, RunPause, WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
@@ -184,7 +184,7 @@ function errorOf(e: unknown): NonNullable<RunResult["error"]> {
  */
 export async function startRun(wf: Workflow, o: RunOptions = {}): Promise<{ runId: string; done: Promise<RunResult> }> {
   const store = o.store ?? new MemoryRunStore();
-  const runId = o.runId ?? ulid();
+  const runId = o.runId ?? newId();
   const now = Date.now();
   await store.createRun({
     id: runId,

@@ -1,5 +1,5 @@
 import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from "bullmq";
-import { ulid } from "ulid";
+import { newId } from "../util/ids.js";
 import type { RunEvent } from "../engine/events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
@@ -70,7 +70,7 @@ export async function submitRun(
   c: QueueConnection = {},
 ): Promise<string> {
   const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(c) });
-  const runId = job.runId ?? ulid();
+  const runId = job.runId ?? newId();
   try {
     // The job id is the run id, so submitting the same run twice never creates a second job.
     await queue.add(
@@ -97,7 +97,7 @@ export async function submitRuns(
 ): Promise<string[]> {
   const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(c) });
   try {
-    const withIds = jobs.map((j) => ({ ...j, runId: j.runId ?? ulid() }));
+    const withIds = jobs.map((j) => ({ ...j, runId: j.runId ?? newId() }));
     await queue.addBulk(
       withIds.map((j) => ({
         name: "run",
@@ -127,7 +127,7 @@ export async function createQueueRunner(c: QueueConnection = {}) {
   await events.waitUntilReady();
   return {
     async run(job: Omit<RunJob, "runId">): Promise<RunJobResult> {
-      const runId = ulid();
+      const runId = newId();
       const j = await queue.add(
         "run",
         { ...job, runId },
@@ -148,7 +148,7 @@ export async function enqueueRun(
   inputs: Record<string, unknown>,
   o: QueueConnection & { db: string; onEvent?: (e: RunEvent) => void; sys?: Record<string, unknown> },
 ): Promise<RunResult> {
-  const runId = ulid();
+  const runId = newId();
   return enqueueAndWait("run", { runId, workflow, inputs, sys: o.sys }, runId, o);
 }
 
@@ -158,7 +158,7 @@ export async function enqueueResume(
   o: QueueConnection & { db: string; onEvent?: (e: RunEvent) => void },
 ): Promise<RunResult> {
   // A finished job keeps its id for a while, so every resume is a job of its own.
-  return enqueueAndWait("resume", { runId, resume: true }, `${runId}-resume-${ulid()}`, o);
+  return enqueueAndWait("resume", { runId, resume: true }, `${runId}-resume-${newId()}`, o);
 }
 
 async function enqueueAndWait(

@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { newId } from "../util/ids.js";
 import type { RunEvent } from "../engine/events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { type RunResult, resumeRun, startRun } from "../engine/run.js";
@@ -236,7 +236,7 @@ export class RunHub {
       onFinished?: (r: RunResult) => Promise<void>;
     },
   ): Promise<{ runId: string; done: Promise<RunResult> }> {
-    const runId = opts.runId ?? ulid();
+    const runId = opts.runId ?? newId();
     const e: LiveRun = { events: [], persisted: 0, active: true, listeners: new Set() };
     const ctrl = new AbortController();
     let started: { runId: string; done: Promise<RunResult> };

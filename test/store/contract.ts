@@ -455,6 +455,10 @@ function describeKnowledge(target: StoreTarget): void {
       expect((await knowledge.getBase("kb-a"))).toMatchObject({ documents: 1, chunks: 2 });
       expect((await knowledge.listBases()).map((x) => x.id).sort()).toEqual([a.id, b.id].sort());
       expect((await knowledge.listDocuments("kb-a")).map((d) => d.id)).toEqual([doc.id]);
+      // Listed in upload order even when many land in the same millisecond.
+      const burst = [doc.id];
+      for (let i = 0; i < 30; i++) burst.push((await knowledge.addDocument(b.id, { name: `d${i}.md`, mimeType: "text/markdown", size: 1 }, [{ content: "x" }])).id);
+      expect((await knowledge.listDocuments(b.id)).map((d) => d.id)).toEqual(burst.slice(1));
       expect(await knowledge.deleteDocument("kb-a", "nope")).toBe(false);
       expect(await knowledge.deleteBase(b.id)).toBe(true);
       expect(await knowledge.getBase(b.id)).toBeUndefined();

@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { newId } from "../../util/ids.js";
 import { checkRunInputs } from "../../engine/inputs.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import type { FileValue } from "../../ir/services.js";
@@ -64,7 +64,7 @@ export async function startServiceRun(
     );
   }
   checkRunInputs(current.workflow, req.inputs);
-  const runId = ulid();
+  const runId = newId();
   await deps.stores.service.recordRun({
     runId,
     appId: app.id,

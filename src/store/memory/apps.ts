@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { newId } from "../../util/ids.js";
 import type { RunEvent } from "../../engine/events.js";
 import type { AppMode, Workflow } from "../../ir/workflow.js";
 import type {
@@ -34,7 +34,7 @@ export class MemoryAppStore implements AppStore {
   ): Promise<{ app: AppRecord; version: VersionRecord }> {
     const now = Date.now();
     const app: AppRecord = {
-      id: ulid(),
+      id: newId(),
       name: a.name,
       mode: a.mode,
       description: a.description ?? "",
@@ -131,7 +131,7 @@ export class MemoryAppStore implements AppStore {
   }
 
   async createProposal(p: NewProposal): Promise<ProposalRecord> {
-    const rec: ProposalRecord = { ...structuredClone(p), id: `prop_${ulid()}`, status: "pending", createdAt: Date.now() };
+    const rec: ProposalRecord = { ...structuredClone(p), id: `prop_${newId()}`, status: "pending", createdAt: Date.now() };
     const log = this.proposalLog.get(p.appId) ?? [];
     log.push(rec);
     this.proposalLog.set(p.appId, log);
@@ -167,7 +167,7 @@ export class MemoryAppStore implements AppStore {
   }
 
   async createKey(name = "default"): Promise<{ id: string; key: string }> {
-    const id = ulid();
+    const id = newId();
     const key = newApiKey();
     this.keys.set(id, { id, name, createdAt: Date.now(), hash: hashKey(key) });
     return { id, key };

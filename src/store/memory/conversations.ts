@@ -1,4 +1,4 @@
-import { monotonicFactory } from "ulid";
+import { newId } from "../../util/ids.js";
 import type {
   ConversationMessage,
   ConversationRecord,
@@ -7,8 +7,6 @@ import type {
   NewConversation,
   Page,
 } from "../conversations.js";
-
-const ulid = monotonicFactory();
 
 /** Sort key of a conversation: time first, id to break ties, as the SQL store orders. */
 function compareConversations(sort: ConversationSort): (a: ConversationRecord, b: ConversationRecord) => number {
@@ -28,7 +26,7 @@ export class MemoryConversationStore implements ConversationStore {
   async create(appId: string, o: NewConversation = {}): Promise<ConversationRecord> {
     const now = Date.now();
     const rec: ConversationRecord = {
-      id: ulid(),
+      id: newId(),
       appId,
       user: o.user ?? "",
       name: o.name ?? "",

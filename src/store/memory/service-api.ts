@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { newId } from "../../util/ids.js";
 import { hashKey, newAppKey } from "../keys.js";
 import type { AppKeyRecord, ServiceApiStore, ServiceRunRecord, UploadRecord } from "../service-api.js";
 
@@ -9,7 +9,7 @@ export class MemoryServiceApiStore implements ServiceApiStore {
   private uploads = new Map<string, UploadRecord>();
 
   async createAppKey(appId: string): Promise<{ id: string; key: string }> {
-    const id = ulid();
+    const id = newId();
     const key = newAppKey();
     this.keys.set(id, { id, appId, createdAt: Date.now(), hash: hashKey(key) });
     return { id, key };

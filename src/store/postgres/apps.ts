@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { newId } from "../../util/ids.js";
 import type { RunEvent } from "../../engine/events.js";
 import type { AppMode, Workflow } from "../../ir/workflow.js";
 import type {
@@ -135,7 +135,7 @@ export class PostgresAppStore implements AppStore {
     workflow: Workflow,
     source: VersionSource,
   ): Promise<{ app: AppRecord; version: VersionRecord }> {
-    const id = ulid();
+    const id = newId();
     const now = Date.now();
     return this.db.tx(async (q) => {
       const [row] = await q<AppRow>(
@@ -263,7 +263,7 @@ export class PostgresAppStore implements AppStore {
          new_errors, summary, created_at) VALUES ($1,$2,$3,'pending',$4,$5,$6,$7,$8,$9,$10,$11)
        RETURNING ${PROPOSAL_COLUMNS}`,
       [
-        `prop_${ulid()}`,
+        `prop_${newId()}`,
         p.appId,
         p.baseVersion,
         JSON.stringify(p.source),
@@ -317,7 +317,7 @@ export class PostgresAppStore implements AppStore {
   }
 
   async createKey(name = "default"): Promise<{ id: string; key: string }> {
-    const id = ulid();
+    const id = newId();
     const key = newApiKey();
     await this.db.query("INSERT INTO api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)", [
       id,

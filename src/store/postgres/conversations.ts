@@ -1,4 +1,4 @@
-import { monotonicFactory } from "ulid";
+import { newId } from "../../util/ids.js";
 import type {
   ConversationMessage,
   ConversationRecord,
@@ -9,8 +9,6 @@ import type {
 } from "../conversations.js";
 import type { PgDatabase } from "./database.js";
 import { json } from "./json.js";
-
-const ulid = monotonicFactory();
 
 interface Row {
   id: string;
@@ -88,7 +86,7 @@ export class PostgresConversationStore implements ConversationStore {
     const now = Date.now();
     const [row] = await this.db.query<Row>(
       `INSERT INTO conversations (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, '{}', 0, $6, $6) RETURNING ${COLUMNS}`,
-      [ulid(), appId, JSON.stringify(o.user ?? ""), JSON.stringify(o.name ?? ""), JSON.stringify(o.inputs ?? {}), now],
+      [newId(), appId, JSON.stringify(o.user ?? ""), JSON.stringify(o.name ?? ""), JSON.stringify(o.inputs ?? {}), now],
     );
     return toRecord(row!);
   }

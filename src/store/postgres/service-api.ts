@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { newId } from "../../util/ids.js";
 import { hashKey, newAppKey } from "../keys.js";
 import type { AppKeyRecord, ServiceApiStore, ServiceRunRecord, UploadRecord } from "../service-api.js";
 import type { PgDatabase } from "./database.js";
@@ -9,7 +9,7 @@ export class PostgresServiceApiStore implements ServiceApiStore {
   constructor(private readonly db: PgDatabase) {}
 
   async createAppKey(appId: string): Promise<{ id: string; key: string }> {
-    const id = ulid();
+    const id = newId();
     const key = newAppKey();
     await this.db.query("INSERT INTO app_keys (id, app_id, hash, created_at) VALUES ($1, $2, $3, $4)", [id, appId, hashKey(key), Date.now()]);
     return { id, key };

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { ulid } from "ulid";
+import { newId } from "../../util/ids.js";
 import type { RunEvent } from "../../engine/events.js";
 import type { AppMode, Workflow } from "../../ir/workflow.js";
 import type {
@@ -129,7 +129,7 @@ export class SqliteAppStore implements AppStore {
     workflow: Workflow,
     source: VersionSource,
   ): Promise<{ app: AppRecord; version: VersionRecord }> {
-    const id = ulid();
+    const id = newId();
     const now = Date.now();
     this.db.transaction(() => {
       this.stmts.insertApp.run(id, a.name, a.mode, a.description ?? "", now, now);
@@ -219,7 +219,7 @@ export class SqliteAppStore implements AppStore {
   }
 
   async createProposal(p: NewProposal): Promise<ProposalRecord> {
-    const id = `prop_${ulid()}`;
+    const id = `prop_${newId()}`;
     this.db
       .prepare(
         `INSERT INTO proposals (id, app_id, base_version, status, source, instruction, workflow, diff, diagnostics,
@@ -276,7 +276,7 @@ export class SqliteAppStore implements AppStore {
   }
 
   async createKey(name = "default"): Promise<{ id: string; key: string }> {
-    const id = ulid();
+    const id = newId();
     const key = newApiKey();
     this.db
       .prepare("INSERT INTO api_keys (id, name, hash, created_at) VALUES (?,?,?,?)")

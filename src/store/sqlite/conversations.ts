@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { monotonicFactory } from "ulid";
+import { newId } from "../../util/ids.js";
 import type {
   ConversationMessage,
   ConversationRecord,
@@ -8,8 +8,6 @@ import type {
   NewConversation,
   Page,
 } from "../conversations.js";
-
-const ulid = monotonicFactory();
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS conversations (
@@ -88,7 +86,7 @@ export class SqliteConversationStore implements ConversationStore {
   }
 
   async create(appId: string, o: NewConversation = {}): Promise<ConversationRecord> {
-    const id = ulid();
+    const id = newId();
     const now = Date.now();
     this.db
       .prepare(

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { ulid } from "ulid";
+import { newId } from "../../util/ids.js";
 import { WeftError } from "../../ir/errors.js";
 import { ChunkingSchema } from "../../knowledge/config.js";
 import {
@@ -74,7 +74,7 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   }
 
   async createBase(b: Parameters<KnowledgeStore["createBase"]>[0]): Promise<KnowledgeBaseRecord> {
-    const id = b.id ?? ulid();
+    const id = b.id ?? newId();
     const r = this.db
       .prepare("INSERT OR IGNORE INTO kb_bases (id, name, description, chunking, embedding_model, created_at) VALUES (?,?,?,?,?,?)")
       .run(id, b.name, b.description ?? "", JSON.stringify(b.chunking), b.embeddingModel ?? null, Date.now());
@@ -106,7 +106,7 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     chunks: ChunkInput[],
   ): Promise<KnowledgeDocumentRecord> {
     if (!(await this.getBase(baseId))) throw new WeftError("kb.not_found", `no knowledge base with id ${baseId}`, { id: baseId });
-    const id = ulid();
+    const id = newId();
     this.db.transaction(() => {
       this.db
         .prepare("INSERT INTO kb_documents (id, base_id, name, mime_type, size, metadata, created_at) VALUES (?,?,?,?,?,?,?)")

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { ulid } from "ulid";
+import { newId } from "../../util/ids.js";
 import { hashKey, newAppKey } from "../keys.js";
 import type { AppKeyRecord, ServiceApiStore, ServiceRunRecord, UploadRecord } from "../service-api.js";
 
@@ -20,7 +20,7 @@ export class SqliteServiceApiStore implements ServiceApiStore {
   }
 
   async createAppKey(appId: string): Promise<{ id: string; key: string }> {
-    const id = ulid();
+    const id = newId();
     const key = newAppKey();
     this.db
       .prepare("INSERT INTO app_keys (id, app_id, hash, created_at) VALUES (?,?,?,?)")
