@@ -13,7 +13,7 @@ import type { ToolProvider } from "../tools/configured/provider.js";
 import { ConfiguredToolService } from "../tools/configured/service.js";
 import { TextDocumentService } from "../tools/documents.js";
 import { DirFileService } from "../tools/files.js";
-import { createHttpService } from "../tools/http.js";
+import { GuardedHttpService } from "../tools/http.js";
 import { WorkflowToolProvider } from "./workflow-tool.js";
 
 export interface ServiceConfig {
@@ -41,7 +41,7 @@ export async function buildServices(
   const files = new DirFileService(resolve(cfg.files.dir));
   const now = () => new Date();
   const baseDir = cfg.baseDir ?? (opts.configPath ? dirname(resolve(opts.configPath)) : process.cwd());
-  const http = createHttpService({ allowPrivate: cfg.http.allowPrivate, allowHosts: cfg.http.allowHosts });
+  const http = new GuardedHttpService({ allowPrivate: cfg.http.allowPrivate, allowHosts: cfg.http.allowHosts });
   const llm = hasAnyEndpoint(llmConfig) ? createLlmService(llmConfig) : undefined;
   const documents = new TextDocumentService();
   const toolsCfg = cfg.tools ?? EMPTY_TOOLS_CONFIG;
@@ -57,7 +57,8 @@ export async function buildServices(
     now,
     random: Math.random,
     llm,
-    sandbox: createSandbox(),
+    // Code reaches the network, if at all, through the same address policy as the HTTP node.
+    sandbox: createSandbox({ egress: (host) => http.vet(host) }),
     http,
     files,
     documents,

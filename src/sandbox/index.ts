@@ -1,4 +1,5 @@
 import type { SandboxLimits, SandboxService } from "../ir/services.js";
+import { EgressProxy, type VetHost } from "./egress.js";
 import { SandboxError } from "./errors.js";
 import { runJavaScript } from "./javascript.js";
 import { resolveLimits } from "./limits.js";
@@ -8,6 +9,7 @@ export { SandboxError, type SandboxErrorCode } from "./errors.js";
 export { closeJavaScriptWorkers } from "./javascript.js";
 export { DEFAULT_LIMITS, resolveLimits } from "./limits.js";
 export { resolvePython } from "./python.js";
+export type { VetHost } from "./egress.js";
 
 export interface SandboxOptions {
   /** Limits used when a request names none; each request may override them. */
@@ -16,15 +18,29 @@ export interface SandboxOptions {
   python?: string;
   /** How long the Python interpreter may take to start before the code's clock starts. */
   startupAllowanceMs?: number;
+  /**
+   * The address policy of the jail's egress proxy (the HTTP node's: `GuardedHttpService.vet`). Without
+   * it a jailed guest has no route out of its network namespace at all.
+   */
+  egress?: VetHost;
 }
 
 export type SandboxRequest = Parameters<SandboxService["run"]>[0];
 
 /**
- * The code-node sandbox: JavaScript in QuickJS (WASM, in process), Python in a locked-down child
- * process. Every call is independent; nothing survives between runs except the compiled WASM module.
+ * The code-node sandbox: JavaScript in QuickJS (WASM, in process), Python in a child process inside
+ * an OS jail (jail.ts). Every call is independent; nothing survives between runs except the compiled WASM module.
  */
 export function createSandbox(options: SandboxOptions = {}): SandboxService {
+  let proxy: Promise<EgressProxy> | undefined;
+  const vet = options.egress;
+  const egressSocket = vet
+    ? async () => {
+        proxy ??= EgressProxy.start(vet);
+        return (await proxy).socketPath;
+      }
+    : undefined;
+  const python = { ...options, egressSocket };
   return {
     async run(req: SandboxRequest): Promise<Record<string, unknown>> {
       const limits = resolveLimits(options.limits, req.limits);
@@ -36,7 +52,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxService {
         case "javascript":
           return runJavaScript(req.code, inputs, limits, req.signal);
         case "python3":
-          return runPython(req.code, inputs, limits, req.signal, options);
+          return runPython(req.code, inputs, limits, req.signal, python);
         default:
           throw new SandboxError("sandbox.bad_input", `unsupported code language ${JSON.stringify(req.language)}`, {
             language: req.language,

@@ -236,6 +236,7 @@ def _describe(event, args, *, _type=type, _str=str, _bytes=bytes, _int=int):
 
 def _boot():
     keep = (sys.stdin, sys.stdout, sys.stderr)  # their destructors would close fds 0-2
+    os.environ.clear()  # the jail starts with an empty environment, but for PWD
     out = sys.stdout.buffer
     req = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     nonce_line = ("\n" + req["nonce"] + "\n").encode("ascii")

@@ -1,19 +1,20 @@
-import { execFile, spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, realpathSync } from "node:fs";
+import { constants as osConstants } from "node:os";
 import { SANDBOX_STARTUP_ALLOWANCE_MS, type SandboxLimits } from "../ir/services.js";
 import { clip, SandboxError } from "./errors.js";
+import { jailSetupError, spawnJailed } from "./jail.js";
 import { encodeInputs, parseResult } from "./json.js";
 import { PYTHON_BOOTSTRAP } from "./python-bootstrap.js";
 
 /**
- * Python code nodes run in a fresh `python3` process per call: isolated mode, no site, an empty
- * environment, a new empty working directory, and the bootstrap's rlimits and audit hook. Node
- * enforces the wall clock and the byte budget of everything the child writes. The user's
- * `timeoutMs` starts when the bootstrap reports that the code starts (`<nonce>:started`), so a slow
- * interpreter start on a loaded machine is never charged to the user's code.
+ * Python code nodes run in a fresh `python3` process per call, inside the OS jail of jail.ts (the
+ * boundary), and under the bootstrap's rlimits and audit hook (a second layer that turns the common
+ * mistakes into clear errors): isolated mode, no site, an empty environment. Node enforces the wall
+ * clock and the byte budget of everything the child writes. The user's `timeoutMs` starts when the
+ * bootstrap reports that the code starts (`<nonce>:started`), so a slow interpreter or jail start on a
+ * loaded machine is never charged to the user's code.
  */
 
 const language = "python3" as const;
@@ -24,14 +25,22 @@ const STDERR_KEEP = 16 * 1024;
 const resolved = new Map<string, Promise<string>>();
 
 /**
+ * The system interpreter by default: it lives under /usr, which every jail shows read-only, and its
+ * library paths are the distribution's, not a user's home.
+ */
+function defaultPython(): string {
+  return process.env.WEFT_PYTHON ?? (existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3");
+}
+
+/**
  * `python3` is often a shim (pyenv, asdf) that needs the host environment to find the real
  * interpreter; the sandbox runs with an empty environment, so it resolves the real binary once.
  */
-export function resolvePython(command = process.env.WEFT_PYTHON ?? "python3"): Promise<string> {
+export function resolvePython(command = defaultPython()): Promise<string> {
   const known = resolved.get(command);
   if (known) return known;
   const found = new Promise<string>((resolve, reject) => {
-    // Audit hooks (the sandbox boundary) exist from Python 3.8 on.
+    // Audit hooks (the second layer) exist from Python 3.8 on.
     const probe = "import sys; print(sys.executable if sys.version_info >= (3, 8) else '')";
     execFile(command, ["-c", probe], { timeout: 10_000 }, (err, stdout) => {
       const exe = stdout?.toString().trim();
@@ -62,12 +71,33 @@ interface Envelope {
   line?: number | null;
 }
 
+/**
+ * What the jail must show besides the system directories: an interpreter installed elsewhere (pyenv,
+ * a virtualenv, a wrapper script) is shown read-only at its own path, with the tree it was installed in.
+ */
+function interpreterPaths(exe: string): string[] {
+  const real = realpathSync(exe);
+  const outside = (p: string) => !p.startsWith("/usr/") && !/^\/(s?bin|lib(32|64|x32)?)\//.test(p);
+  const paths = new Set<string>();
+  for (const p of [exe, real]) if (outside(p)) paths.add(p);
+  const prefix = /^(.*)\/bin\/[^/]+$/.exec(real)?.[1];
+  if (prefix && outside(`${prefix}/`) && existsSync(`${prefix}/lib`)) paths.add(`${prefix}/lib`);
+  return [...paths];
+}
+
+export interface PythonOptions {
+  python?: string;
+  startupAllowanceMs?: number;
+  /** The egress proxy's socket to bind into the jail; without it the guest has no network at all. */
+  egressSocket?: () => Promise<string | undefined>;
+}
+
 export async function runPython(
   code: string,
   inputs: Record<string, unknown>,
   limits: SandboxLimits,
   signal?: AbortSignal,
-  options: { python?: string; startupAllowanceMs?: number } = {},
+  options: PythonOptions = {},
 ): Promise<Record<string, unknown>> {
   const inputText = encodeInputs(inputs, language);
   if (signal?.aborted) throw new SandboxError("sandbox.aborted", "the run was cancelled", { language });
@@ -75,13 +105,14 @@ export async function runPython(
   const startupMs = options.startupAllowanceMs ?? SANDBOX_STARTUP_ALLOWANCE_MS;
   const nonce = `__weft_result_${randomBytes(12).toString("hex")}__`;
   const request = `{"nonce":${JSON.stringify(nonce)},"limits":${JSON.stringify(limits)},"code":${JSON.stringify(code)},"inputs":${inputText}}`;
-  const cwd = await mkdtemp(join(tmpdir(), "weft-py-"));
-  try {
-    const out = await spawnChild(exe, cwd, request, nonce, limits, startupMs, signal);
-    return interpret(out, nonce, limits, startupMs);
-  } finally {
-    await rm(cwd, { recursive: true, force: true }).catch(() => undefined);
-  }
+  const egressSocket = await options.egressSocket?.();
+  const child = await spawnJailed({
+    argv: [exe, "-I", "-S", "-B", "-c", PYTHON_BOOTSTRAP],
+    readOnly: interpreterPaths(exe),
+    egressSocket,
+  });
+  const out = await superviseChild(child, request, nonce, limits, startupMs, signal);
+  return interpret(out, nonce, limits, startupMs);
 }
 
 interface ChildOutcome {
@@ -90,14 +121,15 @@ interface ChildOutcome {
   exitCode: number | null;
   exitSignal: NodeJS.Signals | null;
   stop?: "timeout" | "startup" | "output" | "aborted";
+  /** When the guest's code started, if it did. */
+  startedAt?: number;
 }
 
 /** After its deadline a sleeping guest gets this long before the process is killed. */
 const DEADLINE_GRACE_MS = 250;
 
-function spawnChild(
-  exe: string,
-  cwd: string,
+function superviseChild(
+  child: ChildProcessWithoutNullStreams,
   request: string,
   nonce: string,
   limits: SandboxLimits,
@@ -105,14 +137,6 @@ function spawnChild(
   signal: AbortSignal | undefined,
 ): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
-    // Its own process group, so a kill also ends anything it started (a wrapper's children).
-    const child = spawn(exe, ["-I", "-S", "-B", "-c", PYTHON_BOOTSTRAP], {
-      cwd,
-      env: {},
-      stdio: ["pipe", "pipe", "pipe"],
-      windowsHide: true,
-      detached: process.platform !== "win32",
-    });
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = "";
@@ -120,7 +144,8 @@ function spawnChild(
     const kill = (why: NonNullable<ChildOutcome["stop"]>) => {
       stop ??= why;
       try {
-        if (child.pid !== undefined && process.platform !== "win32") process.kill(-child.pid, "SIGKILL");
+        // The jail is its own process group; bubblewrap's death ends everything inside it.
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
         else child.kill("SIGKILL");
       } catch {
         child.kill("SIGKILL"); // the group is already gone
@@ -128,7 +153,7 @@ function spawnChild(
     };
     const startedMarker = Buffer.from(`${nonce}:started\n`);
     let timer = setTimeout(() => kill("startup"), startupMs);
-    let started = false;
+    let startedAt: number | undefined;
     const onAbort = () => kill("aborted");
     signal?.addEventListener("abort", onAbort, { once: true });
 
@@ -139,8 +164,8 @@ function spawnChild(
         return;
       }
       chunks.push(b);
-      if (!started && Buffer.concat(chunks).includes(startedMarker)) {
-        started = true;
+      if (startedAt === undefined && Buffer.concat(chunks).includes(startedMarker)) {
+        startedAt = Date.now();
         clearTimeout(timer);
         timer = setTimeout(() => kill("timeout"), limits.timeoutMs + DEADLINE_GRACE_MS);
       }
@@ -153,12 +178,12 @@ function spawnChild(
     child.on("error", (err) => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
-      reject(new SandboxError("sandbox.unavailable", `could not start python: ${err.message}`, { language }));
+      reject(new SandboxError("sandbox.unavailable", `could not start the sandbox: ${err.message}`, { language }));
     });
     child.on("close", (exitCode, exitSignal) => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
-      resolve({ stdout: Buffer.concat(chunks), stderr, exitCode, exitSignal, stop });
+      resolve({ stdout: Buffer.concat(chunks), stderr, exitCode, exitSignal, stop, startedAt });
     });
     child.stdin.end(request, "utf8");
   });
@@ -185,22 +210,28 @@ function interpret(
   const marker = `\n${nonce}\n`;
   const at = text.lastIndexOf(marker);
   if (at < 0) {
-    // No reply: the process was killed by a limit or crashed before it could answer.
-    if (out.exitSignal === "SIGXCPU" || (out.exitSignal === "SIGKILL" && !out.stop)) return timeout(limits);
+    // No reply: the jail could not start, or the process was killed by a limit or crashed before it answered.
+    const setup = out.startedAt === undefined ? jailSetupError(out.stderr, language) : undefined;
+    if (setup) throw setup;
+    const signal = guestSignal(out);
+    if (signal === "SIGXCPU") return timeout(limits);
+    // RLIMIT_CPU's hard limit kills with SIGKILL, a second after the soft limit's SIGXCPU.
+    if (signal === "SIGKILL" && out.startedAt !== undefined && Date.now() - out.startedAt >= limits.timeoutMs)
+      return timeout(limits);
     if (/MemoryError/.test(out.stderr)) {
       throw new SandboxError("sandbox.memory", `the code used more than ${limits.memoryBytes} bytes of memory`, {
         language,
         memoryBytes: limits.memoryBytes,
       });
     }
-    if (out.exitSignal === "SIGXFSZ") {
+    if (signal === "SIGXFSZ") {
       throw new SandboxError("sandbox.forbidden", "writing files is not allowed in the sandbox", { language });
     }
-    const how = out.exitSignal ? `was killed by ${out.exitSignal}` : `exited with code ${out.exitCode}`;
+    const how = signal ? `was killed by ${signal}` : `exited with code ${out.exitCode}`;
     throw new SandboxError(
       "sandbox.crashed",
       `the Python process ${how} without returning a result${out.stderr ? `: ${clip(out.stderr.trim(), 500)}` : ""}`,
-      { language, exitCode: out.exitCode, signal: out.exitSignal },
+      { language, exitCode: out.exitCode, signal },
     );
   }
   const body = text.slice(at + marker.length).trim();
@@ -247,6 +278,14 @@ function interpret(
     default:
       throw new SandboxError("sandbox.runtime_error", `${message}${where}`, { language, line, errorType });
   }
+}
+
+/** bubblewrap exits with 128 + N when the guest died of signal N. */
+function guestSignal(out: ChildOutcome): string | undefined {
+  if (out.exitSignal) return out.exitSignal;
+  const n = (out.exitCode ?? 0) - 128;
+  if (n <= 0) return undefined;
+  return Object.entries(osConstants.signals).find(([, v]) => v === n)?.[0];
 }
 
 function timeout(limits: SandboxLimits): never {

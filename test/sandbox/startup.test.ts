@@ -12,6 +12,8 @@ import { createSandbox, resolvePython } from "../../src/sandbox/index.js";
 import { buildWorkflow } from "../support/build.js";
 
 const dir = mkdtempSync(join(tmpdir(), "weft-slow-python-"));
+// The jail shows the interpreter at its own path, read by the guest's unprivileged uid.
+chmodSync(dir, 0o755);
 let seq = 0;
 
 /** A python3 that answers the interpreter probe at once and then starts `delayS` seconds late. */

@@ -1,0 +1,174 @@
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import {
+  createServer,
+  type IncomingMessage,
+  request as httpRequest,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { connect, isIP, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Duplex } from "node:stream";
+import { WeftError } from "../ir/errors.js";
+
+/**
+ * The jail's only way to the network: an HTTP proxy (CONNECT for TLS, absolute-form requests for plain
+ * HTTP) that listens on a Unix socket bound into each jail. Every target host is resolved and vetted by
+ * the same address policy as the HTTP request node before a connection is made, and the connection goes
+ * to the vetted address, so a guest can reach exactly what a workflow's HTTP node could.
+ */
+
+/** Resolves a host and throws a typed error when any of its addresses may not be reached. */
+export type VetHost = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+export interface EgressOptions {
+  /** Idle time after which a tunnel or request is closed. */
+  idleMs?: number;
+  /** Connections served at once; more are refused with 503. */
+  maxConnections?: number;
+}
+
+export class EgressProxy {
+  private open = 0;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly dir: string,
+    readonly socketPath: string,
+  ) {}
+
+  static async start(vet: VetHost, opts: EgressOptions = {}): Promise<EgressProxy> {
+    // Reachable by every guest's uid: the directory is searchable, the socket writable by all. Only a
+    // jail that binds it in (or a local process, which could connect anywhere anyway) can use it.
+    const dir = mkdtempSync(join(tmpdir(), "weft-egress-"));
+    chmodSync(dir, 0o711);
+    const socketPath = join(dir, "egress.sock");
+    const server = createServer();
+    const proxy = new EgressProxy(server, dir, socketPath);
+    const idleMs = opts.idleMs ?? 60_000;
+    const max = opts.maxConnections ?? 64;
+    server.on("connection", (s: Socket) => {
+      s.setTimeout(idleMs, () => s.destroy());
+      proxy.open++;
+      s.once("close", () => proxy.open--);
+      if (proxy.open > max) s.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
+    });
+    server.on("connect", (req: IncomingMessage, client: Duplex, head: Buffer) => {
+      tunnel(vet, req, client, head, idleMs).catch(() => client.destroy());
+    });
+    server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+      forward(vet, req, res, idleMs).catch(() => res.destroy());
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socketPath, () => resolve());
+    });
+    chmodSync(socketPath, 0o666);
+    server.unref(); // a sandbox that is never used again must not keep the process alive
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    return proxy;
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** `host:port` of a CONNECT request (IPv6 in brackets). */
+function splitAuthority(authority: string | undefined): { host: string; port: number } | undefined {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(authority ?? "");
+  const port = Number(m?.[3]);
+  const host = m?.[1] ?? m?.[2];
+  if (!host || !(port > 0 && port < 65536)) return undefined;
+  return { host, port };
+}
+
+function refusal(err: unknown): { status: number; code: string; message: string } {
+  if (err instanceof WeftError) {
+    const status = err.code === "http.blocked_address" ? 403 : err.code === "http.dns_failed" ? 502 : 400;
+    return { status, code: err.code, message: err.message };
+  }
+  return { status: 502, code: "egress.connect_failed", message: (err as Error).message };
+}
+
+function rawReply(client: Duplex, status: number, code: string, message: string): void {
+  const body = `${message}\n`;
+  client.end(
+    `HTTP/1.1 ${status} ${status === 403 ? "Forbidden" : status === 400 ? "Bad Request" : "Bad Gateway"}\r\n` +
+      `X-Weft-Error: ${code}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+async function tunnel(vet: VetHost, req: IncomingMessage, client: Duplex, head: Buffer, idleMs: number) {
+  const target = splitAuthority(req.url);
+  if (!target) return rawReply(client, 400, "egress.bad_request", `CONNECT needs host:port, got ${req.url}`);
+  let address: string;
+  try {
+    address = (await vet(target.host))[0]?.address ?? "";
+  } catch (err) {
+    const r = refusal(err);
+    return rawReply(client, r.status, r.code, r.message);
+  }
+  const upstream = connect({ host: address, port: target.port });
+  upstream.setTimeout(idleMs, () => upstream.destroy());
+  upstream.once("connect", () => {
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (head.length) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  });
+  upstream.once("error", (err) => {
+    if (upstream.connecting) rawReply(client, 502, "egress.connect_failed", err.message);
+    else client.destroy();
+  });
+  client.once("error", () => upstream.destroy());
+  client.once("close", () => upstream.destroy());
+}
+
+async function forward(vet: VetHost, req: IncomingMessage, res: ServerResponse, idleMs: number) {
+  const fail = (status: number, code: string, message: string) => {
+    res.writeHead(status, { "X-Weft-Error": code, "Content-Type": "text/plain; charset=utf-8", Connection: "close" });
+    res.end(`${message}\n`);
+  };
+  let url: URL;
+  try {
+    url = new URL(req.url ?? "");
+  } catch {
+    return fail(400, "egress.bad_request", "a proxy request needs an absolute http:// URL");
+  }
+  if (url.protocol !== "http:")
+    return fail(400, "egress.bad_request", "only http:// is forwarded; use CONNECT for https");
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  let address: string;
+  try {
+    address = (await vet(host))[0]?.address ?? "";
+  } catch (err) {
+    const r = refusal(err);
+    return fail(r.status, r.code, r.message);
+  }
+  const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: url.host };
+  delete headers["proxy-connection"];
+  delete headers["proxy-authorization"];
+  const upstream = httpRequest({
+    host: address,
+    family: isIP(address),
+    port: url.port || 80,
+    method: req.method,
+    path: `${url.pathname}${url.search}`,
+    headers,
+    timeout: idleMs,
+  });
+  upstream.on("response", (up) => {
+    res.writeHead(up.statusCode ?? 502, up.rawHeaders);
+    up.pipe(res);
+  });
+  upstream.on("timeout", () => upstream.destroy(new Error("upstream timed out")));
+  upstream.on("error", (err) => {
+    if (!res.headersSent) fail(502, "egress.connect_failed", err.message);
+    else res.destroy();
+  });
+  req.pipe(upstream);
+}
