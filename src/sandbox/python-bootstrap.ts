@@ -214,6 +214,25 @@ def _scrub_sys():
     sys.path_importer_cache.clear()
     for name in ("__main__", "resource", "gc", "_signal"):
         sys.modules.pop(name, None)
+    # Where each module was loaded from is the interpreter's install path: not the guest's business.
+    for mod in list(sys.modules.values()):
+        d = getattr(mod, "__dict__", None)
+        if type(d) is not dict:
+            continue
+        d.pop("__file__", None)
+        d.pop("__cached__", None)
+        d["__loader__"] = None
+        spec = d.get("__spec__")
+        if spec is not None:
+            try:
+                spec.origin = None
+                spec.cached = None
+                spec.loader = None
+                spec.submodule_search_locations = None if spec.submodule_search_locations is None else []
+            except AttributeError:
+                pass
+        if "__path__" in d:
+            d["__path__"] = []
 
 def _describe(event, args, *, _type=type, _str=str, _bytes=bytes, _int=int):
     a0 = args[0] if args else None
