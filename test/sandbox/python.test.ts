@@ -341,6 +341,16 @@ describe("python sandbox: escape attempts", () => {
     await expect(sandbox.run(py(code))).resolves.toEqual({ uid: 65534, gid: 65534, can_setuid: false });
   });
 
+  it("reports a guest killed by SIGKILL before its time is up as a crash, not as sandbox.timeout", async () => {
+    // The probe's victims were reported as timeouts; a SIGKILL is a timeout only once the time is up.
+    const code =
+      "def main():\n    imp = __import__.__kwdefaults__['_mods']['_imp']\n    class Spec:\n        name = '_signal'\n    imp.create_builtin(Spec).raise_signal(9)\n    return {}\n";
+    await expect(sandbox.run(py(code, {}, { timeoutMs: 60_000 }))).rejects.toMatchObject({
+      code: "sandbox.crashed",
+      message: expect.stringContaining("killed by SIGKILL"),
+    });
+  });
+
   it("shows no install path of the interpreter (json.__file__ and its kin)", async () => {
     const code =
       "import json, collections, re\ndef main():\n    return {'paths': [getattr(m, '__file__', None) for m in (json, collections, re)] + [m.__spec__.origin for m in (json, re)] + [repr(m.__loader__) for m in (json, re)], 'ok': json.loads('[1]')}\n";
