@@ -13,7 +13,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 export type McpReply =
   | { sdk: Record<string, unknown> }
   | { raw: string }
-  | { body: Uint8Array | string; contentType?: string };
+  /** The whole HTTP body, given the request's JSON-RPC id as JSON text (so a reply can match it or not). */
+  | { body: (id: string) => Uint8Array | string; contentType?: string };
 
 export interface HostileMcp {
   url: string;
@@ -42,7 +43,7 @@ export async function startHostileMcp(): Promise<HostileMcp> {
         res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${next.raw}}`);
       } else {
         res.writeHead(200, { "content-type": next.contentType ?? "application/json" });
-        res.end(next.body);
+        res.end(next.body(JSON.stringify(message.id)));
       }
       return;
     }
