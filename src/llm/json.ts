@@ -1,6 +1,7 @@
 /** Reading JSON that a model wrote: tolerate fences and small syntax slips, then check it against a schema. */
 import { jsonrepair } from "jsonrepair";
 import { z } from "zod";
+import { answerTooLong } from "../util/answer-limits.js";
 
 export type JsonParse = { ok: true; value: unknown; repaired: boolean } | { ok: false; error: string };
 
@@ -9,6 +10,9 @@ export type JsonParse = { ok: true; value: unknown; repaired: boolean } | { ok: 
  * then falls back to jsonrepair (trailing commas, single quotes, unquoted keys, truncated endings).
  */
 export function parseModelJson(text: string): JsonParse {
+  // The fence regex and jsonrepair scan the whole text; a runaway answer is refused first.
+  const tooLong = answerTooLong(text);
+  if (tooLong) return { ok: false, error: tooLong };
   const candidate = extractJsonText(text);
   if (!candidate) return { ok: false, error: "the answer contains no JSON value" };
   try {

@@ -195,7 +195,7 @@ export async function runJavaScript(
   const reply = await getPool().run(code, input, limits, signal);
   if (reply.ok) {
     if (Buffer.byteLength(reply.text, "utf8") > limits.maxOutputBytes) throw tooLarge(reply.text.length, limits);
-    return parseResult(reply.text, "javascript");
+    return parseResult(reply.text, "javascript", limits.maxOutputBytes);
   }
   if ("fault" in reply) {
     if (reply.fault === "stack") {

@@ -5,7 +5,7 @@ import { constants as osConstants } from "node:os";
 import { SANDBOX_STARTUP_ALLOWANCE_MS, type SandboxLimits } from "../ir/services.js";
 import { clip, SandboxError } from "./errors.js";
 import { jailSetupError, spawnJailed } from "./jail.js";
-import { encodeInputs, parseResult } from "./json.js";
+import { encodeInputs, parseReply } from "./json.js";
 import { PYTHON_BOOTSTRAP } from "./python-bootstrap.js";
 
 /**
@@ -235,17 +235,9 @@ function interpret(
     );
   }
   const body = text.slice(at + marker.length).trim();
-  let env: Envelope;
-  try {
-    env = JSON.parse(body) as Envelope;
-  } catch {
-    throw new SandboxError("sandbox.crashed", "the Python process returned an unreadable reply", { language });
-  }
-  if (env.ok) {
-    // Re-parse only the result part so the __proto__ guard and shape checks apply to it.
-    const start = body.indexOf('"result":') + '"result":'.length;
-    return parseResult(body.slice(start, body.lastIndexOf("}")), language);
-  }
+  const reply = parseReply(body, language, limits.maxOutputBytes);
+  if (reply.ok) return reply.result;
+  const env = reply.envelope as Partial<Envelope>;
   const line = typeof env.line === "number" ? env.line : undefined;
   const errorType = env.type ?? undefined;
   const message = clip(env.message ?? "unknown error");

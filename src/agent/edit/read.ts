@@ -6,6 +6,7 @@
  * So answering the projection unchanged gives back the stored workflow, byte for byte.
  */
 import type { Diagnostic } from "../../ir/diagnostics.js";
+import { graphTooLarge } from "../../util/answer-limits.js";
 import { MAX_JSON_DEPTH, tooDeepAt } from "../../util/json-depth.js";
 import { describeNode } from "../../ir/describe.js";
 import { type Workflow, type WorkflowEdge, type WorkflowNode, WorkflowSchema } from "../../ir/workflow.js";
@@ -72,7 +73,8 @@ function matchNodesOf(raws: RawCompactNode[], edges: unknown[]): MatchNode[] {
   return raws.map((n) => {
     const param = Object.fromEntries(Object.entries(n.param).filter(([k]) => !EXTENSIONS.includes(k)));
     const config = convertNodeConfig(c, { ...n, param }, ANSWER_ID)?.config ?? param;
-    const baseline = convertNodeConfig(c, { ...n, param: Object.hasOwn(param, "dify") ? { dify: {} } : {} }, ANSWER_ID)?.config ?? {};
+    const baseline =
+      convertNodeConfig(c, { ...n, param: Object.hasOwn(param, "dify") ? { dify: {} } : {} }, ANSWER_ID)?.config ?? {};
     const fields = new Map<string, string>();
     for (const [k, v] of Object.entries(config)) if (!deepEqual(v, baseline[k])) fields.set(k, canonicalJson(v));
     const parent = compactParent(c, n.cid);
@@ -91,7 +93,12 @@ function matchNodesOf(raws: RawCompactNode[], edges: unknown[]): MatchNode[] {
 }
 
 function shownRaws(p: Projection): RawCompactNode[] {
-  return p.compact.nodes_info.map((n) => ({ cid: n.id, type: n.type, ...(n.title ? { title: n.title } : {}), param: n.param }));
+  return p.compact.nodes_info.map((n) => ({
+    cid: n.id,
+    type: n.type,
+    ...(n.title ? { title: n.title } : {}),
+    param: n.param,
+  }));
 }
 
 interface Plan {
@@ -229,32 +236,57 @@ function buildEdges(view: EditView, answerEdges: unknown[], ctx: EdgeContext, di
   const { ids, nodeOf } = ctx;
   const wanted: Array<[string, string, string]> = [];
   const shown = new Map<string, number[]>();
-  view.projection.compact.edges.forEach((e, i) => shown.set(canonicalJson(e), [...(shown.get(canonicalJson(e)) ?? []), i]));
+  view.projection.compact.edges.forEach((e, i) =>
+    shown.set(canonicalJson(e), [...(shown.get(canonicalJson(e)) ?? []), i]),
+  );
   answerEdges.forEach((e, i) => {
     const field = `edges[${i}]`;
     const fail = (code: string, message: string, nodeId?: string) =>
       diags.push({ code, severity: "error", message, field, ...(nodeId ? { nodeId } : {}) });
-    if (!Array.isArray(e) || e.length !== 3) return fail("compact.bad_edge", `${field} must be [source, port, target], got ${describeValue(e)}`);
+    if (!Array.isArray(e) || e.length !== 3)
+      return fail("compact.bad_edge", `${field} must be [source, port, target], got ${describeValue(e)}`);
     const [s, t] = [compactIdOf(e[0]), compactIdOf(e[2])];
     const src = s === undefined ? undefined : ids.get(s);
     const dst = t === undefined ? undefined : ids.get(t);
     // An edge answered as shown, from a node kept as stored (so its ports mean what they meant), is the
     // stored edge: this also keeps edges a broken file gives handles its nodes do not have.
-    const stored = s !== undefined && t !== undefined && ctx.samePorts(s) && ctx.sameNode(t) ? shown.get(canonicalJson(e))?.shift() : undefined;
+    const stored =
+      s !== undefined && t !== undefined && ctx.samePorts(s) && ctx.sameNode(t)
+        ? shown.get(canonicalJson(e))?.shift()
+        : undefined;
     if (stored !== undefined) {
       const b = view.workflow.edges[stored]!;
       return wanted.push([b.source, b.sourcePort, b.target]);
     }
-    if (!src || !dst) return fail("compact.bad_edge", `${field} joins ${describeValue(e[0])} → ${describeValue(e[2])}, but ${describeValue(!src ? e[0] : e[2])} is not a node`);
+    if (!src || !dst)
+      return fail(
+        "compact.bad_edge",
+        `${field} joins ${describeValue(e[0])} → ${describeValue(e[2])}, but ${describeValue(!src ? e[0] : e[2])} is not a node`,
+      );
     // A handle the node does not have is shown as text (projectWorkflow); answered back on an edge from
     // the same node, it is that stored handle, even when the node itself was edited.
-    if (typeof e[1] === "string" && !/^\d+$/.test(e[1].trim()) && view.workflow.edges.some((b) => b.source === src && b.sourcePort === e[1]))
+    if (
+      typeof e[1] === "string" &&
+      !/^\d+$/.test(e[1].trim()) &&
+      view.workflow.edges.some((b) => b.source === src && b.sourcePort === e[1])
+    )
       return wanted.push([src, e[1], dst]);
-    const port = typeof e[1] === "number" ? e[1] : typeof e[1] === "string" && /^\d+$/.test(e[1].trim()) ? Number(e[1]) : Number.NaN;
+    const port =
+      typeof e[1] === "number"
+        ? e[1]
+        : typeof e[1] === "string" && /^\d+$/.test(e[1].trim())
+          ? Number(e[1])
+          : Number.NaN;
     const node = nodeOf(src);
-    if (!Number.isInteger(port) || port < 0 || !node) return fail("compact.bad_port", `${field} port must be a non-negative integer, got ${describeValue(e[1])}`, src);
+    if (!Number.isInteger(port) || port < 0 || !node)
+      return fail("compact.bad_port", `${field} port must be a non-negative integer, got ${describeValue(e[1])}`, src);
     const handle = portHandle(node, port);
-    if (handle === undefined) return fail("compact.bad_port", `${field}: port ${port} does not exist on ${s} (it has ${describeNode(node).ports.length})`, src);
+    if (handle === undefined)
+      return fail(
+        "compact.bad_port",
+        `${field}: port ${port} does not exist on ${s} (it has ${describeNode(node).ports.length})`,
+        src,
+      );
     wanted.push([src, handle, dst]);
   });
   const counts = new Map<string, number>();
@@ -266,24 +298,41 @@ function buildEdges(view: EditView, answerEdges: unknown[], ctx: EdgeContext, di
     counts.set(k, counts.get(k)! - 1);
     out.push(b);
   }
-  const usedIds = new Set(view.workflow.edges.flatMap((e) => (e.id ? [e.id] : [])));
+  const edgeId = edgeIdIssuer(view.workflow.edges);
   for (const [s, p, t] of wanted) {
     const k = edgeKey(s, p, t);
     if ((counts.get(k) ?? 0) === 0) continue;
     counts.set(k, counts.get(k)! - 1);
-    let id = `${s}-${p}-${t}-target`;
-    for (let n = 2; usedIds.has(id); n++) id = `${s}-${p}-${t}-target-${n}`;
-    usedIds.add(id);
-    out.push({ id, source: s, sourcePort: p, target: t });
+    out.push({ id: edgeId(`${s}-${p}-${t}-target`), source: s, sourcePort: p, target: t });
   }
   return out;
+}
+
+/**
+ * Fresh edge ids in Dify's style, `<base>`, then `<base>-2`, `-3`…: each base remembers the suffix it
+ * reached, so n duplicates take n steps in all, not n² (issue 28).
+ */
+function edgeIdIssuer(stored: readonly WorkflowEdge[]): (base: string) => string {
+  const used = new Set(stored.flatMap((e) => (e.id ? [e.id] : [])));
+  const next = new Map<string, number>();
+  return (base) => {
+    let n = next.get(base) ?? 1;
+    let id = n === 1 ? base : `${base}-${n}`;
+    while (used.has(id)) id = `${base}-${++n}`;
+    next.set(base, n + 1);
+    used.add(id);
+    return id;
+  };
 }
 
 /** Stored nodes keep their order; each new node goes after the node the answer lists before it. */
 function withNewNodes(kept: WorkflowNode[], added: WorkflowNode[], answerOrder: string[]): WorkflowNode[] {
   const out = [...kept];
   for (const n of added) {
-    const before = answerOrder.slice(0, answerOrder.indexOf(n.id)).reverse().find((id) => out.some((x) => x.id === id));
+    const before = answerOrder
+      .slice(0, answerOrder.indexOf(n.id))
+      .reverse()
+      .find((id) => out.some((x) => x.id === id));
     const at = before === undefined ? -1 : out.findIndex((x) => x.id === before);
     out.splice(at + 1, 0, n);
   }
@@ -292,12 +341,22 @@ function withNewNodes(kept: WorkflowNode[], added: WorkflowNode[], answerOrder: 
 
 function shapeProblem(answer: unknown): Diagnostic | undefined {
   const d = (code: string, message: string): Diagnostic => ({ code, severity: "error", message, field: "workflow" });
-  if (!isPlainObject(answer)) return d("compact.not_object", "the workflow JSON must be an object with nodes_info and edges");
-  if (!Array.isArray(answer.nodes_info) || answer.nodes_info.length === 0) return d("compact.no_nodes", "nodes_info must be a non-empty list");
-  if (answer.edges !== undefined && !Array.isArray(answer.edges)) return d("compact.bad_edges", "edges must be a list of [source, port, target]");
+  if (!isPlainObject(answer))
+    return d("compact.not_object", "the workflow JSON must be an object with nodes_info and edges");
+  if (!Array.isArray(answer.nodes_info) || answer.nodes_info.length === 0)
+    return d("compact.no_nodes", "nodes_info must be a non-empty list");
+  if (answer.edges !== undefined && !Array.isArray(answer.edges))
+    return d("compact.bad_edges", "edges must be a list of [source, port, target]");
+  // Proposals and the agent's tools reach here without the repair loop's caps.
+  const tooLarge = graphTooLarge(answer);
+  if (tooLarge) return d("compact.too_large", tooLarge);
   // Reading recurses over params; a workflow nests about 12 levels.
   const deep = tooDeepAt(answer);
-  if (deep) return d("compact.too_deep", `the workflow JSON nests deeper than ${MAX_JSON_DEPTH} levels (at ${deep.slice(0, 120)})`);
+  if (deep)
+    return d(
+      "compact.too_deep",
+      `the workflow JSON nests deeper than ${MAX_JSON_DEPTH} levels (at ${deep.slice(0, 120)})`,
+    );
   return undefined;
 }
 
@@ -345,7 +404,8 @@ export function readEdit(view: EditView, answer: unknown, opts: ReadOptions = {}
       ids: pl.ids,
       nodeOf: (id) => byId.get(id),
       sameNode: (cid) => shownCids.has(cid) && pl.baseIndex.get(cid) === view.projection.index.get(cid),
-      samePorts: (cid) => shownCids.has(cid) && pl.baseIndex.get(cid) === view.projection.index.get(cid) && built.unchangedCids.has(cid),
+      samePorts: (cid) =>
+        shownCids.has(cid) && pl.baseIndex.get(cid) === view.projection.index.get(cid) && built.unchangedCids.has(cid),
     },
     diagnostics,
   );
@@ -355,7 +415,12 @@ export function readEdit(view: EditView, answer: unknown, opts: ReadOptions = {}
   const added = built.added.map((n) => n.id);
   if (!parsed.success) {
     for (const issue of parsed.error.issues.slice(0, 10))
-      diagnostics.push({ code: "compact.schema", severity: "error", message: `the edited workflow breaks the IR schema at ${issue.path.join(".")}: ${issue.message}`, field: issue.path.join(".") });
+      diagnostics.push({
+        code: "compact.schema",
+        severity: "error",
+        message: `the edited workflow breaks the IR schema at ${issue.path.join(".")}: ${issue.message}`,
+        field: issue.path.join("."),
+      });
     return { diagnostics, ids: pl.ids, added, removed };
   }
   // Keep the stored objects (zod copies them): an unchanged workflow comes back as it was.

@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../../ir/diagnostics.js";
+import { answerTooLong, graphTooLarge } from "../../util/answer-limits.js";
 import { MAX_JSON_DEPTH, tooDeepAt } from "../../util/json-depth.js";
 import { asCompact, type Compact } from "./compact-graph.js";
 import { parseModelJson } from "./json.js";
@@ -17,8 +18,7 @@ export { readNodeSelection, type SelectionReading } from "./selection-reader.js"
 export { repairReferences } from "./references.js";
 export type { Compact } from "./compact-graph.js";
 
-/** Nodes read from one model answer. */
-export const MAX_ANSWER_NODES = 500;
+export { MAX_ANSWER_CHARS, MAX_ANSWER_EDGES, MAX_ANSWER_NODES } from "../../util/answer-limits.js";
 
 export interface ParsedAnswer {
   sections: AnswerSections;
@@ -39,14 +39,30 @@ export interface ParsedAnswer {
 export function parseAnswer(text: string, opts: { repair?: boolean } = {}): ParsedAnswer {
   const repairs: RepairRecord[] = [];
   const diagnostics: Diagnostic[] = [];
+  // Tag and fence regexes and the JSON repairs scan the whole text, some more than once.
+  const tooLong = answerTooLong(text);
+  if (tooLong) {
+    diagnostics.push({ code: "answer.too_large", severity: "error", field: "answer", message: tooLong });
+    return { sections: {}, repairs, diagnostics };
+  }
   let sections: AnswerSections;
   if (opts.repair) {
     const r = extractSections(text);
     sections = r.sections;
     repairs.push(...r.repairs);
   } else sections = extractSectionsStrict(text);
-  for (const [key, tag] of [["nodeSelection", "node_selection"], ["designPrinciple", "design_principle"], ["workflow", "workflow"]] as const) {
-    if (sections[key] === undefined) diagnostics.push({ code: "answer.missing_tag", severity: "error", field: tag, message: `the answer has no <${tag}> section` });
+  for (const [key, tag] of [
+    ["nodeSelection", "node_selection"],
+    ["designPrinciple", "design_principle"],
+    ["workflow", "workflow"],
+  ] as const) {
+    if (sections[key] === undefined)
+      diagnostics.push({
+        code: "answer.missing_tag",
+        severity: "error",
+        field: tag,
+        message: `the answer has no <${tag}> section`,
+      });
   }
   if (sections.workflow === undefined) return { sections, repairs, diagnostics };
   let value: unknown;
@@ -59,25 +75,40 @@ export function parseAnswer(text: string, opts: { repair?: boolean } = {}): Pars
     try {
       value = JSON.parse(sections.workflow);
     } catch (e) {
-      diagnostics.push({ code: "answer.bad_json", severity: "error", field: "workflow", message: `not valid JSON: ${(e as Error).message}` });
+      diagnostics.push({
+        code: "answer.bad_json",
+        severity: "error",
+        field: "workflow",
+        message: `not valid JSON: ${(e as Error).message}`,
+      });
     }
   }
   if (value === undefined) return { sections, repairs, diagnostics };
   // The repairs below recurse over params; refuse a runaway nesting before they do.
   const deep = tooDeepAt(value);
   if (deep) {
-    diagnostics.push({ code: "answer.too_deep", severity: "error", field: "workflow", message: `the workflow JSON nests deeper than ${MAX_JSON_DEPTH} levels (at ${deep.slice(0, 120)}); a workflow needs about 12` });
+    diagnostics.push({
+      code: "answer.too_deep",
+      severity: "error",
+      field: "workflow",
+      message: `the workflow JSON nests deeper than ${MAX_JSON_DEPTH} levels (at ${deep.slice(0, 120)}); a workflow needs about 12`,
+    });
     return { sections, repairs, diagnostics };
   }
-  // The structural repairs are super-linear in nodes; a real workflow has tens, Dify's largest hundreds.
-  const count = Array.isArray((value as { nodes_info?: unknown })?.nodes_info) ? (value as { nodes_info: unknown[] }).nodes_info.length : 0;
-  if (count > MAX_ANSWER_NODES) {
-    diagnostics.push({ code: "answer.too_large", severity: "error", field: "workflow", message: `the workflow has ${count} nodes; at most ${MAX_ANSWER_NODES} are read from one answer` });
+  // The structural repairs and the edit reader are super-linear in nodes and edges.
+  const tooLarge = graphTooLarge(value);
+  if (tooLarge) {
+    diagnostics.push({ code: "answer.too_large", severity: "error", field: "workflow", message: tooLarge });
     return { sections, repairs, diagnostics };
   }
   let compact = asCompact(value);
   if (!compact) {
-    diagnostics.push({ code: "answer.not_workflow", severity: "error", field: "workflow", message: "the JSON is not an object with a nodes_info list" });
+    diagnostics.push({
+      code: "answer.not_workflow",
+      severity: "error",
+      field: "workflow",
+      message: "the JSON is not an object with a nodes_info list",
+    });
     return { sections, repairs, diagnostics };
   }
   if (opts.repair) {

@@ -7,10 +7,17 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FileService, FileValue, ToolResult } from "../../ir/services.js";
+import { checkHostileValue, type HostileProblem, readHostileJson } from "../../util/hostile-json.js";
 import { ToolError } from "../errors.js";
 import { extensionForMime } from "../mime.js";
 import type { McpServerConfig } from "./config.js";
-import { interpolateAll, type ProvidedTool, type ProviderCall, type ToolProvider, ToolConfigError } from "./provider.js";
+import {
+  interpolateAll,
+  type ProvidedTool,
+  type ProviderCall,
+  type ToolProvider,
+  ToolConfigError,
+} from "./provider.js";
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string; resource?: Record<string, unknown> };
 
@@ -27,7 +34,9 @@ export class McpProvider implements ToolProvider {
   ) {}
 
   private where(): string {
-    return "command" in this.cfg ? `tools.mcp.${this.id} (${this.cfg.command})` : `tools.mcp.${this.id} (${this.cfg.url})`;
+    return "command" in this.cfg
+      ? `tools.mcp.${this.id} (${this.cfg.command})`
+      : `tools.mcp.${this.id} (${this.cfg.url})`;
   }
 
   private connect(): Promise<Client> {
@@ -35,9 +44,13 @@ export class McpProvider implements ToolProvider {
       this.client = this.open().catch((e: unknown) => {
         this.client = undefined;
         const tail = this.stderrTail.trim() ? `; its stderr: ${this.stderrTail.trim().slice(-400)}` : "";
-        throw new ToolError("tool.mcp_unavailable", `cannot connect to the MCP server ${this.where()}: ${(e as Error)?.message ?? e}${tail}`, {
-          provider: this.id,
-        });
+        throw new ToolError(
+          "tool.mcp_unavailable",
+          `cannot connect to the MCP server ${this.where()}: ${(e as Error)?.message ?? e}${tail}`,
+          {
+            provider: this.id,
+          },
+        );
       });
     }
     return this.client;
@@ -76,7 +89,11 @@ export class McpProvider implements ToolProvider {
     do {
       const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.cfg.timeoutMs });
       for (const t of page.tools) {
-        out.push({ name: t.name, description: t.description ?? t.title ?? t.name, parameters: t.inputSchema as Record<string, unknown> });
+        out.push({
+          name: t.name,
+          description: t.description ?? t.title ?? t.name,
+          parameters: t.inputSchema as Record<string, unknown>,
+        });
       }
       cursor = page.nextCursor;
     } while (cursor);
@@ -88,19 +105,39 @@ export class McpProvider implements ToolProvider {
     const client = await this.connect();
     let r: Awaited<ReturnType<Client["callTool"]>>;
     try {
-      r = await client.callTool({ name: tool, arguments: call.args }, undefined, { timeout: this.cfg.timeoutMs, signal: call.signal });
+      r = await client.callTool({ name: tool, arguments: call.args }, undefined, {
+        timeout: this.cfg.timeoutMs,
+        signal: call.signal,
+      });
     } catch (e) {
-      throw new ToolError("tool.mcp_call_failed", `MCP server ${this.where()}: tool "${tool}" failed: ${(e as Error)?.message ?? e}`, {
+      throw new ToolError(
+        "tool.mcp_call_failed",
+        `MCP server ${this.where()}: tool "${tool}" failed: ${(e as Error)?.message ?? e}`,
+        {
+          provider: this.id,
+          tool,
+        },
+      );
+    }
+    const content = (Array.isArray(r.content) ? r.content : []) as Content[];
+    if (r.isError) {
+      const text =
+        content
+          .map((c) => c.text ?? "")
+          .join("\n")
+          .trim() || "(no message)";
+      throw new ToolError("tool.failed", `MCP tool ${this.id}/${tool} reported an error: ${text}`, {
         provider: this.id,
         tool,
       });
     }
-    const content = (Array.isArray(r.content) ? r.content : []) as Content[];
-    if (r.isError) {
-      const text = content.map((c) => c.text ?? "").join("\n").trim() || "(no message)";
-      throw new ToolError("tool.failed", `MCP tool ${this.id}/${tool} reported an error: ${text}`, { provider: this.id, tool });
-    }
-    return toToolResult(content, r.structuredContent, call.files);
+    const refuse = (what: string, p: HostileProblem) =>
+      new ToolError("tool.bad_result", `MCP tool ${this.id}/${tool} returned ${what} that is refused: ${p.message}`, {
+        provider: this.id,
+        tool,
+        reason: p.reason,
+      });
+    return toToolResult(content, r.structuredContent, call.files, refuse);
   }
 
   async close(): Promise<void> {
@@ -110,8 +147,19 @@ export class McpProvider implements ToolProvider {
   }
 }
 
-/** MCP content → Dify's tool result: text joined, JSON text and structured content as json, media as files. */
-async function toToolResult(content: Content[], structured: unknown, files: FileService): Promise<ToolResult> {
+type Refuse = (what: string, problem: HostileProblem) => ToolError;
+
+/**
+ * MCP content → Dify's tool result: text joined, JSON text and structured content as json, media as files.
+ * JSON from the server is hostile input (src/util/hostile-json.ts): too deep, too large or with
+ * prototype-changing keys, the call fails naming the tool; text that is not JSON after all stays text.
+ */
+async function toToolResult(
+  content: Content[],
+  structured: unknown,
+  files: FileService,
+  refuse: Refuse,
+): Promise<ToolResult> {
   const texts: string[] = [];
   const json: unknown[] = [];
   const out: FileValue[] = [];
@@ -120,15 +168,19 @@ async function toToolResult(content: Content[], structured: unknown, files: File
       texts.push(c.text);
       const t = c.text.trim();
       if (t.startsWith("{") || t.startsWith("[")) {
-        try {
-          json.push(JSON.parse(t));
-        } catch {
-          // plain text that happens to start with a bracket
-        }
+        const read = readHostileJson(t);
+        if (read.ok) json.push(read.value);
+        // Invalid: plain text that happens to start with a bracket.
+        else if (read.reason !== "invalid") throw refuse(`JSON text in content[${i}]`, read);
       }
     } else if ((c.type === "image" || c.type === "audio") && typeof c.data === "string") {
       const mimeType = c.mimeType ?? "application/octet-stream";
-      out.push(await files.put(new Uint8Array(Buffer.from(c.data, "base64")), { filename: `${c.type}-${i + 1}${extensionForMime(mimeType)}`, mimeType }));
+      out.push(
+        await files.put(new Uint8Array(Buffer.from(c.data, "base64")), {
+          filename: `${c.type}-${i + 1}${extensionForMime(mimeType)}`,
+          mimeType,
+        }),
+      );
     } else if (c.type === "resource" && c.resource) {
       const res = c.resource as { uri?: string; text?: string; blob?: string; mimeType?: string };
       if (typeof res.text === "string") texts.push(res.text);
@@ -139,7 +191,10 @@ async function toToolResult(content: Content[], structured: unknown, files: File
       }
     }
   }
-  if (structured && typeof structured === "object") json.unshift(structured);
+  if (structured && typeof structured === "object") {
+    const problem = checkHostileValue(structured);
+    if (problem) throw refuse("structured content", problem);
+    json.unshift(structured);
+  }
   return { text: texts.join("\n"), files: out, json };
 }
-

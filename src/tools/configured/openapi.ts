@@ -8,9 +8,17 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { HttpService, ToolResult } from "../../ir/services.js";
+import { readHostileJson } from "../../util/hostile-json.js";
 import { ToolError } from "../errors.js";
 import type { OpenApiProviderConfig } from "./config.js";
-import { interpolateAll, interpolateEnv, type ProvidedTool, type ProviderCall, type ToolProvider, ToolConfigError } from "./provider.js";
+import {
+  interpolateAll,
+  interpolateEnv,
+  type ProvidedTool,
+  type ProviderCall,
+  type ToolProvider,
+  ToolConfigError,
+} from "./provider.js";
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 type Json = Record<string, any>;
@@ -40,7 +48,12 @@ function deref(doc: Json, v: unknown, seen: string[] = []): any {
     if (!ref.startsWith("#/") || seen.includes(ref)) return { description: `(${ref})` };
     let target: any = doc;
     for (const part of ref.slice(2).split("/")) target = target?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
-    if (target === undefined) throw new ToolConfigError("tools.openapi_bad_ref", `the OpenAPI document refers to ${ref}, which it does not define`, { ref });
+    if (target === undefined)
+      throw new ToolConfigError(
+        "tools.openapi_bad_ref",
+        `the OpenAPI document refers to ${ref}, which it does not define`,
+        { ref },
+      );
     return deref(doc, target, [...seen, ref]);
   }
   return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, deref(doc, x, seen)]));
@@ -48,7 +61,10 @@ function deref(doc: Json, v: unknown, seen: string[] = []): any {
 
 function toolName(op: Json, method: string, path: string): string {
   if (typeof op.operationId === "string" && op.operationId) return op.operationId;
-  return `${method}_${path}`.replace(/[{}]/g, "").replace(/[^A-Za-z0-9_-]+/g, "_").replace(/^_+|_+$/g, "");
+  return `${method}_${path}`
+    .replace(/[{}]/g, "")
+    .replace(/[^A-Za-z0-9_-]+/g, "_")
+    .replace(/^_+|_+$/g, "");
 }
 
 export function operationsOf(doc: Json): Operation[] {
@@ -65,7 +81,10 @@ export function operationsOf(doc: Json): Operation[] {
       const all = [...shared, ...((op.parameters ?? []) as Json[])];
       for (const p of all) {
         if (!p?.name || !["path", "query", "header", "cookie"].includes(p.in)) continue;
-        properties[p.name] = { ...(p.schema ?? { type: "string" }), ...(p.description ? { description: p.description } : {}) };
+        properties[p.name] = {
+          ...(p.schema ?? { type: "string" }),
+          ...(p.description ? { description: p.description } : {}),
+        };
         const req = p.in === "path" || p.required === true;
         if (req) required.push(p.name);
         params.push({ name: p.name, in: p.in, required: req });
@@ -138,27 +157,60 @@ export class OpenApiProvider implements ToolProvider {
     try {
       if (remote) {
         if (!this.http) throw new Error("no HTTP service to fetch it with");
-        const r = await this.http.request({ method: "GET", url: spec, headers: {}, timeoutMs: this.cfg.timeoutMs, maxResponseBytes: 10_000_000 });
+        const r = await this.http.request({
+          method: "GET",
+          url: spec,
+          headers: {},
+          timeoutMs: this.cfg.timeoutMs,
+          maxResponseBytes: 10_000_000,
+        });
         if (r.status >= 400) throw new Error(`HTTP ${r.status}`);
         text = new TextDecoder().decode(r.body);
       } else text = await readFile(resolve(this.baseDir, spec), "utf8");
     } catch (e) {
-      throw new ToolConfigError("tools.openapi_unreadable", `${this.where()}.spec ${spec} cannot be read: ${(e as Error)?.message ?? e}`, { spec });
+      throw new ToolConfigError(
+        "tools.openapi_unreadable",
+        `${this.where()}.spec ${spec} cannot be read: ${(e as Error)?.message ?? e}`,
+        { spec },
+      );
     }
     let doc: Json;
     try {
       doc = parseYaml(text) as Json;
     } catch (e) {
-      throw new ToolConfigError("tools.openapi_invalid", `${this.where()}.spec ${spec} is not JSON or YAML: ${(e as Error).message}`, { spec });
+      throw new ToolConfigError(
+        "tools.openapi_invalid",
+        `${this.where()}.spec ${spec} is not JSON or YAML: ${(e as Error).message}`,
+        { spec },
+      );
     }
     if (!doc || typeof doc !== "object" || typeof doc.openapi !== "string" || !doc.openapi.startsWith("3.")) {
-      const v = doc && typeof doc === "object" ? (doc.swagger ? `swagger ${doc.swagger}` : `openapi ${doc.openapi ?? "(none)"}`) : "not an object";
-      throw new ToolConfigError("tools.openapi_version", `${this.where()}.spec ${spec} must be an OpenAPI 3.x document (found ${v})`, { spec });
+      const v =
+        doc && typeof doc === "object"
+          ? doc.swagger
+            ? `swagger ${doc.swagger}`
+            : `openapi ${doc.openapi ?? "(none)"}`
+          : "not an object";
+      throw new ToolConfigError(
+        "tools.openapi_version",
+        `${this.where()}.spec ${spec} must be an OpenAPI 3.x document (found ${v})`,
+        { spec },
+      );
     }
     const server = this.cfg.baseURL ?? (doc.servers?.[0]?.url as string | undefined);
-    if (!server) throw new ToolConfigError("tools.openapi_no_server", `${this.where()}: the document names no servers[0].url; set baseURL`, { spec });
+    if (!server)
+      throw new ToolConfigError(
+        "tools.openapi_no_server",
+        `${this.where()}: the document names no servers[0].url; set baseURL`,
+        { spec },
+      );
     const base = remote ? new URL(server, spec).toString() : server;
-    if (!/^https?:\/\//i.test(base)) throw new ToolConfigError("tools.openapi_no_server", `${this.where()}: server URL "${server}" is not absolute; set baseURL`, { spec });
+    if (!/^https?:\/\//i.test(base))
+      throw new ToolConfigError(
+        "tools.openapi_no_server",
+        `${this.where()}: server URL "${server}" is not absolute; set baseURL`,
+        { spec },
+      );
     return { ops: operationsOf(doc), base: base.replace(/\/+$/, "") };
   }
 
@@ -169,16 +221,29 @@ export class OpenApiProvider implements ToolProvider {
   async call(tool: string, call: ProviderCall): Promise<ToolResult> {
     const { ops, base } = await this.load();
     const op = ops.find((o) => o.tool.name === tool);
-    if (!op) throw new ToolError("tool.unknown", `${this.where()} has no operation "${tool}" (it has ${ops.map((o) => o.tool.name).join(", ")})`, { provider: this.id, tool });
-    if (!this.http) throw new ToolError("tool.no_http", `${this.where()}: no HTTP service is configured`, { provider: this.id });
+    if (!op)
+      throw new ToolError(
+        "tool.unknown",
+        `${this.where()} has no operation "${tool}" (it has ${ops.map((o) => o.tool.name).join(", ")})`,
+        { provider: this.id, tool },
+      );
+    if (!this.http)
+      throw new ToolError("tool.no_http", `${this.where()}: no HTTP service is configured`, { provider: this.id });
     for (const p of op.params) {
       if (p.required && (call.args[p.name] === undefined || call.args[p.name] === null)) {
-        throw new ToolError("tool.missing_parameter", `tool ${this.id}/${tool}: required parameter "${p.name}" is missing`, { provider: this.id, tool, parameter: p.name });
+        throw new ToolError(
+          "tool.missing_parameter",
+          `tool ${this.id}/${tool}: required parameter "${p.name}" is missing`,
+          { provider: this.id, tool, parameter: p.name },
+        );
       }
     }
     let path = op.path;
     const url = new URL(base);
-    const headers: Record<string, string> = { accept: "application/json, text/plain;q=0.9, */*;q=0.1", ...interpolateAll(this.cfg.headers, `${this.where()}.headers`) };
+    const headers: Record<string, string> = {
+      accept: "application/json, text/plain;q=0.9, */*;q=0.1",
+      ...interpolateAll(this.cfg.headers, `${this.where()}.headers`),
+    };
     const body: Record<string, unknown> = {};
     let whole: unknown;
     for (const p of op.params) {
@@ -187,13 +252,15 @@ export class OpenApiProvider implements ToolProvider {
       if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(serialise(v)));
       else if (p.in === "query") url.searchParams.append(p.name, serialise(v));
       else if (p.in === "header") headers[p.name.toLowerCase()] = serialise(v);
-      else if (p.in === "cookie") headers.cookie = `${headers.cookie ? `${headers.cookie}; ` : ""}${p.name}=${encodeURIComponent(serialise(v))}`;
+      else if (p.in === "cookie")
+        headers.cookie = `${headers.cookie ? `${headers.cookie}; ` : ""}${p.name}=${encodeURIComponent(serialise(v))}`;
       else if (op.bodyMode === "whole") whole = v;
       else body[p.name] = v;
     }
     url.pathname = `${url.pathname.replace(/\/+$/, "")}${path}`;
     this.authorise(url, headers);
-    const hasBody = op.bodyMode !== undefined && (op.bodyMode === "whole" ? whole !== undefined : Object.keys(body).length > 0);
+    const hasBody =
+      op.bodyMode !== undefined && (op.bodyMode === "whole" ? whole !== undefined : Object.keys(body).length > 0);
     if (hasBody) headers["content-type"] = "application/json";
     const r = await this.http.request({
       method: op.method,
@@ -205,18 +272,31 @@ export class OpenApiProvider implements ToolProvider {
     });
     const text = new TextDecoder().decode(r.body);
     if (r.status >= 400) {
-      throw new ToolError("tool.http_status", `tool ${this.id}/${tool}: ${op.method} ${url.pathname} answered HTTP ${r.status}: ${text.slice(0, 300)}`, {
-        provider: this.id,
-        tool,
-        status: r.status,
-      });
+      throw new ToolError(
+        "tool.http_status",
+        `tool ${this.id}/${tool}: ${op.method} ${url.pathname} answered HTTP ${r.status}: ${text.slice(0, 300)}`,
+        {
+          provider: this.id,
+          tool,
+          status: r.status,
+        },
+      );
     }
     const json: unknown[] = [];
     if (/json/i.test(r.headers["content-type"] ?? "") || /^\s*[[{]/.test(text)) {
-      try {
-        json.push(JSON.parse(text));
-      } catch {
-        // not JSON after all: the text stands
+      // The response is hostile input (src/util/hostile-json.ts); invalid JSON is not JSON after all: the text stands.
+      const read = readHostileJson(text);
+      if (read.ok) json.push(read.value);
+      else if (read.reason !== "invalid") {
+        throw new ToolError(
+          "tool.bad_result",
+          `tool ${this.id}/${tool}: ${op.method} ${url.pathname} returned JSON that is refused: ${read.message}`,
+          {
+            provider: this.id,
+            tool,
+            reason: read.reason,
+          },
+        );
       }
     }
     return { text, files: [], json };
