@@ -110,6 +110,7 @@ export function renderBounded(
   const program = compileJinja(source);
   const limits = scaledBudget(budget, vars);
   const env = globals(limits);
+  const reprs = functionReprs(env);
   for (const [k, v] of Object.entries(vars)) {
     try {
       // As in Jinja2's render(**vars), a variable named like a global (range, true ...) wins.
@@ -120,7 +121,7 @@ export function renderBounded(
     }
   }
   const interpreter = new Interpreter(env);
-  meter(interpreter as unknown as Internals, limits);
+  meter(interpreter as unknown as Internals, limits, reprs);
   let out: Value;
   try {
     out = interpreter.run(program) as Value;
@@ -140,6 +141,11 @@ export function renderBounded(
   return text;
 }
 
+/** Every name a template sees before its variables: the library's globals and the ones added here. */
+export function globalNames(): string[] {
+  return [...globals(DEFAULT_BUDGET).variables.keys()];
+}
+
 /** Stock Jinja2's globals (range, namespace, true/false/none and their title-case forms). */
 function globals(limits: JinjaBudget): Environment {
   const env = new Environment();
@@ -157,6 +163,40 @@ function globals(limits: JinjaBudget): Environment {
   });
   env.set("range", (...args: unknown[]) => boundedRange(args, limits.maxRange));
   return env;
+}
+
+type FunctionReprs = WeakMap<object, string>;
+
+/** How Jinja2 prints these globals (`{{ namespace }}` → `<class 'jinja2.utils.Namespace'>`). */
+const GLOBAL_REPRS: Readonly<Record<string, string>> = {
+  namespace: "<class 'jinja2.utils.Namespace'>",
+  range: "<class 'range'>",
+  raise_exception: "<function raise_exception>",
+};
+
+function functionReprs(env: Environment): FunctionReprs {
+  const reprs: FunctionReprs = new WeakMap();
+  for (const [name, text] of Object.entries(GLOBAL_REPRS)) {
+    const v = env.variables.get(name) as Value | undefined;
+    if (v?.type === "FunctionValue" && typeof v.value === "function") reprs.set(v.value, text);
+  }
+  return reprs;
+}
+
+/**
+ * A function the template gets hold of (a global, a macro, a method such as `'a'.upper`) prints as a
+ * short repr, never as its JavaScript source: the library prints functions with String(), which showed
+ * the host's library code (issue 28 F). Every value a template computes passes through evaluate, and
+ * the library's `~`, `+`, filters and messages all call the function's own toString, so the label is
+ * set there, on the function itself.
+ */
+function hideSource(v: Value, reprs: FunctionReprs): Value {
+  const fn = v.value;
+  if (v.type === "FunctionValue" && typeof fn === "function" && !Object.hasOwn(fn, "toString")) {
+    const text = reprs.get(fn) ?? "<function>";
+    Object.defineProperty(fn, "toString", { value: () => text });
+  }
+  return v;
 }
 
 function boundedRange(args: unknown[], max: number): number[] {
@@ -182,7 +222,7 @@ function boundedRange(args: unknown[], max: number): number[] {
  * precedence over its prototype methods. Counters are sticky: once a budget is spent, every later
  * step throws, so a library path that swallows one error cannot carry the render on.
  */
-function meter(it: Internals, limits: JinjaBudget): void {
+function meter(it: Internals, limits: JinjaBudget, reprs: FunctionReprs): void {
   let steps = 0;
   let emitted = 0;
   // Characters rendered inside each open capture (a macro call, a filter or set block).
@@ -218,7 +258,7 @@ function meter(it: Internals, limits: JinjaBudget): void {
   const evaluate = it.evaluate.bind(it);
   it.evaluate = (node, env) => {
     tick();
-    return checkSize(evaluate(node, env), limits);
+    return checkSize(hideSource(evaluate(node, env), reprs), limits);
   };
 
   for (const name of CAPTURING) {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import type { ServerDeps } from "../context.js";
+import { readMultipart } from "../multipart.js";
 import { NO_FILE_STORE } from "../routes/files.js";
 import { userOf, type V1Env } from "./env.js";
 import { DifyError } from "./errors.js";
@@ -17,7 +18,7 @@ export function fileRoutes(deps: ServerDeps): Hono<V1Env> {
     if (!store) throw new DifyError(503, "files_not_configured", NO_FILE_STORE);
     if (!(c.req.header("content-type") ?? "").startsWith("multipart/form-data"))
       throw new DifyError(400, "no_file_uploaded", "Please upload your file (multipart/form-data, field `file`).");
-    const form = await c.req.parseBody({ all: true });
+    const form = await readMultipart(c.req);
     const f = form.file;
     if (Array.isArray(f)) throw new DifyError(400, "too_many_files", "Only one file is allowed.");
     if (!(f instanceof File)) throw new DifyError(400, "no_file_uploaded", "Please upload your file.");
