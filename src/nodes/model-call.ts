@@ -3,6 +3,8 @@ import { z } from "zod";
 import { NodeExecutionError, NotConfiguredError, WeftError } from "../ir/errors.js";
 import type { ExecContext, InputRef, TextField } from "../ir/registry.js";
 import type { ChatContentPart, ChatMessage, FileValue, LlmResponse, LlmService, Usage } from "../ir/services.js";
+import { HOSTILE_LIMITS, readHostileJson } from "../util/hostile-json.js";
+import { isPlainObject } from "../util/json.js";
 import { Sel, templateInputs, textField } from "./common.js";
 import { fileList } from "./files.js";
 
@@ -213,8 +215,13 @@ export function contextText(v: unknown): string {
   return String(v);
 }
 
-/** First JSON object in model text: code fences and `<think>` blocks dropped, syntax repaired. */
+/**
+ * First JSON object in model text: code fences and `<think>` blocks dropped, syntax repaired. Model output
+ * is hostile input (src/util/hostile-json.ts): text over the size cap, or JSON nested too deep or with
+ * `__proto__`/`constructor.prototype` keys, is no JSON object at all, so it never reaches node outputs.
+ */
 export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  if (text.length > HOSTILE_LIMITS.maxChars) return undefined;
   const cleaned = text.replace(/<think(?:\s[^<>]*)?>[\s\S]*?<\/think>/gi, "");
   const fence = cleaned.match(/```(?:json)?\s*([\s\S]*?)```/i);
   const candidates = [fence?.[1], cleaned];
@@ -224,12 +231,16 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
     if (start < 0) continue;
     const end = c.lastIndexOf("}");
     for (const slice of [c.slice(start, end >= start ? end + 1 : undefined), c.slice(start)]) {
+      let repaired: string;
       try {
-        const v = JSON.parse(jsonrepair(slice));
-        if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+        repaired = jsonrepair(slice);
       } catch {
-        // try the next candidate
+        continue;
       }
+      const read = readHostileJson(repaired);
+      // Refused (too deep, too large, prototype keys): no other reading of the same text is safer.
+      if (!read.ok && read.reason !== "invalid") return undefined;
+      if (read.ok && isPlainObject(read.value)) return read.value;
     }
   }
   return undefined;

@@ -11,7 +11,8 @@ import { ApiError } from "./errors.js";
 export type FormValue = string | File;
 export type Form = Record<string, FormValue | FormValue[]>;
 
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/** CR, LF, NUL, tabs and the other C0 controls, and DEL. */
+const hasControl = (name: string) => [...name].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
 
 /** The form of a request whose Content-Type the caller has checked is multipart/form-data. */
 export async function readMultipart(req: HonoRequest): Promise<Form> {
@@ -30,7 +31,7 @@ export async function readMultipart(req: HonoRequest): Promise<Form> {
   }
   for (const [field, value] of Object.entries(form)) {
     for (const v of Array.isArray(value) ? value : [value]) {
-      if (v instanceof File && CONTROL.test(v.name)) {
+      if (v instanceof File && hasControl(v.name)) {
         throw new ApiError(
           400,
           "request.bad_filename",
