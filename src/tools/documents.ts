@@ -1,9 +1,8 @@
 import type { DocumentService, FileValue } from "../ir/services.js";
 import { DocumentError } from "./errors.js";
 import { extractBounded } from "./extract/bounded.js";
-import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits, ExtractLimitsSchema } from "./extract/limits.js";
-import { BY_EXTENSION } from "./extract/registry.js";
-import { assertTextWithin } from "./extract/run.js";
+import { BUILTIN_EXTENSIONS, isBuiltinExtension } from "./extract/formats.js";
+import { assertTextWithin, DEFAULT_EXTRACT_LIMITS, type ExtractLimits, ExtractLimitsSchema } from "./extract/limits.js";
 import { extensionOf } from "./mime.js";
 
 /** A caller's own extractor; it runs on the caller's thread (only the built-in ones run bounded in a worker). */
@@ -46,7 +45,7 @@ export interface DocumentServiceOptions {
 }
 
 export function supportedDocumentExtensions(): string[] {
-  return Object.keys(BY_EXTENSION);
+  return [...BUILTIN_EXTENSIONS];
 }
 
 /** Extract text from files by extension, falling back to MIME type. */
@@ -69,7 +68,7 @@ export class TextDocumentService implements DocumentService {
   }
 
   private has(ext: string): boolean {
-    return Object.hasOwn(this.custom, ext) || Object.hasOwn(BY_EXTENSION, ext);
+    return Object.hasOwn(this.custom, ext) || isBuiltinExtension(ext);
   }
 
   /** The extension whose extractor handles this file, or undefined. */

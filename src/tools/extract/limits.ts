@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DocumentError } from "../errors.js";
 
 const MiB = 1024 * 1024;
 
@@ -36,3 +37,14 @@ export const ExtractLimitsSchema = z.strictObject({
 });
 export type ExtractLimits = z.output<typeof ExtractLimitsSchema>;
 export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = ExtractLimitsSchema.parse({});
+
+/** The output cap, also applied by the host to extractors that run on its own thread. */
+export function assertTextWithin(text: string, limits: Pick<ExtractLimits, "maxTextChars">): void {
+  if (text.length > limits.maxTextChars) {
+    throw new DocumentError(
+      "document.too_large",
+      `the extracted text has ${text.length} characters; the limit is ${limits.maxTextChars}`,
+      { limit: "maxTextChars", chars: text.length, maxTextChars: limits.maxTextChars },
+    );
+  }
+}

@@ -1,6 +1,7 @@
 import { csvToText } from "./csv.js";
 import { docxToText } from "./docx.js";
 import { emlToText } from "./eml.js";
+import type { BuiltinExtension } from "./formats.js";
 import { htmlToText } from "./html.js";
 import type { ExtractLimits } from "./limits.js";
 import { pdfToText } from "./pdf.js";
@@ -20,7 +21,7 @@ const text =
 const plain = text((s) => s, "text file");
 
 /** Extension → extractor. Local files are dispatched by extension, as Dify does. */
-export const BY_EXTENSION: Record<string, BuiltinExtractor> = {
+export const BY_EXTENSION: Record<BuiltinExtension, BuiltinExtractor> = {
   ".txt": plain,
   ".text": plain,
   ".md": plain,

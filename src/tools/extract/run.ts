@@ -3,7 +3,8 @@
  * its failure turned into a plain reply (code, message, details) the host rebuilds as a DocumentError.
  */
 import { DocumentError } from "../errors.js";
-import type { ExtractLimits } from "./limits.js";
+import { assertTextWithin, type ExtractLimits } from "./limits.js";
+import { isBuiltinExtension } from "./formats.js";
 import { BY_EXTENSION } from "./registry.js";
 
 export interface ExtractJob {
@@ -16,31 +17,26 @@ export type ExtractReply =
   | { ok: true; text: string }
   | { ok: false; code: string; message: string; details: Record<string, unknown> };
 
-/** Loads what the first job would otherwise load inside its wall clock (pdf.js is imported lazily). */
+/**
+ * Loads what the first job would otherwise load inside its wall clock: pdf.js, and its parser, which
+ * pdf.js would import on the first document ("fake worker") unless `globalThis.pdfjsWorker` has it.
+ */
 export async function preload(): Promise<void> {
   await import("pdfjs-dist/legacy/build/pdf.mjs");
+  // @ts-expect-error the parser module ships without type declarations
+  const parser: unknown = await import("pdfjs-dist/legacy/build/pdf.worker.mjs");
+  (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = parser;
 }
 
 export async function runExtraction(job: ExtractJob): Promise<ExtractReply> {
   try {
-    const extractor = BY_EXTENSION[job.ext];
-    if (!extractor) throw new DocumentError("document.unsupported_type", `no built-in extractor for ${job.ext}`);
-    const text = await extractor(job.bytes, job.limits);
+    if (!isBuiltinExtension(job.ext))
+      throw new DocumentError("document.unsupported_type", `no built-in extractor for ${job.ext}`);
+    const text = await BY_EXTENSION[job.ext](job.bytes, job.limits);
     assertTextWithin(text, job.limits);
     return { ok: true, text };
   } catch (e) {
     return replyFor(e);
-  }
-}
-
-/** The output cap, also applied by the host to extractors that run on its own thread. */
-export function assertTextWithin(text: string, limits: Pick<ExtractLimits, "maxTextChars">): void {
-  if (text.length > limits.maxTextChars) {
-    throw new DocumentError(
-      "document.too_large",
-      `the extracted text has ${text.length} characters; the limit is ${limits.maxTextChars}`,
-      { limit: "maxTextChars", chars: text.length, maxTextChars: limits.maxTextChars },
-    );
   }
 }
 

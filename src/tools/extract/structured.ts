@@ -1,13 +1,42 @@
 import { parseAllDocuments, stringify } from "yaml";
 import { DocumentError } from "../errors.js";
+import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from "./limits.js";
 
-/** JSON re-indented by 2 with non-ASCII kept, as Dify's `json.dumps(indent=2, ensure_ascii=False)`. */
-export function jsonToText(text: string): string {
+/**
+ * JSON re-indented by 2 with non-ASCII kept, as Dify's `json.dumps(indent=2, ensure_ascii=False)`.
+ * Nesting past the limit is refused before parsing: a million nested arrays is 2 MB of text but
+ * hundreds of MB of parsed arrays, and JSON.stringify recurses per level.
+ */
+export function jsonToText(text: string, limits: Pick<ExtractLimits, "maxDepth"> = DEFAULT_EXTRACT_LIMITS): string {
+  if (jsonNestsDeeper(text, limits.maxDepth)) {
+    throw new DocumentError("document.too_complex", `JSON file: values are nested more than ${limits.maxDepth} deep`, {
+      limit: "maxDepth",
+      maxDepth: limits.maxDepth,
+    });
+  }
   try {
     return JSON.stringify(JSON.parse(text), null, 2);
   } catch (e) {
     throw new DocumentError("document.extract_failed", `JSON file: ${(e as Error).message}`);
   }
+}
+
+/** Whether brackets outside strings nest deeper than `max` (a linear scan; malformed text is JSON.parse's to report). */
+function jsonNestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 /** Every YAML document re-dumped, key order kept. */

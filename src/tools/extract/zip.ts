@@ -110,6 +110,14 @@ function notZip(what: string, e: Error): DocumentError {
 }
 
 function badEntry(what: string, entry: Entry, e: Error): DocumentError {
+  if (/too many bytes in the stream/.test(e.message)) {
+    // yauzl's validateEntrySizes: the data inflates past the size its header declares.
+    return new DocumentError(
+      "document.extract_failed",
+      `${what}: zip entry "${entry.fileName}" inflates to more than the ${entry.uncompressedSize} bytes its header declares`,
+      { entry: entry.fileName },
+    );
+  }
   return new DocumentError(
     "document.extract_failed",
     `${what}: zip entry "${entry.fileName}" cannot be read (${e.message})`,
