@@ -82,7 +82,7 @@ export class TextDocumentService implements DocumentService {
     return undefined;
   }
 
-  async extract(file: FileValue, bytes: Uint8Array): Promise<string> {
+  async extract(file: FileValue, bytes: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<string> {
     const name = file?.filename ?? "(unnamed)";
     const ext = this.resolve(file);
     if (!ext) {
@@ -104,7 +104,7 @@ export class TextDocumentService implements DocumentService {
       );
     }
     try {
-      return await this.run(ext, file, bytes);
+      return await this.run(ext, file, bytes, options.signal);
     } catch (e) {
       if (e instanceof DocumentError) {
         // Name the file: extractors only know the format.
@@ -114,9 +114,9 @@ export class TextDocumentService implements DocumentService {
     }
   }
 
-  private async run(ext: string, file: FileValue, bytes: Uint8Array): Promise<string> {
+  private async run(ext: string, file: FileValue, bytes: Uint8Array, signal?: AbortSignal): Promise<string> {
     const own = Object.hasOwn(this.custom, ext) ? this.custom[ext] : undefined;
-    if (!own) return extractBounded(ext, bytes, this.limits);
+    if (!own) return extractBounded(ext, bytes, this.limits, signal);
     const text = await own(bytes, file);
     assertTextWithin(text, this.limits);
     return text;
