@@ -1,8 +1,11 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { NodeExecutionError } from "../../src/ir/errors.js";
 import type { FileValue } from "../../src/ir/services.js";
+import { type DocumentExtractorConfig, documentExtractorNode } from "../../src/nodes/document-extractor.js";
 import { TextDocumentService } from "../../src/tools/documents.js";
 import { DocumentError } from "../../src/tools/errors.js";
 import { closeExtractionWorkers } from "../../src/tools/extract/bounded.js";
+import { MemoryFileService } from "../../src/tools/files.js";
 import {
   deepMarkup,
   docxBomb,
@@ -15,6 +18,7 @@ import {
   xlsxBomb,
   zipOf,
 } from "./bombs.js";
+import { fakeCtx } from "./fake-ctx.js";
 import { makeDocx, makePdf } from "./samples.js";
 
 // Generous: each bomb below ends in well under a second or two once the thread is up; this bound
@@ -160,5 +164,43 @@ describe("document bombs end in typed errors, bounded in time, and the process s
     expect(() => new TextDocumentService({ limits: { timeoutMs: -1 } })).toThrow(
       expect.objectContaining({ code: "document.invalid_limits" }),
     );
+  });
+});
+
+describe("the document-extractor node on bombs", () => {
+  const config = documentExtractorNode.configSchema.parse({
+    variable_selector: ["start", "file"],
+  }) as DocumentExtractorConfig;
+  async function nodeCtx(filename: string, bytes: Uint8Array, signal?: AbortSignal) {
+    const files = new MemoryFileService();
+    const f = await files.put(bytes, { filename, mimeType: "" });
+    const ctx = fakeCtx({
+      node: { id: "x", type: "document-extractor", title: "Extract" },
+      config,
+      pool: { start: { file: f } },
+      services: { files, documents: docs },
+    });
+    return signal ? { ...ctx, signal } : ctx;
+  }
+
+  it("a DOCX bomb fails the node with the typed code, naming the node and the limit", async () => {
+    const err = await documentExtractorNode.execute!(await nodeCtx("run.docx", await docxBomb(300))).catch((e) => e);
+    expect(err).toBeInstanceOf(NodeExecutionError);
+    expect(err).toMatchObject({ code: "document.too_large", nodeId: "x" });
+    expect(err.details.limit).toBe("maxUncompressedBytes");
+    expect(err.message).toContain('document-extractor node "Extract"');
+  });
+
+  it("the node's signal (its timeout, a cancelled run) stops a bomb that only the clock would stop", async () => {
+    const ac = new AbortController();
+    const ctx = await nodeCtx("layers.pdf", await pdfBomb(1024, 2), ac.signal);
+    const started = performance.now();
+    const running = documentExtractorNode.execute!(ctx).catch((e) => e);
+    ac.abort();
+    const err = await running;
+    expect(err).toMatchObject({ code: "document.cancelled", nodeId: "x" });
+    // Far below the 30 s clock that would otherwise stop it.
+    expect(performance.now() - started).toBeLessThan(15_000);
+    await stillExtracts();
   });
 });
