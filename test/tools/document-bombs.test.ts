@@ -26,6 +26,7 @@ import { makeDocx, makePdf } from "./samples.js";
 const BOUND_MS = 45_000;
 
 const docs = new TextDocumentService();
+const enc = (s: string) => new TextEncoder().encode(s);
 
 function fileOf(filename: string, size: number): FileValue {
   const extension = filename.slice(filename.lastIndexOf("."));
@@ -133,6 +134,20 @@ describe("document bombs end in typed errors, bounded in time, and the process s
     const json = new TextEncoder().encode(`${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}`);
     const err = await expectTyped("deep.json", json, ["document.too_complex"]);
     expect(err.details.limit).toBe("maxDepth");
+  });
+
+  it("YAML nested deep (flow, indentation, `- ` chains): document.too_complex before the parser recurses", async () => {
+    // 10k then 100k nested flow sequences in one thread once aborted the whole process (a V8
+    // regexp-compiler out-of-memory inside the yaml parser is fatal to the process, not the thread).
+    for (const n of [10_000, 100_000]) {
+      const err = await expectTyped(`flow${n}.yaml`, enc(`${"[".repeat(n)}${"]".repeat(n)}`), ["document.too_complex"]);
+      expect(err.details.limit).toBe("maxDepth");
+    }
+    const indented = Array.from({ length: 5000 }, (_, i) => `${" ".repeat(i)}a:`).join("\n");
+    await expectTyped("indent.yaml", enc(indented), ["document.too_complex"]);
+    await expectTyped("dashes.yaml", enc(`${"- ".repeat(100_000)}x`), ["document.too_complex"]);
+    // Ordinary YAML, brackets inside quotes and comments included, is read as before.
+    expect(await docs.extract(fileOf("ok.yaml", 0), enc('a: "[[[["\nb: [1, [2]] # ]]]\n- - x\n'))).toBeTypeOf("string");
   });
 
   it("a document that fits the size limits but not the thread's heap: document.memory, thread replaced", async () => {

@@ -1,5 +1,7 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type PoolOutcome, WorkerPool } from "../../util/worker-pool.js";
 import { DocumentError } from "../errors.js";
@@ -19,14 +21,34 @@ const POOL_SIZE = Math.max(1, Math.min(2, availableParallelism()));
 /** Pools by heap size, the one limit fixed when a thread starts; the others travel with each job. */
 const pools = new Map<number, WorkerPool<ExtractJob, ExtractReply>>();
 
-// Built, this file is dist/tools/extract/bounded.js beside run.js; from source the thread needs tsx to load .ts.
+// Built, this file is dist/tools/extract/bounded.js beside run.js. From source (vitest, tsx) the thread
+// loads the built twin when dist/ is newer than every source file (the test setup builds it): loading
+// the extractors through tsx in each thread costs about 5 s and 200 MB of heap. Otherwise, tsx.
 const FROM_SOURCE = import.meta.url.endsWith(".ts");
 
-/** tsx's ESM API file; require.resolve finds its CommonJS twin, which cannot load from an eval'd thread. */
-function tsxEsmApi(): string {
-  return createRequire(import.meta.url)
+/** What the thread imports: `module`, through tsx's ESM API when `tsxApi` is set. */
+function threadModule(): { module: string; tsxApi?: string } {
+  const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+  if (!FROM_SOURCE) return { module: here("./run.js") };
+  const twin = here("../../../dist/tools/extract/run.js");
+  if (existsSync(twin) && newestMtime(here("../..")) <= mtimeOf(here("../../../dist/.built"))) return { module: twin };
+  // require.resolve finds tsx's CommonJS API, which cannot load ESM from an eval'd thread: take its .mjs twin.
+  const tsxApi = createRequire(import.meta.url)
     .resolve("tsx/esm/api")
     .replace(/\.cjs$/, ".mjs");
+  return { module: here("./run.ts"), tsxApi };
+}
+
+function mtimeOf(path: string): number {
+  return existsSync(path) ? statSync(path).mtimeMs : 0;
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    newest = Math.max(newest, statSync(join(dir, name)).mtimeMs);
+  }
+  return newest;
 }
 
 function poolFor(heapMb: number): WorkerPool<ExtractJob, ExtractReply> {
@@ -36,10 +58,7 @@ function poolFor(heapMb: number): WorkerPool<ExtractJob, ExtractReply> {
       size: POOL_SIZE,
       source: EXTRACT_WORKER_SOURCE,
       workerOptions: {
-        workerData: {
-          tsxApi: FROM_SOURCE ? tsxEsmApi() : undefined,
-          module: fileURLToPath(new URL(FROM_SOURCE ? "./run.ts" : "./run.js", import.meta.url)),
-        },
+        workerData: threadModule(),
         resourceLimits: { maxOldGenerationSizeMb: heapMb, stackSizeMb: 4 },
       },
       startupMs: 60_000,

@@ -39,8 +39,67 @@ function jsonNestsDeeper(text: string, max: number): boolean {
   return false;
 }
 
-/** Every YAML document re-dumped, key order kept. */
-export function yamlToText(text: string): string {
+/**
+ * Whether YAML nests deeper than `max`: block nesting by the stack of indentation columns (a `- ` or
+ * `? ` indicator opens a level too, so `- - - x` counts three), plus flow brackets outside quotes and
+ * comments. An over-estimate at worst (brackets in block scalars count), never an under-estimate.
+ */
+function yamlNestsDeeper(text: string, max: number): boolean {
+  const indents: number[] = [];
+  let flow = 0;
+  for (const line of text.split(/\r?\n/)) {
+    let col = 0;
+    while (col < line.length) {
+      const c = line[col];
+      if (c === " ") col++;
+      else if ((c === "-" || c === "?") && (line[col + 1] === " " || col + 1 === line.length)) {
+        while (indents.length > 0 && (indents[indents.length - 1] as number) >= col) indents.pop();
+        indents.push(col);
+        col += 2;
+      } else break;
+    }
+    if (col >= line.length || line[col] === "#") continue;
+    if (flow === 0) {
+      while (indents.length > 0 && (indents[indents.length - 1] as number) >= col) indents.pop();
+      indents.push(col);
+    }
+    const scanned = flowDepths(line, col, flow);
+    if (indents.length + scanned.peak > max) return true;
+    flow = scanned.after;
+  }
+  return false;
+}
+
+/** Flow nesting within and after one line, from `flow` before it; quoted scalars and comments skipped. */
+function flowDepths(line: string, from: number, flow: number): { peak: number; after: number } {
+  let peak = flow;
+  let quote = "";
+  for (let i = from; i < line.length; i++) {
+    const c = line[i];
+    if (quote) {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote) quote = "";
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === "#" && (i === 0 || line[i - 1] === " ")) break;
+    else if (c === "[" || c === "{") peak = Math.max(peak, ++flow);
+    else if ((c === "]" || c === "}") && flow > 0) flow--;
+  }
+  return { peak, after: flow };
+}
+
+/**
+ * Every YAML document re-dumped, key order kept. Nesting past the limit is refused before parsing:
+ * the yaml parser recurses per level, and deep input (10k nested flow sequences, then 100k) took
+ * seconds and once aborted the whole process from inside the extraction thread (a V8 regexp-compiler
+ * out-of-memory, which is fatal to the process, unlike a heap limit).
+ */
+export function yamlToText(text: string, limits: Pick<ExtractLimits, "maxDepth"> = DEFAULT_EXTRACT_LIMITS): string {
+  if (yamlNestsDeeper(text, limits.maxDepth)) {
+    throw new DocumentError("document.too_complex", `YAML file: values are nested more than ${limits.maxDepth} deep`, {
+      limit: "maxDepth",
+      maxDepth: limits.maxDepth,
+    });
+  }
   const docs = parseAllDocuments(text);
   const list = Array.isArray(docs) ? docs : [docs];
   const out: string[] = [];

@@ -1,7 +1,7 @@
 /**
  * Source of an extraction thread: plain CommonJS run with `new Worker(src, { eval: true })`. It
  * imports the built extractors (dist/tools/extract/run.js, what `weft` runs) or, when the host runs
- * from TypeScript source (vitest, tsx), loads run.ts through tsx's ESM API. Replies carry the
+ * from TypeScript source with no fresh build (see bounded.ts), loads run.ts through tsx's ESM API. Replies carry the
  * error's code, message and details only; the host rebuilds the typed error.
  */
 export const EXTRACT_WORKER_SOURCE = `
