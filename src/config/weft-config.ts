@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { KnowledgeConfigSchema, DEFAULT_KNOWLEDGE_CONFIG } from "../knowledge/config.js";
 import { llmConfigSchema } from "../llm/config.js";
+import { DEFAULT_EXTRACT_LIMITS, ExtractLimitsSchema } from "../tools/extract/limits.js";
 import { EMPTY_TOOLS_CONFIG, ToolsConfigSchema } from "../tools/configured/config.js";
 
 export const WeftConfigSchema = z
@@ -18,6 +19,8 @@ export const WeftConfigSchema = z
     db: z.string().default("weft.db"),
     tools: ToolsConfigSchema.default(EMPTY_TOOLS_CONFIG),
     knowledge: KnowledgeConfigSchema.default(DEFAULT_KNOWLEDGE_CONFIG),
+    /** Bounds on document extraction (document-extractor nodes, knowledge uploads): sizes, depth, time, heap. */
+    documents: ExtractLimitsSchema.default(DEFAULT_EXTRACT_LIMITS),
   })
   .loose();
 export type WeftConfig = z.output<typeof WeftConfigSchema> & {

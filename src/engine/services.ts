@@ -12,6 +12,7 @@ import { OpenApiProvider } from "../tools/configured/openapi.js";
 import type { ToolProvider } from "../tools/configured/provider.js";
 import { ConfiguredToolService } from "../tools/configured/service.js";
 import { TextDocumentService } from "../tools/documents.js";
+import type { ExtractLimits } from "../tools/extract/limits.js";
 import { DirFileService } from "../tools/files.js";
 import { GuardedHttpService } from "../tools/http.js";
 import { WorkflowToolProvider } from "./workflow-tool.js";
@@ -21,6 +22,8 @@ export interface ServiceConfig {
   files: { dir: string };
   tools?: ToolsConfig;
   knowledge?: KnowledgeConfig;
+  /** Limits of document extraction (weft.config.json `documents`). */
+  documents?: Partial<ExtractLimits>;
   /** Where relative paths of the config (tool specs, workflow files) are read from. */
   baseDir?: string;
 }
@@ -43,7 +46,7 @@ export async function buildServices(
   const baseDir = cfg.baseDir ?? (opts.configPath ? dirname(resolve(opts.configPath)) : process.cwd());
   const http = new GuardedHttpService({ allowPrivate: cfg.http.allowPrivate, allowHosts: cfg.http.allowHosts });
   const llm = hasAnyEndpoint(llmConfig) ? createLlmService(llmConfig) : undefined;
-  const documents = new TextDocumentService();
+  const documents = new TextDocumentService({ limits: cfg.documents });
   const toolsCfg = cfg.tools ?? EMPTY_TOOLS_CONFIG;
   // Workflow tools run on these very services (set below), so nested runs see the same tools and models.
   let services: BuiltServices | undefined;

@@ -158,7 +158,8 @@ export interface FileService {
 }
 
 export interface DocumentService {
-  extract(file: FileValue, bytes: Uint8Array): Promise<string>;
+  /** `signal` (a node timeout, a cancelled run) stops the extraction at once. */
+  extract(file: FileValue, bytes: Uint8Array, options?: { signal?: AbortSignal }): Promise<string>;
 }
 
 export interface KnowledgeService {

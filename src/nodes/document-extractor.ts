@@ -47,7 +47,7 @@ async function extractOne(ctx: ExecContext<DocumentExtractorConfig>, file: unkno
     );
   }
   try {
-    return await documents.extract(file, await files.get(file));
+    return await documents.extract(file, await files.get(file), { signal: ctx.signal });
   } catch (err) {
     if (err instanceof NodeExecutionError || err instanceof NotConfiguredError) throw err;
     const code = err instanceof WeftError ? err.code : "document.extract_failed";

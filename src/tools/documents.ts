@@ -1,47 +1,12 @@
 import type { DocumentService, FileValue } from "../ir/services.js";
 import { DocumentError } from "./errors.js";
-import { csvToText } from "./extract/csv.js";
-import { docxToText } from "./extract/docx.js";
-import { emlToText } from "./extract/eml.js";
-import { htmlToText } from "./extract/html.js";
-import { pdfToText } from "./extract/pdf.js";
-import { pptxToText } from "./extract/pptx.js";
-import { jsonToText, propertiesToText, vttToText, yamlToText } from "./extract/structured.js";
-import { decodeText } from "./extract/text.js";
-import { xlsxToText } from "./extract/xlsx.js";
+import { extractBounded } from "./extract/bounded.js";
+import { BUILTIN_EXTENSIONS, isBuiltinExtension } from "./extract/formats.js";
+import { assertTextWithin, DEFAULT_EXTRACT_LIMITS, type ExtractLimits, ExtractLimitsSchema } from "./extract/limits.js";
 import { extensionOf } from "./mime.js";
 
+/** A caller's own extractor; it runs on the caller's thread (only the built-in ones run bounded in a worker). */
 export type Extractor = (bytes: Uint8Array, file: FileValue) => Promise<string> | string;
-
-const text =
-  (fn: (s: string) => string, what: string): Extractor =>
-  (bytes) =>
-    fn(decodeText(bytes, what));
-
-const plain = text((s) => s, "text file");
-
-/** Extension → extractor. Local files are dispatched by extension, as Dify does. */
-const BY_EXTENSION: Record<string, Extractor> = {
-  ".txt": plain,
-  ".text": plain,
-  ".md": plain,
-  ".markdown": plain,
-  ".mdx": plain,
-  ".xml": plain,
-  ".html": text(htmlToText, "HTML file"),
-  ".htm": text(htmlToText, "HTML file"),
-  ".csv": text(csvToText, "CSV file"),
-  ".json": text(jsonToText, "JSON file"),
-  ".yaml": text(yamlToText, "YAML file"),
-  ".yml": text(yamlToText, "YAML file"),
-  ".properties": text(propertiesToText, "properties file"),
-  ".vtt": text(vttToText, "VTT file"),
-  ".pdf": (b) => pdfToText(b),
-  ".docx": (b) => docxToText(b),
-  ".xlsx": (b) => xlsxToText(b),
-  ".pptx": (b) => pptxToText(b),
-  ".eml": (b) => emlToText(b),
-};
 
 /** MIME type → extension whose extractor applies; used when the extension is absent or unknown. */
 const MIME_TO_EXTENSION: Record<string, string> = {
@@ -73,36 +38,51 @@ const KNOWN_UNSUPPORTED = new Set([".doc", ".xls", ".ppt", ".epub", ".msg", ".od
 export interface DocumentServiceOptions {
   /** Add or override extractors by extension (with the dot). */
   extractors?: Record<string, Extractor>;
-  /** Refuse files larger than this many bytes (default 50 MB). */
+  /** Refuse files larger than this many bytes (default 50 MB); the same as limits.maxBytes. */
   maxBytes?: number;
+  /** Bounds on each extraction (see ExtractLimitsSchema for the defaults). */
+  limits?: Partial<ExtractLimits>;
 }
 
 export function supportedDocumentExtensions(): string[] {
-  return Object.keys(BY_EXTENSION);
+  return [...BUILTIN_EXTENSIONS];
 }
 
 /** Extract text from files by extension, falling back to MIME type. */
 export class TextDocumentService implements DocumentService {
-  private readonly extractors: Record<string, Extractor>;
-  private readonly maxBytes: number;
+  private readonly custom: Record<string, Extractor>;
+  readonly limits: ExtractLimits;
 
   constructor(options: DocumentServiceOptions = {}) {
-    this.extractors = { ...BY_EXTENSION, ...options.extractors };
-    this.maxBytes = options.maxBytes ?? 50 * 1024 * 1024;
+    this.custom = { ...options.extractors };
+    const given = { ...options.limits, ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) };
+    const parsed = ExtractLimitsSchema.safeParse({ ...DEFAULT_EXTRACT_LIMITS, ...given });
+    if (!parsed.success) {
+      const i = parsed.error.issues[0];
+      throw new DocumentError(
+        "document.invalid_limits",
+        `document limits: ${i?.path.join(".") || "(limits)"}: ${i?.message}`,
+      );
+    }
+    this.limits = parsed.data;
+  }
+
+  private has(ext: string): boolean {
+    return Object.hasOwn(this.custom, ext) || isBuiltinExtension(ext);
   }
 
   /** The extension whose extractor handles this file, or undefined. */
   resolve(file: Pick<FileValue, "extension" | "filename" | "mime_type">): string | undefined {
     const ext = (file.extension || extensionOf(file.filename ?? "")).toLowerCase();
     const dotted = ext && !ext.startsWith(".") ? `.${ext}` : ext;
-    if (dotted && this.extractors[dotted]) return dotted;
+    if (dotted && this.has(dotted)) return dotted;
     const mime = (file.mime_type ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
     const viaMime = MIME_TO_EXTENSION[mime] ?? (mime.startsWith("text/plain") ? ".txt" : undefined);
-    if (viaMime && this.extractors[viaMime]) return viaMime;
+    if (viaMime && this.has(viaMime)) return viaMime;
     return undefined;
   }
 
-  async extract(file: FileValue, bytes: Uint8Array): Promise<string> {
+  async extract(file: FileValue, bytes: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<string> {
     const name = file?.filename ?? "(unnamed)";
     const ext = this.resolve(file);
     if (!ext) {
@@ -116,19 +96,15 @@ export class TextDocumentService implements DocumentService {
         { filename: name, extension: file.extension ?? null, mime_type: file.mime_type ?? null },
       );
     }
-    if (bytes.byteLength > this.maxBytes) {
+    if (bytes.byteLength > this.limits.maxBytes) {
       throw new DocumentError(
         "document.too_large",
-        `file "${name}" is ${bytes.byteLength} bytes; the limit is ${this.maxBytes}`,
-        {
-          filename: name,
-          size: bytes.byteLength,
-        },
+        `file "${name}" is ${bytes.byteLength} bytes; the limit is ${this.limits.maxBytes}`,
+        { filename: name, size: bytes.byteLength, limit: "maxBytes", maxBytes: this.limits.maxBytes },
       );
     }
-    const fn = this.extractors[ext] as Extractor;
     try {
-      return await fn(bytes, file);
+      return await this.run(ext, file, bytes, options.signal);
     } catch (e) {
       if (e instanceof DocumentError) {
         // Name the file: extractors only know the format.
@@ -136,5 +112,13 @@ export class TextDocumentService implements DocumentService {
       }
       throw new DocumentError("document.extract_failed", `file "${name}": ${(e as Error).message}`, { filename: name });
     }
+  }
+
+  private async run(ext: string, file: FileValue, bytes: Uint8Array, signal?: AbortSignal): Promise<string> {
+    const own = Object.hasOwn(this.custom, ext) ? this.custom[ext] : undefined;
+    if (!own) return extractBounded(ext, bytes, this.limits, signal);
+    const text = await own(bytes, file);
+    assertTextWithin(text, this.limits);
+    return text;
   }
 }

@@ -75,3 +75,24 @@ export async function makeXlsx(): Promise<Uint8Array> {
   );
   return new Uint8Array(await zip.generateAsync({ type: "uint8array" }));
 }
+
+interface PptxDeck {
+  addSlide(): {
+    addText(text: string, o: Record<string, unknown>): void;
+    addNotes(text: string): void;
+  };
+  write(o: { outputType: "uint8array" }): Promise<unknown>;
+}
+
+/** A one-slide pptx with a title, a paragraph and speaker notes, written by pptxgenjs. */
+export async function makePptx(): Promise<Uint8Array> {
+  // CommonJS-shaped types over an ES build (see src/tools/render/md-pptx.ts): the class is at one of two places.
+  const mod = (await import("pptxgenjs")).default as unknown as { default?: new () => PptxDeck };
+  const Deck = mod.default ?? (mod as unknown as new () => PptxDeck);
+  const deck = new Deck();
+  const slide = deck.addSlide();
+  slide.addText("Launch plan", { x: 0.5, y: 0.5, fontSize: 24 });
+  slide.addText("Ship in March", { x: 0.5, y: 1.5 });
+  slide.addNotes("Mention the budget");
+  return (await deck.write({ outputType: "uint8array" })) as Uint8Array;
+}

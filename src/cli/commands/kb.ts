@@ -36,7 +36,7 @@ async function withKb<T>(opts: { db?: string; config?: string }, f: (kb: Knowled
   const stores = await openStores(opts.db ?? cfg.db);
   try {
     const kb = new KnowledgeBases(stores.knowledge, {
-      documents: new TextDocumentService(),
+      documents: new TextDocumentService({ limits: cfg.documents }),
       llm: hasAnyEndpoint(llmConfig) ? createLlmService(llmConfig) : undefined,
       config: cfg.knowledge,
     });

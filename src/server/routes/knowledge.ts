@@ -40,13 +40,20 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   return r.data;
 }
 
-/** Knowledge errors are the caller's: unknown base 404, existing id 409, bad chunking 400, unreadable document 422. */
+/**
+ * Knowledge errors are the caller's: unknown base 404, existing id 409, bad chunking 400, a document
+ * past a size limit (bytes, inflated bytes, extracted text) 413 as Dify answers a file too large,
+ * any other unreadable document (corrupt, too deep, too slow, too much memory) 422. An extraction
+ * thread that could not start is the server's fault: 503.
+ */
 function mapped<T>(p: Promise<T>): Promise<T> {
   return p.catch((e: unknown) => {
     if (!(e instanceof WeftError)) throw e;
     if (e.code === "kb.not_found" || e.code === "knowledge.dataset_not_found") throw new ApiError(404, e.code, e.message);
     if (e.code === "kb.exists") throw new ApiError(409, e.code, e.message);
     if (e.code === "knowledge.invalid_chunking") throw new ApiError(400, e.code, e.message);
+    if (e.code === "document.too_large") throw new ApiError(413, e.code, e.message);
+    if (e.code === "document.unavailable") throw new ApiError(503, e.code, e.message);
     if (e.code.startsWith("document.") || e.code === "knowledge.empty_document") throw new ApiError(422, e.code, e.message);
     throw e;
   });

@@ -1,4 +1,6 @@
 import { type HTMLElement, parse } from "node-html-parser";
+import { assertDepth } from "./depth.js";
+import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from "./limits.js";
 import { markdownTable } from "./text.js";
 
 const DROP = "script, style, noscript, template, head";
@@ -9,9 +11,15 @@ function tableRows(table: HTMLElement): string[][] {
 
 /**
  * Visible text of an HTML document: scripts and styles dropped, block elements on their own lines,
- * tables as markdown tables (so an LLM downstream still sees the grid).
+ * tables as markdown tables (so an LLM downstream still sees the grid). Nesting deeper than the
+ * limit is refused first (document.too_complex): the tree walks below recurse per level.
  */
-export function htmlToText(html: string): string {
+export function htmlToText(
+  html: string,
+  limits: Pick<ExtractLimits, "maxDepth"> = DEFAULT_EXTRACT_LIMITS,
+  what = "HTML file",
+): string {
+  assertDepth(html, limits.maxDepth, what);
   const root = parse(html, { comment: false, blockTextElements: { script: true, style: true, pre: true } });
   for (const el of root.querySelectorAll(DROP)) el.remove();
   for (const table of root.querySelectorAll("table")) {

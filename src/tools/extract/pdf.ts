@@ -1,4 +1,6 @@
 import { DocumentError } from "../errors.js";
+import type { ExtractLimits } from "./limits.js";
+import { assertPdfStreamsBounded } from "./pdf-streams.js";
 
 interface TextItem {
   str: string;
@@ -7,9 +9,11 @@ interface TextItem {
 
 /**
  * Text of every page, in order, one page per block. pdfjs-dist's legacy build is the one that runs on
- * Node 20 (unpdf needs 22); it runs its parser in-process ("fake worker"), which is fine for a node.
+ * Node 20 (unpdf needs 22); it runs its parser in-process ("fake worker"), which is fine inside the
+ * extraction thread. Flate streams are measured against the limits first (pdf.js has no bound).
  */
-export async function pdfToText(bytes: Uint8Array): Promise<string> {
+export async function pdfToText(bytes: Uint8Array, limits: ExtractLimits): Promise<string> {
+  assertPdfStreamsBounded(bytes, limits);
   const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs");
   let doc: Awaited<ReturnType<typeof pdfjs.getDocument>["promise"]> | undefined;
   try {

@@ -1,5 +1,6 @@
-import JSZip from "jszip";
 import { DocumentError } from "../errors.js";
+import type { ExtractLimits } from "./limits.js";
+import { readOoxmlParts } from "./ooxml.js";
 
 /** Attributes of every `<tag …>` element in an XML part (OOXML parts are flat enough for this). */
 function elements(part: string, tag: string): Array<Record<string, string>> {
@@ -31,14 +32,9 @@ function slideText(part: string): string[] {
  * Each slide in presentation order as `## Slide N` plus its paragraphs, then its speaker notes
  * (`Notes:` lines), as Dify's unstructured-based extractor lists slide text.
  */
-export async function pptxToText(bytes: Uint8Array): Promise<string> {
-  let zip: JSZip;
-  try {
-    zip = await JSZip.loadAsync(bytes);
-  } catch (e) {
-    throw new DocumentError("document.extract_failed", `PPTX file: not a zip archive (${(e as Error).message})`);
-  }
-  const read = async (p: string) => zip.file(p)?.async("string");
+export async function pptxToText(bytes: Uint8Array, limits: ExtractLimits): Promise<string> {
+  const parts = await readOoxmlParts(bytes, limits, "PPTX file");
+  const read = async (p: string) => parts.get(p);
   const pres = await read("ppt/presentation.xml");
   const rels = await read("ppt/_rels/presentation.xml.rels");
   if (!pres || !rels) throw new DocumentError("document.extract_failed", "PPTX file: no ppt/presentation.xml");

@@ -1,8 +1,19 @@
 import { parseAllDocuments, stringify } from "yaml";
 import { DocumentError } from "../errors.js";
+import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from "./limits.js";
 
-/** JSON re-indented by 2 with non-ASCII kept, as Dify's `json.dumps(indent=2, ensure_ascii=False)`. */
-export function jsonToText(text: string): string {
+/**
+ * JSON re-indented by 2 with non-ASCII kept, as Dify's `json.dumps(indent=2, ensure_ascii=False)`.
+ * Nesting past the limit is refused before parsing: a million nested arrays is 2 MB of text but
+ * hundreds of MB of parsed arrays, and JSON.stringify recurses per level.
+ */
+export function jsonToText(text: string, limits: Pick<ExtractLimits, "maxDepth"> = DEFAULT_EXTRACT_LIMITS): string {
+  if (jsonNestsDeeper(text, limits.maxDepth)) {
+    throw new DocumentError("document.too_complex", `JSON file: values are nested more than ${limits.maxDepth} deep`, {
+      limit: "maxDepth",
+      maxDepth: limits.maxDepth,
+    });
+  }
   try {
     return JSON.stringify(JSON.parse(text), null, 2);
   } catch (e) {
@@ -10,8 +21,85 @@ export function jsonToText(text: string): string {
   }
 }
 
-/** Every YAML document re-dumped, key order kept. */
-export function yamlToText(text: string): string {
+/** Whether brackets outside strings nest deeper than `max` (a linear scan; malformed text is JSON.parse's to report). */
+function jsonNestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * Whether YAML nests deeper than `max`: block nesting by the stack of indentation columns (a `- ` or
+ * `? ` indicator opens a level too, so `- - - x` counts three), plus flow brackets outside quotes and
+ * comments. An over-estimate at worst (brackets in block scalars count), never an under-estimate.
+ */
+function yamlNestsDeeper(text: string, max: number): boolean {
+  const indents: number[] = [];
+  let flow = 0;
+  for (const line of text.split(/\r?\n/)) {
+    let col = 0;
+    while (col < line.length) {
+      const c = line[col];
+      if (c === " ") col++;
+      else if ((c === "-" || c === "?") && (line[col + 1] === " " || col + 1 === line.length)) {
+        while (indents.length > 0 && (indents[indents.length - 1] as number) >= col) indents.pop();
+        indents.push(col);
+        col += 2;
+      } else break;
+    }
+    if (col >= line.length || line[col] === "#") continue;
+    if (flow === 0) {
+      while (indents.length > 0 && (indents[indents.length - 1] as number) >= col) indents.pop();
+      indents.push(col);
+    }
+    const scanned = flowDepths(line, col, flow);
+    if (indents.length + scanned.peak > max) return true;
+    flow = scanned.after;
+  }
+  return false;
+}
+
+/** Flow nesting within and after one line, from `flow` before it; quoted scalars and comments skipped. */
+function flowDepths(line: string, from: number, flow: number): { peak: number; after: number } {
+  let peak = flow;
+  let quote = "";
+  for (let i = from; i < line.length; i++) {
+    const c = line[i];
+    if (quote) {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote) quote = "";
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === "#" && (i === 0 || line[i - 1] === " ")) break;
+    else if (c === "[" || c === "{") peak = Math.max(peak, ++flow);
+    else if ((c === "]" || c === "}") && flow > 0) flow--;
+  }
+  return { peak, after: flow };
+}
+
+/**
+ * Every YAML document re-dumped, key order kept. Nesting past the limit is refused before parsing:
+ * the yaml parser recurses per level, and deep input (10k nested flow sequences, then 100k) took
+ * seconds and once aborted the whole process from inside the extraction thread (a V8 regexp-compiler
+ * out-of-memory, which is fatal to the process, unlike a heap limit).
+ */
+export function yamlToText(text: string, limits: Pick<ExtractLimits, "maxDepth"> = DEFAULT_EXTRACT_LIMITS): string {
+  if (yamlNestsDeeper(text, limits.maxDepth)) {
+    throw new DocumentError("document.too_complex", `YAML file: values are nested more than ${limits.maxDepth} deep`, {
+      limit: "maxDepth",
+      maxDepth: limits.maxDepth,
+    });
+  }
   const docs = parseAllDocuments(text);
   const list = Array.isArray(docs) ? docs : [docs];
   const out: string[] = [];

@@ -1,6 +1,7 @@
-import JSZip from "jszip";
 import { parse } from "node-html-parser";
 import { DocumentError } from "../errors.js";
+import type { ExtractLimits } from "./limits.js";
+import { readOoxmlParts } from "./ooxml.js";
 import { markdownTable } from "./text.js";
 
 /** Column letters of a cell reference (`BC12` → 54, 0-based 54) as a 0-based index. */
@@ -20,14 +21,9 @@ function xml(text: string) {
  * (pandas `dropna(how="all")` in Dify). Cell values are the stored values: shared and inline strings,
  * numbers as written, booleans as TRUE/FALSE; formulas give their cached result.
  */
-export async function xlsxToText(bytes: Uint8Array): Promise<string> {
-  let zip: JSZip;
-  try {
-    zip = await JSZip.loadAsync(bytes);
-  } catch (e) {
-    throw new DocumentError("document.extract_failed", `XLSX file: not a zip archive (${(e as Error).message})`);
-  }
-  const read = async (p: string) => zip.file(p)?.async("string");
+export async function xlsxToText(bytes: Uint8Array, limits: ExtractLimits): Promise<string> {
+  const parts = await readOoxmlParts(bytes, limits, "XLSX file");
+  const read = async (p: string) => parts.get(p);
   const workbook = await read("xl/workbook.xml");
   if (!workbook) throw new DocumentError("document.extract_failed", "XLSX file: xl/workbook.xml is missing");
 
