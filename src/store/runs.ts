@@ -84,7 +84,8 @@ export interface RunStore {
   getRun(id: string): Promise<RunRecord | undefined>;
   listRuns(o?: ListRunsOptions): Promise<RunRecord[]>;
   /**
-   * Resolves to whether a run was written. With `owner`, only while that owner holds the run's lease, checked
+   * Resolves to whether a run was written. A status other than `running` also drops the run's lease in the same
+   * write: a lease lives only while its run runs, so no stopped process leaves one behind. With `owner`, only while that owner holds the run's lease, checked
    * in the same statement: a server that lost a run never overwrites the record of the one that took it over.
    */
   updateRun(

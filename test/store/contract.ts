@@ -300,8 +300,8 @@ function describeLeases(target: StoreTarget): void {
       // The fence: only the owner writes the record of a leased run.
       expect(await runs.updateRun(r.id, { status: "failed" }, "b")).toBe(false);
       expect((await runs.getRun(r.id))!.status).toBe("running");
-      expect(await runs.updateRun(r.id, { status: "interrupted" }, "a")).toBe(true);
-      expect((await runs.getRun(r.id))!.status).toBe("interrupted");
+      expect(await runs.updateRun(r.id, { outputs: { n: 1 } }, "a")).toBe(true);
+      expect(await runs.getRun(r.id)).toMatchObject({ status: "running", outputs: { n: 1 }, lease: { owner: "a" } });
       expect(await runs.updateRun(free.id, { status: "failed" }, "a")).toBe(false);
       expect(await runs.updateRun(free.id, { status: "failed" })).toBe(true);
       expect(await runs.updateRun("nope", { status: "failed" })).toBe(false);
@@ -313,6 +313,14 @@ function describeLeases(target: StoreTarget): void {
       expect(await runs.renewLeases({ owner: "a", ttlMs: 60_000 })).toEqual([]);
       expect(await runs.takeRun(r.id, { owner: "b", ttlMs: 60_000 })).toBe(true);
       expect(await runs.takeRun("nope", { owner: "b", ttlMs: 60_000 })).toBe(false);
+      // Leaving `running` drops the lease in the same write: a lease lives only while its run runs.
+      expect(await runs.updateRun(r.id, { status: "paused" }, "b")).toBe(true);
+      expect((await runs.getRun(r.id))!.lease).toBeUndefined();
+      expect(await runs.takeRun(r.id, { owner: "c", ttlMs: 60_000 })).toBe(true);
+      expect(await runs.updateRun(r.id, { status: "running" })).toBe(true);
+      expect((await runs.getRun(r.id))!.lease?.owner).toBe("c");
+      expect(await runs.updateRun(r.id, { status: "succeeded" })).toBe(true);
+      expect((await runs.getRun(r.id))!.lease).toBeUndefined();
     }));
 
   it("leases: only running runs whose lease expired are claimed, each by exactly one of many concurrent claimants", () =>

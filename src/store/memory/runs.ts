@@ -45,6 +45,7 @@ export class MemoryRunStore implements RunStore {
     const r = this.runs.get(id);
     if (!r || (owner !== undefined && r.lease?.owner !== owner)) return false;
     Object.assign(r, structuredClone(patch), { updatedAt: Date.now() });
+    if (patch.status !== undefined && patch.status !== "running") delete r.lease;
     return true;
   }
   async takeRun(id: string, lease: LeaseRequest): Promise<boolean> {

@@ -157,7 +157,9 @@ export class PostgresRunStore implements RunStore {
          status = COALESCE($2, status),
          outputs = CASE WHEN $3 THEN $4::json ELSE outputs END,
          error = CASE WHEN $5 THEN $6::json ELSE error END,
-         updated_at = $7
+         updated_at = $7,
+         lease_owner = CASE WHEN $2::text <> 'running' THEN NULL ELSE lease_owner END,
+         lease_expires = CASE WHEN $2::text <> 'running' THEN NULL ELSE lease_expires END
        WHERE id = $1 AND ($8::text IS NULL OR lease_owner = $8::text)
        RETURNING id`,
       [

@@ -147,6 +147,8 @@ export class SqliteRunStore implements RunStore {
   ): Promise<boolean> {
     const fields: Array<[string, unknown]> = [];
     if (patch.status !== undefined) fields.push(["status", patch.status]);
+    if (patch.status !== undefined && patch.status !== "running")
+      fields.push(["lease_owner", null], ["lease_expires", null]);
     if ("outputs" in patch) fields.push(["outputs", j(patch.outputs)]);
     if ("error" in patch) fields.push(["error", j(patch.error)]);
     fields.push(["updated_at", Date.now()]);
