@@ -409,7 +409,10 @@ export class RunHub {
       if (e.elsewhere) {
         // Followed from another server until now: read what it wrote since the last look, then continue here.
         e.elsewhere = false;
-        e.events.push(...(await this.o.apps.events(runId, e.events.length - 1)));
+        const more = await this.o.apps.events(runId, e.events.length - 1);
+        // A concurrent resume started it meanwhile: its new events must not be followed by these older ones.
+        if (e.active) throw new WeftError("run.active", `run ${runId} is still running`);
+        e.events.push(...more);
         e.persisted = e.events.length;
       }
     } catch (err) {
