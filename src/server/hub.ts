@@ -1,13 +1,16 @@
 import { newId } from "../util/ids.js";
 import type { RunEvent } from "../engine/events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
+import { interruptsRun } from "../engine/interrupt.js";
 import { type RunResult, resumeRun, startRun } from "../engine/run.js";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
-import type { Workflow } from "../ir/workflow.js";
+import { type Workflow, WorkflowSchema } from "../ir/workflow.js";
 import type { AppStore, EventBatch } from "../store/apps.js";
 import type { FormStore } from "../store/forms.js";
-import type { RunStore } from "../store/runs.js";
+import type { RunRecord, RunStore } from "../store/runs.js";
+import { LeasedRunStore } from "./leased-store.js";
+import { DEFAULT_LEASE, type LeaseOptions, RunLeases } from "./leases.js";
 
 /** A run event as the hub keeps and stores it: stamped with the time it happened (ms since the epoch). */
 export type StampedEvent = RunEvent & { at?: number };
@@ -29,6 +32,14 @@ function logFailure(what: string, err: unknown): void {
   process.stderr.write(`weft server: ${what}: ${why}\n`);
 }
 
+/** How a run that ended without a result (the engine threw) is recorded: typed, never left `running`. */
+function errorOf(err: unknown): { code: string; message: string } {
+  if (err instanceof WeftError) return { code: err.code, message: err.message };
+  return { code: "run.internal_error", message: err instanceof Error ? err.message : String(err) };
+}
+
+const isCode = (err: unknown, code: string) => err instanceof WeftError && err.code === code;
+
 /** One run's event log while this process runs it; subscribers get every event from any offset. */
 interface LiveRun {
   events: StampedEvent[];
@@ -39,6 +50,8 @@ interface LiveRun {
   elsewhere?: boolean;
   listeners: Set<() => void>;
   done?: Promise<RunResult>;
+  /** Another server took this run over: this copy is stopping and its events are no longer written. */
+  fenced?: boolean;
 }
 
 export interface RunHubOptions {
@@ -57,6 +70,8 @@ export interface RunHubOptions {
    * run; the run record holds only its inputs). Asked on every resume that is not given a context.
    */
   contextOf?: (runId: string) => Promise<RunContext>;
+  /** Lease duration and renewal of the runs this server runs (see src/server/leases.ts). */
+  lease?: LeaseOptions;
 }
 
 /**
@@ -69,6 +84,11 @@ export class RunHub {
   private live = new Map<string, LiveRun>();
   private finished: string[] = [];
   private controllers = new Map<string, AbortController>();
+  /** Stops a run between nodes without committing a failure (a run taken over elsewhere). */
+  private stops = new Map<string, AbortController>();
+  private readonly leases: RunLeases;
+  /** The run store the engine writes through: runs are created leased to this server, records fenced by it. */
+  private readonly store: RunStore;
   private dirty = new Map<string, LiveRun>();
   private flushTimer?: ReturnType<typeof setTimeout>;
   private readonly listeners: SegmentListener[] = [];
@@ -77,6 +97,26 @@ export class RunHub {
   constructor(private o: RunHubOptions) {
     // A human-input node pauses the run durably: its form is stored beside the run.
     this.services = { ...o.services, humanInput: new StoredHumanInput(o.forms) };
+    this.leases = new RunLeases(o.runs, o.lease ?? DEFAULT_LEASE, {
+      takeOver: (runId) => this.takeOver(runId),
+      lost: (runId) => this.lost(runId),
+      failed: (what, err) => logFailure(what, err),
+    });
+    this.store = new LeasedRunStore(o.runs, this.leases);
+  }
+
+  /** Renew this server's leases and take over runs whose server stopped (at once, then every renewal). */
+  startLeases(): void {
+    this.leases.start();
+  }
+
+  stopLeases(): void {
+    this.leases.stop();
+  }
+
+  /** This server's lease owner id (logs, tests). */
+  get owner(): string {
+    return this.leases.owner;
   }
 
   /** Hear of every run segment's end (the service API saves chat messages, timers arm form timeouts). */
@@ -147,6 +187,8 @@ export class RunHub {
   }
 
   private push(runId: string, e: LiveRun, ev: RunEvent): void {
+    // The server that took the run over writes its log from here on.
+    if (e.fenced) return;
     e.events.push({ ...ev, at: Date.now() });
     this.dirty.set(runId, e);
     if (!this.flushTimer) {
@@ -159,7 +201,7 @@ export class RunHub {
   /** The events of `e` not yet written, marked written; a failed write puts them back (see `write`). */
   private take(runId: string, e: LiveRun): EventBatch | undefined {
     this.dirty.delete(runId);
-    if (e.persisted >= e.events.length) return undefined;
+    if (e.fenced || e.persisted >= e.events.length) return undefined;
     const batch = { runId, from: e.persisted, events: e.events.slice(e.persisted) };
     e.persisted = e.events.length;
     return batch;
@@ -191,14 +233,20 @@ export class RunHub {
 
   private track(runId: string, e: LiveRun, p: Promise<RunResult>): Promise<RunResult> {
     e.active = true;
-    const end = async (result?: RunResult) => {
+    const end = async (result?: RunResult, err?: unknown) => {
       // The log is in the database before anyone hears the run ended.
       await this.write([this.take(runId, e)].filter((b) => b !== undefined));
+      // Its final record write dropped the lease; one that resumes the run (an answered form) takes a new one.
+      if (result) this.leases.drop(runId);
+      else if (!e.fenced) await this.unfinished(runId, err);
       if (result) await this.tell(runId, result);
       e.active = false;
       this.controllers.delete(runId);
+      this.stops.delete(runId);
       for (const l of e.listeners) l();
-      this.retire(runId);
+      // A copy stopped because another server runs the run: the next reader here follows that one.
+      if (e.fenced) this.live.delete(runId);
+      else this.retire(runId);
     };
     e.done = p.then(
       async (result) => {
@@ -206,7 +254,7 @@ export class RunHub {
         return result;
       },
       async (err: unknown) => {
-        await end();
+        await end(undefined, err);
         throw err;
       },
     );
@@ -225,6 +273,70 @@ export class RunHub {
     }
   }
 
+  /**
+   * The engine threw instead of ending the run (its record could not be written, its workflow could not be
+   * loaded): the run is failed with a typed error, never left `running`. If the database cannot be reached
+   * either, the lease is left to lapse, so a sweeper (this server's or a peer's) tries the run again later.
+   */
+  private async unfinished(runId: string, err: unknown, knownRunning = false): Promise<void> {
+    if (isCode(err, "run.lease_lost")) return;
+    if (interruptsRun(err)) return this.leases.drop(runId);
+    try {
+      if (knownRunning || (await this.o.runs.getRun(runId))?.status === "running")
+        await this.o.runs.updateRun(runId, { status: "failed", error: errorOf(err) }, this.leases.owner);
+      this.leases.drop(runId);
+      logFailure(`run ${runId} failed`, err);
+    } catch (x) {
+      this.leases.drop(runId);
+      logFailure(`run ${runId} ended without a result and could not be recorded (retried after its lease lapses)`, x);
+    }
+  }
+
+  /** Why a stored run cannot be continued, before anything of it runs again. */
+  private async resumable(run: RunRecord): Promise<void> {
+    if (run.appId !== undefined && !(await this.o.apps.getApp(run.appId)))
+      throw new WeftError("run.app_deleted", `run ${run.id} cannot be continued: its app ${run.appId} was deleted`, {
+        runId: run.id,
+        appId: run.appId,
+      });
+    const check = WorkflowSchema.safeParse(run.workflow);
+    if (!check.success) {
+      const issue = check.error.issues[0];
+      throw new WeftError(
+        "run.workflow_invalid",
+        `run ${run.id} cannot be continued: its stored workflow does not load (${issue?.path.join(".") || "workflow"}: ${issue?.message})`,
+        { runId: run.id },
+      );
+    }
+  }
+
+  /** A run this server claimed after its owner's lease expired: resume it here from its commits. */
+  private async takeOver(runId: string): Promise<void> {
+    // Still running here: this server's own lease had lapsed (a stall) and it claimed the run back.
+    if (this.live.get(runId)?.active) return;
+    try {
+      const run = await this.o.runs.getRun(runId);
+      if (run?.status !== "running") return await this.leases.release(runId);
+      await this.resumable(run);
+      await this.resume(runId, undefined, { claimed: true });
+    } catch (err) {
+      if (isCode(err, "run.active")) return;
+      await this.unfinished(runId, err, true);
+    }
+  }
+
+  /** Another server claimed a run this one was running (this one stalled past its lease): stop this copy. */
+  private lost(runId: string): void {
+    const e = this.live.get(runId);
+    if (!e?.active) return;
+    e.fenced = true;
+    const why = new WeftError("run.lease_lost", `run ${runId} was taken over by another server; this copy stops`);
+    logFailure(`run ${runId}`, why);
+    // Stopped first: the nodes the abort cuts short are not committed as failures, the new owner runs them.
+    this.stops.get(runId)?.abort(why);
+    this.controllers.get(runId)?.abort(why);
+  }
+
   /** Resolves once the run record is stored, so a 202 with its id means the run exists; rejects otherwise. */
   async start(
     wf: Workflow,
@@ -239,6 +351,7 @@ export class RunHub {
     const runId = opts.runId ?? newId();
     const e: LiveRun = { events: [], persisted: 0, active: true, listeners: new Set() };
     const ctrl = new AbortController();
+    const stop = new AbortController();
     let started: { runId: string; done: Promise<RunResult> };
     try {
       started = await startRun(wf, {
@@ -248,17 +361,21 @@ export class RunHub {
         sys: opts.sys,
         conversation: opts.conversation,
         services: this.services,
-        store: this.o.runs,
+        store: this.store,
         concurrency: this.o.concurrency,
         signal: ctrl.signal,
+        stop: stop.signal,
         onEvent: (ev) => this.push(runId, e, ev),
       });
     } catch (err) {
       logFailure(`run ${runId} was not started: storing its record failed`, err);
       throw err;
     }
+    // Its record was created under this server's lease; renewed from now on.
+    this.leases.hold(runId);
     this.live.set(runId, e);
     this.controllers.set(runId, ctrl);
+    this.stops.set(runId, stop);
     const finished = opts.onFinished;
     const after = finished
       ? started.done.then(async (r) => {
@@ -273,22 +390,48 @@ export class RunHub {
     return this.live.get(runId)?.active ?? false;
   }
 
-  /** Resolves once the run is active again (a stream opened next sees its new events), with `done` for its end. */
-  async resume(runId: string, given?: RunContext): Promise<{ done: Promise<RunResult> }> {
+  /**
+   * Resolves once the run is active again (a stream opened next sees its new events), with `done` for its end.
+   * The run is taken under this server's lease first: a run another live server holds is refused (`run.active`).
+   * `claimed`: the sweeper already holds it.
+   */
+  async resume(
+    runId: string,
+    given?: RunContext,
+    o: { claimed?: boolean } = {},
+  ): Promise<{ done: Promise<RunResult> }> {
     const context = given ?? (await this.o.contextOf?.(runId)) ?? {};
-    const e = await this.entry(runId);
+    if (!o.claimed && !this.live.get(runId)?.active && !(await this.leases.take(runId)))
+      throw new WeftError("run.active", `run ${runId} is running on another server (its lease there is still valid)`);
+    let e: LiveRun;
+    try {
+      e = await this.entry(runId);
+      if (e.elsewhere) {
+        // Followed from another server until now: read what it wrote since the last look, then continue here.
+        e.elsewhere = false;
+        const more = await this.o.apps.events(runId, e.events.length - 1);
+        // A concurrent resume started it meanwhile: its new events must not be followed by these older ones.
+        if (e.active) throw new WeftError("run.active", `run ${runId} is still running`);
+        e.events.push(...more);
+        e.persisted = e.events.length;
+      }
+    } catch (err) {
+      if (!this.isActive(runId)) this.leases.drop(runId);
+      throw err;
+    }
     // Checked after loading, with no await until `track` marks it active, so two resumes never both start.
     if (e.active) throw new WeftError("run.active", `run ${runId} is still running`);
-    // A run recorded as running elsewhere may be one whose server died: resuming it here is what the user asked.
-    e.elsewhere = false;
     const ctrl = new AbortController();
+    const stop = new AbortController();
     this.controllers.set(runId, ctrl);
+    this.stops.set(runId, stop);
     const p = resumeRun(runId, {
       ...context,
-      store: this.o.runs,
+      store: this.store,
       services: this.services,
       concurrency: this.o.concurrency,
       signal: ctrl.signal,
+      stop: stop.signal,
       onEvent: (ev) => this.push(runId, e, ev),
     });
     return { done: this.track(runId, e, p) };

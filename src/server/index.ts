@@ -11,6 +11,7 @@ import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { Editing } from "./editing.js";
 import { RunHub } from "./hub.js";
+import { type LeaseOptions, leaseOptionsFromEnv } from "./leases.js";
 import { PausedRuns } from "./human-input.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
 import { resumeContext } from "./v1/runs.js";
@@ -36,6 +37,8 @@ export interface ServerOptions extends AppOptions {
   flushMs?: number;
   /** Chunking and embedding of knowledge bases (weft.config.json `knowledge`). */
   knowledgeConfig?: KnowledgeConfig;
+  /** Run leases (how soon a stopped server's runs are taken over); default WEFT_RUN_LEASE_MS / _RENEW_MS or 30 s / 10 s. */
+  lease?: LeaseOptions;
 }
 
 export interface RunningServer {
@@ -46,6 +49,8 @@ export interface RunningServer {
 }
 
 export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise<ServerDeps> {
+  // Read before the database opens, so a bad setting fails the start and leaves nothing open.
+  const lease = o.lease ?? leaseOptionsFromEnv();
   const stores = await openStores(o.db, { synchronous: o.synchronous });
   const { runs, apps } = stores;
   // Knowledge bases live in this database; workflow runs and the /api/knowledge routes share them.
@@ -65,6 +70,7 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
     services,
     concurrency: o.concurrency,
     flushMs: o.flushMs,
+    lease,
     contextOf: (runId) => resumeContext(deps, runId),
   });
   const deps: ServerDeps = {
@@ -84,6 +90,8 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   };
   hub.onSegmentEnd((runId, result) => finishChatTurn(deps, runId, result));
   await deps.paused.start();
+  // Last: a run taken over at once (its server stopped) may pause, chat or stream through everything above.
+  hub.startLeases();
   return deps;
 }
 
@@ -126,6 +134,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     deps,
     close: async () => {
       deps.paused.stop();
+      deps.hub.stopLeases();
       deps.hub.abortAll();
       await deps.hub.drain();
       await new Promise<void>((r) => {

@@ -43,6 +43,14 @@ export interface RunRecord {
   createdAt: number;
   updatedAt: number;
   appId?: string;
+  /** Which server process holds the run and until when (ms since the epoch, on the store's clock); see RunLeases. */
+  lease?: { owner: string; expiresAt: number };
+}
+
+/** A lease to take: `ttlMs` from now on the store's clock (PostgreSQL's, so servers' clocks never disagree). */
+export interface LeaseRequest {
+  owner: string;
+  ttlMs: number;
 }
 
 export interface ArtifactVersion {
@@ -71,10 +79,35 @@ export interface ListRunsOptions {
  * which is what makes resume-without-rerun possible.
  */
 export interface RunStore {
-  createRun(run: RunRecord): Promise<void>;
+  /** With `lease`, the run is created held by that owner (one write: no moment where it runs unowned). */
+  createRun(run: RunRecord, lease?: LeaseRequest): Promise<void>;
   getRun(id: string): Promise<RunRecord | undefined>;
   listRuns(o?: ListRunsOptions): Promise<RunRecord[]>;
-  updateRun(id: string, patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>): Promise<void>;
+  /**
+   * Resolves to whether a run was written. A status other than `running` also drops the run's lease in the same
+   * write: a lease lives only while its run runs, so no stopped process leaves one behind. With `owner`, only while that owner holds the run's lease, checked
+   * in the same statement: a server that lost a run never overwrites the record of the one that took it over.
+   */
+  updateRun(
+    id: string,
+    patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>,
+    owner?: string,
+  ): Promise<boolean>;
+  /**
+   * Run leases (server-started runs; see src/server/leases.ts). A run is leased only while some server holds
+   * it: runs with no lease (CLI, queue workers) are never claimed. Take one run for `owner` unless another
+   * owner's lease on it is still valid; resolves to whether `owner` holds it now.
+   */
+  takeRun(id: string, lease: LeaseRequest): Promise<boolean>;
+  /**
+   * Claim up to `limit` running runs whose lease has expired, atomically: of concurrent claimants each run
+   * goes to exactly one. Resolves to the ids claimed.
+   */
+  claimExpiredRuns(lease: LeaseRequest, limit: number): Promise<string[]>;
+  /** Extend every lease `owner` holds, in one statement; resolves to the ids still held (a missing one was lost). */
+  renewLeases(lease: LeaseRequest): Promise<string[]>;
+  /** Drop `owner`'s lease on the run (its segment ended); another owner's lease is left alone. */
+  releaseRun(id: string, owner: string): Promise<void>;
   /**
    * First commit wins: if this key is already committed (another worker got there first, even
    * concurrently), nothing is written and the existing commit is returned, so no node output is ever

@@ -72,26 +72,38 @@ export interface SampleServer {
   /** Everything it printed on stdout up to "serving on". */
   out: string;
   stop(): Promise<void>;
+  /** SIGKILL: the process dies at once, nothing of it runs after (a crash, an OOM kill). */
+  kill(): Promise<void>;
+  /** What it printed on stderr so far. */
+  err(): string;
 }
 
-
-/** `weft serve --sample --port 0` as a user starts it, in its own process; resolves once it prints its address. */
-export async function serveSample(db: string, cwd: string): Promise<SampleServer> {
-  const proc = spawn(WEFT_BIN, ["serve", "--port", "0", "--db", db, "--sample"], {
+/**
+ * `weft serve --sample --port 0` as a user starts it, in its own process; resolves once it prints its address.
+ * `args` are added to the command line, `env` to the environment.
+ */
+export async function serveSample(
+  db: string,
+  cwd: string,
+  o: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<SampleServer> {
+  const proc = spawn(WEFT_BIN, ["serve", "--port", "0", "--db", db, "--sample", ...(o.args ?? [])], {
     cwd,
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...o.env },
   });
   let out = "";
   let err = "";
   proc.stderr!.on("data", (b) => {
     err += String(b);
   });
-  const stop = async () => {
+  const signal = async (sig: NodeJS.Signals) => {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise((r) => proc.once("exit", r));
-    proc.kill("SIGTERM");
+    proc.kill(sig);
     await exited;
   };
+  const stop = () => signal("SIGTERM");
   try {
     await new Promise<void>((res, rej) => {
       proc.stdout!.on("data", (b) => {
@@ -104,5 +116,12 @@ export async function serveSample(db: string, cwd: string): Promise<SampleServer
     await stop();
     throw e;
   }
-  return { url: /serving on (http:\/\/\S+)/.exec(out)![1]!, key: /API key: (\S+)/.exec(out)![1]!, out, stop };
+  return {
+    url: /serving on (http:\/\/\S+)/.exec(out)![1]!,
+    key: /API key: (\S+)/.exec(out)![1]!,
+    out,
+    stop,
+    kill: () => signal("SIGKILL"),
+    err: () => err,
+  };
 }

@@ -79,6 +79,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
   describe(`store contract: ${name}`, () => {
     describeRuns(target);
     describeCommits(target);
+    describeLeases(target);
     describeApps(target);
     describeEvents(target);
     describeProposals(target);
@@ -90,7 +91,9 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
       it("knowledge: not on this backend yet — a typed knowledge.backend_unsupported, never an empty answer", () =>
         withStores(target, async ({ knowledge }) => {
           await expect(knowledge.listBases()).rejects.toMatchObject({ code: "knowledge.backend_unsupported" });
-          await expect(knowledge.searchText(["x"], "q", 5)).rejects.toMatchObject({ code: "knowledge.backend_unsupported" });
+          await expect(knowledge.searchText(["x"], "q", 5)).rejects.toMatchObject({
+            code: "knowledge.backend_unsupported",
+          });
         }));
     if (target.openAgain) describeSharing(target, target.openAgain.bind(target));
   });
@@ -183,7 +186,9 @@ function describeCommits(target: StoreTarget): void {
       await runs.createRun(r);
       const first = attempt(r.id, "t", 1, { outputs: { output: "one" }, port: "source" });
       const second = attempt(r.id, "t", 2, { outputs: { output: "two" }, port: "source" });
-      await runs.appendAttempt(attempt(r.id, "u", 1, { status: "failed", error: { code: "node.error", message: "x" } }));
+      await runs.appendAttempt(
+        attempt(r.id, "u", 1, { status: "failed", error: { code: "node.error", message: "x" } }),
+      );
       const won = commit("t", { output: "one" });
       expect(await runs.commitNode(r.id, won, first)).toBe(won);
       expect(await runs.commitNode(r.id, commit("t", { output: "two" }), second)).toEqual(won);
@@ -229,7 +234,11 @@ function describeCommits(target: StoreTarget): void {
       await runs.commitNode(r.id, commit("t", { output: odd }));
       expect((await runs.getRun(r.id))!.inputs.q).toBe(odd);
       expect((await runs.artifacts(r.id))[0]!.value).toBe(odd);
-      const { app } = await apps.createApp({ name: odd, mode: "workflow", description: odd }, { ...wf, name: odd }, "create");
+      const { app } = await apps.createApp(
+        { name: odd, mode: "workflow", description: odd },
+        { ...wf, name: odd },
+        "create",
+      );
       expect(await apps.getApp(app.id)).toMatchObject({ name: odd, description: odd });
       await apps.addMessage(app.id, "user", odd);
       expect((await apps.messages(app.id))[0]!.text).toBe(odd);
@@ -265,6 +274,96 @@ function describeCommits(target: StoreTarget): void {
       expect((await runs.artifacts(r2.id)).map((a) => a.version)).toEqual([1]);
       const u = (await runs.committed(r1.id)).get("u");
       expect(u).toMatchObject({ status: "exception", port: "false", nodeId: "u" });
+    }));
+}
+
+function describeLeases(target: StoreTarget): void {
+  it("leases: created held, renewed and released by their owner only; another owner cannot take or fence a valid one", () =>
+    withStores(target, async ({ runs }) => {
+      const before = Date.now();
+      const r = run();
+      await runs.createRun(r, { owner: "a", ttlMs: 60_000 });
+      const held = (await runs.getRun(r.id))!.lease!;
+      expect(held.owner).toBe("a");
+      // The store's clock (PostgreSQL's) may differ from this process's by a little, never by half a minute.
+      expect(held.expiresAt).toBeGreaterThan(before + 30_000);
+      const free = run();
+      await runs.createRun(free);
+      expect((await runs.getRun(free.id))!.lease).toBeUndefined();
+
+      expect(await runs.takeRun(r.id, { owner: "b", ttlMs: 60_000 })).toBe(false);
+      expect(await runs.takeRun(r.id, { owner: "a", ttlMs: 60_000 })).toBe(true);
+      expect(await runs.renewLeases({ owner: "a", ttlMs: 120_000 })).toEqual([r.id]);
+      expect((await runs.getRun(r.id))!.lease!.expiresAt).toBeGreaterThan(held.expiresAt);
+      expect(await runs.renewLeases({ owner: "b", ttlMs: 120_000 })).toEqual([]);
+
+      // The fence: only the owner writes the record of a leased run.
+      expect(await runs.updateRun(r.id, { status: "failed" }, "b")).toBe(false);
+      expect((await runs.getRun(r.id))!.status).toBe("running");
+      expect(await runs.updateRun(r.id, { outputs: { n: 1 } }, "a")).toBe(true);
+      expect(await runs.getRun(r.id)).toMatchObject({ status: "running", outputs: { n: 1 }, lease: { owner: "a" } });
+      expect(await runs.updateRun(free.id, { status: "failed" }, "a")).toBe(false);
+      expect(await runs.updateRun(free.id, { status: "failed" })).toBe(true);
+      expect(await runs.updateRun("nope", { status: "failed" })).toBe(false);
+
+      await runs.releaseRun(r.id, "b");
+      expect((await runs.getRun(r.id))!.lease?.owner).toBe("a");
+      await runs.releaseRun(r.id, "a");
+      expect((await runs.getRun(r.id))!.lease).toBeUndefined();
+      expect(await runs.renewLeases({ owner: "a", ttlMs: 60_000 })).toEqual([]);
+      expect(await runs.takeRun(r.id, { owner: "b", ttlMs: 60_000 })).toBe(true);
+      expect(await runs.takeRun("nope", { owner: "b", ttlMs: 60_000 })).toBe(false);
+      // Leaving `running` drops the lease in the same write: a lease lives only while its run runs.
+      expect(await runs.updateRun(r.id, { status: "paused" }, "b")).toBe(true);
+      expect((await runs.getRun(r.id))!.lease).toBeUndefined();
+      expect(await runs.takeRun(r.id, { owner: "c", ttlMs: 60_000 })).toBe(true);
+      expect(await runs.updateRun(r.id, { status: "running" })).toBe(true);
+      expect((await runs.getRun(r.id))!.lease?.owner).toBe("c");
+      expect(await runs.updateRun(r.id, { status: "succeeded" })).toBe(true);
+      expect((await runs.getRun(r.id))!.lease).toBeUndefined();
+    }));
+
+  it("leases: only running runs whose lease expired are claimed, each by exactly one of many concurrent claimants", () =>
+    withStores(target, async ({ runs }) => {
+      // A negative ttl is a lease that expired that long ago.
+      const expired = Array.from({ length: 5 }, () => run());
+      for (const r of expired) await runs.createRun(r, { owner: "dead", ttlMs: -1000 });
+      const live = run();
+      await runs.createRun(live, { owner: "alive", ttlMs: 60_000 });
+      const unleased = run();
+      await runs.createRun(unleased);
+      const paused = run({ status: "paused" });
+      await runs.createRun(paused, { owner: "dead", ttlMs: -1000 });
+      const ended = run({ status: "succeeded" });
+      await runs.createRun(ended, { owner: "dead", ttlMs: -1000 });
+
+      const claims = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => runs.claimExpiredRuns({ owner: `c${i}`, ttlMs: 60_000 }, 100)),
+      );
+      const all = claims.flat();
+      expect(all.length).toBe(new Set(all).size);
+      expect(all.sort()).toEqual(expired.map((r) => r.id).sort());
+      for (const [i, ids] of claims.entries())
+        for (const id of ids) expect((await runs.getRun(id))!.lease!.owner).toBe(`c${i}`);
+      expect((await runs.getRun(live.id))!.lease!.owner).toBe("alive");
+      expect((await runs.getRun(paused.id))!.lease!.owner).toBe("dead");
+      expect((await runs.getRun(unleased.id))!.lease).toBeUndefined();
+      // Freshly claimed leases are valid: nothing more to claim.
+      expect(await runs.claimExpiredRuns({ owner: "late", ttlMs: 60_000 }, 100)).toEqual([]);
+
+      const more = Array.from({ length: 3 }, () => run());
+      for (const r of more) await runs.createRun(r, { owner: "dead", ttlMs: -1000 });
+      expect(await runs.claimExpiredRuns({ owner: "x", ttlMs: 60_000 }, 2)).toHaveLength(2);
+      expect(await runs.claimExpiredRuns({ owner: "y", ttlMs: 60_000 }, 2)).toHaveLength(1);
+
+      // A run whose owner died: of concurrent takers exactly one wins.
+      const orphan = run();
+      await runs.createRun(orphan, { owner: "dead", ttlMs: -1000 });
+      const takes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => runs.takeRun(orphan.id, { owner: `t${i}`, ttlMs: 60_000 })),
+      );
+      expect(takes.filter(Boolean)).toHaveLength(1);
+      expect((await runs.getRun(orphan.id))!.lease!.owner).toBe(`t${takes.indexOf(true)}`);
     }));
 }
 
@@ -438,26 +537,52 @@ function describeProposals(target: StoreTarget): void {
 function describeKnowledge(target: StoreTarget): void {
   it("knowledge: bases with their chunking, documents, counts; a taken id and an unknown base are typed errors", () =>
     withStores(target, async ({ knowledge }) => {
-      const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+      const chunking = {
+        separator: "\n\n",
+        maxLength: 300,
+        overlap: 30,
+        removeExtraSpaces: true,
+        removeUrlsEmails: false,
+      };
       const a = await knowledge.createBase({ id: "kb-a", name: "Policies é", chunking });
-      expect(a).toMatchObject({ id: "kb-a", name: "Policies é", description: "", chunking, embeddingModel: null, documents: 0, chunks: 0 });
+      expect(a).toMatchObject({
+        id: "kb-a",
+        name: "Policies é",
+        description: "",
+        chunking,
+        embeddingModel: null,
+        documents: 0,
+        chunks: 0,
+      });
       const b = await knowledge.createBase({ name: "Second", chunking, embeddingModel: "embed-1" });
       expect(b.id).not.toBe("kb-a");
-      await expect(knowledge.createBase({ id: "kb-a", name: "again", chunking })).rejects.toMatchObject({ code: "kb.exists" });
-      await expect(knowledge.addDocument("nope", { name: "x.md", mimeType: "text/markdown", size: 1 }, [{ content: "x" }])).rejects.toMatchObject({
+      await expect(knowledge.createBase({ id: "kb-a", name: "again", chunking })).rejects.toMatchObject({
+        code: "kb.exists",
+      });
+      await expect(
+        knowledge.addDocument("nope", { name: "x.md", mimeType: "text/markdown", size: 1 }, [{ content: "x" }]),
+      ).rejects.toMatchObject({
         code: "kb.not_found",
       });
-      const doc = await knowledge.addDocument("kb-a", { name: "refunds.md", mimeType: "text/markdown", size: 42, metadata: { team: "billing" } }, [
-        { content: "Refunds are paid within fourteen days." },
-        { content: "Late returns are refused." },
-      ]);
+      const doc = await knowledge.addDocument(
+        "kb-a",
+        { name: "refunds.md", mimeType: "text/markdown", size: 42, metadata: { team: "billing" } },
+        [{ content: "Refunds are paid within fourteen days." }, { content: "Late returns are refused." }],
+      );
       expect(doc).toMatchObject({ baseId: "kb-a", name: "refunds.md", chunks: 2, metadata: { team: "billing" } });
-      expect((await knowledge.getBase("kb-a"))).toMatchObject({ documents: 1, chunks: 2 });
+      expect(await knowledge.getBase("kb-a")).toMatchObject({ documents: 1, chunks: 2 });
       expect((await knowledge.listBases()).map((x) => x.id).sort()).toEqual([a.id, b.id].sort());
       expect((await knowledge.listDocuments("kb-a")).map((d) => d.id)).toEqual([doc.id]);
       // Listed in upload order even when many land in the same millisecond.
       const burst = [doc.id];
-      for (let i = 0; i < 30; i++) burst.push((await knowledge.addDocument(b.id, { name: `d${i}.md`, mimeType: "text/markdown", size: 1 }, [{ content: "x" }])).id);
+      for (let i = 0; i < 30; i++)
+        burst.push(
+          (
+            await knowledge.addDocument(b.id, { name: `d${i}.md`, mimeType: "text/markdown", size: 1 }, [
+              { content: "x" },
+            ])
+          ).id,
+        );
       expect((await knowledge.listDocuments(b.id)).map((d) => d.id)).toEqual(burst.slice(1));
       expect(await knowledge.deleteDocument("kb-a", "nope")).toBe(false);
       expect(await knowledge.deleteBase(b.id)).toBe(true);
@@ -467,7 +592,13 @@ function describeKnowledge(target: StoreTarget): void {
 
   it("knowledge: full-text search ranks the matching chunk first, within the named bases, CJK included", () =>
     withStores(target, async ({ knowledge }) => {
-      const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+      const chunking = {
+        separator: "\n\n",
+        maxLength: 300,
+        overlap: 30,
+        removeExtraSpaces: true,
+        removeUrlsEmails: false,
+      };
       await knowledge.createBase({ id: "one", name: "One", chunking });
       await knowledge.createBase({ id: "two", name: "Two", chunking });
       const d1 = await knowledge.addDocument("one", { name: "pets.md", mimeType: "text/markdown", size: 1 }, [
@@ -475,14 +606,19 @@ function describeKnowledge(target: StoreTarget): void {
         { content: "Rent is due on the first day of each month." },
         { content: "退款将在十四天内支付。" },
       ]);
-      await knowledge.addDocument("two", { name: "other.md", mimeType: "text/markdown", size: 1 }, [{ content: "Pets and rent and refunds." }]);
+      await knowledge.addDocument("two", { name: "other.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "Pets and rent and refunds." },
+      ]);
       const hits = await knowledge.searchText(["one"], "are pets allowed?", 5);
       expect(hits[0]).toMatchObject({ baseId: "one", documentId: d1.id, documentName: "pets.md", position: 1 });
       expect(hits[0]!.content).toContain("No pets");
       expect(hits.every((h) => h.baseId === "one")).toBe(true);
       for (const h of hits) expect(h.score).toBeGreaterThan(0);
       for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
-      expect((await knowledge.searchText(["one", "two"], "pets", 5)).map((h) => h.baseId).sort()).toEqual(["one", "two"]);
+      expect((await knowledge.searchText(["one", "two"], "pets", 5)).map((h) => h.baseId).sort()).toEqual([
+        "one",
+        "two",
+      ]);
       expect((await knowledge.searchText(["one"], "退款", 5))[0]?.content).toContain("退款");
       expect(await knowledge.searchText(["one"], "zyzzyva", 5)).toEqual([]);
       // Query syntax is words, never operators.
@@ -494,7 +630,13 @@ function describeKnowledge(target: StoreTarget): void {
 
   it("knowledge: embedded chunks keep their vectors", () =>
     withStores(target, async ({ knowledge }) => {
-      const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+      const chunking = {
+        separator: "\n\n",
+        maxLength: 300,
+        overlap: 30,
+        removeExtraSpaces: true,
+        removeUrlsEmails: false,
+      };
       await knowledge.createBase({ id: "vec", name: "Vec", chunking, embeddingModel: "embed-1" });
       await knowledge.addDocument("vec", { name: "v.md", mimeType: "text/markdown", size: 1 }, [
         { content: "a", embedding: [0.5, -0.25, 1] },
@@ -633,6 +775,25 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       expect(await b.apps.verifyKey(key.key)).toBe(true);
       await a.apps.appendEvents([{ runId: r.id, from: 0, events: [ev(r.id, "a")] }]);
       expect(await b.apps.events(r.id)).toEqual([ev(r.id, "a")]);
+
+      // Servers on both connections sweep at once: each expired run is claimed by exactly one of them.
+      const dead = Array.from({ length: 12 }, () => run());
+      for (const d of dead) await a.runs.createRun(d, { owner: "dead", ttlMs: -1000 });
+      const claims = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          (i % 2 ? a : b).runs.claimExpiredRuns({ owner: `s${i}`, ttlMs: 60_000 }, 5),
+        ),
+      );
+      const claimed = claims.flat();
+      expect(claimed.length).toBe(new Set(claimed).size);
+      expect(claimed.sort()).toEqual(dead.map((d) => d.id).sort());
+      const orphan = run();
+      await b.runs.createRun(orphan, { owner: "dead", ttlMs: -1000 });
+      const takes = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => (i % 2 ? b : a).runs.takeRun(orphan.id, { owner: `t${i}`, ttlMs: 60_000 })),
+      );
+      expect(takes.filter(Boolean)).toHaveLength(1);
+      expect((await a.runs.getRun(orphan.id))!.lease!.owner).toBe(`t${takes.indexOf(true)}`);
       const p = await a.apps.createProposal(proposal(app.id, 2));
       expect(await b.apps.decideProposal(app.id, p.id, "rejected")).toBe(true);
       expect(await a.apps.decideProposal(app.id, p.id, "superseded")).toBe(false);
@@ -670,11 +831,19 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
     });
     const conv = await a.conversations.create(app.id);
     await a.conversations.finishTurn(conv.id, { kept: true });
-    const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+    const chunking = {
+      separator: "\n\n",
+      maxLength: 300,
+      overlap: 30,
+      removeExtraSpaces: true,
+      removeUrlsEmails: false,
+    };
     const withKnowledge = target.knowledge !== false;
     if (withKnowledge) {
       await a.knowledge.createBase({ id: "kept-kb", name: "Kept", chunking });
-      await a.knowledge.addDocument("kept-kb", { name: "k.md", mimeType: "text/markdown", size: 1 }, [{ content: "durable words" }]);
+      await a.knowledge.addDocument("kept-kb", { name: "k.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "durable words" },
+      ]);
     }
     await a.close();
     const b = await openAgain();
@@ -687,7 +856,8 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       expect(await b.apps.proposal(app.id, p.id)).toEqual(p);
       expect((await b.apps.messages(app.id))[0]).toMatchObject({ proposalId: p.id, outcome: { kind: "unchanged" } });
       expect((await b.conversations.get(conv.id))?.variables).toEqual({ kept: true });
-      if (withKnowledge) expect((await b.knowledge.searchText(["kept-kb"], "durable", 5))[0]?.content).toBe("durable words");
+      if (withKnowledge)
+        expect((await b.knowledge.searchText(["kept-kb"], "durable", 5))[0]?.content).toBe("durable words");
     } finally {
       await b.close();
     }

@@ -1,4 +1,14 @@
-import type { ArtifactVersion, AttemptRecord, ListRunsOptions, NodeCommit, RunRecord, RunStore } from "../runs.js";
+import type {
+  ArtifactVersion,
+  AttemptRecord,
+  LeaseRequest,
+  ListRunsOptions,
+  NodeCommit,
+  RunRecord,
+  RunStore,
+} from "../runs.js";
+
+const leaseOf = (l: LeaseRequest) => ({ owner: l.owner, expiresAt: Date.now() + l.ttlMs });
 
 /** In-process run store for tests and one-off runs (nothing survives the process); same contract as the SQLite store. */
 export class MemoryRunStore implements RunStore {
@@ -8,8 +18,11 @@ export class MemoryRunStore implements RunStore {
   private artifactLog = new Map<string, ArtifactVersion[]>();
   private versions = new Map<string, number>();
 
-  async createRun(run: RunRecord): Promise<void> {
-    this.runs.set(run.id, structuredClone(run));
+  async createRun(run: RunRecord, lease?: LeaseRequest): Promise<void> {
+    const r = structuredClone(run);
+    if (lease) r.lease = leaseOf(lease);
+    else delete r.lease;
+    this.runs.set(run.id, r);
   }
   async getRun(id: string): Promise<RunRecord | undefined> {
     const r = this.runs.get(id);
@@ -24,9 +37,41 @@ export class MemoryRunStore implements RunStore {
         .slice(0, o.limit ?? 50),
     );
   }
-  async updateRun(id: string, patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>): Promise<void> {
+  async updateRun(
+    id: string,
+    patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>,
+    owner?: string,
+  ): Promise<boolean> {
     const r = this.runs.get(id);
-    if (r) Object.assign(r, structuredClone(patch), { updatedAt: Date.now() });
+    if (!r || (owner !== undefined && r.lease?.owner !== owner)) return false;
+    Object.assign(r, structuredClone(patch), { updatedAt: Date.now() });
+    if (patch.status !== undefined && patch.status !== "running") delete r.lease;
+    return true;
+  }
+  async takeRun(id: string, lease: LeaseRequest): Promise<boolean> {
+    const r = this.runs.get(id);
+    if (!r) return false;
+    if (r.lease && r.lease.owner !== lease.owner && r.lease.expiresAt >= Date.now()) return false;
+    r.lease = leaseOf(lease);
+    return true;
+  }
+  async claimExpiredRuns(lease: LeaseRequest, limit: number): Promise<string[]> {
+    const now = Date.now();
+    const expired = [...this.runs.values()]
+      .filter((r) => r.status === "running" && r.lease && r.lease.expiresAt < now)
+      .sort((a, b) => a.lease!.expiresAt - b.lease!.expiresAt)
+      .slice(0, limit);
+    for (const r of expired) r.lease = leaseOf(lease);
+    return expired.map((r) => r.id);
+  }
+  async renewLeases(lease: LeaseRequest): Promise<string[]> {
+    const held = [...this.runs.values()].filter((r) => r.lease?.owner === lease.owner);
+    for (const r of held) r.lease = leaseOf(lease);
+    return held.map((r) => r.id);
+  }
+  async releaseRun(id: string, owner: string): Promise<void> {
+    const r = this.runs.get(id);
+    if (r?.lease?.owner === owner) delete r.lease;
   }
   async commitNode(runId: string, commit: NodeCommit, attempt?: AttemptRecord): Promise<NodeCommit> {
     if (attempt) this.pushAttempt(attempt);

@@ -105,6 +105,15 @@ CREATE TABLE service_runs (
 CREATE TABLE uploads (
   id text PRIMARY KEY, app_id text NOT NULL, user_id json NOT NULL, file json NOT NULL, created_at bigint NOT NULL);`,
   },
+  {
+    version: 6,
+    // Partial indexes: only runs a server holds carry a lease, so renewing and sweeping touch a handful of rows.
+    name: "run leases: the server process holding a running run, and until when",
+    sql: `
+ALTER TABLE runs ADD COLUMN lease_owner text, ADD COLUMN lease_expires bigint;
+CREATE INDEX runs_lease_expires ON runs (lease_expires) WHERE lease_expires IS NOT NULL;
+CREATE INDEX runs_lease_owner ON runs (lease_owner) WHERE lease_owner IS NOT NULL;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

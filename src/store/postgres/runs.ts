@@ -1,4 +1,12 @@
-import type { ArtifactVersion, AttemptRecord, ListRunsOptions, NodeCommit, RunRecord, RunStore } from "../runs.js";
+import type {
+  ArtifactVersion,
+  AttemptRecord,
+  LeaseRequest,
+  ListRunsOptions,
+  NodeCommit,
+  RunRecord,
+  RunStore,
+} from "../runs.js";
 import type { PgDatabase } from "./database.js";
 import { fromJson, json, toJson } from "./json.js";
 
@@ -12,6 +20,8 @@ interface RunRow {
   error: string | null;
   created_at: number;
   updated_at: number;
+  lease_owner: string | null;
+  lease_expires: number | null;
 }
 
 interface CommitRow {
@@ -33,6 +43,7 @@ const toRun = (r: RunRow): RunRecord => ({
   error: fromJson(r.error),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  ...(r.lease_owner !== null && { lease: { owner: r.lease_owner, expiresAt: r.lease_expires! } }),
 });
 
 const toCommit = (r: CommitRow): NodeCommit => ({
@@ -45,6 +56,24 @@ const toCommit = (r: CommitRow): NodeCommit => ({
 });
 
 const RUN_COLUMNS = "id, app_id, workflow, inputs, status, outputs, error, created_at, updated_at";
+const READ_COLUMNS = `${RUN_COLUMNS}, lease_owner, lease_expires`;
+
+/**
+ * Leases run on the database's clock (ms since the epoch), not each server's: servers on machines whose clocks
+ * disagree still agree on whether a lease has expired. Stable within a statement.
+ */
+const NOW_MS = "(extract(epoch from statement_timestamp()) * 1000)::bigint";
+
+/**
+ * Under READ COMMITTED an UPDATE re-checks its WHERE on the newest row version after waiting for a concurrent
+ * writer, and SKIP LOCKED passes over rows another claimant is taking: each expired run goes to one claimant.
+ */
+const CLAIM_SQL = `
+UPDATE runs SET lease_owner = $1, lease_expires = ${NOW_MS} + $2
+WHERE id IN (
+  SELECT id FROM runs WHERE status = 'running' AND lease_expires < ${NOW_MS}
+  ORDER BY lease_expires LIMIT $3 FOR UPDATE SKIP LOCKED)
+RETURNING id`;
 
 /**
  * A node commit in one statement (one round trip, atomic): the commit row goes in unless its key is taken
@@ -77,9 +106,10 @@ SELECT seq FROM c`;
 export class PostgresRunStore implements RunStore {
   constructor(private readonly db: PgDatabase) {}
 
-  async createRun(run: RunRecord): Promise<void> {
+  async createRun(run: RunRecord, lease?: LeaseRequest): Promise<void> {
     await this.db.query(
-      `INSERT INTO runs (${RUN_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
+      `INSERT INTO runs (${RUN_COLUMNS}, lease_owner, lease_expires)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10::text, CASE WHEN $10::text IS NULL THEN NULL ELSE ${NOW_MS} + $11::bigint END)`,
       [
         run.id,
         run.appId ?? null,
@@ -90,13 +120,15 @@ export class PostgresRunStore implements RunStore {
         toJson(run.error),
         run.createdAt,
         run.updatedAt,
+        lease?.owner ?? null,
+        lease?.ttlMs ?? null,
       ],
       "weft_create_run",
     );
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
-    const [row] = await this.db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [id], "weft_get_run");
+    const [row] = await this.db.query<RunRow>(`SELECT ${READ_COLUMNS} FROM runs WHERE id = $1`, [id], "weft_get_run");
     return row ? toRun(row) : undefined;
   }
 
@@ -104,25 +136,32 @@ export class PostgresRunStore implements RunStore {
     const limit = o.limit ?? 50;
     const rows =
       o.appId === undefined
-        ? await this.db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY created_at DESC, seq DESC LIMIT $1`, [
+        ? await this.db.query<RunRow>(`SELECT ${READ_COLUMNS} FROM runs ORDER BY created_at DESC, seq DESC LIMIT $1`, [
             limit,
           ])
         : await this.db.query<RunRow>(
-            `SELECT ${RUN_COLUMNS} FROM runs WHERE app_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
+            `SELECT ${READ_COLUMNS} FROM runs WHERE app_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
             [o.appId, limit],
           );
     return rows.map(toRun);
   }
 
-  async updateRun(id: string, patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>): Promise<void> {
+  async updateRun(
+    id: string,
+    patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>,
+    owner?: string,
+  ): Promise<boolean> {
     // Absent fields keep their value: a flag per field says whether the patch names it.
-    await this.db.query(
+    const updated = await this.db.query(
       `UPDATE runs SET
          status = COALESCE($2, status),
          outputs = CASE WHEN $3 THEN $4::json ELSE outputs END,
          error = CASE WHEN $5 THEN $6::json ELSE error END,
-         updated_at = $7
-       WHERE id = $1`,
+         updated_at = $7,
+         lease_owner = CASE WHEN $2::text <> 'running' THEN NULL ELSE lease_owner END,
+         lease_expires = CASE WHEN $2::text <> 'running' THEN NULL ELSE lease_expires END
+       WHERE id = $1 AND ($8::text IS NULL OR lease_owner = $8::text)
+       RETURNING id`,
       [
         id,
         patch.status ?? null,
@@ -131,8 +170,43 @@ export class PostgresRunStore implements RunStore {
         "error" in patch,
         toJson(patch.error),
         Date.now(),
+        owner ?? null,
       ],
       "weft_update_run",
+    );
+    return updated.length > 0;
+  }
+
+  async takeRun(id: string, lease: LeaseRequest): Promise<boolean> {
+    const taken = await this.db.query(
+      `UPDATE runs SET lease_owner = $2, lease_expires = ${NOW_MS} + $3
+       WHERE id = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires < ${NOW_MS})
+       RETURNING id`,
+      [id, lease.owner, lease.ttlMs],
+      "weft_take_run",
+    );
+    return taken.length > 0;
+  }
+
+  async claimExpiredRuns(lease: LeaseRequest, limit: number): Promise<string[]> {
+    const rows = await this.db.query<{ id: string }>(CLAIM_SQL, [lease.owner, lease.ttlMs, limit], "weft_claim_runs");
+    return rows.map((r) => r.id);
+  }
+
+  async renewLeases(lease: LeaseRequest): Promise<string[]> {
+    const rows = await this.db.query<{ id: string }>(
+      `UPDATE runs SET lease_expires = ${NOW_MS} + $2 WHERE lease_owner = $1 RETURNING id`,
+      [lease.owner, lease.ttlMs],
+      "weft_renew_leases",
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async releaseRun(id: string, owner: string): Promise<void> {
+    await this.db.query(
+      "UPDATE runs SET lease_owner = NULL, lease_expires = NULL WHERE id = $1 AND lease_owner = $2",
+      [id, owner],
+      "weft_release_run",
     );
   }
 

@@ -1,5 +1,13 @@
 import type Database from "better-sqlite3";
-import type { ArtifactVersion, AttemptRecord, ListRunsOptions, NodeCommit, RunRecord, RunStore } from "../runs.js";
+import type {
+  ArtifactVersion,
+  AttemptRecord,
+  LeaseRequest,
+  ListRunsOptions,
+  NodeCommit,
+  RunRecord,
+  RunStore,
+} from "../runs.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -16,6 +24,31 @@ CREATE TABLE IF NOT EXISTS artifacts (
   value TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (run_id, node_id, name, version));
 `;
 
+/**
+ * Run leases (issue 28), added to databases made before them. Partial indexes: only runs a server holds have
+ * a lease, so renewing and sweeping read a handful of rows, not the whole history.
+ */
+function addLeaseColumns(db: Database.Database): void {
+  const columns = () =>
+    new Set((db.prepare("PRAGMA table_info(runs)").all() as Array<{ name: string }>).map((c) => c.name));
+  // Checked before writing, so a read-only file that has them opens as before.
+  if (columns().has("lease_expires")) return;
+  // Immediate: two processes opening an old file at once take turns instead of both adding the columns.
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    if (!columns().has("lease_expires"))
+      db.exec(`
+ALTER TABLE runs ADD COLUMN lease_owner TEXT;
+ALTER TABLE runs ADD COLUMN lease_expires INTEGER;
+CREATE INDEX runs_lease_expires ON runs(lease_expires) WHERE lease_expires IS NOT NULL;
+CREATE INDEX runs_lease_owner ON runs(lease_owner) WHERE lease_owner IS NOT NULL;`);
+    db.exec("COMMIT");
+  } catch (e) {
+    if (db.inTransaction) db.exec("ROLLBACK");
+    throw e;
+  }
+}
+
 const j = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 const p = <T>(s: string | null | undefined): T | undefined =>
   s === null || s === undefined ? undefined : (JSON.parse(s) as T);
@@ -30,9 +63,23 @@ export class SqliteRunStore implements RunStore {
 
   constructor(readonly db: Database.Database) {
     this.db.exec(SCHEMA);
+    addLeaseColumns(this.db);
     this.stmts = {
       insertRun: this.db.prepare(
-        "INSERT INTO runs (id, app_id, workflow, inputs, status, outputs, error, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)",
+        "INSERT INTO runs (id, app_id, workflow, inputs, status, outputs, error, created_at, updated_at, lease_owner, lease_expires) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+      ),
+      takeRun: this.db.prepare(
+        "UPDATE runs SET lease_owner = ?, lease_expires = ? WHERE id = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires < ?)",
+      ),
+      // One statement under SQLite's write lock: a concurrent claimant sees the new expiry and skips the row.
+      claimExpired: this.db.prepare(
+        `UPDATE runs SET lease_owner = ?, lease_expires = ? WHERE id IN (
+           SELECT id FROM runs WHERE status = 'running' AND lease_expires < ? ORDER BY lease_expires LIMIT ?)
+         RETURNING id`,
+      ),
+      renew: this.db.prepare("UPDATE runs SET lease_expires = ? WHERE lease_owner = ? RETURNING id"),
+      release: this.db.prepare(
+        "UPDATE runs SET lease_owner = NULL, lease_expires = NULL WHERE id = ? AND lease_owner = ?",
       ),
       getRun: this.db.prepare("SELECT * FROM runs WHERE id = ?"),
       listRuns: this.db.prepare("SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?"),
@@ -65,10 +112,11 @@ export class SqliteRunStore implements RunStore {
       error: p(row.error),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
+      ...(row.lease_owner !== null && { lease: { owner: row.lease_owner, expiresAt: row.lease_expires } }),
     };
   }
 
-  async createRun(run: RunRecord): Promise<void> {
+  async createRun(run: RunRecord, lease?: LeaseRequest): Promise<void> {
     this.stmts.insertRun.run(
       run.id,
       run.appId ?? null,
@@ -79,6 +127,8 @@ export class SqliteRunStore implements RunStore {
       j(run.error),
       run.createdAt,
       run.updatedAt,
+      lease?.owner ?? null,
+      lease ? Date.now() + lease.ttlMs : null,
     );
   }
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -90,14 +140,40 @@ export class SqliteRunStore implements RunStore {
     const rows = o.appId === undefined ? this.stmts.listRuns.all(limit) : this.stmts.listAppRuns.all(o.appId, limit);
     return rows.map((r) => this.toRun(r));
   }
-  async updateRun(id: string, patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>): Promise<void> {
+  async updateRun(
+    id: string,
+    patch: Partial<Pick<RunRecord, "status" | "outputs" | "error">>,
+    owner?: string,
+  ): Promise<boolean> {
     const fields: Array<[string, unknown]> = [];
     if (patch.status !== undefined) fields.push(["status", patch.status]);
+    if (patch.status !== undefined && patch.status !== "running")
+      fields.push(["lease_owner", null], ["lease_expires", null]);
     if ("outputs" in patch) fields.push(["outputs", j(patch.outputs)]);
     if ("error" in patch) fields.push(["error", j(patch.error)]);
     fields.push(["updated_at", Date.now()]);
     const sets = fields.map(([column]) => `${column} = ?`).join(", ");
-    this.db.prepare(`UPDATE runs SET ${sets} WHERE id = ?`).run(...fields.map(([, v]) => v), id);
+    const where = owner === undefined ? "id = ?" : "id = ? AND lease_owner = ?";
+    const args = owner === undefined ? [id] : [id, owner];
+    return (
+      this.db.prepare(`UPDATE runs SET ${sets} WHERE ${where}`).run(...fields.map(([, v]) => v), ...args).changes > 0
+    );
+  }
+  async takeRun(id: string, lease: LeaseRequest): Promise<boolean> {
+    const now = Date.now();
+    return this.stmts.takeRun.run(lease.owner, now + lease.ttlMs, id, lease.owner, now).changes > 0;
+  }
+  async claimExpiredRuns(lease: LeaseRequest, limit: number): Promise<string[]> {
+    const now = Date.now();
+    const rows = this.stmts.claimExpired.all(lease.owner, now + lease.ttlMs, now, limit) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
+  async renewLeases(lease: LeaseRequest): Promise<string[]> {
+    const rows = this.stmts.renew.all(Date.now() + lease.ttlMs, lease.owner) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
+  async releaseRun(id: string, owner: string): Promise<void> {
+    this.stmts.release.run(id, owner);
   }
   async commitNode(runId: string, c: NodeCommit, attempt?: AttemptRecord): Promise<NodeCommit> {
     const now = Date.now();
