@@ -4,6 +4,7 @@ import { WeftError } from "../ir/errors.js";
 import type { ServerDeps } from "./context.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
+import { draftRoutes } from "./routes/drafts.js";
 import { chatRoutes } from "./routes/chat.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import { mcpRoutes } from "./routes/mcp.js";
@@ -81,6 +82,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
 
   const apps = new Hono();
   apps.route("/", appRoutes(deps));
+  apps.route("/", draftRoutes(deps));
   apps.route("/", appRunRoutes(deps));
   apps.route("/", conversationRoutes(deps));
   apps.route("/", chatRoutes(deps));

@@ -80,6 +80,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeRuns(target);
     describeCommits(target);
     describeApps(target);
+    describeDrafts(target);
     describeEvents(target);
     describeProposals(target);
     describeForms(target);
@@ -90,7 +91,9 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
       it("knowledge: not on this backend yet — a typed knowledge.backend_unsupported, never an empty answer", () =>
         withStores(target, async ({ knowledge }) => {
           await expect(knowledge.listBases()).rejects.toMatchObject({ code: "knowledge.backend_unsupported" });
-          await expect(knowledge.searchText(["x"], "q", 5)).rejects.toMatchObject({ code: "knowledge.backend_unsupported" });
+          await expect(knowledge.searchText(["x"], "q", 5)).rejects.toMatchObject({
+            code: "knowledge.backend_unsupported",
+          });
         }));
     if (target.openAgain) describeSharing(target, target.openAgain.bind(target));
   });
@@ -183,7 +186,9 @@ function describeCommits(target: StoreTarget): void {
       await runs.createRun(r);
       const first = attempt(r.id, "t", 1, { outputs: { output: "one" }, port: "source" });
       const second = attempt(r.id, "t", 2, { outputs: { output: "two" }, port: "source" });
-      await runs.appendAttempt(attempt(r.id, "u", 1, { status: "failed", error: { code: "node.error", message: "x" } }));
+      await runs.appendAttempt(
+        attempt(r.id, "u", 1, { status: "failed", error: { code: "node.error", message: "x" } }),
+      );
       const won = commit("t", { output: "one" });
       expect(await runs.commitNode(r.id, won, first)).toBe(won);
       expect(await runs.commitNode(r.id, commit("t", { output: "two" }), second)).toEqual(won);
@@ -229,7 +234,11 @@ function describeCommits(target: StoreTarget): void {
       await runs.commitNode(r.id, commit("t", { output: odd }));
       expect((await runs.getRun(r.id))!.inputs.q).toBe(odd);
       expect((await runs.artifacts(r.id))[0]!.value).toBe(odd);
-      const { app } = await apps.createApp({ name: odd, mode: "workflow", description: odd }, { ...wf, name: odd }, "create");
+      const { app } = await apps.createApp(
+        { name: odd, mode: "workflow", description: odd },
+        { ...wf, name: odd },
+        "create",
+      );
       expect(await apps.getApp(app.id)).toMatchObject({ name: odd, description: odd });
       await apps.addMessage(app.id, "user", odd);
       expect((await apps.messages(app.id))[0]!.text).toBe(odd);
@@ -332,6 +341,83 @@ function describeApps(target: StoreTarget): void {
       expect(await apps.revokeKey(a.id)).toBe(false);
       expect(await apps.verifyKey(a.key)).toBe(false);
       expect(await apps.verifyKey(b.key)).toBe(true);
+    }));
+}
+
+function describeDrafts(target: StoreTarget): void {
+  const broken = { ...wf, name: "Broken", edges: [] };
+  const finding = { code: "graph.unreachable", severity: "error" as const, message: "t is unreachable", nodeId: "t" };
+
+  it("drafts: created with the app, saved with diagnostics (errors kept), every new version becomes the draft", () =>
+    withStores(target, async ({ apps }) => {
+      expect(await apps.draft("nope")).toBeUndefined();
+      expect(await apps.saveDraft("nope", wf, [])).toBeUndefined();
+      const { app } = await apps.createApp({ name: "D", mode: "workflow" }, wf, "create");
+      const d1 = (await apps.draft(app.id))!;
+      expect(d1).toMatchObject({ appId: app.id, revision: 1, baseVersion: 1 });
+      expect(d1.workflow).toEqual(wf);
+      expect(d1.diagnostics).toBeUndefined();
+
+      const saved = await apps.saveDraft(app.id, broken, [finding], 1);
+      expect(saved).toMatchObject({ saved: true, draft: { revision: 2, baseVersion: 1, diagnostics: [finding] } });
+      expect((await apps.draft(app.id))?.workflow).toEqual(broken);
+      // A save is not a version: history and the published version are untouched.
+      expect((await apps.versions(app.id)).map((v) => v.version)).toEqual([1]);
+      expect((await apps.published(app.id))?.workflow).toEqual(wf);
+
+      // Without an expected revision the save is unconditional.
+      expect(await apps.saveDraft(app.id, broken, [])).toMatchObject({ saved: true, draft: { revision: 3 } });
+      const v2 = await apps.addVersion(app.id, { ...wf, name: "v2" }, "edit");
+      expect(await apps.draft(app.id)).toMatchObject({
+        revision: 4,
+        baseVersion: v2.version,
+        workflow: { name: "v2" },
+      });
+      expect((await apps.draft(app.id))?.diagnostics).toBeUndefined();
+
+      expect(await apps.deleteApp(app.id)).toBe(true);
+      expect(await apps.draft(app.id)).toBeUndefined();
+    }));
+
+  it("drafts: a save from a stale revision is refused with the current draft, nothing overwritten; of racing saves one wins", () =>
+    withStores(target, async ({ apps }) => {
+      const { app } = await apps.createApp({ name: "D", mode: "workflow" }, wf, "create");
+      await apps.saveDraft(app.id, { ...wf, name: "mine" }, [], 1);
+      const stale = await apps.saveDraft(app.id, { ...wf, name: "theirs" }, [], 1);
+      expect(stale).toMatchObject({ saved: false, current: { revision: 2, workflow: { name: "mine" } } });
+      expect((await apps.draft(app.id))?.workflow.name).toBe("mine");
+
+      const racing = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => apps.saveDraft(app.id, { ...wf, name: `racer ${i}` }, [], 2)),
+      );
+      const won = racing.filter((r) => r?.saved);
+      expect(won).toHaveLength(1);
+      expect(await apps.draft(app.id)).toMatchObject({
+        revision: 3,
+        workflow: won[0]!.saved ? won[0]!.draft.workflow : {},
+      });
+    }));
+
+  it("publish: version 1 published at creation unless asked not to; any existing version can be published (rollback)", () =>
+    withStores(target, async ({ apps }) => {
+      const { app } = await apps.createApp({ name: "P", mode: "workflow" }, wf, "create");
+      expect(app.publishedVersion).toBe(1);
+      const quiet = await apps.createApp({ name: "Q", mode: "workflow" }, broken, "import", { publish: false });
+      expect(quiet.app.publishedVersion).toBeUndefined();
+      expect(await apps.published(quiet.app.id)).toBeUndefined();
+      expect((await apps.draft(quiet.app.id))?.workflow).toEqual(broken);
+
+      const v2 = await apps.addVersion(app.id, { ...wf, name: "second" }, "publish");
+      expect((await apps.published(app.id))?.version).toBe(1);
+      expect(await apps.publish(app.id, v2.version)).toMatchObject({ id: app.id, publishedVersion: 2 });
+      expect((await apps.published(app.id))?.workflow.name).toBe("second");
+      expect((await apps.getApp(app.id))?.publishedVersion).toBe(2);
+      expect(await apps.publish(app.id, 1)).toMatchObject({ publishedVersion: 1 });
+      expect((await apps.published(app.id))?.version).toBe(1);
+      // Neither an unknown version nor an unknown app changes anything.
+      expect(await apps.publish(app.id, 9)).toBeUndefined();
+      expect(await apps.publish("nope", 1)).toBeUndefined();
+      expect((await apps.getApp(app.id))?.publishedVersion).toBe(1);
     }));
 }
 
@@ -438,26 +524,52 @@ function describeProposals(target: StoreTarget): void {
 function describeKnowledge(target: StoreTarget): void {
   it("knowledge: bases with their chunking, documents, counts; a taken id and an unknown base are typed errors", () =>
     withStores(target, async ({ knowledge }) => {
-      const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+      const chunking = {
+        separator: "\n\n",
+        maxLength: 300,
+        overlap: 30,
+        removeExtraSpaces: true,
+        removeUrlsEmails: false,
+      };
       const a = await knowledge.createBase({ id: "kb-a", name: "Policies é", chunking });
-      expect(a).toMatchObject({ id: "kb-a", name: "Policies é", description: "", chunking, embeddingModel: null, documents: 0, chunks: 0 });
+      expect(a).toMatchObject({
+        id: "kb-a",
+        name: "Policies é",
+        description: "",
+        chunking,
+        embeddingModel: null,
+        documents: 0,
+        chunks: 0,
+      });
       const b = await knowledge.createBase({ name: "Second", chunking, embeddingModel: "embed-1" });
       expect(b.id).not.toBe("kb-a");
-      await expect(knowledge.createBase({ id: "kb-a", name: "again", chunking })).rejects.toMatchObject({ code: "kb.exists" });
-      await expect(knowledge.addDocument("nope", { name: "x.md", mimeType: "text/markdown", size: 1 }, [{ content: "x" }])).rejects.toMatchObject({
+      await expect(knowledge.createBase({ id: "kb-a", name: "again", chunking })).rejects.toMatchObject({
+        code: "kb.exists",
+      });
+      await expect(
+        knowledge.addDocument("nope", { name: "x.md", mimeType: "text/markdown", size: 1 }, [{ content: "x" }]),
+      ).rejects.toMatchObject({
         code: "kb.not_found",
       });
-      const doc = await knowledge.addDocument("kb-a", { name: "refunds.md", mimeType: "text/markdown", size: 42, metadata: { team: "billing" } }, [
-        { content: "Refunds are paid within fourteen days." },
-        { content: "Late returns are refused." },
-      ]);
+      const doc = await knowledge.addDocument(
+        "kb-a",
+        { name: "refunds.md", mimeType: "text/markdown", size: 42, metadata: { team: "billing" } },
+        [{ content: "Refunds are paid within fourteen days." }, { content: "Late returns are refused." }],
+      );
       expect(doc).toMatchObject({ baseId: "kb-a", name: "refunds.md", chunks: 2, metadata: { team: "billing" } });
-      expect((await knowledge.getBase("kb-a"))).toMatchObject({ documents: 1, chunks: 2 });
+      expect(await knowledge.getBase("kb-a")).toMatchObject({ documents: 1, chunks: 2 });
       expect((await knowledge.listBases()).map((x) => x.id).sort()).toEqual([a.id, b.id].sort());
       expect((await knowledge.listDocuments("kb-a")).map((d) => d.id)).toEqual([doc.id]);
       // Listed in upload order even when many land in the same millisecond.
       const burst = [doc.id];
-      for (let i = 0; i < 30; i++) burst.push((await knowledge.addDocument(b.id, { name: `d${i}.md`, mimeType: "text/markdown", size: 1 }, [{ content: "x" }])).id);
+      for (let i = 0; i < 30; i++)
+        burst.push(
+          (
+            await knowledge.addDocument(b.id, { name: `d${i}.md`, mimeType: "text/markdown", size: 1 }, [
+              { content: "x" },
+            ])
+          ).id,
+        );
       expect((await knowledge.listDocuments(b.id)).map((d) => d.id)).toEqual(burst.slice(1));
       expect(await knowledge.deleteDocument("kb-a", "nope")).toBe(false);
       expect(await knowledge.deleteBase(b.id)).toBe(true);
@@ -467,7 +579,13 @@ function describeKnowledge(target: StoreTarget): void {
 
   it("knowledge: full-text search ranks the matching chunk first, within the named bases, CJK included", () =>
     withStores(target, async ({ knowledge }) => {
-      const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+      const chunking = {
+        separator: "\n\n",
+        maxLength: 300,
+        overlap: 30,
+        removeExtraSpaces: true,
+        removeUrlsEmails: false,
+      };
       await knowledge.createBase({ id: "one", name: "One", chunking });
       await knowledge.createBase({ id: "two", name: "Two", chunking });
       const d1 = await knowledge.addDocument("one", { name: "pets.md", mimeType: "text/markdown", size: 1 }, [
@@ -475,14 +593,19 @@ function describeKnowledge(target: StoreTarget): void {
         { content: "Rent is due on the first day of each month." },
         { content: "退款将在十四天内支付。" },
       ]);
-      await knowledge.addDocument("two", { name: "other.md", mimeType: "text/markdown", size: 1 }, [{ content: "Pets and rent and refunds." }]);
+      await knowledge.addDocument("two", { name: "other.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "Pets and rent and refunds." },
+      ]);
       const hits = await knowledge.searchText(["one"], "are pets allowed?", 5);
       expect(hits[0]).toMatchObject({ baseId: "one", documentId: d1.id, documentName: "pets.md", position: 1 });
       expect(hits[0]!.content).toContain("No pets");
       expect(hits.every((h) => h.baseId === "one")).toBe(true);
       for (const h of hits) expect(h.score).toBeGreaterThan(0);
       for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
-      expect((await knowledge.searchText(["one", "two"], "pets", 5)).map((h) => h.baseId).sort()).toEqual(["one", "two"]);
+      expect((await knowledge.searchText(["one", "two"], "pets", 5)).map((h) => h.baseId).sort()).toEqual([
+        "one",
+        "two",
+      ]);
       expect((await knowledge.searchText(["one"], "退款", 5))[0]?.content).toContain("退款");
       expect(await knowledge.searchText(["one"], "zyzzyva", 5)).toEqual([]);
       // Query syntax is words, never operators.
@@ -494,7 +617,13 @@ function describeKnowledge(target: StoreTarget): void {
 
   it("knowledge: embedded chunks keep their vectors", () =>
     withStores(target, async ({ knowledge }) => {
-      const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+      const chunking = {
+        separator: "\n\n",
+        maxLength: 300,
+        overlap: 30,
+        removeExtraSpaces: true,
+        removeUrlsEmails: false,
+      };
       await knowledge.createBase({ id: "vec", name: "Vec", chunking, embeddingModel: "embed-1" });
       await knowledge.addDocument("vec", { name: "v.md", mimeType: "text/markdown", size: 1 }, [
         { content: "a", embedding: [0.5, -0.25, 1] },
@@ -629,6 +758,14 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       expect((await b.apps.getApp(app.id))?.name).toBe("Shared");
       await b.apps.addVersion(app.id, wf, "edit");
       expect((await a.apps.current(app.id))?.version).toBe(2);
+      // Autosaves from two servers at one revision: exactly one is stored, the other gets it back.
+      const saves = await Promise.all([
+        a.apps.saveDraft(app.id, { ...wf, name: "from a" }, [], 2),
+        b.apps.saveDraft(app.id, { ...wf, name: "from b" }, [], 2),
+      ]);
+      expect(saves.filter((s) => s?.saved)).toHaveLength(1);
+      expect(await b.apps.publish(app.id, 2)).toMatchObject({ publishedVersion: 2 });
+      expect((await a.apps.published(app.id))?.version).toBe(2);
       const key = await a.apps.createKey("k");
       expect(await b.apps.verifyKey(key.key)).toBe(true);
       await a.apps.appendEvents([{ runId: r.id, from: 0, events: [ev(r.id, "a")] }]);
@@ -664,17 +801,26 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
     const f = await a.forms.createForm(form(r.id, "ask"));
     const appKey = await a.service.createAppKey(app.id);
     const p = await a.apps.createProposal(proposal(app.id, 1));
+    await a.apps.saveDraft(app.id, { ...wf, name: "autosaved" }, [], 1);
     await a.apps.addMessage(app.id, "assistant", "proposed", undefined, {
       proposalId: p.id,
       outcome: { kind: "unchanged", summary: "Nothing changed." },
     });
     const conv = await a.conversations.create(app.id);
     await a.conversations.finishTurn(conv.id, { kept: true });
-    const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+    const chunking = {
+      separator: "\n\n",
+      maxLength: 300,
+      overlap: 30,
+      removeExtraSpaces: true,
+      removeUrlsEmails: false,
+    };
     const withKnowledge = target.knowledge !== false;
     if (withKnowledge) {
       await a.knowledge.createBase({ id: "kept-kb", name: "Kept", chunking });
-      await a.knowledge.addDocument("kept-kb", { name: "k.md", mimeType: "text/markdown", size: 1 }, [{ content: "durable words" }]);
+      await a.knowledge.addDocument("kept-kb", { name: "k.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "durable words" },
+      ]);
     }
     await a.close();
     const b = await openAgain();
@@ -684,10 +830,13 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       expect((await b.runs.committed(r.id)).get("t")).toEqual(c);
       expect(await b.runs.attempts(r.id)).toHaveLength(1);
       expect((await b.apps.getApp(app.id))?.name).toBe("Kept");
+      expect(await b.apps.draft(app.id)).toMatchObject({ revision: 2, workflow: { name: "autosaved" } });
+      expect((await b.apps.published(app.id))?.version).toBe(1);
       expect(await b.apps.proposal(app.id, p.id)).toEqual(p);
       expect((await b.apps.messages(app.id))[0]).toMatchObject({ proposalId: p.id, outcome: { kind: "unchanged" } });
       expect((await b.conversations.get(conv.id))?.variables).toEqual({ kept: true });
-      if (withKnowledge) expect((await b.knowledge.searchText(["kept-kb"], "durable", 5))[0]?.content).toBe("durable words");
+      if (withKnowledge)
+        expect((await b.knowledge.searchText(["kept-kb"], "durable", 5))[0]?.content).toBe("durable words");
     } finally {
       await b.close();
     }

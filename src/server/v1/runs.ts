@@ -52,8 +52,13 @@ export async function startServiceRun(
   app: AppRecord,
   req: ServiceRunRequest,
 ): Promise<{ runId: string; done: Promise<unknown> }> {
-  const current = await deps.apps.current(app.id);
-  if (!current) throw new DifyError(400, "app_unavailable", "App unavailable, please check your app configurations.");
+  const current = await deps.apps.published(app.id);
+  if (!current)
+    throw new DifyError(
+      400,
+      "app_unavailable",
+      "App unavailable: it has not been published yet (publish it in the studio or with `weft apps publish`).",
+    );
   const diagnostics = diagnosticsOf(app.id, current.version, current.workflow);
   if (hasErrors(diagnostics)) {
     const first = diagnostics.find((d) => d.severity === "error")!;

@@ -105,6 +105,20 @@ CREATE TABLE service_runs (
 CREATE TABLE uploads (
   id text PRIMARY KEY, app_id text NOT NULL, user_id json NOT NULL, file json NOT NULL, created_at bigint NOT NULL);`,
   },
+  // 6 is left to the run-leases migration being written beside this one: numbers only have to increase.
+  {
+    version: 7,
+    name: "drafts and publishing: one draft per app, the published version (apps before it: their newest version)",
+    sql: `
+ALTER TABLE apps ADD COLUMN published_version integer;
+UPDATE apps SET published_version = (SELECT MAX(version) FROM app_versions v WHERE v.app_id = apps.id);
+CREATE TABLE app_drafts (
+  app_id text PRIMARY KEY, workflow json NOT NULL, diagnostics json, revision integer NOT NULL,
+  base_version integer NOT NULL, updated_at bigint NOT NULL);
+INSERT INTO app_drafts (app_id, workflow, diagnostics, revision, base_version, updated_at)
+  SELECT DISTINCT ON (app_id) app_id, workflow, NULL, 1, version, created_at FROM app_versions
+  ORDER BY app_id, version DESC;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
