@@ -18,6 +18,16 @@ export const WeftConfigSchema = z
     db: z.string().default("weft.db"),
     tools: ToolsConfigSchema.default(EMPTY_TOOLS_CONFIG),
     knowledge: KnowledgeConfigSchema.default(DEFAULT_KNOWLEDGE_CONFIG),
+    /** Run-log retention: runs older than `days`, or beyond each app's newest `perApp`, are pruned by the server. */
+    runs: z
+      .object({
+        retention: z
+          .object({ days: z.number().int().positive().optional(), perApp: z.number().int().positive().optional() })
+          .strict()
+          .default({}),
+      })
+      .strict()
+      .default({ retention: {} }),
   })
   .loose();
 export type WeftConfig = z.output<typeof WeftConfigSchema> & {

@@ -5,6 +5,7 @@ import type { ServerDeps } from "./context.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
 import { draftRoutes } from "./routes/drafts.js";
+import { runLogRoutes } from "./routes/runlog.js";
 import { chatRoutes } from "./routes/chat.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import { mcpRoutes } from "./routes/mcp.js";
@@ -81,7 +82,9 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   );
 
   const apps = new Hono();
+  const logs = runLogRoutes(deps);
   apps.route("/", appRoutes(deps));
+  apps.route("/", logs.perApp);
   apps.route("/", draftRoutes(deps));
   apps.route("/", appRunRoutes(deps));
   apps.route("/", conversationRoutes(deps));
@@ -89,6 +92,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", mcpRoutes(deps));
   apps.route("/", proposalRoutes(deps));
   app.route("/api/apps", apps);
+  app.route("/api/runs", logs.all);
   app.route("/api/runs", runRoutes(deps));
   app.route("/api/knowledge", knowledgeRoutes(deps));
   app.route("/api/runs", runFormRoutes(deps));

@@ -15,6 +15,8 @@ import { PausedRuns } from "./human-input.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
 import { resumeContext } from "./v1/runs.js";
 import { finishChatTurn } from "./v1/turns.js";
+import { type Pruner, startPruner } from "./retention.js";
+import type { RetentionPolicy } from "../store/runlog.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";
@@ -36,9 +38,14 @@ export interface ServerOptions extends AppOptions {
   flushMs?: number;
   /** Chunking and embedding of knowledge bases (weft.config.json `knowledge`). */
   knowledgeConfig?: KnowledgeConfig;
+  /** Run-log retention (weft.config.json `runs.retention`); nothing is pruned without it. */
+  retention?: RetentionPolicy;
+  retentionIntervalMs?: number;
 }
 
 export interface RunningServer {
+  /** Prunes the run log by the retention policy (on a timer; tests and operators may call it). */
+  pruner: Pruner;
   url: string;
   port: number;
   deps: ServerDeps;
@@ -120,11 +127,14 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     });
   });
   const port = (server.address() as AddressInfo).port;
+  const pruner = startPruner(deps.stores.runLog, o.retention ?? {}, o.retentionIntervalMs);
   return {
+    pruner,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
     deps,
     close: async () => {
+      pruner.stop();
       deps.paused.stop();
       deps.hub.abortAll();
       await deps.hub.drain();

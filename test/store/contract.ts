@@ -81,6 +81,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeCommits(target);
     describeApps(target);
     describeDrafts(target);
+    describeRunLog(target);
     describeEvents(target);
     describeProposals(target);
     describeForms(target);
@@ -418,6 +419,100 @@ function describeDrafts(target: StoreTarget): void {
       expect(await apps.publish(app.id, 9)).toBeUndefined();
       expect(await apps.publish("nope", 1)).toBeUndefined();
       expect((await apps.getApp(app.id))?.publishedVersion).toBe(1);
+    }));
+}
+
+function describeRunLog(target: StoreTarget): void {
+  const at = (t: number, over: Partial<RunRecord>) => run({ createdAt: t, updatedAt: t, ...over });
+
+  it("run log: filters by app, status (cancelled apart from failed), source, version, time; full-text search; newest first", () =>
+    withStores(target, async ({ runs, runLog }) => {
+      const made = [
+        at(1000, { appId: "a", status: "succeeded", inputs: { q: "the quick brown fox" }, outputs: { a: "jumps" } }),
+        at(2000, { appId: "a", status: "failed", error: { code: "node.failed", message: "boom" } }),
+        at(3000, { appId: "a", status: "failed", error: { code: "run.cancelled", message: "cancelled" } }),
+        at(4000, { appId: "b", status: "paused", inputs: { q: "Brown bear" } }),
+        at(5000, { appId: "b", status: "running" }),
+        at(6000, { status: "succeeded", inputs: { q: "no app" } }),
+      ];
+      for (const r of made) await runs.createRun(r);
+      await runs.updateRun(made[3]!.id, { outputs: { note: "zebra crossing" } });
+      const tags = ["studio", "v1", "v1", "mcp", "queue", "cli"] as const;
+      for (const [i, r] of made.entries()) await runLog.tag(r.id, { source: tags[i]!, version: i < 3 ? 2 : 1 });
+      const ids = async (q: Parameters<typeof runLog.query>[0]) =>
+        (await runLog.query(q)).runs.map((r) => made.findIndex((m) => m.id === r.id));
+
+      expect(await ids({})).toEqual([5, 4, 3, 2, 1, 0]);
+      expect(await ids({ appId: "a" })).toEqual([2, 1, 0]);
+      expect(await ids({ status: ["failed"] })).toEqual([1]);
+      expect(await ids({ status: ["cancelled"] })).toEqual([2]);
+      expect(await ids({ status: ["paused", "running"] })).toEqual([4, 3]);
+      expect(await ids({ source: ["v1"] })).toEqual([2, 1]);
+      expect(await ids({ appId: "a", version: 2, source: ["studio", "v1"] })).toEqual([2, 1, 0]);
+      expect(await ids({ since: 2000, until: 4000 })).toEqual([2, 1]);
+      expect(await ids({ search: "brown" })).toEqual([3, 0]);
+      expect(await ids({ search: "BROWN fox" })).toEqual([0]);
+      // Outputs written after the run started are searched too.
+      expect(await ids({ search: "zebra" })).toEqual([3]);
+      expect(await ids({ search: "nothing-like-it" })).toEqual([]);
+      expect(await runLog.count({ appId: "a", status: ["failed", "cancelled"] })).toBe(2);
+      expect(await runLog.count({ search: "brown", limit: 1 })).toBe(2);
+
+      const entry = (await runLog.query({ search: "fox" })).runs[0]!;
+      expect(entry).toMatchObject({
+        appId: "a",
+        status: "succeeded",
+        source: "studio",
+        version: 2,
+        workflowName: wf.name,
+      });
+      expect(entry.inputs).toEqual({ q: "the quick brown fox" });
+      expect(entry).not.toHaveProperty("workflow");
+    }));
+
+  it("run log: cursor pages cover every run once, also within one millisecond; bad queries are typed errors", () =>
+    withStores(target, async ({ runs, runLog }) => {
+      const made = Array.from({ length: 7 }, (_, i) => at(i < 4 ? 500 : 900, { appId: "p" }));
+      for (const r of made) await runs.createRun(r);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await runLog.query({ appId: "p", limit: 3, ...(cursor ? { cursor } : {}) });
+        seen.push(...page.runs.map((r) => r.id));
+        cursor = page.next;
+        pages++;
+      } while (cursor);
+      expect(pages).toBe(3);
+      expect(new Set(seen).size).toBe(7);
+      expect(seen.sort()).toEqual(made.map((r) => r.id).sort());
+
+      await expect(runLog.query({ cursor: "not-a-cursor" })).rejects.toMatchObject({ code: "runs.invalid_cursor" });
+      await expect(runLog.query({ search: "!!" })).rejects.toMatchObject({ code: "runs.invalid_search" });
+      await expect(runLog.query({ limit: 0 })).rejects.toMatchObject({ code: "runs.invalid_limit" });
+    }));
+
+  it("retention: by age and per app, never a running or paused run, with the run's trace and commits", () =>
+    withStores(target, async ({ runs, runLog }) => {
+      const day = 86_400_000;
+      const now = 100 * day;
+      const old = at(now - 40 * day, { appId: "r", status: "succeeded" });
+      const oldPaused = at(now - 40 * day, { appId: "r", status: "paused" });
+      const recent = Array.from({ length: 4 }, (_, i) => at(now - (4 - i) * 1000, { appId: "r", status: "failed" }));
+      const running = at(now - 10 * 1000, { appId: "r", status: "running" });
+      for (const r of [old, oldPaused, running, ...recent]) await runs.createRun(r);
+      await runs.commitNode(old.id, commit("t", { output: "x" }), attempt(old.id, "t", 1));
+
+      expect(await runLog.prune({ maxAgeDays: 30 }, now)).toBe(1);
+      expect(await runs.getRun(old.id)).toBeUndefined();
+      expect(await runs.attempts(old.id)).toEqual([]);
+      expect((await runs.committed(old.id)).size).toBe(0);
+      expect(await runs.getRun(oldPaused.id)).toBeDefined();
+
+      // Keep 2 per app: the two newest stay, the older failed ones go, the paused and running ones stay.
+      expect(await runLog.prune({ maxRunsPerApp: 2 }, now)).toBe(2);
+      const left = (await runLog.query({ appId: "r" })).runs.map((r) => r.id);
+      expect(left.sort()).toEqual([recent[3]!.id, recent[2]!.id, running.id, oldPaused.id].sort());
     }));
 }
 

@@ -143,13 +143,5 @@ export function appRoutes(deps: ServerDeps): Hono {
     return c.json({ messages: await apps.messages(app.id) });
   });
 
-  r.get("/:id/runs", async (c) => {
-    const app = await requireApp(deps, c.req.param("id"));
-    const runs = await deps.runs.listRuns({ appId: app.id });
-    return c.json({
-      runs: runs.map((run) => ({ id: run.id, status: run.status, createdAt: run.createdAt, updatedAt: run.updatedAt })),
-    });
-  });
-
   return r;
 }

@@ -17,7 +17,8 @@ export function mcpRoutes(deps: ServerDeps): Hono {
     const server = createAppMcpServer(
       current.workflow,
       async (inputs, sys) => {
-        const { done } = await deps.hub.start(current.workflow, { appId: app.id, inputs, sys });
+        const { runId, done } = await deps.hub.start(current.workflow, { appId: app.id, inputs, sys });
+        await deps.stores.runLog.tag(runId, { source: "mcp", version: current.version });
         return done;
       },
       { name: app.name, description: app.description },

@@ -69,6 +69,9 @@ export function appRunRoutes(deps: ServerDeps): Hono {
         onFinished: (r) => deps.stores.conversations.finishTurn(conv.id, r.conversation),
       }),
     });
+    // The studio says it is the studio; any other client of this route is the API.
+    const source = c.req.header("x-weft-client") === "studio" ? "studio" : "api";
+    await deps.stores.runLog.tag(runId, { source, version: draft.baseVersion, draft: true });
     return c.json(
       {
         runId,

@@ -87,6 +87,7 @@ export async function startServiceRun(
     sys: systemValues(app.id, req.user, req.files, req.chat),
     conversation: req.chat?.variables,
   });
+  await deps.stores.runLog.tag(runId, { source: "v1", version: current.version });
   return started;
 }
 

@@ -119,6 +119,15 @@ INSERT INTO app_drafts (app_id, workflow, diagnostics, revision, base_version, u
   SELECT DISTINCT ON (app_id) app_id, workflow, NULL, 1, version, created_at FROM app_versions
   ORDER BY app_id, version DESC;`,
   },
+  {
+    version: 8,
+    name: "run logs: where each run came from, full-text search over inputs and outputs, newest-first indexes",
+    sql: `
+CREATE TABLE run_tags (run_id text PRIMARY KEY, source text NOT NULL, version integer, draft boolean);
+CREATE INDEX runs_recent_id ON runs (created_at DESC, id DESC);
+CREATE INDEX runs_app_recent_id ON runs (app_id, created_at DESC, id DESC);
+CREATE INDEX runs_text ON runs USING gin (to_tsvector('simple', inputs::text || ' ' || COALESCE(outputs::text, '')));`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
