@@ -21,6 +21,16 @@ export const WeftConfigSchema = z
     knowledge: KnowledgeConfigSchema.default(DEFAULT_KNOWLEDGE_CONFIG),
     /** Bounds on document extraction (document-extractor nodes, knowledge uploads): sizes, depth, time, heap. */
     documents: ExtractLimitsSchema.default(DEFAULT_EXTRACT_LIMITS),
+    /** Run-log retention: runs older than `days`, or beyond each app's newest `perApp`, are pruned by the server. */
+    runs: z
+      .object({
+        retention: z
+          .object({ days: z.number().int().positive().optional(), perApp: z.number().int().positive().optional() })
+          .strict()
+          .default({}),
+      })
+      .strict()
+      .default({ retention: {} }),
   })
   .loose();
 export type WeftConfig = z.output<typeof WeftConfigSchema> & {

@@ -4,6 +4,8 @@ import { WeftError } from "../ir/errors.js";
 import type { ServerDeps } from "./context.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
+import { draftRoutes } from "./routes/drafts.js";
+import { runLogRoutes } from "./routes/runlog.js";
 import { chatRoutes } from "./routes/chat.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import { mcpRoutes } from "./routes/mcp.js";
@@ -80,13 +82,17 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   );
 
   const apps = new Hono();
+  const logs = runLogRoutes(deps);
   apps.route("/", appRoutes(deps));
+  apps.route("/", logs.perApp);
+  apps.route("/", draftRoutes(deps));
   apps.route("/", appRunRoutes(deps));
   apps.route("/", conversationRoutes(deps));
   apps.route("/", chatRoutes(deps));
   apps.route("/", mcpRoutes(deps));
   apps.route("/", proposalRoutes(deps));
   app.route("/api/apps", apps);
+  app.route("/api/runs", logs.all);
   app.route("/api/runs", runRoutes(deps));
   app.route("/api/knowledge", knowledgeRoutes(deps));
   app.route("/api/runs", runFormRoutes(deps));

@@ -16,6 +16,8 @@ import { PausedRuns } from "./human-input.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
 import { resumeContext } from "./v1/runs.js";
 import { finishChatTurn } from "./v1/turns.js";
+import { type Pruner, startPruner } from "./retention.js";
+import type { RetentionPolicy } from "../store/runlog.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";
@@ -39,9 +41,14 @@ export interface ServerOptions extends AppOptions {
   knowledgeConfig?: KnowledgeConfig;
   /** Run leases (how soon a stopped server's runs are taken over); default WEFT_RUN_LEASE_MS / _RENEW_MS or 30 s / 10 s. */
   lease?: LeaseOptions;
+  /** Run-log retention (weft.config.json `runs.retention`); nothing is pruned without it. */
+  retention?: RetentionPolicy;
+  retentionIntervalMs?: number;
 }
 
 export interface RunningServer {
+  /** Prunes the run log by the retention policy (on a timer; tests and operators may call it). */
+  pruner: Pruner;
   url: string;
   port: number;
   deps: ServerDeps;
@@ -128,11 +135,14 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     });
   });
   const port = (server.address() as AddressInfo).port;
+  const pruner = startPruner(deps.stores.runLog, o.retention ?? {}, o.retentionIntervalMs);
   return {
+    pruner,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
     deps,
     close: async () => {
+      pruner.stop();
       deps.paused.stop();
       deps.hub.stopLeases();
       deps.hub.abortAll();

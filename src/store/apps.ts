@@ -11,9 +11,44 @@ export interface AppRecord {
   description: string;
   createdAt: number;
   updatedAt: number;
+  /** The version `/v1`, MCP, queued runs and triggers run; absent until the app is first published. */
+  publishedVersion?: number;
 }
 
-export type VersionSource = "create" | "import" | "edit" | "agent" | "sample" | "proposal" | "undo" | "restore";
+export type VersionSource =
+  | "create"
+  | "import"
+  | "edit"
+  | "agent"
+  | "sample"
+  | "proposal"
+  | "undo"
+  | "restore"
+  | "publish";
+
+/**
+ * The app's one working copy: what the studio edits and its Run runs. Saved on every change, errors and all;
+ * every new version also becomes the draft, so applying a proposal or restoring a version lands here.
+ */
+export interface DraftRecord {
+  appId: string;
+  workflow: Workflow;
+  /** The analyser's findings when the draft was saved; absent for a draft set from a version (not analysed yet). */
+  diagnostics?: Diagnostic[];
+  /** Counts every save from 1; a save naming an older revision is refused (another editor saved meanwhile). */
+  revision: number;
+  /** The version the draft was last set from; its workflow equals the draft's until the next save. */
+  baseVersion: number;
+  updatedAt: number;
+}
+
+/** A draft save: stored, or refused because `expectedRevision` is no longer the current one. */
+export type DraftSave = { saved: true; draft: DraftRecord } | { saved: false; current: DraftRecord };
+
+export interface CreateAppOptions {
+  /** Publish version 1 at once (default true); an import with analyser errors is created unpublished. */
+  publish?: boolean;
+}
 
 export interface VersionRecord {
   appId: string;
@@ -96,6 +131,7 @@ export interface AppStore {
     a: { name: string; mode: AppMode; description?: string },
     workflow: Workflow,
     source: VersionSource,
+    opts?: CreateAppOptions,
   ): Promise<{ app: AppRecord; version: VersionRecord }>;
   /** Newest first. */
   listApps(): Promise<AppRecord[]>;
@@ -104,16 +140,45 @@ export interface AppStore {
   deleteApp(id: string): Promise<boolean>;
 
   /**
-   * Append the next version; the app's name follows the workflow's. Without `links.parent` it is made
-   * from the current version.
+   * Append the next version; the app's name follows the workflow's, and the draft becomes it (next revision).
+   * Without `links.parent` it is made from the current version.
    */
-  addVersion(appId: string, wf: Workflow, source: VersionSource, note?: string, links?: VersionLinks): Promise<VersionRecord>;
+  addVersion(
+    appId: string,
+    wf: Workflow,
+    source: VersionSource,
+    note?: string,
+    links?: VersionLinks,
+  ): Promise<VersionRecord>;
   current(appId: string): Promise<VersionRecord | undefined>;
   version(appId: string, version: number): Promise<VersionRecord | undefined>;
   /** Oldest first. */
   versions(appId: string): Promise<VersionRecord[]>;
 
-  addMessage(appId: string, role: "user" | "assistant", text: string, version?: number, extra?: MessageExtra): Promise<void>;
+  /** The app's draft; undefined for an unknown app. */
+  draft(appId: string): Promise<DraftRecord | undefined>;
+  /**
+   * Replace the draft (next revision). With `expectedRevision`, only while the draft is still at that revision
+   * (compare-and-set), so of two editors saving from one revision exactly one wins. Undefined for an unknown app.
+   */
+  saveDraft(
+    appId: string,
+    workflow: Workflow,
+    diagnostics: Diagnostic[],
+    expectedRevision?: number,
+  ): Promise<DraftSave | undefined>;
+  /** Make an existing version the published one; undefined when the app or the version does not exist. */
+  publish(appId: string, version: number): Promise<AppRecord | undefined>;
+  /** The published version's record; undefined before the first publish. */
+  published(appId: string): Promise<VersionRecord | undefined>;
+
+  addMessage(
+    appId: string,
+    role: "user" | "assistant",
+    text: string,
+    version?: number,
+    extra?: MessageExtra,
+  ): Promise<void>;
   /** In the order they were added. */
   messages(appId: string): Promise<ChatMessageRecord[]>;
 

@@ -4,6 +4,7 @@ import type { FormStore } from "./forms.js";
 import { MemoryAppStore } from "./memory/apps.js";
 import { MemoryConversationStore } from "./memory/conversations.js";
 import { MemoryFormStore } from "./memory/forms.js";
+import { MemoryRunLog } from "./memory/runlog.js";
 import { MemoryRunStore } from "./memory/runs.js";
 import { MemoryServiceApiStore } from "./memory/service-api.js";
 import { type PostgresSpec, parsePostgresSpec } from "./postgres/spec.js";
@@ -12,6 +13,7 @@ import { SqliteKnowledgeStore } from "./sqlite/knowledge.js";
 import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
 import { SqliteFormStore } from "./sqlite/forms.js";
+import { SqliteRunLog } from "./sqlite/runlog.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
 import { SqliteServiceApiStore } from "./sqlite/service-api.js";
 import type { Stores } from "./stores.js";
@@ -59,9 +61,11 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
   if (parsed.kind === "memory") {
     // Full-text search is SQLite's FTS5 even in memory: an in-process database that ends with the stores.
     const kb = new Database(":memory:");
+    const runs = new MemoryRunStore();
     return {
       kind: "memory",
-      runs: new MemoryRunStore(),
+      runs,
+      runLog: new MemoryRunLog(runs),
       apps: new MemoryAppStore(),
       forms: new MemoryFormStore(),
       service: new MemoryServiceApiStore(),
@@ -83,6 +87,8 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       kind: "sqlite",
       runs: new SqliteRunStore(db),
       apps: new SqliteAppStore(db),
+      // After the run store: its triggers and indexes are on the runs table.
+      runLog: new SqliteRunLog(db),
       knowledge: new SqliteKnowledgeStore(db),
       forms: new SqliteFormStore(db),
       service: new SqliteServiceApiStore(db),

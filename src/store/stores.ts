@@ -2,12 +2,15 @@ import type { AppStore } from "./apps.js";
 import type { ConversationStore } from "./conversations.js";
 import type { FormStore } from "./forms.js";
 import type { KnowledgeStore } from "./knowledge.js";
+import type { RunLog } from "./runlog.js";
 import type { RunStore } from "./runs.js";
 import type { ServiceApiStore } from "./service-api.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
 export interface Stores {
   runs: RunStore;
+  /** Where runs came from, filtered and searched lists of them, retention. */
+  runLog: RunLog;
   apps: AppStore;
   /** Knowledge bases (documents, chunks, full-text index, embeddings). */
   knowledge: KnowledgeStore;

@@ -101,8 +101,8 @@ describe("weft CLI", () => {
     const res = JSON.parse(r.out);
     expect(res.status).toBe("succeeded");
     expect(res.outputs).toEqual({ verdict: "short (3 words)", longest: "three" });
-    const runs = JSON.parse(weft(["runs", "--json", "--db", db]).out);
-    expect(runs[0].id).toBe(res.runId);
+    const { runs } = JSON.parse(weft(["runs", "--json", "--db", db]).out);
+    expect(runs[0]).toMatchObject({ id: res.runId, source: "cli" });
     const trace = JSON.parse(weft(["trace", res.runId, "--json", "--db", db]).out);
     expect(trace.trace.map((t: { nodeId: string }) => t.nodeId)).toEqual([
       "1000",
@@ -117,7 +117,7 @@ describe("weft CLI", () => {
     const missing = weft(["run", example, "--json", "--db", db]);
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/^error usage\.missing_input: required input "text" was not given/);
-    expect(JSON.parse(weft(["runs", "--json", "--db", db]).out)).toHaveLength(1);
+    expect(JSON.parse(weft(["runs", "--json", "--db", db]).out).runs).toHaveLength(1);
   });
 
   it("explains how to configure a model and exits 2 when none is configured", () => {

@@ -81,6 +81,8 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeCommits(target);
     describeLeases(target);
     describeApps(target);
+    describeDrafts(target);
+    describeRunLog(target);
     describeEvents(target);
     describeProposals(target);
     describeForms(target);
@@ -434,6 +436,177 @@ function describeApps(target: StoreTarget): void {
     }));
 }
 
+function describeDrafts(target: StoreTarget): void {
+  const broken = { ...wf, name: "Broken", edges: [] };
+  const finding = { code: "graph.unreachable", severity: "error" as const, message: "t is unreachable", nodeId: "t" };
+
+  it("drafts: created with the app, saved with diagnostics (errors kept), every new version becomes the draft", () =>
+    withStores(target, async ({ apps }) => {
+      expect(await apps.draft("nope")).toBeUndefined();
+      expect(await apps.saveDraft("nope", wf, [])).toBeUndefined();
+      const { app } = await apps.createApp({ name: "D", mode: "workflow" }, wf, "create");
+      const d1 = (await apps.draft(app.id))!;
+      expect(d1).toMatchObject({ appId: app.id, revision: 1, baseVersion: 1 });
+      expect(d1.workflow).toEqual(wf);
+      expect(d1.diagnostics).toBeUndefined();
+
+      const saved = await apps.saveDraft(app.id, broken, [finding], 1);
+      expect(saved).toMatchObject({ saved: true, draft: { revision: 2, baseVersion: 1, diagnostics: [finding] } });
+      expect((await apps.draft(app.id))?.workflow).toEqual(broken);
+      // A save is not a version: history and the published version are untouched.
+      expect((await apps.versions(app.id)).map((v) => v.version)).toEqual([1]);
+      expect((await apps.published(app.id))?.workflow).toEqual(wf);
+
+      // Without an expected revision the save is unconditional.
+      expect(await apps.saveDraft(app.id, broken, [])).toMatchObject({ saved: true, draft: { revision: 3 } });
+      const v2 = await apps.addVersion(app.id, { ...wf, name: "v2" }, "edit");
+      expect(await apps.draft(app.id)).toMatchObject({
+        revision: 4,
+        baseVersion: v2.version,
+        workflow: { name: "v2" },
+      });
+      expect((await apps.draft(app.id))?.diagnostics).toBeUndefined();
+
+      expect(await apps.deleteApp(app.id)).toBe(true);
+      expect(await apps.draft(app.id)).toBeUndefined();
+    }));
+
+  it("drafts: a save from a stale revision is refused with the current draft, nothing overwritten; of racing saves one wins", () =>
+    withStores(target, async ({ apps }) => {
+      const { app } = await apps.createApp({ name: "D", mode: "workflow" }, wf, "create");
+      await apps.saveDraft(app.id, { ...wf, name: "mine" }, [], 1);
+      const stale = await apps.saveDraft(app.id, { ...wf, name: "theirs" }, [], 1);
+      expect(stale).toMatchObject({ saved: false, current: { revision: 2, workflow: { name: "mine" } } });
+      expect((await apps.draft(app.id))?.workflow.name).toBe("mine");
+
+      const racing = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => apps.saveDraft(app.id, { ...wf, name: `racer ${i}` }, [], 2)),
+      );
+      const won = racing.filter((r) => r?.saved);
+      expect(won).toHaveLength(1);
+      expect(await apps.draft(app.id)).toMatchObject({
+        revision: 3,
+        workflow: won[0]!.saved ? won[0]!.draft.workflow : {},
+      });
+    }));
+
+  it("publish: version 1 published at creation unless asked not to; any existing version can be published (rollback)", () =>
+    withStores(target, async ({ apps }) => {
+      const { app } = await apps.createApp({ name: "P", mode: "workflow" }, wf, "create");
+      expect(app.publishedVersion).toBe(1);
+      const quiet = await apps.createApp({ name: "Q", mode: "workflow" }, broken, "import", { publish: false });
+      expect(quiet.app.publishedVersion).toBeUndefined();
+      expect(await apps.published(quiet.app.id)).toBeUndefined();
+      expect((await apps.draft(quiet.app.id))?.workflow).toEqual(broken);
+
+      const v2 = await apps.addVersion(app.id, { ...wf, name: "second" }, "publish");
+      expect((await apps.published(app.id))?.version).toBe(1);
+      expect(await apps.publish(app.id, v2.version)).toMatchObject({ id: app.id, publishedVersion: 2 });
+      expect((await apps.published(app.id))?.workflow.name).toBe("second");
+      expect((await apps.getApp(app.id))?.publishedVersion).toBe(2);
+      expect(await apps.publish(app.id, 1)).toMatchObject({ publishedVersion: 1 });
+      expect((await apps.published(app.id))?.version).toBe(1);
+      // Neither an unknown version nor an unknown app changes anything.
+      expect(await apps.publish(app.id, 9)).toBeUndefined();
+      expect(await apps.publish("nope", 1)).toBeUndefined();
+      expect((await apps.getApp(app.id))?.publishedVersion).toBe(1);
+    }));
+}
+
+function describeRunLog(target: StoreTarget): void {
+  const at = (t: number, over: Partial<RunRecord>) => run({ createdAt: t, updatedAt: t, ...over });
+
+  it("run log: filters by app, status (cancelled apart from failed), source, version, time; full-text search; newest first", () =>
+    withStores(target, async ({ runs, runLog }) => {
+      const made = [
+        at(1000, { appId: "a", status: "succeeded", inputs: { q: "the quick brown fox" }, outputs: { a: "jumps" } }),
+        at(2000, { appId: "a", status: "failed", error: { code: "node.failed", message: "boom" } }),
+        at(3000, { appId: "a", status: "failed", error: { code: "run.cancelled", message: "cancelled" } }),
+        at(4000, { appId: "b", status: "paused", inputs: { q: "Brown bear" } }),
+        at(5000, { appId: "b", status: "running" }),
+        at(6000, { status: "succeeded", inputs: { q: "no app" } }),
+      ];
+      for (const r of made) await runs.createRun(r);
+      await runs.updateRun(made[3]!.id, { outputs: { note: "zebra crossing" } });
+      const tags = ["studio", "v1", "v1", "mcp", "queue", "cli"] as const;
+      for (const [i, r] of made.entries()) await runLog.tag(r.id, { source: tags[i]!, version: i < 3 ? 2 : 1 });
+      const ids = async (q: Parameters<typeof runLog.query>[0]) =>
+        (await runLog.query(q)).runs.map((r) => made.findIndex((m) => m.id === r.id));
+
+      expect(await ids({})).toEqual([5, 4, 3, 2, 1, 0]);
+      expect(await ids({ appId: "a" })).toEqual([2, 1, 0]);
+      expect(await ids({ status: ["failed"] })).toEqual([1]);
+      expect(await ids({ status: ["cancelled"] })).toEqual([2]);
+      expect(await ids({ status: ["paused", "running"] })).toEqual([4, 3]);
+      expect(await ids({ source: ["v1"] })).toEqual([2, 1]);
+      expect(await ids({ appId: "a", version: 2, source: ["studio", "v1"] })).toEqual([2, 1, 0]);
+      expect(await ids({ since: 2000, until: 4000 })).toEqual([2, 1]);
+      expect(await ids({ search: "brown" })).toEqual([3, 0]);
+      expect(await ids({ search: "BROWN fox" })).toEqual([0]);
+      // Outputs written after the run started are searched too.
+      expect(await ids({ search: "zebra" })).toEqual([3]);
+      expect(await ids({ search: "nothing-like-it" })).toEqual([]);
+      expect(await runLog.count({ appId: "a", status: ["failed", "cancelled"] })).toBe(2);
+      expect(await runLog.count({ search: "brown", limit: 1 })).toBe(2);
+
+      const entry = (await runLog.query({ search: "fox" })).runs[0]!;
+      expect(entry).toMatchObject({
+        appId: "a",
+        status: "succeeded",
+        source: "studio",
+        version: 2,
+        workflowName: wf.name,
+      });
+      expect(entry.inputs).toEqual({ q: "the quick brown fox" });
+      expect(entry).not.toHaveProperty("workflow");
+    }));
+
+  it("run log: cursor pages cover every run once, also within one millisecond; bad queries are typed errors", () =>
+    withStores(target, async ({ runs, runLog }) => {
+      const made = Array.from({ length: 7 }, (_, i) => at(i < 4 ? 500 : 900, { appId: "p" }));
+      for (const r of made) await runs.createRun(r);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await runLog.query({ appId: "p", limit: 3, ...(cursor ? { cursor } : {}) });
+        seen.push(...page.runs.map((r) => r.id));
+        cursor = page.next;
+        pages++;
+      } while (cursor);
+      expect(pages).toBe(3);
+      expect(new Set(seen).size).toBe(7);
+      expect(seen.sort()).toEqual(made.map((r) => r.id).sort());
+
+      await expect(runLog.query({ cursor: "not-a-cursor" })).rejects.toMatchObject({ code: "runs.invalid_cursor" });
+      await expect(runLog.query({ search: "!!" })).rejects.toMatchObject({ code: "runs.invalid_search" });
+      await expect(runLog.query({ limit: 0 })).rejects.toMatchObject({ code: "runs.invalid_limit" });
+    }));
+
+  it("retention: by age and per app, never a running or paused run, with the run's trace and commits", () =>
+    withStores(target, async ({ runs, runLog }) => {
+      const day = 86_400_000;
+      const now = 100 * day;
+      const old = at(now - 40 * day, { appId: "r", status: "succeeded" });
+      const oldPaused = at(now - 40 * day, { appId: "r", status: "paused" });
+      const recent = Array.from({ length: 4 }, (_, i) => at(now - (4 - i) * 1000, { appId: "r", status: "failed" }));
+      const running = at(now - 10 * 1000, { appId: "r", status: "running" });
+      for (const r of [old, oldPaused, running, ...recent]) await runs.createRun(r);
+      await runs.commitNode(old.id, commit("t", { output: "x" }), attempt(old.id, "t", 1));
+
+      expect(await runLog.prune({ maxAgeDays: 30 }, now)).toBe(1);
+      expect(await runs.getRun(old.id)).toBeUndefined();
+      expect(await runs.attempts(old.id)).toEqual([]);
+      expect((await runs.committed(old.id)).size).toBe(0);
+      expect(await runs.getRun(oldPaused.id)).toBeDefined();
+
+      // Keep 2 per app: the two newest stay, the older failed ones go, the paused and running ones stay.
+      expect(await runLog.prune({ maxRunsPerApp: 2 }, now)).toBe(2);
+      const left = (await runLog.query({ appId: "r" })).runs.map((r) => r.id);
+      expect(left.sort()).toEqual([recent[3]!.id, recent[2]!.id, running.id, oldPaused.id].sort());
+    }));
+}
+
 function describeEvents(target: StoreTarget): void {
   it("events: batches for many runs in one call, read in order, replayed after a sequence number, rewrites replace", () =>
     withStores(target, async ({ apps }) => {
@@ -771,6 +944,14 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       expect((await b.apps.getApp(app.id))?.name).toBe("Shared");
       await b.apps.addVersion(app.id, wf, "edit");
       expect((await a.apps.current(app.id))?.version).toBe(2);
+      // Autosaves from two servers at one revision: exactly one is stored, the other gets it back.
+      const saves = await Promise.all([
+        a.apps.saveDraft(app.id, { ...wf, name: "from a" }, [], 2),
+        b.apps.saveDraft(app.id, { ...wf, name: "from b" }, [], 2),
+      ]);
+      expect(saves.filter((s) => s?.saved)).toHaveLength(1);
+      expect(await b.apps.publish(app.id, 2)).toMatchObject({ publishedVersion: 2 });
+      expect((await a.apps.published(app.id))?.version).toBe(2);
       const key = await a.apps.createKey("k");
       expect(await b.apps.verifyKey(key.key)).toBe(true);
       await a.apps.appendEvents([{ runId: r.id, from: 0, events: [ev(r.id, "a")] }]);
@@ -825,6 +1006,7 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
     const f = await a.forms.createForm(form(r.id, "ask"));
     const appKey = await a.service.createAppKey(app.id);
     const p = await a.apps.createProposal(proposal(app.id, 1));
+    await a.apps.saveDraft(app.id, { ...wf, name: "autosaved" }, [], 1);
     await a.apps.addMessage(app.id, "assistant", "proposed", undefined, {
       proposalId: p.id,
       outcome: { kind: "unchanged", summary: "Nothing changed." },
@@ -853,6 +1035,8 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       expect((await b.runs.committed(r.id)).get("t")).toEqual(c);
       expect(await b.runs.attempts(r.id)).toHaveLength(1);
       expect((await b.apps.getApp(app.id))?.name).toBe("Kept");
+      expect(await b.apps.draft(app.id)).toMatchObject({ revision: 2, workflow: { name: "autosaved" } });
+      expect((await b.apps.published(app.id))?.version).toBe(1);
       expect(await b.apps.proposal(app.id, p.id)).toEqual(p);
       expect((await b.apps.messages(app.id))[0]).toMatchObject({ proposalId: p.id, outcome: { kind: "unchanged" } });
       expect((await b.conversations.get(conv.id))?.variables).toEqual({ kept: true });

@@ -198,7 +198,7 @@ describe.skipIf(!hasPostgres && !process.env.CI)("PostgreSQL store", () => {
     const { runId, outputs } = JSON.parse(ran.stdout);
     expect(outputs).toEqual({ out: "hello pg" });
     const listed = weft("runs", "--db", url, "--json");
-    expect(JSON.parse(listed.stdout).map((r: { id: string }) => r.id)).toEqual([runId]);
+    expect(JSON.parse(listed.stdout).runs.map((r: { id: string }) => r.id)).toEqual([runId]);
     const traced = weft("trace", runId, "--db", url, "--json");
     expect(JSON.parse(traced.stdout).trace.map((t: { nodeId: string }) => t.nodeId)).toEqual(["start", "t", "end"]);
     expect(weft("resume", runId, "--db", url).stderr).toMatch(/^error run\.finished: /);

@@ -36,7 +36,8 @@ async function failure(res: Response): Promise<ApiFailure> {
 }
 
 function headers(extra: Record<string, string> = {}): Record<string, string> {
-  return { authorization: `Bearer ${getKey()}`, ...extra };
+  // x-weft-client: the run log files the studio's runs under source "studio".
+  return { authorization: `Bearer ${getKey()}`, "x-weft-client": "studio", ...extra };
 }
 
 export async function api<T>(path: string, init: { method?: string; json?: unknown; body?: BodyInit; contentType?: string } = {}): Promise<T> {

@@ -1,11 +1,13 @@
 import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
-import { formatDiagnostic } from "../../ir/diagnostics.js";
+// Without the node types registered every node would be "unknown" to the analyser (and no import published).
+import "../../nodes/index.js";
+import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
-
+import { registerDraftCommands } from "./app-drafts.js";
 
 /** Apps are what `weft serve` serves; an in-process database would lose them when the command ends. */
 function sharedDb(db: string, what: string): string {
@@ -23,7 +25,9 @@ export function registerAppCommands(program: Command): void {
     .description("apps that `weft serve` runs (the Dify service API selects one by its key)");
   apps
     .command("import")
-    .description("create an app from a Dify DSL file (or Weft JSON); its id is printed on the last line")
+    .description(
+      "create an app from a Dify DSL file (or Weft JSON), published when the analyser finds no errors; its id is printed on the last line",
+    )
     .argument("<file>")
     .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
@@ -38,10 +42,17 @@ export function registerAppCommands(program: Command): void {
           { name: workflow.name, mode: workflow.mode, description: workflow.description },
           workflow,
           "import",
+          { publish: !hasErrors(diagnostics) },
         );
-        if (opts.json) return printJson({ app, version: version.version, warnings, diagnostics });
+        const published = app.publishedVersion !== undefined;
+        if (opts.json) return printJson({ app, version: version.version, published, warnings, diagnostics });
         for (const d of [...warnings, ...diagnostics]) process.stderr.write(`${formatDiagnostic(d)}\n`);
-        process.stdout.write(`imported "${app.name}" (${app.mode}), ${workflow.nodes.length} nodes\n${app.id}\n`);
+        const state = published
+          ? "published"
+          : `saved as a draft, not published: fix its errors, then \`weft apps publish ${app.id}\``;
+        process.stdout.write(
+          `imported "${app.name}" (${app.mode}), ${workflow.nodes.length} nodes, ${state}\n${app.id}\n`,
+        );
       } finally {
         await stores.close();
       }
@@ -59,12 +70,16 @@ export function registerAppCommands(program: Command): void {
         const versions = await Promise.all(list.map((a) => stores.apps.current(a.id)));
         const rows = list.map((a, i) => ({ ...a, version: versions[i]?.version ?? 0 }));
         if (opts.json) return printJson(rows);
-        for (const a of rows) process.stdout.write(`${a.id}  ${a.mode.padEnd(13)} v${a.version}  ${a.name}\n`);
+        for (const a of rows) {
+          const live = a.publishedVersion === undefined ? "unpublished" : `published v${a.publishedVersion}`;
+          process.stdout.write(`${a.id}  ${a.mode.padEnd(13)} v${a.version} (${live})  ${a.name}\n`);
+        }
         if (rows.length === 0) process.stdout.write("no apps\n");
       } finally {
         await stores.close();
       }
     });
+  registerDraftCommands(apps);
 }
 
 /** `weft keys create --app APP_ID`: an `app-…` key of the service API, bound to one app. */

@@ -16,7 +16,9 @@ export function registerMcpCommands(program: Command): void {
   const mcp = program.command("mcp").description("apps as MCP servers");
   mcp
     .command("serve")
-    .description("serve one app (a workflow file, or an app id of the database) as an MCP server over stdio: one tool, start inputs → end outputs")
+    .description(
+      "serve one app (a workflow file, or an app id of the database: its published version) as an MCP server over stdio: one tool, start inputs → end outputs",
+    )
     .argument("<app-or-file>")
     .option("--db <spec>", "database for app ids, runs and knowledge bases (default from config: weft.db)")
     .option("--config <path>", "weft.config.json")
@@ -31,9 +33,22 @@ export function registerMcpCommands(program: Command): void {
         const app = await stores.apps.getApp(target);
         if (!app) {
           await stores.close();
-          throw new CliError("mcp.app_not_found", `${target} is neither a workflow file nor an app id of ${opts.db ?? cfg.db}`, EXIT.invalid);
+          throw new CliError(
+            "mcp.app_not_found",
+            `${target} is neither a workflow file nor an app id of ${opts.db ?? cfg.db}`,
+            EXIT.invalid,
+          );
         }
-        workflow = (await stores.apps.current(app.id))!.workflow;
+        const published = await stores.apps.published(app.id);
+        if (!published) {
+          await stores.close();
+          throw new CliError(
+            "app.not_published",
+            `app ${app.id} has no published version yet; publish it first (\`weft apps publish ${app.id}\`)`,
+            EXIT.invalid,
+          );
+        }
+        workflow = published.workflow;
         appId = app.id;
         name = app.name;
       }
@@ -41,10 +56,18 @@ export function registerMcpCommands(program: Command): void {
       if (gate.blocking.length > 0) {
         await stores.close();
         for (const d of gate.blocking) process.stderr.write(`${formatDiagnostic(d)}\n`);
-        throw new CliError("run.invalid_workflow", "the workflow has errors; fix them (see `weft validate`) before serving it", EXIT.invalid);
+        throw new CliError(
+          "run.invalid_workflow",
+          "the workflow has errors; fix them (see `weft validate`) before serving it",
+          EXIT.invalid,
+        );
       }
       const services = await buildServices(cfg, { configPath: opts.config, knowledge: stores.knowledge });
-      const server = createAppMcpServer(workflow, (inputs, sys, signal) => runWorkflow(workflow, { inputs, sys, services, store: stores.runs, appId, signal }), { name });
+      const server = createAppMcpServer(
+        workflow,
+        (inputs, sys, signal) => runWorkflow(workflow, { inputs, sys, services, store: stores.runs, appId, signal }),
+        { name },
+      );
       const stop = async () => {
         await server.close().catch(() => {});
         await services.close();

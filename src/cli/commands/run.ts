@@ -16,6 +16,8 @@ import { DB_HELP, loadWeftConfig } from "../config.js";
 import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
+import { parseRunQuery, runLink } from "../../server/run-query.js";
+import { RUN_LOG_STATUSES, RUN_SOURCES } from "../../store/runlog.js";
 
 /** The file's MIME type by extension (mime-db, plus the Dify extensions it lacks). */
 function mimeOf(path: string): string {
@@ -34,7 +36,8 @@ export function splitPair(raw: string, flag: string): [string, string] {
 
 function positiveInt(raw: string, flag: string): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1) throw new CliError("usage.number", `${flag} expects a whole number of at least 1, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || n < 1)
+    throw new CliError("usage.number", `${flag} expects a whole number of at least 1, got "${raw}"`);
   return n;
 }
 
@@ -105,6 +108,16 @@ function refuseBadInput(check: () => void): void {
       throw new CliError(`usage.${e.code.replace(/^input\./, "")}_input`, `${e.message}${how}`);
     }
     throw e;
+  }
+}
+
+/** Queued runs are stored by the worker; the log learns where they came from once they end. */
+async function tagRun(db: string, runId: string, source: "queue"): Promise<void> {
+  const stores = await openStores(db);
+  try {
+    await stores.runLog.tag(runId, { source });
+  } finally {
+    await stores.close();
   }
 }
 
@@ -189,6 +202,7 @@ export function registerRunCommands(program: Command): void {
             redisUrl: opts.redis,
             onEvent: progress(!!opts.json),
           });
+          await tagRun(opts.db ?? cfg.db, result.runId, "queue");
           return finish(result, opts);
         }
         stores = await openStores(opts.db ?? cfg.db);
@@ -204,6 +218,7 @@ export function registerRunCommands(program: Command): void {
             sys: { ...(opts.query ? { query: opts.query } : {}), ...(sysFiles.length > 0 ? { files: sysFiles } : {}) },
             onEvent: progress(!!opts.json),
           });
+          await stores.runLog.tag(result.runId, { source: "cli" });
           finish(result, opts);
         }
       }
@@ -213,11 +228,18 @@ export function registerRunCommands(program: Command): void {
     .command("worker")
     .description("process queued runs from Redis (any number of workers may share Redis and the run store)")
     .option("--redis <url>", "Redis (default WEFT_REDIS_URL or redis://127.0.0.1:6379)")
-    .option("--db <spec>", "run store shared by the workers: postgres://USER@HOST:PORT/DB (workers on any machine) or a SQLite file on this machine (default from config: weft.db)")
+    .option(
+      "--db <spec>",
+      "run store shared by the workers: postgres://USER@HOST:PORT/DB (workers on any machine) or a SQLite file on this machine (default from config: weft.db)",
+    )
     .option("--config <path>", "weft.config.json")
     .option("--concurrency <n>", "runs processed at once", "4")
     .option("--lock-ms <n>", "lock lifetime; a dead worker's run is taken over after it", "30000")
-    .option("--grace-ms <n>", "on SIGTERM/SIGINT, how long running nodes may take to finish before the worker exits", "10000")
+    .option(
+      "--grace-ms <n>",
+      "on SIGTERM/SIGINT, how long running nodes may take to finish before the worker exits",
+      "10000",
+    )
     .option("--name <name>", "worker name in results")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
@@ -264,33 +286,50 @@ export function registerRunCommands(program: Command): void {
     .description("list recorded runs")
     .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
-    .option("--limit <n>", "how many", "20")
-    .option("--json", "print as JSON")
+    .option("--app <id>", "only this app's runs")
+    .option("--status <s>", `only these statuses, comma-separated: ${RUN_LOG_STATUSES.join(", ")}`)
+    .option("--source <s>", `only runs started from, comma-separated: ${RUN_SOURCES.join(", ")}`)
+    // Not --version: the program's own --version would answer first.
+    .option("--app-version <n>", "only runs of this app version")
+    .option("--since <duration>", "only runs started within it (30m, 24h, 7d) or since an ISO time")
+    .option("--until <time>", "only runs started before it (a duration back, or an ISO time)")
+    .option("--search <text>", "only runs whose inputs or outputs contain every word")
+    .option("--limit <n>", "how many (at most 100)", "20")
+    .option("--cursor <c>", "the next page: the cursor the previous page printed")
+    .option("--json", "print as JSON: {runs, next}")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
+      const { appVersion, ...rest } = opts;
+      const q = parseRunQuery({ ...rest, ...(appVersion !== undefined ? { version: appVersion } : {}) });
       const stores = await openStores(opts.db ?? cfg.db);
-      const listed = await stores.runs.listRuns({ limit: Number(opts.limit) });
+      const page = await stores.runLog.query(q).catch(async (e) => {
+        await stores.close();
+        throw e;
+      });
       const waiting = await Promise.all(
-        listed.map(async (r) =>
+        page.runs.map(async (r) =>
           r.status === "paused" ? (await stores.forms.runForms(r.id)).filter((f) => f.status === "waiting") : [],
         ),
       ).finally(() => stores.close());
-      const runs = listed.map((r, i) => ({
-        id: r.id,
-        workflow: r.workflow.name,
-        status: r.status,
+      const runs = page.runs.map((r, i) => ({
+        ...r,
         createdAt: new Date(r.createdAt).toISOString(),
-        error: r.error?.message,
+        updatedAt: new Date(r.updatedAt).toISOString(),
+        ...(runLink(r) ? { link: runLink(r) } : {}),
         ...(waiting[i]!.length ? { waiting: waiting[i]!.map(pendingForm) } : {}),
       }));
-      if (opts.json) return printJson(runs);
+      if (opts.json) return printJson({ runs, next: page.next ?? null });
       for (const r of runs) {
+        const from = [r.source, r.version !== undefined ? `v${r.version}${r.draft ? " draft" : ""}` : ""]
+          .filter(Boolean)
+          .join(" ");
         process.stdout.write(
-          `${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflow}${r.error ? `  (${r.error})` : ""}\n`,
+          `${r.id}  ${r.status.padEnd(17)} ${r.createdAt}  ${r.workflowName}${from ? `  [${from}]` : ""}${r.error ? `  (${r.error.message})` : ""}\n`,
         );
         for (const f of r.waiting ?? []) process.stdout.write(`${describeForm(r.id, f).replace(/^/gm, "    ")}\n`);
       }
       if (runs.length === 0) process.stdout.write("no runs recorded\n");
+      if (page.next) process.stdout.write(`more: --cursor ${page.next}\n`);
     });
 
   program

@@ -56,6 +56,7 @@ export function registerServeCommands(program: Command): void {
         llmConfig: loadLlmConfig({ path: opts.config }),
         synchronous: opts.synchronous,
         knowledgeConfig: cfg.knowledge,
+        retention: { maxAgeDays: cfg.runs.retention.days, maxRunsPerApp: cfg.runs.retention.perApp },
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
       }).catch((e: unknown) => {
         if (e instanceof WeftError && e.code.startsWith("server.")) throw new CliError(e.code, e.message);

@@ -3,6 +3,7 @@ import { diffWorkflows } from "../../ir/diff.js";
 import { analyse } from "../../analysis/index.js";
 import { servingDiagnostics } from "../../engine/serving.js";
 import { exportDify, importDify } from "../../dsl/dify/index.js";
+import { hasErrors } from "../../ir/diagnostics.js";
 import { AppModeSchema, type Workflow } from "../../ir/workflow.js";
 import type { VersionRecord } from "../../store/apps.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
@@ -59,14 +60,17 @@ export function appRoutes(deps: ServerDeps): Hono {
     return c.json({ app, version: versionSummary(version), diagnostics }, 201);
   });
 
+  // As a Dify import of a published app: published at once when clean, else a draft to fix first.
   r.post("/import", async (c) => {
     const { workflow, warnings } = importYaml(await c.req.text());
+    const diagnostics = analyse(workflow).diagnostics;
     const { app, version } = await apps.createApp(
       { name: workflow.name, mode: workflow.mode, description: workflow.description },
       workflow,
       "import",
+      { publish: !hasErrors(diagnostics) },
     );
-    return c.json({ app, version: versionSummary(version), warnings, diagnostics: analyse(workflow).diagnostics }, 201);
+    return c.json({ app, version: versionSummary(version), warnings, diagnostics }, 201);
   });
 
   r.get("/:id", async (c) => {
@@ -92,11 +96,6 @@ export function appRoutes(deps: ServerDeps): Hono {
     const { workflow, diagnostics } = validateWorkflow(body.workflow, app.mode);
     const v = await apps.addVersion(app.id, workflow, "edit", typeof body.note === "string" ? body.note : "");
     return c.json({ ...versionSummary(v), diagnostics }, 201);
-  });
-
-  r.get("/:id/versions", async (c) => {
-    const app = await requireApp(deps, c.req.param("id"));
-    return c.json({ versions: (await apps.versions(app.id)).map(versionSummary) });
   });
 
   r.get("/:id/versions/:v", async (c) => {
@@ -142,14 +141,6 @@ export function appRoutes(deps: ServerDeps): Hono {
   r.get("/:id/messages", async (c) => {
     const app = await requireApp(deps, c.req.param("id"));
     return c.json({ messages: await apps.messages(app.id) });
-  });
-
-  r.get("/:id/runs", async (c) => {
-    const app = await requireApp(deps, c.req.param("id"));
-    const runs = await deps.runs.listRuns({ appId: app.id });
-    return c.json({
-      runs: runs.map((run) => ({ id: run.id, status: run.status, createdAt: run.createdAt, updatedAt: run.updatedAt })),
-    });
   });
 
   return r;

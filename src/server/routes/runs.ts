@@ -4,6 +4,7 @@ import { type Diagnostic, formatDiagnostic } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
 import type { ConversationRecord } from "../../store/conversations.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
+import { getDraft } from "../drafts.js";
 import { ApiError } from "../errors.js";
 import { storeRunFiles } from "../run-files.js";
 import { pumpSSE } from "../sse.js";
@@ -32,7 +33,7 @@ async function openConversation(deps: ServerDeps, appId: string, id: unknown): P
   return conv;
 }
 
-/** Runs of an app's current version (POST /api/apps/:id/runs). */
+/** The studio's Run (POST /api/apps/:id/runs): the app's draft, as Dify's debug run; end users run the published version. */
 export function appRunRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
   r.post("/:id/runs", async (c) => {
@@ -41,15 +42,15 @@ export function appRunRoutes(deps: ServerDeps): Hono {
     const inputs = body.inputs ?? {};
     if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))
       throw new ApiError(400, "request.invalid_inputs", "`inputs` must be an object");
-    const current = (await deps.apps.current(app.id))!;
-    const diagnostics = diagnosticsOf(app.id, current.version, current.workflow);
+    const draft = await getDraft(deps.apps, app.id);
+    const diagnostics = draft.diagnostics;
     const gate = runGate(diagnostics, { allowWarnings: body.allow_warnings === true });
     if (gate.blocking.length > 0) {
       const first = gate.blocking[0]!;
       throw new ApiError(
         422,
         "run.invalid_workflow",
-        `version ${current.version} has errors; fix them before running (${formatDiagnostic(first)})`,
+        `the draft (revision ${draft.revision}) has errors; fix them before running (${formatDiagnostic(first)})`,
         diagnostics,
       );
     }
@@ -59,7 +60,7 @@ export function appRunRoutes(deps: ServerDeps): Hono {
     if (files.length > 0) sys.files = files;
     const conv = app.mode === "advanced-chat" ? await openConversation(deps, app.id, body.conversationId) : undefined;
     if (conv) Object.assign(sys, { conversation_id: conv.id, dialogue_count: conv.dialogueCount });
-    const { runId } = await deps.hub.start(current.workflow, {
+    const { runId } = await deps.hub.start(draft.workflow, {
       appId: app.id,
       inputs: inputs as Record<string, unknown>,
       sys,
@@ -68,10 +69,14 @@ export function appRunRoutes(deps: ServerDeps): Hono {
         onFinished: (r) => deps.stores.conversations.finishTurn(conv.id, r.conversation),
       }),
     });
+    // The studio says it is the studio; any other client of this route is the API.
+    const source = c.req.header("x-weft-client") === "studio" ? "studio" : "api";
+    await deps.stores.runLog.tag(runId, { source, version: draft.baseVersion, draft: true });
     return c.json(
       {
         runId,
-        version: current.version,
+        version: draft.baseVersion,
+        draftRevision: draft.revision,
         ...(conv && { conversationId: conv.id }),
         ...(gate.downgraded.length > 0 ? { warnings: gate.downgraded } : {}),
       },

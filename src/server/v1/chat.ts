@@ -69,7 +69,7 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     const mode = responseMode(body.response_mode);
     if (typeof body.query !== "string") throw badParam("query is required");
     const query = body.query;
-    const current = await deps.apps.current(app.id);
+    const current = await deps.apps.published(app.id);
     const files = await resolveFileList(deps.stores.service, app.id, body.files);
     const given =
       typeof body.conversation_id === "string" && body.conversation_id !== "" ? body.conversation_id : undefined;

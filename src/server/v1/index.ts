@@ -6,6 +6,7 @@ import type { V1Env } from "./env.js";
 import { DifyError } from "./errors.js";
 import { fileRoutes } from "./files.js";
 import { formRoutes } from "./forms.js";
+import { logRoutes } from "./logs.js";
 import { metaRoutes } from "./meta.js";
 import { workflowRoutes } from "./workflows.js";
 
@@ -42,6 +43,7 @@ export function serviceApi(deps: ServerDeps, maxBodyBytes: number): Hono<V1Env> 
         ),
     }),
   );
+  r.route("/", logRoutes(deps));
   r.route("/", workflowRoutes(deps));
   r.route("/", chatRoutes(deps));
   r.route("/", fileRoutes(deps));

@@ -31,8 +31,13 @@ export function metaRoutes(deps: ServerDeps): Hono<V1Env> {
   const r = new Hono<V1Env>();
   r.get("/parameters", async (c) => {
     const app = c.get("app");
-    const current = await deps.apps.current(app.id);
-    if (!current) throw new DifyError(400, "app_unavailable", "App unavailable, please check your app configurations.");
+    const current = await deps.apps.published(app.id);
+    if (!current)
+      throw new DifyError(
+        400,
+        "app_unavailable",
+        "App unavailable: it has not been published yet (publish it in the studio or with `weft apps publish`).",
+      );
     const f = (current.workflow.features ?? {}) as Record<string, unknown>;
     return c.json({
       opening_statement: typeof f.opening_statement === "string" ? f.opening_statement : "",

@@ -52,8 +52,13 @@ export async function startServiceRun(
   app: AppRecord,
   req: ServiceRunRequest,
 ): Promise<{ runId: string; done: Promise<unknown> }> {
-  const current = await deps.apps.current(app.id);
-  if (!current) throw new DifyError(400, "app_unavailable", "App unavailable, please check your app configurations.");
+  const current = await deps.apps.published(app.id);
+  if (!current)
+    throw new DifyError(
+      400,
+      "app_unavailable",
+      "App unavailable: it has not been published yet (publish it in the studio or with `weft apps publish`).",
+    );
   const diagnostics = diagnosticsOf(app.id, current.version, current.workflow);
   if (hasErrors(diagnostics)) {
     const first = diagnostics.find((d) => d.severity === "error")!;
@@ -82,6 +87,7 @@ export async function startServiceRun(
     sys: systemValues(app.id, req.user, req.files, req.chat),
     conversation: req.chat?.variables,
   });
+  await deps.stores.runLog.tag(runId, { source: "v1", version: current.version });
   return started;
 }
 

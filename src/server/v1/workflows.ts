@@ -23,7 +23,7 @@ export function workflowRoutes(deps: ServerDeps): Hono<V1Env> {
     const body = await readBody(c);
     const user = userOf(body.user);
     const mode = responseMode(body.response_mode);
-    const current = await deps.apps.current(app.id);
+    const current = await deps.apps.published(app.id);
     const inputs = current
       ? await resolveInputs(deps.stores.service, app.id, current.workflow, objectArg(body.inputs, "inputs"))
       : {};

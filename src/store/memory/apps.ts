@@ -1,11 +1,15 @@
 import { newId } from "../../util/ids.js";
 import type { RunEvent } from "../../engine/events.js";
+import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { AppMode, Workflow } from "../../ir/workflow.js";
 import type {
   ApiKeyRecord,
   AppRecord,
   AppStore,
   ChatMessageRecord,
+  CreateAppOptions,
+  DraftRecord,
+  DraftSave,
   EventBatch,
   MessageExtra,
   NewProposal,
@@ -26,11 +30,13 @@ export class MemoryAppStore implements AppStore {
   private keys = new Map<string, ApiKeyRecord & { hash: string }>();
   private eventLog = new Map<string, Map<number, RunEvent>>();
   private proposalLog = new Map<string, ProposalRecord[]>();
+  private drafts = new Map<string, DraftRecord>();
 
   async createApp(
     a: { name: string; mode: AppMode; description?: string },
     workflow: Workflow,
     source: VersionSource,
+    opts: CreateAppOptions = {},
   ): Promise<{ app: AppRecord; version: VersionRecord }> {
     const now = Date.now();
     const app: AppRecord = {
@@ -40,6 +46,7 @@ export class MemoryAppStore implements AppStore {
       description: a.description ?? "",
       createdAt: now,
       updatedAt: now,
+      ...(opts.publish !== false ? { publishedVersion: 1 } : {}),
     };
     const version: VersionRecord = {
       appId: app.id,
@@ -51,6 +58,7 @@ export class MemoryAppStore implements AppStore {
     };
     this.apps.set(app.id, app);
     this.versionLog.set(app.id, [version]);
+    this.setDraftFrom(version, now);
     return structuredClone({ app, version });
   }
 
@@ -64,6 +72,7 @@ export class MemoryAppStore implements AppStore {
 
   async deleteApp(id: string): Promise<boolean> {
     this.versionLog.delete(id);
+    this.drafts.delete(id);
     this.messageLog.delete(id);
     this.proposalLog.delete(id);
     return this.apps.delete(id);
@@ -93,7 +102,56 @@ export class MemoryAppStore implements AppStore {
     this.versionLog.set(appId, log);
     const app = this.apps.get(appId);
     if (app) Object.assign(app, { updatedAt: now, name: wf.name });
+    this.setDraftFrom(v, now);
     return structuredClone(v);
+  }
+
+  private setDraftFrom(v: VersionRecord, now: number): void {
+    const revision = (this.drafts.get(v.appId)?.revision ?? 0) + 1;
+    this.drafts.set(v.appId, {
+      appId: v.appId,
+      workflow: structuredClone(v.workflow),
+      revision,
+      baseVersion: v.version,
+      updatedAt: now,
+    });
+  }
+
+  async draft(appId: string): Promise<DraftRecord | undefined> {
+    return structuredClone(this.drafts.get(appId));
+  }
+
+  async saveDraft(
+    appId: string,
+    workflow: Workflow,
+    diagnostics: Diagnostic[],
+    expectedRevision?: number,
+  ): Promise<DraftSave | undefined> {
+    const cur = this.drafts.get(appId);
+    if (!cur) return undefined;
+    if (expectedRevision !== undefined && expectedRevision !== cur.revision)
+      return { saved: false, current: structuredClone(cur) };
+    const next: DraftRecord = {
+      ...cur,
+      workflow: structuredClone(workflow),
+      diagnostics: structuredClone(diagnostics),
+      revision: cur.revision + 1,
+      updatedAt: Date.now(),
+    };
+    this.drafts.set(appId, next);
+    return { saved: true, draft: structuredClone(next) };
+  }
+
+  async publish(appId: string, version: number): Promise<AppRecord | undefined> {
+    const app = this.apps.get(appId);
+    if (!app || !this.versionLog.get(appId)?.some((v) => v.version === version)) return undefined;
+    app.publishedVersion = version;
+    return structuredClone(app);
+  }
+
+  async published(appId: string): Promise<VersionRecord | undefined> {
+    const n = this.apps.get(appId)?.publishedVersion;
+    return n === undefined ? undefined : this.version(appId, n);
   }
 
   async current(appId: string): Promise<VersionRecord | undefined> {
@@ -131,7 +189,12 @@ export class MemoryAppStore implements AppStore {
   }
 
   async createProposal(p: NewProposal): Promise<ProposalRecord> {
-    const rec: ProposalRecord = { ...structuredClone(p), id: `prop_${newId()}`, status: "pending", createdAt: Date.now() };
+    const rec: ProposalRecord = {
+      ...structuredClone(p),
+      id: `prop_${newId()}`,
+      status: "pending",
+      createdAt: Date.now(),
+    };
     const log = this.proposalLog.get(p.appId) ?? [];
     log.push(rec);
     this.proposalLog.set(p.appId, log);

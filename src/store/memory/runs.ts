@@ -24,6 +24,15 @@ export class MemoryRunStore implements RunStore {
     else delete r.lease;
     this.runs.set(run.id, r);
   }
+  /** The run log's retention (memory only: the SQL stores delete in their own run log). */
+  forget(ids: string[]): void {
+    for (const id of ids) {
+      this.runs.delete(id);
+      this.commits.delete(id);
+      this.attemptLog.delete(id);
+      this.artifactLog.delete(id);
+    }
+  }
   async getRun(id: string): Promise<RunRecord | undefined> {
     const r = this.runs.get(id);
     return r ? structuredClone(r) : undefined;

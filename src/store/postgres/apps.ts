@@ -1,11 +1,15 @@
 import { newId } from "../../util/ids.js";
 import type { RunEvent } from "../../engine/events.js";
+import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { AppMode, Workflow } from "../../ir/workflow.js";
 import type {
   ApiKeyRecord,
   AppRecord,
   AppStore,
   ChatMessageRecord,
+  CreateAppOptions,
+  DraftRecord,
+  DraftSave,
   EventBatch,
   MessageExtra,
   NewProposal,
@@ -26,7 +30,27 @@ interface AppRow {
   description: string;
   created_at: number;
   updated_at: number;
+  published_version: number | null;
 }
+
+interface DraftRow {
+  app_id: string;
+  workflow: string;
+  diagnostics: string | null;
+  revision: number;
+  base_version: number;
+  updated_at: number;
+}
+
+const toDraft = (r: DraftRow): DraftRecord => ({
+  appId: r.app_id,
+  workflow: json(r.workflow),
+  ...(r.diagnostics !== null ? { diagnostics: json(r.diagnostics) } : {}),
+  revision: r.revision,
+  baseVersion: r.base_version,
+  updatedAt: r.updated_at,
+});
+const DRAFT_COLUMNS = "app_id, workflow, diagnostics, revision, base_version, updated_at";
 
 interface VersionRow {
   app_id: string;
@@ -63,6 +87,7 @@ const toApp = (r: AppRow): AppRecord => ({
   description: json(r.description),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  ...(r.published_version !== null ? { publishedVersion: r.published_version } : {}),
 });
 
 const toVersion = (r: VersionRow): VersionRecord => ({
@@ -96,7 +121,7 @@ const toProposal = (r: ProposalRow): ProposalRecord => ({
 const PROPOSAL_COLUMNS =
   "id, app_id, base_version, status, source, instruction, workflow, diff, diagnostics, new_errors, summary, applied_version, created_at, decided_at";
 
-const APP_COLUMNS = "id, name, mode, description, created_at, updated_at";
+const APP_COLUMNS = "id, name, mode, description, created_at, updated_at, published_version";
 const VERSION_COLUMNS = "app_id, version, workflow, source, note, parent, restores, created_at";
 // Advisory-lock namespace for "the next version number of one app" (any constant distinct from the others).
 const VERSION_LOCK = 0x61707076; // "appv"
@@ -134,15 +159,24 @@ export class PostgresAppStore implements AppStore {
     a: { name: string; mode: AppMode; description?: string },
     workflow: Workflow,
     source: VersionSource,
+    opts: CreateAppOptions = {},
   ): Promise<{ app: AppRecord; version: VersionRecord }> {
     const id = newId();
     const now = Date.now();
     return this.db.tx(async (q) => {
       const [row] = await q<AppRow>(
-        `INSERT INTO apps (${APP_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $5) RETURNING ${APP_COLUMNS}`,
-        [id, JSON.stringify(a.name), a.mode, JSON.stringify(a.description ?? ""), now],
+        `INSERT INTO apps (${APP_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $5, $6) RETURNING ${APP_COLUMNS}`,
+        [
+          id,
+          JSON.stringify(a.name),
+          a.mode,
+          JSON.stringify(a.description ?? ""),
+          now,
+          opts.publish === false ? null : 1,
+        ],
       );
       const version = await this.insertVersion(q, id, workflow, source, "", now);
+      await this.draftFrom(q, version, now);
       return { app: toApp(row!), version };
     });
   }
@@ -161,6 +195,7 @@ export class PostgresAppStore implements AppStore {
   async deleteApp(id: string): Promise<boolean> {
     return this.db.tx(async (q) => {
       await q("DELETE FROM app_versions WHERE app_id = $1", [id]);
+      await q("DELETE FROM app_drafts WHERE app_id = $1", [id]);
       await q("DELETE FROM proposals WHERE app_id = $1", [id]);
       await q("DELETE FROM chat_messages WHERE app_id = $1", [id]);
       return (await q("DELETE FROM apps WHERE id = $1 RETURNING id", [id])).length > 0;
@@ -188,7 +223,61 @@ export class PostgresAppStore implements AppStore {
     const now = Date.now();
     const version = await this.insertVersion(q, appId, wf, source, note, now, links);
     await q("UPDATE apps SET updated_at = $2, name = $3 WHERE id = $1", [appId, now, JSON.stringify(wf.name)]);
+    await this.draftFrom(q, version, now);
     return version;
+  }
+
+  /** The draft becomes a version's workflow (next revision); inside the transaction that made the version. */
+  private async draftFrom(q: Query, v: VersionRecord, now: number): Promise<void> {
+    await q(
+      `INSERT INTO app_drafts (${DRAFT_COLUMNS}) VALUES ($1, $2, NULL, 1, $3, $4)
+       ON CONFLICT (app_id) DO UPDATE SET workflow = EXCLUDED.workflow, diagnostics = NULL,
+         revision = app_drafts.revision + 1, base_version = EXCLUDED.base_version, updated_at = EXCLUDED.updated_at`,
+      [v.appId, JSON.stringify(v.workflow), v.version, now],
+    );
+  }
+
+  async draft(appId: string): Promise<DraftRecord | undefined> {
+    const [row] = await this.db.query<DraftRow>(`SELECT ${DRAFT_COLUMNS} FROM app_drafts WHERE app_id = $1`, [appId]);
+    return row ? toDraft(row) : undefined;
+  }
+
+  async saveDraft(
+    appId: string,
+    workflow: Workflow,
+    diagnostics: Diagnostic[],
+    expectedRevision?: number,
+  ): Promise<DraftSave | undefined> {
+    // The revision check is in the UPDATE itself, so of two servers saving from one revision one wins.
+    const [row] = await this.db.query<DraftRow>(
+      `UPDATE app_drafts SET workflow = $2, diagnostics = $3, revision = revision + 1, updated_at = $4
+       WHERE app_id = $1 AND ($5::integer IS NULL OR revision = $5) RETURNING ${DRAFT_COLUMNS}`,
+      [appId, JSON.stringify(workflow), JSON.stringify(diagnostics), Date.now(), expectedRevision ?? null],
+    );
+    if (row) return { saved: true, draft: toDraft(row) };
+    const current = await this.draft(appId);
+    return current ? { saved: false, current } : undefined;
+  }
+
+  async publish(appId: string, version: number): Promise<AppRecord | undefined> {
+    const [row] = await this.db.query<AppRow>(
+      `UPDATE apps SET published_version = $2 WHERE id = $1
+       AND EXISTS (SELECT 1 FROM app_versions WHERE app_id = $1 AND version = $2) RETURNING ${APP_COLUMNS}`,
+      [appId, version],
+    );
+    return row ? toApp(row) : undefined;
+  }
+
+  async published(appId: string): Promise<VersionRecord | undefined> {
+    const [row] = await this.db.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS.split(", ")
+        .map((c) => `v.${c}`)
+        .join(", ")} FROM apps a
+       JOIN app_versions v ON v.app_id = a.id AND v.version = a.published_version WHERE a.id = $1`,
+      [appId],
+      "weft_published_version",
+    );
+    return row ? toVersion(row) : undefined;
   }
 
   async current(appId: string): Promise<VersionRecord | undefined> {
@@ -280,7 +369,10 @@ export class PostgresAppStore implements AppStore {
   }
 
   async proposal(appId: string, id: string): Promise<ProposalRecord | undefined> {
-    const [row] = await this.db.query<ProposalRow>(`SELECT ${PROPOSAL_COLUMNS} FROM proposals WHERE app_id = $1 AND id = $2`, [appId, id]);
+    const [row] = await this.db.query<ProposalRow>(
+      `SELECT ${PROPOSAL_COLUMNS} FROM proposals WHERE app_id = $1 AND id = $2`,
+      [appId, id],
+    );
     return row ? toProposal(row) : undefined;
   }
 
@@ -305,13 +397,22 @@ export class PostgresAppStore implements AppStore {
     return this.db.tx(async (q) => {
       // The proposal row is locked, and the app's version lock taken before the current version is read, so
       // neither a second apply nor another server's new version can come between the check and the insert.
-      const [p] = await q<ProposalRow>(`SELECT ${PROPOSAL_COLUMNS} FROM proposals WHERE app_id = $1 AND id = $2 FOR UPDATE`, [appId, id]);
+      const [p] = await q<ProposalRow>(
+        `SELECT ${PROPOSAL_COLUMNS} FROM proposals WHERE app_id = $1 AND id = $2 FOR UPDATE`,
+        [appId, id],
+      );
       if (!p || p.status !== "pending") return undefined;
       await q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [VERSION_LOCK, appId]);
-      const [cur] = await q<{ v: number | null }>("SELECT MAX(version) AS v FROM app_versions WHERE app_id = $1", [appId]);
+      const [cur] = await q<{ v: number | null }>("SELECT MAX(version) AS v FROM app_versions WHERE app_id = $1", [
+        appId,
+      ]);
       if (cur?.v !== p.base_version) return undefined;
       const v = await this.addVersionIn(q, appId, json(p.workflow), "proposal", note, { parent: p.base_version });
-      await q("UPDATE proposals SET status = 'applied', applied_version = $2, decided_at = $3 WHERE id = $1", [id, v.version, Date.now()]);
+      await q("UPDATE proposals SET status = 'applied', applied_version = $2, decided_at = $3 WHERE id = $1", [
+        id,
+        v.version,
+        Date.now(),
+      ]);
       return v;
     });
   }

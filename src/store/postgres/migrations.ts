@@ -114,6 +114,28 @@ ALTER TABLE runs ADD COLUMN lease_owner text, ADD COLUMN lease_expires bigint;
 CREATE INDEX runs_lease_expires ON runs (lease_expires) WHERE lease_expires IS NOT NULL;
 CREATE INDEX runs_lease_owner ON runs (lease_owner) WHERE lease_owner IS NOT NULL;`,
   },
+  {
+    version: 7,
+    name: "drafts and publishing: one draft per app, the published version (apps before it: their newest version)",
+    sql: `
+ALTER TABLE apps ADD COLUMN published_version integer;
+UPDATE apps SET published_version = (SELECT MAX(version) FROM app_versions v WHERE v.app_id = apps.id);
+CREATE TABLE app_drafts (
+  app_id text PRIMARY KEY, workflow json NOT NULL, diagnostics json, revision integer NOT NULL,
+  base_version integer NOT NULL, updated_at bigint NOT NULL);
+INSERT INTO app_drafts (app_id, workflow, diagnostics, revision, base_version, updated_at)
+  SELECT DISTINCT ON (app_id) app_id, workflow, NULL, 1, version, created_at FROM app_versions
+  ORDER BY app_id, version DESC;`,
+  },
+  {
+    version: 8,
+    name: "run logs: where each run came from, full-text search over inputs and outputs, newest-first indexes",
+    sql: `
+CREATE TABLE run_tags (run_id text PRIMARY KEY, source text NOT NULL, version integer, draft boolean);
+CREATE INDEX runs_recent_id ON runs (created_at DESC, id DESC);
+CREATE INDEX runs_app_recent_id ON runs (app_id, created_at DESC, id DESC);
+CREATE INDEX runs_text ON runs USING gin (to_tsvector('simple', inputs::text || ' ' || COALESCE(outputs::text, '')));`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -8,6 +8,7 @@ import { PostgresServiceApiStore } from "./service-api.js";
 import { createPool, pgDatabase } from "./database.js";
 import { pgStoreError } from "./errors.js";
 import { migrate } from "./migrations.js";
+import { PostgresRunLog } from "./runlog.js";
 import { PostgresRunStore } from "./runs.js";
 import type { PostgresSpec } from "./spec.js";
 
@@ -27,6 +28,7 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
   return {
     kind: "postgres",
     runs: new PostgresRunStore(db),
+    runLog: new PostgresRunLog(db),
     apps: new PostgresAppStore(db),
     conversations: new PostgresConversationStore(db),
     forms: new PostgresFormStore(db),

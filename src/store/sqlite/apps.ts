@@ -1,12 +1,16 @@
 import type Database from "better-sqlite3";
 import { newId } from "../../util/ids.js";
 import type { RunEvent } from "../../engine/events.js";
+import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { AppMode, Workflow } from "../../ir/workflow.js";
 import type {
   ApiKeyRecord,
   AppRecord,
   AppStore,
   ChatMessageRecord,
+  CreateAppOptions,
+  DraftRecord,
+  DraftSave,
   EventBatch,
   MessageExtra,
   NewProposal,
@@ -39,6 +43,9 @@ CREATE TABLE IF NOT EXISTS proposals (
   diagnostics TEXT NOT NULL, new_errors TEXT NOT NULL, summary TEXT NOT NULL, applied_version INTEGER,
   created_at INTEGER NOT NULL, decided_at INTEGER);
 CREATE INDEX IF NOT EXISTS proposals_app ON proposals(app_id, created_at);
+CREATE TABLE IF NOT EXISTS app_drafts (
+  app_id TEXT PRIMARY KEY, workflow TEXT NOT NULL, diagnostics TEXT, revision INTEGER NOT NULL,
+  base_version INTEGER NOT NULL, updated_at INTEGER NOT NULL);
 `;
 
 /** Columns added after the first release: plain ADD COLUMN on files made before them. */
@@ -47,7 +54,18 @@ const ADDED_COLUMNS: Array<[table: string, column: string, decl: string]> = [
   ["app_versions", "restores", "INTEGER"],
   ["chat_messages", "outcome", "TEXT"],
   ["chat_messages", "proposal_id", "TEXT"],
+  ["apps", "published_version", "INTEGER"],
 ];
+
+/**
+ * Files made before drafts and publishing: every app was live at its newest version, so that version is the
+ * published one and the draft, as if both had existed all along (runs once, when the columns are added).
+ */
+const ADOPT_PRE_DRAFT_APPS = `
+UPDATE apps SET published_version = (SELECT MAX(version) FROM app_versions v WHERE v.app_id = apps.id);
+INSERT INTO app_drafts (app_id, workflow, diagnostics, revision, base_version, updated_at)
+  SELECT v.app_id, v.workflow, NULL, 1, v.version, v.created_at FROM app_versions v
+  WHERE v.version = (SELECT MAX(version) FROM app_versions w WHERE w.app_id = v.app_id);`;
 
 const toApp = (r: any): AppRecord => ({
   id: r.id,
@@ -55,6 +73,17 @@ const toApp = (r: any): AppRecord => ({
   mode: r.mode,
   description: r.description,
   createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  ...(r.published_version !== null && r.published_version !== undefined
+    ? { publishedVersion: r.published_version }
+    : {}),
+});
+const toDraft = (r: any): DraftRecord => ({
+  appId: r.app_id,
+  workflow: JSON.parse(r.workflow),
+  ...(r.diagnostics !== null ? { diagnostics: JSON.parse(r.diagnostics) } : {}),
+  revision: r.revision,
+  baseVersion: r.base_version,
   updatedAt: r.updated_at,
 });
 const toVersion = (r: any): VersionRecord => ({
@@ -92,14 +121,18 @@ export class SqliteAppStore implements AppStore {
   private stmts;
 
   constructor(readonly db: Database.Database) {
-    db.exec(SCHEMA);
-    for (const [table, column, decl] of ADDED_COLUMNS) {
-      const cols = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
-      if (!cols.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${decl}`);
-    }
+    db.transaction(() => {
+      db.exec(SCHEMA);
+      for (const [table, column, decl] of ADDED_COLUMNS) {
+        const cols = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+        if (cols.some((c) => c.name === column)) continue;
+        db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${decl}`);
+        if (column === "published_version") db.exec(ADOPT_PRE_DRAFT_APPS);
+      }
+    })();
     this.stmts = {
       insertApp: db.prepare(
-        "INSERT INTO apps (id, name, mode, description, created_at, updated_at) VALUES (?,?,?,?,?,?)",
+        "INSERT INTO apps (id, name, mode, description, created_at, updated_at, published_version) VALUES (?,?,?,?,?,?,?)",
       ),
       getApp: db.prepare("SELECT * FROM apps WHERE id = ?"),
       insertVersion: db.prepare(
@@ -111,6 +144,18 @@ export class SqliteAppStore implements AppStore {
       keyLookup: db.prepare("SELECT 1 FROM api_keys WHERE hash = ?"),
       putEvent: db.prepare("INSERT OR REPLACE INTO run_events (run_id, seq, event) VALUES (?,?,?)"),
       events: db.prepare("SELECT event FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq"),
+      draft: db.prepare("SELECT * FROM app_drafts WHERE app_id = ?"),
+      // One statement sets the draft from a version, the first time or any later time.
+      draftFromVersion: db.prepare(
+        `INSERT INTO app_drafts (app_id, workflow, diagnostics, revision, base_version, updated_at)
+         VALUES (?, ?, NULL, 1, ?, ?)
+         ON CONFLICT (app_id) DO UPDATE SET workflow = excluded.workflow, diagnostics = NULL,
+           revision = app_drafts.revision + 1, base_version = excluded.base_version, updated_at = excluded.updated_at`,
+      ),
+      saveDraft: db.prepare(
+        `UPDATE app_drafts SET workflow = ?, diagnostics = ?, revision = revision + 1, updated_at = ?
+         WHERE app_id = ? AND (? IS NULL OR revision = ?)`,
+      ),
     };
   }
 
@@ -128,12 +173,14 @@ export class SqliteAppStore implements AppStore {
     a: { name: string; mode: AppMode; description?: string },
     workflow: Workflow,
     source: VersionSource,
+    opts: CreateAppOptions = {},
   ): Promise<{ app: AppRecord; version: VersionRecord }> {
     const id = newId();
     const now = Date.now();
     this.db.transaction(() => {
-      this.stmts.insertApp.run(id, a.name, a.mode, a.description ?? "", now, now);
+      this.stmts.insertApp.run(id, a.name, a.mode, a.description ?? "", now, now, opts.publish === false ? null : 1);
       this.stmts.insertVersion.run(id, 1, JSON.stringify(workflow), source, "", now, null, null);
+      this.stmts.draftFromVersion.run(id, JSON.stringify(workflow), 1, now);
     })();
     return { app: this.appNow(id)!, version: this.versionNow(id, 1)! };
   }
@@ -149,6 +196,7 @@ export class SqliteAppStore implements AppStore {
   async deleteApp(id: string): Promise<boolean> {
     return this.db.transaction(() => {
       this.db.prepare("DELETE FROM app_versions WHERE app_id = ?").run(id);
+      this.db.prepare("DELETE FROM app_drafts WHERE app_id = ?").run(id);
       this.db.prepare("DELETE FROM proposals WHERE app_id = ?").run(id);
       this.db.prepare("DELETE FROM chat_messages WHERE app_id = ?").run(id);
       return this.db.prepare("DELETE FROM apps WHERE id = ?").run(id).changes > 0;
@@ -166,15 +214,77 @@ export class SqliteAppStore implements AppStore {
   }
 
   /** addVersion's body, for use inside a transaction that also decides a proposal. */
-  private addVersionNow(appId: string, wf: Workflow, source: VersionSource, note: string, links: VersionLinks): VersionRecord {
+  private addVersionNow(
+    appId: string,
+    wf: Workflow,
+    source: VersionSource,
+    note: string,
+    links: VersionLinks,
+  ): VersionRecord {
     const now = Date.now();
     const { v } = this.db
       .prepare("SELECT COALESCE(MAX(version), 0) AS v FROM app_versions WHERE app_id = ?")
       .get(appId) as { v: number };
     const parent = links.parent ?? (v > 0 ? v : undefined);
-    this.stmts.insertVersion.run(appId, v + 1, JSON.stringify(wf), source, note, now, parent ?? null, links.restores ?? null);
+    this.stmts.insertVersion.run(
+      appId,
+      v + 1,
+      JSON.stringify(wf),
+      source,
+      note,
+      now,
+      parent ?? null,
+      links.restores ?? null,
+    );
     this.db.prepare("UPDATE apps SET updated_at = ?, name = ? WHERE id = ?").run(now, wf.name, appId);
+    this.stmts.draftFromVersion.run(appId, JSON.stringify(wf), v + 1, now);
     return this.versionNow(appId, v + 1)!;
+  }
+
+  async draft(appId: string): Promise<DraftRecord | undefined> {
+    const r = this.stmts.draft.get(appId);
+    return r ? toDraft(r) : undefined;
+  }
+
+  async saveDraft(
+    appId: string,
+    workflow: Workflow,
+    diagnostics: Diagnostic[],
+    expectedRevision?: number,
+  ): Promise<DraftSave | undefined> {
+    return this.db.transaction((): DraftSave | undefined => {
+      const expected = expectedRevision ?? null;
+      const r = this.stmts.saveDraft.run(
+        JSON.stringify(workflow),
+        JSON.stringify(diagnostics),
+        Date.now(),
+        appId,
+        expected,
+        expected,
+      );
+      const row = this.stmts.draft.get(appId);
+      if (!row) return undefined;
+      return r.changes > 0 ? { saved: true, draft: toDraft(row) } : { saved: false, current: toDraft(row) };
+    })();
+  }
+
+  async publish(appId: string, version: number): Promise<AppRecord | undefined> {
+    const r = this.db
+      .prepare(
+        `UPDATE apps SET published_version = ? WHERE id = ?
+         AND EXISTS (SELECT 1 FROM app_versions WHERE app_id = ? AND version = ?)`,
+      )
+      .run(version, appId, appId, version);
+    return r.changes > 0 ? this.appNow(appId) : undefined;
+  }
+
+  async published(appId: string): Promise<VersionRecord | undefined> {
+    const r = this.db
+      .prepare(
+        "SELECT v.* FROM apps a JOIN app_versions v ON v.app_id = a.id AND v.version = a.published_version WHERE a.id = ?",
+      )
+      .get(appId);
+    return r ? toVersion(r) : undefined;
   }
 
   async current(appId: string): Promise<VersionRecord | undefined> {
@@ -201,7 +311,15 @@ export class SqliteAppStore implements AppStore {
       .prepare(
         "INSERT INTO chat_messages (app_id, role, text, version, created_at, outcome, proposal_id) VALUES (?,?,?,?,?,?,?)",
       )
-      .run(appId, role, text, version ?? null, Date.now(), extra.outcome ? JSON.stringify(extra.outcome) : null, extra.proposalId ?? null);
+      .run(
+        appId,
+        role,
+        text,
+        version ?? null,
+        Date.now(),
+        extra.outcome ? JSON.stringify(extra.outcome) : null,
+        extra.proposalId ?? null,
+      );
   }
 
   async messages(appId: string): Promise<ChatMessageRecord[]> {
@@ -249,7 +367,9 @@ export class SqliteAppStore implements AppStore {
 
   async proposals(appId: string, status?: ProposalStatus): Promise<ProposalRecord[]> {
     const rows = status
-      ? this.db.prepare("SELECT * FROM proposals WHERE app_id = ? AND status = ? ORDER BY created_at, rowid").all(appId, status)
+      ? this.db
+          .prepare("SELECT * FROM proposals WHERE app_id = ? AND status = ? ORDER BY created_at, rowid")
+          .all(appId, status)
       : this.db.prepare("SELECT * FROM proposals WHERE app_id = ? ORDER BY created_at, rowid").all(appId);
     return rows.map(toProposal);
   }
@@ -264,7 +384,9 @@ export class SqliteAppStore implements AppStore {
 
   async applyProposal(appId: string, id: string, note: string): Promise<VersionRecord | undefined> {
     return this.db.transaction(() => {
-      const row = this.stmts.proposal.get(appId, id) as { base_version: number; status: string; workflow: string } | undefined;
+      const row = this.stmts.proposal.get(appId, id) as
+        | { base_version: number; status: string; workflow: string }
+        | undefined;
       const cur = this.stmts.current.get(appId) as { version: number } | undefined;
       if (!row || row.status !== "pending" || cur?.version !== row.base_version) return undefined;
       const v = this.addVersionNow(appId, JSON.parse(row.workflow), "proposal", note, { parent: row.base_version });

@@ -1,0 +1,80 @@
+import type { Command } from "@commander-js/extra-typings";
+import { formatDiagnostic } from "../../ir/diagnostics.js";
+import { DraftStaleError, publishDraft, publishVersion, saveDraft } from "../../server/drafts.js";
+import { ApiError } from "../../server/errors.js";
+import { openStores, type Stores } from "../../store/open.js";
+import { DB_HELP, loadWeftConfig } from "../config.js";
+import { readWorkflow } from "../io.js";
+import { CliError, printJson } from "../output.js";
+
+function positive(raw: string, flag: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1)
+    throw new CliError(`usage.${flag}`, `--${flag} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+/** Diagnostics go to stderr one per line, then the error itself (the caller's exit code follows from it). */
+async function withStores<T>(db: string, f: (s: Stores) => Promise<T>): Promise<T> {
+  const stores = await openStores(db);
+  try {
+    return await f(stores);
+  } catch (e) {
+    if (e instanceof ApiError) for (const d of e.diagnostics ?? []) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    if (e instanceof DraftStaleError) process.stderr.write(`the current draft is revision ${e.current.revision}\n`);
+    throw e;
+  } finally {
+    await stores.close();
+  }
+}
+
+/** `weft apps draft` and `weft apps publish`: the CLI side of the studio's autosave and Publish button. */
+export function registerDraftCommands(apps: Command): void {
+  apps
+    .command("draft")
+    .description("save a workflow file as the app's draft, errors and all (what the studio edits and runs)")
+    .argument("<app-id>")
+    .argument("<file>")
+    .option("--revision <n>", "only if the draft is still at this revision (refused if someone saved meanwhile)")
+    .option("--db <spec>", DB_HELP)
+    .option("--config <path>", "weft.config.json")
+    .option("--json", "print as JSON")
+    .action(async (appId, file, opts) => {
+      const db = opts.db ?? loadWeftConfig(opts.config).db;
+      const expected = opts.revision === undefined ? undefined : positive(opts.revision, "revision");
+      const { workflow } = await readWorkflow(file);
+      const d = await withStores(db, (s) => saveDraft(s.apps, appId, workflow, expected));
+      if (opts.json)
+        return printJson({ appId, revision: d.revision, baseVersion: d.baseVersion, diagnostics: d.diagnostics });
+      for (const x of d.diagnostics) process.stderr.write(`${formatDiagnostic(x)}\n`);
+      const errors = d.diagnostics.filter((x) => x.severity === "error").length;
+      process.stdout.write(
+        `draft of ${appId} saved: revision ${d.revision}${errors ? `, ${errors} error(s) to fix before publishing` : ", no errors"}\n`,
+      );
+    });
+  apps
+    .command("publish")
+    .description(
+      "publish the app's draft (refused while the analyser finds errors), or with --to an existing version (rollback)",
+    )
+    .argument("<app-id>")
+    // Not --version: the program's own --version would answer first.
+    .option("--to <n>", "publish this existing version instead of the draft (a rollback when older)")
+    .option("--note <text>", "a note for the version publishing makes", "")
+    .option("--db <spec>", DB_HELP)
+    .option("--config <path>", "weft.config.json")
+    .option("--json", "print as JSON")
+    .action(async (appId, opts) => {
+      const db = opts.db ?? loadWeftConfig(opts.config).db;
+      const n = opts.to === undefined ? undefined : positive(opts.to, "to");
+      const p = await withStores(db, (s) =>
+        n === undefined ? publishDraft(s.apps, appId, opts.note) : publishVersion(s.apps, appId, n),
+      );
+      if (opts.json)
+        return printJson({ appId, published: p.version.version, created: p.created, warnings: p.warnings });
+      for (const w of p.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
+      process.stdout.write(
+        `published ${appId} version ${p.version.version}${p.created ? " (new, from the draft)" : ""}\n`,
+      );
+    });
+}

@@ -1,0 +1,59 @@
+import { Hono } from "hono";
+import { readJson, requireApp, type ServerDeps } from "../context.js";
+import { DraftStaleError, getDraft, publishDraft, publishVersion, saveDraft } from "../drafts.js";
+import { ApiError } from "../errors.js";
+import { versionParam, versionSummary } from "./versions.js";
+
+/** The draft (GET/PUT /api/apps/:id/draft), publishing (POST /api/apps/:id/publish) and the versions list. */
+export function draftRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+  const { apps } = deps;
+
+  r.get("/:id/draft", async (c) => c.json(await getDraft(apps, c.req.param("id"))));
+
+  // Autosave: any workflow is kept, errors included; `revision` (the one the editor last saw) refuses a stale save.
+  r.put("/:id/draft", async (c) => {
+    const body = await readJson(c);
+    if (body.revision !== undefined && typeof body.revision !== "number")
+      throw new ApiError(400, "draft.invalid_revision", "`revision` must be the draft revision the edit was made on");
+    try {
+      return c.json(await saveDraft(apps, c.req.param("id"), body.workflow, body.revision as number | undefined));
+    } catch (e) {
+      if (e instanceof DraftStaleError)
+        return c.json({ error: { code: e.code, message: e.message }, draft: e.current }, 409);
+      throw e;
+    }
+  });
+
+  // Without `version` the draft is published; with it, that version (a rollback when older).
+  r.post("/:id/publish", async (c) => {
+    const body = await readJson(c);
+    const id = c.req.param("id");
+    const p =
+      body.version === undefined
+        ? await publishDraft(apps, id, typeof body.note === "string" ? body.note : "")
+        : await publishVersion(apps, id, versionParam(String(body.version)));
+    return c.json({
+      app: p.app,
+      version: versionSummary(p.version),
+      published: p.version.version,
+      created: p.created,
+      warnings: p.warnings,
+    });
+  });
+
+  r.get("/:id/versions", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const draft = await apps.draft(app.id);
+    return c.json({
+      published: app.publishedVersion ?? null,
+      draft: draft ? { revision: draft.revision, baseVersion: draft.baseVersion, updatedAt: draft.updatedAt } : null,
+      versions: (await apps.versions(app.id)).map((v) => ({
+        ...versionSummary(v),
+        published: v.version === app.publishedVersion,
+        draft: v.version === draft?.baseVersion,
+      })),
+    });
+  });
+  return r;
+}

@@ -1,0 +1,21 @@
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { RunLogEntry } from "../../store/runlog.js";
+import { requireApp, type ServerDeps } from "../context.js";
+import { parseRunQuery, runLink } from "../run-query.js";
+
+const withLink = (r: RunLogEntry) => ({ ...r, link: runLink(r) });
+
+/** Run logs: `GET /api/runs` across apps and `GET /api/apps/:id/runs` for one, with filters, search and cursor paging. */
+export function runLogRoutes(deps: ServerDeps): { all: Hono; perApp: Hono } {
+  const list = async (c: Context, appId?: string) => {
+    const q = parseRunQuery({ ...c.req.query(), ...(appId ? { app: appId } : {}) });
+    const page = await deps.stores.runLog.query(q);
+    return c.json({ runs: page.runs.map(withLink), next: page.next ?? null });
+  };
+  const all = new Hono();
+  all.get("/", (c) => list(c));
+  const perApp = new Hono();
+  perApp.get("/:id/runs", async (c) => list(c, (await requireApp(deps, c.req.param("id"))).id));
+  return { all, perApp };
+}

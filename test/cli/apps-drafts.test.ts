@@ -1,0 +1,131 @@
+/**
+ * `weft apps draft` and `weft apps publish` as a user runs them, on a SQLite file: a draft with errors is saved
+ * and cannot be published (exit 1, typed code); a stale revision is refused; publishing the fixed draft and
+ * rolling back change what the app's end users run.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Workflow } from "../../src/ir/workflow.js";
+import { openStores } from "../../src/store/open.js";
+import { buildWorkflow, tpl } from "../support/build.js";
+import { WEFT_BIN } from "../support/weft-bin.js";
+
+const dir = mkdtempSync(join(tmpdir(), "weft-cli-drafts-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const db = join(dir, "weft.db");
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY")),
+);
+
+function weft(args: string[]) {
+  const r = spawnSync(WEFT_BIN, [...args, "--db", db], { cwd: dir, env, encoding: "utf8", timeout: 60_000, input: "" });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const saying = (words: string, from = "begin"): Workflow => ({
+  ...buildWorkflow({
+    nodes: [
+      {
+        id: "begin",
+        type: "start",
+        variables: [{ variable: "who", label: "Who", type: "text-input", required: true }],
+      },
+      tpl("say", `${words} {{ who }}`, { who: [from, "who"] }),
+      {
+        id: "end",
+        type: "end",
+        outputs: [{ variable: "said", value_selector: ["say", "output"], value_type: "string" }],
+      },
+    ],
+    edges: [
+      ["begin", "say"],
+      ["say", "end"],
+    ],
+  }),
+  name: "greeter",
+});
+
+function file(name: string, content: unknown): string {
+  const p = join(dir, name);
+  writeFileSync(p, typeof content === "string" ? content : JSON.stringify(content));
+  return p;
+}
+
+async function published(appId: string): Promise<string | undefined> {
+  const s = await openStores(db);
+  try {
+    return JSON.stringify((await s.apps.published(appId))?.workflow);
+  } finally {
+    await s.close();
+  }
+}
+
+describe("weft apps draft / publish", () => {
+  it("saves a draft with errors, refuses to publish it, publishes the fixed one, rolls back", async () => {
+    const imported = weft(["apps", "import", file("hello.json", saying("hello")), "--json"]);
+    expect(imported.code, imported.err).toBe(0);
+    const { app, published: wasPublished } = JSON.parse(imported.out);
+    expect(wasPublished).toBe(true);
+
+    const bad = weft(["apps", "draft", app.id, file("broken.json", saying("broken", "nowhere"))]);
+    expect(bad.code, bad.err).toBe(0);
+    expect(bad.out).toMatch(/revision 2, \d+ error\(s\) to fix before publishing/);
+    expect(bad.err).toContain("nowhere");
+
+    const refused = weft(["apps", "publish", app.id]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("error publish.invalid");
+    expect(await published(app.id)).toContain("hello {{ who }}");
+
+    const stale = weft(["apps", "draft", app.id, file("fixed.json", saying("welcome")), "--revision", "1"]);
+    expect(stale.code).toBe(1);
+    expect(stale.err).toContain("error draft.stale");
+    expect(stale.err).toContain("the current draft is revision 2");
+
+    expect(weft(["apps", "draft", app.id, join(dir, "fixed.json"), "--revision", "2"]).code).toBe(0);
+    const pub = weft(["apps", "publish", app.id, "--json"]);
+    expect(pub.code, pub.err).toBe(0);
+    expect(JSON.parse(pub.out)).toMatchObject({ published: 2, created: true });
+    expect(await published(app.id)).toContain("welcome {{ who }}");
+
+    const back = weft(["apps", "publish", app.id, "--to", "1"]);
+    expect(back.code, back.err).toBe(0);
+    expect(back.out).toContain("published");
+    expect(await published(app.id)).toContain("hello {{ who }}");
+    expect(weft(["apps", "list"]).out).toContain("v2 (published v1)");
+  });
+
+  it("bad input: an unknown app, a file that is not a workflow, a bad revision — typed errors, nothing saved", async () => {
+    const { app } = JSON.parse(weft(["apps", "import", file("hi.json", saying("hi")), "--json"]).out);
+    const unknown = weft(["apps", "draft", "NOPE", join(dir, "hi.json")]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain("error app.not_found");
+    const garbage = weft(["apps", "draft", app.id, file("garbage.json", { nodes: "none" })]);
+    expect(garbage.code).not.toBe(0);
+    expect(garbage.err).toMatch(/^error \S+: /m);
+    expect(garbage.err).not.toContain("    at ");
+    const rev = weft(["apps", "draft", app.id, join(dir, "hi.json"), "--revision", "x"]);
+    expect(rev.code).toBe(2);
+    expect(rev.err).toContain("error usage.revision");
+    expect(weft(["apps", "publish", "NOPE"]).err).toContain("error app.not_found");
+    const s = await openStores(db);
+    try {
+      expect((await s.apps.draft(app.id))?.revision).toBe(1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("an import with errors stays an unpublished draft, and `weft mcp serve` refuses it by name", () => {
+    const r = weft(["apps", "import", file("bad-import.json", saying("x", "nowhere"))]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain("saved as a draft, not published");
+    const id = r.out.trim().split("\n").at(-1)!;
+    const mcp = weft(["mcp", "serve", id]);
+    expect(mcp.code).toBe(1);
+    expect(mcp.err).toContain("error app.not_published");
+  });
+});
