@@ -136,7 +136,8 @@ export function parseResolveJudge(text: string): ResolveVerdict {
   return { pass: !/false/i.test(tail), reason, parsed: true };
 }
 
-export type ResolveJudgeFn = (req: { prompt: string }) => Promise<string>;
+/** `prompt` is the user message; `system`, when given, goes before it as a system message (upstream's layout). */
+export type ResolveJudgeFn = (req: { prompt: string; system?: string }) => Promise<string>;
 
 export interface ResolveRunInput {
   /** The run raised / returned an HTTP or engine error. */

@@ -41,6 +41,8 @@ export interface EvaluateOptions {
   repair?: boolean;
   /** Node types the previous round's workflow used (a round-k selection may be written as a delta on it). */
   previousTypes?: readonly string[];
+  /** Completion params for the model nodes the converter fills in (upstream fidelity, R7). */
+  completionParams?: Record<string, unknown>;
 }
 
 export function evaluateAnswer(text: string, ins: Instruction, opts: EvaluateOptions = {}): AnswerEvaluation {
@@ -71,7 +73,7 @@ export function evaluateAnswer(text: string, ins: Instruction, opts: EvaluateOpt
   const conv =
     parsed.json === undefined
       ? { ok: false, diagnostics: parsed.diagnostics, workflow: undefined }
-      : checkConvert(parsed.json, ins.key);
+      : checkConvert(parsed.json, ins.key, { completionParams: opts.completionParams });
   steps.convert = { ok: conv.ok, diagnostics: conv.diagnostics };
   if (conv.workflow) {
     const a = checkAnalyser(conv.workflow);
