@@ -44,7 +44,10 @@ function failure(e: JudgedEvaluation, judged: boolean): { failStep?: string; cod
   if (survived(e, judged)) return { codes: [] };
   // With a judge (live or recorded), step_1_4 is its verdict, whatever the deterministic stand-in said.
   if (judged && e.passed13 && e.judgeSource !== "stand-in")
-    return { failStep: "step_1_4", codes: [e.judgeSource === "recorded" ? "pass.recorded_judge_rejected" : "pass.judge_rejected"] };
+    return {
+      failStep: "step_1_4",
+      codes: [e.judgeSource === "recorded" ? "pass.recorded_judge_rejected" : "pass.judge_rejected"],
+    };
   const step = Object.values(e.steps).find((s) => s && !s.ok);
   const codes = [...new Set((step?.diagnostics ?? []).filter((d) => d.severity === "error").map((d) => d.code))];
   return { failStep: e.failStep, codes };
@@ -92,7 +95,8 @@ export async function writeAnswerWorkflows(
     model,
     dir: out,
     fidelity,
-    decidedBy: fidelity === "upstream" ? ("upstream" as const) : opts.judge ? ("judge" as const) : ("deterministic" as const),
+    decidedBy:
+      fidelity === "upstream" ? ("upstream" as const) : opts.judge ? ("judge" as const) : ("deterministic" as const),
     ...(fidelity === "upstream"
       ? { step14: { recorded: count("recorded"), judge: count("judge"), standIn: count("stand-in") } }
       : {}),

@@ -107,7 +107,8 @@ function fileChecks(results: ResolveCaseResult[], suite: ResolveSuite): FileChec
     for (const [name, ext] of Object.entries(required.get(keyOf(r)) ?? {})) {
       const x = row(ext);
       x.required++;
-      const reached = r.stage === "file_check" || r.stage === "files_only" || r.stage === "judge" || r.stage === "judge_skipped";
+      const reached =
+        r.stage === "file_check" || r.stage === "files_only" || r.stage === "judge" || r.stage === "judge_skipped";
       if (!reached) continue;
       x.checked++;
       const failure = r.fileFailures?.find((f) => f.output === name);
@@ -189,7 +190,13 @@ function render(
     L.push(
       `| ${f.extension} | ${f.required} | ${f.checked} | ${f.right} | ${f.wrongExtension} | ${f.missingOrNotFile} | ${f.seen.join(" ") || "–"} |`,
     );
-  L.push("", "## Tools the surviving workflows call", "", "| tool | instructions | cases | end states | failed on this tool |", "|---|---|---|---|---|");
+  L.push(
+    "",
+    "## Tools the surviving workflows call",
+    "",
+    "| tool | instructions | cases | end states | failed on this tool |",
+    "|---|---|---|---|---|",
+  );
   for (const t of r.tools)
     L.push(
       `| ${t.tool} | ${t.instructions.length} | ${t.cases} | ${Object.entries(t.ends)

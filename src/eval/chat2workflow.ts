@@ -84,9 +84,19 @@ export async function runChat2Workflow(o: Chat2WorkflowOptions): Promise<Chat2Wo
         model: o.model,
         fidelity,
         judgePrompt: o.upstreamPrompt
-          ? { path: o.upstreamPrompt.path, sha256: o.upstreamPrompt.sha256, matchesUpstream: o.upstreamPrompt.matchesUpstream }
+          ? {
+              path: o.upstreamPrompt.path,
+              sha256: o.upstreamPrompt.sha256,
+              matchesUpstream: o.upstreamPrompt.matchesUpstream,
+            }
           : undefined,
-        pass: { decidedBy: workflows.decidedBy, step14: workflows.step14, repaired: workflows.repaired, survived: workflows.written, total: workflows.total },
+        pass: {
+          decidedBy: workflows.decidedBy,
+          step14: workflows.step14,
+          repaired: workflows.repaired,
+          survived: workflows.written,
+          total: workflows.total,
+        },
         resolve: { ...resolved, results: resolved.results.map(({ outputs: _o, ...r }) => r) },
         endStates: report.cases,
         byEndState: report.byEndState,

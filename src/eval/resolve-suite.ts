@@ -66,7 +66,6 @@ import type { UpstreamPrompt } from "./upstream/prompts.js";
 
 export class ResolveSuiteError extends WeftError {}
 
-
 const InstructionSchema = z.object({
   task: z.string().min(1),
   round: z.number().int().positive().default(1),
@@ -191,8 +190,6 @@ export function loadChat2WorkflowSuite(
   };
 }
 
-
-
 export interface ResolveSuiteResult {
   suite: string;
   cases: number;
@@ -281,9 +278,6 @@ async function materialiseInputs(suite: ResolveSuite, inputs: Record<string, unk
   }
   return out;
 }
-
-
-
 
 /** Weft's rules (`--fidelity weft`, src/eval/metrics/resolve.ts); upstream's are in resolve-upstream.ts. */
 async function decideWeft(
@@ -416,7 +410,12 @@ async function runCase(
 
 async function loadInstructionWorkflow(ins: ResolveSuiteInstruction): Promise<Workflow | Verdict> {
   if (!ins.workflow)
-    return { pass: false, stage: "error", reason: `no workflow for ${ins.task}_${ins.round}`, errorCode: "resolve.no_workflow" };
+    return {
+      pass: false,
+      stage: "error",
+      reason: `no workflow for ${ins.task}_${ins.round}`,
+      errorCode: "resolve.no_workflow",
+    };
   try {
     return (await loadWorkflowFile(ins.workflow)).workflow;
   } catch (e) {

@@ -4,7 +4,13 @@
  * else the judge with upstream's system prompt and user message (:282-287), read as :288-300.
  */
 import { isEmptyOutputs, type ResolveJudgeFn } from "./metrics/resolve.js";
-import { extensionsOf, type JudgeRetry, type ResolveCase, type ResolveSuiteInstruction, type Verdict } from "./resolve-case.js";
+import {
+  extensionsOf,
+  type JudgeRetry,
+  type ResolveCase,
+  type ResolveSuiteInstruction,
+  type Verdict,
+} from "./resolve-case.js";
 import { askJudge } from "./resolve-judge.js";
 import type { UpstreamPrompt } from "./upstream/prompts.js";
 import {
@@ -44,7 +50,8 @@ export async function decideUpstream(
   }
   const judged = upstreamJudgedOutputs(outputs, required);
   // resolve_stage.py:245-249
-  if (judged.length === 0) return { pass: true, stage: "files_only", reason: "no output apart from the required files", ...withFiles };
+  if (judged.length === 0)
+    return { pass: true, stage: "files_only", reason: "no output apart from the required files", ...withFiles };
   if (!judge || !prompt)
     return {
       pass: null,

@@ -63,7 +63,10 @@ export function resolveJudgeFrom(
   return async ({ prompt, system }) => {
     const res = await llm.chat({
       model: ref,
-      messages: [...(system !== undefined ? [{ role: "system" as const, content: system }] : []), { role: "user", content: prompt }],
+      messages: [
+        ...(system !== undefined ? [{ role: "system" as const, content: system }] : []),
+        { role: "user", content: prompt },
+      ],
     });
     if (typeof res.text !== "string")
       throw new JudgeReplyError("resolve.judge_no_reply", `judge model ${model} answered with no text`, { model });
@@ -73,7 +76,8 @@ export function resolveJudgeFrom(
 
 function positive(raw: string, flag: string): number {
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new CliError("usage.invalid_number", `${flag} must be a positive number, got "${raw}"`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new CliError("usage.invalid_number", `${flag} must be a positive number, got "${raw}"`);
   return n;
 }
 
@@ -122,7 +126,10 @@ export function registerChat2WorkflowCommands(evalCommand: Command): void {
     .option("--fidelity <mode>", "upstream: Chat2Workflow's own rules; weft: Weft's stricter ones", "upstream")
     .option("--upstream-dir <dir>", "checkout of zjunlp/Chat2Workflow holding prompts/ (default: <dataset>)")
     .option("--concurrency <n>", "test cases run at once", "4")
-    .option("--case-timeout <seconds>", "cancel a case still running after this long (default: none upstream, 300 weft)")
+    .option(
+      "--case-timeout <seconds>",
+      "cancel a case still running after this long (default: none upstream, 300 weft)",
+    )
     .option("--config <path>", "weft.config.json (models, tools, files, HTTP policy)")
     .option("--json", "print the end states and summaries as JSON")
     .action(async (dataset, opts) => {
@@ -151,7 +158,9 @@ export function registerChat2WorkflowCommands(evalCommand: Command): void {
         resolveJudge: resolveJudgeFrom(opts.config, judgeModel, fidelity),
         repair: !!opts.repair,
         concurrency: Math.round(positive(opts.concurrency, "--concurrency")),
-        ...(opts.caseTimeout !== undefined ? { caseTimeoutMs: positive(opts.caseTimeout, "--case-timeout") * 1000 } : {}),
+        ...(opts.caseTimeout !== undefined
+          ? { caseTimeoutMs: positive(opts.caseTimeout, "--case-timeout") * 1000 }
+          : {}),
         fidelity,
         upstreamPrompt,
       });

@@ -154,7 +154,9 @@ export function answerNodeTypes(text: string): string[] | undefined {
   const json = parseAnswer(text).json as { nodes_info?: unknown } | undefined;
   if (!json || !Array.isArray(json.nodes_info)) return undefined;
   const types = json.nodes_info.flatMap((n) =>
-    n && typeof n === "object" && typeof (n as { type?: unknown }).type === "string" ? [(n as { type: string }).type] : [],
+    n && typeof n === "object" && typeof (n as { type?: unknown }).type === "string"
+      ? [(n as { type: string }).type]
+      : [],
   );
   return [...new Set(types)];
 }

@@ -63,7 +63,8 @@ export function pyRepr(v: unknown, path = "value"): string {
   if (v === true) return "True";
   if (v === false) return "False";
   if (typeof v === "string") return pyStrRepr(v);
-  if (typeof v === "number") return Number.isInteger(v) && Math.abs(v) < 1e21 ? BigInt(v).toString() : pyFloatRepr(v);
+  // An integral number is a JSON integer, and Python reads the digits JSON carries (String(), not BigInt()).
+  if (typeof v === "number") return Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : pyFloatRepr(v);
   if (Array.isArray(v)) return `[${v.map((x, i) => pyRepr(x, `${path}[${i}]`)).join(", ")}]`;
   if (typeof v === "object" && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)) {
     const parts = Object.entries(v as Record<string, unknown>).map(
@@ -82,7 +83,8 @@ export function pyStr(v: unknown, path = "value"): string {
 }
 
 // str.strip() with no argument strips what str.isspace() accepts (Unicode White_Space plus \x1c-\x1f).
-const PY_SPACE = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
+const PY_SPACE =
+  "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
 
 /** Python `s.strip(chars)`: removes any of `chars` (default: whitespace) from both ends. */
 export function pyStrip(s: string, chars: string = PY_SPACE): string {

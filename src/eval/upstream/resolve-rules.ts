@@ -28,7 +28,8 @@ export function upstreamFileCheck(outputs: Outputs, required: Record<string, str
     // resolve_stage.py:208-209 — `.get('extension', -1) == -1 or ... != value`
     const extOk = (f: Record<string, unknown>) => Object.hasOwn(f, "extension") && f.extension === expected;
     if (isDict(v)) {
-      if (!extOk(v)) failures.push({ output: name, reason: "wrong_extension", expected, actual: [String(v.extension)] });
+      if (!extOk(v))
+        failures.push({ output: name, reason: "wrong_extension", expected, actual: [String(v.extension)] });
     } else if (Array.isArray(v)) {
       // resolve_stage.py:216-222 — the loop over an empty list finds nothing wrong
       const bad = v.filter((f) => !isDict(f) || !extOk(f));
@@ -52,7 +53,10 @@ export function upstreamFileCheck(outputs: Outputs, required: Record<string, str
  * R5, resolve_stage.py:239-243: the judge sees every output except those named in
  * check_resolve_stage.json, file or not (an unrequired file output is shown as its dict).
  */
-export function upstreamJudgedOutputs(outputs: Outputs, required: Record<string, string> | undefined): Array<[string, unknown]> {
+export function upstreamJudgedOutputs(
+  outputs: Outputs,
+  required: Record<string, string> | undefined,
+): Array<[string, unknown]> {
   return Object.entries(outputs).filter(([k]) => !(required && Object.hasOwn(required, k)));
 }
 
