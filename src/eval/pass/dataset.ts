@@ -140,7 +140,7 @@ export function parseAnswerRecords(data: unknown, source = "answers"): AnswerRec
             failStep: typeof o.fail_step === "string" ? o.fail_step : undefined,
             reason: typeof o.reason === "string" ? o.reason : undefined,
             // pass_stage.py:532 — set once the step_1_4 judge has answered for this record
-            judged: asBool(o.has_been_judged),
+            ...("has_been_judged" in o ? { judged: asBool(o.has_been_judged) } : {}),
           }
         : undefined;
     return { task: o.task as string, round, text, recorded };
