@@ -21,6 +21,7 @@ export interface CallRecord {
   matchedRowIndex?: number;
 }
 
+
 interface Signature {
   params: string[];
   required: Set<string>;
