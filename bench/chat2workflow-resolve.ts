@@ -3,14 +3,17 @@
  * on its 79 answers, then all 237 test cases run on the engine with the replay model and judge and the
  * replay tools (test/support/chat2workflow-replay.ts), printing where every case ends, the file-extension
  * checks per required type, the tools with how their cases ended, and the wall time.
- * Run: npx tsx bench/chat2workflow-resolve.ts [model …] [--concurrency 4] [--quiet]
+ * Run: npx tsx bench/chat2workflow-resolve.ts [model …] [--concurrency 4] [--fidelity weft|upstream] [--quiet]
  * (models: the file names in shared/corpus/chat2workflow/model-outputs without .json)
  */
-import { readdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { resolveJudgeFrom } from "../src/cli/commands/eval-chat2workflow.js";
 import { runChat2Workflow } from "../src/eval/chat2workflow.js";
+import { parseFidelity } from "../src/eval/fidelity.js";
+import { loadUpstreamPrompt } from "../src/eval/upstream/prompts.js";
 import { loadAnswers, loadSuite } from "../src/eval/pass.js";
 import { corpusDir } from "../test/eval/corpus.js";
 import { JUDGE_MODEL, startChat2WorkflowReplay } from "../test/support/chat2workflow-replay.js";
@@ -19,7 +22,17 @@ const args = process.argv.slice(2);
 const at = args.indexOf("--concurrency");
 const concurrency = at >= 0 ? Number(args[at + 1]) : 4;
 const quiet = args.includes("--quiet");
-const named = args.filter((a, i) => !a.startsWith("--") && i !== at + 1);
+const fa = args.indexOf("--fidelity");
+const fidelity = parseFidelity(fa >= 0 ? args[fa + 1]! : "weft");
+const named = args.filter((a, i) => !a.startsWith("--") && i !== at + 1 && i !== fa + 1);
+
+/** The replay judge ignores its system prompt, so upstream's own text is not needed to measure the pipeline. */
+function standInPrompt() {
+  const dir = mkdtempSync(join(tmpdir(), "weft-c2w-bench-"));
+  mkdirSync(join(dir, "prompts"));
+  writeFileSync(join(dir, "prompts", "evaluation_resolve_system.txt"), "stand-in: the replay judge ignores it\n");
+  return loadUpstreamPrompt(dir, "resolve");
+}
 const C2W = join(corpusDir(), "chat2workflow");
 const models = named.length
   ? named
@@ -41,7 +54,9 @@ for (const model of models) {
       model,
       outDir: join(rp.dir, "out"),
       services: rp.services,
-      resolveJudge: resolveJudgeFrom(rp.configPath, JUDGE_MODEL),
+      resolveJudge: resolveJudgeFrom(rp.configPath, JUDGE_MODEL, fidelity),
+      fidelity,
+      ...(fidelity === "upstream" ? { upstreamPrompt: standInPrompt() } : {}),
       concurrency,
     });
     const seconds = (performance.now() - t0) / 1000;

@@ -6,6 +6,7 @@
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { Fidelity } from "./fidelity.js";
 import { evaluatePassSuite, type JudgedEvaluation, type PassOptions, type PassSuiteResult } from "./pass.js";
 import type { AnswerRecord, Suite } from "./pass/dataset.js";
 
@@ -25,8 +26,11 @@ export interface WorkflowFileEntry {
 export interface AnswerWorkflows {
   model: string;
   dir: string;
-  /** What decided step_1_4: the LLM judge, or the deterministic stand-in. */
-  decidedBy: "judge" | "deterministic";
+  /** What decided step_1_4: the LLM judge, or the deterministic stand-in; under upstream fidelity, per item (see step14). */
+  decidedBy: "judge" | "deterministic" | "upstream";
+  /** Upstream fidelity: how many step_1_4 verdicts came from the records, a live judge, the stand-in. */
+  step14?: { recorded: number; judge: number; standIn: number };
+  fidelity: Fidelity;
   repaired: boolean;
   total: number;
   written: number;
@@ -38,8 +42,12 @@ const survived = (e: JudgedEvaluation, judged: boolean) => (judged ? e.passJudge
 
 function failure(e: JudgedEvaluation, judged: boolean): { failStep?: string; codes: string[] } {
   if (survived(e, judged)) return { codes: [] };
-  // With a judge, step_1_4 is its verdict, whatever the deterministic stand-in said.
-  if (judged && e.passed13) return { failStep: "step_1_4", codes: ["pass.judge_rejected"] };
+  // With a judge (live or recorded), step_1_4 is its verdict, whatever the deterministic stand-in said.
+  if (judged && e.passed13 && e.judgeSource !== "stand-in")
+    return {
+      failStep: "step_1_4",
+      codes: [e.judgeSource === "recorded" ? "pass.recorded_judge_rejected" : "pass.judge_rejected"],
+    };
   const step = Object.values(e.steps).find((s) => s && !s.ok);
   const codes = [...new Set((step?.diagnostics ?? []).filter((d) => d.severity === "error").map((d) => d.code))];
   return { failStep: e.failStep, codes };
@@ -53,7 +61,8 @@ export async function writeAnswerWorkflows(
   opts: PassOptions = {},
 ): Promise<AnswerWorkflows> {
   const pass = await evaluatePassSuite(suite, records, model, opts);
-  const judged = !!opts.judge;
+  const fidelity = opts.fidelity ?? "weft";
+  const judged = fidelity === "upstream" || !!opts.judge;
   const out = resolve(dir);
   mkdirSync(out, { recursive: true });
   const entries: WorkflowFileEntry[] = [];
@@ -80,10 +89,17 @@ export async function writeAnswerWorkflows(
     }
     entries.push(entry);
   }
+  const sources = pass.items.map((i) => i.strict.judgeSource);
+  const count = (k: string) => sources.filter((x) => x === k).length;
   const result = {
     model,
     dir: out,
-    decidedBy: judged ? ("judge" as const) : ("deterministic" as const),
+    fidelity,
+    decidedBy:
+      fidelity === "upstream" ? ("upstream" as const) : opts.judge ? ("judge" as const) : ("deterministic" as const),
+    ...(fidelity === "upstream"
+      ? { step14: { recorded: count("recorded"), judge: count("judge"), standIn: count("stand-in") } }
+      : {}),
     repaired: !!opts.repair,
     total: entries.length,
     written: entries.filter((e) => e.survived).length,

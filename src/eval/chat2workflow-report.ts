@@ -14,7 +14,8 @@ export type EndState =
   | "files_only"
   | "judge_pass"
   | "judge_fail"
-  | "judge_skipped";
+  | "judge_skipped"
+  | "judge_unknown";
 
 export interface CaseEndState {
   key: string;
@@ -106,7 +107,8 @@ function fileChecks(results: ResolveCaseResult[], suite: ResolveSuite): FileChec
     for (const [name, ext] of Object.entries(required.get(keyOf(r)) ?? {})) {
       const x = row(ext);
       x.required++;
-      const reached = r.stage === "file_check" || r.stage === "files_only" || r.stage === "judge" || r.stage === "judge_skipped";
+      const reached =
+        r.stage === "file_check" || r.stage === "files_only" || r.stage === "judge" || r.stage === "judge_skipped";
       if (!reached) continue;
       x.checked++;
       const failure = r.fileFailures?.find((f) => f.output === name);
@@ -146,6 +148,13 @@ function toolRows(workflows: AnswerWorkflows, cases: CaseEndState[], results: Re
 }
 
 const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 240);
+/** What decided step_1_4, in words. */
+export function step14Text(w: AnswerWorkflows): string {
+  if (w.decidedBy === "upstream" && w.step14)
+    return `upstream rules; step_1_4 by the recorded judge ${w.step14.recorded}, a live judge ${w.step14.judge}, the deterministic stand-in ${w.step14.standIn}`;
+  return `step_1_4 by the ${w.decidedBy === "judge" ? "LLM judge" : "deterministic stand-in"}`;
+}
+
 const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)}%` : "–");
 
 function render(
@@ -155,11 +164,11 @@ function render(
 ): string {
   const L: string[] = [`# Chat2Workflow — ${workflows.model}`, ""];
   L.push(
-    `Pass stage: ${workflows.written} of ${workflows.total} instructions survive (step_1_4 by the ${workflows.decidedBy === "judge" ? "LLM judge" : "deterministic stand-in"}${workflows.repaired ? ", after auto-repair" : ""}); their Dify YAML is in \`workflows/\`.`,
-    `Resolve stage: ${resolved.passed} passed, ${resolved.failed} failed, ${resolved.skipped} not judged, of ${resolved.cases} cases — ${
+    `Pass stage: ${workflows.written} of ${workflows.total} instructions survive (${step14Text(workflows)}${workflows.repaired ? ", after auto-repair" : ""}); their Dify YAML is in \`workflows/\`.`,
+    `Resolve stage (${resolved.fidelity} rules): ${resolved.passed} passed, ${resolved.failed} failed, ${resolved.skipped} not judged, ${resolved.unknown} unknown (judge outage, left out), of ${resolved.cases} cases — ${
       resolved.resolveRate !== null
-        ? `resolve rate ${pct(resolved.passed, resolved.cases)}`
-        : `resolve rate between ${pct(resolved.passed, resolved.cases)} and ${pct(resolved.passed + resolved.skipped, resolved.cases)}`
+        ? `resolve rate ${pct(resolved.passed, resolved.cases - resolved.unknown)}`
+        : `resolve rate between ${pct(resolved.passed, resolved.cases - resolved.unknown)} and ${pct(resolved.passed + resolved.skipped, resolved.cases - resolved.unknown)}`
     }${resolved.judge ? "" : " (no judge configured: text outputs were not judged)"}.`,
     "",
     "## Where the cases end",
@@ -181,7 +190,13 @@ function render(
     L.push(
       `| ${f.extension} | ${f.required} | ${f.checked} | ${f.right} | ${f.wrongExtension} | ${f.missingOrNotFile} | ${f.seen.join(" ") || "–"} |`,
     );
-  L.push("", "## Tools the surviving workflows call", "", "| tool | instructions | cases | end states | failed on this tool |", "|---|---|---|---|---|");
+  L.push(
+    "",
+    "## Tools the surviving workflows call",
+    "",
+    "| tool | instructions | cases | end states | failed on this tool |",
+    "|---|---|---|---|---|",
+  );
   for (const t of r.tools)
     L.push(
       `| ${t.tool} | ${t.instructions.length} | ${t.cases} | ${Object.entries(t.ends)

@@ -10,12 +10,14 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ExecServices } from "../ir/services.js";
+import type { Fidelity } from "./fidelity.js";
 import { type AnswerWorkflows, writeAnswerWorkflows } from "./answer-workflows.js";
 import { type EndStateReport, summariseEndStates } from "./chat2workflow-report.js";
 import type { ResolveJudgeFn } from "./metrics/resolve.js";
 import type { PassJudge } from "./pass/judge.js";
 import type { AnswerRecord, Suite } from "./pass/dataset.js";
 import { loadChat2WorkflowSuite, type ResolveSuiteResult, runResolveSuite } from "./resolve-suite.js";
+import type { UpstreamPrompt } from "./upstream/prompts.js";
 
 export interface Chat2WorkflowOptions {
   /** The chat2workflow folder (holding dataset/ and case_files/). */
@@ -31,7 +33,13 @@ export interface Chat2WorkflowOptions {
   resolveJudge?: ResolveJudgeFn;
   repair?: boolean;
   concurrency?: number;
+  /** Default: none under upstream fidelity, 300 s under weft (src/eval/fidelity.ts). */
   caseTimeoutMs?: number;
+  /** Whose rules decide survival and each case; default "upstream". */
+  fidelity?: Fidelity;
+  /** Upstream fidelity with a resolve judge: upstream's resolve prompt (loadUpstreamPrompt). */
+  upstreamPrompt?: UpstreamPrompt;
+  judgeRetryDelayMs?: number;
   onProgress?: (stage: "pass" | "resolve", done: number, total: number) => void;
 }
 
@@ -43,11 +51,13 @@ export interface Chat2WorkflowResult {
 }
 
 export async function runChat2Workflow(o: Chat2WorkflowOptions): Promise<Chat2WorkflowResult> {
+  const fidelity = o.fidelity ?? "upstream";
   const out = resolve(o.outDir);
   const wfDir = join(out, "workflows");
   const workflows = await writeAnswerWorkflows(o.suite, o.records, o.model, wfDir, {
     repair: o.repair,
     judge: o.passJudge,
+    fidelity,
     onProgress: (d, t) => o.onProgress?.("pass", d, t),
   });
   const suite = loadChat2WorkflowSuite(o.datasetDir, {
@@ -59,6 +69,9 @@ export async function runChat2Workflow(o: Chat2WorkflowOptions): Promise<Chat2Wo
     judge: o.resolveJudge,
     concurrency: o.concurrency,
     caseTimeoutMs: o.caseTimeoutMs,
+    fidelity,
+    upstreamPrompt: o.upstreamPrompt,
+    judgeRetryDelayMs: o.judgeRetryDelayMs,
     onProgress: (d, t) => o.onProgress?.("resolve", d, t),
   });
   const report = summariseEndStates(workflows, resolved, suite);
@@ -69,7 +82,21 @@ export async function runChat2Workflow(o: Chat2WorkflowOptions): Promise<Chat2Wo
     `${JSON.stringify(
       {
         model: o.model,
-        pass: { decidedBy: workflows.decidedBy, repaired: workflows.repaired, survived: workflows.written, total: workflows.total },
+        fidelity,
+        judgePrompt: o.upstreamPrompt
+          ? {
+              path: o.upstreamPrompt.path,
+              sha256: o.upstreamPrompt.sha256,
+              matchesUpstream: o.upstreamPrompt.matchesUpstream,
+            }
+          : undefined,
+        pass: {
+          decidedBy: workflows.decidedBy,
+          step14: workflows.step14,
+          repaired: workflows.repaired,
+          survived: workflows.written,
+          total: workflows.total,
+        },
         resolve: { ...resolved, results: resolved.results.map(({ outputs: _o, ...r }) => r) },
         endStates: report.cases,
         byEndState: report.byEndState,

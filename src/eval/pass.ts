@@ -5,6 +5,7 @@
  * verdicts recorded upstream. Without a judge the judged checks are reported as skipped, never guessed.
  */
 import pLimit from "p-limit";
+import { UPSTREAM_NODE_COMPLETION_PARAMS } from "./fidelity.js";
 import type { AnswerRecord, Instruction, Suite } from "./pass/dataset.js";
 import { DOMAINS, instructionKey, PAPER_PASS_RATES } from "./pass/dataset.js";
 import { PassEvalError } from "./pass/errors.js";
@@ -45,6 +46,14 @@ export async function evaluatePassSuite(
   model: string,
   opts: PassOptions = {},
 ): Promise<PassSuiteResult> {
+  const upstream = opts.fidelity === "upstream";
+  if (upstream && opts.repair)
+    throw new PassEvalError(
+      "pass.fidelity_conflict",
+      "the auto-repairs are Weft's; upstream's pass stage has none: drop --repair or use --fidelity weft",
+      { field: "repair" },
+    );
+  const completionParams = upstream ? { ...UPSTREAM_NODE_COMPLETION_PARAMS } : undefined;
   const items: PassItem[] = [];
   const total = records.length;
   let done = 0;
@@ -58,15 +67,47 @@ export async function evaluatePassSuite(
       });
     const prev = record.round > 1 ? byKey.get(instructionKey(record.task, record.round - 1)) : undefined;
     const previousTypes = prev ? answerNodeTypes(prev.text) : undefined;
-    const strict: JudgedEvaluation = evaluateAnswer(record.text, instruction, { previousTypes });
+    const strict: JudgedEvaluation = evaluateAnswer(record.text, instruction, { previousTypes, completionParams });
     const item: PassItem = { instruction, record, strict };
     item.failureKind = classifyFailure(strict, record.text, definedIds(record.text));
     if (opts.repair) item.repaired = evaluateAnswer(record.text, instruction, { repair: true, previousTypes });
     items.push(item);
     if (!opts.judge) opts.onProgress?.(++done, total);
   }
-  if (opts.judge) await runJudge(items, opts.judge, opts.concurrency ?? 4, (n) => opts.onProgress?.(n, total));
-  return { summary: summarise(items, model, !!opts.judge, !!opts.repair), items };
+  if (upstream) await judgeAsUpstream(items, opts.judge, opts.concurrency ?? 4, (n) => opts.onProgress?.(n, total));
+  else if (opts.judge) await runJudge(items, opts.judge, opts.concurrency ?? 4, (n) => opts.onProgress?.(n, total));
+  return { summary: summarise(items, model, upstream || !!opts.judge, !!opts.repair), items };
+}
+
+/**
+ * R1, step_1_4 under upstream fidelity: pass_stage.py:512-515 judges only records that reached it and
+ * skips a record already judged, so a recorded judgement stands (its verdict: pass_stage.py:528-530 set
+ * fail_step "step_1_4" on a "false"). A record upstream never judged (it failed earlier there) goes to
+ * the live judge, or, with none, to the deterministic stand-in — each item says which decided it.
+ */
+async function judgeAsUpstream(
+  items: PassItem[],
+  judge: PassJudge | undefined,
+  concurrency: number,
+  progress: (n: number) => void,
+) {
+  const live = items.filter((it) => it.strict.passed13 && !it.record.recorded?.judged);
+  for (const it of items) {
+    const ev = it.strict;
+    if (!ev.passed13) ev.passJudged = false;
+    else if (it.record.recorded?.judged) {
+      ev.passJudged = it.record.recorded.failStep !== "step_1_4";
+      ev.judgeSource = "recorded";
+    } else if (!judge) {
+      ev.passJudged = ev.passDeterministic;
+      ev.judgeSource = "stand-in";
+    }
+  }
+  if (judge && live.length > 0) {
+    await runJudge(live, judge, concurrency, () => {});
+    for (const it of live) it.strict.judgeSource = "judge";
+  }
+  items.forEach((_, i) => progress(i + 1));
 }
 
 async function runJudge(items: PassItem[], judge: PassJudge, concurrency: number, progress: (n: number) => void) {

@@ -37,6 +37,7 @@ import { WeftError } from "../ir/errors.js";
 import type { ExecServices, FileService } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import { extensionOf, mimeForExtension } from "../tools/mime.js";
+import { defaultCaseTimeoutMs, type Fidelity } from "./fidelity.js";
 import {
   buildResolveJudgePrompt,
   checkFileOutputs,
@@ -48,14 +49,22 @@ import {
   parseResolveJudge,
   type ResolveJudgeFn,
 } from "./metrics/resolve.js";
+import {
+  CaseSchema,
+  extensionsOf,
+  type JudgeRetry,
+  type ResolveCase,
+  type ResolveCaseResult,
+  type ResolveSuiteInstruction,
+  type Verdict,
+} from "./resolve-case.js";
+import { askJudge } from "./resolve-judge.js";
+import { decideUpstream } from "./resolve-upstream.js";
+
+export type { ResolveCase, ResolveCaseResult, ResolveStage, ResolveSuiteInstruction } from "./resolve-case.js";
+import type { UpstreamPrompt } from "./upstream/prompts.js";
 
 export class ResolveSuiteError extends WeftError {}
-
-const CaseSchema = z.object({
-  name: z.string().optional(),
-  inputs: z.record(z.string(), z.unknown()).default({}),
-  reference: z.string().optional(),
-});
 
 const InstructionSchema = z.object({
   task: z.string().min(1),
@@ -72,16 +81,6 @@ const SuiteSchema = z.object({
   instructions: z.array(InstructionSchema).min(1),
 });
 
-export type ResolveCase = z.infer<typeof CaseSchema>;
-export interface ResolveSuiteInstruction {
-  task: string;
-  round: number;
-  queries: string[];
-  /** Absolute path of the workflow file; undefined when the suite has none for this instruction. */
-  workflow?: string;
-  required_files?: Record<string, string>;
-  cases: ResolveCase[];
-}
 export interface ResolveSuite {
   name: string;
   dir: string;
@@ -191,28 +190,6 @@ export function loadChat2WorkflowSuite(
   };
 }
 
-export type ResolveStage = "error" | "empty_outputs" | "file_check" | "files_only" | "judge" | "judge_skipped";
-
-export interface ResolveCaseResult {
-  task: string;
-  round: number;
-  case: string;
-  /** null when the verdict needed the judge and none was configured. */
-  pass: boolean | null;
-  stage: ResolveStage;
-  reason: string;
-  /** stage "error": the typed error's code (e.g. `tool.not_configured`, `http.request_failed`, `resolve.timeout`). */
-  errorCode?: string;
-  /** stage "error": the node that failed, and what it needed (a tool's provider/name, a model). */
-  errorNode?: { id: string; type: string; title: string };
-  cause?: string;
-  /** Output name → extension of each file output the check looked at (file_check and files_only). */
-  fileExtensions?: Record<string, string[]>;
-  outputs?: Record<string, unknown>;
-  fileFailures?: FileCheckFailure[];
-  durationMs?: number;
-}
-
 export interface ResolveSuiteResult {
   suite: string;
   cases: number;
@@ -220,13 +197,16 @@ export interface ResolveSuiteResult {
   failed: number;
   /** Cases whose deterministic checks passed but whose text outputs were not judged. */
   skipped: number;
-  /** passed / cases; null while some verdicts were skipped (then the rate lies in [lower, upper]). */
+  /** Cases whose judge call failed on every attempt: no verdict, so they are left out of the rates. */
+  unknown: number;
+  /** passed / (cases − unknown); null while some verdicts were skipped (then the rate lies in [lower, upper]). */
   resolveRate: number | null;
-  /** passed / cases (every skipped case failing). */
+  /** passed / (cases − unknown) (every skipped case failing). */
   lowerBound: number;
-  /** (passed + skipped) / cases (every skipped case passing). */
+  /** (passed + skipped) / (cases − unknown) (every skipped case passing). */
   upperBound: number;
   judge: boolean;
+  fidelity: Fidelity;
   results: ResolveCaseResult[];
 }
 
@@ -236,8 +216,18 @@ export interface ResolveRunOptions {
   onProgress?: (done: number, total: number) => void;
   /** Cases run at once (default 1). */
   concurrency?: number;
-  /** A case still running after this long is cancelled and ends as error `resolve.timeout` (default 300 s, as upstream). */
+  /**
+   * A case still running after this long is cancelled and ends as error `resolve.timeout`. Default: none
+   * under `upstream` fidelity (upstream sets none), 300 s under `weft`.
+   */
   caseTimeoutMs?: number;
+  /** Whose rules decide each case (src/eval/fidelity.ts); default "weft" for a generic suite. */
+  fidelity?: Fidelity;
+  /** `upstream` fidelity with a judge: upstream's resolve judge prompt (src/eval/upstream/prompts.ts). */
+  upstreamPrompt?: UpstreamPrompt;
+  /** Judge calls per case before it is reported unknown (default 3), and the first pause between them (default 2 s, doubling). */
+  judgeAttempts?: number;
+  judgeRetryDelayMs?: number;
 }
 
 async function readFileInput(
@@ -289,25 +279,14 @@ async function materialiseInputs(suite: ResolveSuite, inputs: Record<string, unk
   return out;
 }
 
-type Verdict = Omit<ResolveCaseResult, "task" | "round" | "case">;
-
-/** The extension of every file (or file list) value among `names` of the outputs. */
-function extensionsOf(outputs: Record<string, unknown>, names: readonly string[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const n of names) {
-    const v = outputs[n];
-    const files = (Array.isArray(v) ? v : [v]).filter(isFileValue);
-    if (files.length > 0) out[n] = files.map((f) => normaliseExtension(f.extension ?? extensionOf(f.filename ?? "")));
-  }
-  return out;
-}
-
-async function decide(
+/** Weft's rules (`--fidelity weft`, src/eval/metrics/resolve.ts); upstream's are in resolve-upstream.ts. */
+async function decideWeft(
   ins: ResolveSuiteInstruction,
   c: ResolveCase,
   outputs: Record<string, unknown>,
   inputs: Record<string, unknown>,
   judge: ResolveJudgeFn | undefined,
+  retry: JudgeRetry,
 ): Promise<Verdict> {
   if (isEmptyOutputs(outputs)) return { pass: false, stage: "empty_outputs", reason: "workflow returned no outputs" };
   const fileExtensions = ins.required_files ? extensionsOf(outputs, Object.keys(ins.required_files)) : undefined;
@@ -343,7 +322,9 @@ async function decide(
     outputs: text,
     referenceAnswer: c.reference,
   });
-  const v = parseResolveJudge(await judge({ prompt }));
+  const reply = await askJudge(judge, { prompt }, retry);
+  if (!reply.ok) return { ...reply.unknown, ...(fileExtensions ? { fileExtensions } : {}) };
+  const v = parseResolveJudge(reply.text);
   return { pass: v.pass, stage: "judge", reason: v.reason, ...(fileExtensions ? { fileExtensions } : {}) };
 }
 
@@ -371,7 +352,8 @@ async function runCase(
   workflow: Workflow,
   opts: ResolveRunOptions,
 ): Promise<Verdict> {
-  const timeoutMs = opts.caseTimeoutMs ?? 300_000;
+  const fidelity = opts.fidelity ?? "weft";
+  const timeoutMs = opts.caseTimeoutMs ?? defaultCaseTimeoutMs(fidelity);
   const ctl = new AbortController();
   const timedOut: Verdict = {
     pass: false,
@@ -381,12 +363,15 @@ async function runCase(
   };
   let timer: NodeJS.Timeout | undefined;
   // A node that ignores the abort signal must not hold the whole evaluation: the case ends at the deadline.
-  const deadline = new Promise<"timeout">((ok) => {
-    timer = setTimeout(() => {
-      ctl.abort();
-      ok("timeout");
-    }, timeoutMs);
-  });
+  const deadline =
+    timeoutMs === undefined
+      ? new Promise<"timeout">(() => {})
+      : new Promise<"timeout">((ok) => {
+          timer = setTimeout(() => {
+            ctl.abort();
+            ok("timeout");
+          }, timeoutMs);
+        });
   try {
     const inputs = await materialiseInputs(suite, c.inputs, opts.services.files);
     const run = await Promise.race([
@@ -394,7 +379,14 @@ async function runCase(
       deadline,
     ]);
     if (run === "timeout" || ctl.signal.aborted) return timedOut;
-    if (run.status !== "failed") return { ...(await decide(ins, c, run.outputs, inputs, opts.judge)), outputs: run.outputs };
+    if (run.status !== "failed") {
+      const retry = { attempts: opts.judgeAttempts ?? 3, delayMs: opts.judgeRetryDelayMs ?? 2000 };
+      const v =
+        fidelity === "upstream"
+          ? await decideUpstream(ins, c, run.outputs, inputs, opts.judge, opts.upstreamPrompt, retry)
+          : await decideWeft(ins, c, run.outputs, inputs, opts.judge, retry);
+      return { ...v, outputs: run.outputs };
+    }
     // A container (iteration, loop) reports its child's failure as its own: the cause is the first attempt
     // that failed and was not retried into a success.
     const recovered = new Set(run.trace.filter((a) => a.status !== "failed").map((a) => a.key));
@@ -418,7 +410,12 @@ async function runCase(
 
 async function loadInstructionWorkflow(ins: ResolveSuiteInstruction): Promise<Workflow | Verdict> {
   if (!ins.workflow)
-    return { pass: false, stage: "error", reason: `no workflow for ${ins.task}_${ins.round}`, errorCode: "resolve.no_workflow" };
+    return {
+      pass: false,
+      stage: "error",
+      reason: `no workflow for ${ins.task}_${ins.round}`,
+      errorCode: "resolve.no_workflow",
+    };
   try {
     return (await loadWorkflowFile(ins.workflow)).workflow;
   } catch (e) {
@@ -432,6 +429,13 @@ async function loadInstructionWorkflow(ins: ResolveSuiteInstruction): Promise<Wo
 }
 
 export async function runResolveSuite(suite: ResolveSuite, opts: ResolveRunOptions): Promise<ResolveSuiteResult> {
+  const fidelity = opts.fidelity ?? "weft";
+  if (fidelity === "upstream" && opts.judge && !opts.upstreamPrompt)
+    throw new ResolveSuiteError(
+      "resolve.upstream_prompt_missing",
+      "upstream fidelity judges with upstream's resolve prompt; none was given (upstreamPrompt)",
+      { field: "upstreamPrompt" },
+    );
   const total = suite.instructions.reduce((s, i) => s + i.cases.length, 0);
   const limit = pLimit(Math.max(1, opts.concurrency ?? 1));
   let done = 0;
@@ -453,18 +457,22 @@ export async function runResolveSuite(suite: ResolveSuite, opts: ResolveRunOptio
   const results = await Promise.all(jobs);
   const passed = results.filter((r) => r.pass === true).length;
   const failed = results.filter((r) => r.pass === false).length;
-  const skipped = results.filter((r) => r.pass === null).length;
-  const n = results.length;
+  const unknown = results.filter((r) => r.stage === "judge_unknown").length;
+  const skipped = results.filter((r) => r.pass === null).length - unknown;
+  // A case the judge never answered has no verdict: it leaves the denominator instead of counting as a failure.
+  const n = results.length - unknown;
   return {
     suite: suite.name,
     cases: results.length,
     passed,
     failed,
     skipped,
+    unknown,
     resolveRate: skipped > 0 || n === 0 ? null : passed / n,
     lowerBound: n ? passed / n : 0,
     upperBound: n ? (passed + skipped) / n : 0,
     judge: opts.judge !== undefined,
+    fidelity,
     results,
   };
 }

@@ -65,8 +65,10 @@ describe("eval workflows: answers → workflow files", () => {
   it("writes <Task>_<round>.yml for the survivors and a manifest; stale files of other answers go", async () => {
     const out = mkdtempSync(join(tmpdir(), "weft-c2w-wf-"));
     writeFileSync(join(out, "Code_3.yml"), "stale");
-    const stdout = await evalCli(["workflows", C2W, "--answers", answersFile, "-o", out]);
-    expect(stdout).toMatch(/^deepseek_v3d1: 54 of 79 answers pass the pass stage \(step_1_4 by the deterministic stand-in\)/);
+    const stdout = await evalCli(["workflows", C2W, "--answers", answersFile, "-o", out, "--fidelity", "weft"]);
+    expect(stdout).toMatch(
+      /^deepseek_v3d1: 54 of 79 answers pass the pass stage \(step_1_4 by the deterministic stand-in\)/,
+    );
     const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
     const files = readdirSync(out).filter((f) => f.endsWith(".yml"));
     expect(files).toHaveLength(54);
@@ -76,6 +78,11 @@ describe("eval workflows: answers → workflow files", () => {
       if (!e.survived) expect(e.failStep).toMatch(/^step_1_[1-4]$/);
     }
     expect(readFileSync(join(out, "PaperQA_1.yml"), "utf8")).toMatch(/^app:/m);
+    // The default is upstream's rules: step_1_4 is each record's recorded judgement, so the survivors are upstream's 46.
+    const up = await evalCli(["workflows", C2W, "--answers", answersFile, "-o", out]);
+    expect(up).toMatch(
+      /^deepseek_v3d1: 46 of 79 answers pass the pass stage \(upstream rules; step_1_4 by the recorded judge 57, a live judge 0, the deterministic stand-in 0\)/,
+    );
   }, 120_000);
 });
 
@@ -93,6 +100,7 @@ describe("eval chat2workflow: pass + resolve over one model's 79 × 3 cases (rep
       outDir: join(rp.dir, "out"),
       services: rp.services,
       resolveJudge: resolveJudgeFrom(rp.configPath, JUDGE_MODEL),
+      fidelity: "weft",
       concurrency: 4,
       caseTimeoutMs: 240_000,
     });
@@ -104,7 +112,15 @@ describe("eval chat2workflow: pass + resolve over one model's 79 × 3 cases (rep
     expect(r.report.lines).toHaveLength(237);
     const ends = new Set(r.report.cases.map((c) => c.end));
     for (const e of ends)
-      expect(["pass_stage", "error", "empty_outputs", "file_check", "files_only", "judge_pass", "judge_fail"]).toContain(e);
+      expect([
+        "pass_stage",
+        "error",
+        "empty_outputs",
+        "file_check",
+        "files_only",
+        "judge_pass",
+        "judge_fail",
+      ]).toContain(e);
     // 25 instructions fail the pass stage: 75 cases count 0 without running.
     expect(r.report.cases.filter((c) => c.end === "pass_stage")).toHaveLength(75);
     // Every error is typed; none is an untyped exception of ours.
@@ -176,7 +192,7 @@ describe("eval chat2workflow: pass + resolve over one model's 79 × 3 cases (rep
   });
 });
 
-describe("eval chat2workflow from the command line, with no tool configured", () => {
+describe("eval chat2workflow from the command line, with no tool configured (Weft's rules)", () => {
   let rp: Chat2WorkflowReplay;
   beforeAll(async () => {
     rp = await startChat2WorkflowReplay({ tools: false });
@@ -201,6 +217,8 @@ describe("eval chat2workflow from the command line, with no tool configured", ()
       rp.configPath,
       "--judge-model",
       JUDGE_MODEL,
+      "--fidelity",
+      "weft",
     ]);
     const lines = stdout.split("\n");
     const of = (key: string) => lines.filter((l) => l.includes(` ${key} test`));

@@ -60,7 +60,11 @@ function classify(req: RecordedRequest) {
     (a, c) => (a === undefined || score(c) > score(a) ? c : a),
     undefined,
   );
-  return reply.json({ keywords: [...w].slice(0, 3), category_id: best?.category_id ?? "", category_name: best?.category_name ?? "" });
+  return reply.json({
+    keywords: [...w].slice(0, 3),
+    category_id: best?.category_id ?? "",
+    category_name: best?.category_name ?? "",
+  });
 }
 
 /** A value fitting a (small) JSON Schema. */
@@ -70,7 +74,11 @@ function sample(schema: Record<string, unknown> | undefined, name = "value"): un
     const props = (schema?.properties ?? {}) as Record<string, Record<string, unknown>>;
     return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sample(v, k)]));
   }
-  if (t === "array") return [sample(schema?.items as Record<string, unknown>, name), sample(schema?.items as Record<string, unknown>, name)];
+  if (t === "array")
+    return [
+      sample(schema?.items as Record<string, unknown>, name),
+      sample(schema?.items as Record<string, unknown>, name),
+    ];
   if (t === "number" || t === "integer") return 3;
   if (t === "boolean") return true;
   return `replayed ${name}`;
@@ -97,7 +105,8 @@ function extract(req: RecordedRequest) {
 function judgedOutputs(output: string): string[] {
   const values: string[] = [];
   for (const line of output.split("\n")) {
-    const m = /^([\w-]+):\s?(.*)$/.exec(line);
+    // Upstream's layout indents the first line of each entry by four spaces.
+    const m = /^\s*([\w-]+):\s?(.*)$/.exec(line);
     if (m) values.push(m[2]!);
     else if (values.length > 0) values[values.length - 1] += `\n${line}`;
   }
@@ -105,7 +114,9 @@ function judgedOutputs(output: string): string[] {
 }
 
 function judge(req: RecordedRequest) {
-  const prompt = messages(req).map((m) => textOf(m.content)).join("\n");
+  const prompt = messages(req)
+    .map((m) => textOf(m.content))
+    .join("\n");
   const values = judgedOutputs(/<output>([\s\S]*?)<\/output>/.exec(prompt)?.[1] ?? "");
   const empty = values.length === 0 || values.some((v) => /^(|null|\[\]|\{\})$/.test(v.trim()));
   return reply.text(
@@ -116,7 +127,13 @@ function judge(req: RecordedRequest) {
 }
 
 function answer(req: RecordedRequest) {
-  const user = textOf(messages(req).filter((m) => m.role === "user").at(-1)?.content).replace(/\s+/g, " ").slice(0, 120);
+  const user = textOf(
+    messages(req)
+      .filter((m) => m.role === "user")
+      .at(-1)?.content,
+  )
+    .replace(/\s+/g, " ")
+    .slice(0, 120);
   return reply.text(
     [
       "# Replayed answer",
@@ -144,7 +161,9 @@ export function installReplayModel(server: ReplayServer): void {
   server.when(
     (r) =>
       isChat(r) &&
-      (textOf(messages(r).find((m) => m.role === "system")?.content).includes("The object must match this JSON Schema") ||
+      (textOf(messages(r).find((m) => m.role === "system")?.content).includes(
+        "The object must match this JSON Schema",
+      ) ||
         (Array.isArray(r.body?.tools) && r.body.tools.length > 0)),
     extract,
     { times: Number.POSITIVE_INFINITY },
@@ -176,8 +195,14 @@ export interface Chat2WorkflowReplay {
 }
 
 /** The replay server with the model and judge installed, a config pointing at it, and services built from it. */
-export async function startChat2WorkflowReplay(opts: { tools?: boolean } = {}): Promise<Chat2WorkflowReplay> {
+export async function startChat2WorkflowReplay(
+  opts: {
+    tools?: boolean /** Rules tried before the replay model's (which answer every chat request). */;
+    rules?: (s: ReplayServer) => void;
+  } = {},
+): Promise<Chat2WorkflowReplay> {
   const server = await startReplayServer();
+  opts.rules?.(server);
   installReplayModel(server);
   const dir = mkdtempSync(join(tmpdir(), "weft-c2w-replay-"));
   const configPath = join(dir, "weft.config.json");

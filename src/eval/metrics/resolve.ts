@@ -1,5 +1,6 @@
 /**
- * Chat2Workflow resolve-stage helpers (zjunlp/Chat2Workflow resolve_stage.py behaviour, re-stated):
+ * Chat2Workflow resolve-stage helpers under Weft's rules (`--fidelity weft`; upstream's exact rules are in
+ * src/eval/upstream/resolve-rules.ts, the differences in docs/chat2workflow-results.md):
  * a test run fails deterministically when the run errored, when its outputs are empty, or when an
  * output listed in check_resolve_stage.json is missing or is not a file (or a list of files) with the
  * required extension. If every output is such a listed file it passes with no judge call; otherwise an
@@ -124,8 +125,9 @@ export interface ResolveVerdict {
 }
 
 /**
- * Upstream rule: take the text after the last `<result>`; it fails if it contains "false" anywhere
- * (we match case-insensitively). A reply without `<result>` fails, with parsed=false.
+ * Weft's reading: the text after the last `<result>` (tags matched case-insensitively, read to the end of
+ * the reply) fails if it contains "false". A reply without `<result>` fails, with parsed=false — upstream
+ * would pass it (parseUpstreamVerdict).
  */
 export function parseResolveJudge(text: string): ResolveVerdict {
   const reasons = [...text.matchAll(/<reason>([\s\S]*?)(?:<\/reason>|$)/gi)];
@@ -136,7 +138,8 @@ export function parseResolveJudge(text: string): ResolveVerdict {
   return { pass: !/false/i.test(tail), reason, parsed: true };
 }
 
-export type ResolveJudgeFn = (req: { prompt: string }) => Promise<string>;
+/** `prompt` is the user message; `system`, when given, goes before it as a system message (upstream's layout). */
+export type ResolveJudgeFn = (req: { prompt: string; system?: string }) => Promise<string>;
 
 export interface ResolveRunInput {
   /** The run raised / returned an HTTP or engine error. */

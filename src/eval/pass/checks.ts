@@ -44,8 +44,31 @@ export interface ConvertResult extends StepResult {
  */
 export const CHAT2WORKFLOW_NODE_MODEL = { provider: "langgenius/tongyi/tongyi", name: "qwen3-vl-plus" };
 
-/** step_1_2: compact JSON → IR (no converter errors) → Dify YAML → re-import succeeds. */
-export function checkConvert(json: unknown, name: string): ConvertResult {
+const MODEL_NODE_TYPES = new Set(["llm", "parameter-extractor", "question-classifier"]);
+
+/**
+ * Writes `params` into every model node that carries the converter's model (the answer named none), as
+ * upstream's converter writes fixed completion params into each (R7, see src/eval/fidelity.ts).
+ */
+function withCompletionParams(workflow: Workflow, params: Record<string, unknown>): Workflow {
+  const nodes = workflow.nodes.map((n) => {
+    const model = (n.config as { model?: Record<string, unknown> } | undefined)?.model;
+    if (!MODEL_NODE_TYPES.has(n.type) || !model) return n;
+    if (model.provider !== CHAT2WORKFLOW_NODE_MODEL.provider || model.name !== CHAT2WORKFLOW_NODE_MODEL.name) return n;
+    return { ...n, config: { ...n.config, model: { ...model, completion_params: { ...params } } } };
+  });
+  return { ...workflow, nodes } as Workflow;
+}
+
+/**
+ * step_1_2: compact JSON → IR (no converter errors) → Dify YAML → re-import succeeds. `completionParams`
+ * go into the model nodes the converter filled in (upstream fidelity); without them they carry none.
+ */
+export function checkConvert(
+  json: unknown,
+  name: string,
+  opts: { completionParams?: Record<string, unknown> } = {},
+): ConvertResult {
   if (!isObj(json) || !Array.isArray(json.nodes_info)) {
     return {
       ok: false,
@@ -71,9 +94,12 @@ export function checkConvert(json: unknown, name: string): ConvertResult {
   }
   const diagnostics = [...converted.diagnostics];
   if (!converted.workflow || errorsOf(diagnostics).length) return { ok: false, diagnostics };
+  const workflow = opts.completionParams
+    ? withCompletionParams(converted.workflow, opts.completionParams)
+    : converted.workflow;
   let yaml: string;
   try {
-    yaml = exportDify(converted.workflow);
+    yaml = exportDify(workflow);
   } catch (e) {
     const code = e instanceof WeftError ? e.code : "unknown";
     return {

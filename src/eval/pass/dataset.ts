@@ -37,7 +37,7 @@ export interface AnswerRecord {
   /** The answer text as the model wrote it (reassembled from the recorded sections when not stored). */
   text: string;
   /** The upstream verdict, when the record carries one. */
-  recorded?: { valid: boolean; failStep?: string; reason?: string };
+  recorded?: { valid: boolean; failStep?: string; reason?: string; judged?: boolean };
 }
 
 export const instructionKey = (task: string, round: number | string) => `${task}_${Number(round)}`;
@@ -139,6 +139,8 @@ export function parseAnswerRecords(data: unknown, source = "answers"): AnswerRec
             valid: asBool(o.valid),
             failStep: typeof o.fail_step === "string" ? o.fail_step : undefined,
             reason: typeof o.reason === "string" ? o.reason : undefined,
+            // pass_stage.py:532 — set once the step_1_4 judge has answered for this record
+            ...("has_been_judged" in o ? { judged: asBool(o.has_been_judged) } : {}),
           }
         : undefined;
     return { task: o.task as string, round, text, recorded };

@@ -41,6 +41,8 @@ export interface EvaluateOptions {
   repair?: boolean;
   /** Node types the previous round's workflow used (a round-k selection may be written as a delta on it). */
   previousTypes?: readonly string[];
+  /** Completion params for the model nodes the converter fills in (upstream fidelity, R7). */
+  completionParams?: Record<string, unknown>;
 }
 
 export function evaluateAnswer(text: string, ins: Instruction, opts: EvaluateOptions = {}): AnswerEvaluation {
@@ -71,7 +73,7 @@ export function evaluateAnswer(text: string, ins: Instruction, opts: EvaluateOpt
   const conv =
     parsed.json === undefined
       ? { ok: false, diagnostics: parsed.diagnostics, workflow: undefined }
-      : checkConvert(parsed.json, ins.key);
+      : checkConvert(parsed.json, ins.key, { completionParams: opts.completionParams });
   steps.convert = { ok: conv.ok, diagnostics: conv.diagnostics };
   if (conv.workflow) {
     const a = checkAnalyser(conv.workflow);
@@ -152,7 +154,9 @@ export function answerNodeTypes(text: string): string[] | undefined {
   const json = parseAnswer(text).json as { nodes_info?: unknown } | undefined;
   if (!json || !Array.isArray(json.nodes_info)) return undefined;
   const types = json.nodes_info.flatMap((n) =>
-    n && typeof n === "object" && typeof (n as { type?: unknown }).type === "string" ? [(n as { type: string }).type] : [],
+    n && typeof n === "object" && typeof (n as { type?: unknown }).type === "string"
+      ? [(n as { type: string }).type]
+      : [],
   );
   return [...new Set(types)];
 }

@@ -1,4 +1,5 @@
 // What a pass-stage evaluation produces: per answer, per suite, and the outcome of steps 1_1–1_3.
+import type { Fidelity } from "../fidelity.js";
 import type { AnswerRecord, Instruction } from "./dataset.js";
 import type { AnswerEvaluation, FailureKind } from "./evaluate.js";
 import type { PassJudge, PassJudgeVerdict } from "./judge.js";
@@ -6,6 +7,12 @@ import type { PassJudge, PassJudgeVerdict } from "./judge.js";
 export interface PassOptions {
   repair?: boolean;
   judge?: PassJudge;
+  /**
+   * `weft` (default): step_1_4 by `judge`, or else the deterministic stand-in. `upstream`: no repairs,
+   * converted model nodes carry upstream's completion params, and step_1_4 is the record's own recorded
+   * judgement when it has one (pass_stage.py:514 skips judged records), else `judge`, else the stand-in.
+   */
+  fidelity?: Fidelity;
   /** Parallel judge calls (default 4). */
   concurrency?: number;
   onProgress?: (done: number, total: number) => void;
@@ -16,6 +23,8 @@ export interface JudgedEvaluation extends AnswerEvaluation {
   judge?: PassJudgeVerdict;
   /** 1_1–1_3 and the judge (the paper's pass); undefined without a judge. */
   passJudged?: boolean;
+  /** What decided step_1_4 when passJudged is set: the record's recorded judgement, a live judge, or the stand-in. */
+  judgeSource?: "recorded" | "judge" | "stand-in";
 }
 
 export interface PassItem {

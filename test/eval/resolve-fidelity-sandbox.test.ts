@@ -1,0 +1,61 @@
+/**
+ * R12 (issue 37; the fix belongs to the Dify-parity issue): Dify's Python sandbox lets a code node
+ * `import sys`, and upstream's resolve stage runs such nodes there. Four recorded answers import it (Code_2
+ * of DeepSeek-V3.1, GLM-4.6, Qwen-3-14B, Qwen-3-32B; none survived upstream's pass stage). This pins what
+ * Weft does today, so the difference is visible in the docs and the day it changes: the node is refused
+ * with the typed `sandbox.forbidden`, naming the module, and the case ends as a run error.
+ */
+import { describe, expect, it } from "vitest";
+import "../../src/nodes/index.js";
+import { runWorkflow } from "../../src/engine/run.js";
+import { WorkflowSchema } from "../../src/ir/workflow.js";
+import { createSandbox } from "../../src/sandbox/index.js";
+
+function workflow(code: string) {
+  return WorkflowSchema.parse({
+    mode: "workflow",
+    nodes: [
+      { id: "start", type: "start", config: { variables: [{ variable: "text", type: "paragraph", required: true }] } },
+      {
+        id: "py",
+        type: "code",
+        config: {
+          variables: [{ variable: "text", value_selector: ["start", "text"] }],
+          code_language: "python3",
+          code,
+          outputs: { out: { type: "string", children: null } },
+        },
+      },
+      { id: "end", type: "end", config: { outputs: [{ variable: "out", value_selector: ["py", "out"] }] } },
+    ],
+    edges: [
+      { source: "start", target: "py" },
+      { source: "py", target: "end" },
+    ],
+  });
+}
+
+const services = { sandbox: createSandbox({ limits: { timeoutMs: 10_000 } }) };
+
+describe("R12 Python code nodes that import sys", () => {
+  it("are refused today with sandbox.forbidden naming sys (Dify runs them)", async () => {
+    const r = await runWorkflow(
+      workflow("import sys\n\ndef main(text: str) -> dict:\n    return {'out': text + str(sys.maxsize > 0)}\n"),
+      {
+        inputs: { text: "x" },
+        services,
+      },
+    );
+    expect(r.status).toBe("failed");
+    expect(r.error).toMatchObject({ code: "sandbox.forbidden", nodeId: "py" });
+    expect(r.error?.message).toMatch(/sys/);
+  }, 60_000);
+
+  it("the same node without the import runs", async () => {
+    const r = await runWorkflow(workflow("def main(text: str) -> dict:\n    return {'out': text + 'y'}\n"), {
+      inputs: { text: "x" },
+      services,
+    });
+    expect(r.outputs).toEqual({ out: "xy" });
+  }, 60_000);
+});
