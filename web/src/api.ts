@@ -23,7 +23,7 @@ export const setUnauthorizedHandler = (f: (f: ApiFailure) => void) => {
   onUnauthorized = f;
 };
 
-async function failure(res: Response): Promise<ApiFailure> {
+export async function failure(res: Response): Promise<ApiFailure> {
   let f: ApiFailure;
   try {
     const body = (await res.json()) as { error?: { code: string; message: string; diagnostics?: Diagnostic[] } };
@@ -35,7 +35,7 @@ async function failure(res: Response): Promise<ApiFailure> {
   return f;
 }
 
-function headers(extra: Record<string, string> = {}): Record<string, string> {
+export function headers(extra: Record<string, string> = {}): Record<string, string> {
   // x-weft-client: the run log files the studio's runs under source "studio".
   return { authorization: `Bearer ${getKey()}`, "x-weft-client": "studio", ...extra };
 }

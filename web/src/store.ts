@@ -8,6 +8,7 @@ import type {
   AvailableValue,
   Diagnostic,
   Diff,
+  DraftView,
   ImportResult,
   NodeTypeInfo,
   ProposalView,
@@ -19,7 +20,7 @@ import type {
   Workflow,
 } from "./types";
 
-export type Panel = "inspector" | "run" | "chat" | "versions";
+export type Panel = "inspector" | "run" | "chat" | "versions" | "logs" | "env";
 export type NodeStatus = "running" | "succeeded" | "failed" | "exception" | "skipped" | "paused";
 /** How a node is marked on the canvas by a proposal under review. */
 export type Highlight = NodeMark;
@@ -89,7 +90,14 @@ interface State {
   app?: AppInfo;
   saved?: VersionBody;
   draft?: Workflow;
+  /** The draft differs from the version it was made from (its edits are in the server draft, not in a version). */
   dirty: boolean;
+  /** The server draft's revision the editor's draft was loaded from or last saved as (src/draft/autosave.ts). */
+  draftRevision?: number;
+  /** Counts the user's edits of the draft; autosave saves when it moves. */
+  edits: number;
+  /** Counts loads of the draft from the server (open, reload, a new version): autosave has nothing to save then. */
+  draftLoads: number;
   diagnostics: Diagnostic[];
   ports: Record<string, string[]>;
   selected?: string;
@@ -151,6 +159,12 @@ export const errText = (e: unknown) => (e instanceof ApiFailure ? `${e.code}: ${
 
 const STALE_KEY =
   "The server no longer accepts the API key saved in this browser (the server was restarted with another database, or the key was revoked). Sign in with a current key: `weft serve --sample` prints one, `weft keys create` makes one.";
+
+/** Saves the editor's pending draft edits (set by src/draft/autosave.ts; the store cannot import it). */
+let flushDraft: () => Promise<unknown> = async () => {};
+export const setDraftFlusher = (f: () => Promise<unknown>) => {
+  flushDraft = f;
+};
 
 let validateTimer: ReturnType<typeof setTimeout> | undefined;
 let validateSeq = 0;
@@ -233,6 +247,8 @@ export const useStore = create<State>((set, get) => {
     apps: [],
     nodeTypes: [],
     dirty: false,
+    edits: 0,
+    draftLoads: 0,
     diagnostics: [],
     ports: {},
     panel: "inspector",
@@ -311,10 +327,21 @@ export const useStore = create<State>((set, get) => {
     async reloadWorkflow() {
       const app = get().app;
       if (!app) return;
-      applyVersion(await api<VersionBody>(`/api/apps/${app.id}/workflow`));
+      const [v, d] = await Promise.all([
+        api<VersionBody>(`/api/apps/${app.id}/workflow`),
+        api<DraftView>(`/api/apps/${app.id}/draft`),
+      ]);
+      applyVersion(v);
+      // The editor shows the server draft, errors and all; unchanged, it is the version as analysed with its ports.
+      if (d.dirty || d.baseVersion !== v.version) {
+        const r = await api<{ diagnostics: Diagnostic[]; ports?: Record<string, string[]> }>("/api/analyse", { json: { workflow: d.workflow } });
+        set({ draft: structuredClone(d.workflow), dirty: true, diagnostics: r.diagnostics, ...(r.ports ? { ports: { ...v.ports, ...r.ports } } : {}) });
+      }
+      set((s) => ({ draftRevision: d.revision, draftLoads: s.draftLoads + 1 }));
     },
     async importVersion(yaml) {
       const app = get().app!;
+      await flushDraft();
       const r = await api<ImportResult>(`/api/apps/${app.id}/import`, { body: yaml, contentType: "text/yaml" });
       await get().reloadWorkflow();
       await get().loadVersions();
@@ -328,17 +355,17 @@ export const useStore = create<State>((set, get) => {
       const wf = get().draft;
       if (!wf) return;
       const next = { ...wf, nodes: wf.nodes.map((n) => (n.id === id ? { ...n, ...patch } : n)) };
-      set({ draft: next, dirty: true });
+      set((s) => ({ draft: next, dirty: true, edits: s.edits + 1 }));
       scheduleValidate();
     },
     setDraft(wf) {
-      set({ draft: wf, dirty: true });
+      set((s) => ({ draft: wf, dirty: true, edits: s.edits + 1 }));
       scheduleValidate();
     },
     moveNodes(pos, edit) {
       const wf = get().draft;
       if (!wf) return;
-      set((s) => ({ draft: withPositions(wf, pos), dirty: s.dirty || edit }));
+      set((s) => ({ draft: withPositions(wf, pos), dirty: s.dirty || edit, edits: edit ? s.edits + 1 : s.edits }));
     },
     async placeMissing() {
       const { draft, ports } = get();
@@ -359,8 +386,13 @@ export const useStore = create<State>((set, get) => {
       const { app, draft } = get();
       if (!app || !draft) return false;
       try {
+        // The server draft first: a new version moves its revision, and a save still waiting would then be stale.
+        await flushDraft();
         const r = await api<{ version: number }>(`/api/apps/${app.id}/workflow`, { method: "PUT", json: { workflow: draft } });
         applyVersion(await api<VersionBody>(`/api/apps/${app.id}/workflow`), false);
+        // A new version is the draft's new base (its next revision).
+        const d = await api<DraftView>(`/api/apps/${app.id}/draft`);
+        set((s) => ({ draftRevision: d.revision, draftLoads: s.draftLoads + 1 }));
         void get().loadVersions();
         // A pending proposal was made against the version before: it is stale now, and says so.
         const review = get().review;
@@ -373,7 +405,7 @@ export const useStore = create<State>((set, get) => {
         return true;
       } catch (e) {
         if (e instanceof ApiFailure && e.diagnostics.length) set({ diagnostics: e.diagnostics });
-        get().say("error", `not saved: ${errText(e)}`);
+        get().say("error", `not saved as a version (the draft keeps your edits): ${errText(e)}`);
         return false;
       }
     },
@@ -392,10 +424,11 @@ export const useStore = create<State>((set, get) => {
     },
     async startRun(inputs, query) {
       const app = get().app;
-      const saved = get().saved;
-      if (!app || !saved) return;
+      // The studio's Run runs the server draft (autosave has saved it before this is called).
+      const draft = get().draft;
+      if (!app || !draft) return;
       const chat = app.mode === "advanced-chat";
-      set({ run: { ...emptyRun(), status: "starting", workflow: saved.workflow } });
+      set({ run: { ...emptyRun(), status: "starting", workflow: draft } });
       if (chat) set((s) => ({ conversation: { ...s.conversation, turns: [...s.conversation.turns, { query: query ?? "" }] } }));
       const patchTurn = (t: Partial<Conversation["turns"][number]>) =>
         set((s) => ({ conversation: { ...s.conversation, turns: s.conversation.turns.map((x, i) => (i === s.conversation.turns.length - 1 ? { ...x, ...t } : x)) } }));
@@ -501,12 +534,13 @@ export const useStore = create<State>((set, get) => {
       set((s) => ({
         draft: structuredClone(v.workflow),
         dirty: true,
+        edits: s.edits + 1,
         diagnostics: v.diagnostics,
         ports: v.ports,
         selected: undefined,
         viewNonce: s.viewNonce + 1,
       }));
-      get().say("ok", `version ${version} loaded into the editor; save to make it current`);
+      get().say("ok", `version ${version} loaded into the draft; publish to make it live`);
     },
     async openProposal(p, hidden = false) {
       try {
@@ -532,6 +566,7 @@ export const useStore = create<State>((set, get) => {
       if (!review || review.busy) return;
       set({ review: { ...review, busy: true, refusal: undefined } });
       try {
+        await flushDraft();
         const r = await api<{ version: { version: number } }>(appPath(`/proposals/${review.proposal.id}/apply`), { method: "POST" });
         set({ review: undefined, selected: undefined });
         await get().reloadWorkflow();
@@ -562,6 +597,7 @@ export const useStore = create<State>((set, get) => {
     async undo() {
       if (!get().app) return;
       try {
+        await flushDraft();
         const r = await api<{ version: { version: number }; restored: number }>(appPath("/undo"), { method: "POST" });
         // The server supersedes pending proposals: they were made against the version undone.
         set({ review: undefined, selected: undefined });

@@ -38,6 +38,8 @@ export interface AppInfo {
   createdAt: number;
   updatedAt: number;
   version?: number;
+  /** The version `/v1`, MCP, queued runs and triggers run; absent before the first publish. */
+  publishedVersion?: number;
 }
 export interface VersionInfo {
   version: number;
@@ -46,6 +48,36 @@ export interface VersionInfo {
   createdAt: number;
   nodes: number;
   edges: number;
+  /** From GET /api/apps/:id/versions: the published version, and the one the draft was made from. */
+  published?: boolean;
+  draft?: boolean;
+}
+/** GET/PUT /api/apps/:id/draft (src/server/drafts.ts). */
+export interface DraftView {
+  appId: string;
+  workflow: Workflow;
+  diagnostics: Diagnostic[];
+  revision: number;
+  baseVersion: number;
+  updatedAt: number;
+  /** Differs from its base version. */
+  dirty: boolean;
+}
+/** One run of the run log (GET /api/apps/:id/runs). */
+export interface RunLogEntry {
+  id: string;
+  appId?: string;
+  workflowName: string;
+  status: string;
+  source?: string;
+  version?: number;
+  draft?: boolean;
+  inputs: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+  error?: { code: string; message: string };
+  createdAt: number;
+  updatedAt: number;
+  link?: string;
 }
 export interface VersionBody extends VersionInfo {
   workflow: Workflow;

@@ -62,7 +62,7 @@ export function AppList() {
           {apps.map((a) => (
             <tr key={a.id} data-testid="app-row">
               <td>
-                <a href={`#${a.id}`} onClick={(e) => (e.preventDefault(), void openApp(a.id))}>
+                <a href={`/apps/${encodeURIComponent(a.id)}`} onClick={(e) => (e.preventDefault(), void openApp(a.id))}>
                   {a.name}
                 </a>
               </td>

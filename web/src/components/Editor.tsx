@@ -11,12 +11,19 @@ import { ImportDialog } from "./ImportDialog";
 import { Notice } from "./Notice";
 import { ChatPanel } from "./ChatPanel";
 import { VersionsPanel } from "./VersionsPanel";
+import { EnvPanel } from "./EnvPanel";
+import { LogsPanel } from "../run/LogsPanel";
+import { leaveApp } from "../draft/autosave";
+import { PublishButton } from "../draft/PublishButton";
+import { DraftConflict, SaveStatus } from "../draft/SaveStatus";
 
 const PANELS: Array<[Panel, string]> = [
   ["inspector", "Inspector"],
   ["run", "Run"],
   ["chat", "Agent"],
   ["versions", "Versions"],
+  ["logs", "Logs"],
+  ["env", "Env"],
 ];
 
 function AddNode() {
@@ -64,20 +71,21 @@ export function Editor() {
   const diagnostics = useStore((s) => s.diagnostics);
   const reviewing = useStore((s) => !!s.review && !s.review.hidden);
   const [importing, setImporting] = useState(false);
-  const { closeApp, save, setPanel, importVersion, say, autoLayoutAll } = useStore.getState();
+  const { save, setPanel, importVersion, say, autoLayoutAll } = useStore.getState();
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const warnings = diagnostics.filter((d) => d.severity === "warning").length;
   return (
     <div className="editor" data-testid="editor">
       <header className="topbar">
-        <button type="button" onClick={closeApp}>
+        <button type="button" data-testid="back-to-apps" onClick={() => void leaveApp()}>
           ← Apps
         </button>
         <h2 data-testid="app-name">{app.name}</h2>
         <span className="muted">
-          {app.mode} · v{saved?.version ?? "?"}
-          {dirty ? " · unsaved" : ""}
+          {app.mode} · draft of v{saved?.version ?? "?"}
+          {dirty ? " (changed)" : ""}
         </span>
+        <SaveStatus />
         <span className={`diag-count ${errors ? "error" : ""}`} data-testid="diag-count">
           {errors} error(s), {warnings} warning(s)
         </span>
@@ -92,10 +100,12 @@ export function Editor() {
         <button type="button" data-testid="export" onClick={() => download(`/api/apps/${app.id}/export`, "app.yml").catch((e) => say("error", String(e)))}>
           Export
         </button>
-        <button type="button" data-testid="save" disabled={!dirty} onClick={() => void save()}>
-          Save
+        <button type="button" data-testid="save" disabled={!dirty} title="Keep the draft as a version (it is autosaved either way)" onClick={() => void save()}>
+          Save version
         </button>
+        <PublishButton />
       </header>
+      <DraftConflict />
       <Notice />
       <ReviewBar />
       {importing && (
@@ -124,6 +134,8 @@ export function Editor() {
             {panel === "run" && <RunPanel />}
             {panel === "chat" && <ChatPanel />}
             {panel === "versions" && <VersionsPanel />}
+            {panel === "logs" && <LogsPanel />}
+            {panel === "env" && <EnvPanel />}
           </div>
         </aside>
       </div>

@@ -35,6 +35,16 @@ export function VersionsPanel() {
             <span>
               v{v.version} · {v.source} · {new Date(v.createdAt).toLocaleTimeString()} · {v.nodes} nodes
             </span>
+            {v.published && (
+              <span className="pill st-succeeded" data-testid="version-published">
+                published
+              </span>
+            )}
+            {v.draft && (
+              <span className="pill" data-testid="version-draft" title="the draft was made from this version">
+                {dirty ? "draft (changed)" : "draft"}
+              </span>
+            )}
             {v.note && <div className="muted">{v.note}</div>}
             <span className="actions">
               {v.version > 1 && (
@@ -43,7 +53,7 @@ export function VersionsPanel() {
                 </button>
               )}
               {saved?.version !== v.version && (
-                <button type="button" onClick={() => void restore(v.version)}>
+                <button type="button" title="Make this version the draft (publish to make it live)" onClick={() => void restore(v.version)}>
                   load
                 </button>
               )}

@@ -5,6 +5,7 @@ import { humanize, nodeTitle } from "../labels";
 import { type Conversation, useStore } from "../store";
 import type { RunEvent, Workflow } from "../types";
 import { HumanInputForm } from "./HumanInputForm";
+import { saveNow } from "../draft/autosave";
 import { RunInputs, type StartVar, toInputs } from "./RunForm";
 import { show, TraceView } from "./TraceView";
 
@@ -58,8 +59,7 @@ function ConversationView({ c }: { c: Conversation }) {
 }
 
 export function RunPanel() {
-  const saved = useStore((s) => s.saved);
-  const dirty = useStore((s) => s.dirty);
+  const draft = useStore((s) => s.draft);
   const run = useStore((s) => s.run);
   const conversation = useStore((s) => s.conversation);
   const selected = useStore((s) => s.selected);
@@ -67,8 +67,8 @@ export function RunPanel() {
   const [values, setValues] = useState<Record<string, any>>({});
   const [query, setQuery] = useState("");
   const [tab, setTab] = useState<Tab>("result");
-  if (!saved) return null;
-  const wf = saved.workflow;
+  if (!draft) return null;
+  const wf = draft;
   const chat = wf.mode === "advanced-chat";
   const start = wf.nodes.find((n) => n.type === "start");
   const vars = (Array.isArray(start?.config.variables) ? start.config.variables : []) as StartVar[];
@@ -78,7 +78,8 @@ export function RunPanel() {
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     setTab("result");
-    void startRun(toInputs(vars, values), chat ? query : undefined);
+    // The run is of the server draft: what is typed last is saved first (a refused save is shown, and the run says why).
+    void saveNow().then(() => startRun(toInputs(vars, values), chat ? query : undefined));
     if (chat) setQuery("");
   };
 
@@ -102,9 +103,9 @@ export function RunPanel() {
             <textarea id="run-query" data-testid="run-query" value={query} onChange={(e) => setQuery(e.target.value)} />
           </div>
         )}
-        {dirty && <p className="warn-text">Unsaved edits: the run uses saved version {saved.version}.</p>}
+        <p className="muted small">Runs the draft as it is now (end users run the published version).</p>
         <button type="submit" data-testid="run-button" disabled={running}>
-          {running ? "Running…" : chat ? "Send" : `Run version ${saved.version}`}
+          {running ? "Running…" : chat ? "Send" : "Run draft"}
         </button>
         {running && run.runId && (
           <button type="button" data-testid="cancel-run" onClick={() => void api(`/api/runs/${run.runId}/cancel`, { method: "POST" }).catch(() => {})}>

@@ -1,0 +1,45 @@
+/**
+ * The studio's deep links both ways: a URL opens its app and run (on load, back and forward), and opening an app
+ * or starting a run puts its URL in the address bar, so a reload comes back to it.
+ */
+import { leaveApp } from "./draft/autosave";
+import { openRun } from "./run/openRun";
+import { go, parseRoute, routePath } from "./route";
+import { useStore } from "./store";
+
+/** While the store is being brought to a URL, its changes are not written back to the URL. */
+let syncing = false;
+let wanted = "";
+
+export async function syncToRoute(path: string): Promise<void> {
+  wanted = path;
+  const r = parseRoute(path);
+  syncing = true;
+  try {
+    const s = useStore.getState();
+    if (!r.appId) {
+      // Back to the list (the browser's back button): the edits are saved first, or the user is asked.
+      if (s.app && !(await leaveApp())) history.pushState(null, "", routePath({ appId: s.app.id, runId: s.run.runId }));
+      return;
+    }
+    if (s.app?.id !== r.appId) await useStore.getState().openApp(r.appId);
+    if (wanted !== path || useStore.getState().app?.id !== r.appId) return;
+    if (r.runId && useStore.getState().run.runId !== r.runId) await openRun(r.runId);
+  } finally {
+    if (wanted === path) syncing = false;
+  }
+}
+
+const storePath = (): string => {
+  const s = useStore.getState();
+  return routePath({ appId: s.app?.id, runId: s.app ? s.run.runId : undefined });
+};
+
+export function followStoreInUrl(): void {
+  useStore.subscribe((s, prev) => {
+    if (syncing || !s.key) return;
+    if (s.app?.id === prev.app?.id && s.run.runId === prev.run.runId) return;
+    const path = storePath();
+    go(path);
+  });
+}
