@@ -757,8 +757,8 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       ],
     });
     await createApp({ ...wf, name: "approval" });
-    // The app list shows apps as of its last load.
-    await page.reload();
+    // The app list shows apps as of its last load (a reload now stays on the open app's URL).
+    await page.goto(s.url);
     await openByName("approval");
     await page.getByTestId("tab-run").click();
     await page.getByTestId("input-item").fill("12 chairs");

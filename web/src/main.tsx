@@ -6,7 +6,7 @@ import { AppList } from "./components/AppList";
 import { Editor } from "./components/Editor";
 import { Login } from "./components/Login";
 import { followStoreInUrl, syncToRoute } from "./routing";
-import { useRoute } from "./route";
+import { parseRoute, useRoute } from "./route";
 import { useStore } from "./store";
 
 followStoreInUrl();
@@ -24,7 +24,10 @@ function App() {
     if (key && loaded) void syncToRoute(path);
   }, [key, loaded, path]);
   if (!key) return <Login />;
-  return app ? <Editor /> : <AppList />;
+  if (app) return <Editor />;
+  // A link to an app shows the app once it is open, not the list in between.
+  if (parseRoute(path).appId) return <p className="muted opening" data-testid="opening">Opening…</p>;
+  return <AppList />;
 }
 
 createRoot(document.getElementById("root")!).render(<App />);

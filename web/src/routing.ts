@@ -23,8 +23,11 @@ export async function syncToRoute(path: string): Promise<void> {
       return;
     }
     if (s.app?.id !== r.appId) await useStore.getState().openApp(r.appId);
-    if (wanted !== path || useStore.getState().app?.id !== r.appId) return;
-    if (r.runId && useStore.getState().run.runId !== r.runId) await openRun(r.runId);
+    if (wanted !== path) return;
+    // Not opened (an unknown app; its error is said): the list, not a page that waits forever.
+    if (useStore.getState().app?.id !== r.appId) return go("/", true);
+    // Not awaited: following a running run lasts as long as the run; openRun names it in the store at once.
+    if (r.runId && useStore.getState().run.runId !== r.runId) void openRun(r.runId);
   } finally {
     if (wanted === path) syncing = false;
   }
