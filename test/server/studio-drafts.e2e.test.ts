@@ -22,7 +22,12 @@ type WorkflowClient = CompletionClient & {
 
 const wrapApp = buildWorkflow({
   nodes: [
-    { id: "start", type: "start", title: "Start", variables: [{ variable: "q", label: "Q", type: "text-input", required: true }] },
+    {
+      id: "start",
+      type: "start",
+      title: "Start",
+      variables: [{ variable: "q", label: "Q", type: "text-input", required: true }],
+    },
     tpl("wrap", "[{{ q }}]", { q: ["start", "q"] }, { title: "Wrap" }),
     { id: "end", type: "end", title: "End", outputs: [{ variable: "out", value_selector: ["wrap", "output"] }] },
   ],
@@ -34,7 +39,12 @@ const wrapApp = buildWorkflow({
 
 const approvalApp = buildWorkflow({
   nodes: [
-    { id: "start", type: "start", title: "Start", variables: [{ variable: "item", label: "Item", type: "text-input", required: true }] },
+    {
+      id: "start",
+      type: "start",
+      title: "Start",
+      variables: [{ variable: "item", label: "Item", type: "text-input", required: true }],
+    },
     {
       id: "ask",
       type: "human-input",
@@ -174,7 +184,10 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     const d = await serverDraft(wrapId);
     const theirs = structuredClone(d.workflow);
     node(theirs, "wrap").title = "Wrap (theirs)";
-    const put = await json(`/api/apps/${wrapId}/draft`, { method: "PUT", json: { workflow: theirs, revision: d.revision } });
+    const put = await json(`/api/apps/${wrapId}/draft`, {
+      method: "PUT",
+      json: { workflow: theirs, revision: d.revision },
+    });
     expect(put.status).toBe(200);
     // This editor still holds revision d.revision: its next save is stale.
     await page.locator('[data-node-id="wrap"]').click();
@@ -230,11 +243,18 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     await expect.poll(async () => (await json(`/api/runs/${runId}`)).body.status, { timeout: 15_000 }).toBe("paused");
     // A run answered already, beside it, for the filters to leave out.
     const other = await json(`/api/apps/${id}/runs`, { method: "POST", json: { inputs: { item: "a lamp" } } });
-    await expect.poll(async () => (await json(`/api/runs/${other.body.runId}`)).body.status, { timeout: 15_000 }).toBe("paused");
+    await expect
+      .poll(async () => (await json(`/api/runs/${other.body.runId}`)).body.status, { timeout: 15_000 })
+      .toBe("paused");
     const otherForm = (await json(`/api/runs/${other.body.runId}/forms`)).body.forms[0];
-    const answered = await json(`/api/runs/${other.body.runId}/forms/${otherForm.id}`, { method: "POST", json: { action: "reject", inputs: { reason: "no room" } } });
+    const answered = await json(`/api/runs/${other.body.runId}/forms/${otherForm.id}`, {
+      method: "POST",
+      json: { action: "reject", inputs: { reason: "no room" } },
+    });
     expect(answered.status).toBe(200);
-    await expect.poll(async () => (await json(`/api/runs/${other.body.runId}`)).body.status, { timeout: 15_000 }).toBe("succeeded");
+    await expect
+      .poll(async () => (await json(`/api/runs/${other.body.runId}`)).body.status, { timeout: 15_000 })
+      .toBe("succeeded");
 
     await page.getByTestId("back-to-apps").click();
     await page.reload();
@@ -263,13 +283,18 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     await page.getByTestId("form-action-approve").click();
     await page.locator('[data-testid="run-result"][data-status="succeeded"]').waitFor();
     expect(await page.getByTestId("run-outputs").textContent()).toContain("approved: within budget");
-    expect((await json(`/api/runs/${runId}`)).body).toMatchObject({ status: "succeeded", outputs: { decision: "approved: within budget" } });
+    expect((await json(`/api/runs/${runId}`)).body).toMatchObject({
+      status: "succeeded",
+      outputs: { decision: "approved: within budget" },
+    });
   });
 
   it("sets environment variables and a write-only secret in the Env panel", async (ctx) => {
     const probe = await json(`/api/apps/${wrapId}/env`);
     if (probe.status === 404 && probe.body.error?.code === "route.not_found")
-      ctx.skip(`this server has no GET /api/apps/:id/env yet (the secrets helper's API is not merged): ${probe.body.error.message}`);
+      ctx.skip(
+        `this server has no GET /api/apps/:id/env yet (the secrets helper's API is not merged): ${probe.body.error.message}`,
+      );
     await page.goto(`${s.url}/apps/${wrapId}`);
     await page.getByTestId("editor").waitFor();
     await page.getByTestId("tab-env").click();
