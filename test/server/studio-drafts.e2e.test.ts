@@ -180,6 +180,16 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     await expect.poll(() => page.getByTestId("diag-count").textContent()).toMatch(/^1 error/);
   });
 
+  it("a reload right after an edit keeps it: what is unsaved is sent as the page goes", async () => {
+    await page.locator('[data-node-id="wrap"]').click();
+    await page.getByTestId("field-title").fill("Wrap again");
+    // No wait for the autosave's delay: the reload starts at once.
+    await page.reload();
+    await page.locator('.flow-wrap[data-view="ready"]').waitFor();
+    await expect.poll(async () => node((await serverDraft(wrapId)).workflow, "wrap").title).toBe("Wrap again");
+    await expect.poll(() => page.locator('[data-node-id="wrap"]').textContent()).toContain("Wrap again");
+  });
+
   it("a stale save is refused and shown as a conflict; loading the current draft shows the other editor's work", async () => {
     const d = await serverDraft(wrapId);
     const theirs = structuredClone(d.workflow);

@@ -67,7 +67,9 @@ export function AppList() {
                 </a>
               </td>
               <td>{a.mode}</td>
-              <td>v{a.version}</td>
+              <td data-testid="app-published">
+                v{a.version} · {a.publishedVersion ? `published v${a.publishedVersion}` : <span className="warn-text">not published</span>}
+              </td>
               <td>{new Date(a.updatedAt).toLocaleString()}</td>
               <td>
                 <button type="button" onClick={() => confirm(`Delete ${a.name}?`) && void deleteApp(a.id)}>

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { parseRoute, routePath } from "../src/routePath";
+
+describe("studio deep links", () => {
+  it("reads the app list, an app and one of its runs from a path", () => {
+    expect(parseRoute("/")).toEqual({});
+    expect(parseRoute("/apps/01ABC")).toEqual({ appId: "01ABC" });
+    expect(parseRoute("/apps/01ABC/")).toEqual({ appId: "01ABC" });
+    expect(parseRoute("/apps/01ABC/runs/r-9")).toEqual({ appId: "01ABC", runId: "r-9" });
+  });
+
+  it("names nothing for paths that are not the studio's", () => {
+    expect(parseRoute("/apps")).toEqual({});
+    expect(parseRoute("/apps/a/runs")).toEqual({});
+    expect(parseRoute("/apps/a/b")).toEqual({});
+    expect(parseRoute("/v1/workflows/run")).toEqual({});
+    expect(parseRoute("/apps/%E0%A4%A")).toEqual({});
+  });
+
+  it("writes the paths it reads, escaping what ids may hold", () => {
+    expect(routePath({})).toBe("/");
+    expect(routePath({ appId: "a b" })).toBe("/apps/a%20b");
+    expect(routePath({ appId: "a", runId: "r/1" })).toBe("/apps/a/runs/r%2F1");
+    for (const r of [{ appId: "a b" }, { appId: "x", runId: "r/1" }]) expect(parseRoute(routePath(r))).toEqual(r);
+  });
+});
