@@ -4,7 +4,8 @@
  * the official dify-client package) running the published version while the draft differs, the Logs view, and a
  * paused run reopened from its deep link and answered there.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { CompletionClient } from "dify-client";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { buildWorkflow, tpl } from "../support/build.js";
 import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt } from "../support/web-build.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
+const OUT = resolve(import.meta.dirname, "../../test-output");
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`studio drafts e2e skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
 
@@ -93,6 +95,7 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
   let wrapId: string;
   let appKey: string;
   const pageErrors: string[] = [];
+  const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`) });
 
   const create = async (name: string, workflow: unknown): Promise<string> => {
     const res = await s.api("/api/apps", { method: "POST", json: { name, mode: "workflow", workflow } });
@@ -123,6 +126,7 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
   };
 
   beforeAll(async () => {
+    mkdirSync(OUT, { recursive: true });
     ensureWebBuilt();
     s = await startTestServer();
     wrapId = await create("drafted", wrapApp);
@@ -205,10 +209,34 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     await page.getByTestId("draft-conflict").waitFor();
     expect(await page.getByTestId("save-status").textContent()).toContain("Not saved");
     expect(node((await serverDraft(wrapId)).workflow, "wrap").title).toBe("Wrap (theirs)");
+    await shot("drafts-conflict");
+    // Leaving now would lose the edit: the studio asks, and staying keeps it.
+    const asked = new Promise<string>((res) => page.once("dialog", (d) => (res(d.message()), void d.dismiss())));
+    await page.getByTestId("back-to-apps").click();
+    expect(await asked).toContain("not saved");
+    expect(await page.getByTestId("editor").count()).toBe(1);
     await page.getByTestId("conflict-load").click();
     await saved();
     expect(await page.getByTestId("draft-conflict").count()).toBe(0);
     await expect.poll(() => page.locator('[data-node-id="wrap"]').textContent()).toContain("Wrap (theirs)");
+
+    // Once more, and this time the user keeps their own edit, said explicitly.
+    const again = await serverDraft(wrapId);
+    node(again.workflow, "wrap").title = "Wrap (theirs, 2)";
+    expect(
+      (
+        await json(`/api/apps/${wrapId}/draft`, {
+          method: "PUT",
+          json: { workflow: again.workflow, revision: again.revision },
+        })
+      ).status,
+    ).toBe(200);
+    await page.locator('[data-node-id="wrap"]').click();
+    await page.getByTestId("field-title").fill("Wrap (mine, kept)");
+    await page.getByTestId("draft-conflict").waitFor();
+    await page.getByTestId("conflict-keep").click();
+    await saved();
+    expect(node((await serverDraft(wrapId)).workflow, "wrap").title).toBe("Wrap (mine, kept)");
   });
 
   it("refuses to publish while invalid; once fixed it publishes, and /v1 runs the published version while the draft differs", async () => {
@@ -216,6 +244,7 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     const refused = page.getByTestId("publish-refused");
     await refused.waitFor();
     expect(await refused.textContent()).toContain("publish.invalid");
+    await shot("drafts-publish-refused");
     expect(await page.getByTestId("publish-diagnostic").first().textContent()).toContain("Jinja2 syntax error");
     expect((await json(`/api/apps/${wrapId}`)).body.app.publishedVersion).toBe(1);
 
@@ -271,8 +300,14 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     await openByName("approval");
     await page.getByTestId("tab-logs").click();
     await expect.poll(() => page.getByTestId("log-row").count()).toBe(2);
+    // Both were started through the API, none from the studio.
+    await page.getByTestId("log-source").selectOption("studio");
+    await expect.poll(() => page.getByTestId("log-row").count()).toBe(0);
+    await page.getByTestId("log-source").selectOption("api");
+    await expect.poll(() => page.getByTestId("log-row").count()).toBe(2);
     await page.getByTestId("log-status").selectOption("paused");
     await expect.poll(() => page.getByTestId("log-row").count()).toBe(1);
+    await shot("drafts-logs");
     await page.getByTestId("log-search").fill("chairs");
     await page.getByTestId("log-search").press("Enter");
     await expect.poll(() => page.locator(`[data-testid="log-row"][data-run-id="${runId}"]`).count()).toBe(1);
@@ -290,6 +325,7 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     await form.waitFor();
     expect(await page.getByTestId("human-input-content").textContent()).toBe("Approve 12 chairs?\nReason: [reason]");
     await page.getByTestId("form-input-reason").fill("within budget");
+    await shot("drafts-paused-run-deep-link");
     await page.getByTestId("form-action-approve").click();
     await page.locator('[data-testid="run-result"][data-status="succeeded"]').waitFor();
     expect(await page.getByTestId("run-outputs").textContent()).toContain("approved: within budget");

@@ -44,7 +44,11 @@ function schedule(): void {
 async function send(keepalive: boolean): Promise<boolean> {
   const s = useStore.getState();
   const app = s.app;
-  if (!app || !s.draft || s.draftRevision === undefined) return true;
+  if (!app || !s.draft) return true;
+  if (s.draftRevision === undefined) {
+    setState({ kind: "error", message: "the server draft has not loaded yet; retry in a moment" });
+    return false;
+  }
   const edits = s.edits;
   const body = JSON.stringify({ workflow: s.draft, revision: s.draftRevision });
   setState({ kind: "saving" });
