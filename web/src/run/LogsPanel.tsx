@@ -3,6 +3,7 @@ import { api } from "../api";
 import { routePath, go } from "../route";
 import { errText, useStore } from "../store";
 import type { RunLogEntry } from "../types";
+import { type Filters, none, query } from "./logQuery";
 
 const STATUSES = ["succeeded", "partial-succeeded", "failed", "cancelled", "paused", "running", "interrupted"];
 const SOURCES = ["studio", "api", "v1", "mcp", "queue", "trigger", "cli"];
@@ -13,26 +14,6 @@ const SINCE: Array<[string, string]> = [
   ["7d", "last 7 days"],
   ["30d", "last 30 days"],
 ];
-const PAGE = 20;
-
-interface Filters {
-  status: string;
-  source: string;
-  version: string;
-  since: string;
-  until: string;
-  search: string;
-}
-const none: Filters = { status: "", source: "", version: "", since: "", until: "", search: "" };
-
-function query(f: Filters, cursor?: string): string {
-  const q = new URLSearchParams({ limit: String(PAGE) });
-  for (const k of ["status", "source", "version", "since", "search"] as const) if (f[k].trim()) q.set(k, f[k].trim());
-  // datetime-local is local time without a zone: the server takes ISO times.
-  if (f.until) q.set("until", new Date(f.until).toISOString());
-  if (cursor) q.set("cursor", cursor);
-  return q.toString();
-}
 
 const brief = (v: unknown) => {
   const s = v === undefined ? "" : JSON.stringify(v);
