@@ -335,6 +335,32 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     });
   });
 
+  it("pages the Logs view with More, newest first", async () => {
+    // Two runs so far (the studio's and /v1's); 21 more through the API make 23, past one page of 20.
+    const ids: string[] = [];
+    for (let i = 0; i < 21; i++) {
+      const r = await json(`/api/apps/${wrapId}/runs`, { method: "POST", json: { inputs: { q: `n${i}` } } });
+      expect(r.status).toBe(202);
+      ids.push(r.body.runId);
+    }
+    for (const id of ids)
+      await expect.poll(async () => (await json(`/api/runs/${id}`)).body.status, { timeout: 15_000 }).toBe("succeeded");
+    await page.goto(`${s.url}/apps/${wrapId}`);
+    await page.getByTestId("editor").waitFor();
+    await page.getByTestId("tab-logs").click();
+    await expect.poll(() => page.getByTestId("log-row").count()).toBe(20);
+    await page.getByTestId("log-more").click();
+    await expect.poll(() => page.getByTestId("log-row").count()).toBe(23);
+    expect(await page.getByTestId("log-more").count()).toBe(0);
+    const shown = await page
+      .getByTestId("log-row")
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-run-id")));
+    expect(new Set(shown).size).toBe(23);
+    expect(shown[0]).toBe(ids.at(-1));
+    await page.getByTestId("log-source").selectOption("v1");
+    await expect.poll(() => page.getByTestId("log-row").count()).toBe(1);
+  });
+
   it("sets environment variables and a write-only secret in the Env panel", async (ctx) => {
     const probe = await json(`/api/apps/${wrapId}/env`);
     if (probe.status === 404 && probe.body.error?.code === "route.not_found")

@@ -104,7 +104,12 @@ setDraftFlusher(saveNow);
 
 /** The page is hidden or going away: send what is unsaved at once, in a request that outlives the page. */
 function flushOnExit(e?: BeforeUnloadEvent): void {
-  if (!unsaved() || conflicted()) return;
+  if (!unsaved()) return;
+  if (conflicted()) {
+    // Edits that cannot be saved without the user's word: the browser asks before the page goes.
+    e?.preventDefault();
+    return;
+  }
   clearTimeout(timer);
   const s = useStore.getState();
   if (s.draft && JSON.stringify(s.draft).length >= KEEPALIVE_LIMIT && e) {
