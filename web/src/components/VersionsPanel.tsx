@@ -21,12 +21,12 @@ export function VersionsPanel() {
             type="button"
             data-testid="undo"
             disabled={dirty}
-            title={dirty ? "Save or discard your unsaved edits first" : "Restore the previous version as a new version"}
+            title={dirty ? "The draft has edits no version holds: Save version first" : "Restore the previous version as a new version"}
             onClick={() => void undo()}
           >
             Undo last change
           </button>
-          <span className="muted small">{dirty ? "Save or discard your unsaved edits to undo." : `restores the version before it, as a new version (“${latest.note || latest.source}”)`}</span>
+          <span className="muted small">{dirty ? "The draft has edits no version holds (they are autosaved): Save version first to undo." : `restores the version before it, as a new version (“${latest.note || latest.source}”)`}</span>
         </div>
       )}
       <ul className="versions">
