@@ -393,6 +393,18 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     await page.getByTestId("env-row-GREETING").waitFor({ state: "detached" });
   });
 
+  it("a link to an unknown app or run says so and leaves the user somewhere usable", async () => {
+    await page.goto(`${s.url}/apps/01NOSUCHAPP0000000000000000`);
+    await page.getByTestId("app-list").waitFor();
+    expect(await page.getByTestId("notice").textContent()).toContain("app.not_found");
+    expect(new URL(page.url()).pathname).toBe("/");
+
+    await page.goto(`${s.url}/apps/${wrapId}/runs/01NOSUCHRUN0000000000000000`);
+    await page.locator('[data-testid="run-result"][data-status="failed"]').waitFor();
+    expect(await page.getByTestId("run-error").textContent()).toContain("run.not_found");
+    expect(await page.getByTestId("editor").count()).toBe(1);
+  });
+
   it("raised no page errors", () => {
     expect(pageErrors).toEqual([]);
   });
