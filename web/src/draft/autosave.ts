@@ -25,6 +25,10 @@ const KEEPALIVE_LIMIT = 60_000;
 
 let timer: ReturnType<typeof setTimeout> | undefined;
 let inflight: Promise<boolean> | undefined;
+/** The revision the save under way was made on (its success makes the draft that plus one). */
+let inflightRevision: number | undefined;
+/** The `edits` count last sent as the page was hidden or left (sent once, not once per event). */
+let exitSent = -1;
 /** The `edits` count the server draft holds (what the last successful save or load had). */
 let savedEdits = useStore.getState().edits;
 
@@ -40,8 +44,11 @@ function schedule(): void {
   timer = setTimeout(() => void saveNow(), DEBOUNCE_MS);
 }
 
-/** The draft as it is now, to the server; resolves true once the server draft holds it. */
-async function send(keepalive: boolean): Promise<boolean> {
+/**
+ * The draft as it is now, to the server; resolves true once the server draft holds it. Every save small enough
+ * is a keepalive request, so one under way when the page goes still reaches the server.
+ */
+async function send(revision?: number): Promise<boolean> {
   const s = useStore.getState();
   const app = s.app;
   if (!app || !s.draft) return true;
@@ -50,14 +57,16 @@ async function send(keepalive: boolean): Promise<boolean> {
     return false;
   }
   const edits = s.edits;
-  const body = JSON.stringify({ workflow: s.draft, revision: s.draftRevision });
+  const rev = revision ?? s.draftRevision;
+  if (revision === undefined) inflightRevision = rev;
+  const body = JSON.stringify({ workflow: s.draft, revision: rev });
   setState({ kind: "saving" });
   try {
     const res = await fetch(`/api/apps/${encodeURIComponent(app.id)}/draft`, {
       method: "PUT",
       headers: headers({ "content-type": "application/json" }),
       body,
-      keepalive: keepalive && body.length < KEEPALIVE_LIMIT,
+      keepalive: body.length < KEEPALIVE_LIMIT,
     });
     if (useStore.getState().app?.id !== app.id) return true;
     if (res.status === 409) {
@@ -92,7 +101,7 @@ export async function saveNow(): Promise<boolean> {
   if (inflight) await inflight.catch(() => false);
   if (conflicted()) return false;
   if (!unsaved()) return true;
-  inflight = send(false);
+  inflight = send();
   try {
     return await inflight;
   } finally {
@@ -103,7 +112,7 @@ export async function saveNow(): Promise<boolean> {
 setDraftFlusher(saveNow);
 
 /** The page is hidden or going away: send what is unsaved at once, in a request that outlives the page. */
-function flushOnExit(e?: BeforeUnloadEvent): void {
+function flushOnExit(leaving: boolean, e?: BeforeUnloadEvent): void {
   if (!unsaved()) return;
   if (conflicted()) {
     // Edits that cannot be saved without the user's word: the browser asks before the page goes.
@@ -118,13 +127,23 @@ function flushOnExit(e?: BeforeUnloadEvent): void {
     void saveNow();
     return;
   }
-  if (!inflight) inflight = send(true).finally(() => (inflight = undefined));
+  const edits = s.edits;
+  if (exitSent === edits) return;
+  if (!inflight) {
+    exitSent = edits;
+    inflight = send().finally(() => (inflight = undefined));
+  } else if (leaving && inflightRevision !== undefined) {
+    // A save under way holds older edits: as the page goes, these follow it on the revision it will have made
+    // (a page that stays saves them when that save ends).
+    exitSent = edits;
+    void send(inflightRevision + 1);
+  }
 }
 
-window.addEventListener("pagehide", () => flushOnExit());
-window.addEventListener("beforeunload", (e) => flushOnExit(e));
+window.addEventListener("pagehide", () => flushOnExit(true));
+window.addEventListener("beforeunload", (e) => flushOnExit(true, e));
 document.addEventListener("visibilitychange", () => {
-  if (document.visibilityState === "hidden") flushOnExit();
+  if (document.visibilityState === "hidden") flushOnExit(false);
 });
 
 useStore.subscribe((s, prev) => {
