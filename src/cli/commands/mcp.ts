@@ -2,6 +2,8 @@ import { existsSync } from "node:fs";
 import type { Command } from "@commander-js/extra-typings";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { analyse, runGate } from "../../analysis/index.js";
+import { AppEnv } from "../../secrets/app-env.js";
+import { KeyProvider, keyFilePath } from "../../secrets/key.js";
 import { runWorkflow } from "../../engine/run.js";
 import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
@@ -63,9 +65,19 @@ export function registerMcpCommands(program: Command): void {
         );
       }
       const services = await buildServices(cfg, { configPath: opts.config, knowledge: stores.knowledge });
+      const appEnv = new AppEnv(stores.env, stores.apps, new KeyProvider(keyFilePath(opts.db ?? cfg.db, cfg.secretKeyFile)));
       const server = createAppMcpServer(
         workflow,
-        (inputs, sys, signal) => runWorkflow(workflow, { inputs, sys, services, store: stores.runs, appId, signal }),
+        async (inputs, sys, signal) =>
+          runWorkflow(workflow, {
+            inputs,
+            sys,
+            services,
+            store: stores.runs,
+            appId,
+            signal,
+            ...(appId ? { env: await appEnv.forRun(appId) } : {}),
+          }),
         { name },
       );
       const stop = async () => {
