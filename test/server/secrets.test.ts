@@ -119,7 +119,10 @@ async function scenario(b: Backend, recorder: Recorder): Promise<{ seen: string[
       texts[`${init.method ?? "GET"} ${path}`] = text;
       return { status: res.status, text, json: () => JSON.parse(text) };
     };
-    const created = await api("/api/apps", { method: "POST", json: { name: "secrets", workflow: workflow(recorder.url) } });
+    const created = await api("/api/apps", {
+      method: "POST",
+      json: { name: "secrets", workflow: workflow(recorder.url) },
+    });
     expect(created.status).toBe(201);
     const appId: string = created.json().app.id;
     expect(created.json().diagnostics).toContainEqual(expect.objectContaining({ code: "env.secret_empty" }));
@@ -140,7 +143,9 @@ async function scenario(b: Backend, recorder: Recorder): Promise<{ seen: string[
     const started = await api(`/api/apps/${appId}/runs`, { method: "POST", json: { inputs: {} } });
     expect(started.status).toBe(202);
     const runId: string = started.json().runId;
-    const events = await fetch(`${server.url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${key}` } });
+    const events = await fetch(`${server.url}/api/runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     texts.sse = JSON.stringify(await readSse(events));
     const detail = await api(`/api/runs/${runId}`);
     expect(detail.json().status).toBe("succeeded");

@@ -3,14 +3,14 @@ import { analyse } from "../../analysis/index.js";
 // Without the node types registered every node would be "unknown" to the analyser (and no import published).
 import "../../nodes/index.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import { AppEnv, takeSecretValues } from "../../secrets/app-env.js";
+import { KeyProvider, keyFilePath } from "../../secrets/key.js";
+import { settleImportedSecrets } from "../../server/env-import.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 import { registerDraftCommands } from "./app-drafts.js";
-import { AppEnv, takeSecretValues } from "../../secrets/app-env.js";
-import { KeyProvider, keyFilePath } from "../../secrets/key.js";
-import { settleImportedSecrets } from "../../server/env-import.js";
 
 /** Apps are what `weft serve` serves; an in-process database would lose them when the command ends. */
 function sharedDb(db: string, what: string): string {

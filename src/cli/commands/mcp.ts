@@ -2,13 +2,13 @@ import { existsSync } from "node:fs";
 import type { Command } from "@commander-js/extra-typings";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { analyse, runGate } from "../../analysis/index.js";
-import { AppEnv } from "../../secrets/app-env.js";
-import { KeyProvider, keyFilePath } from "../../secrets/key.js";
 import { runWorkflow } from "../../engine/run.js";
 import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
 import { createAppMcpServer } from "../../publish/mcp.js";
+import { AppEnv } from "../../secrets/app-env.js";
+import { KeyProvider, keyFilePath } from "../../secrets/key.js";
 import { openStores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
@@ -65,7 +65,11 @@ export function registerMcpCommands(program: Command): void {
         );
       }
       const services = await buildServices(cfg, { configPath: opts.config, knowledge: stores.knowledge });
-      const appEnv = new AppEnv(stores.env, stores.apps, new KeyProvider(keyFilePath(opts.db ?? cfg.db, cfg.secretKeyFile)));
+      const appEnv = new AppEnv(
+        stores.env,
+        stores.apps,
+        new KeyProvider(keyFilePath(opts.db ?? cfg.db, cfg.secretKeyFile)),
+      );
       const server = createAppMcpServer(
         workflow,
         async (inputs, sys, signal) =>

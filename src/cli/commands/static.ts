@@ -43,7 +43,9 @@ export function registerStaticCommands(program: Command): void {
       else {
         for (const d of all) process.stdout.write(`${formatDiagnostic(d)}\n`);
         const errors = all.filter((d) => d.severity === "error").length;
-        process.stdout.write(`${valid ? "valid" : "invalid"}: ${errors} error(s), ${all.length - errors} warning(s)/info\n`);
+        process.stdout.write(
+          `${valid ? "valid" : "invalid"}: ${errors} error(s), ${all.length - errors} warning(s)/info\n`,
+        );
       }
       process.exitCode = valid ? EXIT.ok : EXIT.invalid;
     });
@@ -69,16 +71,26 @@ export function registerStaticCommands(program: Command): void {
     .command("export")
     .description("export a workflow to Dify YAML, Mermaid or Coze canvas JSON")
     .argument("[file]", "a workflow file (or --app)")
-    .option("--app <id>", "export an app of the database instead: its current version, stored values of its non-secret variables, secrets blank")
+    .option(
+      "--app <id>",
+      "export an app of the database instead: its current version, stored values of its non-secret variables, secrets blank",
+    )
     .option("--db <spec>", "the database of --app (default from config: weft.db)")
     .option("--config <path>", "weft.config.json")
     .requiredOption("--to <format>", "dify | mermaid | coze")
     .option("-o, --out <path>", "output file (default: stdout)")
-    .option("--flow", "coze: wrap the canvas in the file envelope the Coze playground loads (default: the bare canvas the save API takes)")
-    .option("--dsl-version <version>", "dify: the DSL version to write (default: the file's own, else the current one; 0.4.0 suits Dify 1.8–1.9)")
+    .option(
+      "--flow",
+      "coze: wrap the canvas in the file envelope the Coze playground loads (default: the bare canvas the save API takes)",
+    )
+    .option(
+      "--dsl-version <version>",
+      "dify: the DSL version to write (default: the file's own, else the current one; 0.4.0 suits Dify 1.8–1.9)",
+    )
     .action(async (file, opts) => {
       const workflow = await exportSource(file, opts);
-      if (opts.to === "dify") writeOut(opts.out, exportDify(workflow, opts.dslVersion ? { version: opts.dslVersion } : {}));
+      if (opts.to === "dify")
+        writeOut(opts.out, exportDify(workflow, opts.dslVersion ? { version: opts.dslVersion } : {}));
       else if (opts.to === "mermaid") writeOut(opts.out, toMermaid(workflow));
       else if (opts.to === "coze") {
         const { exportCozeDetailed, toCozeFlowFile } = await import("../../dsl/coze/index.js");
