@@ -115,6 +115,8 @@ describe("/api/apps/:id/env", () => {
     expect(view.diagnostics).toContainEqual(
       expect.objectContaining({ code: "env.secret_unset", nodeId: "t", message: expect.stringContaining(cmd) }),
     );
+    const draft = await (await s.api(`/api/apps/${id}/draft`)).json();
+    expect(draft.diagnostics).toContainEqual(expect.objectContaining({ code: "env.secret_unset", nodeId: "t" }));
     await s.api(`/api/apps/${id}/env/TOKEN`, { method: "PUT", json: { type: "secret", value: "now-set" } });
     const after = await (await s.api(`/api/apps/${id}/workflow`)).json();
     expect(after.diagnostics.filter((d: { code: string }) => d.code === "env.secret_unset")).toEqual([]);
