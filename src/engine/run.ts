@@ -103,6 +103,13 @@ function runSignal(signal?: AbortSignal): AbortSignal {
   return s;
 }
 
+/** A human-input form is stored and shown to people: a secret its content renders is replaced there too. */
+function redactingForms(services: ExecServices, redact: Redactor): ExecServices {
+  const inner = services.humanInput;
+  if (!inner) return services;
+  return { ...services, humanInput: { request: (req) => inner.request(redact(req)) } };
+}
+
 /** Secret clear texts of a run: the app's, and any a workflow declares with a value of its own. */
 function secretsOf(wf: Workflow, o: RunOptions): string[] {
   const declared = wf.environment_variables
@@ -128,7 +135,7 @@ async function execute(
     runId,
     workflow: wf,
     inputs,
-    services: defaultServices(o.services),
+    services: redactingForms(defaultServices(o.services), redact),
     store,
     resumeFrom: resumed ? await store.committed(runId) : undefined,
     concurrency: concurrencyOf(o.concurrency),
