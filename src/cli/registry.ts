@@ -11,6 +11,7 @@ const toolsCommands: Load = async (p) => (await import("./commands/tools.js")).r
 const kbCommands: Load = async (p) => (await import("./commands/kb.js")).registerKbCommands(p);
 const mcpCommands: Load = async (p) => (await import("./commands/mcp.js")).registerMcpCommands(p);
 const appCommands: Load = async (p) => (await import("./commands/apps.js")).registerAppCommands(p);
+const envCommands: Load = async (p) => (await import("./commands/env.js")).registerEnvCommands(p);
 const chatCommand: Load = async (p) => (await import("./commands/chat.js")).registerChatCommand(p);
 const compileCommands: Load = async (p) => (await import("./commands/compile.js")).registerCompileCommands(p);
 const mineCommands: Load = async (p) => (await import("./commands/mine.js")).registerMineCommands(p);
@@ -105,6 +106,11 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
     description: "knowledge bases in the run store's database (what knowledge-retrieval nodes search)",
   },
   { name: "mcp", load: mcpCommands, description: "apps as MCP servers" },
+  {
+    name: "env",
+    load: envCommands,
+    description: "an app's environment variables and secrets (secrets encrypted at rest, never shown)",
+  },
   {
     name: "apps",
     load: appCommands,

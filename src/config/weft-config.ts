@@ -17,6 +17,8 @@ export const WeftConfigSchema = z
       .default({ allowPrivate: false, allowHosts: [] }),
     files: z.object({ dir: z.string().default(".weft/files") }).default({ dir: ".weft/files" }),
     db: z.string().default("weft.db"),
+    /** The secret key file (default: WEFT_SECRET_KEY_FILE, else next to a SQLite db, else ~/.weft/weft-secret.key). */
+    secretKeyFile: z.string().optional(),
     tools: ToolsConfigSchema.default(EMPTY_TOOLS_CONFIG),
     knowledge: KnowledgeConfigSchema.default(DEFAULT_KNOWLEDGE_CONFIG),
     /** Bounds on document extraction (document-extractor nodes, knowledge uploads): sizes, depth, time, heap. */

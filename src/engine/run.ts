@@ -9,6 +9,8 @@ import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
 import type { RunEvent } from "./events.js";
 import { interruptsRun } from "./interrupt.js";
 import { VariablePool } from "./pool.js";
+import { type Redactor, redactorFor } from "./redact.js";
+import { RedactingRunStore } from "./redacting-store.js";
 import { Scheduler } from "./scheduler.js";
 
 /**
@@ -40,6 +42,17 @@ export interface RunOptions {
   sys?: Record<string, unknown>;
   conversation?: Record<string, unknown>;
   appId?: string;
+  /** The app's environment variable values (secrets in clear), over the workflow's declared defaults. */
+  env?: RunEnv;
+}
+
+/**
+ * What the run's `env` holds beyond the workflow's declarations, and which clear texts are secrets: those are
+ * replaced by "[secret]" in everything the run records or reports (store, events, result), never in the pool.
+ */
+export interface RunEnv {
+  values: Record<string, unknown>;
+  secrets: string[];
 }
 
 export interface RunResult {
@@ -62,6 +75,7 @@ function seedPool(wf: Workflow, runId: string, o: RunOptions): VariablePool {
   const pool = new VariablePool();
   const env: Record<string, unknown> = {};
   for (const v of wf.environment_variables) env[v.name] = v.value ?? null;
+  Object.assign(env, o.env?.values);
   pool.set("env", env);
   const conv: Record<string, unknown> = {};
   for (const v of wf.conversation_variables)
@@ -89,21 +103,39 @@ function runSignal(signal?: AbortSignal): AbortSignal {
   return s;
 }
 
+/** A human-input form is stored and shown to people: a secret its content renders is replaced there too. */
+function redactingForms(services: ExecServices, redact: Redactor): ExecServices {
+  const inner = services.humanInput;
+  if (!inner) return services;
+  return { ...services, humanInput: { request: (req) => inner.request(redact(req)) } };
+}
+
+/** Secret clear texts of a run: the app's, and any a workflow declares with a value of its own. */
+function secretsOf(wf: Workflow, o: RunOptions): string[] {
+  const declared = wf.environment_variables
+    .filter((v) => v.value_type === "secret" && typeof v.value === "string")
+    .map((v) => v.value as string);
+  return [...declared, ...(o.env?.secrets ?? [])];
+}
+
 async function execute(
   wf: Workflow,
   runId: string,
   o: RunOptions,
-  store: RunStore,
+  rawStore: RunStore,
   resumed: boolean,
 ): Promise<RunResult> {
-  const onEvent = o.onEvent ?? (() => {});
+  const redact: Redactor = redactorFor(secretsOf(wf, o));
+  const store = new RedactingRunStore(rawStore, redact);
+  const emit = o.onEvent ?? (() => {});
+  const onEvent = (e: RunEvent) => emit(redact(e));
   const pool = seedPool(wf, runId, o);
   const inputs = o.inputs ?? {};
   const scheduler = new Scheduler({
     runId,
     workflow: wf,
     inputs,
-    services: defaultServices(o.services),
+    services: redactingForms(defaultServices(o.services), redact),
     store,
     resumeFrom: resumed ? await store.committed(runId) : undefined,
     concurrency: concurrencyOf(o.concurrency),
@@ -139,6 +171,8 @@ async function execute(
         : errorOf(e);
     }
   }
+  outputs = redact(outputs);
+  error = redact(error);
   await store.updateRun(runId, { status, outputs, error });
   onEvent({
     type: "run_finished",
@@ -148,8 +182,8 @@ async function execute(
     error,
     ...(paused ? { paused: paused.map((p) => ({ key: p.key, nodeId: p.nodeId, formId: p.form.formId })) } : {}),
   });
-  const conversation = (pool.outputsOf("conversation") ?? {}) as Record<string, unknown>;
-  return { runId, status, outputs, error, paused, trace: await store.attempts(runId), conversation };
+  const conversation = redact((pool.outputsOf("conversation") ?? {}) as Record<string, unknown>);
+  return { runId, status, outputs, error, paused: redact(paused), trace: await store.attempts(runId), conversation };
 }
 
 /** Workflow mode: the union of End outputs (later ends win); chat: answers concatenated in completion order. */
@@ -186,7 +220,7 @@ export async function startRun(wf: Workflow, o: RunOptions = {}): Promise<{ runI
   const store = o.store ?? new MemoryRunStore();
   const runId = o.runId ?? newId();
   const now = Date.now();
-  await store.createRun({
+  await new RedactingRunStore(store, redactorFor(secretsOf(wf, o))).createRun({
     id: runId,
     workflow: wf,
     inputs: o.inputs ?? {},

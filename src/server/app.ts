@@ -5,6 +5,7 @@ import type { ServerDeps } from "./context.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
 import { draftRoutes } from "./routes/drafts.js";
+import { envRoutes } from "./routes/env.js";
 import { runLogRoutes } from "./routes/runlog.js";
 import { chatRoutes } from "./routes/chat.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
@@ -86,6 +87,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", appRoutes(deps));
   apps.route("/", logs.perApp);
   apps.route("/", draftRoutes(deps));
+  apps.route("/", envRoutes(deps));
   apps.route("/", appRunRoutes(deps));
   apps.route("/", conversationRoutes(deps));
   apps.route("/", chatRoutes(deps));

@@ -3,6 +3,7 @@ import type { ModelChoice } from "../dsl/compact/convert.js";
 import type { ExecServices, LlmService, ModelRef } from "../ir/services.js";
 import type { KnowledgeBases } from "../knowledge/service.js";
 import type { LlmConfig } from "../llm/index.js";
+import type { AppEnv } from "../secrets/app-env.js";
 import type { AppRecord, AppStore } from "../store/apps.js";
 import type { Stores } from "../store/open.js";
 import type { RunStore } from "../store/runs.js";
@@ -20,6 +21,8 @@ export interface ServerDeps {
   /** Proposals, apply/reject/undo and the agent's conversation memory. */
   editing: Editing;
   runs: RunStore;
+  /** Apps' environment variables and secrets (sealed with the server's key). */
+  env: AppEnv;
   hub: RunHub;
   /** Paused runs: answers and timeouts of their forms continue them. */
   paused: PausedRuns;

@@ -2,7 +2,7 @@ import { newId } from "../util/ids.js";
 import type { RunEvent } from "../engine/events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
-import { type RunResult, resumeRun, startRun } from "../engine/run.js";
+import { type RunEnv, type RunResult, resumeRun, startRun } from "../engine/run.js";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
 import { type Workflow, WorkflowSchema } from "../ir/workflow.js";
@@ -72,6 +72,8 @@ export interface RunHubOptions {
   contextOf?: (runId: string) => Promise<RunContext>;
   /** Lease duration and renewal of the runs this server runs (see src/server/leases.ts). */
   lease?: LeaseOptions;
+  /** An app's environment values (secrets opened) for each run segment of it; never stored with the run. */
+  envOf?: (appId: string) => Promise<RunEnv>;
 }
 
 /**
@@ -354,7 +356,9 @@ export class RunHub {
     const stop = new AbortController();
     let started: { runId: string; done: Promise<RunResult> };
     try {
+      const env = this.o.envOf ? await this.o.envOf(opts.appId) : undefined;
       started = await startRun(wf, {
+        env,
         runId,
         appId: opts.appId,
         inputs: opts.inputs,
@@ -401,6 +405,9 @@ export class RunHub {
     o: { claimed?: boolean } = {},
   ): Promise<{ done: Promise<RunResult> }> {
     const context = given ?? (await this.o.contextOf?.(runId)) ?? {};
+    // Read before anything is taken: a key that no longer opens the app's secrets fails the resume here.
+    const appId = context.appId ?? (this.o.envOf ? (await this.o.runs.getRun(runId))?.appId : undefined);
+    const env = appId && this.o.envOf ? await this.o.envOf(appId) : undefined;
     if (!o.claimed && !this.live.get(runId)?.active && !(await this.leases.take(runId)))
       throw new WeftError("run.active", `run ${runId} is running on another server (its lease there is still valid)`);
     let e: LiveRun;
@@ -427,6 +434,7 @@ export class RunHub {
     this.stops.set(runId, stop);
     const p = resumeRun(runId, {
       ...context,
+      env,
       store: this.store,
       services: this.services,
       concurrency: this.o.concurrency,

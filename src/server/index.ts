@@ -18,6 +18,8 @@ import { resumeContext } from "./v1/runs.js";
 import { finishChatTurn } from "./v1/turns.js";
 import { type Pruner, startPruner } from "./retention.js";
 import type { RetentionPolicy } from "../store/runlog.js";
+import { AppEnv } from "../secrets/app-env.js";
+import { KeyProvider, keyFilePath } from "../secrets/key.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";
@@ -44,6 +46,8 @@ export interface ServerOptions extends AppOptions {
   /** Run-log retention (weft.config.json `runs.retention`); nothing is pruned without it. */
   retention?: RetentionPolicy;
   retentionIntervalMs?: number;
+  /** The secret key file (default: WEFT_SECRET_KEY_FILE, else next to the SQLite file, else ~/.weft/). */
+  secretKeyFile?: string;
 }
 
 export interface RunningServer {
@@ -58,8 +62,17 @@ export interface RunningServer {
 export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise<ServerDeps> {
   // Read before the database opens, so a bad setting fails the start and leaves nothing open.
   const lease = o.lease ?? leaseOptionsFromEnv();
+  const keys = new KeyProvider(keyFilePath(o.db, o.secretKeyFile));
   const stores = await openStores(o.db, { synchronous: o.synchronous });
   const { runs, apps } = stores;
+  const env = new AppEnv(stores.env, apps, keys);
+  try {
+    // A key that does not open every stored secret refuses the start (secret.wrong_key names its source).
+    await env.verify();
+  } catch (e) {
+    await stores.close();
+    throw e;
+  }
   // Knowledge bases live in this database; workflow runs and the /api/knowledge routes share them.
   const knowledge = new KnowledgeBases(stores.knowledge, {
     // Documents added through /api/knowledge are read even when the caller brought no extractor.
@@ -79,12 +92,14 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
     flushMs: o.flushMs,
     lease,
     contextOf: (runId) => resumeContext(deps, runId),
+    envOf: (appId) => env.forRun(appId),
   });
   const deps: ServerDeps = {
     stores,
     apps,
     editing: new Editing(apps),
     runs,
+    env,
     services,
     knowledge,
     hub,

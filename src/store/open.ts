@@ -3,6 +3,7 @@ import { StoreOpenError, StoreSpecError } from "./errors.js";
 import type { FormStore } from "./forms.js";
 import { MemoryAppStore } from "./memory/apps.js";
 import { MemoryConversationStore } from "./memory/conversations.js";
+import { MemoryEnvStore } from "./memory/env.js";
 import { MemoryFormStore } from "./memory/forms.js";
 import { MemoryRunLog } from "./memory/runlog.js";
 import { MemoryRunStore } from "./memory/runs.js";
@@ -12,6 +13,7 @@ import { SqliteAppStore } from "./sqlite/apps.js";
 import { SqliteKnowledgeStore } from "./sqlite/knowledge.js";
 import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
+import { SqliteEnvStore } from "./sqlite/env.js";
 import { SqliteFormStore } from "./sqlite/forms.js";
 import { SqliteRunLog } from "./sqlite/runlog.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
@@ -70,6 +72,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       forms: new MemoryFormStore(),
       service: new MemoryServiceApiStore(),
       conversations: new MemoryConversationStore(),
+      env: new MemoryEnvStore(),
       knowledge: new SqliteKnowledgeStore(kb),
       close: async () => {
         if (kb.open) kb.close();
@@ -93,6 +96,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       forms: new SqliteFormStore(db),
       service: new SqliteServiceApiStore(db),
       conversations: new SqliteConversationStore(db),
+      env: new SqliteEnvStore(db),
       close: async () => {
         if (db.open) db.close();
       },

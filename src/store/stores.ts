@@ -1,5 +1,6 @@
 import type { AppStore } from "./apps.js";
 import type { ConversationStore } from "./conversations.js";
+import type { EnvStore } from "./env.js";
 import type { FormStore } from "./forms.js";
 import type { KnowledgeStore } from "./knowledge.js";
 import type { RunLog } from "./runlog.js";
@@ -20,6 +21,8 @@ export interface Stores {
   service: ServiceApiStore;
   /** Chat apps' conversations (studio and service API) and their messages. */
   conversations: ConversationStore;
+  /** Per-app environment variable values (secrets sealed). */
+  env: EnvStore;
   /** Which backend the specifier named. */
   readonly kind: StoreKind;
   /** Closes the database; the stores must not be used afterwards. */

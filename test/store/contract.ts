@@ -86,6 +86,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeEvents(target);
     describeProposals(target);
     describeForms(target);
+    describeEnv(target);
     describeServiceApi(target);
     describeConversations(target);
     if (target.knowledge !== false) describeKnowledge(target);
@@ -1068,6 +1069,62 @@ const form = (runId: string, key: string, over: Partial<FormRecord> = {}): FormR
   status: "waiting",
   ...over,
 });
+
+function describeEnv(target: StoreTarget): void {
+  const sealed = (n: number) => ({ keyId: `k${n}`, iv: `iv${n}`, tag: `tag${n}`, data: `data${n}` });
+  it("env: values by app and name, replaced whole (type included), listed by name, deleted per name and per app", () =>
+    withStores(target, async ({ env }) => {
+      expect(await env.list("a1")).toEqual([]);
+      expect(await env.get("a1", "X")).toBeUndefined();
+      await env.put({ appId: "a1", name: "REGION", type: "string", value: "eu ✓", updatedAt: 1 });
+      await env.put({ appId: "a1", name: "LIMIT", type: "number", value: 2.5, updatedAt: 2 });
+      await env.put({ appId: "a1", name: "KEY", type: "secret", sealed: sealed(1), updatedAt: 3 });
+      await env.put({ appId: "a2", name: "KEY", type: "string", value: "", updatedAt: 4 });
+      expect(await env.list("a1")).toEqual([
+        { appId: "a1", name: "KEY", type: "secret", sealed: sealed(1), updatedAt: 3 },
+        { appId: "a1", name: "LIMIT", type: "number", value: 2.5, updatedAt: 2 },
+        { appId: "a1", name: "REGION", type: "string", value: "eu ✓", updatedAt: 1 },
+      ]);
+      expect(await env.get("a2", "KEY")).toEqual({ appId: "a2", name: "KEY", type: "string", value: "", updatedAt: 4 });
+      // A string becoming a secret keeps no plain value.
+      await env.put({ appId: "a2", name: "KEY", type: "secret", sealed: sealed(2), updatedAt: 5 });
+      expect(await env.get("a2", "KEY")).toEqual({
+        appId: "a2",
+        name: "KEY",
+        type: "secret",
+        sealed: sealed(2),
+        updatedAt: 5,
+      });
+      expect(await env.delete("a1", "LIMIT")).toBe(true);
+      expect(await env.delete("a1", "LIMIT")).toBe(false);
+      expect((await env.list("a1")).map((r) => r.name)).toEqual(["KEY", "REGION"]);
+      await env.deleteApp("a1");
+      expect(await env.list("a1")).toEqual([]);
+      expect((await env.list("a2")).map((r) => r.name)).toEqual(["KEY"]);
+    }));
+
+  it("env: every app's secrets are listed, and a reseal replaces their sealed values only", () =>
+    withStores(target, async ({ env }) => {
+      await env.put({ appId: "b1", name: "S", type: "secret", sealed: sealed(1), updatedAt: 1 });
+      await env.put({ appId: "b2", name: "S", type: "secret", sealed: sealed(2), updatedAt: 1 });
+      await env.put({ appId: "b2", name: "P", type: "string", value: "plain", updatedAt: 1 });
+      expect((await env.secrets()).map((r) => `${r.appId}.${r.name}`)).toEqual(["b1.S", "b2.S"]);
+      await env.reseal([
+        { appId: "b1", name: "S", type: "secret", sealed: sealed(9), updatedAt: 1 },
+        // Not a secret: a reseal never turns a plain value into one.
+        { appId: "b2", name: "P", type: "secret", sealed: sealed(8), updatedAt: 1 },
+      ]);
+      expect((await env.get("b1", "S"))?.sealed).toEqual(sealed(9));
+      expect((await env.get("b2", "S"))?.sealed).toEqual(sealed(2));
+      expect(await env.get("b2", "P")).toEqual({
+        appId: "b2",
+        name: "P",
+        type: "string",
+        value: "plain",
+        updatedAt: 1,
+      });
+    }));
+}
 
 function describeForms(target: StoreTarget): void {
   it("forms: one per (run, key), found by id, token and key, listed per run and while waiting", () =>

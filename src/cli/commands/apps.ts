@@ -3,6 +3,9 @@ import { analyse } from "../../analysis/index.js";
 // Without the node types registered every node would be "unknown" to the analyser (and no import published).
 import "../../nodes/index.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import { AppEnv, takeSecretValues } from "../../secrets/app-env.js";
+import { KeyProvider, keyFilePath } from "../../secrets/key.js";
+import { settleImportedSecrets } from "../../server/env-import.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
@@ -33,8 +36,11 @@ export function registerAppCommands(program: Command): void {
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (file, opts) => {
-      const db = sharedDb(opts.db ?? loadWeftConfig(opts.config).db, "an app imported");
-      const { workflow, warnings } = await readWorkflow(file);
+      const cfg = loadWeftConfig(opts.config);
+      const db = sharedDb(opts.db ?? cfg.db, "an app imported");
+      const read = await readWorkflow(file);
+      // Secret values the file carries are sealed into the app's env store, never kept in its versions.
+      const { workflow, secrets } = takeSecretValues(read.workflow);
       const diagnostics = analyse(workflow).diagnostics;
       const stores = await openStores(db);
       try {
@@ -44,6 +50,8 @@ export function registerAppCommands(program: Command): void {
           "import",
           { publish: !hasErrors(diagnostics) },
         );
+        const env = new AppEnv(stores.env, stores.apps, new KeyProvider(keyFilePath(db, cfg.secretKeyFile)));
+        const warnings = [...read.warnings, ...(await settleImportedSecrets(env, app.id, workflow, secrets))];
         const published = app.publishedVersion !== undefined;
         if (opts.json) return printJson({ app, version: version.version, published, warnings, diagnostics });
         for (const d of [...warnings, ...diagnostics]) process.stderr.write(`${formatDiagnostic(d)}\n`);

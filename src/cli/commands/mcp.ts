@@ -7,6 +7,8 @@ import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
 import { createAppMcpServer } from "../../publish/mcp.js";
+import { AppEnv } from "../../secrets/app-env.js";
+import { KeyProvider, keyFilePath } from "../../secrets/key.js";
 import { openStores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
@@ -63,9 +65,23 @@ export function registerMcpCommands(program: Command): void {
         );
       }
       const services = await buildServices(cfg, { configPath: opts.config, knowledge: stores.knowledge });
+      const appEnv = new AppEnv(
+        stores.env,
+        stores.apps,
+        new KeyProvider(keyFilePath(opts.db ?? cfg.db, cfg.secretKeyFile)),
+      );
       const server = createAppMcpServer(
         workflow,
-        (inputs, sys, signal) => runWorkflow(workflow, { inputs, sys, services, store: stores.runs, appId, signal }),
+        async (inputs, sys, signal) =>
+          runWorkflow(workflow, {
+            inputs,
+            sys,
+            services,
+            store: stores.runs,
+            appId,
+            signal,
+            ...(appId ? { env: await appEnv.forRun(appId) } : {}),
+          }),
         { name },
       );
       const stop = async () => {

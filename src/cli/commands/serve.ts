@@ -58,8 +58,10 @@ export function registerServeCommands(program: Command): void {
         knowledgeConfig: cfg.knowledge,
         retention: { maxAgeDays: cfg.runs.retention.days, maxRunsPerApp: cfg.runs.retention.perApp },
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
+        secretKeyFile: cfg.secretKeyFile,
       }).catch((e: unknown) => {
-        if (e instanceof WeftError && e.code.startsWith("server.")) throw new CliError(e.code, e.message);
+        if (e instanceof WeftError && (e.code.startsWith("server.") || e.code.startsWith("secret.")))
+          throw new CliError(e.code, e.message);
         throw e;
       });
       if (opts.sample) {

@@ -43,7 +43,9 @@ export function registerStaticCommands(program: Command): void {
       else {
         for (const d of all) process.stdout.write(`${formatDiagnostic(d)}\n`);
         const errors = all.filter((d) => d.severity === "error").length;
-        process.stdout.write(`${valid ? "valid" : "invalid"}: ${errors} error(s), ${all.length - errors} warning(s)/info\n`);
+        process.stdout.write(
+          `${valid ? "valid" : "invalid"}: ${errors} error(s), ${all.length - errors} warning(s)/info\n`,
+        );
       }
       process.exitCode = valid ? EXIT.ok : EXIT.invalid;
     });
@@ -56,20 +58,39 @@ export function registerStaticCommands(program: Command): void {
     .action(async (file, opts) => {
       const { workflow, warnings } = await readWorkflow(file);
       for (const w of warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
+      // Dify exports secrets blank: say which ones the app will need, and how they are set once it is one.
+      for (const v of workflow.environment_variables)
+        if (v.value_type === "secret" && (v.value === undefined || v.value === ""))
+          process.stderr.write(
+            `warning env.secret_empty: the secret env.${v.name} is empty; once imported as an app (weft apps import), set it with \`weft env set APP_ID ${v.name} --secret\` (value on stdin)\n`,
+          );
       writeOut(opts.out, JSON.stringify(workflow, null, 2));
     });
 
   program
     .command("export")
     .description("export a workflow to Dify YAML, Mermaid or Coze canvas JSON")
-    .argument("<file>")
+    .argument("[file]", "a workflow file (or --app)")
+    .option(
+      "--app <id>",
+      "export an app of the database instead: its current version, stored values of its non-secret variables, secrets blank",
+    )
+    .option("--db <spec>", "the database of --app (default from config: weft.db)")
+    .option("--config <path>", "weft.config.json")
     .requiredOption("--to <format>", "dify | mermaid | coze")
     .option("-o, --out <path>", "output file (default: stdout)")
-    .option("--flow", "coze: wrap the canvas in the file envelope the Coze playground loads (default: the bare canvas the save API takes)")
-    .option("--dsl-version <version>", "dify: the DSL version to write (default: the file's own, else the current one; 0.4.0 suits Dify 1.8–1.9)")
+    .option(
+      "--flow",
+      "coze: wrap the canvas in the file envelope the Coze playground loads (default: the bare canvas the save API takes)",
+    )
+    .option(
+      "--dsl-version <version>",
+      "dify: the DSL version to write (default: the file's own, else the current one; 0.4.0 suits Dify 1.8–1.9)",
+    )
     .action(async (file, opts) => {
-      const { workflow } = await readWorkflow(file);
-      if (opts.to === "dify") writeOut(opts.out, exportDify(workflow, opts.dslVersion ? { version: opts.dslVersion } : {}));
+      const workflow = await exportSource(file, opts);
+      if (opts.to === "dify")
+        writeOut(opts.out, exportDify(workflow, opts.dslVersion ? { version: opts.dslVersion } : {}));
       else if (opts.to === "mermaid") writeOut(opts.out, toMermaid(workflow));
       else if (opts.to === "coze") {
         const { exportCozeDetailed, toCozeFlowFile } = await import("../../dsl/coze/index.js");
@@ -118,4 +139,22 @@ export function registerStaticCommands(program: Command): void {
       ];
       process.stdout.write(`${lines.join("\n")}\n`);
     });
+}
+
+/** The workflow `weft export` writes: a file's, or an app's current version with its stored env values. */
+async function exportSource(file: string | undefined, o: { app?: string; db?: string; config?: string }) {
+  if (o.app === undefined) {
+    if (file === undefined) throw new CliError("usage.export_source", "name a workflow file or an app (--app APP_ID)");
+    return (await readWorkflow(file)).workflow;
+  }
+  const { openStores } = await import("../../store/open.js");
+  const { withStoredValues } = await import("../../secrets/app-env.js");
+  const stores = await openStores(o.db ?? loadWeftConfig(o.config).db);
+  try {
+    const current = await stores.apps.current(o.app);
+    if (!current) throw new CliError("app.not_found", `no app with id ${o.app} (see \`weft apps list\`)`, EXIT.invalid);
+    return await withStoredValues(stores.env, o.app, current.workflow);
+  } finally {
+    await stores.close();
+  }
 }

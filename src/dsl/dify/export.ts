@@ -67,7 +67,10 @@ export function toDifyDocument(input: Workflow, opts: ExportDifyOptions = {}): J
   const workflow: Json = {
     ...(isRecord(meta.workflowExtra) ? meta.workflowExtra : {}),
     conversation_variables: wf.conversation_variables ?? [],
-    environment_variables: wf.environment_variables ?? [],
+    // As Dify exports them: a secret's value is blank, whatever the workflow held.
+    environment_variables: (wf.environment_variables ?? []).map((v) =>
+      v.value_type === "secret" ? { ...v, value: "" } : v,
+    ),
     features: wf.features ?? defaultFeatures(),
     graph,
     ...(meta.rag_pipeline_variables !== undefined ? { rag_pipeline_variables: meta.rag_pipeline_variables } : {}),

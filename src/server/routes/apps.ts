@@ -11,20 +11,32 @@ import { ApiError } from "../errors.js";
 import { portsOf } from "../ports.js";
 import { versionParam, versionSummary } from "./versions.js";
 import { blankWorkflow, validateWorkflow } from "../validate.js";
+import { takeSecretValues, withStoredValues } from "../../secrets/app-env.js";
+import { envDiagnostics, settleImportedSecrets } from "../env-import.js";
 
 /** A version as the studio opens it; what nothing here serves (tools, knowledge bases) is among its diagnostics. */
-const versionBody = async (v: VersionRecord, services: ServerDeps["services"]) => ({
+const versionBody = async (v: VersionRecord, deps: ServerDeps) => ({
   ...versionSummary(v),
   workflow: v.workflow,
-  diagnostics: [...analyse(v.workflow).diagnostics, ...(await servingDiagnostics(v.workflow, services))],
+  diagnostics: [
+    ...analyse(v.workflow).diagnostics,
+    ...(await servingDiagnostics(v.workflow, deps.services)),
+    ...(await envDiagnostics(deps.env, v.appId, v.workflow)),
+  ],
   ports: portsOf(v.workflow),
 });
 
 /** Dify DSL import: YAML parse and schema problems are the caller's (422 with the import error's code). */
-function importYaml(text: string): { workflow: Workflow; warnings: unknown[] } {
+function importYaml(text: string): {
+  workflow: Workflow;
+  warnings: unknown[];
+  secrets: Array<{ name: string; value: string }>;
+} {
   if (text.trim() === "") throw new ApiError(400, "request.empty_body", "send the Dify YAML as the request body");
   const r = importDify(text);
-  return { workflow: r.workflow, warnings: r.warnings };
+  // A secret's clear text never lands in a version: it is sealed into the app's env store once the app exists.
+  const { workflow, secrets } = takeSecretValues(r.workflow);
+  return { workflow, warnings: r.warnings, secrets };
 }
 
 export function appRoutes(deps: ServerDeps): Hono {
@@ -47,22 +59,24 @@ export function appRoutes(deps: ServerDeps): Hono {
         `mode must be "workflow" or "advanced-chat", got ${JSON.stringify(body.mode)}`,
       );
     const name = typeof body.name === "string" && body.name.trim() ? body.name.trim() : "untitled";
-    const { workflow, diagnostics } =
+    const given =
       body.workflow !== undefined
         ? validateWorkflow(body.workflow, mode.data)
         : { workflow: blankWorkflow(name, mode.data), diagnostics: [] };
+    const { workflow, secrets } = takeSecretValues(given.workflow);
     workflow.name = name;
     const { app, version } = await apps.createApp(
       { name, mode: mode.data, description: typeof body.description === "string" ? body.description : "" },
       workflow,
       "create",
     );
-    return c.json({ app, version: versionSummary(version), diagnostics }, 201);
+    const warnings = await settleImportedSecrets(deps.env, app.id, workflow, secrets);
+    return c.json({ app, version: versionSummary(version), diagnostics: [...given.diagnostics, ...warnings] }, 201);
   });
 
   // As a Dify import of a published app: published at once when clean, else a draft to fix first.
   r.post("/import", async (c) => {
-    const { workflow, warnings } = importYaml(await c.req.text());
+    const { workflow, warnings, secrets } = importYaml(await c.req.text());
     const diagnostics = analyse(workflow).diagnostics;
     const { app, version } = await apps.createApp(
       { name: workflow.name, mode: workflow.mode, description: workflow.description },
@@ -70,7 +84,8 @@ export function appRoutes(deps: ServerDeps): Hono {
       "import",
       { publish: !hasErrors(diagnostics) },
     );
-    return c.json({ app, version: versionSummary(version), warnings, diagnostics }, 201);
+    const envWarnings = await settleImportedSecrets(deps.env, app.id, workflow, secrets);
+    return c.json({ app, version: versionSummary(version), warnings: [...warnings, ...envWarnings], diagnostics }, 201);
   });
 
   r.get("/:id", async (c) => {
@@ -82,12 +97,13 @@ export function appRoutes(deps: ServerDeps): Hono {
     const app = await requireApp(deps, c.req.param("id"));
     await apps.deleteApp(app.id);
     await deps.stores.conversations.deleteApp(app.id);
+    await deps.env.deleteApp(app.id);
     return c.json({ deleted: app.id });
   });
 
   r.get("/:id/workflow", async (c) => {
     const app = await requireApp(deps, c.req.param("id"));
-    return c.json(await versionBody((await apps.current(app.id))!, deps.services));
+    return c.json(await versionBody((await apps.current(app.id))!, deps));
   });
 
   r.put("/:id/workflow", async (c) => {
@@ -102,7 +118,7 @@ export function appRoutes(deps: ServerDeps): Hono {
     const app = await requireApp(deps, c.req.param("id"));
     const v = await apps.version(app.id, versionParam(c.req.param("v")));
     if (!v) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${c.req.param("v")}`);
-    return c.json(await versionBody(v, deps.services));
+    return c.json(await versionBody(v, deps));
   });
 
   r.get("/:id/versions/:v/diff", async (c) => {
@@ -119,11 +135,15 @@ export function appRoutes(deps: ServerDeps): Hono {
 
   r.post("/:id/import", async (c) => {
     const app = await requireApp(deps, c.req.param("id"));
-    const { workflow, warnings } = importYaml(await c.req.text());
+    const { workflow, warnings, secrets } = importYaml(await c.req.text());
     if (workflow.mode !== app.mode)
       throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${app.mode} app; the YAML is ${workflow.mode}`);
     const v = await apps.addVersion(app.id, workflow, "import");
-    return c.json({ ...versionSummary(v), warnings, diagnostics: analyse(workflow).diagnostics }, 201);
+    const envWarnings = await settleImportedSecrets(deps.env, app.id, workflow, secrets);
+    return c.json(
+      { ...versionSummary(v), warnings: [...warnings, ...envWarnings], diagnostics: analyse(workflow).diagnostics },
+      201,
+    );
   });
 
   r.get("/:id/export", async (c) => {
@@ -132,7 +152,7 @@ export function appRoutes(deps: ServerDeps): Hono {
     const v = q ? await apps.version(app.id, versionParam(q)) : await apps.current(app.id);
     if (!v) throw new ApiError(404, "version.not_found", `app ${app.id} has no version ${q}`);
     const file = `${app.name.replace(/[^\w.-]+/g, "_") || "app"}.yml`;
-    return c.body(exportDify(v.workflow), 200, {
+    return c.body(exportDify(await withStoredValues(deps.stores.env, app.id, v.workflow)), 200, {
       "content-type": "text/yaml; charset=utf-8",
       "content-disposition": `attachment; filename="${file}"`,
     });

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { DraftStaleError, getDraft, publishDraft, publishVersion, saveDraft } from "../drafts.js";
+import { envDiagnostics } from "../env-import.js";
 import { ApiError } from "../errors.js";
 import { versionParam, versionSummary } from "./versions.js";
 
@@ -9,7 +10,11 @@ export function draftRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
   const { apps } = deps;
 
-  r.get("/:id/draft", async (c) => c.json(await getDraft(apps, c.req.param("id"))));
+  r.get("/:id/draft", async (c) => {
+    const d = await getDraft(apps, c.req.param("id"));
+    // Nodes reading a secret with no value say so (and name the command), as the workflow view does.
+    return c.json({ ...d, diagnostics: [...d.diagnostics, ...(await envDiagnostics(deps.env, d.appId, d.workflow))] });
+  });
 
   // Autosave: any workflow is kept, errors included; `revision` (the one the editor last saw) refuses a stale save.
   r.put("/:id/draft", async (c) => {

@@ -136,6 +136,14 @@ CREATE INDEX runs_recent_id ON runs (created_at DESC, id DESC);
 CREATE INDEX runs_app_recent_id ON runs (app_id, created_at DESC, id DESC);
 CREATE INDEX runs_text ON runs USING gin (to_tsvector('simple', inputs::text || ' ' || COALESCE(outputs::text, '')));`,
   },
+  {
+    version: 9,
+    name: "environment variables: per-app values, secrets sealed with AES-256-GCM (key id, IV, tag, ciphertext)",
+    sql: `
+CREATE TABLE app_env (
+  app_id text NOT NULL, name text NOT NULL, type text NOT NULL, value json, key_id text, iv text, tag text,
+  data text, updated_at bigint NOT NULL, PRIMARY KEY (app_id, name));`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

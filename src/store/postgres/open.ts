@@ -2,6 +2,7 @@ import { StoreError, StoreOpenError } from "../errors.js";
 import type { Stores } from "../stores.js";
 import { PostgresAppStore } from "./apps.js";
 import { PostgresConversationStore } from "./conversations.js";
+import { PostgresEnvStore } from "./env.js";
 import { PostgresFormStore } from "./forms.js";
 import { PostgresKnowledgeStore } from "./knowledge.js";
 import { PostgresServiceApiStore } from "./service-api.js";
@@ -31,6 +32,7 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     runLog: new PostgresRunLog(db),
     apps: new PostgresAppStore(db),
     conversations: new PostgresConversationStore(db),
+    env: new PostgresEnvStore(db),
     forms: new PostgresFormStore(db),
     knowledge: new PostgresKnowledgeStore(),
     service: new PostgresServiceApiStore(db),
