@@ -1,8 +1,8 @@
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import {
   createServer,
-  type IncomingMessage,
   request as httpRequest,
+  type IncomingMessage,
   type Server,
   type ServerResponse,
 } from "node:http";
@@ -237,7 +237,8 @@ async function forward(vet: VetHost, req: IncomingMessage, res: ServerResponse, 
     const raw: string[] = [];
     for (let i = 0; i + 1 < up.rawHeaders.length; i += 2) {
       const name = up.rawHeaders[i]!.toLowerCase();
-      if (name !== EGRESS_ERROR_HEADER && name !== EGRESS_MESSAGE_HEADER) raw.push(up.rawHeaders[i]!, up.rawHeaders[i + 1]!);
+      if (name !== EGRESS_ERROR_HEADER && name !== EGRESS_MESSAGE_HEADER)
+        raw.push(up.rawHeaders[i]!, up.rawHeaders[i + 1]!);
     }
     res.writeHead(up.statusCode ?? 502, raw);
     up.pipe(res);

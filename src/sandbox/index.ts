@@ -5,11 +5,11 @@ import { runJavaScript } from "./javascript.js";
 import { resolveLimits } from "./limits.js";
 import { runPython } from "./python.js";
 
+export type { VetHost } from "./egress.js";
 export { SandboxError, type SandboxErrorCode } from "./errors.js";
 export { closeJavaScriptWorkers } from "./javascript.js";
 export { DEFAULT_LIMITS, resolveLimits } from "./limits.js";
 export { resolvePython } from "./python.js";
-export type { VetHost } from "./egress.js";
 export { type ModuleVerdict, pythonImports, pythonModuleVerdict } from "./python-modules.js";
 
 export interface SandboxOptions {

@@ -36,11 +36,8 @@ from _json import encode_basestring as _enc
 _KEEP_POSIX = frozenset("""open chdir fchdir chmod fchmod lchmod chown fchown lchown chflags lchflags
 execv execve fork forkpty getxattr setxattr listxattr removexattr kill killpg link listdir lockf mkdir
 posix_spawn posix_spawnp putenv unsetenv remove unlink rename replace rmdir scandir symlink system
-truncate ftruncate utime urandom fspath strerror getuid geteuid getgid getegid WCOREDUMP WEXITSTATUS
+truncate ftruncate utime urandom fspath strerror stat lstat fstat getuid geteuid getgid getegid WCOREDUMP WEXITSTATUS
 WIFCONTINUED WIFEXITED WIFSIGNALED WIFSTOPPED WSTOPSIG WTERMSIG major minor makedev""".split())
-# Kept as well when an HTTP client is loaded: requests checks that its CA bundle exists (os.path.exists)
-# and looks for ~/.netrc. Inside the jail they show only the read-only system directories.
-_KEEP_FOR_NET = frozenset(("stat", "lstat", "fstat"))
 
 # Events plain computation raises. Everything else ends the run.
 _ALLOWED = frozenset((
@@ -127,7 +124,8 @@ def guarded_import(name, globals=None, locals=None, fromlist=(), level=0, *, _im
     if level == 0 and (globals is None or globals.get("__name__") == _user):
         view = _views.get(name)
         if view is not None:
-            return view
+            # "import os.path" binds os; "from os.path import join" takes from os.path
+            return view if fromlist or "." not in name else _views.get(name.split(".")[0])
         parts = name.split(".")
         chain = [".".join(parts[:i + 1]) for i in range(len(parts))]
         for p in chain:
@@ -341,7 +339,7 @@ def _describe(event, args, *, _type=type, _str=str, _bytes=bytes, _int=int, _tup
     shown = a0 if _type(a0) in (_str, _bytes, _int) else "…"
     if event in ("import", "weft.import_unavailable"):
         return ("module %r is not available in the Python sandbox: code may import the standard library's pure "
-                "modules, sys, requests and httpx (as in Dify's sandbox)" % (shown,))
+                "modules, sys, os's path functions, requests and httpx (as in Dify's sandbox)" % (shown,))
     if event == "weft.import_denied":
         return ("import of module %r is not allowed in the Python sandbox: code has no files, processes, raw "
                 "sockets or interpreter internals; HTTP goes through requests, httpx or urllib.request" % (shown,))
@@ -351,6 +349,8 @@ def _describe(event, args, *, _type=type, _str=str, _bytes=bytes, _int=int, _tup
         return "module %r must be imported with an import statement in the code (not __import__ or importlib)" % (shown,)
     if event == "open":
         return "file access is not allowed in the sandbox (open %r)" % (shown,)
+    if event in ("os.listdir", "os.scandir", "os.walk"):
+        return "listing directories is not allowed in the sandbox (%s %r)" % (event, shown)
     if event.startswith("socket."):
         a1 = args[1] if len(args) > 1 else None
         where = (" to %r" % (a1,)) if event == "socket.connect" and _type(a1) in (_str, _tuple) else ""
@@ -478,6 +478,21 @@ def _sys_view(sink):
     view.path = []
     return view
 
+_OS_VIEW = """path sep altsep linesep pathsep curdir pardir extsep defpath devnull name getenv stat lstat fspath
+walk listdir scandir urandom stat_result PathLike fsencode fsdecode SEEK_SET SEEK_CUR SEEK_END""".split()
+
+def _os_view():
+    """What "import os" gives the guest: path functions, constants and stat (os.path.exists works: inside
+    the jail it sees only the read-only system directories), an empty environ; listing a directory or
+    opening a file is refused by the audit hook as file access."""
+    view = types.ModuleType("os")
+    for name in _OS_VIEW:
+        if hasattr(os, name):
+            setattr(view, name, getattr(os, name))
+    view.environ = {}
+    view.getenv = lambda key, default=None: default
+    return view
+
 def _boot():
     keep = (sys.stdin, sys.stdout, sys.stderr)  # their destructors would close fds 0-2
     os.environ.clear()  # the jail starts with an empty environment, but for PWD
@@ -560,11 +575,11 @@ def _boot():
     guard.__kwdefaults__ = {
         "_imp": builtins.__import__, "_deny": frozenset(policy["deny"]),
         "_allow": frozenset(policy["preload"] + policy["onDemand"]), "_pkgs": frozenset(policy["packages"]),
-        "_views": {"sys": _sys_view(sink)}, "_missing": missing, "_mods": sys.modules, "_audit": sys.audit,
+        "_views": {"sys": _sys_view(sink), "os": _os_view(), "os.path": os.path}, "_missing": missing, "_mods": sys.modules, "_audit": sys.audit,
         "_user": "__weft_main__",
     }
     builtins.__import__ = guard
-    _defang_os(_KEEP_POSIX | _KEEP_FOR_NET if network else _KEEP_POSIX)
+    _defang_os(_KEEP_POSIX)
     _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
     gc.disable()
     _scrub_sys()

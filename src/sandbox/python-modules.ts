@@ -6,7 +6,7 @@
  * Dify's sandbox (langgenius/dify-sandbox) has no module list: any installed module imports, and what it
  * then does is limited by seccomp, with the network reached through HTTP(S)_PROXY. Its Python carries
  * `requests` and `httpx` besides the standard library. Weft allows the same working set — the pure
- * standard library, `sys` (a read-only view), and requests, httpx and urllib through the egress proxy —
+ * standard library, `sys` and `os` (views), and requests, httpx and urllib through the egress proxy —
  * and refuses at import what could only fail later (files, processes, raw sockets, interpreter internals).
  */
 
@@ -33,23 +33,30 @@ xml xml.etree xml.etree.ElementTree xml.dom xml.dom.minidom xml.sax xml.sax.saxu
 ipaddress colorsys shlex reprlib weakref queue stringprep codecs quopri`.split(/\s+/);
 
 /** Packages whose every submodule is allowed once the package is (requests.exceptions, email.mime.base …). */
-const PACKAGES = "requests httpx urllib3 certifi idna charset_normalizer chardet h11 httpcore sniffio anyio email encodings collections xml".split(
-  " ",
-);
+const PACKAGES =
+  "requests httpx urllib3 certifi idna charset_normalizer chardet h11 httpcore sniffio anyio email encodings collections xml".split(
+    " ",
+  );
 
 /** Imports that bring up the jail's egress relay and HTTP(S)_PROXY. */
 const NETWORK = "requests httpx urllib3 httpcore http.client urllib.request".split(" ");
 
 /** Refused with "not allowed": files, processes, raw sockets, interpreter internals. */
-const DENY = `os posix nt subprocess socket _socket ssl ctypes _ctypes importlib _imp
+const DENY = `posix nt subprocess socket _socket ssl ctypes _ctypes importlib _imp
 _frozen_importlib _frozen_importlib_external zipimport marshal pickle _pickle shelve _io builtins
 gc inspect code codeop runpy signal _signal threading _thread multiprocessing concurrent asyncio
 resource pty fcntl mmap select selectors shutil pathlib tempfile glob fnmatch posixpath ntpath genericpath
 http.server xmlrpc ftplib smtplib telnetlib socketserver webbrowser platform sysconfig site
-_posixsubprocess faulthandler tracemalloc sqlite3 dbm zipfile tarfile lzma bz2 gzip xml.etree.cElementTree`.split(/\s+/);
+_posixsubprocess faulthandler tracemalloc sqlite3 dbm zipfile tarfile lzma bz2 gzip xml.etree.cElementTree`.split(
+  /\s+/,
+);
 
-/** Modules the guest gets a view of instead of the real one. */
-const VIEWS = ["sys"];
+/**
+ * Modules the guest gets a view of instead of the real one: sys's facts and stdout; os's path functions,
+ * constants, an empty environ and stat (the jail holds only the read-only system directories), without
+ * its process, file-descriptor and host-identity functions.
+ */
+const VIEWS = ["sys", "os", "os.path"];
 
 export interface PythonModulePolicy {
   preload: string[];
@@ -110,7 +117,12 @@ export function pythonImports(code: string): PythonImport[] {
     if (!m) continue;
     const names = m[2] ? [m[2]] : (m[1] ?? "").split(/[;]/)[0]!.split(",");
     for (const raw of names) {
-      const module = raw.trim().replace(/[()\\]/g, "").split(/\s+as\s+/)[0]?.trim() ?? "";
+      const module =
+        raw
+          .trim()
+          .replace(/[()\\]/g, "")
+          .split(/\s+as\s+/)[0]
+          ?.trim() ?? "";
       if (/^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*$/.test(module)) found.push({ module, line: i + 1 });
     }
   }

@@ -1,11 +1,11 @@
 import { type ChildProcessWithoutNullStreams, execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
-import { dirname } from "node:path";
 import { constants as osConstants } from "node:os";
+import { dirname } from "node:path";
 import { SANDBOX_STARTUP_ALLOWANCE_MS, type SandboxLimits } from "../ir/services.js";
-import { clip, SandboxError } from "./errors.js";
 import type { EgressChannel, EgressRefusal } from "./egress.js";
+import { clip, SandboxError } from "./errors.js";
 import { EGRESS_SOCKET, jailSetupError, spawnJailed } from "./jail.js";
 import { encodeInputs, parseReply } from "./json.js";
 import { PYTHON_BOOTSTRAP } from "./python-bootstrap.js";
