@@ -347,6 +347,9 @@ def _describe(event, args, *, _type=type, _str=str, _bytes=bytes, _int=int, _tup
         return "module %r is not installed for the Python interpreter the sandbox runs" % (shown,)
     if event == "weft.import_unloaded":
         return "module %r must be imported with an import statement in the code (not __import__ or importlib)" % (shown,)
+    if event == "weft.os_refused":
+        return ("os.%s is not available in the sandbox: os offers its path functions, constants and stat, "
+                "not processes, files or host facts" % (shown,))
     if event == "open":
         return "file access is not allowed in the sandbox (open %r)" % (shown,)
     if event in ("os.listdir", "os.scandir", "os.walk"):
@@ -491,6 +494,11 @@ def _os_view():
             setattr(view, name, getattr(os, name))
     view.environ = {}
     view.getenv = lambda key, default=None: default
+    audit = sys.audit
+    def refused(name, *, _audit=audit):
+        # os.system, os.getcwd …: refused as an operation (a clear, uncatchable message), not AttributeError
+        _audit("weft.os_refused", name)
+    view.__getattr__ = refused
     return view
 
 def _boot():
