@@ -46,7 +46,7 @@ export const EGRESS_MESSAGE_HEADER = "x-weft-error-message";
  */
 export class EgressChannel {
   readonly refusals: EgressRefusal[] = [];
-  private open = 0;
+  private readonly sockets = new Set<Socket>();
   private readonly server: Server;
 
   constructor(
@@ -63,9 +63,9 @@ export class EgressChannel {
     };
     server.on("connection", (s: Socket) => {
       s.setTimeout(idleMs, () => s.destroy());
-      this.open++;
-      s.once("close", () => this.open--);
-      if (this.open > max) s.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
+      this.sockets.add(s);
+      s.once("close", () => this.sockets.delete(s));
+      if (this.sockets.size > max) s.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
     });
     server.on("connect", (req: IncomingMessage, client: Duplex, head: Buffer) => {
       tunnel(vet, req, client, head, idleMs, refused).catch(() => client.destroy());
@@ -85,9 +85,11 @@ export class EgressChannel {
     return this;
   }
 
+  /** Stops listening and ends every connection, tunnels included (a guest's jail is gone by then). */
   async close(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.server.closeAllConnections();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const s of this.sockets) s.destroy();
+    await closed;
     rmSync(this.socketPath, { force: true });
   }
 }
