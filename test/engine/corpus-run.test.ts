@@ -54,6 +54,7 @@ const MODEL_NODES = new Set(["llm", "question-classifier", "parameter-extractor"
  */
 const EXPLAINED_FAILURES = new Set([
   "sandbox.forbidden",
+  "sandbox.egress_refused",
   "sandbox.runtime_error",
   "code.output_type",
   "code.output_missing",
