@@ -27,9 +27,9 @@ import { type CorpusTools, corpusToolConfig, createCorpusKnowledge } from "../te
 const argv = process.argv.slice(2);
 const args = new Set(argv);
 const configured = args.has("--configured");
-const valueOf = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
-const compareFile = valueOf("--compare");
-const cause = `failed:${valueOf("--cause") ?? "sandbox.forbidden"}`;
+const flagValue = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
+const compareFile = flagValue("--compare");
+const cause = `failed:${flagValue("--cause") ?? "sandbox.forbidden"}`;
 const baseline = compareFile
   ? new Map(
       (JSON.parse(readFileSync(compareFile, "utf8")) as { outcomes: AppOutcome[] }).outcomes.map((o) => [o.path, o]),
