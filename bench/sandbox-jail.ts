@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { createSandbox, resolvePython } from "../src/sandbox/index.js";
 import { DEFAULT_LIMITS } from "../src/sandbox/limits.js";
 import { PYTHON_BOOTSTRAP } from "../src/sandbox/python-bootstrap.js";
+import { PYTHON_MODULES } from "../src/sandbox/python-modules.js";
 
 const reps = Number(process.argv[2] ?? 30);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -14,7 +15,8 @@ const code = "def main(x):\n    return {'y': x * 2}\n";
 
 async function bare(exe: string): Promise<void> {
   const nonce = `__weft_result_${randomBytes(12).toString("hex")}__`;
-  const request = JSON.stringify({ nonce, limits: DEFAULT_LIMITS, code, inputs: { x: 21 } });
+  const setup = { modules: PYTHON_MODULES, site: [], egress: null };
+  const request = JSON.stringify({ nonce, limits: DEFAULT_LIMITS, setup, code, inputs: { x: 21 } });
   await new Promise<void>((resolve, reject) => {
     const child = spawn(exe, ["-I", "-S", "-B", "-c", PYTHON_BOOTSTRAP], { env: {}, stdio: ["pipe", "pipe", "pipe"] });
     let out = "";

@@ -3,6 +3,7 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { NodeExecutionError, WeftError } from "../ir/errors.js";
 import { SANDBOX_STARTUP_ALLOWANCE_MS } from "../ir/services.js";
 import { normaliseType } from "../ir/types.js";
+import { pythonImports, pythonModuleVerdict } from "../sandbox/python-modules.js";
 import {
   CODE_OUTPUT_TYPES,
   type CodeOutputDecl,
@@ -88,6 +89,29 @@ function outputRules(schema: CodeOutputSchema, prefix: string, nodeId: string, o
   }
 }
 
+/** Imports the sandbox will refuse when the code runs (python-modules.ts holds the policy both apply). */
+function importRules(code: string, nodeId: string): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const { module, line } of pythonImports(code)) {
+    if (seen.has(module)) continue;
+    seen.add(module);
+    const verdict = pythonModuleVerdict(module);
+    if (verdict.allowed) continue;
+    out.push({
+      code: "code.module_refused",
+      severity: "warning",
+      nodeId,
+      field: "code",
+      message:
+        verdict.reason === "denied"
+          ? `line ${line}: the sandbox refuses "import ${module}": code has no files, processes, raw sockets or interpreter internals (HTTP goes through requests, httpx or urllib.request)`
+          : `line ${line}: module "${module}" is not available in the sandbox, which offers the pure standard library, sys, os.path, requests and httpx; the node will fail when it runs`,
+    });
+  }
+  return out;
+}
+
 export const codeNode = defineNode<CodeConfig>({
   type: "code",
   label: "Code",
@@ -99,7 +123,7 @@ export const codeNode = defineNode<CodeConfig>({
     "main must return a JSON object whose keys are exactly the declared outputs; an extra or missing key fails the node.",
     "Output types: string, number, boolean, object, array[string], array[number], array[boolean], array[object].",
     "Limits: strings ≤ 400 000 characters, nesting ≤ 5, string/object arrays ≤ 30 items, number arrays ≤ 1000.",
-    "No network, files, processes or environment inside the sandbox; Python may import json, re, math, datetime, collections, itertools, random, hashlib, base64, string and other pure standard modules.",
+    "No files, processes or environment inside the sandbox; Python may import json, re, math, datetime, collections, itertools, random, hashlib, base64, string and other pure standard modules, sys, os.path, and requests, httpx or urllib.request, whose HTTP goes through the same address policy as the HTTP node.",
     "A variable whose source is missing is passed as null.",
   ],
   configSchema: CodeConfig,
@@ -168,13 +192,15 @@ export const codeNode = defineNode<CodeConfig>({
       }
     }
     if (c.outputs) outputRules(c.outputs, "outputs", nodeId, out, 1);
+    if (c.code_language === "python3") out.push(...importRules(c.code, nodeId));
     if (Array.isArray(c.dependencies) && c.dependencies.length > 0) {
       out.push({
         code: "code.dependencies_ignored",
         severity: "warning",
         nodeId,
         field: "dependencies",
-        message: "extra packages are not installed in Weft's sandbox; only the standard library is available",
+        message:
+          "extra packages are not installed in Weft's sandbox; it offers the standard library, requests and httpx",
       });
     }
     return out;

@@ -16,7 +16,8 @@ export type SandboxErrorCode =
   | "sandbox.bad_input"
   | "sandbox.aborted"
   | "sandbox.unavailable"
-  | "sandbox.crashed";
+  | "sandbox.crashed"
+  | "sandbox.egress_refused";
 
 export interface SandboxErrorDetails extends Record<string, unknown> {
   language: "javascript" | "python3";

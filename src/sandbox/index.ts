@@ -5,11 +5,12 @@ import { runJavaScript } from "./javascript.js";
 import { resolveLimits } from "./limits.js";
 import { runPython } from "./python.js";
 
+export type { VetHost } from "./egress.js";
 export { SandboxError, type SandboxErrorCode } from "./errors.js";
 export { closeJavaScriptWorkers } from "./javascript.js";
 export { DEFAULT_LIMITS, resolveLimits } from "./limits.js";
 export { resolvePython } from "./python.js";
-export type { VetHost } from "./egress.js";
+export { type ModuleVerdict, pythonImports, pythonModuleVerdict } from "./python-modules.js";
 
 export interface SandboxOptions {
   /** Limits used when a request names none; each request may override them. */
@@ -34,13 +35,13 @@ export type SandboxRequest = Parameters<SandboxService["run"]>[0];
 export function createSandbox(options: SandboxOptions = {}): SandboxService {
   let proxy: Promise<EgressProxy> | undefined;
   const vet = options.egress;
-  const egressSocket = vet
+  const egressChannel = vet
     ? async () => {
         proxy ??= EgressProxy.start(vet);
-        return (await proxy).socketPath;
+        return (await proxy).openChannel();
       }
     : undefined;
-  const python = { ...options, egressSocket };
+  const python = { ...options, egressChannel };
   return {
     async run(req: SandboxRequest): Promise<Record<string, unknown>> {
       const limits = resolveLimits(options.limits, req.limits);

@@ -26,26 +26,9 @@ export const PYTHON_BOOTSTRAP = String.raw`
 import sys, json, resource, builtins, os, _thread, gc, time, _signal, linecache, io, types
 from _json import encode_basestring as _enc
 
-# Pure standard modules Dify code commonly uses. Nothing can be imported after the lockdown, so
-# lazily imported helpers (_strptime, codecs) are loaded here too.
-_PRELOAD = """json re math cmath datetime time calendar collections collections.abc itertools functools
-operator random secrets hashlib hmac base64 binascii string textwrap unicodedata decimal fractions
-numbers statistics copy heapq bisect array struct uuid typing dataclasses enum abc contextlib pprint
-difflib html html.entities html.parser urllib.parse zlib csv traceback types keyword _strptime graphlib
-io logging
-encodings.latin_1 encodings.ascii encodings.utf_16 encodings.utf_32 encodings.utf_16_le encodings.utf_16_be
-encodings.utf_8_sig encodings.utf_7 encodings.idna encodings.punycode encodings.cp1252 encodings.cp437
-encodings.hex_codec encodings.base64_codec encodings.unicode_escape encodings.raw_unicode_escape
-encodings.gbk encodings.gb2312 encodings.gb18030 encodings.big5 encodings.shift_jis encodings.euc_jp
-encodings.euc_kr encodings.iso8859_1 encodings.iso8859_15""".split()
-
-# Modules user code may not import even though they are loaded (the standard library needs them).
-_DENY = frozenset("""os posix nt sys subprocess socket _socket ssl ctypes _ctypes importlib _imp
-_frozen_importlib _frozen_importlib_external zipimport marshal pickle _pickle shelve _io builtins
-gc inspect code codeop runpy signal _signal threading _thread multiprocessing concurrent asyncio
-resource pty fcntl mmap select selectors shutil pathlib tempfile glob fnmatch posixpath ntpath genericpath
-urllib.request http ftplib smtplib telnetlib socketserver xmlrpc webbrowser platform sysconfig site
-_posixsubprocess faulthandler tracemalloc sqlite3 dbm zipfile tarfile lzma bz2 gzip""".split())
+# The module policy (python-modules.ts) arrives with the request; nothing can be imported after the
+# lockdown, so the modules it allows are loaded before it: the common ones always, the others (the HTTP
+# clients among them) when the code imports them. Lazily imported helpers (_strptime …) are listed too.
 
 # posix functions that stay: those CPython audits (the hook refuses them with a clear message) and
 # pure ones. Every other builtin of os/posix is removed: stat, access, readlink, uname, getppid,
@@ -53,7 +36,7 @@ _posixsubprocess faulthandler tracemalloc sqlite3 dbm zipfile tarfile lzma bz2 g
 _KEEP_POSIX = frozenset("""open chdir fchdir chmod fchmod lchmod chown fchown lchown chflags lchflags
 execv execve fork forkpty getxattr setxattr listxattr removexattr kill killpg link listdir lockf mkdir
 posix_spawn posix_spawnp putenv unsetenv remove unlink rename replace rmdir scandir symlink system
-truncate ftruncate utime urandom fspath strerror getuid geteuid getgid getegid WCOREDUMP WEXITSTATUS
+truncate ftruncate utime urandom fspath strerror stat lstat fstat getuid geteuid getgid getegid WCOREDUMP WEXITSTATUS
 WIFCONTINUED WIFEXITED WIFSIGNALED WIFSTOPPED WSTOPSIG WTERMSIG major minor makedev""".split())
 
 # Events plain computation raises. Everything else ends the run.
@@ -135,16 +118,133 @@ class Sink:
     def writable(self):
         return True
 
-def guarded_import(name, globals=None, locals=None, fromlist=(), level=0, *, _imp, _deny, _mods, _audit, _user):
-    # Not the boundary (loaded modules are reachable through sys.modules anyway): it makes the
-    # common mistakes fail early with a clear message.
+def guarded_import(name, globals=None, locals=None, fromlist=(), level=0, *, _imp, _deny, _allow, _pkgs, _views, _missing, _mods, _audit, _user):
+    # Not the boundary (loaded modules are reachable through sys.modules anyway): it applies the module
+    # policy of python-modules.ts, so a refused import fails at once with a message naming the module.
     if level == 0 and (globals is None or globals.get("__name__") == _user):
-        root = name.split(".")[0]
-        if name in _deny or root in _deny:
-            _audit("weft.import_denied", name)
-        if name not in _mods:
+        view = _views.get(name)
+        if view is not None:
+            # "import os.path" binds os; "from os.path import join" takes from os.path
+            return view if fromlist or "." not in name else _views.get(name.split(".")[0])
+        parts = name.split(".")
+        chain = [".".join(parts[:i + 1]) for i in range(len(parts))]
+        for p in chain:
+            if p in _deny:
+                _audit("weft.import_denied", name)
+        if name not in _allow and not any(p in _pkgs for p in chain):
             _audit("weft.import_unavailable", name)
+        for p in chain:
+            if p in _missing:
+                _audit("weft.import_missing", name)
+        if name not in _mods:
+            _audit("weft.import_unloaded", name)
     return _imp(name, globals, locals, fromlist, level)
+
+def relay(listener, path, done, sk, select):
+    # The guest's way to the egress proxy: HTTP(S)_PROXY points at this loopback listener, and each
+    # connection is copied to the proxy's Unix socket. One thread (no more can start after the
+    # lockdown) with a select loop and bounded buffers.
+    peer, out, reading, shut = {}, {}, {}, {}
+    def drop(s):
+        p = peer.pop(s, None)
+        for x in (s, p):
+            if x is not None:
+                peer.pop(x, None); out.pop(x, None); reading.pop(x, None); shut.pop(x, None)
+                try:
+                    x.close()
+                except OSError:
+                    pass
+    def settle(s):
+        p = peer.get(s)
+        if p is None:
+            return
+        if shut.get(s) and not out[s]:
+            shut[s] = False
+            try:
+                s.shutdown(sk.SHUT_WR)
+            except OSError:
+                pass
+        if not reading[s] and not reading[p] and not out[s] and not out[p]:
+            drop(s)
+    try:
+        while True:
+            rl = [listener] + [s for s in peer if reading[s] and len(out[peer[s]]) < 262144]
+            wl = [s for s in peer if out[s]]
+            r, w, _ = select.select(rl, wl, [])
+            for s in w:
+                if s not in peer:
+                    continue
+                try:
+                    n = s.send(out[s])
+                    del out[s][:n]
+                except OSError:
+                    drop(s)
+                    continue
+                settle(s)
+            for s in r:
+                if s is listener:
+                    try:
+                        c, _ = listener.accept()
+                        u = sk.socket(sk.AF_UNIX, sk.SOCK_STREAM)
+                    except OSError:
+                        continue
+                    try:
+                        u.connect(path)
+                    except OSError:
+                        c.close()
+                        u.close()
+                        continue
+                    for a, b in ((c, u), (u, c)):
+                        a.setblocking(False)
+                        peer[a], out[a], reading[a], shut[a] = b, bytearray(), True, False
+                    continue
+                if s not in peer:
+                    continue
+                try:
+                    data = s.recv(65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    drop(s)
+                    continue
+                p = peer[s]
+                if data:
+                    out[p] += data
+                else:
+                    reading[s] = False
+                    shut[p] = True
+                settle(p)
+    finally:
+        done.release()
+
+def refusals_raise(requests, httpx):
+    # The proxy answers a refused plain-http request with 403 and X-Weft-Error; a refused CONNECT (https)
+    # already raises ProxyError in both clients. Raise the same for http, so a refused request is an
+    # error whatever the scheme, not a 403 page the code might take for data.
+    def text(h):
+        return "%s: %s" % (h.get("x-weft-error"), h.get("x-weft-error-message") or "refused by the egress proxy")
+    if requests is not None:
+        adapter = requests.adapters.HTTPAdapter
+        build = adapter.build_response
+        ProxyError = requests.exceptions.ProxyError
+        def build_response(self, req, resp):
+            r = build(self, req, resp)
+            if r.headers.get("x-weft-error") and str(req.url).lower().startswith("http:"):
+                raise ProxyError(text(r.headers), request=req, response=r)
+            return r
+        adapter.build_response = build_response
+    if httpx is not None:
+        transport = httpx.HTTPTransport
+        handle = transport.handle_request
+        HttpxProxyError = httpx.ProxyError
+        def handle_request(self, request):
+            resp = handle(self, request)
+            if resp.headers.get("x-weft-error") and request.url.scheme == "http":
+                message = text(resp.headers)
+                resp.close()
+                raise HttpxProxyError(message, request=request)
+            return resp
+        transport.handle_request = handle_request
 
 def no_source(*args, **kwargs):
     return []
@@ -181,13 +281,13 @@ def _drop_privileges():
     except OSError:
         pass
 
-def _defang_os():
+def _defang_os(keep):
     removed = {}
     for mod in (os, sys.modules.get("posix")):
         if mod is None:
             continue
         for name, value in list(mod.__dict__.items()):
-            if type(value) is types.BuiltinFunctionType and name not in _KEEP_POSIX:
+            if type(value) is types.BuiltinFunctionType and name not in keep:
                 removed[id(value)] = value
                 del mod.__dict__[name]
     gone = lambda v: id(v) in removed and removed[id(v)] is v
@@ -234,17 +334,31 @@ def _scrub_sys():
         if "__path__" in d:
             d["__path__"] = []
 
-def _describe(event, args, *, _type=type, _str=str, _bytes=bytes, _int=int):
+def _describe(event, args, *, _type=type, _str=str, _bytes=bytes, _int=int, _tuple=tuple):
     a0 = args[0] if args else None
     shown = a0 if _type(a0) in (_str, _bytes, _int) else "…"
     if event in ("import", "weft.import_unavailable"):
-        return "module %r is not available in the Python sandbox" % (shown,)
+        return ("module %r is not available in the Python sandbox: code may import the standard library's pure "
+                "modules, sys, os's path functions, requests and httpx (as in Dify's sandbox)" % (shown,))
     if event == "weft.import_denied":
-        return "import of module %r is not allowed in the Python sandbox" % (shown,)
+        return ("import of module %r is not allowed in the Python sandbox: code has no files, processes, raw "
+                "sockets or interpreter internals; HTTP goes through requests, httpx or urllib.request" % (shown,))
+    if event == "weft.import_missing":
+        return "module %r is not installed for the Python interpreter the sandbox runs" % (shown,)
+    if event == "weft.import_unloaded":
+        return "module %r must be imported with an import statement in the code (not __import__ or importlib)" % (shown,)
+    if event == "weft.os_refused":
+        return ("os.%s is not available in the sandbox: os offers its path functions, constants and stat, "
+                "not processes, files or host facts" % (shown,))
     if event == "open":
         return "file access is not allowed in the sandbox (open %r)" % (shown,)
+    if event in ("os.listdir", "os.scandir", "os.walk"):
+        return "listing directories is not allowed in the sandbox (%s %r)" % (event, shown)
     if event.startswith("socket."):
-        return "network access is not allowed in the sandbox (%s)" % (event,)
+        a1 = args[1] if len(args) > 1 else None
+        where = (" to %r" % (a1,)) if event == "socket.connect" and _type(a1) in (_str, _tuple) else ""
+        return ("direct network access is not allowed in the sandbox (%s%s): HTTP and HTTPS go through Weft's "
+                "egress proxy, which requests, httpx and urllib.request use by themselves" % (event, where))
     if event in ("subprocess.Popen", "os.system", "os.exec", "os.spawn", "os.posix_spawn", "os.fork", "os.forkpty"):
         return "starting processes is not allowed in the sandbox (%s)" % (event,)
     if event.startswith("ctypes."):
@@ -252,6 +366,140 @@ def _describe(event, args, *, _type=type, _str=str, _bytes=bytes, _int=int):
     if event in ("marshal.loads", "marshal.load", "code.__new__"):
         return "building code objects is not allowed in the sandbox (%s)" % (event,)
     return "operation %s is not allowed in the sandbox" % (event,)
+
+def _wanted(code):
+    """Every absolute import of the code (the module names, dotted prefixes included)."""
+    import ast
+    names = set()
+    try:
+        tree = ast.parse(code)
+    except Exception:
+        return names
+    for node in ast.walk(tree):
+        found = []
+        if type(node) is ast.Import:
+            found = [a.name for a in node.names]
+        elif type(node) is ast.ImportFrom and not node.level and node.module:
+            found = [node.module] + [node.module + "." + a.name for a in node.names if a.name != "*"]
+        for n in found:
+            parts = n.split(".")
+            names.update(".".join(parts[:i + 1]) for i in range(len(parts)))
+    return names
+
+def _load(policy, wanted, site):
+    """Loads the policy's modules; returns those the code wants that are not installed, and whether an
+    HTTP client was loaded."""
+    for m in policy["preload"]:
+        try:
+            __import__(m)
+        except Exception:
+            pass
+    import datetime as dt
+    dt.datetime.strptime("2000-01-01", "%Y-%m-%d")  # warms _strptime's locale cache before the lockdown
+    on_demand = set(policy["onDemand"])
+    wanted = sorted(n for n in wanted if n in on_demand)
+    if not wanted:
+        return {}, False
+    missing = {}
+    sys.path.extend(p for p in site if p not in sys.path)
+    for m in wanted:
+        try:
+            __import__(m)
+        except Exception as e:
+            missing[m] = type(e).__name__
+    network = any(m in sys.modules for m in policy["network"])
+    if network:
+        for m in _NET_LAZY:
+            try:
+                __import__(m)
+            except Exception:
+                pass
+        # Decoding a reply may look up any codec (charset detection tries many): load them all now.
+        import encodings
+        for d in encodings.__path__:
+            for f in sorted(os.listdir(d)):
+                if f.endswith(".py") and f != "__init__.py":
+                    try:
+                        __import__("encodings." + f[:-3])
+                    except Exception:
+                        pass
+    return missing, network
+
+def _open_relay(path):
+    """The loopback listener HTTP(S)_PROXY names; created before the lockdown."""
+    import socket
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    port = listener.getsockname()[1]
+    url = "http://127.0.0.1:%d" % port
+    for k in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        os.environ[k] = url
+    os.environ["HOME"] = "/tmp"  # requests looks for ~/.netrc; expanduser needs a HOME
+    return listener, ("127.0.0.1", port)
+
+def _net_rule(relay_addr, egress):
+    """Which socket events the audit hook lets through: only the way to the egress proxy."""
+    if relay_addr is None:
+        return lambda event, args: False
+    import socket
+    families = (socket.AF_INET, socket.AF_INET6, socket.AF_UNIX)
+    host = relay_addr[0] if relay_addr else None
+    port = relay_addr[1] if relay_addr else None
+    def allowed(event, args, *, _t=type, _s=str, _b=bytes, _i=int, _tu=tuple, _f=families, _h=host, _p=port, _e=egress):
+        if event == "http.client.send" or event == "http.client.connect" or event == "urllib.Request":
+            return True  # the socket under it was let through by the rules below
+        if event == "socket.__new__":
+            return len(args) > 1 and _t(args[1]) is _i and args[1] in _f
+        if event == "socket.connect":
+            a = args[1] if len(args) > 1 else None
+            if _t(a) is _tu and len(a) >= 2:
+                return _t(a[0]) is _s and a[0] == _h and _t(a[1]) is _i and a[1] == _p
+            return _t(a) is _s and a == _e
+        if event == "socket.getaddrinfo":
+            return len(args) > 0 and ((_t(args[0]) is _s and args[0] == _h) or (_t(args[0]) is _b and args[0] == _h.encode()))
+        return False
+    return allowed
+
+# Loaded with an HTTP client: modules requests and urllib import only when a request is made.
+_NET_LAZY = "netrc http.cookiejar email.feedparser email.parser mimetypes ssl select".split()
+
+_SYS_VIEW = """version version_info hexversion api_version maxsize maxunicode byteorder platform implementation
+float_info int_info hash_info float_repr_style flags thread_info getsizeof getrecursionlimit setrecursionlimit
+getdefaultencoding getfilesystemencoding intern exc_info exception exit getrefcount copyright
+builtin_module_names stdlib_module_names""".split()
+
+def _sys_view(sink):
+    """What "import sys" gives the guest: the interpreter's facts and the sink as stdout/stderr."""
+    view = types.ModuleType("sys")
+    for name in _SYS_VIEW:
+        if hasattr(sys, name):
+            setattr(view, name, getattr(sys, name))
+    view.stdout = view.stderr = view.__stdout__ = view.__stderr__ = sink
+    view.stdin = view.__stdin__ = sys.stdin
+    view.argv = [""]
+    view.path = []
+    return view
+
+_OS_VIEW = """path sep altsep linesep pathsep curdir pardir extsep defpath devnull name getenv stat lstat fspath
+walk listdir scandir urandom stat_result PathLike fsencode fsdecode SEEK_SET SEEK_CUR SEEK_END""".split()
+
+def _os_view():
+    """What "import os" gives the guest: path functions, constants and stat (os.path.exists works: inside
+    the jail it sees only the read-only system directories), an empty environ; listing a directory or
+    opening a file is refused by the audit hook as file access."""
+    view = types.ModuleType("os")
+    for name in _OS_VIEW:
+        if hasattr(os, name):
+            setattr(view, name, getattr(os, name))
+    view.environ = {}
+    view.getenv = lambda key, default=None: default
+    audit = sys.audit
+    def refused(name, *, _audit=audit):
+        # os.system, os.getcwd …: refused as an operation (a clear, uncatchable message), not AttributeError
+        _audit("weft.os_refused", name)
+    view.__getattr__ = refused
+    return view
 
 def _boot():
     keep = (sys.stdin, sys.stdout, sys.stderr)  # their destructors would close fds 0-2
@@ -261,6 +509,8 @@ def _boot():
     nonce_line = ("\n" + req["nonce"] + "\n").encode("ascii")
     started = (req["nonce"] + ":started\n").encode("ascii")
     lim = req["limits"]
+    setup = req["setup"]
+    policy = setup["modules"]
     max_out = int(lim["maxOutputBytes"])
     write, exit_, count, sleep = os.write, os._exit, _thread._count, time.sleep
     exact_str = str
@@ -274,14 +524,6 @@ def _boot():
     def fail(kind, message, etype=None, line=None):
         reply(json.dumps({"ok": False, "kind": kind, "message": message, "type": etype, "line": line}))
 
-    for m in _PRELOAD:
-        try:
-            __import__(m)
-        except Exception:
-            pass
-    import datetime as dt
-    dt.datetime.strptime("2000-01-01", "%Y-%m-%d")  # warms _strptime's locale cache before the lockdown
-
     code = req["code"]
     try:
         compiled = compile(code, "<code>", "exec")
@@ -289,6 +531,7 @@ def _boot():
         fail("syntax", "%s: %s" % (type(e).__name__, e.msg), type(e).__name__, e.lineno)
     except (ValueError, MemoryError) as e:
         fail("syntax", str(e), type(e).__name__)
+    missing, network = _load(policy, _wanted(code), setup["site"])
 
     ns = {"__builtins__": builtins, "__name__": "__weft_guest__"}
     exec(compile(_GUEST_SOURCE, "<weft>", "exec"), ns)
@@ -298,6 +541,15 @@ def _boot():
     gate.acquire()
     entered = _thread.allocate_lock()
     entered.acquire()
+    relay_up = _thread.allocate_lock()
+    relay_addr = None
+    if network:
+        ns["refusals_raise"](sys.modules.get("requests"), sys.modules.get("httpx"))
+        if setup["egress"]:
+            import select, socket
+            listener, relay_addr = _open_relay(setup["egress"])
+            relay_up.acquire()  # released by the relay thread if it ever ends
+            _thread.start_new_thread(ns["relay"], (listener, setup["egress"], relay_up, socket, select))
     # Started before RLIMIT_NPROC and the privilege drop, which would forbid a new thread; it
     # waits at the gate until the lockdown is complete. Once it has entered, _thread._count()
     # includes it, so the wait below cannot end before the guest has run.
@@ -310,7 +562,7 @@ def _boot():
     _limit(resource.RLIMIT_AS, _vm_bytes() + int(lim["memoryBytes"]))
     _limit(resource.RLIMIT_FSIZE, 0)
     _limit(resource.RLIMIT_CORE, 0)
-    _limit(resource.RLIMIT_NOFILE, 16)
+    _limit(resource.RLIMIT_NOFILE, 64 if network else 16)
     if hasattr(resource, "RLIMIT_NPROC"):
         _limit(resource.RLIMIT_NPROC, 0)  # no effect for root, hence the drop below
     _drop_privileges()
@@ -326,19 +578,26 @@ def _boot():
             if hasattr(t, "_stderr"):
                 t._stderr = sink  # Thread objects keep the sys.stderr of their creation
     sys.stdin = sys.__stdin__ = io.StringIO("")
+    net_ok = _net_rule(relay_addr, setup["egress"])
     guard = ns["guarded_import"]
-    guard.__kwdefaults__ = {"_imp": builtins.__import__, "_deny": _DENY, "_mods": sys.modules, "_audit": sys.audit, "_user": "__weft_main__"}
+    guard.__kwdefaults__ = {
+        "_imp": builtins.__import__, "_deny": frozenset(policy["deny"]),
+        "_allow": frozenset(policy["preload"] + policy["onDemand"]), "_pkgs": frozenset(policy["packages"]),
+        "_views": {"sys": _sys_view(sink), "os": _os_view(), "os.path": os.path}, "_missing": missing, "_mods": sys.modules, "_audit": sys.audit,
+        "_user": "__weft_main__",
+    }
     builtins.__import__ = guard
-    _defang_os()
+    _defang_os(_KEEP_POSIX)
     _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
     gc.disable()
     _scrub_sys()
 
-    def die(kind, message, *, _w=write, _enc=_enc, _n=nonce_line, _x=exit_):
-        _w(1, _n + ('{"ok":false,"kind":"' + kind + '","message":' + _enc(message[:1000]) + "}").encode("utf-8", "surrogatepass") + b"\n")
+    def die(kind, message, module=None, *, _w=write, _enc=_enc, _n=nonce_line, _x=exit_, _s=str, _t=type):
+        extra = (',"module":' + _enc(module[:200])) if _t(module) is _s else ""
+        _w(1, _n + ('{"ok":false,"kind":"' + kind + '","message":' + _enc(message[:1000]) + extra + "}").encode("utf-8", "surrogatepass") + b"\n")
         _x(0)
 
-    def hook(event, args, *, _ok=_ALLOWED, _type=type, _str=str, _fn=types.FunctionType, _die=die, _desc=_describe, _max=max_out):
+    def hook(event, args, *, _ok=_ALLOWED, _type=type, _str=str, _fn=types.FunctionType, _die=die, _desc=_describe, _max=max_out, _net=net_ok):
         if _type(event) is not _str:
             _die("forbidden", "operation is not allowed in the sandbox")
         if event in _ok:
@@ -346,6 +605,10 @@ def _boot():
                 return
         if event == "weft.output_overflow":
             _die("output", "the code printed more than %d characters" % (_max,))
+        if (event[:7] == "socket." or event[:12] == "http.client." or event == "urllib.Request") and _net(event, args):
+            return
+        if event[:12] == "weft.import_" and args and _type(args[0]) is _str:
+            _die("forbidden", _desc(event, args), args[0])
         _die("forbidden", _desc(event, args))
 
     sys.addaudithook(hook)
@@ -353,8 +616,10 @@ def _boot():
     out.write(started)
     out.flush()
     gate.release()
-    # From here on only bound locals: the guest may have rebound any global or builtin name.
-    while count() > 0:
+    # From here on only bound locals: the guest may have rebound any global or builtin name. The relay
+    # thread, while it runs, is counted by _thread._count() but is not the guest.
+    locked = relay_up.locked
+    while count() > (1 if locked() else 0):
         sleep(0.002)
     text = box.get("reply")
     if typ(text) is not exact_str:

@@ -2,11 +2,14 @@ import { type ChildProcessWithoutNullStreams, execFile } from "node:child_proces
 import { randomBytes } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { constants as osConstants } from "node:os";
+import { dirname } from "node:path";
 import { SANDBOX_STARTUP_ALLOWANCE_MS, type SandboxLimits } from "../ir/services.js";
+import type { EgressChannel, EgressRefusal } from "./egress.js";
 import { clip, SandboxError } from "./errors.js";
-import { jailSetupError, spawnJailed } from "./jail.js";
+import { EGRESS_SOCKET, jailSetupError, spawnJailed } from "./jail.js";
 import { encodeInputs, parseReply } from "./json.js";
 import { PYTHON_BOOTSTRAP } from "./python-bootstrap.js";
+import { PYTHON_MODULES } from "./python-modules.js";
 
 /**
  * Python code nodes run in a fresh `python3` process per call, inside the OS jail of jail.ts (the
@@ -62,6 +65,45 @@ export function resolvePython(command = defaultPython()): Promise<string> {
   return found;
 }
 
+/** Where the interpreter finds installed packages (requests, httpx), and the CA bundle they verify TLS with. */
+interface PythonSite {
+  site: string[];
+  ca: string | null;
+}
+
+const sites = new Map<string, Promise<PythonSite>>();
+
+const SITE_PROBE = `import json, site
+try:
+    import certifi
+    ca = certifi.where()
+except Exception:
+    ca = None
+print(json.dumps({"site": [p for p in site.getsitepackages()], "ca": ca}))`;
+
+/**
+ * The interpreter's site directories, read once: the sandbox runs Python without `site` (-S), so the
+ * bootstrap adds them itself, only while it loads the HTTP clients a code imports. Isolated mode (-I)
+ * keeps the user's own site and PYTHONPATH out, as in the jail.
+ */
+export function pythonSite(exe: string): Promise<PythonSite> {
+  const known = sites.get(exe);
+  if (known) return known;
+  const found = new Promise<PythonSite>((resolve) => {
+    execFile(exe, ["-I", "-c", SITE_PROBE], { timeout: 10_000 }, (err, stdout) => {
+      try {
+        if (err) throw err;
+        const v = JSON.parse(stdout.toString().trim()) as PythonSite;
+        resolve({ site: v.site.filter((p) => typeof p === "string"), ca: typeof v.ca === "string" ? v.ca : null });
+      } catch {
+        resolve({ site: [], ca: null }); // the standard library still works; requests is then "not installed"
+      }
+    });
+  });
+  sites.set(exe, found);
+  return found;
+}
+
 interface Envelope {
   ok: boolean;
   result?: unknown;
@@ -69,27 +111,38 @@ interface Envelope {
   message?: string;
   type?: string | null;
   line?: number | null;
+  /** The module a refused import named. */
+  module?: string;
 }
 
 /**
  * What the jail must show besides the system directories: an interpreter installed elsewhere (pyenv,
  * a virtualenv, a wrapper script) is shown read-only at its own path, with the tree it was installed in.
  */
-function interpreterPaths(exe: string): string[] {
+function interpreterPaths(exe: string, ca: string | null): string[] {
   const real = realpathSync(exe);
   const outside = (p: string) => !p.startsWith("/usr/") && !/^\/(s?bin|lib(32|64|x32)?)\//.test(p);
   const paths = new Set<string>();
   for (const p of [exe, real]) if (outside(p)) paths.add(p);
   const prefix = /^(.*)\/bin\/[^/]+$/.exec(real)?.[1];
   if (prefix && outside(`${prefix}/`) && existsSync(`${prefix}/lib`)) paths.add(`${prefix}/lib`);
+  // The CA bundle requests and httpx verify TLS with (Debian's certifi points into /etc/ssl): public data.
+  if (ca && outside(ca) && existsSync(ca) && ![...paths].some((p) => ca.startsWith(`${p}/`))) {
+    const real = realpathSync(ca);
+    if (real === ca || !outside(real)) paths.add(ca);
+    else paths.add(dirname(ca));
+  }
   return [...paths];
 }
 
 export interface PythonOptions {
   python?: string;
   startupAllowanceMs?: number;
-  /** The egress proxy's socket to bind into the jail; without it the guest has no network at all. */
-  egressSocket?: () => Promise<string | undefined>;
+  /**
+   * A socket of the egress proxy for this call, bound into the jail; without it the guest has no network
+   * at all. The channel is closed when the call ends.
+   */
+  egressChannel?: () => Promise<Pick<EgressChannel, "socketPath" | "refusals" | "close"> | undefined>;
 }
 
 export async function runPython(
@@ -104,15 +157,44 @@ export async function runPython(
   const exe = await resolvePython(options.python);
   const startupMs = options.startupAllowanceMs ?? SANDBOX_STARTUP_ALLOWANCE_MS;
   const nonce = `__weft_result_${randomBytes(12).toString("hex")}__`;
-  const request = `{"nonce":${JSON.stringify(nonce)},"limits":${JSON.stringify(limits)},"code":${JSON.stringify(code)},"inputs":${inputText}}`;
-  const egressSocket = await options.egressSocket?.();
-  const child = await spawnJailed({
-    argv: [exe, "-I", "-S", "-B", "-c", PYTHON_BOOTSTRAP],
-    readOnly: interpreterPaths(exe),
-    egressSocket,
-  });
-  const out = await superviseChild(child, request, nonce, limits, startupMs, signal);
-  return interpret(out, nonce, limits, startupMs);
+  const site = await pythonSite(exe);
+  const channel = await options.egressChannel?.();
+  try {
+    const setup = { modules: PYTHON_MODULES, site: site.site, egress: channel ? EGRESS_SOCKET : null };
+    const request = `{"nonce":${JSON.stringify(nonce)},"limits":${JSON.stringify(limits)},"setup":${JSON.stringify(setup)},"code":${JSON.stringify(code)},"inputs":${inputText}}`;
+    const child = await spawnJailed({
+      argv: [exe, "-I", "-S", "-B", "-c", PYTHON_BOOTSTRAP],
+      readOnly: interpreterPaths(exe, site.ca),
+      egressSocket: channel?.socketPath,
+    });
+    const out = await superviseChild(child, request, nonce, limits, startupMs, signal);
+    try {
+      return interpret(out, nonce, limits, startupMs);
+    } catch (err) {
+      throw egressCause(err, channel?.refusals ?? []);
+    }
+  } finally {
+    await channel?.close();
+  }
+}
+
+/**
+ * A guest that failed after the egress proxy refused one of its requests failed because of the address
+ * policy: say so, with the policy's reason and how to allow the host, rather than the client library's
+ * "403 Forbidden". A guest that caught the refusal and returned normally keeps its result, as in Dify.
+ */
+function egressCause(err: unknown, refusals: EgressRefusal[]): unknown {
+  const first = refusals[0];
+  if (!first || !(err instanceof SandboxError) || err.code !== "sandbox.runtime_error") return err;
+  const fix =
+    first.code === "http.blocked_address"
+      ? "; a workflow owner can allow it with http.allowPrivate or http.allowHosts in weft.config.json"
+      : "";
+  return new SandboxError(
+    "sandbox.egress_refused",
+    `the code's request to ${first.host} was refused by Weft's network policy (${first.code}: ${first.message})${fix}. The code then failed: ${clip(err.message, 500)}`,
+    { language, host: first.host, reason: first.code, line: err.line, errorType: err.details.errorType as string },
+  );
 }
 
 interface ChildOutcome {
@@ -248,7 +330,11 @@ function interpret(
     case "no_main":
       throw new SandboxError("sandbox.no_main", message, { language });
     case "forbidden":
-      throw new SandboxError("sandbox.forbidden", message, { language, errorType });
+      throw new SandboxError("sandbox.forbidden", message, {
+        language,
+        errorType,
+        ...(typeof env.module === "string" ? { module: env.module } : {}),
+      });
     case "memory":
       throw new SandboxError("sandbox.memory", `${message} (limit ${limits.memoryBytes} bytes)${where}`, {
         language,

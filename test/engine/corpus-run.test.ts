@@ -21,8 +21,8 @@ import { createLlmService } from "../../src/llm/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { TextDocumentService } from "../../src/tools/documents.js";
 import { MemoryFileService } from "../../src/tools/files.js";
-import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { corpusPath } from "../support/corpus.js";
+import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 
 const ROOT = corpusPath("dify-dsl");
 const FIXTURES = "langgenius__dify/api/tests/fixtures/workflow";
@@ -54,6 +54,7 @@ const MODEL_NODES = new Set(["llm", "question-classifier", "parameter-extractor"
  */
 const EXPLAINED_FAILURES = new Set([
   "sandbox.forbidden",
+  "sandbox.egress_refused",
   "sandbox.runtime_error",
   "code.output_type",
   "code.output_missing",

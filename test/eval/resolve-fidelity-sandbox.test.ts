@@ -1,9 +1,9 @@
 /**
  * R12 (issue 37; the fix belongs to the Dify-parity issue): Dify's Python sandbox lets a code node
  * `import sys`, and upstream's resolve stage runs such nodes there. Four recorded answers import it (Code_2
- * of DeepSeek-V3.1, GLM-4.6, Qwen-3-14B, Qwen-3-32B; none survived upstream's pass stage). This pins what
- * Weft does today, so the difference is visible in the docs and the day it changes: the node is refused
- * with the typed `sandbox.forbidden`, naming the module, and the case ends as a run error.
+ * of DeepSeek-V3.1, GLM-4.6, Qwen-3-14B, Qwen-3-32B; none survived upstream's pass stage). Until issue 35
+ * item 10 Weft refused the node with `sandbox.forbidden` naming sys; now `import sys` gives a read-only view
+ * of it (version, limits, stdout), as Dify runs such nodes.
  */
 import { describe, expect, it } from "vitest";
 import "../../src/nodes/index.js";
@@ -38,7 +38,7 @@ function workflow(code: string) {
 const services = { sandbox: createSandbox({ limits: { timeoutMs: 10_000 } }) };
 
 describe("R12 Python code nodes that import sys", () => {
-  it("are refused today with sandbox.forbidden naming sys (Dify runs them)", async () => {
+  it("run, as in Dify (refused with sandbox.forbidden before issue 35)", async () => {
     const r = await runWorkflow(
       workflow("import sys\n\ndef main(text: str) -> dict:\n    return {'out': text + str(sys.maxsize > 0)}\n"),
       {
@@ -46,9 +46,8 @@ describe("R12 Python code nodes that import sys", () => {
         services,
       },
     );
-    expect(r.status).toBe("failed");
-    expect(r.error).toMatchObject({ code: "sandbox.forbidden", nodeId: "py" });
-    expect(r.error?.message).toMatch(/sys/);
+    expect(r.error).toBeUndefined();
+    expect(r.outputs).toEqual({ out: "xTrue" });
   }, 60_000);
 
   it("the same node without the import runs", async () => {

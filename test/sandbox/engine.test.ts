@@ -57,7 +57,7 @@ describe("code nodes in the engine", () => {
   });
 
   it("fails the run with the sandbox's code and the node id when the code is forbidden", async () => {
-    const wf = workflow("import os\n\ndef main(text):\n    return {'words': [], 'count': 0}\n");
+    const wf = workflow("import subprocess\n\ndef main(text):\n    return {'words': [], 'count': 0}\n");
     const r = await runWorkflow(wf, { inputs: { text: "x" }, services });
     expect(r.status).not.toBe("succeeded");
     expect(r.error).toMatchObject({ code: "sandbox.forbidden", nodeId: "py" });

@@ -169,8 +169,9 @@ describe("python sandbox: escape attempts", () => {
       /os/,
     ],
     [
-      "from os import environ",
-      "from os import environ\ndef main():\n    return {'env': dict(environ)}\n",
+      // os is a view since issue 35: its environ is empty, and the rest of os is refused by name
+      "from os import system",
+      "from os import system\ndef main():\n    return {'r': system('id')}\n",
       "sandbox.forbidden",
       /os/,
     ],
@@ -251,7 +252,7 @@ describe("python sandbox: escape attempts", () => {
       "sandbox.forbidden",
       /code/,
     ],
-    ["import sys", "import sys as _s\ndef main():\n    return {}\n", "sandbox.forbidden", /sys/],
+    ["import importlib", "import importlib as _i\ndef main():\n    return {}\n", "sandbox.forbidden", /importlib/],
     [
       // The frame below main is the guest-side runner: the audit hook is not there to tamper with.
       "replacing the audit hook's defaults through a traceback frame",

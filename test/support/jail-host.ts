@@ -18,6 +18,8 @@ import { GuardedHttpService } from "../../src/tools/http.js";
 
 interface Request {
   mode: "probe" | "code";
+  /** The HTTP node's `http.allowPrivate`. */
+  allowPrivate?: boolean;
   script?: string;
   code?: string;
   inputs?: Record<string, unknown>;
@@ -66,7 +68,7 @@ async function probe(req: Request, vet: (h: string) => Promise<Array<{ address: 
 
 async function main() {
   const req = await readRequest();
-  const http = new GuardedHttpService({ allowHosts: req.allowHosts ?? [] });
+  const http = new GuardedHttpService({ allowHosts: req.allowHosts ?? [], allowPrivate: req.allowPrivate });
   const vet = (h: string) => http.vet(h);
   const host = { pid: process.pid, uid: process.getuid?.() };
   if (req.mode === "probe") {
@@ -77,12 +79,12 @@ async function main() {
   const proxy = await EgressProxy.start(vet);
   try {
     const result = await runPython(req.code ?? "", req.inputs ?? {}, DEFAULT_LIMITS, undefined, {
-      egressSocket: async () => proxy.socketPath,
+      egressChannel: () => proxy.openChannel(),
     });
     console.log(JSON.stringify({ host, result }));
   } catch (err) {
-    const e = err as { code?: string; message: string };
-    console.log(JSON.stringify({ host, error: { code: e.code ?? "untyped", message: e.message } }));
+    const e = err as { code?: string; message: string; details?: unknown };
+    console.log(JSON.stringify({ host, error: { code: e.code ?? "untyped", message: e.message, details: e.details } }));
   } finally {
     await proxy.close();
   }
