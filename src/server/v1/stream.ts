@@ -39,8 +39,10 @@ function withoutDetail(e: DifyEvent): DifyEvent {
   return { ...e, data };
 }
 
-function isTerminal(e: DifyEvent, continueOnPause: boolean): boolean {
-  return e.event === "workflow_finished" || e.event === "error" || (e.event === "workflow_paused" && !continueOnPause);
+/** The event that ends a stream: message_end in chat apps (it follows workflow_finished), workflow_finished otherwise. */
+function isTerminal(e: DifyEvent, continueOnPause: boolean, chat: boolean): boolean {
+  if (e.event === "error" || (e.event === "workflow_paused" && !continueOnPause)) return true;
+  return chat ? e.event === "message_end" : e.event === "workflow_finished";
 }
 
 /**
@@ -53,6 +55,7 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
   const runId = o.ctx.runId;
   const tr = new DifyTranslator(o.ctx);
   const continueOnPause = !!o.continueOnPause;
+  const chat = o.ctx.mode === "advanced-chat";
   let i = 0;
   let startAt = 0;
   let skipThrough: { event: number; part: number } | undefined;
@@ -89,7 +92,7 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
             snapshotSent = true;
             for (const e of snapshot) {
               await s.write(`data: ${JSON.stringify(withoutDetail(e))}\n\n`);
-              if (isTerminal(e, continueOnPause)) return false;
+              if (isTerminal(e, continueOnPause, chat)) return false;
             }
           }
           const events: StampedEvent[] = sub.events();
@@ -107,7 +110,7 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
                 continue;
               const e = out[part]!;
               await s.write(`id: ${i}.${part}\ndata: ${JSON.stringify(e)}\n\n`);
-              if (isTerminal(e, continueOnPause)) finished = true;
+              if (isTerminal(e, continueOnPause, chat)) finished = true;
             }
           }
           if (finished) return false;

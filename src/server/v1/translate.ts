@@ -315,6 +315,24 @@ export class DifyTranslator {
     });
   }
 
+  /** Dify's HumanInputRequired pause reason, enriched as its service API sends it (form_token, expiration_time). */
+  private pauseReason(p: { key: string; nodeId: string; formId: string }): Record<string, unknown> {
+    const form = this.forms.get(p.key);
+    return {
+      TYPE: "human_input_required",
+      form_id: p.formId,
+      form_content: form?.content ?? "",
+      inputs: form?.inputs ?? [],
+      actions: form?.actions ?? [],
+      display_in_ui: true,
+      node_id: p.nodeId,
+      node_title: form?.nodeTitle ?? this.nodes.get(p.nodeId)?.title ?? "",
+      form_token: form?.token ?? null,
+      resolved_default_values: form?.defaults ?? {},
+      expiration_time: form?.expiresAt === null || form?.expiresAt === undefined ? null : sec(form.expiresAt),
+    };
+  }
+
   private humanInputAnswered(ev: Extract<RunEvent, { type: "node_finished" }>): DifyEvent {
     const o = ev.outputs ?? {};
     const title = this.nodes.get(ev.nodeId)?.title ?? "";
@@ -378,13 +396,9 @@ export class DifyTranslator {
         this.emit("workflow_paused", {
           workflow_run_id: this.ctx.runId,
           paused_nodes: paused.map((p) => p.nodeId),
-          outputs: ev.outputs ?? {},
-          reasons: paused.map((p) => ({
-            type: "human_input_required",
-            form_id: p.formId,
-            node_id: p.nodeId,
-            node_title: this.nodes.get(p.nodeId)?.title ?? "",
-          })),
+          // Dify's service API never sends a paused run's partial outputs.
+          outputs: {},
+          reasons: paused.map((p) => this.pauseReason(p)),
           status: "paused",
           created_at: sec(this.ctx.createdAt),
           elapsed_time: elapsed,
@@ -424,7 +438,8 @@ export class DifyTranslator {
         },
       ];
     }
-    return [this.messageEnd(at), finished];
+    // Dify's chatflow: workflow_finished, then message_end, which ends the stream (clients read usage from it).
+    return [finished, this.messageEnd(at)];
   }
 
   private messageEnd(at: number): DifyEvent {
@@ -438,10 +453,17 @@ export class DifyTranslator {
     };
   }
 
+  /** Dify's LLMUsage of the run so far (Weft does not price tokens: prices are "0"). */
   usage(at: number): Record<string, unknown> {
     return {
       prompt_tokens: this.promptTokens,
+      prompt_unit_price: "0",
+      prompt_price_unit: "0",
+      prompt_price: "0",
       completion_tokens: this.completionTokens,
+      completion_unit_price: "0",
+      completion_price_unit: "0",
+      completion_price: "0",
       total_tokens: this.tokens,
       total_price: "0",
       currency: "USD",

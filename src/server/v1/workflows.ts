@@ -3,6 +3,7 @@ import type { ServerDeps } from "../context.js";
 import { objectArg, readBody, requireMode, responseMode, userOf, type V1Env } from "./env.js";
 import { DifyError, notFound } from "./errors.js";
 import { resolveFileList, resolveInputs } from "./files-in.js";
+import { workflowPausedBlocking } from "./paused.js";
 import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
 import { difyStream, parseEventId, type StreamFrom, translateAll } from "./stream.js";
 import type { DifyEvent } from "./translate.js";
@@ -35,7 +36,8 @@ export function workflowRoutes(deps: ServerDeps): Hono<V1Env> {
     await done;
     const outcome = lastOutcome(translateAll(ctx, await deps.hub.events(runId)));
     if (!outcome) throw new DifyError(500, "internal_server_error", "the run ended without a result");
-    return c.json({ task_id: runId, workflow_run_id: runId, data: outcome.data });
+    const data = outcome.event === "workflow_paused" ? workflowPausedBlocking(outcome, app.id) : outcome.data;
+    return c.json({ task_id: runId, workflow_run_id: runId, data });
   });
 
   r.get("/workflows/run/:id", async (c) => {
