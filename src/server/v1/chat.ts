@@ -4,6 +4,7 @@ import type { ConversationMessage, ConversationRecord } from "../../store/conver
 import type { ServerDeps } from "../context.js";
 import { limitArg, objectArg, readBody, requireMode, responseMode, userOf, type V1Env } from "./env.js";
 import { badParam, DifyError, notFound } from "./errors.js";
+import { acceptsFiles } from "./file-upload.js";
 import { resolveFileList, resolveInputs } from "./files-in.js";
 import { chatPausedBlocking } from "./paused.js";
 import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
@@ -72,7 +73,9 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     if (typeof body.query !== "string") throw badParam("query is required");
     const query = body.query;
     const current = await deps.apps.published(app.id);
-    const files = await resolveFileList(deps.stores.service, app.id, body.files);
+    // Dify ignores `files` an app does not accept (file upload off): never resolved, never fetched.
+    const files =
+      current && acceptsFiles(current.workflow) ? await resolveFileList(deps.stores.service, app.id, body.files) : [];
     const given =
       typeof body.conversation_id === "string" && body.conversation_id !== "" ? body.conversation_id : undefined;
     const existing = given ? await conversationOf(deps, app.id, user, given) : undefined;

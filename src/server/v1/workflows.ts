@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { ServerDeps } from "../context.js";
 import { objectArg, readBody, requireMode, responseMode, userOf, type V1Env } from "./env.js";
 import { DifyError, notFound } from "./errors.js";
+import { acceptsFiles } from "./file-upload.js";
 import { resolveFileList, resolveInputs } from "./files-in.js";
 import { workflowPausedBlocking } from "./paused.js";
 import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
@@ -28,7 +29,9 @@ export function workflowRoutes(deps: ServerDeps): Hono<V1Env> {
     const inputs = current
       ? await resolveInputs(deps.stores.service, app.id, current.workflow, objectArg(body.inputs, "inputs"))
       : {};
-    const files = await resolveFileList(deps.stores.service, app.id, body.files);
+    // Dify ignores `files` an app does not accept (file upload off): never resolved, never fetched.
+    const files =
+      current && acceptsFiles(current.workflow) ? await resolveFileList(deps.stores.service, app.id, body.files) : [];
     const { runId, done } = await startServiceRun(deps, app, { user, inputs, files });
     const { run, svc } = await serviceRunOf(deps, app, runId);
     const ctx = await streamContext(deps, app, run, svc);

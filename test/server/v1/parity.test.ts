@@ -4,12 +4,14 @@
  * without user), the stream's sys values, and publishing what Dify serves.
  */
 import { execFile } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workflow } from "../../../src/ir/workflow.js";
 import { buildWorkflow, tpl } from "../../support/build.js";
 import { reply } from "../../support/replay-server.js";
-import { branchingWorkflow, difyEvents, startV1Server, type V1Server } from "../../support/v1-apps.js";
+import { branchingWorkflow, chatWorkflow, difyEvents, startV1Server, type V1Server } from "../../support/v1-apps.js";
 
 const run = promisify(execFile);
 let s: V1Server;
@@ -231,6 +233,46 @@ describe("service API parity with Dify (issue 35)", () => {
       }),
     );
     expect(answer(second)).toBe(`${workflowId} turn 2`);
+  }, 60_000);
+
+  it("7: files of an app with file upload off are ignored, never fetched; an app that takes files keeps them", async () => {
+    let hits = 0;
+    const host = createServer((_req, res) => {
+      hits++;
+      res.writeHead(200, { "content-type": "image/png" }).end("png");
+    });
+    await new Promise<void>((r) => host.listen(0, "127.0.0.1", r));
+    const image = `http://127.0.0.1:${(host.address() as AddressInfo).port}/cat.png`;
+    try {
+      const files = [{ type: "image", transfer_method: "remote_url", url: image }];
+      // The model node has vision on (it would read sys.files); the app's file upload is off, as in Dify's docs example.
+      const seeing = () => {
+        const wf = chatWorkflow();
+        wf.nodes.find((n) => n.id === "reply")!.config.vision = { enabled: true };
+        return wf;
+      };
+      const off = await s.app("no-upload", seeing());
+      s.llm.enqueue(reply.text("A cat."));
+      const body = { query: "what is this?", inputs: {}, response_mode: "blocking", user: "u", files };
+      const res = await post(off.key, "/chat-messages", body);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as any).answer).toContain("A cat.");
+      expect(hits).toBe(0);
+      expect(JSON.stringify(s.llm.last()?.body)).not.toContain("cat.png");
+
+      // (Its model does not look at them: the file host is loopback, which the SSRF guard refuses to fetch.)
+      const wf = chatWorkflow();
+      wf.features = { file_upload: { enabled: true, allowed_file_types: ["image"] } };
+      const on = await s.app("upload", wf);
+      s.llm.enqueue(reply.text("Still a cat."));
+      const taken = (await (await post(on.key, "/chat-messages", body)).json()) as any;
+      const msgs = (await (
+        await get(on.key, `/messages?user=u&conversation_id=${taken.conversation_id}`)
+      ).json()) as any;
+      expect(msgs.data[0].message_files.map((f: any) => f.url)).toEqual([image]);
+    } finally {
+      host.close();
+    }
   }, 60_000);
 
   it("6: a version whose only errors Dify runs is published with allow_warnings and served; editors see its findings", async () => {
