@@ -5,6 +5,7 @@ import type { ServerDeps } from "../context.js";
 import { limitArg, objectArg, readBody, requireMode, responseMode, userOf, type V1Env } from "./env.js";
 import { badParam, DifyError, notFound } from "./errors.js";
 import { acceptsFiles } from "./file-upload.js";
+import { fileUrlsFor } from "./file-urls.js";
 import { resolveFileList, resolveInputs } from "./files-in.js";
 import { chatPausedBlocking } from "./paused.js";
 import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
@@ -119,7 +120,8 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     });
     const { run, svc } = await serviceRunOf(deps, app, runId);
     const ctx = await streamContext(deps, app, run, svc);
-    if (mode === "streaming") return difyStream(c, deps.hub, { ctx, from: { kind: "start" } });
+    if (mode === "streaming")
+      return difyStream(c, deps.hub, { ctx, from: { kind: "start" }, fileUrls: fileUrlsFor(c, deps) });
     await done;
     const tr = new DifyTranslator(ctx);
     const events = (await deps.hub.events(runId)).flatMap((e) => tr.next(e));
@@ -187,7 +189,7 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     const conv = await conversationOf(deps, app.id, user, id);
     const page = await store.listMessages(conv.id, { firstId: c.req.query("first_id") || undefined, limit });
     if (!page) throw notFound("First Message Not Exists.");
-    return c.json({ limit, has_more: page.hasMore, data: page.data.map(messageJson) });
+    return c.json({ limit, has_more: page.hasMore, data: fileUrlsFor(c, deps)(page.data.map(messageJson)) });
   });
 
   r.post("/conversations/:id/name", async (c) => {

@@ -20,6 +20,8 @@ export interface DifyStreamOptions {
   /** Keep the stream open across workflow_paused (Dify's `continue_on_pause`). */
   continueOnPause?: boolean;
   pingMs?: number;
+  /** Fills in the files' signed URLs as each event is sent (they expire, so never when translated). */
+  fileUrls?: <T>(value: T) => T;
 }
 
 /** `Last-Event-ID` of a Dify stream: `<event>.<part>` (the part of one Weft event's Dify events). */
@@ -56,6 +58,7 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
   const tr = new DifyTranslator(o.ctx);
   const continueOnPause = !!o.continueOnPause;
   const chat = o.ctx.mode === "advanced-chat";
+  const urls = o.fileUrls ?? (<T>(v: T) => v);
   let i = 0;
   let startAt = 0;
   let skipThrough: { event: number; part: number } | undefined;
@@ -91,7 +94,7 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
           if (!snapshotSent) {
             snapshotSent = true;
             for (const e of snapshot) {
-              await s.write(`data: ${JSON.stringify(withoutDetail(e))}\n\n`);
+              await s.write(`data: ${JSON.stringify(urls(withoutDetail(e)))}\n\n`);
               if (isTerminal(e, continueOnPause, chat)) return false;
             }
           }
@@ -109,7 +112,7 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
               if (skipThrough && (i < skipThrough.event || (i === skipThrough.event && part <= skipThrough.part)))
                 continue;
               const e = out[part]!;
-              await s.write(`id: ${i}.${part}\ndata: ${JSON.stringify(e)}\n\n`);
+              await s.write(`id: ${i}.${part}\ndata: ${JSON.stringify(urls(e))}\n\n`);
               if (isTerminal(e, continueOnPause, chat)) finished = true;
             }
           }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { RunEvent } from "../../engine/events.js";
 import type { PendingForm } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
+import { filesIn } from "../file-signing.js";
 
 /** A run event as the hub keeps it: stamped with the time it happened (ms). */
 export type StampedEvent = RunEvent & { at?: number };
@@ -244,7 +245,7 @@ export class DifyTranslator {
         execution_metadata: ev.usage ? { total_tokens: ev.usage.totalTokens, total_price: 0, currency: "USD" } : null,
         created_at: sec(startedAt),
         finished_at: sec(at),
-        files: [],
+        files: filesIn(ev.outputs ?? {}),
         iteration_id: exec?.iterationId ?? null,
         loop_id: exec?.loopId ?? null,
       }),
@@ -421,7 +422,7 @@ export class DifyTranslator {
       created_at: sec(this.ctx.createdAt),
       finished_at: sec(at),
       exceptions_count: this.exceptions,
-      files: [],
+      files: filesIn(ev.outputs ?? {}),
     });
     if (this.ctx.mode === "workflow") return [finished];
     if (status === "failed") {

@@ -9,11 +9,15 @@ import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workflow } from "../../../src/ir/workflow.js";
+import { FILE_URL_TTL_S, FileSigner } from "../../../src/server/file-signing.js";
 import { buildWorkflow, tpl } from "../../support/build.js";
 import { reply } from "../../support/replay-server.js";
 import { branchingWorkflow, chatWorkflow, difyEvents, startV1Server, type V1Server } from "../../support/v1-apps.js";
 
 const run = promisify(execFile);
+// The signing key the server reads at start, so this test can mint an expired URL of its own.
+const SIGNING_KEY = "parity-test-signing-key";
+process.env.WEFT_FILES_SIGNING_KEY = SIGNING_KEY;
 let s: V1Server;
 beforeAll(async () => {
   s = await startV1Server();
@@ -275,6 +279,44 @@ describe("service API parity with Dify (issue 35)", () => {
     }
   }, 60_000);
 
+  it("8: files a tool makes get Dify's signed, expiring URLs, which the server serves and checks", async () => {
+    const { key } = await s.app("export", exporter());
+    const res = await post(key, "/workflows/run", { inputs: {}, response_mode: "blocking", user: "u" });
+    const data = ((await res.json()) as any).data;
+    expect(data.error).toBeNull();
+    expect(data.status).toBe("succeeded");
+    const file = data.outputs.doc[0];
+    const url = new URL(file.url);
+    expect(url.origin).toBe(s.url);
+    expect(url.pathname).toMatch(/^\/files\/[0-9a-f]{64}\.md\/file-preview$/);
+    expect([...url.searchParams.keys()]).toEqual(["timestamp", "nonce", "sign"]);
+    expect(data.files.map((f: any) => f.filename)).toEqual([file.filename]);
+
+    const served = await fetch(url);
+    expect(served.status).toBe(200);
+    expect(served.headers.get("content-type")).toContain("text/markdown");
+    expect(await served.text()).toBe("# Plan\n\nBody.");
+
+    const tampered = new URL(url);
+    tampered.searchParams.set("sign", `${url.searchParams.get("sign")!.slice(0, -2)}AA`);
+    const bad = await fetch(tampered);
+    expect(bad.status).toBe(403);
+    expect(((await bad.json()) as any).code).toBe("forbidden");
+    const other = new URL(url.href.replace(/\/files\/[0-9a-f]{64}/, `/files/${"0".repeat(64)}`));
+    expect((await fetch(other)).status).toBe(403);
+
+    const id = url.pathname.split("/")[2]!;
+    const old = new FileSigner(SIGNING_KEY, () => Date.now() - (FILE_URL_TTL_S + 5) * 1000);
+    const expired = await fetch(`${s.url}${old.path({ ...file, related_id: id.slice(0, 64), extension: ".md" })}`);
+    expect(expired.status).toBe(403);
+    expect(((await expired.json()) as any).message).toContain("expired");
+
+    const evs = await events(await post(key, "/workflows/run", { inputs: {}, response_mode: "streaming", user: "u" }));
+    const node = evs.find((e) => e.event === "node_finished" && e.data.node_id === "export")!;
+    expect(node.data.files[0].url).toContain("/file-preview?timestamp=");
+    expect((await fetch(node.data.files[0].url)).status).toBe(200);
+  }, 60_000);
+
   it("6: a version whose only errors Dify runs is published with allow_warnings and served; editors see its findings", async () => {
     const imported = await s.api("/api/apps", { method: "POST", json: { name: "one-branch", mode: "workflow" } });
     const { app } = (await imported.json()) as any;
@@ -297,6 +339,28 @@ describe("service API parity with Dify (issue 35)", () => {
     expect(live.findings.map((f: any) => f.code)).toContain("ref.not_available");
   }, 60_000);
 });
+
+/** A built-in tool that makes a file (md_exporter's md_to_md), output by the End node. */
+function exporter(): Workflow {
+  return buildWorkflow({
+    nodes: [
+      { id: "start", type: "start", variables: [] },
+      {
+        id: "export",
+        type: "tool",
+        provider_id: "bowenliang123/md_exporter/md_exporter",
+        provider_type: "builtin",
+        tool_name: "md_to_md",
+        tool_parameters: { md_text: { type: "mixed", value: "# Plan\n\nBody." } },
+      },
+      { id: "end", type: "end", outputs: [{ variable: "doc", value_selector: ["export", "files"] }] },
+    ],
+    edges: [
+      ["start", "export"],
+      ["export", "end"],
+    ],
+  });
+}
 
 function chatNodes(answer: string) {
   return [
