@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import type { Command } from "@commander-js/extra-typings";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { analyse, runGate } from "../../analysis/index.js";
+import { StoredHumanInput } from "../../engine/human-input.js";
 import { runWorkflow } from "../../engine/run.js";
 import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
@@ -63,10 +64,28 @@ export function registerMcpCommands(program: Command): void {
         );
       }
       const services = await buildServices(cfg, { configPath: opts.config, knowledge: stores.knowledge });
+      // Forms are stored in the database, so a run that pauses here is answered with `weft resume`.
+      const humanInput = new StoredHumanInput(stores.forms);
+      const db = opts.db ?? cfg.db;
       const server = createAppMcpServer(
         workflow,
-        (inputs, sys, signal) => runWorkflow(workflow, { inputs, sys, services, store: stores.runs, appId, signal }),
-        { name },
+        (inputs, sys, signal) =>
+          runWorkflow(workflow, {
+            inputs,
+            sys,
+            services: { ...services, humanInput },
+            store: stores.runs,
+            appId,
+            signal,
+          }),
+        {
+          name,
+          paused: {
+            forms: async (runId) => (await stores.forms.runForms(runId)).filter((f) => f.status === "waiting"),
+            howToAnswer: (runId, f) =>
+              `weft resume ${runId} --db ${db} --form ${f.id} --action <action id> -i <input>=<value>`,
+          },
+        },
       );
       const stop = async () => {
         await server.close().catch(() => {});
