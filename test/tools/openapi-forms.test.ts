@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WeftConfigSchema } from "../../src/config/weft-config.js";
 import { type BuiltServices, buildServices } from "../../src/engine/services.js";
+import { checkToolUses } from "../../src/tools/configured/check.js";
+import { buildWorkflow } from "../support/build.js";
 
 const petstore = {
   openapi: "3.0.0",
@@ -158,5 +160,36 @@ describe("OpenAPI form bodies", () => {
       message: expect.stringContaining("application/xml"),
     });
     expect(seen.length).toBe(before);
+  });
+
+  it("`tools check` calls the form operations configured and the one it cannot send broken", async () => {
+    const tool = (id: string, name: string) => ({
+      id,
+      type: "tool",
+      provider_id: "pets",
+      provider_type: "api",
+      tool_name: name,
+      tool_parameters: { petId: { type: "constant", value: 7 } },
+    });
+    const wf = buildWorkflow({
+      nodes: [
+        { id: "start", type: "start", variables: [] },
+        tool("form", "updatePetWithForm"),
+        tool("upload", "uploadFile"),
+        tool("xml", "updatePetXml"),
+      ],
+      edges: [
+        ["start", "form"],
+        ["form", "upload"],
+        ["upload", "xml"],
+      ],
+    });
+    const checks = await checkToolUses(wf, services.tools);
+    expect(checks.map((c) => [c.nodeId, c.status])).toEqual([
+      ["form", "configured"],
+      ["upload", "configured"],
+      ["xml", "broken"],
+    ]);
+    expect(checks[2]!.message).toContain("application/xml");
   });
 });

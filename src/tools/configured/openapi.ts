@@ -117,11 +117,14 @@ export function operationsOf(doc: Json): Operation[] {
         }
       }
       const name = toolName(op, method, path);
+      const unsupported =
+        op.requestBody?.content && !chosen ? Object.keys(op.requestBody.content).join(", ") : undefined;
       out.push({
         tool: {
           name,
           description: String(op.summary ?? op.description ?? `${method.toUpperCase()} ${path}`),
           parameters: { type: "object", properties, required: [...new Set(required)] },
+          ...(unsupported && { unusable: unsupportedMessage(name, unsupported) }),
         },
         method: method.toUpperCase(),
         path,
@@ -129,12 +132,15 @@ export function operationsOf(doc: Json): Operation[] {
         bodyMode,
         ...(chosen && { encoding: chosen.encoding }),
         ...(fileFields.length > 0 && { fileFields }),
-        ...(op.requestBody?.content && !chosen && { unsupportedBody: Object.keys(op.requestBody.content).join(", ") }),
+        ...(unsupported && { unsupportedBody: unsupported }),
       });
     }
   }
   return out;
 }
+
+const unsupportedMessage = (tool: string, media: string) =>
+  `operation ${tool}'s request body is ${media}, which Weft cannot send (it sends JSON, application/x-www-form-urlencoded, multipart/form-data and application/octet-stream)`;
 
 type BodyEncoding = "json" | "form" | "multipart" | "binary";
 
@@ -327,7 +333,7 @@ export class OpenApiProvider implements ToolProvider {
     if (op.unsupportedBody)
       throw new ToolError(
         "tool.unsupported_body",
-        `tool ${this.id}/${tool}: its request body is ${op.unsupportedBody}, which Weft cannot send (it sends JSON, application/x-www-form-urlencoded, multipart/form-data and application/octet-stream)`,
+        `tool ${this.id}/${tool}: ${unsupportedMessage(tool, op.unsupportedBody)}`,
         { provider: this.id, tool, mediaType: op.unsupportedBody },
       );
     for (const p of op.params) {
