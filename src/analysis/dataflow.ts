@@ -3,6 +3,7 @@ import type { ValueType } from "../ir/types.js";
 import { type Availability, computeAvailability, ERROR_OUTPUTS } from "./availability.js";
 import type { DiagnosticSink } from "./codes.js";
 import type { AnalysisGraph, Read } from "./graph.js";
+import { parallelFork } from "./parallel.js";
 import type { Resolver } from "./resolve.js";
 import { checkType } from "./types.js";
 
@@ -69,6 +70,14 @@ export function checkDataflow(
             : successOnly
               ? `${sel} never exists when "${reader.id}" runs: "${p.id}" reaches it only on success, and ${output} is written only on its fail-branch`
               : `${sel} never exists when "${reader.id}" runs: "${p.id}" is not upstream of it`;
+      // A value of a parallel branch exists in Dify when that branch finished first: a race, not an error.
+      const fork =
+        producer === read.reader || failOnly || successOnly ? undefined : parallelFork(g, producer, read.reader);
+      if (fork !== undefined) {
+        const race = `${sel} is written on a branch that runs in parallel with "${reader.id}" (both start at "${g.nodes[fork]!.id}"): it exists only when "${p.id}" finishes before "${reader.id}" runs, which Dify does not order — otherwise the read finds nothing. Join the branches before reading it (connect "${p.id}" to "${reader.id}") to make it certain`;
+        sink.add("ref.not_available", race, where, "warning");
+        continue;
+      }
       sink.add("ref.not_available", why, where, read.optional && producer !== read.reader ? "warning" : undefined);
       continue;
     }

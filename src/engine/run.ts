@@ -86,10 +86,11 @@ function seedPool(wf: Workflow, runId: string, o: RunOptions): VariablePool {
     files: [],
     user_id: "weft-user",
     app_id: o.appId ?? "weft-app",
-    workflow_id: wf.name,
+    // Dify's workflow id is what its stream's workflow_started names: the app's (one published workflow per app).
+    workflow_id: o.appId ?? wf.name,
     workflow_run_id: runId,
     timestamp: Math.floor(now.getTime() / 1000),
-    ...(wf.mode === "advanced-chat" ? { query: "", conversation_id: "", dialogue_count: 0 } : {}),
+    ...(wf.mode === "advanced-chat" ? { query: "", conversation_id: "", dialogue_count: 1 } : {}),
     ...o.sys,
   };
   pool.set("sys", sys);

@@ -15,6 +15,7 @@ import { runFormRoutes } from "./routes/forms.js";
 import { metaRoutes } from "./routes/meta.js";
 import { proposalRoutes } from "./routes/proposals.js";
 import { appRunRoutes, conversationRoutes, runRoutes } from "./routes/runs.js";
+import { signedFileRoutes } from "./routes/signed-files.js";
 import { serveWeb } from "./static.js";
 import { difyErrorBody } from "./v1/errors.js";
 import { serviceApi } from "./v1/index.js";
@@ -108,6 +109,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   );
 
   app.route("/v1", serviceApi(deps, maxSize));
+  app.route("/files", signedFileRoutes(deps));
 
   if (opts.webDir !== undefined) app.get("/*", serveWeb(opts.webDir));
   return app;

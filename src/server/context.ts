@@ -10,6 +10,7 @@ import type { RunStore } from "../store/runs.js";
 import { MAX_JSON_DEPTH, tooDeepAt } from "../util/json-depth.js";
 import type { Editing } from "./editing.js";
 import { ApiError } from "./errors.js";
+import type { FileSigner } from "./file-signing.js";
 import type { RunHub } from "./hub.js";
 import type { PausedRuns } from "./human-input.js";
 
@@ -36,6 +37,8 @@ export interface ServerDeps {
   /** The model nodes added by the agent get (the configured default); none when the config names none. */
   nodeModel?: ModelChoice;
   agentMaxIterations?: number;
+  /** Signs and checks the expiring file URLs of the service API (`/files/:id/file-preview`). */
+  fileSigner: FileSigner;
 }
 
 /** Parse the body as JSON, answering 400 (not 500) for malformed input. */

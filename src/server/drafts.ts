@@ -6,7 +6,8 @@
 import { analyse } from "../analysis/index.js";
 // The analyser knows only registered node types; the CLI reaches this module without the server's imports.
 import "../nodes/index.js";
-import { type Diagnostic, hasErrors } from "../ir/diagnostics.js";
+import { runGate } from "../analysis/runnable.js";
+import type { Diagnostic } from "../ir/diagnostics.js";
 import type { AppRecord, AppStore, DraftRecord, VersionRecord } from "../store/apps.js";
 import { ApiError } from "./errors.js";
 import { parseWorkflowBody } from "./validate.js";
@@ -85,43 +86,71 @@ export async function saveDraft(
   return draftView(apps, r.draft);
 }
 
-function refuseErrors(diagnostics: Diagnostic[], what: string): void {
-  if (!hasErrors(diagnostics)) return;
-  const errors = diagnostics.filter((d) => d.severity === "error");
+/** How publishing treats the analyser's findings. */
+export interface PublishOptions {
+  /**
+   * Publish a version whose only errors are ones Dify runs anyway (a value produced on one branch, see
+   * analysis/runnable.ts): the editor's explicit choice, after which `/v1`, MCP and triggers serve it as Dify
+   * would. The findings come back as warnings and stay listed with the version.
+   */
+  allowWarnings?: boolean;
+}
+
+/** The findings publishing reports: every warning, and the errors `allowWarnings` let through as warnings. */
+function refuseErrors(diagnostics: Diagnostic[], what: string, opts: PublishOptions = {}): Diagnostic[] {
+  const gate = runGate(diagnostics, opts);
+  const kept = diagnostics.filter((d) => d.severity !== "error");
+  if (gate.blocking.length === 0) return [...gate.downgraded, ...kept];
+  const errors = gate.blocking;
   const first = errors[0]!;
   throw new ApiError(
     422,
     "publish.invalid",
-    `${what} has ${errors.length} error(s) (first: ${first.nodeId ? `${first.nodeId}: ` : ""}${first.message}); nothing was published`,
+    `${what} has ${errors.length} error(s) (first: ${first.nodeId ? `${first.nodeId}: ` : ""}${first.message}); nothing was published${hint(diagnostics, opts)}`,
     diagnostics,
   );
 }
 
+function hint(diagnostics: Diagnostic[], opts: PublishOptions): string {
+  if (opts.allowWarnings || runGate(diagnostics, { allowWarnings: true }).blocking.length > 0) return "";
+  return " (Dify runs these; publish with allow_warnings / --allow-warnings to serve it as Dify does)";
+}
+
 /** Publish the draft: its base version when it is unchanged, else a new version (source "publish"). */
-export async function publishDraft(apps: AppStore, appId: string, note = ""): Promise<Published> {
+export async function publishDraft(
+  apps: AppStore,
+  appId: string,
+  note = "",
+  opts: PublishOptions = {},
+): Promise<Published> {
   await appOrFail(apps, appId);
   const d = await apps.draft(appId);
   if (!d) throw new ApiError(409, "publish.no_draft", `app ${appId} has no draft to publish`);
   const diagnostics = analyse(d.workflow).diagnostics;
-  refuseErrors(diagnostics, `the draft (revision ${d.revision})`);
+  const warnings = refuseErrors(diagnostics, `the draft (revision ${d.revision})`, opts);
   const base = await apps.version(appId, d.baseVersion);
   const created = !base || !sameWorkflow(base.workflow, d.workflow);
   const version = created ? await apps.addVersion(appId, d.workflow, "publish", note) : base!;
   const app = await apps.publish(appId, version.version);
   if (!app) throw new ApiError(404, "app.not_found", `app ${appId} was deleted while publishing`);
-  return { app, version, created, warnings: diagnostics };
+  return { app, version, created, warnings };
 }
 
 /** Publish an existing version (a rollback when it is older than the published one); the draft is left alone. */
-export async function publishVersion(apps: AppStore, appId: string, n: number): Promise<Published> {
+export async function publishVersion(
+  apps: AppStore,
+  appId: string,
+  n: number,
+  opts: PublishOptions = {},
+): Promise<Published> {
   await appOrFail(apps, appId);
   const version = await apps.version(appId, n);
   if (!version) throw new ApiError(404, "version.not_found", `app ${appId} has no version ${n}`);
   const diagnostics = analyse(version.workflow).diagnostics;
-  refuseErrors(diagnostics, `version ${n}`);
+  const warnings = refuseErrors(diagnostics, `version ${n}`, opts);
   const app = await apps.publish(appId, n);
   if (!app) throw new ApiError(404, "app.not_found", `app ${appId} was deleted while publishing`);
-  return { app, version, created: false, warnings: diagnostics };
+  return { app, version, created: false, warnings };
 }
 
 /** The version end users run; a typed refusal before the first publish. */

@@ -10,6 +10,7 @@ import { TextDocumentService } from "../tools/documents.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { Editing } from "./editing.js";
+import { FileSigner } from "./file-signing.js";
 import { RunHub } from "./hub.js";
 import { type LeaseOptions, leaseOptionsFromEnv } from "./leases.js";
 import { PausedRuns } from "./human-input.js";
@@ -109,6 +110,7 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
     ...(nodeModel ? { nodeModel } : {}),
     agentModel: o.agentModel ?? { provider: "weft-agent", name: "" },
     agentMaxIterations: o.agentMaxIterations,
+    fileSigner: new FileSigner(),
   };
   hub.onSegmentEnd((runId, result) => finishChatTurn(deps, runId, result));
   await deps.paused.start();

@@ -18,10 +18,13 @@ export function pumpSSE(
   return streamSSE(c, async (stream) => {
     let wakeUp: (() => void) | undefined;
     let aborted = false;
+    // A wake while `pump` runs (no one waiting yet) is kept, else the loop would sleep through a run's end.
+    let pending = false;
     const wake = () => {
       const w = wakeUp;
       wakeUp = undefined;
-      w?.();
+      if (w) w();
+      else pending = true;
     };
     stream.onAbort(() => {
       aborted = true;
@@ -34,8 +37,10 @@ export function pumpSSE(
     );
     try {
       while (!aborted) {
+        pending = false;
         if (!(await src.pump(stream))) break;
         if (aborted) break;
+        if (pending) continue;
         await new Promise<void>((r) => {
           wakeUp = r;
         });

@@ -235,7 +235,7 @@ describe("availability at joins", () => {
     expect(errors(r), show(r)).toEqual([]);
   });
 
-  it("a parallel sibling is never upstream: reading it is an error", () => {
+  it("a parallel sibling is never upstream: reading it is a race, a warning (Dify runs it)", () => {
     const w = wf(
       "workflow",
       [
@@ -251,7 +251,7 @@ describe("availability at joins", () => {
     );
     const r = run(w);
     const d = withCode(r, "ref.not_available");
-    expect(d.map((x) => [x.nodeId, x.severity])).toEqual([["b", "error"]]);
+    expect(d.map((x) => [x.nodeId, x.severity])).toEqual([["b", "warning"]]);
   });
 
   it("falls back to plain intersection beyond the guard bound and stays sound", () => {
@@ -411,5 +411,67 @@ describe("join of an always-running node and an if-else branch (the false positi
       [e("start", "if"), e("if", "a", "true"), e("a", "j"), e("if", "j", "false")],
     );
     expect(withCode(run(x), "ref.not_available").map((d) => d.nodeId)).toEqual(["j"]);
+  });
+});
+
+describe("reads across parallel branches (issue 35, item 11)", () => {
+  // start forks into a and b at once; b's branch reads a's output. Dify runs b whether or not a finished.
+  const parallel = (extra: ReturnType<typeof e>[] = []) =>
+    wf(
+      "workflow",
+      [
+        start(),
+        tt("a", [["q", ["start", "query"]]]),
+        tt("b", [["x", ["a", "output"]]]),
+        end("end", [["r", ["b", "output"]]]),
+      ],
+      [e("start", "a"), e("start", "b"), e("b", "end"), ...extra],
+    );
+
+  it("is a warning that explains the race, not an error", () => {
+    const r = run(parallel());
+    const na = withCode(r, "ref.not_available");
+    expect(
+      na.map((d) => [d.nodeId, d.severity]),
+      show(r),
+    ).toEqual([["b", "warning"]]);
+    expect(na[0]!.message).toContain('runs in parallel with "b" (both start at "start")');
+    expect(na[0]!.message).toContain('only when "a" finishes before "b" runs');
+    expect(errors(r)).toEqual([]);
+  });
+
+  it("joining the branches makes the read certain: no finding", () => {
+    expect(withCode(run(parallel([e("a", "b")])), "ref.not_available")).toEqual([]);
+  });
+
+  it("a value of an exclusive branch (the other if-else case) is still an error", () => {
+    const w = wf(
+      "workflow",
+      [
+        start(),
+        ifElse("if1", ["true"]),
+        tt("a", [["q", ["start", "query"]]]),
+        tt("b", [["x", ["a", "output"]]]),
+        end("end", [["r", ["b", "output"]]]),
+      ],
+      [e("start", "if1"), e("if1", "a", "true"), e("if1", "b", "false"), e("b", "end")],
+    );
+    const na = withCode(run(w), "ref.not_available");
+    expect(na.map((d) => [d.nodeId, d.severity])).toEqual([["b", "error"]]);
+    expect(na[0]!.message).toContain("never exists");
+  });
+
+  it("a value written downstream of its reader is still an error", () => {
+    const w = wf(
+      "workflow",
+      [
+        start(),
+        tt("b", [["x", ["a", "output"]]]),
+        tt("a", [["q", ["start", "query"]]]),
+        end("end", [["r", ["a", "output"]]]),
+      ],
+      [e("start", "b"), e("b", "a"), e("a", "end")],
+    );
+    expect(withCode(run(w), "ref.not_available").map((d) => d.severity)).toEqual(["error"]);
   });
 });

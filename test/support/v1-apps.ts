@@ -9,6 +9,7 @@ import { createParser } from "eventsource-parser";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { createLlmService, parseLlmConfig } from "../../src/llm/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
+import { LocalToolService } from "../../src/tools/builtin/service.js";
 import { TextDocumentService } from "../../src/tools/documents.js";
 import { DirFileService } from "../../src/tools/files.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";
@@ -196,11 +197,14 @@ export async function startV1Server(): Promise<V1Server> {
     retry: { maxRetries: 0 },
   });
   const filesDir = mkdtempSync(join(tmpdir(), "weft-v1-files-"));
+  const files = new DirFileService(filesDir);
   const s = await startTestServer({
     services: {
       sandbox: createSandbox(),
       llm: createLlmService(llmConfig),
-      files: new DirFileService(filesDir),
+      files,
+      // Built-in tools (md_exporter makes files the service API links to).
+      tools: new LocalToolService({ files }),
       documents: new TextDocumentService(),
     },
     llmConfig,

@@ -169,7 +169,8 @@ describe("tools by configuration", () => {
     const wf = oneTool(toolNode("conv", "mcp", "units", "convert", { value: 26.2, from: "mi", to: "km" }));
     const r = await runWorkflow(wf, { inputs: {}, services });
     expect(r.status).toBe("succeeded");
-    expect((r.outputs.json as unknown[])[0]).toEqual({ value: 42.165, unit: "km" });
+    // The server sends the object as structured content and as JSON text (as MCP asks): json holds it once.
+    expect(r.outputs.json).toEqual([{ value: 42.165, unit: "km" }]);
     expect(http.calls).toContainEqual({ value: 26.2, from: "mi", to: "km" });
   });
 

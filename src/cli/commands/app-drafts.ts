@@ -61,6 +61,7 @@ export function registerDraftCommands(apps: Command): void {
     // Not --version: the program's own --version would answer first.
     .option("--to <n>", "publish this existing version instead of the draft (a rollback when older)")
     .option("--note <text>", "a note for the version publishing makes", "")
+    .option("--allow-warnings", "publish a version whose only errors Dify runs anyway (they are shown as warnings)")
     .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
@@ -68,7 +69,9 @@ export function registerDraftCommands(apps: Command): void {
       const db = opts.db ?? loadWeftConfig(opts.config).db;
       const n = opts.to === undefined ? undefined : positive(opts.to, "to");
       const p = await withStores(db, (s) =>
-        n === undefined ? publishDraft(s.apps, appId, opts.note) : publishVersion(s.apps, appId, n),
+        n === undefined
+          ? publishDraft(s.apps, appId, opts.note, { allowWarnings: !!opts.allowWarnings })
+          : publishVersion(s.apps, appId, n, { allowWarnings: !!opts.allowWarnings }),
       );
       if (opts.json)
         return printJson({ appId, published: p.version.version, created: p.created, warnings: p.warnings });

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import type { Command } from "@commander-js/extra-typings";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { analyse, runGate } from "../../analysis/index.js";
+import { StoredHumanInput } from "../../engine/human-input.js";
 import { runWorkflow } from "../../engine/run.js";
 import { buildServices } from "../../engine/services.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
@@ -70,19 +71,29 @@ export function registerMcpCommands(program: Command): void {
         stores.apps,
         new KeyProvider(keyFilePath(opts.db ?? cfg.db, cfg.secretKeyFile)),
       );
+      // Forms are stored in the database, so a run that pauses here is answered with `weft resume`.
+      const humanInput = new StoredHumanInput(stores.forms);
+      const db = opts.db ?? cfg.db;
       const server = createAppMcpServer(
         workflow,
         async (inputs, sys, signal) =>
           runWorkflow(workflow, {
             inputs,
             sys,
-            services,
+            services: { ...services, humanInput },
             store: stores.runs,
             appId,
             signal,
             ...(appId ? { env: await appEnv.forRun(appId) } : {}),
           }),
-        { name },
+        {
+          name,
+          paused: {
+            forms: async (runId) => (await stores.forms.runForms(runId)).filter((f) => f.status === "waiting"),
+            howToAnswer: (runId, f) =>
+              `weft resume ${runId} --db ${db} --form ${f.id} --action <action id> -i <input>=<value>`,
+          },
+        },
       );
       const stop = async () => {
         await server.close().catch(() => {});

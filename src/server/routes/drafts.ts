@@ -1,8 +1,10 @@
 import { Hono } from "hono";
+import { runGate } from "../../analysis/runnable.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { DraftStaleError, getDraft, publishDraft, publishVersion, saveDraft } from "../drafts.js";
 import { envDiagnostics } from "../env-import.js";
 import { ApiError } from "../errors.js";
+import { diagnosticsOf } from "./runs.js";
 import { versionParam, versionSummary } from "./versions.js";
 
 /** The draft (GET/PUT /api/apps/:id/draft), publishing (POST /api/apps/:id/publish) and the versions list. */
@@ -34,10 +36,11 @@ export function draftRoutes(deps: ServerDeps): Hono {
   r.post("/:id/publish", async (c) => {
     const body = await readJson(c);
     const id = c.req.param("id");
+    const opts = { allowWarnings: body.allow_warnings === true };
     const p =
       body.version === undefined
-        ? await publishDraft(apps, id, typeof body.note === "string" ? body.note : "")
-        : await publishVersion(apps, id, versionParam(String(body.version)));
+        ? await publishDraft(apps, id, typeof body.note === "string" ? body.note : "", opts)
+        : await publishVersion(apps, id, versionParam(String(body.version)), opts);
     return c.json({
       app: p.app,
       version: versionSummary(p.version),
@@ -56,6 +59,8 @@ export function draftRoutes(deps: ServerDeps): Hono {
       versions: (await apps.versions(app.id)).map((v) => ({
         ...versionSummary(v),
         published: v.version === app.publishedVersion,
+        // What editors should know about a version served with findings Dify runs anyway.
+        findings: runGate(diagnosticsOf(app.id, v.version, v.workflow), { allowWarnings: true }).downgraded,
         draft: v.version === draft?.baseVersion,
       })),
     });

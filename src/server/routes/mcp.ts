@@ -21,7 +21,15 @@ export function mcpRoutes(deps: ServerDeps): Hono {
         await deps.stores.runLog.tag(runId, { source: "mcp", version: current.version });
         return done;
       },
-      { name: app.name, description: app.description },
+      {
+        name: app.name,
+        description: app.description,
+        paused: {
+          forms: async (runId) => (await deps.stores.forms.runForms(runId)).filter((f) => f.status === "waiting"),
+          howToAnswer: (runId, f) =>
+            `POST ${new URL(c.req.url).origin}/api/runs/${runId}/forms/${f.id} with this API key and the JSON body {"action": "<action id>", "inputs": {<input>: <value>}}; the run then continues`,
+        },
+      },
     );
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

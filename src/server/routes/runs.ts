@@ -59,7 +59,7 @@ export function appRunRoutes(deps: ServerDeps): Hono {
     const files = await storeRunFiles(body.files, deps.services.files);
     if (files.length > 0) sys.files = files;
     const conv = app.mode === "advanced-chat" ? await openConversation(deps, app.id, body.conversationId) : undefined;
-    if (conv) Object.assign(sys, { conversation_id: conv.id, dialogue_count: conv.dialogueCount });
+    if (conv) Object.assign(sys, { conversation_id: conv.id, dialogue_count: conv.dialogueCount + 1 });
     const { runId } = await deps.hub.start(draft.workflow, {
       appId: app.id,
       inputs: inputs as Record<string, unknown>,

@@ -4,9 +4,13 @@ import type { ConversationMessage, ConversationRecord } from "../../store/conver
 import type { ServerDeps } from "../context.js";
 import { limitArg, objectArg, readBody, requireMode, responseMode, userOf, type V1Env } from "./env.js";
 import { badParam, DifyError, notFound } from "./errors.js";
+import { acceptsFiles } from "./file-upload.js";
+import { fileUrlsFor } from "./file-urls.js";
 import { resolveFileList, resolveInputs } from "./files-in.js";
+import { chatPausedBlocking } from "./paused.js";
 import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
-import { difyStream, translateAll } from "./stream.js";
+import { difyStream } from "./stream.js";
+import { DifyTranslator } from "./translate.js";
 
 const sec = (ms: number) => Math.floor(ms / 1000);
 
@@ -70,7 +74,9 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     if (typeof body.query !== "string") throw badParam("query is required");
     const query = body.query;
     const current = await deps.apps.published(app.id);
-    const files = await resolveFileList(deps.stores.service, app.id, body.files);
+    // Dify ignores `files` an app does not accept (file upload off): never resolved, never fetched.
+    const files =
+      current && acceptsFiles(current.workflow) ? await resolveFileList(deps.stores.service, app.id, body.files) : [];
     const given =
       typeof body.conversation_id === "string" && body.conversation_id !== "" ? body.conversation_id : undefined;
     const existing = given ? await conversationOf(deps, app.id, user, given) : undefined;
@@ -114,12 +120,30 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     });
     const { run, svc } = await serviceRunOf(deps, app, runId);
     const ctx = await streamContext(deps, app, run, svc);
-    if (mode === "streaming") return difyStream(c, deps.hub, { ctx, from: { kind: "start" } });
+    if (mode === "streaming")
+      return difyStream(c, deps.hub, { ctx, from: { kind: "start" }, fileUrls: fileUrlsFor(c, deps) });
     await done;
-    const events = translateAll(ctx, await deps.hub.events(runId));
+    const tr = new DifyTranslator(ctx);
+    const events = (await deps.hub.events(runId)).flatMap((e) => tr.next(e));
     const failed = events.find((e) => e.event === "error");
     if (failed) throw new DifyError(Number(failed.status) || 400, String(failed.code), String(failed.message));
     const end = events.findLast((e) => e.event === "message_end");
+    const answer = events
+      .filter((e) => e.event === "message")
+      .map((e) => e.answer)
+      .join("");
+    const pause = events.at(-1)?.event === "workflow_paused" ? events.at(-1) : undefined;
+    if (pause) {
+      return c.json(
+        chatPausedBlocking(pause, {
+          messageId: message.id,
+          conversationId: conv.id,
+          answer,
+          usage: tr.usage(Date.now()),
+          createdAt: sec(now),
+        }),
+      );
+    }
     return c.json({
       event: "message",
       task_id: runId,
@@ -127,10 +151,7 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
       message_id: message.id,
       conversation_id: conv.id,
       mode: "advanced-chat",
-      answer: events
-        .filter((e) => e.event === "message")
-        .map((e) => e.answer)
-        .join(""),
+      answer,
       metadata: { usage: (end?.metadata as { usage?: unknown } | undefined)?.usage ?? null, retriever_resources: [] },
       created_at: sec(now),
     });
@@ -162,12 +183,13 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     const app = requireMode(c, "advanced-chat");
     const user = userOf(c.req.query("user"));
     const id = c.req.query("conversation_id");
-    if (!id) throw badParam("conversation_id is required");
-    const conv = await conversationOf(deps, app.id, user, id);
     const limit = limitArg(c.req.query("limit"));
+    // Dify's curl example sends `conversation_id=` (no conversation yet): an empty page, not an error.
+    if (!id) return c.json({ limit, has_more: false, data: [] });
+    const conv = await conversationOf(deps, app.id, user, id);
     const page = await store.listMessages(conv.id, { firstId: c.req.query("first_id") || undefined, limit });
     if (!page) throw notFound("First Message Not Exists.");
-    return c.json({ limit, has_more: page.hasMore, data: page.data.map(messageJson) });
+    return c.json({ limit, has_more: page.hasMore, data: fileUrlsFor(c, deps)(page.data.map(messageJson)) });
   });
 
   r.post("/conversations/:id/name", async (c) => {

@@ -23,6 +23,14 @@ export function userOf(v: unknown): string {
   return v;
 }
 
+/** The end user Dify acts for when an endpoint that allows it is called without `user`. */
+export const DEFAULT_END_USER = "DEFAULT-USER";
+
+/** `user` where Dify makes it optional (file upload): a missing or empty one is Dify's default end user. */
+export function optionalUserOf(v: unknown): string {
+  return v === undefined || v === null || v === "" ? DEFAULT_END_USER : userOf(v);
+}
+
 export function responseMode(v: unknown): "blocking" | "streaming" {
   if (v === undefined || v === null || v === "blocking") return "blocking";
   if (v === "streaming") return "streaming";

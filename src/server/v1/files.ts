@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { ServerDeps } from "../context.js";
 import { readMultipart } from "../multipart.js";
 import { NO_FILE_STORE } from "../routes/files.js";
-import { userOf, type V1Env } from "./env.js";
+import { optionalUserOf, type V1Env } from "./env.js";
 import { DifyError } from "./errors.js";
 
 /**
@@ -23,7 +23,7 @@ export function fileRoutes(deps: ServerDeps): Hono<V1Env> {
     if (Array.isArray(f)) throw new DifyError(400, "too_many_files", "Only one file is allowed.");
     if (!(f instanceof File)) throw new DifyError(400, "no_file_uploaded", "Please upload your file.");
     if (!f.name) throw new DifyError(400, "filename_not_exists_error", "The specified filename does not exist.");
-    const user = userOf(typeof form.user === "string" ? form.user : undefined);
+    const user = optionalUserOf(typeof form.user === "string" ? form.user : undefined);
     const file = await store.put(new Uint8Array(await f.arrayBuffer()), {
       filename: f.name,
       mimeType: f.type,

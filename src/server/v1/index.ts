@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ServerDeps } from "../context.js";
+import { utf8Charset } from "./charset.js";
 import { chatRoutes } from "./chat.js";
 import type { V1Env } from "./env.js";
 import { DifyError } from "./errors.js";
@@ -20,6 +21,7 @@ function bearer(header: string | undefined): string | undefined {
  */
 export function serviceApi(deps: ServerDeps, maxBodyBytes: number): Hono<V1Env> {
   const r = new Hono<V1Env>();
+  r.use("*", utf8Charset);
   r.use("*", async (c, next) => {
     const key = bearer(c.req.header("authorization"));
     if (!key) throw new DifyError(401, "unauthorized", "Authorization header must be provided and start with 'Bearer'");

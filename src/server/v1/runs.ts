@@ -1,10 +1,11 @@
-import { newId } from "../../util/ids.js";
+import { runGate } from "../../analysis/runnable.js";
 import { checkRunInputs } from "../../engine/inputs.js";
-import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import { formatDiagnostic } from "../../ir/diagnostics.js";
 import type { FileValue } from "../../ir/services.js";
 import type { AppRecord } from "../../store/apps.js";
 import type { RunRecord } from "../../store/runs.js";
 import type { ServiceRunRecord } from "../../store/service-api.js";
+import { newId } from "../../util/ids.js";
 import type { ServerDeps } from "../context.js";
 import type { RunContext } from "../hub.js";
 import { diagnosticsOf } from "../routes/runs.js";
@@ -37,8 +38,10 @@ export function systemValues(
   return {
     user_id: user,
     app_id: appId,
+    workflow_id: appId,
     files,
-    ...(chat && { query: chat.query, conversation_id: chat.conversationId, dialogue_count: chat.dialogueCount }),
+    // Dify counts the conversation's messages including this one: the first turn is 1.
+    ...(chat && { query: chat.query, conversation_id: chat.conversationId, dialogue_count: chat.dialogueCount + 1 }),
   };
 }
 
@@ -59,13 +62,14 @@ export async function startServiceRun(
       "app_unavailable",
       "App unavailable: it has not been published yet (publish it in the studio or with `weft apps publish`).",
     );
-  const diagnostics = diagnosticsOf(app.id, current.version, current.workflow);
-  if (hasErrors(diagnostics)) {
-    const first = diagnostics.find((d) => d.severity === "error")!;
+  // Served as Dify serves its published workflow: findings Dify runs anyway do not refuse it (publishing them
+  // took the editor's allow_warnings, and the version keeps listing them); the rest still do.
+  const blocking = runGate(diagnosticsOf(app.id, current.version, current.workflow), { allowWarnings: true }).blocking;
+  if (blocking.length > 0) {
     throw new DifyError(
       400,
       "app_unavailable",
-      `App unavailable: version ${current.version} has errors (${formatDiagnostic(first)}).`,
+      `App unavailable: version ${current.version} has errors (${formatDiagnostic(blocking[0]!)}).`,
     );
   }
   checkRunInputs(current.workflow, req.inputs);

@@ -20,6 +20,8 @@ export interface DifyStreamOptions {
   /** Keep the stream open across workflow_paused (Dify's `continue_on_pause`). */
   continueOnPause?: boolean;
   pingMs?: number;
+  /** Fills in the files' signed URLs as each event is sent (they expire, so never when translated). */
+  fileUrls?: <T>(value: T) => T;
 }
 
 /** `Last-Event-ID` of a Dify stream: `<event>.<part>` (the part of one Weft event's Dify events). */
@@ -39,8 +41,10 @@ function withoutDetail(e: DifyEvent): DifyEvent {
   return { ...e, data };
 }
 
-function isTerminal(e: DifyEvent, continueOnPause: boolean): boolean {
-  return e.event === "workflow_finished" || e.event === "error" || (e.event === "workflow_paused" && !continueOnPause);
+/** The event that ends a stream: message_end in chat apps (it follows workflow_finished), workflow_finished otherwise. */
+function isTerminal(e: DifyEvent, continueOnPause: boolean, chat: boolean): boolean {
+  if (e.event === "error" || (e.event === "workflow_paused" && !continueOnPause)) return true;
+  return chat ? e.event === "message_end" : e.event === "workflow_finished";
 }
 
 /**
@@ -53,6 +57,8 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
   const runId = o.ctx.runId;
   const tr = new DifyTranslator(o.ctx);
   const continueOnPause = !!o.continueOnPause;
+  const chat = o.ctx.mode === "advanced-chat";
+  const urls = o.fileUrls ?? (<T>(v: T) => v);
   let i = 0;
   let startAt = 0;
   let skipThrough: { event: number; part: number } | undefined;
@@ -88,8 +94,8 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
           if (!snapshotSent) {
             snapshotSent = true;
             for (const e of snapshot) {
-              await s.write(`data: ${JSON.stringify(withoutDetail(e))}\n\n`);
-              if (isTerminal(e, continueOnPause)) return false;
+              await s.write(`data: ${JSON.stringify(urls(withoutDetail(e)))}\n\n`);
+              if (isTerminal(e, continueOnPause, chat)) return false;
             }
           }
           const events: StampedEvent[] = sub.events();
@@ -106,8 +112,8 @@ export function difyStream(c: Context, hub: RunHub, o: DifyStreamOptions): Respo
               if (skipThrough && (i < skipThrough.event || (i === skipThrough.event && part <= skipThrough.part)))
                 continue;
               const e = out[part]!;
-              await s.write(`id: ${i}.${part}\ndata: ${JSON.stringify(e)}\n\n`);
-              if (isTerminal(e, continueOnPause)) finished = true;
+              await s.write(`id: ${i}.${part}\ndata: ${JSON.stringify(urls(e))}\n\n`);
+              if (isTerminal(e, continueOnPause, chat)) finished = true;
             }
           }
           if (finished) return false;

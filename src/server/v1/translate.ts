@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { RunEvent } from "../../engine/events.js";
 import type { PendingForm } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
+import { filesIn } from "../file-signing.js";
 
 /** A run event as the hub keeps it: stamped with the time it happened (ms). */
 export type StampedEvent = RunEvent & { at?: number };
@@ -244,7 +245,7 @@ export class DifyTranslator {
         execution_metadata: ev.usage ? { total_tokens: ev.usage.totalTokens, total_price: 0, currency: "USD" } : null,
         created_at: sec(startedAt),
         finished_at: sec(at),
-        files: [],
+        files: filesIn(ev.outputs ?? {}),
         iteration_id: exec?.iterationId ?? null,
         loop_id: exec?.loopId ?? null,
       }),
@@ -315,6 +316,24 @@ export class DifyTranslator {
     });
   }
 
+  /** Dify's HumanInputRequired pause reason, enriched as its service API sends it (form_token, expiration_time). */
+  private pauseReason(p: { key: string; nodeId: string; formId: string }): Record<string, unknown> {
+    const form = this.forms.get(p.key);
+    return {
+      TYPE: "human_input_required",
+      form_id: p.formId,
+      form_content: form?.content ?? "",
+      inputs: form?.inputs ?? [],
+      actions: form?.actions ?? [],
+      display_in_ui: true,
+      node_id: p.nodeId,
+      node_title: form?.nodeTitle ?? this.nodes.get(p.nodeId)?.title ?? "",
+      form_token: form?.token ?? null,
+      resolved_default_values: form?.defaults ?? {},
+      expiration_time: form?.expiresAt === null || form?.expiresAt === undefined ? null : sec(form.expiresAt),
+    };
+  }
+
   private humanInputAnswered(ev: Extract<RunEvent, { type: "node_finished" }>): DifyEvent {
     const o = ev.outputs ?? {};
     const title = this.nodes.get(ev.nodeId)?.title ?? "";
@@ -378,13 +397,9 @@ export class DifyTranslator {
         this.emit("workflow_paused", {
           workflow_run_id: this.ctx.runId,
           paused_nodes: paused.map((p) => p.nodeId),
-          outputs: ev.outputs ?? {},
-          reasons: paused.map((p) => ({
-            type: "human_input_required",
-            form_id: p.formId,
-            node_id: p.nodeId,
-            node_title: this.nodes.get(p.nodeId)?.title ?? "",
-          })),
+          // Dify's service API never sends a paused run's partial outputs.
+          outputs: {},
+          reasons: paused.map((p) => this.pauseReason(p)),
           status: "paused",
           created_at: sec(this.ctx.createdAt),
           elapsed_time: elapsed,
@@ -407,7 +422,7 @@ export class DifyTranslator {
       created_at: sec(this.ctx.createdAt),
       finished_at: sec(at),
       exceptions_count: this.exceptions,
-      files: [],
+      files: filesIn(ev.outputs ?? {}),
     });
     if (this.ctx.mode === "workflow") return [finished];
     if (status === "failed") {
@@ -424,7 +439,8 @@ export class DifyTranslator {
         },
       ];
     }
-    return [this.messageEnd(at), finished];
+    // Dify's chatflow: workflow_finished, then message_end, which ends the stream (clients read usage from it).
+    return [finished, this.messageEnd(at)];
   }
 
   private messageEnd(at: number): DifyEvent {
@@ -438,10 +454,17 @@ export class DifyTranslator {
     };
   }
 
+  /** Dify's LLMUsage of the run so far (Weft does not price tokens: prices are "0"). */
   usage(at: number): Record<string, unknown> {
     return {
       prompt_tokens: this.promptTokens,
+      prompt_unit_price: "0",
+      prompt_price_unit: "0",
+      prompt_price: "0",
       completion_tokens: this.completionTokens,
+      completion_unit_price: "0",
+      completion_price_unit: "0",
+      completion_price: "0",
       total_tokens: this.tokens,
       total_price: "0",
       currency: "USD",

@@ -2,7 +2,10 @@ import { Hono } from "hono";
 import type { ServerDeps } from "../context.js";
 import { objectArg, readBody, requireMode, responseMode, userOf, type V1Env } from "./env.js";
 import { DifyError, notFound } from "./errors.js";
+import { acceptsFiles } from "./file-upload.js";
+import { fileUrlsFor } from "./file-urls.js";
 import { resolveFileList, resolveInputs } from "./files-in.js";
+import { workflowPausedBlocking } from "./paused.js";
 import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
 import { difyStream, parseEventId, type StreamFrom, translateAll } from "./stream.js";
 import type { DifyEvent } from "./translate.js";
@@ -27,15 +30,19 @@ export function workflowRoutes(deps: ServerDeps): Hono<V1Env> {
     const inputs = current
       ? await resolveInputs(deps.stores.service, app.id, current.workflow, objectArg(body.inputs, "inputs"))
       : {};
-    const files = await resolveFileList(deps.stores.service, app.id, body.files);
+    // Dify ignores `files` an app does not accept (file upload off): never resolved, never fetched.
+    const files =
+      current && acceptsFiles(current.workflow) ? await resolveFileList(deps.stores.service, app.id, body.files) : [];
     const { runId, done } = await startServiceRun(deps, app, { user, inputs, files });
     const { run, svc } = await serviceRunOf(deps, app, runId);
     const ctx = await streamContext(deps, app, run, svc);
-    if (mode === "streaming") return difyStream(c, deps.hub, { ctx, from: { kind: "start" } });
+    const fileUrls = fileUrlsFor(c, deps);
+    if (mode === "streaming") return difyStream(c, deps.hub, { ctx, from: { kind: "start" }, fileUrls });
     await done;
     const outcome = lastOutcome(translateAll(ctx, await deps.hub.events(runId)));
     if (!outcome) throw new DifyError(500, "internal_server_error", "the run ended without a result");
-    return c.json({ task_id: runId, workflow_run_id: runId, data: outcome.data });
+    const data = outcome.event === "workflow_paused" ? workflowPausedBlocking(outcome, app.id) : outcome.data;
+    return c.json({ task_id: runId, workflow_run_id: runId, data: fileUrls(data) });
   });
 
   r.get("/workflows/run/:id", async (c) => {
@@ -51,7 +58,7 @@ export function workflowRoutes(deps: ServerDeps): Hono<V1Env> {
       workflow_id: app.id,
       status: stopped ? "stopped" : run.status,
       inputs: JSON.stringify(run.inputs),
-      outputs: run.outputs ?? null,
+      outputs: fileUrlsFor(c, deps)(run.outputs ?? null),
       error: run.error?.message ?? null,
       total_steps: outcome?.total_steps ?? events.filter((e) => e.event === "node_started").length,
       total_tokens: outcome?.total_tokens ?? 0,
@@ -80,7 +87,12 @@ export function workflowRoutes(deps: ServerDeps): Hono<V1Env> {
         ? { kind: "snapshot" }
         : { kind: "segment" };
     const ctx = await streamContext(deps, app, run, svc);
-    return difyStream(c, deps.hub, { ctx, from, continueOnPause: c.req.query("continue_on_pause") === "true" });
+    return difyStream(c, deps.hub, {
+      ctx,
+      from,
+      continueOnPause: c.req.query("continue_on_pause") === "true",
+      fileUrls: fileUrlsFor(c, deps),
+    });
   });
 
   return r;

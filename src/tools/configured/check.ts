@@ -81,7 +81,9 @@ export async function checkToolUses(wf: Workflow, tools: ConfiguredToolService):
     const servedBy = `${r.provider.kind}:${r.provider.id}/${r.tool}`;
     try {
       const listed = await r.provider.tools();
-      if (listed.some((t) => t.name === r.tool)) out.push({ ...u, status: "configured", servedBy });
+      const tool = listed.find((t) => t.name === r.tool);
+      if (tool?.unusable) out.push({ ...u, status: "broken", servedBy, message: tool.unusable });
+      else if (tool) out.push({ ...u, status: "configured", servedBy });
       else out.push({ ...u, status: "broken", servedBy, message: `tools.${r.provider.kind}.${r.provider.id} has no tool "${r.tool}"; it serves: ${listed.map((t) => t.name).join(", ") || "nothing"}` });
     } catch (e) {
       out.push({ ...u, status: "broken", servedBy, message: (e as Error)?.message ?? String(e) });

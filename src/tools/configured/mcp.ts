@@ -3,8 +3,9 @@
  * streamable HTTP (`url`). It connects on first use and stays connected until closed, so one process or
  * session serves every call of a run (and of the runs after it).
  */
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { isDeepStrictEqual } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FileService, FileValue, ToolResult } from "../../ir/services.js";
 import { checkHostileValue, type HostileProblem, readHostileJson } from "../../util/hostile-json.js";
@@ -15,8 +16,8 @@ import {
   interpolateAll,
   type ProvidedTool,
   type ProviderCall,
-  type ToolProvider,
   ToolConfigError,
+  type ToolProvider,
 } from "./provider.js";
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string; resource?: Record<string, unknown> };
@@ -194,6 +195,9 @@ async function toToolResult(
   if (structured && typeof structured === "object") {
     const problem = checkHostileValue(structured);
     if (problem) throw refuse("structured content", problem);
+    // MCP asks servers to send structured content also as JSON text: that copy is the same object, kept once.
+    const copy = json.findIndex((j) => isDeepStrictEqual(j, structured));
+    if (copy >= 0) json.splice(copy, 1);
     json.unshift(structured);
   }
   return { text: texts.join("\n"), files: out, json };

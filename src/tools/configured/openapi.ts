@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
-import type { HttpService, ToolResult } from "../../ir/services.js";
+import type { FileService, FileValue, HttpService, ToolResult } from "../../ir/services.js";
 import { readHostileJson } from "../../util/hostile-json.js";
 import { ToolError } from "../errors.js";
 import type { OpenApiProviderConfig } from "./config.js";
@@ -16,8 +16,8 @@ import {
   interpolateEnv,
   type ProvidedTool,
   type ProviderCall,
-  type ToolProvider,
   ToolConfigError,
+  type ToolProvider,
 } from "./provider.js";
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -36,6 +36,12 @@ interface Operation {
   params: Param[];
   /** The JSON body is the object schema's properties (spread) or one `body` argument. */
   bodyMode?: "properties" | "whole";
+  /** How the body is sent: JSON, a form (`application/x-www-form-urlencoded`), multipart, or raw bytes. */
+  encoding?: BodyEncoding;
+  /** Properties of a multipart body that are files (`format: binary`): sent as file parts. */
+  fileFields?: string[];
+  /** A request body of a media type Weft cannot send: calling the tool says so. */
+  unsupportedBody?: string;
 }
 
 /** Resolve local `$ref`s (`#/components/...`); a cycle or an external ref is left as `{}` with its description. */
@@ -90,7 +96,11 @@ export function operationsOf(doc: Json): Operation[] {
         params.push({ name: p.name, in: p.in, required: req });
       }
       let bodyMode: Operation["bodyMode"];
-      const body = op.requestBody?.content?.["application/json"]?.schema as Json | undefined;
+      const chosen = bodyOf(op.requestBody);
+      const body = chosen?.schema;
+      const fileFields: string[] = [];
+      if (body && chosen?.encoding === "multipart")
+        for (const [k, s] of Object.entries((body.properties ?? {}) as Json)) if (isBinary(s)) fileFields.push(k);
       if (body) {
         if (body.type === "object" || body.properties) {
           bodyMode = "properties";
@@ -107,24 +117,115 @@ export function operationsOf(doc: Json): Operation[] {
         }
       }
       const name = toolName(op, method, path);
+      const unsupported =
+        op.requestBody?.content && !chosen ? Object.keys(op.requestBody.content).join(", ") : undefined;
       out.push({
         tool: {
           name,
           description: String(op.summary ?? op.description ?? `${method.toUpperCase()} ${path}`),
           parameters: { type: "object", properties, required: [...new Set(required)] },
+          ...(unsupported && { unusable: unsupportedMessage(name, unsupported) }),
         },
         method: method.toUpperCase(),
         path,
         params,
         bodyMode,
+        ...(chosen && { encoding: chosen.encoding }),
+        ...(fileFields.length > 0 && { fileFields }),
+        ...(unsupported && { unsupportedBody: unsupported }),
       });
     }
   }
   return out;
 }
 
+const unsupportedMessage = (tool: string, media: string) =>
+  `operation ${tool}'s request body is ${media}, which Weft cannot send (it sends JSON, application/x-www-form-urlencoded, multipart/form-data and application/octet-stream)`;
+
+type BodyEncoding = "json" | "form" | "multipart" | "binary";
+
+/** The media types Weft sends, in the order it prefers them when an operation offers several. */
+const ENCODINGS: Array<[RegExp, BodyEncoding]> = [
+  [/^application\/(.+\+)?json$/i, "json"],
+  [/^application\/x-www-form-urlencoded$/i, "form"],
+  [/^multipart\/form-data$/i, "multipart"],
+  [/^application\/octet-stream$/i, "binary"],
+];
+
+/** The request body Weft sends for an operation: its encoding and schema (a raw byte body is one `body` file). */
+function bodyOf(requestBody: Json | undefined): { encoding: BodyEncoding; schema: Json } | undefined {
+  const content = (requestBody?.content ?? {}) as Json;
+  for (const [re, encoding] of ENCODINGS) {
+    const type = Object.keys(content).find((t) => re.test(t.split(";")[0]!.trim()));
+    if (type === undefined) continue;
+    const schema = (content[type]?.schema ??
+      (encoding === "binary" ? { type: "string", format: "binary" } : {})) as Json;
+    return { encoding, schema };
+  }
+  return undefined;
+}
+
+const isBinary = (s: Json | undefined) =>
+  !!s && (s.format === "binary" || (s.type === "array" && (s.items as Json | undefined)?.format === "binary"));
+
 function serialise(v: unknown): string {
   return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** The body of a call in its operation's encoding; sets the content type (multipart: fetch sets the boundary). */
+async function encodeBody(
+  op: Operation,
+  value: unknown,
+  files: FileService,
+  headers: Record<string, string>,
+): Promise<string | Uint8Array | FormData> {
+  const where = `${op.method} ${op.path}`;
+  if (op.encoding === "binary") {
+    headers["content-type"] = "application/octet-stream";
+    return isFileValue(value) ? files.get(value) : new TextEncoder().encode(serialise(value));
+  }
+  if (op.encoding === "form") {
+    headers["content-type"] = "application/x-www-form-urlencoded";
+    const form = new URLSearchParams();
+    for (const [k, v] of Object.entries(fields(value, where)))
+      for (const x of Array.isArray(v) ? v : [v]) form.append(k, serialise(x));
+    return form.toString();
+  }
+  if (op.encoding === "multipart") {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields(value, where))) {
+      for (const x of Array.isArray(v) ? v : [v]) {
+        if (isFileValue(x)) {
+          const bytes = await files.get(x);
+          form.append(
+            k,
+            new Blob([bytes as Uint8Array<ArrayBuffer>], { type: x.mime_type || "application/octet-stream" }),
+            x.filename,
+          );
+        } else if (op.fileFields?.includes(k)) form.append(k, new Blob([serialise(x)]), k);
+        else form.append(k, serialise(x));
+      }
+    }
+    return form;
+  }
+  headers["content-type"] = "application/json";
+  return JSON.stringify(value);
+}
+
+/** A form body's fields: the arguments spread (an object), or a `body` argument that is an object. */
+function fields(value: unknown, where: string): Record<string, unknown> {
+  if (value && typeof value === "object" && !Array.isArray(value) && !isFileValue(value))
+    return value as Record<string, unknown>;
+  throw new ToolError(
+    "tool.bad_body",
+    `${where}: a form body needs named fields, got ${JSON.stringify(value)?.slice(0, 100)}`,
+  );
+}
+
+function isFileValue(v: unknown): v is FileValue {
+  return (
+    !!v && typeof v === "object" && typeof (v as FileValue).transfer_method === "string" && "filename" in (v as object)
+  );
 }
 
 export class OpenApiProvider implements ToolProvider {
@@ -229,6 +330,12 @@ export class OpenApiProvider implements ToolProvider {
       );
     if (!this.http)
       throw new ToolError("tool.no_http", `${this.where()}: no HTTP service is configured`, { provider: this.id });
+    if (op.unsupportedBody)
+      throw new ToolError(
+        "tool.unsupported_body",
+        `tool ${this.id}/${tool}: ${unsupportedMessage(tool, op.unsupportedBody)}`,
+        { provider: this.id, tool, mediaType: op.unsupportedBody },
+      );
     for (const p of op.params) {
       if (p.required && (call.args[p.name] === undefined || call.args[p.name] === null)) {
         throw new ToolError(
@@ -261,12 +368,14 @@ export class OpenApiProvider implements ToolProvider {
     this.authorise(url, headers);
     const hasBody =
       op.bodyMode !== undefined && (op.bodyMode === "whole" ? whole !== undefined : Object.keys(body).length > 0);
-    if (hasBody) headers["content-type"] = "application/json";
+    const payload = hasBody
+      ? await encodeBody(op, op.bodyMode === "whole" ? whole : body, call.files, headers)
+      : undefined;
     const r = await this.http.request({
       method: op.method,
       url: url.toString(),
       headers,
-      body: hasBody ? JSON.stringify(op.bodyMode === "whole" ? whole : body) : undefined,
+      body: payload,
       timeoutMs: this.cfg.timeoutMs,
       signal: call.signal,
     });

@@ -6,6 +6,8 @@ export interface ProvidedTool {
   description: string;
   /** JSON Schema of the arguments object. */
   parameters: Record<string, unknown>;
+  /** Why calling it cannot work although it is listed (an OpenAPI body Weft cannot send); `tools check` says it. */
+  unusable?: string;
 }
 
 export interface ProviderCall {
@@ -25,10 +27,19 @@ export interface ToolProvider {
 }
 
 /** `${NAME}` in a configured string → the environment variable; a missing one is an error naming it. */
-export function interpolateEnv(value: string, where: string, env: Record<string, string | undefined> = process.env): string {
+export function interpolateEnv(
+  value: string,
+  where: string,
+  env: Record<string, string | undefined> = process.env,
+): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
     const v = env[name];
-    if (v === undefined) throw new ToolConfigError("tools.env_missing", `${where} names the environment variable ${name}, which is not set`, { variable: name, where });
+    if (v === undefined)
+      throw new ToolConfigError(
+        "tools.env_missing",
+        `${where} names the environment variable ${name}, which is not set`,
+        { variable: name, where },
+      );
     return v;
   });
 }

@@ -127,7 +127,7 @@ describe("Dify stream order and replay", () => {
     expect(evs.every((e) => /^\d+\.\d+$/.test(e.id ?? ""))).toBe(true);
   }, 60_000);
 
-  it("sends a chat turn's message events, then message_end, then workflow_finished", async () => {
+  it("sends a chat turn's message events, then workflow_finished, then message_end with the usage (as Dify)", async () => {
     const { key } = await s.app("chat-order", chatWorkflow());
     s.llm.enqueue(reply.text("Hi there", { chunks: ["Hi ", "there"] }));
     const evs = await read(
@@ -140,7 +140,13 @@ describe("Dify stream order and replay", () => {
     );
     const kinds = evs.map((e) => e.data.event);
     expect(kinds[0]).toBe("workflow_started");
-    expect(kinds.slice(-2)).toEqual(["message_end", "workflow_finished"]);
+    expect(kinds.slice(-2)).toEqual(["workflow_finished", "message_end"]);
+    // dify-ai-provider reads the usage off message_end, the stream's last event.
+    expect(evs.at(-1)!.data.metadata.usage).toMatchObject({
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      total_tokens: 15,
+    });
     expect(kinds.indexOf("message")).toBeGreaterThan(kinds.indexOf("node_started"));
     expect(
       evs
