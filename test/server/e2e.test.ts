@@ -1,5 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -10,11 +9,10 @@ import { createSandbox } from "../../src/sandbox/index.js";
 import { DirFileService } from "../../src/tools/files.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { CHROMIUM, ensureWebBuilt } from "../support/web-build.js";
 import { corpusFile, serveSample, startTestServer, type TestServer } from "./helpers.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "../..");
-const WEB = join(ROOT, "web");
 const OUT = join(ROOT, "test-output");
 const IF_ELSE = corpusFile(
   "Akabane71__dify-workflow-cli/tests/fixtures/workflow/conditional_hello_branching_workflow.yml",
@@ -27,28 +25,6 @@ const BIG = corpusFile("svcvit__Awesome-Dify-Workflow/DSL/完蛋！我被LLM包�
 const WORD_STATS = join(ROOT, "examples/word-stats.yml");
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`browser e2e skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
-
-function newestMtime(p: string): number {
-  const st = statSync(p);
-  if (!st.isDirectory()) return st.mtimeMs;
-  return Math.max(st.mtimeMs, ...readdirSync(p).map((f) => newestMtime(join(p, f))));
-}
-
-/** Build the UI when web/dist is missing or older than its sources. */
-function ensureBuilt(): void {
-  const built = join(WEB, "dist", "index.html");
-  const sources = Math.max(
-    newestMtime(join(WEB, "src")),
-    newestMtime(join(WEB, "index.html")),
-    newestMtime(join(WEB, "vite.config.ts")),
-  );
-  if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
-  execFileSync(
-    process.execPath,
-    [join(ROOT, "node_modules/vite/bin/vite.js"), "build", "--config", join(WEB, "vite.config.ts")],
-    { cwd: ROOT, stdio: "pipe" },
-  );
-}
 
 const compact = {
   nodes_info: [
@@ -322,7 +298,7 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
     scratch = mkdtempSync(join(tmpdir(), "weft-e2e-"));
-    ensureBuilt();
+    ensureWebBuilt();
     llm = await startReplayServer();
     const llmConfig = parseLlmConfig({
       endpoints: { ep: { provider: "openai-compatible", baseURL: llm.openaiBaseURL, model: "replay" } },
