@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // expect.poll waits for a state; its 1 s default is shorter than a busy 2-core CI machine takes to get there.
+    expect: { poll: { timeout: 15_000 } },
     globalSetup: ["test/support/global-setup.ts"],
   },
 });

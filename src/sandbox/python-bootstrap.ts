@@ -140,10 +140,11 @@ def guarded_import(name, globals=None, locals=None, fromlist=(), level=0, *, _im
             _audit("weft.import_unloaded", name)
     return _imp(name, globals, locals, fromlist, level)
 
-def relay(listener, path, done, sk, select):
+def relay(entered, listener, path, done, sk, select):
     # The guest's way to the egress proxy: HTTP(S)_PROXY points at this loopback listener, and each
     # connection is copied to the proxy's Unix socket. One thread (no more can start after the
     # lockdown) with a select loop and bounded buffers.
+    entered.release()
     peer, out, reading, shut = {}, {}, {}, {}
     def drop(s):
         p = peer.pop(s, None)
@@ -549,7 +550,12 @@ def _boot():
             import select, socket
             listener, relay_addr = _open_relay(setup["egress"])
             relay_up.acquire()  # released by the relay thread if it ever ends
-            _thread.start_new_thread(ns["relay"], (listener, setup["egress"], relay_up, socket, select))
+            # _thread._count() counts a thread only once it runs: until the relay has entered, the wait
+            # for the guest below would take the guest's thread for the relay and stop before its reply.
+            relay_entered = _thread.allocate_lock()
+            relay_entered.acquire()
+            _thread.start_new_thread(ns["relay"], (relay_entered, listener, setup["egress"], relay_up, socket, select))
+            relay_entered.acquire()
     # Started before RLIMIT_NPROC and the privilege drop, which would forbid a new thread; it
     # waits at the gate until the lockdown is complete. Once it has entered, _thread._count()
     # includes it, so the wait below cannot end before the guest has run.

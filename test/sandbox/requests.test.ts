@@ -159,7 +159,7 @@ def main():
 `,
       {},
     );
-    expect(caught.result.error).toMatch(/^http\.blocked_address: refusing to reach 10\.0\.0\.1/);
+    expect(caught.result?.error, JSON.stringify(caught)).toMatch(/^http\.blocked_address: refusing to reach 10\.0\.0\.1/);
     expect(hits.length).toBe(before);
   }, 90_000);
 

@@ -143,7 +143,8 @@ interface State {
   showDiff(version: number): Promise<void>;
   restore(version: number): Promise<void>;
   /** Show a proposal (with its workflow) for review; `hidden` keeps it put aside (a refresh after a save). */
-  openProposal(p: ProposalView, hidden?: boolean): Promise<void>;
+  /** `hidden: "as-is"` keeps the bar shown or put aside as the user has it when the proposal arrives. */
+  openProposal(p: ProposalView, hidden?: boolean | "as-is"): Promise<void>;
   /** The newest pending proposal of the open app, made by any client, shown as the chat's would be. */
   loadPending(): Promise<void>;
   applyProposal(): Promise<void>;
@@ -187,8 +188,18 @@ export const useStore = create<State>((set, get) => {
     }, 250);
   };
 
+  /**
+   * The editor's content is replaced wholesale (a version, the server draft, another app): a validation still
+   * waiting or under way was of what was there before, and its answer must not overwrite the new diagnostics.
+   */
+  const cancelValidate = () => {
+    clearTimeout(validateTimer);
+    validateSeq++;
+  };
+
   /** A version becomes the editor's content: its workflow, diagnostics and ports arrive together. */
-  const applyVersion = (v: VersionBody, view = true) =>
+  const applyVersion = (v: VersionBody, view = true) => {
+    cancelValidate();
     set((s) => ({
       saved: v,
       draft: structuredClone(v.workflow),
@@ -197,6 +208,7 @@ export const useStore = create<State>((set, get) => {
       ports: v.ports,
       viewNonce: view ? s.viewNonce + 1 : s.viewNonce,
     }));
+  };
 
   // Dify files also keep `positionAbsolute`; it moves with the node, and with the container a node sits in.
   const withPositions = (wf: Workflow, pos: Record<string, Point>): Workflow => {
@@ -321,6 +333,7 @@ export const useStore = create<State>((set, get) => {
       }
     },
     closeApp() {
+      cancelValidate();
       set({ app: undefined, saved: undefined, draft: undefined, selected: undefined, notice: undefined, review: undefined });
       void get().loadApps();
     },
@@ -335,6 +348,7 @@ export const useStore = create<State>((set, get) => {
       // The editor shows the server draft, errors and all; unchanged, it is the version as analysed with its ports.
       if (d.dirty || d.baseVersion !== v.version) {
         const r = await api<{ diagnostics: Diagnostic[]; ports?: Record<string, string[]> }>("/api/analyse", { json: { workflow: d.workflow } });
+        cancelValidate();
         set({ draft: structuredClone(d.workflow), dirty: true, diagnostics: r.diagnostics, ...(r.ports ? { ports: { ...v.ports, ...r.ports } } : {}) });
       }
       set((s) => ({ draftRevision: d.revision, draftLoads: s.draftLoads + 1 }));
@@ -399,7 +413,7 @@ export const useStore = create<State>((set, get) => {
         if (review) {
           const fresh = await api<ProposalView>(appPath(`/proposals/${review.proposal.id}`));
           // Shown or put aside as the user has it now, not as it was when the save began.
-          await get().openProposal(fresh, get().review?.hidden ?? review.hidden);
+          await get().openProposal(fresh, "as-is");
         }
         get().say("ok", `saved version ${r.version}`);
         return true;
@@ -531,6 +545,7 @@ export const useStore = create<State>((set, get) => {
       if (!app) return;
       const v = await api<VersionBody>(`/api/apps/${app.id}/versions/${version}`);
       // The old version's ports and diagnostics come with it: without its ports its edges have no handles.
+      cancelValidate();
       set((s) => ({
         draft: structuredClone(v.workflow),
         dirty: true,
@@ -550,7 +565,9 @@ export const useStore = create<State>((set, get) => {
         // New nodes often come without a position: place them as the editor places its own.
         const pos = await positionsForMissing(view.workflow, allPorts);
         if (Object.keys(pos).length) view.workflow = withPositions(view.workflow, pos);
-        set((s) => ({ review: { proposal: p, view, ports: allPorts, hidden, busy: false }, selected: undefined, panel: s.panel === "versions" ? "inspector" : s.panel, viewNonce: s.viewNonce + 1 }));
+        // Read when the proposal is shown, not when it was asked for: the user may have shown or hidden the bar meanwhile.
+        const hide = (s: State) => (hidden === "as-is" ? (s.review?.proposal.id === p.id ? s.review.hidden : false) : hidden);
+        set((s) => ({ review: { proposal: p, view, ports: allPorts, hidden: hide(s), busy: false }, selected: undefined, panel: s.panel === "versions" ? "inspector" : s.panel, viewNonce: s.viewNonce + 1 }));
       } catch (e) {
         get().say("error", `could not show the proposal: ${errText(e)}`);
       }
