@@ -105,8 +105,8 @@ function importRules(code: string, nodeId: string): Diagnostic[] {
       field: "code",
       message:
         verdict.reason === "denied"
-          ? `line ${line}: the sandbox refuses "import ${module}": code has no files, processes, raw sockets or interpreter internals (HTTP goes through requests, httpx or urllib.request)`
-          : `line ${line}: module "${module}" is not available in the sandbox, which offers the pure standard library, sys, os.path, requests and httpx; the node will fail when it runs`,
+          ? `line ${line}: the sandbox refuses "import ${module}": code has no files, processes or interpreter internals (HTTP goes through requests, httpx or urllib.request)`
+          : `line ${line}: module "${module}" is not available in the sandbox, which offers the pure standard library, sys, os, pathlib, socket, requests and httpx; the node will fail when it runs`,
     });
   }
   return out;

@@ -39,11 +39,14 @@ posix_spawn posix_spawnp putenv unsetenv remove unlink rename replace rmdir scan
 truncate ftruncate utime urandom fspath strerror stat lstat fstat getuid geteuid getgid getegid WCOREDUMP WEXITSTATUS
 WIFCONTINUED WIFEXITED WIFSIGNALED WIFSTOPPED WSTOPSIG WTERMSIG major minor makedev""".split())
 
-# Events plain computation raises. Everything else ends the run.
+# Events plain computation raises, and listing directories: Dify's sandbox allows getdents64, and the jail
+# shows only the read-only system directories, its own /proc and /dev and a private /tmp, so a listing
+# shows nothing of the host's. Everything else ends the run.
 _ALLOWED = frozenset((
     "compile", "exec", "object.__getattr__", "object.__setattr__", "object.__delattr__",
     "sys._getframe", "builtins.id", "function.__new__", "time.sleep", "sys.excepthook",
-    "sys.unraisablehook", "sys._getframemodulename",
+    "sys.unraisablehook", "sys._getframemodulename", "os.listdir", "os.scandir", "os.walk",
+    "pathlib.Path.glob", "pathlib.Path.rglob",
 ))
 
 # The guest's side, compiled into namespaces of their own (never this module's globals).
@@ -340,10 +343,10 @@ def _describe(event, args, *, _type=type, _str=str, _bytes=bytes, _int=int, _tup
     shown = a0 if _type(a0) in (_str, _bytes, _int) else "…"
     if event in ("import", "weft.import_unavailable"):
         return ("module %r is not available in the Python sandbox: code may import the standard library's pure "
-                "modules, sys, os's path functions, requests and httpx (as in Dify's sandbox)" % (shown,))
+                "modules, sys, os's path functions, pathlib, socket, requests and httpx (as in Dify's sandbox)" % (shown,))
     if event == "weft.import_denied":
-        return ("import of module %r is not allowed in the Python sandbox: code has no files, processes, raw "
-                "sockets or interpreter internals; HTTP goes through requests, httpx or urllib.request" % (shown,))
+        return ("import of module %r is not allowed in the Python sandbox: code has no files, processes or "
+                "interpreter internals; HTTP goes through requests, httpx or urllib.request" % (shown,))
     if event == "weft.import_missing":
         return "module %r is not installed for the Python interpreter the sandbox runs" % (shown,)
     if event == "weft.import_unloaded":
@@ -353,12 +356,10 @@ def _describe(event, args, *, _type=type, _str=str, _bytes=bytes, _int=int, _tup
                 "not processes, files or host facts" % (shown,))
     if event == "open":
         return "file access is not allowed in the sandbox (open %r)" % (shown,)
-    if event in ("os.listdir", "os.scandir", "os.walk"):
-        return "listing directories is not allowed in the sandbox (%s %r)" % (event, shown)
     if event.startswith("socket."):
         a1 = args[1] if len(args) > 1 else None
         where = (" to %r" % (a1,)) if event == "socket.connect" and _type(a1) in (_str, _tuple) else ""
-        return ("direct network access is not allowed in the sandbox (%s%s): HTTP and HTTPS go through Weft's "
+        return ("direct network access is not allowed in the sandbox (%s%s): connections go only to Weft's "
                 "egress proxy, which requests, httpx and urllib.request use by themselves" % (event, where))
     if event in ("subprocess.Popen", "os.system", "os.exec", "os.spawn", "os.posix_spawn", "os.fork", "os.forkpty"):
         return "starting processes is not allowed in the sandbox (%s)" % (event,)
@@ -440,25 +441,29 @@ def _open_relay(path):
     return listener, ("127.0.0.1", port)
 
 def _net_rule(relay_addr, egress):
-    """Which socket events the audit hook lets through: only the way to the egress proxy."""
-    if relay_addr is None:
-        return lambda event, args: False
-    import socket
-    families = (socket.AF_INET, socket.AF_INET6, socket.AF_UNIX)
+    """Which socket events the audit hook lets through. The jail has a network namespace of its own, where
+    nothing outside is reachable: sockets may be made, bound and named as in Dify's sandbox (a name lookup
+    finds no resolver there), and a connection may only go to the egress proxy — its loopback relay or its
+    Unix socket — so every way out passes its SSRF guard."""
+    families = (1, 2, 10)  # AF_UNIX, AF_INET, AF_INET6: Linux's numbers, the only kernel the jail runs on
+    local = frozenset(("socket.bind", "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
+                       "socket.getnameinfo", "socket.gethostname"))
     host = relay_addr[0] if relay_addr else None
     port = relay_addr[1] if relay_addr else None
-    def allowed(event, args, *, _t=type, _s=str, _b=bytes, _i=int, _tu=tuple, _f=families, _h=host, _p=port, _e=egress):
-        if event == "http.client.send" or event == "http.client.connect" or event == "urllib.Request":
-            return True  # the socket under it was let through by the rules below
+    def allowed(event, args, *, _t=type, _s=str, _i=int, _tu=tuple, _f=families, _l=local, _h=host, _p=port, _e=egress):
         if event == "socket.__new__":
             return len(args) > 1 and _t(args[1]) is _i and args[1] in _f
+        if event in _l:
+            return True
+        if _h is None:
+            return False
+        if event == "http.client.send" or event == "http.client.connect" or event == "urllib.Request":
+            return True  # the socket under it was let through by the rules below
         if event == "socket.connect":
             a = args[1] if len(args) > 1 else None
             if _t(a) is _tu and len(a) >= 2:
                 return _t(a[0]) is _s and a[0] == _h and _t(a[1]) is _i and a[1] == _p
             return _t(a) is _s and a == _e
-        if event == "socket.getaddrinfo":
-            return len(args) > 0 and ((_t(args[0]) is _s and args[0] == _h) or (_t(args[0]) is _b and args[0] == _h.encode()))
         return False
     return allowed
 
@@ -486,9 +491,9 @@ _OS_VIEW = """path sep altsep linesep pathsep curdir pardir extsep defpath devnu
 walk listdir scandir urandom stat_result PathLike fsencode fsdecode SEEK_SET SEEK_CUR SEEK_END""".split()
 
 def _os_view():
-    """What "import os" gives the guest: path functions, constants and stat (os.path.exists works: inside
-    the jail it sees only the read-only system directories), an empty environ; listing a directory or
-    opening a file is refused by the audit hook as file access."""
+    """What "import os" gives the guest: path functions, constants, stat and directory listing (inside the
+    jail they see only the read-only system directories and a private /tmp), an empty environ; opening a
+    file is refused by the audit hook as file access."""
     view = types.ModuleType("os")
     for name in _OS_VIEW:
         if hasattr(os, name):

@@ -4,10 +4,13 @@
  * rules (which warn at analysis time about the imports the sandbox will refuse).
  *
  * Dify's sandbox (langgenius/dify-sandbox) has no module list: any installed module imports, and what it
- * then does is limited by seccomp, with the network reached through HTTP(S)_PROXY. Its Python carries
- * `requests` and `httpx` besides the standard library. Weft allows the same working set — the pure
- * standard library, `sys` and `os` (views), and requests, httpx and urllib through the egress proxy —
- * and refuses at import what could only fail later (files, processes, raw sockets, interpreter internals).
+ * then does is limited by seccomp (its python_syscall allow-list: file reads and directory listing, and with
+ * network enabled socket, connect, bind, listen, accept, send/recv), with the network reached through
+ * HTTP(S)_PROXY. Its Python carries `requests` and `httpx` besides the standard library. Weft allows the same
+ * working set — the pure standard library, `sys` and `os` (views; listing directories included), `pathlib`,
+ * `socket` (connections only to the egress proxy), and requests, httpx and urllib through the egress proxy —
+ * inside the OS jail, which shows only the read-only system directories, a private /tmp and no network but
+ * the proxy; it refuses at import what could only fail later (files, processes, interpreter internals).
  */
 
 /** Loaded for every call: cheap pure modules most code uses. */
@@ -30,22 +33,23 @@ const ON_DEMAND = `requests httpx urllib3 certifi idna charset_normalizer charde
 http http.client http.cookies http.cookiejar urllib.request urllib.error urllib.response
 email email.utils email.message email.parser email.header email.mime email.mime.text email.mime.multipart
 xml xml.etree xml.etree.ElementTree xml.dom xml.dom.minidom xml.sax xml.sax.saxutils
-ipaddress colorsys shlex reprlib weakref queue stringprep codecs quopri`.split(/\s+/);
+ipaddress colorsys shlex reprlib weakref queue stringprep codecs quopri
+pathlib socket`.split(/\s+/);
 
 /** Packages whose every submodule is allowed once the package is (requests.exceptions, email.mime.base …). */
 const PACKAGES =
-  "requests httpx urllib3 certifi idna charset_normalizer chardet h11 httpcore sniffio anyio email encodings collections xml".split(
+  "requests httpx urllib3 certifi idna charset_normalizer chardet h11 httpcore sniffio anyio email encodings collections xml pathlib".split(
     " ",
   );
 
 /** Imports that bring up the jail's egress relay and HTTP(S)_PROXY. */
 const NETWORK = "requests httpx urllib3 httpcore http.client urllib.request".split(" ");
 
-/** Refused with "not allowed": files, processes, raw sockets, interpreter internals. */
-const DENY = `posix nt subprocess socket _socket ssl ctypes _ctypes importlib _imp
+/** Refused with "not allowed": files, processes, the socket internals, interpreter internals. */
+const DENY = `posix nt subprocess _socket ssl ctypes _ctypes importlib _imp
 _frozen_importlib _frozen_importlib_external zipimport marshal pickle _pickle shelve _io builtins
 gc inspect code codeop runpy signal _signal threading _thread multiprocessing concurrent asyncio
-resource pty fcntl mmap select selectors shutil pathlib tempfile glob fnmatch posixpath ntpath genericpath
+resource pty fcntl mmap select selectors shutil tempfile glob fnmatch posixpath ntpath genericpath
 http.server xmlrpc ftplib smtplib telnetlib socketserver webbrowser platform sysconfig site
 _posixsubprocess faulthandler tracemalloc sqlite3 dbm zipfile tarfile lzma bz2 gzip xml.etree.cElementTree`.split(
   /\s+/,

@@ -254,7 +254,7 @@ describe("code node: execution", () => {
     expect(err.nodeId).toBe("code1");
     expect(err.message).toMatch(/ValueError: bad input/);
     expect(err.details.line).toBe(3);
-    const forbidden = await execError({ ...pyConcat, code: "import socket\ndef main(arg1, arg2):\n    return {}\n" });
+    const forbidden = await execError({ ...pyConcat, code: "import subprocess\ndef main(arg1, arg2):\n    return {}\n" });
     expect(forbidden.code).toBe("sandbox.forbidden");
   });
 

@@ -235,10 +235,11 @@ describe("python sandbox: escape attempts", () => {
       "",
     ],
     [
-      "os.listdir via sys.modules",
-      "def main():\n    m = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0].__init__.__globals__\n    return {'x': m['listdir']('/')}\n",
+      // listing is allowed since issue 35 (Dify allows it; the jail shows nothing of the host): removing is not
+      "os.remove via sys.modules",
+      "def main():\n    m = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0].__init__.__globals__\n    return {'x': m['remove']('/tmp/x')}\n",
       "sandbox.forbidden",
-      /os\.listdir/,
+      /os\.remove/,
     ],
     [
       "fork bomb",

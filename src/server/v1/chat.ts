@@ -6,7 +6,7 @@ import { limitArg, objectArg, readBody, requireMode, responseMode, userOf, type 
 import { badParam, DifyError, notFound } from "./errors.js";
 import { acceptsFiles } from "./file-upload.js";
 import { fileUrlsFor } from "./file-urls.js";
-import { resolveFileList, resolveInputs } from "./files-in.js";
+import { resolveAppFiles, resolveInputs } from "./files-in.js";
 import { chatPausedBlocking } from "./paused.js";
 import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
 import { difyStream } from "./stream.js";
@@ -76,7 +76,7 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     const current = await deps.apps.published(app.id);
     // Dify ignores `files` an app does not accept (file upload off): never resolved, never fetched.
     const files =
-      current && acceptsFiles(current.workflow) ? await resolveFileList(deps.stores.service, app.id, body.files) : [];
+      current && acceptsFiles(current.workflow) ? await resolveAppFiles(deps.stores.service, app.id, current.workflow, body.files) : [];
     const given =
       typeof body.conversation_id === "string" && body.conversation_id !== "" ? body.conversation_id : undefined;
     const existing = given ? await conversationOf(deps, app.id, user, given) : undefined;

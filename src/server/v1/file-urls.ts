@@ -7,6 +7,11 @@ import { withFileUrls } from "../file-signing.js";
  * `WEFT_FILES_URL`, Dify's FILES_URL, for a server behind a proxy).
  */
 export function fileUrlsFor(c: Context, deps: ServerDeps): <T>(value: T) => T {
-  const origin = (process.env.WEFT_FILES_URL || new URL(c.req.url).origin).replace(/\/$/, "");
+  const origin = fileOrigin(c);
   return (value) => withFileUrls(value, deps.fileSigner, origin);
+}
+
+/** The address signed file URLs start with: `WEFT_FILES_URL` (Dify's FILES_URL) or the one the client reached. */
+export function fileOrigin(c: Context): string {
+  return (process.env.WEFT_FILES_URL || new URL(c.req.url).origin).replace(/\/$/, "");
 }

@@ -4,6 +4,7 @@ import type { FileValue } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
 import type { ServiceApiStore } from "../../store/service-api.js";
 import { badParam } from "./errors.js";
+import { checkFileRules, type FileRules, featureRules, variableRules } from "./file-rules.js";
 
 const FILE_TYPES = new Set(["image", "document", "audio", "video", "custom"]);
 
@@ -11,7 +12,19 @@ const FILE_TYPES = new Set(["image", "document", "audio", "video", "custom"]);
  * One Dify file mapping (`{type, transfer_method: local_file, upload_file_id}` or `{type, transfer_method:
  * remote_url, url}`) as the engine's file value: an upload is looked up among this app's uploads.
  */
-async function fileOf(service: ServiceApiStore, appId: string, where: string, m: unknown): Promise<FileValue> {
+async function fileOf(
+  service: ServiceApiStore,
+  appId: string,
+  where: string,
+  m: unknown,
+  rules?: FileRules,
+): Promise<FileValue> {
+  const file = await mappedFile(service, appId, where, m);
+  if (rules) checkFileRules(rules, (m as { type?: unknown }).type as string | undefined, file, where);
+  return file;
+}
+
+async function mappedFile(service: ServiceApiStore, appId: string, where: string, m: unknown): Promise<FileValue> {
   if (!m || typeof m !== "object" || Array.isArray(m))
     throw badParam(`${where} must be a file mapping {type, transfer_method, upload_file_id | url}`);
   const o = m as Record<string, unknown>;
@@ -44,19 +57,28 @@ async function fileOf(service: ServiceApiStore, appId: string, where: string, m:
   throw badParam(`${where}.transfer_method must be local_file or remote_url, got ${JSON.stringify(o.transfer_method)}`);
 }
 
-/** Dify's `files` list (sys.files): every mapping resolved. */
+/** Dify's `files` list (sys.files, or a file-list input): every mapping resolved and checked against `rules`. */
 export async function resolveFileList(
   service: ServiceApiStore,
   appId: string,
   v: unknown,
   where = "files",
+  rules?: FileRules,
 ): Promise<FileValue[]> {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw badParam(`${where} must be a list of file mappings`);
-  return Promise.all(v.map((m, i) => fileOf(service, appId, `${where}[${i}]`, m)));
+  return Promise.all(v.map((m, i) => fileOf(service, appId, `${where}[${i}]`, m, rules)));
 }
 
-/** The run inputs with every file and file-list input's mappings resolved; other values are left to the start node's checks. */
+/** The app's `files` (sys.files), checked against its `features.file_upload` as Dify checks them. */
+export function resolveAppFiles(service: ServiceApiStore, appId: string, wf: Workflow, v: unknown) {
+  return resolveFileList(service, appId, v, "files", featureRules(wf.features?.file_upload));
+}
+
+/**
+ * The run inputs with every file and file-list input's mappings resolved and checked against the variable's
+ * allowed types, extensions and upload methods; other values are left to the start node's checks.
+ */
 export async function resolveInputs(
   service: ServiceApiStore,
   appId: string,
@@ -67,8 +89,10 @@ export async function resolveInputs(
   for (const v of declaredInputs(wf)?.variables ?? []) {
     const raw = inputs[v.variable];
     if (raw === undefined || raw === null || raw === "") continue;
-    if (v.type === "file") out[v.variable] = await fileOf(service, appId, `inputs.${v.variable}`, raw);
-    if (v.type === "file-list") out[v.variable] = await resolveFileList(service, appId, raw, `inputs.${v.variable}`);
+    const rules = variableRules(v);
+    if (v.type === "file") out[v.variable] = await fileOf(service, appId, `inputs.${v.variable}`, raw, rules);
+    if (v.type === "file-list")
+      out[v.variable] = await resolveFileList(service, appId, raw, `inputs.${v.variable}`, rules);
   }
   return out;
 }

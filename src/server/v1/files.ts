@@ -5,6 +5,7 @@ import { readMultipart } from "../multipart.js";
 import { NO_FILE_STORE } from "../routes/files.js";
 import { optionalUserOf, type V1Env } from "./env.js";
 import { DifyError } from "./errors.js";
+import { fileOrigin } from "./file-urls.js";
 
 /**
  * `POST /v1/files/upload` (multipart `file` + `user`): the bytes go to the server's file store and the upload
@@ -31,6 +32,8 @@ export function fileRoutes(deps: ServerDeps): Hono<V1Env> {
     });
     const id = randomUUID();
     const now = Date.now();
+    // Dify's upload answer links the file with the same signed, expiring preview URL its outputs get.
+    const preview = deps.fileSigner.path(file);
     await deps.stores.service.putUpload({ id, appId: app.id, user, file, createdAt: now });
     return c.json(
       {
@@ -41,7 +44,7 @@ export function fileRoutes(deps: ServerDeps): Hono<V1Env> {
         mime_type: file.mime_type,
         created_by: user,
         created_at: Math.floor(now / 1000),
-        preview_url: null,
+        preview_url: preview ? `${fileOrigin(c)}${preview}` : null,
         source_url: null,
       },
       201,

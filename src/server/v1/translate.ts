@@ -3,6 +3,7 @@ import type { RunEvent } from "../../engine/events.js";
 import type { PendingForm } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
 import { filesIn } from "../file-signing.js";
+import { formDisposition } from "./form-disposition.js";
 
 /** A run event as the hub keeps it: stamped with the time it happened (ms). */
 export type StampedEvent = RunEvent & { at?: number };
@@ -310,7 +311,7 @@ export class DifyTranslator {
       inputs: form.inputs,
       actions: form.actions,
       display_in_ui: true,
-      form_token: form.token,
+      ...formDisposition(this.ctx.workflow, nodeId, form.token),
       resolved_default_values: form.defaults,
       expiration_time: form.expiresAt === null ? null : sec(form.expiresAt),
     });
@@ -328,7 +329,7 @@ export class DifyTranslator {
       display_in_ui: true,
       node_id: p.nodeId,
       node_title: form?.nodeTitle ?? this.nodes.get(p.nodeId)?.title ?? "",
-      form_token: form?.token ?? null,
+      ...formDisposition(this.ctx.workflow, p.nodeId, form?.token ?? null),
       resolved_default_values: form?.defaults ?? {},
       expiration_time: form?.expiresAt === null || form?.expiresAt === undefined ? null : sec(form.expiresAt),
     };

@@ -4,7 +4,7 @@ import { objectArg, readBody, requireMode, responseMode, userOf, type V1Env } fr
 import { DifyError, notFound } from "./errors.js";
 import { acceptsFiles } from "./file-upload.js";
 import { fileUrlsFor } from "./file-urls.js";
-import { resolveFileList, resolveInputs } from "./files-in.js";
+import { resolveAppFiles, resolveInputs } from "./files-in.js";
 import { workflowPausedBlocking } from "./paused.js";
 import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
 import { difyStream, parseEventId, type StreamFrom, translateAll } from "./stream.js";
@@ -32,7 +32,7 @@ export function workflowRoutes(deps: ServerDeps): Hono<V1Env> {
       : {};
     // Dify ignores `files` an app does not accept (file upload off): never resolved, never fetched.
     const files =
-      current && acceptsFiles(current.workflow) ? await resolveFileList(deps.stores.service, app.id, body.files) : [];
+      current && acceptsFiles(current.workflow) ? await resolveAppFiles(deps.stores.service, app.id, current.workflow, body.files) : [];
     const { runId, done } = await startServiceRun(deps, app, { user, inputs, files });
     const { run, svc } = await serviceRunOf(deps, app, runId);
     const ctx = await streamContext(deps, app, run, svc);
