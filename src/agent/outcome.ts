@@ -8,7 +8,8 @@ import type { ChatMessage } from "../ir/services.js";
 
 export type TurnOutcome =
   | { kind: "proposed"; summary: string; proposalId?: string; errors: number; warnings: number }
-  | { kind: "applied"; summary: string; proposalId?: string; version: number }
+  /** Applied to the draft at `revision` (turns before drafts: as a new `version`). */
+  | { kind: "applied"; summary: string; proposalId?: string; revision?: number; version?: number }
   | { kind: "rejected"; summary: string; diagnostics: Diagnostic[] }
   | { kind: "unchanged"; summary: string };
 
@@ -41,7 +42,9 @@ export function describeOutcome(o: TurnOutcome): string {
     case "proposed":
       return `Proposed${o.proposalId ? ` (${o.proposalId})` : ""}, not applied yet: ${o.summary}`;
     case "applied":
-      return `Applied as version ${o.version}: ${o.summary}`;
+      return o.revision !== undefined
+        ? `Applied to the draft (revision ${o.revision}): ${o.summary}`
+        : `Applied as version ${o.version}: ${o.summary}`;
     case "rejected":
       return [o.summary, ...o.diagnostics.slice(0, 20).map((d) => `  ${formatDiagnostic(d)}`)].join("\n");
     case "unchanged":

@@ -97,6 +97,12 @@ export function configuredNodeModel(cfg: LlmConfig, fallbackName?: string): { pr
   const ep = endpointName ? cfg.endpoints[endpointName] : undefined;
   const name = ep?.model ?? ep?.defaultModel ?? (fallbackName || undefined);
   if (!ep || !endpointName || !name) return undefined;
+  return nodeModelAt(cfg, endpointName, name);
+}
+
+/** Model `name` on endpoint `endpointName` as a node names it: under a Dify provider name that routes there. */
+export function nodeModelAt(cfg: LlmConfig, endpointName: string, name: string): { provider: string; name: string } {
+  const ep = cfg.endpoints[endpointName]!;
   const mapped = Object.entries(cfg.providers).find(([, e]) => e === endpointName)?.[0];
   const candidates = [...(mapped ? [mapped] : []), DIFY_PROVIDER[ep.provider] ?? ep.provider];
   const routesHome = (provider: string) => {

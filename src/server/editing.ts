@@ -1,26 +1,39 @@
 /**
- * Every AI change is a proposal: stored against the version it was made from, shown with its diff and
- * diagnostics, then applied (a new version) or rejected (nothing changes); undo restores the version a
- * change was made from, as a new version. One implementation for the HTTP API and `weft chat`.
+ * Every AI change is a proposal: made against the app's draft (its revision and workflow are stored with it),
+ * shown with its diff and diagnostics, then applied to the draft or rejected (nothing changes). Published
+ * versions are untouched until a publish. Undo takes the last applied proposal back out of the draft. One
+ * implementation for the HTTP API and `weft chat`.
  */
 import { historyMessages, type RememberedTurn, type TurnOutcome } from "../agent/outcome.js";
 import { makeProposal } from "../agent/proposal.js";
+import { analyse } from "../analysis/index.js";
 import type { ChatMessage } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import { ApiError } from "./errors.js";
-import type { AppStore, ProposalRecord, VersionRecord } from "../store/apps.js";
+import type { AppStore, DraftRecord, ProposalRecord } from "../store/apps.js";
 
-export interface ProposalView extends Omit<ProposalRecord, "workflow"> {
-  /** Pending, made from the current version, with changes and no new errors. */
+export interface ProposalView extends Omit<ProposalRecord, "workflow" | "baseWorkflow"> {
+  /** Pending, made from what the draft holds now, with changes and no new errors. */
   canApply: boolean;
-  /** The app moved on since the proposal was made: applying it would lose the newer versions. */
+  /** The draft moved on since the proposal was made: applying it would lose those edits. */
   stale: boolean;
   workflow?: Workflow;
 }
 
-export function proposalView(p: ProposalRecord, currentVersion: number, withWorkflow = true): ProposalView {
-  const { workflow, ...rest } = p;
-  const stale = p.status === "pending" && p.baseVersion !== currentVersion;
+const sameWorkflow = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The draft still holds what the proposal was made from: the same revision, or a later one with the same
+ * workflow (a save that changed nothing does not make a proposal stale).
+ */
+export function madeFrom(p: ProposalRecord, draft: DraftRecord): boolean {
+  if (p.baseRevision === undefined) return false;
+  return p.baseRevision === draft.revision || (p.baseWorkflow !== undefined && sameWorkflow(p.baseWorkflow, draft.workflow));
+}
+
+export function proposalView(p: ProposalRecord, draft: DraftRecord, withWorkflow = true): ProposalView {
+  const { workflow, baseWorkflow: _base, ...rest } = p;
+  const stale = p.status === "pending" && !madeFrom(p, draft);
   return {
     ...rest,
     canApply: p.status === "pending" && !stale && p.newErrors.length === 0 && !p.diff.empty,
@@ -32,10 +45,11 @@ export function proposalView(p: ProposalRecord, currentVersion: number, withWork
 export class Editing {
   constructor(private readonly apps: AppStore) {}
 
-  private async current(appId: string): Promise<VersionRecord> {
-    const v = await this.apps.current(appId);
-    if (!v) throw new ApiError(404, "app.not_found", `no app with id ${appId}`);
-    return v;
+  /** The draft proposals are made against and applied to. */
+  async draft(appId: string): Promise<DraftRecord> {
+    const d = await this.apps.draft(appId);
+    if (!d) throw new ApiError(404, "app.not_found", `no app with id ${appId}`);
+    return d;
   }
 
   private async find(appId: string, id: string): Promise<ProposalRecord> {
@@ -51,12 +65,14 @@ export class Editing {
     return pending.map((p) => p.id);
   }
 
-  async propose(appId: string, base: VersionRecord, workflow: Workflow, meta: { source: string; instruction?: string }): Promise<ProposalRecord> {
+  async propose(appId: string, base: DraftRecord, workflow: Workflow, meta: { source: string; instruction?: string }): Promise<ProposalRecord> {
     await this.supersedePending(appId);
     const p = makeProposal(base.workflow, workflow);
     return this.apps.createProposal({
       appId,
-      baseVersion: base.version,
+      baseVersion: base.baseVersion,
+      baseRevision: base.revision,
+      baseWorkflow: base.workflow,
       source: meta.source,
       instruction: meta.instruction ?? "",
       workflow,
@@ -67,19 +83,19 @@ export class Editing {
     });
   }
 
-  async apply(appId: string, id: string): Promise<{ proposal: ProposalRecord; version: VersionRecord }> {
+  /** Write the proposal's workflow into the draft (next revision); refused, changing nothing, when stale. */
+  async apply(appId: string, id: string): Promise<{ proposal: ProposalRecord; draft: DraftRecord }> {
     const p = await this.find(appId, id);
     if (p.status !== "pending") throw new ApiError(409, "proposal.decided", `proposal ${id} was already ${p.status}; nothing changed`);
     if (p.newErrors.length > 0)
       throw new ApiError(422, "proposal.invalid", `proposal ${id} brings ${p.newErrors.length} new error(s); nothing changed`, p.newErrors);
     if (p.diff.empty) throw new ApiError(409, "proposal.empty", `proposal ${id} changes nothing`);
-    const cur = await this.current(appId);
-    if (cur.version !== p.baseVersion)
-      throw new ApiError(409, "proposal.stale", `proposal ${id} was made from version ${p.baseVersion}, but the app is at version ${cur.version}; nothing changed. Ask again to get a proposal for the current version`);
-    const note = `${p.summary}${p.instruction ? ` — ${p.instruction.slice(0, 160)}` : ""}`;
-    const version = await this.apps.applyProposal(appId, id, note);
-    if (!version) throw new ApiError(409, "proposal.stale", `proposal ${id} was decided or the app changed meanwhile; nothing changed`);
-    return { proposal: (await this.find(appId, id))!, version };
+    const draft = await this.draft(appId);
+    if (!madeFrom(p, draft)) throw staleProposal(p, draft);
+    const applied = await this.apps.applyProposal(appId, id, draft.revision, analyse(p.workflow).diagnostics);
+    if (!applied)
+      throw new ApiError(409, "draft.stale", `proposal ${id} was decided or the draft was saved meanwhile (it is past revision ${draft.revision}); nothing changed`);
+    return { proposal: await this.find(appId, id), draft: applied };
   }
 
   async reject(appId: string, id: string): Promise<ProposalRecord> {
@@ -90,31 +106,36 @@ export class Editing {
   }
 
   /**
-   * Restore the version the current state was made from. Repeated undos walk back: an undo version
-   * stands for the version it restored, so the next undo restores that one's parent.
+   * Take the last applied proposal back out of the draft: the draft becomes what it was before the apply. Only
+   * while the draft still holds what the proposal made, so an edit made after it is never thrown away; repeated
+   * undos walk back through earlier applied proposals.
    */
-  async undo(appId: string): Promise<{ version: VersionRecord; restored: number }> {
-    const cur = await this.current(appId);
-    const state = cur.restores !== undefined ? await this.apps.version(appId, cur.restores) : cur;
-    // Versions stored before versions recorded their parent came from the one before them.
-    const target = state?.parent ?? (state && state.version > 1 ? state.version - 1 : undefined);
-    const from = target !== undefined ? await this.apps.version(appId, target) : undefined;
-    if (!from) throw new ApiError(409, "undo.nothing", `version ${cur.version} is where this app started; there is nothing to undo`);
+  async undo(appId: string): Promise<{ draft: DraftRecord; undone: ProposalRecord }> {
+    const draft = await this.draft(appId);
+    const applied = (await this.apps.proposals(appId, "applied")).filter((p) => p.appliedRevision !== undefined && p.undoneAt === undefined);
+    const last = applied.sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0))[0];
+    if (!last?.baseWorkflow)
+      throw new ApiError(409, "undo.nothing", `no AI change applied to app ${appId}'s draft is left to undo; to go back further, restore a version (Versions, or POST /api/apps/${appId}/versions/N/restore)`);
+    if (!sameWorkflow(last.workflow, draft.workflow))
+      throw new ApiError(409, "undo.stale", `the draft was edited after proposal ${last.id} was applied (it is at revision ${draft.revision}); undoing it would lose those edits, so nothing changed`);
     await this.supersedePending(appId);
-    const version = await this.apps.addVersion(appId, from.workflow, "undo", `undo: restores version ${from.version}`, { parent: cur.version, restores: from.version });
-    return { version, restored: from.version };
+    const d = await this.apps.undoProposal(appId, last.id, draft.revision, analyse(last.baseWorkflow).diagnostics);
+    if (!d) throw new ApiError(409, "draft.stale", `the draft was saved meanwhile (it is past revision ${draft.revision}); nothing was undone`);
+    return { draft: d, undone: await this.find(appId, last.id) };
   }
 
-  async restore(appId: string, v: number): Promise<VersionRecord> {
-    const from = await this.apps.version(appId, v);
-    if (!from) throw new ApiError(404, "version.not_found", `app ${appId} has no version ${v}`);
+  /** Make version `v` the draft (next revision); publishing it unchanged then republishes v. */
+  async restore(appId: string, v: number): Promise<DraftRecord> {
+    await this.draft(appId);
     await this.supersedePending(appId);
-    return this.apps.addVersion(appId, from.workflow, "restore", `restores version ${v}`, { restores: v });
+    const d = await this.apps.restoreDraft(appId, v);
+    if (!d) throw new ApiError(404, "version.not_found", `app ${appId} has no version ${v}`);
+    return d;
   }
 
   /** Store a finished turn (the user's message was stored when it came in). */
-  async remember(appId: string, reply: string, outcome: TurnOutcome, extra: { proposalId?: string; version?: number } = {}): Promise<void> {
-    await this.apps.addMessage(appId, "assistant", reply, extra.version, { outcome, ...(extra.proposalId ? { proposalId: extra.proposalId } : {}) });
+  async remember(appId: string, reply: string, outcome: TurnOutcome, extra: { proposalId?: string } = {}): Promise<void> {
+    await this.apps.addMessage(appId, "assistant", reply, undefined, { outcome, ...(extra.proposalId ? { proposalId: extra.proposalId } : {}) });
   }
 
   /** The conversation so far, for the agent: each turn with what it really did and what became of it. */
@@ -129,9 +150,19 @@ export class Editing {
         t.reply = m.text;
         if (m.outcome) t.outcome = m.outcome;
         const p = m.proposalId ? proposals.get(m.proposalId) : undefined;
-        if (p && p.status !== "pending") t.later = p.status === "applied" ? `the user applied it as version ${p.appliedVersion}` : `the user ${p.status === "rejected" ? "rejected it" : "asked for something else instead; it was not applied"}`;
+        if (p && p.status !== "pending") t.later = p.status === "applied" ? appliedNote(p) : `the user ${p.status === "rejected" ? "rejected it" : "asked for something else instead; it was not applied"}`;
       }
     }
     return historyMessages(turns.slice(-maxTurns));
   }
+}
+
+function appliedNote(p: ProposalRecord): string {
+  const applied = p.appliedRevision !== undefined ? "the user applied it to the draft" : `the user applied it as version ${p.appliedVersion}`;
+  return p.undoneAt !== undefined ? `${applied}, then undid it` : applied;
+}
+
+function staleProposal(p: ProposalRecord, draft: DraftRecord): ApiError {
+  const made = p.baseRevision !== undefined ? `draft revision ${p.baseRevision}` : `version ${p.baseVersion} (before drafts)`;
+  return new ApiError(409, "draft.stale", `proposal ${p.id} was made from ${made}, but the draft is at revision ${draft.revision} with other content; nothing changed. Ask again to get a proposal for the current draft`);
 }

@@ -28,7 +28,7 @@ export type VersionSource =
 
 /**
  * The app's one working copy: what the studio edits and its Run runs. Saved on every change, errors and all;
- * every new version also becomes the draft, so applying a proposal or restoring a version lands here.
+ * every new version also becomes the draft, and applying a proposal, undoing one or restoring a version writes it.
  */
 export interface DraftRecord {
   appId: string;
@@ -100,12 +100,27 @@ export interface ProposalRecord {
   diagnostics: Diagnostic[];
   newErrors: Diagnostic[];
   summary: string;
+  /** Proposals made before drafts were applied as this new version. */
   appliedVersion?: number;
+  /**
+   * The draft revision the proposal was made from; absent for one made against a version before drafts (such a
+   * proposal is stale). A proposal applies to the draft only while the draft still holds what it was made from.
+   */
+  baseRevision?: number;
+  /** The draft's workflow the proposal was made from: undoing the applied proposal restores it. */
+  baseWorkflow?: Workflow;
+  /** The draft revision applying it made. */
+  appliedRevision?: number;
+  /** When an undo took the applied proposal back out of the draft. */
+  undoneAt?: number;
   createdAt: number;
   decidedAt?: number;
 }
 
-export type NewProposal = Omit<ProposalRecord, "id" | "status" | "createdAt" | "decidedAt" | "appliedVersion">;
+export type NewProposal = Omit<
+  ProposalRecord,
+  "id" | "status" | "createdAt" | "decidedAt" | "appliedVersion" | "appliedRevision" | "undoneAt"
+>;
 
 export interface ApiKeyRecord {
   id: string;
@@ -193,11 +208,28 @@ export interface AppStore {
    */
   decideProposal(appId: string, id: string, status: "rejected" | "superseded"): Promise<boolean>;
   /**
-   * Apply a pending proposal: the new version (source "proposal", parent = its base) and the decision
-   * together, and only while the app is still at the proposal's base version. Undefined when either no
-   * longer holds.
+   * Apply a pending proposal to the draft: the draft becomes the proposal's workflow (next revision, stored with
+   * `diagnostics`, base version unchanged) and the proposal is marked applied at that revision, together, and
+   * only while the proposal is pending and the draft is at `expectedRevision`. Undefined when either no longer holds.
    */
-  applyProposal(appId: string, id: string, note: string): Promise<VersionRecord | undefined>;
+  applyProposal(
+    appId: string,
+    id: string,
+    expectedRevision: number,
+    diagnostics: Diagnostic[],
+  ): Promise<DraftRecord | undefined>;
+  /**
+   * Undo an applied proposal: the draft goes back to the proposal's `baseWorkflow` (next revision) and the proposal
+   * records `undoneAt`, together, only while it is applied, not undone, and the draft is at `expectedRevision`.
+   */
+  undoProposal(
+    appId: string,
+    id: string,
+    expectedRevision: number,
+    diagnostics: Diagnostic[],
+  ): Promise<DraftRecord | undefined>;
+  /** Make a version's workflow the draft (next revision, based on that version); undefined for an unknown version. */
+  restoreDraft(appId: string, version: number): Promise<DraftRecord | undefined>;
 
   /** A new API key; only its hash is stored, so the plain key is returned this once. */
   createKey(name?: string): Promise<{ id: string; key: string }>;

@@ -87,9 +87,9 @@ describe("weft chat", () => {
     expect(r.out).toMatch(/proposal prop_\S+ \(not applied yet\)/);
     expect(r.out).toContain("title");
     expect(r.out).toContain("Results");
-    expect(r.out).toMatch(/applied prop_\S+ as version 2/);
+    expect(r.out).toMatch(/applied prop_\S+ to the draft \(revision 2\)/);
     expect(r.out).toContain(`wrote ${out}`);
-    expect(r.out).toMatch(/undone: version 3 restores version 1/);
+    expect(r.out).toMatch(/undone: prop_\S+ taken out of the draft \(revision 3\)/);
     const original = parseWorkflowText(before).workflow;
     expect(parseWorkflowText(readFileSync(out, "utf8")).workflow.nodes).toEqual(original.nodes);
     expect(readFileSync(out, "utf8")).toMatch(/version: 0\.6\.0/);

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { diffWorkflows } from "../../src/ir/diff.js";
 import { createLlmService, parseLlmConfig } from "../../src/llm/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { DirFileService } from "../../src/tools/files.js";
@@ -294,6 +295,8 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     ((await (await s.api("/api/apps")).json()) as any).apps.find((a: any) => a.name === name).id as string;
   const current = async (name: string) =>
     (await (await s.api(`/api/apps/${await appId(name)}/workflow`)).json()) as any;
+  const serverDraft = async (name: string) =>
+    (await (await s.api(`/api/apps/${await appId(name)}/draft`)).json()) as any;
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
@@ -831,7 +834,7 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     expect(dl.suggestedFilename()).toMatch(/\.yml$/);
   });
 
-  it("chats with the agent, reviews its proposal and sees the canvas change to the new version on Apply", { timeout: 90_000 }, async () => {
+  it("chats with the agent, reviews its proposal and sees the canvas change to it on Apply (to the draft)", { timeout: 90_000 }, async () => {
     await openByName("if-else");
     llm.enqueue(
       reply.toolCall("update_workflow", { workflow: compact }),
@@ -850,20 +853,21 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
           `${e.message}\nunmatched LLM requests: ${llm.unmatched.length}\npage errors: ${pageErrors.join("\n")}`,
         );
       });
-    // Nothing is applied yet: the proposal is on the canvas, the app is still at version 3.
+    // Nothing is applied yet: the proposal is on the canvas, the app is still at version 3. The proposal is made
+    // against the draft (version 1 loaded by the test before), so its template node is marked, added or changed.
     await page.locator('[data-testid="review-bar"][data-state="open"]').waitFor();
-    await page.locator('[data-node-type="template-transform"][data-mark="added"]').waitFor();
+    await page.locator('[data-node-type="template-transform"][data-mark]').waitFor();
     expect((await current("if-else")).version).toBe(3);
     await page.getByTestId("proposal-apply").click();
     await page.getByTestId("review-bar").waitFor({ state: "detached" });
-    await page.locator('[data-node-type="template-transform"]:not([data-mark="added"])').waitFor();
+    await page.locator('[data-node-type="template-transform"]:not([data-mark="added"]):not([data-mark="changed"])').waitFor();
     await expect.poll(() => page.locator(".react-flow__node").count()).toBe(3);
-    expect((await current("if-else")).version).toBe(4);
+    // Applied to the draft: no new version (what /v1 runs changes only with Publish); Versions offers its undo.
+    expect((await current("if-else")).version).toBe(3);
+    expect((await serverDraft("if-else")).workflow.nodes.map((n: any) => n.type).sort()).toEqual(["end", "start", "template-transform"]);
     await page.getByTestId("tab-versions").click();
-    await page.getByTestId("version-4").waitFor();
-    await page.getByTestId("version-4").getByText("diff").click();
-    const diff = await page.getByTestId("diff").textContent();
-    expect(diff).toContain("+ nodes");
+    await page.getByTestId("undo").waitFor();
+    expect(await page.getByTestId("version-4").count()).toBe(0);
     await page.getByTestId("tab-run").click();
     await page.getByTestId("input-query").fill("hi");
     await page.getByTestId("run-button").click();
@@ -904,7 +908,7 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       original = ((await (await s.api(`/api/apps/${id}/workflow`)).json()) as any).workflow;
     });
 
-    it("propose → highlighted diff → reject (nothing changed) → propose → apply (exactly the diff) → undo (the original)", { timeout: 180_000 }, async () => {
+    it("propose → highlighted diff → reject (nothing changed) → propose → apply to the draft (exactly the diff) → undo (the original)", { timeout: 180_000 }, async () => {
       await openByName("review me");
       await propose("shout the wrapped query and drop the side note");
 
@@ -944,16 +948,17 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       expect(rejected).toHaveLength(1);
       await shot("review-3-rejected");
 
-      // Propose again and apply: the new version differs from the old by exactly the proposal's diff.
+      // Propose again and apply: the draft (not a version: issue 29) differs from the original by exactly the diff.
       await propose("shout the wrapped query and drop the side note, please");
       const pid = await page.getByTestId("review-bar").getAttribute("data-proposal");
       const proposal = (await (await s.api(`/api/apps/${id}/proposals/${pid}`)).json()) as any;
       await page.getByTestId("proposal-apply").click();
       await page.getByTestId("review-bar").waitFor({ state: "detached" });
-      await page.getByText("Applied as version 2.").waitFor();
-      const v2 = await current("review me");
-      expect(v2.version).toBe(2);
-      const diff = ((await (await s.api(`/api/apps/${id}/versions/2/diff?against=1`)).json()) as any).diff;
+      await page.getByText(/Applied to the draft \(revision \d+\)\. Publish to make it live/).waitFor();
+      await unchanged(1);
+      const applied = await serverDraft("review me");
+      expect(applied.dirty).toBe(true);
+      const diff = diffWorkflows(original, applied.workflow) as any;
       expect(diff.nodesAdded).toHaveLength(1);
       expect(diff.nodesRemoved).toEqual(["note"]);
       expect([...diff.nodesChanged].sort()).toEqual(["end", "wrap"]);
@@ -969,16 +974,16 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       expect(await marks()).toEqual({});
       await shot("review-4-applied");
 
-      // Undo: a new version with the original workflow, drawn on the canvas.
+      // Undo: the draft as it was before the apply, drawn on the canvas; no version was made.
       await page.getByTestId("tab-versions").click();
       await page.getByTestId("undo").click();
-      await page.getByText("Undone: version 3 restores version 1.").waitFor();
-      const v3 = await current("review me");
-      expect(v3.version).toBe(3);
-      expect(v3.workflow).toEqual(original);
+      await page.getByText(/Undone: the draft is back to how it was before/).waitFor();
+      expect((await serverDraft("review me")).workflow).toEqual(original);
+      await unchanged(1);
       await nodeAt("note").waitFor();
       await nodeAt(diff.nodesAdded[0]).waitFor({ state: "detached" });
-      await page.getByTestId("version-3").waitFor();
+      await page.getByTestId("undo").waitFor({ state: "detached" });
+      expect(await page.locator('[data-testid^="version-"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-testid")).filter((t) => /^version-\d+$/.test(t!)))).toEqual(["version-1"]);
       await shot("review-5-undone");
     });
 
@@ -1017,7 +1022,8 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       await openByName("review me");
       await page.locator(`[data-testid="review-bar"][data-proposal="${p.id}"]`).waitFor();
       await nodeAt("note").and(page.locator('[data-mark="removed"]')).waitFor();
-      // Put aside, the user edits and saves: the proposal was made against the version before and says so.
+      // Put aside, the user edits (autosaved to the draft) and saves a version: the proposal was made against the
+      // draft before and says so; it can never overwrite those edits.
       await page.getByTestId("review-hide").click();
       await page.locator('[data-testid="review-bar"][data-state="hidden"]').waitFor();
       expect(await marks()).toEqual({});
@@ -1025,7 +1031,7 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       await page.getByTestId("field-title").fill("Wrap it");
       await page.getByTestId("review-show").click();
       await page.getByTestId("proposal-unsaved").waitFor();
-      expect(await page.getByTestId("proposal-apply").textContent()).toBe("Discard my unsaved edits and apply");
+      expect(await page.getByTestId("proposal-apply").isDisabled()).toBe(true);
       await shot("review-7-unsaved-edits");
       await page.getByTestId("review-hide").click();
       await page.getByTestId("save").click();

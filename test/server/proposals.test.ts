@@ -1,5 +1,6 @@
 // Issue 13 over HTTP: an agent chat turn on an imported real Dify app yields a proposal and changes nothing;
-// reject keeps the app as it was; apply stores exactly the proposed diff; undo restores the original; a
+// reject keeps the app as it was; apply writes exactly the proposed diff into the draft (issue 29: no new
+// version); undo restores the original draft; a
 // rejected update reports its diagnostics and "Nothing changed", and the agent remembers each outcome.
 import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
@@ -63,7 +64,7 @@ describe("AI edits as proposals over the API", () => {
     scriptAgent(addLlm, "I added a Polish step.");
     const ev1 = await readSse(await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "add an LLM that polishes the text" } }));
     const proposal = ev1.find((e) => e.data.type === "proposal")!.data.proposal;
-    expect(proposal).toMatchObject({ status: "pending", baseVersion: 1, canApply: true, stale: false });
+    expect(proposal).toMatchObject({ status: "pending", baseVersion: 1, baseRevision: 1, canApply: true, stale: false });
     expect(proposal.diff.nodes.added.map((n: any) => [n.type, n.title])).toEqual([["llm", "Polish"]]);
     expect(proposal.diff.nodes.removed).toEqual([]);
     expect(proposal.diff.nodes.changed).toEqual([]);
@@ -72,12 +73,12 @@ describe("AI edits as proposals over the API", () => {
     expect(proposal.summary).toMatch(/Added .*Polish/);
     // The new node runs on the configured model, not a default someone hard-coded.
     expect(proposal.diff.nodes.added[0].node.config.model).toMatchObject({ name: "house-model" });
-    expect(ev1.at(-1)!.data).toMatchObject({ type: "done", updated: true, notApplied: false, version: 1, outcome: { kind: "proposed" } });
+    expect(ev1.at(-1)!.data).toMatchObject({ type: "done", updated: true, notApplied: false, version: 1, revision: 1, outcome: { kind: "proposed" } });
     expect((await json(`/api/apps/${id}/workflow`)).version).toBe(1);
     expect((await json(`/api/apps/${id}/proposals?status=pending`)).proposals.map((p: any) => p.id)).toEqual([proposal.id]);
 
     const rejected = await json(`/api/apps/${id}/proposals/${proposal.id}/reject`, { method: "POST" });
-    expect(rejected).toMatchObject({ proposal: { status: "rejected" }, version: 1, note: "Nothing changed." });
+    expect(rejected).toMatchObject({ proposal: { status: "rejected" }, revision: 1, note: "Nothing changed." });
     const after = await json(`/api/apps/${id}/workflow`);
     expect(after.version).toBe(1);
     expect(after.workflow).toEqual(original);
@@ -87,9 +88,11 @@ describe("AI edits as proposals over the API", () => {
     const ev2 = await readSse(await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "add it after all" } }));
     const p2 = ev2.find((e) => e.data.type === "proposal")!.data.proposal;
     const applied = await s.api(`/api/apps/${id}/proposals/${p2.id}/apply`, { method: "POST" });
-    expect(applied.status).toBe(201);
-    expect(((await applied.json()) as any).version).toMatchObject({ version: 2, source: "proposal" });
-    const v2 = await json(`/api/apps/${id}/workflow`);
+    expect(applied.status).toBe(200);
+    expect(((await applied.json()) as any).draft).toMatchObject({ revision: 2, baseVersion: 1, dirty: true });
+    // The draft changed; the version (what /v1 runs) did not.
+    expect((await json(`/api/apps/${id}/workflow`)).workflow).toEqual(original);
+    const v2 = await json(`/api/apps/${id}/draft`);
     const stored = diffWorkflows(original, v2.workflow);
     expect(stored.nodesAdded).toEqual(p2.diff.nodesAdded);
     expect(stored.edgesAdded.sort()).toEqual([...p2.diff.edgesAdded].sort());
@@ -98,10 +101,10 @@ describe("AI edits as proposals over the API", () => {
     for (const n of original.nodes) expect(isDeepStrictEqual(v2.workflow.nodes.find((x: any) => x.id === n.id), n)).toBe(true);
 
     const undo = await s.api(`/api/apps/${id}/undo`, { method: "POST" });
-    expect(undo.status).toBe(201);
-    expect(((await undo.json()) as any)).toMatchObject({ version: { version: 3, source: "undo" }, restored: 1 });
-    expect((await json(`/api/apps/${id}/workflow`)).workflow).toEqual(original);
-    expect((await json(`/api/apps/${id}/versions`)).versions.map((v: any) => v.source)).toEqual(["import", "proposal", "undo"]);
+    expect(undo.status).toBe(200);
+    expect(((await undo.json()) as any)).toMatchObject({ draft: { revision: 3, dirty: false }, undone: { id: p2.id } });
+    expect((await json(`/api/apps/${id}/draft`)).workflow).toEqual(original);
+    expect((await json(`/api/apps/${id}/versions`)).versions.map((v: any) => v.source)).toEqual(["import"]);
   });
 
   it("a rejected update: diagnostics, 'Nothing changed', the success claim marked not applied, remembered next turn", async () => {
@@ -119,7 +122,7 @@ describe("AI edits as proposals over the API", () => {
     expect(update.ok).toBe(false);
     expect(events.some((e) => e.data.type === "proposal")).toBe(false);
     const done = events.at(-1)!.data;
-    expect(done).toMatchObject({ type: "done", updated: false, notApplied: true, version: 1, proposal: null, outcome: { kind: "rejected" } });
+    expect(done).toMatchObject({ type: "done", updated: false, notApplied: true, version: 1, revision: 1, proposal: null, outcome: { kind: "rejected" } });
     expect(done.outcome.summary).toContain("Nothing changed.");
     expect(done.outcome.diagnostics.length).toBeGreaterThan(0);
     expect(done.outcome.diagnostics.every((d: any) => typeof d.code === "string" && d.severity === "error")).toBe(true);
@@ -139,7 +142,7 @@ describe("AI edits as proposals over the API", () => {
     expect(memory).toContain("Nothing changed");
   });
 
-  it("a proposal made from an older version is stale and cannot be applied over the newer one", async () => {
+  it("a proposal made from an older version is stale and cannot be applied over the newer draft", async () => {
     const imported = await json("/api/apps/import", { method: "POST", body: readFileSync(corpusFile(APP), "utf8") });
     const id = imported.app.id;
     const cur = await json(`/api/apps/${id}/workflow`);
@@ -155,8 +158,9 @@ describe("AI edits as proposals over the API", () => {
     expect((await json(`/api/apps/${id}/proposals/${pid}`)).stale).toBe(true);
     const refused = await s.api(`/api/apps/${id}/proposals/${pid}/apply`, { method: "POST" });
     expect(refused.status).toBe(409);
-    expect(((await refused.json()) as any).error.code).toBe("proposal.stale");
+    expect(((await refused.json()) as any).error.code).toBe("draft.stale");
     expect((await json(`/api/apps/${id}/workflow`)).workflow.nodes[1].title).toBe("Mine");
+    expect((await json(`/api/apps/${id}/draft`)).workflow.nodes[1].title).toBe("Mine");
   });
 
   it("an unreadable proposal body is a typed 422 naming the problems, and nothing is stored", async () => {

@@ -651,44 +651,80 @@ const proposal = (appId: string, baseVersion: number): NewProposal => ({
 });
 
 function describeProposals(target: StoreTarget): void {
-  it("proposals: pending until decided once; apply adds a version made from the base, only while the app is still there", () =>
+  it("proposals: pending until decided once; apply writes the draft (not a version) only while it is at the expected revision; undo restores the base", () =>
     withStores(target, async ({ apps }) => {
       const { app } = await apps.createApp({ name: "P", mode: "workflow" }, wf, "create");
-      const p1 = await apps.createProposal(proposal(app.id, 1));
+      const base = (await apps.draft(app.id))!;
+      const made = { ...proposal(app.id, 1), baseRevision: base.revision, baseWorkflow: base.workflow };
+      const p1 = await apps.createProposal(made);
       expect(p1).toMatchObject({
         appId: app.id,
         baseVersion: 1,
+        baseRevision: base.revision,
+        baseWorkflow: base.workflow,
         status: "pending",
         summary: "renamed",
         instruction: "rename é ✓",
       });
       expect(p1.id).toMatch(/^prop_/);
-      expect(p1.appliedVersion).toBeUndefined();
+      expect(p1.appliedRevision).toBeUndefined();
+      expect(p1.undoneAt).toBeUndefined();
       expect(await apps.proposal(app.id, p1.id)).toEqual(p1);
       expect(await apps.proposal("other", p1.id)).toBeUndefined();
-      const p2 = await apps.createProposal(proposal(app.id, 1));
+      const p2 = await apps.createProposal(made);
       expect((await apps.proposals(app.id)).map((p) => p.id)).toEqual([p1.id, p2.id]);
+      // A proposal stored without a draft base (made before drafts) reads back without one.
+      const legacy = await apps.createProposal(proposal(app.id, 1));
+      expect(legacy.baseRevision).toBeUndefined();
+      expect(legacy.baseWorkflow).toBeUndefined();
+      expect(await apps.decideProposal(app.id, legacy.id, "superseded")).toBe(true);
 
       expect(await apps.decideProposal(app.id, p2.id, "rejected")).toBe(true);
       expect(await apps.decideProposal(app.id, p2.id, "superseded")).toBe(false);
-      expect(await apps.applyProposal(app.id, p2.id, "n")).toBeUndefined();
+      expect(await apps.applyProposal(app.id, p2.id, base.revision, [])).toBeUndefined();
       expect((await apps.proposals(app.id, "pending")).map((p) => p.id)).toEqual([p1.id]);
+      // At another revision than the draft's: refused, nothing written, still pending.
+      expect(await apps.applyProposal(app.id, p1.id, base.revision + 5, [])).toBeUndefined();
+      expect((await apps.proposal(app.id, p1.id))?.status).toBe("pending");
 
+      const finding = { code: "x.warn", severity: "warning" as const, message: "w" };
       const tries = await Promise.all([
-        apps.applyProposal(app.id, p1.id, "applied"),
-        apps.applyProposal(app.id, p1.id, "again"),
+        apps.applyProposal(app.id, p1.id, base.revision, [finding]),
+        apps.applyProposal(app.id, p1.id, base.revision, [finding]),
       ]);
-      const v = tries.find((t) => t !== undefined)!;
+      const d = tries.find((t) => t !== undefined)!;
       expect(tries.filter((t) => t !== undefined)).toHaveLength(1);
-      expect(v).toMatchObject({ version: 2, source: "proposal", parent: 1, note: "applied" });
-      expect(v.workflow.name).toBe("Proposed");
-      expect(await apps.proposal(app.id, p1.id)).toMatchObject({ status: "applied", appliedVersion: 2 });
-      expect((await apps.proposal(app.id, p1.id))?.decidedAt).toBeGreaterThan(0);
+      expect(d).toMatchObject({ revision: base.revision + 1, baseVersion: 1, diagnostics: [finding] });
+      expect(d.workflow.name).toBe("Proposed");
+      expect(await apps.draft(app.id)).toMatchObject({ revision: base.revision + 1, workflow: { name: "Proposed" } });
+      // No version was made: what end users run is untouched until a publish.
+      expect((await apps.versions(app.id)).map((v) => v.version)).toEqual([1]);
+      const applied = (await apps.proposal(app.id, p1.id))!;
+      expect(applied).toMatchObject({ status: "applied", appliedRevision: base.revision + 1 });
+      expect(applied.appliedVersion).toBeUndefined();
+      expect(applied.decidedAt).toBeGreaterThan(0);
 
-      // A proposal made from version 1 cannot be applied once the app moved on.
-      const stale = await apps.createProposal(proposal(app.id, 1));
-      expect(await apps.applyProposal(app.id, stale.id, "late")).toBeUndefined();
-      expect((await apps.proposal(app.id, stale.id))?.status).toBe("pending");
+      // Undo: only while the draft is at the expected revision, only once.
+      expect(await apps.undoProposal(app.id, p1.id, base.revision, [])).toBeUndefined();
+      expect(await apps.undoProposal(app.id, p2.id, d.revision, [])).toBeUndefined();
+      const undos = await Promise.all([
+        apps.undoProposal(app.id, p1.id, d.revision, []),
+        apps.undoProposal(app.id, p1.id, d.revision, []),
+      ]);
+      expect(undos.filter((t) => t !== undefined)).toHaveLength(1);
+      expect(await apps.draft(app.id)).toMatchObject({ revision: d.revision + 1, workflow: base.workflow });
+      expect((await apps.proposal(app.id, p1.id))?.undoneAt).toBeGreaterThan(0);
+      expect(await apps.undoProposal(app.id, p1.id, d.revision + 1, [])).toBeUndefined();
+
+      // Restoring a version makes it the draft (next revision, based on it).
+      const v2 = await apps.addVersion(app.id, { ...wf, name: "second" }, "edit");
+      await apps.saveDraft(app.id, { ...wf, name: "edited" }, []);
+      const before = (await apps.draft(app.id))!.revision;
+      expect(await apps.restoreDraft(app.id, 1)).toMatchObject({ revision: before + 1, baseVersion: 1, workflow: base.workflow });
+      expect(await apps.draft(app.id)).toMatchObject({ revision: before + 1, baseVersion: 1, workflow: base.workflow });
+      expect(await apps.restoreDraft(app.id, 99)).toBeUndefined();
+      expect(await apps.restoreDraft("nope", 1)).toBeUndefined();
+      expect((await apps.versions(app.id)).map((v) => v.version)).toEqual([1, v2.version]);
 
       const undo = await apps.addVersion(app.id, wf, "undo", "undo", { parent: 2, restores: 1 });
       expect(undo).toMatchObject({ version: 3, parent: 2, restores: 1 });
@@ -697,11 +733,11 @@ function describeProposals(target: StoreTarget): void {
 
       await apps.addMessage(app.id, "assistant", "nothing", undefined, {
         outcome: { kind: "rejected", summary: "no", diagnostics: [] },
-        proposalId: stale.id,
+        proposalId: p2.id,
       });
       expect((await apps.messages(app.id)).at(-1)).toMatchObject({
         outcome: { kind: "rejected", summary: "no" },
-        proposalId: stale.id,
+        proposalId: p2.id,
       });
       expect(await apps.deleteApp(app.id)).toBe(true);
       expect(await apps.proposals(app.id)).toEqual([]);

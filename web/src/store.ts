@@ -110,6 +110,8 @@ interface State {
   conversation: Conversation;
   chat: { entries: ChatEntry[]; busy: boolean };
   versions: VersionInfo[];
+  /** The last AI proposal applied to the draft and not undone: what Undo takes back out. */
+  lastApplied?: ProposalView;
   diff?: { version: number; against: number | null; diff: Diff };
 
   login(key: string): Promise<void>;
@@ -508,6 +510,8 @@ export const useStore = create<State>((set, get) => {
       const push = (entry: ChatEntry) => set((s) => ({ chat: { ...s.chat, entries: [...s.chat.entries, entry] } }));
       set((s) => ({ chat: { entries: [...s.chat.entries, { role: "user", text }], busy: true } }));
       try {
+        // The agent edits the server draft: it must hold the edits made just before asking.
+        await flushDraft();
         await stream(
           `/api/apps/${app.id}/chat`,
           async (ev) => {
@@ -532,8 +536,12 @@ export const useStore = create<State>((set, get) => {
     async loadVersions() {
       const app = get().app;
       if (!app) return;
-      const { versions } = await api<{ versions: VersionInfo[] }>(`/api/apps/${app.id}/versions`);
-      set({ versions });
+      const [{ versions }, { proposals }] = await Promise.all([
+        api<{ versions: VersionInfo[] }>(`/api/apps/${app.id}/versions`),
+        api<{ proposals: ProposalView[] }>(`/api/apps/${app.id}/proposals?status=applied`),
+      ]);
+      const undoable = proposals.filter((p) => p.appliedRevision !== undefined && p.undoneAt === undefined);
+      set({ versions, lastApplied: undoable.sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0))[0] });
     },
     async showDiff(version) {
       const app = get().app;
@@ -584,11 +592,12 @@ export const useStore = create<State>((set, get) => {
       set({ review: { ...review, busy: true, refusal: undefined } });
       try {
         await flushDraft();
-        const r = await api<{ version: { version: number } }>(appPath(`/proposals/${review.proposal.id}/apply`), { method: "POST" });
+        // The server writes the draft (no version): Publish makes it live, Undo in Versions takes it back out.
+        const r = await api<{ draft: { revision: number } }>(appPath(`/proposals/${review.proposal.id}/apply`), { method: "POST" });
         set({ review: undefined, selected: undefined });
         await get().reloadWorkflow();
         void get().loadVersions();
-        get().say("ok", `Applied as version ${r.version.version}. Undo is in Versions.`);
+        get().say("ok", `Applied to the draft (revision ${r.draft.revision}). Publish to make it live; Undo is in Versions.`);
       } catch (e) {
         const diagnostics = e instanceof ApiFailure ? e.diagnostics : [];
         set({ review: { ...review, busy: false, refusal: { text: /nothing changed/i.test(errText(e)) ? errText(e) : `${errText(e)}. Nothing changed.`, diagnostics } } });
@@ -615,12 +624,12 @@ export const useStore = create<State>((set, get) => {
       if (!get().app) return;
       try {
         await flushDraft();
-        const r = await api<{ version: { version: number }; restored: number }>(appPath("/undo"), { method: "POST" });
-        // The server supersedes pending proposals: they were made against the version undone.
+        const r = await api<{ draft: { revision: number }; undone: ProposalView }>(appPath("/undo"), { method: "POST" });
+        // The server supersedes pending proposals: they were made against the draft undone.
         set({ review: undefined, selected: undefined });
         await get().reloadWorkflow();
         await get().loadVersions();
-        get().say("ok", `Undone: version ${r.version.version} restores version ${r.restored}.`);
+        get().say("ok", `Undone: the draft is back to how it was before “${r.undone.summary}”.`);
       } catch (e) {
         get().say("error", `could not undo: ${errText(e)}`);
       }

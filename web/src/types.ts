@@ -159,6 +159,10 @@ export interface ProposalView {
   diagnostics: Diagnostic[];
   newErrors: Diagnostic[];
   appliedVersion?: number;
+  /** The draft revision it was made from, and the one applying it made. */
+  baseRevision?: number;
+  appliedRevision?: number;
+  undoneAt?: number;
   createdAt: number;
   decidedAt?: number;
   canApply: boolean;
@@ -168,7 +172,7 @@ export interface ProposalView {
 /** What a chat turn really did (src/agent/outcome.ts). */
 export type TurnOutcome =
   | { kind: "proposed"; summary: string; proposalId?: string; errors: number; warnings: number }
-  | { kind: "applied"; summary: string; proposalId?: string; version: number }
+  | { kind: "applied"; summary: string; proposalId?: string; revision?: number; version?: number }
   | { kind: "rejected"; summary: string; diagnostics: Diagnostic[] }
   | { kind: "unchanged"; summary: string };
 export interface AttemptRecord {

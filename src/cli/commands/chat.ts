@@ -13,7 +13,7 @@ import { readWorkflow } from "../io.js";
 import { CliError } from "../output.js";
 import { type AgentSetup, agentSetup, attemptsReport, proposalReport, rejectionReport, writeWorkflowYaml } from "./generate.js";
 
-const HELP = "type an instruction; /diff shows the pending proposal (or the last change), /apply applies it, /reject drops it, /undo restores the version before the last change, /quit ends";
+const HELP = "type an instruction; /diff shows the pending proposal (or the last change), /apply applies it to the draft, /reject drops it, /undo takes the last applied change back out, /quit ends";
 
 interface ChatContext {
   apps: AppStore;
@@ -46,7 +46,7 @@ async function turn(ctx: ChatContext, text: string): Promise<void> {
   for (const id of await editing.supersedePending(app.id)) ctx.say(`proposal ${id} was not applied; it is dropped`);
   const history = await editing.memory(app.id);
   await apps.addMessage(app.id, "user", text);
-  const base = (await apps.current(app.id))!;
+  const base = await editing.draft(app.id);
   const current = base.workflow.nodes.length > 0 ? base.workflow : undefined;
   const r = await generateWorkflow({
     llm: ctx.agent.llm,
@@ -88,22 +88,21 @@ async function command(ctx: ChatContext, cmd: string): Promise<void> {
   switch (cmd) {
     case "/diff": {
       if (p) return ctx.say(`proposal ${p.id} (not applied yet): ${p.summary}\n${formatDiff(p.diff)}`);
-      const cur = (await apps.current(app.id))!;
-      const parent = cur.parent !== undefined ? await apps.version(app.id, cur.parent) : undefined;
-      return ctx.say(parent ? `last change (version ${cur.version} from ${parent.version}):\n${formatDiff(diffWorkflows(parent.workflow, cur.workflow))}` : "no changes yet");
+      const last = (await apps.proposals(app.id, "applied")).filter((x) => x.undoneAt === undefined).at(-1);
+      return ctx.say(last ? `last change (${last.id}):\n${formatDiff(last.diff)}` : "no changes yet");
     }
     case "/apply": {
       if (!p) return ctx.say("there is no proposal to apply");
-      const { version } = await editing.apply(app.id, p.id);
-      return ctx.say(`applied ${p.id} as version ${version.version}: ${p.summary}\nwrote ${writeWorkflowYaml(ctx.out, version.workflow)}`);
+      const { draft } = await editing.apply(app.id, p.id);
+      return ctx.say(`applied ${p.id} to the draft (revision ${draft.revision}): ${p.summary}\nwrote ${writeWorkflowYaml(ctx.out, draft.workflow)}`);
     }
     case "/reject":
       if (!p) return ctx.say("there is no proposal to reject");
       await editing.reject(app.id, p.id);
       return ctx.say(`rejected ${p.id}. ${NOTHING_CHANGED}`);
     case "/undo": {
-      const { version, restored } = await editing.undo(app.id);
-      return ctx.say(`undone: version ${version.version} restores version ${restored}\nwrote ${writeWorkflowYaml(ctx.out, version.workflow)}`);
+      const { draft, undone } = await editing.undo(app.id);
+      return ctx.say(`undone: ${undone.id} taken out of the draft (revision ${draft.revision})\nwrote ${writeWorkflowYaml(ctx.out, draft.workflow)}`);
     }
     case "/help":
       return ctx.say(HELP);

@@ -10,14 +10,14 @@ import { pumpSSE } from "../sse.js";
 
 /**
  * What the chat stream sends: the agent's events; `superseded` when a pending proposal was dropped for
- * this turn; `proposal` when the turn ended with a change (nothing is applied yet); `version` when it
- * was applied (only with `apply: true`); and a final `done` saying what really happened.
+ * this turn; `proposal` when the turn ended with a change (nothing is applied yet); `applied` when it
+ * was applied to the draft (only with `apply: true`); and a final `done` saying what really happened.
  */
 export type ChatStreamEvent =
   | AgentEvent
   | { type: "superseded"; proposals: string[] }
   | { type: "proposal"; proposal: ProposalView }
-  | { type: "version"; version: number; diff: WorkflowDiff }
+  | { type: "applied"; revision: number; diff: WorkflowDiff }
   | {
       type: "done";
       reply: string;
@@ -27,8 +27,10 @@ export type ChatStreamEvent =
       /** The reply claims a change that was not made (a rejected update, or none at all). */
       notApplied: boolean;
       proposal: string | null;
-      /** The app's current version after the turn. */
+      /** The app's newest version (a turn never makes one: proposals apply to the draft). */
       version: number;
+      /** The draft's revision after the turn. */
+      revision: number;
     };
 
 export function chatRoutes(deps: ServerDeps): Hono {
@@ -56,26 +58,28 @@ export function chatRoutes(deps: ServerDeps): Hono {
     if (superseded.length) emit({ type: "superseded", proposals: superseded });
     const history = await deps.editing.memory(app.id);
     await deps.apps.addMessage(app.id, "user", message);
-    const base = (await deps.apps.current(app.id))!;
+    // The agent edits the draft, errors and all: what the user sees in the studio.
+    const base = await deps.editing.draft(app.id);
+    const version = (await deps.apps.current(app.id))?.version ?? base.baseVersion;
 
     const finish = async (res: AgentResult) => {
       let outcome = res.outcome;
       let proposalId: string | null = null;
-      let version = base.version;
+      let revision = base.revision;
       if (res.updated && res.workflow) {
         const p = await deps.editing.propose(app.id, base, res.workflow, { source: "agent", instruction: message });
         proposalId = p.id;
         outcome = { ...(outcome as Extract<TurnOutcome, { kind: "proposed" }>), proposalId: p.id };
-        emit({ type: "proposal", proposal: proposalView(p, base.version) });
+        emit({ type: "proposal", proposal: proposalView(p, base) });
         if (body.apply === true) {
           const applied = await deps.editing.apply(app.id, p.id);
-          version = applied.version.version;
-          outcome = { kind: "applied", summary: p.summary, proposalId: p.id, version };
-          emit({ type: "version", version, diff: p.diff });
+          revision = applied.draft.revision;
+          outcome = { kind: "applied", summary: p.summary, proposalId: p.id, revision };
+          emit({ type: "applied", revision, diff: p.diff });
         }
       }
-      await deps.editing.remember(app.id, res.reply, outcome, { ...(proposalId ? { proposalId } : {}), ...(version !== base.version ? { version } : {}) });
-      emit({ type: "done", reply: res.reply, updated: res.updated, outcome, notApplied: res.notApplied, proposal: proposalId, version });
+      await deps.editing.remember(app.id, res.reply, outcome, proposalId ? { proposalId } : {});
+      emit({ type: "done", reply: res.reply, updated: res.updated, outcome, notApplied: res.notApplied, proposal: proposalId, version, revision });
     };
 
     const models = deps.llmConfig ? Object.keys(deps.llmConfig.models) : [];

@@ -10,6 +10,8 @@ import type { Workflow } from "../../ir/workflow.js";
 import "../../nodes/index.js";
 import { readJson, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
+import { modelDiagnostics, modelOptions } from "../model-options.js";
+import { newNodeConfig } from "../new-node.js";
 import { portsOf } from "../ports.js";
 
 let nodeTypesCache: unknown[] | undefined;
@@ -65,7 +67,8 @@ export function metaRoutes(deps: ServerDeps): Hono {
 
   r.get("/models", (c) => {
     const cfg = deps.llmConfig;
-    if (!cfg) return c.json({ configured: false, default: null, endpoints: [], models: [], agent: null });
+    if (!cfg)
+      return c.json({ configured: false, default: null, endpoints: [], models: [], agent: null, options: [], defaultModel: null });
     return c.json({
       configured: Object.keys(cfg.endpoints).length > 0,
       default: cfg.default ?? null,
@@ -80,7 +83,21 @@ export function metaRoutes(deps: ServerDeps): Hono {
       models: Object.entries(cfg.models).map(([name, route]) => ({ name, ...(route as object) })),
       providers: cfg.providers,
       agent: deps.agentLlm ? deps.agentModel : null,
+      // The inspector's model select: provider + name as a node writes them, and what a new node gets.
+      options: modelOptions(cfg),
+      defaultModel: deps.nodeModel ?? null,
     });
+  });
+
+  // The palette's new node, fitted to the app: its start node's first variable, the configured default model.
+  r.post("/node-template", async (c) => {
+    const body = await readJson(c);
+    if (typeof body.type !== "string" || !body.type)
+      throw new ApiError(400, "request.missing_type", "the body needs `type`, a node type (GET /api/node-types)");
+    const draft = parseDraft(body.workflow);
+    if ("diagnostics" in draft)
+      throw new ApiError(422, "workflow.invalid", "`workflow` is not a workflow; the template is fitted to the app's workflow", draft.diagnostics);
+    return c.json({ config: newNodeConfig(body.type, draft.workflow, deps.nodeModel) });
   });
 
   r.get("/node-types", (c) => c.json({ nodeTypes: nodeTypes() }));
@@ -92,7 +109,8 @@ export function metaRoutes(deps: ServerDeps): Hono {
     const res = analyse(draft.workflow);
     // What nothing serves here (tools, knowledge bases) shows on the node before anyone runs it.
     const serving = await servingDiagnostics(draft.workflow, deps.services);
-    return c.json({ diagnostics: [...res.diagnostics, ...serving], burden: res.burden, ports: portsOf(draft.workflow) });
+    const models = modelDiagnostics(draft.workflow, modelOptions(deps.llmConfig));
+    return c.json({ diagnostics: [...res.diagnostics, ...serving, ...models], burden: res.burden, ports: portsOf(draft.workflow) });
   });
 
   // The inspector's variable picker: exactly the values the analyser finds available at one node of a draft.

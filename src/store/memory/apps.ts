@@ -216,13 +216,39 @@ export class MemoryAppStore implements AppStore {
     return true;
   }
 
-  async applyProposal(appId: string, id: string, note: string): Promise<VersionRecord | undefined> {
+  async applyProposal(
+    appId: string,
+    id: string,
+    expectedRevision: number,
+    diagnostics: Diagnostic[],
+  ): Promise<DraftRecord | undefined> {
     const p = this.proposalLog.get(appId)?.find((x) => x.id === id);
-    const cur = this.versionLog.get(appId)?.at(-1);
-    if (!p || p.status !== "pending" || cur?.version !== p.baseVersion) return undefined;
-    const v = await this.addVersion(appId, p.workflow, "proposal", note, { parent: p.baseVersion });
-    Object.assign(p, { status: "applied", appliedVersion: v.version, decidedAt: Date.now() });
-    return v;
+    if (!p || p.status !== "pending") return undefined;
+    const r = await this.saveDraft(appId, p.workflow, diagnostics, expectedRevision);
+    if (!r?.saved) return undefined;
+    Object.assign(p, { status: "applied", appliedRevision: r.draft.revision, decidedAt: Date.now() });
+    return r.draft;
+  }
+
+  async undoProposal(
+    appId: string,
+    id: string,
+    expectedRevision: number,
+    diagnostics: Diagnostic[],
+  ): Promise<DraftRecord | undefined> {
+    const p = this.proposalLog.get(appId)?.find((x) => x.id === id);
+    if (!p || p.status !== "applied" || p.undoneAt !== undefined || !p.baseWorkflow) return undefined;
+    const r = await this.saveDraft(appId, p.baseWorkflow, diagnostics, expectedRevision);
+    if (!r?.saved) return undefined;
+    p.undoneAt = Date.now();
+    return r.draft;
+  }
+
+  async restoreDraft(appId: string, version: number): Promise<DraftRecord | undefined> {
+    const v = this.versionLog.get(appId)?.find((x) => x.version === version);
+    if (!v) return undefined;
+    this.setDraftFrom(v, Date.now());
+    return structuredClone(this.drafts.get(appId));
   }
 
   async messages(appId: string): Promise<ChatMessageRecord[]> {

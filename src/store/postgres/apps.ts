@@ -76,6 +76,10 @@ interface ProposalRow {
   new_errors: string;
   summary: string;
   applied_version: number | null;
+  base_revision: number | null;
+  base_workflow: string | null;
+  applied_revision: number | null;
+  undone_at: number | null;
   created_at: number;
   decided_at: number | null;
 }
@@ -114,12 +118,16 @@ const toProposal = (r: ProposalRow): ProposalRecord => ({
   newErrors: json(r.new_errors),
   summary: json(r.summary),
   ...(r.applied_version !== null ? { appliedVersion: r.applied_version } : {}),
+  ...(r.base_revision !== null ? { baseRevision: r.base_revision } : {}),
+  ...(r.base_workflow !== null ? { baseWorkflow: json(r.base_workflow) } : {}),
+  ...(r.applied_revision !== null ? { appliedRevision: r.applied_revision } : {}),
+  ...(r.undone_at !== null ? { undoneAt: r.undone_at } : {}),
   createdAt: r.created_at,
   ...(r.decided_at !== null ? { decidedAt: r.decided_at } : {}),
 });
 
 const PROPOSAL_COLUMNS =
-  "id, app_id, base_version, status, source, instruction, workflow, diff, diagnostics, new_errors, summary, applied_version, created_at, decided_at";
+  "id, app_id, base_version, status, source, instruction, workflow, diff, diagnostics, new_errors, summary, applied_version, base_revision, base_workflow, applied_revision, undone_at, created_at, decided_at";
 
 const APP_COLUMNS = "id, name, mode, description, created_at, updated_at, published_version";
 const VERSION_COLUMNS = "app_id, version, workflow, source, note, parent, restores, created_at";
@@ -349,7 +357,8 @@ export class PostgresAppStore implements AppStore {
   async createProposal(p: NewProposal): Promise<ProposalRecord> {
     const [row] = await this.db.query<ProposalRow>(
       `INSERT INTO proposals (id, app_id, base_version, status, source, instruction, workflow, diff, diagnostics,
-         new_errors, summary, created_at) VALUES ($1,$2,$3,'pending',$4,$5,$6,$7,$8,$9,$10,$11)
+         new_errors, summary, created_at, base_revision, base_workflow)
+         VALUES ($1,$2,$3,'pending',$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)
        RETURNING ${PROPOSAL_COLUMNS}`,
       [
         `prop_${newId()}`,
@@ -363,6 +372,8 @@ export class PostgresAppStore implements AppStore {
         JSON.stringify(p.newErrors),
         JSON.stringify(p.summary),
         Date.now(),
+        p.baseRevision ?? null,
+        p.baseWorkflow ? JSON.stringify(p.baseWorkflow) : null,
       ],
     );
     return toProposal(row!);
@@ -393,27 +404,75 @@ export class PostgresAppStore implements AppStore {
     return rows.length > 0;
   }
 
-  async applyProposal(appId: string, id: string, note: string): Promise<VersionRecord | undefined> {
+  async applyProposal(
+    appId: string,
+    id: string,
+    expectedRevision: number,
+    diagnostics: Diagnostic[],
+  ): Promise<DraftRecord | undefined> {
     return this.db.tx(async (q) => {
-      // The proposal row is locked, and the app's version lock taken before the current version is read, so
-      // neither a second apply nor another server's new version can come between the check and the insert.
+      // The proposal row is locked, so a second apply waits and then finds it decided.
       const [p] = await q<ProposalRow>(
         `SELECT ${PROPOSAL_COLUMNS} FROM proposals WHERE app_id = $1 AND id = $2 FOR UPDATE`,
         [appId, id],
       );
       if (!p || p.status !== "pending") return undefined;
-      await q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [VERSION_LOCK, appId]);
-      const [cur] = await q<{ v: number | null }>("SELECT MAX(version) AS v FROM app_versions WHERE app_id = $1", [
-        appId,
-      ]);
-      if (cur?.v !== p.base_version) return undefined;
-      const v = await this.addVersionIn(q, appId, json(p.workflow), "proposal", note, { parent: p.base_version });
-      await q("UPDATE proposals SET status = 'applied', applied_version = $2, decided_at = $3 WHERE id = $1", [
+      const d = await this.writeDraftIn(q, appId, p.workflow, diagnostics, expectedRevision);
+      if (!d) return undefined;
+      await q("UPDATE proposals SET status = 'applied', applied_revision = $2, decided_at = $3 WHERE id = $1", [
         id,
-        v.version,
+        d.revision,
         Date.now(),
       ]);
-      return v;
+      return d;
+    });
+  }
+
+  async undoProposal(
+    appId: string,
+    id: string,
+    expectedRevision: number,
+    diagnostics: Diagnostic[],
+  ): Promise<DraftRecord | undefined> {
+    return this.db.tx(async (q) => {
+      const [p] = await q<ProposalRow>(
+        `SELECT ${PROPOSAL_COLUMNS} FROM proposals WHERE app_id = $1 AND id = $2 FOR UPDATE`,
+        [appId, id],
+      );
+      if (!p || p.status !== "applied" || p.undone_at !== null || p.base_workflow === null) return undefined;
+      const d = await this.writeDraftIn(q, appId, p.base_workflow, diagnostics, expectedRevision);
+      if (!d) return undefined;
+      await q("UPDATE proposals SET undone_at = $2 WHERE id = $1", [id, Date.now()]);
+      return d;
+    });
+  }
+
+  /** The draft becomes `workflowJson` while it is at `expectedRevision` (the check is in the UPDATE itself). */
+  private async writeDraftIn(
+    q: Query,
+    appId: string,
+    workflowJson: string,
+    diagnostics: Diagnostic[],
+    expectedRevision: number,
+  ): Promise<DraftRecord | undefined> {
+    const [row] = await q<DraftRow>(
+      `UPDATE app_drafts SET workflow = $2, diagnostics = $3, revision = revision + 1, updated_at = $4
+       WHERE app_id = $1 AND revision = $5 RETURNING ${DRAFT_COLUMNS}`,
+      [appId, workflowJson, JSON.stringify(diagnostics), Date.now(), expectedRevision],
+    );
+    return row ? toDraft(row) : undefined;
+  }
+
+  async restoreDraft(appId: string, version: number): Promise<DraftRecord | undefined> {
+    return this.db.tx(async (q) => {
+      const [v] = await q<VersionRow>(`SELECT ${VERSION_COLUMNS} FROM app_versions WHERE app_id = $1 AND version = $2`, [
+        appId,
+        version,
+      ]);
+      if (!v) return undefined;
+      await this.draftFrom(q, toVersion(v), Date.now());
+      const [row] = await q<DraftRow>(`SELECT ${DRAFT_COLUMNS} FROM app_drafts WHERE app_id = $1`, [appId]);
+      return row ? toDraft(row) : undefined;
     });
   }
 

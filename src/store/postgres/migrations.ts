@@ -144,6 +144,19 @@ CREATE TABLE app_env (
   app_id text NOT NULL, name text NOT NULL, type text NOT NULL, value json, key_id text, iv text, tag text,
   data text, updated_at bigint NOT NULL, PRIMARY KEY (app_id, name));`,
   },
+  {
+    version: 10,
+    // The search column is stored: matching a page of newest runs against it costs no to_tsvector per row, which
+    // a search across all apps (walking the newest-first index) spent most of its time on with migration 8's index.
+    name: "proposals apply to the draft (base revision and workflow, applied revision, undo); a stored run search column",
+    sql: `
+ALTER TABLE proposals ADD COLUMN base_revision integer, ADD COLUMN base_workflow json,
+  ADD COLUMN applied_revision integer, ADD COLUMN undone_at bigint;
+ALTER TABLE runs ADD COLUMN search tsvector
+  GENERATED ALWAYS AS (to_tsvector('simple', inputs::text || ' ' || COALESCE(outputs::text, ''))) STORED;
+DROP INDEX runs_text;
+CREATE INDEX runs_search ON runs USING gin (search);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

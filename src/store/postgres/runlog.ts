@@ -14,8 +14,8 @@ import { statusClauses } from "../runlog-filter.js";
 import type { PgDatabase } from "./database.js";
 import { fromJson, json } from "./json.js";
 
-/** The expression the GIN index of migration 8 is built on: a search must use exactly it. */
-const TEXT = "to_tsvector('simple', r.inputs::text || ' ' || COALESCE(r.outputs::text, ''))";
+/** The stored tsvector of inputs and outputs (migration 10), GIN-indexed. */
+const TEXT = "r.search";
 const RUN_TABLES = [
   "node_commits",
   "attempts",

@@ -55,6 +55,10 @@ const ADDED_COLUMNS: Array<[table: string, column: string, decl: string]> = [
   ["chat_messages", "outcome", "TEXT"],
   ["chat_messages", "proposal_id", "TEXT"],
   ["apps", "published_version", "INTEGER"],
+  ["proposals", "base_revision", "INTEGER"],
+  ["proposals", "base_workflow", "TEXT"],
+  ["proposals", "applied_revision", "INTEGER"],
+  ["proposals", "undone_at", "INTEGER"],
 ];
 
 /**
@@ -109,6 +113,10 @@ const toProposal = (r: any): ProposalRecord => ({
   newErrors: JSON.parse(r.new_errors),
   summary: r.summary,
   ...(r.applied_version !== null ? { appliedVersion: r.applied_version } : {}),
+  ...(r.base_revision !== null ? { baseRevision: r.base_revision } : {}),
+  ...(r.base_workflow !== null ? { baseWorkflow: JSON.parse(r.base_workflow) } : {}),
+  ...(r.applied_revision !== null ? { appliedRevision: r.applied_revision } : {}),
+  ...(r.undone_at !== null ? { undoneAt: r.undone_at } : {}),
   createdAt: r.created_at,
   ...(r.decided_at !== null ? { decidedAt: r.decided_at } : {}),
 });
@@ -341,7 +349,7 @@ export class SqliteAppStore implements AppStore {
     this.db
       .prepare(
         `INSERT INTO proposals (id, app_id, base_version, status, source, instruction, workflow, diff, diagnostics,
-          new_errors, summary, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+          new_errors, summary, created_at, base_revision, base_workflow) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
       )
       .run(
         id,
@@ -356,6 +364,8 @@ export class SqliteAppStore implements AppStore {
         JSON.stringify(p.newErrors),
         p.summary,
         Date.now(),
+        p.baseRevision ?? null,
+        p.baseWorkflow ? JSON.stringify(p.baseWorkflow) : null,
       );
     return toProposal(this.stmts.proposal.get(p.appId, id));
   }
@@ -382,18 +392,66 @@ export class SqliteAppStore implements AppStore {
     return r.changes > 0;
   }
 
-  async applyProposal(appId: string, id: string, note: string): Promise<VersionRecord | undefined> {
-    return this.db.transaction(() => {
-      const row = this.stmts.proposal.get(appId, id) as
-        | { base_version: number; status: string; workflow: string }
-        | undefined;
-      const cur = this.stmts.current.get(appId) as { version: number } | undefined;
-      if (!row || row.status !== "pending" || cur?.version !== row.base_version) return undefined;
-      const v = this.addVersionNow(appId, JSON.parse(row.workflow), "proposal", note, { parent: row.base_version });
+  async applyProposal(
+    appId: string,
+    id: string,
+    expectedRevision: number,
+    diagnostics: Diagnostic[],
+  ): Promise<DraftRecord | undefined> {
+    return this.db.transaction((): DraftRecord | undefined => {
+      const row = this.stmts.proposal.get(appId, id) as { status: string; workflow: string } | undefined;
+      if (!row || row.status !== "pending") return undefined;
+      const d = this.writeDraftNow(appId, row.workflow, diagnostics, expectedRevision);
+      if (!d) return undefined;
       this.db
-        .prepare("UPDATE proposals SET status = 'applied', applied_version = ?, decided_at = ? WHERE id = ?")
-        .run(v.version, Date.now(), id);
-      return v;
+        .prepare("UPDATE proposals SET status = 'applied', applied_revision = ?, decided_at = ? WHERE id = ?")
+        .run(d.revision, Date.now(), id);
+      return d;
+    })();
+  }
+
+  async undoProposal(
+    appId: string,
+    id: string,
+    expectedRevision: number,
+    diagnostics: Diagnostic[],
+  ): Promise<DraftRecord | undefined> {
+    return this.db.transaction((): DraftRecord | undefined => {
+      const row = this.stmts.proposal.get(appId, id) as
+        | { status: string; base_workflow: string | null; undone_at: number | null }
+        | undefined;
+      if (!row || row.status !== "applied" || row.undone_at !== null || row.base_workflow === null) return undefined;
+      const d = this.writeDraftNow(appId, row.base_workflow, diagnostics, expectedRevision);
+      if (!d) return undefined;
+      this.db.prepare("UPDATE proposals SET undone_at = ? WHERE id = ?").run(Date.now(), id);
+      return d;
+    })();
+  }
+
+  /** The draft becomes `workflowJson` while it is at `expectedRevision`; inside the caller's transaction. */
+  private writeDraftNow(
+    appId: string,
+    workflowJson: string,
+    diagnostics: Diagnostic[],
+    expectedRevision: number,
+  ): DraftRecord | undefined {
+    const r = this.stmts.saveDraft.run(
+      workflowJson,
+      JSON.stringify(diagnostics),
+      Date.now(),
+      appId,
+      expectedRevision,
+      expectedRevision,
+    );
+    return r.changes > 0 ? toDraft(this.stmts.draft.get(appId)) : undefined;
+  }
+
+  async restoreDraft(appId: string, version: number): Promise<DraftRecord | undefined> {
+    return this.db.transaction((): DraftRecord | undefined => {
+      const v = this.stmts.version.get(appId, version) as { workflow: string } | undefined;
+      if (!v) return undefined;
+      this.stmts.draftFromVersion.run(appId, v.workflow, version, Date.now());
+      return toDraft(this.stmts.draft.get(appId));
     })();
   }
 

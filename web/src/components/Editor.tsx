@@ -1,6 +1,6 @@
 import { useState } from "react";
-import { download } from "../api";
-import { type Panel, useStore } from "../store";
+import { api, download } from "../api";
+import { errText, type Panel, useStore } from "../store";
 import type { WfNode } from "../types";
 import { Canvas } from "../canvas/Canvas";
 import { savedPosition } from "../canvas/layout";
@@ -29,7 +29,7 @@ const PANELS: Array<[Panel, string]> = [
 function AddNode() {
   const types = useStore((s) => s.nodeTypes);
   const [type, setType] = useState("");
-  const add = () => {
+  const add = async () => {
     const s = useStore.getState();
     const wf = s.draft;
     const info = types.find((t) => t.type === type);
@@ -39,8 +39,22 @@ function AddNode() {
     // A new node goes to the right of the selected one (or of the rightmost), where people look for it.
     const anchor = wf.nodes.find((x) => x.id === s.selected && !x.parentId) ?? [...wf.nodes].filter((x) => !x.parentId && savedPosition(x)).sort((a, b) => savedPosition(b)!.x - savedPosition(a)!.x)[0];
     const at = anchor && savedPosition(anchor) ? { x: savedPosition(anchor)!.x + 300, y: savedPosition(anchor)!.y } : { x: 0, y: 0 };
-    const node: WfNode = { id: String(n), type, title: info.label, config: structuredClone(info.example ?? {}), canvas: { position: at } };
-    s.setDraft({ ...wf, nodes: [...wf.nodes, node] });
+    // The server fits the type's example to this app: its start node's first variable, the configured model.
+    let config: Record<string, unknown>;
+    try {
+      config = (await api<{ config: Record<string, unknown> }>("/api/node-template", { json: { type, workflow: wf } })).config;
+    } catch (e) {
+      s.say("error", `could not add the node: ${errText(e)}`);
+      return;
+    }
+    const now = useStore.getState().draft;
+    if (!now) return;
+    const node: WfNode = { id: String(n), type, title: info.label, config, canvas: { position: at } };
+    // Added with a node selected, it follows that node (as Dify's + on a node's handle), so it is reachable.
+    const from = wf.nodes.find((x) => x.id === s.selected && !x.parentId);
+    const port = from ? s.ports[from.id]?.[0] : undefined;
+    const edges = from && port ? [...now.edges, { source: from.id, sourcePort: port, target: node.id }] : now.edges;
+    s.setDraft({ ...now, nodes: [...now.nodes, node], edges });
     s.select(node.id);
     setType("");
   };
@@ -56,7 +70,7 @@ function AddNode() {
             </option>
           ))}
       </select>
-      <button type="button" disabled={!type} onClick={add}>
+      <button type="button" disabled={!type} onClick={() => void add()}>
         Add
       </button>
     </span>

@@ -1,12 +1,16 @@
+import { useSaveState } from "../draft/autosave";
 import { useStore } from "../store";
 
 export function VersionsPanel() {
   const versions = useStore((s) => s.versions);
   const saved = useStore((s) => s.saved);
   const diff = useStore((s) => s.diff);
-  const dirty = useStore((s) => s.dirty);
+  const lastApplied = useStore((s) => s.lastApplied);
+  // Edits after the AI change, saved or still waiting: the server refuses an undo that would lose them.
+  const movedOn = useStore((s) => s.draftRevision !== s.lastApplied?.appliedRevision);
+  const waiting = useSaveState((s) => s.state.kind !== "saved");
+  const dirty = movedOn || waiting;
   const { showDiff, restore, undo } = useStore.getState();
-  const latest = versions.at(-1);
   const part = (label: string, xs: string[], cls: string) =>
     xs.length > 0 && (
       <div className={`diff-part ${cls}`}>
@@ -15,18 +19,18 @@ export function VersionsPanel() {
     );
   return (
     <div className="versions-panel" data-testid="versions-panel">
-      {latest && latest.version > 1 && (
+      {lastApplied && (
         <div className="undo-row">
           <button
             type="button"
             data-testid="undo"
             disabled={dirty}
-            title={dirty ? "The draft has edits no version holds: Save version first" : "Restore the previous version as a new version"}
+            title={dirty ? "The draft has edits made after the AI change: undoing it would lose them" : "Put the draft back as it was before the last AI change"}
             onClick={() => void undo()}
           >
-            Undo last change
+            Undo last AI change
           </button>
-          <span className="muted small">{dirty ? "The draft has edits no version holds (they are autosaved): Save version first to undo." : `restores the version before it, as a new version (“${latest.note || latest.source}”)`}</span>
+          <span className="muted small">{dirty ? "The draft has edits made after it: undo would lose them." : `puts the draft back as it was before “${lastApplied.summary}” (published versions are untouched)`}</span>
         </div>
       )}
       <ul className="versions">

@@ -159,20 +159,32 @@ export function PromptMessages({ nodeId, value, onChange }: { nodeId: string; va
   );
 }
 
-let modelNames: Promise<string[]> | undefined;
+/** A configured model as GET /api/models offers it: provider + name as a node writes them. */
+interface ModelOption {
+  provider: string;
+  name: string;
+  endpoint: string;
+}
+let modelOptions: Promise<ModelOption[]> | undefined;
 const configuredModels = () =>
-  (modelNames ??= api<{ endpoints: Array<{ model: string | null; defaultModel?: string | null }>; models: Array<{ name: string }> }>("/api/models").then(
-    (m) => [...new Set([...m.endpoints.flatMap((e) => [e.model, e.defaultModel]), ...m.models.map((x) => x.name)].filter((x): x is string => !!x))],
+  (modelOptions ??= api<{ options?: ModelOption[] }>("/api/models").then(
+    (m) => m.options ?? [],
     () => [],
   ));
+const OTHER = "__other";
+const optionKey = (o: { provider?: unknown; name?: unknown }) => `${String(o.provider ?? "")}\u0000${String(o.name ?? "")}`;
 
-/** The model a node calls: provider and name (with the server's configured models offered), mode, parameters. */
+/**
+ * The model a node calls: a select of the configured models, with "other…" for a model the configuration does not
+ * name (free text; the analyser view warns `model.not_configured`), mode and parameters.
+ */
 export function ModelField({ value, onChange }: { value: unknown; onChange: (v: Any) => void }) {
   const m = (value ?? {}) as Any;
   const params = (m.completion_params ?? {}) as Any;
-  const [names, setNames] = useState<string[]>([]);
+  const [options, setOptions] = useState<ModelOption[]>([]);
+  const [other, setOther] = useState(false);
   useEffect(() => {
-    void configuredModels().then(setNames);
+    void configuredModels().then(setOptions);
   }, []);
   const setParam = (k: string, raw: string) => {
     const next = { ...params };
@@ -181,21 +193,37 @@ export function ModelField({ value, onChange }: { value: unknown; onChange: (v: 
     onChange({ ...m, completion_params: next });
   };
   const shown = [...new Set(["temperature", ...Object.keys(params)])];
+  const known = options.some((o) => optionKey(o) === optionKey(m));
+  const free = other || !known;
+  const pick = (key: string) => {
+    if (key === OTHER) return setOther(true);
+    const o = options.find((x) => optionKey(x) === key);
+    if (!o) return;
+    setOther(false);
+    onChange({ ...m, provider: o.provider, name: o.name });
+  };
   return (
     <div className="model-field" data-testid="model-field">
       <div className="row">
-        <input list="weft-models" placeholder="model name" value={String(m.name ?? "")} onChange={(e) => onChange({ ...m, name: e.target.value })} data-testid="model-name" />
-        <datalist id="weft-models">
-          {names.map((n) => (
-            <option key={n} value={n} />
+        <select value={free ? OTHER : optionKey(m)} onChange={(e) => pick(e.target.value)} data-testid="model-select">
+          {options.map((o) => (
+            <option key={optionKey(o)} value={optionKey(o)}>
+              {o.name} ({o.endpoint})
+            </option>
           ))}
-        </datalist>
+          <option value={OTHER}>other…</option>
+        </select>
         <select value={String(m.mode ?? "chat")} onChange={(e) => onChange({ ...m, mode: e.target.value })}>
           <option value="chat">chat</option>
           <option value="completion">completion</option>
         </select>
       </div>
-      <input placeholder="provider (e.g. langgenius/openai/openai)" value={String(m.provider ?? "")} onChange={(e) => onChange({ ...m, provider: e.target.value })} />
+      {free && (
+        <>
+          <input placeholder="model name" value={String(m.name ?? "")} onChange={(e) => onChange({ ...m, name: e.target.value })} data-testid="model-name" />
+          <input placeholder="provider (e.g. langgenius/openai/openai)" value={String(m.provider ?? "")} onChange={(e) => onChange({ ...m, provider: e.target.value })} />
+        </>
+      )}
       <div className="params">
         {shown.map((k) => (
           <label key={k} className="param">

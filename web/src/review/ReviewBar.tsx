@@ -1,5 +1,6 @@
 import { DiagMessage } from "../components/DiagMessage";
 import { nodeTitle } from "../labels";
+import { useSaveState } from "../draft/autosave";
 import { useStore } from "../store";
 import type { Diagnostic, Workflow } from "../types";
 import { diffCounts } from "./view";
@@ -39,8 +40,9 @@ export function ReviewLegend() {
  */
 export function ReviewBar() {
   const review = useStore((s) => s.review);
-  const dirty = useStore((s) => s.dirty);
-  const saved = useStore((s) => s.saved);
+  const draftRevision = useStore((s) => s.draftRevision);
+  // Edits not yet autosaved: applying saves them first, which moves the draft past the proposal's base.
+  const waiting = useSaveState((s) => s.state.kind !== "saved");
   if (!review) return null;
   const { applyProposal, rejectProposal, hideReview } = useStore.getState();
   const p = review.proposal;
@@ -56,13 +58,15 @@ export function ReviewBar() {
   const wf = review.view.workflow;
   const errors = p.diagnostics.filter((d) => d.severity === "error");
   const warnings = p.diagnostics.filter((d) => d.severity === "warning");
-  const blocked = p.stale || p.newErrors.length > 0 || p.diff.empty;
+  // The editor's draft moved on since the proposal was made: the server would refuse it (draft.stale).
+  const edited = !p.stale && (waiting || (p.baseRevision !== undefined && draftRevision !== undefined && draftRevision !== p.baseRevision));
+  const blocked = p.stale || edited || p.newErrors.length > 0 || p.diff.empty;
   return (
     <div className="review-bar" data-testid="review-bar" data-proposal={p.id} data-state="open">
       <div className="review-head">
         <b>AI proposal — not applied yet.</b>
         <span className="muted small">
-          {p.source} · against v{p.baseVersion}
+          {p.source} · against draft revision {p.baseRevision ?? "?"}
           {p.instruction ? ` · “${p.instruction}”` : ""}
         </span>
         <span className="spacer" />
@@ -73,7 +77,7 @@ export function ReviewBar() {
           Back to editing
         </button>
         <button type="button" className="primary" data-testid="proposal-apply" disabled={review.busy || blocked} onClick={() => void applyProposal()}>
-          {dirty ? "Discard my unsaved edits and apply" : "Apply"}
+          Apply to draft
         </button>
       </div>
       <p className="review-summary" data-testid="proposal-summary">
@@ -86,14 +90,14 @@ export function ReviewBar() {
       )}
       {p.stale && (
         <p className="warn-text" data-testid="proposal-stale">
-          This proposal was made against version {p.baseVersion}; the app is now at version {saved?.version ?? "?"}. Applying it would overwrite the newer
-          version, so it cannot be applied: reject it and ask again.
+          This proposal was made against draft revision {p.baseRevision ?? `(version ${p.baseVersion})`}; the draft has changed since (revision{" "}
+          {draftRevision ?? "?"}). Applying it would overwrite those edits, so it cannot be applied: reject it and ask again.
         </p>
       )}
-      {dirty && !p.stale && (
+      {edited && (
         <p className="warn-text" data-testid="proposal-unsaved">
-          You have unsaved edits. This proposal was made against saved version {p.baseVersion} and does not contain them: applying it replaces them. Save
-          first to keep them (the proposal then no longer applies), or reject it.
+          You edited the draft after this proposal was made; it does not contain those edits and applying it would overwrite them, so it cannot be
+          applied: reject it and ask again.
         </p>
       )}
       {p.newErrors.length > 0 && (
