@@ -5,6 +5,7 @@ import type { FormStore } from "./forms.js";
 import type { KnowledgeStore } from "./knowledge.js";
 import type { RunLog } from "./runlog.js";
 import type { RunStore } from "./runs.js";
+import type { ScheduleStore } from "./schedules.js";
 import type { ServiceApiStore } from "./service-api.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
@@ -23,6 +24,8 @@ export interface Stores {
   conversations: ConversationStore;
   /** Per-app environment variable values (secrets sealed). */
   env: EnvStore;
+  /** Schedule triggers' last ticks and fired ticks (src/triggers/schedule/). */
+  schedules: ScheduleStore;
   /** Which backend the specifier named. */
   readonly kind: StoreKind;
   /** Closes the database; the stores must not be used afterwards. */

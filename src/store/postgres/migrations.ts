@@ -144,6 +144,18 @@ CREATE TABLE app_env (
   app_id text NOT NULL, name text NOT NULL, type text NOT NULL, value json, key_id text, iv text, tag text,
   data text, updated_at bigint NOT NULL, PRIMARY KEY (app_id, name));`,
   },
+  {
+    version: 12,
+    name: "schedule triggers: the last tick dealt with per schedule, one row per fired tick (the claim)",
+    sql: `
+CREATE TABLE schedule_state (
+  key text PRIMARY KEY, app_id text NOT NULL, node_id text NOT NULL, cron text NOT NULL, timezone text NOT NULL,
+  last_tick bigint NOT NULL, updated_at bigint NOT NULL);
+CREATE TABLE schedule_fires (
+  key text NOT NULL, tick bigint NOT NULL, run_id text NOT NULL, claimed_at bigint NOT NULL, dispatched_at bigint,
+  PRIMARY KEY (key, tick));
+CREATE INDEX schedule_fires_pending ON schedule_fires (claimed_at) WHERE dispatched_at IS NULL;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -5,6 +5,7 @@ import { PostgresConversationStore } from "./conversations.js";
 import { PostgresEnvStore } from "./env.js";
 import { PostgresFormStore } from "./forms.js";
 import { PostgresKnowledgeStore } from "./knowledge.js";
+import { PostgresScheduleStore } from "./schedules.js";
 import { PostgresServiceApiStore } from "./service-api.js";
 import { createPool, pgDatabase } from "./database.js";
 import { pgStoreError } from "./errors.js";
@@ -33,6 +34,7 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     apps: new PostgresAppStore(db),
     conversations: new PostgresConversationStore(db),
     env: new PostgresEnvStore(db),
+    schedules: new PostgresScheduleStore(db),
     forms: new PostgresFormStore(db),
     knowledge: new PostgresKnowledgeStore(),
     service: new PostgresServiceApiStore(db),
