@@ -6,6 +6,7 @@ import type { KnowledgeStore } from "./knowledge.js";
 import type { RunLog } from "./runlog.js";
 import type { RunStore } from "./runs.js";
 import type { ServiceApiStore } from "./service-api.js";
+import type { TriggerStore } from "./triggers.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
 export interface Stores {
@@ -23,6 +24,8 @@ export interface Stores {
   conversations: ConversationStore;
   /** Per-app environment variable values (secrets sealed). */
   env: EnvStore;
+  /** Triggers of published apps (webhooks, schedules) and webhook deliveries. */
+  triggers: TriggerStore;
   /** Which backend the specifier named. */
   readonly kind: StoreKind;
   /** Closes the database; the stores must not be used afterwards. */
