@@ -7,6 +7,7 @@ import type { RunLog } from "./runlog.js";
 import type { RunStore } from "./runs.js";
 import type { ScheduleStore } from "./schedules.js";
 import type { ServiceApiStore } from "./service-api.js";
+import type { TriggerStore } from "./triggers.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
 export interface Stores {
@@ -26,6 +27,8 @@ export interface Stores {
   env: EnvStore;
   /** Schedule triggers' last ticks and fired ticks (src/triggers/schedule/). */
   schedules: ScheduleStore;
+  /** Triggers of published apps (webhooks, schedules) and webhook deliveries. */
+  triggers: TriggerStore;
   /** Which backend the specifier named. */
   readonly kind: StoreKind;
   /** Closes the database; the stores must not be used afterwards. */

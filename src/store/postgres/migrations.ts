@@ -145,6 +145,22 @@ CREATE TABLE app_env (
   data text, updated_at bigint NOT NULL, PRIMARY KEY (app_id, name));`,
   },
   {
+    version: 11,
+    name: "triggers: per-app trigger rows (webhook, schedule, plugin), webhook deliveries (idempotency keys), run tags' trigger id",
+    sql: `
+CREATE TABLE triggers (
+  id text PRIMARY KEY, type text NOT NULL, app_id text NOT NULL, node_id text NOT NULL, enabled boolean NOT NULL,
+  created_at bigint NOT NULL, updated_at bigint NOT NULL, UNIQUE (app_id, type, node_id));
+CREATE TABLE trigger_deliveries (
+  id text PRIMARY KEY, trigger_id text NOT NULL, idempotency_key text, run_id text NOT NULL, status integer NOT NULL,
+  received_at bigint NOT NULL);
+CREATE UNIQUE INDEX trigger_deliveries_key ON trigger_deliveries (trigger_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE INDEX trigger_deliveries_recent ON trigger_deliveries (trigger_id, received_at DESC, id DESC);
+ALTER TABLE run_tags ADD COLUMN trigger_id text;
+CREATE INDEX run_tags_trigger ON run_tags (trigger_id) WHERE trigger_id IS NOT NULL;`,
+  },
+  {
     version: 12,
     name: "schedule triggers: the last tick dealt with per schedule, one row per fired tick (the claim)",
     sql: `

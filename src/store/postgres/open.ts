@@ -12,6 +12,7 @@ import { pgStoreError } from "./errors.js";
 import { migrate } from "./migrations.js";
 import { PostgresRunLog } from "./runlog.js";
 import { PostgresRunStore } from "./runs.js";
+import { PostgresTriggerStore } from "./triggers.js";
 import type { PostgresSpec } from "./spec.js";
 
 /**
@@ -35,6 +36,7 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     conversations: new PostgresConversationStore(db),
     env: new PostgresEnvStore(db),
     schedules: new PostgresScheduleStore(db),
+    triggers: new PostgresTriggerStore(db),
     forms: new PostgresFormStore(db),
     knowledge: new PostgresKnowledgeStore(),
     service: new PostgresServiceApiStore(db),
