@@ -25,7 +25,9 @@ export function triggerNodes(wf: Workflow): Array<{ nodeId: string; type: Trigge
  */
 export function workflowFromEntry(wf: Workflow, entryId: string): Workflow {
   const others = new Set(
-    wf.nodes.filter((n) => n.id !== entryId && !n.parentId && (isTriggerType(n.type) || n.type === "start")).map((n) => n.id),
+    wf.nodes
+      .filter((n) => n.id !== entryId && !n.parentId && (isTriggerType(n.type) || n.type === "start"))
+      .map((n) => n.id),
   );
   if (others.size === 0) return wf;
   return {

@@ -9,7 +9,9 @@ import { mintTriggerId } from "./ids.js";
  */
 export async function syncAppTriggers(stores: Stores, appId: string): Promise<TriggerRecord[]> {
   const published = await stores.apps.published(appId);
-  const nodes = published ? triggerNodes(published.workflow).map((t) => ({ nodeId: t.nodeId, type: triggerKind(t.type) })) : [];
+  const nodes = published
+    ? triggerNodes(published.workflow).map((t) => ({ nodeId: t.nodeId, type: triggerKind(t.type) }))
+    : [];
   return stores.triggers.sync(appId, nodes, mintTriggerId);
 }
 

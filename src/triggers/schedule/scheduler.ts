@@ -12,8 +12,6 @@ export interface SchedulerOptions {
   /** The schedules that exist now (published apps' trigger nodes), asked on every poll. */
   schedules: () => Promise<{ entries: ScheduleEntry[]; broken: BrokenSchedule[] }>;
   dispatch: FireDispatch;
-  /** Whether a schedule's trigger is enabled (`weft triggers enable|disable`); all are when absent. */
-  enabled?: (entry: ScheduleEntry) => Promise<boolean>;
   now?: () => number;
   /** How often the schedules are looked at (ms). */
   pollMs?: number;
@@ -89,7 +87,7 @@ export class Scheduler {
       now,
     );
     // A disabled trigger's ticks are dealt with as they pass, so enabling it again starts no catch-up run.
-    if (this.o.enabled && !(await this.o.enabled(entry))) {
+    if (!entry.enabled) {
       if (state.lastTick < now) await this.o.store.advance(entry.key, now, now);
       return;
     }

@@ -16,6 +16,8 @@ export interface ScheduleEntry {
   version: number;
   workflow: Workflow;
   spec: ScheduleSpec;
+  /** False while its trigger is disabled (`weft triggers disable`). */
+  enabled: boolean;
 }
 
 /** A schedule node whose configuration gives no time: reported, and the app's other schedules still run. */
@@ -39,7 +41,15 @@ export function schedulesOf(
     if (node.type !== SCHEDULE_NODE_TYPE) continue;
     try {
       const spec = scheduleSpecOf(node.config, node.id);
-      entries.push({ key: scheduleKey(appId, node.id), appId, nodeId: node.id, version, workflow, spec });
+      entries.push({
+        key: scheduleKey(appId, node.id),
+        appId,
+        nodeId: node.id,
+        version,
+        workflow,
+        spec,
+        enabled: true,
+      });
     } catch (e) {
       if (!(e instanceof ScheduleConfigError)) throw e;
       broken.push({ appId, nodeId: node.id, error: e });
