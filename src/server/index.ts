@@ -1,3 +1,4 @@
+import { syncAllTriggers } from "../triggers/sync.js";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { WeftError } from "../ir/errors.js";
@@ -147,7 +148,13 @@ export function listenError(e: NodeJS.ErrnoException, host: string, port: number
 /** Listen on host:port (port 0 = ephemeral). `close` stops accepting, ends live runs, and closes the database. */
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const deps = await openDeps(o);
-  const app = createApp(deps, { maxBodyBytes: o.maxBodyBytes, webDir: o.webDir ?? DEFAULT_WEB_DIR });
+  // Apps published by other commands on this database get their trigger rows (webhook ids) now.
+  await syncAllTriggers(deps.stores);
+  const app = createApp(deps, {
+    maxBodyBytes: o.maxBodyBytes,
+    webDir: o.webDir ?? DEFAULT_WEB_DIR,
+    webhookMaxBodyBytes: o.webhookMaxBodyBytes,
+  });
   const host = o.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: o.port ?? 0, hostname: host }, () => resolve(s));
