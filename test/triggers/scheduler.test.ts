@@ -85,7 +85,7 @@ describe("scheduler (fake clock, SQLite)", () => {
     expect(rec.runs.map((r) => r.appId)).toEqual(Array(5).fill(app.id));
     expect(rec.runs.every((r) => r.appId !== unpublished.id)).toBe(true);
     expect(new Set(rec.runs.map((r) => r.runId)).size).toBe(5);
-    expect(rec.runs[0]!.inputs).toEqual({ current_time: "2026-05-01T10:01:00.000Z", timezone: "UTC" });
+    expect(rec.runs[0]!.inputs).toEqual({ current_time: "2026-05-01T10:01:00+00:00", timezone: "UTC" });
     // Tagged as trigger runs with the trigger id of the app's schedule row.
     const [row] = (await stores.triggers.list(app.id)).filter((t) => t.type === "schedule");
     expect((await stores.schedules.fires(row!.id, 10)).map((f) => f.tick - T0)).toEqual(

@@ -1,3 +1,4 @@
+import { scheduleFirePayload } from "../../nodes/trigger-schedule.js";
 import type { Stores } from "../../store/stores.js";
 import type { TriggerRecord } from "../../store/triggers.js";
 import { startTriggeredRun, type TriggerRunStarter } from "../start-run.js";
@@ -17,8 +18,8 @@ export interface ScheduleRunnerOptions {
   log?: (line: string) => void;
 }
 
-/** The fire time as the run's input until the node's own `scheduleFirePayload` is used: ISO 8601 and the zone. */
-const utcPayload = (tick: number, timezone: string) => ({ current_time: new Date(tick).toISOString(), timezone });
+/** What the trigger-schedule node exposes: the fire time in the trigger's zone, ISO 8601 with its offset. */
+const nodePayload = (tick: number, timezone: string) => scheduleFirePayload(new Date(tick), timezone);
 
 /**
  * The published apps' schedules keyed by their trigger id (the TriggerStore row of the app's node), with its
@@ -46,7 +47,7 @@ async function triggeredSchedules(stores: Stores, published: PublishedSchedules)
 
 /** Starts one tick's run of the published version at its trigger node; a run that already exists is left alone. */
 function dispatcher(o: ScheduleRunnerOptions): FireDispatch {
-  const payload = o.payload ?? utcPayload;
+  const payload = o.payload ?? nodePayload;
   return async (entry, fire) => {
     if (await o.stores.runs.getRun(fire.runId)) return;
     const app = await o.stores.apps.getApp(entry.appId);
