@@ -23,6 +23,10 @@ export const ANALYSIS_CODES = {
   "container.multiple_start": { severity: "error", summary: "a container body with several start nodes" },
   "graph.no_start": { severity: "error", summary: "the workflow has no entry node" },
   "graph.multiple_start": { severity: "error", summary: "the workflow has more than one entry node" },
+  "graph.start_and_trigger": {
+    severity: "error",
+    summary: "a workflow with both a start node and trigger nodes (Dify: one or the other)",
+  },
   "graph.cycle": { severity: "error", summary: "a cycle outside a loop container" },
   "graph.unreachable": { severity: "error", summary: "a node no path from the start reaches" },
   "graph.dead_end": { severity: "warning", summary: "a node from which no exit is reachable" },

@@ -1,5 +1,6 @@
 import type { DiagnosticSink } from "./codes.js";
 import { type AnalysisGraph, ROOT } from "./graph.js";
+import { isTriggerEntry } from "./structure.js";
 
 export interface Reachability {
   /** Reached from its scope's entry (nodes of unreached containers count as unreached). */
@@ -26,8 +27,10 @@ export function checkReachability(g: AnalysisGraph, sink: DiagnosticSink): Reach
     if (scope.opaque) continue;
     const containerReached = s === ROOT || reached[s] === 1;
     if (!containerReached || scope.entry === undefined) continue;
-    const queue = [scope.entry];
-    reached[scope.entry] = 1;
+    // Every trigger of the root is an entry of its own (any of them may fire).
+    const triggers = s === ROOT ? scope.members.filter((m) => isTriggerEntry(g, m)) : [];
+    const queue = triggers.includes(scope.entry) ? triggers : [scope.entry];
+    for (const q of queue) reached[q] = 1;
     for (let q = 0; q < queue.length; q++) {
       for (const e of g.nodes[queue[q]!]!.out) {
         if (!reached[e.target]) {

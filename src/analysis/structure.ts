@@ -31,17 +31,33 @@ export function checkNodes(g: AnalysisGraph, sink: DiagnosticSink): void {
   }
 }
 
-/** Find each scope's entry: the root start node; a container's start node (or legacy start_node_id). */
+/** Trigger entries (trigger-webhook, trigger-schedule, trigger-plugin): several may share one workflow. */
+export const isTriggerEntry = (g: AnalysisGraph, idx: number) => g.nodes[idx]!.def?.type.startsWith("trigger-") === true;
+
+/**
+ * Find each scope's entry: the root start node, or (Dify 1.10+) the root's trigger nodes, several allowed but
+ * never beside a start node; a container's start node (or legacy start_node_id).
+ */
 export function findEntries(g: AnalysisGraph, sink: DiagnosticSink): void {
   const root = g.scopes.get(ROOT)!;
-  const starts = root.members.filter((m) => g.nodes[m]!.def?.entry);
-  if (starts.length === 0) sink.add("graph.no_start", "the workflow has no start node");
+  const entries = root.members.filter((m) => g.nodes[m]!.def?.entry);
+  const triggers = entries.filter((m) => isTriggerEntry(g, m));
+  const starts = entries.filter((m) => !isTriggerEntry(g, m));
+  if (entries.length === 0) sink.add("graph.no_start", "the workflow has no start node and no trigger node");
+  else if (starts.length === 0) root.entry = triggers[0];
   else {
     root.entry = starts[0];
     for (const extra of starts.slice(1)) {
       sink.add("graph.multiple_start", `more than one start node (first is "${g.nodes[starts[0]!]!.id}")`, {
         nodeId: g.nodes[extra]!.id,
       });
+    }
+    for (const t of triggers) {
+      sink.add(
+        "graph.start_and_trigger",
+        `trigger node "${g.nodes[t]!.id}" beside start node "${g.nodes[starts[0]!]!.id}": a workflow starts either from a start node or from trigger nodes; remove one of them`,
+        { nodeId: g.nodes[t]!.id, field: "type" },
+      );
     }
   }
   for (const [c, scope] of g.scopes) {

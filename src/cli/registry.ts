@@ -15,6 +15,7 @@ const envCommands: Load = async (p) => (await import("./commands/env.js")).regis
 const chatCommand: Load = async (p) => (await import("./commands/chat.js")).registerChatCommand(p);
 const compileCommands: Load = async (p) => (await import("./commands/compile.js")).registerCompileCommands(p);
 const mineCommands: Load = async (p) => (await import("./commands/mine.js")).registerMineCommands(p);
+const scheduleCommands: Load = async (p) => (await import("./commands/schedules.js")).registerScheduleCommands(p);
 const serveCommands: Load = async (p) => (await import("./commands/serve.js")).registerServeCommands(p);
 const evalCommands: Load = async (p) => {
   const [evalGroup, runners, c2w] = await Promise.all([
@@ -95,6 +96,11 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
   { name: "eval", load: evalCommands, description: "benchmark evaluations" },
   { name: "serve", load: serveCommands, description: "serve the HTTP API and the web UI" },
   { name: "keys", load: serveCommands, description: "API keys for `weft serve`" },
+  {
+    name: "schedules",
+    load: scheduleCommands,
+    description: "schedule triggers of published apps: next fire time, enabled, last tick",
+  },
   {
     name: "tools",
     load: toolsCommands,

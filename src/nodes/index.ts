@@ -20,3 +20,6 @@ import "./tool.js";
 import "./document-extractor.js";
 import "./tool-call.js";
 import "./human-input.js";
+import "./trigger-webhook.js";
+import "./trigger-schedule.js";
+import "./trigger-plugin.js";

@@ -1,5 +1,4 @@
 import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from "bullmq";
-import { newId } from "../util/ids.js";
 import type { RunEvent } from "../engine/events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
@@ -11,6 +10,7 @@ import { StoreSpecError } from "../store/errors.js";
 import type { FormStore } from "../store/forms.js";
 import { openStores, parseStoreSpec } from "../store/open.js";
 import type { RunStore } from "../store/runs.js";
+import { newId } from "../util/ids.js";
 import { type StopReport, stopWorker, workerErrorLog } from "./shutdown.js";
 
 export const QUEUE_NAME = "weft-runs";
@@ -32,6 +32,8 @@ export interface QueueConnection {
 
 export interface RunJob {
   runId: string;
+  /** The app the run belongs to (runs of published apps: scheduled runs), so its log lists it. */
+  appId?: string;
   /** Absent on resume jobs: the run record holds the workflow. */
   workflow?: Workflow;
   /** Continue a stored run (answered or timed-out human input); the job never starts a new one. */
@@ -323,7 +325,13 @@ const FINISHED = new Set(["succeeded", "partial-succeeded", "failed"]);
  */
 async function processJob(
   data: RunJob,
-  o: { store: RunStore; services: Partial<ExecServices>; onEvent: (e: RunEvent) => void; name: string; stop: AbortSignal },
+  o: {
+    store: RunStore;
+    services: Partial<ExecServices>;
+    onEvent: (e: RunEvent) => void;
+    name: string;
+    stop: AbortSignal;
+  },
 ): Promise<RunJobResult> {
   const { runId } = data;
   const existing = await o.store.getRun(runId);
@@ -342,7 +350,10 @@ async function processJob(
   if (existing) return reply(await resumeRun(runId, opts), true);
   if (data.resume || !data.workflow)
     throw new WeftError("run.not_found", `no run with id ${runId} to resume in this database`);
-  return reply(await runWorkflow(data.workflow, { ...opts, runId, inputs: data.inputs ?? {}, sys: data.sys }), false);
+  return reply(
+    await runWorkflow(data.workflow, { ...opts, runId, appId: data.appId, inputs: data.inputs ?? {}, sys: data.sys }),
+    false,
+  );
 }
 
 /** A paused run's forms that expire get a delayed resume job, which takes the form's timeout path. */

@@ -19,12 +19,15 @@ import { signedFileRoutes } from "./routes/signed-files.js";
 import { serveWeb } from "./static.js";
 import { difyErrorBody } from "./v1/errors.js";
 import { serviceApi } from "./v1/index.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export interface AppOptions {
   maxBodyBytes?: number;
   webDir?: string;
+  /** Webhook deliveries over this size are refused with 413 (default 10 MiB, Dify's). */
+  webhookMaxBodyBytes?: number;
 }
 
 function bearer(header: string | undefined): string | undefined {
@@ -109,6 +112,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   );
 
   app.route("/v1", serviceApi(deps, maxSize));
+  app.route("/triggers/webhook", webhookRoutes(deps, opts.webhookMaxBodyBytes));
   app.route("/files", signedFileRoutes(deps));
 
   if (opts.webDir !== undefined) app.get("/*", serveWeb(opts.webDir));

@@ -1,26 +1,27 @@
+import { syncAllTriggers } from "../triggers/sync.js";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
-import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
-import { openStores } from "../store/open.js";
 import type { KnowledgeConfig } from "../knowledge/config.js";
 import { KnowledgeBases } from "../knowledge/service.js";
+import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
+import { AppEnv } from "../secrets/app-env.js";
+import { KeyProvider, keyFilePath } from "../secrets/key.js";
+import { openStores } from "../store/open.js";
+import type { RetentionPolicy } from "../store/runlog.js";
 import { TextDocumentService } from "../tools/documents.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { Editing } from "./editing.js";
 import { FileSigner } from "./file-signing.js";
 import { RunHub } from "./hub.js";
-import { type LeaseOptions, leaseOptionsFromEnv } from "./leases.js";
 import { PausedRuns } from "./human-input.js";
+import { type LeaseOptions, leaseOptionsFromEnv } from "./leases.js";
+import { type Pruner, startPruner } from "./retention.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
 import { resumeContext } from "./v1/runs.js";
 import { finishChatTurn } from "./v1/turns.js";
-import { type Pruner, startPruner } from "./retention.js";
-import type { RetentionPolicy } from "../store/runlog.js";
-import { AppEnv } from "../secrets/app-env.js";
-import { KeyProvider, keyFilePath } from "../secrets/key.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";
@@ -47,6 +48,11 @@ export interface ServerOptions extends AppOptions {
   /** Run-log retention (weft.config.json `runs.retention`); nothing is pruned without it. */
   retention?: RetentionPolicy;
   retentionIntervalMs?: number;
+  /**
+   * Schedule triggers of published apps: run here (the default), queued on Redis for `weft worker`s
+   * (`{ redisUrl }`), or not at all (`false`).
+   */
+  schedules?: false | { redisUrl?: string };
   /** The secret key file (default: WEFT_SECRET_KEY_FILE, else next to the SQLite file, else ~/.weft/). */
   secretKeyFile?: string;
 }
@@ -142,7 +148,13 @@ export function listenError(e: NodeJS.ErrnoException, host: string, port: number
 /** Listen on host:port (port 0 = ephemeral). `close` stops accepting, ends live runs, and closes the database. */
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const deps = await openDeps(o);
-  const app = createApp(deps, { maxBodyBytes: o.maxBodyBytes, webDir: o.webDir ?? DEFAULT_WEB_DIR });
+  // Apps published by other commands on this database get their trigger rows (webhook ids) now.
+  await syncAllTriggers(deps.stores);
+  const app = createApp(deps, {
+    maxBodyBytes: o.maxBodyBytes,
+    webDir: o.webDir ?? DEFAULT_WEB_DIR,
+    webhookMaxBodyBytes: o.webhookMaxBodyBytes,
+  });
   const host = o.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: o.port ?? 0, hostname: host }, () => resolve(s));
@@ -153,6 +165,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   });
   const port = (server.address() as AddressInfo).port;
   const pruner = startPruner(deps.stores.runLog, o.retention ?? {}, o.retentionIntervalMs);
+  const scheduler = o.schedules === false ? undefined : await startSchedules(deps, o.schedules?.redisUrl);
   return {
     pruner,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
@@ -160,6 +173,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     deps,
     close: async () => {
       pruner.stop();
+      await scheduler?.stop();
       deps.paused.stop();
       deps.hub.stopLeases();
       deps.hub.abortAll();
@@ -171,4 +185,15 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       await deps.stores.close();
     },
   };
+}
+
+/** Every server fires the schedules; the store's claims make each tick one run whatever the number of servers. */
+async function startSchedules(deps: ServerDeps, redisUrl: string | undefined) {
+  const { createScheduleRunner } = await import("../triggers/schedule/runner.js");
+  const starter = redisUrl
+    ? (await import("../triggers/schedule/queued.js")).queuedStarter(redisUrl)
+    : { start: deps.hub.start.bind(deps.hub) };
+  const scheduler = createScheduleRunner({ stores: deps.stores, starter });
+  scheduler.start();
+  return scheduler;
 }

@@ -7,7 +7,9 @@ import { MemoryEnvStore } from "./memory/env.js";
 import { MemoryFormStore } from "./memory/forms.js";
 import { MemoryRunLog } from "./memory/runlog.js";
 import { MemoryRunStore } from "./memory/runs.js";
+import { MemoryScheduleStore } from "./memory/schedules.js";
 import { MemoryServiceApiStore } from "./memory/service-api.js";
+import { MemoryTriggerStore } from "./memory/triggers.js";
 import { type PostgresSpec, parsePostgresSpec } from "./postgres/spec.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
 import { SqliteKnowledgeStore } from "./sqlite/knowledge.js";
@@ -17,7 +19,9 @@ import { SqliteEnvStore } from "./sqlite/env.js";
 import { SqliteFormStore } from "./sqlite/forms.js";
 import { SqliteRunLog } from "./sqlite/runlog.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
+import { SqliteScheduleStore } from "./sqlite/schedules.js";
 import { SqliteServiceApiStore } from "./sqlite/service-api.js";
+import { SqliteTriggerStore } from "./sqlite/triggers.js";
 import type { Stores } from "./stores.js";
 
 export type { StoreKind, Stores } from "./stores.js";
@@ -73,6 +77,8 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       service: new MemoryServiceApiStore(),
       conversations: new MemoryConversationStore(),
       env: new MemoryEnvStore(),
+      schedules: new MemoryScheduleStore(),
+      triggers: new MemoryTriggerStore(),
       knowledge: new SqliteKnowledgeStore(kb),
       close: async () => {
         if (kb.open) kb.close();
@@ -97,6 +103,8 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       service: new SqliteServiceApiStore(db),
       conversations: new SqliteConversationStore(db),
       env: new SqliteEnvStore(db),
+      schedules: new SqliteScheduleStore(db),
+      triggers: new SqliteTriggerStore(db),
       close: async () => {
         if (db.open) db.close();
       },

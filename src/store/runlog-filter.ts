@@ -15,7 +15,7 @@ export function statusClauses(wanted: RunLogStatus[]): { plain: string[]; cancel
   };
 }
 
-export const entryOf = (r: RunRecord, tag?: Pick<RunLogEntry, "source" | "version" | "draft">): RunLogEntry => {
+export const entryOf = (r: RunRecord, tag?: Pick<RunLogEntry, "source" | "version" | "draft" | "triggerId">): RunLogEntry => {
   const { workflow, ...rest } = r;
   return { ...rest, workflowName: workflow.name, ...tag };
 };

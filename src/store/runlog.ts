@@ -23,6 +23,8 @@ export interface RunQuery {
   source?: RunSource[];
   /** The app version the run ran (draft runs carry the version their draft was made from). */
   version?: number;
+  /** Only the runs this trigger started. */
+  triggerId?: string;
   /** Created at or after (ms since the epoch). */
   since?: number;
   /** Created before (ms since the epoch). */
@@ -42,6 +44,8 @@ export interface RunLogEntry extends Omit<RunRecord, "workflow"> {
   version?: number;
   /** A draft run of the studio. */
   draft?: boolean;
+  /** The trigger that started it (source `trigger`). */
+  triggerId?: string;
 }
 
 export interface RunPage {
@@ -54,6 +58,8 @@ export interface RunTag {
   source: RunSource;
   version?: number;
   draft?: boolean;
+  /** The trigger (TriggerStore id) that started the run. */
+  triggerId?: string;
 }
 
 export interface RetentionPolicy {

@@ -5,7 +5,9 @@ import type { FormStore } from "./forms.js";
 import type { KnowledgeStore } from "./knowledge.js";
 import type { RunLog } from "./runlog.js";
 import type { RunStore } from "./runs.js";
+import type { ScheduleStore } from "./schedules.js";
 import type { ServiceApiStore } from "./service-api.js";
+import type { TriggerStore } from "./triggers.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
 export interface Stores {
@@ -23,6 +25,10 @@ export interface Stores {
   conversations: ConversationStore;
   /** Per-app environment variable values (secrets sealed). */
   env: EnvStore;
+  /** Schedule triggers' last ticks and fired ticks (src/triggers/schedule/). */
+  schedules: ScheduleStore;
+  /** Triggers of published apps (webhooks, schedules) and webhook deliveries. */
+  triggers: TriggerStore;
   /** Which backend the specifier named. */
   readonly kind: StoreKind;
   /** Closes the database; the stores must not be used afterwards. */

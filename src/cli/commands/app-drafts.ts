@@ -1,3 +1,4 @@
+import { syncAppTriggers } from "../../triggers/sync.js";
 import type { Command } from "@commander-js/extra-typings";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { DraftStaleError, publishDraft, publishVersion, saveDraft } from "../../server/drafts.js";
@@ -68,11 +69,14 @@ export function registerDraftCommands(apps: Command): void {
     .action(async (appId, opts) => {
       const db = opts.db ?? loadWeftConfig(opts.config).db;
       const n = opts.to === undefined ? undefined : positive(opts.to, "to");
-      const p = await withStores(db, (s) =>
-        n === undefined
-          ? publishDraft(s.apps, appId, opts.note, { allowWarnings: !!opts.allowWarnings })
-          : publishVersion(s.apps, appId, n, { allowWarnings: !!opts.allowWarnings }),
-      );
+      const p = await withStores(db, async (s) => {
+        const done =
+          n === undefined
+            ? await publishDraft(s.apps, appId, opts.note, { allowWarnings: !!opts.allowWarnings })
+            : await publishVersion(s.apps, appId, n, { allowWarnings: !!opts.allowWarnings });
+        await syncAppTriggers(s, appId);
+        return done;
+      });
       if (opts.json)
         return printJson({ appId, published: p.version.version, created: p.created, warnings: p.warnings });
       for (const w of p.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);

@@ -1,3 +1,4 @@
+import { syncAppTriggers } from "../../triggers/sync.js";
 import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
 // Without the node types registered every node would be "unknown" to the analyser (and no import published).
@@ -52,6 +53,7 @@ export function registerAppCommands(program: Command): void {
         );
         const env = new AppEnv(stores.env, stores.apps, new KeyProvider(keyFilePath(db, cfg.secretKeyFile)));
         const warnings = [...read.warnings, ...(await settleImportedSecrets(env, app.id, workflow, secrets))];
+        await syncAppTriggers(stores, app.id);
         const published = app.publishedVersion !== undefined;
         if (opts.json) return printJson({ app, version: version.version, published, warnings, diagnostics });
         for (const d of [...warnings, ...diagnostics]) process.stderr.write(`${formatDiagnostic(d)}\n`);

@@ -5,19 +5,19 @@ import { analyse, runGate } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
 import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
-import { servingDiagnostics } from "../../engine/serving.js";
-import { attachKnowledge, type BuiltServices, buildServices } from "../../engine/services.js";
 import { type RunResult, runWorkflow } from "../../engine/run.js";
+import { attachKnowledge, type BuiltServices, buildServices } from "../../engine/services.js";
+import { servingDiagnostics } from "../../engine/serving.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
-import { extensionOf, mimeForExtension } from "../../tools/mime.js";
-import type { AttemptRecord } from "../../store/runs.js";
+import { parseRunQuery, runLink } from "../../server/run-query.js";
 import { openStores, type Stores } from "../../store/open.js";
+import { RUN_LOG_STATUSES, RUN_SOURCES } from "../../store/runlog.js";
+import type { AttemptRecord } from "../../store/runs.js";
+import { extensionOf, mimeForExtension } from "../../tools/mime.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
-import { parseRunQuery, runLink } from "../../server/run-query.js";
-import { RUN_LOG_STATUSES, RUN_SOURCES } from "../../store/runlog.js";
 
 /** The file's MIME type by extension (mime-db, plus the Dify extensions it lacks). */
 function mimeOf(path: string): string {
@@ -241,6 +241,7 @@ export function registerRunCommands(program: Command): void {
       "10000",
     )
     .option("--name <name>", "worker name in results")
+    .option("--no-schedules", "do not fire the schedule triggers of published apps from this worker")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const { startWorker } = await import("../../queue/index.js");
@@ -277,6 +278,7 @@ export function registerRunCommands(program: Command): void {
       process.on("SIGTERM", () => void stop("SIGTERM"));
       process.on("SIGINT", () => void stop("SIGINT"));
       await w.worker.waitUntilReady();
+      if (opts.schedules !== false) await startQueuedSchedules(opts.db ?? cfg.db, opts.redis);
       process.stderr.write(`worker ${name} ready\n`);
       await new Promise(() => {});
     });
@@ -350,4 +352,12 @@ export function registerRunCommands(program: Command): void {
         return printJson({ run: { id: run.id, status: run.status, outputs: run.outputs, error: run.error }, trace });
       process.stdout.write(`run ${run.id}: ${run.status}\n${formatTrace(trace)}\n`);
     });
+}
+
+/** Workers fire schedules too (queued, so any worker runs them); the store's claims keep one run per tick. */
+async function startQueuedSchedules(db: string, redisUrl: string | undefined): Promise<void> {
+  const { createScheduleRunner } = await import("../../triggers/schedule/runner.js");
+  const { queuedStarter } = await import("../../triggers/schedule/queued.js");
+  const stores = await openStores(db);
+  createScheduleRunner({ stores, starter: queuedStarter(redisUrl) }).start();
 }

@@ -35,6 +35,11 @@ export function registerServeCommands(program: Command): void {
     .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--model <name>", "model name for the chat agent (routed by weft.config.json / WEFT_LLM_*)")
+    .option(
+      "--redis <url>",
+      "queue scheduled runs on Redis for `weft worker`s instead of running them here (default WEFT_REDIS_URL when set)",
+    )
+    .option("--no-schedules", "do not fire the schedule triggers of published apps in this process")
     .option("--sample", "preload the sample app and print its API key (the same one on every restart)")
     .option(
       "--synchronous <mode>",
@@ -59,6 +64,7 @@ export function registerServeCommands(program: Command): void {
         retention: { maxAgeDays: cfg.runs.retention.days, maxRunsPerApp: cfg.runs.retention.perApp },
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
         secretKeyFile: cfg.secretKeyFile,
+        schedules: opts.schedules === false ? false : { redisUrl: opts.redis ?? process.env.WEFT_REDIS_URL },
       }).catch((e: unknown) => {
         if (e instanceof WeftError && (e.code.startsWith("server.") || e.code.startsWith("secret.")))
           throw new CliError(e.code, e.message);

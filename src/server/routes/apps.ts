@@ -1,3 +1,4 @@
+import { syncAppTriggers } from "../../triggers/sync.js";
 import { Hono } from "hono";
 import { diffWorkflows } from "../../ir/diff.js";
 import { analyse } from "../../analysis/index.js";
@@ -85,6 +86,7 @@ export function appRoutes(deps: ServerDeps): Hono {
       { publish: !hasErrors(diagnostics) },
     );
     const envWarnings = await settleImportedSecrets(deps.env, app.id, workflow, secrets);
+    await syncAppTriggers(deps.stores, app.id);
     return c.json({ app, version: versionSummary(version), warnings: [...warnings, ...envWarnings], diagnostics }, 201);
   });
 
@@ -98,6 +100,7 @@ export function appRoutes(deps: ServerDeps): Hono {
     await apps.deleteApp(app.id);
     await deps.stores.conversations.deleteApp(app.id);
     await deps.env.deleteApp(app.id);
+    await deps.stores.triggers.deleteApp(app.id);
     return c.json({ deleted: app.id });
   });
 

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { runGate } from "../../analysis/runnable.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
+import { syncAppTriggers } from "../../triggers/sync.js";
 import { DraftStaleError, getDraft, publishDraft, publishVersion, saveDraft } from "../drafts.js";
 import { envDiagnostics } from "../env-import.js";
 import { ApiError } from "../errors.js";
@@ -41,6 +42,7 @@ export function draftRoutes(deps: ServerDeps): Hono {
       body.version === undefined
         ? await publishDraft(apps, id, typeof body.note === "string" ? body.note : "", opts)
         : await publishVersion(apps, id, versionParam(String(body.version)), opts);
+    await syncAppTriggers(deps.stores, id);
     return c.json({
       app: p.app,
       version: versionSummary(p.version),

@@ -53,6 +53,7 @@ export class MemoryRunLog implements RunLog {
       if (q.status?.length && !q.status.includes(logStatus(r))) return false;
       if (q.source?.length && (!t || !q.source.includes(t.source))) return false;
       if (q.version !== undefined && t?.version !== q.version) return false;
+      if (q.triggerId !== undefined && t?.triggerId !== q.triggerId) return false;
       if (q.since !== undefined && r.createdAt < q.since) return false;
       if (q.until !== undefined && r.createdAt >= q.until) return false;
       if (c && !(r.createdAt < c.createdAt || (r.createdAt === c.createdAt && r.id < c.id))) return false;

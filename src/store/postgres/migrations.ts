@@ -157,6 +157,34 @@ ALTER TABLE runs ADD COLUMN search tsvector
 DROP INDEX runs_text;
 CREATE INDEX runs_search ON runs USING gin (search);`,
   },
+  {
+    version: 11,
+    name: "triggers: per-app trigger rows (webhook, schedule, plugin), webhook deliveries (idempotency keys), run tags' trigger id",
+    sql: `
+CREATE TABLE triggers (
+  id text PRIMARY KEY, type text NOT NULL, app_id text NOT NULL, node_id text NOT NULL, enabled boolean NOT NULL,
+  created_at bigint NOT NULL, updated_at bigint NOT NULL, UNIQUE (app_id, type, node_id));
+CREATE TABLE trigger_deliveries (
+  id text PRIMARY KEY, trigger_id text NOT NULL, idempotency_key text, run_id text NOT NULL, status integer NOT NULL,
+  received_at bigint NOT NULL);
+CREATE UNIQUE INDEX trigger_deliveries_key ON trigger_deliveries (trigger_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE INDEX trigger_deliveries_recent ON trigger_deliveries (trigger_id, received_at DESC, id DESC);
+ALTER TABLE run_tags ADD COLUMN trigger_id text;
+CREATE INDEX run_tags_trigger ON run_tags (trigger_id) WHERE trigger_id IS NOT NULL;`,
+  },
+  {
+    version: 12,
+    name: "schedule triggers: the last tick dealt with per schedule, one row per fired tick (the claim)",
+    sql: `
+CREATE TABLE schedule_state (
+  key text PRIMARY KEY, app_id text NOT NULL, node_id text NOT NULL, cron text NOT NULL, timezone text NOT NULL,
+  last_tick bigint NOT NULL, updated_at bigint NOT NULL);
+CREATE TABLE schedule_fires (
+  key text NOT NULL, tick bigint NOT NULL, run_id text NOT NULL, claimed_at bigint NOT NULL, dispatched_at bigint,
+  PRIMARY KEY (key, tick));
+CREATE INDEX schedule_fires_pending ON schedule_fires (claimed_at) WHERE dispatched_at IS NULL;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -5,12 +5,14 @@ import { PostgresConversationStore } from "./conversations.js";
 import { PostgresEnvStore } from "./env.js";
 import { PostgresFormStore } from "./forms.js";
 import { PostgresKnowledgeStore } from "./knowledge.js";
+import { PostgresScheduleStore } from "./schedules.js";
 import { PostgresServiceApiStore } from "./service-api.js";
 import { createPool, pgDatabase } from "./database.js";
 import { pgStoreError } from "./errors.js";
 import { migrate } from "./migrations.js";
 import { PostgresRunLog } from "./runlog.js";
 import { PostgresRunStore } from "./runs.js";
+import { PostgresTriggerStore } from "./triggers.js";
 import type { PostgresSpec } from "./spec.js";
 
 /**
@@ -33,6 +35,8 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     apps: new PostgresAppStore(db),
     conversations: new PostgresConversationStore(db),
     env: new PostgresEnvStore(db),
+    schedules: new PostgresScheduleStore(db),
+    triggers: new PostgresTriggerStore(db),
     forms: new PostgresFormStore(db),
     knowledge: new PostgresKnowledgeStore(),
     service: new PostgresServiceApiStore(db),

@@ -34,9 +34,10 @@ export class PostgresRunLog implements RunLog {
 
   async tag(runId: string, t: RunTag): Promise<void> {
     await this.db.query(
-      `INSERT INTO run_tags (run_id, source, version, draft) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (run_id) DO UPDATE SET source = EXCLUDED.source, version = EXCLUDED.version, draft = EXCLUDED.draft`,
-      [runId, t.source, t.version ?? null, t.draft ?? null],
+      `INSERT INTO run_tags (run_id, source, version, draft, trigger_id) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (run_id) DO UPDATE SET source = EXCLUDED.source, version = EXCLUDED.version, draft = EXCLUDED.draft,
+         trigger_id = EXCLUDED.trigger_id`,
+      [runId, t.source, t.version ?? null, t.draft ?? null, t.triggerId ?? null],
     );
   }
 
@@ -54,7 +55,7 @@ export class PostgresRunLog implements RunLog {
     const { where, args } = this.filter(q);
     const rows = await this.db.query<any>(
       `SELECT r.id, r.app_id, r.status, r.inputs, r.outputs, r.error, r.created_at, r.updated_at,
-         r.workflow->>'name' AS workflow_name, t.source, t.version, t.draft
+         r.workflow->>'name' AS workflow_name, t.source, t.version, t.draft, t.trigger_id
        FROM runs r LEFT JOIN run_tags t ON t.run_id = r.id ${where}
        ORDER BY r.created_at DESC, r.id DESC LIMIT $${args.length + 1}`,
       [...args, limit + 1],
@@ -83,6 +84,7 @@ export class PostgresRunLog implements RunLog {
     }
     if (q.source?.length) where.push(`t.source = ANY(${arg(q.source)}::text[])`);
     if (q.version !== undefined) where.push(`t.version = ${arg(q.version)}`);
+    if (q.triggerId !== undefined) where.push(`t.trigger_id = ${arg(q.triggerId)}`);
     if (q.since !== undefined) where.push(`r.created_at >= ${arg(q.since)}`);
     if (q.until !== undefined) where.push(`r.created_at < ${arg(q.until)}`);
     if (q.search !== undefined)
@@ -139,5 +141,6 @@ function toEntry(r: any): RunLogEntry {
     ...(r.source !== null ? { source: r.source } : {}),
     ...(r.version !== null ? { version: r.version } : {}),
     ...(r.draft ? { draft: true } : {}),
+    ...(r.trigger_id ? { triggerId: r.trigger_id } : {}),
   };
 }

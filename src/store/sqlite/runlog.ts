@@ -15,7 +15,9 @@ import { statusClauses } from "../runlog-filter.js";
 
 // The full-text index follows the runs table through triggers, so nothing that writes runs has to know of it.
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS run_tags (run_id TEXT PRIMARY KEY, source TEXT NOT NULL, version INTEGER, draft INTEGER);
+CREATE TABLE IF NOT EXISTS run_tags (run_id TEXT PRIMARY KEY, source TEXT NOT NULL, version INTEGER, draft INTEGER,
+  trigger_id TEXT);
+CREATE INDEX IF NOT EXISTS run_tags_trigger ON run_tags(trigger_id) WHERE trigger_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS runs_recent_id ON runs(created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS runs_app_recent_id ON runs(app_id, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS runs_status ON runs(status, created_at DESC);
@@ -39,6 +41,10 @@ const ftsQuery = (words: string[]) => words.map((w) => `"${w}"`).join(" ");
 export class SqliteRunLog implements RunLog {
   constructor(private readonly db: Database.Database) {
     db.transaction(() => {
+      // Databases from before triggers: the column is added once (SQLite's way; PostgreSQL has migration 11).
+      const tagged = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'run_tags'").get();
+      const cols = tagged ? (db.prepare("PRAGMA table_info(run_tags)").all() as Array<{ name: string }>) : [];
+      if (tagged && !cols.some((c) => c.name === "trigger_id")) db.exec("ALTER TABLE run_tags ADD COLUMN trigger_id TEXT");
       const indexed = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'run_text'").get();
       if (!indexed) {
         db.exec("CREATE VIRTUAL TABLE run_text USING fts5(body)");
@@ -51,8 +57,8 @@ export class SqliteRunLog implements RunLog {
 
   async tag(runId: string, t: RunTag): Promise<void> {
     this.db
-      .prepare("INSERT OR REPLACE INTO run_tags (run_id, source, version, draft) VALUES (?,?,?,?)")
-      .run(runId, t.source, t.version ?? null, t.draft ? 1 : null);
+      .prepare("INSERT OR REPLACE INTO run_tags (run_id, source, version, draft, trigger_id) VALUES (?,?,?,?,?)")
+      .run(runId, t.source, t.version ?? null, t.draft ? 1 : null, t.triggerId ?? null);
   }
 
   async count(q: RunQuery): Promise<number> {
@@ -69,7 +75,7 @@ export class SqliteRunLog implements RunLog {
     const rows = this.db
       .prepare(
         `SELECT r.id, r.app_id, r.status, r.inputs, r.outputs, r.error, r.created_at, r.updated_at,
-           json_extract(r.workflow, '$.name') AS workflow_name, t.source, t.version, t.draft
+           json_extract(r.workflow, '$.name') AS workflow_name, t.source, t.version, t.draft, t.trigger_id
          FROM runs r LEFT JOIN run_tags t ON t.run_id = r.id ${where}
          ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
       )
@@ -94,6 +100,7 @@ export class SqliteRunLog implements RunLog {
     }
     if (q.source?.length) where.push(`t.source IN (${q.source.map(() => "?").join(",")})`) && args.push(...q.source);
     if (q.version !== undefined) where.push("t.version = ?") && args.push(q.version);
+    if (q.triggerId !== undefined) where.push("t.trigger_id = ?") && args.push(q.triggerId);
     if (q.since !== undefined) where.push("r.created_at >= ?") && args.push(q.since);
     if (q.until !== undefined) where.push("r.created_at < ?") && args.push(q.until);
     if (q.search !== undefined)
@@ -150,5 +157,6 @@ function toEntry(r: any): RunLogEntry {
     ...(r.source !== null ? { source: r.source } : {}),
     ...(r.version !== null ? { version: r.version } : {}),
     ...(r.draft ? { draft: true } : {}),
+    ...(r.trigger_id ? { triggerId: r.trigger_id } : {}),
   };
 }
