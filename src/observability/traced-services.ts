@@ -56,18 +56,25 @@ function modelSpan(tracer: Tracer, chat: (r: LlmRequest) => Promise<LlmResponse>
       "gen_ai.request.model": req.model.name,
       ...(captureContent ? { "gen_ai.input.messages": JSON.stringify(req.messages) } : {}),
     };
-    return traced(tracer, `chat ${req.model.name}`, SpanKind.CLIENT, attributes, () => chat(req), (span, r) => {
-      span.setAttributes({
-        "gen_ai.response.model": req.model.name,
-        "gen_ai.usage.input_tokens": r.usage.promptTokens,
-        "gen_ai.usage.output_tokens": r.usage.completionTokens,
-        "gen_ai.response.finish_reasons": [r.finishReason],
-      });
-      if (captureContent) {
-        const out = [{ role: "assistant", content: r.text, tool_calls: r.toolCalls }];
-        span.setAttribute("gen_ai.output.messages", redactorIn()(JSON.stringify(out)));
-      }
-    });
+    return traced(
+      tracer,
+      `chat ${req.model.name}`,
+      SpanKind.CLIENT,
+      attributes,
+      () => chat(req),
+      (span, r) => {
+        span.setAttributes({
+          "gen_ai.response.model": req.model.name,
+          "gen_ai.usage.input_tokens": r.usage.promptTokens,
+          "gen_ai.usage.output_tokens": r.usage.completionTokens,
+          "gen_ai.response.finish_reasons": [r.finishReason],
+        });
+        if (captureContent) {
+          const out = [{ role: "assistant", content: r.text, tool_calls: r.toolCalls }];
+          span.setAttribute("gen_ai.output.messages", redactorIn()(JSON.stringify(out)));
+        }
+      },
+    );
   };
 }
 
@@ -79,34 +86,57 @@ function modelSpan(tracer: Tracer, chat: (r: LlmRequest) => Promise<LlmResponse>
 export function tracedServices<S extends Partial<ExecServices>>(tracer: Tracer, s: S, captureContent: boolean): S {
   const out: S = { ...s };
   const { llm, tools, http, sandbox, knowledge } = s;
-  if (llm) out.llm = overriding(llm, "chat", modelSpan(tracer, (r) => llm.chat(r), captureContent));
+  if (llm)
+    out.llm = overriding(
+      llm,
+      "chat",
+      modelSpan(tracer, (r) => llm.chat(r), captureContent),
+    );
   if (tools) {
     out.tools = overriding(tools, "invoke", (inv: Parameters<typeof tools.invoke>[0]) =>
-        traced(tracer, `execute_tool ${inv.toolName}`, SpanKind.INTERNAL, {
+      traced(
+        tracer,
+        `execute_tool ${inv.toolName}`,
+        SpanKind.INTERNAL,
+        {
           "gen_ai.operation.name": "execute_tool",
           "gen_ai.tool.name": inv.toolName,
           "weft.tool.provider": inv.providerId,
-        }, () => tools.invoke(inv)),
+        },
+        () => tools.invoke(inv),
+      ),
     );
   }
   if (http) {
     out.http = {
       request: (req) =>
-        traced(tracer, req.method.toUpperCase(), SpanKind.CLIENT, {
-          "http.request.method": req.method.toUpperCase(),
-          // The URL without its query: a query string may carry a key.
-          "url.full": req.url.split("?")[0] ?? req.url,
-        }, () => http.request(req), (span, r) => span.setAttribute("http.response.status_code", r.status)),
+        traced(
+          tracer,
+          req.method.toUpperCase(),
+          SpanKind.CLIENT,
+          {
+            "http.request.method": req.method.toUpperCase(),
+            // The URL without its query: a query string may carry a key.
+            "url.full": req.url.split("?")[0] ?? req.url,
+          },
+          () => http.request(req),
+          (span, r) => span.setAttribute("http.response.status_code", r.status),
+        ),
     };
   }
   if (sandbox) {
     out.sandbox = {
-      run: (req) => traced(tracer, `sandbox ${req.language}`, SpanKind.INTERNAL, { "weft.sandbox.language": req.language }, () => sandbox.run(req)),
+      run: (req) =>
+        traced(tracer, `sandbox ${req.language}`, SpanKind.INTERNAL, { "weft.sandbox.language": req.language }, () =>
+          sandbox.run(req),
+        ),
     };
   }
   if (knowledge) {
     out.knowledge = overriding(knowledge, "retrieve", (req: Parameters<typeof knowledge.retrieve>[0]) =>
-      traced(tracer, "retrieval", SpanKind.INTERNAL, { "gen_ai.operation.name": "retrieval" }, () => knowledge.retrieve(req)),
+      traced(tracer, "retrieval", SpanKind.INTERNAL, { "gen_ai.operation.name": "retrieval" }, () =>
+        knowledge.retrieve(req),
+      ),
     );
   }
   return out;

@@ -74,7 +74,8 @@ export function startTracing(settings: TracingSettings): Tracing | undefined {
   if (!settings.enabled) return undefined;
   installContextManager();
   const exporterConfig = { url: settings.endpoint, headers: settings.headers };
-  const exporter = settings.protocol === "http/json" ? new JsonExporter(exporterConfig) : new ProtoExporter(exporterConfig);
+  const exporter =
+    settings.protocol === "http/json" ? new JsonExporter(exporterConfig) : new ProtoExporter(exporterConfig);
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ "service.name": settings.serviceName }),
     spanProcessors: [new BatchSpanProcessor({ exporter })],
@@ -118,22 +119,27 @@ export class TracingObserver implements RunObserver {
       [WEFT.resumed]: info.resumed,
       ...(info.appId ? { [WEFT.appId]: info.appId } : {}),
     };
-    return this.tracer.startActiveSpan(`run ${info.workflowName}`, { kind: SpanKind.INTERNAL, attributes }, ctx, async (span) => {
-      try {
-        const r = await body();
-        span.setAttribute(WEFT.status, r.status);
-        if (r.error) {
-          span.setAttribute(WEFT.errorCode, r.error.code);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: redact(r.error.message) });
+    return this.tracer.startActiveSpan(
+      `run ${info.workflowName}`,
+      { kind: SpanKind.INTERNAL, attributes },
+      ctx,
+      async (span) => {
+        try {
+          const r = await body();
+          span.setAttribute(WEFT.status, r.status);
+          if (r.error) {
+            span.setAttribute(WEFT.errorCode, r.error.code);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: redact(r.error.message) });
+          }
+          return r;
+        } catch (e) {
+          failSpan(span, e, redact);
+          throw e;
+        } finally {
+          span.end();
         }
-        return r;
-      } catch (e) {
-        failSpan(span, e, redact);
-        throw e;
-      } finally {
-        span.end();
-      }
-    });
+      },
+    );
   }
 
   attempt(info: AttemptObservation, body: () => Promise<NodeResult>) {

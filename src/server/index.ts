@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import type { RunObserver } from "../engine/observer.js";
 import { serve } from "@hono/node-server";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
@@ -49,6 +50,8 @@ export interface ServerOptions extends AppOptions {
   retentionIntervalMs?: number;
   /** The secret key file (default: WEFT_SECRET_KEY_FILE, else next to the SQLite file, else ~/.weft/). */
   secretKeyFile?: string;
+  /** Observability hook (tracing, metrics) for every run. */
+  observer?: RunObserver;
 }
 
 export interface RunningServer {
@@ -94,6 +97,7 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
     lease,
     contextOf: (runId) => resumeContext(deps, runId),
     envOf: (appId) => env.forRun(appId),
+    observer: o.observer,
   });
   const deps: ServerDeps = {
     stores,
@@ -142,7 +146,12 @@ export function listenError(e: NodeJS.ErrnoException, host: string, port: number
 /** Listen on host:port (port 0 = ephemeral). `close` stops accepting, ends live runs, and closes the database. */
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const deps = await openDeps(o);
-  const app = createApp(deps, { maxBodyBytes: o.maxBodyBytes, webDir: o.webDir ?? DEFAULT_WEB_DIR });
+  const app = createApp(deps, {
+    maxBodyBytes: o.maxBodyBytes,
+    webDir: o.webDir ?? DEFAULT_WEB_DIR,
+    metrics: o.metrics,
+    metricsToken: o.metricsToken,
+  });
   const host = o.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: o.port ?? 0, hostname: host }, () => resolve(s));

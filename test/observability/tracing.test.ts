@@ -56,7 +56,13 @@ function workflow() {
         context: { enabled: false, variable_selector: [] },
         vision: { enabled: false },
       },
-      { id: "it", type: "iteration", iterator_selector: ["start", "items", "list"], output_selector: ["look", "text"], start_node_id: "it_start" },
+      {
+        id: "it",
+        type: "iteration",
+        iterator_selector: ["start", "items", "list"],
+        output_selector: ["look", "text"],
+        start_node_id: "it_start",
+      },
       { id: "it_start", type: "iteration-start", parentId: "it" },
       {
         id: "look",
@@ -67,9 +73,21 @@ function workflow() {
         tool_name: "lookup",
         tool_parameters: { q: { type: "mixed", value: "{{#it.item#}}" } },
       },
-      { id: "end", type: "end", outputs: [{ variable: "summary", value_selector: ["llm", "text"] }, { variable: "found", value_selector: ["it", "output"] }] },
+      {
+        id: "end",
+        type: "end",
+        outputs: [
+          { variable: "summary", value_selector: ["llm", "text"] },
+          { variable: "found", value_selector: ["it", "output"] },
+        ],
+      },
     ],
-    edges: [["start", "llm"], ["llm", "it"], ["it_start", "look"], ["it", "end"]],
+    edges: [
+      ["start", "llm"],
+      ["llm", "it"],
+      ["it_start", "look"],
+      ["it", "end"],
+    ],
     environment_variables: [{ name: "KEY", value_type: "secret", value: SECRET }],
   });
 }
@@ -103,7 +121,11 @@ describe("OTLP tracing", () => {
     const byName = (n: string) => spans.filter((s) => s.name === n);
     const [run] = spans.filter((s) => s.name.startsWith("run "));
     expect(run!.parentSpanId).toBe("");
-    expect(run!.attributes).toMatchObject({ "weft.app.id": "app-1", "weft.run.source": "api", "weft.run.status": "succeeded" });
+    expect(run!.attributes).toMatchObject({
+      "weft.app.id": "app-1",
+      "weft.run.source": "api",
+      "weft.run.status": "succeeded",
+    });
     expect(run!.resource["service.name"]).toBe("weft-test");
 
     const node = (id: string) => spans.filter((s) => s.attributes["weft.node.id"] === id);
@@ -166,8 +188,12 @@ describe("OTLP tracing", () => {
   it("is off by default and refuses a protocol it cannot speak", () => {
     expect(tracingSettings(undefined, {}).enabled).toBe(false);
     expect(startTracing(tracingSettings(undefined, {}))).toBeUndefined();
-    expect(tracingSettings(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: "http://x:4318", OTEL_SDK_DISABLED: "true" }).enabled).toBe(false);
-    expect(tracingSettings(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: "http://x:4318/" }).endpoint).toBe("http://x:4318/v1/traces");
+    expect(
+      tracingSettings(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: "http://x:4318", OTEL_SDK_DISABLED: "true" }).enabled,
+    ).toBe(false);
+    expect(tracingSettings(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: "http://x:4318/" }).endpoint).toBe(
+      "http://x:4318/v1/traces",
+    );
     expect(() => tracingSettings(undefined, { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(ObservabilityConfigError);
     expect(() => tracingSettings({ enabled: true } as never, {})).toThrow(/no OTLP endpoint/);
   });

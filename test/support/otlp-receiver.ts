@@ -28,16 +28,16 @@ interface KeyValue {
   value: AnyValue;
 }
 
-function valueOf(v: AnyValue): unknown {
+function anyValue(v: AnyValue): unknown {
   if (v.stringValue !== undefined) return v.stringValue;
   if (v.boolValue !== undefined) return v.boolValue;
   if (v.intValue !== undefined) return Number(v.intValue);
   if (v.doubleValue !== undefined) return v.doubleValue;
-  if (v.arrayValue) return (v.arrayValue.values ?? []).map(valueOf);
+  if (v.arrayValue) return (v.arrayValue.values ?? []).map(anyValue);
   return undefined;
 }
 export function attributesOf(kvs: KeyValue[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((kvs ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
+  return Object.fromEntries((kvs ?? []).map((kv) => [kv.key, anyValue(kv.value)]));
 }
 
 export interface OtlpReceiver {
@@ -70,7 +70,9 @@ export function spansOfJson(body: any): ReceivedSpan[] {
   return out;
 }
 
-export async function startOtlpReceiver(decode: (contentType: string, body: Buffer) => ReceivedSpan[] = jsonOnly): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(
+  decode: (contentType: string, body: Buffer) => ReceivedSpan[] = jsonOnly,
+): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
   const server: Server = createServer((req, res) => {
