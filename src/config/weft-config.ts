@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { KnowledgeConfigSchema, DEFAULT_KNOWLEDGE_CONFIG } from "../knowledge/config.js";
 import { llmConfigSchema } from "../llm/config.js";
+import { ObservabilityConfigSchema } from "../observability/config.js";
 import { DEFAULT_EXTRACT_LIMITS, ExtractLimitsSchema } from "../tools/extract/limits.js";
 import { EMPTY_TOOLS_CONFIG, ToolsConfigSchema } from "../tools/configured/config.js";
 
@@ -20,6 +21,8 @@ export const WeftConfigSchema = z
     /** The secret key file (default: WEFT_SECRET_KEY_FILE, else next to a SQLite db, else ~/.weft/weft-secret.key). */
     secretKeyFile: z.string().optional(),
     tools: ToolsConfigSchema.default(EMPTY_TOOLS_CONFIG),
+    /** Traces over OTLP (off by default; the standard OTEL_* variables override it). */
+    observability: ObservabilityConfigSchema.optional(),
     knowledge: KnowledgeConfigSchema.default(DEFAULT_KNOWLEDGE_CONFIG),
     /** Bounds on document extraction (document-extractor nodes, knowledge uploads): sizes, depth, time, heap. */
     documents: ExtractLimitsSchema.default(DEFAULT_EXTRACT_LIMITS),

@@ -4,6 +4,7 @@ import type { ExecServices } from "../ir/services.js";
 import type { Workflow, WorkflowNode } from "../ir/workflow.js";
 import type { AttemptRecord } from "../store/runs.js";
 import type { RunEvent } from "./events.js";
+import type { RunObserver } from "./observer.js";
 import type { VariablePool } from "./pool.js";
 import { renderTemplate } from "./render.js";
 import { withNodeTimeout } from "./timeout.js";
@@ -16,6 +17,8 @@ export interface AttemptRun {
   services: ExecServices;
   onEvent: (e: RunEvent) => void;
   signal: AbortSignal;
+  /** Observability hook (tracing); absent means no cost at all. */
+  observer?: RunObserver;
 }
 
 /** One node in one frame, ready to be attempted. */
@@ -100,7 +103,11 @@ export async function runAttempt(
   let result: NodeResult | undefined;
   let error: unknown;
   try {
-    result = await withNodeTimeout(t.def.execute!(ctx), t.cfg.timeout_seconds, node.id, ac, t.def.timeoutAllowanceMs);
+    const exec = () => withNodeTimeout(t.def.execute!(ctx), t.cfg.timeout_seconds, node.id, ac, t.def.timeoutAllowanceMs);
+    const obs = run.observer;
+    result = obs
+      ? await obs.attempt({ runId: run.runId, key, nodeId: node.id, nodeType: node.type, title: node.title, attempt }, exec)
+      : await exec();
   } catch (e) {
     error = e;
   } finally {

@@ -8,6 +8,7 @@ import { MemoryRunStore } from "../store/memory/runs.js";
 import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
 import type { RunEvent } from "./events.js";
 import { interruptsRun } from "./interrupt.js";
+import type { RunObserver } from "./observer.js";
 import { VariablePool } from "./pool.js";
 import { type Redactor, redactorFor } from "./redact.js";
 import { RedactingRunStore } from "./redacting-store.js";
@@ -44,6 +45,8 @@ export interface RunOptions {
   appId?: string;
   /** The app's environment variable values (secrets in clear), over the workflow's declared defaults. */
   env?: RunEnv;
+  /** Observability hook (tracing, metrics): wraps the run and each node attempt. */
+  observer?: RunObserver;
 }
 
 /**
@@ -119,7 +122,12 @@ function secretsOf(wf: Workflow, o: RunOptions): string[] {
   return [...declared, ...(o.env?.secrets ?? [])];
 }
 
-async function execute(
+function execute(wf: Workflow, runId: string, o: RunOptions, rawStore: RunStore, resumed: boolean): Promise<RunResult> {
+  const body = () => executeRun(wf, runId, o, rawStore, resumed);
+  return o.observer ? o.observer.run({ runId, appId: o.appId, workflowName: wf.name, resumed, secrets: secretsOf(wf, o) }, body) : body();
+}
+
+async function executeRun(
   wf: Workflow,
   runId: string,
   o: RunOptions,
@@ -145,6 +153,7 @@ async function execute(
     onEvent,
     signal: runSignal(o.signal),
     stop: o.stop,
+    observer: o.observer,
   });
   onEvent({ type: "run_started", runId, resumed });
   let status: RunStatus;

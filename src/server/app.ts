@@ -1,4 +1,6 @@
 import { Hono } from "hono";
+import type { Metrics } from "../observability/metrics.js";
+import { mountMetrics } from "./metrics-route.js";
 import { bodyLimit } from "hono/body-limit";
 import { WeftError } from "../ir/errors.js";
 import type { ServerDeps } from "./context.js";
@@ -28,6 +30,10 @@ export interface AppOptions {
   webDir?: string;
   /** Webhook deliveries over this size are refused with 413 (default 10 MiB, Dify's). */
   webhookMaxBodyBytes?: number;
+  /** Prometheus metrics: `GET /metrics` and HTTP request durations. */
+  metrics?: Metrics;
+  /** Bearer token for `/metrics`; without one only loopback clients may scrape. */
+  metricsToken?: string;
 }
 
 function bearer(header: string | undefined): string | undefined {
@@ -59,6 +65,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
     ),
   );
 
+  if (opts.metrics) mountMetrics(app, opts.metrics, opts.metricsToken);
   app.get("/health", (c) => c.json({ ok: true }));
 
   app.use("/api/*", async (c, next) => {

@@ -1,4 +1,5 @@
 import { newId } from "../util/ids.js";
+import type { RunObserver } from "../engine/observer.js";
 import type { RunEvent } from "../engine/events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
@@ -74,6 +75,8 @@ export interface RunHubOptions {
   lease?: LeaseOptions;
   /** An app's environment values (secrets opened) for each run segment of it; never stored with the run. */
   envOf?: (appId: string) => Promise<RunEnv>;
+  /** Observability hook (tracing, metrics) for every run segment. */
+  observer?: RunObserver;
 }
 
 /**
@@ -370,6 +373,7 @@ export class RunHub {
         signal: ctrl.signal,
         stop: stop.signal,
         onEvent: (ev) => this.push(runId, e, ev),
+        observer: this.o.observer,
       });
     } catch (err) {
       logFailure(`run ${runId} was not started: storing its record failed`, err);
@@ -441,6 +445,7 @@ export class RunHub {
       signal: ctrl.signal,
       stop: stop.signal,
       onEvent: (ev) => this.push(runId, e, ev),
+      observer: this.o.observer,
     });
     return { done: this.track(runId, e, p) };
   }

@@ -1,5 +1,6 @@
 import { syncAllTriggers } from "../triggers/sync.js";
 import type { AddressInfo } from "node:net";
+import type { RunObserver } from "../engine/observer.js";
 import { serve } from "@hono/node-server";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
@@ -55,6 +56,8 @@ export interface ServerOptions extends AppOptions {
   schedules?: false | { redisUrl?: string };
   /** The secret key file (default: WEFT_SECRET_KEY_FILE, else next to the SQLite file, else ~/.weft/). */
   secretKeyFile?: string;
+  /** Observability hook (tracing, metrics) for every run. */
+  observer?: RunObserver;
 }
 
 export interface RunningServer {
@@ -100,6 +103,7 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
     lease,
     contextOf: (runId) => resumeContext(deps, runId),
     envOf: (appId) => env.forRun(appId),
+    observer: o.observer,
   });
   const deps: ServerDeps = {
     stores,
@@ -154,6 +158,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     maxBodyBytes: o.maxBodyBytes,
     webDir: o.webDir ?? DEFAULT_WEB_DIR,
     webhookMaxBodyBytes: o.webhookMaxBodyBytes,
+    metrics: o.metrics,
+    metricsToken: o.metricsToken,
   });
   const host = o.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

@@ -5,6 +5,7 @@ import { analyse, runGate } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
 import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
+import { openTracing } from "../../observability/index.js";
 import { type RunResult, runWorkflow } from "../../engine/run.js";
 import { attachKnowledge, type BuiltServices, buildServices } from "../../engine/services.js";
 import { servingDiagnostics } from "../../engine/serving.js";
@@ -208,11 +209,14 @@ export function registerRunCommands(program: Command): void {
         stores = await openStores(opts.db ?? cfg.db);
         attachKnowledge(services, stores.knowledge, cfg.knowledge);
         for (const d of await servingDiagnostics(workflow, services)) process.stderr.write(`${formatDiagnostic(d)}\n`);
-        {
+        const tracing = await openTracing(cfg, "cli");
+        try {
+          const runServices = { ...services, humanInput: new StoredHumanInput(stores.forms) };
           const result = await runWorkflow(workflow, {
             inputs,
             // A human-input node pauses the run durably: its form is stored beside the run.
-            services: { ...services, humanInput: new StoredHumanInput(stores.forms) },
+            services: tracing ? tracing.wrap(runServices) : runServices,
+            observer: tracing?.observer,
             store: stores!.runs,
             concurrency: opts.concurrency === undefined ? undefined : positiveInt(opts.concurrency, "--concurrency"),
             sys: { ...(opts.query ? { query: opts.query } : {}), ...(sysFiles.length > 0 ? { files: sysFiles } : {}) },
@@ -220,6 +224,8 @@ export function registerRunCommands(program: Command): void {
           });
           await stores.runLog.tag(result.runId, { source: "cli" });
           finish(result, opts);
+        } finally {
+          await tracing?.shutdown();
         }
       }
     });

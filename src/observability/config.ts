@@ -1,0 +1,63 @@
+import { z } from "zod";
+
+/**
+ * weft.config.json `observability`: tracing is off unless enabled here or by the standard OTEL_* variables
+ * (an OTLP endpoint set); `OTEL_*` values win over the file, as every OpenTelemetry SDK does.
+ */
+export const ObservabilityConfigSchema = z
+  .object({
+    tracing: z
+      .object({
+        enabled: z.boolean().default(false),
+        /** OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces. */
+        endpoint: z.string().url().optional(),
+        protocol: z.enum(["http/protobuf", "http/json"]).default("http/protobuf"),
+        headers: z.record(z.string(), z.string()).default({}),
+        serviceName: z.string().default("weft"),
+        /** Record prompts and completions on model spans (GenAI semantic conventions); off by default. */
+        captureContent: z.boolean().default(false),
+      })
+      .strict()
+      .default({ enabled: false, protocol: "http/protobuf", headers: {}, serviceName: "weft", captureContent: false }),
+  })
+  .strict();
+export type ObservabilityConfig = z.output<typeof ObservabilityConfigSchema>;
+export type TracingConfig = ObservabilityConfig["tracing"];
+
+export class ObservabilityConfigError extends Error {
+  readonly code = "observability.bad_config";
+}
+
+/** The tracing settings in force: the file's, overridden by the standard OTEL_* environment variables. */
+export function tracingSettings(file: TracingConfig | undefined, env: NodeJS.ProcessEnv = process.env) {
+  const base = ObservabilityConfigSchema.parse({ tracing: file ?? {} }).tracing;
+  const envEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+    ? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+    : env.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`
+      : undefined;
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? base.protocol;
+  if (protocol !== "http/protobuf" && protocol !== "http/json") {
+    throw new ObservabilityConfigError(
+      `OTEL_EXPORTER_OTLP_PROTOCOL "${protocol}" is not supported: Weft exports OTLP over HTTP, set "http/protobuf" or "http/json"`,
+    );
+  }
+  const disabled = env.OTEL_SDK_DISABLED === "true" || env.OTEL_TRACES_EXPORTER === "none";
+  const endpoint = envEndpoint ?? base.endpoint;
+  const enabled = !disabled && (base.enabled || envEndpoint !== undefined);
+  if (enabled && !endpoint) {
+    throw new ObservabilityConfigError(
+      "tracing is enabled but no OTLP endpoint is set: set OTEL_EXPORTER_OTLP_ENDPOINT or observability.tracing.endpoint",
+    );
+  }
+  const capture = env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT;
+  return {
+    enabled,
+    endpoint: endpoint ?? "",
+    protocol: protocol as TracingConfig["protocol"],
+    headers: base.headers,
+    serviceName: env.OTEL_SERVICE_NAME ?? base.serviceName,
+    captureContent: capture !== undefined ? capture === "true" : base.captureContent,
+  };
+}
+export type TracingSettings = ReturnType<typeof tracingSettings>;

@@ -1,0 +1,200 @@
+/**
+ * Traces over OTLP/HTTP to a real receiver on loopback: a workflow with an LLM node (replay model server), an
+ * iteration and a tool call inside it gives one trace whose span tree, GenAI attributes and token counts are
+ * what Langfuse and Phoenix read.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runWorkflow } from "../../src/engine/run.js";
+import type { ToolService } from "../../src/ir/services.js";
+import { createLlmService } from "../../src/llm/index.js";
+import { ObservabilityConfigError, tracingSettings } from "../../src/observability/config.js";
+import { tracedServices } from "../../src/observability/traced-services.js";
+import { startTracing, type Tracing } from "../../src/observability/tracing.js";
+import { buildWorkflow } from "../support/build.js";
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.js";
+import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+
+let model: ReplayServer;
+let receiver: OtlpReceiver;
+let tracing: Tracing;
+beforeAll(async () => {
+  model = await startReplayServer();
+  receiver = await startOtlpReceiver();
+  const settings = tracingSettings(undefined, {
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    OTEL_SERVICE_NAME: "weft-test",
+  });
+  tracing = startTracing(settings)!;
+});
+afterAll(async () => {
+  await tracing.shutdown();
+  await model.close();
+  await receiver.close();
+});
+beforeEach(() => {
+  model.reset();
+  receiver.spans.length = 0;
+});
+
+const SECRET = "sk-very-secret-value-123";
+const tools: ToolService = {
+  async invoke(inv) {
+    return { text: `looked up ${String(inv.parameters.q)}`, files: [], json: [] };
+  },
+};
+
+function workflow() {
+  return buildWorkflow({
+    nodes: [
+      { id: "start", type: "start", variables: [{ variable: "items", type: "json_object" }] },
+      {
+        id: "llm",
+        type: "llm",
+        model: { provider: "openai", name: "gpt-4o-mini", mode: "chat", completion_params: {} },
+        prompt_template: [{ role: "user", text: "Summarise {{#start.items#}} key={{#env.KEY#}}" }],
+        context: { enabled: false, variable_selector: [] },
+        vision: { enabled: false },
+      },
+      {
+        id: "it",
+        type: "iteration",
+        iterator_selector: ["start", "items", "list"],
+        output_selector: ["look", "text"],
+        start_node_id: "it_start",
+      },
+      { id: "it_start", type: "iteration-start", parentId: "it" },
+      {
+        id: "look",
+        type: "tool",
+        parentId: "it",
+        provider_id: "demo",
+        provider_type: "builtin",
+        tool_name: "lookup",
+        tool_parameters: { q: { type: "mixed", value: "{{#it.item#}}" } },
+      },
+      {
+        id: "end",
+        type: "end",
+        outputs: [
+          { variable: "summary", value_selector: ["llm", "text"] },
+          { variable: "found", value_selector: ["it", "output"] },
+        ],
+      },
+    ],
+    edges: [
+      ["start", "llm"],
+      ["llm", "it"],
+      ["it_start", "look"],
+      ["it", "end"],
+    ],
+    environment_variables: [{ name: "KEY", value_type: "secret", value: SECRET }],
+  });
+}
+
+function llmService() {
+  return createLlmService({
+    endpoints: { ep: { provider: "openai-compatible", baseURL: model.openaiBaseURL, apiKey: "k" } },
+    default: "ep",
+    retry: { maxRetries: 0 },
+  });
+}
+
+async function traceOf(runId: string): Promise<ReceivedSpan[]> {
+  await tracing.flush();
+  const run = receiver.spans.find((s) => s.attributes["weft.run.id"] === runId && s.name.startsWith("run "));
+  expect(run).toBeDefined();
+  return receiver.spans.filter((s) => s.traceId === run!.traceId);
+}
+
+describe("OTLP tracing", () => {
+  it("one trace per run: run → node attempts → model and tool spans, GenAI attributes and tokens", async () => {
+    model.enqueue(reply.text("two items", { usage: { input: 17, output: 5 } }));
+    const r = await runWorkflow(workflow(), {
+      inputs: { items: { list: ["a", "b"] } },
+      appId: "app-1",
+      services: tracedServices(tracing.tracer, { llm: llmService(), tools }, true),
+      observer: tracing.observer("api"),
+    });
+    expect(r.status).toBe("succeeded");
+    const spans = await traceOf(r.runId);
+    const byName = (n: string) => spans.filter((s) => s.name === n);
+    const [run] = spans.filter((s) => s.name.startsWith("run "));
+    expect(run!.parentSpanId).toBe("");
+    expect(run!.attributes).toMatchObject({
+      "weft.app.id": "app-1",
+      "weft.run.source": "api",
+      "weft.run.status": "succeeded",
+    });
+    expect(run!.resource["service.name"]).toBe("weft-test");
+
+    const node = (id: string) => spans.filter((s) => s.attributes["weft.node.id"] === id);
+    for (const id of ["start", "llm", "it", "end"]) {
+      expect(node(id)).toHaveLength(1);
+      expect(node(id)[0]!.parentSpanId).toBe(run!.spanId);
+    }
+    // The tool node runs once per item, each attempt a child of the iteration's span.
+    const iteration = node("it")[0]!;
+    const looks = node("look");
+    expect(looks).toHaveLength(2);
+    for (const l of looks) expect(l.parentSpanId).toBe(iteration.spanId);
+    const toolSpans = byName("execute_tool lookup");
+    expect(toolSpans).toHaveLength(2);
+    expect(toolSpans.map((t) => t.parentSpanId).sort()).toEqual(looks.map((l) => l.spanId).sort());
+    expect(toolSpans[0]!.attributes["gen_ai.tool.name"]).toBe("lookup");
+
+    const [chat] = byName("chat gpt-4o-mini");
+    expect(chat!.parentSpanId).toBe(node("llm")[0]!.spanId);
+    expect(chat!.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.system": "openai",
+      "gen_ai.request.model": "gpt-4o-mini",
+      "gen_ai.usage.input_tokens": 17,
+      "gen_ai.usage.output_tokens": 5,
+      "gen_ai.response.finish_reasons": ["stop"],
+    });
+    // Content was opted in: recorded, but never the secret the prompt rendered.
+    expect(String(chat!.attributes["gen_ai.input.messages"])).toContain("[secret]");
+    expect(JSON.stringify(spans)).not.toContain(SECRET);
+    expect(node("llm")[0]!.attributes["gen_ai.usage.input_tokens"]).toBe(17);
+  });
+
+  it("without opting in, prompts and completions stay out; a failing node's span carries its error code", async () => {
+    model.enqueue(reply.text("ok"));
+    const failing: ToolService = {
+      async invoke() {
+        throw Object.assign(new Error(`tool down ${SECRET}`), { code: "tool.failed" });
+      },
+    };
+    const r = await runWorkflow(workflow(), {
+      inputs: { items: { list: ["a"] } },
+      services: tracedServices(tracing.tracer, { llm: llmService(), tools: failing }, false),
+      observer: tracing.observer("cli"),
+    });
+    expect(r.status).toBe("failed");
+    const spans = await traceOf(r.runId);
+    const chat = spans.find((s) => s.name.startsWith("chat "))!;
+    expect(chat.attributes["gen_ai.input.messages"]).toBeUndefined();
+    expect(chat.attributes["gen_ai.output.messages"]).toBeUndefined();
+    const tool = spans.find((s) => s.name === "execute_tool lookup")!;
+    expect(tool.attributes["weft.error.code"]).toBe("tool.failed");
+    expect(tool.status.code).toBe(2);
+    const run = spans.find((s) => s.name.startsWith("run "))!;
+    expect(run.attributes["weft.run.status"]).toBe("failed");
+    expect(typeof run.attributes["weft.error.code"]).toBe("string");
+    expect(JSON.stringify(spans)).not.toContain(SECRET);
+  });
+
+  it("is off by default and refuses a protocol it cannot speak", () => {
+    expect(tracingSettings(undefined, {}).enabled).toBe(false);
+    expect(startTracing(tracingSettings(undefined, {}))).toBeUndefined();
+    expect(
+      tracingSettings(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: "http://x:4318", OTEL_SDK_DISABLED: "true" }).enabled,
+    ).toBe(false);
+    expect(tracingSettings(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: "http://x:4318/" }).endpoint).toBe(
+      "http://x:4318/v1/traces",
+    );
+    expect(() => tracingSettings(undefined, { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(ObservabilityConfigError);
+    expect(() => tracingSettings({ enabled: true } as never, {})).toThrow(/no OTLP endpoint/);
+  });
+});

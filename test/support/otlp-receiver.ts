@@ -1,0 +1,109 @@
+/**
+ * An OTLP/HTTP trace receiver on 127.0.0.1 for tests: it accepts `POST /v1/traces` in the OTLP JSON encoding
+ * (`application/json`) and keeps every span, flattened with its resource and attributes decoded.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ReceivedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  attributes: Record<string, unknown>;
+  resource: Record<string, unknown>;
+  status: { code?: number; message?: string };
+  links: Array<{ traceId: string; spanId: string }>;
+}
+
+interface AnyValue {
+  stringValue?: string;
+  boolValue?: boolean;
+  intValue?: string | number;
+  doubleValue?: number;
+  arrayValue?: { values?: AnyValue[] };
+}
+interface KeyValue {
+  key: string;
+  value: AnyValue;
+}
+
+function anyValue(v: AnyValue): unknown {
+  if (v.stringValue !== undefined) return v.stringValue;
+  if (v.boolValue !== undefined) return v.boolValue;
+  if (v.intValue !== undefined) return Number(v.intValue);
+  if (v.doubleValue !== undefined) return v.doubleValue;
+  if (v.arrayValue) return (v.arrayValue.values ?? []).map(anyValue);
+  return undefined;
+}
+export function attributesOf(kvs: KeyValue[] | undefined): Record<string, unknown> {
+  return Object.fromEntries((kvs ?? []).map((kv) => [kv.key, anyValue(kv.value)]));
+}
+
+export interface OtlpReceiver {
+  url: string;
+  spans: ReceivedSpan[];
+  contentTypes: string[];
+  close(): Promise<void>;
+}
+
+/** Flattens one decoded ExportTraceServiceRequest (JSON encoding) into spans. */
+export function spansOfJson(body: any): ReceivedSpan[] {
+  const out: ReceivedSpan[] = [];
+  for (const rs of body.resourceSpans ?? []) {
+    const resource = attributesOf(rs.resource?.attributes);
+    for (const ss of rs.scopeSpans ?? []) {
+      for (const s of ss.spans ?? []) {
+        out.push({
+          traceId: s.traceId,
+          spanId: s.spanId,
+          parentSpanId: s.parentSpanId ?? "",
+          name: s.name,
+          attributes: attributesOf(s.attributes),
+          resource,
+          status: s.status ?? {},
+          links: (s.links ?? []).map((l: any) => ({ traceId: l.traceId, spanId: l.spanId })),
+        });
+      }
+    }
+  }
+  return out;
+}
+
+export async function startOtlpReceiver(
+  decode: (contentType: string, body: Buffer) => ReceivedSpan[] = jsonOnly,
+): Promise<OtlpReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const contentTypes: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const type = String(req.headers["content-type"] ?? "");
+      contentTypes.push(type);
+      if (req.method !== "POST" || req.url !== "/v1/traces") {
+        res.writeHead(404).end();
+        return;
+      }
+      try {
+        spans.push(...decode(type, Buffer.concat(chunks)));
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      } catch (e) {
+        res.writeHead(400).end(String(e));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1/traces`,
+    spans,
+    contentTypes,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+function jsonOnly(type: string, body: Buffer): ReceivedSpan[] {
+  if (!type.includes("json")) throw new Error(`expected OTLP JSON, got ${type}`);
+  return spansOfJson(JSON.parse(body.toString("utf8")));
+}
