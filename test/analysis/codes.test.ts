@@ -158,6 +158,11 @@ describe("one bad workflow per diagnostic code", () => {
     });
   });
 
+  it("graph.start_and_trigger", () => {
+    const nodes = [...base(), n("sch", "trigger-schedule", { mode: "cron", cron_expression: "0 8 * * *", timezone: "UTC" })];
+    expectCode(wf("workflow", nodes, [...baseEdges(), e("sch", "t")]), "graph.start_and_trigger", { nodeId: "sch" });
+  });
+
   it("graph.cycle", () => {
     const nodes = [...base(), tt("u", [["q", ["t", "output"]]])];
     const { r } = expectCode(wf("workflow", nodes, [...baseEdges(), e("t", "u"), e("u", "t")]), "graph.cycle", {

@@ -52,31 +52,36 @@ describe("agent chat", () => {
     expect(types).toContain("draft");
     expect(types).toContain("proposal");
     expect(types.at(-1)).toBe("done");
-    const version = events.find((e) => e.data.type === "version")!.data;
-    expect(version.version).toBe(2);
+    // Applied to the draft (its next revision), not as a version: /v1 and MCP keep the published version.
+    const applied = events.find((e) => e.data.type === "applied")!.data;
+    expect(applied.revision).toBeGreaterThan(1);
     // The blank app's start and end are kept (by id); the template node is new.
-    expect(version.diff.nodesAdded).toHaveLength(1);
-    expect(version.diff.nodes.added[0].type).toBe("template-transform");
+    expect(applied.diff.nodesAdded).toHaveLength(1);
+    expect(applied.diff.nodes.added[0].type).toBe("template-transform");
     const test = events.find((e) => e.data.type === "tool_result" && e.data.tool === "test_workflow")!.data;
     expect(test.result.outputs).toEqual({ result: "<yo>" });
     expect(events.at(-1)!.data).toMatchObject({
       updated: true,
-      version: 2,
+      version: 1,
+      revision: applied.revision,
       notApplied: false,
-      outcome: { kind: "applied", version: 2 },
+      outcome: { kind: "applied", revision: applied.revision },
       reply: "Done: the text is now wrapped in angle brackets.",
     });
 
+    const draft = (await (await s.api(`/api/apps/${id}/draft`)).json()) as any;
+    expect(draft.revision).toBe(applied.revision);
+    expect(draft.workflow.nodes.map((n: any) => n.type)).toEqual(["start", "template-transform", "end"]);
+    expect(draft.workflow.name).toBe("Wrapper");
     const cur = (await (await s.api(`/api/apps/${id}/workflow`)).json()) as any;
-    expect(cur.version).toBe(2);
-    expect(cur.workflow.nodes.map((n: any) => n.type)).toEqual(["start", "template-transform", "end"]);
-    expect(cur.workflow.name).toBe("Wrapper");
+    expect(cur.version).toBe(1);
     const versions = (await (await s.api(`/api/apps/${id}/versions`)).json()) as any;
-    expect(versions.versions.map((v: any) => v.source)).toEqual(["create", "proposal"]);
+    expect(versions.versions.map((v: any) => v.source)).toEqual(["create"]);
     const msgs = (await (await s.api(`/api/apps/${id}/messages`)).json()) as any;
     expect(msgs.messages.map((m: any) => [m.role, m.version ?? null, m.outcome?.kind ?? null])).toEqual([
       ["user", null, null],
-      ["assistant", 2, "applied"],
+      // Applied to the draft: the reply names no version.
+      ["assistant", null, "applied"],
     ]);
     // The agent saw the app's workflow (the blank one) when it asked for it.
     const toolMsg = llm.requests[1]!.body.messages.find((m: any) => m.role === "tool");

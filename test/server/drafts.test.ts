@@ -154,9 +154,10 @@ describe("drafts and publishing", () => {
     expect((await v1Run(id)).body.data.outputs).toEqual({ said: "hello Ada" });
     expect(await studioRun(id)).toBe("draft only Ada");
 
-    // Restoring an old version makes it the draft (a new version made from it), not the published one.
-    const restored = await json(await s.api(`/api/apps/${id}/versions/2/restore`, { method: "POST" }), 201);
-    expect((await json(await s.api(`/api/apps/${id}/draft`), 200)).baseVersion).toBe(restored.version.version);
+    // Restoring an old version makes it the draft (based on that version), not the published one.
+    const restored = await json(await s.api(`/api/apps/${id}/versions/2/restore`, { method: "POST" }), 200);
+    expect(restored.restored).toBe(2);
+    expect((await json(await s.api(`/api/apps/${id}/draft`), 200)).baseVersion).toBe(2);
     expect(await studioRun(id)).toBe("welcome Ada");
     expect((await v1Run(id)).body.data.outputs).toEqual({ said: "hello Ada" });
   });
