@@ -67,7 +67,11 @@ export async function evaluatePassSuite(
       });
     const prev = record.round > 1 ? byKey.get(instructionKey(record.task, record.round - 1)) : undefined;
     const previousTypes = prev ? answerNodeTypes(prev.text) : undefined;
-    const strict: JudgedEvaluation = evaluateAnswer(record.text, instruction, { previousTypes, completionParams });
+    const strict: JudgedEvaluation = evaluateAnswer(record.text, instruction, {
+      previousTypes,
+      completionParams,
+      upstreamConverter: upstream,
+    });
     const item: PassItem = { instruction, record, strict };
     item.failureKind = classifyFailure(strict, record.text, definedIds(record.text));
     if (opts.repair) item.repaired = evaluateAnswer(record.text, instruction, { repair: true, previousTypes });

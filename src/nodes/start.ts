@@ -22,7 +22,25 @@ const StartVariable = z
 const StartConfig = z.object({ ...commonFields, variables: z.array(StartVariable).default([]) }).loose();
 export type StartConfig = z.infer<typeof StartConfig>;
 
+/**
+ * A start input type Weft reads (Dify's text-input, paragraph, select, number, checkbox, json_object, file,
+ * file-list, external_data_tool, and the value types). Any other, e.g. an `image` written by a generator, Dify
+ * refuses when the app runs (its VariableEntityType has no such member), so Weft does too.
+ */
+export function knownStartType(type: string): boolean {
+  const t = type.trim().toLowerCase();
+  return normaliseType(t) !== "any" || t === "any" || t === "external_data_tool";
+}
+
 function coerceInput(nodeId: string, v: StartVariable, raw: unknown): unknown {
+  if (!knownStartType(v.type)) {
+    throw new NodeExecutionError(
+      "input.unknown_type",
+      `input "${v.variable}" has type "${v.type}", which no start input has (use paragraph, number, checkbox, file, file-list, …)`,
+      nodeId,
+      { field: v.variable },
+    );
+  }
   const t = normaliseType(v.type);
   const fail = (why: string) =>
     new NodeExecutionError("input.invalid", `input "${v.variable}": ${why}`, nodeId, { field: v.variable });
@@ -129,6 +147,15 @@ export const startNode = defineNode<StartConfig>({
         });
       }
       seen.add(v.variable);
+      if (!knownStartType(v.type)) {
+        out.push({
+          code: "start.unknown_type",
+          severity: "error" as const,
+          nodeId: ctx.node.id,
+          field: `variables[${i}].type`,
+          message: `input "${v.variable}" has type "${v.type}", which no start input has (the run would refuse it): use paragraph, number, checkbox, select, json_object, file or file-list`,
+        });
+      }
     }
     return out;
   },

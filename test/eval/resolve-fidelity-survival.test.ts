@@ -8,9 +8,9 @@
  * answer contains no "false" (step_1_4; a record already judged is not judged again, pass_stage.py:514),
  * and Dify imports it (step_1_5). The recorded files hold that outcome as `valid` / `fail_step`.
  *
- * The only allowed differences are conversions: an answer upstream's converter crashed on that Weft's
- * converts (upstream never judged it; the deterministic stand-in decides it here), or one Weft's converter
- * refuses that upstream's accepted. Each is printed with its reason.
+ * The only allowed differences are upstream's converter crashes: an answer upstream's converter raised on
+ * that Weft's converts (upstream never judged it; the deterministic stand-in decides it here). Each is
+ * printed with its reason. Weft's converter, in upstream mode, accepts every answer upstream's accepted.
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -81,10 +81,10 @@ describe.skipIf(!has)("R1 survival under upstream fidelity equals upstream's rec
       {
         deepseek_v3d1: [0, 0],
         glm_4d6: [1, 0],
-        gpt_5d1: [0, 1],
+        gpt_5d1: [0, 0],
         k2_instruct: [0, 0],
-        qwen3_14B: [8, 3],
-        qwen3_32B: [2, 8],
+        qwen3_14B: [8, 0],
+        qwen3_32B: [2, 0],
         qwen3_8B: [0, 0],
         qwen3_coder_480B_A35B_instruct: [0, 0],
       },

@@ -25,6 +25,13 @@ export interface CompactOptions {
   idFor?: (compactId: string) => string;
   /** Accept references to nodes listed later (edit reading); the generation format requires order. */
   anyOrder?: boolean;
+  /**
+   * Accept what Chat2Workflow's own converter (converter.py, nodes/dify/basic/start.py) accepts and Weft's
+   * refuses, each with a warning: a start input type Dify has no name for is written as given, and an
+   * `X-n` node under an earlier node that is no iteration stays at the top level. The evaluation's upstream
+   * fidelity sets it, so that the answers upstream carried to its judge are carried here too.
+   */
+  upstreamConverter?: boolean;
 }
 
 /** Dify template ids must be `[A-Za-z0-9_]`; compact ids like "2-1" become "2_1". */

@@ -73,13 +73,23 @@ const start: Shorthand = {
     variables: objects(c.variables).map((v) => [v.variable, own(START_BACK, v.type) ?? "string"]),
   }),
   convert(p, c, id) {
-    const variables = c.list(p.variables, id, "variables").flatMap((v, i) => {
+    const variables = c.list(p.variables, id, "variables").flatMap((v, i): JsonObject[] => {
       if (!Array.isArray(v) || typeof v[0] !== "string" || v[0] === "") {
         c.error("compact.bad_param", `variables[${i}] must be [name, type], got ${describeValue(v)}`, id, `variables[${i}]`);
         return [];
       }
       const t = v[1] === undefined ? "string" : scalarText(v[1]);
       const dify = own(START_TYPES, t);
+      if (!dify && c.opts.upstreamConverter) {
+        // nodes/dify/basic/start.py writes any other type as given, with a text input's max_length.
+        c.warn(
+          "compact.unknown_start_type",
+          `input "${v[0]}" has type ${describeValue(v[1])}, which Dify's start node does not have; written as given, as Chat2Workflow's converter does (the run will refuse it)`,
+          id,
+          `variables[${i}]`,
+        );
+        return [{ variable: v[0], label: v[0], type: t, required: false, max_length: 32768 }];
+      }
       if (!dify) {
         c.error(
           "compact.bad_start_type",

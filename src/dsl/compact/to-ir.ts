@@ -206,7 +206,12 @@ export function convertNodes(c: Converter, raws: RawCompactNode[]): Map<string, 
       return;
     }
     const parent = compactParent(c, n.cid);
-    if (!parent.ok)
+    // converter.py marks such a node as inside its "parent" and Dify runs it as a top-level node; a parent not
+    // defined yet makes upstream's converter raise (KeyError), so that stays refused.
+    const keptAtTop = !parent.ok && !!c.opts.upstreamConverter && c.types.has(parent.parentCid!);
+    if (keptAtTop)
+      c.warn("compact.child_of_non_container", `node "${n.cid}" looks like a child of "${parent.parentCid}", which is not an iteration or loop; kept at the top level, as Chat2Workflow's converter does`, id, "id");
+    else if (!parent.ok)
       c.error("compact.bad_child", `node "${n.cid}" looks like a child of "${parent.parentCid}", which is not an iteration or loop defined before it`, id, "id");
     const parentId = parent.ok && parent.parentCid !== undefined ? c.ids.get(parent.parentCid) : undefined;
     nodes.set(n.cid, { id, type: conv.type, title: n.title ?? defaultTitle(conv.type, titles), ...(parentId ? { parentId } : {}), config: conv.config });

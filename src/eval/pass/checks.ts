@@ -67,7 +67,7 @@ function withCompletionParams(workflow: Workflow, params: Record<string, unknown
 export function checkConvert(
   json: unknown,
   name: string,
-  opts: { completionParams?: Record<string, unknown> } = {},
+  opts: { completionParams?: Record<string, unknown>; upstreamConverter?: boolean } = {},
 ): ConvertResult {
   if (!isObj(json) || !Array.isArray(json.nodes_info)) {
     return {
@@ -79,7 +79,11 @@ export function checkConvert(
   }
   let converted: ReturnType<typeof compactToWorkflow>;
   try {
-    converted = compactToWorkflow(json, { name, llmModel: CHAT2WORKFLOW_NODE_MODEL });
+    converted = compactToWorkflow(json, {
+      name,
+      llmModel: CHAT2WORKFLOW_NODE_MODEL,
+      ...(opts.upstreamConverter ? { upstreamConverter: true } : {}),
+    });
   } catch (e) {
     // The converter reports problems as diagnostics; a throw means its output broke the IR schema.
     return {

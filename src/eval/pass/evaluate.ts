@@ -43,6 +43,8 @@ export interface EvaluateOptions {
   previousTypes?: readonly string[];
   /** Completion params for the model nodes the converter fills in (upstream fidelity, R7). */
   completionParams?: Record<string, unknown>;
+  /** Accept what upstream's converter accepts (upstream fidelity, R1; see CompactOptions.upstreamConverter). */
+  upstreamConverter?: boolean;
 }
 
 export function evaluateAnswer(text: string, ins: Instruction, opts: EvaluateOptions = {}): AnswerEvaluation {
@@ -73,7 +75,10 @@ export function evaluateAnswer(text: string, ins: Instruction, opts: EvaluateOpt
   const conv =
     parsed.json === undefined
       ? { ok: false, diagnostics: parsed.diagnostics, workflow: undefined }
-      : checkConvert(parsed.json, ins.key, { completionParams: opts.completionParams });
+      : checkConvert(parsed.json, ins.key, {
+          completionParams: opts.completionParams,
+          upstreamConverter: opts.upstreamConverter,
+        });
   steps.convert = { ok: conv.ok, diagnostics: conv.diagnostics };
   if (conv.workflow) {
     const a = checkAnalyser(conv.workflow);

@@ -1,6 +1,7 @@
 import type { THEMES } from "beautiful-mermaid";
 import { ToolError } from "../errors.js";
 import { svgToPng } from "../render/raster.js";
+import { isMindmap, MindmapError, mindmapToFlowchart } from "./mermaid-mindmap.js";
 import { type BuiltinTool, choice, optionalNumber, paramError, str, type ToolContext } from "./types.js";
 
 /** Mermaid's theme names → beautiful-mermaid palettes. */
@@ -25,9 +26,16 @@ async function renderSvg(ctx: ToolContext, code: string): Promise<{ svg: string;
   const theme = str(ctx, "theme").trim().toLowerCase() || "default";
   const palette = THEMES[THEME_MAP[theme] ?? "zinc-light"];
   const bg = str(ctx, "background_color").trim();
+  let drawable = code;
+  try {
+    if (isMindmap(code)) drawable = mindmapToFlowchart(code);
+  } catch (e) {
+    if (e instanceof MindmapError) throw paramError(ctx, "mermaid_code", `is not a valid mind map: ${e.message}`);
+    throw e;
+  }
   const transparent = bg === "transparent";
   try {
-    const svg = renderMermaidSVG(code, { ...palette, ...(bg && !transparent ? { bg } : {}), transparent });
+    const svg = renderMermaidSVG(drawable, { ...palette, ...(bg && !transparent ? { bg } : {}), transparent });
     return { svg, background: transparent ? undefined : bg || palette?.bg || "#ffffff" };
   } catch (e) {
     throw paramError(ctx, "mermaid_code", `could not be rendered: ${(e as Error).message}`);
@@ -58,7 +66,7 @@ export const mermaidTools: BuiltinTool[] = [
     name: "mermaid_converter",
     label: "Mermaid Converter",
     description:
-      "Render Mermaid diagram code (flowchart, sequence, state, class, ER, xychart) to an SVG, PNG or PDF file.",
+      "Render Mermaid diagram code (flowchart, sequence, state, class, ER, xychart, mindmap) to an SVG, PNG or PDF file.",
     parameters: [
       { name: "mermaid_code", type: "string", required: true, form: "llm", description: "Mermaid diagram code" },
       {
