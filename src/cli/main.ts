@@ -1,13 +1,18 @@
 // The `weft` command. Which commands exist, and which module each comes from, is in ./registry.ts.
 import { reportError } from "./output.js";
 import { commandNamed, newProgram, placeholderCommands } from "./registry.js";
+import { CommanderError, fromCommanderError } from "./usage-errors.js";
 
 const program = newProgram();
-const named = commandNamed(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const named = commandNamed(argv);
 if (named) await named.load(program);
 else placeholderCommands(program);
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
-  process.exitCode = reportError(e);
+  if (e instanceof CommanderError) {
+    const usage = fromCommanderError(e, argv, program);
+    process.exitCode = typeof usage === "number" ? usage : reportError(usage);
+  } else process.exitCode = reportError(e);
 }

@@ -125,11 +125,16 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
 ];
 
 export function newProgram(): Program {
-  return new Command()
-    .name("weft")
-    .description("Weft: natural language to verified, executable agentic workflows")
-    .version("0.1.0")
-    .showHelpAfterError();
+  return (
+    new Command()
+      .name("weft")
+      .description("Weft: natural language to verified, executable agentic workflows")
+      .version("0.1.0")
+      // Parser errors end as one `error cli.…` line with exit 2 (main.ts), like Weft's own usage errors; the
+      // settings are inherited by every command registered on this program.
+      .exitOverride()
+      .configureOutput({ outputError: () => {} })
+  );
 }
 
 /** The command the arguments name (`weft help X` names X); undefined for `--help`, `--version`, nothing. */

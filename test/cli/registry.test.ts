@@ -67,12 +67,12 @@ describe("command registry", () => {
     expect(help).toContain("benchmark evaluations");
   });
 
-  it("weft --help loads only the CLI's entry, the registry, the error reporter and commander", () => {
+  it("weft --help loads only the CLI's entry, the registry, the error reporters and commander", () => {
     const loaded = modulesLoadedBy(["--help"]);
     expect(loaded).toContain("dist/cli/registry.js");
     const others = loaded.filter(
       (p) =>
-        !/^dist\/(cli\/(main|registry|output)|ir\/errors|store\/errors)\.js$/.test(p) &&
+        !/^dist\/(cli\/(main|registry|output|usage-errors)|ir\/errors|store\/errors)\.js$/.test(p) &&
         !/^node_modules\/(commander|@commander-js\/extra-typings)\//.test(p),
     );
     expect(others).toEqual([]);
