@@ -12,6 +12,9 @@ export interface DeliveryListing {
   status: number;
   receivedAt: string;
   runId: string;
+  /** `accepted` until its run exists, `started`, or `failed` (with `error`); schedules: `started` once dispatched. */
+  state: string;
+  error?: string;
   idempotencyKey?: string;
 }
 
@@ -49,6 +52,8 @@ const deliveryListing = (d: DeliveryRecord): DeliveryListing => ({
   status: d.status,
   receivedAt: new Date(d.receivedAt).toISOString(),
   runId: d.runId,
+  state: d.state ?? "started",
+  ...(d.error ? { error: d.error } : {}),
   ...(d.idempotencyKey ? { idempotencyKey: d.idempotencyKey } : {}),
 });
 
@@ -94,12 +99,13 @@ async function describe(
   return base;
 }
 
-/** A schedule's fired ticks as deliveries: "received" at the tick, 202 once its run was started, else 0. */
+/** A schedule's fired ticks as deliveries: "received" at the tick, started (202) once its run was dispatched. */
 async function scheduleFires(stores: Stores, t: TriggerRecord, limit: number): Promise<DeliveryListing[]> {
   return (await stores.schedules.fires(t.id, limit)).map((f) => ({
     id: `${t.id}:${f.tick}`,
     status: f.dispatchedAt !== undefined ? 202 : 0,
     receivedAt: new Date(f.tick).toISOString(),
     runId: f.runId,
+    state: f.dispatchedAt !== undefined ? "started" : "accepted",
   }));
 }

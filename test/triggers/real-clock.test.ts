@@ -122,6 +122,21 @@ async function publishApp(db: string, wf: Workflow, counterUrl: string): Promise
   }
 }
 
+/**
+ * Every call the counter saw belongs to a run that has finished in the database. A process killed while a run
+ * is between its HTTP call and that node's commit re-runs the node when the run is taken over (the engine's
+ * at-least-once per node); the kills here test the schedulers, so they wait for this first.
+ */
+async function runsSettled(db: string, tags: string[]): Promise<boolean> {
+  const stores = await openStores(db);
+  try {
+    const done = await stores.runLog.count({ source: ["trigger"], status: ["succeeded"] });
+    return done >= tags.reduce((n, t) => n + counter.of(t).length, 0);
+  } finally {
+    await stores.close();
+  }
+}
+
 /** Every tick from the first seen to `last`, each seen exactly once. */
 function expectEveryTickOnce(ticks: number[], last: number, what: string): void {
   const sorted = [...ticks].sort((a, b) => a - b);
@@ -165,7 +180,7 @@ const worker = (name: string, db: string): WorkerProcess => {
 describe.skipIf(!(hasPostgres && hasRedis) && !process.env.CI)("schedules on the real clock", () => {
   it.concurrent(
     `(a) PostgreSQL + Redis, 2 serve + 2 worker, one of each SIGKILLed and restarted: one call per tick (every ${PERIOD_S} s)`,
-    async () => {
+    async ({ expect }) => {
       [cluster, redis] = await Promise.all([startPostgres(), startRedis()]);
       const db = await cluster.createDatabase();
       await publishApp(db, everyPeriod("pg", "run_once"), counter.url);
@@ -174,6 +189,7 @@ describe.skipIf(!(hasPostgres && hasRedis) && !process.env.CI)("schedules on the
       await Promise.all(workers.map((w) => w.ready));
       // Two ticks with everything up, then one serve and one worker die at once and come back.
       await expect.poll(() => counter.of("pg").length, { timeout: 5 * PERIOD, interval: 200 }).toBeGreaterThanOrEqual(2);
+      await expect.poll(() => runsSettled(db, ["pg"]), { timeout: PERIOD, interval: 100 }).toBe(true);
       workers[0]!.p.kill("SIGKILL");
       await Promise.all([servers[0]!.kill(), workers[0]!.exited]);
       const killedAt = Date.now();
@@ -215,7 +231,7 @@ describe.skipIf(!(hasPostgres && hasRedis) && !process.env.CI)("schedules on the
 
   it.concurrent(
     "(b) SQLite, one serve killed and restarted across a tick: run_once fires once for the missed tick, skip none, none twice",
-    async () => {
+    async ({ expect }) => {
       const db = join(dir, "weft.db");
       await publishApp(db, everyPeriod("once", "run_once"), counter.url);
       await publishApp(db, everyPeriod("skip", "skip"), counter.url);
@@ -224,6 +240,7 @@ describe.skipIf(!(hasPostgres && hasRedis) && !process.env.CI)("schedules on the
       await expect
         .poll(() => Math.min(counter.of("once").length, counter.of("skip").length), { timeout: 4 * PERIOD, interval: 200 })
         .toBeGreaterThanOrEqual(1);
+      await expect.poll(() => runsSettled(db, ["once", "skip"]), { timeout: PERIOD, interval: 100 }).toBe(true);
       await first.kill();
       const killedAt = Date.now();
       // Down across the next tick and past its grace: that tick is missed whatever the restart takes.
