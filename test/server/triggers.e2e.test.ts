@@ -33,7 +33,10 @@ describe.skipIf(!hasChromium)("trigger nodes in the studio (real browser)", () =
     appId = ((await res.json()) as any).app.id;
     hookId = (await s.deps.stores.triggers.list(appId)).find((t) => t.type === "webhook")!.id;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const context = await browser.newContext({ viewport: { width: 1400, height: 860 }, permissions: ["clipboard-read", "clipboard-write"] });
+    const context = await browser.newContext({
+      viewport: { width: 1400, height: 860 },
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
     page = await context.newPage();
     page.setDefaultTimeout(20_000);
     page.on("pageerror", (e) => pageErrors.push(e.message));
@@ -46,7 +49,9 @@ describe.skipIf(!hasChromium)("trigger nodes in the studio (real browser)", () =
     await s?.stop();
   });
 
-  it("webhook: URL with copy, last deliveries linking to their runs, enabled toggle; schedule: next fire time", { timeout: 90_000 }, async () => {
+  it("webhook: URL with copy, last deliveries linking to their runs, enabled toggle; schedule: next fire time", {
+    timeout: 90_000,
+  }, async () => {
     const sent = await fetch(`${s.url}/triggers/webhook/${hookId}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -82,7 +87,9 @@ describe.skipIf(!hasChromium)("trigger nodes in the studio (real browser)", () =
 
     // The schedule's next fire time (daily 8:00 AM Europe/Berlin).
     await page.locator(`[data-node-id="${SCHED}"]`).click();
-    await expect.poll(() => page.getByTestId("trigger-next").textContent()).toMatch(/^Next: .+ \(0 8 \* \* \*, Europe\/Berlin\)$/);
+    await expect
+      .poll(() => page.getByTestId("trigger-next").textContent())
+      .toMatch(/^Next: .+ \(0 8 \* \* \*, Europe\/Berlin\)$/);
     await page.screenshot({ path: join(OUT, "trigger-schedule.png") });
 
     // Back on the webhook, the delivery's run link opens the run at its URL.

@@ -31,7 +31,15 @@ export function describeDeliveries(target: Target): void {
         payload,
       });
       expect(a).toEqual({ fresh: true, delivery: expect.objectContaining({ state: "accepted", payload }) });
-      await triggers.recordDelivery({ id: "d2", triggerId: t!.id, runId: "run-2", status: 200, receivedAt: 2_000, state: "accepted", payload: {} });
+      await triggers.recordDelivery({
+        id: "d2",
+        triggerId: t!.id,
+        runId: "run-2",
+        status: 200,
+        receivedAt: 2_000,
+        state: "accepted",
+        payload: {},
+      });
       await triggers.recordDelivery({ id: "d3", triggerId: t!.id, runId: "run-3", status: 200, receivedAt: 500 });
       // A delivery stored without a state (as before states existed) is started.
       expect((await triggers.deliveries(t!.id, 10)).find((d) => d.id === "d3")!.state).toBe("started");
@@ -45,12 +53,37 @@ export function describeDeliveries(target: Target): void {
       await triggers.settleDelivery("d2", { state: "failed", error: "trigger.app_unpublished: gone" });
       expect(await triggers.acceptedDeliveries(5_000)).toEqual([]);
       const byId = new Map((await triggers.deliveries(t!.id, 10)).map((d) => [d.id, d]));
-      expect(byId.get("d1")).toEqual({ id: "d1", triggerId: t!.id, runId: "run-1", status: 200, receivedAt: 1_000, state: "started" });
+      expect(byId.get("d1")).toEqual({
+        id: "d1",
+        triggerId: t!.id,
+        runId: "run-1",
+        status: 200,
+        receivedAt: 1_000,
+        state: "started",
+      });
       expect(byId.get("d2")).toMatchObject({ state: "failed", error: "trigger.app_unpublished: gone" });
       expect(byId.get("d2")!.payload).toBeUndefined();
       // A repeat with a stored idempotency key returns the first delivery, state and all.
-      await triggers.recordDelivery({ id: "k1", triggerId: t!.id, idempotencyKey: "K", runId: "run-k", status: 200, receivedAt: 3_000, state: "accepted", payload: { a: 1 } });
-      const again = await triggers.recordDelivery({ id: "k2", triggerId: t!.id, idempotencyKey: "K", runId: "run-k2", status: 200, receivedAt: 3_001, state: "accepted", payload: { a: 2 } });
+      await triggers.recordDelivery({
+        id: "k1",
+        triggerId: t!.id,
+        idempotencyKey: "K",
+        runId: "run-k",
+        status: 200,
+        receivedAt: 3_000,
+        state: "accepted",
+        payload: { a: 1 },
+      });
+      const again = await triggers.recordDelivery({
+        id: "k2",
+        triggerId: t!.id,
+        idempotencyKey: "K",
+        runId: "run-k2",
+        status: 200,
+        receivedAt: 3_001,
+        state: "accepted",
+        payload: { a: 2 },
+      });
       expect(again.fresh).toBe(false);
       expect(again.delivery).toMatchObject({ id: "k1", runId: "run-k", state: "accepted", payload: { a: 1 } });
     }));

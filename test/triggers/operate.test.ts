@@ -5,9 +5,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importDify } from "../../src/dsl/dify/index.js";
 import { openStores } from "../../src/store/open.js";
 import { syncAppTriggers } from "../../src/triggers/sync.js";
-import { importDify } from "../../src/dsl/dify/index.js";
 import { newId } from "../../src/util/ids.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";
 import { WEFT_BIN } from "../support/weft-bin.js";
@@ -50,7 +50,9 @@ describe("weft triggers (CLI)", () => {
 
     const text = weft("triggers", "list");
     expect(text.code, text.err).toBe(0);
-    expect(text.out).toContain(`${hook.id}  webhook  ${appId}  ${HOOK}  http://127.0.0.1:3000/triggers/webhook/${hook.id}  enabled`);
+    expect(text.out).toContain(
+      `${hook.id}  webhook  ${appId}  ${HOOK}  http://127.0.0.1:3000/triggers/webhook/${hook.id}  enabled`,
+    );
     expect(text.out).toContain(`next ${sched.nextFire}`);
 
     expect(weft("triggers", "disable", String(sched.id)).out).toBe(`${sched.id} disabled\n`);
@@ -99,9 +101,16 @@ describe("/api/triggers and delivery recovery on weft serve", () => {
     expect(triggers.find((t: { type: string }) => t.type === "schedule").nextFire).toMatch(/T0[67]:00:00\.000Z$/);
 
     expect((await s.api(`/api/triggers/${hookId}/disable`, { method: "POST" })).status).toBe(200);
-    const off = await fetch(`${s.url}/triggers/webhook/${hookId}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const off = await fetch(`${s.url}/triggers/webhook/${hookId}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(off.status).toBe(404);
-    expect(await (await s.api(`/api/triggers/${hookId}/enable`, { method: "POST" })).json()).toEqual({ id: hookId, enabled: true });
+    expect(await (await s.api(`/api/triggers/${hookId}/enable`, { method: "POST" })).json()).toEqual({
+      id: hookId,
+      enabled: true,
+    });
     expect((await s.api("/api/triggers/nope/enable", { method: "POST" })).status).toBe(404);
     expect((await s.api("/api/triggers?deliveries=many")).status).toBe(400);
     expect((await s.api("/api/triggers?app=nope")).status).toBe(404);

@@ -32,7 +32,12 @@ const wf: Workflow = {
         ],
       },
     },
-    { id: "end", type: "end", title: "End", config: { outputs: [{ variable: "out", value_selector: ["t", "output"] }] } },
+    {
+      id: "end",
+      type: "end",
+      title: "End",
+      config: { outputs: [{ variable: "out", value_selector: ["t", "output"] }] },
+    },
   ],
   edges: [
     { source: "start", sourcePort: "source", target: "t" },

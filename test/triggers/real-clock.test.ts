@@ -7,8 +7,8 @@
 // Both run at once. The ticks are real clock ticks every PERIOD seconds: WEFT_SCHEDULE_SECONDS=1 (test-only) lets
 // the schedule be a 6-field cron with a seconds field, so ≥ 5 real ticks take about a minute, not five.
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,7 +50,11 @@ class Counter {
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
       const u = new URL(req.url ?? "/", "http://x");
-      this.calls.push({ tag: u.searchParams.get("tag") ?? "", tick: Date.parse(u.searchParams.get("tick") ?? ""), at: Date.now() });
+      this.calls.push({
+        tag: u.searchParams.get("tag") ?? "",
+        tick: Date.parse(u.searchParams.get("tick") ?? ""),
+        at: Date.now(),
+      });
       res.end("ok");
     });
     await new Promise<void>((r) => this.server!.listen(0, "127.0.0.1", () => r()));
@@ -92,7 +96,12 @@ function everyPeriod(tag: string, policy: "run_once" | "skip"): Workflow {
           timeout: { max_connect_timeout: 10, max_read_timeout: 30, max_write_timeout: 10 },
         },
       },
-      { id: "end", type: "end", title: "End", config: { outputs: [{ variable: "status", value_selector: ["call", "status_code"] }] } },
+      {
+        id: "end",
+        type: "end",
+        title: "End",
+        config: { outputs: [{ variable: "status", value_selector: ["call", "status_code"] }] },
+      },
     ],
     edges: [
       { source: "sched", sourcePort: "source", target: "call" },
@@ -142,7 +151,10 @@ function expectEveryTickOnce(ticks: number[], last: number, what: string): void 
   const sorted = [...ticks].sort((a, b) => a - b);
   const want: number[] = [];
   for (let t = sorted[0]!; t <= last; t += PERIOD) want.push(t);
-  expect(sorted.filter((t) => t <= last), what).toEqual(want);
+  expect(
+    sorted.filter((t) => t <= last),
+    what,
+  ).toEqual(want);
 }
 
 const counter = new Counter();
@@ -188,7 +200,9 @@ describe.skipIf(!(hasPostgres && hasRedis) && !process.env.CI)("schedules on the
       const workers = [worker("w1", db), worker("w2", db)];
       await Promise.all(workers.map((w) => w.ready));
       // Two ticks with everything up, then one serve and one worker die at once and come back.
-      await expect.poll(() => counter.of("pg").length, { timeout: 5 * PERIOD, interval: 200 }).toBeGreaterThanOrEqual(2);
+      await expect
+        .poll(() => counter.of("pg").length, { timeout: 5 * PERIOD, interval: 200 })
+        .toBeGreaterThanOrEqual(2);
       await expect.poll(() => runsSettled(db, ["pg"]), { timeout: PERIOD, interval: 100 }).toBe(true);
       workers[0]!.p.kill("SIGKILL");
       await Promise.all([servers[0]!.kill(), workers[0]!.exited]);
@@ -238,7 +252,10 @@ describe.skipIf(!(hasPostgres && hasRedis) && !process.env.CI)("schedules on the
       const first = await serveSample(db, dir, { args: ["--config", config], env: ENV });
       procs.push(first);
       await expect
-        .poll(() => Math.min(counter.of("once").length, counter.of("skip").length), { timeout: 4 * PERIOD, interval: 200 })
+        .poll(() => Math.min(counter.of("once").length, counter.of("skip").length), {
+          timeout: 4 * PERIOD,
+          interval: 200,
+        })
         .toBeGreaterThanOrEqual(1);
       await expect.poll(() => runsSettled(db, ["once", "skip"]), { timeout: PERIOD, interval: 100 }).toBe(true);
       await first.kill();
@@ -252,10 +269,10 @@ describe.skipIf(!(hasPostgres && hasRedis) && !process.env.CI)("schedules on the
       const readyAt = Date.now();
       // Two on-time ticks after the restart for both apps.
       await expect
-        .poll(
-          () => Math.min(...["once", "skip"].map((t) => counter.of(t).filter((x) => x > readyAt).length)),
-          { timeout: 5 * PERIOD, interval: 200 },
-        )
+        .poll(() => Math.min(...["once", "skip"].map((t) => counter.of(t).filter((x) => x > readyAt).length)), {
+          timeout: 5 * PERIOD,
+          interval: 200,
+        })
         .toBeGreaterThanOrEqual(2);
       await again.stop();
       for (const tag of ["once", "skip"]) {

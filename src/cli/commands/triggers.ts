@@ -37,7 +37,10 @@ export function registerTriggerCommands(program: Command): void {
     .command("list")
     .description("every trigger (of one app): id, type, app, node, webhook URL or next fire time, enabled")
     .argument("[app-id]")
-    .option("--base-url <url>", "the server's public URL, for webhook URLs (default WEFT_PUBLIC_URL or http://127.0.0.1:3000)")
+    .option(
+      "--base-url <url>",
+      "the server's public URL, for webhook URLs (default WEFT_PUBLIC_URL or http://127.0.0.1:3000)",
+    )
     .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
@@ -50,19 +53,30 @@ export function registerTriggerCommands(program: Command): void {
       });
       if (opts.json) return printJson(list);
       if (list.length === 0)
-        process.stdout.write(`no triggers${appId ? ` in app ${appId}` : ""}: publish an app whose entry is a trigger node\n`);
+        process.stdout.write(
+          `no triggers${appId ? ` in app ${appId}` : ""}: publish an app whose entry is a trigger node\n`,
+        );
       for (const t of list) process.stdout.write(line(t));
     });
   for (const enabled of [true, false])
     group
       .command(enabled ? "enable" : "disable")
-      .description(enabled ? "enable a trigger (its webhook answers, its schedule fires)" : "disable a trigger (webhook 404, schedule does not fire)")
+      .description(
+        enabled
+          ? "enable a trigger (its webhook answers, its schedule fires)"
+          : "disable a trigger (webhook 404, schedule does not fire)",
+      )
       .argument("<trigger-id>")
       .option("--db <spec>", DB_HELP)
       .option("--config <path>", "weft.config.json")
       .action(async (id, opts) => {
         const row = await withStores(opts, (stores) => stores.triggers.setEnabled(id, enabled));
-        if (!row) throw new CliError("trigger.not_found", `no trigger with id ${id} (see \`weft triggers list\`)`, EXIT.invalid);
+        if (!row)
+          throw new CliError(
+            "trigger.not_found",
+            `no trigger with id ${id} (see \`weft triggers list\`)`,
+            EXIT.invalid,
+          );
         process.stdout.write(`${row.id} ${enabled ? "enabled" : "disabled"}\n`);
       });
 }

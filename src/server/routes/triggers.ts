@@ -10,9 +10,15 @@ function deliveryCount(raw: string | undefined): number {
   if (raw === undefined || raw === "") return 0;
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n > MAX_DELIVERIES)
-    throw new ApiError(400, "request.bad_query", `deliveries must be a whole number 0-${MAX_DELIVERIES}, not "${raw}"`, undefined, {
-      field: "deliveries",
-    });
+    throw new ApiError(
+      400,
+      "request.bad_query",
+      `deliveries must be a whole number 0-${MAX_DELIVERIES}, not "${raw}"`,
+      undefined,
+      {
+        field: "deliveries",
+      },
+    );
   return n;
 }
 
@@ -27,7 +33,11 @@ export function triggerRoutes(deps: ServerDeps): Hono {
     if (appId && !(await deps.apps.getApp(appId)))
       throw new ApiError(404, "app.not_found", `no app with id ${appId}`, undefined, { appId });
     const baseUrl = new URL(c.req.url).origin;
-    const triggers = await listTriggers(deps.stores, { appId, baseUrl, deliveries: deliveryCount(c.req.query("deliveries")) });
+    const triggers = await listTriggers(deps.stores, {
+      appId,
+      baseUrl,
+      deliveries: deliveryCount(c.req.query("deliveries")),
+    });
     return c.json({ triggers });
   });
   for (const [verb, enabled] of [

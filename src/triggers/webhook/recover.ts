@@ -60,7 +60,10 @@ export async function recoverDeliveries(
 }
 
 /** Run `recoverDeliveries` now and every `intervalMs` until the returned stop() (which waits for a pass under way). */
-export function startDeliveryRecovery(ctx: TriggerRunContext, o: DeliveryRecoveryOptions = {}): { stop(): Promise<void> } {
+export function startDeliveryRecovery(
+  ctx: TriggerRunContext,
+  o: DeliveryRecoveryOptions = {},
+): { stop(): Promise<void> } {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<unknown> = Promise.resolve();
