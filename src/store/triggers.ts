@@ -49,6 +49,8 @@ export interface DeliveryRecord {
   payload?: Record<string, unknown>;
   /** When `failed`: why the run could not be started. */
   error?: string;
+  /** Who is starting the run holds it from then (the route: at receipt; recovery: `claimDelivery`). */
+  claimedAt?: number;
 }
 
 export interface TriggerStore {
@@ -71,6 +73,11 @@ export interface TriggerStore {
   recordDelivery(d: DeliveryRecord): Promise<{ delivery: DeliveryRecord; fresh: boolean }>;
   /** The delivery's run exists (`started`, its payload dropped) or cannot be started (`failed`, with why). */
   settleDelivery(id: string, outcome: { state: "started" } | { state: "failed"; error: string }): Promise<void>;
+  /**
+   * Take over an `accepted` delivery to start its run: only while it is unclaimed or its claim is older than
+   * `staleBefore` (its claimer died), so of several recovering processes exactly one gets it (claimed at `now`).
+   */
+  claimDelivery(id: string, now: number, staleBefore: number): Promise<boolean>;
   /** Deliveries still `accepted` that were received before `receivedBefore`, oldest first (recovery). */
   acceptedDeliveries(receivedBefore: number, limit?: number): Promise<DeliveryRecord[]>;
   /** The trigger's latest deliveries, newest first. */

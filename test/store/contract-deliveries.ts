@@ -87,4 +87,26 @@ export function describeDeliveries(target: Target): void {
       expect(again.fresh).toBe(false);
       expect(again.delivery).toMatchObject({ id: "k1", runId: "run-k", state: "accepted", payload: { a: 1 } });
     }));
+  it("deliveries: of concurrent claims of an accepted delivery one wins; a stale claim is taken over; settled ones never", () =>
+    withStores(target, async ({ triggers }) => {
+      const [t] = await triggers.sync("app-c", [{ nodeId: "hook", type: "webhook" }], () => "trig-c");
+      const base = { triggerId: t!.id, status: 200, receivedAt: 1_000, state: "accepted" as const, payload: {} };
+      await triggers.recordDelivery({ ...base, id: "c1", runId: "run-c1" });
+      // The route claims at receipt: nobody takes it while that claim is fresh.
+      await triggers.recordDelivery({ ...base, id: "c2", runId: "run-c2", claimedAt: 5_000 });
+      const claims = await Promise.all(Array.from({ length: 8 }, () => triggers.claimDelivery("c1", 10_000, 9_000)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await triggers.claimDelivery("c1", 10_500, 9_000)).toBe(false);
+      expect(await triggers.claimDelivery("c2", 10_000, 4_000)).toBe(false);
+      // The claimer died: once its claim is older than staleBefore, one other takes it.
+      expect(await triggers.claimDelivery("c1", 20_000, 15_000)).toBe(true);
+      expect(await triggers.claimDelivery("c2", 20_000, 15_000)).toBe(true);
+      expect((await triggers.acceptedDeliveries(5_000)).map((d) => [d.id, d.claimedAt])).toEqual([
+        ["c1", 20_000],
+        ["c2", 20_000],
+      ]);
+      await triggers.settleDelivery("c1", { state: "started" });
+      expect(await triggers.claimDelivery("c1", 90_000, 80_000)).toBe(false);
+      expect(await triggers.claimDelivery("nope", 90_000, 80_000)).toBe(false);
+    }));
 }

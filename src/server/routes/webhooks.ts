@@ -84,6 +84,7 @@ export function webhookRoutes(deps: ServerDeps, maxBytes = DEFAULT_WEBHOOK_MAX_B
       const inputs = buildWebhookInputs(config, req);
       const key = headers["idempotency-key"];
       const runId = newId();
+      const now = Date.now();
       // Stored first as `accepted` with the run's inputs: if this process dies before the run exists, the
       // recovery of any server on this database starts it (src/triggers/webhook/recover.ts).
       const { delivery, fresh } = await deps.stores.triggers.recordDelivery({
@@ -92,7 +93,8 @@ export function webhookRoutes(deps: ServerDeps, maxBytes = DEFAULT_WEBHOOK_MAX_B
         ...(key ? { idempotencyKey: key } : {}),
         runId,
         status: config.status_code,
-        receivedAt: Date.now(),
+        receivedAt: now,
+        claimedAt: now,
         state: "accepted",
         payload: inputs,
       });

@@ -73,6 +73,17 @@ export class MemoryTriggerStore implements TriggerStore {
     }
   }
 
+  async claimDelivery(id: string, now: number, staleBefore: number): Promise<boolean> {
+    for (const list of this.deliveriesOf.values()) {
+      const d = list.find((x) => x.id === id);
+      if (!d) continue;
+      if (d.state !== "accepted" || (d.claimedAt !== undefined && d.claimedAt >= staleBefore)) return false;
+      d.claimedAt = now;
+      return true;
+    }
+    return false;
+  }
+
   async acceptedDeliveries(receivedBefore: number, limit = 100): Promise<DeliveryRecord[]> {
     return [...this.deliveriesOf.values()]
       .flat()

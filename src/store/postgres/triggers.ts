@@ -56,8 +56,8 @@ export class PostgresTriggerStore implements TriggerStore {
 
   async recordDelivery(d: DeliveryRecord): Promise<{ delivery: DeliveryRecord; fresh: boolean }> {
     const inserted = await this.db.query<{ id: string }>(
-      `INSERT INTO trigger_deliveries (id, trigger_id, idempotency_key, run_id, status, received_at, state, payload)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING id`,
+      `INSERT INTO trigger_deliveries (id, trigger_id, idempotency_key, run_id, status, received_at, state, payload, claimed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id`,
       [
         d.id,
         d.triggerId,
@@ -67,6 +67,7 @@ export class PostgresTriggerStore implements TriggerStore {
         d.receivedAt,
         d.state ?? "started",
         d.payload !== undefined ? JSON.stringify(d.payload) : null,
+        d.claimedAt ?? null,
       ],
     );
     if (inserted.length === 1) return { delivery: { ...d, state: d.state ?? "started" }, fresh: true };
@@ -84,6 +85,15 @@ export class PostgresTriggerStore implements TriggerStore {
       outcome.state === "failed" ? outcome.error : null,
       id,
     ]);
+  }
+
+  async claimDelivery(id: string, now: number, staleBefore: number): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      `UPDATE trigger_deliveries SET claimed_at = $1
+       WHERE id = $2 AND state = 'accepted' AND (claimed_at IS NULL OR claimed_at < $3) RETURNING id`,
+      [now, id, staleBefore],
+    );
+    return rows.length === 1;
   }
 
   async acceptedDeliveries(receivedBefore: number, limit = 100): Promise<DeliveryRecord[]> {

@@ -34,6 +34,7 @@ export interface DeliveryRow {
   /** JSON text (SQLite) or an object (PostgreSQL jsonb). */
   payload: string | Record<string, unknown> | null;
   error: string | null;
+  claimed_at: number | string | null;
 }
 
 /** Columns added after the table shipped (PostgreSQL: migration 15). */
@@ -41,6 +42,7 @@ const DELIVERY_COLUMNS: Array<[string, string]> = [
   ["state", "TEXT NOT NULL DEFAULT 'started'"],
   ["payload", "TEXT"],
   ["error", "TEXT"],
+  ["claimed_at", "INTEGER"],
 ];
 
 export const toTrigger = (r: TriggerRow): TriggerRecord => ({
@@ -65,6 +67,7 @@ export const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
     ? { payload: typeof r.payload === "string" ? (JSON.parse(r.payload) as Record<string, unknown>) : r.payload }
     : {}),
   ...(r.error ? { error: r.error } : {}),
+  ...(r.claimed_at !== null && r.claimed_at !== undefined ? { claimedAt: Number(r.claimed_at) } : {}),
 });
 
 export const nodeKey = (n: TriggerNodeRef) => `${n.type}\u0000${n.nodeId}`;
@@ -131,8 +134,8 @@ export class SqliteTriggerStore implements TriggerStore {
   async recordDelivery(d: DeliveryRecord): Promise<{ delivery: DeliveryRecord; fresh: boolean }> {
     const inserted = this.db
       .prepare(
-        `INSERT INTO trigger_deliveries (id, trigger_id, idempotency_key, run_id, status, received_at, state, payload)
-         VALUES (?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING`,
+        `INSERT INTO trigger_deliveries (id, trigger_id, idempotency_key, run_id, status, received_at, state, payload, claimed_at)
+         VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING`,
       )
       .run(
         d.id,
@@ -143,6 +146,7 @@ export class SqliteTriggerStore implements TriggerStore {
         d.receivedAt,
         d.state ?? "started",
         d.payload !== undefined ? JSON.stringify(d.payload) : null,
+        d.claimedAt ?? null,
       );
     if (inserted.changes === 1) return { delivery: { ...d, state: d.state ?? "started" }, fresh: true };
     const r = this.db
@@ -156,6 +160,16 @@ export class SqliteTriggerStore implements TriggerStore {
     this.db
       .prepare("UPDATE trigger_deliveries SET state = ?, payload = NULL, error = ? WHERE id = ?")
       .run(outcome.state, outcome.state === "failed" ? outcome.error : null, id);
+  }
+
+  async claimDelivery(id: string, now: number, staleBefore: number): Promise<boolean> {
+    const r = this.db
+      .prepare(
+        `UPDATE trigger_deliveries SET claimed_at = ?
+         WHERE id = ? AND state = 'accepted' AND (claimed_at IS NULL OR claimed_at < ?)`,
+      )
+      .run(now, id, staleBefore);
+    return r.changes === 1;
   }
 
   async acceptedDeliveries(receivedBefore: number, limit = 100): Promise<DeliveryRecord[]> {

@@ -45,7 +45,10 @@ export async function recoverDeliveries(
 ): Promise<{ started: string[]; failed: string[] }> {
   const now = (o.now ?? Date.now)();
   const out = { started: [] as string[], failed: [] as string[] };
-  for (const d of await ctx.stores.triggers.acceptedDeliveries(now - (o.afterMs ?? DEFAULT_RECOVERY_AFTER_MS))) {
+  const staleBefore = now - (o.afterMs ?? DEFAULT_RECOVERY_AFTER_MS);
+  for (const d of await ctx.stores.triggers.acceptedDeliveries(staleBefore)) {
+    // Another server recovering at the same moment (or the route, still starting it) keeps it.
+    if (!(await ctx.stores.triggers.claimDelivery(d.id, now, staleBefore))) continue;
     try {
       await startDeliveryRun(ctx, d);
       out.started.push(d.id);
