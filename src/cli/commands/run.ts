@@ -291,7 +291,12 @@ export function registerRunCommands(program: Command): void {
       process.on("SIGTERM", () => void stop("SIGTERM"));
       process.on("SIGINT", () => void stop("SIGINT"));
       await w.worker.waitUntilReady();
-      if (opts.schedules !== false && !stopping) schedules = await startQueuedSchedules(opts.db ?? cfg.db, opts.redis);
+      if (opts.schedules !== false && !stopping) {
+        const started = await startQueuedSchedules(opts.db ?? cfg.db, opts.redis);
+        // A signal that came while the scheduler started: it claims nothing either.
+        if (stopping) await started.stop();
+        else schedules = started;
+      }
       process.stderr.write(`worker ${name} ready\n`);
       await new Promise(() => {});
     });
