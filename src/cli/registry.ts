@@ -16,6 +16,7 @@ const chatCommand: Load = async (p) => (await import("./commands/chat.js")).regi
 const compileCommands: Load = async (p) => (await import("./commands/compile.js")).registerCompileCommands(p);
 const mineCommands: Load = async (p) => (await import("./commands/mine.js")).registerMineCommands(p);
 const scheduleCommands: Load = async (p) => (await import("./commands/schedules.js")).registerScheduleCommands(p);
+const triggerCommands: Load = async (p) => (await import("./commands/triggers.js")).registerTriggerCommands(p);
 const serveCommands: Load = async (p) => (await import("./commands/serve.js")).registerServeCommands(p);
 const evalCommands: Load = async (p) => {
   const [evalGroup, runners, c2w] = await Promise.all([
@@ -100,6 +101,11 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
     name: "schedules",
     load: scheduleCommands,
     description: "schedule triggers of published apps: next fire time, enabled, last tick",
+  },
+  {
+    name: "triggers",
+    load: triggerCommands,
+    description: "triggers of published apps (webhooks, schedules): URL or next fire time, enable, disable",
   },
   {
     name: "tools",

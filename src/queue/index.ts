@@ -2,10 +2,12 @@ import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from
 import type { RunEvent } from "../engine/events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
-import { type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
+import { type RunEnv, type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
+import { AppEnv } from "../secrets/app-env.js";
+import { KeyProvider, keyFilePath } from "../secrets/key.js";
 import { StoreSpecError } from "../store/errors.js";
 import type { FormStore } from "../store/forms.js";
 import { openStores, parseStoreSpec } from "../store/open.js";
@@ -208,6 +210,8 @@ export interface WorkerOptions extends QueueConnection {
   onEvent?: (e: RunEvent) => void;
   /** Where the worker reports trouble it survives (Redis unreachable …); one line each, repeats held back. */
   log?: (line: string) => void;
+  /** The secret key file (weft.config.json `secretKeyFile`); default beside the database, as `weft serve`. */
+  secretKeyFile?: string;
 }
 
 // A run whose database was unreachable waits this long before another try, for up to this many starts of its
@@ -235,6 +239,9 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
   requireSharedStore(o.db);
   const stores = await openStores(o.db);
   const store = stores.runs;
+  // An app's runs see its variables and secrets here exactly as on `weft serve` (same database, same key).
+  const appEnv = new AppEnv(stores.env, stores.apps, new KeyProvider(keyFilePath(o.db, o.secretKeyFile)));
+  const envOf = async (appId: string | undefined) => (appId ? appEnv.forRun(appId) : undefined);
   const name = o.name ?? `worker-${process.pid}`;
   // Timeouts of paused runs are delayed resume jobs: no worker waits for them.
   const timeouts = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(o) });
@@ -255,7 +262,7 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
       if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
     };
     const services = await jobServices(job.data, o, stores.forms);
-    const result = await processJob(job.data, { store, services, onEvent, name, stop: stopping.signal });
+    const result = await processJob(job.data, { store, services, onEvent, name, stop: stopping.signal, envOf });
     await scheduleTimeouts(timeouts, result);
     return result;
   };
@@ -331,6 +338,8 @@ async function processJob(
     onEvent: (e: RunEvent) => void;
     name: string;
     stop: AbortSignal;
+    /** The app's variables and secrets (resumed runs: the app of the stored run). */
+    envOf: (appId: string | undefined) => Promise<RunEnv | undefined>;
   },
 ): Promise<RunJobResult> {
   const { runId } = data;
@@ -346,7 +355,8 @@ async function processJob(
   });
   // The previous worker finished the run but died before acknowledging the job; or a late timeout.
   if (existing && FINISHED.has(existing.status)) return reply({ ...existing, outputs: existing.outputs ?? {} }, true);
-  const opts = { store: o.store, services: o.services, onEvent: o.onEvent, maxSteps: 2000, stop: o.stop };
+  const env = await o.envOf(existing?.appId ?? data.appId);
+  const opts = { store: o.store, services: o.services, onEvent: o.onEvent, maxSteps: 2000, stop: o.stop, env };
   if (existing) return reply(await resumeRun(runId, opts), true);
   if (data.resume || !data.workflow)
     throw new WeftError("run.not_found", `no run with id ${runId} to resume in this database`);

@@ -21,6 +21,7 @@ import { signedFileRoutes } from "./routes/signed-files.js";
 import { serveWeb } from "./static.js";
 import { difyErrorBody } from "./v1/errors.js";
 import { serviceApi } from "./v1/index.js";
+import { triggerRoutes } from "./routes/triggers.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -110,6 +111,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   app.route("/api/knowledge", knowledgeRoutes(deps));
   app.route("/api/runs", runFormRoutes(deps));
   app.route("/api/files", fileRoutes(deps));
+  app.route("/api/triggers", triggerRoutes(deps));
   app.route("/api", metaRoutes(deps));
   app.all("/api/*", (c) =>
     c.json(

@@ -1,4 +1,5 @@
 import { syncAllTriggers } from "../triggers/sync.js";
+import { type DeliveryRecoveryOptions, startDeliveryRecovery } from "../triggers/webhook/recover.js";
 import type { AddressInfo } from "node:net";
 import type { RunObserver } from "../engine/observer.js";
 import { serve } from "@hono/node-server";
@@ -54,6 +55,11 @@ export interface ServerOptions extends AppOptions {
    * (`{ redisUrl }`), or not at all (`false`).
    */
   schedules?: false | { redisUrl?: string };
+  /**
+   * Webhook deliveries stored as accepted whose process died before their run started: started here (default:
+   * those older than 30 s, looked at every 10 s).
+   */
+  deliveryRecovery?: Pick<DeliveryRecoveryOptions, "afterMs" | "intervalMs">;
   /** The secret key file (default: WEFT_SECRET_KEY_FILE, else next to the SQLite file, else ~/.weft/). */
   secretKeyFile?: string;
   /** Observability hook (tracing, metrics) for every run. */
@@ -172,6 +178,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const port = (server.address() as AddressInfo).port;
   const pruner = startPruner(deps.stores.runLog, o.retention ?? {}, o.retentionIntervalMs);
   const scheduler = o.schedules === false ? undefined : await startSchedules(deps, o.schedules?.redisUrl);
+  const recovery = startDeliveryRecovery({ stores: deps.stores, starter: deps.hub }, o.deliveryRecovery);
   return {
     pruner,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
@@ -180,6 +187,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     close: async () => {
       pruner.stop();
       await scheduler?.stop();
+      await recovery.stop();
       deps.paused.stop();
       deps.hub.stopLeases();
       deps.hub.abortAll();

@@ -24,6 +24,14 @@ export interface TriggerNodeRef {
   type: TriggerType;
 }
 
+/**
+ * Where a delivery is: `accepted` (stored with its run id reserved and the run's inputs, the run not yet
+ * started), `started` (the run exists; the inputs are dropped), `failed` (recovery could not start it: the
+ * app was unpublished or the trigger removed meanwhile; `error` says why).
+ */
+export const DELIVERY_STATES = ["accepted", "started", "failed"] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
 /** One delivery a webhook accepted (a refused one stores nothing). */
 export interface DeliveryRecord {
   id: string;
@@ -35,6 +43,14 @@ export interface DeliveryRecord {
   /** The HTTP status answered. */
   status: number;
   receivedAt: number;
+  /** Absent on rows stored before states existed: those are `started`. */
+  state?: DeliveryState;
+  /** While `accepted`: the run's inputs, so a process that died before starting the run can be made good. */
+  payload?: Record<string, unknown>;
+  /** When `failed`: why the run could not be started. */
+  error?: string;
+  /** Who is starting the run holds it from then (the route: at receipt; recovery: `claimDelivery`). */
+  claimedAt?: number;
 }
 
 export interface TriggerStore {
@@ -55,6 +71,15 @@ export interface TriggerStore {
    * stored delivery is returned with `fresh: false` (first one wins, also between concurrent callers).
    */
   recordDelivery(d: DeliveryRecord): Promise<{ delivery: DeliveryRecord; fresh: boolean }>;
+  /** The delivery's run exists (`started`, its payload dropped) or cannot be started (`failed`, with why). */
+  settleDelivery(id: string, outcome: { state: "started" } | { state: "failed"; error: string }): Promise<void>;
+  /**
+   * Take over an `accepted` delivery to start its run: only while it is unclaimed or its claim is older than
+   * `staleBefore` (its claimer died), so of several recovering processes exactly one gets it (claimed at `now`).
+   */
+  claimDelivery(id: string, now: number, staleBefore: number): Promise<boolean>;
+  /** Deliveries still `accepted` that were received before `receivedBefore`, oldest first (recovery). */
+  acceptedDeliveries(receivedBefore: number, limit?: number): Promise<DeliveryRecord[]>;
   /** The trigger's latest deliveries, newest first. */
   deliveries(triggerId: string, limit?: number): Promise<DeliveryRecord[]>;
   /** How many deliveries are stored (for one trigger). */

@@ -190,4 +190,45 @@ describe("scheduler (fake clock, SQLite)", () => {
     await second.pollOnce();
     expect(rec.runs).toHaveLength(1);
   });
+
+  it("stop() during a poll claims nothing more: the next due schedule is left to the schedulers still running", async () => {
+    const { stores } = await sqlite();
+    await stores.apps.createApp({ name: "a", mode: "workflow" }, scheduled(minuteCron()), "import");
+    await stores.apps.createApp({ name: "b", mode: "workflow" }, scheduled(minuteCron()), "import");
+    let now = T0 + 500;
+    let release!: () => void;
+    let entered!: () => void;
+    const inDispatch = new Promise<void>((r) => {
+      entered = r;
+    });
+    const started: string[] = [];
+    const blocking: TriggerRunStarter = {
+      async start(_wf, o) {
+        started.push(o.runId);
+        entered();
+        await new Promise<void>((r) => {
+          release = r;
+        });
+        return { runId: o.runId };
+      },
+    };
+    const s = createScheduleRunner({ stores, starter: blocking, now: () => now, pollMs: 60_000 });
+    await s.pollOnce();
+    now = T0 + 60_000 + 100;
+    s.start();
+    await inDispatch;
+    const stopped = s.stop();
+    release();
+    await stopped;
+    // The first schedule's claimed tick was dispatched; the second's tick was not claimed by the stopping one.
+    expect(started).toHaveLength(1);
+    const fires = await Promise.all((await stores.schedules.list()).map((st) => stores.schedules.fires(st.key, 5)));
+    expect(fires.map((f) => f.length).sort()).toEqual([0, 1]);
+    expect(fires.flat()[0]!.dispatchedAt).toBeDefined();
+    // Another scheduler still running fires the tick the stopped one left.
+    const rec = recorder();
+    const other = createScheduleRunner({ stores, starter: rec.starter, now: () => now });
+    await other.pollOnce();
+    expect(rec.runs).toHaveLength(1);
+  });
 });

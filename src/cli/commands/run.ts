@@ -260,17 +260,24 @@ export function registerRunCommands(program: Command): void {
         lockDurationMs: Number(opts.lockMs),
         name,
         services,
+        secretKeyFile: cfg.secretKeyFile,
         // One line per run taken, so operators (and the takeover test) can see who runs what.
         onEvent: (e) => {
           if (e.type === "run_started") process.stderr.write(`run ${e.runId} ${e.resumed ? "resumed" : "started"}\n`);
         },
       });
       let stopping = false;
+      let schedules: { stop(): Promise<void> } | undefined;
       const stop = async (signal: string) => {
         // A second signal means "now": the runs are durable up to their last commit either way.
         if (stopping) process.exit(130);
         stopping = true;
         process.stderr.write(`worker ${name} stopping (${signal}): handing running runs back\n`);
+        // First: from here on this worker claims no tick; the schedulers of the other processes fire them.
+        if (schedules) {
+          await schedules.stop();
+          process.stderr.write(`worker ${name}: schedules stopped\n`);
+        }
         const r = await w.stop({ graceMs: Number(opts.graceMs) });
         process.stderr.write(
           `worker ${name} stopped: ${r.running - r.abandoned} of ${r.running} runs handed back` +
@@ -284,7 +291,12 @@ export function registerRunCommands(program: Command): void {
       process.on("SIGTERM", () => void stop("SIGTERM"));
       process.on("SIGINT", () => void stop("SIGINT"));
       await w.worker.waitUntilReady();
-      if (opts.schedules !== false) await startQueuedSchedules(opts.db ?? cfg.db, opts.redis);
+      if (opts.schedules !== false && !stopping) {
+        const started = await startQueuedSchedules(opts.db ?? cfg.db, opts.redis);
+        // A signal that came while the scheduler started: it claims nothing either.
+        if (stopping) await started.stop();
+        else schedules = started;
+      }
       process.stderr.write(`worker ${name} ready\n`);
       await new Promise(() => {});
     });
@@ -361,9 +373,16 @@ export function registerRunCommands(program: Command): void {
 }
 
 /** Workers fire schedules too (queued, so any worker runs them); the store's claims keep one run per tick. */
-async function startQueuedSchedules(db: string, redisUrl: string | undefined): Promise<void> {
+async function startQueuedSchedules(db: string, redisUrl: string | undefined): Promise<{ stop(): Promise<void> }> {
   const { createScheduleRunner } = await import("../../triggers/schedule/runner.js");
   const { queuedStarter } = await import("../../triggers/schedule/queued.js");
   const stores = await openStores(db);
-  createScheduleRunner({ stores, starter: queuedStarter(redisUrl) }).start();
+  const scheduler = createScheduleRunner({ stores, starter: queuedStarter(redisUrl) });
+  scheduler.start();
+  return {
+    async stop() {
+      await scheduler.stop();
+      await stores.close();
+    },
+  };
 }

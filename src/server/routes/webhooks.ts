@@ -3,9 +3,9 @@ import { bodyLimit } from "hono/body-limit";
 import type { FileValue } from "../../ir/services.js";
 import type { WebhookConfig } from "../../nodes/trigger-webhook.js";
 import { getNodeType } from "../../ir/registry.js";
-import { startTriggeredRun } from "../../triggers/start-run.js";
 import { WebhookError } from "../../triggers/webhook/errors.js";
 import { buildWebhookInputs, mediaType, type WebhookRequest } from "../../triggers/webhook/parse.js";
+import { startDeliveryRun } from "../../triggers/webhook/recover.js";
 import { checkSignature, signatureConfig } from "../../triggers/webhook/signature.js";
 import { newId } from "../../util/ids.js";
 import type { ServerDeps } from "../context.js";
@@ -84,20 +84,21 @@ export function webhookRoutes(deps: ServerDeps, maxBytes = DEFAULT_WEBHOOK_MAX_B
       const inputs = buildWebhookInputs(config, req);
       const key = headers["idempotency-key"];
       const runId = newId();
-      const { fresh } = await deps.stores.triggers.recordDelivery({
+      const now = Date.now();
+      // Stored first as `accepted` with the run's inputs: if this process dies before the run exists, the
+      // recovery of any server on this database starts it (src/triggers/webhook/recover.ts).
+      const { delivery, fresh } = await deps.stores.triggers.recordDelivery({
         id: newId(),
         triggerId: trigger.id,
         ...(key ? { idempotencyKey: key } : {}),
         runId,
         status: config.status_code,
-        receivedAt: Date.now(),
+        receivedAt: now,
+        claimedAt: now,
+        state: "accepted",
+        payload: inputs,
       });
-      if (fresh)
-        await startTriggeredRun({ stores: deps.stores, starter: deps.hub }, app, node.id, inputs, {
-          source: "trigger",
-          triggerId: trigger.id,
-          runId,
-        });
+      if (fresh) await startDeliveryRun({ stores: deps.stores, starter: deps.hub }, delivery);
       const text = config.response_body;
       const json = text.trim().startsWith("{") || text.trim().startsWith("[");
       return c.body(text, config.status_code as 200, { "content-type": json ? "application/json" : "text/plain; charset=utf-8" });

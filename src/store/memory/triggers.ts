@@ -58,9 +58,39 @@ export class MemoryTriggerStore implements TriggerStore {
     const list = this.deliveriesOf.get(d.triggerId) ?? [];
     const seen = d.idempotencyKey !== undefined ? list.find((x) => x.idempotencyKey === d.idempotencyKey) : undefined;
     if (seen) return { delivery: { ...seen }, fresh: false };
-    list.push({ ...d });
+    list.push({ ...d, state: d.state ?? "started" });
     this.deliveriesOf.set(d.triggerId, list);
-    return { delivery: { ...d }, fresh: true };
+    return { delivery: { ...d, state: d.state ?? "started" }, fresh: true };
+  }
+
+  async settleDelivery(id: string, outcome: { state: "started" } | { state: "failed"; error: string }): Promise<void> {
+    for (const list of this.deliveriesOf.values()) {
+      const i = list.findIndex((d) => d.id === id);
+      if (i < 0) continue;
+      const { payload: _dropped, ...rest } = list[i]!;
+      list[i] = { ...rest, ...outcome };
+      return;
+    }
+  }
+
+  async claimDelivery(id: string, now: number, staleBefore: number): Promise<boolean> {
+    for (const list of this.deliveriesOf.values()) {
+      const d = list.find((x) => x.id === id);
+      if (!d) continue;
+      if (d.state !== "accepted" || (d.claimedAt !== undefined && d.claimedAt >= staleBefore)) return false;
+      d.claimedAt = now;
+      return true;
+    }
+    return false;
+  }
+
+  async acceptedDeliveries(receivedBefore: number, limit = 100): Promise<DeliveryRecord[]> {
+    return [...this.deliveriesOf.values()]
+      .flat()
+      .filter((d) => d.state === "accepted" && d.receivedAt < receivedBefore)
+      .sort((a, b) => a.receivedAt - b.receivedAt || (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map((d) => ({ ...d }));
   }
 
   async deliveries(triggerId: string, limit = 20): Promise<DeliveryRecord[]> {

@@ -185,6 +185,16 @@ CREATE TABLE schedule_fires (
   PRIMARY KEY (key, tick));
 CREATE INDEX schedule_fires_pending ON schedule_fires (claimed_at) WHERE dispatched_at IS NULL;`,
   },
+  {
+    version: 15,
+    name: "webhook deliveries: state (accepted with the run's inputs until its run exists, started, failed), claimed by the process starting its run, so a delivery whose process died before its run is made good once",
+    sql: `
+ALTER TABLE trigger_deliveries ADD COLUMN state text NOT NULL DEFAULT 'started';
+ALTER TABLE trigger_deliveries ADD COLUMN payload jsonb;
+ALTER TABLE trigger_deliveries ADD COLUMN error text;
+ALTER TABLE trigger_deliveries ADD COLUMN claimed_at bigint;
+CREATE INDEX trigger_deliveries_accepted ON trigger_deliveries (received_at) WHERE state = 'accepted';`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -56,17 +56,52 @@ export class PostgresTriggerStore implements TriggerStore {
 
   async recordDelivery(d: DeliveryRecord): Promise<{ delivery: DeliveryRecord; fresh: boolean }> {
     const inserted = await this.db.query<{ id: string }>(
-      `INSERT INTO trigger_deliveries (id, trigger_id, idempotency_key, run_id, status, received_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
-      [d.id, d.triggerId, d.idempotencyKey ?? null, d.runId, d.status, d.receivedAt],
+      `INSERT INTO trigger_deliveries (id, trigger_id, idempotency_key, run_id, status, received_at, state, payload, claimed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id`,
+      [
+        d.id,
+        d.triggerId,
+        d.idempotencyKey ?? null,
+        d.runId,
+        d.status,
+        d.receivedAt,
+        d.state ?? "started",
+        d.payload !== undefined ? JSON.stringify(d.payload) : null,
+        d.claimedAt ?? null,
+      ],
     );
-    if (inserted.length === 1) return { delivery: { ...d }, fresh: true };
+    if (inserted.length === 1) return { delivery: { ...d, state: d.state ?? "started" }, fresh: true };
     const [r] = await this.db.query<DeliveryRow>(
       "SELECT * FROM trigger_deliveries WHERE trigger_id = $1 AND idempotency_key = $2",
       [d.triggerId, d.idempotencyKey ?? null],
     );
     if (!r) throw new Error(`delivery ${d.id} was neither stored nor found`);
     return { delivery: toDelivery(r), fresh: false };
+  }
+
+  async settleDelivery(id: string, outcome: { state: "started" } | { state: "failed"; error: string }): Promise<void> {
+    await this.db.query("UPDATE trigger_deliveries SET state = $1, payload = NULL, error = $2 WHERE id = $3", [
+      outcome.state,
+      outcome.state === "failed" ? outcome.error : null,
+      id,
+    ]);
+  }
+
+  async claimDelivery(id: string, now: number, staleBefore: number): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      `UPDATE trigger_deliveries SET claimed_at = $1
+       WHERE id = $2 AND state = 'accepted' AND (claimed_at IS NULL OR claimed_at < $3) RETURNING id`,
+      [now, id, staleBefore],
+    );
+    return rows.length === 1;
+  }
+
+  async acceptedDeliveries(receivedBefore: number, limit = 100): Promise<DeliveryRecord[]> {
+    const rows = await this.db.query<DeliveryRow>(
+      "SELECT * FROM trigger_deliveries WHERE state = 'accepted' AND received_at < $1 ORDER BY received_at, id LIMIT $2",
+      [receivedBefore, limit],
+    );
+    return rows.map(toDelivery);
   }
 
   async deliveries(triggerId: string, limit = 20): Promise<DeliveryRecord[]> {

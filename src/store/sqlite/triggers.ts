@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { DeliveryRecord, TriggerNodeRef, TriggerRecord, TriggerStore } from "../triggers.js";
+import type { DeliveryRecord, DeliveryState, TriggerNodeRef, TriggerRecord, TriggerStore } from "../triggers.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS triggers (
@@ -30,7 +30,20 @@ export interface DeliveryRow {
   run_id: string;
   status: number;
   received_at: number | string;
+  state: string | null;
+  /** JSON text (SQLite) or an object (PostgreSQL jsonb). */
+  payload: string | Record<string, unknown> | null;
+  error: string | null;
+  claimed_at: number | string | null;
 }
+
+/** Columns added after the table shipped (PostgreSQL: migration 15). */
+const DELIVERY_COLUMNS: Array<[string, string]> = [
+  ["state", "TEXT NOT NULL DEFAULT 'started'"],
+  ["payload", "TEXT"],
+  ["error", "TEXT"],
+  ["claimed_at", "INTEGER"],
+];
 
 export const toTrigger = (r: TriggerRow): TriggerRecord => ({
   id: r.id,
@@ -49,6 +62,12 @@ export const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
   runId: r.run_id,
   status: Number(r.status),
   receivedAt: Number(r.received_at),
+  state: (r.state ?? "started") as DeliveryState,
+  ...(r.payload !== null && r.payload !== undefined
+    ? { payload: typeof r.payload === "string" ? (JSON.parse(r.payload) as Record<string, unknown>) : r.payload }
+    : {}),
+  ...(r.error ? { error: r.error } : {}),
+  ...(r.claimed_at !== null && r.claimed_at !== undefined ? { claimedAt: Number(r.claimed_at) } : {}),
 });
 
 export const nodeKey = (n: TriggerNodeRef) => `${n.type}\u0000${n.nodeId}`;
@@ -57,6 +76,12 @@ export const nodeKey = (n: TriggerNodeRef) => `${n.type}\u0000${n.nodeId}`;
 export class SqliteTriggerStore implements TriggerStore {
   constructor(private readonly db: Database.Database) {
     db.exec(SCHEMA);
+    const have = new Set((db.prepare("PRAGMA table_info(trigger_deliveries)").all() as Array<{ name: string }>).map((c) => c.name));
+    for (const [name, decl] of DELIVERY_COLUMNS)
+      if (!have.has(name)) db.exec(`ALTER TABLE trigger_deliveries ADD COLUMN ${name} ${decl}`);
+    db.exec(
+      "CREATE INDEX IF NOT EXISTS trigger_deliveries_accepted ON trigger_deliveries (received_at) WHERE state = 'accepted'",
+    );
   }
 
   async sync(appId: string, nodes: readonly TriggerNodeRef[], mint: () => string): Promise<TriggerRecord[]> {
@@ -109,16 +134,51 @@ export class SqliteTriggerStore implements TriggerStore {
   async recordDelivery(d: DeliveryRecord): Promise<{ delivery: DeliveryRecord; fresh: boolean }> {
     const inserted = this.db
       .prepare(
-        `INSERT INTO trigger_deliveries (id, trigger_id, idempotency_key, run_id, status, received_at)
-         VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING`,
+        `INSERT INTO trigger_deliveries (id, trigger_id, idempotency_key, run_id, status, received_at, state, payload, claimed_at)
+         VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING`,
       )
-      .run(d.id, d.triggerId, d.idempotencyKey ?? null, d.runId, d.status, d.receivedAt);
-    if (inserted.changes === 1) return { delivery: { ...d }, fresh: true };
+      .run(
+        d.id,
+        d.triggerId,
+        d.idempotencyKey ?? null,
+        d.runId,
+        d.status,
+        d.receivedAt,
+        d.state ?? "started",
+        d.payload !== undefined ? JSON.stringify(d.payload) : null,
+        d.claimedAt ?? null,
+      );
+    if (inserted.changes === 1) return { delivery: { ...d, state: d.state ?? "started" }, fresh: true };
     const r = this.db
       .prepare("SELECT * FROM trigger_deliveries WHERE trigger_id = ? AND idempotency_key = ?")
       .get(d.triggerId, d.idempotencyKey ?? null) as DeliveryRow | undefined;
     if (!r) throw new Error(`delivery ${d.id} was neither stored nor found`);
     return { delivery: toDelivery(r), fresh: false };
+  }
+
+  async settleDelivery(id: string, outcome: { state: "started" } | { state: "failed"; error: string }): Promise<void> {
+    this.db
+      .prepare("UPDATE trigger_deliveries SET state = ?, payload = NULL, error = ? WHERE id = ?")
+      .run(outcome.state, outcome.state === "failed" ? outcome.error : null, id);
+  }
+
+  async claimDelivery(id: string, now: number, staleBefore: number): Promise<boolean> {
+    const r = this.db
+      .prepare(
+        `UPDATE trigger_deliveries SET claimed_at = ?
+         WHERE id = ? AND state = 'accepted' AND (claimed_at IS NULL OR claimed_at < ?)`,
+      )
+      .run(now, id, staleBefore);
+    return r.changes === 1;
+  }
+
+  async acceptedDeliveries(receivedBefore: number, limit = 100): Promise<DeliveryRecord[]> {
+    const rows = this.db
+      .prepare(
+        "SELECT * FROM trigger_deliveries WHERE state = 'accepted' AND received_at < ? ORDER BY received_at, id LIMIT ?",
+      )
+      .all(receivedBefore, limit) as DeliveryRow[];
+    return rows.map(toDelivery);
   }
 
   async deliveries(triggerId: string, limit = 20): Promise<DeliveryRecord[]> {

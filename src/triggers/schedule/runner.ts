@@ -3,7 +3,7 @@ import type { Stores } from "../../store/stores.js";
 import type { TriggerRecord } from "../../store/triggers.js";
 import { startTriggeredRun, type TriggerRunStarter } from "../start-run.js";
 import { syncAppTriggers } from "../sync.js";
-import { DEFAULT_GRACE_MS, DEFAULT_POLL_MS, type FireDispatch, Scheduler } from "./scheduler.js";
+import { DEFAULT_GRACE_MS, DEFAULT_POLL_MS, DEFAULT_REDISPATCH_MS, type FireDispatch, Scheduler } from "./scheduler.js";
 import { PublishedSchedules, type ScheduleEntry } from "./sources.js";
 
 export interface ScheduleRunnerOptions {
@@ -72,6 +72,7 @@ export function createScheduleRunner(o: ScheduleRunnerOptions): Scheduler {
     now: o.now,
     pollMs: o.pollMs ?? envMs("WEFT_SCHEDULE_POLL_MS", DEFAULT_POLL_MS),
     graceMs: o.graceMs ?? envMs("WEFT_SCHEDULE_GRACE_MS", DEFAULT_GRACE_MS),
+    redispatchAfterMs: envMs("WEFT_SCHEDULE_REDISPATCH_MS", DEFAULT_REDISPATCH_MS),
     log: o.log,
   });
 }

@@ -47,6 +47,8 @@ export class Scheduler {
   private timer?: ReturnType<typeof setTimeout>;
   private running?: Promise<unknown>;
   private stopped = true;
+  /** Set by `stop()`, also when only `pollOnce()` was ever called: no tick is claimed once it is set. */
+  private stopping = false;
   private reported = new Set<string>();
   private readonly now: () => number;
 
@@ -92,7 +94,8 @@ export class Scheduler {
       return;
     }
     const d = decideTick(entry.spec, state.lastTick, now, this.o.graceMs ?? DEFAULT_GRACE_MS);
-    if (d.kind === "none") return;
+    // Shutdown began while this poll ran: claim nothing more; a running scheduler deals with the tick instead.
+    if (d.kind === "none" || this.stopping) return;
     if (d.kind === "skip") {
       if (await this.o.store.advance(entry.key, d.tick, now))
         report.skipped.push({ key: entry.key, tick: d.tick, missed: d.missed });
@@ -109,6 +112,7 @@ export class Scheduler {
   private async redispatch(byKey: Map<string, ScheduleEntry>, report: PollReport): Promise<void> {
     const now = this.now();
     for (const f of await this.o.store.undispatched(now - (this.o.redispatchAfterMs ?? DEFAULT_REDISPATCH_MS))) {
+      if (this.stopping) return;
       if (!(await this.o.store.reclaim(f.key, f.tick, f.claimedAt, now))) continue;
       const entry = byKey.get(f.key);
       if (!entry) {
@@ -133,6 +137,7 @@ export class Scheduler {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.stopping = false;
     const loop = async () => {
       if (this.stopped) return;
       this.running = this.pollOnce().catch((e) => this.log(`schedules: ${why(e)}`));
@@ -142,9 +147,14 @@ export class Scheduler {
     void loop();
   }
 
-  /** Stop polling; resolves once a poll under way has ended. */
+  /**
+   * Stop polling; resolves once a poll under way has ended. From the call on no tick is claimed (a poll under way
+   * finishes the dispatch it claimed, claims nothing more), so a process shutting down leaves the next ticks to
+   * the schedulers still running.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
   }

@@ -1,4 +1,5 @@
 import { CronExpressionParser } from "cron-parser";
+import { cronFieldsAllowed } from "../../nodes/trigger-schedule.js";
 import { ScheduleConfigError } from "./errors.js";
 import {
   DEFAULT_MISSED_TICK_POLICY,
@@ -44,7 +45,7 @@ export function checkCron(raw: string, timezone: string, nodeId?: string): strin
   if (expr.startsWith("@")) {
     if (!PREDEFINED[expr.toLowerCase()])
       throw bad(`is not one of the predefined names ${Object.keys(PREDEFINED).join(", ")}`);
-  } else if (fields.length !== 5) {
+  } else if (!cronFieldsAllowed(fields.length)) {
     throw bad(`has ${fields.length} fields; a schedule needs exactly 5 (minute hour day-of-month month day-of-week)`);
   }
   try {

@@ -3,6 +3,7 @@ import { DiagMessage } from "../components/DiagMessage";
 import { nodeTitle } from "../labels";
 import { ReviewInspector } from "../review/ReviewInspector";
 import { useStore } from "../store";
+import { TriggerPanel } from "../triggers/TriggerPanel";
 import type { Diagnostic } from "../types";
 import { FIELD_OPTIONS, NODE_FORMS, TEMPLATE_PATHS } from "./nodeForms";
 import { FieldDiags, SchemaForm } from "./SchemaForm";
@@ -74,6 +75,12 @@ export function Inspector() {
             <DiagMessage wf={draft} message={d.message} />
           </div>
         ))}
+      {node.type.startsWith("trigger-") && (
+        <section className="insp-section" data-testid="section-Trigger">
+          <h5>Trigger</h5>
+          <TriggerPanel key={node.id} nodeId={node.id} />
+        </section>
+      )}
       {spec.sections.map((s) => (
         <section className="insp-section" key={s.title} data-testid={`section-${s.title}`}>
           <h5>{s.title}</h5>
