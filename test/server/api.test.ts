@@ -183,11 +183,26 @@ describe("apps and versions", () => {
     expect(res.headers.get("content-type")).toContain("yaml");
     const yaml = await res.text();
     expect(yaml).toContain("kind: app");
+    // Importing our own export back changes nothing, so no version is recorded (issue 36 item 7).
     const again = await s.api(`/api/apps/${id}/import`, { method: "POST", body: yaml });
-    expect(again.status).toBe(201);
-    expect(((await again.json()) as any).version).toBe(2);
-    const diff = (await (await s.api(`/api/apps/${id}/versions/2/diff?against=1`)).json()) as any;
-    expect(diff.diff).toMatchObject({ empty: true, nodesAdded: [], nodesRemoved: [], nodesChanged: [], edgesAdded: [], edgesRemoved: [] });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ version: 1, unchanged: true });
+    const changed = yaml.replace(/title: ([^\n]+)/, "title: Renamed $1");
+    const third = await s.api(`/api/apps/${id}/import`, { method: "POST", body: changed });
+    expect(third.status).toBe(201);
+    expect(await third.json()).toMatchObject({ version: 2, unchanged: false });
+  });
+
+  it("an app made in Weft, exported and imported back, records no version and no DSL-version warning", async () => {
+    const created = (await (await s.api("/api/apps", { method: "POST", json: { name: "made here", mode: "workflow" } })).json()) as any;
+    const id = created.app.id;
+    const yaml = await (await s.api(`/api/apps/${id}/export`)).text();
+    const res = await s.api(`/api/apps/${id}/import`, { method: "POST", body: yaml });
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ version: created.version.version, unchanged: true });
+    expect(body.warnings.map((w: { code: string }) => w.code)).not.toContain("dsl_version_older");
+    expect(((await (await s.api(`/api/apps/${id}/versions`)).json()) as any).versions).toHaveLength(1);
   });
 
   it("refuses to import a chat YAML into a workflow app", async () => {

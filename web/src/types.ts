@@ -201,6 +201,8 @@ export interface AvailableValue {
 export interface ImportResult {
   app?: AppInfo;
   version?: number;
+  /** Importing into an app: the file equals its current version, so none was recorded. */
+  unchanged?: boolean;
   warnings: Diagnostic[];
   diagnostics: Diagnostic[];
   /** The imported workflow, for naming nodes by title in the report. */

@@ -141,11 +141,20 @@ export function appRoutes(deps: ServerDeps): Hono {
     const { workflow, warnings, secrets } = importYaml(await c.req.text());
     if (workflow.mode !== app.mode)
       throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${app.mode} app; the YAML is ${workflow.mode}`);
-    const v = await apps.addVersion(app.id, workflow, "import");
+    // Our own export imported back is no change, though the file spells out what the store leaves implicit
+    // (canvas widget types, positions): compared as exported, it records no version.
+    const current = await apps.current(app.id);
+    const unchanged = !!current && exportDify(current.workflow) === exportDify(workflow);
+    const v = unchanged ? current : await apps.addVersion(app.id, workflow, "import");
     const envWarnings = await settleImportedSecrets(deps.env, app.id, workflow, secrets);
     return c.json(
-      { ...versionSummary(v), warnings: [...warnings, ...envWarnings], diagnostics: analyse(workflow).diagnostics },
-      201,
+      {
+        ...versionSummary(v),
+        unchanged,
+        warnings: [...warnings, ...envWarnings],
+        diagnostics: analyse(workflow).diagnostics,
+      },
+      unchanged ? 200 : 201,
     );
   });
 

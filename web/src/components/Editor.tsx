@@ -129,7 +129,7 @@ export function Editor() {
           onClose={() => setImporting(false)}
           onOpen={(r) => {
             setImporting(false);
-            say("ok", `imported as version ${r.version}`);
+            say("ok", r.unchanged ? `no change: the file is version ${r.version} as it is` : `imported as version ${r.version}`);
           }}
         />
       )}
