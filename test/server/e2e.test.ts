@@ -946,6 +946,11 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       expect(await page.locator(".react-flow__node").count()).toBe(4);
       const rejected = ((await (await s.api(`/api/apps/${id}/proposals?status=rejected`)).json()) as any).proposals;
       expect(rejected).toHaveLength(1);
+      // The chat tells the truth about the turn's proposal (issue 36 item 6), not "Proposed, not applied yet".
+      const turnOutcomes = page.locator('[data-testid="chat-outcome"][data-kind="proposed"]');
+      await page.getByTestId("tab-chat").click();
+      await expect.poll(() => turnOutcomes.nth(0).getAttribute("data-decision")).toBe("rejected");
+      expect(await turnOutcomes.nth(0).textContent()).toMatch(/^Rejected, nothing changed: /);
       await shot("review-3-rejected");
 
       // Propose again and apply: the draft (not a version: issue 29) differs from the original by exactly the diff.
@@ -972,6 +977,9 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       await nodeAt(diff.nodesAdded[0]).waitFor();
       await nodeAt("note").waitFor({ state: "detached" });
       expect(await marks()).toEqual({});
+      await page.getByTestId("tab-chat").click();
+      await expect.poll(() => turnOutcomes.nth(1).getAttribute("data-decision")).toBe("applied");
+      expect(await turnOutcomes.nth(1).textContent()).toMatch(/^Applied to the draft \(revision \d+\): /);
       await shot("review-4-applied");
 
       // Undo: the draft as it was before the apply, drawn on the canvas; no version was made.
@@ -984,7 +992,16 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       await nodeAt(diff.nodesAdded[0]).waitFor({ state: "detached" });
       await page.getByTestId("undo").waitFor({ state: "detached" });
       expect(await page.locator('[data-testid^="version-"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-testid")).filter((t) => /^version-\d+$/.test(t!)))).toEqual(["version-1"]);
+      await page.getByTestId("tab-chat").click();
+      await expect.poll(() => turnOutcomes.nth(1).textContent()).toMatch(/, then undone: /);
       await shot("review-5-undone");
+      // After a reload the history says the same: it is the server's record, not the page's memory.
+      await page.reload();
+      // The deep link (/apps/:id) reopens the app itself.
+      await page.locator('.flow-wrap[data-view="ready"]').waitFor();
+      await page.getByTestId("tab-chat").click();
+      await expect.poll(() => turnOutcomes.nth(0).getAttribute("data-decision")).toBe("rejected");
+      await expect.poll(() => turnOutcomes.nth(1).textContent()).toMatch(/^Applied to the draft \(revision \d+\), then undone: /);
     });
 
     it("a rejected update shows its diagnostics, says nothing changed, and marks the reply as not applied", { timeout: 90_000 }, async () => {

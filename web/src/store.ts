@@ -14,6 +14,7 @@ import type {
   ProposalView,
   RunEvent,
   TurnOutcome,
+  ProposalDecision,
   VersionBody,
   VersionInfo,
   WfNode,
@@ -32,6 +33,8 @@ export interface ChatEntry {
   outcome?: TurnOutcome;
   /** The reply says or implies a change that was not made. */
   notApplied?: boolean;
+  /** What became of the turn's proposal since: applied, rejected, superseded, undone. */
+  decision?: ProposalDecision;
 }
 
 /** A proposal shown on the canvas instead of the draft until it is applied, rejected or put aside. */
@@ -251,6 +254,27 @@ export const useStore = create<State>((set, get) => {
 
   const appPath = (rest: string) => `/api/apps/${get().app!.id}${rest}`;
 
+  type StoredMessage = { role: "user" | "assistant"; text: string; outcome?: TurnOutcome; notApplied?: boolean; decision?: ProposalDecision };
+  const proposalIdOf = (o?: TurnOutcome) => (o && "proposalId" in o ? o.proposalId : undefined);
+
+  /** After an apply, reject or undo, each proposing turn shows what became of its proposal (the server knows). */
+  const refreshDecisions = async () => {
+    const app = get().app;
+    if (!app) return;
+    const { messages } = await api<{ messages: StoredMessage[] }>(`/api/apps/${app.id}/messages`);
+    const byProposal = new Map(messages.flatMap((m) => (m.decision && proposalIdOf(m.outcome) ? [[proposalIdOf(m.outcome)!, m.decision] as const] : [])));
+    if (get().app?.id !== app.id) return;
+    set((s) => ({
+      chat: {
+        ...s.chat,
+        entries: s.chat.entries.map((e) => {
+          const d = byProposal.get(proposalIdOf(e.outcome) ?? "");
+          return d ? { ...e, decision: d } : e;
+        }),
+      },
+    }));
+  };
+
   setUnauthorizedHandler(() => {
     // A refused key mid-session (or a stale one on page load) always leads back to the login.
     if (get().key) get().logout(STALE_KEY);
@@ -325,8 +349,8 @@ export const useStore = create<State>((set, get) => {
         const { app } = await api<{ app: AppInfo }>(`/api/apps/${id}`);
         set({ app, panel: "inspector", selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, review: undefined });
         await get().reloadWorkflow();
-        const { messages } = await api<{ messages: Array<{ role: "user" | "assistant"; text: string; outcome?: TurnOutcome; notApplied?: boolean }> }>(`/api/apps/${id}/messages`);
-        set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text, ...(m.outcome ? { outcome: m.outcome, notApplied: m.notApplied ?? m.outcome.kind === "rejected" } : {}) })), busy: false } });
+        const { messages } = await api<{ messages: StoredMessage[] }>(`/api/apps/${id}/messages`);
+        set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text, ...(m.outcome ? { outcome: m.outcome, notApplied: m.notApplied ?? m.outcome.kind === "rejected" } : {}), ...(m.decision ? { decision: m.decision } : {}) })), busy: false } });
         void get().loadVersions();
         await get().loadPending();
       } catch (e) {
@@ -598,6 +622,7 @@ export const useStore = create<State>((set, get) => {
         await get().reloadWorkflow();
         void get().loadVersions();
         get().say("ok", `Applied to the draft (revision ${r.draft.revision}). Publish to make it live; Undo is in Versions.`);
+        void refreshDecisions().catch(() => {});
       } catch (e) {
         const diagnostics = e instanceof ApiFailure ? e.diagnostics : [];
         set({ review: { ...review, busy: false, refusal: { text: /nothing changed/i.test(errText(e)) ? errText(e) : `${errText(e)}. Nothing changed.`, diagnostics } } });
@@ -611,6 +636,7 @@ export const useStore = create<State>((set, get) => {
         await api(appPath(`/proposals/${review.proposal.id}/reject`), { method: "POST" });
         set((s) => ({ review: undefined, selected: undefined, viewNonce: s.viewNonce + 1 }));
         get().say("ok", "Proposal rejected. Nothing changed.");
+        void refreshDecisions().catch(() => {});
       } catch (e) {
         set({ review: { ...review, busy: false } });
         get().say("error", `could not reject: ${errText(e)}`);
@@ -630,6 +656,7 @@ export const useStore = create<State>((set, get) => {
         await get().reloadWorkflow();
         await get().loadVersions();
         get().say("ok", `Undone: the draft is back to how it was before “${r.undone.summary}”.`);
+        void refreshDecisions().catch(() => {});
       } catch (e) {
         get().say("error", `could not undo: ${errText(e)}`);
       }

@@ -175,6 +175,13 @@ export type TurnOutcome =
   | { kind: "applied"; summary: string; proposalId?: string; revision?: number; version?: number }
   | { kind: "rejected"; summary: string; diagnostics: Diagnostic[] }
   | { kind: "unchanged"; summary: string };
+/** What became of a turn's proposal since (src/server/chat-history.ts). */
+export interface ProposalDecision {
+  status: "pending" | "applied" | "rejected" | "superseded";
+  appliedRevision?: number;
+  appliedVersion?: number;
+  undone?: boolean;
+}
 export interface AttemptRecord {
   runId: string;
   key: string;

@@ -10,6 +10,7 @@ import type { VersionRecord } from "../../store/apps.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { portsOf } from "../ports.js";
+import { chatHistory } from "../chat-history.js";
 import { versionParam, versionSummary } from "./versions.js";
 import { blankWorkflow, validateWorkflow } from "../validate.js";
 import { takeSecretValues, withStoredValues } from "../../secrets/app-env.js";
@@ -172,7 +173,7 @@ export function appRoutes(deps: ServerDeps): Hono {
 
   r.get("/:id/messages", async (c) => {
     const app = await requireApp(deps, c.req.param("id"));
-    return c.json({ messages: await apps.messages(app.id) });
+    return c.json({ messages: await chatHistory(apps, app.id) });
   });
 
   return r;

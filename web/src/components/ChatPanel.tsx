@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { api } from "../api";
 import { nodeTitle } from "../labels";
 import { type ChatEntry, useStore } from "../store";
+import type { ProposalDecision, TurnOutcome } from "../types";
 import { DiagMessage } from "./DiagMessage";
 
 interface ModelsInfo {
@@ -25,15 +26,31 @@ function ModelLine() {
   );
 }
 
+/** A proposing turn's line: what became of its proposal, not only what the turn did when it ended. */
+function proposalLine(o: Extract<TurnOutcome, { kind: "proposed" | "applied" }>, d: ProposalDecision | undefined): string {
+  const applied = (rev?: number, version?: number) =>
+    rev !== undefined ? `Applied to the draft (revision ${rev})` : version !== undefined ? `Applied as version ${version}` : "Applied";
+  if (o.kind === "applied" && !d) return `${applied(o.revision, o.version)}: ${o.summary}`;
+  switch (d?.status) {
+    case "applied":
+      return `${applied(d.appliedRevision, d.appliedVersion)}${d.undone ? ", then undone" : ""}: ${o.summary}`;
+    case "rejected":
+      return `Rejected, nothing changed: ${o.summary}`;
+    case "superseded":
+      return `Not applied: superseded (the draft it was made for changed): ${o.summary}`;
+    default:
+      return `Proposed, not applied yet: ${o.summary}`;
+  }
+}
+
 /** What the turn really did, under the reply: a rejected update lists its diagnostics and says nothing changed. */
 function Outcome({ m }: { m: ChatEntry }) {
   const wf = useStore((s) => s.draft);
   const o = m.outcome;
   if (!o) return null;
   return (
-    <div className={`chat-outcome oc-${o.kind}`} data-testid="chat-outcome" data-kind={o.kind}>
-      {o.kind === "proposed" && <span>Proposed, not applied yet: {o.summary}</span>}
-      {o.kind === "applied" && <span>Applied as version {o.version}: {o.summary}</span>}
+    <div className={`chat-outcome oc-${o.kind}`} data-testid="chat-outcome" data-kind={o.kind} data-decision={m.decision?.status}>
+      {(o.kind === "proposed" || o.kind === "applied") && <span>{proposalLine(o, m.decision)}</span>}
       {(o.kind === "rejected" || o.kind === "unchanged") && <b>{o.summary}</b>}
       {o.kind === "rejected" && (
         <ul className="diag-list" data-testid="chat-outcome-diags">
