@@ -68,6 +68,39 @@ const chatCounter = {
   ],
 };
 
+// A chatflow answer in Markdown with a Dify form (and hostile bits that must stay inert); the next turn echoes.
+const FORM_ANSWER = [
+  "**Bold** and [docs](https://example.com/docs) and [bad](javascript:alert(1)) <img src=x onerror=alert(1)>",
+  '<form data-format="json"><label for="name">Name</label><input type="text" name="name" value="Ada"/>',
+  '<select name="size"><option value="s">s</option><option value="m">m</option></select>',
+  '<input type="checkbox" name="agree"/><button data-variant="primary">Go</button></form>',
+  "You said: {{#sys.query#}}",
+].join("\n");
+const formChat = {
+  weft: 1,
+  name: "form answer",
+  mode: "advanced-chat",
+  nodes: [
+    { id: "start", type: "start", title: "Start", config: { variables: [] } },
+    { id: "reply", type: "answer", title: "Reply", config: { answer: FORM_ANSWER } },
+  ],
+  edges: [{ source: "start", target: "reply" }],
+};
+const failingChat = {
+  weft: 1,
+  name: "failing chat",
+  mode: "advanced-chat",
+  nodes: [
+    { id: "start", type: "start", title: "Start", config: { variables: [] } },
+    { id: "fetch", type: "http-request", title: "Fetch metadata", config: { method: "get", url: "http://169.254.169.254/latest" } },
+    { id: "reply", type: "answer", title: "Reply", config: { answer: "{{#fetch.body#}}" } },
+  ],
+  edges: [
+    { source: "start", target: "fetch" },
+    { source: "fetch", target: "reply" },
+  ],
+};
+
 const fileEcho = {
   weft: 1,
   name: "file echo",
@@ -785,6 +818,42 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     await page.getByTestId("new-conversation").click();
     await send("fresh", 1);
     expect(await page.getByTestId("chat-answer").first().textContent()).toBe("turn 1: fresh");
+  });
+
+  it("renders a chat answer's Markdown and Dify form (submitting it sends the next turn) and a failed turn's error", async () => {
+    await createApp(formChat);
+    await openByName("form answer");
+    await page.getByTestId("tab-run").click();
+    await page.getByTestId("run-query").fill("hello");
+    await page.getByTestId("run-button").click();
+    const first = page.getByTestId("chat-answer").first();
+    await first.getByTestId("answer-form").waitFor();
+    expect(await first.locator("strong").textContent()).toBe("Bold");
+    expect(await first.locator('a[href="https://example.com/docs"]').getAttribute("rel")).toContain("noopener");
+    // Hostile parts stay inert: no javascript: link, no element from raw HTML (shown as text instead).
+    expect(await first.locator('a[href^="javascript"]').count()).toBe(0);
+    expect(await first.locator("img").count()).toBe(0);
+    expect(await first.textContent()).toContain("<img src=x onerror=alert(1)>");
+    const form = first.getByTestId("answer-form");
+    await form.locator('select[name="size"]').selectOption("m");
+    await form.locator('input[name="agree"]').check();
+    await form.getByRole("button", { name: "Go" }).click();
+    await expect.poll(() => page.getByTestId("chat-answer").count()).toBe(2);
+    await expect
+      .poll(() => page.getByTestId("chat-answer").nth(1).textContent())
+      .toContain('You said: {"name":"Ada","size":"m","agree":true}');
+    expect(await page.locator(".conversation .chat-msg.user").nth(1).textContent()).toBe('{"name":"Ada","size":"m","agree":true}');
+    await shot("answer-markdown-form");
+
+    await createApp(failingChat);
+    await openByName("failing chat");
+    await page.getByTestId("tab-run").click();
+    await page.getByTestId("run-query").fill("go");
+    await page.getByTestId("run-button").click();
+    const failed = page.getByTestId("turn-error");
+    await failed.waitFor();
+    expect(await failed.textContent()).toMatch(/^This turn failed: .+\(http\.\w+\)$/);
+    await shot("answer-failed-turn");
   });
 
   it("loading an older version draws its edges at once", async () => {

@@ -80,7 +80,7 @@ export interface PausedForm {
 /** A chat app's preview conversation: its turns and the variables carried into the next one. */
 export interface Conversation {
   id?: string;
-  turns: Array<{ query: string; answer?: string; runId?: string; status?: string }>;
+  turns: Array<{ query: string; answer?: string; runId?: string; status?: string; error?: { code: string; message: string } }>;
   variables?: Record<string, unknown>;
   dialogueCount?: number;
 }
@@ -480,7 +480,8 @@ export const useStore = create<State>((set, get) => {
         await get().followRun(runId);
         if (chat) {
           const out = get().run.outputs;
-          patchTurn({ answer: typeof out?.answer === "string" ? out.answer : undefined, status: get().run.status });
+          const { status, error } = get().run;
+          patchTurn({ answer: typeof out?.answer === "string" ? out.answer : undefined, status, ...(error ? { error: { code: error.code, message: error.message } } : {}) });
           if (conversationId) {
             const c = await api<{ variables: Record<string, unknown>; dialogueCount: number }>(`/api/apps/${app.id}/conversations/${conversationId}`);
             set((s) => ({ conversation: { ...s.conversation, variables: c.variables, dialogueCount: c.dialogueCount } }));
@@ -488,7 +489,7 @@ export const useStore = create<State>((set, get) => {
         }
       } catch (e) {
         set((s) => ({ run: { ...s.run, status: "failed", error: { code: e instanceof ApiFailure ? e.code : "ui", message: errText(e) } } }));
-        if (chat) patchTurn({ status: "failed" });
+        if (chat) patchTurn({ status: "failed", error: { code: e instanceof ApiFailure ? e.code : "ui", message: errText(e) } });
       }
     },
     async followRun(runId) {

@@ -1,5 +1,6 @@
 import { RotateCcw } from "lucide-react";
 import { useState } from "react";
+import { Answer } from "./Answer";
 import { api } from "../api";
 import { humanize, nodeTitle } from "../labels";
 import { type Conversation, useStore } from "../store";
@@ -30,15 +31,26 @@ function EventLog({ events, wf }: { events: RunEvent[]; wf?: Workflow }) {
   );
 }
 
-function ConversationView({ c }: { c: Conversation }) {
+function ConversationView({ c, onSend, running }: { c: Conversation; onSend: (message: string) => void; running: boolean }) {
   if (!c.turns.length) return <p className="muted small">Each message runs the chatflow once; conversation variables carry over to the next message until you start a new conversation.</p>;
   return (
     <div className="conversation" data-testid="conversation">
       {c.turns.map((t, i) => (
         <div key={i} className="turn">
           <div className="chat-msg user">{t.query}</div>
-          <div className={`chat-msg assistant ${t.status === "failed" ? "failed" : ""}`} data-testid="chat-answer">
-            {t.answer ?? (t.status ? `(${t.status})` : "…")}
+          <div className={`chat-msg assistant ${t.status === "failed" ? "failed" : ""}`} data-testid="chat-answer" data-status={t.status}>
+            {t.answer !== undefined ? (
+              <Answer text={t.answer} onSend={i === c.turns.length - 1 ? onSend : undefined} disabled={running} />
+            ) : t.status === "failed" ? (
+              <span data-testid="turn-error">
+                This turn failed{t.error ? `: ${t.error.message}` : ""}
+                {t.error?.code && <span className="muted small"> ({t.error.code})</span>}
+              </span>
+            ) : t.status ? (
+              `(${t.status})`
+            ) : (
+              "…"
+            )}
           </div>
         </div>
       ))}
@@ -94,7 +106,13 @@ export function RunPanel() {
           </button>
         </div>
       )}
-      {chat && <ConversationView c={conversation} />}
+      {chat && (
+        <ConversationView
+          c={conversation}
+          running={running}
+          onSend={(message) => void saveNow().then(() => startRun(toInputs(vars, values), message))}
+        />
+      )}
       <form onSubmit={submit}>
         {(!chat || conversation.turns.length === 0) && <RunInputs vars={vars} values={values} onChange={setValues} />}
         {chat && (
