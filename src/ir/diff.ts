@@ -59,33 +59,67 @@ export interface WorkflowDiff {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export function fieldName(path: Path): string {
-  const p = path[0] === "config" ? path.slice(1) : path;
-  return p.reduce<string>((s, k) => (typeof k === "number" ? `${s}[${k}]` : s ? `${s}.${k}` : k), "") || "config";
+/**
+ * A field's path for people: `config` dropped, and a list item named by its own name where it has one
+ * (`outputs 'answer'.value_selector`, not `outputs[0].value_selector[0]`). `names` holds, per path step, the
+ * name of the list item at that step, if any.
+ */
+export function fieldName(path: Path, names: readonly (string | undefined)[] = []): string {
+  const from = path[0] === "config" ? 1 : 0;
+  let s = "";
+  for (let i = from; i < path.length; i++) {
+    const k = path[i]!;
+    if (typeof k === "number") s += names[i] !== undefined ? ` '${names[i]}'` : `[${k}]`;
+    else s += s ? `.${k}` : k;
+  }
+  return s || "config";
 }
+
+const NAME_KEYS = ["variable", "name", "key", "label", "case_id", "id"] as const;
+
+/** The name a list item carries (a variable, a case, a class), when it is the same before and after. */
+function itemName(x: unknown, y: unknown): string | undefined {
+  if (!isObject(x) || !isObject(y)) return undefined;
+  for (const k of NAME_KEYS) {
+    const v = x[k];
+    if ((typeof v === "string" || typeof v === "number") && v === y[k] && String(v).trim() !== "") return String(v);
+  }
+  return undefined;
+}
+
+const isScalar = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
 
 /**
  * Leaf-level differences: objects key by key, lists of equal length element by element; a list whose
  * length changed is one change of the whole list (an insertion shown as old list → new list).
  */
-export function valueChanges(a: unknown, b: unknown, path: Path = [], out: FieldChange[] = []): FieldChange[] {
+export function valueChanges(
+  a: unknown,
+  b: unknown,
+  path: Path = [],
+  out: FieldChange[] = [],
+  names: (string | undefined)[] = [],
+): FieldChange[] {
   if (isDeepStrictEqual(a, b)) return out;
   if (isObject(a) && isObject(b)) {
     for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
       const inA = Object.hasOwn(a, k);
       const inB = Object.hasOwn(b, k);
       const p = [...path, k];
-      if (inA && inB) valueChanges(a[k], b[k], p, out);
-      else if (inA) out.push({ path: p, field: fieldName(p), kind: "removed", old: a[k] });
-      else out.push({ path: p, field: fieldName(p), kind: "added", new: b[k] });
+      const n = [...names, undefined];
+      if (inA && inB) valueChanges(a[k], b[k], p, out, n);
+      else if (inA) out.push({ path: p, field: fieldName(p, n), kind: "removed", old: a[k] });
+      else out.push({ path: p, field: fieldName(p, n), kind: "added", new: b[k] });
     }
     return out;
   }
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
-    a.forEach((x, i) => valueChanges(x, b[i], [...path, i], out));
+  // A list of plain values (a selector, options) reads as one value: ["1005", "text"] → ["1007", "text"].
+  const plain = Array.isArray(a) && Array.isArray(b) && a.every(isScalar) && b.every(isScalar);
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length && !plain) {
+    a.forEach((x, i) => valueChanges(x, b[i], [...path, i], out, [...names, itemName(x, b[i])]));
     return out;
   }
-  out.push({ path, field: fieldName(path), kind: "changed", old: a, new: b });
+  out.push({ path, field: fieldName(path, names), kind: "changed", old: a, new: b });
   return out;
 }
 

@@ -856,6 +856,39 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     await shot("answer-failed-turn");
   });
 
+  it("the version diff names nodes by title, fields by name and references by title", async () => {
+    const translate = (endFrom: string, fr: string) => ({
+      weft: 1,
+      name: "diff names",
+      mode: "workflow",
+      nodes: [
+        { id: "s", type: "start", title: "Start", config: { variables: [{ variable: "q", type: "paragraph" }] } },
+        { id: "1005", type: "template-transform", title: "Translate to German", config: { variables: [{ variable: "q", value_selector: ["s", "q"] }], template: "de {{ q }}" } },
+        { id: "1007", type: "template-transform", title: "Translate to French", config: { variables: [{ variable: "q", value_selector: ["s", "q"] }], template: fr } },
+        { id: "e", type: "end", title: "End", config: { outputs: [{ variable: "answer", value_selector: [endFrom, "output"] }] } },
+      ],
+      edges: [
+        { source: "s", target: "1005" },
+        { source: "s", target: "1007" },
+        { source: "1005", target: "e" },
+        { source: "1007", target: "e" },
+      ],
+    });
+    const id = await createApp(translate("1005", "fr {{ q }}"));
+    const put = await s.api(`/api/apps/${id}/workflow`, { method: "PUT", json: { workflow: translate("1007", "FR {{ q }}") } });
+    expect(put.status).toBe(201);
+    await openByName("diff names");
+    await page.getByTestId("tab-versions").click();
+    await page.getByTestId("version-2").getByRole("button", { name: "diff" }).click();
+    const row = page.locator(`[data-testid="diff-field"][data-field="outputs 'answer'.value_selector"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain("Translate to German / output → Translate to French / output");
+    const changed = page.getByTestId("diff-changed");
+    expect(await changed.locator("b").allTextContents()).toEqual(["Translate to French", "End"]);
+    expect(await page.getByTestId("version-diff").textContent()).not.toMatch(/\b1005\b|\[0\]/);
+    await shot("version-diff-names");
+  });
+
   it("loading an older version draws its edges at once", async () => {
     await openByName("if-else");
     const id = await appId("if-else");

@@ -7,7 +7,7 @@ import type {
   AttemptRecord,
   AvailableValue,
   Diagnostic,
-  Diff,
+  WorkflowDiff,
   DraftView,
   ImportResult,
   NodeTypeInfo,
@@ -115,7 +115,7 @@ interface State {
   versions: VersionInfo[];
   /** The last AI proposal applied to the draft and not undone: what Undo takes back out. */
   lastApplied?: ProposalView;
-  diff?: { version: number; against: number | null; diff: Diff };
+  diff?: { version: number; against: number | null; diff: WorkflowDiff };
 
   login(key: string): Promise<void>;
   logout(message?: string): void;

@@ -1,22 +1,18 @@
 import { useSaveState } from "../draft/autosave";
 import { useStore } from "../store";
+import { VersionDiff } from "./VersionDiff";
 
 export function VersionsPanel() {
   const versions = useStore((s) => s.versions);
   const saved = useStore((s) => s.saved);
   const diff = useStore((s) => s.diff);
+  const draft = useStore((s) => s.draft);
   const lastApplied = useStore((s) => s.lastApplied);
   // Edits after the AI change, saved or still waiting: the server refuses an undo that would lose them.
   const movedOn = useStore((s) => s.draftRevision !== s.lastApplied?.appliedRevision);
   const waiting = useSaveState((s) => s.state.kind !== "saved");
   const dirty = movedOn || waiting;
   const { showDiff, restore, undo } = useStore.getState();
-  const part = (label: string, xs: string[], cls: string) =>
-    xs.length > 0 && (
-      <div className={`diff-part ${cls}`}>
-        <b>{label}</b> {xs.join(", ")}
-      </div>
-    );
   return (
     <div className="versions-panel" data-testid="versions-panel">
       {lastApplied && (
@@ -70,12 +66,7 @@ export function VersionsPanel() {
           <h4>
             v{diff.version} against v{diff.against ?? "∅"}
           </h4>
-          {part("+ nodes", diff.diff.nodesAdded, "add")}
-          {part("− nodes", diff.diff.nodesRemoved, "del")}
-          {part("~ nodes", diff.diff.nodesChanged, "chg")}
-          {part("+ edges", diff.diff.edgesAdded, "add")}
-          {part("− edges", diff.diff.edgesRemoved, "del")}
-          {Object.values(diff.diff).every((x) => x.length === 0) && <p className="muted">no changes</p>}
+          {diff.diff.empty ? <p className="muted">no changes</p> : <VersionDiff diff={diff.diff} wf={draft} />}
         </div>
       )}
     </div>
