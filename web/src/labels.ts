@@ -46,15 +46,16 @@ export function humanize(wf: Workflow | undefined, message: string): string {
 const SCOPES = new Set(Object.keys(GLOBALS));
 
 /**
- * A field's value for reading in a diff: a selector as "Title / output", template text with its references
- * as "{Title / output}", node ids in other text as titles, anything else as compact JSON; long values cut.
+ * A field's value for reading in a diff: a selector as "Title / output", text with its references as
+ * "{Title / output}", anything else as compact JSON; long values cut.
  */
 export function valueText(wf: Workflow | undefined, v: unknown, max = 200): string {
   let s: string;
   if (v === undefined) s = "(none)";
   else if (Array.isArray(v) && v.length >= 2 && v.every((x) => typeof x === "string") && (SCOPES.has(v[0] as string) || wf?.nodes.some((n) => n.id === v[0])))
     s = selectorLabel(wf, v as string[]);
-  else if (typeof v === "string") s = humanize(wf, readableTemplate(wf, v));
-  else s = humanize(wf, JSON.stringify(v));
+  // Only references are rewritten: a bare number in code or prose may equal a node id and must stay as written.
+  else if (typeof v === "string") s = readableTemplate(wf, v);
+  else s = JSON.stringify(v);
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }

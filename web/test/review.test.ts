@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { diffWorkflows } from "../../src/ir/diff";
 import { WorkflowSchema } from "../../src/ir/workflow";
-import { diffCounts, edgeKey, nodeReview, ReviewError, reviewView, showValue } from "../src/review/view";
+import { valueText } from "../src/labels";
+import { diffCounts, edgeKey, nodeReview, ReviewError, reviewView } from "../src/review/view";
 import type { WorkflowDiff, Workflow } from "../src/types";
 
 // The same diff the server sends, computed by the server's own function on two real workflows.
@@ -106,10 +107,18 @@ describe("proposal review: the inspector's field changes", () => {
   });
 
   it("shows text as it is, other values as JSON, long values cut, absent values named", () => {
-    expect(showValue("a {{x}}")).toBe("a {{x}}");
-    expect(showValue({ a: [1, 2] })).toBe('{"a":[1,2]}');
-    expect(showValue(undefined)).toBe("(none)");
-    expect(showValue("x".repeat(500), 10)).toBe(`${"x".repeat(9)}…`);
+    expect(valueText(undefined, "a {{x}}")).toBe("a {{x}}");
+    expect(valueText(undefined, { a: [1, 2] })).toBe('{"a":[1,2]}');
+    expect(valueText(undefined, undefined)).toBe("(none)");
+    expect(valueText(undefined, "x".repeat(500), 10)).toBe(`${"x".repeat(9)}…`);
+  });
+
+  it("names references by title: a selector, and references in text; bare numbers stay as written", () => {
+    const wf = { name: "t", mode: "workflow", nodes: [{ id: "1005", type: "llm", title: "Translate", config: {} }], edges: [] } as never;
+    expect(valueText(wf, ["1005", "text"])).toBe("Translate / text");
+    expect(valueText(wf, ["sys", "query"])).toBe("System / query");
+    expect(valueText(wf, "Say {{#1005.text#}} in 1005 words")).toBe("Say {Translate / text} in 1005 words");
+    expect(valueText(wf, ["a", "b"])).toBe('["a","b"]');
   });
 
   it("counts the legend from the diff", () => {

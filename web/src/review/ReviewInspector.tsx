@@ -1,10 +1,11 @@
 import { TypeIcon } from "../canvas/nodeLook";
 import { DiagMessage } from "../components/DiagMessage";
 import { useStore } from "../store";
-import type { FieldChange } from "../types";
-import { MARK_LABELS, nodeReview, showValue } from "./view";
+import { valueText } from "../labels";
+import type { FieldChange, Workflow } from "../types";
+import { MARK_LABELS, nodeReview } from "./view";
 
-function ChangeRow({ c }: { c: FieldChange }) {
+function ChangeRow({ c, wf }: { c: FieldChange; wf: Workflow }) {
   return (
     <li className={`fchange fc-${c.kind}`} data-testid="field-change" data-field={c.field} data-kind={c.kind}>
       <div className="fchange-field">
@@ -12,13 +13,13 @@ function ChangeRow({ c }: { c: FieldChange }) {
       </div>
       {c.kind !== "added" && (
         <pre className="fchange-old" data-testid="field-old" aria-label="old value">
-          {showValue(c.old)}
+          {valueText(wf, c.old, 240)}
         </pre>
       )}
       {c.kind === "changed" && <div className="fchange-arrow" aria-hidden="true">↓</div>}
       {c.kind !== "removed" && (
         <pre className="fchange-new" data-testid="field-new" aria-label="new value">
-          {showValue(c.new)}
+          {valueText(wf, c.new, 240)}
         </pre>
       )}
     </li>
@@ -73,7 +74,7 @@ export function ReviewInspector() {
       ))}
       <ul className="fchanges" data-testid="field-changes">
         {r.fields.map((c, i) => (
-          <ChangeRow key={i} c={c} />
+          <ChangeRow key={i} c={c} wf={wf} />
         ))}
       </ul>
     </div>

@@ -70,13 +70,6 @@ export function nodeReview(d: WorkflowDiff, id: string): NodeReview {
   return { mark: "unchanged", fields: [] };
 }
 
-/** A value of a field change for reading: text as it is, everything else as compact JSON, long values cut. */
-export function showValue(v: unknown, max = 240): string {
-  if (v === undefined) return "(none)";
-  const s = typeof v === "string" ? v : JSON.stringify(v);
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
-}
-
 /** The legend's counts. */
 export function diffCounts(d: WorkflowDiff) {
   return {
