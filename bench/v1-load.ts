@@ -57,7 +57,8 @@ async function serve(root: string, db: string, strace?: string): Promise<Served>
   const [cmd, args] = strace
     ? ["strace", ["-f", "--seccomp-bpf", "-c", "-e", "trace=fsync,fdatasync", "-o", strace, process.execPath, ...cli]]
     : [process.execPath, cli];
-  const child: ChildProcess = spawn(cmd as string, args as string[], { stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group: a stop reaches the server under strace too (strace alone would just detach).
+  const child: ChildProcess = spawn(cmd as string, args as string[], { stdio: ["ignore", "pipe", "pipe"], detached: true });
   let out = "";
   let err = "";
   child.stderr!.on("data", (d) => (err += d));
@@ -74,7 +75,7 @@ async function serve(root: string, db: string, strace?: string): Promise<Served>
     url,
     key: "",
     stop: async () => {
-      child.kill("SIGINT");
+      process.kill(-child.pid!, "SIGINT");
       await exited;
     },
   };
