@@ -103,7 +103,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       runLog: new SqliteRunLog(db),
       knowledge: new SqliteKnowledgeStore(db),
       forms: new SqliteFormStore(db),
-      service: new SqliteServiceApiStore(db),
+      service: new SqliteServiceApiStore(db, group),
       conversations: new SqliteConversationStore(db),
       env: new SqliteEnvStore(db),
       schedules: new SqliteScheduleStore(db),
