@@ -13,10 +13,16 @@ const N = 20;
 const wf = buildWorkflow({
   nodes: [
     { id: "start", type: "start", variables: [{ variable: "x", type: "text-input" }] },
-    ...Array.from({ length: N }, (_, i) => tpl(`t${i}`, "{{ v }}.", { v: i === 0 ? ["start", "x"] : [`t${i - 1}`, "output"] })),
+    ...Array.from({ length: N }, (_, i) =>
+      tpl(`t${i}`, "{{ v }}.", { v: i === 0 ? ["start", "x"] : [`t${i - 1}`, "output"] }),
+    ),
     { id: "end", type: "end", outputs: [{ variable: "out", value_selector: [`t${N - 1}`, "output"] }] },
   ],
-  edges: [["start", "t0"], ...Array.from({ length: N - 1 }, (_, i) => [`t${i}`, `t${i + 1}`] as [string, string]), [`t${N - 1}`, "end"]],
+  edges: [
+    ["start", "t0"],
+    ...Array.from({ length: N - 1 }, (_, i) => [`t${i}`, `t${i + 1}`] as [string, string]),
+    [`t${N - 1}`, "end"],
+  ],
 });
 type Run = typeof runWorkflow;
 const engines: Record<string, Run> = { this: runWorkflow };
@@ -28,11 +34,17 @@ for (let r = -3; r < reps; r++) {
     const t0 = performance.now();
     const res = await run(wf, { inputs: { x: "a" } });
     const us = ((performance.now() - t0) * 1000) / (N + 2);
-    if (res.outputs.out !== `a${".".repeat(N)}`) throw new Error(`${name}: wrong output ${JSON.stringify(res.outputs)}`);
+    if (res.outputs.out !== `a${".".repeat(N)}`)
+      throw new Error(`${name}: wrong output ${JSON.stringify(res.outputs)}`);
     if (r >= 0) times[name]!.push(us);
   }
 }
-console.log(`load average: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-for (const [k, v] of Object.entries(times)) console.log(`${k.padEnd(9)} ${median(v).toFixed(0)} µs/node (median of ${reps}, ${N + 2}-node chain)`);
+console.log(
+  `load average: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
+for (const [k, v] of Object.entries(times))
+  console.log(`${k.padEnd(9)} ${median(v).toFixed(0)} µs/node (median of ${reps}, ${N + 2}-node chain)`);
 if (baseDir) console.log(`this/baseline: ${(median(times.this!) / median(times.baseline!)).toFixed(3)}`);
 process.exit(0);

@@ -58,7 +58,10 @@ async function serve(root: string, db: string, strace?: string): Promise<Served>
     ? ["strace", ["-f", "--seccomp-bpf", "-c", "-e", "trace=fsync,fdatasync", "-o", strace, process.execPath, ...cli]]
     : [process.execPath, cli];
   // Its own process group: a stop reaches the server under strace too (strace alone would just detach).
-  const child: ChildProcess = spawn(cmd as string, args as string[], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child: ChildProcess = spawn(cmd as string, args as string[], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let out = "";
   let err = "";
   child.stderr!.on("data", (d) => (err += d));
@@ -146,7 +149,9 @@ async function bench(label: string, root: string) {
         .filter((l) => /\b(fsync|fdatasync)\s*$/.test(l))
         .reduce((n, l) => n + Number(l.trim().split(/\s+/)[3]), 0);
       perRequest = calls / r.ok;
-      console.log(`${label.padEnd(9)} fsync+fdatasync per request at c=16: ${perRequest.toFixed(2)} (${calls} calls, ${r.ok} requests, start-up and shutdown included)`);
+      console.log(
+        `${label.padEnd(9)} fsync+fdatasync per request at c=16: ${perRequest.toFixed(2)} (${calls} calls, ${r.ok} requests, start-up and shutdown included)`,
+      );
     }
     return { rows, perRequest };
   } finally {
@@ -154,7 +159,15 @@ async function bench(label: string, root: string) {
   }
 }
 
-console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+console.log(
+  `load average at start: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
 if (baseline) await bench("baseline", resolve(baseline));
 await bench("this", here);
-console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+console.log(
+  `load average at end: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);

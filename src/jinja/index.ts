@@ -40,7 +40,12 @@ let pool: WorkerPool<Job, Reply> | undefined;
  * Inputs larger than these caps go to a worker at once; a template that needs more starts again from nothing
  * in a worker under the full budget (steps, memory, wall time, output).
  */
-const INLINE_BUDGET: Omit<JinjaBudget, "maxOutput"> = { maxSteps: 2_000, maxRange: 2_000, maxItems: 2_000, maxChars: 10_000 };
+const INLINE_BUDGET: Omit<JinjaBudget, "maxOutput"> = {
+  maxSteps: 2_000,
+  maxRange: 2_000,
+  maxItems: 2_000,
+  maxChars: 10_000,
+};
 /** Failures of the inline budget, not of the template: the worker decides those renders. */
 const OVER_INLINE = new Set(["jinja.too_many_steps", "jinja.too_large", "jinja.too_deep"]);
 

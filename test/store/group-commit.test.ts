@@ -52,7 +52,11 @@ describe("SQLite group commit", () => {
     });
     await store.createRun(run("x"));
     // One turn of the loop: the same group. The duplicate is refused, the others are written.
-    const results = await Promise.allSettled([store.createRun(run("y")), store.createRun(run("x")), store.createRun(run("z"))]);
+    const results = await Promise.allSettled([
+      store.createRun(run("y")),
+      store.createRun(run("x")),
+      store.createRun(run("z")),
+    ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect((await store.getRun("y"))?.id).toBe("y");
     expect((await store.getRun("z"))?.id).toBe("z");

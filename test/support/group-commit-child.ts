@@ -2,9 +2,10 @@
 // commit stops before one group's durable sync, once that group holds written commits nobody has been told of.
 // Prints `acked NODE` when a commit resolves, `holding` when it stops (then the parent kills it), and logs
 // every execution to the exec log.
+
+import { fdatasync } from "node:fs";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
 import { openSqlite } from "../../src/store/sqlite/database.js";
-import { fdatasync } from "node:fs";
 import { GroupCommit } from "../../src/store/sqlite/group-commit.js";
 import { SqliteRunStore } from "../../src/store/sqlite/runs.js";
 import { groupCommitWorkflow, registerLoggedNode } from "./group-commit-workflow.js";

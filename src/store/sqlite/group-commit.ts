@@ -95,7 +95,9 @@ export class GroupCommit {
   }
 
   /** One transaction for the group, each write in its own savepoint; undefined if the transaction failed. */
-  private writeGroup(group: Pending[]): Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> | undefined {
+  private writeGroup(
+    group: Pending[],
+  ): Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> | undefined {
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     const db = this.db;
     db.pragma("wal_autocheckpoint = 0");
