@@ -17,7 +17,7 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { runWorkflow } from "../src/engine/run.js";
 import { createLlmService } from "../src/llm/index.js";
-import { buildWorkflow } from "../test/support/build.js";
+import { jsonWf, streamWf } from "./support/llm-workflows.js";
 
 const DELAY_MS = 200;
 const reps = Number(process.argv[2] ?? 15);
@@ -54,47 +54,6 @@ async function loadBaseline(root: string): Promise<{ run: Run; llm: unknown }> {
   return { run, llm: create(llmConfig) };
 }
 const base = baseDir ? await loadBaseline(baseDir) : undefined;
-const model = { provider: "openai", name: "m", mode: "chat", completion_params: {} };
-const start = { id: "start", type: "start", variables: [{ variable: "q", type: "paragraph", required: true }] };
-const streamWf = buildWorkflow({
-  nodes: [
-    start,
-    {
-      id: "llm",
-      type: "llm",
-      model,
-      prompt_template: [{ role: "user", text: "{{#start.q#}}" }],
-      vision: { enabled: false },
-    },
-    { id: "end", type: "end", outputs: [{ variable: "a", value_selector: ["llm", "text"] }] },
-  ],
-  edges: [
-    ["start", "llm"],
-    ["llm", "end"],
-  ],
-});
-const jsonWf = buildWorkflow({
-  nodes: [
-    start,
-    {
-      id: "qc",
-      type: "question-classifier",
-      model,
-      query_variable_selector: ["start", "q"],
-      classes: [
-        { id: "1", name: "Geography" },
-        { id: "2", name: "Other" },
-      ],
-      vision: { enabled: false },
-    },
-    { id: "end", type: "end", outputs: [{ variable: "c", value_selector: ["qc", "class_name"] }] },
-  ],
-  edges: [
-    ["start", "qc"],
-    ["qc", "end"],
-  ],
-});
-
 const body = (stream: boolean) =>
   JSON.stringify({ model: "m", messages: [{ role: "user", content: "Capital of France?" }], stream });
 /** When the first text reached the caller in the current case (ms since it started), streamed cases only. */
@@ -128,6 +87,9 @@ async function weft(stream: boolean, engine: { run: Run; llm: unknown } = mine) 
     },
   });
   if (res.status !== "succeeded") throw new Error(`run ${res.status}: ${res.error?.message}`);
+  // A run that ends without its answer measured less than the case it names.
+  const answer = stream ? res.outputs.a : res.outputs.c;
+  if (typeof answer !== "string" || answer === "") throw new Error(`run ended without its answer: ${JSON.stringify(res.outputs)}`);
 }
 
 const cases: Record<string, () => Promise<void>> = {

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type PoolOutcome, WorkerPool } from "../util/worker-pool.js";
-import { compileJinja, DEFAULT_BUDGET, type JinjaBudget } from "./bounded.js";
+import { compileJinja, DEFAULT_BUDGET, type JinjaBudget, renderBounded, scaledBudget } from "./bounded.js";
 import { JinjaError, type JinjaErrorCode } from "./errors.js";
 import { JINJA_WORKER_SOURCE } from "./worker-source.js";
 
@@ -33,6 +33,41 @@ type Reply =
   | { ok: false; code: JinjaErrorCode; message: string; details: Record<string, unknown> };
 
 let pool: WorkerPool<Job, Reply> | undefined;
+
+/**
+ * What a render may spend on the main thread before it is handed to a worker: steps × largest computed value
+ * bounds its memory (2,000 × 10,000 characters, tens of MB at worst) and its time (about a millisecond).
+ * Inputs larger than these caps go to a worker at once; a template that needs more starts again from nothing
+ * in a worker under the full budget (steps, memory, wall time, output).
+ */
+const INLINE_BUDGET: Omit<JinjaBudget, "maxOutput"> = {
+  maxSteps: 2_000,
+  maxRange: 2_000,
+  maxItems: 2_000,
+  maxChars: 10_000,
+};
+/** Failures of the inline budget, not of the template: the worker decides those renders. */
+const OVER_INLINE = new Set(["jinja.too_many_steps", "jinja.too_large", "jinja.too_deep"]);
+
+/** The render within the inline budget, or undefined when it needs more than that (or a caller's smaller budget). */
+function renderInline(source: string, vars: Record<string, unknown>, budget: JinjaBudget): string | undefined {
+  const inline = {
+    maxSteps: Math.min(INLINE_BUDGET.maxSteps, budget.maxSteps),
+    maxRange: Math.min(INLINE_BUDGET.maxRange, budget.maxRange),
+    maxItems: Math.min(INLINE_BUDGET.maxItems, budget.maxItems),
+    maxChars: Math.min(INLINE_BUDGET.maxChars, budget.maxChars),
+    maxOutput: budget.maxOutput,
+  };
+  // Large inputs raise the caps on computed values (see scaledBudget): only a worker renders those.
+  const scaled = scaledBudget(inline, vars);
+  if (scaled.maxChars > inline.maxChars || scaled.maxItems > inline.maxItems) return undefined;
+  try {
+    return renderBounded(source, vars, inline);
+  } catch (e) {
+    if (e instanceof JinjaError && OVER_INLINE.has(e.code)) return undefined;
+    throw e;
+  }
+}
 
 // Built, this file is dist/jinja/index.js beside bounded.js; from source the worker needs tsx to load .ts.
 const FROM_SOURCE = import.meta.url.endsWith(".ts");
@@ -65,8 +100,9 @@ export function jinjaSyntaxError(source: string): string | undefined {
 
 /**
  * Render with Jinja2 semantics as Dify's template-transform does (undefined names render empty, no
- * autoescape, the trailing newline dropped), off the main thread: a template bomb fails with a
- * typed jinja.* error and never blocks or crashes the process. Known deviations of the library
+ * autoescape, the trailing newline dropped): on the main thread within a small step budget, otherwise
+ * off the main thread, where a template bomb fails with a typed jinja.* error and never blocks or crashes
+ * the process. Known deviations of the library
  * from CPython Jinja2: `True`/`None` print as `true`/empty.
  */
 export async function renderJinja(
@@ -76,6 +112,11 @@ export async function renderJinja(
 ): Promise<string> {
   const timeoutMs = options.timeoutMs ?? JINJA_TIMEOUT_MS;
   const budget = { ...DEFAULT_BUDGET, ...options.budget };
+  if (options.signal?.aborted)
+    throw new JinjaError("jinja.cancelled", "template rendering was stopped (node timeout or cancelled run)");
+  // Most templates finish within a few thousand steps: rendered here, without a thread round trip.
+  const inline = renderInline(source, vars, budget);
+  if (inline !== undefined) return inline;
   const outcome = await getPool().run({ source, vars, budget }, timeoutMs, options.signal);
   return settle(outcome, timeoutMs);
 }

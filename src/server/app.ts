@@ -4,6 +4,7 @@ import { mountMetrics } from "./metrics-route.js";
 import { bodyLimit } from "hono/body-limit";
 import { WeftError } from "../ir/errors.js";
 import type { ServerDeps } from "./context.js";
+import type { InFlight } from "./in-flight.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
 import { draftRoutes } from "./routes/drafts.js";
@@ -35,6 +36,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Bearer token for `/metrics`; without one only loopback clients may scrape. */
   metricsToken?: string;
+  /** Tracks the requests being handled, so a stopping server closes its database only after them. */
+  inFlight?: InFlight;
 }
 
 function bearer(header: string | undefined): string | undefined {
@@ -66,6 +69,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
     ),
   );
 
+  if (opts.inFlight) app.use("*", opts.inFlight.middleware);
   if (opts.metrics) mountMetrics(app, opts.metrics, opts.metricsToken);
   app.get("/health", (c) => c.json({ ok: true }));
 

@@ -4,6 +4,7 @@ import type { RunEvent } from "../engine/events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
 import { type RunEnv, type RunResult, resumeRun, startRun } from "../engine/run.js";
+import { ApiError } from "./errors.js";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices } from "../ir/services.js";
 import { type Workflow, WorkflowSchema } from "../ir/workflow.js";
@@ -85,6 +86,8 @@ export interface RunHubOptions {
  * on a disk sync per event) and at the end of each run segment, so a client that connects late, or to a
  * restarted server, still gets the whole log in order.
  */
+const describeRun = (id: string | undefined) => (id ? `run ${id}` : "the new run");
+
 export class RunHub {
   private live = new Map<string, LiveRun>();
   private finished: string[] = [];
@@ -98,6 +101,10 @@ export class RunHub {
   private flushTimer?: ReturnType<typeof setTimeout>;
   private readonly listeners: SegmentListener[] = [];
   private readonly services: Partial<ExecServices>;
+  /** Set by `shutdown`: no run starts or resumes here any more. */
+  private closing = false;
+  /** Starts and resumes not yet tracked (their record is being written), so `shutdown` waits for them too. */
+  private readonly admitting = new Set<Promise<unknown>>();
 
   constructor(private o: RunHubOptions) {
     // A human-input node pauses the run durably: its form is stored beside the run.
@@ -343,7 +350,14 @@ export class RunHub {
   }
 
   /** Resolves once the run record is stored, so a 202 with its id means the run exists; rejects otherwise. */
-  async start(
+  start(
+    wf: Workflow,
+    opts: Parameters<RunHub["startNow"]>[1],
+  ): Promise<{ runId: string; done: Promise<RunResult> }> {
+    return this.admit(describeRun(opts.runId), () => this.startNow(wf, opts));
+  }
+
+  private async startNow(
     wf: Workflow,
     opts: RunContext & {
       appId: string;
@@ -403,10 +417,14 @@ export class RunHub {
    * The run is taken under this server's lease first: a run another live server holds is refused (`run.active`).
    * `claimed`: the sweeper already holds it.
    */
-  async resume(
+  resume(runId: string, given?: RunContext, o: { claimed?: boolean } = {}): Promise<{ done: Promise<RunResult> }> {
+    return this.admit(describeRun(runId), () => this.resumeNow(runId, given, o));
+  }
+
+  private async resumeNow(
     runId: string,
-    given?: RunContext,
-    o: { claimed?: boolean } = {},
+    given: RunContext | undefined,
+    o: { claimed?: boolean },
   ): Promise<{ done: Promise<RunResult> }> {
     const context = given ?? (await this.o.contextOf?.(runId)) ?? {};
     // Read before anything is taken: a key that no longer opens the app's secrets fails the resume here.
@@ -475,13 +493,38 @@ export class RunHub {
     return [...(await this.entry(runId)).events];
   }
 
+  /**
+   * Runs `f` (a start or resume) unless the hub is shutting down; until `f` settles, `shutdown` waits for it,
+   * so a run whose record is being written when the server stops is still stopped and recorded.
+   */
+  private admit<T>(what: string, f: () => Promise<T>): Promise<T> {
+    if (this.closing)
+      return Promise.reject(
+        new ApiError(503, "server.stopping", `the server is shutting down; ${what} was not started, try again shortly`),
+      );
+    const p = f();
+    this.admitting.add(p);
+    const forget = () => this.admitting.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
   /** Wait for every active run to finish (shutdown, tests). */
   async drain(): Promise<void> {
+    while (this.admitting.size > 0) await Promise.allSettled([...this.admitting]);
     await Promise.allSettled([...this.live.values()].filter((e) => e.active).map((e) => e.done));
     await this.flush();
   }
 
-  abortAll(): void {
-    for (const c of this.controllers.values()) c.abort(new Error("server shutting down"));
+  /**
+   * Stop for good before the database closes: nothing new starts, runs being started are waited for, and every
+   * live run stops between nodes. What finished is committed, each run ends `interrupted` (resumable from its
+   * commits, `weft resume`) and its record and log are written before this resolves.
+   */
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    while (this.admitting.size > 0) await Promise.allSettled([...this.admitting]);
+    for (const s of this.stops.values()) s.abort(new Error("the server is shutting down"));
+    await this.drain();
   }
 }

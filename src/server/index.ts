@@ -1,3 +1,4 @@
+import { InFlight } from "./in-flight.js";
 import { syncAllTriggers } from "../triggers/sync.js";
 import { type DeliveryRecoveryOptions, startDeliveryRecovery } from "../triggers/webhook/recover.js";
 import type { AddressInfo } from "node:net";
@@ -160,7 +161,9 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const deps = await openDeps(o);
   // Apps published by other commands on this database get their trigger rows (webhook ids) now.
   await syncAllTriggers(deps.stores);
+  const inFlight = new InFlight();
   const app = createApp(deps, {
+    inFlight,
     maxBodyBytes: o.maxBodyBytes,
     webDir: o.webDir ?? DEFAULT_WEB_DIR,
     webhookMaxBodyBytes: o.webhookMaxBodyBytes,
@@ -190,12 +193,15 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       await recovery.stop();
       deps.paused.stop();
       deps.hub.stopLeases();
-      deps.hub.abortAll();
+      // No new connections from here; requests already in flight may still start runs, which `shutdown` waits for.
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      await deps.hub.shutdown();
+      // Handlers still reading or writing (a blocking answer, an auth lookup) finish before the database closes.
+      await inFlight.stop();
       await deps.hub.drain();
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
+      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      await closed;
+      // Every run is recorded before the pool (or file) closes under it.
       await deps.stores.close();
     },
   };

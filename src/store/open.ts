@@ -15,6 +15,7 @@ import { SqliteAppStore } from "./sqlite/apps.js";
 import { SqliteKnowledgeStore } from "./sqlite/knowledge.js";
 import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
+import { GroupCommit } from "./sqlite/group-commit.js";
 import { SqliteEnvStore } from "./sqlite/env.js";
 import { SqliteFormStore } from "./sqlite/forms.js";
 import { SqliteRunLog } from "./sqlite/runlog.js";
@@ -91,21 +92,24 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
     return openPostgresStores(parsed);
   }
   const db = openSqlite(parsed.path, o);
+  // One group for the connection: a run's commits and its event log share the durable sync of other runs'.
+  const group = new GroupCommit(db);
   try {
     return {
       kind: "sqlite",
-      runs: new SqliteRunStore(db),
-      apps: new SqliteAppStore(db),
+      runs: new SqliteRunStore(db, group),
+      apps: new SqliteAppStore(db, group),
       // After the run store: its triggers and indexes are on the runs table.
       runLog: new SqliteRunLog(db),
       knowledge: new SqliteKnowledgeStore(db),
       forms: new SqliteFormStore(db),
-      service: new SqliteServiceApiStore(db),
+      service: new SqliteServiceApiStore(db, group),
       conversations: new SqliteConversationStore(db),
       env: new SqliteEnvStore(db),
       schedules: new SqliteScheduleStore(db),
       triggers: new SqliteTriggerStore(db),
       close: async () => {
+        await group.close();
         if (db.open) db.close();
       },
     };

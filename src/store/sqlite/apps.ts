@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { GroupCommit } from "./group-commit.js";
 import { newId } from "../../util/ids.js";
 import type { RunEvent } from "../../engine/events.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
@@ -128,7 +129,11 @@ const toProposal = (r: any): ProposalRecord => ({
 export class SqliteAppStore implements AppStore {
   private stmts;
 
-  constructor(readonly db: Database.Database) {
+  constructor(
+    readonly db: Database.Database,
+    /** Event log writes join the connection's group commit (one durable sync with the runs' commits). */
+    private readonly group: GroupCommit = new GroupCommit(db),
+  ) {
     db.transaction(() => {
       db.exec(SCHEMA);
       for (const [table, column, decl] of ADDED_COLUMNS) {
@@ -486,13 +491,13 @@ export class SqliteAppStore implements AppStore {
   }
 
   async appendEvents(batches: EventBatch[]): Promise<void> {
-    this.db.transaction(() => {
+    await this.group.write(() => {
       for (const b of batches) {
         b.events.forEach((e, i) => {
           this.stmts.putEvent.run(b.runId, b.from + i, JSON.stringify(e));
         });
       }
-    })();
+    });
   }
 
   async events(runId: string, after = -1): Promise<RunEvent[]> {

@@ -8,6 +8,7 @@ import type {
   RunRecord,
   RunStore,
 } from "../runs.js";
+import { GroupCommit } from "./group-commit.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -54,14 +55,18 @@ const p = <T>(s: string | null | undefined): T | undefined =>
   s === null || s === undefined ? undefined : (JSON.parse(s) as T);
 
 /**
- * SQLite run store on a connection from `openSqlite`. With synchronous=FULL a commit is on disk when
- * `commitNode` resolves, so a `kill -9` after it never loses that node. better-sqlite3 is synchronous:
- * each method does its work before returning its (already settled) promise.
+ * SQLite run store on a connection from `openSqlite`. Writes go through the connection's group commit: with
+ * synchronous=FULL a commit is on disk when `commitNode` resolves, so a `kill -9` or a power loss after it
+ * never loses that node, and the commits of concurrent runs share one sync made off the event loop. Reads are
+ * synchronous (better-sqlite3) and see every write that resolved.
  */
 export class SqliteRunStore implements RunStore {
   private stmts;
 
-  constructor(readonly db: Database.Database) {
+  constructor(
+    readonly db: Database.Database,
+    private readonly group: GroupCommit = new GroupCommit(db),
+  ) {
     this.db.exec(SCHEMA);
     addLeaseColumns(this.db);
     this.stmts = {
@@ -117,7 +122,8 @@ export class SqliteRunStore implements RunStore {
   }
 
   async createRun(run: RunRecord, lease?: LeaseRequest): Promise<void> {
-    this.stmts.insertRun.run(
+    const leaseExpires = lease ? Date.now() + lease.ttlMs : null;
+    await this.group.write(() => this.stmts.insertRun.run(
       run.id,
       run.appId ?? null,
       JSON.stringify(run.workflow),
@@ -128,8 +134,8 @@ export class SqliteRunStore implements RunStore {
       run.createdAt,
       run.updatedAt,
       lease?.owner ?? null,
-      lease ? Date.now() + lease.ttlMs : null,
-    );
+      leaseExpires,
+    ));
   }
   async getRun(id: string): Promise<RunRecord | undefined> {
     const row = this.stmts.getRun.get(id);
@@ -155,29 +161,32 @@ export class SqliteRunStore implements RunStore {
     const sets = fields.map(([column]) => `${column} = ?`).join(", ");
     const where = owner === undefined ? "id = ?" : "id = ? AND lease_owner = ?";
     const args = owner === undefined ? [id] : [id, owner];
-    return (
-      this.db.prepare(`UPDATE runs SET ${sets} WHERE ${where}`).run(...fields.map(([, v]) => v), ...args).changes > 0
+    return this.group.write(
+      () => this.db.prepare(`UPDATE runs SET ${sets} WHERE ${where}`).run(...fields.map(([, v]) => v), ...args).changes > 0,
     );
   }
   async takeRun(id: string, lease: LeaseRequest): Promise<boolean> {
     const now = Date.now();
-    return this.stmts.takeRun.run(lease.owner, now + lease.ttlMs, id, lease.owner, now).changes > 0;
+    return this.group.write(() => this.stmts.takeRun.run(lease.owner, now + lease.ttlMs, id, lease.owner, now).changes > 0);
   }
   async claimExpiredRuns(lease: LeaseRequest, limit: number): Promise<string[]> {
     const now = Date.now();
-    const rows = this.stmts.claimExpired.all(lease.owner, now + lease.ttlMs, now, limit) as Array<{ id: string }>;
+    const rows = (await this.group.write(() => this.stmts.claimExpired.all(lease.owner, now + lease.ttlMs, now, limit))) as Array<{
+      id: string;
+    }>;
     return rows.map((r) => r.id);
   }
   async renewLeases(lease: LeaseRequest): Promise<string[]> {
-    const rows = this.stmts.renew.all(Date.now() + lease.ttlMs, lease.owner) as Array<{ id: string }>;
+    const expires = Date.now() + lease.ttlMs;
+    const rows = (await this.group.write(() => this.stmts.renew.all(expires, lease.owner))) as Array<{ id: string }>;
     return rows.map((r) => r.id);
   }
   async releaseRun(id: string, owner: string): Promise<void> {
-    this.stmts.release.run(id, owner);
+    await this.group.write(() => this.stmts.release.run(id, owner));
   }
   async commitNode(runId: string, c: NodeCommit, attempt?: AttemptRecord): Promise<NodeCommit> {
     const now = Date.now();
-    return this.db.transaction((): NodeCommit => {
+    return this.group.write((): NodeCommit => {
       if (attempt) this.insertAttempt(attempt);
       const inserted = this.stmts.commit.run(
         runId,
@@ -194,7 +203,7 @@ export class SqliteRunStore implements RunStore {
         this.stmts.artifact.run(runId, c.nodeId, name, v + 1, c.key, j(value), now);
       }
       return c;
-    })();
+    });
   }
   private toCommit(row: any): NodeCommit {
     return {
@@ -212,7 +221,7 @@ export class SqliteRunStore implements RunStore {
     return m;
   }
   async appendAttempt(rec: AttemptRecord): Promise<void> {
-    this.insertAttempt(rec);
+    await this.group.write(() => this.insertAttempt(rec));
   }
   private insertAttempt(rec: AttemptRecord): void {
     this.stmts.attempt.run(rec.runId, rec.key, rec.nodeId, JSON.stringify(rec));

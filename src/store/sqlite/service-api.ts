@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { newId } from "../../util/ids.js";
 import { hashKey, newAppKey } from "../keys.js";
 import type { AppKeyRecord, ServiceApiStore, ServiceRunRecord, UploadRecord } from "../service-api.js";
+import { GroupCommit } from "./group-commit.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS app_keys (
@@ -15,7 +16,11 @@ CREATE TABLE IF NOT EXISTS uploads (
 
 /** The service API's tables on the shared SQLite connection. Synchronous underneath, like the other stores. */
 export class SqliteServiceApiStore implements ServiceApiStore {
-  constructor(readonly db: Database.Database) {
+  constructor(
+    readonly db: Database.Database,
+    /** A /v1 run's record joins the group commit of the run's own writes. */
+    private readonly group: GroupCommit = new GroupCommit(db),
+  ) {
     db.exec(SCHEMA);
   }
 
@@ -48,19 +53,21 @@ export class SqliteServiceApiStore implements ServiceApiStore {
   }
 
   async recordRun(r: ServiceRunRecord): Promise<void> {
-    this.db
-      .prepare(
-        "INSERT INTO service_runs (run_id, app_id, user_id, conversation_id, message_id, files, created_at) VALUES (?,?,?,?,?,?,?)",
-      )
-      .run(
-        r.runId,
-        r.appId,
-        r.user,
-        r.conversationId ?? null,
-        r.messageId ?? null,
-        JSON.stringify(r.files ?? []),
-        r.createdAt,
-      );
+    await this.group.write(() =>
+      this.db
+        .prepare(
+          "INSERT INTO service_runs (run_id, app_id, user_id, conversation_id, message_id, files, created_at) VALUES (?,?,?,?,?,?,?)",
+        )
+        .run(
+          r.runId,
+          r.appId,
+          r.user,
+          r.conversationId ?? null,
+          r.messageId ?? null,
+          JSON.stringify(r.files ?? []),
+          r.createdAt,
+        ),
+    );
   }
   async serviceRun(runId: string): Promise<ServiceRunRecord | undefined> {
     const r = this.db.prepare("SELECT * FROM service_runs WHERE run_id = ?").get(runId) as any;

@@ -1,0 +1,173 @@
+// POST /v1/workflows/run (blocking) against `weft serve` of one or two checkouts, in one run: c clients each
+// sending requests back to back for a fixed time, per client count; req/s, p50 and p99. Then, under
+// `strace -f -c` (when installed), a fixed number of requests at 16 clients to count fsync + fdatasync per request.
+// Usage: npx tsx bench/v1-load.ts [--baseline DIR] [--clients 1,16,64] [--seconds 8] [--db postgres://…]
+// DIR is another checkout with its dist/ built (e.g. `git archive main | tar -x -C DIR`, node_modules linked,
+// `node scripts/build.mjs`). With --db, a PostgreSQL database per checkout is made from that server URL's
+// database name plus a suffix (the URL's user must be allowed to CREATE DATABASE).
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fiveNodeWorkflow } from "./support/v1-workflow.js";
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const CLIENTS = (arg("clients") ?? "1,16,64").split(",").map(Number);
+const SECONDS = Number(arg("seconds") ?? 8);
+const STRACE_REQUESTS = Number(arg("strace-requests") ?? 320);
+const baseline = arg("baseline");
+const pgBase = arg("db");
+const here = resolve(import.meta.dirname, "..");
+const hasStrace = existsSync("/usr/bin/strace");
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? Number.NaN;
+};
+
+function weft(root: string, args: string[]): string {
+  return execFileSync(process.execPath, [join(root, "dist/cli/main.js"), ...args], { encoding: "utf8" });
+}
+
+let pgCount = 0;
+async function freshDb(dir: string): Promise<string> {
+  if (!pgBase) return join(dir, "weft.db");
+  const { default: pg } = await import("pg");
+  const name = `bench_v1_${process.pid}_${pgCount++}`;
+  const admin = new pg.Client({ connectionString: pgBase });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(pgBase);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+interface Served {
+  url: string;
+  key: string;
+  stop(): Promise<void>;
+}
+
+async function serve(root: string, db: string, strace?: string): Promise<Served> {
+  const cli = [join(root, "dist/cli/main.js"), "serve", "--db", db, "--port", "0", "--no-schedules"];
+  const [cmd, args] = strace
+    ? ["strace", ["-f", "--seccomp-bpf", "-c", "-e", "trace=fsync,fdatasync", "-o", strace, process.execPath, ...cli]]
+    : [process.execPath, cli];
+  // Its own process group: a stop reaches the server under strace too (strace alone would just detach).
+  const child: ChildProcess = spawn(cmd as string, args as string[], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let out = "";
+  let err = "";
+  child.stderr!.on("data", (d) => (err += d));
+  const url = await new Promise<string>((res, rej) => {
+    child.stdout!.on("data", (d) => {
+      out += d;
+      const m = /weft serving on (\S+)/.exec(out);
+      if (m) res(m[1]!);
+    });
+    child.on("exit", () => rej(new Error(`weft serve ended: ${err}`)));
+  });
+  const exited = new Promise<void>((r) => child.on("exit", () => r()));
+  return {
+    url,
+    key: "",
+    stop: async () => {
+      process.kill(-child.pid!, "SIGINT");
+      await exited;
+    },
+  };
+}
+
+async function load(s: Served, clients: number, until: { seconds?: number; requests?: number }) {
+  const lat: number[] = [];
+  let failed = 0;
+  let sent = 0;
+  const end = performance.now() + (until.seconds ?? 1e9) * 1000;
+  const body = JSON.stringify({ inputs: { text: "hello" }, response_mode: "blocking", user: "bench" });
+  const client = async () => {
+    while (performance.now() < end && (until.requests === undefined || sent < until.requests)) {
+      sent++;
+      const t0 = performance.now();
+      const res = await fetch(`${s.url}/v1/workflows/run`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+        body,
+      });
+      const json = (await res.json()) as { data?: { status?: string; outputs?: { out?: string } } };
+      if (res.status !== 200 || json.data?.status !== "succeeded" || json.data.outputs?.out !== "hello") failed++;
+      else lat.push(performance.now() - t0);
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, client));
+  const secs = (performance.now() - t0) / 1000;
+  return { rps: lat.length / secs, p50: pct(lat, 50), p99: pct(lat, 99), ok: lat.length, failed };
+}
+
+async function bench(label: string, root: string) {
+  const dir = mkdtempSync(join(tmpdir(), "weft-v1-load-"));
+  try {
+    const wf = join(dir, "five.json");
+    writeFileSync(wf, JSON.stringify(fiveNodeWorkflow));
+    const setup = async () => {
+      const db = await freshDb(dir);
+      const appId = weft(root, ["apps", "import", wf, "--db", db]).trim().split("\n").at(-1)!;
+      const key = /app-\S+/.exec(weft(root, ["keys", "create", "--app", appId, "--db", db]))![0];
+      return { db, key };
+    };
+    const rows: string[] = [];
+    for (const c of CLIENTS) {
+      const { db, key } = await setup();
+      const s = await serve(root, db);
+      s.key = key;
+      await load(s, Math.min(c, 4), { seconds: 1 }); // warm-up: JIT, connections
+      const r = await load(s, c, { seconds: SECONDS });
+      await s.stop();
+      rows.push(
+        `${label.padEnd(9)} c=${String(c).padEnd(3)} ${r.rps.toFixed(1).padStart(7)} req/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${r.ok} ok, ${r.failed} failed)`,
+      );
+      console.log(rows.at(-1));
+    }
+    let perRequest: number | undefined;
+    if (hasStrace) {
+      const { db, key } = await setup();
+      const trace = join(dir, "strace.txt");
+      const s = await serve(root, db, trace);
+      s.key = key;
+      // The syncs of start-up (schema, sample checks) are counted apart from the requests'.
+      await new Promise((r) => setTimeout(r, 200));
+      const r = await load(s, 16, { requests: STRACE_REQUESTS });
+      await s.stop();
+      const calls = readFileSync(trace, "utf8")
+        .split("\n")
+        .filter((l) => /\b(fsync|fdatasync)\s*$/.test(l))
+        .reduce((n, l) => n + Number(l.trim().split(/\s+/)[3]), 0);
+      perRequest = calls / r.ok;
+      console.log(
+        `${label.padEnd(9)} fsync+fdatasync per request at c=16: ${perRequest.toFixed(2)} (${calls} calls, ${r.ok} requests, start-up and shutdown included)`,
+      );
+    }
+    return { rows, perRequest };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log(
+  `load average at start: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
+if (baseline) await bench("baseline", resolve(baseline));
+await bench("this", here);
+console.log(
+  `load average at end: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);

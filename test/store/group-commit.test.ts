@@ -1,0 +1,116 @@
+// Group commit on SQLite: concurrent commits share one durable sync, a failing write fails alone, and a
+// process killed between a group's write and its sync loses no acknowledged node and re-runs none.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { resumeRun, runWorkflow } from "../../src/engine/run.js";
+import { openSqlite } from "../../src/store/sqlite/database.js";
+import { GroupCommit } from "../../src/store/sqlite/group-commit.js";
+import { SqliteRunStore } from "../../src/store/sqlite/runs.js";
+import { GROUP_NODES, groupCommitWorkflow, registerLoggedNode } from "../support/group-commit-workflow.js";
+
+const root = resolve(import.meta.dirname, "../..");
+const tsx = `file://${join(root, "node_modules/tsx/dist/esm/index.mjs")}`;
+const dir = mkdtempSync(join(tmpdir(), "weft-group-commit-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const log = join(dir, "exec.log");
+registerLoggedNode(log);
+const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").trim().split("\n").filter(Boolean) : []);
+
+describe("SQLite group commit", () => {
+  it("commits of concurrent runs share durable syncs, and every run is complete", async () => {
+    const db = openSqlite(join(dir, "shared.db"));
+    const group = new GroupCommit(db);
+    const store = new SqliteRunStore(db, group);
+    const runs = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => runWorkflow(groupCommitWorkflow(), { store, runId: `r${i}` })),
+    );
+    for (const r of runs) expect(r.outputs).toEqual({ v1: 11, v2: 22, v3: 33, v4: 44 });
+    let commits = 0;
+    for (let i = 0; i < 16; i++) commits += (await store.committed(`r${i}`)).size;
+    // start, 8 steps and end per run.
+    expect(commits).toBe(16 * 10);
+    // Each run alone would sync at least once per commit; together they share.
+    expect(group.syncs).toBeGreaterThan(0);
+    expect(group.syncs).toBeLessThan(commits / 2);
+    await group.close();
+    db.close();
+  });
+
+  it("a write that fails in a group fails alone", async () => {
+    const db = openSqlite(join(dir, "fail.db"));
+    const store = new SqliteRunStore(db, new GroupCommit(db));
+    const run = (id: string) => ({
+      id,
+      workflow: groupCommitWorkflow(),
+      inputs: {},
+      status: "running" as const,
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    await store.createRun(run("x"));
+    // One turn of the loop: the same group. The duplicate is refused, the others are written.
+    const results = await Promise.allSettled([
+      store.createRun(run("y")),
+      store.createRun(run("x")),
+      store.createRun(run("z")),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((await store.getRun("y"))?.id).toBe("y");
+    expect((await store.getRun("z"))?.id).toBe("z");
+    db.close();
+  });
+
+  it("a kill between a group's write and its sync loses no acknowledged node and re-runs none", async () => {
+    const dbPath = join(dir, "killed.db");
+    const childLog = join(dir, "killed.log");
+    const runId = "run-group-kill";
+    const child = spawn(
+      process.execPath,
+      ["--import", tsx, join(root, "test/support/group-commit-child.ts"), "run", dbPath, childLog, runId],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    const holding = new Promise<void>((res, rej) => {
+      child.stdout.on("data", (d) => {
+        out += d;
+        if (out.includes("holding\n")) res();
+      });
+      child.on("exit", () => rej(new Error(`the child ended without holding a group: ${out}${err}`)));
+    });
+    await holding;
+    const exited = new Promise((r) => child.on("exit", r));
+    child.kill("SIGKILL");
+    await exited;
+    const acked = out
+      .split("\n")
+      .filter((l) => l.startsWith("acked "))
+      .map((l) => l.slice(6));
+    expect(acked.length).toBeGreaterThanOrEqual(2);
+
+    const db = openSqlite(dbPath);
+    const store = new SqliteRunStore(db);
+    const committed = [...(await store.committed(runId)).values()].map((c) => c.nodeId);
+    // Nothing acknowledged is lost; the held group's commits were written (so the kill fell inside a group).
+    for (const node of acked) expect(committed).toContain(node);
+    expect(committed.length).toBeGreaterThan(acked.length);
+    const before = lines(childLog);
+    const earlier = lines(log).length;
+
+    const resumed = await resumeRun(runId, { store });
+    expect(resumed.status).toBe("succeeded");
+    expect(resumed.outputs).toEqual({ v1: 11, v2: 22, v3: 33, v4: 44 });
+    // The parent's executions go to this process's log: none of them is a node committed before the kill.
+    const again = lines(log).slice(earlier);
+    for (const node of committed) expect(again).not.toContain(node);
+    // Every step ran, each committed one exactly once.
+    expect(new Set([...before, ...again])).toEqual(new Set(GROUP_NODES));
+    for (const node of committed.filter((n) => GROUP_NODES.includes(n)))
+      expect(before.filter((n) => n === node)).toHaveLength(1);
+    db.close();
+  }, 60_000);
+});
