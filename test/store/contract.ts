@@ -10,6 +10,7 @@ import type { Stores } from "../../src/store/open.js";
 import type { AttemptRecord, NodeCommit, RunRecord } from "../../src/store/runs.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { describeSchedules } from "./contract-schedules.js";
+import { describeTeams, describeTeamsSharing } from "./contract-teams.js";
 
 export interface StoreTarget {
   /** A fresh, empty database. */
@@ -89,6 +90,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeForms(target);
     describeEnv(target);
     describeSchedules(target);
+    describeTeams(target);
     describeServiceApi(target);
     describeConversations(target);
     if (target.knowledge !== false) describeKnowledge(target);
@@ -101,6 +103,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
           });
         }));
     if (target.openAgain) describeSharing(target, target.openAgain.bind(target));
+    if (target.openAgain) describeTeamsSharing({ open: target.open.bind(target), openAgain: target.openAgain.bind(target) });
   });
 }
 
