@@ -57,9 +57,9 @@ async function makeResources(headers: Record<string, string>): Promise<Fixture> 
     await fetch(`${s.url}/api/apps/${app.id}/runs`, { method: "POST", headers: h, body: JSON.stringify({ inputs: {} }) }),
   );
   const runId = (run.runId ?? run.id)!;
-  await expect
-    .poll(async () => (await json<{ status: string }>(await fetch(`${s.url}/api/runs/${runId}`, { headers }))).status)
-    .not.toBe("running");
+  // The run's event stream ends when the run does.
+  await (await fetch(`${s.url}/api/runs/${runId}/events`, { headers })).text();
+  expect((await json<{ status: string }>(await fetch(`${s.url}/api/runs/${runId}`, { headers }))).status).not.toBe("running");
   const kb = await json<{ id: string }>(
     await fetch(`${s.url}/api/knowledge`, { method: "POST", headers: h, body: JSON.stringify({ name: "kb" }) }),
   );
