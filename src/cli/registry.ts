@@ -17,6 +17,7 @@ const compileCommands: Load = async (p) => (await import("./commands/compile.js"
 const mineCommands: Load = async (p) => (await import("./commands/mine.js")).registerMineCommands(p);
 const scheduleCommands: Load = async (p) => (await import("./commands/schedules.js")).registerScheduleCommands(p);
 const triggerCommands: Load = async (p) => (await import("./commands/triggers.js")).registerTriggerCommands(p);
+const userCommands: Load = async (p) => (await import("./commands/users.js")).registerUserCommands(p);
 const serveCommands: Load = async (p) => (await import("./commands/serve.js")).registerServeCommands(p);
 const evalCommands: Load = async (p) => {
   const [evalGroup, runners, c2w] = await Promise.all([
@@ -97,6 +98,7 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
   { name: "eval", load: evalCommands, description: "benchmark evaluations" },
   { name: "serve", load: serveCommands, description: "serve the HTTP API and the web UI" },
   { name: "keys", load: serveCommands, description: "API keys for `weft serve`" },
+  { name: "users", load: userCommands, description: "accounts that sign in to the studio and /api" },
   {
     name: "schedules",
     load: scheduleCommands,

@@ -5,7 +5,10 @@ import { bodyLimit } from "hono/body-limit";
 import { WeftError } from "../ir/errors.js";
 import type { ServerDeps } from "./context.js";
 import type { InFlight } from "./in-flight.js";
+import { apiGuard } from "./auth/guard.js";
+import { LoginThrottle } from "./auth/throttle.js";
 import { ApiError, toErrorBody } from "./errors.js";
+import { authRoutes } from "./routes/auth.js";
 import { appRoutes } from "./routes/apps.js";
 import { draftRoutes } from "./routes/drafts.js";
 import { envRoutes } from "./routes/env.js";
@@ -38,14 +41,11 @@ export interface AppOptions {
   metricsToken?: string;
   /** Tracks the requests being handled, so a stopping server closes its database only after them. */
   inFlight?: InFlight;
+  /** Failed sign-ins counted per address and per account (src/server/auth/throttle.ts). */
+  loginThrottle?: LoginThrottle;
 }
 
-function bearer(header: string | undefined): string | undefined {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  return m?.[1];
-}
-
-/** The HTTP application: `/health` open, `/api/*` behind API keys, the built UI everywhere else. */
+/** The HTTP application: `/health` open, `/api/*` behind API keys or sessions and the route table, the built UI everywhere else. */
 export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   const app = new Hono();
   const maxSize = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -73,17 +73,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   if (opts.metrics) mountMetrics(app, opts.metrics, opts.metricsToken);
   app.get("/health", (c) => c.json({ ok: true }));
 
-  app.use("/api/*", async (c, next) => {
-    const key = bearer(c.req.header("authorization"));
-    if (!key)
-      throw new ApiError(
-        401,
-        "auth.missing_key",
-        "send an API key as `Authorization: Bearer <key>` (create one with `weft keys create`)",
-      );
-    if (!(await deps.apps.verifyKey(key))) throw new ApiError(401, "auth.invalid_key", "the API key is not valid");
-    await next();
-  });
+  app.use("/api/*", apiGuard(deps));
   app.use(
     "/api/*",
     bodyLimit({
@@ -109,6 +99,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", chatRoutes(deps));
   apps.route("/", mcpRoutes(deps));
   apps.route("/", proposalRoutes(deps));
+  app.route("/api/auth", authRoutes(deps, opts.loginThrottle ?? new LoginThrottle()));
   app.route("/api/apps", apps);
   app.route("/api/runs", logs.all);
   app.route("/api/runs", runRoutes(deps));

@@ -9,6 +9,7 @@ import { MemoryRunLog } from "./memory/runlog.js";
 import { MemoryRunStore } from "./memory/runs.js";
 import { MemoryScheduleStore } from "./memory/schedules.js";
 import { MemoryServiceApiStore } from "./memory/service-api.js";
+import { MemoryTeamStore } from "./memory/teams.js";
 import { MemoryTriggerStore } from "./memory/triggers.js";
 import { type PostgresSpec, parsePostgresSpec } from "./postgres/spec.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
@@ -22,6 +23,7 @@ import { SqliteRunLog } from "./sqlite/runlog.js";
 import { SqliteRunStore } from "./sqlite/runs.js";
 import { SqliteScheduleStore } from "./sqlite/schedules.js";
 import { SqliteServiceApiStore } from "./sqlite/service-api.js";
+import { SqliteTeamStore } from "./sqlite/teams.js";
 import { SqliteTriggerStore } from "./sqlite/triggers.js";
 import type { Stores } from "./stores.js";
 
@@ -80,6 +82,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       env: new MemoryEnvStore(),
       schedules: new MemoryScheduleStore(),
       triggers: new MemoryTriggerStore(),
+      teams: new MemoryTeamStore(),
       knowledge: new SqliteKnowledgeStore(kb),
       close: async () => {
         if (kb.open) kb.close();
@@ -108,6 +111,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       env: new SqliteEnvStore(db),
       schedules: new SqliteScheduleStore(db),
       triggers: new SqliteTriggerStore(db),
+      teams: new SqliteTeamStore(db),
       close: async () => {
         await group.close();
         if (db.open) db.close();

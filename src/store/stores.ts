@@ -7,6 +7,7 @@ import type { RunLog } from "./runlog.js";
 import type { RunStore } from "./runs.js";
 import type { ScheduleStore } from "./schedules.js";
 import type { ServiceApiStore } from "./service-api.js";
+import type { TeamStore } from "./teams.js";
 import type { TriggerStore } from "./triggers.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
@@ -29,6 +30,8 @@ export interface Stores {
   schedules: ScheduleStore;
   /** Triggers of published apps (webhooks, schedules) and webhook deliveries. */
   triggers: TriggerStore;
+  /** Users, workspaces, memberships, sessions and which workspace owns an app or a knowledge base. */
+  teams: TeamStore;
   /** Which backend the specifier named. */
   readonly kind: StoreKind;
   /** Closes the database; the stores must not be used afterwards. */

@@ -11,6 +11,7 @@ import type { AttemptRecord, NodeCommit, RunRecord } from "../../src/store/runs.
 import { buildWorkflow, tpl } from "../support/build.js";
 import { describeDeliveries } from "./contract-deliveries.js";
 import { describeSchedules } from "./contract-schedules.js";
+import { describeTeams, describeTeamsSharing } from "./contract-teams.js";
 
 export interface StoreTarget {
   /** A fresh, empty database. */
@@ -91,6 +92,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeEnv(target);
     describeSchedules(target);
     describeDeliveries(target);
+    describeTeams(target);
     describeServiceApi(target);
     describeConversations(target);
     if (target.knowledge !== false) describeKnowledge(target);
@@ -103,6 +105,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
           });
         }));
     if (target.openAgain) describeSharing(target, target.openAgain.bind(target));
+    if (target.openAgain) describeTeamsSharing({ open: target.open.bind(target), openAgain: target.openAgain.bind(target) });
   });
 }
 

@@ -35,9 +35,23 @@ export async function failure(res: Response): Promise<ApiFailure> {
   return f;
 }
 
+/** The session's CSRF token: the server sets it as the readable `weft_csrf` cookie; changes echo it in a header. */
+export function csrfToken(): string {
+  const m = /(?:^|;\s*)weft_csrf=([^;]*)/.exec(document.cookie);
+  return m ? decodeURIComponent(m[1]!) : "";
+}
+
 export function headers(extra: Record<string, string> = {}): Record<string, string> {
+  // A pasted API key goes as Bearer; a signed-in browser sends its HTTP-only session cookie by itself.
+  const key = getKey();
+  const csrf = csrfToken();
   // x-weft-client: the run log files the studio's runs under source "studio".
-  return { authorization: `Bearer ${getKey()}`, "x-weft-client": "studio", ...extra };
+  return {
+    ...(key ? { authorization: `Bearer ${key}` } : {}),
+    ...(csrf ? { "x-csrf-token": csrf } : {}),
+    "x-weft-client": "studio",
+    ...extra,
+  };
 }
 
 export async function api<T>(path: string, init: { method?: string; json?: unknown; body?: BodyInit; contentType?: string } = {}): Promise<T> {

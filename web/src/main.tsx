@@ -13,17 +13,22 @@ followStoreInUrl();
 
 function App() {
   const key = useStore((s) => s.key);
+  const me = useStore((s) => s.me);
+  const checked = useStore((s) => s.sessionChecked);
+  const signedIn = !!key || !!me;
   const app = useStore((s) => s.app);
   const loaded = useStore((s) => s.nodeTypes.length > 0);
   const path = useRoute();
   useEffect(() => {
     if (key && !loaded) void useStore.getState().login(key);
-  }, [key, loaded]);
+    // No key: the browser may still hold a session cookie (HTTP-only, so only the server can say).
+    else if (!key && !checked) void useStore.getState().resumeSession();
+  }, [key, loaded, checked]);
   // The URL names what is open (`/apps/:id`, `/apps/:id/runs/:runId`): a reload or a shared link opens it again.
   useEffect(() => {
-    if (key && loaded) void syncToRoute(path);
-  }, [key, loaded, path]);
-  if (!key) return <Login />;
+    if (signedIn && loaded) void syncToRoute(path);
+  }, [signedIn, loaded, path]);
+  if (!signedIn) return checked || key ? <Login /> : <p className="muted opening">Signing in…</p>;
   if (app) return <Editor />;
   // A link to an app shows the app once it is open, not the list in between.
   if (parseRoute(path).appId) return <p className="muted opening" data-testid="opening">Opening…</p>;

@@ -1,5 +1,5 @@
 import { create } from "zustand";
-import { ApiFailure, api, getKey, setKey, setUnauthorizedHandler, stream } from "./api";
+import { ApiFailure, api, getKey, headers, setKey, setUnauthorizedHandler, stream } from "./api";
 import { autoLayout, type Point, positionsForMissing } from "./canvas/layout";
 import { type NodeMark, type ReviewView, reviewView } from "./review/view";
 import type {
@@ -85,8 +85,20 @@ export interface Conversation {
   dialogueCount?: number;
 }
 
+/** GET /api/auth/me: who the studio acts as and what the role may do. */
+export interface Me {
+  kind: "key" | "session";
+  user?: { id: string; email: string };
+  role: string;
+  permissions: string[];
+}
+
 interface State {
   key: string;
+  /** Set once signed in (with a key or a session); what the buttons the role may not use are disabled by. */
+  me?: Me;
+  /** The page asked the server whether its cookie is still a session (false until then: no login flash). */
+  sessionChecked: boolean;
   authError?: string;
   apps: AppInfo[];
   nodeTypes: NodeTypeInfo[];
@@ -118,6 +130,12 @@ interface State {
   diff?: { version: number; against: number | null; diff: WorkflowDiff };
 
   login(key: string): Promise<void>;
+  /** Sign in with email and password (a session cookie); the message on failure never says which was wrong. */
+  signIn(email: string, password: string): Promise<void>;
+  /** On page load without a key: continue the browser's session if the server still has it. */
+  resumeSession(): Promise<void>;
+  /** Whether the signed-in role has a permission (src/server/auth/permissions.ts). */
+  can(permission: string): boolean;
   logout(message?: string): void;
   loadApps(): Promise<void>;
   createApp(name: string, mode: "workflow" | "advanced-chat"): Promise<void>;
@@ -162,6 +180,15 @@ interface State {
 
 const emptyRun = (): RunState => ({ statuses: {}, events: [], trace: [] });
 export const errText = (e: unknown) => (e instanceof ApiFailure ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e));
+
+const SESSION_ENDED = "Your session has ended (signed out elsewhere, or the server no longer has it). Sign in again.";
+
+/** One message for an unknown email and a wrong password, as the server answers both alike. */
+function signInRefusal(status: number, message?: string): string {
+  if (status === 401) return "The email or the password is wrong.";
+  if (status === 429) return "Too many failed sign-ins from here. Wait a few minutes and try again.";
+  return message ?? `Sign-in failed (HTTP ${status}).`;
+}
 
 const STALE_KEY =
   "The server no longer accepts the API key saved in this browser (the server was restarted with another database, or the key was revoked). Sign in with a current key: `weft serve --sample` prints one, `weft keys create` makes one.";
@@ -278,10 +305,19 @@ export const useStore = create<State>((set, get) => {
   setUnauthorizedHandler(() => {
     // A refused key mid-session (or a stale one on page load) always leads back to the login.
     if (get().key) get().logout(STALE_KEY);
+    else if (get().me) get().logout(SESSION_ENDED);
   });
+
+  const enter = async () => {
+    const me = await api<Me>("/api/auth/me");
+    const { apps } = await api<{ apps: AppInfo[] }>("/api/apps");
+    const { nodeTypes } = await api<{ nodeTypes: NodeTypeInfo[] }>("/api/node-types");
+    return { me, apps, nodeTypes };
+  };
 
   return {
     key: getKey(),
+    sessionChecked: false,
     apps: [],
     nodeTypes: [],
     dirty: false,
@@ -310,17 +346,53 @@ export const useStore = create<State>((set, get) => {
       setKey(k);
       set({ authError: undefined });
       try {
-        const { apps } = await api<{ apps: AppInfo[] }>("/api/apps");
-        const { nodeTypes } = await api<{ nodeTypes: NodeTypeInfo[] }>("/api/node-types");
-        set({ key: k, apps, nodeTypes });
+        set({ key: k, ...(await enter()) });
       } catch (e) {
         setKey("");
         set({ key: "", authError: stored && e instanceof ApiFailure && e.status === 401 ? STALE_KEY : errText(e) });
       }
     },
-    logout(message) {
+    async signIn(email, password) {
       setKey("");
-      set({ key: "", app: undefined, apps: [], nodeTypes: [], saved: undefined, draft: undefined, notice: undefined, authError: message });
+      set({ authError: undefined });
+      const res = await fetch("/api/auth/login", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-weft-client": "studio" },
+        body: JSON.stringify({ email, password }),
+      });
+      if (!res.ok) {
+        const body = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+        set({ authError: signInRefusal(res.status, body.error?.message) });
+        return;
+      }
+      try {
+        set({ key: "", sessionChecked: true, ...(await enter()) });
+      } catch (e) {
+        set({ me: undefined, authError: errText(e) });
+      }
+    },
+    async resumeSession() {
+      if (get().key || get().sessionChecked) return;
+      const res = await fetch("/api/auth/me", { headers: { "x-weft-client": "studio" } });
+      if (res.ok) {
+        try {
+          set({ ...(await enter()), sessionChecked: true });
+          return;
+        } catch {
+          // Signed out meanwhile: the login below.
+        }
+      }
+      set({ sessionChecked: true });
+    },
+    can(permission) {
+      const me = get().me;
+      return me === undefined || me.permissions.includes(permission);
+    },
+    logout(message) {
+      if (get().me?.kind === "session")
+        void fetch("/api/auth/logout", { method: "POST", headers: headers({ "content-type": "application/json" }), body: "{}" }).catch(() => {});
+      setKey("");
+      set({ key: "", me: undefined, sessionChecked: true, app: undefined, apps: [], nodeTypes: [], saved: undefined, draft: undefined, notice: undefined, authError: message });
     },
     async loadApps() {
       const { apps } = await api<{ apps: AppInfo[] }>("/api/apps");

@@ -1,3 +1,4 @@
+import { claim, visibleTo } from "../auth/ownership.js";
 import { syncAppTriggers } from "../../triggers/sync.js";
 import { Hono } from "hono";
 import { diffWorkflows } from "../../ir/diff.js";
@@ -46,7 +47,8 @@ export function appRoutes(deps: ServerDeps): Hono {
   const { apps } = deps;
 
   r.get("/", async (c) => {
-    const list = await apps.listApps();
+    const visible = await visibleTo(deps, c, "app");
+    const list = (await apps.listApps()).filter((a) => visible(a.id));
     const versions = await Promise.all(list.map((a) => apps.current(a.id)));
     return c.json({ apps: list.map((a, i) => ({ ...a, version: versions[i]?.version ?? 0 })) });
   });
@@ -72,6 +74,7 @@ export function appRoutes(deps: ServerDeps): Hono {
       workflow,
       "create",
     );
+    await claim(deps, c, "app", app.id);
     const warnings = await settleImportedSecrets(deps.env, app.id, workflow, secrets);
     return c.json({ app, version: versionSummary(version), diagnostics: [...given.diagnostics, ...warnings] }, 201);
   });
@@ -86,6 +89,7 @@ export function appRoutes(deps: ServerDeps): Hono {
       "import",
       { publish: !hasErrors(diagnostics) },
     );
+    await claim(deps, c, "app", app.id);
     const envWarnings = await settleImportedSecrets(deps.env, app.id, workflow, secrets);
     await syncAppTriggers(deps.stores, app.id);
     return c.json({ app, version: versionSummary(version), warnings: [...warnings, ...envWarnings], diagnostics }, 201);

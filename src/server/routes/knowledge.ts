@@ -1,3 +1,4 @@
+import { claim, visibleTo } from "../auth/ownership.js";
 /**
  * Knowledge bases over HTTP, the same operations as `weft kb`:
  * GET/POST /api/knowledge, GET/DELETE /api/knowledge/:id, GET/POST /api/knowledge/:id/documents
@@ -68,10 +69,15 @@ export function knowledgeRoutes(deps: ServerDeps): Hono {
     return b;
   };
 
-  r.get("/", async (c) => c.json({ knowledge_bases: await kb.store.listBases() }));
+  r.get("/", async (c) => {
+    const visible = await visibleTo(deps, c, "knowledge");
+    return c.json({ knowledge_bases: (await kb.store.listBases()).filter((b) => visible(b.id)) });
+  });
   r.post("/", async (c) => {
     const b = parse(CreateBody, await readJson(c));
-    return c.json(await mapped(kb.create(b)), 201);
+    const made = await mapped(kb.create(b));
+    await claim(deps, c, "knowledge", made.id);
+    return c.json(made, 201);
   });
   r.get("/:id", async (c) => c.json(await base(c.req.param("id"))));
   r.delete("/:id", async (c) => {

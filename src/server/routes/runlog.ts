@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { visibleTo } from "../auth/ownership.js";
 import type { Context } from "hono";
 import type { RunLogEntry } from "../../store/runlog.js";
 import { requireApp, type ServerDeps } from "../context.js";
@@ -11,7 +12,10 @@ export function runLogRoutes(deps: ServerDeps): { all: Hono; perApp: Hono } {
   const list = async (c: Context, appId?: string) => {
     const q = parseRunQuery({ ...c.req.query(), ...(appId ? { app: appId } : {}) });
     const page = await deps.stores.runLog.query(q);
-    return c.json({ runs: page.runs.map(withLink), next: page.next ?? null });
+    // Another workspace's runs are left out of the page; the cursor still moves past them.
+    const visible = await visibleTo(deps, c, "app");
+    const runs = page.runs.filter((r) => visible(r.appId ?? ""));
+    return c.json({ runs: runs.map(withLink), next: page.next ?? null });
   };
   const all = new Hono();
   all.get("/", (c) => list(c));

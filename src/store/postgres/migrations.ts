@@ -186,6 +186,25 @@ CREATE TABLE schedule_fires (
 CREATE INDEX schedule_fires_pending ON schedule_fires (claimed_at) WHERE dispatched_at IS NULL;`,
   },
   {
+    version: 13,
+    name: "teams: users, workspaces (default for what was there), memberships, sessions, resource owners",
+    sql: `
+CREATE TABLE users (
+  id text PRIMARY KEY, seq bigserial UNIQUE, email text NOT NULL UNIQUE, password_hash text NOT NULL,
+  created_at bigint NOT NULL);
+CREATE TABLE workspaces (id text PRIMARY KEY, name json NOT NULL, created_at bigint NOT NULL);
+INSERT INTO workspaces (id, name, created_at) VALUES ('default', '"Default"', 0);
+CREATE TABLE memberships (
+  workspace_id text NOT NULL REFERENCES workspaces (id), user_id text NOT NULL REFERENCES users (id),
+  role text NOT NULL, seq bigserial UNIQUE, created_at bigint NOT NULL, PRIMARY KEY (workspace_id, user_id));
+CREATE INDEX memberships_user ON memberships (user_id);
+CREATE TABLE sessions (
+  token_hash text PRIMARY KEY, user_id text NOT NULL, workspace_id text NOT NULL, csrf_token text NOT NULL,
+  created_at bigint NOT NULL, expires_at bigint NOT NULL);
+CREATE INDEX sessions_user ON sessions (user_id);
+CREATE TABLE resource_owners (kind text NOT NULL, id text NOT NULL, workspace_id text NOT NULL, PRIMARY KEY (kind, id));`,
+  },
+  {
     version: 15,
     name: "webhook deliveries: state (accepted with the run's inputs until its run exists, started, failed), claimed by the process starting its run, so a delivery whose process died before its run is made good once",
     sql: `

@@ -12,6 +12,7 @@ import { pgStoreError } from "./errors.js";
 import { migrate } from "./migrations.js";
 import { PostgresRunLog } from "./runlog.js";
 import { PostgresRunStore } from "./runs.js";
+import { PostgresTeamStore } from "./teams.js";
 import { PostgresTriggerStore } from "./triggers.js";
 import type { PostgresSpec } from "./spec.js";
 
@@ -37,6 +38,7 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     env: new PostgresEnvStore(db),
     schedules: new PostgresScheduleStore(db),
     triggers: new PostgresTriggerStore(db),
+    teams: new PostgresTeamStore(db),
     forms: new PostgresFormStore(db),
     knowledge: new PostgresKnowledgeStore(),
     service: new PostgresServiceApiStore(db),

@@ -5,6 +5,8 @@ import { Notice } from "./Notice";
 
 export function AppList() {
   const apps = useStore((s) => s.apps);
+  const me = useStore((s) => s.me);
+  const canEdit = useStore((s) => s.can("app.edit"));
   const { openApp, createApp, importNew, deleteApp, logout } = useStore.getState();
   const [name, setName] = useState("");
   const [mode, setMode] = useState<"workflow" | "advanced-chat">("workflow");
@@ -14,10 +16,15 @@ export function AppList() {
       <header className="topbar">
         <h1>Weft</h1>
         <span className="spacer" />
-        <button type="button" data-testid="import-new" onClick={() => setImporting(true)}>
+        {me?.user && (
+          <span className="muted" data-testid="whoami">
+            {me.user.email} · {me.role}
+          </span>
+        )}
+        <button type="button" data-testid="import-new" disabled={!canEdit} onClick={() => setImporting(true)}>
           Import DSL file
         </button>
-        <button type="button" onClick={() => logout()}>
+        <button type="button" data-testid="logout" onClick={() => logout()}>
           Log out
         </button>
       </header>
@@ -46,7 +53,7 @@ export function AppList() {
           <option value="workflow">workflow</option>
           <option value="advanced-chat">chatflow (advanced-chat)</option>
         </select>
-        <button type="submit">Create</button>
+        <button type="submit" disabled={!canEdit}>Create</button>
       </form>
       <table className="apps">
         <thead>

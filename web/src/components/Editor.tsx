@@ -81,6 +81,7 @@ export function Editor() {
   const app = useStore((s) => s.app)!;
   const saved = useStore((s) => s.saved);
   const dirty = useStore((s) => s.dirty);
+  const canEdit = useStore((s) => s.can("app.edit"));
   const panel = useStore((s) => s.panel);
   const diagnostics = useStore((s) => s.diagnostics);
   const reviewing = useStore((s) => !!s.review && !s.review.hidden);
@@ -114,7 +115,7 @@ export function Editor() {
         <button type="button" data-testid="export" onClick={() => download(`/api/apps/${app.id}/export`, "app.yml").catch((e) => say("error", String(e)))}>
           Export
         </button>
-        <button type="button" data-testid="save" disabled={!dirty} title="Keep the draft as a version (it is autosaved either way)" onClick={() => void save()}>
+        <button type="button" data-testid="save" disabled={!dirty || !canEdit} title="Keep the draft as a version (it is autosaved either way)" onClick={() => void save()}>
           Save version
         </button>
         <PublishButton />

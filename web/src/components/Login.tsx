@@ -1,24 +1,50 @@
 import { useState } from "react";
 import { useStore } from "../store";
 
+/** Sign in with an account (email and password), or paste an API key as before accounts existed. */
 export function Login() {
   const authError = useStore((s) => s.authError);
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
   const [key, setKey] = useState("");
+  const [busy, setBusy] = useState(false);
   return (
-    <form
-      className="login"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void useStore.getState().login(key);
-      }}
-    >
+    <div className="login">
       <h1>Weft</h1>
-      <p>Paste an API key (create one with <code>weft keys create</code>).</p>
-      <input data-testid="api-key" type="password" value={key} onChange={(e) => setKey(e.target.value)} placeholder="weft_…" autoFocus />
-      <button type="submit" data-testid="login">
-        Sign in
-      </button>
-      {authError && <div className="diag error">{authError}</div>}
-    </form>
+      <form
+        data-testid="password-login"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setBusy(true);
+          void useStore
+            .getState()
+            .signIn(email, password)
+            .finally(() => setBusy(false));
+        }}
+      >
+        <input data-testid="login-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="you@example.com" autoFocus />
+        <input data-testid="login-password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} placeholder="password" />
+        <button type="submit" className="primary" data-testid="login-submit" disabled={busy || !email || !password}>
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+      {authError && (
+        <div className="diag error" data-testid="login-error" role="alert">
+          {authError}
+        </div>
+      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void useStore.getState().login(key);
+        }}
+      >
+        <p className="muted">Or paste an API key (create one with <code>weft keys create</code>).</p>
+        <input data-testid="api-key" type="password" value={key} onChange={(e) => setKey(e.target.value)} placeholder="weft_…" />
+        <button type="submit" data-testid="login">
+          Use key
+        </button>
+      </form>
+    </div>
   );
 }

@@ -16,6 +16,7 @@ export function PublishButton() {
   const saved = useStore((s) => s.saved);
   const dirty = useStore((s) => s.dirty);
   const draft = useStore((s) => s.draft);
+  const mayPublish = useStore((s) => s.can("app.publish"));
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<Refusal>();
   const live = app.publishedVersion;
@@ -48,7 +49,7 @@ export function PublishButton() {
       <span className="muted" data-testid="publish-state" data-published={live ?? ""}>
         {live === undefined ? "not published" : upToDate ? `published v${live}` : `published v${live} · draft has changes`}
       </span>
-      <button type="button" className="primary" data-testid="publish" disabled={busy} onClick={() => void publish()}>
+      <button type="button" className="primary" data-testid="publish" disabled={busy || !mayPublish} title={mayPublish ? undefined : "Your role may not publish"} onClick={() => void publish()}>
         {busy ? "Publishing…" : "Publish"}
       </button>
       {refusal && (

@@ -1,0 +1,87 @@
+import type { Permission } from "./permissions.js";
+
+/**
+ * Every `/api` route and the permission it needs: one line per route. The guard (guard.ts) refuses a route
+ * missing here (404, as if it did not exist), and test/server/route-table.test.ts names each registered
+ * route without a line. `public` routes need no credentials.
+ *
+ * Resources are scoped by path: `/api/apps/:id…` is the app's workspace, `/api/runs/:id…` the run's app's,
+ * `/api/knowledge/:id…` the base's (see scope.ts); another workspace's resource answers 404.
+ */
+export type RouteNeed = Permission | "public";
+
+export const ROUTE_TABLE: Record<string, RouteNeed> = {
+  "POST /api/auth/login": "public",
+  "POST /api/auth/logout": "session",
+  "GET /api/auth/me": "session",
+
+  "GET /api/apps": "app.read",
+  "POST /api/apps": "app.edit",
+  "POST /api/apps/import": "app.edit",
+  "GET /api/apps/:id": "app.read",
+  "DELETE /api/apps/:id": "app.delete",
+  "GET /api/apps/:id/workflow": "app.read",
+  "PUT /api/apps/:id/workflow": "app.edit",
+  "GET /api/apps/:id/versions": "app.read",
+  "GET /api/apps/:id/versions/:v": "app.read",
+  "GET /api/apps/:id/versions/:v/diff": "app.read",
+  "POST /api/apps/:id/versions/:v/restore": "app.edit",
+  "POST /api/apps/:id/import": "app.edit",
+  "GET /api/apps/:id/export": "app.read",
+  "GET /api/apps/:id/messages": "app.read",
+  "GET /api/apps/:id/runs": "app.read",
+  "POST /api/apps/:id/runs": "app.run",
+  "GET /api/apps/:id/draft": "app.read",
+  "PUT /api/apps/:id/draft": "app.edit",
+  "POST /api/apps/:id/publish": "app.publish",
+  "GET /api/apps/:id/env": "app.read",
+  "PUT /api/apps/:id/env/:name": "app.edit",
+  "DELETE /api/apps/:id/env/:name": "app.edit",
+  "GET /api/apps/:id/conversations/:cid": "app.read",
+  "POST /api/apps/:id/chat": "app.edit",
+  "ALL /api/apps/:id/mcp": "app.run",
+  "GET /api/apps/:id/proposals": "app.read",
+  "POST /api/apps/:id/proposals": "app.edit",
+  "GET /api/apps/:id/proposals/:pid": "app.read",
+  "POST /api/apps/:id/proposals/:pid/apply": "app.edit",
+  "POST /api/apps/:id/proposals/:pid/reject": "app.edit",
+  "POST /api/apps/:id/undo": "app.edit",
+
+  "GET /api/runs": "app.read",
+  "GET /api/runs/:id": "app.read",
+  "GET /api/runs/:id/trace": "app.read",
+  "GET /api/runs/:id/events": "app.read",
+  "POST /api/runs/:id/resume": "app.run",
+  "POST /api/runs/:id/cancel": "app.run",
+  "GET /api/runs/:id/forms": "app.read",
+  "POST /api/runs/:id/forms/:formId": "app.run",
+
+  "GET /api/knowledge": "knowledge.read",
+  "POST /api/knowledge": "knowledge.edit",
+  "GET /api/knowledge/:id": "knowledge.read",
+  "DELETE /api/knowledge/:id": "knowledge.edit",
+  "GET /api/knowledge/:id/documents": "knowledge.read",
+  "POST /api/knowledge/:id/documents": "knowledge.edit",
+  "DELETE /api/knowledge/:id/documents/:doc": "knowledge.edit",
+  "POST /api/knowledge/:id/search": "knowledge.read",
+
+  "POST /api/files": "app.run",
+  "GET /api/models": "app.read",
+  "POST /api/node-template": "app.read",
+  "GET /api/node-types": "app.read",
+  "POST /api/analyse": "app.read",
+  "POST /api/analyse/available": "app.read",
+  "ALL /api/analyse": "app.read",
+};
+
+export interface RouteEntry {
+  method: string;
+  path: string;
+  need: RouteNeed;
+}
+
+export const routeEntries = (): RouteEntry[] =>
+  Object.entries(ROUTE_TABLE).map(([k, need]) => {
+    const [method, path] = k.split(" ") as [string, string];
+    return { method, path, need };
+  });
