@@ -38,6 +38,10 @@ export const ROUTE_TABLE: Record<string, RouteNeed> = {
   "PUT /api/apps/:id/env/:name": "app.edit",
   "DELETE /api/apps/:id/env/:name": "app.edit",
   "GET /api/apps/:id/conversations/:cid": "app.read",
+  // Triggers start runs of published apps: turning one on or off is publishing-level; listing is reading.
+  "GET /api/triggers": "app.read",
+  "POST /api/triggers/:id/enable": "app.publish",
+  "POST /api/triggers/:id/disable": "app.publish",
   "POST /api/apps/:id/chat": "app.edit",
   "ALL /api/apps/:id/mcp": "app.run",
   "GET /api/apps/:id/proposals": "app.read",

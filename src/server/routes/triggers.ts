@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { listTriggers } from "../../triggers/listing.js";
+import { visibleTo } from "../auth/ownership.js";
 import type { ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 
@@ -30,7 +31,9 @@ export function triggerRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
   r.get("/", async (c) => {
     const appId = c.req.query("app") || undefined;
-    if (appId && !(await deps.apps.getApp(appId)))
+    // Only the caller's workspace's apps: another workspace's app is as unknown as a missing one.
+    const visible = await visibleTo(deps, c, "app");
+    if (appId && (!(await deps.apps.getApp(appId)) || !visible(appId)))
       throw new ApiError(404, "app.not_found", `no app with id ${appId}`, undefined, { appId });
     const baseUrl = new URL(c.req.url).origin;
     const triggers = await listTriggers(deps.stores, {
@@ -38,14 +41,16 @@ export function triggerRoutes(deps: ServerDeps): Hono {
       baseUrl,
       deliveries: deliveryCount(c.req.query("deliveries")),
     });
-    return c.json({ triggers });
+    return c.json({ triggers: triggers.filter((t) => visible(t.appId)) });
   });
   for (const [verb, enabled] of [
     ["enable", true],
     ["disable", false],
   ] as const)
     r.post(`/:id/${verb}`, async (c) => {
-      const row = await deps.stores.triggers.setEnabled(c.req.param("id"), enabled);
+      const visible = await visibleTo(deps, c, "app");
+      const found = await deps.stores.triggers.get(c.req.param("id"));
+      const row = found && visible(found.appId) ? await deps.stores.triggers.setEnabled(found.id, enabled) : undefined;
       if (!row)
         throw new ApiError(404, "trigger.not_found", `no trigger with id ${c.req.param("id")}`, undefined, {
           triggerId: c.req.param("id"),
