@@ -139,7 +139,18 @@ export const triggerScheduleNode = defineNode<ScheduleConfig>({
     'Every morning at 8: mode "visual", frequency "daily", visual_config {time: "8:00 AM"}; or mode "cron", cron_expression "0 8 * * *".',
   ],
   configSchema: ScheduleConfig,
-  example: { mode: "visual", frequency: "daily", visual_config: { time: "8:00 AM" }, timezone: "UTC" },
+  // Every key Dify's studio writes for a new schedule node (its default value, timezone filled in), so a node added
+  // from the palette exports as Dify's own export does (test/triggers/dify-export-keys.test.ts).
+  example: {
+    desc: "",
+    selected: false,
+    mode: "visual",
+    frequency: "daily",
+    cron_expression: "",
+    visual_config: { time: "8:00 AM", weekdays: ["mon"], on_minute: 0, monthly_days: [1] },
+    timezone: "UTC",
+    enabled: true,
+  },
   entry: true,
   modes: ["workflow"],
   outputs: () => [

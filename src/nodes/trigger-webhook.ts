@@ -112,14 +112,22 @@ export const triggerWebhookNode = defineNode<WebhookConfig>({
     "The caller gets status_code and response_body at once; the run goes on without it.",
   ],
   configSchema: WebhookConfig,
+  // Every key Dify's studio writes for a new webhook node (its default value), so a node added from the palette
+  // exports as Dify's own export does (test/triggers/dify-export-keys.test.ts). webhook_url stays blank: the URL is
+  // the trigger row's (/triggers/webhook/<id>), minted on publish.
   example: {
+    desc: "",
+    selected: false,
+    webhook_url: "",
     method: "post",
     content_type: "application/json",
     headers: [],
     params: [],
     body: [{ name: "email", type: "string", required: true }],
+    async_mode: true,
     status_code: 200,
     response_body: "",
+    variables: [{ variable: "_webhook_raw", label: "raw", value_type: "object", value_selector: [], required: true }],
   },
   entry: true,
   modes: ["workflow"],
