@@ -28,11 +28,14 @@ export function warmupWorkflow(): Record<string, unknown> {
   let tail = "start";
   for (let copy = 0; copy < COPIES; copy++) {
     for (const def of listNodeTypes()) {
-      if (def.type === "start" || def.container || def.example === undefined || /-start$/.test(def.type)) continue;
+      if (def.type === "start" || def.example === undefined || /-start$/.test(def.type)) continue;
       const id = copy === 0 ? def.type : `${def.type}_${copy}`;
       nodes.push({ id, type: def.type, title: id, config: structuredClone(def.example) });
       edges.push({ source: tail, target: id });
       tail = id;
+      // A container gets its body's start node, so the scope passes run too.
+      if (def.container)
+        nodes.push({ id: `${id}_start`, type: def.container.startType, title: "body", parentId: id, config: {} });
     }
   }
   return { weft: 1, name: "warm-up", mode: "workflow", nodes, edges };
