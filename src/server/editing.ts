@@ -9,6 +9,7 @@ import { makeProposal } from "../agent/proposal.js";
 import { analyse } from "../analysis/index.js";
 import type { ChatMessage } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
+import { sameJson } from "../util/json.js";
 import { ApiError } from "./errors.js";
 import type { AppStore, DraftRecord, ProposalRecord } from "../store/apps.js";
 
@@ -20,15 +21,28 @@ export interface ProposalView extends Omit<ProposalRecord, "workflow" | "baseWor
   workflow?: Workflow;
 }
 
-const sameWorkflow = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** Whether `POST /undo` would take the last applied proposal out of the draft now, and if not, why. */
+export interface UndoState {
+  /** The draft revision this was judged at: a later save may change the answer. */
+  revision: number;
+  /** The applied proposal an undo takes out (the last one applied and not undone). */
+  proposal?: ProposalView;
+  available: boolean;
+  /** Why not: `undo.nothing` (no applied proposal left) or `undo.stale` (the draft was edited after it). */
+  reason?: "undo.nothing" | "undo.stale";
+}
+
+/** Content equality that ignores key order: a workflow read back through the schema may list keys differently. */
+const sameWorkflow = sameJson;
 
 /**
- * The draft still holds what the proposal was made from: the same revision, or a later one with the same
- * workflow (a save that changed nothing does not make a proposal stale).
+ * The draft still holds what the proposal was made from: the same revision, or any revision with the same
+ * workflow (a save that changed nothing does not make a proposal stale). A proposal made before drafts has no
+ * revision; `withPreDraftBase` gives it its version's workflow to compare.
  */
 export function madeFrom(p: ProposalRecord, draft: DraftRecord): boolean {
-  if (p.baseRevision === undefined) return false;
-  return p.baseRevision === draft.revision || (p.baseWorkflow !== undefined && sameWorkflow(p.baseWorkflow, draft.workflow));
+  if (p.baseRevision !== undefined && p.baseRevision === draft.revision) return true;
+  return p.baseWorkflow !== undefined && sameWorkflow(p.baseWorkflow, draft.workflow);
 }
 
 export function proposalView(p: ProposalRecord, draft: DraftRecord, withWorkflow = true): ProposalView {
@@ -83,9 +97,24 @@ export class Editing {
     });
   }
 
+  /**
+   * A proposal made before drafts existed was made from its base version: its `baseWorkflow` is that version's,
+   * so it is judged by content like any other (applicable while the draft still equals that version).
+   */
+  async withPreDraftBase(p: ProposalRecord): Promise<ProposalRecord> {
+    if (p.baseRevision !== undefined || p.baseWorkflow !== undefined) return p;
+    const v = await this.apps.version(p.appId, p.baseVersion);
+    return v ? { ...p, baseWorkflow: v.workflow } : p;
+  }
+
+  /** The view of `p` against the draft, judging a proposal made before drafts by its base version's content. */
+  async view(p: ProposalRecord, draft: DraftRecord, withWorkflow = true): Promise<ProposalView> {
+    return proposalView(await this.withPreDraftBase(p), draft, withWorkflow);
+  }
+
   /** Write the proposal's workflow into the draft (next revision); refused, changing nothing, when stale. */
   async apply(appId: string, id: string): Promise<{ proposal: ProposalRecord; draft: DraftRecord }> {
-    const p = await this.find(appId, id);
+    const p = await this.withPreDraftBase(await this.find(appId, id));
     if (p.status !== "pending") throw new ApiError(409, "proposal.decided", `proposal ${id} was already ${p.status}; nothing changed`);
     if (p.newErrors.length > 0)
       throw new ApiError(422, "proposal.invalid", `proposal ${id} brings ${p.newErrors.length} new error(s); nothing changed`, p.newErrors);
@@ -105,18 +134,29 @@ export class Editing {
     return this.find(appId, id);
   }
 
+  /** What an undo would do now: the last applied proposal not undone, and whether the draft still holds it. */
+  async undoState(appId: string): Promise<UndoState & { last?: ProposalRecord; draft: DraftRecord }> {
+    const draft = await this.draft(appId);
+    const applied = (await this.apps.proposals(appId, "applied")).filter((p) => p.appliedRevision !== undefined && p.undoneAt === undefined);
+    const last = applied.sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0))[0];
+    const base = { revision: draft.revision, draft };
+    if (!last?.baseWorkflow) return { ...base, available: false, reason: "undo.nothing" };
+    const proposal = proposalView(last, draft, false);
+    // Content, not revision: a save that changed nothing leaves the applied proposal undoable.
+    if (!sameWorkflow(last.workflow, draft.workflow)) return { ...base, last, proposal, available: false, reason: "undo.stale" };
+    return { ...base, last, proposal, available: true };
+  }
+
   /**
    * Take the last applied proposal back out of the draft: the draft becomes what it was before the apply. Only
    * while the draft still holds what the proposal made, so an edit made after it is never thrown away; repeated
    * undos walk back through earlier applied proposals.
    */
   async undo(appId: string): Promise<{ draft: DraftRecord; undone: ProposalRecord }> {
-    const draft = await this.draft(appId);
-    const applied = (await this.apps.proposals(appId, "applied")).filter((p) => p.appliedRevision !== undefined && p.undoneAt === undefined);
-    const last = applied.sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0))[0];
-    if (!last?.baseWorkflow)
+    const { draft, last, reason } = await this.undoState(appId);
+    if (reason === "undo.nothing" || !last?.baseWorkflow)
       throw new ApiError(409, "undo.nothing", `no AI change applied to app ${appId}'s draft is left to undo; to go back further, restore a version (Versions, or POST /api/apps/${appId}/versions/N/restore)`);
-    if (!sameWorkflow(last.workflow, draft.workflow))
+    if (reason === "undo.stale")
       throw new ApiError(409, "undo.stale", `the draft was edited after proposal ${last.id} was applied (it is at revision ${draft.revision}); undoing it would lose those edits, so nothing changed`);
     await this.supersedePending(appId);
     const d = await this.apps.undoProposal(appId, last.id, draft.revision, analyse(last.baseWorkflow).diagnostics);
@@ -163,6 +203,17 @@ function appliedNote(p: ProposalRecord): string {
 }
 
 function staleProposal(p: ProposalRecord, draft: DraftRecord): ApiError {
-  const made = p.baseRevision !== undefined ? `draft revision ${p.baseRevision}` : `version ${p.baseVersion} (before drafts)`;
-  return new ApiError(409, "draft.stale", `proposal ${p.id} was made from ${made}, but the draft is at revision ${draft.revision} with other content; nothing changed. Ask again to get a proposal for the current draft`);
+  if (p.baseRevision === undefined) {
+    // Made before drafts existed: it applies only to the draft holding its base version's workflow.
+    const why = p.baseWorkflow
+      ? `the draft (revision ${draft.revision}) no longer holds version ${p.baseVersion}'s workflow`
+      : `version ${p.baseVersion} it was made from no longer exists`;
+    return new ApiError(
+      409,
+      "proposal.before_drafts",
+      `proposal ${p.id} was made from version ${p.baseVersion} before drafts existed, and ${why}: applying it would lose what differs, so nothing changed. ` +
+        `Ask again to get a proposal made from the current draft (its diff shows what it changes there)`,
+    );
+  }
+  return new ApiError(409, "draft.stale", `proposal ${p.id} was made from draft revision ${p.baseRevision}, but the draft is at revision ${draft.revision} with other content; nothing changed. Ask again to get a proposal for the current draft`);
 }

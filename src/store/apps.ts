@@ -211,6 +211,7 @@ export interface AppStore {
    * Apply a pending proposal to the draft: the draft becomes the proposal's workflow (next revision, stored with
    * `diagnostics`, base version unchanged) and the proposal is marked applied at that revision, together, and
    * only while the proposal is pending and the draft is at `expectedRevision`. Undefined when either no longer holds.
+   * A proposal without a `baseWorkflow` (made before drafts) gets the workflow the apply replaced, for undo.
    */
   applyProposal(
     appId: string,

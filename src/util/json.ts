@@ -53,3 +53,6 @@ export function canonicalJson(v: unknown): string {
 export function deepEqual(a: unknown, b: unknown): boolean {
   return isDeepStrictEqual(a, b);
 }
+
+/** Equal as JSON whatever the key order (a value read back through a schema may list its keys differently). */
+export const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);

@@ -151,6 +151,70 @@ describe("proposals apply to the draft", () => {
     expect((await draftOf(id)).workflow).toEqual(mine);
   });
 
+  it("a save that changes nothing keeps the last AI change undoable (GET /undo says so, POST /undo does it); an edit does not", async () => {
+    const id = await publishedApp();
+    const d0 = await draftOf(id);
+    const p = await propose(id, withWords(d0.workflow, "AI"));
+    const a = await json(await s.api(`/api/apps/${id}/proposals/${p.id}/apply`, { method: "POST" }), 200);
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: true, revision: a.draft.revision, proposal: { id: p.id } });
+    // The studio's autosave of the same content, with its keys in another order: a new revision, the same draft.
+    const reordered = Object.fromEntries(Object.entries(a.draft.workflow).reverse()) as any;
+    reordered.nodes = a.draft.workflow.nodes.map((n: any) => Object.fromEntries(Object.entries(n).reverse()));
+    const noop = await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: reordered, revision: a.draft.revision } }), 200);
+    expect(noop.revision).toBe(a.draft.revision + 1);
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: true, revision: noop.revision, proposal: { id: p.id } });
+    const u = await json(await s.api(`/api/apps/${id}/undo`, { method: "POST" }), 200);
+    expect(u.draft.workflow).toEqual(d0.workflow);
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: false, reason: "undo.nothing" });
+
+    const q = await propose(id, withWords(u.draft.workflow, "AI again"));
+    const b = await json(await s.api(`/api/apps/${id}/proposals/${q.id}/apply`, { method: "POST" }), 200);
+    await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: withWords(b.draft.workflow, "Mine"), revision: b.draft.revision } }), 200);
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: false, reason: "undo.stale", proposal: { id: q.id } });
+  });
+
+  it("a proposal stored before drafts applies when the draft still holds its base version, and is refused with proposal.before_drafts when not", async () => {
+    const legacy = (appId: string, words: string, wf: Workflow) =>
+      s.deps.apps.createProposal({
+        appId,
+        baseVersion: 1,
+        source: "agent",
+        instruction: "before drafts",
+        workflow: withWords(wf, words),
+        diff: { nodes: { added: [], removed: [], changed: [{ id: "say", changes: [] }] }, edges: { added: [], removed: [] }, meta: [], empty: false } as any,
+        diagnostics: [],
+        newErrors: [],
+        summary: "old",
+      });
+    // The draft still equals version 1: the old proposal is not stale and applies; undo puts version 1 back.
+    const id = await publishedApp();
+    const d0 = await draftOf(id);
+    const old = await legacy(id, "Old", d0.workflow);
+    expect(await json(await s.api(`/api/apps/${id}/proposals/${old.id}`), 200)).toMatchObject({ stale: false, canApply: true });
+    const listed = (await json(await s.api(`/api/apps/${id}/proposals?status=pending`), 200)).proposals;
+    expect(listed).toMatchObject([{ id: old.id, stale: false }]);
+    const a = await json(await s.api(`/api/apps/${id}/proposals/${old.id}/apply`, { method: "POST" }), 200);
+    expect(a.draft.workflow.nodes.find((n: any) => n.id === "say").config.template).toBe("Old {{ who }}");
+    const u = await json(await s.api(`/api/apps/${id}/undo`, { method: "POST" }), 200);
+    expect(u.draft.workflow).toEqual(d0.workflow);
+
+    // The draft moved on from version 1: refused, typed, saying why and what to do; nothing changes.
+    const id2 = await publishedApp();
+    const e0 = await draftOf(id2);
+    const moved = await json(await s.api(`/api/apps/${id2}/draft`, { method: "PUT", json: { workflow: withWords(e0.workflow, "Mine"), revision: e0.revision } }), 200);
+    const old2 = await legacy(id2, "Old", e0.workflow);
+    expect(await json(await s.api(`/api/apps/${id2}/proposals/${old2.id}`), 200)).toMatchObject({ stale: true, canApply: false });
+    const refused = await json(await s.api(`/api/apps/${id2}/proposals/${old2.id}/apply`, { method: "POST" }), 409);
+    expect(refused.error.code).toBe("proposal.before_drafts");
+    expect(refused.error.message).toMatch(/before drafts existed/);
+    expect(refused.error.message).toMatch(/nothing changed/);
+    expect(refused.error.message).toMatch(/Ask again/);
+    const after = await draftOf(id2);
+    expect(after.revision).toBe(moved.revision);
+    expect(after.workflow).toEqual(moved.workflow);
+    expect((await json(await s.api(`/api/apps/${id2}/proposals/${old2.id}`), 200)).status).toBe("pending");
+  });
+
   it("restoring an old version makes it the draft (no new version); publishing it unchanged republishes it", async () => {
     const id = await publishedApp();
     const d = await draftOf(id);

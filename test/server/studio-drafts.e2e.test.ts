@@ -405,6 +405,36 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     expect(await page.getByTestId("editor").count()).toBe(1);
   });
 
+  it("“Undo last AI change” stays enabled after an autosave that changes nothing, and undoes", async () => {
+    const id = await create("undo after a no-op save", wrapApp);
+    const d0 = await serverDraft(id);
+    const proposed = structuredClone(d0.workflow);
+    node(proposed, "wrap").config.template = "AI {{ q }}";
+    const p = await json(`/api/apps/${id}/proposals`, { method: "POST", json: { workflow: proposed } });
+    expect(p.status).toBe(201);
+    const applied = await json(`/api/apps/${id}/proposals/${p.body.id}/apply`, { method: "POST" });
+    expect(applied.status).toBe(200);
+    const rev = applied.body.draft.revision as number;
+
+    await page.getByTestId("back-to-apps").click();
+    await openByName("undo after a no-op save");
+    // An edit and its reversal inside one autosave delay: the save changes nothing but makes a new revision.
+    await page.locator('[data-node-id="wrap"]').click();
+    await page.getByTestId("field-title").fill("Wrap x");
+    await page.getByTestId("field-title").fill("Wrap");
+    await expect.poll(async () => (await serverDraft(id)).revision).toBe(rev + 1);
+    await saved();
+    expect((await serverDraft(id)).workflow).toEqual(applied.body.draft.workflow);
+
+    await page.getByTestId("tab-versions").click();
+    const undo = page.getByTestId("undo");
+    await undo.waitFor();
+    await expect.poll(() => undo.isEnabled()).toBe(true);
+    await undo.click();
+    await page.getByText(/Undone: the draft is back to how it was before/).waitFor();
+    expect(node((await serverDraft(id)).workflow, "wrap").config.template).toBe("[{{ q }}]");
+  });
+
   it("raised no page errors", () => {
     expect(pageErrors).toEqual([]);
   });

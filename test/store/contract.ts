@@ -749,6 +749,30 @@ function describeProposals(target: StoreTarget): void {
       expect(await apps.deleteApp(app.id)).toBe(true);
       expect(await apps.proposals(app.id)).toEqual([]);
     }));
+
+  it("a proposal made before drafts (no base workflow) applied to the draft keeps what it replaced, so undo puts it back", () =>
+    withStores(target, async ({ apps }) => {
+      const { app } = await apps.createApp({ name: "Legacy", mode: "workflow" }, wf, "create");
+      // As JSON: what a database gives back has no keys holding undefined.
+      const edited = JSON.parse(JSON.stringify({ ...wf, name: "edited before the apply" }));
+      const saved = await apps.saveDraft(app.id, edited, []);
+      const legacy = await apps.createProposal(proposal(app.id, 1));
+      expect(legacy.baseWorkflow).toBeUndefined();
+      const d = await apps.applyProposal(app.id, legacy.id, saved!.saved ? saved!.draft.revision : 0, []);
+      expect(d).toMatchObject({ workflow: { name: "Proposed" } });
+      const applied = (await apps.proposal(app.id, legacy.id))!;
+      expect(applied).toMatchObject({ status: "applied", appliedRevision: d!.revision, baseWorkflow: edited });
+      expect(applied.baseRevision).toBeUndefined();
+      expect(await apps.undoProposal(app.id, legacy.id, d!.revision, [])).toMatchObject({ workflow: edited });
+
+      // A proposal that has its base keeps it: applying never overwrites it with the draft's content.
+      const cur = (await apps.draft(app.id))!;
+      const own = JSON.parse(JSON.stringify({ ...wf, name: "its own base" }));
+      const made = { ...proposal(app.id, 1), baseRevision: cur.revision, baseWorkflow: own };
+      const p = await apps.createProposal(made);
+      await apps.applyProposal(app.id, p.id, cur.revision, []);
+      expect((await apps.proposal(app.id, p.id))?.baseWorkflow).toEqual(own);
+    }));
 }
 
 function describeKnowledge(target: StoreTarget): void {

@@ -127,6 +127,8 @@ interface State {
   versions: VersionInfo[];
   /** The last AI proposal applied to the draft and not undone: what Undo takes back out. */
   lastApplied?: ProposalView;
+  /** The server's word on Undo (GET /undo) at draft revision `revision`: judged by content, not revision. */
+  undoState?: { available: boolean; revision: number };
   diff?: { version: number; against: number | null; diff: WorkflowDiff };
 
   login(key: string): Promise<void>;
@@ -163,6 +165,8 @@ interface State {
   newConversation(): void;
   sendChat(text: string): Promise<void>;
   loadVersions(): Promise<void>;
+  /** Ask the server again whether Undo would apply now (after a save moved the draft's revision). */
+  checkUndo(): Promise<void>;
   showDiff(version: number): Promise<void>;
   restore(version: number): Promise<void>;
   /** Show a proposal (with its workflow) for review; `hidden` keeps it put aside (a refresh after a save). */
@@ -633,12 +637,17 @@ export const useStore = create<State>((set, get) => {
     async loadVersions() {
       const app = get().app;
       if (!app) return;
-      const [{ versions }, { proposals }] = await Promise.all([
+      const [{ versions }, undo] = await Promise.all([
         api<{ versions: VersionInfo[] }>(`/api/apps/${app.id}/versions`),
-        api<{ proposals: ProposalView[] }>(`/api/apps/${app.id}/proposals?status=applied`),
+        api<{ available: boolean; revision: number; proposal?: ProposalView }>(`/api/apps/${app.id}/undo`),
       ]);
-      const undoable = proposals.filter((p) => p.appliedRevision !== undefined && p.undoneAt === undefined);
-      set({ versions, lastApplied: undoable.sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0))[0] });
+      set({ versions, lastApplied: undo.proposal, undoState: { available: undo.available, revision: undo.revision } });
+    },
+    async checkUndo() {
+      const app = get().app;
+      if (!app) return;
+      const undo = await api<{ available: boolean; revision: number; proposal?: ProposalView }>(`/api/apps/${app.id}/undo`);
+      if (get().app?.id === app.id) set({ lastApplied: undo.proposal, undoState: { available: undo.available, revision: undo.revision } });
     },
     async showDiff(version) {
       const app = get().app;

@@ -49,6 +49,7 @@ export const ROUTE_TABLE: Record<string, RouteNeed> = {
   "GET /api/apps/:id/proposals/:pid": "app.read",
   "POST /api/apps/:id/proposals/:pid/apply": "app.edit",
   "POST /api/apps/:id/proposals/:pid/reject": "app.edit",
+  "GET /api/apps/:id/undo": "app.read",
   "POST /api/apps/:id/undo": "app.edit",
 
   "GET /api/runs": "app.read",

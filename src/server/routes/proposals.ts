@@ -51,7 +51,7 @@ export function proposalRoutes(deps: ServerDeps): Hono {
       throw new ApiError(400, "request.invalid_status", `status must be one of ${STATUSES.join(", ")}`);
     const draft = await editing.draft(app.id);
     const list = await apps.proposals(app.id, status as ProposalStatus | undefined);
-    return c.json({ proposals: list.map((p) => proposalView(p, draft, false)) });
+    return c.json({ proposals: await Promise.all(list.map((p) => editing.view(p, draft, false))) });
   });
 
   r.post("/:id/proposals", async (c) => {
@@ -68,7 +68,7 @@ export function proposalRoutes(deps: ServerDeps): Hono {
     const app = await requireApp(deps, c.req.param("id"));
     const p = await apps.proposal(app.id, c.req.param("pid"));
     if (!p) throw new ApiError(404, "proposal.not_found", `app ${app.id} has no proposal ${c.req.param("pid")}`);
-    return c.json(proposalView(p, await editing.draft(app.id)));
+    return c.json(await editing.view(p, await editing.draft(app.id)));
   });
 
   // Applying writes the draft, not a version: what end users run changes only with a publish.
@@ -83,6 +83,13 @@ export function proposalRoutes(deps: ServerDeps): Hono {
     const p = await editing.reject(app.id, c.req.param("pid"));
     const draft = await editing.draft(app.id);
     return c.json({ proposal: proposalView(p, draft, false), revision: draft.revision, note: NOTHING_CHANGED });
+  });
+
+  // Whether Undo would take the last applied proposal out now (judged by content, so a no-op save keeps it).
+  r.get("/:id/undo", async (c) => {
+    const app = await requireApp(deps, c.req.param("id"));
+    const { draft: _d, last: _l, ...state } = await editing.undoState(app.id);
+    return c.json(state);
   });
 
   r.post("/:id/undo", async (c) => {

@@ -224,8 +224,11 @@ export class MemoryAppStore implements AppStore {
   ): Promise<DraftRecord | undefined> {
     const p = this.proposalLog.get(appId)?.find((x) => x.id === id);
     if (!p || p.status !== "pending") return undefined;
+    const before = this.drafts.get(appId)?.workflow;
     const r = await this.saveDraft(appId, p.workflow, diagnostics, expectedRevision);
     if (!r?.saved) return undefined;
+    // A proposal made before drafts had no base workflow: what it replaced is what an undo puts back.
+    p.baseWorkflow ??= structuredClone(before);
     Object.assign(p, { status: "applied", appliedRevision: r.draft.revision, decidedAt: Date.now() });
     return r.draft;
   }

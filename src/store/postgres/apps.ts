@@ -417,13 +417,15 @@ export class PostgresAppStore implements AppStore {
         [appId, id],
       );
       if (!p || p.status !== "pending") return undefined;
+      // Read before the write; the write's revision check makes it the content the write replaced.
+      const [before] = await q<{ workflow: string }>("SELECT workflow FROM app_drafts WHERE app_id = $1", [appId]);
       const d = await this.writeDraftIn(q, appId, p.workflow, diagnostics, expectedRevision);
       if (!d) return undefined;
-      await q("UPDATE proposals SET status = 'applied', applied_revision = $2, decided_at = $3 WHERE id = $1", [
-        id,
-        d.revision,
-        Date.now(),
-      ]);
+      // A proposal made before drafts had no base workflow: what it replaced is what an undo puts back.
+      await q(
+        "UPDATE proposals SET status = 'applied', applied_revision = $2, decided_at = $3, base_workflow = COALESCE(base_workflow, $4) WHERE id = $1",
+        [id, d.revision, Date.now(), before?.workflow ?? null],
+      );
       return d;
     });
   }

@@ -406,11 +406,17 @@ export class SqliteAppStore implements AppStore {
     return this.db.transaction((): DraftRecord | undefined => {
       const row = this.stmts.proposal.get(appId, id) as { status: string; workflow: string } | undefined;
       if (!row || row.status !== "pending") return undefined;
+      const before = this.db.prepare("SELECT workflow FROM app_drafts WHERE app_id = ?").get(appId) as
+        | { workflow: string }
+        | undefined;
       const d = this.writeDraftNow(appId, row.workflow, diagnostics, expectedRevision);
       if (!d) return undefined;
+      // A proposal made before drafts had no base workflow: what it replaced is what an undo puts back.
       this.db
-        .prepare("UPDATE proposals SET status = 'applied', applied_revision = ?, decided_at = ? WHERE id = ?")
-        .run(d.revision, Date.now(), id);
+        .prepare(
+          "UPDATE proposals SET status = 'applied', applied_revision = ?, decided_at = ?, base_workflow = COALESCE(base_workflow, ?) WHERE id = ?",
+        )
+        .run(d.revision, Date.now(), before?.workflow ?? null, id);
       return d;
     })();
   }

@@ -1,3 +1,4 @@
+import { useEffect } from "react";
 import { useSaveState } from "../draft/autosave";
 import { useStore } from "../store";
 import { VersionDiff } from "./VersionDiff";
@@ -8,10 +9,18 @@ export function VersionsPanel() {
   const diff = useStore((s) => s.diff);
   const draft = useStore((s) => s.draft);
   const lastApplied = useStore((s) => s.lastApplied);
-  // Edits after the AI change, saved or still waiting: the server refuses an undo that would lose them.
-  const movedOn = useStore((s) => s.draftRevision !== s.lastApplied?.appliedRevision);
+  // Edits after the AI change, saved or still waiting: the server refuses an undo that would lose them. It
+  // judges by content (a save that changed nothing keeps Undo), so its answer is asked again at each revision.
+  const draftRevision = useStore((s) => s.draftRevision);
+  const undoState = useStore((s) => s.undoState);
+  const checked = undoState !== undefined && undoState.revision === draftRevision;
+  const movedOn = !checked || !undoState.available;
   const waiting = useSaveState((s) => s.state.kind !== "saved");
   const dirty = movedOn || waiting;
+  useEffect(() => {
+    if (lastApplied && !waiting && draftRevision !== undefined && undoState?.revision !== draftRevision)
+      void useStore.getState().checkUndo().catch(() => undefined);
+  }, [lastApplied, waiting, draftRevision, undoState?.revision]);
   const { showDiff, restore, undo } = useStore.getState();
   return (
     <div className="versions-panel" data-testid="versions-panel">
