@@ -9,6 +9,7 @@ import type { FormRecord } from "../../src/store/forms.js";
 import type { Stores } from "../../src/store/open.js";
 import type { AttemptRecord, NodeCommit, RunRecord } from "../../src/store/runs.js";
 import { buildWorkflow, tpl } from "../support/build.js";
+import { describeAppTests } from "./contract-app-tests.js";
 import { describeSchedules } from "./contract-schedules.js";
 
 export interface StoreTarget {
@@ -89,6 +90,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeForms(target);
     describeEnv(target);
     describeSchedules(target);
+    describeAppTests(target);
     describeServiceApi(target);
     describeConversations(target);
     if (target.knowledge !== false) describeKnowledge(target);
