@@ -6,7 +6,7 @@ import type { RunEnv } from "../engine/run.js";
 import type { ResolveJudgeFn } from "../eval/metrics/resolve.js";
 import type { ExecServices, FileService } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import type { AppTestSettings, TestCaseRecord } from "../store/app-tests.js";
+import type { AppTestSettings, GateOverrideRecord, TestCaseRecord } from "../store/app-tests.js";
 import type { Stores } from "../store/stores.js";
 import { newId } from "../util/ids.js";
 import { parseCase } from "./case.js";
@@ -104,6 +104,15 @@ export class AppTests {
       });
     await this.store.putSettings(s);
     return s;
+  }
+
+  async recordOverrideOf(o: GateOverrideRecord): Promise<void> {
+    await this.store.recordOverride(o);
+  }
+
+  async overrides(appId: string): Promise<GateOverrideRecord[]> {
+    await this.app(appId);
+    return this.store.overrides(appId);
   }
 
   /** The workflow a run of the tests means: `--version N`, `--draft`, or the published (else latest) version. */

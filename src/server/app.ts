@@ -6,6 +6,7 @@ import { WeftError } from "../ir/errors.js";
 import type { ServerDeps } from "./context.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { appRoutes } from "./routes/apps.js";
+import { appTestRoutes } from "./routes/app-tests.js";
 import { draftRoutes } from "./routes/drafts.js";
 import { envRoutes } from "./routes/env.js";
 import { runLogRoutes } from "./routes/runlog.js";
@@ -104,6 +105,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", chatRoutes(deps));
   apps.route("/", mcpRoutes(deps));
   apps.route("/", proposalRoutes(deps));
+  apps.route("/", appTestRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", logs.all);
   app.route("/api/runs", runRoutes(deps));

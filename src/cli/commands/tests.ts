@@ -1,23 +1,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
-import { rubricJudge } from "../../apptests/judge.js";
 import { reportMarkdown, failureLine, targetLabel } from "../../apptests/report.js";
 import type { TestReport } from "../../apptests/runner.js";
-import { AppTests } from "../../apptests/service.js";
-import { type BuiltServices, buildServices } from "../../engine/services.js";
-// Without the node types registered no workflow runs.
-import "../../nodes/index.js";
-import { AppEnv } from "../../secrets/app-env.js";
-import { KeyProvider, keyFilePath } from "../../secrets/key.js";
-import { openStores, type Stores } from "../../store/open.js";
-import { DB_HELP, loadWeftConfig } from "../config.js";
+import { withAppTests } from "../app-tests.js";
+import { DB_HELP } from "../config.js";
 import { CliError, EXIT, printJson } from "../output.js";
-
-interface Common {
-  db?: string;
-  config?: string;
-}
 
 function int(raw: string | undefined, flag: string, min: number): number | undefined {
   if (raw === undefined) return undefined;
@@ -25,34 +13,6 @@ function int(raw: string | undefined, flag: string, min: number): number | undef
   if (!Number.isInteger(n) || n < min)
     throw new CliError(`usage.${flag}`, `--${flag} must be an integer ≥ ${min}, got "${raw}"`);
   return n;
-}
-
-/** Opens the database and the configured services (models, tools, files) for as long as `f` runs. */
-export async function withAppTests<T>(
-  opts: Common & { judgeModel?: string },
-  f: (t: AppTests, s: Stores, services: BuiltServices) => Promise<T>,
-): Promise<T> {
-  const cfg = loadWeftConfig(opts.config);
-  const db = opts.db ?? cfg.db;
-  const stores = await openStores(db);
-  let services: BuiltServices | undefined;
-  try {
-    services = await buildServices(cfg, { configPath: opts.config, knowledge: stores.knowledge });
-    const judgeModel = opts.judgeModel ?? process.env.WEFT_JUDGE_MODEL;
-    if (judgeModel && !services.llm)
-      throw new CliError("llm.not_configured", "--judge-model needs a model endpoint (weft.config.json llm)", EXIT.usage);
-    const env = new AppEnv(stores.env, stores.apps, new KeyProvider(keyFilePath(db, cfg.secretKeyFile)));
-    const tests = new AppTests({
-      stores,
-      services,
-      env: (appId) => env.forRun(appId),
-      judge: judgeModel && services.llm ? rubricJudge(services.llm, judgeModel) : undefined,
-    });
-    return await f(tests, stores, services);
-  } finally {
-    await services?.close();
-    await stores.close();
-  }
 }
 
 function printReport(r: TestReport): void {
