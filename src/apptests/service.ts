@@ -45,7 +45,7 @@ export class AppTests {
 
   async app(appId: string) {
     const app = await this.deps.stores.apps.getApp(appId);
-    if (!app) throw new AppTestError("tests.app_not_found", `no app with id ${appId} (see \`weft apps list\`)`, { appId });
+    if (!app) throw new AppTestError("app.not_found", `no app with id ${appId} (see \`weft apps list\`)`, { appId });
     return app;
   }
 

@@ -7,7 +7,7 @@ import { readJson, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 
 const STATUS: Record<string, number> = {
-  "tests.app_not_found": 404,
+  "app.not_found": 404,
   "tests.case_not_found": 404,
   "tests.run_not_found": 404,
   "tests.no_version": 404,
