@@ -11,6 +11,7 @@ const toolsCommands: Load = async (p) => (await import("./commands/tools.js")).r
 const kbCommands: Load = async (p) => (await import("./commands/kb.js")).registerKbCommands(p);
 const mcpCommands: Load = async (p) => (await import("./commands/mcp.js")).registerMcpCommands(p);
 const appCommands: Load = async (p) => (await import("./commands/apps.js")).registerAppCommands(p);
+const testsCommands: Load = async (p) => (await import("./commands/tests.js")).registerTestsCommands(p);
 const envCommands: Load = async (p) => (await import("./commands/env.js")).registerEnvCommands(p);
 const chatCommand: Load = async (p) => (await import("./commands/chat.js")).registerChatCommand(p);
 const compileCommands: Load = async (p) => (await import("./commands/compile.js")).registerCompileCommands(p);
@@ -124,6 +125,11 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
     name: "env",
     load: envCommands,
     description: "an app's environment variables and secrets (secrets encrypted at rest, never shown)",
+  },
+  {
+    name: "tests",
+    load: testsCommands,
+    description: "an app's test cases: add (from runs), list, run (pass^k), export/import",
   },
   {
     name: "apps",

@@ -10,6 +10,7 @@ import { LoginThrottle } from "./auth/throttle.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { authRoutes } from "./routes/auth.js";
 import { appRoutes } from "./routes/apps.js";
+import { appTestRoutes } from "./routes/app-tests.js";
 import { draftRoutes } from "./routes/drafts.js";
 import { envRoutes } from "./routes/env.js";
 import { runLogRoutes } from "./routes/runlog.js";
@@ -100,6 +101,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", mcpRoutes(deps));
   apps.route("/", proposalRoutes(deps));
   app.route("/api/auth", authRoutes(deps, opts.loginThrottle ?? new LoginThrottle()));
+  apps.route("/", appTestRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", logs.all);
   app.route("/api/runs", runRoutes(deps));

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { StoreOpenError, StoreSpecError } from "./errors.js";
 import type { FormStore } from "./forms.js";
 import { MemoryAppStore } from "./memory/apps.js";
+import { MemoryAppTestStore } from "./memory/app-tests.js";
 import { MemoryConversationStore } from "./memory/conversations.js";
 import { MemoryEnvStore } from "./memory/env.js";
 import { MemoryFormStore } from "./memory/forms.js";
@@ -13,6 +14,7 @@ import { MemoryTeamStore } from "./memory/teams.js";
 import { MemoryTriggerStore } from "./memory/triggers.js";
 import { type PostgresSpec, parsePostgresSpec } from "./postgres/spec.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
+import { SqliteAppTestStore } from "./sqlite/app-tests.js";
 import { SqliteKnowledgeStore } from "./sqlite/knowledge.js";
 import { SqliteConversationStore } from "./sqlite/conversations.js";
 import { openSqlite, type SqliteOptions } from "./sqlite/database.js";
@@ -83,6 +85,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       schedules: new MemoryScheduleStore(),
       triggers: new MemoryTriggerStore(),
       teams: new MemoryTeamStore(),
+      appTests: new MemoryAppTestStore(),
       knowledge: new SqliteKnowledgeStore(kb),
       close: async () => {
         if (kb.open) kb.close();
@@ -112,6 +115,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       schedules: new SqliteScheduleStore(db),
       triggers: new SqliteTriggerStore(db),
       teams: new SqliteTeamStore(db),
+      appTests: new SqliteAppTestStore(db),
       close: async () => {
         await group.close();
         if (db.open) db.close();

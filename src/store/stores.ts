@@ -1,4 +1,5 @@
 import type { AppStore } from "./apps.js";
+import type { AppTestStore } from "./app-tests.js";
 import type { ConversationStore } from "./conversations.js";
 import type { EnvStore } from "./env.js";
 import type { FormStore } from "./forms.js";
@@ -32,6 +33,8 @@ export interface Stores {
   triggers: TriggerStore;
   /** Users, workspaces, memberships, sessions and which workspace owns an app or a knowledge base. */
   teams: TeamStore;
+  /** Apps' own test cases, their publish gate settings and overrides, cached model answers. */
+  appTests: AppTestStore;
   /** Which backend the specifier named. */
   readonly kind: StoreKind;
   /** Closes the database; the stores must not be used afterwards. */

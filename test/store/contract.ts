@@ -10,6 +10,7 @@ import type { Stores } from "../../src/store/open.js";
 import type { AttemptRecord, NodeCommit, RunRecord } from "../../src/store/runs.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { describeDeliveries } from "./contract-deliveries.js";
+import { describeAppTests } from "./contract-app-tests.js";
 import { describeSchedules } from "./contract-schedules.js";
 import { describeTeams, describeTeamsSharing } from "./contract-teams.js";
 
@@ -93,6 +94,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeSchedules(target);
     describeDeliveries(target);
     describeTeams(target);
+    describeAppTests(target);
     describeServiceApi(target);
     describeConversations(target);
     if (target.knowledge !== false) describeKnowledge(target);

@@ -7,6 +7,8 @@ import { openStores, type Stores } from "../../store/open.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, printJson } from "../output.js";
+import { withAppTests } from "../app-tests.js";
+import { publishThroughGate } from "../../apptests/gate.js";
 
 function positive(raw: string, flag: string): number {
   const n = Number(raw);
@@ -16,14 +18,20 @@ function positive(raw: string, flag: string): number {
 }
 
 /** Diagnostics go to stderr one per line, then the error itself (the caller's exit code follows from it). */
-async function withStores<T>(db: string, f: (s: Stores) => Promise<T>): Promise<T> {
-  const stores = await openStores(db);
+async function explained<T>(f: () => Promise<T>): Promise<T> {
   try {
-    return await f(stores);
+    return await f();
   } catch (e) {
     if (e instanceof ApiError) for (const d of e.diagnostics ?? []) process.stderr.write(`${formatDiagnostic(d)}\n`);
     if (e instanceof DraftStaleError) process.stderr.write(`the current draft is revision ${e.current.revision}\n`);
     throw e;
+  }
+}
+
+async function withStores<T>(db: string, f: (s: Stores) => Promise<T>): Promise<T> {
+  const stores = await openStores(db);
+  try {
+    return await explained(() => f(stores));
   } finally {
     await stores.close();
   }
@@ -63,22 +71,43 @@ export function registerDraftCommands(apps: Command): void {
     .option("--to <n>", "publish this existing version instead of the draft (a rollback when older)")
     .option("--note <text>", "a note for the version publishing makes", "")
     .option("--allow-warnings", "publish a version whose only errors Dify runs anyway (they are shown as warnings)")
+    .option(
+      "--override-tests <reason>",
+      "publish although the app's required tests fail (the owner's decision; the reason and failing cases are recorded)",
+    )
     .option("--db <spec>", DB_HELP)
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (appId, opts) => {
-      const db = opts.db ?? loadWeftConfig(opts.config).db;
       const n = opts.to === undefined ? undefined : positive(opts.to, "to");
-      const p = await withStores(db, async (s) => {
-        const done =
-          n === undefined
-            ? await publishDraft(s.apps, appId, opts.note, { allowWarnings: !!opts.allowWarnings })
-            : await publishVersion(s.apps, appId, n, { allowWarnings: !!opts.allowWarnings });
-        await syncAppTriggers(s, appId);
-        return done;
-      });
+      const allow = { allowWarnings: !!opts.allowWarnings };
+      const override = opts.overrideTests === undefined ? undefined : { reason: opts.overrideTests, by: "cli" };
+      const p = await withAppTests(opts, (tests, s) =>
+        explained(async () => {
+          const { published, gate } = await publishThroughGate(
+            tests,
+            appId,
+            n === undefined ? { draft: true } : { version: n },
+            () => (n === undefined ? publishDraft(s.apps, appId, opts.note, allow) : publishVersion(s.apps, appId, n, allow)),
+            (x) => x.version.version,
+            override,
+          );
+          await syncAppTriggers(s, appId);
+          return { ...published, gate };
+        }),
+      );
       if (opts.json)
-        return printJson({ appId, published: p.version.version, created: p.created, warnings: p.warnings });
+        return printJson({
+          appId,
+          published: p.version.version,
+          created: p.created,
+          warnings: p.warnings,
+          tests: p.gate,
+        });
+      if (p.gate.required)
+        process.stderr.write(
+          `tests: ${p.gate.passed}/${(p.gate.passed ?? 0) + (p.gate.failed ?? 0)} pass${p.gate.override ? `; published over failing case(s) ${p.gate.failing!.join(", ")}: ${p.gate.override.reason}` : ""}\n`,
+        );
       for (const w of p.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
       process.stdout.write(
         `published ${appId} version ${p.version.version}${p.created ? " (new, from the draft)" : ""}\n`,

@@ -106,6 +106,7 @@ export function appRoutes(deps: ServerDeps): Hono {
     await deps.stores.conversations.deleteApp(app.id);
     await deps.env.deleteApp(app.id);
     await deps.stores.triggers.deleteApp(app.id);
+    await deps.stores.appTests.deleteApp(app.id);
     return c.json({ deleted: app.id });
   });
 

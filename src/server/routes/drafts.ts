@@ -5,8 +5,19 @@ import { syncAppTriggers } from "../../triggers/sync.js";
 import { DraftStaleError, getDraft, publishDraft, publishVersion, saveDraft } from "../drafts.js";
 import { envDiagnostics } from "../env-import.js";
 import { ApiError } from "../errors.js";
+import { publishThroughGate } from "../../apptests/gate.js";
+import { appTestsFor, asApiError } from "./app-tests.js";
 import { diagnosticsOf } from "./runs.js";
 import { versionParam, versionSummary } from "./versions.js";
+
+/** `override_tests: {reason}`: publish although the required tests fail (recorded with the reason). */
+function overrideOf(v: unknown): { reason: string; by: string } | undefined {
+  if (v === undefined) return undefined;
+  const reason = (v as { reason?: unknown } | null)?.reason;
+  if (typeof reason !== "string" || reason.trim() === "")
+    throw new ApiError(400, "tests.bad_option", "override_tests must be {reason: \"why\"} with a non-empty reason");
+  return { reason, by: "api" };
+}
 
 /** The draft (GET/PUT /api/apps/:id/draft), publishing (POST /api/apps/:id/publish) and the versions list. */
 export function draftRoutes(deps: ServerDeps): Hono {
@@ -38,10 +49,21 @@ export function draftRoutes(deps: ServerDeps): Hono {
     const body = await readJson(c);
     const id = c.req.param("id");
     const opts = { allowWarnings: body.allow_warnings === true };
-    const p =
-      body.version === undefined
-        ? await publishDraft(apps, id, typeof body.note === "string" ? body.note : "", opts)
-        : await publishVersion(apps, id, versionParam(String(body.version)), opts);
+    const override = overrideOf(body.override_tests);
+    const n = body.version === undefined ? undefined : versionParam(String(body.version));
+    const { published: p, gate } = await publishThroughGate(
+      appTestsFor(deps),
+      id,
+      n === undefined ? { draft: true } : { version: n },
+      () =>
+        n === undefined
+          ? publishDraft(apps, id, typeof body.note === "string" ? body.note : "", opts)
+          : publishVersion(apps, id, n, opts),
+      (x) => x.version.version,
+      override,
+    ).catch((e: unknown) => {
+      throw asApiError(e);
+    });
     await syncAppTriggers(deps.stores, id);
     return c.json({
       app: p.app,
@@ -49,6 +71,7 @@ export function draftRoutes(deps: ServerDeps): Hono {
       published: p.version.version,
       created: p.created,
       warnings: p.warnings,
+      tests: gate,
     });
   });
 

@@ -205,6 +205,22 @@ CREATE INDEX sessions_user ON sessions (user_id);
 CREATE TABLE resource_owners (kind text NOT NULL, id text NOT NULL, workspace_id text NOT NULL, PRIMARY KEY (kind, id));`,
   },
   {
+    version: 14,
+    name: "app tests: per-app test cases, test settings (the publish gate), gate overrides, cached model answers",
+    sql: `
+CREATE TABLE app_test_cases (
+  app_id text NOT NULL, id text NOT NULL, name text NOT NULL, spec text NOT NULL, source_run_id text,
+  created_at bigint NOT NULL, updated_at bigint NOT NULL, PRIMARY KEY (app_id, id));
+CREATE TABLE app_test_settings (
+  app_id text PRIMARY KEY, require_pass boolean NOT NULL, k integer NOT NULL, min_pass_hat_k double precision NOT NULL,
+  updated_at bigint NOT NULL);
+CREATE TABLE app_test_overrides (
+  id text PRIMARY KEY, app_id text NOT NULL, version integer NOT NULL, reason text NOT NULL, by_whom text NOT NULL,
+  failing text NOT NULL, at bigint NOT NULL);
+CREATE INDEX app_test_overrides_app ON app_test_overrides (app_id, at DESC);
+CREATE TABLE model_answer_cache (key text PRIMARY KEY, answer text NOT NULL, created_at bigint NOT NULL);`,
+  },
+  {
     version: 15,
     name: "webhook deliveries: state (accepted with the run's inputs until its run exists, started, failed), claimed by the process starting its run, so a delivery whose process died before its run is made good once",
     sql: `

@@ -1,6 +1,7 @@
 import { StoreError, StoreOpenError } from "../errors.js";
 import type { Stores } from "../stores.js";
 import { PostgresAppStore } from "./apps.js";
+import { PostgresAppTestStore } from "./app-tests.js";
 import { PostgresConversationStore } from "./conversations.js";
 import { PostgresEnvStore } from "./env.js";
 import { PostgresFormStore } from "./forms.js";
@@ -39,6 +40,7 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     schedules: new PostgresScheduleStore(db),
     triggers: new PostgresTriggerStore(db),
     teams: new PostgresTeamStore(db),
+    appTests: new PostgresAppTestStore(db),
     forms: new PostgresFormStore(db),
     knowledge: new PostgresKnowledgeStore(),
     service: new PostgresServiceApiStore(db),
