@@ -38,6 +38,18 @@ export const ROUTE_TABLE: Record<string, RouteNeed> = {
   "PUT /api/apps/:id/env/:name": "app.edit",
   "DELETE /api/apps/:id/env/:name": "app.edit",
   "GET /api/apps/:id/conversations/:cid": "app.read",
+  // App tests: cases are edited like the workflow, run like it; the gate setting guards publishing.
+  "GET /api/apps/:id/tests": "app.read",
+  "POST /api/apps/:id/tests": "app.edit",
+  "GET /api/apps/:id/tests/:caseId": "app.read",
+  "PUT /api/apps/:id/tests/:caseId": "app.edit",
+  "DELETE /api/apps/:id/tests/:caseId": "app.edit",
+  "GET /api/apps/:id/tests/settings": "app.read",
+  "PUT /api/apps/:id/tests/settings": "app.publish",
+  "GET /api/apps/:id/tests/overrides": "app.read",
+  "GET /api/apps/:id/tests/export": "app.read",
+  "POST /api/apps/:id/tests/import": "app.edit",
+  "POST /api/apps/:id/tests/run": "app.run",
   // Triggers start runs of published apps: turning one on or off is publishing-level; listing is reading.
   "GET /api/triggers": "app.read",
   "POST /api/triggers/:id/enable": "app.publish",
