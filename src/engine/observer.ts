@@ -1,4 +1,5 @@
 import type { NodeResult } from "../ir/registry.js";
+import type { Workflow } from "../ir/workflow.js";
 
 /** What an observer reads of a run's result. */
 export interface RunOutcome {
@@ -11,6 +12,8 @@ export interface RunObservation {
   runId: string;
   appId?: string;
   workflowName: string;
+  /** The workflow run (read only): which model each node calls, for token costs. */
+  workflow: Workflow;
   resumed: boolean;
   /** Clear texts that must never leave the process (an observer redacts them from what it records). */
   secrets: string[];

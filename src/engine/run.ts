@@ -124,7 +124,7 @@ function secretsOf(wf: Workflow, o: RunOptions): string[] {
 
 function execute(wf: Workflow, runId: string, o: RunOptions, rawStore: RunStore, resumed: boolean): Promise<RunResult> {
   const body = () => executeRun(wf, runId, o, rawStore, resumed);
-  return o.observer ? o.observer.run({ runId, appId: o.appId, workflowName: wf.name, resumed, secrets: secretsOf(wf, o) }, body) : body();
+  return o.observer ? o.observer.run({ runId, appId: o.appId, workflowName: wf.name, workflow: wf, resumed, secrets: secretsOf(wf, o) }, body) : body();
 }
 
 async function executeRun(

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PriceTableSchema } from "./cost.js";
 
 /**
  * weft.config.json `observability`: tracing is off unless enabled here or by the standard OTEL_* variables
@@ -19,6 +20,8 @@ export const ObservabilityConfigSchema = z
       })
       .strict()
       .default({ enabled: false, protocol: "http/protobuf", headers: {}, serviceName: "weft", captureContent: false }),
+    /** Prices per million tokens by model name: runs, metrics and spans then carry a cost beside the tokens. */
+    prices: PriceTableSchema.optional(),
   })
   .strict();
 export type ObservabilityConfig = z.output<typeof ObservabilityConfigSchema>;

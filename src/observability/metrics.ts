@@ -2,6 +2,8 @@ import { Counter, Histogram, Registry } from "prom-client";
 import type { AttemptObservation, RunObservation, RunObserver, RunOutcome } from "../engine/observer.js";
 import type { NodeResult } from "../ir/registry.js";
 import type { ExecServices, LlmRequest } from "../ir/services.js";
+import type { PriceTable } from "./cost.js";
+import { UsageTally } from "./usage-tally.js";
 
 /**
  * The Prometheus metrics of one process (`weft serve` or `weft worker`), in their own registry so tests and
@@ -9,6 +11,8 @@ import type { ExecServices, LlmRequest } from "../ir/services.js";
  */
 export class Metrics {
   readonly registry = new Registry();
+  /** Prices per model (weft.config.json `observability.prices`): app costs are counted when set. */
+  constructor(readonly o: { prices?: PriceTable } = {}) {}
   readonly runsStarted = new Counter({
     name: "weft_runs_started_total",
     help: "Workflow runs (and resumed run segments) started",
@@ -39,6 +43,25 @@ export class Metrics {
     help: "Model call latency by model",
     labelNames: ["model", "outcome"] as const,
     buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+  readonly appTokens = new Counter({
+    name: "weft_app_tokens_total",
+    help: "Model tokens used by each app's runs, by direction (input/output)",
+    labelNames: ["app", "direction"] as const,
+    registers: [this.registry],
+  });
+  readonly appCost = new Counter({
+    name: "weft_app_cost_total",
+    help: "Cost of each app's model tokens by the configured price table (models without a price count nothing)",
+    labelNames: ["app", "currency"] as const,
+    registers: [this.registry],
+  });
+  readonly queueWait = new Histogram({
+    name: "weft_queue_wait_seconds",
+    help: "Time a queued job waited from submission until a worker took it",
+    labelNames: ["job"] as const,
+    buckets: [0.01, 0.05, 0.25, 1, 5, 30, 120, 600],
     registers: [this.registry],
   });
   readonly storeErrors = new Counter({
@@ -90,21 +113,31 @@ export class Metrics {
 }
 
 class MetricsObserver implements RunObserver {
+  private readonly tally: UsageTally;
   constructor(
     private readonly m: Metrics,
     private readonly source: string,
-  ) {}
+  ) {
+    this.tally = new UsageTally(m.o.prices);
+  }
 
   async run<T extends RunOutcome>(info: RunObservation, body: () => Promise<T>): Promise<T> {
     const app = info.appId ?? "";
     this.m.runsStarted.inc({ app, source: this.source });
+    this.tally.open(info.runId, info.workflow);
     let status = "failed";
     try {
       const r = await body();
       status = r.status;
+      // A run the store could not keep (unreachable, busy) ends with the store's error code.
+      if (r.error?.code.startsWith("store.")) this.m.storeErrors.inc({ operation: "run" });
       return r;
     } finally {
       this.m.runsFinished.inc({ app, status, source: this.source });
+      const usage = this.tally.close(info.runId);
+      this.m.appTokens.inc({ app, direction: "input" }, usage.inputTokens);
+      this.m.appTokens.inc({ app, direction: "output" }, usage.outputTokens);
+      if (usage.cost !== undefined) this.m.appCost.inc({ app, currency: usage.currency ?? "" }, usage.cost);
     }
   }
 
@@ -113,6 +146,7 @@ class MetricsObserver implements RunObserver {
     try {
       const r = await body();
       end({ outcome: "ok" });
+      this.tally.add(info.runId, info.nodeId, r);
       return r;
     } catch (e) {
       end({ outcome: "error" });

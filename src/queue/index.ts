@@ -1,5 +1,6 @@
 import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from "bullmq";
 import type { RunEvent } from "../engine/events.js";
+import type { RunObserver } from "../engine/observer.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
 import { type RunEnv, type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
@@ -12,6 +13,7 @@ import { StoreSpecError } from "../store/errors.js";
 import type { FormStore } from "../store/forms.js";
 import { openStores, parseStoreSpec } from "../store/open.js";
 import type { RunStore } from "../store/runs.js";
+import type { TraceCarrier } from "../observability/index.js";
 import { newId } from "../util/ids.js";
 import { type StopReport, stopWorker, workerErrorLog } from "./shutdown.js";
 
@@ -44,6 +46,8 @@ export interface RunJob {
   sys?: Record<string, unknown>;
   /** A tool environment the worker builds fresh for this run (benchmarks need per-task state). */
   toolEnv?: { kind: "sopbench"; domain: string; options?: Record<string, unknown> };
+  /** The submitter's trace context (W3C traceparent): the worker's run span continues that trace. */
+  trace?: TraceCarrier;
 }
 
 export interface RunJobResult {
@@ -150,19 +154,25 @@ export async function createQueueRunner(c: QueueConnection = {}) {
 export async function enqueueRun(
   workflow: Workflow,
   inputs: Record<string, unknown>,
-  o: QueueConnection & { db: string; onEvent?: (e: RunEvent) => void; sys?: Record<string, unknown> },
+  o: QueueConnection & {
+    db: string;
+    onEvent?: (e: RunEvent) => void;
+    sys?: Record<string, unknown>;
+    runId?: string;
+    trace?: TraceCarrier;
+  },
 ): Promise<RunResult> {
-  const runId = newId();
-  return enqueueAndWait("run", { runId, workflow, inputs, sys: o.sys }, runId, o);
+  const runId = o.runId ?? newId();
+  return enqueueAndWait("run", { runId, workflow, inputs, sys: o.sys, trace: o.trace }, runId, o);
 }
 
 /** Put a resume of a stored run on the queue (any worker takes it) and wait for where it ends. */
 export async function enqueueResume(
   runId: string,
-  o: QueueConnection & { db: string; onEvent?: (e: RunEvent) => void },
+  o: QueueConnection & { db: string; onEvent?: (e: RunEvent) => void; trace?: TraceCarrier },
 ): Promise<RunResult> {
   // A finished job keeps its id for a while, so every resume is a job of its own.
-  return enqueueAndWait("resume", { runId, resume: true }, `${runId}-resume-${newId()}`, o);
+  return enqueueAndWait("resume", { runId, resume: true, trace: o.trace }, `${runId}-resume-${newId()}`, o);
 }
 
 async function enqueueAndWait(
@@ -212,6 +222,12 @@ export interface WorkerOptions extends QueueConnection {
   log?: (line: string) => void;
   /** The secret key file (weft.config.json `secretKeyFile`); default beside the database, as `weft serve`. */
   secretKeyFile?: string;
+  /** Observability hook (tracing, metrics, logs) for every run segment the worker runs. */
+  observer?: RunObserver;
+  /** Runs a job inside the trace its submitter carried (tracing on); without it jobs run as they are. */
+  continueTrace?: <T>(carrier: TraceCarrier | undefined, fn: () => Promise<T>) => Promise<T>;
+  /** How long each job waited on the queue before this worker took it (ms), for the queue-wait metric. */
+  onJobTaken?: (job: { name: string; waitedMs: number }) => void;
 }
 
 // A run whose database was unreachable waits this long before another try, for up to this many starts of its
@@ -261,8 +277,13 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
       o.onEvent?.(e);
       if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
     };
+    // A delayed job (a form's timeout) waits from when it was due, not from when it was put on the queue.
+    const due = job.timestamp + (job.opts.delay ?? 0);
+    o.onJobTaken?.({ name: job.name, waitedMs: Math.max(0, (job.processedOn ?? Date.now()) - due) });
     const services = await jobServices(job.data, o, stores.forms);
-    const result = await processJob(job.data, { store, services, onEvent, name, stop: stopping.signal, envOf });
+    const execute = () =>
+      processJob(job.data, { store, services, onEvent, name, stop: stopping.signal, envOf, observer: o.observer });
+    const result = await (o.continueTrace ? o.continueTrace(job.data.trace, execute) : execute());
     await scheduleTimeouts(timeouts, result);
     return result;
   };
@@ -340,6 +361,7 @@ async function processJob(
     stop: AbortSignal;
     /** The app's variables and secrets (resumed runs: the app of the stored run). */
     envOf: (appId: string | undefined) => Promise<RunEnv | undefined>;
+    observer?: RunObserver;
   },
 ): Promise<RunJobResult> {
   const { runId } = data;
@@ -356,7 +378,15 @@ async function processJob(
   // The previous worker finished the run but died before acknowledging the job; or a late timeout.
   if (existing && FINISHED.has(existing.status)) return reply({ ...existing, outputs: existing.outputs ?? {} }, true);
   const env = await o.envOf(existing?.appId ?? data.appId);
-  const opts = { store: o.store, services: o.services, onEvent: o.onEvent, maxSteps: 2000, stop: o.stop, env };
+  const opts = {
+    store: o.store,
+    services: o.services,
+    onEvent: o.onEvent,
+    maxSteps: 2000,
+    stop: o.stop,
+    env,
+    observer: o.observer,
+  };
   if (existing) return reply(await resumeRun(runId, opts), true);
   if (data.resume || !data.workflow)
     throw new WeftError("run.not_found", `no run with id ${runId} to resume in this database`);

@@ -1,4 +1,6 @@
-import { Hono } from "hono";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { type Context, Hono } from "hono";
+import type { EventLog } from "../observability/log.js";
 import type { Metrics } from "../observability/metrics.js";
 import { mountMetrics } from "./metrics-route.js";
 import { bodyLimit } from "hono/body-limit";
@@ -44,6 +46,17 @@ export interface AppOptions {
   inFlight?: InFlight;
   /** Failed sign-ins counted per address and per account (src/server/auth/throttle.ts). */
   loginThrottle?: LoginThrottle;
+  /** The server's event log: auth failures and internal errors are events there (default: stderr lines). */
+  log?: EventLog;
+}
+
+/** The client's address; requests not served by the Node server (app.request in tests) have none. */
+function remoteOf(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? "";
+  } catch {
+    return "";
+  }
 }
 
 /** The HTTP application: `/health` open, `/api/*` behind API keys or sessions and the route table, the built UI everywhere else. */
@@ -55,11 +68,22 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
     // The service API answers as Dify does: `{code, message, status}`.
     const dify = new URL(c.req.url).pathname.startsWith("/v1/");
     const { status, body } = dify ? { status: difyErrorBody(e).status, body: difyErrorBody(e) } : toErrorBody(e);
-    if (status === 500) {
+    const path = new URL(c.req.url).pathname;
+    if ((status === 401 || status === 403) && opts.log) {
+      const code = e instanceof WeftError ? e.code : "auth.failed";
+      opts.log.warn(
+        { event: "auth.failed", method: c.req.method, path, status, code, remote: remoteOf(c) },
+        `${c.req.method} ${path} refused: ${e.message}`,
+      );
+    }
+    if (status === 500 && opts.log) {
+      const code = e instanceof WeftError ? e.code : "server.internal_error";
+      opts.log.error({ event: "server.error", method: c.req.method, path, code }, e.message);
+    } else if (status === 500) {
       // Typed failures are one line (their message names the file or the cause); anything else keeps its stack.
       const line =
         e instanceof WeftError ? `${e.code}: ${e.message}` : e instanceof Error ? (e.stack ?? e.message) : String(e);
-      process.stderr.write(`weft server: ${c.req.method} ${new URL(c.req.url).pathname}: ${line}\n`);
+      process.stderr.write(`weft server: ${c.req.method} ${path}: ${line}\n`);
     }
     return c.json(body, status as 400);
   });
@@ -71,7 +95,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   );
 
   if (opts.inFlight) app.use("*", opts.inFlight.middleware);
-  if (opts.metrics) mountMetrics(app, opts.metrics, opts.metricsToken);
+  if (opts.metrics) mountMetrics(app, opts.metrics, opts.metricsToken, opts.log);
   app.get("/health", (c) => c.json({ ok: true }));
 
   app.use("/api/*", apiGuard(deps));

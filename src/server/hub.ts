@@ -27,8 +27,9 @@ export interface RunContext {
   conversation?: Record<string, unknown>;
 }
 
-/** Operators see why a run was lost: one line on stderr. */
-function logFailure(what: string, err: unknown): void {
+/** Operators see why a run was lost: one line on stderr, or an event of the server's log. */
+function logFailure(what: string, err: unknown, hook?: (what: string, err: unknown) => void): void {
+  if (hook) return hook(what, err);
   const why =
     err instanceof WeftError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
   process.stderr.write(`weft server: ${what}: ${why}\n`);
@@ -78,6 +79,8 @@ export interface RunHubOptions {
   envOf?: (appId: string) => Promise<RunEnv>;
   /** Observability hook (tracing, metrics) for every run segment. */
   observer?: RunObserver;
+  /** Where failures the hub survives go (the server's event log, store error metrics); default one stderr line. */
+  onFailure?: (what: string, err: unknown) => void;
 }
 
 /**
@@ -112,7 +115,7 @@ export class RunHub {
     this.leases = new RunLeases(o.runs, o.lease ?? DEFAULT_LEASE, {
       takeOver: (runId) => this.takeOver(runId),
       lost: (runId) => this.lost(runId),
-      failed: (what, err) => logFailure(what, err),
+      failed: (what, err) => logFailure(what, err, this.o.onFailure),
     });
     this.store = new LeasedRunStore(o.runs, this.leases);
   }
@@ -180,7 +183,7 @@ export class RunHub {
           return;
         }
       } catch (err) {
-        logFailure(`following run ${runId} from the database`, err);
+        logFailure(`following run ${runId} from the database`, err, this.o.onFailure);
       }
       setTimeout(() => void tick(), every).unref?.();
     };
@@ -231,7 +234,7 @@ export class RunHub {
         e.persisted = Math.min(e.persisted, b.from);
         this.dirty.set(b.runId, e);
       }
-      process.stderr.write(`weft server: writing run events failed: ${(err as Error).message}\n`);
+      logFailure("writing run events", err, this.o.onFailure);
     }
   }
 
@@ -271,7 +274,7 @@ export class RunHub {
       },
     );
     // A failing run is reported through its events and record; failing to record it is logged here.
-    e.done.catch((err: unknown) => logFailure(`run ${runId} could not be recorded`, err));
+    e.done.catch((err: unknown) => logFailure(`run ${runId} could not be recorded`, err, this.o.onFailure));
     return e.done;
   }
 
@@ -280,7 +283,7 @@ export class RunHub {
       try {
         await l(runId, result);
       } catch (err) {
-        logFailure(`after run ${runId} ${result.status}`, err);
+        logFailure(`after run ${runId} ${result.status}`, err, this.o.onFailure);
       }
     }
   }
@@ -297,10 +300,14 @@ export class RunHub {
       if (knownRunning || (await this.o.runs.getRun(runId))?.status === "running")
         await this.o.runs.updateRun(runId, { status: "failed", error: errorOf(err) }, this.leases.owner);
       this.leases.drop(runId);
-      logFailure(`run ${runId} failed`, err);
+      logFailure(`run ${runId} failed`, err, this.o.onFailure);
     } catch (x) {
       this.leases.drop(runId);
-      logFailure(`run ${runId} ended without a result and could not be recorded (retried after its lease lapses)`, x);
+      logFailure(
+        `run ${runId} ended without a result and could not be recorded (retried after its lease lapses)`,
+        x,
+        this.o.onFailure,
+      );
     }
   }
 
@@ -343,7 +350,7 @@ export class RunHub {
     if (!e?.active) return;
     e.fenced = true;
     const why = new WeftError("run.lease_lost", `run ${runId} was taken over by another server; this copy stops`);
-    logFailure(`run ${runId}`, why);
+    logFailure(`run ${runId}`, why, this.o.onFailure);
     // Stopped first: the nodes the abort cuts short are not committed as failures, the new owner runs them.
     this.stops.get(runId)?.abort(why);
     this.controllers.get(runId)?.abort(why);
@@ -390,7 +397,7 @@ export class RunHub {
         observer: this.o.observer,
       });
     } catch (err) {
-      logFailure(`run ${runId} was not started: storing its record failed`, err);
+      logFailure(`run ${runId} was not started: storing its record failed`, err, this.o.onFailure);
       throw err;
     }
     // Its record was created under this server's lease; renewed from now on.

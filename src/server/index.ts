@@ -21,12 +21,14 @@ import { FileSigner } from "./file-signing.js";
 import { RunHub } from "./hub.js";
 import { PausedRuns } from "./human-input.js";
 import { type LeaseOptions, leaseOptionsFromEnv } from "./leases.js";
+import { listenError } from "./listen-error.js";
 import { type Pruner, startPruner } from "./retention.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
 import { resumeContext } from "./v1/runs.js";
 import { finishChatTurn } from "./v1/turns.js";
 
 export { createApp } from "./app.js";
+export { listenError } from "./listen-error.js";
 export { ApiError } from "./errors.js";
 
 export interface ServerOptions extends AppOptions {
@@ -65,6 +67,8 @@ export interface ServerOptions extends AppOptions {
   secretKeyFile?: string;
   /** Observability hook (tracing, metrics) for every run. */
   observer?: RunObserver;
+  /** Failures the server survives (a store write, a lost run): the event log; default one stderr line each. */
+  onFailure?: (what: string, err: unknown) => void;
 }
 
 export interface RunningServer {
@@ -111,6 +115,7 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
     contextOf: (runId) => resumeContext(deps, runId),
     envOf: (appId) => env.forRun(appId),
     observer: o.observer,
+    onFailure: o.onFailure,
   });
   const deps: ServerDeps = {
     stores,
@@ -136,26 +141,6 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   return deps;
 }
 
-/** Why the server could not listen, in one line a user can act on. */
-export function listenError(e: NodeJS.ErrnoException, host: string, port: number): WeftError {
-  const where = `${host}:${port}`;
-  if (e.code === "EADDRINUSE")
-    return new WeftError(
-      "server.port_in_use",
-      `${where} is already in use; choose another port with --port (0 picks a free one)`,
-      { host, port },
-    );
-  if (e.code === "EACCES")
-    return new WeftError(
-      "server.port_denied",
-      `listening on ${where} is not permitted; ports below 1024 need privileges, use --port 3000`,
-      { host, port },
-    );
-  if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND")
-    return new WeftError("server.bad_host", `${host} is not an address of this machine (--host)`, { host, port });
-  return new WeftError("server.listen_failed", `cannot listen on ${where}: ${e.message}`, { host, port });
-}
-
 /** Listen on host:port (port 0 = ephemeral). `close` stops accepting, ends live runs, and closes the database. */
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const deps = await openDeps(o);
@@ -169,6 +154,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     webhookMaxBodyBytes: o.webhookMaxBodyBytes,
     metrics: o.metrics,
     metricsToken: o.metricsToken,
+    log: o.log,
   });
   const host = o.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

@@ -10,7 +10,8 @@ import { openStores } from "../../store/open.js";
 import { mimeForExtension } from "../../tools/mime.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { CliError, EXIT } from "../output.js";
-import { collect, finish, progress, splitPair } from "./run.js";
+import { openTracing, type TraceCarrier } from "../../observability/index.js";
+import { collect, finish, progress, queueSpanAttributes, splitPair } from "./run.js";
 
 interface AnswerOptions {
   input: string[];
@@ -104,17 +105,31 @@ export function registerResumeCommand(program: Command): void {
         }
         if (opts.queue) {
           const { enqueueResume } = await import("../../queue/index.js");
-          return finish(await enqueueResume(runId, { db, redisUrl: opts.redis, onEvent: progress(!!opts.json) }), opts);
+          const enqueue = (trace?: TraceCarrier) =>
+            enqueueResume(runId, { db, redisUrl: opts.redis, onEvent: progress(!!opts.json), trace });
+          const tracing = await openTracing(cfg, "cli");
+          const result = await (tracing
+            ? tracing.produce("queue resume", queueSpanAttributes(runId), enqueue).finally(() => tracing.shutdown())
+            : enqueue());
+          return finish(result, opts);
         }
         const humanInput = new StoredHumanInput(stores.forms);
-        finish(
-          await resumeRun(runId, {
-            store: stores.runs,
-            services: { ...services, humanInput },
-            onEvent: progress(!!opts.json),
-          }),
-          opts,
-        );
+        // Tracing on: the resumed segment is a trace of its own, linked to the run's first one.
+        const tracing = await openTracing(cfg, "cli");
+        try {
+          const runServices = { ...services, humanInput };
+          finish(
+            await resumeRun(runId, {
+              store: stores.runs,
+              services: tracing ? tracing.wrap(runServices) : runServices,
+              observer: tracing?.observer,
+              onEvent: progress(!!opts.json),
+            }),
+            opts,
+          );
+        } finally {
+          await tracing?.shutdown();
+        }
       } finally {
         await stores.close();
       }

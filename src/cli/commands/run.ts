@@ -5,7 +5,8 @@ import { analyse, runGate } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
 import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
-import { openTracing } from "../../observability/index.js";
+import { openTracing, type TraceCarrier } from "../../observability/index.js";
+import { newId } from "../../util/ids.js";
 import { type RunResult, runWorkflow } from "../../engine/run.js";
 import { attachKnowledge, type BuiltServices, buildServices } from "../../engine/services.js";
 import { servingDiagnostics } from "../../engine/serving.js";
@@ -18,6 +19,9 @@ import { extensionOf, mimeForExtension } from "../../tools/mime.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
+import { startMetricsServer } from "../../server/metrics-route.js";
+import { WeftError } from "../../ir/errors.js";
+import { openProcessObservability } from "../observability.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
 /** The file's MIME type by extension (mime-db, plus the Dify extensions it lacks). */
@@ -33,6 +37,12 @@ export function splitPair(raw: string, flag: string): [string, string] {
   const i = raw.indexOf("=");
   if (i <= 0) throw new CliError("usage.input", `${flag} expects key=value, got "${raw}"`);
   return [raw.slice(0, i), raw.slice(i + 1)];
+}
+
+function portNumber(raw: string, flag: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n > 65535) throw new CliError("usage.port", `${flag} must be 0-65535, got "${raw}"`);
+  return n;
 }
 
 function positiveInt(raw: string, flag: string): number {
@@ -110,6 +120,16 @@ function refuseBadInput(check: () => void): void {
     }
     throw e;
   }
+}
+
+/** A queued run's producer span: the messaging conventions' names, and the run it starts. */
+export function queueSpanAttributes(runId: string): Record<string, string> {
+  return {
+    "weft.run.id": runId,
+    "messaging.system": "bullmq",
+    "messaging.operation.type": "send",
+    "messaging.destination.name": "weft-runs",
+  };
 }
 
 /** Queued runs are stored by the worker; the log learns where they came from once they end. */
@@ -198,11 +218,22 @@ export function registerRunCommands(program: Command): void {
               "usage.queue_sys",
               "--file and --query are not carried by --queue yet; run without --queue",
             );
-          const result = await enqueueRun(workflow, inputs, {
-            db: opts.db ?? cfg.db,
-            redisUrl: opts.redis,
-            onEvent: progress(!!opts.json),
-          });
+          const runId = newId();
+          const enqueue = (trace?: TraceCarrier) =>
+            enqueueRun(workflow, inputs, {
+              db: opts.db ?? cfg.db,
+              redisUrl: opts.redis,
+              onEvent: progress(!!opts.json),
+              runId,
+              trace,
+            });
+          // Tracing on: a producer span here, and the worker's run span its child in the same trace.
+          const tracing = await openTracing(cfg, "cli");
+          const result = await (tracing
+            ? tracing
+                .produce(`queue ${workflow.name}`, queueSpanAttributes(runId), enqueue, { newRun: runId })
+                .finally(() => tracing.shutdown())
+            : enqueue());
           await tagRun(opts.db ?? cfg.db, result.runId, "queue");
           return finish(result, opts);
         }
@@ -248,18 +279,43 @@ export function registerRunCommands(program: Command): void {
     )
     .option("--name <name>", "worker name in results")
     .option("--no-schedules", "do not fire the schedule triggers of published apps from this worker")
+    .option("--metrics-port <n>", "serve GET /metrics (Prometheus) on this port (0 = any free port; off by default)")
+    .option(
+      "--metrics-host <addr>",
+      "address of the metrics listener; beyond loopback scrapers need WEFT_METRICS_TOKEN",
+      "127.0.0.1",
+    )
+    .option("--log-format <f>", "event log on stderr: json (one object a line) or pretty (default on a terminal)")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const { startWorker } = await import("../../queue/index.js");
-      const services = await buildServices(cfg, { configPath: opts.config });
       const name = opts.name ?? `worker-${process.pid}`;
+      const obs = await openProcessObservability(cfg, { name, source: "queue", logFormat: opts.logFormat });
+      const metricsPort = opts.metricsPort === undefined ? undefined : portNumber(opts.metricsPort, "--metrics-port");
+      const services = await buildServices(cfg, { configPath: opts.config });
+      const metricsServer =
+        metricsPort === undefined
+          ? undefined
+          : await startMetricsServer({
+              metrics: obs.metrics,
+              port: metricsPort,
+              host: opts.metricsHost,
+              token: process.env.WEFT_METRICS_TOKEN || undefined,
+              log: obs.log,
+            }).catch((e: unknown) => {
+              if (e instanceof WeftError) throw new CliError(e.code, e.message);
+              throw e;
+            });
       const w = await startWorker({
         redisUrl: opts.redis,
         db: opts.db ?? cfg.db,
         concurrency: Number(opts.concurrency),
         lockDurationMs: Number(opts.lockMs),
         name,
-        services,
+        services: obs.wrap(services),
+        observer: obs.observer,
+        continueTrace: obs.tracing?.continueTrace,
+        onJobTaken: (j) => obs.metrics.queueWait.observe({ job: j.name }, j.waitedMs / 1000),
         secretKeyFile: cfg.secretKeyFile,
         // One line per run taken, so operators (and the takeover test) can see who runs what.
         onEvent: (e) => {
@@ -279,6 +335,8 @@ export function registerRunCommands(program: Command): void {
           process.stderr.write(`worker ${name}: schedules stopped\n`);
         }
         const r = await w.stop({ graceMs: Number(opts.graceMs) });
+        await metricsServer?.close();
+        await obs.shutdown();
         process.stderr.write(
           `worker ${name} stopped: ${r.running - r.abandoned} of ${r.running} runs handed back` +
             (r.abandoned ? `, ${r.abandoned} left to be taken over when their lock expires` : "") +
@@ -297,6 +355,12 @@ export function registerRunCommands(program: Command): void {
         if (stopping) await started.stop();
         else schedules = started;
       }
+      // The metrics URL first: whoever waits for "ready" can scrape at once.
+      if (metricsServer) process.stderr.write(`worker ${name} metrics on ${metricsServer.url}\n`);
+      obs.log.info(
+        { event: "worker.start", worker: name, tracing: obs.tracing !== undefined, metrics: metricsServer?.url ?? null },
+        `worker ${name} started`,
+      );
       process.stderr.write(`worker ${name} ready\n`);
       await new Promise(() => {});
     });

@@ -7,6 +7,7 @@ import { ensureSampleApp, sampleKey, sampleKeyPath } from "../../server/sample.j
 import type { AppStore } from "../../store/apps.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
+import { openProcessObservability } from "../observability.js";
 import { CliError, EXIT, printJson } from "../output.js";
 import { createAppKey } from "./apps.js";
 
@@ -46,9 +47,11 @@ export function registerServeCommands(program: Command): void {
       "SQLite durability: full (sync every commit) or normal (faster; survives a crash of the process, not of the machine)",
       "full",
     )
+    .option("--log-format <f>", "event log on stderr: json (one object a line) or pretty (default on a terminal)")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const db = opts.db ?? cfg.db;
+      const obs = await openProcessObservability(cfg, { name: "weft-serve", source: "serve", logFormat: opts.logFormat });
       const services = await buildServices(cfg, { configPath: opts.config });
       if (opts.synchronous !== "full" && opts.synchronous !== "normal")
         throw new CliError("usage.synchronous", `--synchronous must be full or normal, got "${opts.synchronous}"`);
@@ -57,7 +60,12 @@ export function registerServeCommands(program: Command): void {
         db,
         port: port(opts.port),
         host: opts.host,
-        services,
+        services: obs.wrap(services),
+        observer: obs.observer,
+        onFailure: obs.onFailure,
+        metrics: obs.metrics,
+        metricsToken: process.env.WEFT_METRICS_TOKEN || undefined,
+        log: obs.log,
         llmConfig: loadLlmConfig({ path: opts.config }),
         synchronous: opts.synchronous,
         knowledgeConfig: cfg.knowledge,
@@ -89,15 +97,26 @@ export function registerServeCommands(program: Command): void {
         );
       }
       process.stdout.write(`weft serving on ${server.url}\n`);
-      const stop = () => {
-        process.stderr.write("shutting down\n");
+      obs.log.info(
+        {
+          event: "server.start",
+          url: server.url,
+          db: server.deps.stores.kind,
+          tracing: obs.tracing !== undefined,
+          metrics: `${server.url}/metrics`,
+        },
+        `weft serving on ${server.url}`,
+      );
+      const stop = (signal: string) => {
+        obs.log.info({ event: "server.stop", signal }, "shutting down");
         void server
           .close()
           .then(() => services.close())
+          .then(() => obs.shutdown())
           .then(() => process.exit(0));
       };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+      process.once("SIGINT", () => stop("SIGINT"));
+      process.once("SIGTERM", () => stop("SIGTERM"));
     });
 
   const keys = program.command("keys").description("API keys for `weft serve`");
