@@ -1,3 +1,4 @@
+import { WeftError } from "../../ir/errors.js";
 import { Hono } from "hono";
 import { analyse, runGate } from "../../analysis/index.js";
 import { type Diagnostic, formatDiagnostic } from "../../ir/diagnostics.js";
@@ -142,7 +143,15 @@ export function runRoutes(deps: ServerDeps): Hono {
     if (run.status === "succeeded" || run.status === "partial-succeeded") {
       throw new ApiError(409, "run.finished", `run ${run.id} already finished (${run.status}); nothing to resume`);
     }
-    void deps.hub.resume(run.id).catch(() => {});
+    // Answered once the run is active again, so a stream opened next follows the resumed segment.
+    let resumed: { done: Promise<unknown> };
+    try {
+      resumed = await deps.hub.resume(run.id);
+    } catch (e) {
+      if (e instanceof WeftError && e.code === "run.active") throw new ApiError(409, "run.active", e.message);
+      throw e;
+    }
+    void resumed.done.catch(() => {});
     return c.json({ runId: run.id, resumed: true }, 202);
   });
 
