@@ -406,7 +406,13 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
   });
 
   it("“Undo last AI change” stays enabled after an autosave that changes nothing, and undoes", async () => {
-    const id = await create("undo after a no-op save", wrapApp);
+    // Every node placed: the studio places unplaced nodes on opening and saves that, a real change after which
+    // Undo is rightly refused; this test is about a save that changes nothing.
+    const placed = structuredClone(wrapApp);
+    placed.nodes.forEach((n, i) => {
+      n.canvas = { ...(n.canvas ?? {}), position: { x: 40 + 320 * i, y: 80 } };
+    });
+    const id = await create("undo after a no-op save", placed);
     const d0 = await serverDraft(id);
     const proposed = structuredClone(d0.workflow);
     node(proposed, "wrap").config.template = "AI {{ q }}";
