@@ -29,6 +29,15 @@ const versionBody = async (v: VersionRecord, deps: ServerDeps) => ({
   ports: portsOf(v.workflow),
 });
 
+/** Equal once written as Dify YAML; a workflow that cannot be exported is taken as different (a version is recorded). */
+function sameAsExported(a: Workflow, b: Workflow): boolean {
+  try {
+    return exportDify(a) === exportDify(b);
+  } catch {
+    return false;
+  }
+}
+
 /** Dify DSL import: YAML parse and schema problems are the caller's (422 with the import error's code). */
 function importYaml(text: string): {
   workflow: Workflow;
@@ -150,7 +159,7 @@ export function appRoutes(deps: ServerDeps): Hono {
     // Our own export imported back is no change, though the file spells out what the store leaves implicit
     // (canvas widget types, positions): compared as exported, it records no version.
     const current = await apps.current(app.id);
-    const unchanged = !!current && exportDify(current.workflow) === exportDify(workflow);
+    const unchanged = !!current && sameAsExported(current.workflow, workflow);
     const v = unchanged ? current : await apps.addVersion(app.id, workflow, "import");
     const envWarnings = await settleImportedSecrets(deps.env, app.id, workflow, secrets);
     return c.json(
