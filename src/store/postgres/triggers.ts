@@ -1,4 +1,4 @@
-import { type DeliveryRow, nodeKey, type TriggerRow, toDelivery, toTrigger } from "../sqlite/triggers.js";
+import { type DeliveryRow, deliveryParams, nodeKey, type TriggerRow, toDelivery, toTrigger } from "../sqlite/triggers.js";
 import type { DeliveryRecord, TriggerNodeRef, TriggerRecord, TriggerStore } from "../triggers.js";
 import type { PgDatabase } from "./database.js";
 
@@ -58,17 +58,7 @@ export class PostgresTriggerStore implements TriggerStore {
     const inserted = await this.db.query<{ id: string }>(
       `INSERT INTO trigger_deliveries (id, trigger_id, idempotency_key, run_id, status, received_at, state, payload, claimed_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id`,
-      [
-        d.id,
-        d.triggerId,
-        d.idempotencyKey ?? null,
-        d.runId,
-        d.status,
-        d.receivedAt,
-        d.state ?? "started",
-        d.payload !== undefined ? JSON.stringify(d.payload) : null,
-        d.claimedAt ?? null,
-      ],
+      deliveryParams(d),
     );
     if (inserted.length === 1) return { delivery: { ...d, state: d.state ?? "started" }, fresh: true };
     const [r] = await this.db.query<DeliveryRow>(

@@ -70,6 +70,19 @@ export const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
   ...(r.claimed_at !== null && r.claimed_at !== undefined ? { claimedAt: Number(r.claimed_at) } : {}),
 });
 
+/** A delivery's values in the column order both SQL stores insert them (see recordDelivery). */
+export const deliveryParams = (d: DeliveryRecord) => [
+  d.id,
+  d.triggerId,
+  d.idempotencyKey ?? null,
+  d.runId,
+  d.status,
+  d.receivedAt,
+  d.state ?? "started",
+  d.payload !== undefined ? JSON.stringify(d.payload) : null,
+  d.claimedAt ?? null,
+];
+
 export const nodeKey = (n: TriggerNodeRef) => `${n.type}\u0000${n.nodeId}`;
 
 /** Triggers and webhook deliveries on the shared SQLite connection. */
@@ -137,17 +150,7 @@ export class SqliteTriggerStore implements TriggerStore {
         `INSERT INTO trigger_deliveries (id, trigger_id, idempotency_key, run_id, status, received_at, state, payload, claimed_at)
          VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING`,
       )
-      .run(
-        d.id,
-        d.triggerId,
-        d.idempotencyKey ?? null,
-        d.runId,
-        d.status,
-        d.receivedAt,
-        d.state ?? "started",
-        d.payload !== undefined ? JSON.stringify(d.payload) : null,
-        d.claimedAt ?? null,
-      );
+      .run(...deliveryParams(d));
     if (inserted.changes === 1) return { delivery: { ...d, state: d.state ?? "started" }, fresh: true };
     const r = this.db
       .prepare("SELECT * FROM trigger_deliveries WHERE trigger_id = ? AND idempotency_key = ?")
