@@ -1,8 +1,11 @@
 /**
- * An OTLP/HTTP trace receiver on 127.0.0.1 for tests: it accepts `POST /v1/traces` in the OTLP JSON encoding
- * (`application/json`) and keeps every span, flattened with its resource and attributes decoded.
+ * An OTLP/HTTP trace receiver on 127.0.0.1 for tests: it accepts `POST /v1/traces` in both OTLP/HTTP encodings —
+ * `application/json` and `application/x-protobuf`, the latter decoded with the official opentelemetry-proto
+ * definitions (compiled by protobufjs, shipped in @opentelemetry/otlp-transformer 0.57, pinned as
+ * `otlp-proto-defs`) — and keeps every span, flattened with its resource and attributes decoded.
  */
 import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 
 export interface ReceivedSpan {
@@ -71,7 +74,7 @@ export function spansOfJson(body: any): ReceivedSpan[] {
 }
 
 export async function startOtlpReceiver(
-  decode: (contentType: string, body: Buffer) => ReceivedSpan[] = jsonOnly,
+  decode: (contentType: string, body: Buffer) => ReceivedSpan[] = decodeOtlp,
 ): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
@@ -103,7 +106,42 @@ export async function startOtlpReceiver(
   };
 }
 
-function jsonOnly(type: string, body: Buffer): ReceivedSpan[] {
-  if (!type.includes("json")) throw new Error(`expected OTLP JSON, got ${type}`);
-  return spansOfJson(JSON.parse(body.toString("utf8")));
+interface ProtoMessage {
+  decode(b: Uint8Array): unknown;
+  toObject(m: unknown, o: { longs: StringConstructor; enums: NumberConstructor }): any;
+}
+const ExportTraceServiceRequest = (
+  createRequire(import.meta.url)("otlp-proto-defs/build/src/generated/root.js") as {
+    opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoMessage } } } } };
+  }
+).opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+
+/** protobuf `bytes` ids as the JSON encoding spells them (lower-case hex; an absent parent is ""). */
+function hexIds(span: any): any {
+  const hex = (b: Uint8Array | undefined) => (b ? Buffer.from(b).toString("hex") : "");
+  return {
+    ...span,
+    traceId: hex(span.traceId),
+    spanId: hex(span.spanId),
+    parentSpanId: hex(span.parentSpanId),
+    links: (span.links ?? []).map((l: any) => ({ ...l, traceId: hex(l.traceId), spanId: hex(l.spanId) })),
+  };
+}
+
+/** Decodes an ExportTraceServiceRequest in the protobuf encoding into the JSON encoding's shape. */
+export function spansOfProtobuf(body: Buffer): ReceivedSpan[] {
+  const obj = ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), {
+    longs: String,
+    enums: Number,
+  });
+  for (const rs of obj.resourceSpans ?? [])
+    for (const ss of rs.scopeSpans ?? []) ss.spans = (ss.spans ?? []).map(hexIds);
+  return spansOfJson(obj);
+}
+
+/** The encoding follows the content type, as an OTLP/HTTP server does; anything else is refused. */
+export function decodeOtlp(type: string, body: Buffer): ReceivedSpan[] {
+  if (type.startsWith("application/x-protobuf")) return spansOfProtobuf(body);
+  if (type.startsWith("application/json")) return spansOfJson(JSON.parse(body.toString("utf8")));
+  throw new Error(`expected OTLP protobuf or JSON, got ${type}`);
 }
