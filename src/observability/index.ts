@@ -63,3 +63,13 @@ export async function openTracing(cfg: WeftConfig, source: string): Promise<RunT
     shutdown: () => t.shutdown(),
   };
 }
+
+/** The producer span's attributes of a run put on the queue (OpenTelemetry messaging conventions). */
+export function queueSpanAttributes(runId: string): Record<string, string> {
+  return {
+    "weft.run.id": runId,
+    "messaging.system": "bullmq",
+    "messaging.operation.type": "send",
+    "messaging.destination.name": "weft-runs",
+  };
+}

@@ -1,25 +1,26 @@
-import { InFlight } from "./in-flight.js";
-import { syncAllTriggers } from "../triggers/sync.js";
-import { type DeliveryRecoveryOptions, startDeliveryRecovery } from "../triggers/webhook/recover.js";
 import type { AddressInfo } from "node:net";
-import type { RunObserver } from "../engine/observer.js";
 import { serve } from "@hono/node-server";
+import type { RunObserver } from "../engine/observer.js";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
 import type { KnowledgeConfig } from "../knowledge/config.js";
 import { KnowledgeBases } from "../knowledge/service.js";
 import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
+import type { RunTracing } from "../observability/index.js";
 import { AppEnv } from "../secrets/app-env.js";
 import { KeyProvider, keyFilePath } from "../secrets/key.js";
 import { openStores } from "../store/open.js";
 import type { RetentionPolicy } from "../store/runlog.js";
 import { TextDocumentService } from "../tools/documents.js";
+import { syncAllTriggers } from "../triggers/sync.js";
+import { type DeliveryRecoveryOptions, startDeliveryRecovery } from "../triggers/webhook/recover.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { Editing } from "./editing.js";
 import { FileSigner } from "./file-signing.js";
 import { RunHub } from "./hub.js";
 import { PausedRuns } from "./human-input.js";
+import { InFlight } from "./in-flight.js";
 import { type LeaseOptions, leaseOptionsFromEnv } from "./leases.js";
 import { listenError } from "./listen-error.js";
 import { type Pruner, startPruner } from "./retention.js";
@@ -28,8 +29,8 @@ import { resumeContext } from "./v1/runs.js";
 import { finishChatTurn } from "./v1/turns.js";
 
 export { createApp } from "./app.js";
-export { listenError } from "./listen-error.js";
 export { ApiError } from "./errors.js";
+export { listenError } from "./listen-error.js";
 
 export interface ServerOptions extends AppOptions {
   /** Database specifier (see `openStores`): one database holds the runs and the server's tables. */
@@ -57,7 +58,7 @@ export interface ServerOptions extends AppOptions {
    * Schedule triggers of published apps: run here (the default), queued on Redis for `weft worker`s
    * (`{ redisUrl }`), or not at all (`false`).
    */
-  schedules?: false | { redisUrl?: string };
+  schedules?: false | { redisUrl?: string; tracing?: Pick<RunTracing, "produce"> };
   /**
    * Webhook deliveries stored as accepted whose process died before their run started: started here (default:
    * those older than 30 s, looked at every 10 s).
@@ -166,7 +167,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   });
   const port = (server.address() as AddressInfo).port;
   const pruner = startPruner(deps.stores.runLog, o.retention ?? {}, o.retentionIntervalMs);
-  const scheduler = o.schedules === false ? undefined : await startSchedules(deps, o.schedules?.redisUrl);
+  const scheduler =
+    o.schedules === false ? undefined : await startSchedules(deps, o.schedules?.redisUrl, o.schedules?.tracing);
   const recovery = startDeliveryRecovery({ stores: deps.stores, starter: deps.hub }, o.deliveryRecovery);
   return {
     pruner,
@@ -194,10 +196,14 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
 }
 
 /** Every server fires the schedules; the store's claims make each tick one run whatever the number of servers. */
-async function startSchedules(deps: ServerDeps, redisUrl: string | undefined) {
+async function startSchedules(
+  deps: ServerDeps,
+  redisUrl: string | undefined,
+  tracing: Pick<RunTracing, "produce"> | undefined,
+) {
   const { createScheduleRunner } = await import("../triggers/schedule/runner.js");
   const starter = redisUrl
-    ? (await import("../triggers/schedule/queued.js")).queuedStarter(redisUrl)
+    ? (await import("../triggers/schedule/queued.js")).queuedStarter(redisUrl, tracing)
     : { start: deps.hub.start.bind(deps.hub) };
   const scheduler = createScheduleRunner({ stores: deps.stores, starter });
   scheduler.start();

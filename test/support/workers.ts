@@ -26,6 +26,8 @@ export function spawnWorker(o: {
   concurrency?: number;
   lockMs?: number;
   args?: string[];
+  /** Added to (or overriding) the inherited environment. */
+  env?: Record<string, string>;
 }): WorkerProcess {
   const cwd = o.cwd ?? mkdtempSync(join(tmpdir(), `weft-worker-${o.name}-`));
   const args = ["worker", "--redis", o.redisUrl, "--db", o.db, "--name", o.name];
@@ -34,7 +36,7 @@ export function spawnWorker(o: {
   const p = spawn(WEFT_BIN, args, {
     stdio: ["ignore", "ignore", "pipe"],
     cwd,
-    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "WEFT_CONFIG")),
+    env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "WEFT_CONFIG")), ...o.env },
   });
   let log = "";
   p.stderr!.on("data", (d) => {

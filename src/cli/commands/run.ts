@@ -5,22 +5,25 @@ import { analyse, runGate } from "../../analysis/index.js";
 import type { RunEvent } from "../../engine/events.js";
 import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
-import { openTracing, type TraceCarrier } from "../../observability/index.js";
-import { newId } from "../../util/ids.js";
+import { openTracing, queueSpanAttributes, type RunTracing, type TraceCarrier } from "../../observability/index.js";
+
+export { queueSpanAttributes };
+
 import { type RunResult, runWorkflow } from "../../engine/run.js";
 import { attachKnowledge, type BuiltServices, buildServices } from "../../engine/services.js";
 import { servingDiagnostics } from "../../engine/serving.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
+import { WeftError } from "../../ir/errors.js";
+import { startMetricsServer } from "../../server/metrics-route.js";
 import { parseRunQuery, runLink } from "../../server/run-query.js";
 import { openStores, type Stores } from "../../store/open.js";
 import { RUN_LOG_STATUSES, RUN_SOURCES } from "../../store/runlog.js";
 import type { AttemptRecord } from "../../store/runs.js";
 import { extensionOf, mimeForExtension } from "../../tools/mime.js";
+import { newId } from "../../util/ids.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
-import { startMetricsServer } from "../../server/metrics-route.js";
-import { WeftError } from "../../ir/errors.js";
 import { openProcessObservability } from "../observability.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
@@ -120,16 +123,6 @@ function refuseBadInput(check: () => void): void {
     }
     throw e;
   }
-}
-
-/** A queued run's producer span: the messaging conventions' names, and the run it starts. */
-export function queueSpanAttributes(runId: string): Record<string, string> {
-  return {
-    "weft.run.id": runId,
-    "messaging.system": "bullmq",
-    "messaging.operation.type": "send",
-    "messaging.destination.name": "weft-runs",
-  };
 }
 
 /** Queued runs are stored by the worker; the log learns where they came from once they end. */
@@ -350,7 +343,7 @@ export function registerRunCommands(program: Command): void {
       process.on("SIGINT", () => void stop("SIGINT"));
       await w.worker.waitUntilReady();
       if (opts.schedules !== false && !stopping) {
-        const started = await startQueuedSchedules(opts.db ?? cfg.db, opts.redis);
+        const started = await startQueuedSchedules(opts.db ?? cfg.db, opts.redis, obs.tracing);
         // A signal that came while the scheduler started: it claims nothing either.
         if (stopping) await started.stop();
         else schedules = started;
@@ -358,7 +351,12 @@ export function registerRunCommands(program: Command): void {
       // The metrics URL first: whoever waits for "ready" can scrape at once.
       if (metricsServer) process.stderr.write(`worker ${name} metrics on ${metricsServer.url}\n`);
       obs.log.info(
-        { event: "worker.start", worker: name, tracing: obs.tracing !== undefined, metrics: metricsServer?.url ?? null },
+        {
+          event: "worker.start",
+          worker: name,
+          tracing: obs.tracing !== undefined,
+          metrics: metricsServer?.url ?? null,
+        },
         `worker ${name} started`,
       );
       process.stderr.write(`worker ${name} ready\n`);
@@ -437,11 +435,15 @@ export function registerRunCommands(program: Command): void {
 }
 
 /** Workers fire schedules too (queued, so any worker runs them); the store's claims keep one run per tick. */
-async function startQueuedSchedules(db: string, redisUrl: string | undefined): Promise<{ stop(): Promise<void> }> {
+async function startQueuedSchedules(
+  db: string,
+  redisUrl: string | undefined,
+  tracing?: Pick<RunTracing, "produce">,
+): Promise<{ stop(): Promise<void> }> {
   const { createScheduleRunner } = await import("../../triggers/schedule/runner.js");
   const { queuedStarter } = await import("../../triggers/schedule/queued.js");
   const stores = await openStores(db);
-  const scheduler = createScheduleRunner({ stores, starter: queuedStarter(redisUrl) });
+  const scheduler = createScheduleRunner({ stores, starter: queuedStarter(redisUrl, tracing) });
   scheduler.start();
   return {
     async stop() {

@@ -51,7 +51,11 @@ export function registerServeCommands(program: Command): void {
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const db = opts.db ?? cfg.db;
-      const obs = await openProcessObservability(cfg, { name: "weft-serve", source: "serve", logFormat: opts.logFormat });
+      const obs = await openProcessObservability(cfg, {
+        name: "weft-serve",
+        source: "serve",
+        logFormat: opts.logFormat,
+      });
       const services = await buildServices(cfg, { configPath: opts.config });
       if (opts.synchronous !== "full" && opts.synchronous !== "normal")
         throw new CliError("usage.synchronous", `--synchronous must be full or normal, got "${opts.synchronous}"`);
@@ -72,7 +76,10 @@ export function registerServeCommands(program: Command): void {
         retention: { maxAgeDays: cfg.runs.retention.days, maxRunsPerApp: cfg.runs.retention.perApp },
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
         secretKeyFile: cfg.secretKeyFile,
-        schedules: opts.schedules === false ? false : { redisUrl: opts.redis ?? process.env.WEFT_REDIS_URL },
+        schedules:
+          opts.schedules === false
+            ? false
+            : { redisUrl: opts.redis ?? process.env.WEFT_REDIS_URL, tracing: obs.tracing },
       }).catch((e: unknown) => {
         if (e instanceof WeftError && (e.code.startsWith("server.") || e.code.startsWith("secret.")))
           throw new CliError(e.code, e.message);
