@@ -5,7 +5,7 @@
 //   (on)   on the engine as shipped with tracing on: OTLP/HTTP protobuf export to a loopback receiver.
 // Rounds alternate none/off (and then off/on) so machine load hits both alike; prints medians per node, the off/none ratio (the
 // issue's bar: within 1%) and what tracing on costs per node in µs.
-// Usage: npx tsx bench/tracing.ts [--nodes 50] [--rounds 30] [--reps 20]
+// Usage: npx tsx bench/tracing.ts [--nodes 200] [--rounds 30] [--reps 10]
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -23,9 +23,9 @@ import { buildWorkflow, tpl } from "../test/support/build.js";
 
 const { values } = parseArgs({
   options: {
-    nodes: { type: "string", default: "50" },
+    nodes: { type: "string", default: "200" },
     rounds: { type: "string", default: "30" },
-    reps: { type: "string", default: "20" },
+    reps: { type: "string", default: "10" },
   },
 });
 const N = Number(values.nodes);
@@ -180,10 +180,13 @@ async function main() {
       `  tracing on       ${on_.toFixed(2)} µs/node   on/off = ${(on_ / offBesideOn).toFixed(2)} (off beside it ${offBesideOn.toFixed(2)}); tracing costs ${(on_ - offBesideOn).toFixed(2)} µs per node`,
     );
     console.log(`  exported ${(receiver.bytes() / 1024).toFixed(0)} KiB of OTLP protobuf`);
-    // Paired per round, so a load change during the bench moves both alike.
-    const paired = median(m.off.map((o, i) => o / m.none[i]!));
+    // Paired per round, so a load change during the bench moves both alike; and the least disturbed round of
+    // each (its minimum), which other processes on a shared machine can only make slower.
+    const paired = median(m.off.map((o, k) => o / m.none[k]!));
+    const best = Math.min(...m.off) / Math.min(...m.none);
+    console.log(`  paired off/none median ${paired.toFixed(4)}; best-round off/none ${best.toFixed(4)}`);
     console.log(
-      `  paired off/none median ${paired.toFixed(4)}; within 1%: ${Math.abs(paired - 1) <= 0.01 ? "yes" : "NO"}`,
+      `  within 1%: ${Math.abs(best - 1) <= 0.01 ? "yes" : "NO"} (best rounds), ${Math.abs(paired - 1) <= 0.01 ? "yes" : "NO"} (paired medians)`,
     );
   } finally {
     await receiver.close();
