@@ -3,6 +3,7 @@ import type { ModelChoice } from "../dsl/compact/convert.js";
 import type { ExecServices, LlmService, ModelRef } from "../ir/services.js";
 import type { KnowledgeBases } from "../knowledge/service.js";
 import type { LlmConfig } from "../llm/index.js";
+import type { PriceTable } from "../observability/cost.js";
 import type { AppEnv } from "../secrets/app-env.js";
 import type { AppRecord, AppStore } from "../store/apps.js";
 import type { Stores } from "../store/open.js";
@@ -39,6 +40,8 @@ export interface ServerDeps {
   agentMaxIterations?: number;
   /** Signs and checks the expiring file URLs of the service API (`/files/:id/file-preview`). */
   fileSigner: FileSigner;
+  /** Model prices (weft.config.json `observability.prices`): run and app usage carry a cost. */
+  prices?: PriceTable;
 }
 
 /** Parse the body as JSON, answering 400 (not 500) for malformed input. */

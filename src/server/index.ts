@@ -6,6 +6,7 @@ import type { ExecServices, ModelRef } from "../ir/services.js";
 import type { KnowledgeConfig } from "../knowledge/config.js";
 import { KnowledgeBases } from "../knowledge/service.js";
 import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
+import type { PriceTable } from "../observability/cost.js";
 import type { RunTracing } from "../observability/index.js";
 import { AppEnv } from "../secrets/app-env.js";
 import { KeyProvider, keyFilePath } from "../secrets/key.js";
@@ -68,6 +69,8 @@ export interface ServerOptions extends AppOptions {
   secretKeyFile?: string;
   /** Observability hook (tracing, metrics) for every run. */
   observer?: RunObserver;
+  /** Model prices (weft.config.json `observability.prices`): runs and app usage report a cost. */
+  prices?: PriceTable;
   /** Failures the server survives (a store write, a lost run): the event log; default one stderr line each. */
   onFailure?: (what: string, err: unknown) => void;
 }
@@ -134,6 +137,7 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
     agentModel: o.agentModel ?? { provider: "weft-agent", name: "" },
     agentMaxIterations: o.agentMaxIterations,
     fileSigner: new FileSigner(),
+    ...(o.prices ? { prices: o.prices } : {}),
   };
   hub.onSegmentEnd((runId, result) => finishChatTurn(deps, runId, result));
   await deps.paused.start();

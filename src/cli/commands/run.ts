@@ -6,6 +6,7 @@ import type { RunEvent } from "../../engine/events.js";
 import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
 import { openTracing, queueSpanAttributes, type RunTracing, type TraceCarrier } from "../../observability/index.js";
+import { type SummedUsage, storedRunUsage, summedUsage } from "../../observability/run-usage.js";
 
 export { queueSpanAttributes };
 
@@ -378,12 +379,20 @@ export function registerRunCommands(program: Command): void {
     .option("--search <text>", "only runs whose inputs or outputs contain every word")
     .option("--limit <n>", "how many (at most 100)", "20")
     .option("--cursor <c>", "the next page: the cursor the previous page printed")
-    .option("--json", "print as JSON: {runs, next}")
+    .option("--json", "print as JSON: {runs, next}, each run with its token usage (and cost, with a price table)")
+    .option("--usage", "print the token usage and cost summed over every run the filters match (e.g. --app ID)")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
-      const { appVersion, ...rest } = opts;
+      const { appVersion, usage: summed, ...rest } = opts;
       const q = parseRunQuery({ ...rest, ...(appVersion !== undefined ? { version: appVersion } : {}) });
       const stores = await openStores(opts.db ?? cfg.db);
+      const prices = cfg.observability?.prices;
+      if (summed) {
+        const { limit: _l, cursor: _c, ...filters } = q;
+        const total = await summedUsage(stores, filters, prices).finally(() => stores.close());
+        if (opts.json) return printJson(total);
+        return void process.stdout.write(usageLines(total));
+      }
       const page = await stores.runLog.query(q).catch(async (e) => {
         await stores.close();
         throw e;
@@ -392,13 +401,17 @@ export function registerRunCommands(program: Command): void {
         page.runs.map(async (r) =>
           r.status === "paused" ? (await stores.forms.runForms(r.id)).filter((f) => f.status === "waiting") : [],
         ),
-      ).finally(() => stores.close());
+      );
+      const usage = await Promise.all(page.runs.map((r) => storedRunUsage(stores.runs, r.id, prices))).finally(() =>
+        stores.close(),
+      );
       const runs = page.runs.map((r, i) => ({
         ...r,
         createdAt: new Date(r.createdAt).toISOString(),
         updatedAt: new Date(r.updatedAt).toISOString(),
         ...(runLink(r) ? { link: runLink(r) } : {}),
         ...(waiting[i]!.length ? { waiting: waiting[i]!.map(pendingForm) } : {}),
+        ...(usage[i] ? { usage: usage[i] } : {}),
       }));
       if (opts.json) return printJson({ runs, next: page.next ?? null });
       for (const r of runs) {
@@ -451,4 +464,17 @@ async function startQueuedSchedules(
       await stores.close();
     },
   };
+}
+
+/** `weft runs --usage`: the sum, then one line per model. */
+function usageLines(u: SummedUsage): string {
+  const cost = (c: number | undefined) => (c === undefined ? "" : `  ${c.toFixed(6)} ${u.currency ?? ""}`);
+  const lines = [
+    `${u.runs} runs${u.truncated ? " (the newest only: more matched)" : ""}: ${u.inputTokens} input + ${u.outputTokens} output = ${u.totalTokens} tokens${cost(u.cost)}`,
+    ...Object.entries(u.byModel).map(([m, t]) => `  ${m}: ${t.inputTokens} + ${t.outputTokens}${cost(t.cost)}`),
+    ...(u.unpriced?.length
+      ? [`  no price for: ${u.unpriced.join(", ")} (observability.prices in weft.config.json)`]
+      : []),
+  ];
+  return `${lines.join("\n")}\n`;
 }

@@ -66,6 +66,7 @@ export function registerServeCommands(program: Command): void {
         host: opts.host,
         services: obs.wrap(services),
         observer: obs.observer,
+        prices: cfg.observability?.prices,
         onFailure: obs.onFailure,
         metrics: obs.metrics,
         metricsToken: process.env.WEFT_METRICS_TOKEN || undefined,

@@ -30,6 +30,7 @@ export const ROUTE_TABLE: Record<string, RouteNeed> = {
   "GET /api/apps/:id/export": "app.read",
   "GET /api/apps/:id/messages": "app.read",
   "GET /api/apps/:id/runs": "app.read",
+  "GET /api/apps/:id/usage": "app.read",
   "POST /api/apps/:id/runs": "app.run",
   "GET /api/apps/:id/draft": "app.read",
   "PUT /api/apps/:id/draft": "app.edit",

@@ -1,7 +1,8 @@
-import { Hono } from "hono";
-import { visibleTo } from "../auth/ownership.js";
 import type { Context } from "hono";
+import { Hono } from "hono";
+import { summedUsage } from "../../observability/run-usage.js";
 import type { RunLogEntry } from "../../store/runlog.js";
+import { visibleTo } from "../auth/ownership.js";
 import { requireApp, type ServerDeps } from "../context.js";
 import { parseRunQuery, runLink } from "../run-query.js";
 
@@ -21,5 +22,11 @@ export function runLogRoutes(deps: ServerDeps): { all: Hono; perApp: Hono } {
   all.get("/", (c) => list(c));
   const perApp = new Hono();
   perApp.get("/:id/runs", async (c) => list(c, (await requireApp(deps, c.req.param("id"))).id));
+  // The app's token usage and cost summed over its runs, filtered as the run list is (since, until, source…).
+  perApp.get("/:id/usage", async (c) => {
+    const appId = (await requireApp(deps, c.req.param("id"))).id;
+    const { limit: _l, cursor: _c, ...q } = parseRunQuery({ ...c.req.query(), app: appId });
+    return c.json({ appId, ...(await summedUsage(deps.stores, q, deps.prices)) });
+  });
   return { all, perApp };
 }

@@ -1,8 +1,9 @@
-import { WeftError } from "../../ir/errors.js";
 import { Hono } from "hono";
 import { analyse, runGate } from "../../analysis/index.js";
 import { type Diagnostic, formatDiagnostic } from "../../ir/diagnostics.js";
+import { WeftError } from "../../ir/errors.js";
 import type { Workflow } from "../../ir/workflow.js";
+import { usageOfAttempts } from "../../observability/cost.js";
 import type { ConversationRecord } from "../../store/conversations.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { getDraft } from "../drafts.js";
@@ -105,6 +106,8 @@ export function runRoutes(deps: ServerDeps): Hono {
       inputs: run.inputs,
       outputs: run.outputs,
       error: run.error,
+      // Tokens of every segment so far, priced by weft.config.json `observability.prices` when set.
+      usage: usageOfAttempts(run.workflow, await deps.runs.attempts(run.id), deps.prices),
       createdAt: run.createdAt,
       updatedAt: run.updatedAt,
     });
