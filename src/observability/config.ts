@@ -58,9 +58,37 @@ export function tracingSettings(file: TracingConfig | undefined, env: NodeJS.Pro
     enabled,
     endpoint: endpoint ?? "",
     protocol: protocol as TracingConfig["protocol"],
-    headers: base.headers,
+    // Langfuse and hosted Phoenix take their key as a header: the standard variables, over the file's.
+    headers: {
+      ...base.headers,
+      ...otlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS, "OTEL_EXPORTER_OTLP_HEADERS"),
+      ...otlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, "OTEL_EXPORTER_OTLP_TRACES_HEADERS"),
+    },
     serviceName: env.OTEL_SERVICE_NAME ?? base.serviceName,
     captureContent: capture !== undefined ? capture === "true" : base.captureContent,
   };
 }
 export type TracingSettings = ReturnType<typeof tracingSettings>;
+
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS as the OpenTelemetry spec has it: `key=value` pairs separated by commas, values
+ * percent-decoded. A value may itself contain `=` (base64 padding of a Basic credential): only the first splits.
+ */
+function otlpHeaders(raw: string | undefined, variable: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (raw ?? "").split(",")) {
+    if (part.trim() === "") continue;
+    const eq = part.indexOf("=");
+    const key = eq > 0 ? part.slice(0, eq).trim() : "";
+    if (!key)
+      throw new ObservabilityConfigError(
+        `${variable} has "${part.trim()}", not key=value; write e.g. ${variable}="Authorization=Basic <base64 of public:secret key>"`,
+      );
+    try {
+      out[key] = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      throw new ObservabilityConfigError(`${variable}: the value of "${key}" is not valid percent-encoding`);
+    }
+  }
+  return out;
+}

@@ -33,6 +33,7 @@ beforeEach(() => {
   model.reset();
   receiver.spans.length = 0;
   receiver.contentTypes.length = 0;
+  receiver.authorizations.length = 0;
 });
 
 const SECRET = "sk-very-secret-value-123";
@@ -286,6 +287,25 @@ describe.each(["http/json", "http/protobuf"] as const)("OTLP tracing over %s", (
 });
 
 describe("OTLP settings", () => {
+  it("sends OTEL_EXPORTER_OTLP_HEADERS (Langfuse's Basic credential) with every export; refuses a malformed one", async () => {
+    // 16 bytes: the base64 ends in "==", which must survive the key=value split.
+    const auth = Buffer.from("pk-lf-1:sk-lf-23").toString("base64");
+    expect(auth.endsWith("==")).toBe(true);
+    const settings = tracingSettings(undefined, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url.replace(/\/v1\/traces$/, ""),
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Basic ${auth}, x-extra=a%20b`,
+    });
+    expect(settings.headers).toEqual({ Authorization: `Basic ${auth}`, "x-extra": "a b" });
+    const t = startTracing(settings)!;
+    t.tracer.startSpan("probe").end();
+    await t.flush();
+    await t.shutdown();
+    expect(receiver.spans.map((s) => s.name)).toEqual(["probe"]);
+    expect(receiver.authorizations).toEqual([`Basic ${auth}`]);
+    expect(() => tracingSettings(undefined, { OTEL_EXPORTER_OTLP_HEADERS: "Authorization" })).toThrow(/not key=value/);
+  });
+
   it("is off by default and refuses a protocol it cannot speak", () => {
     expect(tracingSettings(undefined, {}).enabled).toBe(false);
     expect(startTracing(tracingSettings(undefined, {}))).toBeUndefined();

@@ -47,6 +47,8 @@ export interface OtlpReceiver {
   url: string;
   spans: ReceivedSpan[];
   contentTypes: string[];
+  /** The authorization header of each request (Langfuse's Basic credential, …); "" when absent. */
+  authorizations: string[];
   close(): Promise<void>;
 }
 
@@ -78,12 +80,14 @@ export async function startOtlpReceiver(
 ): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
+  const authorizations: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const type = String(req.headers["content-type"] ?? "");
       contentTypes.push(type);
+      authorizations.push(String(req.headers.authorization ?? ""));
       if (req.method !== "POST" || req.url !== "/v1/traces") {
         res.writeHead(404).end();
         return;
@@ -102,6 +106,7 @@ export async function startOtlpReceiver(
     url: `http://127.0.0.1:${port}/v1/traces`,
     spans,
     contentTypes,
+    authorizations,
     close: () => new Promise((r) => server.close(() => r())),
   };
 }
