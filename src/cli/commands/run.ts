@@ -397,14 +397,15 @@ export function registerRunCommands(program: Command): void {
         await stores.close();
         throw e;
       });
-      const waiting = await Promise.all(
-        page.runs.map(async (r) =>
-          r.status === "paused" ? (await stores.forms.runForms(r.id)).filter((f) => f.status === "waiting") : [],
+      // Forms of paused runs and every run's usage, read before the database closes (whatever fails).
+      const [waiting, usage] = await Promise.all([
+        Promise.all(
+          page.runs.map(async (r) =>
+            r.status === "paused" ? (await stores.forms.runForms(r.id)).filter((f) => f.status === "waiting") : [],
+          ),
         ),
-      );
-      const usage = await Promise.all(page.runs.map((r) => storedRunUsage(stores.runs, r.id, prices))).finally(() =>
-        stores.close(),
-      );
+        Promise.all(page.runs.map((r) => storedRunUsage(stores.runs, r.id, prices))),
+      ]).finally(() => stores.close());
       const runs = page.runs.map((r, i) => ({
         ...r,
         createdAt: new Date(r.createdAt).toISOString(),
