@@ -59,16 +59,29 @@ export function tracingSettings(file: TracingConfig | undefined, env: NodeJS.Pro
     endpoint: endpoint ?? "",
     protocol: protocol as TracingConfig["protocol"],
     // Langfuse and hosted Phoenix take their key as a header: the standard variables, over the file's.
-    headers: {
-      ...base.headers,
-      ...otlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS, "OTEL_EXPORTER_OTLP_HEADERS"),
-      ...otlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, "OTEL_EXPORTER_OTLP_TRACES_HEADERS"),
-    },
+    // Read only when tracing is on: variables meant for another program never stop a command that exports nothing.
+    headers: enabled
+      ? {
+          ...base.headers,
+          ...otlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS, "OTEL_EXPORTER_OTLP_HEADERS"),
+          ...otlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, "OTEL_EXPORTER_OTLP_TRACES_HEADERS"),
+        }
+      : base.headers,
     serviceName: env.OTEL_SERVICE_NAME ?? base.serviceName,
+    /** OTEL_BSP_SCHEDULE_DELAY: how long spans wait to be exported in one batch (the SDK reads no variable itself). */
+    scheduleDelayMs: enabled ? delayMs(env.OTEL_BSP_SCHEDULE_DELAY) : undefined,
     captureContent: capture !== undefined ? capture === "true" : base.captureContent,
   };
 }
 export type TracingSettings = ReturnType<typeof tracingSettings>;
+
+function delayMs(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0)
+    throw new ObservabilityConfigError(`OTEL_BSP_SCHEDULE_DELAY must be a whole number of milliseconds, got "${raw}"`);
+  return n;
+}
 
 /**
  * OTEL_EXPORTER_OTLP_HEADERS as the OpenTelemetry spec has it: `key=value` pairs separated by commas, values

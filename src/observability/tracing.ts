@@ -1,10 +1,10 @@
+import { createHash } from "node:crypto";
 import { type Context, context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { createHash } from "node:crypto";
 import { BatchSpanProcessor, type IdGenerator, RandomIdGenerator, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { AttemptObservation, RunObservation, RunObserver, RunOutcome } from "../engine/observer.js";
 import { noRedaction, type Redactor, redactorFor } from "../engine/redact.js";
@@ -125,7 +125,12 @@ export function startTracing(settings: TracingSettings): Tracing | undefined {
   const ids = new RunIdGenerator();
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ "service.name": settings.serviceName }),
-    spanProcessors: [new BatchSpanProcessor({ exporter })],
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter,
+        ...(settings.scheduleDelayMs !== undefined ? { scheduledDelayMillis: settings.scheduleDelayMs } : {}),
+      }),
+    ],
     idGenerator: ids,
   });
   const tracer = provider.getTracer("weft");

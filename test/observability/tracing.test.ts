@@ -303,7 +303,12 @@ describe("OTLP settings", () => {
     await t.shutdown();
     expect(receiver.spans.map((s) => s.name)).toEqual(["probe"]);
     expect(receiver.authorizations).toEqual([`Basic ${auth}`]);
-    expect(() => tracingSettings(undefined, { OTEL_EXPORTER_OTLP_HEADERS: "Authorization" })).toThrow(/not key=value/);
+    expect(() =>
+      tracingSettings(undefined, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://x:4318",
+        OTEL_EXPORTER_OTLP_HEADERS: "Authorization",
+      }),
+    ).toThrow(/not key=value/);
   });
 
   it("is off by default and refuses a protocol it cannot speak", () => {
@@ -316,6 +321,15 @@ describe("OTLP settings", () => {
       "http://x:4318/v1/traces",
     );
     expect(() => tracingSettings(undefined, { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(ObservabilityConfigError);
+    const on = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://x:4318" };
+    expect(tracingSettings(undefined, { ...on, OTEL_BSP_SCHEDULE_DELAY: "100" }).scheduleDelayMs).toBe(100);
+    expect(() => tracingSettings(undefined, { ...on, OTEL_BSP_SCHEDULE_DELAY: "soon" })).toThrow(
+      /OTEL_BSP_SCHEDULE_DELAY/,
+    );
+    // Tracing off: variables it would read are not its business.
+    expect(
+      tracingSettings(undefined, { OTEL_BSP_SCHEDULE_DELAY: "soon", OTEL_EXPORTER_OTLP_HEADERS: "x" }).enabled,
+    ).toBe(false);
     expect(() => tracingSettings({ enabled: true } as never, {})).toThrow(/no OTLP endpoint/);
   });
 });
