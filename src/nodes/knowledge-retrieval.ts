@@ -4,6 +4,7 @@ import { NodeExecutionError, NotConfiguredError, WeftError } from "../ir/errors.
 import type { InputRef, TextField } from "../ir/registry.js";
 import { commonFields, defineNode, ModelSchema, Sel, SOURCE, templateInputs, textField } from "./common.js";
 import { makeDiagnostic, nodeLabel } from "./diagnostics.js";
+import { metadataFields, proposeConditions } from "./knowledge-auto-filter.js";
 
 const MetadataCondition = z
   .object({
@@ -297,7 +298,8 @@ export const knowledgeRetrievalNode = defineNode<KnowledgeConfig>({
     };
     try {
       // Metadata conditions filter after retrieval, so they get a wider pool to filter from.
-      const pool = conditions(c).length > 0 ? Math.max(topK * 10, 100) : topK;
+      const filtering = conditions(c).length > 0 || c.metadata_filtering_mode === "automatic";
+      const pool = filtering ? Math.max(topK * 10, 100) : topK;
       hits = await kb.retrieve({ query, datasetIds: c.dataset_ids, topK: pool, scoreThreshold, ...ranking(c), onNote });
     } catch (err) {
       if (err instanceof NotConfiguredError) throw err;
@@ -325,9 +327,14 @@ export const knowledgeRetrievalNode = defineNode<KnowledgeConfig>({
         const results = rendered.map((k) => metadataMatches(metaValue(h, k.name), k.comparison_operator, k.value));
         return any ? results.some(Boolean) : results.every(Boolean);
       });
-    } else if (c.metadata_filtering_mode === "automatic") {
-      ctx.emit({ type: "log", text: "automatic metadata filtering is not supported; retrieving without a filter" });
-      notes.push("automatic metadata filtering skipped");
+    } else if (c.metadata_filtering_mode === "automatic" && hits.length > 0) {
+      const docMeta = hits.map((h) => h.metadata.doc_metadata).filter((m): m is Record<string, unknown> => !!m && typeof m === "object");
+      const proposal = await proposeConditions(ctx, c.metadata_model_config ?? undefined, query, metadataFields(docMeta), [...KNOWN_OPS]);
+      notes.push(...proposal.notes);
+      const proposed = proposal.conditions;
+      if (proposed.length > 0) {
+        hits = hits.filter((h) => proposed.every((k) => metadataMatches(metaValue(h, k.name), k.comparison_operator, k.value)));
+      }
     }
     const result = hits.slice(0, topK).map((h, i) => ({
       content: h.content,
