@@ -1,9 +1,10 @@
 // Start-up of the `weft` command against a bare `node -e 0`, alternating them in one run:
-// `weft --help` (no command module loaded), `weft validate` of the sample (one command module), and,
+// `weft --help` (no command module loaded), `weft validate` of the sample (one command module), `weft run` of
+// the sample (wall time and CPU of the process and its children, read from /proc), and,
 // given a BASELINE checkout (e.g. `git worktree add --detach /tmp/base main` with node_modules linked),
 // the same commands through that checkout's bin/weft. Usage: npx tsx bench/startup.ts [BASELINE] [reps=15]
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
@@ -17,12 +18,21 @@ const cases: Record<string, [string, string[]]> = {
   "node -e 0": [process.execPath, ["-e", "0"]],
   "weft --help": [join(root, "bin/weft"), ["--help"]],
   "weft validate": [join(root, "bin/weft"), ["validate", sample]],
+  "weft run": [join(root, "bin/weft"), ["run", sample, "--input", "text=the quick brown fox", "--db", ":memory:"]],
 };
 if (baseline) {
   cases["baseline --help"] = [join(baseline, "bin/weft"), ["--help"]];
   cases["baseline validate"] = [join(baseline, "bin/weft"), ["validate", sample]];
+  cases["baseline run"] = [join(baseline, "bin/weft"), cases["weft run"]![1]];
 }
-const run = ([cmd, args]: [string, string[]]) => {
+/** CPU seconds of waited-for children so far (Linux: cutime + cstime of /proc/self/stat, in clock ticks). */
+const childCpuMs = () => {
+  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+};
+const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+const run = ([cmd, args]: [string, string[]], cpuOut?: number[]) => {
+  const c0 = childCpuMs();
   const t0 = performance.now();
   try {
     execFileSync(cmd, args, { stdio: "ignore" });
@@ -30,19 +40,26 @@ const run = ([cmd, args]: [string, string[]]) => {
     // validate exits 0 on the sample; anything else is a broken command, not a timing.
     throw new Error(`${cmd} ${args.join(" ")} failed: ${(e as Error).message}`);
   }
-  return performance.now() - t0;
+  const wall = performance.now() - t0;
+  cpuOut?.push(childCpuMs() - c0);
+  return wall;
 };
 for (const c of Object.values(cases)) run(c); // warm-up: file cache, a stale build rebuilt
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
-for (let r = 0; r < reps; r++) for (const [k, c] of Object.entries(cases)) times[k]!.push(run(c));
+for (let r = 0; r < reps; r++) for (const [k, c] of Object.entries(cases)) times[k]!.push(run(c, cpu[k]));
 
 const node = median(times["node -e 0"]!);
 for (const [k, v] of Object.entries(times)) {
   const m = median(v);
-  console.log(`${k.padEnd(18)} median ${m.toFixed(0).padStart(5)} ms  ${(m / node).toFixed(2)}× node`);
+  const c = median(cpu[k]!);
+  const nodeCpu = median(cpu["node -e 0"]!);
+  console.log(
+    `${k.padEnd(18)} median ${m.toFixed(0).padStart(5)} ms wall ${(m / node).toFixed(2)}× node, ` +
+      `${c.toFixed(0).padStart(5)} ms CPU ${(c / nodeCpu).toFixed(2)}× node`,
+  );
 }
 if (baseline) {
   const ratio = (k: string) => (median(times[`baseline ${k}`]!) / median(times[`weft ${k}`]!)).toFixed(2);
-  console.log(`baseline/this: --help ${ratio("--help")}×, validate ${ratio("validate")}×`);
+  console.log(`baseline/this: --help ${ratio("--help")}×, validate ${ratio("validate")}×, run ${ratio("run")}×`);
 }
 console.log(`weft --help: ${(median(times["weft --help"]!) / node).toFixed(2)}× node -e 0 (target ≤ 5)`);

@@ -31,7 +31,7 @@ export class Resolver {
     const g = this.g;
     const head = selector[0];
     const name = selector[1];
-    const shown = formatSelector(selector);
+    const shown = this.show(selector);
     if (head === undefined || head === "") return { ok: false, code: "ref.missing_node", message: "empty selector" };
     if (head === "sys" || head === "env" || head === "conversation" || head === "rag") {
       return this.resolveReserved(head, name, selector.length > 2);
@@ -57,7 +57,7 @@ export class Resolver {
         return {
           ok: false,
           code: "ref.missing_output",
-          message: `${shown}: container "${head}" gives its body ${avail}, not "${name}"${after}`,
+          message: `${shown}: container ${this.named(t)} gives its body ${avail}, not "${name}"${after}`,
         };
       }
       if (t === reader) {
@@ -72,7 +72,7 @@ export class Resolver {
         return {
           ok: false,
           code: "ref.out_of_scope",
-          message: `${shown}: "${head}" is inside container "${readerNode.id}"`,
+          message: `${shown}: ${this.named(t)} is inside container ${this.named(reader)}`,
         };
       }
       return this.output(t, selector, undefined);
@@ -83,7 +83,7 @@ export class Resolver {
       return {
         ok: false,
         code: "ref.out_of_scope",
-        message: `${shown}: "${head}" is inside container "${c.id}" and cannot be read from outside it; read the container's outputs`,
+        message: `${shown}: ${this.named(t)} is inside container ${this.named(target.scope)} and cannot be read from outside it; read the container's outputs`,
       };
     }
     return this.output(t, selector, t);
@@ -104,8 +104,21 @@ export class Resolver {
     return {
       ok: false,
       code: "ref.missing_output",
-      message: `${formatSelector(selector)}: ${target.node.type} node "${target.id}" has no output "${selector[1]}" (outputs: ${names.join(", ") || "none"})`,
+      message: `${this.show(selector)}: ${target.node.type} node ${this.named(t)} has no output "${selector[1]}" (outputs: ${names.join(", ") || "none"})`,
     };
+  }
+
+  /** A node as a reader knows it: its title (ids are opaque numbers in Dify files), the id only when untitled. */
+  private named(t: number): string {
+    const n = this.g.nodes[t]!;
+    return `"${n.node.title || n.id}"`;
+  }
+
+  /** A selector with its node shown by title, as the studio's variable picker shows it. */
+  private show(selector: readonly string[]): string {
+    const t = selector[0] === undefined ? undefined : this.g.byId.get(selector[0]);
+    const title = t === undefined ? "" : this.g.nodes[t]!.node.title;
+    return title ? formatSelector([title, ...selector.slice(1)]) : formatSelector(selector);
   }
 
   private scopeOf(t: number): OutputDecl[] {

@@ -2,13 +2,11 @@ import { dirname, resolve } from "node:path";
 import type { ExecServices } from "../ir/services.js";
 import { type KnowledgeConfig } from "../knowledge/config.js";
 import { KnowledgeBases } from "../knowledge/service.js";
-import { createLlmService, hasAnyEndpoint, loadLlmConfig } from "../llm/index.js";
+import { hasAnyEndpoint, loadLlmConfig } from "../llm/config.js";
 import { createSandbox } from "../sandbox/index.js";
 import type { KnowledgeStore } from "../store/knowledge.js";
 import { LocalToolService } from "../tools/builtin/service.js";
 import { EMPTY_TOOLS_CONFIG, type ToolsConfig } from "../tools/configured/config.js";
-import { McpProvider } from "../tools/configured/mcp.js";
-import { OpenApiProvider } from "../tools/configured/openapi.js";
 import type { ToolProvider } from "../tools/configured/provider.js";
 import { ConfiguredToolService } from "../tools/configured/service.js";
 import { TextDocumentService } from "../tools/documents.js";
@@ -45,14 +43,19 @@ export async function buildServices(
   const now = () => new Date();
   const baseDir = cfg.baseDir ?? (opts.configPath ? dirname(resolve(opts.configPath)) : process.cwd());
   const http = new GuardedHttpService({ allowPrivate: cfg.http.allowPrivate, allowHosts: cfg.http.allowHosts });
-  const llm = hasAnyEndpoint(llmConfig) ? createLlmService(llmConfig) : undefined;
+  // The model SDKs, MCP's client and the OpenAPI reader load only when configured (start-up cost of `weft run`).
+  const llm = hasAnyEndpoint(llmConfig) ? (await import("../llm/service.js")).createLlmService(llmConfig) : undefined;
   const documents = new TextDocumentService({ limits: cfg.documents });
   const toolsCfg = cfg.tools ?? EMPTY_TOOLS_CONFIG;
   // Workflow tools run on these very services (set below), so nested runs see the same tools and models.
   let services: BuiltServices | undefined;
+  const mcp = Object.entries(toolsCfg.mcp);
+  const openapi = Object.entries(toolsCfg.openapi);
+  const { McpProvider } = mcp.length ? await import("../tools/configured/mcp.js") : { McpProvider: undefined };
+  const { OpenApiProvider } = openapi.length ? await import("../tools/configured/openapi.js") : { OpenApiProvider: undefined };
   const providers: ToolProvider[] = [
-    ...Object.entries(toolsCfg.mcp).map(([id, c]) => new McpProvider(id, c, baseDir)),
-    ...Object.entries(toolsCfg.openapi).map(([id, c]) => new OpenApiProvider(id, c, baseDir, http)),
+    ...mcp.map(([id, c]) => new McpProvider!(id, c, baseDir)),
+    ...openapi.map(([id, c]) => new OpenApiProvider!(id, c, baseDir, http)),
     ...Object.entries(toolsCfg.workflow).map(([id, c]) => new WorkflowToolProvider(id, c, baseDir, () => services!)),
   ];
   const tools = new ConfiguredToolService(toolsCfg, new LocalToolService({ files, now }), providers);

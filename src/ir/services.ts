@@ -168,6 +168,12 @@ export interface KnowledgeService {
     datasetIds: string[];
     topK: number;
     scoreThreshold?: number;
+    /** Dify's reranking_model mode: the merged candidates reordered (and cut) by a rerank model's scores. */
+    rerank?: { model?: string; provider?: string };
+    /** Dify's weighted_score mode: the vector share of a hybrid score (the keyword share is the rest). */
+    vectorWeight?: number;
+    /** Told what the retrieval could not do as asked (a rerank with no rerank endpoint configured). */
+    onNote?: (text: string) => void;
   }): Promise<Array<{ content: string; title: string; metadata: Record<string, unknown> }>>;
 }
 

@@ -26,6 +26,20 @@ export type Chunking = z.output<typeof ChunkingSchema>;
 export const DEFAULT_CHUNKING: Chunking = ChunkingSchema.parse({});
 
 /**
+ * A rerank endpoint (Cohere/Jina-compatible `POST {baseURL}/rerank`). Nodes that turn reranking on with a
+ * rerank model (`reranking_mode: reranking_model`) are reranked here; `model` overrides the node's model name.
+ */
+export const RerankConfigSchema = z.strictObject({
+  baseURL: z.url(),
+  apiKey: z.string().min(1).optional(),
+  /** The environment variable holding the key (kept out of the file). */
+  apiKeyEnv: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  timeoutMs: z.int().min(100).max(600_000).default(30_000),
+});
+export type RerankConfig = z.output<typeof RerankConfigSchema>;
+
+/**
  * The `knowledge` section of weft.config.json. With `embedding` set, new documents are embedded with that
  * model (routed by the `llm` section like any model) and retrieval is hybrid; without it, BM25 only.
  */
@@ -40,6 +54,7 @@ export const KnowledgeConfigSchema = z.strictObject({
       vectorWeight: z.number().min(0).max(1).default(0.7),
     })
     .optional(),
+  rerank: RerankConfigSchema.optional(),
 });
 export type KnowledgeConfig = z.output<typeof KnowledgeConfigSchema>;
 export const DEFAULT_KNOWLEDGE_CONFIG: KnowledgeConfig = KnowledgeConfigSchema.parse({});

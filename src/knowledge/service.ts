@@ -9,6 +9,7 @@ import type { DocumentService, FileValue, KnowledgeService, LlmService } from ".
 import type { ChunkHit, KnowledgeBaseRecord, KnowledgeDocumentRecord, KnowledgeStore } from "../store/knowledge.js";
 import { chunkText } from "./chunk.js";
 import { type Chunking, ChunkingSchema, DEFAULT_KNOWLEDGE_CONFIG, type KnowledgeConfig } from "./config.js";
+import { RerankClient } from "./rerank.js";
 
 export class KnowledgeError extends WeftError {}
 
@@ -21,7 +22,11 @@ export interface Passage {
 export interface SearchOptions {
   topK?: number;
   scoreThreshold?: number;
+  /** The vector share of hybrid scores for this search (default: the config's embedding.vectorWeight). */
+  vectorWeight?: number;
 }
+
+export type RetrieveRequest = Parameters<KnowledgeService["retrieve"]>[0];
 
 function cosine(a: number[], b: number[]): number {
   let dot = 0;
@@ -105,7 +110,7 @@ export class KnowledgeBases implements KnowledgeService {
     const keyword = await this.store.searchText(baseIds, query, pool);
     const embedded = bases.filter((b) => b!.embeddingModel).map((b) => b!);
     let hits: ChunkHit[] = keyword;
-    if (embedded.length > 0) hits = await this.hybrid(embedded, keyword, query);
+    if (embedded.length > 0) hits = await this.hybrid(embedded, keyword, query, o.vectorWeight);
     const names = new Map(bases.map((b) => [b!.id, b!.name]));
     return hits
       .filter((h) => o.scoreThreshold === undefined || o.scoreThreshold === null || h.score >= o.scoreThreshold)
@@ -114,8 +119,8 @@ export class KnowledgeBases implements KnowledgeService {
       .map((h) => ({ ...h, baseName: names.get(h.baseId) ?? h.baseId }));
   }
 
-  private async hybrid(bases: KnowledgeBaseRecord[], keyword: ChunkHit[], query: string): Promise<ChunkHit[]> {
-    const w = this.config.embedding?.vectorWeight ?? 0.7;
+  private async hybrid(bases: KnowledgeBaseRecord[], keyword: ChunkHit[], query: string, weight?: number): Promise<ChunkHit[]> {
+    const w = weight ?? this.config.embedding?.vectorWeight ?? 0.7;
     const byModel = new Map<string, string[]>();
     for (const b of bases) byModel.set(b.embeddingModel!, [...(byModel.get(b.embeddingModel!) ?? []), b.id]);
     const maxKw = Math.max(1e-9, ...keyword.map((k) => k.score));
@@ -134,8 +139,8 @@ export class KnowledgeBases implements KnowledgeService {
   }
 
   /** The knowledge-retrieval node's call: Dify's `result` items. */
-  async retrieve(req: { query: string; datasetIds: string[]; topK: number; scoreThreshold?: number }): Promise<Passage[]> {
-    const hits = await this.search(req.datasetIds, req.query, { topK: req.topK, scoreThreshold: req.scoreThreshold });
+  async retrieve(req: RetrieveRequest): Promise<Passage[]> {
+    const hits = req.rerank ? await this.reranked(req, req.rerank) : await this.search(req.datasetIds, req.query, req);
     return hits.map((h) => ({
       content: h.content,
       title: h.documentName,
@@ -153,6 +158,37 @@ export class KnowledgeBases implements KnowledgeService {
         doc_metadata: h.metadata,
       },
     }));
+  }
+
+  /**
+   * Dify's reranking_model mode: candidates from every base merged, scored by the rerank model against the
+   * query, the threshold applied to those scores, the best topK kept. Without a rerank endpoint the search's
+   * own order stands and the caller is told so (the run log says which model was asked for and how to add one).
+   */
+  private async reranked(req: RetrieveRequest, asked: { model?: string; provider?: string }) {
+    const cfg = this.config.rerank;
+    const client = cfg ? new RerankClient(cfg) : undefined;
+    const model = client?.modelFor(asked.model);
+    if (!client || !model) {
+      req.onNote?.(
+        `reranking with ${asked.model ? `model ${asked.model}` : "a rerank model"} was asked for, but no rerank endpoint is configured (knowledge.rerank in weft.config.json): passages are in retrieval order`,
+      );
+      return this.search(req.datasetIds, req.query, req);
+    }
+    const candidates = await this.search(req.datasetIds, req.query, {
+      topK: Math.max(req.topK * 4, 20),
+      vectorWeight: req.vectorWeight,
+    });
+    const scores = await client.rerank(
+      req.query,
+      candidates.map((c) => c.content),
+      { model, topN: req.topK },
+    );
+    return scores
+      .filter((s) => req.scoreThreshold === undefined || req.scoreThreshold === null || s.score >= req.scoreThreshold)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, req.topK)
+      .map((s) => ({ ...candidates[s.index]!, score: s.score }));
   }
 }
 

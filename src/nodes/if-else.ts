@@ -37,6 +37,11 @@ export function ifElseCases(c: IfElseConfig): CaseT[] {
   return [];
 }
 
+/** How Dify's studio names a case: the first is IF, the rest ELIF 1, ELIF 2… (ids are opaque numbers to a reader). */
+export function caseLabel(i: number): string {
+  return i === 0 ? "IF" : `ELIF ${i}`;
+}
+
 function caseField(c: IfElseConfig, i: number): string {
   return c.cases && c.cases.length > 0 ? `cases[${i}].conditions` : "conditions";
 }
@@ -89,7 +94,7 @@ export const ifElseNode = defineNode<IfElseConfig>({
           severity: "error",
           nodeId: ctx.node.id,
           field: `cases[${i}].case_id`,
-          message: `case id "${k.case_id}" is used twice (or collides with the else port "false")`,
+          message: `${caseLabel(i)} reuses the case id "${k.case_id}" of an earlier case (or the else port "false")`,
         });
       }
       ids.add(k.case_id);
@@ -99,7 +104,10 @@ export const ifElseNode = defineNode<IfElseConfig>({
           severity: "warning",
           nodeId: ctx.node.id,
           field: `cases[${i}].conditions`,
-          message: `case "${k.case_id}" has no conditions`,
+          message:
+            k.logical_operator === "or"
+              ? `${caseLabel(i)} has no conditions, so it never matches`
+              : `${caseLabel(i)} has no conditions, so it always matches and the branches after it never run`,
         });
       }
     }
@@ -107,13 +115,13 @@ export const ifElseNode = defineNode<IfElseConfig>({
   },
   async execute(ctx) {
     const env = { read: ctx.read, render: (t: string) => ctx.render(t) };
-    for (const k of ifElseCases(ctx.config)) {
+    for (const [i, k] of ifElseCases(ctx.config).entries()) {
       let hit: boolean;
       try {
         hit = evaluateConditions(k.conditions, k.logical_operator, env);
       } catch (e) {
         if (e instanceof ConditionError) {
-          throw new NodeExecutionError(e.code, `case "${k.case_id}": ${e.message}`, ctx.node.id, { case: k.case_id });
+          throw new NodeExecutionError(e.code, `${caseLabel(i)}: ${e.message}`, ctx.node.id, { case: k.case_id });
         }
         throw e;
       }

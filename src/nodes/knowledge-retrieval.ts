@@ -4,6 +4,7 @@ import { NodeExecutionError, NotConfiguredError, WeftError } from "../ir/errors.
 import type { InputRef, TextField } from "../ir/registry.js";
 import { commonFields, defineNode, ModelSchema, Sel, SOURCE, templateInputs, textField } from "./common.js";
 import { makeDiagnostic, nodeLabel } from "./diagnostics.js";
+import { metadataFields, proposeConditions } from "./knowledge-auto-filter.js";
 
 const MetadataCondition = z
   .object({
@@ -51,6 +52,25 @@ const KnowledgeConfig = z
   })
   .loose();
 export type KnowledgeConfig = z.infer<typeof KnowledgeConfig>;
+
+/**
+ * How multiple retrieval orders its candidates, as Dify reads the node: `weighted_score` sets the vector
+ * share of hybrid scores; a rerank model (`reranking_model` mode, or an older file with only
+ * `reranking_enable` and a model) reorders the merged candidates.
+ */
+function ranking(c: KnowledgeConfig): { rerank?: { model?: string; provider?: string }; vectorWeight?: number } {
+  const m = c.multiple_retrieval_config;
+  if (!m || c.retrieval_mode === "single") return {};
+  if (m.reranking_mode === "weighted_score") {
+    const vector = (m.weights as { vector_setting?: { vector_weight?: unknown } } | null | undefined)?.vector_setting;
+    const w = typeof vector?.vector_weight === "number" ? vector.vector_weight : undefined;
+    return w !== undefined && w >= 0 && w <= 1 ? { vectorWeight: w } : {};
+  }
+  if (m.reranking_enable && (m.reranking_mode === "reranking_model" || !m.reranking_mode)) {
+    return { rerank: { model: m.reranking_model?.model, provider: m.reranking_model?.provider } };
+  }
+  return {};
+}
 
 function conditions(c: KnowledgeConfig): MetadataCondition[] {
   return c.metadata_filtering_mode === "manual" ? (c.metadata_filtering_conditions?.conditions ?? []) : [];
@@ -271,10 +291,16 @@ export const knowledgeRetrievalNode = defineNode<KnowledgeConfig>({
       (single ? c.retrieval_model?.top_k : c.multiple_retrieval_config?.top_k) ?? c.retrieval_model?.top_k ?? 4;
     const scoreThreshold = single ? undefined : (c.multiple_retrieval_config?.score_threshold ?? undefined);
     let hits: Hit[];
+    const notes: string[] = [];
+    const onNote = (text: string) => {
+      notes.push(text);
+      ctx.emit({ type: "log", text });
+    };
     try {
       // Metadata conditions filter after retrieval, so they get a wider pool to filter from.
-      const pool = conditions(c).length > 0 ? Math.max(topK * 10, 100) : topK;
-      hits = await kb.retrieve({ query, datasetIds: c.dataset_ids, topK: pool, scoreThreshold });
+      const filtering = conditions(c).length > 0 || c.metadata_filtering_mode === "automatic";
+      const pool = filtering ? Math.max(topK * 10, 100) : topK;
+      hits = await kb.retrieve({ query, datasetIds: c.dataset_ids, topK: pool, scoreThreshold, ...ranking(c), onNote });
     } catch (err) {
       if (err instanceof NotConfiguredError) throw err;
       const code = err instanceof WeftError ? err.code : "knowledge.retrieve_failed";
@@ -286,7 +312,6 @@ export const knowledgeRetrievalNode = defineNode<KnowledgeConfig>({
     }
     const score = (h: Hit) => (typeof h.metadata.score === "number" ? h.metadata.score : 0);
     hits = [...hits].sort((a, b) => score(b) - score(a));
-    const notes: string[] = [];
     if (single && c.dataset_ids.length > 1 && hits.length > 0) {
       // Dify lets a model route the query to one dataset by its description; without descriptions,
       // the dataset of the best-scoring passage stands in for that choice.
@@ -302,9 +327,14 @@ export const knowledgeRetrievalNode = defineNode<KnowledgeConfig>({
         const results = rendered.map((k) => metadataMatches(metaValue(h, k.name), k.comparison_operator, k.value));
         return any ? results.some(Boolean) : results.every(Boolean);
       });
-    } else if (c.metadata_filtering_mode === "automatic") {
-      ctx.emit({ type: "log", text: "automatic metadata filtering is not supported; retrieving without a filter" });
-      notes.push("automatic metadata filtering skipped");
+    } else if (c.metadata_filtering_mode === "automatic" && hits.length > 0) {
+      const docMeta = hits.map((h) => h.metadata.doc_metadata).filter((m): m is Record<string, unknown> => !!m && typeof m === "object");
+      const proposal = await proposeConditions(ctx, c.metadata_model_config ?? undefined, query, metadataFields(docMeta), [...KNOWN_OPS]);
+      notes.push(...proposal.notes);
+      const proposed = proposal.conditions;
+      if (proposed.length > 0) {
+        hits = hits.filter((h) => proposed.every((k) => metadataMatches(metaValue(h, k.name), k.comparison_operator, k.value)));
+      }
     }
     const result = hits.slice(0, topK).map((h, i) => ({
       content: h.content,

@@ -5,7 +5,8 @@
  * schema (with `max_repairs` chances to fix them), and the tool is invoked. The call (tool,
  * arguments, response) is recorded in the attempt's `meta.tool_call`, so it is in the trace.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { z } from "zod";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { NodeExecutionError, NotConfiguredError, WeftError } from "../ir/errors.js";
@@ -42,7 +43,15 @@ const ToolCallConfig = z
   .loose();
 export type ToolCallConfig = z.infer<typeof ToolCallConfig>;
 
-const ajv = new Ajv({ strict: false, allErrors: true });
+// ajv loads with the first tool call, not with the node registry every command loads.
+let ajvInstance: Ajv | undefined;
+function ajv(): Ajv {
+  if (!ajvInstance) {
+    const { Ajv: AjvClass } = createRequire(import.meta.url)("ajv") as typeof import("ajv");
+    ajvInstance = new AjvClass({ strict: false, allErrors: true });
+  }
+  return ajvInstance;
+}
 const validators = new Map<string, ValidateFunction>();
 
 function validatorFor(spec: ToolSpec): ValidateFunction | undefined {
@@ -50,7 +59,7 @@ function validatorFor(spec: ToolSpec): ValidateFunction | undefined {
   let v = validators.get(key);
   if (!v) {
     try {
-      v = ajv.compile(spec.parameters ?? {});
+      v = ajv().compile(spec.parameters ?? {});
     } catch {
       // A schema ajv cannot compile is not enforced; the tool itself still validates.
       return undefined;

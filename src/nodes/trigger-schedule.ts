@@ -1,4 +1,4 @@
-import { CronExpressionParser } from "cron-parser";
+import { createRequire } from "node:module";
 import { z } from "zod";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { SYSTEM_VARIABLES } from "../ir/system.js";
@@ -62,6 +62,8 @@ function cronRules(c: ScheduleConfig, nodeId: string): Diagnostic[] {
   if (!cronFieldsAllowed(expr.split(/\s+/).length))
     return [makeDiagnostic(nodeId, "trigger.schedule_cron", "cron_expression", `cron expression "${expr}" must have 5 fields (minute hour day month weekday)`)];
   try {
+    // cron-parser loads when a schedule is checked, not with the node registry every command loads.
+    const { CronExpressionParser } = createRequire(import.meta.url)("cron-parser") as typeof import("cron-parser");
     CronExpressionParser.parse(expr, { tz: validTimezone(c.timezone) ? c.timezone : "UTC" });
     return [];
   } catch (e) {

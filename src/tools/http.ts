@@ -1,9 +1,14 @@
 import type { LookupAddress } from "node:dns";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { Agent, FormData as UndiciFormData, fetch as undiciFetch } from "undici";
+import type { Agent } from "undici";
 import { WeftError } from "../ir/errors.js";
 import type { HttpRequestSpec, HttpResponseData, HttpService } from "../ir/services.js";
+
+type Undici = Pick<typeof import("undici"), "Agent" | "FormData" | "fetch">;
+let undiciModule: Promise<Undici> | undefined;
+// undici (a large client) loads with the first request, not with every command that builds services.
+const loadUndici = (): Promise<Undici> => (undiciModule ??= import("undici").then(({ Agent, FormData, fetch }) => ({ Agent, FormData, fetch })));
 
 /** Errors of the outbound HTTP client; codes are `http.*`. */
 export class HttpError extends WeftError {}
@@ -263,10 +268,10 @@ export class GuardedHttpService implements HttpService {
     return addrs;
   }
 
-  private agentFor(req: HttpRequestSpec, pinned: Array<{ address: string; family: number }>): Agent {
+  private agentFor(undici: Undici, req: HttpRequestSpec, pinned: Array<{ address: string; family: number }>): Agent {
     const connectMs = req.timeouts?.connectMs ?? req.timeoutMs;
     const readMs = req.timeouts?.readMs ?? req.timeoutMs;
-    return new Agent({
+    return new undici.Agent({
       connectTimeout: connectMs,
       headersTimeout: readMs,
       bodyTimeout: readMs,
@@ -312,6 +317,7 @@ export class GuardedHttpService implements HttpService {
       throw new HttpError("http.invalid_url", `not a valid URL: ${req.url}`, { url: req.url });
     }
     try {
+      const undici = await loadUndici();
       for (let hop = 0; ; hop++) {
         if (url.protocol !== "http:" && url.protocol !== "https:") {
           throw new HttpError("http.invalid_url", `only http and https URLs are allowed, got ${url.protocol}`, {
@@ -319,13 +325,13 @@ export class GuardedHttpService implements HttpService {
           });
         }
         const pinned = await this.vet(url.hostname);
-        const agent = this.agentFor(req, pinned);
-        let res: Awaited<ReturnType<typeof undiciFetch>>;
+        const agent = this.agentFor(undici, req, pinned);
+        let res: Awaited<ReturnType<Undici["fetch"]>>;
         try {
-          res = await undiciFetch(url, {
+          res = await undici.fetch(url, {
             method,
             headers: req.headers,
-            body: method === "GET" || method === "HEAD" ? undefined : (toUndiciBody(body) as never),
+            body: method === "GET" || method === "HEAD" ? undefined : (toUndiciBody(undici, body) as never),
             redirect: "manual",
             signal,
             dispatcher: agent,
@@ -386,10 +392,10 @@ export class GuardedHttpService implements HttpService {
 }
 
 /** Node's global FormData and undici's are different classes; copy entries across. */
-function toUndiciBody(body: HttpRequestSpec["body"]): unknown {
+function toUndiciBody(undici: Undici, body: HttpRequestSpec["body"]): unknown {
   if (body === undefined || typeof body === "string" || body instanceof Uint8Array) return body;
-  if (body instanceof UndiciFormData) return body;
-  const fd = new UndiciFormData();
+  if (body instanceof undici.FormData) return body;
+  const fd = new undici.FormData();
   for (const [k, v] of (body as FormData).entries()) {
     if (typeof v === "string") fd.append(k, v);
     else fd.append(k, v as unknown as Blob, (v as File).name);

@@ -86,3 +86,44 @@ export function importCircles(graph: Map<string, ImportEdge[]>, kinds: ImportKin
   const next = (v: string) => (graph.get(v) ?? []).filter((e) => kinds.includes(e.kind)).map((e) => e.to);
   return cyclicComponents([...graph.keys()].sort(), next);
 }
+
+/** The package name of a bare specifier (`@scope/pkg/sub` → `@scope/pkg`), undefined for relative and `node:` ones. */
+function packageOf(spec: string): string | undefined {
+  if (spec.startsWith(".") || spec.startsWith("node:")) return undefined;
+  const parts = spec.split("/");
+  return spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+}
+
+/**
+ * The packages loaded when `entry` (a file under `dir`) is imported: the closure of its static value imports,
+ * each package with the chain of files that first reaches it (to say where a lazy import is missing).
+ */
+export function staticPackages(dir: string, entry: string): Map<string, string[]> {
+  const root = resolve(dir);
+  const known = new Set(sourceFiles(root));
+  const start = resolve(root, entry);
+  const parent = new Map<string, string | undefined>([[start, undefined]]);
+  const found = new Map<string, string[]>();
+  const chain = (f: string) => {
+    const out: string[] = [];
+    for (let c: string | undefined = f; c; c = parent.get(c)) out.unshift(relative(root, c));
+    return out;
+  };
+  for (const queue = [start]; queue.length > 0; ) {
+    const f = queue.shift()!;
+    for (const { spec, kind } of importsOf(f)) {
+      if (kind !== "value") continue;
+      const pkg = packageOf(spec);
+      if (pkg !== undefined) {
+        if (!found.has(pkg)) found.set(pkg, chain(f));
+        continue;
+      }
+      const to = resolveSpecifier(f, spec, known);
+      if (to && !parent.has(to)) {
+        parent.set(to, f);
+        queue.push(to);
+      }
+    }
+  }
+  return found;
+}

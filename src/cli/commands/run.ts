@@ -15,7 +15,6 @@ import { attachKnowledge, type BuiltServices, buildServices } from "../../engine
 import { servingDiagnostics } from "../../engine/serving.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
-import { startMetricsServer } from "../../server/metrics-route.js";
 import { parseRunQuery, runLink } from "../../server/run-query.js";
 import { openStores, type Stores } from "../../store/open.js";
 import { RUN_LOG_STATUSES, RUN_SOURCES } from "../../store/runlog.js";
@@ -25,7 +24,6 @@ import { newId } from "../../util/ids.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
-import { openProcessObservability } from "../observability.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
 /** The file's MIME type by extension (mime-db, plus the Dify extensions it lacks). */
@@ -282,7 +280,10 @@ export function registerRunCommands(program: Command): void {
     .option("--log-format <f>", "event log on stderr: json (one object a line) or pretty (default on a terminal)")
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
+      // A worker's logger, metrics and their HTTP listener load here, not with `weft run` (its start-up cost).
       const { startWorker } = await import("../../queue/index.js");
+      const { openProcessObservability } = await import("../observability.js");
+      const { startMetricsServer } = await import("../../server/metrics-route.js");
       const name = opts.name ?? `worker-${process.pid}`;
       const obs = await openProcessObservability(cfg, { name, source: "queue", logFormat: opts.logFormat });
       const metricsPort = opts.metricsPort === undefined ? undefined : portNumber(opts.metricsPort, "--metrics-port");

@@ -180,8 +180,11 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
     features,
     meta: { dify: meta },
   };
-  // A copy, so YAML aliases (shared objects) do not become shared mutable state in the IR.
-  const workflow = structuredClone(completeForDify(draft));
+  // A tree copy when the YAML may hold aliases (shared objects), so they do not become shared mutable state in
+  // the IR (structuredClone keeps shared references shared); a text without anchors reads as a tree and the IR
+  // is built of fresh objects. readYaml bounded how far aliases expand, and refused recursive ones.
+  const completed = completeForDify(draft);
+  const workflow = parsed.mayShare ? treeCopy(completed) : completed;
   const check = WorkflowSchema.safeParse(workflow);
   if (!check.success) {
     const issue = check.error.issues[0];
@@ -194,6 +197,15 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
 }
 
 type Warn = (code: string, message: string, extra?: Partial<Diagnostic>) => void;
+
+/** A deep copy in which every place holds its own objects (arrays and plain objects; other values as they are). */
+function treeCopy<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(treeCopy) as T;
+  if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, treeCopy(x)])) as T;
+  }
+  return v;
+}
 
 function readVersion(doc: Json, opts: ImportDifyOptions, warn: Warn): string {
   const v = Object.hasOwn(doc, "version") ? doc.version : ABSENT_DSL_VERSION;

@@ -64,7 +64,15 @@ export interface YamlProblem {
   col?: number;
 }
 
-export type YamlReadResult = { ok: true; value: unknown; warnings: YamlProblem[] } | { ok: false; error: YamlProblem };
+export type YamlReadResult =
+  | {
+      ok: true;
+      value: unknown;
+      warnings: YamlProblem[];
+      /** The text may hold an anchor, so the value may share objects (an alias reads back as the same object). */
+      mayShare: boolean;
+    }
+  | { ok: false; error: YamlProblem };
 
 function problem(e: unknown): YamlProblem {
   if (e instanceof YAMLException) {
@@ -88,9 +96,10 @@ export function readYaml(text: string): YamlReadResult {
       onWarning: (w) => warnings.push(problem(w)),
     };
     const value = load(text, options);
-    const aliasError = MAY_HAVE_ANCHOR.test(text) ? checkAliases(value) : undefined;
+    const mayShare = MAY_HAVE_ANCHOR.test(text);
+    const aliasError = mayShare ? checkAliases(value) : undefined;
     if (aliasError) return { ok: false, error: { message: aliasError } };
-    return { ok: true, value, warnings };
+    return { ok: true, value, warnings, mayShare };
   } catch (err) {
     return { ok: false, error: problem(err) };
   }

@@ -1,10 +1,10 @@
 import type { FileValue } from "../../ir/services.js";
 import { ToolError } from "../errors.js";
-import { markdownCodeBlocks, markdownTables, markdownToHtmlDocument, stripOuterFence } from "../render/markdown.js";
-import { markdownToDocx } from "../render/md-docx.js";
-import { markdownToPdf } from "../render/md-pdf.js";
-import { markdownToPptx } from "../render/md-pptx.js";
 import { type BuiltinTool, paramError, safeFilename, str, type ToolContext } from "./types.js";
+
+// The converters (marked, docx, pptxgenjs, PDF fonts) load when an export runs, not with the tool list, so a
+// run of a workflow that exports nothing does not pay for loading them.
+const markdown = () => import("../render/markdown.js");
 
 const MD_TEXT = {
   name: "md_text",
@@ -34,16 +34,16 @@ function fileName(ctx: ToolContext, ext: string, suffix = ""): string {
   return safeFilename(raw ? `${raw}${suffix}` : "", `output${suffix}`, ext);
 }
 
-function title(md: string): string | undefined {
-  return /^\s*#{1,6}\s+(.+?)\s*#*\s*$/m.exec(stripOuterFence(md))?.[1];
+async function title(md: string): Promise<string | undefined> {
+  return /^\s*#{1,6}\s+(.+?)\s*#*\s*$/m.exec((await markdown()).stripOuterFence(md))?.[1];
 }
 
 function csvCell(s: string): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-function tablesOrFail(ctx: ToolContext, md: string): string[][][] {
-  const tables = markdownTables(md);
+async function tablesOrFail(ctx: ToolContext, md: string): Promise<string[][][]> {
+  const tables = (await markdown()).markdownTables(md);
   if (tables.length === 0) {
     throw new ToolError(
       "tool.invalid_parameter",
@@ -95,7 +95,8 @@ function tool(name: string, label: string, description: string, run: BuiltinTool
 export const mdExporterTools: BuiltinTool[] = [
   tool("md_to_docx", "Markdown to DOCX", "Export Markdown as a Word document.", async (ctx) => {
     const md = mdText(ctx);
-    const bytes = await markdownToDocx(md, title(md));
+    const { markdownToDocx } = await import("../render/md-docx.js");
+    const bytes = await markdownToDocx(md, await title(md));
     return {
       files: [
         await put(
@@ -109,11 +110,13 @@ export const mdExporterTools: BuiltinTool[] = [
   }),
   tool("md_to_pdf", "Markdown to PDF", "Export Markdown as a PDF document.", async (ctx) => {
     const md = mdText(ctx);
-    return { files: [await put(ctx, await markdownToPdf(md, title(md)), fileName(ctx, ".pdf"), "application/pdf")] };
+    const { markdownToPdf } = await import("../render/md-pdf.js");
+    return { files: [await put(ctx, await markdownToPdf(md, await title(md)), fileName(ctx, ".pdf"), "application/pdf")] };
   }),
   tool("md_to_pptx", "Markdown to PPTX", "Export Markdown as a PowerPoint presentation.", async (ctx) => {
     const md = mdText(ctx);
-    const bytes = await markdownToPptx(md, title(md));
+    const { markdownToPptx } = await import("../render/md-pptx.js");
+    const bytes = await markdownToPptx(md, await title(md));
     return {
       files: [
         await put(
@@ -127,17 +130,19 @@ export const mdExporterTools: BuiltinTool[] = [
   }),
   tool("md_to_html", "Markdown to HTML", "Export Markdown as an HTML file.", async (ctx) => {
     const md = mdText(ctx);
-    return { files: [await put(ctx, markdownToHtmlDocument(md, title(md)), fileName(ctx, ".html"), "text/html")] };
+    const html = (await markdown()).markdownToHtmlDocument(md, await title(md));
+    return { files: [await put(ctx, html, fileName(ctx, ".html"), "text/html")] };
   }),
   tool("md_to_html_text", "Markdown to HTML text", "Convert Markdown to HTML and return it as text.", async (ctx) => {
     const md = mdText(ctx);
-    return { text: markdownToHtmlDocument(md, title(md)) };
+    return { text: (await markdown()).markdownToHtmlDocument(md, await title(md)) };
   }),
   tool("md_to_md", "Markdown to MD file", "Save Markdown text as a .md file.", async (ctx) => {
-    return { files: [await put(ctx, stripOuterFence(mdText(ctx)), fileName(ctx, ".md"), "text/markdown")] };
+    const text = (await markdown()).stripOuterFence(mdText(ctx));
+    return { files: [await put(ctx, text, fileName(ctx, ".md"), "text/markdown")] };
   }),
   tool("md_to_csv", "Markdown table to CSV", "Export each Markdown table as a CSV file.", async (ctx) => {
-    const tables = tablesOrFail(ctx, mdText(ctx));
+    const tables = await tablesOrFail(ctx, mdText(ctx));
     const files = await Promise.all(
       tables.map((rows, i) =>
         put(
@@ -155,7 +160,7 @@ export const mdExporterTools: BuiltinTool[] = [
     "Markdown table to JSON",
     "Export each Markdown table as a JSON array of row objects.",
     async (ctx) => {
-      const tables = tablesOrFail(ctx, mdText(ctx));
+      const tables = await tablesOrFail(ctx, mdText(ctx));
       const records = tables.map(([header = [], ...rows]) =>
         rows.map((r) => Object.fromEntries(header.map((h, i) => [h || `column_${i + 1}`, r[i] ?? ""]))),
       );
@@ -177,7 +182,7 @@ export const mdExporterTools: BuiltinTool[] = [
     "Markdown code blocks to files",
     "Save each fenced code block as a file named by its language.",
     async (ctx) => {
-      const blocks = markdownCodeBlocks(mdText(ctx));
+      const blocks = (await markdown()).markdownCodeBlocks(mdText(ctx));
       if (blocks.length === 0) throw paramError(ctx, "md_text", "contains no fenced code block");
       const files = await Promise.all(
         blocks.map((b, i) => {

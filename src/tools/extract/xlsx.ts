@@ -3,6 +3,7 @@ import { DocumentError } from "../errors.js";
 import type { ExtractLimits } from "./limits.js";
 import { readOoxmlParts } from "./ooxml.js";
 import { markdownTable } from "./text.js";
+import { CellStyles } from "./xlsx-values.js";
 
 /** Column letters of a cell reference (`BC12` → 54, 0-based 54) as a 0-based index. */
 function columnIndex(ref: string): number {
@@ -19,7 +20,8 @@ function xml(text: string) {
 /**
  * Each worksheet as `## <sheet name>` plus a markdown table, rows that are entirely empty dropped
  * (pandas `dropna(how="all")` in Dify). Cell values are the stored values: shared and inline strings,
- * numbers as written, booleans as TRUE/FALSE; formulas give their cached result.
+ * numbers (dates and times by their number format, see xlsx-values.ts), booleans as TRUE/FALSE; formulas give
+ * their cached result.
  */
 export async function xlsxToText(bytes: Uint8Array, limits: ExtractLimits): Promise<string> {
   const parts = await readOoxmlParts(bytes, limits, "XLSX file");
@@ -48,8 +50,11 @@ export async function xlsxToText(bytes: Uint8Array, limits: ExtractLimits): Prom
     }
   }
 
+  const book = xml(workbook);
+  const stylesXml = await read("xl/styles.xml");
+  const styles = new CellStyles(stylesXml ? xml(stylesXml) : undefined, book);
   const sections: string[] = [];
-  const sheets = xml(workbook).querySelectorAll("sheet");
+  const sheets = book.querySelectorAll("sheet");
   for (const [i, sheet] of sheets.entries()) {
     const name = sheet.getAttribute("name") ?? `Sheet${i + 1}`;
     const path = rels.get(sheet.getAttribute("r:id") ?? "") ?? `xl/worksheets/sheet${i + 1}.xml`;
@@ -69,6 +74,7 @@ export async function xlsxToText(bytes: Uint8Array, limits: ExtractLimits): Prom
             .map((t) => t.textContent)
             .join("");
         else if (type === "b") value = v === "1" ? "TRUE" : "FALSE";
+        else if (!type || type === "n") value = styles.numeric(v, c.getAttribute("s"));
         else value = v;
         cells[columnIndex(c.getAttribute("r") ?? "")] = decodeEntities(value);
       }
