@@ -16,9 +16,10 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { edgeKey } from "../review/view";
 import { type NodeStatus, useStore } from "../store";
 import { isContainerType, type Placed, type Point, savedPosition, sizesOf } from "./layout";
+import { needsPlacing } from "./placement";
 import { type CardData, NodeCard } from "./NodeCard";
 import { categoryColor } from "./nodeLook";
-import { FIT_MIN_ZOOM, initialViewport } from "./viewport";
+import { detailLevel, FIT_MIN_ZOOM, FIT_PADDING, initialViewport } from "./viewport";
 
 const nodeTypes = { card: NodeCard };
 
@@ -65,12 +66,19 @@ function Flow() {
     }
     return out;
   }, [draft]);
-  const allPlaced = !!draft && draft.nodes.every((n) => positions[n.id]);
-
-  // Nodes without a saved position (generated, or from files without canvas data) get one from the layout.
+  // Nodes without a saved position (generated, or from files without canvas data) get one from the layout, and so
+  // do nodes saved on top of another; a few rounds at most, as a moved body can grow its container into a neighbour.
+  const unplaced = useMemo(() => (draft ? needsPlacing(draft, ports) : []), [draft, ports]);
+  const placing = useRef({ nonce: -1, rounds: 0 });
+  const [placedRound, setPlacedRound] = useState(0);
+  if (placing.current.nonce !== viewNonce) placing.current = { nonce: viewNonce, rounds: 0 };
+  const gaveUp = placing.current.rounds >= 3;
+  const allPlaced = !!draft && draft.nodes.every((n) => positions[n.id]) && (unplaced.length === 0 || readOnly || gaveUp);
   useEffect(() => {
-    if (draft && !allPlaced && !readOnly) void placeMissing();
-  }, [draft, allPlaced, readOnly, placeMissing]);
+    if (!draft || allPlaced || readOnly) return;
+    placing.current.rounds++;
+    void placeMissing().then(() => setPlacedRound((r) => r + 1));
+  }, [draft, allPlaced, readOnly, placeMissing, placedRound]);
 
   const sizes = useMemo(() => (draft ? sizesOf(draft, ports, positions) : {}), [draft, ports, positions]);
 
@@ -98,7 +106,7 @@ function Flow() {
     const entryNode = draft.nodes.find((n) => n.type === "start" || typeInfo.get(n.type)?.entry) ?? draft.nodes.find((n) => !draft.edges.some((e) => e.target === n.id));
     const { clientWidth, clientHeight } = wrapper.current;
     void setViewport(initialViewport(Object.values(boxes), entryNode ? boxes[entryNode.id] : undefined, clientWidth, clientHeight)).then(() => setViewReady(viewNonce));
-  }, [draft, allPlaced, viewNonce, positions, sizes, typeInfo, setViewport]);
+  }, [draft, allPlaced, viewNonce, positions, sizes, typeInfo, setViewport, placedRound]);
 
   // A node selected from outside the canvas (the problem list, the trace) is brought into view.
   useEffect(() => {
@@ -214,7 +222,15 @@ function Flow() {
   );
 
   return (
-    <div ref={wrapper} data-view={viewReady === viewNonce ? "ready" : "pending"} data-review={review ? review.proposal.id : ""} className={`flow-wrap ${zoom < 0.6 ? "far" : ""} ${review ? "reviewing" : ""}`} style={{ "--zoom": zoom } as React.CSSProperties}>
+    <div
+      ref={wrapper}
+      data-view={viewReady === viewNonce ? "ready" : "pending"}
+      data-view-nonce={viewNonce}
+      data-detail={detailLevel(zoom)}
+      data-review={review ? review.proposal.id : ""}
+      className={`flow-wrap lod-${detailLevel(zoom)} ${review ? "reviewing" : ""}`}
+      style={{ "--zoom": zoom } as React.CSSProperties}
+    >
       <ReactFlow
         nodes={nodes}
         edges={edges}
@@ -226,7 +242,7 @@ function Flow() {
         onDelete={readOnly ? undefined : onDelete}
         nodesConnectable={!readOnly}
         deleteKeyCode={readOnly ? null : ["Delete"]}
-        minZoom={0.1}
+        minZoom={FIT_MIN_ZOOM}
         maxZoom={2}
         proOptions={{ hideAttribution: true }}
       >
@@ -234,6 +250,7 @@ function Flow() {
         <MiniMap
           pannable
           zoomable
+          onClick={(_, p) => void setCenter(p.x, p.y, { zoom: getViewport().zoom, duration: 200 })}
           ariaLabel="minimap"
           nodeColor={(n) => ((n.data as CardData).container ? "rgba(11,165,236,0.15)" : categoryColor((n.data as CardData).category))}
           nodeStrokeColor={(n) => (n.selected ? "#2f6bff" : "transparent")}
@@ -241,8 +258,8 @@ function Flow() {
           maskColor="rgba(240, 242, 247, 0.6)"
           style={{ width: 220, height: 140 }}
         />
-        {/* Fit shows as much as fits while titles stay legible; the wheel and − zoom out further. */}
-        <Controls showInteractive={false} fitViewOptions={{ padding: 0.1, maxZoom: 1, minZoom: FIT_MIN_ZOOM }} />
+        {/* Fit shows the whole flow; the cards' level of detail keeps what text they show legible. */}
+        <Controls showInteractive={false} fitViewOptions={{ padding: FIT_PADDING, maxZoom: 1, minZoom: FIT_MIN_ZOOM }} />
         <ZoomReadout />
       </ReactFlow>
     </div>

@@ -3,7 +3,6 @@ import { api, download } from "../api";
 import { errText, type Panel, useStore } from "../store";
 import type { WfNode } from "../types";
 import { Canvas } from "../canvas/Canvas";
-import { savedPosition } from "../canvas/layout";
 import { Inspector } from "../inspector/Inspector";
 import { ReviewBar } from "../review/ReviewBar";
 import { RunPanel } from "../run/RunPanel";
@@ -36,9 +35,6 @@ function AddNode() {
     if (!wf || !info) return;
     let n = wf.nodes.length + 1;
     while (wf.nodes.some((x) => x.id === String(n))) n++;
-    // A new node goes to the right of the selected one (or of the rightmost), where people look for it.
-    const anchor = wf.nodes.find((x) => x.id === s.selected && !x.parentId) ?? [...wf.nodes].filter((x) => !x.parentId && savedPosition(x)).sort((a, b) => savedPosition(b)!.x - savedPosition(a)!.x)[0];
-    const at = anchor && savedPosition(anchor) ? { x: savedPosition(anchor)!.x + 300, y: savedPosition(anchor)!.y } : { x: 0, y: 0 };
     // The server fits the type's example to this app: its start node's first variable, the configured model.
     let config: Record<string, unknown>;
     try {
@@ -49,7 +45,8 @@ function AddNode() {
     }
     const now = useStore.getState().draft;
     if (!now) return;
-    const node: WfNode = { id: String(n), type, title: info.label, config, canvas: { position: at } };
+    // No position: the canvas places it (canvas/placement.ts) after the node it follows, pushing later ones aside.
+    const node: WfNode = { id: String(n), type, title: info.label, config };
     // Added with a node selected, it follows that node (as Dify's + on a node's handle), so it is reachable.
     const from = wf.nodes.find((x) => x.id === s.selected && !x.parentId);
     const port = from ? s.ports[from.id]?.[0] : undefined;
