@@ -17,11 +17,15 @@ import { edgeKey } from "../review/view";
 import { type NodeStatus, useStore } from "../store";
 import { isContainerType, type Placed, type Point, savedPosition, sizesOf } from "./layout";
 import { needsPlacing } from "./placement";
+import { addNode } from "./addNode";
+import { InsertEdge } from "./InsertEdge";
+import { PALETTE_DRAG_TYPE } from "./NodePalette";
 import { type CardData, NodeCard } from "./NodeCard";
 import { categoryColor } from "./nodeLook";
 import { detailLevel, FIT_MIN_ZOOM, FIT_PADDING, initialViewport } from "./viewport";
 
 const nodeTypes = { card: NodeCard };
+const edgeTypes = { insert: InsertEdge };
 
 function ZoomReadout() {
   const zoom = useFlowStore((s) => s.transform[2]);
@@ -52,7 +56,7 @@ function Flow() {
   const selected = useStore((s) => s.selected);
   const viewNonce = useStore((s) => s.viewNonce);
   const { select, setDraft, moveNodes, placeMissing } = useStore.getState();
-  const { setViewport, setCenter, getInternalNode, getViewport } = useReactFlow();
+  const { setViewport, setCenter, getInternalNode, getViewport, screenToFlowPosition } = useReactFlow();
   const updateNodeInternals = useUpdateNodeInternals();
   const wrapper = useRef<HTMLDivElement>(null);
   const zoom = useFlowStore((s) => s.transform[2]);
@@ -69,11 +73,14 @@ function Flow() {
   // Nodes without a saved position (generated, or from files without canvas data) get one from the layout, and so
   // do nodes saved on top of another; a few rounds at most, as a moved body can grow its container into a neighbour.
   const unplaced = useMemo(() => (draft ? needsPlacing(draft, ports) : []), [draft, ports]);
-  const placing = useRef({ nonce: -1, rounds: 0 });
+  // Overlaps are resolved when a workflow is shown and when nodes come or go, never while a card is dragged.
+  const placeKey = `${viewNonce}|${draft?.nodes.map((n) => n.id).join(",")}`;
+  const placing = useRef({ key: "", rounds: 0, settled: false });
   const [placedRound, setPlacedRound] = useState(0);
-  if (placing.current.nonce !== viewNonce) placing.current = { nonce: viewNonce, rounds: 0 };
-  const gaveUp = placing.current.rounds >= 3;
-  const allPlaced = !!draft && draft.nodes.every((n) => positions[n.id]) && (unplaced.length === 0 || readOnly || gaveUp);
+  if (placing.current.key !== placeKey) placing.current = { key: placeKey, rounds: 0, settled: false };
+  const overlapsPending = unplaced.length > 0 && !readOnly && !placing.current.settled && placing.current.rounds < 3;
+  const allPlaced = !!draft && draft.nodes.every((n) => positions[n.id]) && !overlapsPending;
+  if (allPlaced) placing.current.settled = true;
   useEffect(() => {
     if (!draft || allPlaced || readOnly) return;
     placing.current.rounds++;
@@ -172,6 +179,7 @@ function Flow() {
         id: edgeKey(e),
         source: e.source,
         target: e.target,
+        ...(readOnly ? {} : { type: "insert", data: { edge: e } }),
         sourceHandle: e.sourcePort,
         targetHandle: "target",
         animated: statuses[e.source] === "succeeded" && statuses[e.target] === "running",
@@ -180,7 +188,7 @@ function Flow() {
         // No zIndex: edges stay under the cards (React Flow lifts edges between a container's children to the
         // children's level itself, so they still show above the container).
       })),
-    [draft, statuses, edgeMarks],
+    [draft, statuses, edgeMarks, readOnly],
   );
 
   const onNodesChange = useCallback(
@@ -235,6 +243,20 @@ function Flow() {
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
+        onDragOver={(e) => {
+          if (readOnly || !e.dataTransfer.types.includes(PALETTE_DRAG_TYPE)) return;
+          e.preventDefault();
+          e.dataTransfer.dropEffect = "copy";
+        }}
+        onDrop={(e) => {
+          const type = e.dataTransfer.getData(PALETTE_DRAG_TYPE);
+          if (readOnly || !type) return;
+          e.preventDefault();
+          const p = screenToFlowPosition({ x: e.clientX, y: e.clientY });
+          // Dropped where the pointer is; placement moves it down if that is on another card.
+          void addNode(type, { at: { x: Math.round(p.x), y: Math.round(p.y) } });
+        }}
         onNodesChange={onNodesChange}
         onNodeClick={(_, n) => select(n.id)}
         onPaneClick={() => select(undefined)}
