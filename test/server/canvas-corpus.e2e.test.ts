@@ -1,7 +1,8 @@
 /**
  * Every corpus workflow opened in the studio in Chromium: after Fit each card of a workflow of at most 60 nodes is
  * inside the canvas, and no two cards overlap when opened nor after Auto-layout. `npm test` opens a fixed sample
- * (every 8th file plus the largest); WEFT_CANVAS_ALL=1 opens all of them (about 3 minutes).
+ * (every 8th file plus the largest); WEFT_CANVAS_ALL=1 opens all of them (3–5 minutes on a loaded 2-core machine),
+ * WEFT_CANVAS_FILES=a.yml,b.yml only those.
  */
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +13,8 @@ import { openStudio, outside, overlaps, type Studio } from "../support/studio-br
 import { CHROMIUM } from "../support/web-build.js";
 
 const ALL = process.env.WEFT_CANVAS_ALL === "1";
+/** A comma-separated list of corpus paths to open instead (to look into one workflow). */
+const ONLY = process.env.WEFT_CANVAS_FILES?.split(",").filter(Boolean);
 const FIT_LIMIT = 60;
 
 function chosen(): Array<{ file: string; wf: Workflow; yaml: string }> {
@@ -19,6 +22,7 @@ function chosen(): Array<{ file: string; wf: Workflow; yaml: string }> {
     const yaml = readCorpus(file);
     return { file, yaml, wf: importDify(yaml).workflow };
   });
+  if (ONLY) return all.filter((a) => ONLY.includes(a.file));
   if (ALL) return all;
   const largest = [...all].sort((a, b) => b.wf.nodes.length - a.wf.nodes.length)[0]!;
   return [...all.filter((_, i) => i % 8 === 0), ...(all.indexOf(largest) % 8 === 0 ? [] : [largest])];
@@ -41,7 +45,7 @@ describe.skipIf(!existsSync(CHROMIUM))("corpus workflows on the canvas", () => {
     for (const { file, wf, yaml } of apps) {
       await studio.openDsl(yaml);
       const page = studio.page;
-      await expect.poll(() => page.locator(".react-flow__node").count()).toBe(wf.nodes.length);
+      await expect.poll(() => page.locator(".react-flow__node").count(), { message: file, timeout: 30_000 }).toBe(wf.nodes.length);
       tally.workflows++;
       tally.nodes += wf.nodes.length;
       const opened = overlaps(wf, await studio.cards());

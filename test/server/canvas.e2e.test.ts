@@ -49,7 +49,7 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
   });
   const dsl = (file: string) => readFileSync(file, "utf8");
   const wfOf = (file: string) => importDify(dsl(file)).workflow;
-  const allDrawn = async (n: number) => expect.poll(() => studio.page.locator(".react-flow__node").count()).toBe(n);
+  const allDrawn = async (n: number) => expect.poll(() => studio.page.locator(".react-flow__node").count(), { timeout: 30_000 }).toBe(n);
 
   it("a 31-node app opens fitted: every card inside the canvas, none under the side panel", async () => {
     await studio.openDsl(dsl(BIG));
@@ -103,12 +103,12 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     await texts();
     // Zoomed in to the far look: every card still shows its title, large.
     for (let i = 0; i < 12 && (await detail()) !== "far"; i++) await studio.page.locator(".react-flow__controls-zoomin").click();
-    await expect.poll(detail).toBe("far");
+    await expect.poll(detail, { timeout: 30_000 }).toBe("far");
     expect((await texts()).filter((t) => t.cls.includes("wf-title")).length).toBeGreaterThanOrEqual(31);
     await studio.shot("canvas-far-31");
     // Zoomed out to the tiny look: icons only, no text at all but containers' titles.
     for (let i = 0; i < 4; i++) await studio.page.locator(".react-flow__controls-zoomout").click();
-    await expect.poll(detail).toBe("tiny");
+    await expect.poll(detail, { timeout: 30_000 }).toBe("tiny");
     await texts();
     await studio.shot("canvas-tiny-31");
   });
@@ -121,7 +121,7 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     const before = await transform();
     const mini = (await studio.page.locator(".react-flow__minimap svg").boundingBox())!;
     await studio.page.mouse.click(mini.x + mini.width * 0.9, mini.y + mini.height * 0.5);
-    await expect.poll(transform).not.toBe(before);
+    await expect.poll(transform, { timeout: 30_000 }).not.toBe(before);
   });
 
   it("a node added from the palette after a selected node goes right of it and overlaps nothing", async () => {
@@ -167,7 +167,7 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     await studio.openDsl(dsl(ITERATION));
     await allDrawn(wf.nodes.length);
     const start = studio.page.locator('[data-node-type="iteration-start"]');
-    await expect.poll(() => start.locator(".wf-title").textContent()).toBe("Start");
+    await expect.poll(() => start.locator(".wf-title").textContent(), { timeout: 30_000 }).toBe("Start");
     await studio.shot("canvas-iteration-start");
     expect(overlaps(wf, await studio.cards())).toEqual([]);
   });
@@ -181,7 +181,7 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     expect(await page.getByTestId("palette-group-llm").getByTestId("palette-item-llm").count()).toBe(1);
     const all = await palette.locator(".palette-item").count();
     await page.getByTestId("palette-search").fill("template");
-    await expect.poll(() => palette.locator(".palette-item").count()).toBeLessThan(all);
+    await expect.poll(() => palette.locator(".palette-item").count(), { timeout: 30_000 }).toBeLessThan(all);
     expect(await page.getByTestId("palette-item-template-transform").count()).toBe(1);
     expect(await page.getByTestId("palette-item-llm").count()).toBe(0);
     await page.getByTestId("palette-search").fill("no such node");
@@ -220,7 +220,7 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
       .poll(async () => {
         const d = (await (await studio.server.api(`/api/apps/${id}/draft`)).json()) as any;
         return (d.workflow?.edges ?? []).map((e: any) => `${e.source}>${e.target}`).sort();
-      })
+      }, { timeout: 30_000 })
       .toEqual([`${added.id}>end`, `shout>${added.id}`, "start>shout"].sort());
   });
 
