@@ -168,6 +168,8 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     await allDrawn(wf.nodes.length);
     const start = studio.page.locator('[data-node-type="iteration-start"]');
     await expect.poll(() => start.locator(".wf-title").textContent(), { timeout: 30_000 }).toBe("Start");
+    // Whole, not cut off with an ellipsis.
+    expect(await start.locator(".wf-title").evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
     await studio.shot("canvas-iteration-start");
     expect(overlaps(wf, await studio.cards())).toEqual([]);
   });
@@ -238,6 +240,29 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     expect(added.type).toBe("template-transform");
     expect(Math.abs(added.x - (area.x + 60))).toBeLessThan(4);
     expect(overlaps({ ...wf, nodes: [...wf.nodes, { id: added.id } as Workflow["nodes"][number]] }, cards)).toEqual([]);
+  });
+
+  it("keyboard: Ctrl+D duplicates, Ctrl+C / Ctrl+V copy and paste, Delete removes; copies never overlap", async () => {
+    const wf = wfOf(WORD_STATS);
+    await studio.openDsl(dsl(WORD_STATS));
+    const page = studio.page;
+    await allDrawn(wf.nodes.length);
+    const some = wf.nodes.find((n) => n.type !== "start" && n.type !== "end")!;
+    await page.locator(`.react-flow__node[data-id="${some.id}"]`).click();
+    await page.keyboard.press("Control+d");
+    await allDrawn(wf.nodes.length + 1);
+    await page.keyboard.press("Control+c");
+    await page.keyboard.press("Control+v");
+    await allDrawn(wf.nodes.length + 2);
+    const cards = await studio.cards();
+    const copies = cards.filter((c) => !wf.nodes.some((n) => n.id === c.id));
+    expect(copies.map((c) => c.type)).toEqual([some.type, some.type]);
+    const all = { ...wf, nodes: [...wf.nodes, ...copies.map((c) => ({ id: c.id }) as Workflow["nodes"][number])] };
+    await expect.poll(async () => overlaps(all, await studio.cards()).length, { timeout: 30_000 }).toBe(0);
+    await studio.shot("canvas-keyboard-copies");
+    await page.locator(`.react-flow__node[data-id="${copies[1]!.id}"]`).click();
+    await page.keyboard.press("Delete");
+    await allDrawn(wf.nodes.length + 1);
   });
 
   it("raised no page errors", () => {

@@ -20,6 +20,7 @@ import { needsPlacing } from "./placement";
 import { addNode } from "./addNode";
 import { InsertEdge } from "./InsertEdge";
 import { PALETTE_DRAG_TYPE } from "./NodePalette";
+import { copySelected, duplicateSelected, paste } from "./clipboard";
 import { type CardData, NodeCard } from "./NodeCard";
 import { categoryColor } from "./nodeLook";
 import { detailLevel, FIT_MIN_ZOOM, FIT_PADDING, initialViewport } from "./viewport";
@@ -114,6 +115,22 @@ function Flow() {
     const { clientWidth, clientHeight } = wrapper.current;
     void setViewport(initialViewport(Object.values(boxes), entryNode ? boxes[entryNode.id] : undefined, clientWidth, clientHeight)).then(() => setViewReady(viewNonce));
   }, [draft, allPlaced, viewNonce, positions, sizes, typeInfo, setViewport, placedRound]);
+
+  // Ctrl/⌘ + C, V, D: copy, paste, duplicate the selected node — not while typing in a field.
+  useEffect(() => {
+    if (readOnly) return;
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (!(e.ctrlKey || e.metaKey) || e.altKey || (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)))) return;
+      // Text selected on the page is the user's to copy.
+      if (window.getSelection()?.toString()) return;
+      const key = e.key.toLowerCase();
+      const done = key === "c" ? copySelected() : key === "v" ? paste() : key === "d" ? duplicateSelected() : false;
+      if (done) e.preventDefault();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [readOnly]);
 
   // A node selected from outside the canvas (the problem list, the trace) is brought into view.
   useEffect(() => {
@@ -263,7 +280,7 @@ function Flow() {
         onConnect={readOnly ? undefined : onConnect}
         onDelete={readOnly ? undefined : onDelete}
         nodesConnectable={!readOnly}
-        deleteKeyCode={readOnly ? null : ["Delete"]}
+        deleteKeyCode={readOnly ? null : ["Delete", "Backspace"]}
         minZoom={FIT_MIN_ZOOM}
         maxZoom={2}
         proOptions={{ hideAttribution: true }}
