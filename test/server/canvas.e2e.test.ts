@@ -182,10 +182,10 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     expect(await palette.locator("section h4").allTextContents()).toEqual(expect.arrayContaining(["AI", "Logic", "Input & output"]));
     expect(await page.getByTestId("palette-group-llm").getByTestId("palette-item-llm").count()).toBe(1);
     const all = await palette.locator(".palette-item").count();
-    await page.getByTestId("palette-search").fill("template");
-    await expect.poll(() => palette.locator(".palette-item").count(), { timeout: 30_000 }).toBeLessThan(all);
+    expect(all).toBeGreaterThan(10);
+    await page.getByTestId("palette-search").fill("template-transform");
+    await expect.poll(() => palette.locator(".palette-item").count(), { timeout: 30_000 }).toBe(1);
     expect(await page.getByTestId("palette-item-template-transform").count()).toBe(1);
-    expect(await page.getByTestId("palette-item-llm").count()).toBe(0);
     await page.getByTestId("palette-search").fill("no such node");
     await page.getByTestId("palette-empty").waitFor();
     await studio.shot("canvas-palette-search");
