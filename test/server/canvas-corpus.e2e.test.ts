@@ -1,7 +1,7 @@
 /**
  * Every corpus workflow opened in the studio in Chromium: after Fit each card of a workflow of at most 60 nodes is
  * inside the canvas, and no two cards overlap when opened nor after Auto-layout. `npm test` opens a fixed sample
- * (every 8th file plus the largest); WEFT_CANVAS_ALL=1 opens all of them (3–5 minutes on a loaded 2-core machine),
+ * (every 8th file plus the largest); WEFT_CANVAS_ALL=1 opens all of them (4–8 minutes on a loaded 2-core machine),
  * WEFT_CANVAS_FILES=a.yml,b.yml only those.
  */
 import { existsSync } from "node:fs";
