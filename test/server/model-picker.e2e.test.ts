@@ -65,8 +65,8 @@ describe.skipIf(!hasChromium)("model picker in a real browser", () => {
     await page.getByRole("link", { name: "begin app", exact: true }).click();
     await page.locator('.flow-wrap[data-view="ready"]').waitFor();
     await page.locator('[data-node-id="begin"]').click();
-    await page.getByTestId("add-node-type").selectOption("llm");
-    await page.getByRole("button", { name: "Add", exact: true }).click();
+    await page.getByTestId("palette-open").click();
+    await page.getByTestId("palette-item-llm").click();
     await page.locator('.wf-node[data-node-type="llm"]').waitFor();
 
     // The configured models, the default selected; "other…" for anything else.

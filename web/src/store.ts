@@ -1,6 +1,7 @@
 import { create } from "zustand";
 import { ApiFailure, api, getKey, headers, setKey, setUnauthorizedHandler, stream } from "./api";
-import { autoLayout, type Point, positionsForMissing } from "./canvas/layout";
+import { autoLayout, type Point } from "./canvas/layout";
+import { positionsForMissing } from "./canvas/placement";
 import { type NodeMark, type ReviewView, reviewView } from "./review/view";
 import type {
   AppInfo,

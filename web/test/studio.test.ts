@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { portLabel, summary } from "../src/canvas/summary";
-import { INITIAL_FIT_MIN_ZOOM, initialViewport, READABLE_ZOOM } from "../src/canvas/viewport";
+import { detailLevel, FIT_MIN_ZOOM, INITIAL_FIT_MIN_ZOOM, initialViewport, READABLE_ZOOM } from "../src/canvas/viewport";
 import { fieldLabel, kindOf } from "../src/inspector/fieldKind";
 import { humanize, readableTemplate, selectorLabel } from "../src/labels";
 import type { Workflow } from "../src/types";
@@ -66,8 +66,19 @@ describe("first view", () => {
     expect(5 * 230 * v.zoom + 244 * v.zoom + v.x).toBeLessThanOrEqual(1000);
   });
 
-  it("keeps a large workflow readable, starting at the entry on the left", () => {
-    const boxes = Array.from({ length: 30 }, (_, i) => box(i * 300, (i % 3) * 120));
+  it("fits a workflow of up to 60 nodes whole, however far out that is", () => {
+    const boxes = Array.from({ length: 60 }, (_, i) => box(i * 300, (i % 3) * 120));
+    const v = initialViewport(boxes, boxes[0], 1000, 800);
+    expect(v.zoom).toBeLessThan(0.1);
+    expect(v.zoom).toBeGreaterThanOrEqual(FIT_MIN_ZOOM);
+    expect(v.x + 59 * 300 * v.zoom + 244 * v.zoom).toBeLessThanOrEqual(1000);
+    expect(detailLevel(v.zoom)).toBe("tiny");
+    expect(detailLevel(0.4)).toBe("far");
+    expect(detailLevel(0.7)).toBe("near");
+  });
+
+  it("keeps a workflow of more than 60 nodes readable, starting at the entry on the left", () => {
+    const boxes = Array.from({ length: 61 }, (_, i) => box(i * 300, (i % 3) * 120));
     const v = initialViewport(boxes, boxes[0], 1000, 800);
     expect(v.zoom).toBe(READABLE_ZOOM);
     expect(v.x).toBeGreaterThan(0);

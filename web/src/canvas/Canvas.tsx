@@ -16,11 +16,17 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { edgeKey } from "../review/view";
 import { type NodeStatus, useStore } from "../store";
 import { isContainerType, type Placed, type Point, savedPosition, sizesOf } from "./layout";
+import { needsPlacing } from "./placement";
+import { addNode } from "./addNode";
+import { InsertEdge } from "./InsertEdge";
+import { PALETTE_DRAG_TYPE } from "./NodePalette";
+import { copySelected, duplicateSelected, paste } from "./clipboard";
 import { type CardData, NodeCard } from "./NodeCard";
 import { categoryColor } from "./nodeLook";
-import { FIT_MIN_ZOOM, initialViewport } from "./viewport";
+import { detailLevel, FIT_MIN_ZOOM, FIT_PADDING, initialViewport } from "./viewport";
 
 const nodeTypes = { card: NodeCard };
+const edgeTypes = { insert: InsertEdge };
 
 function ZoomReadout() {
   const zoom = useFlowStore((s) => s.transform[2]);
@@ -51,7 +57,7 @@ function Flow() {
   const selected = useStore((s) => s.selected);
   const viewNonce = useStore((s) => s.viewNonce);
   const { select, setDraft, moveNodes, placeMissing } = useStore.getState();
-  const { setViewport, setCenter, getInternalNode, getViewport } = useReactFlow();
+  const { setViewport, setCenter, getInternalNode, getViewport, screenToFlowPosition } = useReactFlow();
   const updateNodeInternals = useUpdateNodeInternals();
   const wrapper = useRef<HTMLDivElement>(null);
   const zoom = useFlowStore((s) => s.transform[2]);
@@ -65,12 +71,22 @@ function Flow() {
     }
     return out;
   }, [draft]);
-  const allPlaced = !!draft && draft.nodes.every((n) => positions[n.id]);
-
-  // Nodes without a saved position (generated, or from files without canvas data) get one from the layout.
+  // Nodes without a saved position (generated, or from files without canvas data) get one from the layout, and so
+  // do nodes saved on top of another; a few rounds at most, as a moved body can grow its container into a neighbour.
+  const unplaced = useMemo(() => (draft ? needsPlacing(draft, ports) : []), [draft, ports]);
+  // Overlaps are resolved when a workflow is shown and when nodes come or go, never while a card is dragged.
+  const placeKey = `${viewNonce}|${draft?.nodes.map((n) => n.id).join(",")}`;
+  const placing = useRef({ key: "", rounds: 0, settled: false });
+  const [placedRound, setPlacedRound] = useState(0);
+  if (placing.current.key !== placeKey) placing.current = { key: placeKey, rounds: 0, settled: false };
+  const overlapsPending = unplaced.length > 0 && !readOnly && !placing.current.settled && placing.current.rounds < 3;
+  const allPlaced = !!draft && draft.nodes.every((n) => positions[n.id]) && !overlapsPending;
+  if (allPlaced) placing.current.settled = true;
   useEffect(() => {
-    if (draft && !allPlaced && !readOnly) void placeMissing();
-  }, [draft, allPlaced, readOnly, placeMissing]);
+    if (!draft || allPlaced || readOnly) return;
+    placing.current.rounds++;
+    void placeMissing().then(() => setPlacedRound((r) => r + 1));
+  }, [draft, allPlaced, readOnly, placeMissing, placedRound]);
 
   const sizes = useMemo(() => (draft ? sizesOf(draft, ports, positions) : {}), [draft, ports, positions]);
 
@@ -98,7 +114,23 @@ function Flow() {
     const entryNode = draft.nodes.find((n) => n.type === "start" || typeInfo.get(n.type)?.entry) ?? draft.nodes.find((n) => !draft.edges.some((e) => e.target === n.id));
     const { clientWidth, clientHeight } = wrapper.current;
     void setViewport(initialViewport(Object.values(boxes), entryNode ? boxes[entryNode.id] : undefined, clientWidth, clientHeight)).then(() => setViewReady(viewNonce));
-  }, [draft, allPlaced, viewNonce, positions, sizes, typeInfo, setViewport]);
+  }, [draft, allPlaced, viewNonce, positions, sizes, typeInfo, setViewport, placedRound]);
+
+  // Ctrl/⌘ + C, V, D: copy, paste, duplicate the selected node — not while typing in a field.
+  useEffect(() => {
+    if (readOnly) return;
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (!(e.ctrlKey || e.metaKey) || e.altKey || (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)))) return;
+      // Text selected on the page is the user's to copy.
+      if (window.getSelection()?.toString()) return;
+      const key = e.key.toLowerCase();
+      const done = key === "c" ? copySelected() : key === "v" ? paste() : key === "d" ? duplicateSelected() : false;
+      if (done) e.preventDefault();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [readOnly]);
 
   // A node selected from outside the canvas (the problem list, the trace) is brought into view.
   useEffect(() => {
@@ -164,6 +196,7 @@ function Flow() {
         id: edgeKey(e),
         source: e.source,
         target: e.target,
+        ...(readOnly ? {} : { type: "insert", data: { edge: e } }),
         sourceHandle: e.sourcePort,
         targetHandle: "target",
         animated: statuses[e.source] === "succeeded" && statuses[e.target] === "running",
@@ -172,7 +205,7 @@ function Flow() {
         // No zIndex: edges stay under the cards (React Flow lifts edges between a container's children to the
         // children's level itself, so they still show above the container).
       })),
-    [draft, statuses, edgeMarks],
+    [draft, statuses, edgeMarks, readOnly],
   );
 
   const onNodesChange = useCallback(
@@ -214,19 +247,41 @@ function Flow() {
   );
 
   return (
-    <div ref={wrapper} data-view={viewReady === viewNonce ? "ready" : "pending"} data-review={review ? review.proposal.id : ""} className={`flow-wrap ${zoom < 0.6 ? "far" : ""} ${review ? "reviewing" : ""}`} style={{ "--zoom": zoom } as React.CSSProperties}>
+    <div
+      ref={wrapper}
+      data-view={viewReady === viewNonce ? "ready" : "pending"}
+      data-view-nonce={viewNonce}
+      data-detail={detailLevel(zoom)}
+      data-review={review ? review.proposal.id : ""}
+      className={`flow-wrap lod-${detailLevel(zoom)} ${review ? "reviewing" : ""}`}
+      style={{ "--zoom": zoom } as React.CSSProperties}
+    >
       <ReactFlow
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
+        onDragOver={(e) => {
+          if (readOnly || !e.dataTransfer.types.includes(PALETTE_DRAG_TYPE)) return;
+          e.preventDefault();
+          e.dataTransfer.dropEffect = "copy";
+        }}
+        onDrop={(e) => {
+          const type = e.dataTransfer.getData(PALETTE_DRAG_TYPE);
+          if (readOnly || !type) return;
+          e.preventDefault();
+          const p = screenToFlowPosition({ x: e.clientX, y: e.clientY });
+          // Dropped where the pointer is; placement moves it down if that is on another card.
+          void addNode(type, { at: { x: Math.round(p.x), y: Math.round(p.y) } });
+        }}
         onNodesChange={onNodesChange}
         onNodeClick={(_, n) => select(n.id)}
         onPaneClick={() => select(undefined)}
         onConnect={readOnly ? undefined : onConnect}
         onDelete={readOnly ? undefined : onDelete}
         nodesConnectable={!readOnly}
-        deleteKeyCode={readOnly ? null : ["Delete"]}
-        minZoom={0.1}
+        deleteKeyCode={readOnly ? null : ["Delete", "Backspace"]}
+        minZoom={FIT_MIN_ZOOM}
         maxZoom={2}
         proOptions={{ hideAttribution: true }}
       >
@@ -234,6 +289,7 @@ function Flow() {
         <MiniMap
           pannable
           zoomable
+          onClick={(_, p) => void setCenter(p.x, p.y, { zoom: getViewport().zoom, duration: 200 })}
           ariaLabel="minimap"
           nodeColor={(n) => ((n.data as CardData).container ? "rgba(11,165,236,0.15)" : categoryColor((n.data as CardData).category))}
           nodeStrokeColor={(n) => (n.selected ? "#2f6bff" : "transparent")}
@@ -241,8 +297,8 @@ function Flow() {
           maskColor="rgba(240, 242, 247, 0.6)"
           style={{ width: 220, height: 140 }}
         />
-        {/* Fit shows as much as fits while titles stay legible; the wheel and − zoom out further. */}
-        <Controls showInteractive={false} fitViewOptions={{ padding: 0.1, maxZoom: 1, minZoom: FIT_MIN_ZOOM }} />
+        {/* Fit shows the whole flow; the cards' level of detail keeps what text they show legible. */}
+        <Controls showInteractive={false} fitViewOptions={{ padding: FIT_PADDING, maxZoom: 1, minZoom: FIT_MIN_ZOOM }} />
         <ZoomReadout />
       </ReactFlow>
     </div>

@@ -4,7 +4,7 @@ import { memo } from "react";
 import { MARK_LABELS } from "../review/view";
 import type { Highlight, NodeStatus } from "../store";
 import type { Diagnostic, WfNode, Workflow } from "../types";
-import { HEAD_HEIGHT, PORT_ROW, portRows } from "./layout";
+import { HEAD_HEIGHT, isContainerStartType, PORT_ROW, portRows } from "./layout";
 import { TypeIcon } from "./nodeLook";
 import { portLabel, summary } from "./summary";
 
@@ -58,6 +58,7 @@ export const NodeCard = memo(function NodeCard({ data, selected }: NodeProps) {
   const rows = !d.container && portRows(d.ports);
   const cls = [
     "wf-node",
+    isContainerStartType(d.node.type) ? "wf-start-card" : "",
     d.container ? "wf-container" : "",
     selected ? "selected" : "",
     errors.length ? "has-error" : warnings.length ? "has-warning" : "",
@@ -68,11 +69,11 @@ export const NodeCard = memo(function NodeCard({ data, selected }: NodeProps) {
     .join(" ");
   const line = d.container || rows ? "" : summary(d.workflow, d.node);
   return (
-    <div className={cls} data-node-id={d.node.id} data-node-type={d.node.type} data-status={d.status ?? ""} data-mark={d.highlight ?? ""} title={d.diagnostics.map((x) => `${x.severity}: ${x.message}`).join("\n")}>
+    <div className={cls} data-node-id={d.node.id} data-node-type={d.node.type} data-parent-id={d.node.parentId ?? ""} data-status={d.status ?? ""} data-mark={d.highlight ?? ""} title={[d.node.title || d.label, ...d.diagnostics.map((x) => `${x.severity}: ${x.message}`)].join("\n")}>
       {!d.entry && <Handle type="target" position={Position.Left} id="target" className="wf-handle" style={{ top: HEAD_HEIGHT / 2 }} />}
       <div className="wf-node-head">
         <TypeIcon type={d.node.type} category={d.category} size={15} />
-        <span className="wf-title">{d.node.title || d.node.id}</span>
+        <span className="wf-title">{d.node.title || (isContainerStartType(d.node.type) ? "Start" : d.label)}</span>
         {d.status && <StatusIcon status={d.status} />}
         {d.highlight && (
           <span className={`wf-mark mk-${d.highlight}`} data-testid="node-mark">

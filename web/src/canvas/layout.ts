@@ -11,6 +11,12 @@ export const PORT_ROW = 26;
 const CONTAINER_PAD = { top: 56, side: 24, bottom: 24 };
 
 export const isContainerType = (t: string) => t === "iteration" || t === "loop";
+/** The start node Dify puts in each container: drawn small (as Dify does), so it never covers the first body node. */
+export const isContainerStartType = (t: string) => t === "iteration-start" || t === "loop-start";
+export const START_CARD: Size = { width: 96, height: 44 };
+/** Room between columns and between cards stacked in one column; ELK uses the same. */
+export const GAP_X = 80;
+export const GAP_Y = 40;
 
 export interface Point {
   x: number;
@@ -29,6 +35,11 @@ export function cardHeight(ports: string[]): number {
   return portRows(ports) ? HEAD_HEIGHT + ports.length * PORT_ROW + 8 : HEAD_HEIGHT + 30;
 }
 
+/** The size of a card that is not a container. */
+export function cardSize(n: WfNode, ports: Record<string, string[]>): Size {
+  return isContainerStartType(n.type) ? START_CARD : { width: CARD_WIDTH, height: cardHeight(ports[n.id] ?? ["source"]) };
+}
+
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
 /** The position saved with the node (Dify's `position`, relative to its container), if any. */
@@ -41,14 +52,17 @@ function parentOf(wf: Workflow, n: WfNode): string | undefined {
   return n.parentId && wf.nodes.some((x) => x.id === n.parentId) ? n.parentId : undefined;
 }
 
-/** Card sizes, containers sized to hold their body (at least their saved size). */
+/**
+ * Card sizes, containers sized to hold their body. Dify's saved container size is not used: it was made for
+ * Dify's card sizes, and a container drawn larger than its body covers the nodes laid out beside it.
+ */
 export function sizesOf(wf: Workflow, ports: Record<string, string[]>, pos: Record<string, Point>): Record<string, Size> {
   const out: Record<string, Size> = {};
   const size = (n: WfNode): Size => {
     if (out[n.id]) return out[n.id]!;
-    if (!isContainerType(n.type)) return (out[n.id] = { width: CARD_WIDTH, height: cardHeight(ports[n.id] ?? ["source"]) });
-    let width = Math.max(CARD_WIDTH + 40, finite(n.canvas?.width) ? (n.canvas!.width as number) : 0);
-    let height = Math.max(140, finite(n.canvas?.height) ? (n.canvas!.height as number) : 0);
+    if (!isContainerType(n.type)) return (out[n.id] = cardSize(n, ports));
+    let width = CARD_WIDTH + 40;
+    let height = 140;
     for (const c of wf.nodes.filter((x) => parentOf(wf, x) === n.id)) {
       const p = pos[c.id];
       if (!p) continue;
@@ -78,7 +92,7 @@ export async function autoLayout(wf: Workflow, ports: Record<string, string[]>):
           width: Math.max(CARD_WIDTH + 40, inner.width + CONTAINER_PAD.side * 2),
           height: Math.max(140, inner.height + CONTAINER_PAD.top + CONTAINER_PAD.bottom),
         };
-      } else dims[n.id] = { width: CARD_WIDTH, height: cardHeight(ports[n.id] ?? ["source"]) };
+      } else dims[n.id] = cardSize(n, ports);
     }
     const here = new Set(nodes.map((n) => n.id));
     const graph: ElkNode = {
@@ -86,8 +100,8 @@ export async function autoLayout(wf: Workflow, ports: Record<string, string[]>):
       layoutOptions: {
         "elk.algorithm": "layered",
         "elk.direction": "RIGHT",
-        "elk.spacing.nodeNode": "40",
-        "elk.layered.spacing.nodeNodeBetweenLayers": "80",
+        "elk.spacing.nodeNode": String(GAP_Y),
+        "elk.layered.spacing.nodeNodeBetweenLayers": String(GAP_X),
         "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
       },
       children: nodes.map((n) => ({ id: n.id, ...dims[n.id]! })),
@@ -109,24 +123,3 @@ export async function autoLayout(wf: Workflow, ports: Record<string, string[]>):
   return pos;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-
-/**
- * Positions for the nodes that have none: the automatic layout, shifted per container level so it lines up
- * with the nodes that keep their saved positions. Nodes with a saved position never move.
- */
-export async function positionsForMissing(wf: Workflow, ports: Record<string, string[]>): Promise<Record<string, Point>> {
-  const missing = wf.nodes.filter((n) => !savedPosition(n));
-  if (missing.length === 0) return {};
-  const auto = await autoLayout(wf, ports);
-  const out: Record<string, Point> = {};
-  const levels = new Set(missing.map((n) => parentOf(wf, n) ?? ""));
-  for (const lv of levels) {
-    const siblings = wf.nodes.filter((n) => (parentOf(wf, n) ?? "") === lv);
-    const anchored = siblings.filter((n) => savedPosition(n) && auto[n.id]);
-    const dx = median(anchored.map((n) => savedPosition(n)!.x - auto[n.id]!.x));
-    const dy = median(anchored.map((n) => savedPosition(n)!.y - auto[n.id]!.y));
-    for (const n of siblings) if (!savedPosition(n) && auto[n.id]) out[n.id] = { x: auto[n.id]!.x + dx, y: auto[n.id]!.y + dy };
-  }
-  return out;
-}

@@ -11,8 +11,21 @@ export const READABLE_ZOOM = 0.75;
  */
 export const INITIAL_FIT_MIN_ZOOM = 0.6;
 export const MAX_INITIAL_ZOOM = 1;
-/** The Fit control stops here: titles scale up below 0.6 (see styles.css), so they stay about 11 px on screen. */
-export const FIT_MIN_ZOOM = 0.5;
+/**
+ * Fit goes as far out as a workflow needs: below FAR_ZOOM cards show only icon and title, drawn larger (styles.css),
+ * and below TINY_ZOOM only the icon, so no text is ever drawn smaller than 9 px on screen.
+ */
+export const FIT_MIN_ZOOM = 0.05;
+export const FAR_ZOOM = 0.55;
+export const TINY_ZOOM = 0.22;
+/** Workflows up to this many nodes open fitted whole, whatever zoom that takes; larger ones open readable at the entry. */
+export const OPEN_FITTED_NODES = 60;
+export const FIT_PADDING = 0.06;
+
+/** The look a zoom gets: full cards, icon + large title, or icon only. */
+export function detailLevel(zoom: number): "near" | "far" | "tiny" {
+  return zoom < TINY_ZOOM ? "tiny" : zoom < FAR_ZOOM ? "far" : "near";
+}
 
 export interface Viewport {
   x: number;
@@ -21,8 +34,9 @@ export interface Viewport {
 }
 
 /**
- * The first view of a workflow: everything, if it fits at a readable zoom; otherwise readable, starting from
- * the entry node at the left edge, vertically centred on it, the way people read a flow.
+ * The first view of a workflow: everything, if it fits at a readable zoom or has at most OPEN_FITTED_NODES top-level
+ * cards (seen whole in its level-of-detail look); otherwise readable, starting from the entry node at the left edge,
+ * vertically centred on it, the way people read a flow.
  */
 export function initialViewport(boxes: Placed[], entry: Placed | undefined, width: number, height: number): Viewport {
   if (boxes.length === 0 || width <= 0 || height <= 0) return { x: 0, y: 0, zoom: 1 };
@@ -32,8 +46,8 @@ export function initialViewport(boxes: Placed[], entry: Placed | undefined, widt
   const maxY = Math.max(...boxes.map((b) => b.y + b.height));
   const pad = 48;
   const fit = Math.min((width - 2 * pad) / (maxX - minX), (height - 2 * pad) / (maxY - minY));
-  if (fit >= INITIAL_FIT_MIN_ZOOM) {
-    const zoom = Math.min(fit, MAX_INITIAL_ZOOM);
+  if (fit >= INITIAL_FIT_MIN_ZOOM || boxes.length <= OPEN_FITTED_NODES) {
+    const zoom = Math.max(FIT_MIN_ZOOM, Math.min(fit, MAX_INITIAL_ZOOM));
     return {
       zoom,
       x: (width - (maxX - minX) * zoom) / 2 - minX * zoom,

@@ -1,9 +1,9 @@
 import { useState } from "react";
 import { api, download } from "../api";
 import { errText, type Panel, useStore } from "../store";
-import type { WfNode } from "../types";
+import { addNode } from "../canvas/addNode";
+import { NodePalette } from "../canvas/NodePalette";
 import { Canvas } from "../canvas/Canvas";
-import { savedPosition } from "../canvas/layout";
 import { Inspector } from "../inspector/Inspector";
 import { ReviewBar } from "../review/ReviewBar";
 import { RunPanel } from "../run/RunPanel";
@@ -26,53 +26,22 @@ const PANELS: Array<[Panel, string]> = [
   ["env", "Env"],
 ];
 
+/** "+ Node": the palette; with a node selected the new node follows it (as Dify's + on a node's handle). */
 function AddNode() {
-  const types = useStore((s) => s.nodeTypes);
-  const [type, setType] = useState("");
-  const add = async () => {
+  const [open, setOpen] = useState(false);
+  const pick = (type: string) => {
+    setOpen(false);
     const s = useStore.getState();
-    const wf = s.draft;
-    const info = types.find((t) => t.type === type);
-    if (!wf || !info) return;
-    let n = wf.nodes.length + 1;
-    while (wf.nodes.some((x) => x.id === String(n))) n++;
-    // A new node goes to the right of the selected one (or of the rightmost), where people look for it.
-    const anchor = wf.nodes.find((x) => x.id === s.selected && !x.parentId) ?? [...wf.nodes].filter((x) => !x.parentId && savedPosition(x)).sort((a, b) => savedPosition(b)!.x - savedPosition(a)!.x)[0];
-    const at = anchor && savedPosition(anchor) ? { x: savedPosition(anchor)!.x + 300, y: savedPosition(anchor)!.y } : { x: 0, y: 0 };
-    // The server fits the type's example to this app: its start node's first variable, the configured model.
-    let config: Record<string, unknown>;
-    try {
-      config = (await api<{ config: Record<string, unknown> }>("/api/node-template", { json: { type, workflow: wf } })).config;
-    } catch (e) {
-      s.say("error", `could not add the node: ${errText(e)}`);
-      return;
-    }
-    const now = useStore.getState().draft;
-    if (!now) return;
-    const node: WfNode = { id: String(n), type, title: info.label, config, canvas: { position: at } };
-    // Added with a node selected, it follows that node (as Dify's + on a node's handle), so it is reachable.
-    const from = wf.nodes.find((x) => x.id === s.selected && !x.parentId);
+    const from = s.draft?.nodes.find((x) => x.id === s.selected);
     const port = from ? s.ports[from.id]?.[0] : undefined;
-    const edges = from && port ? [...now.edges, { source: from.id, sourcePort: port, target: node.id }] : now.edges;
-    s.setDraft({ ...now, nodes: [...now.nodes, node], edges });
-    s.select(node.id);
-    setType("");
+    void addNode(type, from && port ? { after: { id: from.id, port } } : {});
   };
   return (
     <span className="add-node">
-      <select value={type} onChange={(e) => setType(e.target.value)} data-testid="add-node-type">
-        <option value="">+ node…</option>
-        {types
-          .filter((t) => !t.containerStart)
-          .map((t) => (
-            <option key={t.type} value={t.type}>
-              {t.label}
-            </option>
-          ))}
-      </select>
-      <button type="button" disabled={!type} onClick={() => void add()}>
-        Add
+      <button type="button" data-testid="palette-open" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+        + Node
       </button>
+      {open && <NodePalette onPick={pick} onClose={() => setOpen(false)} />}
     </span>
   );
 }
