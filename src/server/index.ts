@@ -1,9 +1,7 @@
-import { InFlight } from "./in-flight.js";
-import { syncAllTriggers } from "../triggers/sync.js";
-import { type DeliveryRecoveryOptions, startDeliveryRecovery } from "../triggers/webhook/recover.js";
 import type { AddressInfo } from "node:net";
-import type { RunObserver } from "../engine/observer.js";
 import { serve } from "@hono/node-server";
+import { ProposalProver } from "../apptests/proof.js";
+import type { RunObserver } from "../engine/observer.js";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
 import type { KnowledgeConfig } from "../knowledge/config.js";
@@ -14,12 +12,15 @@ import { KeyProvider, keyFilePath } from "../secrets/key.js";
 import { openStores } from "../store/open.js";
 import type { RetentionPolicy } from "../store/runlog.js";
 import { TextDocumentService } from "../tools/documents.js";
+import { syncAllTriggers } from "../triggers/sync.js";
+import { type DeliveryRecoveryOptions, startDeliveryRecovery } from "../triggers/webhook/recover.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
 import { Editing } from "./editing.js";
 import { FileSigner } from "./file-signing.js";
 import { RunHub } from "./hub.js";
 import { PausedRuns } from "./human-input.js";
+import { InFlight } from "./in-flight.js";
 import { type LeaseOptions, leaseOptionsFromEnv } from "./leases.js";
 import { listenError } from "./listen-error.js";
 import { type Pruner, startPruner } from "./retention.js";
@@ -28,8 +29,8 @@ import { resumeContext } from "./v1/runs.js";
 import { finishChatTurn } from "./v1/turns.js";
 
 export { createApp } from "./app.js";
-export { listenError } from "./listen-error.js";
 export { ApiError } from "./errors.js";
+export { listenError } from "./listen-error.js";
 
 export interface ServerOptions extends AppOptions {
   /** Database specifier (see `openStores`): one database holds the runs and the server's tables. */
@@ -120,7 +121,14 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   const deps: ServerDeps = {
     stores,
     apps,
-    editing: new Editing(apps),
+    editing: new Editing(apps, (appId, base, proposed) =>
+      new ProposalProver({ stores, services, env: (id) => env.forRun(id) }).prove(
+        appId,
+        base.workflow,
+        proposed,
+        base.revision,
+      ),
+    ),
     runs,
     env,
     services,
