@@ -5,11 +5,13 @@
  * without cases gets a dry run on its last successful run's inputs. The replay model echoes each LLM node's
  * prompt, so a changed prompt gives a changed answer; the replay cache means only changed nodes call it.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLlmService, parseLlmConfig } from "../../src/llm/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
+import { DirFileService } from "../../src/tools/files.js";
 import { readSse, startTestServer, type TestServer } from "../server/helpers.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 
@@ -17,6 +19,7 @@ const FIXTURE = readFileSync(join(import.meta.dirname, "../fixtures/apptests/two
 
 let llm: ReplayServer;
 let s: TestServer;
+let filesDir = "";
 
 const lastUser = (body: any): string => {
   const msgs = Array.isArray(body?.messages) ? body.messages : [];
@@ -27,6 +30,7 @@ const lastUser = (body: any): string => {
 const isNode = (r: RecordedRequest) => !Array.isArray(r.body?.tools);
 
 beforeAll(async () => {
+  filesDir = mkdtempSync(join(tmpdir(), "weft-proof-files-"));
   llm = await startReplayServer();
   llm.when(isNode, (r) => reply.text(`echo(${lastUser(r.body)})`), { times: Number.POSITIVE_INFINITY });
   const llmConfig = parseLlmConfig({
@@ -35,11 +39,15 @@ beforeAll(async () => {
     providers: { openai: "ep" },
     retry: { maxRetries: 0 },
   });
-  s = await startTestServer({ llmConfig, services: { llm: createLlmService(llmConfig), sandbox: createSandbox() } });
+  s = await startTestServer({
+    llmConfig,
+    services: { llm: createLlmService(llmConfig), sandbox: createSandbox(), files: new DirFileService(filesDir) },
+  });
 });
 afterAll(async () => {
   await s?.stop();
   await llm?.close();
+  rmSync(filesDir, { recursive: true, force: true });
 });
 
 const json = async (path: string, init?: Parameters<TestServer["api"]>[1]) => {
@@ -178,6 +186,47 @@ describe("proposals arrive with proof (issue 34)", { timeout: 180_000 }, () => {
     expect(dry.body.tests).toMatchObject({ mode: "dry_run", passed: 1, failed: 0 });
     expect(dry.body.tests.line).toBe(
       `no test cases: dry run on the inputs of run ${runId} (the last successful one): succeeded`,
+    );
+  });
+});
+
+describe("regression on import over HTTP (issue 34 item 5)", { timeout: 120_000 }, () => {
+  it("POST /api/apps/import with {dsl, tests} adds the side file's cases, runs them and reports", async () => {
+    const appId = await importApp();
+    const runId = await finishedRun(appId, "Returns are free");
+    await json(`/api/apps/${appId}/tests`, { method: "POST", json: { from_run: runId, name: "returns" } });
+    const side = await s.api(`/api/apps/${appId}/tests/export`);
+    expect(side.status).toBe(200);
+    const tests = await side.text();
+
+    const ok = await json("/api/apps/import", { method: "POST", json: { dsl: FIXTURE, tests } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    expect(ok.body.tests).toMatchObject({
+      added: 1,
+      replaced: 0,
+      passed: 1,
+      failed: 0,
+      line: "tests: 1/1 pass on version 1",
+    });
+
+    const changed = FIXTURE.replace("Title for: {{#summarise.text#}}", "Headline for: {{#summarise.text#}}");
+    const bad = await json("/api/apps/import", { method: "POST", json: { dsl: changed, tests } });
+    expect(bad.status).toBe(201);
+    expect(bad.body.tests).toMatchObject({
+      passed: 0,
+      failed: 1,
+      cases: [{ name: "returns", pass: false, failure: { nodeTitle: "Title" } }],
+    });
+    expect(bad.body.tests.line).toMatch(/^tests: 0\/1 pass on version 1: case 'returns' fails at node 'Title'/);
+
+    const broken = await json("/api/apps/import", {
+      method: "POST",
+      json: { dsl: FIXTURE, tests: "weft_tests: 1\ncases: 7\n" },
+    });
+    expect(broken.status).toBe(201);
+    expect(broken.body.tests.error.code).toBe("tests.invalid_file");
+    expect((await json("/api/apps/import", { method: "POST", json: { tests } })).body.error.code).toBe(
+      "request.missing_dsl",
     );
   });
 });
