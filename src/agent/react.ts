@@ -5,7 +5,7 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { diffWorkflows, summarizeDiff, type WorkflowDiff } from "../ir/diff.js";
 import type { ChatMessage, ExecServices, LlmService, ModelRef, ToolCall, ToolSpec } from "../ir/services.js";
 import { type AppMode, type Workflow, WorkflowSchema } from "../ir/workflow.js";
-import { EDIT_OPS_HELP, applyOps } from "./edit/ops.js";
+import { applyOps, EDIT_OPS_HELP } from "./edit/ops.js";
 import { type EditView, type ReadOptions, readEdit, viewOf } from "./edit/read.js";
 import { formatForModel } from "./generate.js";
 import { buildKnowledgeBase } from "./knowledge.js";
@@ -38,6 +38,12 @@ export interface AgentOptions {
   maxIterations?: number;
   onEvent?: (e: AgentEvent) => void;
   signal?: AbortSignal;
+  /**
+   * Tests the turn's change when the agent is done (the app's test cases, src/apptests/proof.ts): a failing
+   * result goes back to the agent as feedback, at most `maxRevisions` times (default 2), before it is proposed.
+   */
+  check?: (workflow: Workflow) => Promise<{ ok: boolean; feedback: string }>;
+  maxRevisions?: number;
 }
 
 export interface AgentResult {
@@ -55,25 +61,49 @@ export interface AgentResult {
   outcome: TurnOutcome;
   /** The reply claims or implies a change that was not made. */
   notApplied: boolean;
+  /** Times failing tests sent the agent back to revise its change. */
+  revisions: number;
 }
 
 const TOOLS: ToolSpec[] = [
-  { name: "get_available_nodes", description: "List the node types with their params, outputs and ports.", parameters: { type: "object", properties: {} } },
-  { name: "get_available_models", description: "List the model names LLM nodes may use.", parameters: { type: "object", properties: {} } },
-  { name: "get_current_workflow", description: "The current workflow as compact JSON (with this turn's accepted changes), with its variable summary.", parameters: { type: "object", properties: {} } },
+  {
+    name: "get_available_nodes",
+    description: "List the node types with their params, outputs and ports.",
+    parameters: { type: "object", properties: {} },
+  },
+  {
+    name: "get_available_models",
+    description: "List the model names LLM nodes may use.",
+    parameters: { type: "object", properties: {} },
+  },
+  {
+    name: "get_current_workflow",
+    description: "The current workflow as compact JSON (with this turn's accepted changes), with its variable summary.",
+    parameters: { type: "object", properties: {} },
+  },
   {
     name: "update_workflow",
-    description: "Propose the complete workflow as compact JSON ({nodes_info, edges}), written against get_current_workflow: nodes you keep keep their ids. It is checked; with errors it is rejected and the diagnostics are returned (nothing changes).",
-    parameters: { type: "object", properties: { workflow: { type: "object", description: "compact workflow JSON" } }, required: ["workflow"] },
+    description:
+      "Propose the complete workflow as compact JSON ({nodes_info, edges}), written against get_current_workflow: nodes you keep keep their ids. It is checked; with errors it is rejected and the diagnostics are returned (nothing changes).",
+    parameters: {
+      type: "object",
+      properties: { workflow: { type: "object", description: "compact workflow JSON" } },
+      required: ["workflow"],
+    },
   },
   {
     name: "edit_workflow",
     description: `Propose small edits of the current compact workflow, checked like update_workflow. ${EDIT_OPS_HELP}`,
-    parameters: { type: "object", properties: { edits: { type: "array", items: { type: "object" } } }, required: ["edits"] },
+    parameters: {
+      type: "object",
+      properties: { edits: { type: "array", items: { type: "object" } } },
+      required: ["edits"],
+    },
   },
   {
     name: "test_workflow",
-    description: "Run the current workflow (with this turn's accepted changes) on the given inputs; returns status, outputs and a per-node trace summary.",
+    description:
+      "Run the current workflow (with this turn's accepted changes) on the given inputs; returns status, outputs and a per-node trace summary.",
     parameters: { type: "object", properties: { inputs: { type: "object" } }, required: ["inputs"] },
   },
 ];
@@ -91,7 +121,10 @@ class Turn {
   private draftDiagnostics: Diagnostic[];
   readonly rejections: Diagnostic[][] = [];
 
-  constructor(readonly base: Workflow | undefined, mode: AppMode) {
+  constructor(
+    readonly base: Workflow | undefined,
+    mode: AppMode,
+  ) {
     this.initial = base ?? WorkflowSchema.parse({ name: "generated", mode, nodes: [], edges: [] });
     this.draft = this.initial;
     this.view = viewOf(this.draft);
@@ -107,19 +140,41 @@ class Turn {
     const toCompact = new Map([...reading.ids].map(([cid, ir]) => [ir, cid]));
     if (!reading.workflow || problems.length) {
       this.rejections.push(problems);
-      return { ok: false, result: { accepted: false, note: NOTHING_CHANGED, diagnostics: problems.map((d) => formatForModel(d, toCompact)) } };
+      return {
+        ok: false,
+        result: {
+          accepted: false,
+          note: NOTHING_CHANGED,
+          diagnostics: problems.map((d) => formatForModel(d, toCompact)),
+        },
+      };
     }
     const previous = this.draft;
     this.draft = reading.workflow;
     this.draftDiagnostics = analysed;
     // The next view keeps the ids the model used, so its picture of the workflow stays right.
     this.view = viewOf(this.draft, new Map([...reading.ids].map(([cid, ir]) => [ir, cid])));
-    return { ok: true, result: { accepted: true, changes: summarizeDiff(diffWorkflows(previous, this.draft)), note: "the user reviews the change before it is applied" }, accepted: this.draft };
+    return {
+      ok: true,
+      result: {
+        accepted: true,
+        changes: summarizeDiff(diffWorkflows(previous, this.draft)),
+        note: "the user reviews the change before it is applied",
+      },
+      accepted: this.draft,
+    };
   }
 
   rejectOps(diagnostics: Diagnostic[]): { ok: boolean; result: unknown } {
     this.rejections.push(diagnostics);
-    return { ok: false, result: { accepted: false, note: NOTHING_CHANGED, diagnostics: diagnostics.map((d) => formatForModel(d, new Map())) } };
+    return {
+      ok: false,
+      result: {
+        accepted: false,
+        note: NOTHING_CHANGED,
+        diagnostics: diagnostics.map((d) => formatForModel(d, new Map())),
+      },
+    };
   }
 }
 
@@ -137,7 +192,11 @@ function outcomeOf(turn: Turn, proposal: Proposal | undefined): TurnOutcome {
 export async function runAgent(userMessage: string, o: AgentOptions): Promise<AgentResult> {
   const emit = o.onEvent ?? (() => {});
   const turn = new Turn(o.workflow, o.mode ?? o.workflow?.mode ?? "workflow");
-  const messages: ChatMessage[] = [{ role: "system", content: SYSTEM }, ...(o.history ?? []), { role: "user", content: userMessage }];
+  const messages: ChatMessage[] = [
+    { role: "system", content: SYSTEM },
+    ...(o.history ?? []),
+    { role: "user", content: userMessage },
+  ];
   const maxIterations = o.maxIterations ?? 10;
   const accepted = (r: { ok: boolean; result: unknown; accepted?: Workflow }) => {
     if (r.accepted) {
@@ -150,12 +209,24 @@ export async function runAgent(userMessage: string, o: AgentOptions): Promise<Ag
   const call = async (tc: ToolCall): Promise<{ ok: boolean; result: unknown }> => {
     switch (tc.name) {
       case "get_available_nodes":
-        return { ok: true, result: buildKnowledgeBase().map((k) => ({ type: k.type, purpose: k.purpose, param: k.params, outputs: k.outputs, ports: k.ports })) };
+        return {
+          ok: true,
+          result: buildKnowledgeBase().map((k) => ({
+            type: k.type,
+            purpose: k.purpose,
+            param: k.params,
+            outputs: k.outputs,
+            ports: k.ports,
+          })),
+        };
       case "get_available_models":
         return { ok: true, result: o.models ?? [] };
       case "get_current_workflow": {
         const p = turn.view.projection;
-        return { ok: true, result: { workflow: p.compact, summary: variableSummary(turn.draft, (id) => p.toCompact.get(id) ?? id) } };
+        return {
+          ok: true,
+          result: { workflow: p.compact, summary: variableSummary(turn.draft, (id) => p.toCompact.get(id) ?? id) },
+        };
       }
       case "update_workflow":
         return accepted(turn.propose(tc.arguments.workflow, o.compact));
@@ -164,10 +235,24 @@ export async function runAgent(userMessage: string, o: AgentOptions): Promise<Ag
         return ops.compact ? accepted(turn.propose(ops.compact, o.compact)) : turn.rejectOps(ops.diagnostics);
       }
       case "test_workflow": {
-        const run = await runWorkflow(turn.draft, { inputs: (tc.arguments.inputs as Record<string, unknown>) ?? {}, services: o.services, signal: o.signal });
+        const run = await runWorkflow(turn.draft, {
+          inputs: (tc.arguments.inputs as Record<string, unknown>) ?? {},
+          services: o.services,
+          signal: o.signal,
+        });
         return {
           ok: run.status !== "failed",
-          result: { status: run.status, outputs: run.outputs, error: run.error, trace: run.trace.map((t) => ({ node: t.nodeId, type: t.nodeType, status: t.status, error: t.error?.message })) },
+          result: {
+            status: run.status,
+            outputs: run.outputs,
+            error: run.error,
+            trace: run.trace.map((t) => ({
+              node: t.nodeId,
+              type: t.nodeType,
+              status: t.status,
+              error: t.error?.message,
+            })),
+          },
         };
       }
       default:
@@ -179,7 +264,32 @@ export async function runAgent(userMessage: string, o: AgentOptions): Promise<Ag
     const proposal = turn.draft !== turn.initial ? makeProposal(o.workflow, turn.draft) : undefined;
     const outcome = outcomeOf(turn, proposal);
     const updated = outcome.kind === "proposed";
-    return { workflow: updated ? turn.draft : o.workflow, reply, iterations, updated, ...(updated ? { proposal } : {}), rejections: turn.rejections, outcome, notApplied: notApplied(outcome, reply) };
+    return {
+      workflow: updated ? turn.draft : o.workflow,
+      reply,
+      iterations,
+      updated,
+      ...(updated ? { proposal } : {}),
+      rejections: turn.rejections,
+      outcome,
+      notApplied: notApplied(outcome, reply),
+      revisions,
+    };
+  };
+
+  let revisions = 0;
+  /** Feedback when the turn's change fails the app's tests and a revision is left; undefined to finish. */
+  const testFeedback = async (): Promise<string | undefined> => {
+    if (!o.check || turn.draft === turn.initial || revisions >= (o.maxRevisions ?? 2)) return undefined;
+    const r = await o.check(turn.draft);
+    if (r.ok) return undefined;
+    revisions++;
+    emit({
+      type: "status",
+      message: `tests fail on the change; revising (${revisions}/${o.maxRevisions ?? 2})`,
+      iteration: revisions,
+    });
+    return `The app's tests were run on your change before the user sees it, and they fail: ${r.feedback}\nRevise the change (edit_workflow or update_workflow) so these cases pass again, then finish with a short message; if the failure is what the user asked for, finish and say so.`;
   };
 
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
@@ -193,6 +303,11 @@ export async function runAgent(userMessage: string, o: AgentOptions): Promise<Ag
       return finish("", iteration);
     }
     if (resp.toolCalls.length === 0) {
+      const feedback = await testFeedback();
+      if (feedback !== undefined) {
+        messages.push({ role: "assistant", content: resp.text }, { role: "user", content: feedback });
+        continue;
+      }
       emit({ type: "message", text: resp.text });
       return finish(resp.text, iteration);
     }
@@ -204,6 +319,10 @@ export async function runAgent(userMessage: string, o: AgentOptions): Promise<Ag
       messages.push({ role: "tool", toolCallId: tc.id, content: JSON.stringify(result) });
     }
   }
-  emit({ type: "error", code: "agent.max_iterations", message: `the agent stopped after ${maxIterations} iterations without a final message` });
+  emit({
+    type: "error",
+    code: "agent.max_iterations",
+    message: `the agent stopped after ${maxIterations} iterations without a final message`,
+  });
   return finish("", maxIterations);
 }

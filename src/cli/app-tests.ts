@@ -1,6 +1,6 @@
 /** The CLI's way to an app's tests: the database and the configured services, open while a command uses them. */
 import { rubricJudge } from "../apptests/judge.js";
-import { AppTests } from "../apptests/service.js";
+import { AppTests, type AppTestsDeps } from "../apptests/service.js";
 import { type BuiltServices, buildServices } from "../engine/services.js";
 // Without the node types registered no workflow runs.
 import "../nodes/index.js";
@@ -18,7 +18,7 @@ export interface Common {
 /** Opens the database and the configured services (models, tools, files) for as long as `f` runs. */
 export async function withAppTests<T>(
   opts: Common & { judgeModel?: string },
-  f: (t: AppTests, s: Stores, services: BuiltServices) => Promise<T>,
+  f: (t: AppTests, s: Stores, services: BuiltServices, deps: AppTestsDeps) => Promise<T>,
 ): Promise<T> {
   const cfg = loadWeftConfig(opts.config);
   const db = opts.db ?? cfg.db;
@@ -28,18 +28,21 @@ export async function withAppTests<T>(
     services = await buildServices(cfg, { configPath: opts.config, knowledge: stores.knowledge });
     const judgeModel = opts.judgeModel ?? process.env.WEFT_JUDGE_MODEL;
     if (judgeModel && !services.llm)
-      throw new CliError("llm.not_configured", "--judge-model needs a model endpoint (weft.config.json llm)", EXIT.usage);
+      throw new CliError(
+        "llm.not_configured",
+        "--judge-model needs a model endpoint (weft.config.json llm)",
+        EXIT.usage,
+      );
     const env = new AppEnv(stores.env, stores.apps, new KeyProvider(keyFilePath(db, cfg.secretKeyFile)));
-    const tests = new AppTests({
+    const deps: AppTestsDeps = {
       stores,
       services,
       env: (appId) => env.forRun(appId),
       judge: judgeModel && services.llm ? rubricJudge(services.llm, judgeModel) : undefined,
-    });
-    return await f(tests, stores, services);
+    };
+    return await f(new AppTests(deps), stores, services, deps);
   } finally {
     await services?.close();
     await stores.close();
   }
 }
-

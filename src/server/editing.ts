@@ -9,9 +9,12 @@ import { makeProposal } from "../agent/proposal.js";
 import { analyse } from "../analysis/index.js";
 import type { ChatMessage } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
+import type { AppStore, DraftRecord, ProposalRecord, ProposalTests } from "../store/apps.js";
 import { sameJson } from "../util/json.js";
 import { ApiError } from "./errors.js";
-import type { AppStore, DraftRecord, ProposalRecord } from "../store/apps.js";
+
+/** Runs the app's tests on a proposed workflow against the draft it was made from (src/apptests/proof.ts). */
+export type ProveFn = (appId: string, base: DraftRecord, proposed: Workflow) => Promise<ProposalTests>;
 
 export interface ProposalView extends Omit<ProposalRecord, "workflow" | "baseWorkflow"> {
   /** Pending, made from what the draft holds now, with changes and no new errors. */
@@ -57,7 +60,11 @@ export function proposalView(p: ProposalRecord, draft: DraftRecord, withWorkflow
 }
 
 export class Editing {
-  constructor(private readonly apps: AppStore) {}
+  /** Without `prove` (a caller with no services to run workflows), proposals carry no test result. */
+  constructor(
+    private readonly apps: AppStore,
+    readonly prove?: ProveFn,
+  ) {}
 
   /** The draft proposals are made against and applied to. */
   async draft(appId: string): Promise<DraftRecord> {
@@ -79,10 +86,23 @@ export class Editing {
     return pending.map((p) => p.id);
   }
 
-  async propose(appId: string, base: DraftRecord, workflow: Workflow, meta: { source: string; instruction?: string }): Promise<ProposalRecord> {
+  /**
+   * A new pending proposal, carrying its test result: `meta.tests` when the caller already tested this workflow
+   * (the agent's revision loop), else the app's tests run now. A proposal with new errors is not run.
+   */
+  async propose(
+    appId: string,
+    base: DraftRecord,
+    workflow: Workflow,
+    meta: { source: string; instruction?: string; tests?: ProposalTests },
+  ): Promise<ProposalRecord> {
     await this.supersedePending(appId);
     const p = makeProposal(base.workflow, workflow);
+    const tests =
+      meta.tests ??
+      (this.prove && p.newErrors.length === 0 && !p.diff.empty ? await this.prove(appId, base, workflow) : undefined);
     return this.apps.createProposal({
+      ...(tests ? { tests } : {}),
       appId,
       baseVersion: base.baseVersion,
       baseRevision: base.revision,
@@ -115,15 +135,25 @@ export class Editing {
   /** Write the proposal's workflow into the draft (next revision); refused, changing nothing, when stale. */
   async apply(appId: string, id: string): Promise<{ proposal: ProposalRecord; draft: DraftRecord }> {
     const p = await this.withPreDraftBase(await this.find(appId, id));
-    if (p.status !== "pending") throw new ApiError(409, "proposal.decided", `proposal ${id} was already ${p.status}; nothing changed`);
+    if (p.status !== "pending")
+      throw new ApiError(409, "proposal.decided", `proposal ${id} was already ${p.status}; nothing changed`);
     if (p.newErrors.length > 0)
-      throw new ApiError(422, "proposal.invalid", `proposal ${id} brings ${p.newErrors.length} new error(s); nothing changed`, p.newErrors);
+      throw new ApiError(
+        422,
+        "proposal.invalid",
+        `proposal ${id} brings ${p.newErrors.length} new error(s); nothing changed`,
+        p.newErrors,
+      );
     if (p.diff.empty) throw new ApiError(409, "proposal.empty", `proposal ${id} changes nothing`);
     const draft = await this.draft(appId);
     if (!madeFrom(p, draft)) throw staleProposal(p, draft);
     const applied = await this.apps.applyProposal(appId, id, draft.revision, analyse(p.workflow).diagnostics);
     if (!applied)
-      throw new ApiError(409, "draft.stale", `proposal ${id} was decided or the draft was saved meanwhile (it is past revision ${draft.revision}); nothing changed`);
+      throw new ApiError(
+        409,
+        "draft.stale",
+        `proposal ${id} was decided or the draft was saved meanwhile (it is past revision ${draft.revision}); nothing changed`,
+      );
     return { proposal: await this.find(appId, id), draft: applied };
   }
 
@@ -137,13 +167,16 @@ export class Editing {
   /** What an undo would do now: the last applied proposal not undone, and whether the draft still holds it. */
   async undoState(appId: string): Promise<UndoState & { last?: ProposalRecord; draft: DraftRecord }> {
     const draft = await this.draft(appId);
-    const applied = (await this.apps.proposals(appId, "applied")).filter((p) => p.appliedRevision !== undefined && p.undoneAt === undefined);
+    const applied = (await this.apps.proposals(appId, "applied")).filter(
+      (p) => p.appliedRevision !== undefined && p.undoneAt === undefined,
+    );
     const last = applied.sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0))[0];
     const base = { revision: draft.revision, draft };
     if (!last?.baseWorkflow) return { ...base, available: false, reason: "undo.nothing" };
     const proposal = proposalView(last, draft, false);
     // Content, not revision: a save that changed nothing leaves the applied proposal undoable.
-    if (!sameWorkflow(last.workflow, draft.workflow)) return { ...base, last, proposal, available: false, reason: "undo.stale" };
+    if (!sameWorkflow(last.workflow, draft.workflow))
+      return { ...base, last, proposal, available: false, reason: "undo.stale" };
     return { ...base, last, proposal, available: true };
   }
 
@@ -155,12 +188,25 @@ export class Editing {
   async undo(appId: string): Promise<{ draft: DraftRecord; undone: ProposalRecord }> {
     const { draft, last, reason } = await this.undoState(appId);
     if (reason === "undo.nothing" || !last?.baseWorkflow)
-      throw new ApiError(409, "undo.nothing", `no AI change applied to app ${appId}'s draft is left to undo; to go back further, restore a version (Versions, or POST /api/apps/${appId}/versions/N/restore)`);
+      throw new ApiError(
+        409,
+        "undo.nothing",
+        `no AI change applied to app ${appId}'s draft is left to undo; to go back further, restore a version (Versions, or POST /api/apps/${appId}/versions/N/restore)`,
+      );
     if (reason === "undo.stale")
-      throw new ApiError(409, "undo.stale", `the draft was edited after proposal ${last.id} was applied (it is at revision ${draft.revision}); undoing it would lose those edits, so nothing changed`);
+      throw new ApiError(
+        409,
+        "undo.stale",
+        `the draft was edited after proposal ${last.id} was applied (it is at revision ${draft.revision}); undoing it would lose those edits, so nothing changed`,
+      );
     await this.supersedePending(appId);
     const d = await this.apps.undoProposal(appId, last.id, draft.revision, analyse(last.baseWorkflow).diagnostics);
-    if (!d) throw new ApiError(409, "draft.stale", `the draft was saved meanwhile (it is past revision ${draft.revision}); nothing was undone`);
+    if (!d)
+      throw new ApiError(
+        409,
+        "draft.stale",
+        `the draft was saved meanwhile (it is past revision ${draft.revision}); nothing was undone`,
+      );
     return { draft: d, undone: await this.find(appId, last.id) };
   }
 
@@ -174,8 +220,16 @@ export class Editing {
   }
 
   /** Store a finished turn (the user's message was stored when it came in). */
-  async remember(appId: string, reply: string, outcome: TurnOutcome, extra: { proposalId?: string } = {}): Promise<void> {
-    await this.apps.addMessage(appId, "assistant", reply, undefined, { outcome, ...(extra.proposalId ? { proposalId: extra.proposalId } : {}) });
+  async remember(
+    appId: string,
+    reply: string,
+    outcome: TurnOutcome,
+    extra: { proposalId?: string } = {},
+  ): Promise<void> {
+    await this.apps.addMessage(appId, "assistant", reply, undefined, {
+      outcome,
+      ...(extra.proposalId ? { proposalId: extra.proposalId } : {}),
+    });
   }
 
   /** The conversation so far, for the agent: each turn with what it really did and what became of it. */
@@ -190,7 +244,11 @@ export class Editing {
         t.reply = m.text;
         if (m.outcome) t.outcome = m.outcome;
         const p = m.proposalId ? proposals.get(m.proposalId) : undefined;
-        if (p && p.status !== "pending") t.later = p.status === "applied" ? appliedNote(p) : `the user ${p.status === "rejected" ? "rejected it" : "asked for something else instead; it was not applied"}`;
+        if (p && p.status !== "pending")
+          t.later =
+            p.status === "applied"
+              ? appliedNote(p)
+              : `the user ${p.status === "rejected" ? "rejected it" : "asked for something else instead; it was not applied"}`;
       }
     }
     return historyMessages(turns.slice(-maxTurns));
@@ -198,7 +256,10 @@ export class Editing {
 }
 
 function appliedNote(p: ProposalRecord): string {
-  const applied = p.appliedRevision !== undefined ? "the user applied it to the draft" : `the user applied it as version ${p.appliedVersion}`;
+  const applied =
+    p.appliedRevision !== undefined
+      ? "the user applied it to the draft"
+      : `the user applied it as version ${p.appliedVersion}`;
   return p.undoneAt !== undefined ? `${applied}, then undid it` : applied;
 }
 
@@ -215,5 +276,9 @@ function staleProposal(p: ProposalRecord, draft: DraftRecord): ApiError {
         `Ask again to get a proposal made from the current draft (its diff shows what it changes there)`,
     );
   }
-  return new ApiError(409, "draft.stale", `proposal ${p.id} was made from draft revision ${p.baseRevision}, but the draft is at revision ${draft.revision} with other content; nothing changed. Ask again to get a proposal for the current draft`);
+  return new ApiError(
+    409,
+    "draft.stale",
+    `proposal ${p.id} was made from draft revision ${p.baseRevision}, but the draft is at revision ${draft.revision} with other content; nothing changed. Ask again to get a proposal for the current draft`,
+  );
 }

@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { ProposalProver } from "../apptests/proof.js";
 import type { RunObserver } from "../engine/observer.js";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
@@ -124,7 +125,14 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   const deps: ServerDeps = {
     stores,
     apps,
-    editing: new Editing(apps),
+    editing: new Editing(apps, (appId, base, proposed) =>
+      new ProposalProver({ stores, services, env: (id) => env.forRun(id) }).prove(
+        appId,
+        base.workflow,
+        proposed,
+        base.revision,
+      ),
+    ),
     runs,
     env,
     services,

@@ -113,8 +113,35 @@ export interface ProposalRecord {
   appliedRevision?: number;
   /** When an undo took the applied proposal back out of the draft. */
   undoneAt?: number;
+  /** The app's tests run on the draft with the proposal (or a dry run), before the user decides. */
+  tests?: ProposalTests;
   createdAt: number;
   decidedAt?: number;
+}
+
+/** A failing case of a proposal's test run: where it failed and the run to look at. */
+export interface ProposalTestFailure {
+  caseId?: string;
+  caseName: string;
+  nodeId?: string;
+  nodeTitle?: string;
+  message: string;
+  runId?: string;
+}
+
+/**
+ * What testing a proposal found: its cases on the draft with the proposal against the draft alone (`was`),
+ * or, for an app without cases, a dry run on the last successful run's inputs; `line` is what the review shows.
+ */
+export interface ProposalTests {
+  mode: "cases" | "dry_run" | "none";
+  passed: number;
+  failed: number;
+  was?: { passed: number; failed: number };
+  failures: ProposalTestFailure[];
+  /** The agent's revisions made because tests failed (0 when the first proposal was kept). */
+  revisions?: number;
+  line: string;
 }
 
 export type NewProposal = Omit<

@@ -32,9 +32,13 @@ const lastUser = (body: any): string => {
 beforeAll(async () => {
   server = await startReplayServer();
   // Deterministic and request-dependent: a changed prompt gives a changed answer.
-  server.when((r) => r.api === "openai-chat", (r) => reply.text(`echo(${lastUser(r.body)})`), {
-    times: Number.POSITIVE_INFINITY,
-  });
+  server.when(
+    (r) => r.api === "openai-chat",
+    (r) => reply.text(`echo(${lastUser(r.body)})`),
+    {
+      times: Number.POSITIVE_INFINITY,
+    },
+  );
   writeFileSync(
     config,
     JSON.stringify({
@@ -161,10 +165,35 @@ describe("weft tests (CLI)", { timeout: 240_000 }, () => {
     expect(JSON.parse(ran.out)).toMatchObject({ passed: 1, failed: 0 });
     const again = await weft(["tests", "import", other, side, "--json"]);
     expect(JSON.parse(again.out)).toEqual({ added: 0, replaced: 1 });
-    writeFileSync(join(dir, "bad.tests.yml"), "weft_tests: 1\ncases:\n  - name: x\n    inputs: {}\n    expect: [{output: a, check: regex, pattern: '(('}]\n");
+    // Regression on import: the Dify YAML with its side file beside it imports the cases and runs them.
+    const dsl = join(dir, "two-llm.yml");
+    writeFileSync(dsl, readFileSync(FIXTURE, "utf8"));
+    const withTests = await weft(["apps", "import", dsl]);
+    expect(withTests.code, withTests.err).toBe(0);
+    const lines = withTests.out.trim().split("\n");
+    expect(lines.at(-2)).toBe(`1 test case(s) from ${side}; tests: 1/1 pass on version 1`);
+    // The last line is still the new app's id: its cases are the side file's.
+    expect((await weft(["tests", "list", lines.at(-1)!])).out).toContain("refund");
+    const changed = await weft([
+      "apps",
+      "import",
+      retitled("Headline for: {{#summarise.text#}}"),
+      "--tests",
+      side,
+      "--json",
+    ]);
+    expect(changed.code).toBe(1);
+    expect(JSON.parse(changed.out).tests).toMatchObject({ added: 1, passed: 0, failed: 1 });
+    expect(JSON.parse(changed.out).tests.line).toMatch(
+      /^tests: 0\/1 pass on version 1: case 'refund' fails at node 'Title': title: expected/,
+    );
+    writeFileSync(
+      join(dir, "bad.tests.yml"),
+      "weft_tests: 1\ncases:\n  - name: x\n    inputs: {}\n    expect: [{output: a, check: regex, pattern: '(('}]\n",
+    );
     const bad = await weft(["tests", "import", other, join(dir, "bad.tests.yml")]);
     expect(bad.code).toBe(1);
-    expect(bad.err).toContain("error tests.invalid_case: case \"x\": expect[0] (a): pattern is not a regular expression");
+    expect(bad.err).toContain('error tests.invalid_case: case "x": expect[0] (a): pattern is not a regular expression');
   });
 
   it("with --replay only the node whose request changed calls the model (the replay server counts requests)", async () => {

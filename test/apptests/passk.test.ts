@@ -50,9 +50,16 @@ it("k=5 on a scripted-random model: the report's pass^k is C(c,5)/C(5,5) average
     providers: { openai: "replay" },
     retry: { maxRetries: 0 },
   });
-  const tests = new AppTests({ stores, services: { llm, sandbox: createSandbox(), now: () => new Date(), random: Math.random } });
+  const tests = new AppTests({
+    stores,
+    services: { llm, sandbox: createSandbox(), now: () => new Date(), random: Math.random },
+  });
   for (const text of ["a b", "c d e", "f"])
-    await tests.add(app.id, { name: text, inputs: { text }, expect: [{ output: "summary", check: "contains", value: "refund" }] });
+    await tests.add(app.id, {
+      name: text,
+      inputs: { text },
+      expect: [{ output: "summary", check: "contains", value: "refund" }],
+    });
   const r = await tests.run(app.id, { k: 5, concurrency: 2 });
   expect(r.k).toBe(5);
   expect(r.cases.every((c) => c.trials.length === 5)).toBe(true);

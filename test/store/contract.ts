@@ -680,7 +680,19 @@ function describeProposals(target: StoreTarget): void {
       expect(p1.undoneAt).toBeUndefined();
       expect(await apps.proposal(app.id, p1.id)).toEqual(p1);
       expect(await apps.proposal("other", p1.id)).toBeUndefined();
-      const p2 = await apps.createProposal(made);
+      expect(p1.tests).toBeUndefined();
+      // A proposal's test result (issue 34) is stored with it and read back whole.
+      const tests = {
+        mode: "cases" as const,
+        passed: 1,
+        failed: 1,
+        was: { passed: 2, failed: 0 },
+        failures: [{ caseId: "c1", caseName: "refund ✓", nodeId: "n", nodeTitle: "Classify", message: "expected a got b", runId: "run_1" }],
+        revisions: 1,
+        line: "tests: 1/2 pass (was 2/2)",
+      };
+      const p2 = await apps.createProposal({ ...made, tests });
+      expect((await apps.proposal(app.id, p2.id))?.tests).toEqual(tests);
       expect((await apps.proposals(app.id)).map((p) => p.id)).toEqual([p1.id, p2.id]);
       // A proposal stored without a draft base (made before drafts) reads back without one.
       const legacy = await apps.createProposal(proposal(app.id, 1));

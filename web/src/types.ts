@@ -146,6 +146,16 @@ export interface WorkflowDiff extends Diff {
   workflow: FieldChange[];
   empty: boolean;
 }
+/** What testing a proposal found (src/store/apps.ts ProposalTests). */
+export interface ProposalTests {
+  mode: "cases" | "dry_run" | "none";
+  passed: number;
+  failed: number;
+  was?: { passed: number; failed: number };
+  failures: Array<{ caseId?: string; caseName: string; nodeId?: string; nodeTitle?: string; message: string; runId?: string }>;
+  revisions?: number;
+  line: string;
+}
 /** An AI change awaiting review (src/server/README.md, "Proposals"). */
 export interface ProposalView {
   id: string;
@@ -168,6 +178,8 @@ export interface ProposalView {
   canApply: boolean;
   stale: boolean;
   workflow?: Workflow;
+  /** The app's tests run on the draft with this proposal (or a dry run), before the user decides (issue 34). */
+  tests?: ProposalTests;
 }
 /** What a chat turn really did (src/agent/outcome.ts). */
 export type TurnOutcome =

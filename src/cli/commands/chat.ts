@@ -2,18 +2,27 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "@commander-js/extra-typings";
 import { generateWorkflow } from "../../agent/generate.js";
 import { NOTHING_CHANGED, rejectedOutcome } from "../../agent/outcome.js";
+import { ProposalProver } from "../../apptests/proof.js";
 import { diffWorkflows, formatDiff } from "../../ir/diff.js";
 import { WeftError } from "../../ir/errors.js";
 import { type AppMode, WorkflowSchema } from "../../ir/workflow.js";
 import { Editing } from "../../server/editing.js";
 import type { AppRecord, AppStore } from "../../store/apps.js";
-import { openStores } from "../../store/open.js";
-import { DB_HELP, loadWeftConfig } from "../config.js";
+import { withAppTests } from "../app-tests.js";
+import { DB_HELP } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError } from "../output.js";
-import { type AgentSetup, agentSetup, attemptsReport, proposalReport, rejectionReport, writeWorkflowYaml } from "./generate.js";
+import {
+  type AgentSetup,
+  agentSetup,
+  attemptsReport,
+  proposalReport,
+  rejectionReport,
+  writeWorkflowYaml,
+} from "./generate.js";
 
-const HELP = "type an instruction; /diff shows the pending proposal (or the last change), /apply applies it to the draft, /reject drops it, /undo takes the last applied change back out, /quit ends";
+const HELP =
+  "type an instruction; /diff shows the pending proposal (or the last change), /apply applies it to the draft, /reject drops it, /undo takes the last applied change back out, /quit ends";
 
 interface ChatContext {
   apps: AppStore;
@@ -29,12 +38,19 @@ async function openSession(apps: AppStore, opts: { session?: string; from?: stri
   if (opts.session) {
     const app = await apps.getApp(opts.session);
     if (!app) throw new CliError("session.not_found", `no chat session ${opts.session}`);
-    if (opts.from) throw new CliError("usage.session_from", "--from starts a new session; it cannot be combined with --session");
+    if (opts.from)
+      throw new CliError("usage.session_from", "--from starts a new session; it cannot be combined with --session");
     return app;
   }
   if (opts.from) {
     const { workflow } = await readWorkflow(opts.from);
-    return (await apps.createApp({ name: workflow.name, mode: workflow.mode, description: workflow.description }, workflow, "import")).app;
+    return (
+      await apps.createApp(
+        { name: workflow.name, mode: workflow.mode, description: workflow.description },
+        workflow,
+        "import",
+      )
+    ).app;
   }
   // A new chat starts from nothing: the first turn generates, later ones edit.
   const empty = WorkflowSchema.parse({ name: "chat", mode: "workflow" as AppMode, nodes: [], edges: [] });
@@ -73,9 +89,15 @@ async function turn(ctx: ChatContext, text: string): Promise<void> {
     return;
   }
   const p = await editing.propose(app.id, base, r.workflow, { source: "cli", instruction: text });
-  ctx.say(`proposal ${p.id} (not applied yet)\n${proposalReport(p)}\n/apply to apply it, /reject to drop it`);
+  const tests = p.tests ? `\n${p.tests.line}` : "";
+  ctx.say(`proposal ${p.id} (not applied yet)\n${proposalReport(p)}${tests}\n/apply to apply it, /reject to drop it`);
   const errors = p.diagnostics.filter((d) => d.severity === "error").length;
-  await editing.remember(app.id, reply, { kind: "proposed", summary: p.summary, proposalId: p.id, errors, warnings: p.diagnostics.length - errors }, { proposalId: p.id });
+  await editing.remember(
+    app.id,
+    reply,
+    { kind: "proposed", summary: p.summary, proposalId: p.id, errors, warnings: p.diagnostics.length - errors },
+    { proposalId: p.id },
+  );
 }
 
 async function pending(ctx: ChatContext) {
@@ -94,7 +116,9 @@ async function command(ctx: ChatContext, cmd: string): Promise<void> {
     case "/apply": {
       if (!p) return ctx.say("there is no proposal to apply");
       const { draft } = await editing.apply(app.id, p.id);
-      return ctx.say(`applied ${p.id} to the draft (revision ${draft.revision}): ${p.summary}\nwrote ${writeWorkflowYaml(ctx.out, draft.workflow)}`);
+      return ctx.say(
+        `applied ${p.id} to the draft (revision ${draft.revision}): ${p.summary}\nwrote ${writeWorkflowYaml(ctx.out, draft.workflow)}`,
+      );
     }
     case "/reject":
       if (!p) return ctx.say("there is no proposal to reject");
@@ -102,7 +126,9 @@ async function command(ctx: ChatContext, cmd: string): Promise<void> {
       return ctx.say(`rejected ${p.id}. ${NOTHING_CHANGED}`);
     case "/undo": {
       const { draft, undone } = await editing.undo(app.id);
-      return ctx.say(`undone: ${undone.id} taken out of the draft (revision ${draft.revision})\nwrote ${writeWorkflowYaml(ctx.out, draft.workflow)}`);
+      return ctx.say(
+        `undone: ${undone.id} taken out of the draft (revision ${draft.revision})\nwrote ${writeWorkflowYaml(ctx.out, draft.workflow)}`,
+      );
     }
     case "/help":
       return ctx.say(HELP);
@@ -114,7 +140,9 @@ async function command(ctx: ChatContext, cmd: string): Promise<void> {
 export function registerChatCommand(program: Command): void {
   program
     .command("chat")
-    .description("multi-turn chat that builds or edits a workflow: each change is a proposal to /apply or /reject, /undo after")
+    .description(
+      "multi-turn chat that builds or edits a workflow: each change is a proposal to /apply or /reject, /undo after",
+    )
     .option("--session <id>", "resume this session")
     .option("--from <file>", "start a new session that edits this workflow")
     .option("-o, --out <path>", "Dify YAML written after each /apply and /undo", "workflow.yml")
@@ -124,32 +152,42 @@ export function registerChatCommand(program: Command): void {
     .option("--config <path>", "weft.config.json")
     .action(async (opts) => {
       const agent = agentSetup(opts.config, opts.model);
-      const stores = await openStores(opts.db ?? loadWeftConfig(opts.config).db);
-      const apps = stores.apps;
-      const say = (text: string) => process.stdout.write(`${text}\n`);
-      const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
-      // Taken at once: readline drops lines that arrive before anyone iterates (piped input comes while the
-      // session opens), and a chat whose input ended unseen would wait forever.
-      const lines = rl[Symbol.asyncIterator]();
-      try {
-        const app = await openSession(apps, opts);
-        const ctx: ChatContext = { apps, editing: new Editing(apps), app, agent, out: opts.out, attempts: Number(opts.attempts), say };
-        say(`session ${app.id} — ${HELP}`);
-        for await (const line of { [Symbol.asyncIterator]: () => lines }) {
-          const text = line.trim();
-          if (!text) continue;
-          if (text === "/quit") break;
-          try {
-            await (text.startsWith("/") ? command(ctx, text.split(/\s+/)[0]!) : turn(ctx, text));
-          } catch (e) {
-            // A refused command (stale proposal, nothing to undo) is reported; the session goes on.
-            if (!(e instanceof WeftError)) throw e;
-            say(`error ${e.code}: ${e.message}`);
-          }
-        }
-      } finally {
-        rl.close();
-        await stores.close();
-      }
+      // The app's models, tools and files too: each proposal is run on the app's tests before it is shown.
+      await withAppTests(opts, (_t, stores, _services, deps) =>
+        session(stores.apps, new ProposalProver(deps), agent, opts),
+      );
     });
+}
+
+async function session(
+  apps: AppStore,
+  prover: ProposalProver,
+  agent: AgentSetup,
+  opts: { session?: string; from?: string; out: string; attempts: string },
+): Promise<void> {
+  const say = (text: string) => process.stdout.write(`${text}\n`);
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+  // Taken at once: readline drops lines that arrive before anyone iterates (piped input comes while the
+  // session opens), and a chat whose input ended unseen would wait forever.
+  const lines = rl[Symbol.asyncIterator]();
+  try {
+    const app = await openSession(apps, opts);
+    const editing = new Editing(apps, (appId, base, wf) => prover.prove(appId, base.workflow, wf, base.revision));
+    const ctx: ChatContext = { apps, editing, app, agent, out: opts.out, attempts: Number(opts.attempts), say };
+    say(`session ${app.id} — ${HELP}`);
+    for await (const line of { [Symbol.asyncIterator]: () => lines }) {
+      const text = line.trim();
+      if (!text) continue;
+      if (text === "/quit") break;
+      try {
+        await (text.startsWith("/") ? command(ctx, text.split(/\s+/)[0]!) : turn(ctx, text));
+      } catch (e) {
+        // A refused command (stale proposal, nothing to undo) is reported; the session goes on.
+        if (!(e instanceof WeftError)) throw e;
+        say(`error ${e.code}: ${e.message}`);
+      }
+    }
+  } finally {
+    rl.close();
+  }
 }

@@ -1,21 +1,24 @@
-import { claim, visibleTo } from "../auth/ownership.js";
-import { syncAppTriggers } from "../../triggers/sync.js";
 import { Hono } from "hono";
-import { diffWorkflows } from "../../ir/diff.js";
 import { analyse } from "../../analysis/index.js";
-import { servingDiagnostics } from "../../engine/serving.js";
+import { AppTestError } from "../../apptests/errors.js";
+import { importWithTests } from "../../apptests/import-regression.js";
 import { exportDify, importDify } from "../../dsl/dify/index.js";
+import { servingDiagnostics } from "../../engine/serving.js";
 import { hasErrors } from "../../ir/diagnostics.js";
+import { diffWorkflows } from "../../ir/diff.js";
 import { AppModeSchema, type Workflow } from "../../ir/workflow.js";
+import { takeSecretValues, withStoredValues } from "../../secrets/app-env.js";
 import type { VersionRecord } from "../../store/apps.js";
+import { syncAppTriggers } from "../../triggers/sync.js";
+import { claim, visibleTo } from "../auth/ownership.js";
+import { chatHistory } from "../chat-history.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
+import { envDiagnostics, settleImportedSecrets } from "../env-import.js";
 import { ApiError } from "../errors.js";
 import { portsOf } from "../ports.js";
-import { chatHistory } from "../chat-history.js";
-import { versionParam, versionSummary } from "./versions.js";
 import { blankWorkflow, validateWorkflow } from "../validate.js";
-import { takeSecretValues, withStoredValues } from "../../secrets/app-env.js";
-import { envDiagnostics, settleImportedSecrets } from "../env-import.js";
+import { appTestsFor } from "./app-tests.js";
+import { versionParam, versionSummary } from "./versions.js";
 
 /** A version as the studio opens it; what nothing here serves (tools, knowledge bases) is among its diagnostics. */
 const versionBody = async (v: VersionRecord, deps: ServerDeps) => ({
@@ -35,6 +38,48 @@ function sameAsExported(a: Workflow, b: Workflow): boolean {
     return exportDify(a) === exportDify(b);
   } catch {
     return false;
+  }
+}
+
+/** The import body: the DSL as it is, or JSON {dsl, tests?} with the app's test side file beside it. */
+async function importBody(type: string | undefined, text: string): Promise<{ dsl: string; tests?: string }> {
+  if (!type?.includes("application/json")) return { dsl: text };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(
+      400,
+      "request.invalid_json",
+      "the body is not valid JSON; send {dsl, tests?} or the DSL as text",
+    );
+  }
+  const b = body as { dsl?: unknown; tests?: unknown };
+  if (typeof b.dsl !== "string")
+    throw new ApiError(400, "request.missing_dsl", "a JSON import body needs `dsl`: the Dify YAML as a string");
+  if (b.tests !== undefined && typeof b.tests !== "string")
+    throw new ApiError(400, "request.invalid_tests", "`tests` must be the test side file's text (weft tests export)");
+  return { dsl: b.dsl, ...(b.tests !== undefined ? { tests: b.tests } : {}) };
+}
+
+/** The side file's cases added and run on the imported version; a file or case the tests cannot take is said. */
+async function importedTests(deps: ServerDeps, appId: string, sideFile: string) {
+  if (!deps.services.files)
+    return {
+      error: { code: "files.not_configured", message: "the server has no file store for the test file's files" },
+    };
+  try {
+    const { report: _r, ...summary } = await importWithTests(
+      appTestsFor(deps),
+      appId,
+      sideFile,
+      "the import's test file",
+      deps.services.files,
+    );
+    return { ...summary, cases: _r.cases.map((x) => ({ id: x.id, name: x.name, pass: x.pass, failure: x.failure })) };
+  } catch (e) {
+    if (!(e instanceof AppTestError)) throw e;
+    return { error: { code: e.code, message: e.message } };
   }
 }
 
@@ -89,8 +134,10 @@ export function appRoutes(deps: ServerDeps): Hono {
   });
 
   // As a Dify import of a published app: published at once when clean, else a draft to fix first.
+  // A JSON body {dsl, tests} brings the app's test side file along: its cases are added and run (issue 34).
   r.post("/import", async (c) => {
-    const { workflow, warnings, secrets } = importYaml(await c.req.text());
+    const { dsl, tests: sideFile } = await importBody(c.req.header("content-type"), await c.req.text());
+    const { workflow, warnings, secrets } = importYaml(dsl);
     const diagnostics = analyse(workflow).diagnostics;
     const { app, version } = await apps.createApp(
       { name: workflow.name, mode: workflow.mode, description: workflow.description },
@@ -101,7 +148,17 @@ export function appRoutes(deps: ServerDeps): Hono {
     await claim(deps, c, "app", app.id);
     const envWarnings = await settleImportedSecrets(deps.env, app.id, workflow, secrets);
     await syncAppTriggers(deps.stores, app.id);
-    return c.json({ app, version: versionSummary(version), warnings: [...warnings, ...envWarnings], diagnostics }, 201);
+    const tests = sideFile === undefined ? undefined : await importedTests(deps, app.id, sideFile);
+    return c.json(
+      {
+        app,
+        version: versionSummary(version),
+        warnings: [...warnings, ...envWarnings],
+        diagnostics,
+        ...(tests ? { tests } : {}),
+      },
+      201,
+    );
   });
 
   r.get("/:id", async (c) => {

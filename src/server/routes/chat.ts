@@ -2,7 +2,9 @@ import { Hono } from "hono";
 import type { TurnOutcome } from "../../agent/outcome.js";
 import { type AgentEvent, type AgentResult, runAgent } from "../../agent/react.js";
 import type { WorkflowDiff } from "../../ir/diff.js";
+import type { Workflow } from "../../ir/workflow.js";
 import { describeConfigHelp } from "../../llm/index.js";
+import type { ProposalTests } from "../../store/apps.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { type ProposalView, proposalView } from "../editing.js";
 import { ApiError } from "../errors.js";
@@ -43,8 +45,10 @@ export function chatRoutes(deps: ServerDeps): Hono {
     if (body.apply !== undefined && typeof body.apply !== "boolean")
       throw new ApiError(400, "request.invalid_apply", "`apply` must be true or false");
     const llm = deps.agentLlm;
-    if (!llm) throw new ApiError(503, "llm.not_configured", `no model is configured for the agent.\n${describeConfigHelp()}`);
-    const model = typeof body.model === "string" && body.model ? { ...deps.agentModel, name: body.model } : deps.agentModel;
+    if (!llm)
+      throw new ApiError(503, "llm.not_configured", `no model is configured for the agent.\n${describeConfigHelp()}`);
+    const model =
+      typeof body.model === "string" && body.model ? { ...deps.agentModel, name: body.model } : deps.agentModel;
 
     const queue: ChatStreamEvent[] = [];
     let finished = false;
@@ -62,12 +66,28 @@ export function chatRoutes(deps: ServerDeps): Hono {
     const base = await deps.editing.draft(app.id);
     const version = (await deps.apps.current(app.id))?.version ?? base.baseVersion;
 
+    // The last test result of the agent's change: proposed with it when the agent kept that workflow.
+    let tested: { workflow: Workflow; tests: ProposalTests } | undefined;
+    const prove = deps.editing.prove;
+    const check = prove
+      ? async (wf: Workflow) => {
+          const tests = await prove(app.id, base, wf);
+          tested = { workflow: wf, tests };
+          return { ok: tests.failed <= (tests.was?.failed ?? 0), feedback: tests.line };
+        }
+      : undefined;
+
     const finish = async (res: AgentResult) => {
       let outcome = res.outcome;
       let proposalId: string | null = null;
       let revision = base.revision;
       if (res.updated && res.workflow) {
-        const p = await deps.editing.propose(app.id, base, res.workflow, { source: "agent", instruction: message });
+        const known = tested?.workflow === res.workflow ? { ...tested.tests, revisions: res.revisions } : undefined;
+        const p = await deps.editing.propose(app.id, base, res.workflow, {
+          source: "agent",
+          instruction: message,
+          ...(known ? { tests: known } : {}),
+        });
         proposalId = p.id;
         outcome = { ...(outcome as Extract<TurnOutcome, { kind: "proposed" }>), proposalId: p.id };
         emit({ type: "proposal", proposal: proposalView(p, base) });
@@ -79,7 +99,16 @@ export function chatRoutes(deps: ServerDeps): Hono {
         }
       }
       await deps.editing.remember(app.id, res.reply, outcome, proposalId ? { proposalId } : {});
-      emit({ type: "done", reply: res.reply, updated: res.updated, outcome, notApplied: res.notApplied, proposal: proposalId, version, revision });
+      emit({
+        type: "done",
+        reply: res.reply,
+        updated: res.updated,
+        outcome,
+        notApplied: res.notApplied,
+        proposal: proposalId,
+        version,
+        revision,
+      });
     };
 
     const models = deps.llmConfig ? Object.keys(deps.llmConfig.models) : [];
@@ -95,9 +124,12 @@ export function chatRoutes(deps: ServerDeps): Hono {
       maxIterations: deps.agentMaxIterations,
       signal: ctrl.signal,
       onEvent: emit,
+      ...(check ? { check } : {}),
     })
       .then(finish)
-      .catch((e) => emit({ type: "error", code: e?.code ?? "agent.error", message: e instanceof Error ? e.message : String(e) }))
+      .catch((e) =>
+        emit({ type: "error", code: e?.code ?? "agent.error", message: e instanceof Error ? e.message : String(e) }),
+      )
       .finally(() => {
         finished = true;
         wake();

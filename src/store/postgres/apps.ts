@@ -80,6 +80,7 @@ interface ProposalRow {
   base_workflow: string | null;
   applied_revision: number | null;
   undone_at: number | null;
+  tests: string | null;
   created_at: number;
   decided_at: number | null;
 }
@@ -122,12 +123,13 @@ const toProposal = (r: ProposalRow): ProposalRecord => ({
   ...(r.base_workflow !== null ? { baseWorkflow: json(r.base_workflow) } : {}),
   ...(r.applied_revision !== null ? { appliedRevision: r.applied_revision } : {}),
   ...(r.undone_at !== null ? { undoneAt: r.undone_at } : {}),
+  ...(r.tests !== null ? { tests: json(r.tests) } : {}),
   createdAt: r.created_at,
   ...(r.decided_at !== null ? { decidedAt: r.decided_at } : {}),
 });
 
 const PROPOSAL_COLUMNS =
-  "id, app_id, base_version, status, source, instruction, workflow, diff, diagnostics, new_errors, summary, applied_version, base_revision, base_workflow, applied_revision, undone_at, created_at, decided_at";
+  "id, app_id, base_version, status, source, instruction, workflow, diff, diagnostics, new_errors, summary, applied_version, base_revision, base_workflow, applied_revision, undone_at, tests, created_at, decided_at";
 
 const APP_COLUMNS = "id, name, mode, description, created_at, updated_at, published_version";
 const VERSION_COLUMNS = "app_id, version, workflow, source, note, parent, restores, created_at";
@@ -357,8 +359,8 @@ export class PostgresAppStore implements AppStore {
   async createProposal(p: NewProposal): Promise<ProposalRecord> {
     const [row] = await this.db.query<ProposalRow>(
       `INSERT INTO proposals (id, app_id, base_version, status, source, instruction, workflow, diff, diagnostics,
-         new_errors, summary, created_at, base_revision, base_workflow)
-         VALUES ($1,$2,$3,'pending',$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)
+         new_errors, summary, created_at, base_revision, base_workflow, tests)
+         VALUES ($1,$2,$3,'pending',$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
        RETURNING ${PROPOSAL_COLUMNS}`,
       [
         `prop_${newId()}`,
@@ -374,6 +376,7 @@ export class PostgresAppStore implements AppStore {
         Date.now(),
         p.baseRevision ?? null,
         p.baseWorkflow ? JSON.stringify(p.baseWorkflow) : null,
+        p.tests ? JSON.stringify(p.tests) : null,
       ],
     );
     return toProposal(row!);

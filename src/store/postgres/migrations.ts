@@ -230,6 +230,11 @@ ALTER TABLE trigger_deliveries ADD COLUMN error text;
 ALTER TABLE trigger_deliveries ADD COLUMN claimed_at bigint;
 CREATE INDEX trigger_deliveries_accepted ON trigger_deliveries (received_at) WHERE state = 'accepted';`,
   },
+  {
+    version: 18,
+    name: "proposals carry their test result (the app's cases on the draft with the proposal, or a dry run)",
+    sql: `ALTER TABLE proposals ADD COLUMN tests json;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

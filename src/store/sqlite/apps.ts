@@ -60,6 +60,7 @@ const ADDED_COLUMNS: Array<[table: string, column: string, decl: string]> = [
   ["proposals", "base_workflow", "TEXT"],
   ["proposals", "applied_revision", "INTEGER"],
   ["proposals", "undone_at", "INTEGER"],
+  ["proposals", "tests", "TEXT"],
 ];
 
 /**
@@ -118,6 +119,7 @@ const toProposal = (r: any): ProposalRecord => ({
   ...(r.base_workflow !== null ? { baseWorkflow: JSON.parse(r.base_workflow) } : {}),
   ...(r.applied_revision !== null ? { appliedRevision: r.applied_revision } : {}),
   ...(r.undone_at !== null ? { undoneAt: r.undone_at } : {}),
+  ...(r.tests !== null && r.tests !== undefined ? { tests: JSON.parse(r.tests) } : {}),
   createdAt: r.created_at,
   ...(r.decided_at !== null ? { decidedAt: r.decided_at } : {}),
 });
@@ -354,7 +356,7 @@ export class SqliteAppStore implements AppStore {
     this.db
       .prepare(
         `INSERT INTO proposals (id, app_id, base_version, status, source, instruction, workflow, diff, diagnostics,
-          new_errors, summary, created_at, base_revision, base_workflow) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+          new_errors, summary, created_at, base_revision, base_workflow, tests) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
       )
       .run(
         id,
@@ -371,6 +373,7 @@ export class SqliteAppStore implements AppStore {
         Date.now(),
         p.baseRevision ?? null,
         p.baseWorkflow ? JSON.stringify(p.baseWorkflow) : null,
+        p.tests ? JSON.stringify(p.tests) : null,
       );
     return toProposal(this.stmts.proposal.get(p.appId, id));
   }

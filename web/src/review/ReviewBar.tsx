@@ -83,6 +83,28 @@ export function ReviewBar() {
       <p className="review-summary" data-testid="proposal-summary">
         {p.summary}
       </p>
+      {p.tests && (
+        <div data-testid="proposal-tests" data-failed={p.tests.failed}>
+          <p className={p.tests.failed > 0 ? "err-text" : "ok-text small"}>
+            {p.tests.failed > 0 || p.tests.mode !== "cases" ? p.tests.line : `tests: ${p.tests.passed}/${p.tests.passed + p.tests.failed} pass${p.tests.was ? ` (was ${p.tests.was.passed}/${p.tests.was.passed + p.tests.was.failed})` : ""}`}
+          </p>
+          {p.tests.failures.length > 0 && (
+            <ul className="diag-list small" data-testid="proposal-test-failures">
+              {p.tests.failures.map((f) => (
+                <li key={`${f.caseName}-${f.runId ?? ""}`}>
+                  {f.message}
+                  {f.runId && (
+                    <>
+                      {" "}
+                      <span className="muted">(run {f.runId})</span>
+                    </>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
       {p.diff.workflow.length > 0 && (
         <p className="small" data-testid="proposal-workflow-changes">
           App settings: {p.diff.workflow.map((f) => f.field).join(", ")}
