@@ -73,6 +73,7 @@ export function registerServeCommands(program: Command): void {
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
         secretKeyFile: cfg.secretKeyFile,
         schedules: opts.schedules === false ? false : { redisUrl: opts.redis ?? process.env.WEFT_REDIS_URL },
+        warmup: true,
       }).catch((e: unknown) => {
         if (e instanceof WeftError && (e.code.startsWith("server.") || e.code.startsWith("secret.")))
           throw new CliError(e.code, e.message);
