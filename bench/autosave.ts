@@ -33,6 +33,7 @@ interface ChildResult {
 async function child(warmup: boolean): Promise<ChildResult> {
   const { openDeps, createApp } = await import("../src/server/index.js");
   const { warmDraftPathInBackground } = await import("../src/server/warmup.js");
+  const { scratchAppStore } = await import("../src/store/open.js");
   const { genWorkflow } = await import("../test/analysis/gen.js");
   const dir = mkdtempSync(join(tmpdir(), "weft-bench-autosave-"));
   try {
@@ -40,7 +41,12 @@ async function child(warmup: boolean): Promise<ChildResult> {
     const app = createApp(deps);
     const c0 = cpuMs();
     // What `weft serve` runs after listen (src/server/index.ts), awaited here so the first save comes after it.
-    if (warmup) await warmDraftPathInBackground({ app, scratch: (apps) => createApp({ ...deps, apps }) }).done;
+    if (warmup)
+      await warmDraftPathInBackground({
+        app,
+        scratchStore: () => scratchAppStore(deps.stores.kind),
+        scratch: (apps) => createApp({ ...deps, apps }),
+      }).done;
     const warmupMs = cpuMs() - c0;
     const { key } = await deps.apps.createKey("bench");
     const wf = genWorkflow(100, 42);

@@ -11,7 +11,7 @@ import { KnowledgeBases } from "../knowledge/service.js";
 import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
 import { AppEnv } from "../secrets/app-env.js";
 import { KeyProvider, keyFilePath } from "../secrets/key.js";
-import { openStores } from "../store/open.js";
+import { openStores, scratchAppStore } from "../store/open.js";
 import type { RetentionPolicy } from "../store/runlog.js";
 import { TextDocumentService } from "../tools/documents.js";
 import { type AppOptions, createApp } from "./app.js";
@@ -176,7 +176,11 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const recovery = startDeliveryRecovery({ stores: deps.stores, starter: deps.hub }, o.deliveryRecovery);
   // After listen, so readiness never waits for it; the first autosave then finds the draft path compiled.
   const warmup = o.warmup
-    ? warmDraftPathInBackground({ app, scratch: (apps) => createApp({ ...deps, apps }, { maxBodyBytes: o.maxBodyBytes }) })
+    ? warmDraftPathInBackground({
+        app,
+        scratchStore: () => scratchAppStore(deps.stores.kind),
+        scratch: (apps) => createApp({ ...deps, apps }, { maxBodyBytes: o.maxBodyBytes }),
+      })
     : undefined;
   return {
     pruner,

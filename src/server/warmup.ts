@@ -8,7 +8,6 @@ import { analyse } from "../analysis/index.js";
 import { parseWeftObject } from "../dsl/load.js";
 import { listNodeTypes } from "../ir/registry.js";
 import type { AppStore } from "../store/apps.js";
-import { MemoryAppStore } from "../store/memory/apps.js";
 import "../nodes/index.js";
 
 /** Enough passes for V8 to optimise the hot analyser functions; measured in bench/autosave.ts. */
@@ -75,7 +74,9 @@ export interface BackgroundWarmup {
 export interface WarmupTarget {
   /** The server's own app: one GET /health builds its router, which Hono otherwise builds on the first request. */
   app: { request(path: string, init?: RequestInit): Response | Promise<Response> };
-  /** The same routes over an in-memory app store, so the draft route's whole path runs without touching the user's data. */
+  /** An empty app store of the server's kind (src/store/open.ts scratchAppStore), closed when the warm-up ends. */
+  scratchStore(): { apps: AppStore; close(): void };
+  /** The same routes over that store, so the draft route's whole path runs without touching the user's data. */
   scratch(apps: AppStore): { request(path: string, init?: RequestInit): Response | Promise<Response> };
 }
 
@@ -91,18 +92,11 @@ export function warmDraftPathInBackground(target: WarmupTarget, passes = PASSES)
     await step();
     if (stopped) return;
     await (await target.app.request("/health")).arrayBuffer();
-    const apps = new MemoryAppStore();
-    const http = target.scratch(apps);
-    const { key } = await apps.createKey("warm-up");
-    const raw = warmupWorkflow();
-    const { app } = await apps.createApp({ name: "warm-up", mode: "workflow" }, parseWeftObject(raw).workflow, "create");
-    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    for (let i = 0; i < passes && !stopped; i++) {
-      await step();
-      if (stopped) return;
-      const res = await http.request(`/api/apps/${app.id}/draft`, { method: "PUT", headers, body: JSON.stringify({ workflow: raw }) });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`the warm-up save answered ${res.status}`);
+    const store = target.scratchStore();
+    try {
+      await savesInto(store.apps, target, passes, () => stopped, step);
+    } finally {
+      store.close();
     }
   })().catch(warmupFailed);
   return {
@@ -112,4 +106,26 @@ export function warmDraftPathInBackground(target: WarmupTarget, passes = PASSES)
       return done;
     },
   };
+}
+
+/** PASSES autosaves of the warm-up workflow through the scratch app's draft route, one per event-loop turn. */
+async function savesInto(
+  apps: AppStore,
+  target: WarmupTarget,
+  passes: number,
+  stopped: () => boolean,
+  step: () => Promise<void>,
+): Promise<void> {
+  const http = target.scratch(apps);
+  const { key } = await apps.createKey("warm-up");
+  const raw = warmupWorkflow();
+  const { app } = await apps.createApp({ name: "warm-up", mode: "workflow" }, parseWeftObject(raw).workflow, "create");
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  for (let i = 0; i < passes && !stopped(); i++) {
+    await step();
+    if (stopped()) return;
+    const res = await http.request(`/api/apps/${app.id}/draft`, { method: "PUT", headers, body: JSON.stringify({ workflow: raw }) });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`the warm-up save answered ${res.status}`);
+  }
 }
