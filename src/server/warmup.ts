@@ -11,7 +11,7 @@ import type { AppStore } from "../store/apps.js";
 import "../nodes/index.js";
 
 /** Enough passes for V8 to optimise the hot analyser functions; measured in bench/autosave.ts. */
-const PASSES = 12;
+const PASSES = 40;
 /** Copies of each example in the warm-up workflow: the graph passes run on something of an app's size. */
 const COPIES = 3;
 
