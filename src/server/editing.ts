@@ -10,6 +10,7 @@ import { analyse } from "../analysis/index.js";
 import type { ChatMessage } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import type { AppStore, DraftRecord, ProposalRecord, ProposalTests } from "../store/apps.js";
+import { carryLayout, sameContent } from "../ir/layout.js";
 import { sameJson } from "../util/json.js";
 import { ApiError } from "./errors.js";
 
@@ -174,9 +175,9 @@ export class Editing {
     const base = { revision: draft.revision, draft };
     if (!last?.baseWorkflow) return { ...base, available: false, reason: "undo.nothing" };
     const proposal = proposalView(last, draft, false);
-    // Content, not revision: a save that changed nothing leaves the applied proposal undoable.
-    if (!sameWorkflow(last.workflow, draft.workflow))
-      return { ...base, last, proposal, available: false, reason: "undo.stale" };
+    // Content, not revision or layout: a save that changed nothing, or only moved nodes (the studio placing the
+    // nodes an AI change added), leaves the applied proposal undoable.
+    if (!sameContent(last.workflow, draft.workflow)) return { ...base, last, proposal, available: false, reason: "undo.stale" };
     return { ...base, last, proposal, available: true };
   }
 
@@ -200,13 +201,9 @@ export class Editing {
         `the draft was edited after proposal ${last.id} was applied (it is at revision ${draft.revision}); undoing it would lose those edits, so nothing changed`,
       );
     await this.supersedePending(appId);
-    const d = await this.apps.undoProposal(appId, last.id, draft.revision, analyse(last.baseWorkflow).diagnostics);
-    if (!d)
-      throw new ApiError(
-        409,
-        "draft.stale",
-        `the draft was saved meanwhile (it is past revision ${draft.revision}); nothing was undone`,
-      );
+    const restored = carryLayout(last.baseWorkflow, draft.workflow);
+    const d = await this.apps.undoProposal(appId, last.id, draft.revision, analyse(restored).diagnostics, restored);
+    if (!d) throw new ApiError(409, "draft.stale", `the draft was saved meanwhile (it is past revision ${draft.revision}); nothing was undone`);
     return { draft: d, undone: await this.find(appId, last.id) };
   }
 

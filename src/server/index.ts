@@ -11,7 +11,7 @@ import type { PriceTable } from "../observability/cost.js";
 import type { RunTracing } from "../observability/index.js";
 import { AppEnv } from "../secrets/app-env.js";
 import { KeyProvider, keyFilePath } from "../secrets/key.js";
-import { openStores } from "../store/open.js";
+import { openStores, scratchAppStore } from "../store/open.js";
 import type { RetentionPolicy } from "../store/runlog.js";
 import { TextDocumentService } from "../tools/documents.js";
 import { syncAllTriggers } from "../triggers/sync.js";
@@ -29,6 +29,7 @@ import { type Pruner, startPruner } from "./retention.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
 import { resumeContext } from "./v1/runs.js";
 import { finishChatTurn } from "./v1/turns.js";
+import { warmDraftPathInBackground } from "./warmup.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";
@@ -56,6 +57,11 @@ export interface ServerOptions extends AppOptions {
   /** Run-log retention (weft.config.json `runs.retention`); nothing is pruned without it. */
   retention?: RetentionPolicy;
   retentionIntervalMs?: number;
+  /**
+   * Warm the draft-save path in the background after listen, so the first autosave is not several times a warm
+   * one (`weft serve` turns it on; tests that start servers by the dozen leave it off).
+   */
+  warmup?: boolean;
   /**
    * Schedule triggers of published apps: run here (the default), queued on Redis for `weft worker`s
    * (`{ redisUrl }`), or not at all (`false`).
@@ -182,12 +188,21 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const scheduler =
     o.schedules === false ? undefined : await startSchedules(deps, o.schedules?.redisUrl, o.schedules?.tracing);
   const recovery = startDeliveryRecovery({ stores: deps.stores, starter: deps.hub }, o.deliveryRecovery);
+  // After listen, so readiness never waits for it; the first autosave then finds the draft path compiled.
+  const warmup = o.warmup
+    ? warmDraftPathInBackground({
+        app,
+        scratchStore: () => scratchAppStore(deps.stores.kind),
+        scratch: (apps) => createApp({ ...deps, apps }, { maxBodyBytes: o.maxBodyBytes }),
+      })
+    : undefined;
   return {
     pruner,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
     deps,
     close: async () => {
+      await warmup?.stop();
       pruner.stop();
       await scheduler?.stop();
       await recovery.stop();

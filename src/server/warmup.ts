@@ -7,10 +7,11 @@
 import { analyse } from "../analysis/index.js";
 import { parseWeftObject } from "../dsl/load.js";
 import { listNodeTypes } from "../ir/registry.js";
+import type { AppStore } from "../store/apps.js";
 import "../nodes/index.js";
 
 /** Enough passes for V8 to optimise the hot analyser functions; measured in bench/autosave.ts. */
-const PASSES = 12;
+const PASSES = 40;
 /** Copies of each example in the warm-up workflow: the graph passes run on something of an app's size. */
 const COPIES = 3;
 
@@ -48,11 +49,83 @@ export function warmupWorkflow(): Record<string, unknown> {
 export function warmDraftPath(passes = PASSES): void {
   try {
     const raw = warmupWorkflow();
-    for (let i = 0; i < passes; i++) {
-      const { workflow } = parseWeftObject(JSON.parse(JSON.stringify(raw)));
-      JSON.stringify(analyse(workflow).diagnostics);
-    }
+    for (let i = 0; i < passes; i++) warmPass(raw);
   } catch (e) {
-    process.stderr.write(`weft server: warm-up skipped (${e instanceof Error ? e.message : String(e)})\n`);
+    warmupFailed(e);
+  }
+}
+
+function warmPass(raw: Record<string, unknown>): void {
+  const { workflow } = parseWeftObject(JSON.parse(JSON.stringify(raw)));
+  JSON.stringify(analyse(workflow).diagnostics);
+}
+
+function warmupFailed(e: unknown): void {
+  process.stderr.write(`weft server: warm-up skipped (${e instanceof Error ? e.message : String(e)})\n`);
+}
+
+/** A warm-up running in the background; `stop` ends it after the step under way and resolves when it has. */
+export interface BackgroundWarmup {
+  readonly done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** What the server's warm-up drives: its HTTP app, and a way to build the same app over scratch stores. */
+export interface WarmupTarget {
+  /** The server's own app: one GET /health builds its router, which Hono otherwise builds on the first request. */
+  app: { request(path: string, init?: RequestInit): Response | Promise<Response> };
+  /** An empty app store of the server's kind (src/store/open.ts scratchAppStore), closed when the warm-up ends. */
+  scratchStore(): { apps: AppStore; close(): void };
+  /** The same routes over that store, so the draft route's whole path runs without touching the user's data. */
+  scratch(apps: AppStore): { request(path: string, init?: RequestInit): Response | Promise<Response> };
+}
+
+/**
+ * The server's warm-up, after listen: the router of the real app, then PASSES autosaves of the warm-up workflow
+ * through the draft route of a scratch app (auth, body, schema check, analysis, store, answer), one per turn of
+ * the event loop so requests that arrive meanwhile are served between them. `stop` (server close) ends it early.
+ */
+export function warmDraftPathInBackground(target: WarmupTarget, passes = PASSES): BackgroundWarmup {
+  let stopped = false;
+  const step = () => new Promise<void>((r) => setImmediate(r));
+  const done = (async () => {
+    await step();
+    if (stopped) return;
+    await (await target.app.request("/health")).arrayBuffer();
+    const store = target.scratchStore();
+    try {
+      await savesInto(store.apps, target, passes, () => stopped, step);
+    } finally {
+      store.close();
+    }
+  })().catch(warmupFailed);
+  return {
+    done,
+    stop: () => {
+      stopped = true;
+      return done;
+    },
+  };
+}
+
+/** PASSES autosaves of the warm-up workflow through the scratch app's draft route, one per event-loop turn. */
+async function savesInto(
+  apps: AppStore,
+  target: WarmupTarget,
+  passes: number,
+  stopped: () => boolean,
+  step: () => Promise<void>,
+): Promise<void> {
+  const http = target.scratch(apps);
+  const { key } = await apps.createKey("warm-up");
+  const raw = warmupWorkflow();
+  const { app } = await apps.createApp({ name: "warm-up", mode: "workflow" }, parseWeftObject(raw).workflow, "create");
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  for (let i = 0; i < passes && !stopped(); i++) {
+    await step();
+    if (stopped()) return;
+    const res = await http.request(`/api/apps/${app.id}/draft`, { method: "PUT", headers, body: JSON.stringify({ workflow: raw }) });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`the warm-up save answered ${res.status}`);
   }
 }

@@ -249,12 +249,14 @@ export interface AppStore {
   /**
    * Undo an applied proposal: the draft goes back to the proposal's `baseWorkflow` (next revision) and the proposal
    * records `undoneAt`, together, only while it is applied, not undone, and the draft is at `expectedRevision`.
+   * `restored`, when given, is written instead of `baseWorkflow` (the base with the draft's current layout).
    */
   undoProposal(
     appId: string,
     id: string,
     expectedRevision: number,
     diagnostics: Diagnostic[],
+    restored?: Workflow,
   ): Promise<DraftRecord | undefined>;
   /** Make a version's workflow the draft (next revision, based on that version); undefined for an unknown version. */
   restoreDraft(appId: string, version: number): Promise<DraftRecord | undefined>;

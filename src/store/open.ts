@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import type { AppStore } from "./apps.js";
 import { StoreOpenError, StoreSpecError } from "./errors.js";
 import type { FormStore } from "./forms.js";
 import { MemoryAppStore } from "./memory/apps.js";
@@ -132,4 +133,15 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       },
     );
   }
+}
+
+/**
+ * An empty app store of the same code as a `kind` server's, holding nothing of the user's: SQLite in memory for a
+ * SQLite server (so its statements and row mapping are what runs), the memory store otherwise (a scratch
+ * PostgreSQL database is not something to create). The server's warm-up saves drafts into it.
+ */
+export function scratchAppStore(kind: Stores["kind"]): { apps: AppStore; close(): void } {
+  if (kind !== "sqlite") return { apps: new MemoryAppStore(), close: () => {} };
+  const db = openSqlite(":memory:");
+  return { apps: new SqliteAppStore(db), close: () => db.close() };
 }

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { openStores } from "../../src/store/open.js";
@@ -118,6 +119,22 @@ describe("weft apps draft / publish", () => {
       await s.close();
     }
   });
+
+  it("publishing an app that has no draft (its row gone) is publish.no_draft, exit 1, and the published version stays", async () => {
+    const { app } = JSON.parse(weft(["apps", "import", file("nodraft.json", saying("kept")), "--json"]).out);
+    const sqlite = new Database(db);
+    try {
+      expect(sqlite.prepare("DELETE FROM app_drafts WHERE app_id = ?").run(app.id).changes).toBe(1);
+    } finally {
+      sqlite.close();
+    }
+    const r = weft(["apps", "publish", app.id]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("error publish.no_draft");
+    expect(r.err).toContain(app.id);
+    expect(r.err).not.toContain("    at ");
+    expect(await published(app.id)).toContain("kept {{ who }}");
+  }, 120_000);
 
   it("an import with errors stays an unpublished draft, and `weft mcp serve` refuses it by name", () => {
     const r = weft(["apps", "import", file("bad-import.json", saying("x", "nowhere"))]);

@@ -173,6 +173,39 @@ describe("proposals apply to the draft", () => {
     expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: false, reason: "undo.stale", proposal: { id: q.id } });
   });
 
+  it("moving nodes after an AI change (the studio placing what it added, autosaved) keeps it undoable; undo keeps the layout of the nodes that stay", async () => {
+    const id = await publishedApp();
+    const d0 = await draftOf(id);
+    const proposed = structuredClone(d0.workflow);
+    proposed.nodes.find((n: any) => n.id === "say")!.title = "Greet";
+    proposed.nodes.push({ id: "note", type: "template-transform", title: "Added", config: { template: "x", variables: [] } });
+    proposed.edges.push({ source: "say", sourcePort: "source", target: "note" });
+    const p = await propose(id, proposed);
+    const a = await json(await s.api(`/api/apps/${id}/proposals/${p.id}/apply`, { method: "POST" }), 200);
+    // The studio gives every unplaced node a position and autosaves: only layout changed.
+    const placed = structuredClone(a.draft.workflow);
+    placed.nodes.forEach((n: any, i: number) => (n.canvas = { ...(n.canvas ?? {}), position: { x: 100 * i, y: 7 } }));
+    placed.edges.forEach((e: any) => (e.canvas = { type: "custom" }));
+    placed.meta = { ...(placed.meta ?? {}), viewport: { x: 1, y: 2, zoom: 0.5 } };
+    const saved = await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: placed, revision: a.draft.revision } }), 200);
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: true, revision: saved.revision, proposal: { id: p.id } });
+    const u = await json(await s.api(`/api/apps/${id}/undo`, { method: "POST" }), 200);
+    expect(u.undone.id).toBe(p.id);
+    // The content is the draft before the AI change; the nodes that stay keep where they were placed.
+    const back = u.draft.workflow;
+    expect(back.nodes.map((n: any) => n.id)).toEqual(d0.workflow.nodes.map((n: any) => n.id));
+    expect(back.nodes.find((n: any) => n.id === "say").title).not.toBe("Greet");
+    const at = (wf: any, nid: string) => wf.nodes.find((n: any) => n.id === nid).canvas?.position;
+    for (const n of d0.workflow.nodes) expect(at(back, n.id)).toEqual(at(placed, n.id));
+    expect(back.meta.viewport).toEqual({ x: 1, y: 2, zoom: 0.5 });
+
+    // A content edit after the apply still blocks the undo.
+    const q = await propose(id, withWords(back, "AI"));
+    const b = await json(await s.api(`/api/apps/${id}/proposals/${q.id}/apply`, { method: "POST" }), 200);
+    await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: withWords(b.draft.workflow, "Mine"), revision: b.draft.revision } }), 200);
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: false, reason: "undo.stale" });
+  });
+
   it("a proposal stored before drafts applies when the draft still holds its base version, and is refused with proposal.before_drafts when not", async () => {
     const legacy = (appId: string, words: string, wf: Workflow) =>
       s.deps.apps.createProposal({

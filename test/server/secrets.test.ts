@@ -2,16 +2,22 @@
 // the node that reads it, and is absent from every API response, `weft export`, the trace, the event log, the
 // raw bytes of the SQLite file (and its WAL) and a PostgreSQL dump.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WeftConfigSchema } from "../../src/config/weft-config.js";
+import { openTracing } from "../../src/observability/index.js";
+import { createEventLog } from "../../src/observability/log.js";
+import { combineObservers } from "../../src/observability/metrics.js";
+import { RunLogObserver } from "../../src/observability/run-log-observer.js";
 import { type RunningServer, startServer } from "../../src/server/index.js";
 import { GuardedHttpService } from "../../src/tools/http.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { hasPostgres, type PgCluster, postgresBinDir, startPostgres } from "../support/postgres.js";
+import { type OtlpReceiver, spansOfJson, startOtlpReceiver } from "../support/otlp-receiver.js";
 import { WEFT_BIN } from "../support/weft-bin.js";
 import { readSse } from "./helpers.js";
 
@@ -95,14 +101,51 @@ interface Backend {
   bytes(): Buffer[];
 }
 
+/**
+ * Tracing (content capture on, to the OTLP receiver, every request body kept as sent) and the process event log
+ * (JSON lines to a file), wired as `weft serve` wires them (src/cli/observability.ts).
+ */
+async function observability(dir: string) {
+  const raw: Buffer[] = [];
+  const receiver: OtlpReceiver = await startOtlpReceiver((_type, body) => {
+    raw.push(body);
+    return spansOfJson(JSON.parse(body.toString("utf8")));
+  });
+  const cfg = WeftConfigSchema.parse({
+    observability: { tracing: { enabled: true, endpoint: receiver.url, protocol: "http/json", captureContent: true } },
+  });
+  const tracing = (await openTracing(cfg, "serve"))!;
+  const logFile = join(dir, "events.jsonl");
+  const fd = openSync(logFile, "w");
+  const log = createEventLog("json", { name: "weft-serve", fd, level: "debug" });
+  return {
+    receiver,
+    wrap: tracing.wrap,
+    observer: combineObservers([tracing.observer, new RunLogObserver(log, { source: "serve", traceId: tracing.traceId })])!,
+    /** Flushes the exporter and the log; what the receiver and the log file got. */
+    async collect(): Promise<Record<string, string>> {
+      await tracing.shutdown();
+      closeSync(fd);
+      await receiver.close();
+      return {
+        "trace export bodies": raw.map((b) => b.toString("utf8")).join("\n"),
+        "trace spans": JSON.stringify(receiver.spans),
+        "process event log": readFileSync(logFile, "utf8"),
+      };
+    },
+  };
+}
+
 /** The whole scenario against one database; resolves to every text the user could see. */
 async function scenario(b: Backend, recorder: Recorder): Promise<{ seen: string[]; texts: Record<string, string> }> {
   const texts: Record<string, string> = {};
+  const obs = await observability(dirname(b.keyFile));
   const server: RunningServer = await startServer({
     db: b.db,
     port: 0,
     secretKeyFile: b.keyFile,
-    services: { http: new GuardedHttpService({ allowPrivate: true, allowHosts: [] }) },
+    services: obs.wrap({ http: new GuardedHttpService({ allowPrivate: true, allowHosts: [] }) }),
+    observer: obs.observer,
   });
   try {
     const { key } = await server.deps.apps.createKey("test");
@@ -197,7 +240,13 @@ async function scenario(b: Backend, recorder: Recorder): Promise<{ seen: string[
     texts["weft runs"] = runs.out;
   } finally {
     await server.close();
+    Object.assign(texts, await obs.collect());
   }
+  // The trace is really there: the runs' spans, the HTTP call among them, exported with their attributes.
+  expect(obs.receiver.spans.filter((s) => s.name.startsWith("run ")).length).toBeGreaterThanOrEqual(2);
+  expect(obs.receiver.spans.filter((s) => s.name === "node http-request h").length).toBeGreaterThanOrEqual(2);
+  expect(obs.receiver.spans.some((s) => String(s.attributes["url.full"]).endsWith("/hit"))).toBe(true);
+  expect(texts["process event log"]).toMatch(/"runId"/);
   for (const [i, buf] of b.bytes().entries()) texts[`stored bytes ${i}`] = buf.toString("latin1");
   return { seen: [...recorder.seen], texts };
 }

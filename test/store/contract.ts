@@ -779,6 +779,14 @@ function describeProposals(target: StoreTarget): void {
       expect(applied.baseRevision).toBeUndefined();
       expect(await apps.undoProposal(app.id, legacy.id, d!.revision, [])).toMatchObject({ workflow: edited });
 
+      // An undo given the workflow to restore (the base with the draft's layout) writes that, not the stored base.
+      const d2 = (await apps.draft(app.id))!;
+      const p3 = await apps.createProposal({ ...proposal(app.id, 1), baseRevision: d2.revision, baseWorkflow: d2.workflow });
+      const a3 = (await apps.applyProposal(app.id, p3.id, d2.revision, []))!;
+      const placed = { ...d2.workflow, name: "base, placed" };
+      expect(await apps.undoProposal(app.id, p3.id, a3.revision, [], placed)).toMatchObject({ revision: a3.revision + 1, workflow: placed });
+      expect((await apps.draft(app.id))!.workflow).toEqual(placed);
+
       // A proposal that has its base keeps it: applying never overwrites it with the draft's content.
       const cur = (await apps.draft(app.id))!;
       const own = JSON.parse(JSON.stringify({ ...wf, name: "its own base" }));

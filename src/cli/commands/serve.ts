@@ -81,6 +81,7 @@ export function registerServeCommands(program: Command): void {
           opts.schedules === false
             ? false
             : { redisUrl: opts.redis ?? process.env.WEFT_REDIS_URL, tracing: obs.tracing },
+        warmup: true,
       }).catch((e: unknown) => {
         if (e instanceof WeftError && (e.code.startsWith("server.") || e.code.startsWith("secret.")))
           throw new CliError(e.code, e.message);

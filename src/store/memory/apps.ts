@@ -238,10 +238,11 @@ export class MemoryAppStore implements AppStore {
     id: string,
     expectedRevision: number,
     diagnostics: Diagnostic[],
+    restored?: Workflow,
   ): Promise<DraftRecord | undefined> {
     const p = this.proposalLog.get(appId)?.find((x) => x.id === id);
     if (!p || p.status !== "applied" || p.undoneAt !== undefined || !p.baseWorkflow) return undefined;
-    const r = await this.saveDraft(appId, p.baseWorkflow, diagnostics, expectedRevision);
+    const r = await this.saveDraft(appId, restored ?? p.baseWorkflow, diagnostics, expectedRevision);
     if (!r?.saved) return undefined;
     p.undoneAt = Date.now();
     return r.draft;

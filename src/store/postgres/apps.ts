@@ -438,6 +438,7 @@ export class PostgresAppStore implements AppStore {
     id: string,
     expectedRevision: number,
     diagnostics: Diagnostic[],
+    restored?: Workflow,
   ): Promise<DraftRecord | undefined> {
     return this.db.tx(async (q) => {
       const [p] = await q<ProposalRow>(
@@ -445,7 +446,8 @@ export class PostgresAppStore implements AppStore {
         [appId, id],
       );
       if (!p || p.status !== "applied" || p.undone_at !== null || p.base_workflow === null) return undefined;
-      const d = await this.writeDraftIn(q, appId, p.base_workflow, diagnostics, expectedRevision);
+      const json = restored ? JSON.stringify(restored) : p.base_workflow;
+      const d = await this.writeDraftIn(q, appId, json, diagnostics, expectedRevision);
       if (!d) return undefined;
       await q("UPDATE proposals SET undone_at = $2 WHERE id = $1", [id, Date.now()]);
       return d;

@@ -429,13 +429,15 @@ export class SqliteAppStore implements AppStore {
     id: string,
     expectedRevision: number,
     diagnostics: Diagnostic[],
+    restored?: Workflow,
   ): Promise<DraftRecord | undefined> {
     return this.db.transaction((): DraftRecord | undefined => {
       const row = this.stmts.proposal.get(appId, id) as
         | { status: string; base_workflow: string | null; undone_at: number | null }
         | undefined;
       if (!row || row.status !== "applied" || row.undone_at !== null || row.base_workflow === null) return undefined;
-      const d = this.writeDraftNow(appId, row.base_workflow, diagnostics, expectedRevision);
+      const json = restored ? JSON.stringify(restored) : row.base_workflow;
+      const d = this.writeDraftNow(appId, json, diagnostics, expectedRevision);
       if (!d) return undefined;
       this.db.prepare("UPDATE proposals SET undone_at = ? WHERE id = ?").run(Date.now(), id);
       return d;
