@@ -230,6 +230,15 @@ ALTER TABLE trigger_deliveries ADD COLUMN error text;
 ALTER TABLE trigger_deliveries ADD COLUMN claimed_at bigint;
 CREATE INDEX trigger_deliveries_accepted ON trigger_deliveries (received_at) WHERE state = 'accepted';`,
   },
+  {
+    version: 16,
+    name: "identities: which account an OIDC issuer's subject signs in as (created or linked at its first SSO login)",
+    sql: `
+CREATE TABLE identities (
+  issuer text NOT NULL, subject text NOT NULL, user_id text NOT NULL REFERENCES users (id), email text NOT NULL,
+  seq bigserial UNIQUE, created_at bigint NOT NULL, PRIMARY KEY (issuer, subject));
+CREATE INDEX identities_user ON identities (user_id);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

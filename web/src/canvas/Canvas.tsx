@@ -44,7 +44,8 @@ function Flow() {
   const diagnostics = review ? review.proposal.diagnostics : editDiagnostics;
   const highlights: Record<string, string> = review ? review.view.nodes : NO_MARKS;
   const edgeMarks: Record<string, string> = review ? review.view.edges : NO_MARKS;
-  const readOnly = !!review;
+  const canEdit = useStore((s) => s.can("app.edit"));
+  const readOnly = !!review || !canEdit;
   const runStatuses = useStore((s) => s.run.statuses);
   const statuses: Record<string, NodeStatus> = review ? NO_MARKS : runStatuses;
   const types = useStore((s) => s.nodeTypes);
