@@ -68,10 +68,11 @@ function Flow() {
   }, [draft]);
   const allPlaced = !!draft && draft.nodes.every((n) => positions[n.id]);
 
-  // Nodes without a saved position (generated, or from files without canvas data) get one from the layout.
+  // Nodes without a saved position (generated, or from files without canvas data) get one from the layout; for a
+  // read-only role too (placing is not an edit: nothing is saved), but not for a proposal under review.
   useEffect(() => {
-    if (draft && !allPlaced && !readOnly) void placeMissing();
-  }, [draft, allPlaced, readOnly, placeMissing]);
+    if (draft && !allPlaced && !review) void placeMissing();
+  }, [draft, allPlaced, review, placeMissing]);
 
   const sizes = useMemo(() => (draft ? sizesOf(draft, ports, positions) : {}), [draft, ports, positions]);
 
