@@ -1,10 +1,15 @@
 // OIDC SSO over real HTTP against a real OpenID provider (oidc-provider on loopback): discovery, the code flow
 // with PKCE, state/nonce/verifier checks, code replay, email-domain and group mapping, linking, refusals.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OidcConfig } from "../../src/server/auth/oidc/config.js";
 import { oidcSettings } from "../../src/server/auth/oidc/config.js";
 import { createMember } from "../../src/server/auth/users.js";
 import { startOidcProvider, type TestProvider } from "../support/oidc-provider.js";
+import { WEFT_BIN } from "../support/weft-bin.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 /** Cookies by origin, as far as these two servers need (no expiry, no paths beyond what they set). */
@@ -246,4 +251,24 @@ describe("without SSO set up", () => {
     expect(fromEnv).toMatchObject({ issuer: "https://idp.example", clientSecret: "s", tokenEndpointAuth: "client_secret_basic" });
     expect(oidcSettings(undefined, {})).toBeUndefined();
   });
+});
+
+describe("weft serve with auth.oidc", () => {
+  it("refuses to start on a bad setting, naming it (exit 2), before opening the database", () => {
+    const dir = mkdtempSync(join(tmpdir(), "weft-oidc-cli-"));
+    try {
+      writeFileSync(join(dir, "weft.config.json"), JSON.stringify({ auth: { oidc: { issuer: "https://idp.example", clientId: "c" } } }));
+      const r = spawnSync(WEFT_BIN, ["serve", "--config", join(dir, "weft.config.json"), "--db", join(dir, "w.db"), "--port", "0"], {
+        encoding: "utf8",
+        env: { ...process.env, WEFT_OIDC_ISSUER: "", WEFT_OIDC_CLIENT_SECRET: "", WEFT_OIDC_REDIRECT_URL: "" },
+        timeout: 60_000,
+      });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain("config.invalid_oidc");
+      expect(r.stderr).toContain("auth.oidc.");
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -90,7 +90,11 @@ export class OidcFlow {
     const idClaims = tokens.claims();
     if (!idClaims) throw new ApiError(403, "oidc.no_id_token", "the provider sent no ID token");
     // Providers put email and groups in the ID token or only in userinfo; the subject must agree (the library checks).
-    const info = await c.fetchUserInfo(config, tokens.access_token, idClaims.sub).catch(() => ({}));
+    let info = {};
+    if (config.serverMetadata().userinfo_endpoint)
+      info = await c.fetchUserInfo(config, tokens.access_token, idClaims.sub).catch((e: unknown) => {
+        throw new ApiError(403, "oidc.userinfo_failed", `the provider's userinfo could not be read: ${(e as Error).message}`);
+      });
     return { issuer: config.serverMetadata().issuer, claims: { ...info, ...idClaims } };
   }
 }
