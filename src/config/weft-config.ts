@@ -6,6 +6,7 @@ import { z } from "zod";
 import { KnowledgeConfigSchema, DEFAULT_KNOWLEDGE_CONFIG } from "../knowledge/config.js";
 import { llmConfigSchema } from "../llm/config.js";
 import { ObservabilityConfigSchema } from "../observability/config.js";
+import { AuthConfigSchema } from "../server/auth/oidc/config.js";
 import { DEFAULT_EXTRACT_LIMITS, ExtractLimitsSchema } from "../tools/extract/limits.js";
 import { EMPTY_TOOLS_CONFIG, ToolsConfigSchema } from "../tools/configured/config.js";
 
@@ -27,6 +28,8 @@ export const WeftConfigSchema = z
     /** Bounds on document extraction (document-extractor nodes, knowledge uploads): sizes, depth, time, heap. */
     documents: ExtractLimitsSchema.default(DEFAULT_EXTRACT_LIMITS),
     /** Run-log retention: runs older than `days`, or beyond each app's newest `perApp`, are pruned by the server. */
+    /** Sign-in: `auth.oidc` is the OpenID Connect provider (src/server/auth/oidc/config.ts). */
+    auth: AuthConfigSchema.optional(),
     runs: z
       .object({
         retention: z

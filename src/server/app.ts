@@ -11,6 +11,8 @@ import { apiGuard } from "./auth/guard.js";
 import { LoginThrottle } from "./auth/throttle.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { authRoutes } from "./routes/auth.js";
+import { oidcRoutes } from "./routes/oidc.js";
+import type { OidcConfig } from "./auth/oidc/config.js";
 import { appRoutes } from "./routes/apps.js";
 import { appTestRoutes } from "./routes/app-tests.js";
 import { draftRoutes } from "./routes/drafts.js";
@@ -46,6 +48,8 @@ export interface AppOptions {
   inFlight?: InFlight;
   /** Failed sign-ins counted per address and per account (src/server/auth/throttle.ts). */
   loginThrottle?: LoginThrottle;
+  /** OpenID Connect sign-in (weft.config.json auth.oidc); without it `/api/auth/oidc/*` answers oidc.not_configured. */
+  oidc?: OidcConfig;
   /** The server's event log: auth failures and internal errors are events there (default: stderr lines). */
   log?: EventLog;
 }
@@ -125,6 +129,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", mcpRoutes(deps));
   apps.route("/", proposalRoutes(deps));
   app.route("/api/auth", authRoutes(deps, opts.loginThrottle ?? new LoginThrottle()));
+  app.route("/api/auth", oidcRoutes(deps, opts.oidc));
   apps.route("/", appTestRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", logs.all);

@@ -174,6 +174,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     metrics: o.metrics,
     metricsToken: o.metricsToken,
     log: o.log,
+    oidc: o.oidc,
   });
   const host = o.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

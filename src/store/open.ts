@@ -12,6 +12,7 @@ import { MemoryRunStore } from "./memory/runs.js";
 import { MemoryScheduleStore } from "./memory/schedules.js";
 import { MemoryServiceApiStore } from "./memory/service-api.js";
 import { MemoryTeamStore } from "./memory/teams.js";
+import { MemoryIdentityStore } from "./memory/identities.js";
 import { MemoryTriggerStore } from "./memory/triggers.js";
 import { type PostgresSpec, parsePostgresSpec } from "./postgres/spec.js";
 import { SqliteAppStore } from "./sqlite/apps.js";
@@ -27,6 +28,7 @@ import { SqliteRunStore } from "./sqlite/runs.js";
 import { SqliteScheduleStore } from "./sqlite/schedules.js";
 import { SqliteServiceApiStore } from "./sqlite/service-api.js";
 import { SqliteTeamStore } from "./sqlite/teams.js";
+import { SqliteIdentityStore } from "./sqlite/identities.js";
 import { SqliteTriggerStore } from "./sqlite/triggers.js";
 import type { Stores } from "./stores.js";
 
@@ -86,6 +88,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       schedules: new MemoryScheduleStore(),
       triggers: new MemoryTriggerStore(),
       teams: new MemoryTeamStore(),
+      identities: new MemoryIdentityStore(),
       appTests: new MemoryAppTestStore(),
       knowledge: new SqliteKnowledgeStore(kb),
       close: async () => {
@@ -116,6 +119,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       schedules: new SqliteScheduleStore(db),
       triggers: new SqliteTriggerStore(db),
       teams: new SqliteTeamStore(db),
+      identities: new SqliteIdentityStore(db),
       appTests: new SqliteAppTestStore(db),
       close: async () => {
         await group.close();

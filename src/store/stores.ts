@@ -9,6 +9,7 @@ import type { RunStore } from "./runs.js";
 import type { ScheduleStore } from "./schedules.js";
 import type { ServiceApiStore } from "./service-api.js";
 import type { TeamStore } from "./teams.js";
+import type { IdentityStore } from "./identities.js";
 import type { TriggerStore } from "./triggers.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */
@@ -33,6 +34,8 @@ export interface Stores {
   triggers: TriggerStore;
   /** Users, workspaces, memberships, sessions and which workspace owns an app or a knowledge base. */
   teams: TeamStore;
+  /** Outside sign-ins (OIDC issuer + subject) and the account each is. */
+  identities: IdentityStore;
   /** Apps' own test cases, their publish gate settings and overrides, cached model answers. */
   appTests: AppTestStore;
   /** Which backend the specifier named. */

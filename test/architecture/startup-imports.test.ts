@@ -22,6 +22,7 @@ const LAZY = [
   "prom-client",
   "hono",
   "@hono/node-server",
+  "openid-client",
 ];
 
 describe("weft run loads only what a run needs", () => {

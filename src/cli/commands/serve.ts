@@ -10,6 +10,17 @@ import { DB_HELP, loadWeftConfig } from "../config.js";
 import { openProcessObservability } from "../observability.js";
 import { CliError, EXIT, printJson } from "../output.js";
 import { createAppKey } from "./apps.js";
+import { oidcSettings } from "../../server/auth/oidc/config.js";
+
+/** A bad auth.oidc stops the start with one line naming the setting (exit 2), before anything opens. */
+function ssoSettings(raw: unknown) {
+  try {
+    return oidcSettings(raw);
+  } catch (e) {
+    if (e instanceof WeftError) throw new CliError(e.code, e.message);
+    throw e;
+  }
+}
 
 function port(raw: string): number {
   const n = Number(raw);
@@ -51,6 +62,7 @@ export function registerServeCommands(program: Command): void {
     .action(async (opts) => {
       const cfg = loadWeftConfig(opts.config);
       const db = opts.db ?? cfg.db;
+      const oidc = ssoSettings(cfg.auth?.oidc);
       const obs = await openProcessObservability(cfg, {
         name: "weft-serve",
         source: "serve",
@@ -74,6 +86,7 @@ export function registerServeCommands(program: Command): void {
         llmConfig: loadLlmConfig({ path: opts.config }),
         synchronous: opts.synchronous,
         knowledgeConfig: cfg.knowledge,
+        oidc,
         retention: { maxAgeDays: cfg.runs.retention.days, maxRunsPerApp: cfg.runs.retention.perApp },
         agentModel: { provider: "weft-agent", name: opts.model ?? "" },
         secretKeyFile: cfg.secretKeyFile,

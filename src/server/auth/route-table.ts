@@ -14,6 +14,9 @@ export const ROUTE_TABLE: Record<string, RouteNeed> = {
   "POST /api/auth/login": "public",
   "POST /api/auth/logout": "session",
   "GET /api/auth/me": "session",
+  "GET /api/auth/options": "public",
+  "GET /api/auth/oidc/start": "public",
+  "GET /api/auth/oidc/callback": "public",
 
   "GET /api/apps": "app.read",
   "POST /api/apps": "app.edit",

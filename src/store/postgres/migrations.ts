@@ -235,6 +235,15 @@ CREATE INDEX trigger_deliveries_accepted ON trigger_deliveries (received_at) WHE
     name: "proposals carry their test result (the app's cases on the draft with the proposal, or a dry run)",
     sql: `ALTER TABLE proposals ADD COLUMN tests json;`,
   },
+  {
+    version: 19,
+    name: "identities: which account an OIDC issuer's subject signs in as (created or linked at its first SSO login)",
+    sql: `
+CREATE TABLE identities (
+  issuer text NOT NULL, subject text NOT NULL, user_id text NOT NULL REFERENCES users (id), email text NOT NULL,
+  seq bigserial UNIQUE, created_at bigint NOT NULL, PRIMARY KEY (issuer, subject));
+CREATE INDEX identities_user ON identities (user_id);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -14,6 +14,7 @@ import { migrate } from "./migrations.js";
 import { PostgresRunLog } from "./runlog.js";
 import { PostgresRunStore } from "./runs.js";
 import { PostgresTeamStore } from "./teams.js";
+import { PostgresIdentityStore } from "./identities.js";
 import { PostgresTriggerStore } from "./triggers.js";
 import type { PostgresSpec } from "./spec.js";
 
@@ -40,6 +41,7 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     schedules: new PostgresScheduleStore(db),
     triggers: new PostgresTriggerStore(db),
     teams: new PostgresTeamStore(db),
+    identities: new PostgresIdentityStore(db),
     appTests: new PostgresAppTestStore(db),
     forms: new PostgresFormStore(db),
     knowledge: new PostgresKnowledgeStore(),

@@ -50,7 +50,8 @@ function Flow() {
   const diagnostics = review ? review.proposal.diagnostics : editDiagnostics;
   const highlights: Record<string, string> = review ? review.view.nodes : NO_MARKS;
   const edgeMarks: Record<string, string> = review ? review.view.edges : NO_MARKS;
-  const readOnly = !!review;
+  const canEdit = useStore((s) => s.can("app.edit"));
+  const readOnly = !!review || !canEdit;
   const runStatuses = useStore((s) => s.run.statuses);
   const statuses: Record<string, NodeStatus> = review ? NO_MARKS : runStatuses;
   const types = useStore((s) => s.nodeTypes);
@@ -73,20 +74,21 @@ function Flow() {
   }, [draft]);
   // Nodes without a saved position (generated, or from files without canvas data) get one from the layout, and so
   // do nodes saved on top of another; a few rounds at most, as a moved body can grow its container into a neighbour.
+  // For a read-only role too (placing is not an edit: nothing is saved), but not for a proposal under review.
   const unplaced = useMemo(() => (draft ? needsPlacing(draft, ports) : []), [draft, ports]);
   // Overlaps are resolved when a workflow is shown and when nodes come or go, never while a card is dragged.
   const placeKey = `${viewNonce}|${draft?.nodes.map((n) => n.id).join(",")}`;
   const placing = useRef({ key: "", rounds: 0, settled: false });
   const [placedRound, setPlacedRound] = useState(0);
   if (placing.current.key !== placeKey) placing.current = { key: placeKey, rounds: 0, settled: false };
-  const overlapsPending = unplaced.length > 0 && !readOnly && !placing.current.settled && placing.current.rounds < 3;
+  const overlapsPending = unplaced.length > 0 && !review && !placing.current.settled && placing.current.rounds < 3;
   const allPlaced = !!draft && draft.nodes.every((n) => positions[n.id]) && !overlapsPending;
   if (allPlaced) placing.current.settled = true;
   useEffect(() => {
-    if (!draft || allPlaced || readOnly) return;
+    if (!draft || allPlaced || review) return;
     placing.current.rounds++;
     void placeMissing().then(() => setPlacedRound((r) => r + 1));
-  }, [draft, allPlaced, readOnly, placeMissing, placedRound]);
+  }, [draft, allPlaced, review, placeMissing, placedRound]);
 
   const sizes = useMemo(() => (draft ? sizesOf(draft, ports, positions) : {}), [draft, ports, positions]);
 

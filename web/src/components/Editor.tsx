@@ -74,11 +74,11 @@ export function Editor() {
           {errors} error(s), {warnings} warning(s)
         </span>
         <span className="spacer" />
-        {!reviewing && <AddNode />}
-        <button type="button" data-testid="auto-layout" disabled={reviewing} title="Lay out every node again (saved positions are replaced)" onClick={() => void autoLayoutAll()}>
+        {!reviewing && canEdit && <AddNode />}
+        <button type="button" data-testid="auto-layout" disabled={reviewing || !canEdit} title="Lay out every node again (saved positions are replaced)" onClick={() => void autoLayoutAll()}>
           Auto-layout
         </button>
-        <button type="button" data-testid="import-version" onClick={() => setImporting(true)}>
+        <button type="button" data-testid="import-version" disabled={!canEdit} onClick={() => setImporting(true)}>
           Import
         </button>
         <button type="button" data-testid="export" onClick={() => download(`/api/apps/${app.id}/export`, "app.yml").catch((e) => say("error", String(e)))}>

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useStore } from "../store";
 
 /** Sign in with an account (email and password), or paste an API key as before accounts existed. */
@@ -8,9 +8,20 @@ export function Login() {
   const [password, setPassword] = useState("");
   const [key, setKey] = useState("");
   const [busy, setBusy] = useState(false);
+  const sso = useSso();
   return (
     <div className="login">
       <h1>Weft</h1>
+      {sso.refusal && (
+        <div className="diag error" data-testid="sso-error" role="alert">
+          {sso.refusal}
+        </div>
+      )}
+      {sso.start && (
+        <a className="button primary" data-testid="sso-login" href={sso.start}>
+          {sso.label}
+        </a>
+      )}
       <form
         data-testid="password-login"
         onSubmit={(e) => {
@@ -47,4 +58,25 @@ export function Login() {
       </form>
     </div>
   );
+}
+
+/**
+ * Whether the server offers SSO (GET /api/auth/options), and why the last SSO sign-in was refused: the server's
+ * callback sends the browser back here with `sso_error` and `sso_message`, taken out of the address once read.
+ */
+function useSso(): { start?: string; label?: string; refusal?: string } {
+  const [sso, setSso] = useState<{ start?: string; label?: string }>({});
+  const [refusal] = useState(() => new URLSearchParams(window.location.search).get("sso_message") ?? undefined);
+  useEffect(() => {
+    if (refusal) window.history.replaceState(null, "", window.location.pathname + window.location.hash);
+    let live = true;
+    fetch("/api/auth/options")
+      .then((r) => (r.ok ? (r.json() as Promise<{ sso: { label: string; start: string } | null }>) : { sso: null }))
+      .then((o) => live && o.sso && setSso(o.sso))
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [refusal]);
+  return { ...sso, refusal };
 }

@@ -1,8 +1,16 @@
+import { useStore } from "../store";
 import { useSaveState, loadCurrentDraft, overwriteWithMine, saveNow } from "./autosave";
 
 /** Where the draft stands: saved on the server, about to be, or not (and why, with a way out). */
 export function SaveStatus() {
   const st = useSaveState((s) => s.state);
+  const canEdit = useStore((s) => s.can("app.edit"));
+  if (!canEdit)
+    return (
+      <span className="save-status st-readonly" data-testid="save-status" data-state="readonly" title="your role may read this app, not change it">
+        Read-only
+      </span>
+    );
   const text =
     st.kind === "saved" ? "Saved" : st.kind === "pending" || st.kind === "saving" ? "Saving…" : st.kind === "error" ? `Not saved: ${st.message}` : "Not saved: conflict";
   return (

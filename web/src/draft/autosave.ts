@@ -37,8 +37,11 @@ const conflicted = () => useSaveState.getState().state.kind === "conflict";
 /** Edits made since the server draft last matched the editor's. */
 export const unsaved = () => useStore.getState().edits !== savedEdits;
 
+/** A role without app.edit (viewer, runner) never saves: the server would refuse it with 403. */
+export const readOnlyRole = () => !useStore.getState().can("app.edit");
+
 function schedule(): void {
-  if (conflicted()) return;
+  if (conflicted() || readOnlyRole()) return;
   clearTimeout(timer);
   setState({ kind: "pending" });
   timer = setTimeout(() => void saveNow(), DEBOUNCE_MS);
@@ -51,7 +54,7 @@ function schedule(): void {
 async function send(revision?: number): Promise<boolean> {
   const s = useStore.getState();
   const app = s.app;
-  if (!app || !s.draft) return true;
+  if (!app || !s.draft || readOnlyRole()) return true;
   if (s.draftRevision === undefined) {
     setState({ kind: "error", message: "the server draft has not loaded yet; retry in a moment" });
     return false;
