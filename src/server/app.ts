@@ -10,6 +10,7 @@ import type { InFlight } from "./in-flight.js";
 import { apiGuard } from "./auth/guard.js";
 import { LoginThrottle } from "./auth/throttle.js";
 import { ApiError, toErrorBody } from "./errors.js";
+import { auditRoutes } from "./routes/audit.js";
 import { authRoutes } from "./routes/auth.js";
 import { appRoutes } from "./routes/apps.js";
 import { appTestRoutes } from "./routes/app-tests.js";
@@ -125,6 +126,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", mcpRoutes(deps));
   apps.route("/", proposalRoutes(deps));
   app.route("/api/auth", authRoutes(deps, opts.loginThrottle ?? new LoginThrottle()));
+  app.route("/api/audit", auditRoutes(deps));
   apps.route("/", appTestRoutes(deps));
   app.route("/api/apps", apps);
   app.route("/api/runs", logs.all);

@@ -1,3 +1,7 @@
+import { MemoryInviteStore } from "./memory/invites.js";
+import { SqliteInviteStore } from "./sqlite/invites.js";
+import { MemoryAuditStore } from "./memory/audit.js";
+import { SqliteAuditStore } from "./sqlite/audit.js";
 import Database from "better-sqlite3";
 import { StoreOpenError, StoreSpecError } from "./errors.js";
 import type { FormStore } from "./forms.js";
@@ -85,6 +89,8 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       schedules: new MemoryScheduleStore(),
       triggers: new MemoryTriggerStore(),
       teams: new MemoryTeamStore(),
+      audit: new MemoryAuditStore(),
+      invites: new MemoryInviteStore(),
       appTests: new MemoryAppTestStore(),
       knowledge: new SqliteKnowledgeStore(kb),
       close: async () => {
@@ -115,6 +121,8 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       schedules: new SqliteScheduleStore(db),
       triggers: new SqliteTriggerStore(db),
       teams: new SqliteTeamStore(db),
+      audit: new SqliteAuditStore(db),
+      invites: new SqliteInviteStore(db),
       appTests: new SqliteAppTestStore(db),
       close: async () => {
         await group.close();

@@ -1,3 +1,5 @@
+import type { InviteStore } from "./invites.js";
+import type { AuditStore } from "./audit.js";
 import type { AppStore } from "./apps.js";
 import type { AppTestStore } from "./app-tests.js";
 import type { ConversationStore } from "./conversations.js";
@@ -33,6 +35,10 @@ export interface Stores {
   triggers: TriggerStore;
   /** Users, workspaces, memberships, sessions and which workspace owns an app or a knowledge base. */
   teams: TeamStore;
+  /** Who changed what, when, with which key or session. */
+  audit: AuditStore;
+  /** Invitations to workspaces and the first-run setup link. */
+  invites: InviteStore;
   /** Apps' own test cases, their publish gate settings and overrides, cached model answers. */
   appTests: AppTestStore;
   /** Which backend the specifier named. */

@@ -13,6 +13,7 @@ import { describeDeliveries } from "./contract-deliveries.js";
 import { describeAppTests } from "./contract-app-tests.js";
 import { describeSchedules } from "./contract-schedules.js";
 import { describeTeams, describeTeamsSharing } from "./contract-teams.js";
+import { describeAuditAndInvites } from "./contract-audit.js";
 
 export interface StoreTarget {
   /** A fresh, empty database. */
@@ -94,6 +95,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeSchedules(target);
     describeDeliveries(target);
     describeTeams(target);
+    describeAuditAndInvites(target);
     describeAppTests(target);
     describeServiceApi(target);
     describeConversations(target);

@@ -15,6 +15,8 @@ export const ROUTE_TABLE: Record<string, RouteNeed> = {
   "POST /api/auth/logout": "session",
   "GET /api/auth/me": "session",
 
+  "GET /api/audit": "audit.read",
+
   "GET /api/apps": "app.read",
   "POST /api/apps": "app.edit",
   "POST /api/apps/import": "app.edit",

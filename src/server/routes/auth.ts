@@ -12,7 +12,7 @@ import { ApiError } from "../errors.js";
 const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().max(1024) });
 
 /** The client's address as the socket saw it (no proxy headers: a client could forge those to dodge throttling). */
-function address(c: Context): string {
+export function clientAddress(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? "unknown";
   } catch {
@@ -32,7 +32,7 @@ export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
     if (!parsed.success)
       throw new ApiError(400, "auth.invalid_request", "send JSON {\"email\": \"…\", \"password\": \"…\"}");
     const account = normalizeEmail(parsed.data.email);
-    const from = address(c);
+    const from = clientAddress(c);
     const verdict = throttle.check(account, from);
     if (!verdict.allowed) {
       c.header("Retry-After", String(Math.ceil(verdict.retryAfterMs / 1000)));
