@@ -3,7 +3,8 @@ import { buildServices } from "../../engine/services.js";
 import { WeftError } from "../../ir/errors.js";
 import { loadLlmConfig } from "../../llm/index.js";
 import { startServer } from "../../server/index.js";
-import { ensureSampleApp, sampleKey, sampleKeyPath } from "../../server/sample.js";
+import { setupLinkIfEmpty } from "../../server/auth/links.js";
+import { ensureSampleApp, sampleKey, sampleKeyPath, sampleSignIn } from "../../server/sample.js";
 import type { AppStore } from "../../store/apps.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
@@ -78,15 +79,21 @@ export function registerServeCommands(program: Command): void {
           throw new CliError(e.code, e.message);
         throw e;
       });
+      const setup = opts.sample ? undefined : await setupLinkIfEmpty(server.deps.stores, server.url);
       if (opts.sample) {
         const app = await ensureSampleApp(server.deps.apps);
         const { key, reused } = await sampleKey(server.deps.apps, db);
         const kept = sampleKeyPath(db);
+        const signIn = await sampleSignIn(server.deps.stores, server.url);
         process.stdout.write(
-          `sample app "${app.name}" (${app.id})\nAPI key: ${key}\n` +
+          `sample app "${app.name}" (${app.id})\nsign in: ${signIn.url}\n(${signIn.created ? "a local owner was created" : "signs in"} as ${signIn.email}; the link works once)\nAPI key: ${key}\n` +
             (kept
               ? `(${reused ? "the same key as before" : "new key"}, kept in ${kept}; it stays valid across restarts)\n`
               : "(an in-memory database: this key ends with the server)\n"),
+        );
+      } else if (setup) {
+        process.stdout.write(
+          `no account exists yet: open ${setup} once to create the owner (valid 24 hours), or run \`weft users create --email E --role owner --password-stdin\`\n`,
         );
       } else if ((await server.deps.apps.listKeys()).length === 0) {
         const appKeys = (await server.deps.stores.service.listAppKeys()).length;

@@ -70,6 +70,34 @@ export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
     return c.json({ ok: true, sessionsEnded: ended });
   });
 
+  // The studio's workspace switcher: where the account is a member, and moving this session to one of them.
+  r.get("/workspaces", async (c) => {
+    const who = c.get("principal");
+    if (!who.userId) return c.json({ workspaces: [{ workspace: await teams.getWorkspace(who.workspaceId), role: who.role, current: true }] });
+    const list = await Promise.all(
+      (await teams.membershipsOf(who.userId)).map(async (m) => ({
+        workspace: await teams.getWorkspace(m.workspaceId),
+        role: m.role,
+        current: m.workspaceId === who.workspaceId,
+      })),
+    );
+    return c.json({ workspaces: list });
+  });
+
+  r.post("/switch", async (c) => {
+    const who = c.get("principal");
+    const id = (await readJson(c)).workspaceId;
+    if (typeof id !== "string") throw new ApiError(400, "auth.invalid_request", 'send JSON {"workspaceId": "…"}');
+    if (who.kind !== "session" || !who.userId)
+      throw new ApiError(400, "auth.key_workspace", "an API key acts in its own workspace; sign in to switch workspaces");
+    const m = await teams.getMembership(id, who.userId);
+    if (!m) throw new ApiError(404, "workspace.not_found", `you are not a member of a workspace with id ${id}`);
+    const token = sessionToken(c);
+    if (token) await teams.deleteSession(hashToken(token));
+    const s = await startSession(c, teams, who.userId, id);
+    return c.json({ workspace: await teams.getWorkspace(id), role: m.role, csrfToken: s.csrfToken });
+  });
+
   r.get("/me", async (c) => {
     const who = c.get("principal");
     const user = who.userId ? await teams.getUser(who.userId) : undefined;
