@@ -6,6 +6,7 @@ import { startServer } from "../../server/index.js";
 import { setupLinkIfEmpty } from "../../server/auth/links.js";
 import { ensureSampleApp, sampleKey, sampleKeyPath, sampleSignIn } from "../../server/sample.js";
 import type { AppStore } from "../../store/apps.js";
+import { DEFAULT_WORKSPACE_ID, ROLES } from "../../store/teams.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { openProcessObservability } from "../observability.js";
@@ -135,6 +136,7 @@ export function registerServeCommands(program: Command): void {
     .option("--db <spec>", DB_HELP)
     .option("--app <id>", "bind the key to this app (the Dify service API's app key)")
     .option("--name <name>", "a label for the key", "default")
+    .option("--role <role>", `the role the key acts with in the default workspace (${ROLES.join("|")})`, "owner")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
@@ -150,8 +152,10 @@ export function registerServeCommands(program: Command): void {
           "keys.not_stored",
           `a key created in "${db}" would be gone when this command ends; use the server's database`,
         );
-      const k = await withAppStore(db, (a) => a.createKey(opts.name));
-      if (opts.json) printJson(k);
+      if (!(ROLES as readonly string[]).includes(opts.role))
+        throw new CliError("usage.role", `--role must be one of ${ROLES.join(", ")}, got "${opts.role}"`);
+      const k = await withAppStore(db, (a) => a.createKey(opts.name, { workspaceId: DEFAULT_WORKSPACE_ID, role: opts.role }));
+      if (opts.json) printJson({ ...k, role: opts.role });
       else process.stdout.write(`${k.key}\n`);
     });
   keys
@@ -163,7 +167,8 @@ export function registerServeCommands(program: Command): void {
     .action(async (opts) => {
       const list = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.listKeys());
       if (opts.json) return printJson(list);
-      for (const k of list) process.stdout.write(`${k.id}  ${k.name}  ${new Date(k.createdAt).toISOString()}\n`);
+      for (const k of list)
+        process.stdout.write(`${k.id}  ${k.name}  ${k.role}@${k.workspaceId}  ${new Date(k.createdAt).toISOString()}\n`);
       if (list.length === 0) process.stdout.write("no API keys\n");
     });
   keys
