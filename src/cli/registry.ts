@@ -19,6 +19,7 @@ const mineCommands: Load = async (p) => (await import("./commands/mine.js")).reg
 const scheduleCommands: Load = async (p) => (await import("./commands/schedules.js")).registerScheduleCommands(p);
 const triggerCommands: Load = async (p) => (await import("./commands/triggers.js")).registerTriggerCommands(p);
 const userCommands: Load = async (p) => (await import("./commands/users.js")).registerUserCommands(p);
+const auditCommands: Load = async (p) => (await import("./commands/audit.js")).registerAuditCommands(p);
 const serveCommands: Load = async (p) => (await import("./commands/serve.js")).registerServeCommands(p);
 const evalCommands: Load = async (p) => {
   const [evalGroup, runners, c2w] = await Promise.all([
@@ -100,6 +101,7 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
   { name: "serve", load: serveCommands, description: "serve the HTTP API and the web UI" },
   { name: "keys", load: serveCommands, description: "API keys for `weft serve`" },
   { name: "users", load: userCommands, description: "accounts that sign in to the studio and /api" },
+  { name: "audit", load: auditCommands, description: "the audit log: who changed what, when, with which key or session" },
   {
     name: "schedules",
     load: scheduleCommands,

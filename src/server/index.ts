@@ -185,7 +185,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const pruner = startPruner(deps.stores.runLog, o.retention ?? {}, o.retentionIntervalMs);
+  const pruner = startPruner(deps.stores.runLog, o.retention ?? {}, o.retentionIntervalMs, deps.stores.audit);
   const scheduler =
     o.schedules === false ? undefined : await startSchedules(deps, o.schedules?.redisUrl, o.schedules?.tracing);
   const recovery = startDeliveryRecovery({ stores: deps.stores, starter: deps.hub }, o.deliveryRecovery);

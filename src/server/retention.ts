@@ -1,3 +1,4 @@
+import type { AuditStore } from "../store/audit.js";
 import type { RetentionPolicy, RunLog } from "../store/runlog.js";
 
 export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
@@ -10,12 +11,23 @@ export interface Pruner {
 
 /**
  * Retention in the background: every `intervalMs` the run log deletes what the policy no longer keeps (never a
- * running or paused run). One pass at a time; a failure is logged and the next pass tries again.
+ * running or paused run). One pass at a time; a failure is logged and the next pass tries again. The audit log
+ * follows the runs' age rule (`maxAgeDays`); a per-app count has no meaning for it.
  */
-export function startPruner(log: RunLog, policy: RetentionPolicy, intervalMs = DEFAULT_RETENTION_INTERVAL_MS): Pruner {
+export function startPruner(
+  log: RunLog,
+  policy: RetentionPolicy,
+  intervalMs = DEFAULT_RETENTION_INTERVAL_MS,
+  audit?: AuditStore,
+): Pruner {
   let busy: Promise<number> | undefined;
+  const pass = async () => {
+    const runs = await log.prune(policy);
+    if (audit && policy.maxAgeDays !== undefined) await audit.prune(Date.now() - policy.maxAgeDays * 86_400_000);
+    return runs;
+  };
   const runOnce = () => {
-    busy ??= log.prune(policy).finally(() => {
+    busy ??= pass().finally(() => {
       busy = undefined;
     });
     return busy;

@@ -1,10 +1,14 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { importDify } from "../dsl/dify/index.js";
 import type { AppRecord, AppStore } from "../store/apps.js";
 import { parseStoreSpec } from "../store/open.js";
+import type { Stores } from "../store/stores.js";
+import { DEFAULT_WORKSPACE_ID } from "../store/teams.js";
+import { createLink, linkUrl, SIGNIN_TTL_MS } from "./auth/links.js";
+import { createMember } from "./auth/users.js";
 
 export const SAMPLE_PATH = resolve(fileURLToPath(new URL(".", import.meta.url)), "../../examples/word-stats.yml");
 
@@ -53,4 +57,22 @@ export async function sampleKey(apps: AppStore, db: string): Promise<{ key: stri
     chmodSync(path, 0o600);
   }
   return { key, reused: false };
+}
+
+export const SAMPLE_OWNER_EMAIL = "owner@weft.local";
+
+/**
+ * `weft serve --sample` signs the browser in as the key did: a local owner (created on the first start, with a
+ * random password nobody is shown; `weft users` manages it) and a single-use sign-in link to open.
+ */
+export async function sampleSignIn(stores: Stores, base: string): Promise<{ url: string; email: string; created: boolean }> {
+  const { teams } = stores;
+  let user = await teams.getUserByEmail(SAMPLE_OWNER_EMAIL);
+  const created = !user;
+  if (!user)
+    user = (await createMember(stores, { email: SAMPLE_OWNER_EMAIL, password: randomBytes(24).toString("base64url"), role: "owner" })).user;
+  const member = await teams.getMembership(DEFAULT_WORKSPACE_ID, user.id);
+  if (!member) await teams.setMembership(DEFAULT_WORKSPACE_ID, user.id, "owner");
+  const { token } = await createLink(stores, { purpose: "signin", role: member?.role ?? "owner", createdBy: user.id, ttlMs: SIGNIN_TTL_MS });
+  return { url: linkUrl(base, token), email: user.email, created };
 }

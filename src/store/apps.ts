@@ -154,7 +154,19 @@ export interface ApiKeyRecord {
   name: string;
   createdAt: number;
   lastUsedAt?: number;
+  /** The workspace the key acts in; keys made before teams are the default workspace's. */
+  workspaceId: string;
+  /** The role the key acts with (a TeamStore role); keys made before teams are owners (every right). */
+  role: string;
 }
+
+/** Where a new key acts and with which role; omitted: the default workspace, owner (as keys before teams). */
+export interface KeyGrant {
+  workspaceId: string;
+  role: string;
+}
+
+export const DEFAULT_KEY_GRANT: KeyGrant = { workspaceId: "default", role: "owner" };
 
 /** Events of one run starting at sequence number `from` (0-based, contiguous). */
 export interface EventBatch {
@@ -262,7 +274,9 @@ export interface AppStore {
   restoreDraft(appId: string, version: number): Promise<DraftRecord | undefined>;
 
   /** A new API key; only its hash is stored, so the plain key is returned this once. */
-  createKey(name?: string): Promise<{ id: string; key: string }>;
+  createKey(name?: string, grant?: KeyGrant): Promise<{ id: string; key: string }>;
+  /** The key's record (workspace, role) when the key is valid. */
+  findKey(key: string): Promise<ApiKeyRecord | undefined>;
   listKeys(): Promise<ApiKeyRecord[]>;
   revokeKey(id: string): Promise<boolean>;
   verifyKey(key: string): Promise<boolean>;

@@ -1,3 +1,7 @@
+import { MemoryInviteStore } from "./memory/invites.js";
+import { SqliteInviteStore } from "./sqlite/invites.js";
+import { MemoryAuditStore } from "./memory/audit.js";
+import { SqliteAuditStore } from "./sqlite/audit.js";
 import Database from "better-sqlite3";
 import type { AppStore } from "./apps.js";
 import { StoreOpenError, StoreSpecError } from "./errors.js";
@@ -89,6 +93,8 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       triggers: new MemoryTriggerStore(),
       teams: new MemoryTeamStore(),
       identities: new MemoryIdentityStore(),
+      audit: new MemoryAuditStore(),
+      invites: new MemoryInviteStore(),
       appTests: new MemoryAppTestStore(),
       knowledge: new SqliteKnowledgeStore(kb),
       close: async () => {
@@ -120,6 +126,8 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       triggers: new SqliteTriggerStore(db),
       teams: new SqliteTeamStore(db),
       identities: new SqliteIdentityStore(db),
+      audit: new SqliteAuditStore(db),
+      invites: new SqliteInviteStore(db),
       appTests: new SqliteAppTestStore(db),
       close: async () => {
         await group.close();

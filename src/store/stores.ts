@@ -1,3 +1,5 @@
+import type { InviteStore } from "./invites.js";
+import type { AuditStore } from "./audit.js";
 import type { AppStore } from "./apps.js";
 import type { AppTestStore } from "./app-tests.js";
 import type { ConversationStore } from "./conversations.js";
@@ -36,6 +38,10 @@ export interface Stores {
   teams: TeamStore;
   /** Outside sign-ins (OIDC issuer + subject) and the account each is. */
   identities: IdentityStore;
+  /** Who changed what, when, with which key or session. */
+  audit: AuditStore;
+  /** Invitations to workspaces and the first-run setup link. */
+  invites: InviteStore;
   /** Apps' own test cases, their publish gate settings and overrides, cached model answers. */
   appTests: AppTestStore;
   /** Which backend the specifier named. */

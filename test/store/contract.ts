@@ -14,6 +14,7 @@ import { describeAppTests } from "./contract-app-tests.js";
 import { describeSchedules } from "./contract-schedules.js";
 import { describeTeams, describeTeamsSharing } from "./contract-teams.js";
 import { describeIdentities } from "./contract-identities.js";
+import { describeAuditAndInvites } from "./contract-audit.js";
 
 export interface StoreTarget {
   /** A fresh, empty database. */
@@ -96,6 +97,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeDeliveries(target);
     describeTeams(target);
     describeIdentities(target);
+    describeAuditAndInvites(target);
     describeAppTests(target);
     describeServiceApi(target);
     describeConversations(target);

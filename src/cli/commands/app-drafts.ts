@@ -8,6 +8,7 @@ import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, printJson } from "../output.js";
 import { withAppTests } from "../app-tests.js";
+import { cliActorLabel, recordCliAudit } from "../audit.js";
 import { publishThroughGate } from "../../apptests/gate.js";
 
 function positive(raw: string, flag: string): number {
@@ -81,7 +82,7 @@ export function registerDraftCommands(apps: Command): void {
     .action(async (appId, opts) => {
       const n = opts.to === undefined ? undefined : positive(opts.to, "to");
       const allow = { allowWarnings: !!opts.allowWarnings };
-      const override = opts.overrideTests === undefined ? undefined : { reason: opts.overrideTests, by: "cli" };
+      const override = opts.overrideTests === undefined ? undefined : { reason: opts.overrideTests, by: cliActorLabel() };
       const p = await withAppTests(opts, (tests, s) =>
         explained(async () => {
           const { published, gate } = await publishThroughGate(
@@ -93,6 +94,15 @@ export function registerDraftCommands(apps: Command): void {
             override,
           );
           await syncAppTriggers(s, appId);
+          await recordCliAudit(s, {
+            action: "apps publish",
+            target: `app:${appId}`,
+            workspaceId: await s.teams.ownerOf("app", appId),
+            detail: {
+              version: published.version.version,
+              ...(gate.override ? { override: { reason: gate.override.reason, failing: gate.override.failing } } : {}),
+            },
+          });
           return { ...published, gate };
         }),
       );

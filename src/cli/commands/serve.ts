@@ -3,8 +3,10 @@ import { buildServices } from "../../engine/services.js";
 import { WeftError } from "../../ir/errors.js";
 import { loadLlmConfig } from "../../llm/index.js";
 import { startServer } from "../../server/index.js";
-import { ensureSampleApp, sampleKey, sampleKeyPath } from "../../server/sample.js";
+import { setupLinkIfEmpty } from "../../server/auth/links.js";
+import { ensureSampleApp, sampleKey, sampleKeyPath, sampleSignIn } from "../../server/sample.js";
 import type { AppStore } from "../../store/apps.js";
+import { DEFAULT_WORKSPACE_ID, ROLES } from "../../store/teams.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { openProcessObservability } from "../observability.js";
@@ -100,15 +102,21 @@ export function registerServeCommands(program: Command): void {
           throw new CliError(e.code, e.message);
         throw e;
       });
+      const setup = opts.sample ? undefined : await setupLinkIfEmpty(server.deps.stores, server.url);
       if (opts.sample) {
         const app = await ensureSampleApp(server.deps.apps);
         const { key, reused } = await sampleKey(server.deps.apps, db);
         const kept = sampleKeyPath(db);
+        const signIn = await sampleSignIn(server.deps.stores, server.url);
         process.stdout.write(
-          `sample app "${app.name}" (${app.id})\nAPI key: ${key}\n` +
+          `sample app "${app.name}" (${app.id})\nsign in: ${signIn.url}\n(${signIn.created ? "a local owner was created" : "signs in"} as ${signIn.email}; the link works once)\nAPI key: ${key}\n` +
             (kept
               ? `(${reused ? "the same key as before" : "new key"}, kept in ${kept}; it stays valid across restarts)\n`
               : "(an in-memory database: this key ends with the server)\n"),
+        );
+      } else if (setup) {
+        process.stdout.write(
+          `no account exists yet: open ${setup} once to create the owner (valid 24 hours), or run \`weft users create --email E --role owner --password-stdin\`\n`,
         );
       } else if ((await server.deps.apps.listKeys()).length === 0) {
         const appKeys = (await server.deps.stores.service.listAppKeys()).length;
@@ -150,6 +158,7 @@ export function registerServeCommands(program: Command): void {
     .option("--db <spec>", DB_HELP)
     .option("--app <id>", "bind the key to this app (the Dify service API's app key)")
     .option("--name <name>", "a label for the key", "default")
+    .option("--role <role>", `the role the key acts with in the default workspace (${ROLES.join("|")})`, "owner")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
@@ -165,8 +174,10 @@ export function registerServeCommands(program: Command): void {
           "keys.not_stored",
           `a key created in "${db}" would be gone when this command ends; use the server's database`,
         );
-      const k = await withAppStore(db, (a) => a.createKey(opts.name));
-      if (opts.json) printJson(k);
+      if (!(ROLES as readonly string[]).includes(opts.role))
+        throw new CliError("usage.role", `--role must be one of ${ROLES.join(", ")}, got "${opts.role}"`);
+      const k = await withAppStore(db, (a) => a.createKey(opts.name, { workspaceId: DEFAULT_WORKSPACE_ID, role: opts.role }));
+      if (opts.json) printJson({ ...k, role: opts.role });
       else process.stdout.write(`${k.key}\n`);
     });
   keys
@@ -178,7 +189,8 @@ export function registerServeCommands(program: Command): void {
     .action(async (opts) => {
       const list = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.listKeys());
       if (opts.json) return printJson(list);
-      for (const k of list) process.stdout.write(`${k.id}  ${k.name}  ${new Date(k.createdAt).toISOString()}\n`);
+      for (const k of list)
+        process.stdout.write(`${k.id}  ${k.name}  ${k.role}@${k.workspaceId}  ${new Date(k.createdAt).toISOString()}\n`);
       if (list.length === 0) process.stdout.write("no API keys\n");
     });
   keys

@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { DEFAULT_WORKSPACE_ID } from "../../store/teams.js";
+import { ROLES, type Role } from "../../store/teams.js";
 import type { ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
+import { audited, auditEntryOf, recordAudit } from "./audit.js";
 import { routeMatcher } from "./match.js";
 import { allows } from "./permissions.js";
 import type { Principal } from "./principal.js";
@@ -18,9 +19,11 @@ function bearer(header: string | undefined): string | undefined {
 async function authenticate(deps: ServerDeps, c: Context): Promise<Principal> {
   const key = bearer(c.req.header("authorization"));
   if (key) {
-    if (!(await deps.apps.verifyKey(key))) throw new ApiError(401, "auth.invalid_key", "the API key is not valid");
-    // Keys predate teams: they keep every right, in the workspace everything before teams moved into.
-    return { kind: "key", workspaceId: DEFAULT_WORKSPACE_ID, role: "owner" };
+    const rec = await deps.apps.findKey(key);
+    if (!rec) throw new ApiError(401, "auth.invalid_key", "the API key is not valid");
+    // Keys made before teams are the default workspace's owners (every right), which the stores' defaults say.
+    const role = (ROLES as readonly string[]).includes(rec.role) ? (rec.role as Role) : "viewer";
+    return { kind: "key", workspaceId: rec.workspaceId, role, actorId: rec.id, actorLabel: `key ${rec.name}` };
   }
   const token = sessionToken(c);
   if (!token)
@@ -40,7 +43,16 @@ async function authenticate(deps: ServerDeps, c: Context): Promise<Principal> {
       "auth.csrf",
       "the request lacks the X-CSRF-Token header matching the weft_csrf cookie (sent by the studio with each change)",
     );
-  return { kind: "session", workspaceId: session.workspaceId, role: member.role, userId: session.userId, session };
+  const user = await teams.getUser(session.userId);
+  return {
+    kind: "session",
+    workspaceId: session.workspaceId,
+    role: member.role,
+    userId: session.userId,
+    session,
+    actorId: session.userId,
+    actorLabel: user?.email ?? session.userId,
+  };
 }
 
 /**
@@ -63,6 +75,7 @@ export function apiGuard(deps: ServerDeps): MiddlewareHandler {
         permission: m.entry.need,
       });
     c.set("principal", who);
-    return next();
+    await next();
+    if (audited(c.req.method, m) && c.res.status < 400) await recordAudit(deps, auditEntryOf(c, who, m));
   };
 }

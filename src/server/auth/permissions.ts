@@ -13,7 +13,8 @@ export const PERMISSIONS = [
   "app.delete",
   "knowledge.read",
   "knowledge.edit",
-  "members.manage",
+  "members.manage", // invite, change roles, remove members, reset their passwords; workspace API keys
+  "audit.read", // the audit log (GET /api/audit)
   "session", // anyone signed in: who am I, sign out
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -21,7 +22,7 @@ export type Permission = (typeof PERMISSIONS)[number];
 const VIEWER: Permission[] = ["session", "app.read", "knowledge.read"];
 const RUNNER: Permission[] = [...VIEWER, "app.run"];
 const EDITOR: Permission[] = [...RUNNER, "app.edit", "app.publish", "app.delete", "knowledge.edit"];
-const ADMIN: Permission[] = [...EDITOR, "members.manage"];
+const ADMIN: Permission[] = [...EDITOR, "members.manage", "audit.read"];
 
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   owner: new Set(ADMIN),

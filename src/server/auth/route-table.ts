@@ -18,6 +18,25 @@ export const ROUTE_TABLE: Record<string, RouteNeed> = {
   "GET /api/auth/oidc/start": "public",
   "GET /api/auth/oidc/callback": "public",
 
+  "GET /api/audit": "audit.read",
+  // Links: what one is for, and using it (an invitation, the first-run setup link, a sample sign-in link).
+  "GET /api/invites/:token": "public",
+  "POST /api/invites/:token/accept": "public",
+  // Members and the workspace's keys: owners and admins (only an owner grants or touches the owner role).
+  "GET /api/members": "app.read",
+  "POST /api/members/invites": "members.manage",
+  "GET /api/members/invites": "members.manage",
+  "DELETE /api/members/invites/:inviteId": "members.manage",
+  "PUT /api/members/:userId": "members.manage",
+  "DELETE /api/members/:userId": "members.manage",
+  "POST /api/members/:userId/password": "members.manage",
+  "GET /api/keys": "members.manage",
+  "POST /api/keys": "members.manage",
+  "DELETE /api/keys/:keyId": "members.manage",
+  // The signed-in user's workspaces, and moving the session to another of them (the studio's switcher).
+  "GET /api/auth/workspaces": "session",
+  "POST /api/auth/switch": "session",
+
   "GET /api/apps": "app.read",
   "POST /api/apps": "app.edit",
   "POST /api/apps/import": "app.edit",

@@ -11,6 +11,15 @@ import { hashPassword, passwordProblem } from "./password.js";
 
 const Email = z.email();
 
+/** Why an email and password cannot make an account (the field named), or undefined when they can. */
+export function newAccountProblem(email: string, password: string): { code: string; message: string; field: string } | undefined {
+  const e = email.trim();
+  if (!Email.safeParse(e).success) return { code: "user.invalid_email", message: `email: "${e}" is not an email address`, field: "email" };
+  const problem = passwordProblem(password);
+  if (problem) return { code: "user.invalid_password", message: `password: ${problem}`, field: "password" };
+  return undefined;
+}
+
 /**
  * A new account with its role in a workspace (the default one unless named). The email and password rules
  * are checked before anything is stored, each refusal naming the field.

@@ -12,7 +12,7 @@ import { ApiError } from "../errors.js";
 const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().max(1024) });
 
 /** The client's address as the socket saw it (no proxy headers: a client could forge those to dodge throttling). */
-function address(c: Context): string {
+export function clientAddress(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? "unknown";
   } catch {
@@ -32,7 +32,7 @@ export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
     if (!parsed.success)
       throw new ApiError(400, "auth.invalid_request", "send JSON {\"email\": \"…\", \"password\": \"…\"}");
     const account = normalizeEmail(parsed.data.email);
-    const from = address(c);
+    const from = clientAddress(c);
     const verdict = throttle.check(account, from);
     if (!verdict.allowed) {
       c.header("Retry-After", String(Math.ceil(verdict.retryAfterMs / 1000)));
@@ -68,6 +68,34 @@ export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
     }
     clearSessionCookies(c);
     return c.json({ ok: true, sessionsEnded: ended });
+  });
+
+  // The studio's workspace switcher: where the account is a member, and moving this session to one of them.
+  r.get("/workspaces", async (c) => {
+    const who = c.get("principal");
+    if (!who.userId) return c.json({ workspaces: [{ workspace: await teams.getWorkspace(who.workspaceId), role: who.role, current: true }] });
+    const list = await Promise.all(
+      (await teams.membershipsOf(who.userId)).map(async (m) => ({
+        workspace: await teams.getWorkspace(m.workspaceId),
+        role: m.role,
+        current: m.workspaceId === who.workspaceId,
+      })),
+    );
+    return c.json({ workspaces: list });
+  });
+
+  r.post("/switch", async (c) => {
+    const who = c.get("principal");
+    const id = (await readJson(c)).workspaceId;
+    if (typeof id !== "string") throw new ApiError(400, "auth.invalid_request", 'send JSON {"workspaceId": "…"}');
+    if (who.kind !== "session" || !who.userId)
+      throw new ApiError(400, "auth.key_workspace", "an API key acts in its own workspace; sign in to switch workspaces");
+    const m = await teams.getMembership(id, who.userId);
+    if (!m) throw new ApiError(404, "workspace.not_found", `you are not a member of a workspace with id ${id}`);
+    const token = sessionToken(c);
+    if (token) await teams.deleteSession(hashToken(token));
+    const s = await startSession(c, teams, who.userId, id);
+    return c.json({ workspace: await teams.getWorkspace(id), role: m.role, csrfToken: s.csrfToken });
   });
 
   r.get("/me", async (c) => {

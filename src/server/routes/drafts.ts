@@ -11,12 +11,12 @@ import { diagnosticsOf } from "./runs.js";
 import { versionParam, versionSummary } from "./versions.js";
 
 /** `override_tests: {reason}`: publish although the required tests fail (recorded with the reason). */
-function overrideOf(v: unknown): { reason: string; by: string } | undefined {
+function overrideOf(v: unknown, by: string): { reason: string; by: string } | undefined {
   if (v === undefined) return undefined;
   const reason = (v as { reason?: unknown } | null)?.reason;
   if (typeof reason !== "string" || reason.trim() === "")
     throw new ApiError(400, "tests.bad_option", "override_tests must be {reason: \"why\"} with a non-empty reason");
-  return { reason, by: "api" };
+  return { reason, by };
 }
 
 /** The draft (GET/PUT /api/apps/:id/draft), publishing (POST /api/apps/:id/publish) and the versions list. */
@@ -49,7 +49,7 @@ export function draftRoutes(deps: ServerDeps): Hono {
     const body = await readJson(c);
     const id = c.req.param("id");
     const opts = { allowWarnings: body.allow_warnings === true };
-    const override = overrideOf(body.override_tests);
+    const override = overrideOf(body.override_tests, c.get("principal")?.actorLabel ?? "api");
     const n = body.version === undefined ? undefined : versionParam(String(body.version));
     const { published: p, gate } = await publishThroughGate(
       appTestsFor(deps),
@@ -65,6 +65,10 @@ export function draftRoutes(deps: ServerDeps): Hono {
       throw asApiError(e);
     });
     await syncAppTriggers(deps.stores, id);
+    c.set("auditDetail", {
+      version: p.version.version,
+      ...(gate.override ? { override: { reason: gate.override.reason, failing: gate.override.failing } } : {}),
+    });
     return c.json({
       app: p.app,
       version: versionSummary(p.version),

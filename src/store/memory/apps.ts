@@ -18,7 +18,9 @@ import type {
   VersionLinks,
   VersionRecord,
   VersionSource,
+  KeyGrant,
 } from "../apps.js";
+import { DEFAULT_KEY_GRANT } from "../apps.js";
 import { hashKey, newApiKey } from "../keys.js";
 
 /** In-process app store (nothing survives the process); same contract as the SQLite store. */
@@ -259,11 +261,19 @@ export class MemoryAppStore implements AppStore {
     return structuredClone(this.messageLog.get(appId) ?? []);
   }
 
-  async createKey(name = "default"): Promise<{ id: string; key: string }> {
+  async createKey(name = "default", grant: KeyGrant = DEFAULT_KEY_GRANT): Promise<{ id: string; key: string }> {
     const id = newId();
     const key = newApiKey();
-    this.keys.set(id, { id, name, createdAt: Date.now(), hash: hashKey(key) });
+    this.keys.set(id, { id, name, createdAt: Date.now(), hash: hashKey(key), ...grant });
     return { id, key };
+  }
+
+  async findKey(key: string): Promise<ApiKeyRecord | undefined> {
+    const h = hashKey(key);
+    const found = [...this.keys.values()].find((k) => k.hash === h);
+    if (!found) return undefined;
+    const { hash: _, ...k } = found;
+    return structuredClone(k);
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {

@@ -18,7 +18,10 @@ import type {
   VersionLinks,
   VersionRecord,
   VersionSource,
+  KeyGrant,
 } from "../apps.js";
+import { DEFAULT_KEY_GRANT } from "../apps.js";
+import { type KeyRow, toKey } from "../sqlite/apps.js";
 import { hashKey, newApiKey } from "../keys.js";
 import type { PgDatabase, Query } from "./database.js";
 import { fromJson, json, toJson } from "./json.js";
@@ -483,28 +486,29 @@ export class PostgresAppStore implements AppStore {
     });
   }
 
-  async createKey(name = "default"): Promise<{ id: string; key: string }> {
+  async createKey(name = "default", grant: KeyGrant = DEFAULT_KEY_GRANT): Promise<{ id: string; key: string }> {
     const id = newId();
     const key = newApiKey();
-    await this.db.query("INSERT INTO api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)", [
-      id,
-      JSON.stringify(name),
-      hashKey(key),
-      Date.now(),
-    ]);
+    await this.db.query(
+      "INSERT INTO api_keys (id, name, hash, created_at, workspace_id, role) VALUES ($1, $2, $3, $4, $5, $6)",
+      [id, JSON.stringify(name), hashKey(key), Date.now(), grant.workspaceId, grant.role],
+    );
     return { id, key };
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {
-    const rows = await this.db.query<{ id: string; name: string; created_at: number; last_used_at: number | null }>(
-      "SELECT id, name, created_at, last_used_at FROM api_keys ORDER BY created_at, seq",
+    const rows = await this.db.query<KeyRow>(
+      "SELECT id, name, created_at, last_used_at, workspace_id, role FROM api_keys ORDER BY created_at, seq",
     );
-    return rows.map((r) => ({
-      id: r.id,
-      name: json(r.name),
-      createdAt: r.created_at,
-      lastUsedAt: r.last_used_at ?? undefined,
-    }));
+    return rows.map((r) => toKey(r, json(r.name)));
+  }
+
+  async findKey(key: string): Promise<ApiKeyRecord | undefined> {
+    const [r] = await this.db.query<KeyRow>(
+      "SELECT id, name, created_at, last_used_at, workspace_id, role FROM api_keys WHERE hash = $1",
+      [hashKey(key)],
+    );
+    return r && toKey(r, json(r.name));
   }
 
   async revokeKey(id: string): Promise<boolean> {

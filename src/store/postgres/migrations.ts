@@ -244,6 +244,22 @@ CREATE TABLE identities (
   seq bigserial UNIQUE, created_at bigint NOT NULL, PRIMARY KEY (issuer, subject));
 CREATE INDEX identities_user ON identities (user_id);`,
   },
+  {
+    version: 20,
+    name: "audit log (who did what, when, with which key or session) and api keys carrying a workspace and a role; invites and setup links",
+    sql: `
+CREATE TABLE audit_log (
+  id text PRIMARY KEY, seq bigserial UNIQUE, at bigint NOT NULL, workspace_id text NOT NULL, actor_kind text NOT NULL,
+  actor_id text NOT NULL, actor_label text NOT NULL, action text NOT NULL, target text, detail text);
+CREATE INDEX audit_log_at ON audit_log (workspace_id, at);
+ALTER TABLE api_keys ADD COLUMN workspace_id text NOT NULL DEFAULT 'default';
+ALTER TABLE api_keys ADD COLUMN role text NOT NULL DEFAULT 'owner';
+CREATE TABLE invites (
+  token_hash text PRIMARY KEY, id text NOT NULL UNIQUE, seq bigserial UNIQUE, purpose text NOT NULL,
+  workspace_id text NOT NULL, role text NOT NULL, created_by text, created_at bigint NOT NULL, expires_at bigint NOT NULL,
+  used_at bigint, used_by text);
+CREATE INDEX invites_workspace ON invites (workspace_id, created_at);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -1,3 +1,5 @@
+import { PostgresInviteStore } from "./invites.js";
+import { PostgresAuditStore } from "./audit.js";
 import { StoreError, StoreOpenError } from "../errors.js";
 import type { Stores } from "../stores.js";
 import { PostgresAppStore } from "./apps.js";
@@ -42,6 +44,8 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     triggers: new PostgresTriggerStore(db),
     teams: new PostgresTeamStore(db),
     identities: new PostgresIdentityStore(db),
+    audit: new PostgresAuditStore(db),
+    invites: new PostgresInviteStore(db),
     appTests: new PostgresAppTestStore(db),
     forms: new PostgresFormStore(db),
     knowledge: new PostgresKnowledgeStore(),

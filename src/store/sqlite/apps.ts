@@ -20,7 +20,9 @@ import type {
   VersionLinks,
   VersionRecord,
   VersionSource,
+  KeyGrant,
 } from "../apps.js";
+import { DEFAULT_KEY_GRANT } from "../apps.js";
 import { hashKey, newApiKey } from "../keys.js";
 
 const SCHEMA = `
@@ -50,12 +52,32 @@ CREATE TABLE IF NOT EXISTS app_drafts (
 `;
 
 /** Columns added after the first release: plain ADD COLUMN on files made before them. */
+export interface KeyRow {
+  id: string;
+  name: string;
+  created_at: number | string;
+  last_used_at: number | string | null;
+  workspace_id: string;
+  role: string;
+}
+export const toKey = (r: KeyRow, name: string = r.name): ApiKeyRecord => ({
+  id: r.id,
+  name,
+  createdAt: Number(r.created_at),
+  ...(r.last_used_at === null ? {} : { lastUsedAt: Number(r.last_used_at) }),
+  workspaceId: r.workspace_id,
+  role: r.role,
+});
+
 const ADDED_COLUMNS: Array<[table: string, column: string, decl: string]> = [
   ["app_versions", "parent", "INTEGER"],
   ["app_versions", "restores", "INTEGER"],
   ["chat_messages", "outcome", "TEXT"],
   ["chat_messages", "proposal_id", "TEXT"],
   ["apps", "published_version", "INTEGER"],
+  // Keys made before teams act in the default workspace with every right.
+  ["api_keys", "workspace_id", "TEXT NOT NULL DEFAULT 'default'"],
+  ["api_keys", "role", "TEXT NOT NULL DEFAULT 'owner'"],
   ["proposals", "base_revision", "INTEGER"],
   ["proposals", "base_workflow", "TEXT"],
   ["proposals", "applied_revision", "INTEGER"],
@@ -471,26 +493,28 @@ export class SqliteAppStore implements AppStore {
     })();
   }
 
-  async createKey(name = "default"): Promise<{ id: string; key: string }> {
+  async createKey(name = "default", grant: KeyGrant = DEFAULT_KEY_GRANT): Promise<{ id: string; key: string }> {
     const id = newId();
     const key = newApiKey();
     this.db
-      .prepare("INSERT INTO api_keys (id, name, hash, created_at) VALUES (?,?,?,?)")
-      .run(id, name, hashKey(key), Date.now());
+      .prepare("INSERT INTO api_keys (id, name, hash, created_at, workspace_id, role) VALUES (?,?,?,?,?,?)")
+      .run(id, name, hashKey(key), Date.now(), grant.workspaceId, grant.role);
     return { id, key };
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {
     return (
       this.db
-        .prepare("SELECT id, name, created_at, last_used_at FROM api_keys ORDER BY created_at, rowid")
-        .all() as any[]
-    ).map((r) => ({
-      id: r.id,
-      name: r.name,
-      createdAt: r.created_at,
-      lastUsedAt: r.last_used_at ?? undefined,
-    }));
+        .prepare("SELECT id, name, created_at, last_used_at, workspace_id, role FROM api_keys ORDER BY created_at, rowid")
+        .all() as KeyRow[]
+    ).map((r) => toKey(r));
+  }
+
+  async findKey(key: string): Promise<ApiKeyRecord | undefined> {
+    const r = this.db
+      .prepare("SELECT id, name, created_at, last_used_at, workspace_id, role FROM api_keys WHERE hash = ?")
+      .get(hashKey(key)) as KeyRow | undefined;
+    return r && toKey(r);
   }
 
   async revokeKey(id: string): Promise<boolean> {
