@@ -7,7 +7,7 @@ export type { WeftConfig };
 
 /** The help of every `--db` option: what a database specifier may be (see `openStores`). */
 export const DB_HELP =
-  "database: a SQLite file (default from config: weft.db), sqlite:PATH, postgres://USER@HOST:PORT/DB[?schema=S&pool_max=N], or :memory:";
+  "database: a SQLite file (default from config: weft.db), sqlite:PATH, postgres://USER@HOST:PORT/DB[?schema=S&pool_max=N&text_search=CONFIG], or :memory:";
 
 export function configPath(explicit?: string): string {
   return resolve(explicit ?? process.env.WEFT_CONFIG ?? "weft.config.json");

@@ -28,18 +28,6 @@ export interface SearchOptions {
 
 export type RetrieveRequest = Parameters<KnowledgeService["retrieve"]>[0];
 
-function cosine(a: number[], b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
-
 export class KnowledgeBases implements KnowledgeService {
   constructor(
     readonly store: KnowledgeStore,
@@ -110,7 +98,7 @@ export class KnowledgeBases implements KnowledgeService {
     const keyword = await this.store.searchText(baseIds, query, pool);
     const embedded = bases.filter((b) => b!.embeddingModel).map((b) => b!);
     let hits: ChunkHit[] = keyword;
-    if (embedded.length > 0) hits = await this.hybrid(embedded, keyword, query, o.vectorWeight);
+    if (embedded.length > 0) hits = await this.hybrid(embedded, keyword, query, pool, o.vectorWeight);
     const names = new Map(bases.map((b) => [b!.id, b!.name]));
     return hits
       .filter((h) => o.scoreThreshold === undefined || o.scoreThreshold === null || h.score >= o.scoreThreshold)
@@ -119,7 +107,7 @@ export class KnowledgeBases implements KnowledgeService {
       .map((h) => ({ ...h, baseName: names.get(h.baseId) ?? h.baseId }));
   }
 
-  private async hybrid(bases: KnowledgeBaseRecord[], keyword: ChunkHit[], query: string, weight?: number): Promise<ChunkHit[]> {
+  private async hybrid(bases: KnowledgeBaseRecord[], keyword: ChunkHit[], query: string, pool: number, weight?: number): Promise<ChunkHit[]> {
     const w = weight ?? this.config.embedding?.vectorWeight ?? 0.7;
     const byModel = new Map<string, string[]>();
     for (const b of bases) byModel.set(b.embeddingModel!, [...(byModel.get(b.embeddingModel!) ?? []), b.id]);
@@ -128,11 +116,10 @@ export class KnowledgeBases implements KnowledgeService {
     for (const k of keyword) scored.set(k.chunkId, { ...k, score: (1 - w) * (k.score / maxKw) });
     for (const [model, ids] of byModel) {
       const [qv] = await this.embed([query], model);
-      for (const c of await this.store.embedded(ids)) {
-        const { embedding, ...hit } = c;
+      for (const c of await this.store.searchVector(ids, qv!, pool)) {
         const kw = scored.get(c.chunkId);
-        const sem = w * Math.max(0, cosine(qv!, embedding));
-        scored.set(c.chunkId, { ...(kw ?? hit), score: (kw?.score ?? 0) + sem });
+        const sem = w * Math.max(0, c.score);
+        scored.set(c.chunkId, { ...(kw ?? c), score: (kw?.score ?? 0) + sem });
       }
     }
     return [...scored.values()];

@@ -5,7 +5,8 @@ import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
 import { type RunEnv, type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
 import { WeftError } from "../ir/errors.js";
-import type { ExecServices } from "../ir/services.js";
+import type { ExecServices, KnowledgeService } from "../ir/services.js";
+import type { KnowledgeStore } from "../store/knowledge.js";
 import type { Workflow } from "../ir/workflow.js";
 import { AppEnv } from "../secrets/app-env.js";
 import { KeyProvider, keyFilePath } from "../secrets/key.js";
@@ -228,6 +229,11 @@ export interface WorkerOptions extends QueueConnection {
   continueTrace?: <T>(carrier: TraceCarrier | undefined, fn: () => Promise<T>) => Promise<T>;
   /** How long each job waited on the queue before this worker took it (ms), for the queue-wait metric. */
   onJobTaken?: (job: { name: string; waitedMs: number }) => void;
+  /**
+   * Knowledge bases served from the shared database's knowledge store (the CLI builds them with its config),
+   * so a queued RAG app retrieves from the same bases `weft serve` on that database manages.
+   */
+  knowledge?: (store: KnowledgeStore) => KnowledgeService;
 }
 
 // A run whose database was unreachable waits this long before another try, for up to this many starts of its
@@ -259,6 +265,7 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
   const appEnv = new AppEnv(stores.env, stores.apps, new KeyProvider(keyFilePath(o.db, o.secretKeyFile)));
   const envOf = async (appId: string | undefined) => (appId ? appEnv.forRun(appId) : undefined);
   const name = o.name ?? `worker-${process.pid}`;
+  if (o.knowledge) o = { ...o, services: { ...o.services, knowledge: o.knowledge(stores.knowledge) } };
   // Timeouts of paused runs are delayed resume jobs: no worker waits for them.
   const timeouts = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(o) });
   // Aborted when the worker stops: runs end between nodes, interrupted, and go back to the queue.

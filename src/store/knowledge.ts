@@ -65,19 +65,48 @@ export interface KnowledgeStore {
   deleteDocument(baseId: string, documentId: string): Promise<boolean>;
   /** BM25 over the chunks of the given bases, best first. */
   searchText(baseIds: string[], query: string, limit: number): Promise<ChunkHit[]>;
-  /** Every embedded chunk of the given bases with its vector (score 0), for vector ranking. */
-  embedded(baseIds: string[]): Promise<Array<ChunkHit & { embedding: number[] }>>;
+  /**
+   * The embedded chunks of the given bases nearest to `vector`, best first, at most `limit`; `score` is the
+   * cosine similarity. PostgreSQL searches through an index (pgvector's HNSW when installed, else LSH buckets).
+   */
+  searchVector(baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]>;
 }
 
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+/gu;
+// ICU's word rules segment Chinese and Japanese by dictionary whatever the locale; one segmenter serves both.
+const cjkWords = new Intl.Segmenter("zh", { granularity: "word" });
+
 /**
- * Words for the full-text index and queries: letters and digits, lower-cased; each CJK character a word of
- * its own (CJK text has no spaces, so a run of it would otherwise be one unsearchable token).
+ * Words for the full-text index and queries: letters and digits, lower-cased. CJK text has no spaces, so each
+ * run of it is split into dictionary words by `Intl.Segmenter` (北京大学 → 北京 | 大学): indexing it per
+ * character would match any text sharing characters, and as one token it would be unsearchable.
  */
 export function indexWords(text: string): string[] {
-  const spaced = text.replace(/([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/gu, " $1 ");
-  return spaced.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const out: string[] = [];
+  let last = 0;
+  const plain = (s: string) => out.push(...(s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []));
+  for (const m of text.matchAll(CJK_RUN)) {
+    plain(text.slice(last, m.index));
+    for (const seg of cjkWords.segment(m[0])) if (seg.isWordLike) out.push(seg.segment.toLowerCase());
+    last = m.index + m[0].length;
+  }
+  plain(text.slice(last));
+  return out;
 }
 
 export function segmentForIndex(text: string): string {
   return indexWords(text).join(" ");
+}
+
+/** Cosine similarity of two vectors (0 when either is all zeros); shared by the stores that rank in JavaScript. */
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }

@@ -37,6 +37,5 @@ describe.skipIf(!hasPostgres && !process.env.CI)(hasPostgres ? "PostgreSQL" : "P
       return openStores(url);
     },
     openAgain: () => openStores(url),
-    knowledge: false,
   });
 });

@@ -10,6 +10,7 @@ import type { Stores } from "../../src/store/open.js";
 import type { AttemptRecord, NodeCommit, RunRecord } from "../../src/store/runs.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { describeDeliveries } from "./contract-deliveries.js";
+import { describeKnowledge } from "./contract-knowledge.js";
 import { describeAppTests } from "./contract-app-tests.js";
 import { describeSchedules } from "./contract-schedules.js";
 import { describeTeams, describeTeamsSharing } from "./contract-teams.js";
@@ -24,8 +25,6 @@ export interface StoreTarget {
    * absent for in-process stores.
    */
   openAgain?(): Promise<Stores>;
-  /** False where knowledge bases are not implemented yet (PostgreSQL: they answer knowledge.backend_unsupported). */
-  knowledge?: boolean;
 }
 
 const wf = buildWorkflow({
@@ -101,15 +100,7 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeAppTests(target);
     describeServiceApi(target);
     describeConversations(target);
-    if (target.knowledge !== false) describeKnowledge(target);
-    else
-      it("knowledge: not on this backend yet — a typed knowledge.backend_unsupported, never an empty answer", () =>
-        withStores(target, async ({ knowledge }) => {
-          await expect(knowledge.listBases()).rejects.toMatchObject({ code: "knowledge.backend_unsupported" });
-          await expect(knowledge.searchText(["x"], "q", 5)).rejects.toMatchObject({
-            code: "knowledge.backend_unsupported",
-          });
-        }));
+    describeKnowledge(target);
     if (target.openAgain) describeSharing(target, target.openAgain.bind(target));
     if (target.openAgain) describeTeamsSharing({ open: target.open.bind(target), openAgain: target.openAgain.bind(target) });
   });
@@ -801,123 +792,6 @@ function describeProposals(target: StoreTarget): void {
     }));
 }
 
-function describeKnowledge(target: StoreTarget): void {
-  it("knowledge: bases with their chunking, documents, counts; a taken id and an unknown base are typed errors", () =>
-    withStores(target, async ({ knowledge }) => {
-      const chunking = {
-        separator: "\n\n",
-        maxLength: 300,
-        overlap: 30,
-        removeExtraSpaces: true,
-        removeUrlsEmails: false,
-      };
-      const a = await knowledge.createBase({ id: "kb-a", name: "Policies é", chunking });
-      expect(a).toMatchObject({
-        id: "kb-a",
-        name: "Policies é",
-        description: "",
-        chunking,
-        embeddingModel: null,
-        documents: 0,
-        chunks: 0,
-      });
-      const b = await knowledge.createBase({ name: "Second", chunking, embeddingModel: "embed-1" });
-      expect(b.id).not.toBe("kb-a");
-      await expect(knowledge.createBase({ id: "kb-a", name: "again", chunking })).rejects.toMatchObject({
-        code: "kb.exists",
-      });
-      await expect(
-        knowledge.addDocument("nope", { name: "x.md", mimeType: "text/markdown", size: 1 }, [{ content: "x" }]),
-      ).rejects.toMatchObject({
-        code: "kb.not_found",
-      });
-      const doc = await knowledge.addDocument(
-        "kb-a",
-        { name: "refunds.md", mimeType: "text/markdown", size: 42, metadata: { team: "billing" } },
-        [{ content: "Refunds are paid within fourteen days." }, { content: "Late returns are refused." }],
-      );
-      expect(doc).toMatchObject({ baseId: "kb-a", name: "refunds.md", chunks: 2, metadata: { team: "billing" } });
-      expect(await knowledge.getBase("kb-a")).toMatchObject({ documents: 1, chunks: 2 });
-      expect((await knowledge.listBases()).map((x) => x.id).sort()).toEqual([a.id, b.id].sort());
-      expect((await knowledge.listDocuments("kb-a")).map((d) => d.id)).toEqual([doc.id]);
-      // Listed in upload order even when many land in the same millisecond.
-      const burst = [doc.id];
-      for (let i = 0; i < 30; i++)
-        burst.push(
-          (
-            await knowledge.addDocument(b.id, { name: `d${i}.md`, mimeType: "text/markdown", size: 1 }, [
-              { content: "x" },
-            ])
-          ).id,
-        );
-      expect((await knowledge.listDocuments(b.id)).map((d) => d.id)).toEqual(burst.slice(1));
-      expect(await knowledge.deleteDocument("kb-a", "nope")).toBe(false);
-      expect(await knowledge.deleteBase(b.id)).toBe(true);
-      expect(await knowledge.getBase(b.id)).toBeUndefined();
-      expect(await knowledge.deleteBase(b.id)).toBe(false);
-    }));
-
-  it("knowledge: full-text search ranks the matching chunk first, within the named bases, CJK included", () =>
-    withStores(target, async ({ knowledge }) => {
-      const chunking = {
-        separator: "\n\n",
-        maxLength: 300,
-        overlap: 30,
-        removeExtraSpaces: true,
-        removeUrlsEmails: false,
-      };
-      await knowledge.createBase({ id: "one", name: "One", chunking });
-      await knowledge.createBase({ id: "two", name: "Two", chunking });
-      const d1 = await knowledge.addDocument("one", { name: "pets.md", mimeType: "text/markdown", size: 1 }, [
-        { content: "No pets are allowed without the landlord's written consent." },
-        { content: "Rent is due on the first day of each month." },
-        { content: "退款将在十四天内支付。" },
-      ]);
-      await knowledge.addDocument("two", { name: "other.md", mimeType: "text/markdown", size: 1 }, [
-        { content: "Pets and rent and refunds." },
-      ]);
-      const hits = await knowledge.searchText(["one"], "are pets allowed?", 5);
-      expect(hits[0]).toMatchObject({ baseId: "one", documentId: d1.id, documentName: "pets.md", position: 1 });
-      expect(hits[0]!.content).toContain("No pets");
-      expect(hits.every((h) => h.baseId === "one")).toBe(true);
-      for (const h of hits) expect(h.score).toBeGreaterThan(0);
-      for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
-      expect((await knowledge.searchText(["one", "two"], "pets", 5)).map((h) => h.baseId).sort()).toEqual([
-        "one",
-        "two",
-      ]);
-      expect((await knowledge.searchText(["one"], "退款", 5))[0]?.content).toContain("退款");
-      expect(await knowledge.searchText(["one"], "zyzzyva", 5)).toEqual([]);
-      // Query syntax is words, never operators.
-      expect((await knowledge.searchText(["one"], 'pets" OR NEAR(*', 5))[0]?.content).toContain("No pets");
-      expect(await knowledge.searchText(["one"], "pets", 1)).toHaveLength(1);
-      await knowledge.deleteDocument("one", d1.id);
-      expect(await knowledge.searchText(["one"], "pets", 5)).toEqual([]);
-    }));
-
-  it("knowledge: embedded chunks keep their vectors", () =>
-    withStores(target, async ({ knowledge }) => {
-      const chunking = {
-        separator: "\n\n",
-        maxLength: 300,
-        overlap: 30,
-        removeExtraSpaces: true,
-        removeUrlsEmails: false,
-      };
-      await knowledge.createBase({ id: "vec", name: "Vec", chunking, embeddingModel: "embed-1" });
-      await knowledge.addDocument("vec", { name: "v.md", mimeType: "text/markdown", size: 1 }, [
-        { content: "a", embedding: [0.5, -0.25, 1] },
-        { content: "b", embedding: [0, 1, 0] },
-      ]);
-      const got = await knowledge.embedded(["vec"]);
-      expect(got.map((g) => [g.content, g.embedding])).toEqual([
-        ["a", [0.5, -0.25, 1]],
-        ["b", [0, 1, 0]],
-      ]);
-      expect(await knowledge.embedded(["missing"])).toEqual([]);
-    }));
-}
-
 function describeConversations(target: StoreTarget): void {
   it("conversations: start empty, each finished turn stores the variables and counts one dialogue, deleted with their app", () =>
     withStores(target, async ({ conversations }) => {
@@ -1114,13 +988,10 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       removeExtraSpaces: true,
       removeUrlsEmails: false,
     };
-    const withKnowledge = target.knowledge !== false;
-    if (withKnowledge) {
-      await a.knowledge.createBase({ id: "kept-kb", name: "Kept", chunking });
-      await a.knowledge.addDocument("kept-kb", { name: "k.md", mimeType: "text/markdown", size: 1 }, [
-        { content: "durable words" },
-      ]);
-    }
+    await a.knowledge.createBase({ id: "kept-kb", name: "Kept", chunking });
+    await a.knowledge.addDocument("kept-kb", { name: "k.md", mimeType: "text/markdown", size: 1 }, [
+      { content: "durable words" },
+    ]);
     await a.close();
     const b = await openAgain();
     try {
@@ -1134,8 +1005,7 @@ function describeSharing(target: StoreTarget, openAgain: () => Promise<Stores>):
       expect(await b.apps.proposal(app.id, p.id)).toEqual(p);
       expect((await b.apps.messages(app.id))[0]).toMatchObject({ proposalId: p.id, outcome: { kind: "unchanged" } });
       expect((await b.conversations.get(conv.id))?.variables).toEqual({ kept: true });
-      if (withKnowledge)
-        expect((await b.knowledge.searchText(["kept-kb"], "durable", 5))[0]?.content).toBe("durable words");
+      expect((await b.knowledge.searchText(["kept-kb"], "durable", 5))[0]?.content).toBe("durable words");
     } finally {
       await b.close();
     }

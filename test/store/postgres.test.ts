@@ -18,19 +18,21 @@ const root = resolve(import.meta.dirname, "../..");
 const bin = join(root, "bin/weft");
 
 describe("postgres:// specifiers", () => {
-  it("keeps Weft's parameters (schema, pool_max) out of the driver's URL and never shows the password", () => {
-    const s = parsePostgresSpec("postgres://u:secret@db.example:6543/weft?schema=staging&pool_max=3&sslmode=require");
+  it("keeps Weft's parameters (schema, pool_max, text_search) out of the driver's URL and never shows the password", () => {
+    const s = parsePostgresSpec("postgres://u:secret@db.example:6543/weft?schema=staging&pool_max=3&sslmode=require&text_search=simple");
     expect(s).toEqual({
       connectionString: "postgres://u:secret@db.example:6543/weft?sslmode=require",
       label: "postgres://u:***@db.example:6543/weft?sslmode=require",
       schema: "staging",
       poolMax: 3,
+      textSearch: "simple",
     });
-    expect(parsePostgresSpec("postgresql://u@h/d")).toMatchObject({ schema: "weft", poolMax: 10 });
+    expect(parsePostgresSpec("postgresql://u@h/d")).toMatchObject({ schema: "weft", poolMax: 10, textSearch: "english" });
     expect(parseStoreSpec("postgres://u@h/d")).toMatchObject({ kind: "postgres", schema: "weft" });
     for (const [spec, why] of [
       ["postgres://u:pw@h/d?schema=a;drop", /schema "a;drop" must be a lower-case identifier/],
       ["postgres://u:pw@h/d?pool_max=2.5", /pool_max "2.5" must be a whole number/],
+      ["postgres://u:pw@h/d?text_search=x'y", /text_search "x'y" must name a text-search configuration/],
       ["postgres://u:pw@h/d?pool_max=100000", /pool_max/],
     ] as const) {
       let err: Error | undefined;
@@ -93,6 +95,40 @@ describe.skipIf(!hasPostgres && !process.env.CI)("PostgreSQL store", () => {
       constructor: StoreOpenError,
       message: expect.stringContaining(`version ${SCHEMA_VERSION + 1}, newer than this Weft understands`),
     });
+  });
+
+  it("knowledge bases index with the URL's text_search configuration; an unknown one is a typed error naming it", async () => {
+    const url = await cluster.createDatabase();
+    const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+    const simple = await openStores(`${url}?text_search=simple`);
+    try {
+      await simple.knowledge.createBase({ id: "kb-simple", name: "S", chunking });
+      await simple.knowledge.addDocument("kb-simple", { name: "a.md", mimeType: "text/markdown", size: 1 }, [{ content: "the running dogs" }]);
+      // simple keeps stop words and does not stem: "the" matches, "run" does not (english would do the opposite).
+      expect((await simple.knowledge.searchText(["kb-simple"], "the", 5))[0]?.content).toBe("the running dogs");
+      expect(await simple.knowledge.searchText(["kb-simple"], "run", 5)).toEqual([]);
+    } finally {
+      await simple.close();
+    }
+    const english = await openStores(url);
+    try {
+      await english.knowledge.createBase({ id: "kb-english", name: "E", chunking });
+      await english.knowledge.addDocument("kb-english", { name: "a.md", mimeType: "text/markdown", size: 1 }, [{ content: "the running dogs" }]);
+      expect((await english.knowledge.searchText(["kb-english"], "run", 5))[0]?.content).toBe("the running dogs");
+      // The base made under simple keeps its configuration when opened with another.
+      expect(await english.knowledge.searchText(["kb-simple"], "run", 5)).toEqual([]);
+    } finally {
+      await english.close();
+    }
+    const typo = await openStores(`${url}?text_search=englsh`);
+    try {
+      await expect(typo.knowledge.createBase({ name: "T", chunking })).rejects.toMatchObject({
+        code: "knowledge.text_search_config",
+        message: expect.stringContaining('no text-search configuration "englsh"'),
+      });
+    } finally {
+      await typo.close();
+    }
   });
 
   it("schemas keep deployments apart in one database, and leave other tables alone", async () => {

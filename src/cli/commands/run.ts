@@ -288,6 +288,7 @@ export function registerRunCommands(program: Command): void {
       const obs = await openProcessObservability(cfg, { name, source: "queue", logFormat: opts.logFormat });
       const metricsPort = opts.metricsPort === undefined ? undefined : portNumber(opts.metricsPort, "--metrics-port");
       const services = await buildServices(cfg, { configPath: opts.config });
+      const observed = obs.wrap(services);
       const metricsServer =
         metricsPort === undefined
           ? undefined
@@ -307,11 +308,16 @@ export function registerRunCommands(program: Command): void {
         concurrency: Number(opts.concurrency),
         lockDurationMs: Number(opts.lockMs),
         name,
-        services: obs.wrap(services),
+        services: observed,
         observer: obs.observer,
         continueTrace: obs.tracing?.continueTrace,
         onJobTaken: (j) => obs.metrics.queueWait.observe({ job: j.name }, j.waitedMs / 1000),
         secretKeyFile: cfg.secretKeyFile,
+        // Built on the observed services, so its embedding calls are traced as the worker's other model calls.
+        knowledge: (store) => {
+          attachKnowledge(observed, store, cfg.knowledge);
+          return observed.knowledge!;
+        },
         // One line per run taken, so operators (and the takeover test) can see who runs what.
         onEvent: (e) => {
           if (e.type === "run_started") process.stderr.write(`run ${e.runId} ${e.resumed ? "resumed" : "started"}\n`);

@@ -230,6 +230,8 @@ ALTER TABLE trigger_deliveries ADD COLUMN error text;
 ALTER TABLE trigger_deliveries ADD COLUMN claimed_at bigint;
 CREATE INDEX trigger_deliveries_accepted ON trigger_deliveries (received_at) WHERE state = 'accepted';`,
   },
+  // 16 and 17 were never released: work numbered so was merged after 18 had shipped, as 19 and 20, so that a
+  // schema already at 18 still receives it (only versions above the applied one run).
   {
     version: 18,
     name: "proposals carry their test result (the app's cases on the draft with the proposal, or a dry run)",
@@ -259,6 +261,30 @@ CREATE TABLE invites (
   workspace_id text NOT NULL, role text NOT NULL, created_by text, created_at bigint NOT NULL, expires_at bigint NOT NULL,
   used_at bigint, used_by text);
 CREATE INDEX invites_workspace ON invites (workspace_id, created_at);`,
+  },
+  {
+    version: 21,
+    name: "knowledge bases: bases (with their text-search configuration), documents, chunks with a GIN-indexed tsvector and vectors with LSH buckets (B-tree indexed)",
+    sql: `
+CREATE TABLE kb_bases (
+  id text PRIMARY KEY, seq bigserial UNIQUE, name json NOT NULL, description json NOT NULL, chunking json NOT NULL,
+  embedding_model json, ts_config text NOT NULL, created_at bigint NOT NULL);
+CREATE TABLE kb_documents (
+  id text PRIMARY KEY, seq bigserial UNIQUE, base_id text NOT NULL REFERENCES kb_bases (id) ON DELETE CASCADE,
+  name json NOT NULL, mime_type json NOT NULL, size bigint NOT NULL, metadata json NOT NULL, created_at bigint NOT NULL);
+CREATE INDEX kb_documents_base ON kb_documents (base_id, seq);
+CREATE TABLE kb_chunks (
+  seq bigserial PRIMARY KEY, id text NOT NULL UNIQUE, base_id text NOT NULL,
+  document_id text NOT NULL REFERENCES kb_documents (id) ON DELETE CASCADE, position integer NOT NULL,
+  content json NOT NULL, tsv tsvector NOT NULL, embedding bytea,
+  lsh0 integer, lsh1 integer, lsh2 integer, lsh3 integer);
+CREATE INDEX kb_chunks_tsv ON kb_chunks USING gin (tsv);
+CREATE INDEX kb_chunks_base ON kb_chunks (base_id);
+CREATE INDEX kb_chunks_document ON kb_chunks (document_id);
+CREATE INDEX kb_chunks_lsh0 ON kb_chunks (base_id, lsh0) WHERE lsh0 IS NOT NULL;
+CREATE INDEX kb_chunks_lsh1 ON kb_chunks (base_id, lsh1) WHERE lsh1 IS NOT NULL;
+CREATE INDEX kb_chunks_lsh2 ON kb_chunks (base_id, lsh2) WHERE lsh2 IS NOT NULL;
+CREATE INDEX kb_chunks_lsh3 ON kb_chunks (base_id, lsh3) WHERE lsh3 IS NOT NULL;`,
   },
 ];
 

@@ -48,7 +48,7 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     invites: new PostgresInviteStore(db),
     appTests: new PostgresAppTestStore(db),
     forms: new PostgresFormStore(db),
-    knowledge: new PostgresKnowledgeStore(),
+    knowledge: new PostgresKnowledgeStore(db, spec.textSearch),
     service: new PostgresServiceApiStore(db),
     close: () => db.close(),
   };

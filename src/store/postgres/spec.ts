@@ -10,12 +10,15 @@ export interface PostgresSpec {
   schema: string;
   /** Most connections one process opens (default 10). */
   poolMax: number;
+  /** PostgreSQL text-search configuration new knowledge bases are indexed with (default `english`). */
+  textSearch: string;
 }
 
 const DEFAULT_POOL_MAX = 10;
 const MAX_POOL_MAX = 1000;
 // Quoting is avoided altogether by allowing only plain identifiers (PostgreSQL folds unquoted names to lower case).
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+const TEXT_SEARCH_NAME = /^([a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$/;
 
 const bad = (label: string, reason: string) =>
   new StoreSpecError("store.bad_spec", `${label}: ${reason}`, { spec: label });
@@ -32,8 +35,8 @@ export function redactUrl(spec: string): string {
 }
 
 /**
- * Read a `postgres://` / `postgresql://` specifier. Weft's own query parameters are `schema=NAME` and
- * `pool_max=N`; every other parameter (sslmode, application_name, …) goes to the driver unchanged.
+ * Read a `postgres://` / `postgresql://` specifier. Weft's own query parameters are `schema=NAME`,
+ * `pool_max=N` and `text_search=CONFIG` (a text-search configuration such as english, simple, german); every other parameter (sslmode, application_name, …) goes to the driver unchanged.
  */
 export function parsePostgresSpec(spec: string): PostgresSpec {
   const label = redactUrl(spec);
@@ -51,7 +54,11 @@ export function parsePostgresSpec(spec: string): PostgresSpec {
   const poolMax = rawMax === null ? DEFAULT_POOL_MAX : Number(rawMax);
   if (!Number.isInteger(poolMax) || poolMax < 1 || poolMax > MAX_POOL_MAX)
     throw bad(label, `pool_max "${rawMax}" must be a whole number from 1 to ${MAX_POOL_MAX}`);
+  const textSearch = (url.searchParams.get("text_search") ?? "english").trim();
+  if (!TEXT_SEARCH_NAME.test(textSearch))
+    throw bad(label, `text_search "${textSearch}" must name a text-search configuration (letters, digits, _; optionally schema.name)`);
   url.searchParams.delete("schema");
   url.searchParams.delete("pool_max");
-  return { connectionString: url.toString(), label: redactUrl(url.toString()), schema, poolMax };
+  url.searchParams.delete("text_search");
+  return { connectionString: url.toString(), label: redactUrl(url.toString()), schema, poolMax, textSearch };
 }

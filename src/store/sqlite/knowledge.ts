@@ -4,6 +4,7 @@ import { WeftError } from "../../ir/errors.js";
 import { ChunkingSchema } from "../../knowledge/config.js";
 import {
   type ChunkHit,
+  cosine,
   type ChunkInput,
   indexWords,
   type KnowledgeBaseRecord,
@@ -28,7 +29,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS kb_fts USING fts5(words, tokenize = 'porter u
 type Row = Record<string, any>;
 
 const vecToBlob = (v: number[]) => Buffer.from(new Float32Array(v).buffer);
-const blobToVec = (b: Buffer) => Array.from(new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4));
+const blobToVec = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
 /** FTS5 query: every word quoted (no operator injection), any of them may match; BM25 ranks. */
 function ftsQuery(query: string): string | undefined {
@@ -163,7 +164,11 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     return rows.map((r) => this.hit(r, -r.rank / (1 - r.rank)));
   }
 
-  async embedded(baseIds: string[]): Promise<Array<ChunkHit & { embedding: number[] }>> {
+  /**
+   * Cosine over every embedded chunk of the bases, in JavaScript: SQLite has no vector index here yet
+   * (sqlite-vec is the planned path), so this is the one store that still scans.
+   */
+  async searchVector(baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]> {
     if (baseIds.length === 0) return [];
     const rows = this.db
       .prepare(
@@ -171,6 +176,9 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
          WHERE c.embedding IS NOT NULL AND c.base_id IN (${placeholders(baseIds.length)})`,
       )
       .all(...baseIds) as Row[];
-    return rows.map((r) => ({ ...this.hit(r, 0), embedding: blobToVec(r.embedding) }));
+    return rows
+      .map((r) => this.hit(r, cosine(vector, blobToVec(r.embedding))))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, limit);
   }
 }
