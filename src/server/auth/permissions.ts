@@ -13,7 +13,8 @@ export const PERMISSIONS = [
   "app.delete",
   "knowledge.read",
   "knowledge.edit",
-  "members.manage", // invite, change roles, remove members, reset their passwords; workspace API keys
+  "members.manage", // invite, change roles, remove members; workspace API keys
+  "members.owner", // what only an owner does: reset a member's password
   "audit.read", // the audit log (GET /api/audit)
   "session", // anyone signed in: who am I, sign out
 ] as const;
@@ -25,7 +26,7 @@ const EDITOR: Permission[] = [...RUNNER, "app.edit", "app.publish", "app.delete"
 const ADMIN: Permission[] = [...EDITOR, "members.manage", "audit.read"];
 
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
-  owner: new Set(ADMIN),
+  owner: new Set([...ADMIN, "members.owner"]),
   admin: new Set(ADMIN),
   editor: new Set(EDITOR),
   runner: new Set(RUNNER),

@@ -29,7 +29,7 @@ export const ROUTE_TABLE: Record<string, RouteNeed> = {
   "DELETE /api/members/invites/:inviteId": "members.manage",
   "PUT /api/members/:userId": "members.manage",
   "DELETE /api/members/:userId": "members.manage",
-  "POST /api/members/:userId/password": "members.manage",
+  "POST /api/members/:userId/password": "members.owner",
   "GET /api/keys": "members.manage",
   "POST /api/keys": "members.manage",
   "DELETE /api/keys/:keyId": "members.manage",
