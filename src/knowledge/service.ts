@@ -80,6 +80,12 @@ export class KnowledgeBases implements KnowledgeService {
     return out;
   }
 
+  /** The largest file the document extractor reads (documents.maxBytes), when it says. */
+  documentLimit(): number | undefined {
+    const limits = (this.deps.documents as { limits?: { maxBytes?: unknown } } | undefined)?.limits;
+    return typeof limits?.maxBytes === "number" ? limits.maxBytes : undefined;
+  }
+
   private async extract(file: UploadedFile): Promise<string> {
     const docs = this.deps.documents;
     if (!docs) throw new KnowledgeError("knowledge.no_extractor", "no document extractor is configured");

@@ -19,6 +19,8 @@ const OUT = resolve(import.meta.dirname, "../../test-output");
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`knowledge studio e2e skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
 const LEASE = corpusPath("chat2workflow", "case_files", "residential-lease-agreement.docx");
+// 2.9 MB, past the 2 MB request body limit this test's server is started with.
+const BIG_PDF = corpusPath("chat2workflow", "case_files", "CommonGen_A Constrained Text Generation Dataset Towards Generative Commonsense Reasoning.pdf");
 
 const rag = (datasetIds: string[]) =>
   buildWorkflow({
@@ -44,7 +46,7 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
     ensureWebBuilt();
-    s = await startTestServer({ host: "127.0.0.1" });
+    s = await startTestServer({ host: "127.0.0.1", maxBodyBytes: 2_000_000 });
     await createMember(s.deps.stores, { email: "vi@example.com", password: "vi's long password", role: "viewer" });
     const res = await s.api("/api/apps", { method: "POST", json: { name: "lease questions", mode: "workflow", workflow: rag([]) } });
     expect(res.status).toBe(201);
@@ -81,6 +83,17 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     baseId = (await page.getByTestId("kb-page").getAttribute("data-kb"))!;
     expect(new URL(page.url()).pathname).toBe(`/knowledge/${encodeURIComponent(baseId)}`);
 
+    // A file past the server's upload limit is refused before any byte is sent.
+    const sent: string[] = [];
+    page.on("request", (r) => r.method() === "POST" && r.url().includes("/api/knowledge/") && sent.push(new URL(r.url()).pathname));
+    await page.getByTestId("kb-file").setInputFiles(BIG_PDF);
+    await expect.poll(() => page.getByTestId("kb-add-error").textContent()).toContain("document.too_large");
+    expect(await page.getByTestId("kb-add-error").textContent()).toContain(`up to ${2_000_000 - 16 * 1024} bytes`);
+    expect(await page.getByTestId("kb-preview").isDisabled()).toBe(true);
+    expect(await page.getByTestId("kb-save").isDisabled()).toBe(true);
+    await page.screenshot({ path: join(OUT, "knowledge-too-large.png") });
+    expect(sent).toEqual([]);
+
     // Chunk settings, then the preview: chunks no longer than the maximum, nothing stored yet.
     await page.getByTestId("kb-file").setInputFiles(LEASE);
     await expect.poll(() => page.getByTestId("kb-file-name").textContent()).toContain("residential-lease-agreement.docx");
@@ -109,6 +122,7 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await page.getByTestId("kb-saved").waitFor();
     const seen = await page.evaluate(() => (window as unknown as { progressSeen: number[] }).progressSeen);
     expect(seen.length).toBeGreaterThan(0);
+    expect(sent).toEqual([`/api/knowledge/${baseId}/preview`, `/api/knowledge/${baseId}/documents`]);
     const row = page.locator('[data-testid="kb-document"][data-name="residential-lease-agreement.docx"]');
     await expect.poll(() => row.getByTestId("kb-document-chunks").textContent()).toBe(String(chunkTotal));
     await expect.poll(() => page.getByTestId("kb-chunk-total").textContent()).toBe(String(chunkTotal));

@@ -1,6 +1,6 @@
 /**
  * Knowledge bases over HTTP, the same operations as `weft kb`:
- * GET/POST /api/knowledge, GET/DELETE /api/knowledge/:id, GET/POST /api/knowledge/:id/documents
+ * GET/POST /api/knowledge (the list carries `limits.max_document_bytes`, the largest upload taken), GET/DELETE /api/knowledge/:id, GET/POST /api/knowledge/:id/documents
  * (JSON `{filename, data: base64, mime_type?, metadata?, chunking?}` or multipart `file`, `chunking`, `metadata`),
  * POST /api/knowledge/:id/preview (the same body: the chunks it would make, nothing stored),
  * DELETE /api/knowledge/:id/documents/:doc, POST /api/knowledge/:id/search
@@ -47,7 +47,18 @@ function mapped<T>(p: Promise<T>): Promise<T> {
   });
 }
 
-export function knowledgeRoutes(deps: ServerDeps): Hono {
+/** What an upload's form adds to the file's bytes (boundaries, part headers, the chunking field), generously. */
+const FORM_HEADROOM = 16 * 1024;
+
+/**
+ * The largest document an upload can carry: the request body limit (less the form's framing) or the
+ * extractor's documents.maxBytes, whichever is smaller. The studio checks a file against it before sending.
+ */
+function uploadLimit(deps: ServerDeps, maxBodyBytes: number): number {
+  return Math.min(maxBodyBytes - FORM_HEADROOM, deps.knowledge.documentLimit() ?? Number.POSITIVE_INFINITY);
+}
+
+export function knowledgeRoutes(deps: ServerDeps, maxBodyBytes: number): Hono {
   const r = new Hono();
   const kb = deps.knowledge;
   const base = async (id: string) => {
@@ -58,7 +69,10 @@ export function knowledgeRoutes(deps: ServerDeps): Hono {
 
   r.get("/", async (c) => {
     const visible = await visibleTo(deps, c, "knowledge");
-    return c.json({ knowledge_bases: (await kb.store.listBases()).filter((b) => visible(b.id)) });
+    return c.json({
+      knowledge_bases: (await kb.store.listBases()).filter((b) => visible(b.id)),
+      limits: { max_document_bytes: uploadLimit(deps, maxBodyBytes) },
+    });
   });
   r.post("/", async (c) => {
     const b = parse(CreateBody, await readJson(c));

@@ -3,9 +3,9 @@
  * preview the chunks it makes, then save it, the upload's progress shown. Changing a setting or the file
  * drops the preview, so what is previewed is what is saved.
  */
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { errText } from "../store";
-import { type Chunking, type ChunkPreview, type KnowledgeBase, previewChunks, uploadDocument } from "./knowledgeApi";
+import { type Chunking, type ChunkPreview, type KnowledgeBase, maxDocumentBytes, previewChunks, uploadDocument } from "./knowledgeApi";
 
 type Phase = { kind: "idle" } | { kind: "previewing" } | { kind: "uploading"; sent: number } | { kind: "saved"; name: string; chunks: number } | { kind: "failed"; message: string };
 
@@ -18,6 +18,12 @@ export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; c
   const [chunking, setChunking] = useState<Chunking>({ ...base.chunking, separator: shownSeparator(base.chunking.separator) });
   const [preview, setPreview] = useState<ChunkPreview>();
   const [phase, setPhase] = useState<Phase>({ kind: "idle" });
+  const [limit, setLimit] = useState<number>();
+  useEffect(() => {
+    maxDocumentBytes().then(setLimit, (e) => setPhase({ kind: "failed", message: errText(e) }));
+  }, []);
+  // A file past the server's limit is refused here, before its bytes are sent for nothing.
+  const tooLarge = !!file && limit !== undefined && file.size > limit;
   const change = (p: Partial<Chunking>) => {
     setChunking((c) => ({ ...c, ...p }));
     setPreview(undefined);
@@ -60,9 +66,14 @@ export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; c
         data-testid="kb-file"
         disabled={!canEdit}
         onChange={(e) => {
-          setFile(e.target.files?.[0]);
+          const f = e.target.files?.[0];
+          setFile(f);
           setPreview(undefined);
-          setPhase({ kind: "idle" });
+          setPhase(
+            f && limit !== undefined && f.size > limit
+              ? { kind: "failed", message: `document.too_large: ${f.name} is ${f.size} bytes; this server takes documents up to ${limit} bytes (the smaller of its request body limit and documents.maxBytes in weft.config.json)` }
+              : { kind: "idle" },
+          );
           e.target.value = "";
         }}
       />
@@ -85,10 +96,10 @@ export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; c
         </label>
       </fieldset>
       <div className="kb-actions">
-        <button type="button" data-testid="kb-preview" disabled={!canEdit || !file || busy} onClick={() => void doPreview()}>
+        <button type="button" data-testid="kb-preview" disabled={!canEdit || !file || busy || tooLarge} onClick={() => void doPreview()}>
           Preview chunks
         </button>
-        <button type="button" data-testid="kb-save" disabled={!canEdit || !file || busy} onClick={() => void save()}>
+        <button type="button" data-testid="kb-save" disabled={!canEdit || !file || busy || tooLarge} onClick={() => void save()}>
           Save and process
         </button>
       </div>

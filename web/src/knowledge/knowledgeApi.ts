@@ -45,7 +45,10 @@ export interface Hit {
 
 const at = (id: string) => `/api/knowledge/${encodeURIComponent(id)}`;
 
-export const listBases = async () => (await api<{ knowledge_bases: KnowledgeBase[] }>("/api/knowledge")).knowledge_bases;
+type Listing = { knowledge_bases: KnowledgeBase[]; limits: { max_document_bytes: number } };
+export const listBases = async () => (await api<Listing>("/api/knowledge")).knowledge_bases;
+/** The largest document the server takes in one upload (its body limit or documents.maxBytes). */
+export const maxDocumentBytes = async () => (await api<Listing>("/api/knowledge")).limits.max_document_bytes;
 export const getBase = (id: string) => api<KnowledgeBase>(at(id));
 export const createBase = (b: { name: string; id?: string; description?: string; chunking?: Partial<Chunking> }) => api<KnowledgeBase>("/api/knowledge", { json: b });
 export const deleteBase = (id: string) => api(at(id), { method: "DELETE" });
