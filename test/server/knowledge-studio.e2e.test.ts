@@ -190,7 +190,7 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await page.locator(`[data-testid="kb-row"][data-kb="${baseId}"] a`).click();
     await page.getByTestId("kb-page").waitFor();
     await expect.poll(() => page.getByTestId("kb-document-chunks").first().textContent()).toBe(String(chunkTotal));
-    for (const id of ["kb-document-delete", "kb-preview", "kb-save", "kb-file", "kb-max-length"]) expect(await page.getByTestId(id).first().isDisabled(), id).toBe(true);
+    for (const id of ["kb-delete", "kb-document-delete", "kb-preview", "kb-save", "kb-file", "kb-max-length"]) expect(await page.getByTestId(id).first().isDisabled(), id).toBe(true);
     // Reading is the viewer's right: retrieval testing works.
     await page.getByTestId("kb-query").fill("security deposit");
     await page.getByTestId("kb-test").click();
@@ -211,6 +211,39 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await pick.waitFor();
     expect(await pick.isChecked()).toBe(true);
     expect(await pick.isDisabled()).toBe(true);
+    expect(pageErrors).toEqual([]);
+    await page.context().close();
+  });
+
+  it("an editor deletes a document (the counts follow) and then the base (the list no longer has it)", { timeout: 120_000 }, async () => {
+    const made = await s.api("/api/knowledge", { method: "POST", json: { name: "Scratch", id: "scratch" } });
+    expect(made.status).toBe(201);
+    for (const [name, text] of [
+      ["keep.md", "Keep this one.\n\nIt has two paragraphs."],
+      ["drop.md", "Drop this one."],
+    ]) {
+      const res = await s.api("/api/knowledge/scratch/documents", { method: "POST", json: { filename: name, data: Buffer.from(text!).toString("base64") } });
+      expect(res.status).toBe(201);
+    }
+    const page = await freshPage();
+    page.on("dialog", (d) => void d.accept());
+    await page.getByTestId("api-key").fill(s.key);
+    await page.getByTestId("login").click();
+    await page.getByTestId("app-list").waitFor();
+    await page.goto(`${s.url}/knowledge/scratch`);
+    await page.getByTestId("kb-page").waitFor();
+    await expect.poll(() => page.getByTestId("kb-chunk-total").textContent()).toBe("3");
+    await page.locator('[data-testid="kb-document"][data-name="drop.md"]').getByTestId("kb-document-delete").click();
+    await expect.poll(() => page.getByTestId("kb-document").count()).toBe(1);
+    await expect.poll(() => page.getByTestId("kb-chunk-total").textContent()).toBe("2");
+    expect(((await (await s.api("/api/knowledge/scratch/documents")).json()) as { documents: Array<{ name: string }> }).documents.map((d) => d.name)).toEqual(["keep.md"]);
+
+    await page.getByTestId("kb-delete").click();
+    await page.getByTestId("kb-list").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/knowledge");
+    await page.locator(`[data-testid="kb-row"][data-kb="${baseId}"]`).waitFor();
+    expect(await page.locator('[data-testid="kb-row"][data-kb="scratch"]').count()).toBe(0);
+    expect((await s.api("/api/knowledge/scratch")).status).toBe(404);
     expect(pageErrors).toEqual([]);
     await page.context().close();
   });

@@ -1,9 +1,10 @@
 /** One knowledge base: its documents (chunk counts, delete), adding a document, and retrieval testing. */
 import { useCallback, useEffect, useState } from "react";
+import { go } from "../route";
 import { errText, useStore } from "../store";
 import { AddDocument } from "./AddDocument";
 import { HitTest } from "./HitTest";
-import { deleteDocument, getBase, type KnowledgeBase, type KnowledgeDocument, listDocuments } from "./knowledgeApi";
+import { deleteBase, deleteDocument, getBase, type KnowledgeBase, type KnowledgeDocument, listDocuments } from "./knowledgeApi";
 
 const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
@@ -31,12 +32,26 @@ export function KnowledgeBasePage({ id }: { id: string }) {
       useStore.getState().say("error", errText(e));
     }
   };
+  const removeBase = async () => {
+    if (!base || !confirm(`Delete the knowledge base ${base.name} with its ${base.documents} documents? Apps naming it will warn that it is missing.`)) return;
+    try {
+      await deleteBase(base.id);
+      go("/knowledge");
+    } catch (e) {
+      useStore.getState().say("error", errText(e));
+    }
+  };
   if (missing) return <p className="diag error" data-testid="kb-missing">{missing}</p>;
   if (!base) return <p className="muted">Loading…</p>;
   return (
     <div className="kb-page" data-testid="kb-page" data-kb={base.id}>
       <div className="kb-head">
-        <h2 data-testid="kb-name">{base.name}</h2>
+        <div className="kb-title">
+          <h2 data-testid="kb-name">{base.name}</h2>
+          <button type="button" data-testid="kb-delete" disabled={!canEdit} onClick={() => void removeBase()}>
+            Delete knowledge base
+          </button>
+        </div>
         <span className="muted small">
           <code>{base.id}</code> · {base.documents} documents · <span data-testid="kb-chunk-total">{base.chunks}</span> chunks ·{" "}
           {base.embeddingModel ? `hybrid search (BM25 + ${base.embeddingModel})` : "keyword search (BM25)"}
