@@ -21,11 +21,17 @@ beforeAll(async () => {
     { times: Infinity },
   );
   const service = createLlmService({
-    endpoints: { ep: { provider: "openai-compatible", baseURL: llm.openaiBaseURL, apiKey: "k", model: "m", embeddingModel: "e" } },
+    endpoints: {
+      ep: { provider: "openai-compatible", baseURL: llm.openaiBaseURL, apiKey: "k", model: "m", embeddingModel: "e" },
+    },
     default: "ep",
     retry: { maxRetries: 0 },
   } as Parameters<typeof createLlmService>[0]);
-  s = await startTestServer({ services: { llm: service }, knowledgeConfig: KnowledgeConfigSchema.parse({ embedding: { model: "e" } }), maxBodyBytes: 1_000_000 });
+  s = await startTestServer({
+    services: { llm: service },
+    knowledgeConfig: KnowledgeConfigSchema.parse({ embedding: { model: "e" } }),
+    maxBodyBytes: 1_000_000,
+  });
 }, TIMEOUT);
 afterAll(async () => {
   await s?.stop();
@@ -42,13 +48,18 @@ async function upload(name: string, text: string) {
 }
 
 describe("search modes on an embedded base", () => {
-  it("keyword ranks by words, vector by meaning, hybrid weighs both; the default is hybrid", { timeout: TIMEOUT }, async () => {
+  it("keyword ranks by words, vector by meaning, hybrid weighs both; the default is hybrid", {
+    timeout: TIMEOUT,
+  }, async () => {
     const made = await s.api("/api/knowledge", { method: "POST", json: { id: "fables", name: "Fables" } });
     expect(await made.json()).toMatchObject({ embeddingModel: "e" });
     await upload("lion.md", "The lion is a big cat that hunts at dusk.");
     await upload("mouse.md", "A mouse ran past the sleeping hunter.");
     const search = async (mode?: string) => {
-      const res = await s.api("/api/knowledge/fables/search", { method: "POST", json: { query: "feline mouse", top_k: 2, ...(mode ? { mode } : {}) } });
+      const res = await s.api("/api/knowledge/fables/search", {
+        method: "POST",
+        json: { query: "feline mouse", top_k: 2, ...(mode ? { mode } : {}) },
+      });
       expect(res.status).toBe(200);
       return (await res.json()) as Found;
     };
@@ -70,7 +81,9 @@ describe("search modes on an embedded base", () => {
     ]);
   });
 
-  it("the list names the largest upload the server takes; a bigger body is refused with 413 request.too_large", { timeout: TIMEOUT }, async () => {
+  it("the list names the largest upload the server takes; a bigger body is refused with 413 request.too_large", {
+    timeout: TIMEOUT,
+  }, async () => {
     const list = (await (await s.api("/api/knowledge")).json()) as { limits: { max_document_bytes: number } };
     expect(list.limits.max_document_bytes).toBe(1_000_000 - 16 * 1024);
     const form = new FormData();

@@ -20,13 +20,30 @@ const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`knowledge studio e2e skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
 const LEASE = corpusPath("chat2workflow", "case_files", "residential-lease-agreement.docx");
 // 2.9 MB, past the 2 MB request body limit this test's server is started with.
-const BIG_PDF = corpusPath("chat2workflow", "case_files", "CommonGen_A Constrained Text Generation Dataset Towards Generative Commonsense Reasoning.pdf");
+const BIG_PDF = corpusPath(
+  "chat2workflow",
+  "case_files",
+  "CommonGen_A Constrained Text Generation Dataset Towards Generative Commonsense Reasoning.pdf",
+);
 
 const rag = (datasetIds: string[]) =>
   buildWorkflow({
     nodes: [
-      { id: "start", type: "start", title: "Ask", variables: [{ variable: "q", label: "Question", type: "text-input", required: true }] },
-      { id: "kr", type: "knowledge-retrieval", title: "Find clauses", query_variable_selector: ["start", "q"], dataset_ids: datasetIds, retrieval_mode: "multiple", multiple_retrieval_config: { top_k: 2 } },
+      {
+        id: "start",
+        type: "start",
+        title: "Ask",
+        variables: [{ variable: "q", label: "Question", type: "text-input", required: true }],
+      },
+      {
+        id: "kr",
+        type: "knowledge-retrieval",
+        title: "Find clauses",
+        query_variable_selector: ["start", "q"],
+        dataset_ids: datasetIds,
+        retrieval_mode: "multiple",
+        multiple_retrieval_config: { top_k: 2 },
+      },
       { id: "end", type: "end", title: "Done", outputs: [{ variable: "found", value_selector: ["kr", "result"] }] },
     ],
     edges: [
@@ -48,7 +65,10 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     ensureWebBuilt();
     s = await startTestServer({ host: "127.0.0.1", maxBodyBytes: 2_000_000 });
     await createMember(s.deps.stores, { email: "vi@example.com", password: "vi's long password", role: "viewer" });
-    const res = await s.api("/api/apps", { method: "POST", json: { name: "lease questions", mode: "workflow", workflow: rag([]) } });
+    const res = await s.api("/api/apps", {
+      method: "POST",
+      json: { name: "lease questions", mode: "workflow", workflow: rag([]) },
+    });
     expect(res.status).toBe(201);
     appId = ((await res.json()) as { app: { id: string } }).app.id;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -67,7 +87,9 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     return page;
   }
 
-  it("create → upload a DOCX → preview chunks → save with progress → hit test with scores → pick in a node → run", { timeout: 180_000 }, async () => {
+  it("create → upload a DOCX → preview chunks → save with progress → hit test with scores → pick in a node → run", {
+    timeout: 180_000,
+  }, async () => {
     const page = await freshPage();
     await page.getByTestId("api-key").fill(s.key);
     await page.getByTestId("login").click();
@@ -85,7 +107,10 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
 
     // A file past the server's upload limit is refused before any byte is sent.
     const sent: string[] = [];
-    page.on("request", (r) => r.method() === "POST" && r.url().includes("/api/knowledge/") && sent.push(new URL(r.url()).pathname));
+    page.on(
+      "request",
+      (r) => r.method() === "POST" && r.url().includes("/api/knowledge/") && sent.push(new URL(r.url()).pathname),
+    );
     await page.getByTestId("kb-file").setInputFiles(BIG_PDF);
     await expect.poll(() => page.getByTestId("kb-add-error").textContent()).toContain("document.too_large");
     expect(await page.getByTestId("kb-add-error").textContent()).toContain(`up to ${2_000_000 - 16 * 1024} bytes`);
@@ -96,7 +121,9 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
 
     // Chunk settings, then the preview: chunks no longer than the maximum, nothing stored yet.
     await page.getByTestId("kb-file").setInputFiles(LEASE);
-    await expect.poll(() => page.getByTestId("kb-file-name").textContent()).toContain("residential-lease-agreement.docx");
+    await expect
+      .poll(() => page.getByTestId("kb-file-name").textContent())
+      .toContain("residential-lease-agreement.docx");
     await page.getByTestId("kb-max-length").fill("400");
     await page.getByTestId("kb-overlap").fill("40");
     await page.getByTestId("kb-preview").click();
@@ -104,7 +131,9 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     const totalText = (await page.getByTestId("kb-preview-total").textContent())!;
     chunkTotal = Number(/^(\d+) chunks/.exec(totalText)![1]);
     expect(chunkTotal).toBeGreaterThan(5);
-    const lengths = (await page.getByTestId("kb-preview-chunk").locator(".muted").allTextContents()).map((t) => Number(/· (\d+) characters/.exec(t)![1]));
+    const lengths = (await page.getByTestId("kb-preview-chunk").locator(".muted").allTextContents()).map((t) =>
+      Number(/· (\d+) characters/.exec(t)![1]),
+    );
     expect(Math.max(...lengths)).toBeLessThanOrEqual(400);
     expect(((await (await s.api(`/api/knowledge/${baseId}`)).json()) as { chunks: number }).chunks).toBe(0);
     await page.screenshot({ path: join(OUT, "knowledge-preview.png") });
@@ -137,6 +166,17 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     expect(scores[0]).toBeGreaterThan(0);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
     await page.screenshot({ path: join(OUT, "knowledge-hit-test.png") });
+    // A threshold that is not a score is said, not dropped; one above every score finds nothing.
+    await page.getByTestId("kb-threshold").fill("high");
+    await page.getByTestId("kb-test").click();
+    await expect.poll(() => page.getByTestId("kb-test-error").textContent()).toContain("score threshold");
+    expect(await page.getByTestId("kb-hits").count()).toBe(0);
+    await page.getByTestId("kb-threshold").fill(String(Math.min(1, scores[0]! + 0.001)));
+    await page.getByTestId("kb-test").click();
+    await expect
+      .poll(async () => ((await page.getByTestId("kb-hits").count()) ? page.getByTestId("kb-hits").textContent() : ""))
+      .toMatch(/^0 chunks/);
+    await page.getByTestId("kb-threshold").fill("");
 
     // The node's inspector offers the bases that exist; picking one clears the node's error and is saved.
     await page.goto(`${s.url}/apps/${encodeURIComponent(appId)}`);
@@ -146,7 +186,12 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await pick.check();
     await page.locator('[data-testid="save-status"][data-state="saved"]').waitFor();
     await expect
-      .poll(async () => ((await (await s.api(`/api/apps/${appId}/draft`)).json()) as any).workflow.nodes.find((n: any) => n.id === "kr").config.dataset_ids)
+      .poll(
+        async () =>
+          ((await (await s.api(`/api/apps/${appId}/draft`)).json()) as any).workflow.nodes.find(
+            (n: any) => n.id === "kr",
+          ).config.dataset_ids,
+      )
       .toEqual([baseId]);
     await expect.poll(() => page.getByTestId("diag-count").textContent()).toMatch(/^0 error\(s\)/);
     await page.screenshot({ path: join(OUT, "knowledge-node-picker.png") });
@@ -154,8 +199,13 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await page.getByTestId("tab-run").click();
     await page.getByTestId("input-q").fill("smoke detectors batteries");
     await page.getByTestId("run-button").click();
-    await page.locator('[data-testid="run-result"]:not([data-status="running"]):not([data-status="starting"])').waitFor();
-    expect(await page.getByTestId("run-result").getAttribute("data-status"), (await page.getByTestId("run-result").textContent())!).toBe("succeeded");
+    await page
+      .locator('[data-testid="run-result"]:not([data-status="running"]):not([data-status="starting"])')
+      .waitFor();
+    expect(
+      await page.getByTestId("run-result").getAttribute("data-status"),
+      (await page.getByTestId("run-result").textContent())!,
+    ).toBe("succeeded");
     expect(await page.getByTestId("run-outputs").textContent()).toMatch(/smoke detectors/i);
     await page.screenshot({ path: join(OUT, "knowledge-run.png") });
 
@@ -163,7 +213,9 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await page.goto(s.url);
     await page.getByTestId("import-new").click();
     await page.getByTestId("import-dialog").locator("summary").click();
-    await page.getByTestId("import-text").fill(exportDify({ ...rag([baseId, "kb-from-elsewhere"]), name: "imported rag" }));
+    await page
+      .getByTestId("import-text")
+      .fill(exportDify({ ...rag([baseId, "kb-from-elsewhere"]), name: "imported rag" }));
     await page.getByTestId("import-paste").click();
     await page.getByTestId("import-report").waitFor();
     const warnings = await page.getByTestId("import-warning").allTextContents();
@@ -174,7 +226,9 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await page.context().close();
   });
 
-  it("a viewer sees the bases, documents and retrieval tests, and every edit is disabled", { timeout: 120_000 }, async () => {
+  it("a viewer sees the bases, documents and retrieval tests, and every edit is disabled", {
+    timeout: 120_000,
+  }, async () => {
     expect(baseId, "the editor's test made the base").not.toBe("");
     const page = await freshPage();
     await page.getByTestId("login-email").fill("vi@example.com");
@@ -190,7 +244,8 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await page.locator(`[data-testid="kb-row"][data-kb="${baseId}"] a`).click();
     await page.getByTestId("kb-page").waitFor();
     await expect.poll(() => page.getByTestId("kb-document-chunks").first().textContent()).toBe(String(chunkTotal));
-    for (const id of ["kb-delete", "kb-document-delete", "kb-preview", "kb-save", "kb-file", "kb-max-length"]) expect(await page.getByTestId(id).first().isDisabled(), id).toBe(true);
+    for (const id of ["kb-delete", "kb-document-delete", "kb-preview", "kb-save", "kb-file", "kb-max-length"])
+      expect(await page.getByTestId(id).first().isDisabled(), id).toBe(true);
     // Reading is the viewer's right: retrieval testing works.
     await page.getByTestId("kb-query").fill("security deposit");
     await page.getByTestId("kb-test").click();
@@ -199,7 +254,11 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     // The API refuses the viewer's write whatever the page would send.
     const status = await page.evaluate(async (id) => {
       const csrf = /(?:^|;\s*)weft_csrf=([^;]*)/.exec(document.cookie)?.[1] ?? "";
-      const r = await fetch(`/api/knowledge/${id}/documents`, { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": decodeURIComponent(csrf) }, body: JSON.stringify({ filename: "a.txt", data: "aGk=" }) });
+      const r = await fetch(`/api/knowledge/${id}/documents`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": decodeURIComponent(csrf) },
+        body: JSON.stringify({ filename: "a.txt", data: "aGk=" }),
+      });
       return r.status;
     }, baseId);
     expect(status).toBe(403);
@@ -215,14 +274,19 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await page.context().close();
   });
 
-  it("an editor deletes a document (the counts follow) and then the base (the list no longer has it)", { timeout: 120_000 }, async () => {
+  it("an editor deletes a document (the counts follow) and then the base (the list no longer has it)", {
+    timeout: 120_000,
+  }, async () => {
     const made = await s.api("/api/knowledge", { method: "POST", json: { name: "Scratch", id: "scratch" } });
     expect(made.status).toBe(201);
     for (const [name, text] of [
       ["keep.md", "Keep this one.\n\nIt has two paragraphs."],
       ["drop.md", "Drop this one."],
     ]) {
-      const res = await s.api("/api/knowledge/scratch/documents", { method: "POST", json: { filename: name, data: Buffer.from(text!).toString("base64") } });
+      const res = await s.api("/api/knowledge/scratch/documents", {
+        method: "POST",
+        json: { filename: name, data: Buffer.from(text!).toString("base64") },
+      });
       expect(res.status).toBe(201);
     }
     const page = await freshPage();
@@ -236,7 +300,11 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await page.locator('[data-testid="kb-document"][data-name="drop.md"]').getByTestId("kb-document-delete").click();
     await expect.poll(() => page.getByTestId("kb-document").count()).toBe(1);
     await expect.poll(() => page.getByTestId("kb-chunk-total").textContent()).toBe("2");
-    expect(((await (await s.api("/api/knowledge/scratch/documents")).json()) as { documents: Array<{ name: string }> }).documents.map((d) => d.name)).toEqual(["keep.md"]);
+    expect(
+      (
+        (await (await s.api("/api/knowledge/scratch/documents")).json()) as { documents: Array<{ name: string }> }
+      ).documents.map((d) => d.name),
+    ).toEqual(["keep.md"]);
 
     await page.getByTestId("kb-delete").click();
     await page.getByTestId("kb-list").waitFor();

@@ -47,7 +47,8 @@ function fileOf(name: string, bytes: Uint8Array, mime: string | undefined): Uplo
 function jsonField<T>(form: Record<string, unknown>, field: string, schema: z.ZodType<T>): T | undefined {
   const v = form[field];
   if (v === undefined || v === "") return undefined;
-  if (typeof v !== "string") throw new ApiError(400, "request.invalid", `${field}: a JSON text field, not a file or a repeated field`);
+  if (typeof v !== "string")
+    throw new ApiError(400, "request.invalid", `${field}: a JSON text field, not a file or a repeated field`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(v);
@@ -60,15 +61,27 @@ function jsonField<T>(form: Record<string, unknown>, field: string, schema: z.Zo
 export async function readDocument(c: Context): Promise<UploadedDocument> {
   if (!(c.req.header("content-type") ?? "").startsWith("multipart/form-data")) {
     const d = parseBody(DocumentBody, await readJson(c));
-    return { file: fileOf(d.filename, new Uint8Array(Buffer.from(d.data, "base64")), d.mime_type), metadata: d.metadata, chunking: d.chunking };
+    return {
+      file: fileOf(d.filename, new Uint8Array(Buffer.from(d.data, "base64")), d.mime_type),
+      metadata: d.metadata,
+      chunking: d.chunking,
+    };
   }
   const form = await readMultipart(c.req);
   const f = form.file;
-  if (Array.isArray(f)) throw new ApiError(400, "request.too_many_files", "send one document per upload in the field `file`");
-  if (!(f instanceof File)) throw new ApiError(400, "request.missing_file", "the form has no document in a field named `file`");
-  if (!f.name.trim()) throw new ApiError(400, "request.invalid", "file: the document needs a file name (its extension says how to read it)");
+  if (Array.isArray(f))
+    throw new ApiError(400, "request.too_many_files", "send one document per upload in the field `file`");
+  if (!(f instanceof File))
+    throw new ApiError(400, "request.missing_file", "the form has no document in a field named `file`");
+  if (!f.name.trim())
+    throw new ApiError(
+      400,
+      "request.invalid",
+      "file: the document needs a file name (its extension says how to read it)",
+    );
   for (const k of Object.keys(form)) {
-    if (!["file", "chunking", "metadata"].includes(k)) throw new ApiError(400, "request.invalid", `${k}: unknown field (the form takes file, chunking, metadata)`);
+    if (!["file", "chunking", "metadata"].includes(k))
+      throw new ApiError(400, "request.invalid", `${k}: unknown field (the form takes file, chunking, metadata)`);
   }
   return {
     file: fileOf(f.name, new Uint8Array(await f.arrayBuffer()), f.type),

@@ -14,8 +14,17 @@ export function HitTest({ base }: { base: KnowledgeBase }) {
   const [error, setError] = useState<string>();
   const run = async () => {
     setError(undefined);
+    // Said here, not sent: JSON would carry a non-number as null, which the API takes as "no threshold".
+    const t = threshold.trim() === "" ? undefined : Number(threshold);
+    if (t !== undefined && !(t >= 0 && t <= 1)) {
+      setHits(undefined);
+      return setError(`score threshold: "${threshold}" is not a number from 0 to 1 (leave it empty for none)`);
+    }
+    if (!Number.isInteger(topK) || topK < 1 || topK > 100) {
+      setHits(undefined);
+      return setError("top K: a whole number from 1 to 100");
+    }
     try {
-      const t = threshold.trim() === "" ? undefined : Number(threshold);
       setHits(await search(base.id, { query, top_k: topK, mode, ...(t === undefined ? {} : { score_threshold: t }) }));
     } catch (e) {
       setHits(undefined);
@@ -41,7 +50,7 @@ export function HitTest({ base }: { base: KnowledgeBase }) {
             ))}
           </select>
           <label className="small">
-            Top K <input type="number" min={1} max={100} value={topK} onChange={(e) => setTopK(Number(e.target.value))} style={{ width: 56 }} />
+            Top K <input data-testid="kb-top-k" type="number" min={1} max={100} value={topK} onChange={(e) => setTopK(Number(e.target.value))} style={{ width: 56 }} />
           </label>
           <label className="small">
             Score threshold <input data-testid="kb-threshold" placeholder="none" value={threshold} onChange={(e) => setThreshold(e.target.value)} style={{ width: 56 }} />
