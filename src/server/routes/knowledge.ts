@@ -55,7 +55,7 @@ const FORM_HEADROOM = 16 * 1024;
  * extractor's documents.maxBytes, whichever is smaller. The studio checks a file against it before sending.
  */
 function uploadLimit(deps: ServerDeps, maxBodyBytes: number): number {
-  return Math.min(maxBodyBytes - FORM_HEADROOM, deps.knowledge.documentLimit() ?? Number.POSITIVE_INFINITY);
+  return Math.max(0, Math.min(maxBodyBytes - FORM_HEADROOM, deps.knowledge.documentLimit() ?? Number.POSITIVE_INFINITY));
 }
 
 export function knowledgeRoutes(deps: ServerDeps, maxBodyBytes: number): Hono {

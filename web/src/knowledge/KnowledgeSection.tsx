@@ -4,23 +4,13 @@
  */
 import { useCallback, useEffect, useState } from "react";
 import { Notice } from "../components/Notice";
-import { go } from "../route";
+import { go, knowledgePath, parseKnowledgePath } from "../route";
 import { errText, useStore } from "../store";
 import { KnowledgeBasePage } from "./KnowledgeBasePage";
 import { createBase, type KnowledgeBase, listBases } from "./knowledgeApi";
 
-export function knowledgeIdOf(path: string): string | undefined {
-  const m = /^\/knowledge\/([^/]+)\/?$/.exec(path);
-  if (!m) return undefined;
-  try {
-    return decodeURIComponent(m[1]!);
-  } catch {
-    return undefined;
-  }
-}
-
 export function KnowledgeSection({ path }: { path: string }) {
-  const id = knowledgeIdOf(path);
+  const id = parseKnowledgePath(path)?.baseId;
   const canEdit = useStore((s) => s.can("knowledge.edit"));
   return (
     <div className="app-list knowledge" data-testid="knowledge-section">
@@ -55,7 +45,7 @@ function KnowledgeList() {
   const create = async () => {
     try {
       const b = await createBase({ name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) });
-      go(`/knowledge/${encodeURIComponent(b.id)}`);
+      go(knowledgePath(b.id));
     } catch (e) {
       useStore.getState().say("error", errText(e));
     }
@@ -89,7 +79,7 @@ function KnowledgeList() {
           {bases?.map((b) => (
             <tr key={b.id} data-testid="kb-row" data-kb={b.id}>
               <td>
-                <a href={`/knowledge/${encodeURIComponent(b.id)}`} onClick={(e) => (e.preventDefault(), go(`/knowledge/${encodeURIComponent(b.id)}`))}>
+                <a href={knowledgePath(b.id)} onClick={(e) => (e.preventDefault(), go(knowledgePath(b.id)))}>
                   {b.name}
                 </a>
                 {b.description && <div className="muted small">{b.description}</div>}
