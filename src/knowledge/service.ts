@@ -141,7 +141,7 @@ export class KnowledgeBases implements KnowledgeService {
     if (mode !== "keyword" && embedded.length === 0) {
       throw new KnowledgeError(
         "knowledge.not_embedded",
-        `${mode} search needs embedded chunks, but knowledge base ${baseIds.join(", ")} has no embedding model (set knowledge.embedding in weft.config.json before adding documents); use keyword search`,
+        `${mode} search needs embedded chunks, but knowledge base ${baseIds.join(", ")} has no embedding model (a base is embedded when it is created with knowledge.embedding set in weft.config.json); use keyword search`,
         { datasetIds: baseIds, mode },
       );
     }
