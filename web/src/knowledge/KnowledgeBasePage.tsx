@@ -6,6 +6,7 @@ import { AddDocument } from "./AddDocument";
 import { HitTest } from "./HitTest";
 import { deleteBase, deleteDocument, getBase, type KnowledgeBase, type KnowledgeDocument, listDocuments } from "./knowledgeApi";
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
 export function KnowledgeBasePage({ id }: { id: string }) {
@@ -53,7 +54,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
           </button>
         </div>
         <span className="muted small">
-          <code>{base.id}</code> · {base.documents} documents · <span data-testid="kb-chunk-total">{base.chunks}</span> chunks ·{" "}
+          <code>{base.id}</code> · {plural(base.documents, "document")} · <span data-testid="kb-chunk-total">{base.chunks}</span> chunks ·{" "}
           {base.embeddingModel ? `hybrid search (BM25 + ${base.embeddingModel})` : "keyword search (BM25)"}
         </span>
         {base.description && <p className="muted">{base.description}</p>}
