@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { go } from "../route";
 import { useStore } from "../store";
 import { ImportDialog } from "./ImportDialog";
 import { Notice } from "./Notice";
@@ -15,6 +16,9 @@ export function AppList() {
     <div className="app-list" data-testid="app-list">
       <header className="topbar">
         <h1>Weft</h1>
+        <a href="/knowledge" data-testid="nav-knowledge" onClick={(e) => (e.preventDefault(), go("/knowledge"))}>
+          Knowledge
+        </a>
         <span className="spacer" />
         {me?.user && (
           <span className="muted" data-testid="whoami">
