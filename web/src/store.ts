@@ -22,7 +22,7 @@ import type {
   Workflow,
 } from "./types";
 
-export type Panel = "inspector" | "run" | "chat" | "versions" | "logs" | "env";
+export type Panel = "inspector" | "run" | "chat" | "versions" | "logs" | "tests" | "env";
 export type NodeStatus = "running" | "succeeded" | "failed" | "exception" | "skipped" | "paused";
 /** How a node is marked on the canvas by a proposal under review. */
 export type Highlight = NodeMark;

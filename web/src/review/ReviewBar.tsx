@@ -4,6 +4,7 @@ import { useSaveState } from "../draft/autosave";
 import { useStore } from "../store";
 import type { Diagnostic, Workflow } from "../types";
 import { diffCounts } from "./view";
+import { TraceLink } from "../tests/ReportView";
 
 function DiagList({ wf, diagnostics, testId }: { wf: Workflow; diagnostics: Diagnostic[]; testId: string }) {
   return (
@@ -91,12 +92,12 @@ export function ReviewBar() {
           {p.tests.failures.length > 0 && (
             <ul className="diag-list small" data-testid="proposal-test-failures">
               {p.tests.failures.map((f) => (
-                <li key={`${f.caseName}-${f.runId ?? ""}`}>
+                <li key={`${f.caseName}-${f.runId ?? ""}`} data-testid="proposal-test-failure" data-case={f.caseName}>
                   {f.message}
                   {f.runId && (
                     <>
                       {" "}
-                      <span className="muted">(run {f.runId})</span>
+                      <TraceLink appId={p.appId} runId={f.runId} label="the failing run's trace" />
                     </>
                   )}
                 </li>

@@ -9,6 +9,7 @@ import { HumanInputForm } from "./HumanInputForm";
 import { saveNow } from "../draft/autosave";
 import { RunInputs, type StartVar, toInputs } from "./RunForm";
 import { show, TraceView } from "./TraceView";
+import { SaveAsTest } from "../tests/SaveAsTest";
 
 type Tab = "result" | "trace" | "log";
 
@@ -140,6 +141,7 @@ export function RunPanel() {
               </button>
             ))}
             <span className="spacer" />
+            {run.runId && (run.status === "succeeded" || run.status === "partial-succeeded") && <SaveAsTest key={run.runId} runId={run.runId} />}
             <span className={`pill st-${run.status}`}>{run.status}</span>
           </div>
           {tab === "result" && (
