@@ -87,7 +87,8 @@ export function ReviewBar() {
       {p.tests && (
         <div data-testid="proposal-tests" data-failed={p.tests.failed}>
           <p className={p.tests.failed > 0 ? "err-text" : "ok-text small"}>
-            {p.tests.failed > 0 || p.tests.mode !== "cases" ? p.tests.line : `tests: ${p.tests.passed}/${p.tests.passed + p.tests.failed} pass${p.tests.was ? ` (was ${p.tests.was.passed}/${p.tests.was.passed + p.tests.was.failed})` : ""}`}
+            {/* With cases, the head here and each failing case below (its line, its run's trace). */}
+            {p.tests.mode !== "cases" ? p.tests.line : `tests: ${p.tests.passed}/${p.tests.passed + p.tests.failed} pass${p.tests.was ? ` (was ${p.tests.was.passed}/${p.tests.was.passed + p.tests.was.failed})` : ""}`}
           </p>
           {p.tests.failures.length > 0 && (
             <ul className="diag-list small" data-testid="proposal-test-failures">

@@ -141,7 +141,6 @@ export function RunPanel() {
               </button>
             ))}
             <span className="spacer" />
-            {run.runId && (run.status === "succeeded" || run.status === "partial-succeeded") && <SaveAsTest key={run.runId} runId={run.runId} />}
             <span className={`pill st-${run.status}`}>{run.status}</span>
           </div>
           {tab === "result" && (
@@ -153,6 +152,7 @@ export function RunPanel() {
                   {humanize(runWf, run.error.message)} <span className="muted small">({run.error.code})</span>
                 </div>
               )}
+              {run.runId && (run.status === "succeeded" || run.status === "partial-succeeded") && <SaveAsTest key={run.runId} runId={run.runId} />}
               {run.outputs && (
                 <div className="outputs" data-testid="run-outputs">
                   {Object.entries(run.outputs).map(([k, v]) => (
