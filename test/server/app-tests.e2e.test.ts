@@ -207,6 +207,19 @@ describe.skipIf(!hasChromium)("the Tests tab in a real browser (issue 34)", () =
     await page.screenshot({ path: join(OUT, "app-tests-publish-refused.png") });
     const app = (await (await s.api(`/api/apps/${appId}`)).json()) as any;
     expect(app.app.publishedVersion).toBe(1);
+    // The refusal box covers the side tabs until closed.
+    await refused.getByRole("button", { name: "close" }).click();
+
+    // Logs: test runs are the app's, source "tests"; "+ Test" on the studio's run makes a case in one click.
+    await page.getByTestId("tab-logs").click();
+    await page.getByTestId("log-source").selectOption("tests");
+    await expect.poll(() => page.getByTestId("log-row").count()).toBeGreaterThanOrEqual(4);
+    await page.getByTestId("log-source").selectOption("studio");
+    await expect.poll(() => page.getByTestId("log-row").count()).toBe(1);
+    await page.getByTestId("log-row").getByTestId("save-as-test-button").click();
+    await page.locator('[data-testid="log-row"] [data-testid="save-as-test"][data-state="done"]').waitFor();
+    await page.getByTestId("tab-tests").click();
+    await expect.poll(() => page.getByTestId("test-case").count()).toBe(2);
     expect(pageErrors).toEqual([]);
   });
 });
