@@ -22,7 +22,7 @@ import type {
   Workflow,
 } from "./types";
 
-export type Panel = "inspector" | "run" | "chat" | "versions" | "logs" | "env";
+export type Panel = "inspector" | "run" | "chat" | "versions" | "logs" | "tests" | "env";
 export type NodeStatus = "running" | "succeeded" | "failed" | "exception" | "skipped" | "paused";
 /** How a node is marked on the canvas by a proposal under review. */
 export type Highlight = NodeMark;
@@ -588,6 +588,11 @@ export const useStore = create<State>((set, get) => {
           return { run };
         });
       });
+      // A run the server did not start (a test run, `weft run --db`) has no event log: its record says how it ended.
+      if (get().run.status === "running") {
+        const rec = await api<{ status: string; outputs?: Record<string, unknown>; error?: RunState["error"] }>(`/api/runs/${runId}`);
+        if (rec.status !== "running") set((s) => ({ run: { ...s.run, status: rec.status, outputs: rec.outputs, error: rec.error } }));
+      }
       const { trace } = await api<{ trace: AttemptRecord[] }>(`/api/runs/${runId}/trace`);
       set((s) => ({ run: { ...s.run, trace } }));
       if (get().run.status === "paused") {

@@ -13,6 +13,7 @@ import { ChatPanel } from "./ChatPanel";
 import { VersionsPanel } from "./VersionsPanel";
 import { EnvPanel } from "./EnvPanel";
 import { LogsPanel } from "../run/LogsPanel";
+import { TestsPanel } from "../tests/TestsPanel";
 import { leaveApp } from "../draft/autosave";
 import { PublishButton } from "../draft/PublishButton";
 import { DraftConflict, SaveStatus } from "../draft/SaveStatus";
@@ -23,6 +24,7 @@ const PANELS: Array<[Panel, string]> = [
   ["chat", "Agent"],
   ["versions", "Versions"],
   ["logs", "Logs"],
+  ["tests", "Tests"],
   ["env", "Env"],
 ];
 
@@ -119,6 +121,7 @@ export function Editor() {
             {panel === "chat" && <ChatPanel />}
             {panel === "versions" && <VersionsPanel />}
             {panel === "logs" && <LogsPanel />}
+            {panel === "tests" && <TestsPanel />}
             {panel === "env" && <EnvPanel />}
           </div>
         </aside>
