@@ -119,7 +119,7 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: undo/redo and + on a port", () =
     await page.getByTestId("edit-undo").click();
     await drawn(4);
     await saved(id, nodeIds, ["aside", "end", "shout", "start"]);
-  });
+  }, 180_000);
 
   it("typing a node's title is one undo step, and a new edit clears what could be redone", async () => {
     const id = await studio.open(flow());
@@ -139,7 +139,7 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: undo/redo and + on a port", () =
     await page.keyboard.press("Delete");
     await drawn(3);
     expect(await page.getByTestId("edit-redo").isDisabled()).toBe(true);
-  });
+  }, 120_000);
 
   it("+ on a node's output port inserts the picked node after it, wired from that port, overlapping nothing", async () => {
     const wf = flow();
@@ -182,7 +182,7 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: undo/redo and + on a port", () =
     await undoKey();
     await drawn(3);
     await saved(id, (d) => edgesOf(d).some((e) => e.startsWith("shout>")), false);
-  });
+  }, 120_000);
 
   it("raised no page errors", () => {
     expect(studio.pageErrors).toEqual([]);
