@@ -177,6 +177,11 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: undo/redo and + on a port", () =
     expect(next.x).toBeGreaterThan(shout.x + shout.width);
     expect(Math.abs(next.y - shout.y)).toBeLessThan(2);
     await saved(id, (d) => edgesOf(d).includes(`shout>${next.id}`), true);
+    // It starts without errors of its own: its example's `llm.text` reads the app's start value instead.
+    const analysed = (await (await studio.server.api("/api/analyse", { method: "POST", json: { workflow: (await serverDraft(id)).workflow } })).json()) as {
+      diagnostics: Array<{ nodeId?: string; severity: string; message: string }>;
+    };
+    expect(analysed.diagnostics.filter((d) => d.nodeId === next.id && d.severity === "error")).toEqual([]);
     await studio.shot("canvas-port-add-after");
     // One undo takes the inserted node and its edge back out.
     await undoKey();
