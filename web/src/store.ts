@@ -2,6 +2,7 @@ import { create } from "zustand";
 import { ApiFailure, api, getKey, headers, setKey, setUnauthorizedHandler, stream } from "./api";
 import { autoLayout, type Point } from "./canvas/layout";
 import { positionsForMissing } from "./canvas/placement";
+import { closeStep, type EditHistory, emptyHistory, recordEdit, redoStep, undoStep } from "./draft/history";
 import { type NodeMark, type ReviewView, reviewView } from "./review/view";
 import type {
   AppInfo,
@@ -131,6 +132,11 @@ interface State {
   /** The server's word on Undo (GET /undo) at draft revision `revision`: judged by content, not revision. */
   undoState?: { available: boolean; revision: number };
   diff?: { version: number; against: number | null; diff: WorkflowDiff };
+  /**
+   * Undo/redo of the editor's edits since the draft was last loaded from the server. Applying an AI proposal or
+   * its Undo loads the draft again and so starts a new history: AI changes have their own Undo (Versions).
+   */
+  history: EditHistory;
 
   login(key: string): Promise<void>;
   /** Sign in with email and password (a session cookie); the message on failure never says which was wrong. */
@@ -151,9 +157,19 @@ interface State {
   select(id?: string): void;
   setPanel(p: Panel): void;
   updateNode(id: string, patch: Partial<Pick<WfNode, "title" | "config">>): void;
-  setDraft(wf: Workflow): void;
-  /** Dragged or laid-out positions; `edit` marks the draft unsaved (auto-placement of new nodes does not). */
-  moveNodes(pos: Record<string, Point>, edit: boolean): void;
+  /** An edit of the draft: one undo step (`step` names a gesture whose edits join into one, see history.ts). */
+  setDraft(wf: Workflow, step?: string): void;
+  /**
+   * Dragged or laid-out positions; `edit` marks the draft unsaved and is an undo step (auto-placement of new
+   * nodes is neither); `step` names the drag, whose frames are one step.
+   */
+  moveNodes(pos: Record<string, Point>, edit: boolean, step?: string): void;
+  /** Ctrl+Z: the draft as it was before the last edit (autosaved like any edit). */
+  undoEdit(): void;
+  /** Shift+Ctrl+Z: the edit undone last, again. */
+  redoEdit(): void;
+  /** A field was left: the next edit, even of the same field, is a new undo step. */
+  endEditStep(): void;
   placeMissing(): Promise<void>;
   autoLayoutAll(): Promise<void>;
   save(): Promise<boolean>;
@@ -284,6 +300,12 @@ export const useStore = create<State>((set, get) => {
       return { chat: { ...s.chat, entries } };
     });
 
+  /** An undone or redone step becomes the draft: an edit like any other (autosaved), the selection kept if it is still there. */
+  const showStep = (draft: Workflow, history: EditHistory) => {
+    set((s) => ({ draft, history, dirty: true, edits: s.edits + 1, selected: draft.nodes.some((n) => n.id === s.selected) ? s.selected : undefined }));
+    scheduleValidate();
+  };
+
   const appPath = (rest: string) => `/api/apps/${get().app!.id}${rest}`;
 
   type StoredMessage = { role: "user" | "assistant"; text: string; outcome?: TurnOutcome; notApplied?: boolean; decision?: ProposalDecision };
@@ -336,6 +358,7 @@ export const useStore = create<State>((set, get) => {
     conversation: { turns: [] },
     chat: { entries: [], busy: false },
     versions: [],
+    history: emptyHistory(),
 
     say(kind, text) {
       const notice = { kind, text };
@@ -424,7 +447,7 @@ export const useStore = create<State>((set, get) => {
     async openApp(id) {
       try {
         const { app } = await api<{ app: AppInfo }>(`/api/apps/${id}`);
-        set({ app, panel: "inspector", selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, review: undefined });
+        set({ app, history: emptyHistory(), panel: "inspector", selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, review: undefined });
         await get().reloadWorkflow();
         const { messages } = await api<{ messages: StoredMessage[] }>(`/api/apps/${id}/messages`);
         set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text, ...(m.outcome ? { outcome: m.outcome, notApplied: m.notApplied ?? m.outcome.kind === "rejected" } : {}), ...(m.decision ? { decision: m.decision } : {}) })), busy: false } });
@@ -437,7 +460,7 @@ export const useStore = create<State>((set, get) => {
     },
     closeApp() {
       cancelValidate();
-      set({ app: undefined, saved: undefined, draft: undefined, selected: undefined, notice: undefined, review: undefined });
+      set({ app: undefined, saved: undefined, draft: undefined, selected: undefined, notice: undefined, review: undefined, history: emptyHistory() });
       void get().loadApps();
     },
     async reloadWorkflow() {
@@ -447,6 +470,7 @@ export const useStore = create<State>((set, get) => {
         api<VersionBody>(`/api/apps/${app.id}/workflow`),
         api<DraftView>(`/api/apps/${app.id}/draft`),
       ]);
+      const shown = get().draft;
       applyVersion(v);
       // The editor shows the server draft, errors and all; unchanged, it is the version as analysed with its ports.
       if (d.dirty || d.baseVersion !== v.version) {
@@ -454,7 +478,10 @@ export const useStore = create<State>((set, get) => {
         cancelValidate();
         set({ draft: structuredClone(d.workflow), dirty: true, diagnostics: r.diagnostics, ...(r.ports ? { ports: { ...v.ports, ...r.ports } } : {}) });
       }
-      set((s) => ({ draftRevision: d.revision, draftLoads: s.draftLoads + 1 }));
+      // Another content (an AI change applied or undone, someone else's draft) starts a new history; the same
+      // content (a publish) keeps it.
+      const same = shown !== undefined && JSON.stringify(shown) === JSON.stringify(get().draft);
+      set((s) => ({ draftRevision: d.revision, draftLoads: s.draftLoads + 1, ...(same ? {} : { history: emptyHistory() }) }));
     },
     async importVersion(yaml) {
       const app = get().app!;
@@ -466,23 +493,51 @@ export const useStore = create<State>((set, get) => {
     },
     // Picking a node while a proposal is reviewed shows its field changes, whichever tab was open.
     select: (id) =>
-      set((s) => ({ selected: id, panel: id && (s.panel === "versions" || (s.review && !s.review.hidden)) ? "inspector" : s.panel })),
+      set((s) => ({
+        selected: id,
+        panel: id && (s.panel === "versions" || (s.review && !s.review.hidden)) ? "inspector" : s.panel,
+        history: id === s.selected ? s.history : closeStep(s.history),
+      })),
     setPanel: (panel) => set({ panel }),
     updateNode(id, patch) {
       const wf = get().draft;
       if (!wf) return;
       const next = { ...wf, nodes: wf.nodes.map((n) => (n.id === id ? { ...n, ...patch } : n)) };
-      set((s) => ({ draft: next, dirty: true, edits: s.edits + 1 }));
+      // Typing into one field of one node is one undo step, however many keystrokes.
+      const step = `node:${id}:${Object.keys(patch).sort().join(",")}`;
+      set((s) => ({ draft: next, dirty: true, edits: s.edits + 1, history: recordEdit(s.history, wf, step) }));
       scheduleValidate();
     },
-    setDraft(wf) {
-      set((s) => ({ draft: wf, dirty: true, edits: s.edits + 1 }));
+    setDraft(wf, step) {
+      set((s) => ({ draft: wf, dirty: true, edits: s.edits + 1, history: s.draft ? recordEdit(s.history, s.draft, step) : s.history }));
       scheduleValidate();
     },
-    moveNodes(pos, edit) {
+    moveNodes(pos, edit, step) {
       const wf = get().draft;
       if (!wf) return;
-      set((s) => ({ draft: withPositions(wf, pos), dirty: s.dirty || edit, edits: edit ? s.edits + 1 : s.edits }));
+      // A drag ends with a frame at the same place, and a click is a drag of no distance: neither is a step.
+      const moves = Object.entries(pos).some(([id, p]) => {
+        const old = wf.nodes.find((n) => n.id === id)?.canvas?.position as Point | undefined;
+        return !old || old.x !== p.x || old.y !== p.y;
+      });
+      if (!moves) return;
+      set((s) => ({
+        draft: withPositions(wf, pos),
+        dirty: s.dirty || edit,
+        edits: edit ? s.edits + 1 : s.edits,
+        history: edit ? recordEdit(s.history, wf, step) : s.history,
+      }));
+    },
+    endEditStep: () => set((s) => (s.history.open === undefined ? {} : { history: closeStep(s.history) })),
+    undoEdit() {
+      const { draft, history } = get();
+      const r = draft && undoStep(history, draft);
+      if (r) showStep(r.draft, r.history);
+    },
+    redoEdit() {
+      const { draft, history } = get();
+      const r = draft && redoStep(history, draft);
+      if (r) showStep(r.draft, r.history);
     },
     async placeMissing() {
       const { draft, ports } = get();
@@ -670,6 +725,7 @@ export const useStore = create<State>((set, get) => {
         draft: structuredClone(v.workflow),
         dirty: true,
         edits: s.edits + 1,
+        history: s.draft ? recordEdit(s.history, s.draft) : s.history,
         diagnostics: v.diagnostics,
         ports: v.ports,
         selected: undefined,

@@ -17,6 +17,7 @@ import { TestsPanel } from "../tests/TestsPanel";
 import { leaveApp } from "../draft/autosave";
 import { PublishButton } from "../draft/PublishButton";
 import { DraftConflict, SaveStatus } from "../draft/SaveStatus";
+import { EditHistoryButtons } from "../draft/EditHistoryButtons";
 
 const PANELS: Array<[Panel, string]> = [
   ["inspector", "Inspector"],
@@ -76,6 +77,7 @@ export function Editor() {
           {errors} error(s), {warnings} warning(s)
         </span>
         <span className="spacer" />
+        <EditHistoryButtons disabled={reviewing || !canEdit} />
         {!reviewing && canEdit && <AddNode />}
         <button type="button" data-testid="auto-layout" disabled={reviewing || !canEdit} title="Lay out every node again (saved positions are replaced)" onClick={() => void autoLayoutAll()}>
           Auto-layout
