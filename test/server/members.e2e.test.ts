@@ -21,8 +21,18 @@ if (!hasChromium) console.warn(`members e2e skipped: ${CHROMIUM} is absent (apt-
 
 const flow = buildWorkflow({
   nodes: [
-    { id: "begin", type: "start", title: "Begin", variables: [{ variable: "topic", label: "Topic", type: "text-input", required: true }] },
-    { id: "end", type: "end", title: "End", outputs: [{ variable: "t", value_selector: ["begin", "topic"], value_type: "string" }] },
+    {
+      id: "begin",
+      type: "start",
+      title: "Begin",
+      variables: [{ variable: "topic", label: "Topic", type: "text-input", required: true }],
+    },
+    {
+      id: "end",
+      type: "end",
+      title: "End",
+      outputs: [{ variable: "t", value_selector: ["begin", "topic"], value_type: "string" }],
+    },
   ],
   edges: [["begin", "end"]],
 });
@@ -39,7 +49,11 @@ describe.skipIf(!hasChromium)("members and workspaces in a real browser", () => 
   const pageErrors: string[] = [];
 
   const post = async (key: string, path: string, json: unknown) => {
-    const r = await fetch(`${s.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(json) });
+    const r = await fetch(`${s.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(json),
+    });
     expect(r.status).toBe(201);
   };
 
@@ -82,12 +96,17 @@ describe.skipIf(!hasChromium)("members and workspaces in a real browser", () => 
           headers: { "content-type": "application/json", "x-csrf-token": decodeURIComponent(csrf) },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
-        return { status: r.status, code: ((await r.json().catch(() => ({}))) as { error?: { code?: string } }).error?.code };
+        return {
+          status: r.status,
+          code: ((await r.json().catch(() => ({}))) as { error?: { code?: string } }).error?.code,
+        };
       },
       [method, path, body] as const,
     );
 
-  it("the owner invites by link; the invitee creates the account in another browser and is in with that role", { timeout: 120_000 }, async () => {
+  it("the owner invites by link; the invitee creates the account in another browser and is in with that role", {
+    timeout: 120_000,
+  }, async () => {
     owner = await newPage(s.url);
     await owner.getByTestId("login-email").fill(OWNER.email);
     await owner.getByTestId("login-password").fill(OWNER.password);
@@ -128,7 +147,9 @@ describe.skipIf(!hasChromium)("members and workspaces in a real browser", () => 
     await expect.poll(() => memberRow(INVITEE.email).getByTestId("member-role").inputValue()).toBe("editor");
   });
 
-  it("made a viewer, the invitee's studio disables save and publish, and the API refuses (403)", { timeout: 120_000 }, async () => {
+  it("made a viewer, the invitee's studio disables save and publish, and the API refuses (403)", {
+    timeout: 120_000,
+  }, async () => {
     await memberRow(INVITEE.email).getByTestId("member-role").selectOption("viewer");
     await expect.poll(() => owner.getByTestId("notice").textContent()).toBe("role changed to viewer");
     const appId = new URL(invitee.url()).pathname.split("/")[2]!;
@@ -143,11 +164,16 @@ describe.skipIf(!hasChromium)("members and workspaces in a real browser", () => 
     await expect.poll(() => invitee.getByTestId("save-status").getAttribute("data-state")).toBe("readonly");
     expect(await invitee.getByTestId("save").isDisabled()).toBe(true);
     expect(await invitee.getByTestId("publish").isDisabled()).toBe(true);
-    expect(await api(invitee, "POST", `/api/apps/${appId}/publish`, {})).toEqual({ status: 403, code: "auth.forbidden" });
+    expect(await api(invitee, "POST", `/api/apps/${appId}/publish`, {})).toEqual({
+      status: 403,
+      code: "auth.forbidden",
+    });
     await invitee.screenshot({ path: join(OUT, "members-viewer.png") });
   });
 
-  it("removed, the invitee's next request is refused and the studio goes back to the sign-in", { timeout: 120_000 }, async () => {
+  it("removed, the invitee's next request is refused and the studio goes back to the sign-in", {
+    timeout: 120_000,
+  }, async () => {
     await memberRow(INVITEE.email).getByTestId("member-remove").click();
     await expect.poll(() => memberRow(INVITEE.email).count()).toBe(0);
     expect(await api(invitee, "GET", "/api/apps")).toEqual({ status: 401, code: "auth.not_member" });
@@ -155,12 +181,18 @@ describe.skipIf(!hasChromium)("members and workspaces in a real browser", () => 
     await invitee.getByTestId("password-login").waitFor();
     await expect.poll(() => invitee.getByTestId("login-error").textContent()).toContain("session has ended");
     // Signing in again is refused too: the account belongs to no workspace now.
-    const r = await fetch(`${s.url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(INVITEE) });
+    const r = await fetch(`${s.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(INVITEE),
+    });
     expect(r.status).toBe(403);
     await invitee.context().close();
   });
 
-  it("the owner resets a member's password: the old one stops working, the new one signs in", { timeout: 120_000 }, async () => {
+  it("the owner resets a member's password: the old one stops working, the new one signs in", {
+    timeout: 120_000,
+  }, async () => {
     await createMember(s.deps.stores, { email: "rita@team.test", password: "rita's old password", role: "runner" });
     await owner.getByTestId("members-open").click();
     await owner.getByTestId("members-open").click();
@@ -168,7 +200,9 @@ describe.skipIf(!hasChromium)("members and workspaces in a real browser", () => 
     await row.getByTestId("member-reset").click();
     await row.getByTestId("member-new-password").fill("rita's new password");
     await row.getByRole("button", { name: "Set" }).click();
-    await expect.poll(() => owner.getByTestId("notice").textContent()).toMatch(/^password reset; \d+ session\(s\) signed out$/);
+    await expect
+      .poll(() => owner.getByTestId("notice").textContent())
+      .toMatch(/^password reset; \d+ session\(s\) signed out$/);
     await expect(login(s.url, "rita@team.test", "rita's old password")).rejects.toThrow(/401/);
     await login(s.url, "rita@team.test", "rita's new password");
   });
@@ -179,7 +213,10 @@ describe.skipIf(!hasChromium)("members and workspaces in a real browser", () => 
     await switcher.selectOption(secondWorkspace);
     await owner.getByRole("link", { name: "second team's app", exact: true }).waitFor();
     expect(await owner.getByRole("link", { name: "team app", exact: true }).count()).toBe(0);
-    expect(await owner.evaluate(() => fetch("/api/auth/me").then((r) => r.json()))).toMatchObject({ workspace: { id: secondWorkspace }, role: "owner" });
+    expect(await owner.evaluate(() => fetch("/api/auth/me").then((r) => r.json()))).toMatchObject({
+      workspace: { id: secondWorkspace },
+      role: "owner",
+    });
     // The open Members panel follows: the second workspace's members, only the owner.
     await expect.poll(() => owner.getByTestId("member-row").count()).toBe(1);
     await memberRow(OWNER.email).waitFor();

@@ -22,7 +22,11 @@ interface Facts {
   apps: Array<{ id: string; name: string; published: number; draftDescription?: string }>;
   run: { id: string; appId: string; status: string };
 }
-const all = JSON.parse(readFileSync(join(FIXTURES, "v791ac34.json"), "utf8")) as { release: string; sqlite: Facts; postgres: Facts };
+const all = JSON.parse(readFileSync(join(FIXTURES, "v791ac34.json"), "utf8")) as {
+  release: string;
+  sqlite: Facts;
+  postgres: Facts;
+};
 
 /** Today's server on a database the previous release wrote; `facts` is what that release reported making. */
 function upgradeSuite(open: () => Promise<{ db: string; facts: Facts; done(): Promise<void> }>) {
@@ -55,7 +59,9 @@ function upgradeSuite(open: () => Promise<{ db: string; facts: Facts; done(): Pr
 
   it("keeps the apps, their versions, the unpublished draft and the run", async () => {
     const { apps } = await body(await call("/api/apps"));
-    expect(apps.map((a: { id: string; name: string }) => [a.id, a.name]).sort()).toEqual(facts.apps.map((a) => [a.id, a.name]).sort());
+    expect(apps.map((a: { id: string; name: string }) => [a.id, a.name]).sort()).toEqual(
+      facts.apps.map((a) => [a.id, a.name]).sort(),
+    );
     const [wordStats] = facts.apps;
     const versions = await body(await call(`/api/apps/${wordStats!.id}/versions`));
     expect(JSON.stringify(versions)).toContain('"version":2');
@@ -72,15 +78,30 @@ function upgradeSuite(open: () => Promise<{ db: string; facts: Facts; done(): Pr
   it("the old workspace key acts as owner of the default workspace: every right, through the API", async () => {
     const me = await body(await call("/api/auth/me"));
     expect(me).toMatchObject({ kind: "key", role: "owner", workspace: { id: DEFAULT_WORKSPACE_ID } });
-    expect(me.permissions).toEqual(expect.arrayContaining(["app.edit", "app.publish", "app.delete", "members.manage", "members.owner", "audit.read"]));
+    expect(me.permissions).toEqual(
+      expect.arrayContaining([
+        "app.edit",
+        "app.publish",
+        "app.delete",
+        "members.manage",
+        "members.owner",
+        "audit.read",
+      ]),
+    );
     // Writes of each kind: edit (import), publish, members (an invitation), keys, and the audit log reads them back.
-    const imported = await call("/api/apps/import", { json: { dsl: readFileSync(join(import.meta.dirname, "../../examples/word-stats.yml"), "utf8") } });
+    const imported = await call("/api/apps/import", {
+      json: { dsl: readFileSync(join(import.meta.dirname, "../../examples/word-stats.yml"), "utf8") },
+    });
     expect(imported.status).toBe(201);
     const publish = await call(`/api/apps/${facts.apps[0]!.id}/publish`, { json: {} });
     expect(publish.status).toBe(200);
     expect((await call("/api/members/invites", { json: { role: "owner" } })).status).toBe(201);
     const keys = await body(await call("/api/keys"));
-    expect(keys.keys).toEqual(expect.arrayContaining([expect.objectContaining({ id: facts.key.id, role: "owner", workspaceId: DEFAULT_WORKSPACE_ID })]));
+    expect(keys.keys).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: facts.key.id, role: "owner", workspaceId: DEFAULT_WORKSPACE_ID }),
+      ]),
+    );
     const audit = await body(await call("/api/audit"));
     expect(audit.entries.map((e: { actorId: string }) => e.actorId)).toContain(facts.key.id);
   });
@@ -88,7 +109,12 @@ function upgradeSuite(open: () => Promise<{ db: string; facts: Facts; done(): Pr
   it("the old app key still serves its app on /v1", async () => {
     const info = await call("/v1/parameters", { key: facts.appKey.key });
     expect(info.status).toBe(200);
-    const run = await body(await call("/v1/workflows/run", { key: facts.appKey.key, json: { inputs: { text: "one two three" }, response_mode: "blocking", user: "u" } }));
+    const run = await body(
+      await call("/v1/workflows/run", {
+        key: facts.appKey.key,
+        json: { inputs: { text: "one two three" }, response_mode: "blocking", user: "u" },
+      }),
+    );
     expect(run.data, JSON.stringify(run.data)).toMatchObject({ status: "succeeded" });
   });
 
@@ -97,7 +123,12 @@ function upgradeSuite(open: () => Promise<{ db: string; facts: Facts; done(): Pr
     for (const a of facts.apps) expect(await teams.ownerOf("app", a.id)).toBe(DEFAULT_WORKSPACE_ID);
     const members = await teams.members(DEFAULT_WORKSPACE_ID);
     const [first, second] = facts.users;
-    expect(members.map((m) => [m.userId, m.role]).sort()).toEqual([[first!.id, "owner"], [second!.id, "editor"]].sort());
+    expect(members.map((m) => [m.userId, m.role]).sort()).toEqual(
+      [
+        [first!.id, "owner"],
+        [second!.id, "editor"],
+      ].sort(),
+    );
     const login = await fetch(`${s.url}/api/auth/login`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -122,9 +153,13 @@ describe.skipIf(!hasPostgres)("upgrade from release 791ac34: PostgreSQL", () => 
     pg = await startPostgres();
     const db = await pg.createDatabase("old");
     // The previous release's dump, loaded as a restore would; any error in it stops the load.
-    execFileSync(join(postgresBinDir()!, "psql"), ["--quiet", "-v", "ON_ERROR_STOP=1", "--dbname", db, "-f", join(FIXTURES, "v791ac34.pg.sql")], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    execFileSync(
+      join(postgresBinDir()!, "psql"),
+      ["--quiet", "-v", "ON_ERROR_STOP=1", "--dbname", db, "-f", join(FIXTURES, "v791ac34.pg.sql")],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
     return { db, facts: all.postgres, done: async () => pg?.stop() };
   });
 });
