@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember } from "../../src/server/auth/users.js";
+import { sampleSignIn } from "../../src/server/sample.js";
 import { buildWorkflow } from "../support/build.js";
 import { login } from "../support/sessions.js";
 import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt } from "../support/web-build.js";
@@ -226,6 +227,53 @@ describe.skipIf(!hasChromium)("members and workspaces in a real browser", () => 
     await owner.getByTestId("workspace-switcher").selectOption("default");
     await owner.getByRole("link", { name: "team app", exact: true }).waitFor();
     expect(await owner.getByRole("link", { name: "second team's app", exact: true }).count()).toBe(0);
+  });
+
+  it("an existing account opens an invitation with its password and joins the workspace (now it has two)", {
+    timeout: 120_000,
+  }, async () => {
+    const other = { email: "omar@team.test", password: "omar's long password" };
+    await createMember(s.deps.stores, { ...other, role: "editor", workspaceId: secondWorkspace });
+    const res = await fetch(`${s.url}/api/members/invites`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ role: "runner" }),
+    });
+    const { url } = (await res.json()) as { url: string };
+    const page = await newPage(url);
+    await expect.poll(() => page.getByTestId("link-what").textContent()).toContain("as runner");
+    await page.getByTestId("link-email").fill(other.email);
+    await page.getByTestId("link-password").fill("not omar's password");
+    await page.getByTestId("link-accept").click();
+    await expect.poll(() => page.getByTestId("link-error").textContent()).toBe("The email or the password is wrong.");
+    await page.getByTestId("link-password").fill(other.password);
+    await page.getByTestId("link-accept").click();
+    await page.getByTestId("app-list").waitFor();
+    await expect.poll(() => page.getByTestId("whoami").textContent()).toBe(`${other.email} · runner`);
+    await page.getByRole("link", { name: "team app", exact: true }).waitFor();
+    const switcher = page.getByTestId("workspace-switcher");
+    expect(await switcher.inputValue()).toBe("default");
+    expect(await switcher.locator("option").allTextContents()).toEqual(
+      expect.arrayContaining(["Default (runner)", "Second team (editor)"]),
+    );
+    // A runner manages no one: no Members button.
+    expect(await page.getByTestId("members-open").count()).toBe(0);
+    await page.context().close();
+  });
+
+  it("a used or unknown link says so and leads to the sign-in; a sign-in link (weft serve --sample) signs in at once", {
+    timeout: 120_000,
+  }, async () => {
+    const page = await newPage(`${s.url}/?link=no-such-token`);
+    await expect.poll(() => page.getByTestId("link-error").textContent()).toContain("unknown, already used or expired");
+    await page.getByTestId("link-cancel").click();
+    await page.getByTestId("password-login").waitFor();
+    const signIn = await sampleSignIn(s.deps.stores, s.url);
+    await page.goto(signIn.url);
+    await page.getByTestId("app-list").waitFor();
+    await expect.poll(() => page.getByTestId("whoami").textContent()).toBe(`${signIn.email} · owner`);
+    expect(new URL(page.url()).search).toBe("");
+    await page.context().close();
   });
 
   it("had no page errors", () => {
