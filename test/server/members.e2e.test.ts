@@ -127,6 +127,7 @@ describe.skipIf(!hasChromium)("members and workspaces in a real browser", () => 
     await expect.poll(() => invitee.getByTestId("link-what").textContent()).toContain("as editor");
     await invitee.getByTestId("link-email").fill(INVITEE.email);
     await invitee.getByTestId("link-password").fill(INVITEE.password);
+    await invitee.screenshot({ path: join(OUT, "members-link.png") });
     await invitee.getByTestId("link-accept").click();
     await invitee.getByTestId("app-list").waitFor();
     // The single-use link is out of the address: a reload does not try it again.
