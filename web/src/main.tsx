@@ -6,8 +6,9 @@ import { AppList } from "./components/AppList";
 import { Editor } from "./components/Editor";
 import { LinkPage, linkToken } from "./components/LinkPage";
 import { Login } from "./components/Login";
+import { KnowledgeSection } from "./knowledge/KnowledgeSection";
 import { followStoreInUrl, syncToRoute } from "./routing";
-import { parseRoute, useRoute } from "./route";
+import { parseKnowledgePath, parseRoute, useRoute } from "./route";
 import { useStore } from "./store";
 
 followStoreInUrl();
@@ -37,6 +38,7 @@ function App() {
   if (app) return <Editor />;
   // A link to an app shows the app once it is open, not the list in between.
   if (parseRoute(path).appId) return <p className="muted opening" data-testid="opening">Opening…</p>;
+  if (parseKnowledgePath(path)) return <KnowledgeSection path={path} />;
   return <AppList />;
 }
 

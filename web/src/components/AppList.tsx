@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { go } from "../route";
 import { useStore } from "../store";
 import { ImportDialog } from "./ImportDialog";
 import { MembersPanel } from "./MembersPanel";
@@ -20,6 +21,9 @@ export function AppList() {
       <header className="topbar">
         <h1>Weft</h1>
         <WorkspaceSwitcher />
+        <a href="/knowledge" data-testid="nav-knowledge" onClick={(e) => (e.preventDefault(), go("/knowledge"))}>
+          Knowledge
+        </a>
         <span className="spacer" />
         {me?.user && (
           <span className="muted" data-testid="whoami">
