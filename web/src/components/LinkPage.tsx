@@ -54,8 +54,7 @@ export function LinkPage({ token, onDone }: { token: string; onDone: () => void 
     return () => {
       live = false;
     };
-    // The token is read once per page.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Read once per token: `accept` is a fresh closure each render, not a reason to look the link up again.
   }, [token]);
 
   const where = info?.workspace?.name ?? info?.workspace?.id ?? "the workspace";
