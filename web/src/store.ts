@@ -1,5 +1,5 @@
 import { create } from "zustand";
-import { ApiFailure, api, getKey, headers, setKey, setUnauthorizedHandler, stream } from "./api";
+import { ApiFailure, api, getKey, headers, setForbiddenHandler, setKey, setUnauthorizedHandler, stream } from "./api";
 import { autoLayout, type Point } from "./canvas/layout";
 import { positionsForMissing } from "./canvas/placement";
 import { closeStep, type EditHistory, emptyHistory, recordEdit, redoStep, undoStep } from "./draft/history";
@@ -91,8 +91,24 @@ export interface Conversation {
 export interface Me {
   kind: "key" | "session";
   user?: { id: string; email: string };
+  workspace?: { id: string; name: string };
   role: string;
   permissions: string[];
+}
+
+/** A workspace the signed-in account belongs to (GET /api/auth/workspaces), for the header's switcher. */
+export interface WorkspaceChoice {
+  workspace: { id: string; name: string };
+  role: string;
+  current: boolean;
+}
+
+/** The Members panel's view of the workspace: its members and the invitations not used yet. */
+export interface Team {
+  members: Array<{ userId: string; email?: string; role: string; since: number }>;
+  invites: Array<{ id: string; role: string; createdAt: number; expiresAt: number }>;
+  /** The link of the invitation just made: shown once, to copy (the server keeps only its hash). */
+  lastLink?: { url: string; role: string };
 }
 
 interface State {
@@ -102,6 +118,9 @@ interface State {
   /** The page asked the server whether its cookie is still a session (false until then: no login flash). */
   sessionChecked: boolean;
   authError?: string;
+  /** The account's workspaces (one entry for a key); the switcher shows when there are several. */
+  workspaces: WorkspaceChoice[];
+  team?: Team;
   apps: AppInfo[];
   nodeTypes: NodeTypeInfo[];
   app?: AppInfo;
@@ -143,6 +162,18 @@ interface State {
   signIn(email: string, password: string): Promise<void>;
   /** On page load without a key: continue the browser's session if the server still has it. */
   resumeSession(): Promise<void>;
+  /** Use a `?link=` token (an invitation, the setup link, a sign-in link) and enter the studio signed in. */
+  acceptLink(token: string, account?: { email: string; password: string }): Promise<void>;
+  /** Ask the server again who we are: a role an owner changed applies to the buttons at once. */
+  refreshMe(): Promise<void>;
+  switchWorkspace(workspaceId: string): Promise<void>;
+  loadTeam(): Promise<void>;
+  /** A single-use invitation link with a role; the answer's URL is kept in `team.lastLink` to copy. */
+  invite(role: string): Promise<void>;
+  revokeInvite(inviteId: string): Promise<void>;
+  setMemberRole(userId: string, role: string): Promise<void>;
+  removeMember(userId: string): Promise<void>;
+  resetPassword(userId: string, password: string): Promise<boolean>;
   /** Whether the signed-in role has a permission (src/server/auth/permissions.ts). */
   can(permission: string): boolean;
   logout(message?: string): void;
@@ -335,16 +366,31 @@ export const useStore = create<State>((set, get) => {
     else if (get().me) get().logout(SESSION_ENDED);
   });
 
+  setForbiddenHandler(() => void get().refreshMe());
+
   const enter = async () => {
     const me = await api<Me>("/api/auth/me");
     const { apps } = await api<{ apps: AppInfo[] }>("/api/apps");
     const { nodeTypes } = await api<{ nodeTypes: NodeTypeInfo[] }>("/api/node-types");
-    return { me, apps, nodeTypes };
+    const { workspaces } = await api<{ workspaces: WorkspaceChoice[] }>("/api/auth/workspaces");
+    return { me, apps, nodeTypes, workspaces, team: undefined };
+  };
+
+  /** A members change, then the panel's lists again; a refusal is said where the user is. */
+  const teamChange = async (path: string, init: { method?: string; json?: unknown }, done?: string) => {
+    try {
+      await api(path, init);
+      if (done) get().say("ok", done);
+    } catch (e) {
+      get().say("error", errText(e));
+    }
+    await get().loadTeam();
   };
 
   return {
     key: getKey(),
     sessionChecked: false,
+    workspaces: [],
     apps: [],
     nodeTypes: [],
     dirty: false,
@@ -412,6 +458,64 @@ export const useStore = create<State>((set, get) => {
       }
       set({ sessionChecked: true });
     },
+    async acceptLink(token, account) {
+      setKey("");
+      set({ authError: undefined });
+      const res = await fetch(`/api/invites/${encodeURIComponent(token)}/accept`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-weft-client": "studio" },
+        body: JSON.stringify(account ?? {}),
+      });
+      if (!res.ok) {
+        const body = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+        throw new ApiFailure(res.status, body.error?.code ?? "http", signInRefusal(res.status, body.error?.message));
+      }
+      set({ key: "", sessionChecked: true, ...(await enter()) });
+    },
+    async refreshMe() {
+      if (!get().me) return;
+      try {
+        set({ me: await api<Me>("/api/auth/me") });
+      } catch {
+        // A 401 has already led back to the sign-in.
+      }
+    },
+    async switchWorkspace(workspaceId) {
+      if (get().app && !(await flushDraft().then(() => true, () => false))) return;
+      try {
+        await api("/api/auth/switch", { json: { workspaceId } });
+        set({ app: undefined, saved: undefined, draft: undefined, review: undefined, notice: undefined, ...(await enter()) });
+      } catch (e) {
+        get().say("error", errText(e));
+      }
+    },
+    async loadTeam() {
+      const { members } = await api<{ members: Team["members"] }>("/api/members");
+      const { invites } = get().can("members.manage") ? await api<{ invites: Team["invites"] }>("/api/members/invites") : { invites: [] };
+      set((s) => ({ team: { members, invites, lastLink: s.team?.lastLink } }));
+    },
+    async invite(role) {
+      try {
+        const r = await api<{ url: string }>("/api/members/invites", { json: { role } });
+        set((s) => ({ team: { members: s.team?.members ?? [], invites: s.team?.invites ?? [], lastLink: { url: r.url, role } } }));
+      } catch (e) {
+        get().say("error", errText(e));
+      }
+      await get().loadTeam();
+    },
+    revokeInvite: (id) => teamChange(`/api/members/invites/${encodeURIComponent(id)}`, { method: "DELETE" }, "invitation revoked"),
+    setMemberRole: (userId, role) => teamChange(`/api/members/${encodeURIComponent(userId)}`, { method: "PUT", json: { role } }, `role changed to ${role}`),
+    removeMember: (userId) => teamChange(`/api/members/${encodeURIComponent(userId)}`, { method: "DELETE" }, "member removed"),
+    async resetPassword(userId, password) {
+      try {
+        const r = await api<{ sessionsEnded: number }>(`/api/members/${encodeURIComponent(userId)}/password`, { json: { password } });
+        get().say("ok", `password reset; ${r.sessionsEnded} session(s) signed out`);
+        return true;
+      } catch (e) {
+        get().say("error", errText(e));
+        return false;
+      }
+    },
     can(permission) {
       const me = get().me;
       return me === undefined || me.permissions.includes(permission);
@@ -420,7 +524,7 @@ export const useStore = create<State>((set, get) => {
       if (get().me?.kind === "session")
         void fetch("/api/auth/logout", { method: "POST", headers: headers({ "content-type": "application/json" }), body: "{}" }).catch(() => {});
       setKey("");
-      set({ key: "", me: undefined, sessionChecked: true, app: undefined, apps: [], nodeTypes: [], saved: undefined, draft: undefined, notice: undefined, authError: message });
+      set({ key: "", me: undefined, workspaces: [], team: undefined, sessionChecked: true, app: undefined, apps: [], nodeTypes: [], saved: undefined, draft: undefined, notice: undefined, authError: message });
     },
     async loadApps() {
       const { apps } = await api<{ apps: AppInfo[] }>("/api/apps");
@@ -446,6 +550,8 @@ export const useStore = create<State>((set, get) => {
     },
     async openApp(id) {
       try {
+        // The role may have changed since sign-in (an owner's doing): the editor's buttons follow the current one.
+        await get().refreshMe();
         const { app } = await api<{ app: AppInfo }>(`/api/apps/${id}`);
         set({ app, history: emptyHistory(), panel: "inspector", selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, review: undefined });
         await get().reloadWorkflow();
@@ -461,7 +567,12 @@ export const useStore = create<State>((set, get) => {
     closeApp() {
       cancelValidate();
       set({ app: undefined, saved: undefined, draft: undefined, selected: undefined, notice: undefined, review: undefined, history: emptyHistory() });
-      void get().loadApps();
+      // A 401 (signed out, removed from the workspace) has already led back to the sign-in.
+      void get()
+        .loadApps()
+        .catch((e) => !(e instanceof ApiFailure && e.status === 401) && get().say("error", errText(e)));
+      // The list's buttons (import, members) follow the role as it is now.
+      void get().refreshMe();
     },
     async reloadWorkflow() {
       const app = get().app;
