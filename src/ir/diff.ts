@@ -77,13 +77,23 @@ export function fieldName(path: Path, names: readonly (string | undefined)[] = [
 
 const NAME_KEYS = ["variable", "name", "key", "label", "case_id", "id"] as const;
 
-/** The name a list item carries (a variable, a case, a class), when it is the same before and after. */
-function itemName(x: unknown, y: unknown): string | undefined {
+/** Ids a program made (a UUID, a timestamp): they name nothing a person recognises. */
+const OPAQUE_ID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{10,})$/i;
+
+/**
+ * The name a list item carries (a variable, a case, a class), when it is the same before and after; a prompt
+ * message is named by its place and role (`message 2 (user)`), never by its generated id.
+ */
+function itemName(x: unknown, y: unknown, index: number): string | undefined {
   if (!isObject(x) || !isObject(y)) return undefined;
   for (const k of NAME_KEYS) {
     const v = x[k];
-    if ((typeof v === "string" || typeof v === "number") && v === y[k] && String(v).trim() !== "") return String(v);
+    if ((typeof v === "string" || typeof v === "number") && v === y[k] && String(v).trim() !== "") {
+      if (OPAQUE_ID.test(String(v))) break;
+      return String(v);
+    }
   }
+  if (typeof x.role === "string" && x.role === y.role) return `message ${index + 1} (${x.role})`;
   return undefined;
 }
 
@@ -116,7 +126,7 @@ export function valueChanges(
   // A list of plain values (a selector, options) reads as one value: ["1005", "text"] → ["1007", "text"].
   const plain = Array.isArray(a) && Array.isArray(b) && a.every(isScalar) && b.every(isScalar);
   if (Array.isArray(a) && Array.isArray(b) && a.length === b.length && !plain) {
-    a.forEach((x, i) => valueChanges(x, b[i], [...path, i], out, [...names, itemName(x, b[i])]));
+    a.forEach((x, i) => valueChanges(x, b[i], [...path, i], out, [...names, itemName(x, b[i], i)]));
     return out;
   }
   out.push({ path, field: fieldName(path, names), kind: "changed", old: a, new: b });

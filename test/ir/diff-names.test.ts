@@ -65,4 +65,18 @@ describe("field names in diffs", () => {
     expect(d.nodes.changed[0]!.changes.map((c) => c.field)).toEqual(["classes '1'.name"]);
     expect(valueChanges({ xs: [{ v: 1 }] }, { xs: [{ v: 2 }] }).map((c) => c.field)).toEqual(["xs[0].v"]);
   });
+
+  it("a prompt message is named by its place and role, never by its generated id; opaque ids name nothing", () => {
+    const prompt = (text: string) => ({
+      prompt_template: [
+        { id: "553e6337-9310-4400-8c2a-29fe6fec7c50", role: "system", text: "be brief" },
+        { id: "8b1e2a10-0000-4000-8000-000000000001", role: "user", text },
+      ],
+    });
+    expect(valueChanges(prompt("{{q}}"), prompt("{{q}} in three words")).map((c) => c.field)).toEqual([
+      "prompt_template 'message 2 (user)'.text",
+    ]);
+    const cases = (op: string) => ({ cases: [{ case_id: "1776841190697", comparison_operator: op }] });
+    expect(valueChanges(cases("is"), cases("contains")).map((c) => c.field)).toEqual(["cases[0].comparison_operator"]);
+  });
 });
