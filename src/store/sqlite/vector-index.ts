@@ -17,6 +17,7 @@ export class SqliteVectorIndex {
   /** Why the extension could not be loaded (another platform without its prebuilt binary); vectors then refuse. */
   private readonly unavailable?: string;
   private readonly dims = new Set<number>();
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(private readonly db: Database.Database) {
     try {
@@ -26,6 +27,13 @@ export class SqliteVectorIndex {
     } catch (e) {
       this.unavailable = (e as Error).message;
     }
+  }
+
+  /** Prepared once per connection (preparing a vec0 statement per chunk would dominate ingest). */
+  private statement(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) this.statements.set(sql, (st = this.db.prepare(sql)));
+    return st;
   }
 
   private check(): void {
@@ -53,15 +61,13 @@ export class SqliteVectorIndex {
     this.check();
     this.ensure(vector.length);
     // vec0 accepts only integer rowids; better-sqlite3 binds a BigInt as one.
-    this.db
-      .prepare(`INSERT INTO ${table(vector.length)} (rowid, base_id, embedding) VALUES (?, ?, ?)`)
-      .run(BigInt(rowid), baseId, Buffer.from(Float32Array.from(vector).buffer));
+    this.statement(`INSERT INTO ${table(vector.length)} (rowid, base_id, embedding) VALUES (?, ?, ?)`).run(BigInt(rowid), baseId, Buffer.from(Float32Array.from(vector).buffer));
   }
 
   remove(rows: Array<{ rowid: number | bigint; vec_dim: number }>): void {
     if (rows.length === 0) return;
     this.check();
-    for (const r of rows) if (this.dims.has(r.vec_dim)) this.db.prepare(`DELETE FROM ${table(r.vec_dim)} WHERE rowid = ?`).run(BigInt(r.rowid));
+    for (const r of rows) if (this.dims.has(r.vec_dim)) this.statement(`DELETE FROM ${table(r.vec_dim)} WHERE rowid = ?`).run(BigInt(r.rowid));
   }
 
   /** Index the embedded chunks stored before the index existed (a database from an earlier release). */
@@ -90,7 +96,7 @@ export class SqliteVectorIndex {
     if (!this.dims.has(vector.length) && this.db.prepare("SELECT 1 FROM kb_vec_dims WHERE dim = ?").get(vector.length)) this.dims.add(vector.length);
     if (!this.dims.has(vector.length)) return [];
     const q = Buffer.from(Float32Array.from(vector).buffer);
-    const knn = this.db.prepare(
+    const knn = this.statement(
       `SELECT rowid, distance FROM ${table(vector.length)} WHERE embedding MATCH ? AND k = ? AND base_id = ? ORDER BY distance`,
     );
     // One KNN per base (a partition is chosen by equality), merged.
