@@ -4,12 +4,13 @@
  * project's τ-bench estimator (src/eval/metrics/passk.ts) over the k repetitions of every case.
  */
 import pLimit from "p-limit";
-import { type RunEnv, runWorkflow } from "../engine/run.js";
+import { type RunEnv, startRun } from "../engine/run.js";
 import { passHatK } from "../eval/metrics/passk.js";
 import type { ResolveJudgeFn } from "../eval/metrics/resolve.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import type { TestCaseRecord } from "../store/app-tests.js";
+import type { RunLog } from "../store/runlog.js";
 import type { RunStatus, RunStore } from "../store/runs.js";
 import type { CheckResult } from "./checks.js";
 import { AppTestError } from "./errors.js";
@@ -68,6 +69,8 @@ export interface RunCasesOptions {
   services: Partial<ExecServices>;
   /** Where the test runs are stored (their ids link to their traces). */
   store?: RunStore;
+  /** The run log: each test run is filed as the app's, source `tests`, so its trace opens in the app's studio. */
+  runLog?: RunLog;
   env?: RunEnv;
   judge?: ResolveJudgeFn;
   k?: number;
@@ -85,14 +88,22 @@ function positiveInt(v: number, what: string, max: number): number {
 
 async function runTrial(wf: Workflow, c: TestCaseRecord, trial: number, o: RunCasesOptions): Promise<TrialResult> {
   const t0 = Date.now();
-  const run = await runWorkflow(wf, {
+  // The app's id on the run: its trace link opens in the app (and is scoped to the app's workspace).
+  const started = await startRun(wf, {
     inputs: c.inputs,
     sys: c.sys,
     services: o.services,
     store: o.store,
     env: o.env,
+    appId: o.appId,
     maxTimeMs: o.maxTimeMs ?? 300_000,
   });
+  await o.runLog?.tag(started.runId, {
+    source: "tests",
+    ...(o.target.version !== undefined ? { version: o.target.version } : {}),
+    draft: o.target.kind !== "version",
+  });
+  const run = await started.done;
   const decided = await decideTrial(c, wf, run, o.judge);
   return { trial, runId: run.runId, status: run.status, ms: Date.now() - t0, ...decided };
 }

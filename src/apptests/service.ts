@@ -159,6 +159,7 @@ export class AppTests {
       target,
       services,
       store: this.deps.stores.runs,
+      runLog: this.deps.stores.runLog,
       env: this.deps.env ? await this.deps.env(appId) : undefined,
       judge: this.deps.judge,
       k: o.k,

@@ -24,9 +24,29 @@ export interface SearchOptions {
   scoreThreshold?: number;
   /** The vector share of hybrid scores for this search (default: the config's embedding.vectorWeight). */
   vectorWeight?: number;
+  /**
+   * Which ranking to use (the studio's hit testing compares them): `keyword` BM25 alone, `vector` cosine alone
+   * (embedded bases only), `hybrid` both weighted. Unset: hybrid for embedded bases, else keyword.
+   */
+  mode?: SearchMode;
 }
 
-export type RetrieveRequest = Parameters<KnowledgeService["retrieve"]>[0];
+export type SearchMode = "keyword" | "vector" | "hybrid";
+
+/** What a document would become with some chunking settings: its chunks, nothing stored. */
+export interface ChunkPreview {
+  chunking: Chunking;
+  /** Characters of extracted text. */
+  characters: number;
+  total: number;
+  /** The first chunks (at most the preview's limit), in order. */
+  chunks: Array<{ position: number; content: string; characters: number; children?: string[] }>;
+}
+
+type UploadedFile = { name: string; bytes: Uint8Array; mimeType: string; extension: string };
+
+/** The node's request, and for the API's hit testing a ranking to use (the node leaves it to the base). */
+export type RetrieveRequest = Parameters<KnowledgeService["retrieve"]>[0] & { mode?: SearchMode };
 
 export class KnowledgeBases implements KnowledgeService {
   constructor(
@@ -60,13 +80,13 @@ export class KnowledgeBases implements KnowledgeService {
     return out;
   }
 
-  /** Extract a file's text (every format the document extractor reads), chunk it with the base's settings, store it. */
-  async addFile(
-    baseId: string,
-    file: { name: string; bytes: Uint8Array; mimeType: string; extension: string },
-    o: { chunking?: Partial<Chunking>; metadata?: Record<string, unknown> } = {},
-  ): Promise<KnowledgeDocumentRecord> {
-    const base = await this.baseOrFail(baseId);
+  /** The largest file the document extractor reads (documents.maxBytes), when it says. */
+  documentLimit(): number | undefined {
+    const limits = (this.deps.documents as { limits?: { maxBytes?: unknown } } | undefined)?.limits;
+    return typeof limits?.maxBytes === "number" ? limits.maxBytes : undefined;
+  }
+
+  private async extract(file: UploadedFile): Promise<string> {
     const docs = this.deps.documents;
     if (!docs) throw new KnowledgeError("knowledge.no_extractor", "no document extractor is configured");
     const value: FileValue = {
@@ -77,7 +97,33 @@ export class KnowledgeBases implements KnowledgeService {
       mime_type: file.mimeType,
       size: file.bytes.byteLength,
     };
-    const text = await docs.extract(value, file.bytes);
+    return docs.extract(value, file.bytes);
+  }
+
+  /**
+   * The chunks a file would be split into with the base's settings and the given overrides; nothing is stored.
+   * With parent-child chunking the entries are the parents, each with the children that would be searched.
+   */
+  async preview(baseId: string, file: UploadedFile, o: { chunking?: Partial<Chunking>; limit?: number } = {}): Promise<ChunkPreview> {
+    const base = await this.baseOrFail(baseId);
+    const chunking = settings({ ...base.chunking, ...o.chunking });
+    const text = await this.extract(file);
+    const tree = chunking.structure === "parent_child" ? chunkParentChild(text, chunking) : chunkText(text, chunking).map((content) => ({ content, children: undefined }));
+    if (tree.length === 0) throw new KnowledgeError("knowledge.empty_document", `${file.name} has no text to index`, { file: file.name });
+    return {
+      chunking,
+      characters: text.length,
+      total: tree.length,
+      chunks: tree
+        .slice(0, o.limit ?? 50)
+        .map(({ content, children }, position) => ({ position, content, characters: content.length, ...(children ? { children } : {}) })),
+    };
+  }
+
+  /** Extract a file's text (every format the document extractor reads), chunk it with the base's settings, store it. */
+  async addFile(baseId: string, file: UploadedFile, o: { chunking?: Partial<Chunking>; metadata?: Record<string, unknown> } = {}): Promise<KnowledgeDocumentRecord> {
+    const base = await this.baseOrFail(baseId);
+    const text = await this.extract(file);
     return this.addText(base, { name: file.name, mimeType: file.mimeType, size: file.bytes.byteLength }, text, o);
   }
 
@@ -112,10 +158,19 @@ export class KnowledgeBases implements KnowledgeService {
     if (missing.length > 0) throw notFound(missing);
     const topK = o.topK ?? 4;
     const pool = Math.max(topK * 4, 20);
-    const keyword = await this.store.searchText(baseIds, query, pool);
     const embedded = bases.filter((b) => b!.embeddingModel).map((b) => b!);
+    const mode = o.mode ?? (embedded.length > 0 ? "hybrid" : "keyword");
+    if (mode !== "keyword" && embedded.length === 0) {
+      throw new KnowledgeError(
+        "knowledge.not_embedded",
+        `${mode} search needs embedded chunks, but knowledge base ${baseIds.join(", ")} has no embedding model (a base is embedded when it is created with knowledge.embedding set in weft.config.json); use keyword search`,
+        { datasetIds: baseIds, mode },
+      );
+    }
+    const keyword = mode === "vector" ? [] : await this.store.searchText(baseIds, query, pool);
     let hits: ChunkHit[] = keyword;
-    if (embedded.length > 0) hits = await this.hybrid(embedded, keyword, query, pool, o.vectorWeight);
+    if (mode === "vector") hits = await this.hybrid(embedded, [], query, pool, 1);
+    else if (mode === "hybrid") hits = await this.hybrid(embedded, keyword, query, pool, o.vectorWeight);
     const names = new Map(bases.map((b) => [b!.id, b!.name]));
     const kept = hits
       .filter((h) => o.scoreThreshold === undefined || o.scoreThreshold === null || h.score >= o.scoreThreshold)

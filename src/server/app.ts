@@ -143,7 +143,7 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   app.route("/api/apps", apps);
   app.route("/api/runs", logs.all);
   app.route("/api/runs", runRoutes(deps));
-  app.route("/api/knowledge", knowledgeRoutes(deps));
+  app.route("/api/knowledge", knowledgeRoutes(deps, maxSize));
   app.route("/api/runs", runFormRoutes(deps));
   app.route("/api/files", fileRoutes(deps));
   app.route("/api/triggers", triggerRoutes(deps));

@@ -2,7 +2,9 @@
  * The configuration a node added from the palette starts with: the node type's example, made to fit the app it
  * is added to. Examples are written against a start node called `start` with a `query` variable and a fixed model;
  * here their references point at the app's actual start node and its first variable, and their model is the one
- * the server is configured with, so the new node starts valid.
+ * the server is configured with, so the new node starts valid. Examples that read an LLM's `text` (`llm.text`,
+ * `llm_a.text`) read the start value too when the app has no such node: a string as `text` is, and no reference
+ * to a node that is not there.
  */
 import { getNodeType } from "../ir/registry.js";
 import type { Workflow } from "../ir/workflow.js";
@@ -26,13 +28,26 @@ function startValue(wf: Workflow): [string, string] | undefined {
 const isModel = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as { provider?: unknown }).provider === "string";
 
-/** Deep copy of `v` with start.query references and model choices replaced. */
-function fit(v: unknown, ref: [string, string] | undefined, model: NodeModel | undefined, key = ""): unknown {
+/** What an example's references are fitted to: the start value, the model, the app's node ids. */
+interface Fitting {
+  ref: [string, string] | undefined;
+  model: NodeModel | undefined;
+  ids: Set<string>;
+}
+
+/** The example reads start.query, or the `text` of a node this app does not have. */
+function readsStartValue(node: string, name: string, ids: Set<string>): boolean {
+  return (node === "start" && name === "query") || (name === "text" && !ids.has(node) && !["sys", "env", "conversation"].includes(node));
+}
+
+/** Deep copy of `v` with start.query (and absent nodes' text) references and model choices replaced. */
+function fit(v: unknown, f: Fitting, key = ""): unknown {
+  const { ref, model } = f;
   if (typeof v === "string")
-    return ref ? v.replaceAll("{{#start.query#}}", `{{#${ref[0]}.${ref[1]}#}}`) : v;
+    return ref ? v.replace(/\{\{#([\w-]+)\.(\w+)#\}\}/g, (all, node: string, name: string) => (readsStartValue(node, name, f.ids) ? `{{#${ref[0]}.${ref[1]}#}}` : all)) : v;
   if (Array.isArray(v)) {
-    if (ref && v.length === 2 && v[0] === "start" && v[1] === "query") return [...ref];
-    return v.map((x) => fit(x, ref, model));
+    if (ref && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string" && readsStartValue(v[0], v[1], f.ids)) return [...ref];
+    return v.map((x) => fit(x, f));
   }
   if (typeof v !== "object" || v === null) return v;
   const obj = v as Record<string, unknown>;
@@ -41,12 +56,13 @@ function fit(v: unknown, ref: [string, string] | undefined, model: NodeModel | u
     const nameKey = "name" in obj ? "name" : "model";
     return { ...obj, provider: model.provider, [nameKey]: model.name };
   }
-  return Object.fromEntries(Object.entries(obj).map(([k, x]) => [k, fit(x, ref, model, k)]));
+  return Object.fromEntries(Object.entries(obj).map(([k, x]) => [k, fit(x, f, k)]));
 }
 
 export function newNodeConfig(type: string, wf: Workflow, model?: NodeModel): Record<string, unknown> {
   const def = getNodeType(type);
   if (!def) throw new ApiError(400, "node.unknown_type", `there is no node type "${type}"; GET /api/node-types lists them`);
-  return fit(structuredClone(def.example ?? {}), startValue(wf), model) as Record<string, unknown>;
+  const ids = new Set(wf.nodes.map((n) => n.id));
+  return fit(structuredClone(def.example ?? {}), { ref: startValue(wf), model, ids }) as Record<string, unknown>;
 }
 

@@ -1,8 +1,11 @@
 import { WeftError } from "../ir/errors.js";
 import type { RunRecord, RunStatus } from "./runs.js";
 
-/** Where a run was started: the studio's Run, the /api, Dify's /v1, MCP, a queue worker, a trigger, `weft run`. */
-export const RUN_SOURCES = ["studio", "api", "v1", "mcp", "queue", "trigger", "cli"] as const;
+/**
+ * Where a run was started: the studio's Run, the /api, Dify's /v1, MCP, a queue worker, a trigger, `weft run`,
+ * a run of the app's test cases (`weft tests run`, the Tests tab, a proposal's proof, the publish gate).
+ */
+export const RUN_SOURCES = ["studio", "api", "v1", "mcp", "queue", "trigger", "cli", "tests"] as const;
 export type RunSource = (typeof RUN_SOURCES)[number];
 
 /** Statuses a log filters by: the stored ones, and `cancelled` (a failed run whose error is `run.cancelled`). */

@@ -5,27 +5,17 @@
  * rank only those (multi-probe: the query's bucket and those one or two bits away). The hyperplanes are derived
  * from a fixed seed and the dimension, so every process (servers, workers, benches) computes the same buckets.
  */
+import { seededRandom } from "../util/random.js";
+
 export const LSH_TABLES = 4;
 export const LSH_BITS = 12;
 
 const planesByDim = new Map<number, Float64Array[]>();
 
-/** mulberry32: a small deterministic PRNG, seeded per dimension. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function planes(dim: number): Float64Array[] {
   let p = planesByDim.get(dim);
   if (p) return p;
-  const rand = prng(0x5eed ^ dim);
+  const rand = seededRandom(0x5eed ^ dim);
   // Gaussian components (Box–Muller) make the hyperplanes' directions uniform on the sphere.
   const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
   p = Array.from({ length: LSH_TABLES * LSH_BITS }, () => Float64Array.from({ length: dim }, gauss));

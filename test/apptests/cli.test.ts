@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliActorLabel } from "../../src/cli/audit.js";
 import { openStores } from "../../src/store/open.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { WEFT_BIN } from "../support/weft-bin.js";
@@ -144,7 +145,7 @@ describe("weft tests (CLI)", { timeout: 240_000 }, () => {
     const s2 = await openStores(db);
     try {
       expect(await s2.appTests.overrides(appId)).toMatchObject([
-        { appId, version: 2, reason: "new title wording is intended", by: "cli", failing: ["refund"] },
+        { appId, version: 2, reason: "new title wording is intended", by: cliActorLabel(), failing: ["refund"] },
       ]);
     } finally {
       await s2.close();

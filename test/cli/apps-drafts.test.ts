@@ -64,7 +64,9 @@ async function published(appId: string): Promise<string | undefined> {
   }
 }
 
-describe("weft apps draft / publish", () => {
+// Each test spawns the CLI up to eight times, one after another; a loaded 2-core machine takes seconds per start,
+// so the file's budget is the sum of its processes' (each capped at 60 s), not vitest's 30 s default.
+describe("weft apps draft / publish", { timeout: 240_000 }, () => {
   it("saves a draft with errors, refuses to publish it, publishes the fixed one, rolls back", async () => {
     const imported = weft(["apps", "import", file("hello.json", saying("hello")), "--json"]);
     expect(imported.code, imported.err).toBe(0);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { exportDify, firstDifference, importDify, readYaml, semanticEqual } from "../../src/dsl/dify/index.js";
+import { CURRENT_DSL_VERSION, exportDify, firstDifference, importDify, readYaml, semanticEqual } from "../../src/dsl/dify/index.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
 import { corpusFiles, manifest, readCorpus } from "./corpus.js";
 
@@ -69,9 +69,13 @@ describe("Dify corpus", () => {
 
       const yaml = exportDify(wf);
       const second = importDify(yaml, { nameHint: "other" });
-      expect(firstDifference(wf, second.workflow)).toBeUndefined();
-      expect(semanticEqual(wf, second.workflow)).toBe(true);
-      expect(second.workflow).toEqual(wf);
+      // The export says the DSL version it is written in (ours), whatever the source said (issue 36 item 7).
+      expect(second.warnings.map((w) => w.code)).not.toContain("dsl_version_older");
+      const ours = { ...wf, meta: { ...wf.meta, dify: { ...asRecord(wf.meta?.dify), version: asRecord(second.workflow.meta?.dify).version } } };
+      expect(asRecord(second.workflow.meta?.dify).version).toBe(CURRENT_DSL_VERSION);
+      expect(firstDifference(ours, second.workflow)).toBeUndefined();
+      expect(semanticEqual(ours, second.workflow)).toBe(true);
+      expect(second.workflow).toEqual(ours);
       tally.roundTripped++;
       expect(exportDify(second.workflow)).toBe(yaml);
       tally.exportStable++;
@@ -113,7 +117,8 @@ describe("Dify corpus", () => {
       // Nothing the source said is lost or changed in the export (it may only add Dify defaults).
       const src = readYaml(text);
       expect(src.ok).toBe(true);
-      expect(missingFrom(src.ok ? src.value : undefined, doc, "")).toBeUndefined();
+      const { version: _written, ...source } = asRecord(src.ok ? src.value : {});
+      expect(missingFrom(source, doc, "")).toBeUndefined();
       tally.sourceKept++;
     });
   });

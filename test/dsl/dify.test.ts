@@ -207,12 +207,15 @@ describe("importDify mapping", () => {
     expect(cond[0]).toMatchObject({ comparison_operator: "=", value: "y" });
   });
 
-  it("round-trips losslessly and writes what Dify expects", () => {
+  it("round-trips losslessly (but for the DSL version, now ours) and writes what Dify expects", () => {
     const yaml = exportDify(wf);
-    expect(importDify(yaml).workflow).toEqual(wf);
+    const again = importDify(yaml);
+    expect(again.workflow).toEqual({ ...wf, meta: { ...wf.meta, dify: { ...rec(wf.meta?.dify), version: CURRENT_DSL_VERSION } } });
     expect(yaml).toContain('comparison_operator: "="');
     expect(yaml).toContain("name: 样例");
-    expect(yaml).toMatch(/^version: 0\.3\.1$/m);
+    // Written in today's form, so it says today's version: re-imported, it is not "older" (issue 36 item 7).
+    expect(yaml).toMatch(new RegExp(`^version: ${CURRENT_DSL_VERSION.replaceAll(".", "\\.")}$`, "m"));
+    expect(again.warnings.map((w) => w.code)).not.toContain("dsl_version_older");
     const doc = rec((readYaml(yaml) as { value: unknown }).value);
     const nodes = rec(rec(doc.workflow).graph).nodes as J[];
     expect(nodes.find((n) => n.id === "note1")).toMatchObject({ type: "custom-note" });

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { exportDify, importDify } from "../../src/dsl/dify/index.js";
 import { loadWorkflowFile, parseWorkflowText } from "../../src/dsl/load.js";
 import { ImportError, SchemaError } from "../../src/ir/errors.js";
+import { asExported } from "../support/dsl-version.js";
 import { corpusFiles, readCorpus } from "./corpus.js";
 
 const weft = {
@@ -112,7 +113,7 @@ describe("loadWorkflowFile", () => {
     const wf = importDify(readCorpus(corpusFiles()[5] as string)).workflow;
     const p = join(dir, "exported.yml");
     writeFileSync(p, exportDify(wf));
-    expect((await loadWorkflowFile(p)).workflow).toEqual(wf);
+    expect((await loadWorkflowFile(p)).workflow).toEqual(asExported(wf));
   });
 
   it("gives typed errors for missing, oversized and invalid files, naming the path", async () => {

@@ -88,6 +88,89 @@ describe("/api/knowledge", () => {
   });
 });
 
+describe("/api/knowledge for the studio: multipart, chunk preview, search modes, import warnings", () => {
+  const lease = () => new Blob([readFileSync(corpusPath("chat2workflow", "case_files", "residential-lease-agreement.docx"))]);
+  const form = (fields: Record<string, string | [Blob, string]>) => {
+    const f = new FormData();
+    for (const [k, v] of Object.entries(fields)) typeof v === "string" ? f.append(k, v) : f.append(k, v[0], v[1]);
+    return f;
+  };
+  const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
+
+  it("previews the chunks a multipart upload would make without storing them, then stores them alike", { timeout: TIMEOUT }, async () => {
+    expect((await s.api("/api/knowledge", { method: "POST", json: { name: "Studio", id: "studio" } })).status).toBe(201);
+    const chunking = JSON.stringify({ maxLength: 300, overlap: 20 });
+    const pre = await s.api("/api/knowledge/studio/preview", { method: "POST", body: form({ file: [lease(), "lease.docx"], chunking }) });
+    expect(pre.status).toBe(200);
+    const preview = (await pre.json()) as { total: number; chunking: { maxLength: number }; chunks: Array<{ position: number; content: string; characters: number }> };
+    expect(preview.chunking.maxLength).toBe(300);
+    expect(preview.total).toBeGreaterThan(5);
+    expect(preview.chunks[0]!.position).toBe(0);
+    expect(Math.max(...preview.chunks.map((c) => c.characters))).toBeLessThanOrEqual(300);
+    // Nothing stored by a preview.
+    expect(((await (await s.api("/api/knowledge/studio")).json()) as { chunks: number }).chunks).toBe(0);
+    const add = await s.api("/api/knowledge/studio/documents", { method: "POST", body: form({ file: [lease(), "lease.docx"], chunking, metadata: '{"kind":"lease"}' }) });
+    expect(add.status).toBe(201);
+    expect(await add.json()).toMatchObject({ name: "lease.docx", chunks: preview.total, metadata: { kind: "lease" } });
+    const search = await s.api("/api/knowledge/studio/search", { method: "POST", json: { query: "smoke detectors batteries", top_k: 3 } });
+    const found = (await search.json()) as { mode: string; result: Array<{ content: string; metadata: { score: number } }> };
+    expect(found.mode).toBe("keyword");
+    expect(found.result[0]!.content).toMatch(/smoke detectors/i);
+    expect(found.result[0]!.metadata.score).toBeGreaterThan(0);
+  });
+
+  it("answers typed errors naming the field: no file, bad chunking JSON, an unknown field, vector search without embeddings", { timeout: TIMEOUT }, async () => {
+    const noFile = await s.api("/api/knowledge/studio/preview", { method: "POST", body: form({ chunking: "{}" }) });
+    expect(noFile.status).toBe(400);
+    expect((await errorOf(noFile)).code).toBe("request.missing_file");
+    const badJson = await s.api("/api/knowledge/studio/documents", { method: "POST", body: form({ file: [lease(), "l.docx"], chunking: "{maxLength:" }) });
+    expect(badJson.status).toBe(400);
+    expect(await errorOf(badJson)).toMatchObject({ code: "request.invalid_json", message: expect.stringContaining("chunking") });
+    const badValue = await s.api("/api/knowledge/studio/preview", { method: "POST", body: form({ file: [lease(), "l.docx"], chunking: '{"maxLength":"big"}' }) });
+    expect(badValue.status).toBe(400);
+    expect(await errorOf(badValue)).toMatchObject({ code: "request.invalid", message: expect.stringContaining("chunking.maxLength") });
+    const overlap = await s.api("/api/knowledge/studio/preview", { method: "POST", body: form({ file: [lease(), "l.docx"], chunking: '{"maxLength":100,"overlap":150}' }) });
+    expect(overlap.status).toBe(400);
+    expect((await errorOf(overlap)).code).toBe("knowledge.invalid_chunking");
+    const extra = await s.api("/api/knowledge/studio/documents", { method: "POST", body: form({ file: [lease(), "l.docx"], tags: "x" }) });
+    expect(extra.status).toBe(400);
+    expect((await errorOf(extra)).message).toContain("tags");
+    const vector = await s.api("/api/knowledge/studio/search", { method: "POST", json: { query: "smoke", mode: "vector" } });
+    expect(vector.status).toBe(400);
+    expect((await errorOf(vector)).code).toBe("knowledge.not_embedded");
+    const unknownBase = await s.api("/api/knowledge/nope/preview", { method: "POST", body: form({ file: [lease(), "l.docx"] }) });
+    expect(unknownBase.status).toBe(404);
+    // The studio's documents list holds after all of these: the one good upload, nothing half-added.
+    const docs = (await (await s.api("/api/knowledge/studio/documents")).json()) as { documents: unknown[] };
+    expect(docs.documents).toHaveLength(1);
+  });
+
+  it("an import names the knowledge bases the app needs that this server does not have", { timeout: TIMEOUT }, async () => {
+    const wf = buildWorkflow({
+      nodes: [
+        { id: "start", type: "start", variables: [{ variable: "q", label: "q", type: "text-input", required: true }] },
+        { id: "kr", type: "knowledge-retrieval", title: "Find", query_variable_selector: ["start", "q"], dataset_ids: ["studio", "elsewhere-kb"], retrieval_mode: "multiple", multiple_retrieval_config: { top_k: 2 } },
+        { id: "end", type: "end", outputs: [{ variable: "r", value_selector: ["kr", "result"] }] },
+      ],
+      edges: [
+        ["start", "kr"],
+        ["kr", "end"],
+      ],
+    });
+    const res = await s.api("/api/apps/import", { method: "POST", body: exportDify({ ...wf, name: "rag" }) });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { app: { id: string }; diagnostics: Array<{ code: string; nodeId?: string; message: string }> };
+    const unserved = body.diagnostics.filter((d) => d.code === "knowledge.unserved");
+    expect(unserved).toHaveLength(1);
+    expect(unserved[0]).toMatchObject({ nodeId: "kr", message: expect.stringContaining("elsewhere-kb") });
+    expect(unserved[0]!.message).not.toContain("studio,");
+    // Importing into the existing app says the same.
+    const again = await s.api(`/api/apps/${body.app.id}/import`, { method: "POST", body: exportDify({ ...wf, name: "rag" }) });
+    const againBody = (await again.json()) as { diagnostics: Array<{ code: string }> };
+    expect(againBody.diagnostics.map((d) => d.code)).toContain("knowledge.unserved");
+  });
+});
+
 describe("runs with files and warnings", () => {
   it("`files` become sys.files; `allow_warnings` runs what Dify would run and says what it downgraded", { timeout: TIMEOUT }, async () => {
     const wf = buildWorkflow({

@@ -66,6 +66,22 @@ describe("new-node template", () => {
     expect((newNodeConfig("llm", beginApp()) as any).model.name).toBe("gpt-4o-mini");
   });
 
+  it("examples reading an LLM's text read begin.topic in an app without that node, and start without errors", () => {
+    // Before, a Template added from the palette (or a port's +) read `llm.text` and showed "no node llm" at once.
+    for (const type of ["template-transform", "variable-aggregator"]) {
+      const config = newNodeConfig(type, beginApp(), MODEL);
+      expect(JSON.stringify(config)).toContain('["begin","topic"]');
+      expect(JSON.stringify(config)).not.toMatch(/"llm(_[ab])?"/);
+      const errors = analyse(withNode(beginApp(), type, config)).diagnostics.filter((d) => d.severity === "error");
+      expect(errors).toEqual([]);
+    }
+    const chat: Workflow = { ...beginApp(), mode: "advanced-chat" };
+    expect((newNodeConfig("answer", chat, MODEL) as any).answer).toBe("{{#begin.topic#}}");
+    // A node the app does have keeps being read: the example's reference is fitted only where it would dangle.
+    const withLlm: Workflow = { ...beginApp(), nodes: [...beginApp().nodes, { id: "llm", type: "llm", title: "LLM", config: newNodeConfig("llm", beginApp(), MODEL) }] };
+    expect((newNodeConfig("template-transform", withLlm, MODEL) as any).variables[0].value_selector).toEqual(["llm", "text"]);
+  });
+
   it("a chat app whose start has no variables reads the user's message (sys.query)", () => {
     const chat: Workflow = { ...beginApp(), mode: "advanced-chat", nodes: beginApp().nodes.map((n) => (n.type === "start" ? { ...n, config: { variables: [] } } : n)) };
     const config = newNodeConfig("llm", chat, MODEL) as any;

@@ -54,12 +54,18 @@ async function makeResources(headers: Record<string, string>): Promise<Fixture> 
     await fetch(`${s.url}/api/apps`, { method: "POST", headers: h, body: JSON.stringify({ name: "m" }) }),
   );
   const run = await json<{ runId?: string; id?: string }>(
-    await fetch(`${s.url}/api/apps/${app.id}/runs`, { method: "POST", headers: h, body: JSON.stringify({ inputs: {} }) }),
+    await fetch(`${s.url}/api/apps/${app.id}/runs`, {
+      method: "POST",
+      headers: h,
+      body: JSON.stringify({ inputs: {} }),
+    }),
   );
   const runId = (run.runId ?? run.id)!;
   // The run's event stream ends when the run does.
   await (await fetch(`${s.url}/api/runs/${runId}/events`, { headers })).text();
-  expect((await json<{ status: string }>(await fetch(`${s.url}/api/runs/${runId}`, { headers }))).status).not.toBe("running");
+  expect((await json<{ status: string }>(await fetch(`${s.url}/api/runs/${runId}`, { headers }))).status).not.toBe(
+    "running",
+  );
   const kb = await json<{ id: string }>(
     await fetch(`${s.url}/api/knowledge`, { method: "POST", headers: h, body: JSON.stringify({ name: "kb" }) }),
   );
@@ -85,7 +91,11 @@ function pathFor(e: RouteEntry, f: Fixture): string {
 const methodOf = (e: RouteEntry) => (e.method === "ALL" ? "PATCH" : e.method);
 
 /** The status only: bodies of streams (run events, MCP) are not waited for. */
-async function statusOf(e: RouteEntry, path: string, headers: Record<string, string>): Promise<{ status: number; code?: string }> {
+async function statusOf(
+  e: RouteEntry,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; code?: string }> {
   const method = methodOf(e);
   const res = await fetch(`${s.url}${path}`, {
     method,
@@ -120,33 +130,38 @@ describe("the permission matrix (generated from the route table)", () => {
         if (got.status !== 404) unexpected.push(`${who}: ${methodOf(e)} ${e.path} → ${got.status} ${got.code ?? ""}`);
       }
     }
-    console.log(`cross-workspace: ${checks} requests, ${checks - unexpected.length} answered 404, ${unexpected.length} unexpected`);
+    console.log(
+      `cross-workspace: ${checks} requests, ${checks - unexpected.length} answered 404, ${unexpected.length} unexpected`,
+    );
     expect(unexpected).toEqual([]);
   }, 120_000);
 
   it("allows each role exactly what its permissions say on every route (403 otherwise)", async () => {
-    const unexpected: string[] = [];
-    let allowed = 0;
-    let denied = 0;
-    for (const e of guarded()) {
-      for (const role of ROLES) {
-        const got = await statusOf(e, pathFor(e, a), sessions.get(role)!.headers());
-        const should = e.need === "session" || (e.need !== "public" && allows(role, e.need));
-        if (should && (got.status === 401 || got.status === 403))
-          unexpected.push(`${role}: ${methodOf(e)} ${e.path} refused ${got.status} ${got.code}`);
-        else if (!should && !(got.status === 403 && got.code === "auth.forbidden"))
-          unexpected.push(`${role}: ${methodOf(e)} ${e.path} → ${got.status}, expected 403`);
-        else if (should) allowed++;
-        else denied++;
-        // A logout would end the session the next routes need: sign in again.
-        if (e.path === "/api/auth/logout" && should)
-          sessions.set(role, await memberSessionAgain(role));
-      }
-    }
-    console.log(
-      `permission matrix: ${guarded().length} routes × ${ROLES.length} roles = ${allowed + denied + unexpected.length} checks, ${allowed} allowed, ${denied} denied (403), ${unexpected.length} unexpected`,
+    const counts = await roleMatrix(
+      a,
+      (role) => sessions.get(role)!.headers(),
+      async (role) => {
+        // A logout ends the session the next routes need: sign in again.
+        sessions.set(role, await memberSessionAgain(role));
+      },
     );
-    expect(unexpected).toEqual([]);
+    console.log(`permission matrix (sessions): ${counts.summary}`);
+    expect(counts.unexpected).toEqual([]);
+  }, 300_000);
+
+  it("a workspace API key with each role behaves as that role on every route", async () => {
+    const keys = new Map<Role, string>();
+    for (const role of ROLES)
+      keys.set(role, (await s.deps.apps.createKey(`${role} key`, { workspaceId: DEFAULT_WORKSPACE_ID, role })).key);
+    // Fresh resources: the sessions' matrix deleted the first ones on its last routes.
+    const fresh = await makeResources({ authorization: `Bearer ${keys.get("owner")}` });
+    const counts = await roleMatrix(fresh, (role) => ({ authorization: `Bearer ${keys.get(role)}` }));
+    console.log(`permission matrix (workspace keys): ${counts.summary}`);
+    expect(counts.unexpected).toEqual([]);
+    // A logout with a key ends no key: it still works after the matrix's logout line.
+    expect(
+      (await fetch(`${s.url}/api/auth/me`, { headers: { authorization: `Bearer ${keys.get("viewer")}` } })).status,
+    ).toBe(200);
   }, 300_000);
 
   it("lists only the workspace's own apps, runs and knowledge bases", async () => {
@@ -165,6 +180,32 @@ describe("the permission matrix (generated from the route table)", () => {
     expect(await s.deps.stores.teams.ownerOf("app", a.appId)).toBe(DEFAULT_WORKSPACE_ID);
   });
 });
+
+/** Each role × each guarded route as `headersOf(role)`: allowed, or 403 auth.forbidden, as the role's permissions say. */
+async function roleMatrix(
+  f: Fixture,
+  headersOf: (role: Role) => Record<string, string>,
+  afterLogout?: (role: Role) => Promise<void>,
+): Promise<{ unexpected: string[]; summary: string }> {
+  const unexpected: string[] = [];
+  let allowed = 0;
+  let denied = 0;
+  for (const e of guarded()) {
+    for (const role of ROLES) {
+      const got = await statusOf(e, pathFor(e, f), headersOf(role));
+      const should = e.need === "session" || (e.need !== "public" && allows(role, e.need));
+      if (should && (got.status === 401 || got.status === 403))
+        unexpected.push(`${role}: ${methodOf(e)} ${e.path} refused ${got.status} ${got.code}`);
+      else if (!should && !(got.status === 403 && got.code === "auth.forbidden"))
+        unexpected.push(`${role}: ${methodOf(e)} ${e.path} → ${got.status}, expected 403`);
+      else if (should) allowed++;
+      else denied++;
+      if (e.path === "/api/auth/logout" && should) await afterLogout?.(role);
+    }
+  }
+  const summary = `${guarded().length} routes × ${ROLES.length} roles = ${allowed + denied + unexpected.length} checks, ${allowed} allowed, ${denied} denied (403), ${unexpected.length} unexpected`;
+  return { unexpected, summary };
+}
 
 let relog = 0;
 async function memberSessionAgain(role: Role): Promise<Session> {

@@ -2,21 +2,7 @@
 // (memory, SQLite, PostgreSQL) runs it from contract.test.ts through describeStoreContract.
 import { expect, it } from "vitest";
 import type { TestCaseRecord } from "../../src/store/app-tests.js";
-import type { Stores } from "../../src/store/open.js";
-
-interface Target {
-  open(): Promise<Stores>;
-  openAgain?(): Promise<Stores>;
-}
-
-async function withStores<T>(target: Target, f: (s: Stores) => Promise<T>): Promise<T> {
-  const s = await target.open();
-  try {
-    return await f(s);
-  } finally {
-    await s.close();
-  }
-}
+import { type StoreTarget, withStores } from "./store-target.js";
 
 const fileValue = {
   dify_model_identity: "__dify__file__",
@@ -47,7 +33,7 @@ const refund: TestCaseRecord = {
   updatedAt: 10,
 };
 
-export function describeAppTests(target: Target): void {
+export function describeAppTests(target: StoreTarget): void {
   it("app tests: cases by app kept whole (files, checks, rubric), listed oldest first, updated, deleted", () =>
     withStores(target, async ({ appTests }) => {
       expect(await appTests.listCases("a1")).toEqual([]);
@@ -91,9 +77,33 @@ export function describeAppTests(target: Target): void {
         minPassHatK: 0.75,
         updatedAt: 2,
       });
-      await appTests.recordOverride({ id: "o1", appId: "a1", version: 2, reason: "hotfix", by: "key-1", failing: ["refund"], at: 5 });
-      await appTests.recordOverride({ id: "o2", appId: "a1", version: 3, reason: "known flake ✓", by: "cli", failing: [], at: 9 });
-      await appTests.recordOverride({ id: "o3", appId: "a2", version: 1, reason: "x", by: "cli", failing: ["a", "b"], at: 1 });
+      await appTests.recordOverride({
+        id: "o1",
+        appId: "a1",
+        version: 2,
+        reason: "hotfix",
+        by: "key-1",
+        failing: ["refund"],
+        at: 5,
+      });
+      await appTests.recordOverride({
+        id: "o2",
+        appId: "a1",
+        version: 3,
+        reason: "known flake ✓",
+        by: "cli",
+        failing: [],
+        at: 9,
+      });
+      await appTests.recordOverride({
+        id: "o3",
+        appId: "a2",
+        version: 1,
+        reason: "x",
+        by: "cli",
+        failing: ["a", "b"],
+        at: 1,
+      });
       expect((await appTests.overrides("a1")).map((o) => o.id)).toEqual(["o2", "o1"]);
       expect((await appTests.overrides("a1"))[1]).toEqual({
         id: "o1",
@@ -115,7 +125,11 @@ export function describeAppTests(target: Target): void {
   it("app tests: a cached model answer is kept under its key; the first recorded answer stays", () =>
     withStores(target, async ({ appTests }) => {
       expect(await appTests.cachedAnswer("k1")).toBeUndefined();
-      const answer = { text: "hello ✓", toolCalls: [], usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 } };
+      const answer = {
+        text: "hello ✓",
+        toolCalls: [],
+        usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 },
+      };
       await appTests.cacheAnswer("k1", answer, 1);
       await appTests.cacheAnswer("k1", { text: "later" }, 2);
       expect(await appTests.cachedAnswer("k1")).toEqual(answer);

@@ -1,22 +1,9 @@
 // The audit log, invitations / setup links and API keys carrying a workspace and a role: part of the store
 // contract, run on memory, SQLite and PostgreSQL from contract.test.ts.
 import { expect, it } from "vitest";
-import type { Stores } from "../../src/store/open.js";
+import { type StoreTarget, withStores } from "./store-target.js";
 
-interface Target {
-  open(): Promise<Stores>;
-}
-
-async function withStores<T>(target: Target, f: (s: Stores) => Promise<T>): Promise<T> {
-  const s = await target.open();
-  try {
-    return await f(s);
-  } finally {
-    await s.close();
-  }
-}
-
-export function describeAuditAndInvites(target: Target): void {
+export function describeAuditAndInvites(target: StoreTarget): void {
   it("audit: entries are kept with actor, action, target and detail; listed newest first, by workspace and time; pruned by age", () =>
     withStores(target, async ({ audit }) => {
       expect(await audit.list({})).toEqual([]);
@@ -30,9 +17,21 @@ export function describeAuditAndInvites(target: Target): void {
         detail: { override: { reason: "hotfix", failing: ["c1"] } },
         at: 2_000,
       });
-      const c = await audit.record({ ...base, actorKind: "key", actorId: "k1", actorLabel: "key ci", workspaceId: "w2", action: "POST /api/apps/:id/runs", at: 2_000 });
+      const c = await audit.record({
+        ...base,
+        actorKind: "key",
+        actorId: "k1",
+        actorLabel: "key ci",
+        workspaceId: "w2",
+        action: "POST /api/apps/:id/runs",
+        at: 2_000,
+      });
       expect(a.id).not.toBe(b.id);
-      expect(b).toMatchObject({ at: 2_000, target: "app:x", detail: { override: { reason: "hotfix", failing: ["c1"] } } });
+      expect(b).toMatchObject({
+        at: 2_000,
+        target: "app:x",
+        detail: { override: { reason: "hotfix", failing: ["c1"] } },
+      });
       expect(a.target).toBeUndefined();
       expect(a.detail).toBeUndefined();
       expect((await audit.list({})).map((e) => e.id)).toEqual([c.id, b.id, a.id]);
@@ -47,8 +46,18 @@ export function describeAuditAndInvites(target: Target): void {
     withStores(target, async ({ apps }) => {
       const old = await apps.createKey("before-teams");
       const viewer = await apps.createKey("ro", { workspaceId: "w2", role: "viewer" });
-      expect(await apps.findKey(old.key)).toMatchObject({ id: old.id, name: "before-teams", workspaceId: "default", role: "owner" });
-      expect(await apps.findKey(viewer.key)).toMatchObject({ id: viewer.id, name: "ro", workspaceId: "w2", role: "viewer" });
+      expect(await apps.findKey(old.key)).toMatchObject({
+        id: old.id,
+        name: "before-teams",
+        workspaceId: "default",
+        role: "owner",
+      });
+      expect(await apps.findKey(viewer.key)).toMatchObject({
+        id: viewer.id,
+        name: "ro",
+        workspaceId: "w2",
+        role: "viewer",
+      });
       expect(await apps.findKey(`${viewer.key}x`)).toBeUndefined();
       expect((await apps.listKeys()).map((k) => [k.name, k.workspaceId, k.role])).toEqual([
         ["before-teams", "default", "owner"],

@@ -1,22 +1,9 @@
 // Webhook deliveries and their states, part of the store contract: every backend (memory, SQLite, PostgreSQL)
 // runs it from contract.test.ts through describeStoreContract.
 import { expect, it } from "vitest";
-import type { Stores } from "../../src/store/open.js";
+import { type StoreTarget, withStores } from "./store-target.js";
 
-interface Target {
-  open(): Promise<Stores>;
-}
-
-async function withStores<T>(target: Target, f: (s: Stores) => Promise<T>): Promise<T> {
-  const s = await target.open();
-  try {
-    return await f(s);
-  } finally {
-    await s.close();
-  }
-}
-
-export function describeDeliveries(target: Target): void {
+export function describeDeliveries(target: StoreTarget): void {
   it("deliveries: stored accepted with their payload until settled; recovery lists the old accepted ones, oldest first", () =>
     withStores(target, async ({ triggers }) => {
       const [t] = await triggers.sync("app-d", [{ nodeId: "hook", type: "webhook" }], () => "trig-d");

@@ -1,20 +1,7 @@
 // The knowledge store's part of the store contract (describeStoreContract runs it on every backend): bases,
 // documents, full-text search with CJK words, vector search.
 import { expect, it } from "vitest";
-import type { Stores } from "../../src/store/open.js";
-
-interface Target {
-  open(): Promise<Stores>;
-}
-
-async function withStores<T>(target: Target, f: (s: Stores) => Promise<T>): Promise<T> {
-  const s = await target.open();
-  try {
-    return await f(s);
-  } finally {
-    await s.close();
-  }
-}
+import { type StoreTarget, withStores } from "./store-target.js";
 
 const chunking = {
   separator: "\n\n",
@@ -24,7 +11,7 @@ const chunking = {
   removeUrlsEmails: false,
 };
 
-export function describeKnowledge(target: Target): void {
+export function describeKnowledge(target: StoreTarget): void {
   it("knowledge: bases with their chunking, documents, counts; a taken id and an unknown base are typed errors", () =>
     withStores(target, async ({ knowledge }) => {
       const chunking = {
@@ -136,7 +123,9 @@ export function describeKnowledge(target: Target): void {
       expect(got[1]!.score).toBeGreaterThan(0.95);
       expect(got[0]).toMatchObject({ baseId: "vec", documentName: "v.md", position: 1 });
       expect(await knowledge.searchVector(["missing"], [1, 0, 0], 5)).toEqual([]);
-      expect((await knowledge.searchVector(["vec", "vec2"], [0.5, -0.25, 1], 5)).map((g) => g.baseId)).toContain("vec2");
+      expect((await knowledge.searchVector(["vec", "vec2"], [0.5, -0.25, 1], 5)).map((g) => g.baseId)).toContain(
+        "vec2",
+      );
     }));
 
   it("knowledge: vector search at a few thousand chunks returns the true nearest neighbours", () =>

@@ -1,25 +1,11 @@
 // Schedule bookkeeping, part of the store contract: every backend (memory, SQLite, PostgreSQL) runs it from
 // contract.test.ts through describeStoreContract.
 import { expect, it } from "vitest";
-import type { Stores } from "../../src/store/open.js";
-
-interface Target {
-  open(): Promise<Stores>;
-  openAgain?(): Promise<Stores>;
-}
-
-async function withStores<T>(target: Target, f: (s: Stores) => Promise<T>): Promise<T> {
-  const s = await target.open();
-  try {
-    return await f(s);
-  } finally {
-    await s.close();
-  }
-}
+import { type StoreTarget, withStores } from "./store-target.js";
 
 const ident = { key: "trig-1", appId: "app-1", nodeId: "sched" };
 
-export function describeSchedules(target: Target): void {
+export function describeSchedules(target: StoreTarget): void {
   it("schedules: sync inserts a baseline, keeps an unchanged schedule, resets a changed cron or zone", () =>
     withStores(target, async ({ schedules }) => {
       expect(await schedules.get("trig-1")).toBeUndefined();

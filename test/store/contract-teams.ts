@@ -3,20 +3,7 @@
 import { expect, it } from "vitest";
 import type { Stores } from "../../src/store/open.js";
 import { DEFAULT_WORKSPACE_ID, type SessionRecord } from "../../src/store/teams.js";
-
-interface Target {
-  open(): Promise<Stores>;
-  openAgain?(): Promise<Stores>;
-}
-
-async function withStores<T>(target: Target, f: (s: Stores) => Promise<T>): Promise<T> {
-  const s = await target.open();
-  try {
-    return await f(s);
-  } finally {
-    await s.close();
-  }
-}
+import { type StoreTarget, withStores } from "./store-target.js";
 
 const session = (over: Partial<SessionRecord>): SessionRecord => ({
   tokenHash: "h1",
@@ -28,10 +15,13 @@ const session = (over: Partial<SessionRecord>): SessionRecord => ({
   ...over,
 });
 
-export function describeTeams(target: Target): void {
+export function describeTeams(target: StoreTarget): void {
   it("teams: users are unique by normalised email; the default workspace exists from the start", () =>
     withStores(target, async ({ teams }) => {
-      expect(await teams.getWorkspace(DEFAULT_WORKSPACE_ID)).toMatchObject({ id: DEFAULT_WORKSPACE_ID, name: "Default" });
+      expect(await teams.getWorkspace(DEFAULT_WORKSPACE_ID)).toMatchObject({
+        id: DEFAULT_WORKSPACE_ID,
+        name: "Default",
+      });
       expect(await teams.countUsers()).toBe(0);
       const u = await teams.createUser({ email: "  Ann@Example.COM ", passwordHash: "scrypt$x" });
       expect(u.email).toBe("ann@example.com");
@@ -99,7 +89,7 @@ export function describeTeams(target: Target): void {
 }
 
 /** Two connections to one database see the same accounts and sessions (a second server, a CLI command). */
-export function describeTeamsSharing(target: Target & { openAgain(): Promise<Stores> }): void {
+export function describeTeamsSharing(target: StoreTarget & { openAgain(): Promise<Stores> }): void {
   it("teams: a user and a session made on one connection are seen on another", async () => {
     const a = await target.open();
     const b = await target.openAgain();

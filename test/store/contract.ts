@@ -9,23 +9,16 @@ import type { FormRecord } from "../../src/store/forms.js";
 import type { Stores } from "../../src/store/open.js";
 import type { AttemptRecord, NodeCommit, RunRecord } from "../../src/store/runs.js";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { describeDeliveries } from "./contract-deliveries.js";
-import { describeKnowledge } from "./contract-knowledge.js";
 import { describeAppTests } from "./contract-app-tests.js";
+import { describeAuditAndInvites } from "./contract-audit.js";
+import { describeDeliveries } from "./contract-deliveries.js";
+import { describeIdentities } from "./contract-identities.js";
+import { describeKnowledge } from "./contract-knowledge.js";
 import { describeSchedules } from "./contract-schedules.js";
 import { describeTeams, describeTeamsSharing } from "./contract-teams.js";
-import { describeIdentities } from "./contract-identities.js";
-import { describeAuditAndInvites } from "./contract-audit.js";
+import { type StoreTarget, withStores } from "./store-target.js";
 
-export interface StoreTarget {
-  /** A fresh, empty database. */
-  open(): Promise<Stores>;
-  /**
-   * Another connection to the database `open` last created (a second process or server would use one);
-   * absent for in-process stores.
-   */
-  openAgain?(): Promise<Stores>;
-}
+export type { StoreTarget };
 
 const wf = buildWorkflow({
   nodes: [{ id: "start", type: "start", variables: [] }, tpl("t", "x"), { id: "end", type: "end", outputs: [] }],
@@ -71,15 +64,6 @@ const attempt = (runId: string, key: string, n: number, over: Partial<AttemptRec
 });
 const ev = (runId: string, nodeId: string): RunEvent => ({ type: "node_skipped", runId, key: nodeId, nodeId });
 
-async function withStores<T>(target: StoreTarget, f: (s: Stores) => Promise<T>): Promise<T> {
-  const s = await target.open();
-  try {
-    return await f(s);
-  } finally {
-    await s.close();
-  }
-}
-
 export function describeStoreContract(name: string, target: StoreTarget): void {
   describe(`store contract: ${name}`, () => {
     describeRuns(target);
@@ -102,7 +86,8 @@ export function describeStoreContract(name: string, target: StoreTarget): void {
     describeConversations(target);
     describeKnowledge(target);
     if (target.openAgain) describeSharing(target, target.openAgain.bind(target));
-    if (target.openAgain) describeTeamsSharing({ open: target.open.bind(target), openAgain: target.openAgain.bind(target) });
+    if (target.openAgain)
+      describeTeamsSharing({ open: target.open.bind(target), openAgain: target.openAgain.bind(target) });
   });
 }
 
@@ -682,7 +667,16 @@ function describeProposals(target: StoreTarget): void {
         passed: 1,
         failed: 1,
         was: { passed: 2, failed: 0 },
-        failures: [{ caseId: "c1", caseName: "refund ✓", nodeId: "n", nodeTitle: "Classify", message: "expected a got b", runId: "run_1" }],
+        failures: [
+          {
+            caseId: "c1",
+            caseName: "refund ✓",
+            nodeId: "n",
+            nodeTitle: "Classify",
+            message: "expected a got b",
+            runId: "run_1",
+          },
+        ],
         revisions: 1,
         line: "tests: 1/2 pass (was 2/2)",
       };
@@ -736,7 +730,11 @@ function describeProposals(target: StoreTarget): void {
       const v2 = await apps.addVersion(app.id, { ...wf, name: "second" }, "edit");
       await apps.saveDraft(app.id, { ...wf, name: "edited" }, []);
       const before = (await apps.draft(app.id))!.revision;
-      expect(await apps.restoreDraft(app.id, 1)).toMatchObject({ revision: before + 1, baseVersion: 1, workflow: base.workflow });
+      expect(await apps.restoreDraft(app.id, 1)).toMatchObject({
+        revision: before + 1,
+        baseVersion: 1,
+        workflow: base.workflow,
+      });
       expect(await apps.draft(app.id)).toMatchObject({ revision: before + 1, baseVersion: 1, workflow: base.workflow });
       expect(await apps.restoreDraft(app.id, 99)).toBeUndefined();
       expect(await apps.restoreDraft("nope", 1)).toBeUndefined();
@@ -776,10 +774,17 @@ function describeProposals(target: StoreTarget): void {
 
       // An undo given the workflow to restore (the base with the draft's layout) writes that, not the stored base.
       const d2 = (await apps.draft(app.id))!;
-      const p3 = await apps.createProposal({ ...proposal(app.id, 1), baseRevision: d2.revision, baseWorkflow: d2.workflow });
+      const p3 = await apps.createProposal({
+        ...proposal(app.id, 1),
+        baseRevision: d2.revision,
+        baseWorkflow: d2.workflow,
+      });
       const a3 = (await apps.applyProposal(app.id, p3.id, d2.revision, []))!;
       const placed = { ...d2.workflow, name: "base, placed" };
-      expect(await apps.undoProposal(app.id, p3.id, a3.revision, [], placed)).toMatchObject({ revision: a3.revision + 1, workflow: placed });
+      expect(await apps.undoProposal(app.id, p3.id, a3.revision, [], placed)).toMatchObject({
+        revision: a3.revision + 1,
+        workflow: placed,
+      });
       expect((await apps.draft(app.id))!.workflow).toEqual(placed);
 
       // A proposal that has its base keeps it: applying never overwrites it with the draft's content.

@@ -23,6 +23,12 @@ export const setUnauthorizedHandler = (f: (f: ApiFailure) => void) => {
   onUnauthorized = f;
 };
 
+/** Called when the server refuses an action to the role (an owner may have changed it since the page loaded). */
+let onForbidden: (f: ApiFailure) => void = () => {};
+export const setForbiddenHandler = (f: (f: ApiFailure) => void) => {
+  onForbidden = f;
+};
+
 export async function failure(res: Response): Promise<ApiFailure> {
   let f: ApiFailure;
   try {
@@ -32,6 +38,7 @@ export async function failure(res: Response): Promise<ApiFailure> {
     f = new ApiFailure(res.status, "http", res.statusText);
   }
   if (res.status === 401) onUnauthorized(f);
+  if (res.status === 403 && f.code === "auth.forbidden") onForbidden(f);
   return f;
 }
 

@@ -1,6 +1,6 @@
 import { useSyncExternalStore } from "react";
 
-export { parseRoute, type Route, routePath } from "./routePath";
+export { knowledgePath, parseKnowledgePath, parseRoute, type Route, routePath } from "./routePath";
 
 const listeners = new Set<() => void>();
 const notify = () => {

@@ -20,3 +20,20 @@ export function routePath(r: Route): string {
   const app = `/apps/${encodeURIComponent(r.appId)}`;
   return r.runId ? `${app}/runs/${encodeURIComponent(r.runId)}` : app;
 }
+
+/**
+ * The Knowledge section's paths: `/knowledge` the list of bases, `/knowledge/:id` one base. Undefined for any
+ * other path; a malformed escape names the list.
+ */
+export function parseKnowledgePath(pathname: string): { baseId?: string } | undefined {
+  const m = /^\/knowledge(?:\/([^/]+))?\/?$/.exec(pathname);
+  if (!m) return undefined;
+  if (!m[1]) return {};
+  try {
+    return { baseId: decodeURIComponent(m[1]) };
+  } catch {
+    return {};
+  }
+}
+
+export const knowledgePath = (baseId?: string): string => (baseId ? `/knowledge/${encodeURIComponent(baseId)}` : "/knowledge");

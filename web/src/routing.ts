@@ -40,7 +40,8 @@ const storePath = (): string => {
 
 export function followStoreInUrl(): void {
   useStore.subscribe((s, prev) => {
-    if (syncing || !s.key) return;
+    // Signed in with a key or a session alike (a session has no key: its URLs were never written).
+    if (syncing || (!s.key && !s.me)) return;
     if (s.app?.id === prev.app?.id && s.run.runId === prev.run.runId) return;
     const path = storePath();
     go(path);

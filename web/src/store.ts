@@ -1,7 +1,8 @@
 import { create } from "zustand";
-import { ApiFailure, api, getKey, headers, setKey, setUnauthorizedHandler, stream } from "./api";
+import { ApiFailure, api, getKey, headers, setForbiddenHandler, setKey, setUnauthorizedHandler, stream } from "./api";
 import { autoLayout, type Point } from "./canvas/layout";
 import { positionsForMissing } from "./canvas/placement";
+import { closeStep, type EditHistory, emptyHistory, recordEdit, redoStep, undoStep } from "./draft/history";
 import { type NodeMark, type ReviewView, reviewView } from "./review/view";
 import type {
   AppInfo,
@@ -22,7 +23,7 @@ import type {
   Workflow,
 } from "./types";
 
-export type Panel = "inspector" | "run" | "chat" | "versions" | "logs" | "env";
+export type Panel = "inspector" | "run" | "chat" | "versions" | "logs" | "tests" | "env";
 export type NodeStatus = "running" | "succeeded" | "failed" | "exception" | "skipped" | "paused";
 /** How a node is marked on the canvas by a proposal under review. */
 export type Highlight = NodeMark;
@@ -90,8 +91,24 @@ export interface Conversation {
 export interface Me {
   kind: "key" | "session";
   user?: { id: string; email: string };
+  workspace?: { id: string; name: string };
   role: string;
   permissions: string[];
+}
+
+/** A workspace the signed-in account belongs to (GET /api/auth/workspaces), for the header's switcher. */
+export interface WorkspaceChoice {
+  workspace: { id: string; name: string };
+  role: string;
+  current: boolean;
+}
+
+/** The Members panel's view of the workspace: its members and the invitations not used yet. */
+export interface Team {
+  members: Array<{ userId: string; email?: string; role: string; since: number }>;
+  invites: Array<{ id: string; role: string; createdAt: number; expiresAt: number }>;
+  /** The link of the invitation just made: shown once, to copy (the server keeps only its hash). */
+  lastLink?: { url: string; role: string };
 }
 
 interface State {
@@ -101,6 +118,9 @@ interface State {
   /** The page asked the server whether its cookie is still a session (false until then: no login flash). */
   sessionChecked: boolean;
   authError?: string;
+  /** The account's workspaces (one entry for a key); the switcher shows when there are several. */
+  workspaces: WorkspaceChoice[];
+  team?: Team;
   apps: AppInfo[];
   nodeTypes: NodeTypeInfo[];
   app?: AppInfo;
@@ -131,12 +151,29 @@ interface State {
   /** The server's word on Undo (GET /undo) at draft revision `revision`: judged by content, not revision. */
   undoState?: { available: boolean; revision: number };
   diff?: { version: number; against: number | null; diff: WorkflowDiff };
+  /**
+   * Undo/redo of the editor's edits since the draft was last loaded from the server. Applying an AI proposal or
+   * its Undo loads the draft again and so starts a new history: AI changes have their own Undo (Versions).
+   */
+  history: EditHistory;
 
   login(key: string): Promise<void>;
   /** Sign in with email and password (a session cookie); the message on failure never says which was wrong. */
   signIn(email: string, password: string): Promise<void>;
   /** On page load without a key: continue the browser's session if the server still has it. */
   resumeSession(): Promise<void>;
+  /** Use a `?link=` token (an invitation, the setup link, a sign-in link) and enter the studio signed in. */
+  acceptLink(token: string, account?: { email: string; password: string }): Promise<void>;
+  /** Ask the server again who we are: a role an owner changed applies to the buttons at once. */
+  refreshMe(): Promise<void>;
+  switchWorkspace(workspaceId: string): Promise<void>;
+  loadTeam(): Promise<void>;
+  /** A single-use invitation link with a role; the answer's URL is kept in `team.lastLink` to copy. */
+  invite(role: string): Promise<void>;
+  revokeInvite(inviteId: string): Promise<void>;
+  setMemberRole(userId: string, role: string): Promise<void>;
+  removeMember(userId: string): Promise<void>;
+  resetPassword(userId: string, password: string): Promise<boolean>;
   /** Whether the signed-in role has a permission (src/server/auth/permissions.ts). */
   can(permission: string): boolean;
   logout(message?: string): void;
@@ -151,9 +188,19 @@ interface State {
   select(id?: string): void;
   setPanel(p: Panel): void;
   updateNode(id: string, patch: Partial<Pick<WfNode, "title" | "config">>): void;
-  setDraft(wf: Workflow): void;
-  /** Dragged or laid-out positions; `edit` marks the draft unsaved (auto-placement of new nodes does not). */
-  moveNodes(pos: Record<string, Point>, edit: boolean): void;
+  /** An edit of the draft: one undo step (`step` names a gesture whose edits join into one, see history.ts). */
+  setDraft(wf: Workflow, step?: string): void;
+  /**
+   * Dragged or laid-out positions; `edit` marks the draft unsaved and is an undo step (auto-placement of new
+   * nodes is neither); `step` names the drag, whose frames are one step.
+   */
+  moveNodes(pos: Record<string, Point>, edit: boolean, step?: string): void;
+  /** Ctrl+Z: the draft as it was before the last edit (autosaved like any edit). */
+  undoEdit(): void;
+  /** Shift+Ctrl+Z: the edit undone last, again. */
+  redoEdit(): void;
+  /** A field was left: the next edit, even of the same field, is a new undo step. */
+  endEditStep(): void;
   placeMissing(): Promise<void>;
   autoLayoutAll(): Promise<void>;
   save(): Promise<boolean>;
@@ -284,6 +331,12 @@ export const useStore = create<State>((set, get) => {
       return { chat: { ...s.chat, entries } };
     });
 
+  /** An undone or redone step becomes the draft: an edit like any other (autosaved), the selection kept if it is still there. */
+  const showStep = (draft: Workflow, history: EditHistory) => {
+    set((s) => ({ draft, history, dirty: true, edits: s.edits + 1, selected: draft.nodes.some((n) => n.id === s.selected) ? s.selected : undefined }));
+    scheduleValidate();
+  };
+
   const appPath = (rest: string) => `/api/apps/${get().app!.id}${rest}`;
 
   type StoredMessage = { role: "user" | "assistant"; text: string; outcome?: TurnOutcome; notApplied?: boolean; decision?: ProposalDecision };
@@ -313,16 +366,31 @@ export const useStore = create<State>((set, get) => {
     else if (get().me) get().logout(SESSION_ENDED);
   });
 
+  setForbiddenHandler(() => void get().refreshMe());
+
   const enter = async () => {
     const me = await api<Me>("/api/auth/me");
     const { apps } = await api<{ apps: AppInfo[] }>("/api/apps");
     const { nodeTypes } = await api<{ nodeTypes: NodeTypeInfo[] }>("/api/node-types");
-    return { me, apps, nodeTypes };
+    const { workspaces } = await api<{ workspaces: WorkspaceChoice[] }>("/api/auth/workspaces");
+    return { me, apps, nodeTypes, workspaces, team: undefined };
+  };
+
+  /** A members change, then the panel's lists again; a refusal is said where the user is. */
+  const teamChange = async (path: string, init: { method?: string; json?: unknown }, done?: string) => {
+    try {
+      await api(path, init);
+      if (done) get().say("ok", done);
+    } catch (e) {
+      get().say("error", errText(e));
+    }
+    await get().loadTeam();
   };
 
   return {
     key: getKey(),
     sessionChecked: false,
+    workspaces: [],
     apps: [],
     nodeTypes: [],
     dirty: false,
@@ -336,6 +404,7 @@ export const useStore = create<State>((set, get) => {
     conversation: { turns: [] },
     chat: { entries: [], busy: false },
     versions: [],
+    history: emptyHistory(),
 
     say(kind, text) {
       const notice = { kind, text };
@@ -389,6 +458,64 @@ export const useStore = create<State>((set, get) => {
       }
       set({ sessionChecked: true });
     },
+    async acceptLink(token, account) {
+      setKey("");
+      set({ authError: undefined });
+      const res = await fetch(`/api/invites/${encodeURIComponent(token)}/accept`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-weft-client": "studio" },
+        body: JSON.stringify(account ?? {}),
+      });
+      if (!res.ok) {
+        const body = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+        throw new ApiFailure(res.status, body.error?.code ?? "http", signInRefusal(res.status, body.error?.message));
+      }
+      set({ key: "", sessionChecked: true, ...(await enter()) });
+    },
+    async refreshMe() {
+      if (!get().me) return;
+      try {
+        set({ me: await api<Me>("/api/auth/me") });
+      } catch {
+        // A 401 has already led back to the sign-in.
+      }
+    },
+    async switchWorkspace(workspaceId) {
+      if (get().app && !(await flushDraft().then(() => true, () => false))) return;
+      try {
+        await api("/api/auth/switch", { json: { workspaceId } });
+        set({ app: undefined, saved: undefined, draft: undefined, review: undefined, notice: undefined, ...(await enter()) });
+      } catch (e) {
+        get().say("error", errText(e));
+      }
+    },
+    async loadTeam() {
+      const { members } = await api<{ members: Team["members"] }>("/api/members");
+      const { invites } = get().can("members.manage") ? await api<{ invites: Team["invites"] }>("/api/members/invites") : { invites: [] };
+      set((s) => ({ team: { members, invites, lastLink: s.team?.lastLink } }));
+    },
+    async invite(role) {
+      try {
+        const r = await api<{ url: string }>("/api/members/invites", { json: { role } });
+        set((s) => ({ team: { members: s.team?.members ?? [], invites: s.team?.invites ?? [], lastLink: { url: r.url, role } } }));
+      } catch (e) {
+        get().say("error", errText(e));
+      }
+      await get().loadTeam();
+    },
+    revokeInvite: (id) => teamChange(`/api/members/invites/${encodeURIComponent(id)}`, { method: "DELETE" }, "invitation revoked"),
+    setMemberRole: (userId, role) => teamChange(`/api/members/${encodeURIComponent(userId)}`, { method: "PUT", json: { role } }, `role changed to ${role}`),
+    removeMember: (userId) => teamChange(`/api/members/${encodeURIComponent(userId)}`, { method: "DELETE" }, "member removed"),
+    async resetPassword(userId, password) {
+      try {
+        const r = await api<{ sessionsEnded: number }>(`/api/members/${encodeURIComponent(userId)}/password`, { json: { password } });
+        get().say("ok", `password reset; ${r.sessionsEnded} session(s) signed out`);
+        return true;
+      } catch (e) {
+        get().say("error", errText(e));
+        return false;
+      }
+    },
     can(permission) {
       const me = get().me;
       return me === undefined || me.permissions.includes(permission);
@@ -397,7 +524,7 @@ export const useStore = create<State>((set, get) => {
       if (get().me?.kind === "session")
         void fetch("/api/auth/logout", { method: "POST", headers: headers({ "content-type": "application/json" }), body: "{}" }).catch(() => {});
       setKey("");
-      set({ key: "", me: undefined, sessionChecked: true, app: undefined, apps: [], nodeTypes: [], saved: undefined, draft: undefined, notice: undefined, authError: message });
+      set({ key: "", me: undefined, workspaces: [], team: undefined, sessionChecked: true, app: undefined, apps: [], nodeTypes: [], saved: undefined, draft: undefined, notice: undefined, authError: message });
     },
     async loadApps() {
       const { apps } = await api<{ apps: AppInfo[] }>("/api/apps");
@@ -423,8 +550,10 @@ export const useStore = create<State>((set, get) => {
     },
     async openApp(id) {
       try {
+        // The role may have changed since sign-in (an owner's doing): the editor's buttons follow the current one.
+        await get().refreshMe();
         const { app } = await api<{ app: AppInfo }>(`/api/apps/${id}`);
-        set({ app, panel: "inspector", selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, review: undefined });
+        set({ app, history: emptyHistory(), panel: "inspector", selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, review: undefined });
         await get().reloadWorkflow();
         const { messages } = await api<{ messages: StoredMessage[] }>(`/api/apps/${id}/messages`);
         set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text, ...(m.outcome ? { outcome: m.outcome, notApplied: m.notApplied ?? m.outcome.kind === "rejected" } : {}), ...(m.decision ? { decision: m.decision } : {}) })), busy: false } });
@@ -437,8 +566,13 @@ export const useStore = create<State>((set, get) => {
     },
     closeApp() {
       cancelValidate();
-      set({ app: undefined, saved: undefined, draft: undefined, selected: undefined, notice: undefined, review: undefined });
-      void get().loadApps();
+      set({ app: undefined, saved: undefined, draft: undefined, selected: undefined, notice: undefined, review: undefined, history: emptyHistory() });
+      // A 401 (signed out, removed from the workspace) has already led back to the sign-in.
+      void get()
+        .loadApps()
+        .catch((e) => !(e instanceof ApiFailure && e.status === 401) && get().say("error", errText(e)));
+      // The list's buttons (import, members) follow the role as it is now.
+      void get().refreshMe();
     },
     async reloadWorkflow() {
       const app = get().app;
@@ -447,6 +581,7 @@ export const useStore = create<State>((set, get) => {
         api<VersionBody>(`/api/apps/${app.id}/workflow`),
         api<DraftView>(`/api/apps/${app.id}/draft`),
       ]);
+      const shown = get().draft;
       applyVersion(v);
       // The editor shows the server draft, errors and all; unchanged, it is the version as analysed with its ports.
       if (d.dirty || d.baseVersion !== v.version) {
@@ -454,7 +589,10 @@ export const useStore = create<State>((set, get) => {
         cancelValidate();
         set({ draft: structuredClone(d.workflow), dirty: true, diagnostics: r.diagnostics, ...(r.ports ? { ports: { ...v.ports, ...r.ports } } : {}) });
       }
-      set((s) => ({ draftRevision: d.revision, draftLoads: s.draftLoads + 1 }));
+      // Another content (an AI change applied or undone, someone else's draft) starts a new history; the same
+      // content (a publish) keeps it.
+      const same = shown !== undefined && JSON.stringify(shown) === JSON.stringify(get().draft);
+      set((s) => ({ draftRevision: d.revision, draftLoads: s.draftLoads + 1, ...(same ? {} : { history: emptyHistory() }) }));
     },
     async importVersion(yaml) {
       const app = get().app!;
@@ -466,23 +604,51 @@ export const useStore = create<State>((set, get) => {
     },
     // Picking a node while a proposal is reviewed shows its field changes, whichever tab was open.
     select: (id) =>
-      set((s) => ({ selected: id, panel: id && (s.panel === "versions" || (s.review && !s.review.hidden)) ? "inspector" : s.panel })),
+      set((s) => ({
+        selected: id,
+        panel: id && (s.panel === "versions" || (s.review && !s.review.hidden)) ? "inspector" : s.panel,
+        history: id === s.selected ? s.history : closeStep(s.history),
+      })),
     setPanel: (panel) => set({ panel }),
     updateNode(id, patch) {
       const wf = get().draft;
       if (!wf) return;
       const next = { ...wf, nodes: wf.nodes.map((n) => (n.id === id ? { ...n, ...patch } : n)) };
-      set((s) => ({ draft: next, dirty: true, edits: s.edits + 1 }));
+      // Typing into one field of one node is one undo step, however many keystrokes.
+      const step = `node:${id}:${Object.keys(patch).sort().join(",")}`;
+      set((s) => ({ draft: next, dirty: true, edits: s.edits + 1, history: recordEdit(s.history, wf, step) }));
       scheduleValidate();
     },
-    setDraft(wf) {
-      set((s) => ({ draft: wf, dirty: true, edits: s.edits + 1 }));
+    setDraft(wf, step) {
+      set((s) => ({ draft: wf, dirty: true, edits: s.edits + 1, history: s.draft ? recordEdit(s.history, s.draft, step) : s.history }));
       scheduleValidate();
     },
-    moveNodes(pos, edit) {
+    moveNodes(pos, edit, step) {
       const wf = get().draft;
       if (!wf) return;
-      set((s) => ({ draft: withPositions(wf, pos), dirty: s.dirty || edit, edits: edit ? s.edits + 1 : s.edits }));
+      // A drag ends with a frame at the same place, and a click is a drag of no distance: neither is a step.
+      const moves = Object.entries(pos).some(([id, p]) => {
+        const old = wf.nodes.find((n) => n.id === id)?.canvas?.position as Point | undefined;
+        return !old || old.x !== p.x || old.y !== p.y;
+      });
+      if (!moves) return;
+      set((s) => ({
+        draft: withPositions(wf, pos),
+        dirty: s.dirty || edit,
+        edits: edit ? s.edits + 1 : s.edits,
+        history: edit ? recordEdit(s.history, wf, step) : s.history,
+      }));
+    },
+    endEditStep: () => set((s) => (s.history.open === undefined ? {} : { history: closeStep(s.history) })),
+    undoEdit() {
+      const { draft, history } = get();
+      const r = draft && undoStep(history, draft);
+      if (r) showStep(r.draft, r.history);
+    },
+    redoEdit() {
+      const { draft, history } = get();
+      const r = draft && redoStep(history, draft);
+      if (r) showStep(r.draft, r.history);
     },
     async placeMissing() {
       const { draft, ports } = get();
@@ -588,6 +754,11 @@ export const useStore = create<State>((set, get) => {
           return { run };
         });
       });
+      // A run the server did not start (a test run, `weft run --db`) has no event log: its record says how it ended.
+      if (get().run.status === "running") {
+        const rec = await api<{ status: string; outputs?: Record<string, unknown>; error?: RunState["error"] }>(`/api/runs/${runId}`);
+        if (rec.status !== "running") set((s) => ({ run: { ...s.run, status: rec.status, outputs: rec.outputs, error: rec.error } }));
+      }
       const { trace } = await api<{ trace: AttemptRecord[] }>(`/api/runs/${runId}/trace`);
       set((s) => ({ run: { ...s.run, trace } }));
       if (get().run.status === "paused") {
@@ -665,6 +836,7 @@ export const useStore = create<State>((set, get) => {
         draft: structuredClone(v.workflow),
         dirty: true,
         edits: s.edits + 1,
+        history: s.draft ? recordEdit(s.history, s.draft) : s.history,
         diagnostics: v.diagnostics,
         ports: v.ports,
         selected: undefined,

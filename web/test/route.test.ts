@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRoute, routePath } from "../src/routePath";
+import { knowledgePath, parseKnowledgePath, parseRoute, routePath } from "../src/routePath";
 
 describe("studio deep links", () => {
   it("reads the app list, an app and one of its runs from a path", () => {
@@ -22,5 +22,17 @@ describe("studio deep links", () => {
     expect(routePath({ appId: "a b" })).toBe("/apps/a%20b");
     expect(routePath({ appId: "a", runId: "r/1" })).toBe("/apps/a/runs/r%2F1");
     for (const r of [{ appId: "a b" }, { appId: "x", runId: "r/1" }]) expect(parseRoute(routePath(r))).toEqual(r);
+  });
+
+  it("reads and writes the Knowledge section's paths, and names nothing for others", () => {
+    expect(parseKnowledgePath("/knowledge")).toEqual({});
+    expect(parseKnowledgePath("/knowledge/")).toEqual({});
+    expect(parseKnowledgePath("/knowledge/kb%201")).toEqual({ baseId: "kb 1" });
+    expect(parseKnowledgePath("/knowledge/%E0%A4%A")).toEqual({});
+    expect(parseKnowledgePath("/knowledge/a/b")).toBeUndefined();
+    expect(parseKnowledgePath("/knowledgebase")).toBeUndefined();
+    expect(parseKnowledgePath("/apps/knowledge")).toBeUndefined();
+    expect(parseRoute("/knowledge/x")).toEqual({});
+    for (const id of [undefined, "kb 1", "a/b"]) expect(parseKnowledgePath(knowledgePath(id))).toEqual(id ? { baseId: id } : {});
   });
 });

@@ -8,7 +8,11 @@ import { parseDslVersion } from "./version.js";
 import { writeYaml } from "./yaml.js";
 
 export interface ExportDifyOptions {
-  /** DSL version to write; by default the imported one, else the lowest that covers the node types used. */
+  /**
+   * DSL version to write; by default the version of what we write: the current one (or newer where a node type
+   * needs it), also for a file imported at an older version — the document is written in today's form, and
+   * re-importing our own export must not warn that it is older (issue 36 item 7).
+   */
   version?: string;
 }
 
@@ -28,8 +32,7 @@ export function toDifyDocument(input: Workflow, opts: ExportDifyOptions = {}): J
   }
   const wf = completeForDify(input);
   const meta = difyMetaOf(wf) ?? {};
-  const version =
-    opts.version ?? (typeof meta.version === "string" ? meta.version : versionNeededBy(wf.nodes.map((n) => n.type)));
+  const version = opts.version ?? versionNeededBy(wf.nodes.map((n) => n.type));
   if (!parseDslVersion(version)) {
     throw new WeftError(
       "dsl_export_bad_version",

@@ -102,6 +102,7 @@ export const ROUTE_TABLE: Record<string, RouteNeed> = {
   "DELETE /api/knowledge/:id": "knowledge.edit",
   "GET /api/knowledge/:id/documents": "knowledge.read",
   "POST /api/knowledge/:id/documents": "knowledge.edit",
+  "POST /api/knowledge/:id/preview": "knowledge.edit",
   "DELETE /api/knowledge/:id/documents/:doc": "knowledge.edit",
   "POST /api/knowledge/:id/search": "knowledge.read",
 

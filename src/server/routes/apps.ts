@@ -32,6 +32,15 @@ const versionBody = async (v: VersionRecord, deps: ServerDeps) => ({
   ports: portsOf(v.workflow),
 });
 
+/**
+ * An imported app's diagnostics: the analyser's, and the knowledge bases it names that this server does not
+ * serve (the canvas's `knowledge.unserved` warning, said before the app is opened).
+ */
+async function importDiagnostics(workflow: Workflow, deps: ServerDeps) {
+  const unserved = (await servingDiagnostics(workflow, deps.services)).filter((d) => d.code === "knowledge.unserved");
+  return [...analyse(workflow).diagnostics, ...unserved];
+}
+
 /** Equal once written as Dify YAML; a workflow that cannot be exported is taken as different (a version is recorded). */
 function sameAsExported(a: Workflow, b: Workflow): boolean {
   try {
@@ -138,7 +147,7 @@ export function appRoutes(deps: ServerDeps): Hono {
   r.post("/import", async (c) => {
     const { dsl, tests: sideFile } = await importBody(c.req.header("content-type"), await c.req.text());
     const { workflow, warnings, secrets } = importYaml(dsl);
-    const diagnostics = analyse(workflow).diagnostics;
+    const diagnostics = await importDiagnostics(workflow, deps);
     const { app, version } = await apps.createApp(
       { name: workflow.name, mode: workflow.mode, description: workflow.description },
       workflow,
@@ -224,7 +233,7 @@ export function appRoutes(deps: ServerDeps): Hono {
         ...versionSummary(v),
         unchanged,
         warnings: [...warnings, ...envWarnings],
-        diagnostics: analyse(workflow).diagnostics,
+        diagnostics: await importDiagnostics(workflow, deps),
       },
       unchanged ? 200 : 201,
     );

@@ -19,6 +19,7 @@ import { isContainerType, type Placed, type Point, savedPosition, sizesOf } from
 import { needsPlacing } from "./placement";
 import { addNode } from "./addNode";
 import { InsertEdge } from "./InsertEdge";
+import { PortInsertContext, type PortPick, PortPalette } from "./PortInsert";
 import { PALETTE_DRAG_TYPE } from "./NodePalette";
 import { copySelected, duplicateSelected, paste } from "./clipboard";
 import { type CardData, NodeCard } from "./NodeCard";
@@ -118,15 +119,22 @@ function Flow() {
     void setViewport(initialViewport(Object.values(boxes), entryNode ? boxes[entryNode.id] : undefined, clientWidth, clientHeight)).then(() => setViewReady(viewNonce));
   }, [draft, allPlaced, viewNonce, positions, sizes, typeInfo, setViewport, placedRound]);
 
-  // Ctrl/⌘ + C, V, D: copy, paste, duplicate the selected node — not while typing in a field.
+  // Ctrl/⌘ + C, V, D: copy, paste, duplicate the selected node; Z / Shift+Z (or Y): undo, redo — not while
+  // typing in a field, where the browser's own undo of the text applies.
   useEffect(() => {
     if (readOnly) return;
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement | null;
       if (!(e.ctrlKey || e.metaKey) || e.altKey || (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)))) return;
+      const key = e.key.toLowerCase();
+      if (key === "z" || key === "y") {
+        e.preventDefault();
+        if (key === "y" || e.shiftKey) useStore.getState().redoEdit();
+        else useStore.getState().undoEdit();
+        return;
+      }
       // Text selected on the page is the user's to copy.
       if (window.getSelection()?.toString()) return;
-      const key = e.key.toLowerCase();
       const done = key === "c" ? copySelected() : key === "v" ? paste() : key === "d" ? duplicateSelected() : false;
       if (done) e.preventDefault();
     };
@@ -210,13 +218,25 @@ function Flow() {
     [draft, statuses, edgeMarks, readOnly],
   );
 
+  // A port's "+" opens the palette beside it, in the canvas area's coordinates.
+  const [portPick, setPortPick] = useState<PortPick>();
+  const openPortPalette = useCallback((id: string, port: string, button: HTMLElement) => {
+    const area = wrapper.current?.getBoundingClientRect();
+    const b = button.getBoundingClientRect();
+    if (!area) return;
+    setPortPick((p) => (p?.id === id && p.port === port ? undefined : { id, port, x: b.right - area.left + 6, y: b.top - area.top }));
+  }, []);
+  useEffect(() => setPortPick(undefined), [viewNonce, readOnly]);
+
+  // Each drag is one undo step, however many frames it writes.
+  const drags = useRef(0);
   const onNodesChange = useCallback(
     (changes: NodeChange[]) => {
       // Dragging writes the position into the draft (saved with the next version); React Flow owns nothing else.
       if (readOnly) return;
       const moved: Record<string, Point> = {};
       for (const c of changes) if (c.type === "position" && c.position && c.dragging !== undefined) moved[c.id] = { x: Math.round(c.position.x), y: Math.round(c.position.y) };
-      if (Object.keys(moved).length) moveNodes(moved, true);
+      if (Object.keys(moved).length) moveNodes(moved, true, `drag:${drags.current}`);
     },
     [moveNodes, readOnly],
   );
@@ -258,6 +278,7 @@ function Flow() {
       className={`flow-wrap lod-${detailLevel(zoom)} ${review ? "reviewing" : ""}`}
       style={{ "--zoom": zoom } as React.CSSProperties}
     >
+      <PortInsertContext.Provider value={readOnly ? undefined : openPortPalette}>
       <ReactFlow
         nodes={nodes}
         edges={edges}
@@ -277,8 +298,13 @@ function Flow() {
           void addNode(type, { at: { x: Math.round(p.x), y: Math.round(p.y) } });
         }}
         onNodesChange={onNodesChange}
+        onNodeDragStart={() => drags.current++}
         onNodeClick={(_, n) => select(n.id)}
-        onPaneClick={() => select(undefined)}
+        onPaneClick={() => {
+          select(undefined);
+          setPortPick(undefined);
+        }}
+        onMoveStart={(e) => e && setPortPick(undefined)}
         onConnect={readOnly ? undefined : onConnect}
         onDelete={readOnly ? undefined : onDelete}
         nodesConnectable={!readOnly}
@@ -303,6 +329,8 @@ function Flow() {
         <Controls showInteractive={false} fitViewOptions={{ padding: FIT_PADDING, maxZoom: 1, minZoom: FIT_MIN_ZOOM }} />
         <ZoomReadout />
       </ReactFlow>
+      </PortInsertContext.Provider>
+      {portPick && !readOnly && <PortPalette pick={portPick} onClose={() => setPortPick(undefined)} />}
     </div>
   );
 }

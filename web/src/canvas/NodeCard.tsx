@@ -6,6 +6,7 @@ import type { Highlight, NodeStatus } from "../store";
 import type { Diagnostic, WfNode, Workflow } from "../types";
 import { HEAD_HEIGHT, isContainerStartType, PORT_ROW, portRows } from "./layout";
 import { TypeIcon } from "./nodeLook";
+import { PortAddButton } from "./PortInsert";
 import { portLabel, summary } from "./summary";
 
 export interface CardData extends Record<string, unknown> {
@@ -102,10 +103,16 @@ export const NodeCard = memo(function NodeCard({ data, selected }: NodeProps) {
           <div className="wf-port" key={p} style={{ top: HEAD_HEIGHT + i * PORT_ROW }} data-port={p}>
             <span className="wf-port-label">{portLabel(d.workflow, d.node, p)}</span>
             <Handle type="source" position={Position.Right} id={p} className="wf-handle" style={{ top: PORT_ROW / 2 }} />
+            <PortAddButton nodeId={d.node.id} port={p} top={PORT_ROW / 2} />
           </div>
         ))
       ) : (
-        d.ports.length > 0 && <Handle type="source" position={Position.Right} id={d.ports[0]!} className="wf-handle" style={{ top: HEAD_HEIGHT / 2 }} />
+        d.ports.length > 0 && (
+          <>
+            <Handle type="source" position={Position.Right} id={d.ports[0]!} className="wf-handle" style={{ top: HEAD_HEIGHT / 2 }} />
+            <PortAddButton nodeId={d.node.id} port={d.ports[0]!} top={HEAD_HEIGHT / 2} />
+          </>
+        )
       )}
       <DiagStrip diagnostics={d.diagnostics} />
     </div>

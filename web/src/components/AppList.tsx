@@ -1,12 +1,17 @@
 import { useState } from "react";
+import { go } from "../route";
 import { useStore } from "../store";
 import { ImportDialog } from "./ImportDialog";
+import { MembersPanel } from "./MembersPanel";
 import { Notice } from "./Notice";
+import { WorkspaceSwitcher } from "./WorkspaceSwitcher";
 
 export function AppList() {
   const apps = useStore((s) => s.apps);
   const me = useStore((s) => s.me);
   const canEdit = useStore((s) => s.can("app.edit"));
+  const canManage = useStore((s) => s.can("members.manage"));
+  const [members, setMembers] = useState(false);
   const { openApp, createApp, importNew, deleteApp, logout } = useStore.getState();
   const [name, setName] = useState("");
   const [mode, setMode] = useState<"workflow" | "advanced-chat">("workflow");
@@ -15,6 +20,10 @@ export function AppList() {
     <div className="app-list" data-testid="app-list">
       <header className="topbar">
         <h1>Weft</h1>
+        <WorkspaceSwitcher />
+        <a href="/knowledge" data-testid="nav-knowledge" onClick={(e) => (e.preventDefault(), go("/knowledge"))}>
+          Knowledge
+        </a>
         <span className="spacer" />
         {me?.user && (
           <span className="muted" data-testid="whoami">
@@ -24,11 +33,17 @@ export function AppList() {
         <button type="button" data-testid="import-new" disabled={!canEdit} onClick={() => setImporting(true)}>
           Import DSL file
         </button>
+        {canManage && (
+          <button type="button" data-testid="members-open" aria-expanded={members} onClick={() => setMembers((m) => !m)}>
+            Members
+          </button>
+        )}
         <button type="button" data-testid="logout" onClick={() => logout()}>
           Log out
         </button>
       </header>
       <Notice />
+      {members && canManage && <MembersPanel onClose={() => setMembers(false)} />}
       {importing && (
         <ImportDialog
           title="Import a Dify DSL file as a new app"

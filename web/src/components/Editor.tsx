@@ -13,9 +13,11 @@ import { ChatPanel } from "./ChatPanel";
 import { VersionsPanel } from "./VersionsPanel";
 import { EnvPanel } from "./EnvPanel";
 import { LogsPanel } from "../run/LogsPanel";
+import { TestsPanel } from "../tests/TestsPanel";
 import { leaveApp } from "../draft/autosave";
 import { PublishButton } from "../draft/PublishButton";
 import { DraftConflict, SaveStatus } from "../draft/SaveStatus";
+import { EditHistoryButtons } from "../draft/EditHistoryButtons";
 
 const PANELS: Array<[Panel, string]> = [
   ["inspector", "Inspector"],
@@ -23,6 +25,7 @@ const PANELS: Array<[Panel, string]> = [
   ["chat", "Agent"],
   ["versions", "Versions"],
   ["logs", "Logs"],
+  ["tests", "Tests"],
   ["env", "Env"],
 ];
 
@@ -74,6 +77,7 @@ export function Editor() {
           {errors} error(s), {warnings} warning(s)
         </span>
         <span className="spacer" />
+        <EditHistoryButtons disabled={reviewing || !canEdit} />
         {!reviewing && canEdit && <AddNode />}
         <button type="button" data-testid="auto-layout" disabled={reviewing || !canEdit} title="Lay out every node again (saved positions are replaced)" onClick={() => void autoLayoutAll()}>
           Auto-layout
@@ -119,6 +123,7 @@ export function Editor() {
             {panel === "chat" && <ChatPanel />}
             {panel === "versions" && <VersionsPanel />}
             {panel === "logs" && <LogsPanel />}
+            {panel === "tests" && <TestsPanel />}
             {panel === "env" && <EnvPanel />}
           </div>
         </aside>

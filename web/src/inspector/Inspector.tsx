@@ -59,7 +59,8 @@ export function Inspector() {
   const keyDiags = (keys: string[]) => nodeDiags.filter((d) => d.field && keys.some((k) => d.field === k || d.field!.startsWith(`${k}.`) || d.field!.startsWith(`${k}[`)));
   const ctx = { nodeId: node.id, templates: new Set(TEMPLATE_PATHS[node.type] ?? []), options: FIELD_OPTIONS[node.type] };
   return (
-    <div className="inspector" data-testid="inspector" data-node={node.id}>
+    // Leaving a field ends its undo step: typing in one field is one step, the next field another.
+    <div className="inspector" data-testid="inspector" data-node={node.id} onBlurCapture={() => useStore.getState().endEditStep()}>
       <div className="insp-head">
         <TypeIcon type={node.type} category={info?.category ?? ""} size={18} />
         <input className="insp-title" data-testid="field-title" value={node.title} placeholder={info?.label ?? node.type} onChange={(e) => updateNode(node.id, { title: e.target.value })} />

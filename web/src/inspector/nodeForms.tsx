@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { KnowledgePicker } from "../knowledge/KnowledgePicker";
 import { CodeEditor } from "./CodeEditor";
 import { ConditionBuilder } from "./ConditionBuilder";
 import { BindingList, CodeOutputs, CodeWithLanguage, ModelField, PromptMessages, StartVariables } from "./widgets";
@@ -34,6 +35,9 @@ export const NODE_FORMS: Record<string, { sections: Section[]; hide?: string[] }
       { title: "Model", keys: ["model"], render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} /> },
       { title: "Prompt", keys: ["prompt_template"], render: (p) => <PromptMessages nodeId={p.nodeId} value={p.config.prompt_template} onChange={(prompt_template) => p.patch({ prompt_template })} /> },
     ],
+  },
+  "knowledge-retrieval": {
+    sections: [{ title: "Knowledge bases", keys: ["dataset_ids"], render: (p) => <KnowledgePicker value={p.config.dataset_ids} onChange={(dataset_ids) => p.patch({ dataset_ids })} /> }],
   },
   "question-classifier": { sections: [{ title: "Model", keys: ["model"], render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} /> }] },
   "parameter-extractor": { sections: [{ title: "Model", keys: ["model"], render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} /> }] },

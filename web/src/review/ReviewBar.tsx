@@ -4,6 +4,7 @@ import { useSaveState } from "../draft/autosave";
 import { useStore } from "../store";
 import type { Diagnostic, Workflow } from "../types";
 import { diffCounts } from "./view";
+import { TraceLink } from "../tests/ReportView";
 
 function DiagList({ wf, diagnostics, testId }: { wf: Workflow; diagnostics: Diagnostic[]; testId: string }) {
   return (
@@ -86,17 +87,18 @@ export function ReviewBar() {
       {p.tests && (
         <div data-testid="proposal-tests" data-failed={p.tests.failed}>
           <p className={p.tests.failed > 0 ? "err-text" : "ok-text small"}>
-            {p.tests.failed > 0 || p.tests.mode !== "cases" ? p.tests.line : `tests: ${p.tests.passed}/${p.tests.passed + p.tests.failed} pass${p.tests.was ? ` (was ${p.tests.was.passed}/${p.tests.was.passed + p.tests.was.failed})` : ""}`}
+            {/* With cases, the head here and each failing case below (its line, its run's trace). */}
+            {p.tests.mode !== "cases" ? p.tests.line : `tests: ${p.tests.passed}/${p.tests.passed + p.tests.failed} pass${p.tests.was ? ` (was ${p.tests.was.passed}/${p.tests.was.passed + p.tests.was.failed})` : ""}`}
           </p>
           {p.tests.failures.length > 0 && (
             <ul className="diag-list small" data-testid="proposal-test-failures">
               {p.tests.failures.map((f) => (
-                <li key={`${f.caseName}-${f.runId ?? ""}`}>
+                <li key={`${f.caseName}-${f.runId ?? ""}`} data-testid="proposal-test-failure" data-case={f.caseName}>
                   {f.message}
                   {f.runId && (
                     <>
                       {" "}
-                      <span className="muted">(run {f.runId})</span>
+                      <TraceLink appId={p.appId} runId={f.runId} label="the failing run's trace" />
                     </>
                   )}
                 </li>

@@ -4,9 +4,10 @@ import { routePath, go } from "../route";
 import { errText, useStore } from "../store";
 import type { RunLogEntry } from "../types";
 import { type Filters, none, query } from "./logQuery";
+import { SaveAsTest } from "../tests/SaveAsTest";
 
 const STATUSES = ["succeeded", "partial-succeeded", "failed", "cancelled", "paused", "running", "interrupted"];
-const SOURCES = ["studio", "api", "v1", "mcp", "queue", "trigger", "cli"];
+const SOURCES = ["studio", "api", "v1", "mcp", "queue", "trigger", "cli", "tests"];
 const SINCE: Array<[string, string]> = [
   ["", "any time"],
   ["1h", "last hour"],
@@ -108,6 +109,7 @@ export function LogsPanel() {
                   {r.source ?? "?"} · {r.draft ? `draft of v${r.version ?? "?"}` : r.version ? `v${r.version}` : "—"}
                 </td>
                 <td className="muted small log-io">{brief(r.inputs)} → {r.error ? r.error.code : brief(r.outputs)}</td>
+                <td>{(r.status === "succeeded" || r.status === "partial-succeeded") && <SaveAsTest runId={r.id} compact />}</td>
               </tr>
             );
           })}

@@ -9,6 +9,7 @@ import { HumanInputForm } from "./HumanInputForm";
 import { saveNow } from "../draft/autosave";
 import { RunInputs, type StartVar, toInputs } from "./RunForm";
 import { show, TraceView } from "./TraceView";
+import { SaveAsTest } from "../tests/SaveAsTest";
 
 type Tab = "result" | "trace" | "log";
 
@@ -151,6 +152,7 @@ export function RunPanel() {
                   {humanize(runWf, run.error.message)} <span className="muted small">({run.error.code})</span>
                 </div>
               )}
+              {run.runId && (run.status === "succeeded" || run.status === "partial-succeeded") && <SaveAsTest key={run.runId} runId={run.runId} />}
               {run.outputs && (
                 <div className="outputs" data-testid="run-outputs">
                   {Object.entries(run.outputs).map(([k, v]) => (
