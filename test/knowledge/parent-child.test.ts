@@ -132,6 +132,17 @@ describe.each(["memory", "sqlite"] as const)("parent-child retrieval (%s)", (kin
     expect(hits.length).toBeLessThanOrEqual(4);
   });
 
+  it("the chunk preview of a parent-child base lists the parents, each with the children that would be searched", async () => {
+    const p = await kb.preview("handbook", file("handbook.md", HANDBOOK));
+    expect(p.total).toBe(3);
+    expect(p.chunks[2]).toMatchObject({
+      position: 2,
+      content: HANDBOOK.split("\n\n")[2],
+      children: ["Equipment.", "Laptops are replaced every four years.", "A broken monitor is reported to the service desk."],
+    });
+    expect((await kb.preview("general", file("handbook.md", HANDBOOK))).chunks[0]!.children).toBeUndefined();
+  });
+
   it("full-doc mode returns the whole document for a matching child; general chunking returns the chunk itself", async () => {
     const [whole] = await kb.search(["whole"], "broken monitor service desk", { topK: 1 });
     expect(whole!.content).toBe(HANDBOOK);
