@@ -77,3 +77,27 @@ export function chunkText(text: string, c: Chunking): string[] {
   }
   return out;
 }
+
+/** A parent chunk (the context returned) and its children (the pieces searched), as Dify's hierarchical index. */
+export interface ParentChunk {
+  content: string;
+  children: string[];
+}
+
+// Dify drops a splitter's leftover leading sentence mark from every parent and child chunk.
+const dropLeadingMark = (s: string) => (s.startsWith(".") || s.startsWith("。") ? s.slice(1).trim() : s);
+
+/**
+ * Dify's parent-child chunking (chunk_structure `hierarchical_model`): parents are the `paragraph` chunks of the
+ * separator/maxLength/overlap settings, or the whole document (`full-doc`); each parent is split again with
+ * the subchunk settings (Dify's `subchunk_segmentation`) into the children that are indexed and searched.
+ * A parent without a child (only marks) is dropped, as Dify stores none.
+ */
+export function chunkParentChild(text: string, c: Chunking): ParentChunk[] {
+  const parents = c.parentMode === "full-doc" ? [preprocess(text, c).trim()] : chunkText(text, c).map(dropLeadingMark);
+  const sub: Chunking = { ...c, separator: c.subchunkSeparator, maxLength: c.subchunkMaxLength, overlap: c.subchunkOverlap };
+  return parents
+    .filter((p) => p !== "")
+    .map((content) => ({ content, children: chunkText(content, sub).map(dropLeadingMark).filter((x) => x !== "") }))
+    .filter((p) => p.children.length > 0);
+}

@@ -7,7 +7,7 @@
 import { NotConfiguredError, WeftError } from "../ir/errors.js";
 import type { DocumentService, FileValue, KnowledgeService, LlmService } from "../ir/services.js";
 import type { ChunkHit, KnowledgeBaseRecord, KnowledgeDocumentRecord, KnowledgeStore } from "../store/knowledge.js";
-import { chunkText } from "./chunk.js";
+import { chunkParentChild, chunkText } from "./chunk.js";
 import { type Chunking, ChunkingSchema, DEFAULT_KNOWLEDGE_CONFIG, type KnowledgeConfig } from "./config.js";
 import { RerankClient } from "./rerank.js";
 
@@ -40,7 +40,7 @@ export interface ChunkPreview {
   characters: number;
   total: number;
   /** The first chunks (at most the preview's limit), in order. */
-  chunks: Array<{ position: number; content: string; characters: number }>;
+  chunks: Array<{ position: number; content: string; characters: number; children?: string[] }>;
 }
 
 type UploadedFile = { name: string; bytes: Uint8Array; mimeType: string; extension: string };
@@ -100,18 +100,23 @@ export class KnowledgeBases implements KnowledgeService {
     return docs.extract(value, file.bytes);
   }
 
-  /** The chunks a file would be split into with the base's settings and the given overrides; nothing is stored. */
+  /**
+   * The chunks a file would be split into with the base's settings and the given overrides; nothing is stored.
+   * With parent-child chunking the entries are the parents, each with the children that would be searched.
+   */
   async preview(baseId: string, file: UploadedFile, o: { chunking?: Partial<Chunking>; limit?: number } = {}): Promise<ChunkPreview> {
     const base = await this.baseOrFail(baseId);
     const chunking = settings({ ...base.chunking, ...o.chunking });
     const text = await this.extract(file);
-    const chunks = chunkText(text, chunking);
-    if (chunks.length === 0) throw new KnowledgeError("knowledge.empty_document", `${file.name} has no text to index`, { file: file.name });
+    const tree = chunking.structure === "parent_child" ? chunkParentChild(text, chunking) : chunkText(text, chunking).map((content) => ({ content, children: undefined }));
+    if (tree.length === 0) throw new KnowledgeError("knowledge.empty_document", `${file.name} has no text to index`, { file: file.name });
     return {
       chunking,
       characters: text.length,
-      total: chunks.length,
-      chunks: chunks.slice(0, o.limit ?? 50).map((content, position) => ({ position, content, characters: content.length })),
+      total: tree.length,
+      chunks: tree
+        .slice(0, o.limit ?? 50)
+        .map(({ content, children }, position) => ({ position, content, characters: content.length, ...(children ? { children } : {}) })),
     };
   }
 
@@ -119,18 +124,35 @@ export class KnowledgeBases implements KnowledgeService {
   async addFile(baseId: string, file: UploadedFile, o: { chunking?: Partial<Chunking>; metadata?: Record<string, unknown> } = {}): Promise<KnowledgeDocumentRecord> {
     const base = await this.baseOrFail(baseId);
     const text = await this.extract(file);
-    const chunks = chunkText(text, settings({ ...base.chunking, ...o.chunking }));
-    if (chunks.length === 0) throw new KnowledgeError("knowledge.empty_document", `${file.name} has no text to index`, { file: file.name });
-    const vectors = base.embeddingModel ? await this.embed(chunks, base.embeddingModel) : undefined;
+    return this.addText(base, { name: file.name, mimeType: file.mimeType, size: file.bytes.byteLength }, text, o);
+  }
+
+  /**
+   * Chunk a document's text with the base's settings (general: chunks; parent_child: parents and the children
+   * that are searched), embed what is searched when the base is embedded, store it.
+   */
+  async addText(
+    base: KnowledgeBaseRecord,
+    doc: { name: string; mimeType: string; size: number },
+    text: string,
+    o: { chunking?: Partial<Chunking>; metadata?: Record<string, unknown> } = {},
+  ): Promise<KnowledgeDocumentRecord> {
+    const c = settings({ ...base.chunking, ...o.chunking });
+    const tree = c.structure === "parent_child" ? chunkParentChild(text, c) : undefined;
+    const chunks = tree
+      ? tree.flatMap((p, parent) => p.children.map((content) => ({ content, parent })))
+      : chunkText(text, c).map((content) => ({ content, parent: undefined }));
+    if (chunks.length === 0) throw new KnowledgeError("knowledge.empty_document", `${doc.name} has no text to index`, { file: doc.name });
+    const vectors = base.embeddingModel ? await this.embed(chunks.map((x) => x.content), base.embeddingModel) : undefined;
     return this.store.addDocument(
-      baseId,
-      { name: file.name, mimeType: file.mimeType, size: file.bytes.byteLength, metadata: o.metadata },
-      chunks.map((content, i) => ({ content, embedding: vectors?.[i] })),
+      base.id,
+      { ...doc, metadata: o.metadata, parents: tree?.map((p) => p.content) },
+      chunks.map((x, i) => ({ content: x.content, embedding: vectors?.[i], parent: x.parent })),
     );
   }
 
   /** BM25 (and vectors, for embedded bases) over the given bases; best first, cut at topK and threshold. */
-  async search(baseIds: string[], query: string, o: SearchOptions = {}): Promise<Array<ChunkHit & { baseName: string }>> {
+  async search(baseIds: string[], query: string, o: SearchOptions = {}): Promise<Array<GroupedHit & { baseName: string }>> {
     const bases = await Promise.all(baseIds.map((id) => this.store.getBase(id)));
     const missing = baseIds.filter((_, i) => !bases[i]);
     if (missing.length > 0) throw notFound(missing);
@@ -150,11 +172,11 @@ export class KnowledgeBases implements KnowledgeService {
     if (mode === "vector") hits = await this.hybrid(embedded, [], query, pool, 1);
     else if (mode === "hybrid") hits = await this.hybrid(embedded, keyword, query, pool, o.vectorWeight);
     const names = new Map(bases.map((b) => [b!.id, b!.name]));
-    return hits
+    const kept = hits
       .filter((h) => o.scoreThreshold === undefined || o.scoreThreshold === null || h.score >= o.scoreThreshold)
       .sort((a, b) => b.score - a.score)
-      .slice(0, topK)
-      .map((h) => ({ ...h, baseName: names.get(h.baseId) ?? h.baseId }));
+      .slice(0, topK);
+    return withParents(kept).map((h) => ({ ...h, baseName: names.get(h.baseId) ?? h.baseId }));
   }
 
   private async hybrid(bases: KnowledgeBaseRecord[], keyword: ChunkHit[], query: string, pool: number, weight?: number): Promise<ChunkHit[]> {
@@ -182,6 +204,7 @@ export class KnowledgeBases implements KnowledgeService {
       content: h.content,
       title: h.documentName,
       metadata: {
+        ...(h.childChunks ? { child_chunks: h.childChunks } : {}),
         _source: "knowledge",
         dataset_id: h.baseId,
         dataset_name: h.baseName,
@@ -246,4 +269,42 @@ function notFound(ids: string[]): NotConfiguredError {
     `no knowledge base with id ${ids.join(", ")} in this database; create it and add its documents: weft kb create NAME --id ${first} && weft kb add ${first} FILE…`,
     { datasetIds: ids },
   );
+}
+
+/** A matched child of parent-child chunking, as Dify lists it under its parent (`child_chunks`). */
+export interface ChildChunkMatch {
+  id: string;
+  content: string;
+  position: number;
+  score: number;
+}
+
+export type GroupedHit = ChunkHit & { childChunks?: ChildChunkMatch[] };
+
+/**
+ * Dify's grouping of child hits (RetrievalService's parent-child formatting): the children that matched are
+ * replaced by their parent chunk — its text is the context returned — once per parent, scored by its best child,
+ * with the matched children listed under it. Chunks of general chunking pass through. Best first.
+ */
+export function withParents(hits: ChunkHit[]): GroupedHit[] {
+  const out: GroupedHit[] = [];
+  const byParent = new Map<string, GroupedHit>();
+  for (const h of hits) {
+    if (!h.parent) {
+      out.push(h);
+      continue;
+    }
+    const child: ChildChunkMatch = { id: h.chunkId, content: h.content, position: h.position, score: h.score };
+    const seen = byParent.get(h.parent.id);
+    if (seen) {
+      seen.childChunks!.push(child);
+      seen.score = Math.max(seen.score, h.score);
+      continue;
+    }
+    const { parent, ...rest } = h;
+    const g: GroupedHit = { ...rest, chunkId: parent.id, position: parent.position, content: parent.content, childChunks: [child] };
+    byParent.set(parent.id, g);
+    out.push(g);
+  }
+  return out.sort((a, b) => b.score - a.score);
 }

@@ -1,4 +1,5 @@
-import type { Chunking } from "../knowledge/config.js";
+import { WeftError } from "../ir/errors.js";
+import type { Chunking, ChunkingInput } from "../knowledge/config.js";
 
 /** A knowledge base: documents split into chunks, searchable by BM25 and (when embedded) by vectors. */
 export interface KnowledgeBaseRecord {
@@ -29,6 +30,15 @@ export interface ChunkInput {
   content: string;
   /** Vector of the chunk's content, when the base is embedded. */
   embedding?: number[];
+  /** Parent-child chunking: the index, in the document's `parents`, of the parent this child belongs to. */
+  parent?: number;
+}
+
+/** The parent chunk a child hit belongs to (parent-child chunking): returned as the context instead of the child. */
+export interface ParentRef {
+  id: string;
+  position: number;
+  content: string;
 }
 
 /** One retrieved chunk. `score` is higher for better matches. */
@@ -41,6 +51,31 @@ export interface ChunkHit {
   content: string;
   score: number;
   metadata: Record<string, unknown>;
+  /** Set when the chunk is a child of parent-child chunking. */
+  parent?: ParentRef;
+}
+
+/** A document as stored: its name and type, Dify's metadata and, for parent-child chunking, its parent chunks. */
+export interface DocumentInput {
+  name: string;
+  mimeType: string;
+  size: number;
+  metadata?: Record<string, unknown>;
+  /** Parent chunks' texts; each chunk names its parent by index (`ChunkInput.parent`). */
+  parents?: string[];
+}
+
+/** Every chunk's parent index names one of the document's parents (a wrong one is `kb.invalid_parent`). */
+export function checkParents(doc: DocumentInput, chunks: ChunkInput[]): void {
+  const n = doc.parents?.length ?? 0;
+  chunks.forEach((c, i) => {
+    if (c.parent !== undefined && !(Number.isInteger(c.parent) && c.parent >= 0 && c.parent < n))
+      throw new WeftError("kb.invalid_parent", `chunk ${i + 1} of ${doc.name} names parent ${c.parent}, but the document has ${n} parent chunk(s)`, {
+        document: doc.name,
+        chunk: i + 1,
+        parent: c.parent,
+      });
+  });
 }
 
 /**
@@ -51,23 +86,19 @@ export interface ChunkHit {
  */
 export interface KnowledgeStore {
   /** A base with this id already existing is a `kb.exists` error. */
-  createBase(b: { id?: string; name: string; description?: string; chunking: Chunking; embeddingModel?: string | null }): Promise<KnowledgeBaseRecord>;
+  createBase(b: { id?: string; name: string; description?: string; chunking: ChunkingInput; embeddingModel?: string | null }): Promise<KnowledgeBaseRecord>;
   getBase(id: string): Promise<KnowledgeBaseRecord | undefined>;
   listBases(): Promise<KnowledgeBaseRecord[]>;
   deleteBase(id: string): Promise<boolean>;
   /** Stores the document and its chunks in one transaction. An unknown base is `kb.not_found`. */
-  addDocument(
-    baseId: string,
-    doc: { name: string; mimeType: string; size: number; metadata?: Record<string, unknown> },
-    chunks: ChunkInput[],
-  ): Promise<KnowledgeDocumentRecord>;
+  addDocument(baseId: string, doc: DocumentInput, chunks: ChunkInput[]): Promise<KnowledgeDocumentRecord>;
   listDocuments(baseId: string): Promise<KnowledgeDocumentRecord[]>;
   deleteDocument(baseId: string, documentId: string): Promise<boolean>;
   /** BM25 over the chunks of the given bases, best first. */
   searchText(baseIds: string[], query: string, limit: number): Promise<ChunkHit[]>;
   /**
    * The embedded chunks of the given bases nearest to `vector`, best first, at most `limit`; `score` is the
-   * cosine similarity. PostgreSQL searches through an index (pgvector's HNSW when installed, else LSH buckets).
+   * cosine similarity. PostgreSQL searches through an index (LSH buckets), SQLite through sqlite-vec's vec0 tables.
    */
   searchVector(baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]>;
 }

@@ -161,6 +161,25 @@ describe("weft kb", () => {
     expect(dup.err).toMatch(/kb\.exists/);
     expect(dup.err).not.toMatch(/\n\s+at /);
   });
+
+  it("parent-child chunking: --structure parent_child searches the children and returns the parent", { timeout: TIMEOUT }, () => {
+    const c = weft(["kb", "create", "Handbook", "--id", "handbook", "--structure", "parent_child", "--subchunk-max-length", "200", "--json"]);
+    expect(c.code).toBe(0);
+    expect(JSON.parse(c.out)).toMatchObject({ chunking: { structure: "parent_child", parentMode: "paragraph", subchunkMaxLength: 200, subchunkSeparator: "\n" } });
+    const doc = join(dir, "handbook.md");
+    const leave = "Leave.\nHolidays are booked in the leave calendar.\nSick days are reported to the team lead before nine.";
+    writeFileSync(doc, `Travel.\nTrain tickets are refunded in second class.\n\n${leave}`);
+    const add = weft(["kb", "add", "handbook", doc]);
+    expect(add.code).toBe(0);
+    expect(add.out).toMatch(/handbook\.md\t5 chunks/);
+    const s = weft(["kb", "search", "handbook", "sick days reported", "--json"]);
+    const { result } = JSON.parse(s.out) as { result: Array<{ content: string; metadata: Record<string, any> }> };
+    expect(result[0]!.content).toBe(leave);
+    expect(result[0]!.metadata.child_chunks[0].content).toBe("Sick days are reported to the team lead before nine.");
+    const bad = weft(["kb", "create", "Bad", "--structure", "tree"]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/usage\.choice.*--structure must be one of general, parent_child/);
+  });
 });
 
 describe("weft run", () => {

@@ -52,6 +52,25 @@ describe("/api/knowledge", () => {
     expect(result[0]!.metadata).toMatchObject({ dataset_id: "lease", doc_metadata: { source: "residential-lease-agreement.docx" } });
   });
 
+  it("parent-child chunking through the API: children searched, the parent returned with its matched children", { timeout: TIMEOUT }, async () => {
+    const created = await s.api("/api/knowledge", {
+      method: "POST",
+      json: { name: "Handbook", id: "handbook", chunking: { structure: "parent_child", parentMode: "full-doc", subchunkMaxLength: 100 } },
+    });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ chunking: { structure: "parent_child", parentMode: "full-doc", subchunkMaxLength: 100 } });
+    const text = "Travel.\nTrain tickets are refunded in second class.\n\nLeave.\nSick days are reported to the team lead before nine.";
+    const add = await s.api("/api/knowledge/handbook/documents", { method: "POST", json: { filename: "handbook.md", data: Buffer.from(text).toString("base64") } });
+    expect(add.status).toBe(201);
+    const search = await s.api("/api/knowledge/handbook/search", { method: "POST", json: { query: "sick days", top_k: 3 } });
+    const { result } = (await search.json()) as { result: Array<{ content: string; metadata: Record<string, any> }> };
+    expect(result).toHaveLength(1);
+    expect(result[0]!.content).toBe(text);
+    expect(result[0]!.metadata.child_chunks.map((c: { content: string }) => c.content)).toContain("Sick days are reported to the team lead before nine.");
+    const bad = await s.api("/api/knowledge", { method: "POST", json: { name: "b", chunking: { structure: "tree" } } });
+    expect(bad.status).toBe(400);
+  });
+
   it("answers typed errors: taken id 409, unknown base 404, bad chunking 400, unreadable file 422, no key 401", { timeout: TIMEOUT }, async () => {
     expect((await s.api("/api/knowledge", { method: "POST", json: { name: "again", id: "lease" } })).status).toBe(409);
     const unknown = await s.api("/api/knowledge/nope/search", { method: "POST", json: { query: "x" } });

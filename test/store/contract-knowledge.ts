@@ -162,4 +162,60 @@ export function describeKnowledge(target: StoreTarget): void {
       expect((await knowledge.searchText(["cjk"], "北京大学", 5))[0]?.content).toBe("北京大学的历史很悠久。");
       expect((await knowledge.searchText(["cjk"], "東京", 5))[0]?.content).toBe("東京都に住んでいる会社員です。");
     }));
+
+  it("knowledge: parent-child chunks — children are searched (text and vectors), each hit carries its parent; bad parent typed", () =>
+    withStores(target, async ({ knowledge }) => {
+      await knowledge.createBase({ id: "pc", name: "PC", chunking, embeddingModel: "embed-1" });
+      const parents = [
+        "Refund policy.\nRefunds are paid within fourteen days.\nLate returns are refused.",
+        "Pet policy.\nNo pets are allowed without written consent.",
+      ];
+      const doc = await knowledge.addDocument("pc", { name: "policy.md", mimeType: "text/markdown", size: 1, parents }, [
+        { content: "Refund policy.", parent: 0, embedding: [1, 0, 0] },
+        { content: "Refunds are paid within fourteen days.", parent: 0, embedding: [0.9, 0.1, 0] },
+        { content: "Late returns are refused.", parent: 0, embedding: [0.8, 0, 0.2] },
+        { content: "Pet policy.", parent: 1, embedding: [0, 1, 0] },
+        { content: "No pets are allowed without written consent.", parent: 1, embedding: [0, 0.9, 0.1] },
+      ]);
+      expect(doc.chunks).toBe(5);
+      const [hit] = await knowledge.searchText(["pc"], "fourteen days", 5);
+      expect(hit).toMatchObject({ content: "Refunds are paid within fourteen days.", position: 2, documentId: doc.id });
+      expect(hit!.parent).toMatchObject({ position: 1, content: parents[0] });
+      const near = await knowledge.searchVector(["pc"], [0, 1, 0], 1);
+      expect(near[0]).toMatchObject({ content: "Pet policy.", parent: { position: 2, content: parents[1] } });
+      // Children of one parent name the same parent.
+      const both = await knowledge.searchText(["pc"], "refund refunds returns", 5);
+      expect(new Set(both.map((h) => h.parent!.id)).size).toBe(1);
+      // General chunks carry no parent.
+      await knowledge.addDocument("pc", { name: "plain.md", mimeType: "text/markdown", size: 1 }, [{ content: "fourteen apples" }]);
+      expect((await knowledge.searchText(["pc"], "apples", 5))[0]!.parent).toBeUndefined();
+      await expect(
+        knowledge.addDocument("pc", { name: "bad.md", mimeType: "text/markdown", size: 1, parents: ["one"] }, [{ content: "x", parent: 1 }]),
+      ).rejects.toMatchObject({ code: "kb.invalid_parent" });
+      expect((await knowledge.listDocuments("pc")).map((d) => d.name)).toEqual(["policy.md", "plain.md"]);
+      await knowledge.deleteDocument("pc", doc.id);
+      expect(await knowledge.searchText(["pc"], "fourteen days", 5)).toHaveLength(1);
+      expect(await knowledge.searchVector(["pc"], [0, 1, 0.05], 5)).toEqual([]);
+    }));
+
+  it("knowledge: the vector index forgets deleted documents and bases and keeps dimensions and bases apart", () =>
+    withStores(target, async ({ knowledge }) => {
+      await knowledge.createBase({ id: "d3", name: "D3", chunking, embeddingModel: "embed-1" });
+      await knowledge.createBase({ id: "d4", name: "D4", chunking, embeddingModel: "embed-2" });
+      const a = await knowledge.addDocument("d3", { name: "a.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "a1", embedding: [1, 0, 0] },
+        { content: "a2", embedding: [0, 1, 0] },
+      ]);
+      await knowledge.addDocument("d3", { name: "b.md", mimeType: "text/markdown", size: 1 }, [{ content: "b1", embedding: [0.9, 0.1, 0] }]);
+      await knowledge.addDocument("d4", { name: "c.md", mimeType: "text/markdown", size: 1 }, [{ content: "c1", embedding: [1, 0, 0, 0] }]);
+      // The two nearest (PostgreSQL's LSH may not reach the orthogonal a2).
+      expect((await knowledge.searchVector(["d3"], [1, 0, 0], 5)).map((h) => h.content).slice(0, 2)).toEqual(["a1", "b1"]);
+      expect((await knowledge.searchVector(["d4"], [1, 0, 0, 0], 5)).map((h) => h.content)).toEqual(["c1"]);
+      await knowledge.deleteDocument("d3", a.id);
+      expect((await knowledge.searchVector(["d3"], [1, 0, 0], 5)).map((h) => h.content)).toEqual(["b1"]);
+      await knowledge.deleteBase("d3");
+      await knowledge.createBase({ id: "d3", name: "D3 again", chunking, embeddingModel: "embed-1" });
+      expect(await knowledge.searchVector(["d3"], [1, 0, 0], 5)).toEqual([]);
+      expect((await knowledge.searchVector(["d4"], [1, 0, 0, 0], 5)).map((h) => h.content)).toEqual(["c1"]);
+    }));
 }

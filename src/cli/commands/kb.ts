@@ -19,15 +19,42 @@ function int(raw: string | undefined, flag: string, min: number): number | undef
   return n;
 }
 
-function chunkingFlags(o: { separator?: string; maxLength?: string; overlap?: string }): Partial<Chunking> {
+function oneOf<T extends string>(raw: string | undefined, flag: string, allowed: readonly T[]): T | undefined {
+  if (raw === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(raw)) throw new CliError("usage.choice", `${flag} must be one of ${allowed.join(", ")}, got "${raw}"`);
+  return raw as T;
+}
+
+interface ChunkingFlags {
+  separator?: string;
+  maxLength?: string;
+  overlap?: string;
+  structure?: string;
+  parentMode?: string;
+  subchunkSeparator?: string;
+  subchunkMaxLength?: string;
+  subchunkOverlap?: string;
+}
+
+function chunkingFlags(o: ChunkingFlags): Partial<Chunking> {
   const c: Partial<Chunking> = {};
   if (o.separator !== undefined) c.separator = o.separator;
   const max = int(o.maxLength, "--max-length", 50);
   if (max !== undefined) c.maxLength = max;
   const overlap = int(o.overlap, "--overlap", 0);
   if (overlap !== undefined) c.overlap = overlap;
+  const structure = oneOf(o.structure, "--structure", ["general", "parent_child"] as const);
+  if (structure) c.structure = structure;
+  const parentMode = oneOf(o.parentMode, "--parent-mode", ["paragraph", "full-doc"] as const);
+  if (parentMode) c.parentMode = parentMode;
+  if (o.subchunkSeparator !== undefined) c.subchunkSeparator = o.subchunkSeparator;
+  const subMax = int(o.subchunkMaxLength, "--subchunk-max-length", 10);
+  if (subMax !== undefined) c.subchunkMaxLength = subMax;
+  const subOverlap = int(o.subchunkOverlap, "--subchunk-overlap", 0);
+  if (subOverlap !== undefined) c.subchunkOverlap = subOverlap;
   return c;
 }
+
 
 /** The knowledge bases of the config's database, with the extractor and (if configured) the embedding model. */
 async function withKb<T>(opts: { db?: string; config?: string }, f: (kb: KnowledgeBases) => Promise<T>): Promise<T> {
@@ -56,6 +83,11 @@ export function registerKbCommands(program: Command): void {
     .option("--separator <s>", "chunk separator (Dify's segment identifier; \\n for a newline)")
     .option("--max-length <n>", "maximum chunk length in characters")
     .option("--overlap <n>", "characters shared by neighbouring chunks")
+    .option("--structure <s>", "general (chunks are searched and returned) or parent_child (children searched, their parent returned)")
+    .option("--parent-mode <m>", "parent_child: parents are paragraph chunks (--separator, --max-length) or the full-doc")
+    .option("--subchunk-separator <s>", "parent_child: separator of the child chunks (default \\n)")
+    .option("--subchunk-max-length <n>", "parent_child: maximum child chunk length (default 512)")
+    .option("--subchunk-overlap <n>", "parent_child: characters shared by neighbouring children (default 0)")
     .option("--db <spec>", DB)
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
@@ -74,6 +106,11 @@ export function registerKbCommands(program: Command): void {
     .option("--separator <s>", "override the base's chunk separator for these files")
     .option("--max-length <n>", "override the maximum chunk length")
     .option("--overlap <n>", "override the chunk overlap")
+    .option("--structure <s>", "general (chunks are searched and returned) or parent_child (children searched, their parent returned)")
+    .option("--parent-mode <m>", "parent_child: parents are paragraph chunks (--separator, --max-length) or the full-doc")
+    .option("--subchunk-separator <s>", "parent_child: separator of the child chunks (default \\n)")
+    .option("--subchunk-max-length <n>", "parent_child: maximum child chunk length (default 512)")
+    .option("--subchunk-overlap <n>", "parent_child: characters shared by neighbouring children (default 0)")
     .option("--metadata <json>", "document metadata (a JSON object), for metadata filters")
     .option("--db <spec>", DB)
     .option("--config <path>", "weft.config.json")

@@ -4,7 +4,9 @@ import { ChunkingSchema } from "../../knowledge/config.js";
 import {
   type ChunkHit,
   type ChunkInput,
+  checkParents,
   cosine,
+  type DocumentInput,
   indexWords,
   type KnowledgeBaseRecord,
   type KnowledgeDocumentRecord,
@@ -22,7 +24,10 @@ const bytesToVec = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, 
 // Chunks are inserted this many at a time (one statement of arrays): large documents stay a few round trips.
 const INSERT_BATCH = 500;
 
-const HIT_COLUMNS = `c.id, c.base_id, c.document_id, c.position, c.content, d.name AS doc_name, d.metadata AS doc_metadata`;
+const HIT_COLUMNS = `c.id, c.base_id, c.document_id, c.position, c.content, d.name AS doc_name, d.metadata AS doc_metadata,
+  c.parent_id, p.position AS parent_position, p.content AS parent_content`;
+// The parent of a child chunk (parent-child chunking), joined to every hit.
+const PARENT_JOIN = `LEFT JOIN kb_parents p ON p.id = c.parent_id`;
 
 /**
  * Knowledge bases on PostgreSQL (migration 21). Full text: each chunk's segmented words as a tsvector under
@@ -119,11 +124,8 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
     });
   }
 
-  async addDocument(
-    baseId: string,
-    doc: { name: string; mimeType: string; size: number; metadata?: Record<string, unknown> },
-    chunks: ChunkInput[],
-  ): Promise<KnowledgeDocumentRecord> {
+  async addDocument(baseId: string, doc: DocumentInput, chunks: ChunkInput[]): Promise<KnowledgeDocumentRecord> {
+    checkParents(doc, chunks);
     const id = newId();
     await this.db.tx(async (q) => {
       const [base] = await q<{ ts_config: string }>("SELECT ts_config FROM kb_bases WHERE id = $1 FOR SHARE", [baseId]);
@@ -132,6 +134,13 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
         "INSERT INTO kb_documents (id, base_id, name, mime_type, size, metadata, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7)",
         [id, baseId, JSON.stringify(doc.name), JSON.stringify(doc.mimeType), doc.size, JSON.stringify(doc.metadata ?? {}), Date.now()],
       );
+      const parents = doc.parents ?? [];
+      if (parents.length > 0)
+        await q(
+          `INSERT INTO kb_parents (id, base_id, document_id, position, content)
+           SELECT u.id, $1, $2, u.position, u.content FROM unnest($3::text[], $4::int[], $5::json[]) AS u(id, position, content)`,
+          [baseId, id, parents.map((_, i) => `${id}-p${i + 1}`), parents.map((_, i) => i + 1), parents.map((p) => JSON.stringify(p))],
+        );
       for (let i = 0; i < chunks.length; i += INSERT_BATCH) await insertChunks(q, base.ts_config, baseId, id, chunks.slice(i, i + INSERT_BATCH), i);
     });
     return (await this.documents("WHERE d.id = $1", [id]))[0]!;
@@ -174,7 +183,7 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
       const rows = await this.db.query<Row>(
         `WITH q AS (SELECT to_tsquery($1::text::regconfig, $2) AS query)
          SELECT ${HIT_COLUMNS}, ts_rank(c.tsv, q.query) AS rank
-         FROM q, kb_chunks c JOIN kb_documents d ON d.id = c.document_id JOIN kb_bases b ON b.id = c.base_id
+         FROM q, kb_chunks c JOIN kb_documents d ON d.id = c.document_id JOIN kb_bases b ON b.id = c.base_id ${PARENT_JOIN}
          WHERE c.tsv @@ q.query AND c.base_id = ANY($3) AND b.ts_config = $1::text
          ORDER BY rank DESC, c.seq LIMIT $4`,
         [ts_config, words.join(" | "), baseIds, limit],
@@ -196,7 +205,7 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
     for (const radius of [1, 2]) {
       const where = buckets.map((_, t) => `c.lsh${t} = ANY($${t + 2})`).join(" OR ");
       rows = await this.db.query<Row>(
-        `SELECT ${HIT_COLUMNS}, c.embedding FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
+        `SELECT ${HIT_COLUMNS}, c.embedding FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id ${PARENT_JOIN}
          WHERE c.base_id = ANY($1) AND (${where})`,
         [baseIds, ...buckets.map((b) => probes(b, radius))],
       );
@@ -213,10 +222,10 @@ async function insertChunks(q: Query, config: string, baseId: string, docId: str
   const buckets = chunks.map((c) => (c.embedding ? lshBuckets(c.embedding) : undefined));
   const lsh = Array.from({ length: LSH_TABLES }, (_, t) => buckets.map((b) => b?.[t] ?? null));
   await q(
-    `INSERT INTO kb_chunks (id, base_id, document_id, position, content, tsv, embedding, lsh0, lsh1, lsh2, lsh3)
-     SELECT u.id, $1, $2, u.position, u.content, to_tsvector($3::text::regconfig, u.words), u.embedding, u.l0, u.l1, u.l2, u.l3
-     FROM unnest($4::text[], $5::int[], $6::json[], $7::text[], $8::bytea[], $9::int[], $10::int[], $11::int[], $12::int[])
-       AS u(id, position, content, words, embedding, l0, l1, l2, l3)`,
+    `INSERT INTO kb_chunks (id, base_id, document_id, position, content, tsv, embedding, lsh0, lsh1, lsh2, lsh3, parent_id)
+     SELECT u.id, $1, $2, u.position, u.content, to_tsvector($3::text::regconfig, u.words), u.embedding, u.l0, u.l1, u.l2, u.l3, u.parent
+     FROM unnest($4::text[], $5::int[], $6::json[], $7::text[], $8::bytea[], $9::int[], $10::int[], $11::int[], $12::int[], $13::text[])
+       AS u(id, position, content, words, embedding, l0, l1, l2, l3, parent)`,
     [
       baseId,
       docId,
@@ -227,6 +236,7 @@ async function insertChunks(q: Query, config: string, baseId: string, docId: str
       chunks.map((c) => segmentForIndex(c.content)),
       chunks.map((c) => (c.embedding ? vecToBytes(c.embedding) : null)),
       ...lsh,
+      chunks.map((c) => (c.parent === undefined ? null : `${docId}-p${c.parent + 1}`)),
     ],
   );
 }
@@ -241,5 +251,6 @@ function toHit(r: Row, score: number): ChunkHit {
     content: JSON.parse(r.content),
     score,
     metadata: JSON.parse(r.doc_metadata),
+    ...(r.parent_id ? { parent: { id: r.parent_id, position: r.parent_position, content: JSON.parse(r.parent_content) } } : {}),
   };
 }

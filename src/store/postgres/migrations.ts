@@ -286,6 +286,16 @@ CREATE INDEX kb_chunks_lsh1 ON kb_chunks (base_id, lsh1) WHERE lsh1 IS NOT NULL;
 CREATE INDEX kb_chunks_lsh2 ON kb_chunks (base_id, lsh2) WHERE lsh2 IS NOT NULL;
 CREATE INDEX kb_chunks_lsh3 ON kb_chunks (base_id, lsh3) WHERE lsh3 IS NOT NULL;`,
   },
+  {
+    version: 24,
+    name: "knowledge bases: parent chunks of parent-child chunking (children stay in kb_chunks, naming their parent)",
+    sql: `
+CREATE TABLE kb_parents (
+  id text PRIMARY KEY, base_id text NOT NULL,
+  document_id text NOT NULL REFERENCES kb_documents (id) ON DELETE CASCADE, position integer NOT NULL, content json NOT NULL);
+CREATE INDEX kb_parents_document ON kb_parents (document_id);
+ALTER TABLE kb_chunks ADD COLUMN parent_id text REFERENCES kb_parents (id) ON DELETE CASCADE;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -2,10 +2,12 @@ import type Database from "better-sqlite3";
 import { newId } from "../../util/ids.js";
 import { WeftError } from "../../ir/errors.js";
 import { ChunkingSchema } from "../../knowledge/config.js";
+import { SqliteVectorIndex } from "./vector-index.js";
 import {
   type ChunkHit,
-  cosine,
   type ChunkInput,
+  checkParents,
+  type DocumentInput,
   indexWords,
   type KnowledgeBaseRecord,
   type KnowledgeDocumentRecord,
@@ -24,12 +26,26 @@ CREATE TABLE IF NOT EXISTS kb_chunks (rowid INTEGER PRIMARY KEY, id TEXT NOT NUL
   document_id TEXT NOT NULL, position INTEGER NOT NULL, content TEXT NOT NULL, embedding BLOB);
 CREATE INDEX IF NOT EXISTS kb_chunks_base ON kb_chunks (base_id);
 CREATE INDEX IF NOT EXISTS kb_chunks_document ON kb_chunks (document_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS kb_fts USING fts5(words, tokenize = 'porter unicode61 remove_diacritics 2');`;
+CREATE VIRTUAL TABLE IF NOT EXISTS kb_fts USING fts5(words, tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS kb_parents (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, base_id TEXT NOT NULL,
+  document_id TEXT NOT NULL, position INTEGER NOT NULL, content TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS kb_parents_document ON kb_parents (document_id);
+CREATE INDEX IF NOT EXISTS kb_parents_base ON kb_parents (base_id);`;
+
+// Columns added after the first release of kb_chunks: a child's parent, and the dimension of the vector index
+// holding its embedding (NULL: not indexed yet, e.g. stored before the index existed; filled on open).
+const ADDED_COLUMNS: Array<[string, string]> = [
+  ["parent_id", "TEXT"],
+  ["vec_dim", "INTEGER"],
+];
 
 type Row = Record<string, any>;
 
 const vecToBlob = (v: number[]) => Buffer.from(new Float32Array(v).buffer);
-const blobToVec = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+
+// A hit's row: the chunk, its document's name and metadata, and its parent when it is a child.
+const HIT_SELECT = `SELECT c.*, d.name AS doc_name, d.metadata AS doc_metadata, p.position AS parent_position, p.content AS parent_content
+  FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id LEFT JOIN kb_parents p ON p.id = c.parent_id`;
 
 /** FTS5 query: every word quoted (no operator injection), any of them may match; BM25 ranks. */
 function ftsQuery(query: string): string | undefined {
@@ -40,8 +56,15 @@ function ftsQuery(query: string): string | undefined {
 const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(",");
 
 export class SqliteKnowledgeStore implements KnowledgeStore {
+  private readonly vectors: SqliteVectorIndex;
+
   constructor(readonly db: Database.Database) {
     db.exec(SCHEMA);
+    const have = new Set((db.prepare("PRAGMA table_info(kb_chunks)").all() as Row[]).map((c) => c.name));
+    for (const [name, decl] of ADDED_COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE kb_chunks ADD COLUMN ${name} ${decl}`);
+    db.exec("CREATE INDEX IF NOT EXISTS kb_chunks_unindexed ON kb_chunks (rowid) WHERE embedding IS NOT NULL AND vec_dim IS NULL");
+    this.vectors = new SqliteVectorIndex(db);
+    this.vectors.backfill();
   }
 
   private base(r: Row): KnowledgeBaseRecord {
@@ -95,30 +118,35 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   async deleteBase(id: string): Promise<boolean> {
     return this.db.transaction(() => {
       this.db.prepare("DELETE FROM kb_fts WHERE rowid IN (SELECT rowid FROM kb_chunks WHERE base_id = ?)").run(id);
+      this.vectors.remove(this.db.prepare("SELECT rowid, vec_dim FROM kb_chunks WHERE base_id = ? AND vec_dim IS NOT NULL").all(id) as Array<{ rowid: number; vec_dim: number }>);
       this.db.prepare("DELETE FROM kb_chunks WHERE base_id = ?").run(id);
+      this.db.prepare("DELETE FROM kb_parents WHERE base_id = ?").run(id);
       this.db.prepare("DELETE FROM kb_documents WHERE base_id = ?").run(id);
       return this.db.prepare("DELETE FROM kb_bases WHERE id = ?").run(id).changes > 0;
     })();
   }
 
-  async addDocument(
-    baseId: string,
-    doc: { name: string; mimeType: string; size: number; metadata?: Record<string, unknown> },
-    chunks: ChunkInput[],
-  ): Promise<KnowledgeDocumentRecord> {
-    if (!(await this.getBase(baseId))) throw new WeftError("kb.not_found", `no knowledge base with id ${baseId}`, { id: baseId });
+  async addDocument(baseId: string, doc: DocumentInput, chunks: ChunkInput[]): Promise<KnowledgeDocumentRecord> {
+    if (!this.db.prepare("SELECT 1 FROM kb_bases WHERE id = ?").get(baseId))
+      throw new WeftError("kb.not_found", `no knowledge base with id ${baseId}`, { id: baseId });
+    checkParents(doc, chunks);
     const id = newId();
     this.db.transaction(() => {
       this.db
         .prepare("INSERT INTO kb_documents (id, base_id, name, mime_type, size, metadata, created_at) VALUES (?,?,?,?,?,?,?)")
         .run(id, baseId, doc.name, doc.mimeType, doc.size, JSON.stringify(doc.metadata ?? {}), Date.now());
+      const parent = this.db.prepare("INSERT INTO kb_parents (id, base_id, document_id, position, content) VALUES (?,?,?,?,?)");
+      (doc.parents ?? []).forEach((content, i) => parent.run(`${id}-p${i + 1}`, baseId, id, i + 1, content));
       const insert = this.db.prepare(
-        "INSERT INTO kb_chunks (id, base_id, document_id, position, content, embedding) VALUES (?,?,?,?,?,?)",
+        "INSERT INTO kb_chunks (id, base_id, document_id, position, content, embedding, parent_id, vec_dim) VALUES (?,?,?,?,?,?,?,?)",
       );
       const fts = this.db.prepare("INSERT INTO kb_fts (rowid, words) VALUES (?, ?)");
       chunks.forEach((c, i) => {
-        const r = insert.run(`${id}-${i + 1}`, baseId, id, i + 1, c.content, c.embedding ? vecToBlob(c.embedding) : null);
+        const parentId = c.parent === undefined ? null : `${id}-p${c.parent + 1}`;
+        const vector = c.embedding && c.embedding.length > 0 ? c.embedding : undefined;
+        const r = insert.run(`${id}-${i + 1}`, baseId, id, i + 1, c.content, vector ? vecToBlob(vector) : null, parentId, vector?.length ?? null);
         fts.run(r.lastInsertRowid, segmentForIndex(c.content));
+        if (vector) this.vectors.add(r.lastInsertRowid, baseId, vector);
       });
     })();
     return this.doc(this.db.prepare("SELECT * FROM kb_documents WHERE id = ?").get(id) as Row);
@@ -131,7 +159,11 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   async deleteDocument(baseId: string, documentId: string): Promise<boolean> {
     return this.db.transaction(() => {
       this.db.prepare("DELETE FROM kb_fts WHERE rowid IN (SELECT rowid FROM kb_chunks WHERE document_id = ? AND base_id = ?)").run(documentId, baseId);
+      this.vectors.remove(
+        this.db.prepare("SELECT rowid, vec_dim FROM kb_chunks WHERE document_id = ? AND base_id = ? AND vec_dim IS NOT NULL").all(documentId, baseId) as Array<{ rowid: number; vec_dim: number }>,
+      );
       this.db.prepare("DELETE FROM kb_chunks WHERE document_id = ? AND base_id = ?").run(documentId, baseId);
+      this.db.prepare("DELETE FROM kb_parents WHERE document_id = ? AND base_id = ?").run(documentId, baseId);
       return this.db.prepare("DELETE FROM kb_documents WHERE id = ? AND base_id = ?").run(documentId, baseId).changes > 0;
     })();
   }
@@ -146,6 +178,7 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       content: r.content,
       score,
       metadata: JSON.parse(r.doc_metadata),
+      ...(r.parent_id ? { parent: { id: r.parent_id, position: r.parent_position, content: r.parent_content } } : {}),
     };
   }
 
@@ -154,8 +187,10 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     if (!q || baseIds.length === 0) return [];
     const rows = this.db
       .prepare(
-        `SELECT c.*, d.name AS doc_name, d.metadata AS doc_metadata, bm25(kb_fts) AS rank
+        `SELECT c.*, d.name AS doc_name, d.metadata AS doc_metadata, p.position AS parent_position, p.content AS parent_content,
+           bm25(kb_fts) AS rank
          FROM kb_fts JOIN kb_chunks c ON c.rowid = kb_fts.rowid JOIN kb_documents d ON d.id = c.document_id
+           LEFT JOIN kb_parents p ON p.id = c.parent_id
          WHERE kb_fts MATCH ? AND c.base_id IN (${placeholders(baseIds.length)})
          ORDER BY rank LIMIT ?`,
       )
@@ -164,21 +199,16 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     return rows.map((r) => this.hit(r, -r.rank / (1 - r.rank)));
   }
 
-  /**
-   * Cosine over every embedded chunk of the bases, in JavaScript: SQLite has no vector index here yet
-   * (sqlite-vec is the planned path), so this is the one store that still scans.
-   */
+  /** The nearest chunks by sqlite-vec's KNN over the bases' vec0 partitions; score = cosine similarity. */
   async searchVector(baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]> {
-    if (baseIds.length === 0) return [];
-    const rows = this.db
-      .prepare(
-        `SELECT c.*, d.name AS doc_name, d.metadata AS doc_metadata FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
-         WHERE c.embedding IS NOT NULL AND c.base_id IN (${placeholders(baseIds.length)})`,
-      )
-      .all(...baseIds) as Row[];
-    return rows
-      .map((r) => this.hit(r, cosine(vector, blobToVec(r.embedding))))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, limit);
+    if (baseIds.length === 0 || vector.length === 0 || limit <= 0) return [];
+    const near = this.vectors.nearest(baseIds, vector, limit);
+    if (near.length === 0) return [];
+    const rows = this.db.prepare(`${HIT_SELECT} WHERE c.rowid IN (${placeholders(near.length)})`).all(...near.map((n) => n.rowid)) as Row[];
+    const byRowid = new Map(rows.map((r) => [BigInt(r.rowid), r]));
+    return near.flatMap((n) => {
+      const r = byRowid.get(BigInt(n.rowid));
+      return r ? [this.hit(r, 1 - n.distance)] : [];
+    });
   }
 }
