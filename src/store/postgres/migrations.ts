@@ -287,7 +287,7 @@ CREATE INDEX kb_chunks_lsh2 ON kb_chunks (base_id, lsh2) WHERE lsh2 IS NOT NULL;
 CREATE INDEX kb_chunks_lsh3 ON kb_chunks (base_id, lsh3) WHERE lsh3 IS NOT NULL;`,
   },
   {
-    version: 24,
+    version: 22,
     name: "knowledge bases: parent chunks of parent-child chunking (children stay in kb_chunks, naming their parent)",
     sql: `
 CREATE TABLE kb_parents (
