@@ -6,7 +6,7 @@ import { importDify } from "../dsl/dify/index.js";
 import type { AppRecord, AppStore } from "../store/apps.js";
 import { parseStoreSpec } from "../store/open.js";
 import type { Stores } from "../store/stores.js";
-import { DEFAULT_WORKSPACE_ID } from "../store/teams.js";
+import { DEFAULT_WORKSPACE_ID, TeamStoreError } from "../store/teams.js";
 import { createLink, linkUrl, SIGNIN_TTL_MS } from "./auth/links.js";
 import { createMember } from "./auth/users.js";
 
@@ -68,9 +68,18 @@ export const SAMPLE_OWNER_EMAIL = "owner@weft.local";
 export async function sampleSignIn(stores: Stores, base: string): Promise<{ url: string; email: string; created: boolean }> {
   const { teams } = stores;
   let user = await teams.getUserByEmail(SAMPLE_OWNER_EMAIL);
-  const created = !user;
-  if (!user)
-    user = (await createMember(stores, { email: SAMPLE_OWNER_EMAIL, password: randomBytes(24).toString("base64url"), role: "owner" })).user;
+  let created = false;
+  if (!user) {
+    try {
+      user = (await createMember(stores, { email: SAMPLE_OWNER_EMAIL, password: randomBytes(24).toString("base64url"), role: "owner" })).user;
+      created = true;
+    } catch (e) {
+      // Two servers started together on one new database both found no owner; the one that lost uses the other's.
+      if (!(e instanceof TeamStoreError && e.code === "user.exists")) throw e;
+      user = await teams.getUserByEmail(SAMPLE_OWNER_EMAIL);
+      if (!user) throw e;
+    }
+  }
   const member = await teams.getMembership(DEFAULT_WORKSPACE_ID, user.id);
   if (!member) await teams.setMembership(DEFAULT_WORKSPACE_ID, user.id, "owner");
   const { token } = await createLink(stores, { purpose: "signin", role: member?.role ?? "owner", createdBy: user.id, ttlMs: SIGNIN_TTL_MS });

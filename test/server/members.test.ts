@@ -198,4 +198,30 @@ describe("first run and the sample", () => {
       await fresh.stop();
     }
   });
+
+  it("two servers starting together on one new database both sign in as the one local owner (no user.exists)", async () => {
+    const fresh = await startTestServer({ db: ":memory:" });
+    try {
+      // The other server's owner appears between this one's look-up and its insert: the race two
+      // `weft serve --sample` processes started at once ran into (one of them then hung before "serving on").
+      const teams = fresh.deps.stores.teams;
+      const lookUp = teams.getUserByEmail.bind(teams);
+      let first = true;
+      teams.getUserByEmail = async (email: string) => {
+        if (!first) return lookUp(email);
+        first = false;
+        await sampleSignIn(fresh.deps.stores, fresh.url);
+        return undefined;
+      };
+      const late = await sampleSignIn(fresh.deps.stores, fresh.url);
+      expect(late.created).toBe(false);
+      const res = await fetch(`${fresh.url}/api/invites/${tokenOf(late.url)}/accept`, { method: "POST" });
+      expect(await (await fetch(`${fresh.url}/api/auth/me`, { headers: sessionFrom(res).headers() })).json()).toMatchObject({
+        role: "owner",
+        user: { email: late.email },
+      });
+    } finally {
+      await fresh.stop();
+    }
+  });
 });

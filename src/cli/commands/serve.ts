@@ -102,29 +102,37 @@ export function registerServeCommands(program: Command): void {
           throw new CliError(e.code, e.message);
         throw e;
       });
-      const setup = opts.sample ? undefined : await setupLinkIfEmpty(server.deps.stores, server.url);
-      if (opts.sample) {
-        const app = await ensureSampleApp(server.deps.apps);
-        const { key, reused } = await sampleKey(server.deps.apps, db);
-        const kept = sampleKeyPath(db);
-        const signIn = await sampleSignIn(server.deps.stores, server.url);
-        process.stdout.write(
-          `sample app "${app.name}" (${app.id})\nsign in: ${signIn.url}\n(${signIn.created ? "a local owner was created" : "signs in"} as ${signIn.email}; the link works once)\nAPI key: ${key}\n` +
-            (kept
-              ? `(${reused ? "the same key as before" : "new key"}, kept in ${kept}; it stays valid across restarts)\n`
-              : "(an in-memory database: this key ends with the server)\n"),
-        );
-      } else if (setup) {
-        process.stdout.write(
-          `no account exists yet: open ${setup} once to create the owner (valid 24 hours), or run \`weft users create --email E --role owner --password-stdin\`\n`,
-        );
-      } else if ((await server.deps.apps.listKeys()).length === 0) {
-        const appKeys = (await server.deps.stores.service.listAppKeys()).length;
-        process.stderr.write(
-          appKeys > 0
-            ? "no API key for the web studio and /api yet: create one with `weft keys create` (the app keys serve /v1)\n"
-            : "no API key exists yet: `weft keys create` for the web studio and /api, `weft keys create --app APP_ID` for the Dify service API (/v1)\n",
-        );
+      // The server is listening: a failure from here on must close it, or the process would serve on without
+      // having said so (and a supervisor waiting for "serving on" would wait forever).
+      try {
+        const setup = opts.sample ? undefined : await setupLinkIfEmpty(server.deps.stores, server.url);
+        if (opts.sample) {
+          const app = await ensureSampleApp(server.deps.apps);
+          const { key, reused } = await sampleKey(server.deps.apps, db);
+          const kept = sampleKeyPath(db);
+          const signIn = await sampleSignIn(server.deps.stores, server.url);
+          process.stdout.write(
+            `sample app "${app.name}" (${app.id})\nsign in: ${signIn.url}\n(${signIn.created ? "a local owner was created" : "signs in"} as ${signIn.email}; the link works once)\nAPI key: ${key}\n` +
+              (kept
+                ? `(${reused ? "the same key as before" : "new key"}, kept in ${kept}; it stays valid across restarts)\n`
+                : "(an in-memory database: this key ends with the server)\n"),
+          );
+        } else if (setup) {
+          process.stdout.write(
+            `no account exists yet: open ${setup} once to create the owner (valid 24 hours), or run \`weft users create --email E --role owner --password-stdin\`\n`,
+          );
+        } else if ((await server.deps.apps.listKeys()).length === 0) {
+          const appKeys = (await server.deps.stores.service.listAppKeys()).length;
+          process.stderr.write(
+            appKeys > 0
+              ? "no API key for the web studio and /api yet: create one with `weft keys create` (the app keys serve /v1)\n"
+              : "no API key exists yet: `weft keys create` for the web studio and /api, `weft keys create --app APP_ID` for the Dify service API (/v1)\n",
+          );
+        }
+      } catch (e) {
+        await server.close().catch(() => {});
+        await services.close().catch(() => {});
+        throw e;
       }
       process.stdout.write(`weft serving on ${server.url}\n`);
       obs.log.info(
