@@ -12,7 +12,7 @@ const line = (e: AuditEntry) =>
 export function registerAuditCommands(program: Command): void {
   program
     .command("audit")
-    .description("the audit log: who created, edited, published, deleted, ran, changed a secret or a member, when, with which key or session")
+    .description("the audit log: who changed what, when, with which key or session")
     .option("--since <duration>", "only entries within it (30m, 24h, 7d) or since an ISO time")
     .option("--workspace <id>", "only this workspace's entries (default: every workspace)")
     .option("--limit <n>", "at most this many, newest first (1-1000)", "1000")

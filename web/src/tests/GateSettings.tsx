@@ -19,13 +19,18 @@ export function GateSettings({ appId }: { appId: string }) {
   }, [appId]);
   if (!s) return msg ? <div className="diag error boxed">{msg.text}</div> : null;
 
+  // The box shows the user's choice at once (a checkbox that waits for the server reads as ignored); a refusal puts
+  // back what the server holds and says why.
   const save = async (next: TestSettings) => {
+    const before = s;
+    setS(next);
     setMsg(undefined);
     try {
       const r = await putSettings(appId, next);
       setS(r);
       setMsg({ kind: "ok", text: r.requirePass ? `Publish now needs pass^${r.k} ≥ ${r.minPassHatK}.` : "Publish no longer runs the tests." });
     } catch (e) {
+      setS(before);
       setMsg({ kind: "error", text: errText(e) });
     }
   };
