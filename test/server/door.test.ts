@@ -116,7 +116,7 @@ describe("accepted means stored", () => {
     const res = await post(JSON.stringify({ inputs: { doc: { text: "y".repeat(500_000) } } }));
     expect(res.status).toBe(500);
     const err = ((await res.json()) as { error: { code: string; message: string } }).error;
-    expect(err.code).toBe("store.full");
+    expect(err.code, err.message).toBe("store.full");
     expect(err.message).toMatch(/full/);
     expect(err.message).not.toContain(s.dir); // the server's paths stay in its log
     expect(written.join("")).toMatch(/weft server: .*store\.full: .*weft\.db/);

@@ -63,6 +63,31 @@ describe("SQLite group commit", () => {
     db.close();
   });
 
+  it("a write after which SQLite has ended the transaction itself fails the whole group with its own error", async () => {
+    const db = openSqlite(join(dir, "ended.db"));
+    db.exec("CREATE TABLE t (v TEXT)");
+    const group = new GroupCommit(db);
+    const insert = (v: string) => () => db.prepare("INSERT INTO t (v) VALUES (?)").run(v);
+    // What SQLite does on SQLITE_FULL or an I/O error in the middle of a transaction: it rolls all of it back.
+    const full = () => {
+      db.exec("ROLLBACK");
+      throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    };
+    const results = await Promise.allSettled([group.write(insert("a")), group.write(full), group.write(insert("c"))]);
+    // "a" was rolled back with the rest, and "c" never ran outside a transaction: none is acknowledged.
+    expect(results.map((r) => (r.status === "rejected" ? (r.reason as { code?: string }).code : "fulfilled"))).toEqual([
+      "SQLITE_FULL",
+      "SQLITE_FULL",
+      "SQLITE_FULL",
+    ]);
+    expect(db.prepare("SELECT v FROM t").all()).toEqual([]);
+    // The next group writes as usual.
+    await group.write(insert("d"));
+    expect(db.prepare("SELECT v FROM t").all()).toEqual([{ v: "d" }]);
+    await group.close();
+    db.close();
+  });
+
   it("a kill between a group's write and its sync loses no acknowledged node and re-runs none", async () => {
     const dbPath = join(dir, "killed.db");
     const childLog = join(dir, "killed.log");

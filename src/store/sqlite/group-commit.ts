@@ -108,6 +108,10 @@ export class GroupCommit {
           try {
             results.push({ ok: true, value: db.transaction(p.write)() });
           } catch (error) {
+            // On some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) SQLite ends the whole transaction itself:
+            // the group's earlier writes are gone too, and the rest must not run outside a transaction. The
+            // group fails with this write's error, not with COMMIT's "no transaction is active".
+            if (!db.inTransaction) throw error;
             results.push({ ok: false, error });
           }
         }
