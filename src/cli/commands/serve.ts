@@ -132,6 +132,7 @@ export function registerServeCommands(program: Command): void {
       } catch (e) {
         await server.close().catch(() => {});
         await services.close().catch(() => {});
+        await obs.shutdown().catch(() => {});
         throw e;
       }
       process.stdout.write(`weft serving on ${server.url}\n`);
