@@ -14,13 +14,6 @@ const chunking = {
 export function describeKnowledge(target: StoreTarget): void {
   it("knowledge: bases with their chunking, documents, counts; a taken id and an unknown base are typed errors", () =>
     withStores(target, async ({ knowledge }) => {
-      const chunking = {
-        separator: "\n\n",
-        maxLength: 300,
-        overlap: 30,
-        removeExtraSpaces: true,
-        removeUrlsEmails: false,
-      };
       const a = await knowledge.createBase({ id: "kb-a", name: "Policies é", chunking });
       expect(a).toMatchObject({
         id: "kb-a",
@@ -69,13 +62,6 @@ export function describeKnowledge(target: StoreTarget): void {
 
   it("knowledge: full-text search ranks the matching chunk first, within the named bases, CJK included", () =>
     withStores(target, async ({ knowledge }) => {
-      const chunking = {
-        separator: "\n\n",
-        maxLength: 300,
-        overlap: 30,
-        removeExtraSpaces: true,
-        removeUrlsEmails: false,
-      };
       await knowledge.createBase({ id: "one", name: "One", chunking });
       await knowledge.createBase({ id: "two", name: "Two", chunking });
       const d1 = await knowledge.addDocument("one", { name: "pets.md", mimeType: "text/markdown", size: 1 }, [
