@@ -103,7 +103,8 @@ export interface KnowledgeStore {
   searchText(baseIds: string[], query: string, limit: number): Promise<ChunkHit[]>;
   /**
    * The embedded chunks of the given bases nearest to `vector`, best first, at most `limit`; `score` is the
-   * cosine similarity. PostgreSQL searches through an index (LSH buckets), SQLite through sqlite-vec's vec0 tables.
+   * cosine similarity. PostgreSQL searches through an index (pgvector's HNSW when the server has it, else LSH
+   * buckets), SQLite through sqlite-vec's vec0 tables.
    */
   searchVector(baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]>;
 }
