@@ -73,7 +73,7 @@ export const KnowledgeConfigSchema = z.strictObject({
       /** A model name the llm section routes (e.g. an endpoint's embeddingModel, or models.<name>). */
       model: z.string().min(1),
       provider: z.string().default(""),
-      /** Hybrid score = vectorWeight × cosine + (1 − vectorWeight) × normalised BM25 (Dify's weighted_score). */
+      /** Hybrid score = vectorWeight × cosine + (1 − vectorWeight) × keyword TF-IDF cosine (Dify's weighted_score). */
       vectorWeight: z.number().min(0).max(1).default(0.7),
     })
     .optional(),

@@ -6,8 +6,9 @@
  */
 import { NotConfiguredError, WeftError } from "../ir/errors.js";
 import type { DocumentService, FileValue, KnowledgeService, LlmService } from "../ir/services.js";
-import type { ChunkHit, KnowledgeBaseInfo, KnowledgeBaseRecord, KnowledgeDocumentRecord, KnowledgeStore } from "../store/knowledge.js";
+import { type ChunkHit, cosine, type KnowledgeBaseInfo, type KnowledgeBaseRecord, type KnowledgeDocumentRecord, type KnowledgeStore } from "../store/knowledge.js";
 import { chunkParentChild, chunkText } from "./chunk.js";
+import { keywordScores } from "./keyword-score.js";
 import { type Chunking, ChunkingSchema, DEFAULT_KNOWLEDGE_CONFIG, type KnowledgeConfig } from "./config.js";
 import { RerankClient } from "./rerank.js";
 
@@ -187,22 +188,36 @@ export class KnowledgeBases implements KnowledgeService {
     return { hits, names: new Map(bases.map((b) => [b.id, b.name])) };
   }
 
+  /**
+   * Dify's weighted_score: every candidate (keyword and vector hits together) scored vectorWeight × cosine +
+   * (1 − vectorWeight) × its keyword score. Both sides are computed here from what is stored — the cosine from the
+   * chunk's own vector (also for a keyword hit the vector index did not return: LSH is approximate), the keyword
+   * score from the texts (keyword-score.ts) — so the same candidates score the same on every store and index.
+   */
   private async hybrid(bases: KnowledgeBaseInfo[], keyword: ChunkHit[], query: string, pool: number, weight?: number): Promise<ChunkHit[]> {
     const w = weight ?? this.config.embedding?.vectorWeight ?? 0.7;
     const byModel = new Map<string, string[]>();
     for (const b of bases) byModel.set(b.embeddingModel!, [...(byModel.get(b.embeddingModel!) ?? []), b.id]);
-    const maxKw = Math.max(1e-9, ...keyword.map((k) => k.score));
-    const scored = new Map<string, ChunkHit>();
-    for (const k of keyword) scored.set(k.chunkId, { ...k, score: (1 - w) * (k.score / maxKw) });
+    const candidates = new Map<string, ChunkHit>(keyword.map((k) => [k.chunkId, k]));
+    const cosines = new Map<string, number>();
+    const queryVectorOfBase = new Map<string, number[]>();
     for (const [model, ids] of byModel) {
       const [qv] = await this.embed([query], model);
+      for (const id of ids) queryVectorOfBase.set(id, qv!);
       for (const c of await this.store.searchVector(ids, qv!, pool)) {
-        const kw = scored.get(c.chunkId);
-        const sem = w * Math.max(0, c.score);
-        scored.set(c.chunkId, { ...(kw ?? c), score: (kw?.score ?? 0) + sem });
+        if (!candidates.has(c.chunkId)) candidates.set(c.chunkId, c);
+        cosines.set(c.chunkId, Math.max(0, c.score));
       }
     }
-    return [...scored.values()];
+    const unscored = keyword.filter((k) => !cosines.has(k.chunkId) && queryVectorOfBase.has(k.baseId));
+    const vectors = await this.store.chunkVectors(unscored.map((k) => k.chunkId));
+    for (const k of unscored) {
+      const v = vectors.get(k.chunkId);
+      if (v) cosines.set(k.chunkId, Math.max(0, cosine(queryVectorOfBase.get(k.baseId)!, v)));
+    }
+    const hits = [...candidates.values()];
+    const kw = w < 1 ? keywordScores(query, hits.map((h) => h.content)) : hits.map(() => 0);
+    return hits.map((h, i) => ({ ...h, score: w * (cosines.get(h.chunkId) ?? 0) + (1 - w) * kw[i]! }));
   }
 
   /** The knowledge-retrieval node's call: Dify's `result` items. */

@@ -107,6 +107,8 @@ export interface KnowledgeStore {
    * buckets), SQLite through sqlite-vec's vec0 tables.
    */
   searchVector(baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]>;
+  /** The stored embeddings of these chunks (chunks without one, or unknown ids, are absent from the map). */
+  chunkVectors(chunkIds: string[]): Promise<Map<string, Float32Array>>;
 }
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+/gu;

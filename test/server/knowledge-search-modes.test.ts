@@ -73,11 +73,12 @@ describe("search modes on an embedded base", () => {
     const hybrid = await search();
     expect(hybrid.mode).toBe("hybrid");
     expect(hybrid.result.map((r) => r.title).sort()).toEqual(["lion.md", "mouse.md"]);
-    // The query embeds as a cat text: the lion gets 0.7 × cosine 1 and no keyword share; the mouse, the only
-    // keyword match (normalised BM25 1), gets 0.3 × 1 and cosine 0.
+    // The query embeds as a cat text: the lion gets 0.7 × cosine 1 and no keyword share; the mouse gets cosine 0 and
+    // 0.3 × its keyword score: it shares "mouse" with the query, one of its five keywords, all equally rare among the
+    // two candidates ("feline" is in none, so it weighs nothing), a TF-IDF cosine of 1/√5.
     expect(hybrid.result.map((r) => [r.title, Number(r.metadata.score.toFixed(5))])).toEqual([
       ["lion.md", 0.7],
-      ["mouse.md", 0.3],
+      ["mouse.md", Number((0.3 / Math.sqrt(5)).toFixed(5))],
     ]);
   });
 

@@ -121,6 +121,11 @@ export function describeKnowledge(target: StoreTarget): void {
       expect(got[1]!.score).toBeGreaterThan(0.95);
       expect(got[0]).toMatchObject({ baseId: "vec", documentName: "v.md", position: 1 });
       expect(await knowledge.searchVector(["missing"], [1, 0, 0], 5)).toEqual([]);
+      // Hybrid search scores keyword hits the vector index did not return by their stored vectors.
+      const vectors = await knowledge.chunkVectors([got[0]!.chunkId, got[1]!.chunkId, "no-such-chunk"]);
+      expect([...vectors.keys()].sort()).toEqual([got[0]!.chunkId, got[1]!.chunkId].sort());
+      expect([...vectors.get(got[1]!.chunkId)!].map((x) => Math.round(x * 100) / 100)).toEqual([0.45, -0.2, 1.1]);
+      expect((await knowledge.chunkVectors([])).size).toBe(0);
       expect((await knowledge.searchVector(["vec", "vec2"], [0.5, -0.25, 1], 5)).map((g) => g.baseId)).toContain(
         "vec2",
       );

@@ -248,6 +248,15 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
     return rows.map((r) => toHit(r, 1 - r.distance));
   }
 
+  async chunkVectors(chunkIds: string[]): Promise<Map<string, Float32Array>> {
+    if (chunkIds.length === 0) return new Map();
+    const rows = await this.db.query<{ id: string; embedding: Buffer }>(
+      "SELECT id, embedding FROM kb_chunks WHERE embedding IS NOT NULL AND id = ANY($1)",
+      [chunkIds],
+    );
+    return new Map(rows.map((r) => [r.id, bytesToVec(r.embedding)]));
+  }
+
   private async searchLsh(baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]> {
     const buckets = lshBuckets(vector);
     let rows: Row[] = [];

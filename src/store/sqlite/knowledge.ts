@@ -43,6 +43,7 @@ const ADDED_COLUMNS: Array<[string, string]> = [
 type Row = Record<string, any>;
 
 const vecToBlob = (v: number[]) => Buffer.from(new Float32Array(v).buffer);
+const blobToVec = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
 // A hit's row: the chunk, its document's name and metadata, and its parent when it is a child.
 const HIT_SELECT = `SELECT c.*, d.name AS doc_name, d.metadata AS doc_metadata, p.position AS parent_position, p.content AS parent_content
@@ -206,6 +207,19 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       .all(q, ...baseIds, limit) as Row[];
     // bm25() is negative, lower is better; -rank / (1 - rank) maps it onto [0, 1), higher is better.
     return rows.map((r) => this.hit(r, -r.rank / (1 - r.rank)));
+  }
+
+  async chunkVectors(chunkIds: string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    // A statement's variables are limited (32,766); hybrid search asks for a few dozen at most.
+    for (let i = 0; i < chunkIds.length; i += 500) {
+      const ids = chunkIds.slice(i, i + 500);
+      const rows = this.db
+        .prepare(`SELECT id, embedding FROM kb_chunks WHERE embedding IS NOT NULL AND id IN (${placeholders(ids.length)})`)
+        .all(...ids) as Array<{ id: string; embedding: Buffer }>;
+      for (const r of rows) out.set(r.id, blobToVec(r.embedding));
+    }
+    return out;
   }
 
   /** The nearest chunks by sqlite-vec's KNN over the bases' vec0 partitions; score = cosine similarity. */
