@@ -24,7 +24,8 @@ const STRACE_REQUESTS = Number(arg("strace-requests") ?? 320);
 const baseline = arg("baseline");
 // --pg: a throwaway PostgreSQL cluster with fsync and synchronous_commit on (test/support/postgres.ts), stopped at the end.
 const ownCluster = process.argv.includes("--pg") ? await startPostgres({ durable: true }) : undefined;
-const pgBase = ownCluster ? ownCluster.url("postgres") : arg("db");
+// --pg-query ?pool_max=N: Weft's parameters on the cluster's URL (a URL given with --db carries its own).
+const pgBase = ownCluster ? `${ownCluster.url("postgres")}${arg("pg-query") ?? ""}` : arg("db");
 const here = resolve(import.meta.dirname, "..");
 const hasStrace = existsSync("/usr/bin/strace");
 
