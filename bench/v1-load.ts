@@ -59,7 +59,9 @@ interface Served {
 }
 
 async function serve(root: string, db: string, strace?: string): Promise<Served> {
-  const cli = [join(root, "dist/cli/main.js"), "serve", "--db", db, "--port", "0", "--no-schedules"];
+  // Older checkouts (the baseline) have no --no-schedules; the bench's app has no schedules either way.
+  const cli = [join(root, "dist/cli/main.js"), "serve", "--db", db, "--port", "0"];
+  if (weft(root, ["serve", "--help"]).includes("--no-schedules")) cli.push("--no-schedules");
   const [cmd, args] = strace
     ? ["strace", ["-f", "--seccomp-bpf", "-ttt", "-y", "-e", "trace=fsync,fdatasync", "-o", strace, process.execPath, ...cli]]
     : [process.execPath, cli];
