@@ -143,7 +143,8 @@ async function bench(label: string, root: string) {
       console.log(rows.at(-1));
     }
     let perRequest: number | undefined;
-    if (hasStrace) {
+    // On PostgreSQL the syncs are the database server's, not this process's: nothing to count here.
+    if (hasStrace && !pgBase && STRACE_REQUESTS > 0) {
       const { db, key } = await setup();
       const trace = join(dir, "strace.txt");
       const s = await serve(root, db, trace);
