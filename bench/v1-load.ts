@@ -1,7 +1,8 @@
 // POST /v1/workflows/run (blocking) against `weft serve` of one or two checkouts, in one run: c clients each
 // sending requests back to back for a fixed time, per client count; req/s, p50 and p99. Then, under
-// `strace -f -c` (when installed), a fixed number of requests at 16 clients to count fsync + fdatasync per request.
-// Usage: npx tsx bench/v1-load.ts [--baseline DIR] [--clients 1,16,64] [--seconds 8] [--db postgres://…]
+// `strace -f` (when installed), a fixed number of requests at 16 clients to count fsync + fdatasync per request,
+// by file and by thread (main thread: the event loop waits; pool: libuv's threads).
+// Usage: npx tsx bench/v1-load.ts [--baseline DIR] [--clients 1,16,64] [--seconds 8] [--db postgres://… | --pg]
 // DIR is another checkout with its dist/ built (e.g. `git archive main | tar -x -C DIR`, node_modules linked,
 // `node scripts/build.mjs`). With --db, a PostgreSQL database per checkout is made from that server URL's
 // database name plus a suffix (the URL's user must be allowed to CREATE DATABASE).
@@ -9,6 +10,8 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { startPostgres } from "../test/support/postgres.js";
+import { countSyncs } from "./support/sync-trace.js";
 import { fiveNodeWorkflow } from "./support/v1-workflow.js";
 
 const arg = (name: string) => {
@@ -19,7 +22,10 @@ const CLIENTS = (arg("clients") ?? "1,16,64").split(",").map(Number);
 const SECONDS = Number(arg("seconds") ?? 8);
 const STRACE_REQUESTS = Number(arg("strace-requests") ?? 320);
 const baseline = arg("baseline");
-const pgBase = arg("db");
+// --pg: a throwaway PostgreSQL cluster with fsync and synchronous_commit on (test/support/postgres.ts), stopped at the end.
+const ownCluster = process.argv.includes("--pg") ? await startPostgres({ durable: true }) : undefined;
+// --pg-query ?pool_max=N: Weft's parameters on the cluster's URL (a URL given with --db carries its own).
+const pgBase = ownCluster ? `${ownCluster.url("postgres")}${arg("pg-query") ?? ""}` : arg("db");
 const here = resolve(import.meta.dirname, "..");
 const hasStrace = existsSync("/usr/bin/strace");
 
@@ -53,9 +59,11 @@ interface Served {
 }
 
 async function serve(root: string, db: string, strace?: string): Promise<Served> {
-  const cli = [join(root, "dist/cli/main.js"), "serve", "--db", db, "--port", "0", "--no-schedules"];
+  // Older checkouts (the baseline) have no --no-schedules; the bench's app has no schedules either way.
+  const cli = [join(root, "dist/cli/main.js"), "serve", "--db", db, "--port", "0"];
+  if (weft(root, ["serve", "--help"]).includes("--no-schedules")) cli.push("--no-schedules");
   const [cmd, args] = strace
-    ? ["strace", ["-f", "--seccomp-bpf", "-c", "-e", "trace=fsync,fdatasync", "-o", strace, process.execPath, ...cli]]
+    ? ["strace", ["-f", "--seccomp-bpf", "-ttt", "-y", "-e", "trace=fsync,fdatasync", "-o", strace, process.execPath, ...cli]]
     : [process.execPath, cli];
   // Its own process group: a stop reaches the server under strace too (strace alone would just detach).
   const child: ChildProcess = spawn(cmd as string, args as string[], {
@@ -135,23 +143,25 @@ async function bench(label: string, root: string) {
       console.log(rows.at(-1));
     }
     let perRequest: number | undefined;
-    if (hasStrace) {
+    // On PostgreSQL the syncs are the database server's, not this process's: nothing to count here.
+    if (hasStrace && !pgBase && STRACE_REQUESTS > 0) {
       const { db, key } = await setup();
       const trace = join(dir, "strace.txt");
       const s = await serve(root, db, trace);
       s.key = key;
-      // The syncs of start-up (schema, sample checks) are counted apart from the requests'.
+      // Only the syncs made while requests are served count: start-up (schema) and shutdown are shown apart.
       await new Promise((r) => setTimeout(r, 200));
+      const from = Date.now();
       const r = await load(s, 16, { requests: STRACE_REQUESTS });
+      const to = Date.now();
       await s.stop();
-      const calls = readFileSync(trace, "utf8")
-        .split("\n")
-        .filter((l) => /\b(fsync|fdatasync)\s*$/.test(l))
-        .reduce((n, l) => n + Number(l.trim().split(/\s+/)[3]), 0);
-      perRequest = calls / r.ok;
+      const counts = countSyncs(readFileSync(trace, "utf8"), [from, to]);
+      perRequest = counts.inWindow / r.ok;
       console.log(
-        `${label.padEnd(9)} fsync+fdatasync per request at c=16: ${perRequest.toFixed(2)} (${calls} calls, ${r.ok} requests, start-up and shutdown included)`,
+        `${label.padEnd(9)} fsync+fdatasync per request at c=16: ${perRequest.toFixed(2)} (${counts.inWindow} calls while serving ${r.ok} requests; ${counts.total - counts.inWindow} at start-up and shutdown)`,
       );
+      for (const [kind, n] of [...counts.byKind].sort((a, b) => b[1] - a[1]))
+        console.log(`${" ".repeat(11)}${(n / r.ok).toFixed(2)}/request  ${kind}`);
     }
     return { rows, perRequest };
   } finally {
@@ -171,3 +181,4 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(" ")}`,
 );
+await ownCluster?.stop();

@@ -29,7 +29,7 @@ import { type Pruner, startPruner } from "./retention.js";
 import { DEFAULT_WEB_DIR } from "./static.js";
 import { resumeContext } from "./v1/runs.js";
 import { finishChatTurn } from "./v1/turns.js";
-import { warmDraftPathInBackground } from "./warmup.js";
+import { scratchDeps, warmDraftPathInBackground } from "./warmup.js";
 
 export { createApp } from "./app.js";
 export { ApiError } from "./errors.js";
@@ -194,7 +194,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     ? warmDraftPathInBackground({
         app,
         scratchStore: () => scratchAppStore(deps.stores.kind),
-        scratch: (apps) => createApp({ ...deps, apps }, { maxBodyBytes: o.maxBodyBytes }),
+        scratch: (apps) => createApp(scratchDeps(deps, apps), { maxBodyBytes: o.maxBodyBytes }),
       })
     : undefined;
   return {

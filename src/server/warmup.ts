@@ -8,6 +8,8 @@ import { analyse } from "../analysis/index.js";
 import { parseWeftObject } from "../dsl/load.js";
 import { listNodeTypes } from "../ir/registry.js";
 import type { AppStore } from "../store/apps.js";
+import { MemoryAuditStore } from "../store/memory/audit.js";
+import type { ServerDeps } from "./context.js";
 import "../nodes/index.js";
 
 /** Enough passes for V8 to optimise the hot analyser functions; measured in bench/autosave.ts. */
@@ -68,6 +70,15 @@ function warmupFailed(e: unknown): void {
 export interface BackgroundWarmup {
   readonly done: Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * The server's dependencies with the warm-up's scratch app store, and an audit log of its own: the guard audits
+ * the warm-up's draft saves like any other, and in the user's log they were entries nobody made (and, on
+ * SQLite, a durable sync each on the event loop while the first requests were being served).
+ */
+export function scratchDeps(deps: ServerDeps, apps: AppStore): ServerDeps {
+  return { ...deps, apps, stores: { ...deps.stores, audit: new MemoryAuditStore() } };
 }
 
 /** What the server's warm-up drives: its HTTP app, and a way to build the same app over scratch stores. */

@@ -116,7 +116,7 @@ export async function openStores(spec: string, o: OpenStoresOptions = {}): Promi
       runs: new SqliteRunStore(db, group),
       apps: new SqliteAppStore(db, group),
       // After the run store: its triggers and indexes are on the runs table.
-      runLog: new SqliteRunLog(db),
+      runLog: new SqliteRunLog(db, group),
       knowledge: new SqliteKnowledgeStore(db),
       forms: new SqliteFormStore(db),
       service: new SqliteServiceApiStore(db, group),

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AppStore } from "../../src/store/apps.js";
 import { createApp, openDeps } from "../../src/server/index.js";
-import { warmDraftPathInBackground } from "../../src/server/warmup.js";
+import { scratchDeps, warmDraftPathInBackground } from "../../src/server/warmup.js";
 import { scratchAppStore } from "../../src/store/open.js";
 import { startTestServer } from "./helpers.js";
 
@@ -47,7 +47,7 @@ function recorded(deps: Awaited<ReturnType<typeof openDeps>>) {
         return { apps: s.apps, close: () => (seen.closed++, s.close()) };
       },
       scratch: (apps: AppStore) => {
-        const scratch = createApp({ ...deps, apps });
+        const scratch = createApp(scratchDeps(deps, apps));
         return {
           request: async (path: string, init?: RequestInit) => {
             const res = await scratch.request(path, init);
@@ -69,6 +69,8 @@ describe("start-up warm-up", () => {
       expect(seen).toMatchObject({ statuses: [200, 200, 200], closed: 1, health: 1, kind: "SqliteAppStore" });
       expect(await deps.apps.listApps()).toEqual([]);
       expect(await deps.apps.listKeys()).toEqual([]);
+      // The saves are audited, but not in the user's log.
+      expect(await deps.stores.audit.list({})).toEqual([]);
     } finally {
       await close();
     }

@@ -88,6 +88,21 @@ describe("SQLite group commit", () => {
     db.close();
   });
 
+  it("checkpoints once per mark's worth of WAL, not after every group once the file has grown", async () => {
+    const db = openSqlite(join(dir, "checkpoint.db"));
+    db.exec("CREATE TABLE t (v TEXT)");
+    const group = new GroupCommit(db, { checkpointBytes: 64 * 1024 });
+    const row = "x".repeat(2000);
+    // 300 groups of one 2 KB row, each writing two 4 KB pages to the WAL: about 2.4 MB, some 37 marks' worth.
+    // Before, every group after the file first reached 64 KB checkpointed (about 290).
+    for (let i = 0; i < 300; i++) await group.write(() => db.prepare("INSERT INTO t (v) VALUES (?)").run(row));
+    expect(group.checkpoints).toBeGreaterThan(20);
+    expect(group.checkpoints).toBeLessThan(60);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 300 });
+    await group.close();
+    db.close();
+  });
+
   it("a kill between a group's write and its sync loses no acknowledged node and re-runs none", async () => {
     const dbPath = join(dir, "killed.db");
     const childLog = join(dir, "killed.log");

@@ -12,6 +12,7 @@ import {
   searchWords,
 } from "../runlog.js";
 import { statusClauses } from "../runlog-filter.js";
+import { GroupCommit } from "./group-commit.js";
 
 // The full-text index follows the runs table through triggers, so nothing that writes runs has to know of it.
 const SCHEMA = `
@@ -39,7 +40,11 @@ const ftsQuery = (words: string[]) => words.map((w) => `"${w}"`).join(" ");
 
 /** The run log on SQLite: tags beside the runs table, FTS5 over inputs and outputs. */
 export class SqliteRunLog implements RunLog {
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    /** A run's tag joins the group commit of the runs' own writes (alone it was a sync on the event loop). */
+    private readonly group: GroupCommit = new GroupCommit(db),
+  ) {
     db.transaction(() => {
       // Databases from before triggers: the column is added once (SQLite's way; PostgreSQL has migration 11).
       const tagged = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'run_tags'").get();
@@ -56,9 +61,11 @@ export class SqliteRunLog implements RunLog {
   }
 
   async tag(runId: string, t: RunTag): Promise<void> {
-    this.db
-      .prepare("INSERT OR REPLACE INTO run_tags (run_id, source, version, draft, trigger_id) VALUES (?,?,?,?,?)")
-      .run(runId, t.source, t.version ?? null, t.draft ? 1 : null, t.triggerId ?? null);
+    await this.group.write(() =>
+      this.db
+        .prepare("INSERT OR REPLACE INTO run_tags (run_id, source, version, draft, trigger_id) VALUES (?,?,?,?,?)")
+        .run(runId, t.source, t.version ?? null, t.draft ? 1 : null, t.triggerId ?? null),
+    );
   }
 
   async count(q: RunQuery): Promise<number> {
