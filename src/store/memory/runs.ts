@@ -1,3 +1,4 @@
+import { cloneRecord } from "../../util/clone.js";
 import type {
   ArtifactVersion,
   AttemptRecord,
@@ -19,7 +20,7 @@ export class MemoryRunStore implements RunStore {
   private versions = new Map<string, number>();
 
   async createRun(run: RunRecord, lease?: LeaseRequest): Promise<void> {
-    const r = structuredClone(run);
+    const r = cloneRecord(run);
     if (lease) r.lease = leaseOf(lease);
     else delete r.lease;
     this.runs.set(run.id, r);
@@ -35,10 +36,10 @@ export class MemoryRunStore implements RunStore {
   }
   async getRun(id: string): Promise<RunRecord | undefined> {
     const r = this.runs.get(id);
-    return r ? structuredClone(r) : undefined;
+    return r ? cloneRecord(r) : undefined;
   }
   async listRuns(o: ListRunsOptions = {}): Promise<RunRecord[]> {
-    return structuredClone(
+    return cloneRecord(
       [...this.runs.values()]
         .reverse()
         .filter((r) => o.appId === undefined || r.appId === o.appId)
@@ -53,7 +54,7 @@ export class MemoryRunStore implements RunStore {
   ): Promise<boolean> {
     const r = this.runs.get(id);
     if (!r || (owner !== undefined && r.lease?.owner !== owner)) return false;
-    Object.assign(r, structuredClone(patch), { updatedAt: Date.now() });
+    Object.assign(r, cloneRecord(patch), { updatedAt: Date.now() });
     if (patch.status !== undefined && patch.status !== "running") delete r.lease;
     return true;
   }
@@ -83,14 +84,16 @@ export class MemoryRunStore implements RunStore {
     if (r?.lease?.owner === owner) delete r.lease;
   }
   async commitNode(runId: string, commit: NodeCommit, attempt?: AttemptRecord): Promise<NodeCommit> {
+    // The stored commit's outputs are also the artifacts' values: nothing here changes them, and reads copy.
     if (attempt) this.pushAttempt(attempt);
     const m = this.commits.get(runId) ?? new Map<string, NodeCommit>();
     this.commits.set(runId, m);
     const prior = m.get(commit.key);
-    if (prior) return structuredClone(prior);
-    m.set(commit.key, structuredClone(commit));
+    if (prior) return cloneRecord(prior);
+    const stored = cloneRecord(commit);
+    m.set(commit.key, stored);
     const log = this.artifactLog.get(runId) ?? [];
-    for (const [name, value] of Object.entries(commit.outputs)) {
+    for (const [name, value] of Object.entries(stored.outputs)) {
       const vkey = `${runId}\u0000${commit.nodeId}\u0000${name}`;
       const version = (this.versions.get(vkey) ?? 0) + 1;
       this.versions.set(vkey, version);
@@ -100,7 +103,7 @@ export class MemoryRunStore implements RunStore {
         name,
         version,
         key: commit.key,
-        value: structuredClone(value),
+        value,
         createdAt: Date.now(),
       });
     }
@@ -108,21 +111,27 @@ export class MemoryRunStore implements RunStore {
     return commit;
   }
   async committed(runId: string): Promise<Map<string, NodeCommit>> {
-    return new Map([...(this.commits.get(runId) ?? new Map())].map(([k, v]) => [k, structuredClone(v)]));
+    return new Map([...(this.commits.get(runId) ?? new Map())].map(([k, v]) => [k, cloneRecord(v)]));
   }
   async appendAttempt(rec: AttemptRecord): Promise<void> {
     this.pushAttempt(rec);
   }
   private pushAttempt(rec: AttemptRecord): void {
-    const list = this.attemptLog.get(rec.runId) ?? [];
-    list.push(structuredClone(rec));
-    this.attemptLog.set(rec.runId, list);
+    this.attemptList(rec.runId).push(cloneRecord(rec));
+  }
+  private attemptList(runId: string): AttemptRecord[] {
+    let list = this.attemptLog.get(runId);
+    if (!list) {
+      list = [];
+      this.attemptLog.set(runId, list);
+    }
+    return list;
   }
   async attempts(runId: string): Promise<AttemptRecord[]> {
-    return structuredClone(this.attemptLog.get(runId) ?? []);
+    return cloneRecord(this.attemptLog.get(runId) ?? []);
   }
   async artifacts(runId: string, nodeId?: string): Promise<ArtifactVersion[]> {
     const all = this.artifactLog.get(runId) ?? [];
-    return structuredClone(nodeId ? all.filter((a) => a.nodeId === nodeId) : all);
+    return cloneRecord(nodeId ? all.filter((a) => a.nodeId === nodeId) : all);
   }
 }
