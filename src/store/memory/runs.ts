@@ -17,7 +17,8 @@ export class MemoryRunStore implements RunStore {
   private commits = new Map<string, Map<string, NodeCommit>>();
   private attemptLog = new Map<string, AttemptRecord[]>();
   private artifactLog = new Map<string, ArtifactVersion[]>();
-  private versions = new Map<string, number>();
+  /** Artifact versions per run, node and output name. */
+  private versions = new Map<string, Map<string, Map<string, number>>>();
 
   async createRun(run: RunRecord, lease?: LeaseRequest): Promise<void> {
     const r = cloneRecord(run);
@@ -32,6 +33,7 @@ export class MemoryRunStore implements RunStore {
       this.commits.delete(id);
       this.attemptLog.delete(id);
       this.artifactLog.delete(id);
+      this.versions.delete(id);
     }
   }
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -93,10 +95,10 @@ export class MemoryRunStore implements RunStore {
     const stored = cloneRecord(commit);
     m.set(commit.key, stored);
     const log = this.artifactLog.get(runId) ?? [];
+    const counts = this.versionsOf(runId, commit.nodeId);
     for (const [name, value] of Object.entries(stored.outputs)) {
-      const vkey = `${runId}\u0000${commit.nodeId}\u0000${name}`;
-      const version = (this.versions.get(vkey) ?? 0) + 1;
-      this.versions.set(vkey, version);
+      const version = (counts.get(name) ?? 0) + 1;
+      counts.set(name, version);
       log.push({
         runId,
         nodeId: commit.nodeId,
@@ -109,6 +111,13 @@ export class MemoryRunStore implements RunStore {
     }
     this.artifactLog.set(runId, log);
     return commit;
+  }
+  private versionsOf(runId: string, nodeId: string): Map<string, number> {
+    let byNode = this.versions.get(runId);
+    if (!byNode) this.versions.set(runId, (byNode = new Map()));
+    let counts = byNode.get(nodeId);
+    if (!counts) byNode.set(nodeId, (counts = new Map()));
+    return counts;
   }
   async committed(runId: string): Promise<Map<string, NodeCommit>> {
     return new Map([...(this.commits.get(runId) ?? new Map())].map(([k, v]) => [k, cloneRecord(v)]));
