@@ -13,6 +13,13 @@ const leaseOf = (l: LeaseRequest) => ({ owner: l.owner, expiresAt: Date.now() + 
 
 /** In-process run store for tests and one-off runs (nothing survives the process); same contract as the SQLite store. */
 export class MemoryRunStore implements RunStore {
+  /**
+   * `workflowsByReference`: keep a run's workflow as given instead of a copy (reads still copy). For the
+   * engine's own store of one run, whose workflow — IR, not changed once built — nobody else holds a record
+   * of; copying it was a large share of a small run's cost.
+   */
+  constructor(private readonly opts: { workflowsByReference?: boolean } = {}) {}
+
   private runs = new Map<string, RunRecord>();
   private commits = new Map<string, Map<string, NodeCommit>>();
   private attemptLog = new Map<string, AttemptRecord[]>();
@@ -21,7 +28,9 @@ export class MemoryRunStore implements RunStore {
   private versions = new Map<string, Map<string, Map<string, number>>>();
 
   async createRun(run: RunRecord, lease?: LeaseRequest): Promise<void> {
-    const r = cloneRecord(run);
+    const r = this.opts.workflowsByReference
+      ? { ...cloneRecord({ ...run, workflow: undefined }), workflow: run.workflow }
+      : cloneRecord(run);
     if (lease) r.lease = leaseOf(lease);
     else delete r.lease;
     this.runs.set(run.id, r);
