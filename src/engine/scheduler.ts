@@ -85,7 +85,7 @@ export class Scheduler {
   stream?: AnswerStream;
 
   constructor(private readonly o: SchedulerOptions) {
-    this.graph = new GraphIndex(o.workflow);
+    this.graph = GraphIndex.of(o.workflow);
     this.limit = pLimit(Math.max(1, o.concurrency));
   }
 

@@ -73,7 +73,12 @@ export function compileJinja(source: string): Program {
   }
   if (source.length <= COMPILED_MAX_SOURCE) {
     compiled.set(source, program);
-    if (compiled.size > COMPILED_MAX_ENTRIES) compiled.delete(compiled.keys().next().value as string);
+    compiledChars += source.length;
+    while (compiled.size > COMPILED_MAX_ENTRIES || compiledChars > COMPILED_MAX_TOTAL) {
+      const oldest = compiled.keys().next().value as string;
+      compiled.delete(oldest);
+      compiledChars -= oldest.length;
+    }
   }
   return program;
 }
@@ -81,11 +86,14 @@ export function compileJinja(source: string): Program {
 /**
  * Parsed templates by source: a workflow renders the same few templates on every run (and every loop round),
  * and parsing cost as much as rendering. The interpreter only reads the tree (the library's own Template
- * renders one parse many times), so sharing it is safe. Bounded in entries and in the size of what is kept.
+ * renders one parse many times), so sharing it is safe. Bounded in entries and in the source characters kept.
  */
 const compiled = new Map<string, Program>();
+let compiledChars = 0;
 const COMPILED_MAX_ENTRIES = 512;
-const COMPILED_MAX_SOURCE = 64 * 1024;
+/** A syntax tree is tens of times its source: these keep the cache to a few MB even in a render thread's heap. */
+const COMPILED_MAX_SOURCE = 16 * 1024;
+const COMPILED_MAX_TOTAL = 256 * 1024;
 
 function describe(e: unknown): string {
   if (e instanceof Error) {
