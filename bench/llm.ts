@@ -89,7 +89,8 @@ async function weft(stream: boolean, engine: { run: Run; llm: unknown } = mine) 
   if (res.status !== "succeeded") throw new Error(`run ${res.status}: ${res.error?.message}`);
   // A run that ends without its answer measured less than the case it names.
   const answer = stream ? res.outputs.a : res.outputs.c;
-  if (typeof answer !== "string" || answer === "") throw new Error(`run ended without its answer: ${JSON.stringify(res.outputs)}`);
+  if (typeof answer !== "string" || answer === "")
+    throw new Error(`run ended without its answer: ${JSON.stringify(res.outputs)}`);
 }
 
 const cases: Record<string, () => Promise<void>> = {
@@ -103,6 +104,8 @@ if (base) {
   cases["base json"] = () => weft(false, base as { run: Run; llm: unknown });
 }
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+/** CPU of this process per case (the model server runs in its own), ms. */
+const cpus: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
 const firsts: Record<string, number[]> = {};
 // Warm-up: connections, JIT, lazy imports. Its times are what the first call of a fresh process (one
 // `weft run`) pays, printed apart from the medians.
@@ -115,9 +118,12 @@ for (const [name, f] of Object.entries(cases)) {
 for (let r = 0; r < reps; r++) {
   for (const [name, f] of Object.entries(cases)) {
     firstText = undefined;
+    const cpu0 = process.cpuUsage();
     caseStart = performance.now();
     await f();
     times[name]!.push(performance.now() - caseStart);
+    const cpu = process.cpuUsage(cpu0);
+    cpus[name]!.push((cpu.user + cpu.system) / 1000);
     if (firstText !== undefined) firsts[name] = [...(firsts[name] ?? []), firstText];
   }
 }
@@ -130,7 +136,9 @@ if (tally !== `requests ${Object.keys(cases).length * (reps + 1)} unmatched 0`)
 const med = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
 for (const [k, v] of Object.entries(med)) {
   const first = firsts[k] ? `, first text at ${median(firsts[k]).toFixed(1)} ms` : "";
-  console.log(`${k.padEnd(12)} median ${v.toFixed(1)} ms${first} (${reps} runs, server delay ${DELAY_MS} ms)`);
+  console.log(
+    `${k.padEnd(12)} median ${v.toFixed(1)} ms, CPU ${median(cpus[k]!).toFixed(2)} ms${first} (${reps} runs, server delay ${DELAY_MS} ms)`,
+  );
 }
 console.log(
   `first call in this process: ${Object.entries(cold)
@@ -147,4 +155,11 @@ if (base) {
     `this/baseline: stream ${(med["weft stream"]! / med["base stream"]!).toFixed(3)}, json ${(med["weft json"]! / med["base json"]!).toFixed(3)}`,
   );
 }
+const over = (a: string, b: string) =>
+  `+${(med[a]! - med[b]!).toFixed(1)} ms wall, +${(median(cpus[a]!) - median(cpus[b]!)).toFixed(2)} ms CPU`;
+console.log(`over raw fetch: stream ${over("weft stream", "raw stream")}; json ${over("weft json", "raw json")}`);
+if (base)
+  console.log(
+    `baseline over raw fetch: stream ${over("base stream", "raw stream")}; json ${over("base json", "raw json")}`,
+  );
 console.log(`llm overhead: ${(Math.max(streamOver, jsonOver) * 100).toFixed(1)}%`);

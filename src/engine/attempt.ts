@@ -7,7 +7,7 @@ import type { RunEvent } from "./events.js";
 import type { RunObserver } from "./observer.js";
 import type { VariablePool } from "./pool.js";
 import { renderTemplate } from "./render.js";
-import { withNodeTimeout } from "./timeout.js";
+import { nodeTimeoutMs, withNodeTimeout } from "./timeout.js";
 
 /** What of the run an attempt needs. */
 export interface AttemptRun {
@@ -75,9 +75,12 @@ export async function runAttempt(
     title: node.title,
     attempt,
   });
-  const ac = new AbortController();
-  const onAbort = () => ac.abort(run.signal.reason);
-  run.signal.addEventListener("abort", onAbort, { once: true });
+  // A node with a time limit gets a signal of its own that the limit aborts (and that follows the run's);
+  // without one the run's signal is all it needs, and making one per attempt was a measurable share of a
+  // small node's cost.
+  const ac = nodeTimeoutMs(t.cfg.timeout_seconds, t.def.timeoutAllowanceMs) ? new AbortController() : undefined;
+  const onAbort = () => ac?.abort(run.signal.reason);
+  if (ac) run.signal.addEventListener("abort", onAbort, { once: true });
   const ctx: ExecContext<any> = {
     workflow: run.workflow,
     node,
@@ -98,20 +101,24 @@ export async function runAttempt(
     },
     runBody: t.runBody,
     services: run.services,
-    signal: ac.signal,
+    signal: ac?.signal ?? run.signal,
   };
   let result: NodeResult | undefined;
   let error: unknown;
   try {
-    const exec = () => withNodeTimeout(t.def.execute!(ctx), t.cfg.timeout_seconds, node.id, ac, t.def.timeoutAllowanceMs);
+    const exec = () =>
+      withNodeTimeout(t.def.execute!(ctx), t.cfg.timeout_seconds, node.id, ac, t.def.timeoutAllowanceMs);
     const obs = run.observer;
     result = obs
-      ? await obs.attempt({ runId: run.runId, key, nodeId: node.id, nodeType: node.type, title: node.title, attempt }, exec)
+      ? await obs.attempt(
+          { runId: run.runId, key, nodeId: node.id, nodeType: node.type, title: node.title, attempt },
+          exec,
+        )
       : await exec();
   } catch (e) {
     error = e;
   } finally {
-    run.signal.removeEventListener("abort", onAbort);
+    if (ac) run.signal.removeEventListener("abort", onAbort);
   }
   const rec: AttemptRecord = {
     runId: run.runId,

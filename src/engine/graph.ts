@@ -26,6 +26,32 @@ export class GraphIndex {
     }
   }
 
+  /**
+   * The index of a workflow, built once per workflow object: many runs of one workflow (a server's published
+   * version, a batch) share it. The IR is not changed once built; a workflow whose node or edge list was
+   * replaced or grew since is indexed again.
+   */
+  static of(workflow: Workflow): GraphIndex {
+    const hit = indices.get(workflow);
+    if (
+      hit &&
+      hit.nodes === workflow.nodes &&
+      hit.edges === workflow.edges &&
+      hit.nodeCount === workflow.nodes.length &&
+      hit.edgeCount === workflow.edges.length
+    )
+      return hit.index;
+    const index = new GraphIndex(workflow);
+    indices.set(workflow, {
+      index,
+      nodes: workflow.nodes,
+      edges: workflow.edges,
+      nodeCount: workflow.nodes.length,
+      edgeCount: workflow.edges.length,
+    });
+    return index;
+  }
+
   scopeNodes(scope: string | null): WorkflowNode[] {
     return this.children.get(scope) ?? [];
   }
@@ -47,6 +73,11 @@ export class GraphIndex {
     return this.scopeNodes(null).find((n) => getNodeType(n.type)?.entry)?.id;
   }
 }
+
+const indices = new WeakMap<
+  Workflow,
+  { index: GraphIndex; nodes: WorkflowNode[]; edges: WorkflowEdge[]; nodeCount: number; edgeCount: number }
+>();
 
 export function edgeKey(e: WorkflowEdge): string {
   return `${e.source}\u0000${e.sourcePort}\u0000${e.target}`;

@@ -124,7 +124,12 @@ function secretsOf(wf: Workflow, o: RunOptions): string[] {
 
 function execute(wf: Workflow, runId: string, o: RunOptions, rawStore: RunStore, resumed: boolean): Promise<RunResult> {
   const body = () => executeRun(wf, runId, o, rawStore, resumed);
-  return o.observer ? o.observer.run({ runId, appId: o.appId, workflowName: wf.name, workflow: wf, resumed, secrets: secretsOf(wf, o) }, body) : body();
+  return o.observer
+    ? o.observer.run(
+        { runId, appId: o.appId, workflowName: wf.name, workflow: wf, resumed, secrets: secretsOf(wf, o) },
+        body,
+      )
+    : body();
 }
 
 async function executeRun(
@@ -227,7 +232,8 @@ function errorOf(e: unknown): NonNullable<RunResult["error"]> {
  * looked up at once), with `done` settling when the run ends.
  */
 export async function startRun(wf: Workflow, o: RunOptions = {}): Promise<{ runId: string; done: Promise<RunResult> }> {
-  const store = o.store ?? new MemoryRunStore();
+  // A store of this run alone: nobody else reads its record, so the workflow is kept without a copy.
+  const store = o.store ?? new MemoryRunStore({ workflowsByReference: true });
   const runId = o.runId ?? newId();
   const now = Date.now();
   await new RedactingRunStore(store, redactorFor(secretsOf(wf, o))).createRun({

@@ -9,11 +9,11 @@ export function withNodeTimeout<T>(
   exec: Promise<T>,
   timeoutSeconds: unknown,
   nodeId: string,
-  abort: AbortController,
+  abort: AbortController | undefined,
   allowanceMs = 0,
 ): Promise<T> {
-  const ms = typeof timeoutSeconds === "number" ? timeoutSeconds * 1000 + allowanceMs : 0;
-  if (!ms) return exec;
+  const ms = nodeTimeoutMs(timeoutSeconds, allowanceMs);
+  if (!ms || !abort) return exec;
   return Promise.race([
     exec,
     new Promise<never>((_, reject) => {
@@ -24,4 +24,9 @@ export function withNodeTimeout<T>(
       exec.finally(() => clearTimeout(t)).catch(() => {});
     }),
   ]);
+}
+
+/** The node's limit in milliseconds, or 0 when it has none (then the attempt needs no signal of its own). */
+export function nodeTimeoutMs(timeoutSeconds: unknown, allowanceMs = 0): number {
+  return typeof timeoutSeconds === "number" ? timeoutSeconds * 1000 + allowanceMs : 0;
 }

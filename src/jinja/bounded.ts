@@ -58,12 +58,42 @@ const CAPTURING = [
  * hard-codes both on (chat-template style); Dify renders with `Template(src)`, where both are off.
  */
 export function compileJinja(source: string): Program {
+  const hit = compiled.get(source);
+  if (hit) {
+    // Re-inserted so the map's order is least recently used first.
+    compiled.delete(source);
+    compiled.set(source, hit);
+    return hit;
+  }
+  let program: Program;
   try {
-    return parse(tokenize(source, { trim_blocks: false, lstrip_blocks: false }));
+    program = parse(tokenize(source, { trim_blocks: false, lstrip_blocks: false }));
   } catch (e) {
     throw new JinjaError("jinja.syntax", `template syntax error: ${describe(e)}`);
   }
+  if (source.length <= COMPILED_MAX_SOURCE) {
+    compiled.set(source, program);
+    compiledChars += source.length;
+    while (compiled.size > COMPILED_MAX_ENTRIES || compiledChars > COMPILED_MAX_TOTAL) {
+      const oldest = compiled.keys().next().value as string;
+      compiled.delete(oldest);
+      compiledChars -= oldest.length;
+    }
+  }
+  return program;
 }
+
+/**
+ * Parsed templates by source: a workflow renders the same few templates on every run (and every loop round),
+ * and parsing cost as much as rendering. The interpreter only reads the tree (the library's own Template
+ * renders one parse many times), so sharing it is safe. Bounded in entries and in the source characters kept.
+ */
+const compiled = new Map<string, Program>();
+let compiledChars = 0;
+const COMPILED_MAX_ENTRIES = 512;
+/** A syntax tree is tens of times its source: these keep the cache to a few MB even in a render thread's heap. */
+const COMPILED_MAX_SOURCE = 16 * 1024;
+const COMPILED_MAX_TOTAL = 256 * 1024;
 
 function describe(e: unknown): string {
   if (e instanceof Error) {

@@ -8,7 +8,7 @@ import { NotConfiguredError } from "../ir/errors.js";
 import type { EndpointConfig, ProviderKind } from "./config.js";
 import { LlmError } from "./errors.js";
 
-const DEFAULT_OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1";
+export const DEFAULT_OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1";
 
 /** Environment variables a provider kind reads its key from when the endpoint names none. */
 const KEY_ENV: Partial<Record<ProviderKind, string[]>> = {

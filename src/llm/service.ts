@@ -23,9 +23,17 @@ import { type LlmConfig, type LlmConfigInput, parseLlmConfig } from "./config.js
 import { LlmError } from "./errors.js";
 import { parseModelJson, validateJsonSchema } from "./json.js";
 import { toModelMessages } from "./messages.js";
-import { type EndpointModels, type Env, endpointModels, providerOptionsFor } from "./providers.js";
+import {
+  apiKeyOf,
+  DEFAULT_OLLAMA_BASE_URL,
+  type EndpointModels,
+  type Env,
+  endpointModels,
+  providerOptionsFor,
+} from "./providers.js";
 import { type ResolvedModel, resolveModel } from "./resolve.js";
 import { abortableSleep, NoRetry, type RetryEvent, withRetries } from "./retry.js";
+import { type SseChatRequest, sseChatRequest, streamSseChat } from "./sse-chat.js";
 
 export interface LlmCallEvent {
   endpoint: string;
@@ -126,14 +134,17 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
     mode: Mode,
     onText: ((d: string) => void) | undefined,
   ): Promise<CallResult> => {
-    const model = modelsOf(r).language(r.modelId);
     const ctx = { endpoint: r.endpointName, model: r.modelId };
     const timeoutMs = r.endpoint.timeoutMs ?? cfg.timeoutMs;
     const started = Date.now();
     let attempts = 0;
+    // Streamed text from an OpenAI-compatible server: built once here, read without the AI SDK.
+    const thin = onText ? thinRequest(r, req, messages, mode, env) : undefined;
+    const model = thin ? undefined : modelsOf(r).language(r.modelId);
     const result = await withRetries(ctx, cfg.retry, timeoutMs, req.signal, deps, (signal, n, keepAlive) => {
       attempts = n;
-      const args = buildArgs(r, req, messages, mode, model, signal);
+      if (thin && onText) return streamThin(thin, signal, onText, keepAlive, ctx);
+      const args = buildArgs(r, req, messages, mode, model!, signal);
       return onText ? streamOnce(args, signal, onText, keepAlive) : generateOnce(args);
     });
     record(r, result, attempts, started);
@@ -400,6 +411,53 @@ async function streamOnce(
   }
   if (signal.aborted) fail(signal.reason);
   return { text, reasoning: reasoning || undefined, toolCalls, usage, finishReason };
+}
+
+/** The thin path's request when it covers this call: streamed text, no tools, no JSON mode (see sse-chat.ts). */
+function thinRequest(
+  r: ResolvedModel,
+  req: LlmRequest,
+  messages: ModelMessage[],
+  mode: Mode,
+  env: Env,
+): SseChatRequest | undefined {
+  if (mode !== "text" || (req.tools?.length ?? 0) > 0) return undefined;
+  if (r.endpoint.provider !== "openai-compatible" && r.endpoint.provider !== "ollama") return undefined;
+  let settings: ReturnType<typeof completionSettings>;
+  try {
+    settings = completionSettings(r.endpointName, req.model.completion_params);
+  } catch {
+    // A bad parameter fails on the SDK path, inside the retry loop, as it always has.
+    return undefined;
+  }
+  const apiKey = apiKeyOf(r.endpointName, r.endpoint, env);
+  return sseChatRequest(r.endpoint, apiKey, r.modelId, messages, settings, DEFAULT_OLLAMA_BASE_URL);
+}
+
+async function streamThin(
+  thin: SseChatRequest,
+  signal: AbortSignal,
+  onText: (d: string) => void,
+  keepAlive: () => void,
+  where: { endpoint: string; model: string },
+): Promise<CallResult> {
+  let emitted = false;
+  try {
+    return await streamSseChat(
+      thin,
+      signal,
+      (d) => {
+        emitted = true;
+        onText(d);
+      },
+      keepAlive,
+      where,
+    );
+  } catch (e) {
+    // As on the SDK path: once text reached the caller a retry would repeat it.
+    const cause = signal.aborted ? (signal.reason ?? e) : e;
+    throw emitted ? new NoRetry(cause) : cause;
+  }
 }
 
 // ---------- JSON checking ----------

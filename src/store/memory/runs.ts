@@ -1,3 +1,4 @@
+import { cloneRecord } from "../../util/clone.js";
 import type {
   ArtifactVersion,
   AttemptRecord,
@@ -12,14 +13,24 @@ const leaseOf = (l: LeaseRequest) => ({ owner: l.owner, expiresAt: Date.now() + 
 
 /** In-process run store for tests and one-off runs (nothing survives the process); same contract as the SQLite store. */
 export class MemoryRunStore implements RunStore {
+  /**
+   * `workflowsByReference`: keep a run's workflow as given instead of a copy (reads still copy). For the
+   * engine's own store of one run, whose workflow — IR, not changed once built — nobody else holds a record
+   * of; copying it was a large share of a small run's cost.
+   */
+  constructor(private readonly opts: { workflowsByReference?: boolean } = {}) {}
+
   private runs = new Map<string, RunRecord>();
   private commits = new Map<string, Map<string, NodeCommit>>();
   private attemptLog = new Map<string, AttemptRecord[]>();
   private artifactLog = new Map<string, ArtifactVersion[]>();
-  private versions = new Map<string, number>();
+  /** Artifact versions per run, node and output name. */
+  private versions = new Map<string, Map<string, Map<string, number>>>();
 
   async createRun(run: RunRecord, lease?: LeaseRequest): Promise<void> {
-    const r = structuredClone(run);
+    const r = this.opts.workflowsByReference
+      ? { ...cloneRecord({ ...run, workflow: undefined }), workflow: run.workflow }
+      : cloneRecord(run);
     if (lease) r.lease = leaseOf(lease);
     else delete r.lease;
     this.runs.set(run.id, r);
@@ -31,14 +42,15 @@ export class MemoryRunStore implements RunStore {
       this.commits.delete(id);
       this.attemptLog.delete(id);
       this.artifactLog.delete(id);
+      this.versions.delete(id);
     }
   }
   async getRun(id: string): Promise<RunRecord | undefined> {
     const r = this.runs.get(id);
-    return r ? structuredClone(r) : undefined;
+    return r ? cloneRecord(r) : undefined;
   }
   async listRuns(o: ListRunsOptions = {}): Promise<RunRecord[]> {
-    return structuredClone(
+    return cloneRecord(
       [...this.runs.values()]
         .reverse()
         .filter((r) => o.appId === undefined || r.appId === o.appId)
@@ -53,7 +65,7 @@ export class MemoryRunStore implements RunStore {
   ): Promise<boolean> {
     const r = this.runs.get(id);
     if (!r || (owner !== undefined && r.lease?.owner !== owner)) return false;
-    Object.assign(r, structuredClone(patch), { updatedAt: Date.now() });
+    Object.assign(r, cloneRecord(patch), { updatedAt: Date.now() });
     if (patch.status !== undefined && patch.status !== "running") delete r.lease;
     return true;
   }
@@ -83,46 +95,61 @@ export class MemoryRunStore implements RunStore {
     if (r?.lease?.owner === owner) delete r.lease;
   }
   async commitNode(runId: string, commit: NodeCommit, attempt?: AttemptRecord): Promise<NodeCommit> {
+    // The stored commit's outputs are also the artifacts' values: nothing here changes them, and reads copy.
     if (attempt) this.pushAttempt(attempt);
     const m = this.commits.get(runId) ?? new Map<string, NodeCommit>();
     this.commits.set(runId, m);
     const prior = m.get(commit.key);
-    if (prior) return structuredClone(prior);
-    m.set(commit.key, structuredClone(commit));
+    if (prior) return cloneRecord(prior);
+    const stored = cloneRecord(commit);
+    m.set(commit.key, stored);
     const log = this.artifactLog.get(runId) ?? [];
-    for (const [name, value] of Object.entries(commit.outputs)) {
-      const vkey = `${runId}\u0000${commit.nodeId}\u0000${name}`;
-      const version = (this.versions.get(vkey) ?? 0) + 1;
-      this.versions.set(vkey, version);
+    const counts = this.versionsOf(runId, commit.nodeId);
+    for (const [name, value] of Object.entries(stored.outputs)) {
+      const version = (counts.get(name) ?? 0) + 1;
+      counts.set(name, version);
       log.push({
         runId,
         nodeId: commit.nodeId,
         name,
         version,
         key: commit.key,
-        value: structuredClone(value),
+        value,
         createdAt: Date.now(),
       });
     }
     this.artifactLog.set(runId, log);
     return commit;
   }
+  private versionsOf(runId: string, nodeId: string): Map<string, number> {
+    let byNode = this.versions.get(runId);
+    if (!byNode) this.versions.set(runId, (byNode = new Map()));
+    let counts = byNode.get(nodeId);
+    if (!counts) byNode.set(nodeId, (counts = new Map()));
+    return counts;
+  }
   async committed(runId: string): Promise<Map<string, NodeCommit>> {
-    return new Map([...(this.commits.get(runId) ?? new Map())].map(([k, v]) => [k, structuredClone(v)]));
+    return new Map([...(this.commits.get(runId) ?? new Map())].map(([k, v]) => [k, cloneRecord(v)]));
   }
   async appendAttempt(rec: AttemptRecord): Promise<void> {
     this.pushAttempt(rec);
   }
   private pushAttempt(rec: AttemptRecord): void {
-    const list = this.attemptLog.get(rec.runId) ?? [];
-    list.push(structuredClone(rec));
-    this.attemptLog.set(rec.runId, list);
+    this.attemptList(rec.runId).push(cloneRecord(rec));
+  }
+  private attemptList(runId: string): AttemptRecord[] {
+    let list = this.attemptLog.get(runId);
+    if (!list) {
+      list = [];
+      this.attemptLog.set(runId, list);
+    }
+    return list;
   }
   async attempts(runId: string): Promise<AttemptRecord[]> {
-    return structuredClone(this.attemptLog.get(runId) ?? []);
+    return cloneRecord(this.attemptLog.get(runId) ?? []);
   }
   async artifacts(runId: string, nodeId?: string): Promise<ArtifactVersion[]> {
     const all = this.artifactLog.get(runId) ?? [];
-    return structuredClone(nodeId ? all.filter((a) => a.nodeId === nodeId) : all);
+    return cloneRecord(nodeId ? all.filter((a) => a.nodeId === nodeId) : all);
   }
 }
