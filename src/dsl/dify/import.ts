@@ -14,7 +14,8 @@ import { defaultFeatures, defaultViewport } from "./defaults.js";
 import type { DifyMeta } from "./meta.js";
 import { isRecord, type Json, omit } from "./util.js";
 import { ABSENT_DSL_VERSION, CURRENT_DSL_VERSION, judgeVersion, parseDslVersion } from "./version.js";
-import { readYaml } from "./yaml.js";
+// The reader alone: the writer loads the `yaml` package, which reading a file (every `weft run`) never needs.
+import { readYaml } from "./yaml-read.js";
 
 /** Dify refuses documents over 10 MB. */
 export const MAX_DSL_BYTES = 10 * 1024 * 1024;
