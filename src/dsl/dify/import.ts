@@ -6,7 +6,7 @@ import {
   type Workflow,
   type WorkflowEdge,
   type WorkflowNode,
-  WorkflowSchema,
+  WorkflowShapeSchema,
   type WorkflowVariable,
 } from "../../ir/workflow.js";
 import { completeForDify } from "./canvas.js";
@@ -186,7 +186,7 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   // is built of fresh objects. readYaml bounded how far aliases expand, and refused recursive ones.
   const completed = completeForDify(draft);
   const workflow = parsed.mayShare ? treeCopy(completed) : completed;
-  const check = WorkflowSchema.safeParse(workflow);
+  const check = WorkflowShapeSchema.safeParse(workflow);
   if (!check.success) {
     const issue = check.error.issues[0];
     fail(
