@@ -7,8 +7,11 @@
  * With a baseline (another checkout, node_modules linked, e.g. `git worktree add /tmp/base main`), both are loaded
  * into this process and alternated round by round on the same texts; the last lines are ratios this/baseline
  * (< 1: this checkout is faster). Times are process CPU (user + system), steadier than wall time on a shared box.
+ * `js-yaml` is the floor: that library's plain `load` of the same texts (default schema, nothing checked), and
+ * `import/js-yaml` how far the whole import is above it.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { CORPUS_DIR, corpusFiles } from "../test/dsl/corpus.js";
@@ -23,6 +26,7 @@ if (baseDir && !existsSync(join(baseDir, "src/dsl/dify/index.ts"))) {
 
 interface Importer {
   name: string;
+  bareYaml: (t: string) => unknown;
   readYaml: (t: string) => { ok: boolean };
   importDify: (t: string) => { workflow: unknown };
   analyse: (w: unknown) => unknown;
@@ -32,7 +36,8 @@ async function load(name: string, root: string): Promise<Importer> {
   const mod = (p: string) => import(pathToFileURL(join(root, p)).href);
   const dify = await mod("src/dsl/dify/index.ts");
   const { analyse } = await mod("src/analysis/index.ts");
-  return { name, readYaml: dify.readYaml, importDify: dify.importDify, analyse };
+  const bare = createRequire(join(root, "package.json"))("js-yaml") as { load: (t: string) => unknown };
+  return { name, bareYaml: (t) => bare.load(t), readYaml: dify.readYaml, importDify: dify.importDify, analyse };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -54,11 +59,17 @@ const largest = texts
 const importers = [await load("this", resolve("."))];
 if (baseDir) importers.push(await load("baseline", baseDir));
 
-type Sample = { yaml: number[]; imp: number[]; big: Map<string, { imp: number[]; an: number[] }> };
-const samples = new Map<string, Sample>(importers.map((x) => [x.name, { yaml: [], imp: [], big: new Map() }]));
+type Sample = { bare: number[]; yaml: number[]; imp: number[]; big: Map<string, { imp: number[]; an: number[] }> };
+const fresh = (): Sample => ({ bare: [], yaml: [], imp: [], big: new Map() });
+const samples = new Map<string, Sample>(importers.map((x) => [x.name, fresh()]));
 
 function round(x: Importer): void {
   const s = samples.get(x.name) as Sample;
+  s.bare.push(
+    cpu(() => {
+      for (const t of texts) x.bareYaml(t);
+    }) / mb,
+  );
   s.yaml.push(
     cpu(() => {
       for (const t of texts) x.readYaml(t);
@@ -79,18 +90,19 @@ function round(x: Importer): void {
 }
 
 for (const x of importers) round(x); // warm-up: JIT and lazy loading, not measured
-for (const s of samples.values()) Object.assign(s, { yaml: [], imp: [], big: new Map() });
+for (const s of samples.values()) Object.assign(s, fresh());
 for (let r = 0; r < ROUNDS; r++) for (const x of importers) round(x);
 
 console.log(`corpus: ${files.length} files, ${mb.toFixed(2)} MB; median of ${ROUNDS} rounds, CPU time`);
-const result = new Map<string, { yaml: number; imp: number }>();
+const result = new Map<string, { yaml: number; imp: number; bare: number }>();
 for (const x of importers) {
   const s = samples.get(x.name) as Sample;
+  const bare = median(s.bare);
   const yaml = median(s.yaml);
   const imp = median(s.imp);
-  result.set(x.name, { yaml, imp });
+  result.set(x.name, { yaml, imp, bare });
   console.log(
-    `${x.name.padEnd(8)} readYaml ${yaml.toFixed(0).padStart(5)} ms/MB   importDify ${imp.toFixed(0).padStart(5)} ms/MB`,
+    `${x.name.padEnd(8)} js-yaml ${bare.toFixed(0).padStart(5)} ms/MB   readYaml ${yaml.toFixed(0).padStart(5)} ms/MB   importDify ${imp.toFixed(0).padStart(5)} ms/MB   import/js-yaml ${(imp / bare).toFixed(2)}×`,
   );
   for (const [f, row] of s.big) {
     const i = median(row.imp);

@@ -5,9 +5,15 @@
 //   postgres — one PostgreSQL (fsync and synchronous_commit on, as in production), each worker in a working
 //              directory of its own, sharing nothing but Redis and the database.
 // Needs redis-server and PostgreSQL (/usr/lib/postgresql/*/bin). RUNS=400 WORKERS=1,2,4 STORES=sqlite,postgres.
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+// Beside runs/s it prints CPU per run: queued (workers + Redis, + PostgreSQL's backends) against the same
+// workflow run in this process on the same kind of store (warm, 8 at once), and what an idle worker burns per
+// second (timers, polls), which is spread over fewer runs per worker as workers are added.
+//   npx tsx bench/queue.ts [BASELINE_CHECKOUT]   (its bin/weft runs the baseline's workers, its src/ the
+//   baseline's in-process runs, alternated with this checkout's in the same run; ratios this/baseline last)
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { submitRuns } from "../src/queue/index.js";
 import { openStores } from "../src/store/open.js";
@@ -21,6 +27,18 @@ const RUNS = Number(process.env.RUNS ?? 400);
 const COUNTS = (process.env.WORKERS ?? "1,2,4").split(",").map(Number);
 const STORES = (process.env.STORES ?? "sqlite,postgres").split(",");
 const REPEAT = Number(process.env.REPEAT ?? 1);
+const IDLE_MS = 3000;
+const baseDir = process.argv[2] ? resolve(process.argv[2]) : undefined;
+if (baseDir && !existsSync(join(baseDir, "bin/weft"))) {
+  process.stderr.write("usage: npx tsx bench/queue.ts [BASELINE_CHECKOUT (a directory with bin/weft, built)]\n");
+  process.exit(2);
+}
+interface Checkout {
+  name: string;
+  root: string;
+}
+const checkouts: Checkout[] = [{ name: "this", root: resolve(import.meta.dirname, "..") }];
+if (baseDir) checkouts.push({ name: "baseline", root: baseDir });
 
 const wf = buildWorkflow({
   nodes: [
@@ -41,11 +59,16 @@ const cluster = STORES.includes("postgres") ? await startPostgres({ durable: tru
 /** A fresh database and a cheap way to count finished runs (listing would parse every workflow). */
 async function freshStore(
   kind: string,
+  c: Checkout = checkouts[0]!,
 ): Promise<{ db: string; cwd?: string; done(): Promise<number>; close(): Promise<void> }> {
+  // Made by the checkout whose workers use it: an older Weft refuses a schema newer than its own.
+  const { openStores: open } = (await import(pathToFileURL(join(c.root, "src/store/open.ts")).href)) as {
+    openStores: typeof openStores;
+  };
   if (kind === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "weft-qbench-"));
     const db = join(dir, "runs.db");
-    await (await openStores(db)).close();
+    await (await open(db)).close();
     const sqlite = openSqlite(db);
     const q = sqlite.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'succeeded'");
     return {
@@ -58,7 +81,7 @@ async function freshStore(
     };
   }
   const db = await cluster!.createDatabase();
-  await (await openStores(db)).close();
+  await (await open(db)).close();
   const client = new pg.Client({ connectionString: db });
   await client.connect();
   return {
@@ -92,15 +115,28 @@ function cpuMs(pid: number | undefined, children = false): number {
   return ms;
 }
 
-const cpu = new Map<string, { worker: number; redis: number; pg: number }>();
+const cpu = new Map<string, { worker: number; redis: number; pg: number; idle: number }>();
 
-async function measure(kind: string, workers: number): Promise<number> {
+async function measure(c: Checkout, kind: string, workers: number): Promise<number> {
   const redis = await startRedis();
-  const store = await freshStore(kind);
+  const store = await freshStore(kind, c);
   const procs = Array.from({ length: workers }, (_, i) =>
-    spawnWorker({ name: `b${i}`, redisUrl: redis.url, db: store.db, cwd: store.cwd, concurrency: 8, lockMs: 30_000 }),
+    spawnWorker({
+      name: `b${i}`,
+      redisUrl: redis.url,
+      db: store.db,
+      cwd: store.cwd,
+      concurrency: 8,
+      lockMs: 30_000,
+      bin: join(c.root, "bin/weft"),
+    }),
   );
   await Promise.all(procs.map((p) => p.ready));
+  // Idle first: what the workers burn with nothing to do (ms of CPU per second per worker).
+  const idle0 = procs.reduce((a, p) => a + cpuMs(p.p.pid), 0);
+  const tIdle = performance.now();
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const idle = (procs.reduce((a, p) => a + cpuMs(p.p.pid), 0) - idle0) / ((performance.now() - tIdle) / 1000) / workers;
   const cpu0 = procs.reduce((a, p) => a + cpuMs(p.p.pid), 0);
   const redis0 = cpuMs(redis.proc.pid);
   const pg0 = kind === "postgres" ? cpuMs(cluster!.pid, true) : 0;
@@ -111,16 +147,45 @@ async function measure(kind: string, workers: number): Promise<number> {
   );
   while ((await store.done()) < RUNS) await new Promise((r) => setTimeout(r, 50));
   const secs = (performance.now() - t0) / 1000;
-  cpu.set(`${kind}/${workers}`, {
+  cpu.set(`${c.name}/${kind}/${workers}`, {
     worker: (procs.reduce((a, p) => a + cpuMs(p.p.pid), 0) - cpu0) / RUNS,
     redis: (cpuMs(redis.proc.pid) - redis0) / RUNS,
     pg: kind === "postgres" ? (cpuMs(cluster!.pid, true) - pg0) / RUNS : 0,
+    idle,
   });
   for (const p of procs) p.p.kill("SIGTERM");
   await Promise.all(procs.map((p) => p.exited));
   await store.close();
   await redis.stop();
   return RUNS / secs;
+}
+
+/** CPU per run of the same workflow run in this process (the checkout's engine), warm, 8 runs at once. */
+async function inProcessCpu(c: Checkout, kind: string): Promise<number> {
+  const mod = (p: string) => import(pathToFileURL(join(c.root, p)).href);
+  const { runWorkflow } = await mod("src/engine/run.ts");
+  const { openStores: open } = await mod("src/store/open.ts");
+  const store = await freshStore(kind, c);
+  const stores = await open(store.db);
+  const batch = async (n: number) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = next++; i < n; i = next++) {
+          const r = await runWorkflow(wf, { inputs: { n: String(i) }, store: stores.runs });
+          if (r.status !== "succeeded") throw new Error(`in-process run ${r.status}: ${r.error?.message}`);
+        }
+      }),
+    );
+  };
+  await batch(40); // warm-up: JIT, statements prepared
+  const c0 = process.cpuUsage();
+  await batch(RUNS);
+  const d = process.cpuUsage(c0);
+  await stores.close();
+  await store.close();
+  // PostgreSQL's backends are left out here as on the queued side of the ratio (printed apart there).
+  return (d.user + d.system) / 1000 / RUNS;
 }
 
 /**
@@ -156,32 +221,56 @@ async function commitRate(kind: string): Promise<number> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const results = new Map<string, number>();
+const local = new Map<string, number[]>();
 for (let r = 0; r < REPEAT; r++)
   for (const n of COUNTS)
-    for (const kind of STORES) {
-      const rps = await measure(kind, n);
-      results.set(`${kind}/${n}/${r}`, rps);
-      console.error(`  ${kind} ${n} worker(s), round ${r + 1}: ${rps.toFixed(1)} runs/s`);
-    }
-const rate = (kind: string, n: number) =>
-  median(Array.from({ length: REPEAT }, (_, r) => results.get(`${kind}/${n}/${r}`)!));
+    for (const kind of STORES)
+      for (const c of checkouts) {
+        const rps = await measure(c, kind, n);
+        results.set(`${c.name}/${kind}/${n}/${r}`, rps);
+        console.error(`  ${c.name} ${kind} ${n} worker(s), round ${r + 1}: ${rps.toFixed(1)} runs/s`);
+      }
+for (const kind of STORES)
+  for (let r = 0; r < 3; r++)
+    for (const c of checkouts) local.set(`${c.name}/${kind}`, [...(local.get(`${c.name}/${kind}`) ?? []), await inProcessCpu(c, kind)]);
+const rate = (c: string, kind: string, n: number) =>
+  median(Array.from({ length: REPEAT }, (_, r) => results.get(`${c}/${kind}/${n}/${r}`)!));
 
 console.log(`${RUNS} runs per measurement, median of ${REPEAT}; 4 node commits + 4 attempts per run`);
-for (const kind of STORES) {
-  const base = rate(kind, COUNTS[0]!);
-  for (const n of COUNTS) {
-    const rps = rate(kind, n);
-    const vsSqlite =
-      STORES.includes("sqlite") && kind !== "sqlite" ? `, ×${(rps / rate("sqlite", n)).toFixed(2)} vs sqlite` : "";
-    console.log(
-      `${kind.padEnd(8)} ${n} worker(s): ${rps.toFixed(1).padStart(6)} runs/s ≈ ${(rps * 8).toFixed(0).padStart(5)} writes/s  (×${(rps / base).toFixed(2)} vs ${COUNTS[0]} worker${vsSqlite})`,
-    );
+for (const c of checkouts)
+  for (const kind of STORES) {
+    const base = rate(c.name, kind, COUNTS[0]!);
+    for (const n of COUNTS) {
+      const rps = rate(c.name, kind, n);
+      const vsSqlite =
+        STORES.includes("sqlite") && kind !== "sqlite"
+          ? `, ×${(rps / rate(c.name, "sqlite", n)).toFixed(2)} vs sqlite`
+          : "";
+      console.log(
+        `${c.name.padEnd(8)} ${kind.padEnd(8)} ${n} worker(s): ${rps.toFixed(1).padStart(6)} runs/s ≈ ${(rps * 8).toFixed(0).padStart(5)} writes/s  (×${(rps / base).toFixed(2)} vs ${COUNTS[0]} worker${vsSqlite})`,
+      );
+    }
   }
-}
-for (const [k, c] of cpu)
-  console.log(
-    `CPU per run, ${k.replace("/", ", ")} worker(s), last round: workers ${c.worker.toFixed(2)} ms, Redis ${c.redis.toFixed(2)} ms${c.pg ? `, PostgreSQL ${c.pg.toFixed(2)} ms` : ""}`,
-  );
+for (const c of checkouts)
+  for (const kind of STORES) {
+    const here = median(local.get(`${c.name}/${kind}`)!);
+    console.log(`${c.name.padEnd(8)} ${kind.padEnd(8)} in-process: ${here.toFixed(2)} ms CPU per run (median of 3)`);
+    for (const n of COUNTS) {
+      const q = cpu.get(`${c.name}/${kind}/${n}`)!;
+      console.log(
+        `${c.name.padEnd(8)} ${kind.padEnd(8)} ${n} worker(s), last round: workers ${q.worker.toFixed(2)} ms + Redis ${q.redis.toFixed(2)} ms per run = ${((q.worker + q.redis) / here).toFixed(2)}× in-process${q.pg ? ` (PostgreSQL ${q.pg.toFixed(2)} ms more)` : ""}; idle worker ${q.idle.toFixed(1)} ms CPU/s`,
+      );
+    }
+  }
+if (baseDir)
+  for (const kind of STORES)
+    for (const n of COUNTS) {
+      const t = cpu.get(`this/${kind}/${n}`)!;
+      const b = cpu.get(`baseline/${kind}/${n}`)!;
+      console.log(
+        `this/baseline ${kind} ${n} worker(s): runs/s ×${(rate("this", kind, n) / rate("baseline", kind, n)).toFixed(2)}, queued CPU per run ×${((t.worker + t.redis) / (b.worker + b.redis)).toFixed(2)}`,
+      );
+    }
 for (const kind of STORES)
   console.log(
     `${kind.padEnd(8)} store alone: ${(await commitRate(kind)).toFixed(0)} node commits/s (one process, 16 in flight)`,

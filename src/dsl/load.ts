@@ -4,7 +4,7 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { ImportError, SchemaError } from "../ir/errors.js";
 import { type Workflow, WorkflowSchema } from "../ir/workflow.js";
 import { importDify, MAX_DSL_BYTES } from "./dify/import.js";
-import { readYaml } from "./dify/yaml.js";
+import { readYaml } from "./dify/yaml-read.js";
 
 /**
  * One entry point for workflow files: Dify DSL (YAML, or the same document as JSON) or Weft JSON (the IR as

@@ -62,3 +62,21 @@ export type WorkflowInput = z.input<typeof WorkflowSchema>;
 
 export const OutputDeclSchema = z.object({ name: z.string(), type: ValueTypeSchema });
 export type OutputDecl = z.infer<typeof OutputDeclSchema>;
+
+/** A mapping with string keys (all a YAML or JSON reader can produce), checked without copying it. */
+const Mapping = z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+  "expected a mapping",
+);
+
+/**
+ * WorkflowSchema as a check of a workflow an importer built itself, whose records (config, canvas, features,
+ * meta) are already mappings: the same shape, but records are checked to be mappings rather than copied entry
+ * by entry — that copy was a quarter of a Dify import's CPU, and its result was thrown away.
+ */
+export const WorkflowShapeSchema = WorkflowSchema.extend({
+  nodes: z.array(NodeSchema.extend({ config: Mapping, canvas: Mapping.optional() })),
+  edges: z.array(EdgeSchema.extend({ canvas: Mapping.optional() })),
+  features: Mapping.optional(),
+  meta: Mapping.optional(),
+});

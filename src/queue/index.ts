@@ -49,6 +49,12 @@ export interface RunJob {
   toolEnv?: { kind: "sopbench"; domain: string; options?: Record<string, unknown> };
   /** The submitter's trace context (W3C traceparent): the worker's run span continues that trace. */
   trace?: TraceCarrier;
+  /**
+   * `false`: nobody follows this run's events, so the worker publishes none. Each published event is a Redis
+   * script call and a stream entry (about ten a run), most of a queued run's overhead; only `enqueueRun` and
+   * `enqueueResume` listen. Absent (jobs of older submitters): published, as before.
+   */
+  progress?: boolean;
 }
 
 export interface RunJobResult {
@@ -84,7 +90,7 @@ export async function submitRun(
     // The job id is the run id, so submitting the same run twice never creates a second job.
     await queue.add(
       "run",
-      { ...job, runId },
+      { progress: false, ...job, runId },
       {
         jobId: runId,
         removeOnComplete: 10_000,
@@ -106,7 +112,7 @@ export async function submitRuns(
 ): Promise<string[]> {
   const queue = new Queue<RunJob, RunJobResult>(QUEUE_NAME, { connection: connection(c) });
   try {
-    const withIds = jobs.map((j) => ({ ...j, runId: j.runId ?? newId() }));
+    const withIds = jobs.map((j) => ({ progress: false, ...j, runId: j.runId ?? newId() }));
     await queue.addBulk(
       withIds.map((j) => ({
         name: "run",
@@ -137,9 +143,10 @@ export async function createQueueRunner(c: QueueConnection = {}) {
   return {
     async run(job: Omit<RunJob, "runId">): Promise<RunJobResult> {
       const runId = newId();
+      // Waits for the result only (no progress listener), so the worker need not publish events.
       const j = await queue.add(
         "run",
-        { ...job, runId },
+        { progress: false, ...job, runId },
         { jobId: runId, removeOnComplete: 10_000, removeOnFail: 10_000, attempts: 3 },
       );
       return (await j.waitUntilFinished(events)) as RunJobResult;
@@ -282,7 +289,8 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
   const runJob = async (job: Job<RunJob, RunJobResult>): Promise<RunJobResult> => {
     const onEvent = (e: RunEvent) => {
       o.onEvent?.(e);
-      if (e.type !== "text_chunk") void job.updateProgress(e as unknown as object).catch(() => {});
+      if (job.data.progress !== false && e.type !== "text_chunk")
+        void job.updateProgress(e as unknown as object).catch(() => {});
     };
     // A delayed job (a form's timeout) waits from when it was due, not from when it was put on the queue.
     const due = job.timestamp + (job.opts.delay ?? 0);
@@ -409,7 +417,7 @@ async function scheduleTimeouts(timeouts: Queue<RunJob, RunJobResult>, result: R
     if (p.form.expiresAt === null) continue;
     await timeouts.add(
       "resume",
-      { runId: result.runId, resume: true },
+      { runId: result.runId, resume: true, progress: false },
       {
         jobId: `${result.runId}-timeout-${p.form.formId}`,
         delay: Math.max(0, p.form.expiresAt - Date.now()),

@@ -113,7 +113,9 @@ export interface KnowledgeStore {
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+/gu;
 // ICU's word rules segment Chinese and Japanese by dictionary whatever the locale; one segmenter serves both.
-const cjkWords = new Intl.Segmenter("zh", { granularity: "word" });
+// Made on first use: building it loads ICU's dictionaries (~0.1 s), which a run without CJK text never needs.
+let cjkSegmenter: Intl.Segmenter | undefined;
+const cjkWords = () => (cjkSegmenter ??= new Intl.Segmenter("zh", { granularity: "word" }));
 
 /**
  * Words for the full-text index and queries: letters and digits, lower-cased. CJK text has no spaces, so each
@@ -126,7 +128,7 @@ export function indexWords(text: string): string[] {
   const plain = (s: string) => out.push(...(s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []));
   for (const m of text.matchAll(CJK_RUN)) {
     plain(text.slice(last, m.index));
-    for (const seg of cjkWords.segment(m[0])) if (seg.isWordLike) out.push(seg.segment.toLowerCase());
+    for (const seg of cjkWords().segment(m[0])) if (seg.isWordLike) out.push(seg.segment.toLowerCase());
     last = m.index + m[0].length;
   }
   plain(text.slice(last));

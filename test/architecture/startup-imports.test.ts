@@ -23,6 +23,9 @@ const LAZY = [
   "hono",
   "@hono/node-server",
   "openid-client",
+  // Dify YAML is read with js-yaml; the `yaml` package is the writer (export), mime-db is parsed on a first lookup.
+  "yaml",
+  "mime-types",
 ];
 
 describe("weft run loads only what a run needs", () => {

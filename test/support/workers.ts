@@ -28,12 +28,14 @@ export function spawnWorker(o: {
   args?: string[];
   /** Added to (or overriding) the inherited environment. */
   env?: Record<string, string>;
+  /** Another checkout's bin/weft (benchmarks against a baseline); default this checkout's. */
+  bin?: string;
 }): WorkerProcess {
   const cwd = o.cwd ?? mkdtempSync(join(tmpdir(), `weft-worker-${o.name}-`));
   const args = ["worker", "--redis", o.redisUrl, "--db", o.db, "--name", o.name];
   args.push("--concurrency", String(o.concurrency ?? 8), "--lock-ms", String(o.lockMs ?? 6000), ...(o.args ?? []));
   // bin/weft execs node, so the pid is the worker's own: a kill -9 of it kills the worker.
-  const p = spawn(WEFT_BIN, args, {
+  const p = spawn(o.bin ?? WEFT_BIN, args, {
     stdio: ["ignore", "ignore", "pipe"],
     cwd,
     env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "WEFT_CONFIG")), ...o.env },

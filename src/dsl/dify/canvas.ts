@@ -1,6 +1,6 @@
 import type { Workflow, WorkflowEdge, WorkflowNode } from "../../ir/workflow.js";
 import { own } from "../../util/own.js";
-import { finiteOr, has, isPoint, isRecord, type Json, type Point, withDefault } from "./util.js";
+import { finiteOr, has, isPoint, isRecord, type Json, type Point, setDefault, withDefault } from "./util.js";
 
 /**
  * Fills in what the Dify editor needs and a workflow may lack: canvas widget types, positions (a deterministic
@@ -70,18 +70,19 @@ export function completeForDify(wf: Workflow): Workflow {
 
   for (const s of slots) {
     const n = s.node;
-    n.canvas = withDefault(n.canvas, "type", canvasTypeFor(n.type));
+    // canvas and config are this function's own copies (above), so defaults are set in place.
+    setDefault(n.canvas, "type", canvasTypeFor(n.type));
     const parent = s.parent === undefined ? undefined : slots[s.parent];
     const kind = containerKind(parent?.node.type);
     if (parent && kind) {
-      n.canvas = withDefault(n.canvas, "extent", "parent");
-      n.canvas = withDefault(n.canvas, "zIndex", 1002);
+      setDefault(n.canvas, "extent", "parent");
+      setDefault(n.canvas, "zIndex", 1002);
       if (n.type === kind.startType) {
-        n.canvas = withDefault(n.canvas, "draggable", false);
-        n.canvas = withDefault(n.canvas, "selectable", false);
+        setDefault(n.canvas, "draggable", false);
+        setDefault(n.canvas, "selectable", false);
       }
-      n.config = withDefault(n.config, kind.flag, true);
-      n.config = withDefault(n.config, kind.idKey, parent.node.id);
+      setDefault(n.config, kind.flag, true);
+      setDefault(n.config, kind.idKey, parent.node.id);
     }
   }
 
@@ -92,7 +93,7 @@ export function completeForDify(wf: Workflow): Workflow {
 }
 
 function completeEdge(e: WorkflowEdge, slots: Slot[], firstIndex: Map<string, number>): WorkflowEdge {
-  let canvas: Json = { ...(e.canvas ?? {}) };
+  const canvas: Json = { ...(e.canvas ?? {}) };
   const si = firstIndex.get(e.source);
   const ti = firstIndex.get(e.target);
   const s = si === undefined ? undefined : slots[si];
@@ -101,18 +102,19 @@ function completeEdge(e: WorkflowEdge, slots: Slot[], firstIndex: Map<string, nu
   const kind = containerKind(sameParent?.node.type);
   const targetHandle = typeof canvas.targetHandle === "string" ? canvas.targetHandle : "target";
   const id = e.id ?? `${e.source}-${e.sourcePort}-${e.target}-${targetHandle}`;
-  canvas = withDefault(canvas, "targetHandle", "target");
-  canvas = withDefault(canvas, "type", "custom");
-  canvas = withDefault(canvas, "zIndex", kind ? 1002 : 0);
-  if (!has(canvas, "data")) canvas = { ...canvas, data: {} };
+  // canvas and data are fresh copies made here: defaults are set in place, not by a new spread each.
+  setDefault(canvas, "targetHandle", "target");
+  setDefault(canvas, "type", "custom");
+  setDefault(canvas, "zIndex", kind ? 1002 : 0);
+  setDefault(canvas, "data", {});
   if (isRecord(canvas.data)) {
-    let data: Json = { ...canvas.data };
-    if (s) data = withDefault(data, "sourceType", s.node.type);
-    if (t) data = withDefault(data, "targetType", t.node.type);
-    data = withDefault(data, "isInIteration", kind?.flag === "isInIteration");
-    data = withDefault(data, "isInLoop", kind?.flag === "isInLoop");
-    if (kind && sameParent) data = withDefault(data, kind.idKey, sameParent.node.id);
-    canvas = { ...canvas, data };
+    const data: Json = { ...canvas.data };
+    if (s) setDefault(data, "sourceType", s.node.type);
+    if (t) setDefault(data, "targetType", t.node.type);
+    setDefault(data, "isInIteration", kind?.flag === "isInIteration");
+    setDefault(data, "isInLoop", kind?.flag === "isInLoop");
+    if (kind && sameParent) setDefault(data, kind.idKey, sameParent.node.id);
+    canvas.data = data;
   }
   return { ...e, id, canvas };
 }
@@ -176,9 +178,9 @@ function layout(slots: Slot[], edges: readonly WorkflowEdge[], firstIndex: Map<s
     const pos = s.node.canvas.position as Point;
     const k = scopeOf(i);
     const base = k === -1 ? { x: 0, y: 0 } : absolute(slots, k, new Set());
-    s.node.canvas = withDefault(s.node.canvas, "positionAbsolute", { x: base.x + pos.x, y: base.y + pos.y });
-    s.node.canvas = withDefault(s.node.canvas, "sourcePosition", "right");
-    s.node.canvas = withDefault(s.node.canvas, "targetPosition", "left");
+    setDefault(s.node.canvas, "positionAbsolute", { x: base.x + pos.x, y: base.y + pos.y });
+    setDefault(s.node.canvas, "sourcePosition", "right");
+    setDefault(s.node.canvas, "targetPosition", "left");
   }
 }
 

@@ -6,7 +6,7 @@ import {
   type Workflow,
   type WorkflowEdge,
   type WorkflowNode,
-  WorkflowSchema,
+  WorkflowShapeSchema,
   type WorkflowVariable,
 } from "../../ir/workflow.js";
 import { completeForDify } from "./canvas.js";
@@ -14,7 +14,8 @@ import { defaultFeatures, defaultViewport } from "./defaults.js";
 import type { DifyMeta } from "./meta.js";
 import { isRecord, type Json, omit } from "./util.js";
 import { ABSENT_DSL_VERSION, CURRENT_DSL_VERSION, judgeVersion, parseDslVersion } from "./version.js";
-import { readYaml } from "./yaml.js";
+// The reader alone: the writer loads the `yaml` package, which reading a file (every `weft run`) never needs.
+import { readYaml } from "./yaml-read.js";
 
 /** Dify refuses documents over 10 MB. */
 export const MAX_DSL_BYTES = 10 * 1024 * 1024;
@@ -185,7 +186,7 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   // is built of fresh objects. readYaml bounded how far aliases expand, and refused recursive ones.
   const completed = completeForDify(draft);
   const workflow = parsed.mayShare ? treeCopy(completed) : completed;
-  const check = WorkflowSchema.safeParse(workflow);
+  const check = WorkflowShapeSchema.safeParse(workflow);
   if (!check.success) {
     const issue = check.error.issues[0];
     fail(

@@ -8,7 +8,16 @@ export function isRecord(v: unknown): v is Json {
 }
 
 export function omit(obj: Json, keys: readonly string[]): Json {
-  return Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k)));
+  // A loop, not entries → filter → fromEntries (every node's config and canvas passes here: that chain was a
+  // tenth of an import). On a plain object only `__proto__` is not an own property when assigned, so that
+  // one key is defined; every other assignment defines an own property as fromEntries does.
+  const out: Json = {};
+  for (const k of Object.keys(obj)) {
+    if (keys.includes(k)) continue;
+    if (k === "__proto__") Object.defineProperty(out, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
+    else out[k] = obj[k];
+  }
+  return out;
 }
 
 export function pick(obj: Json, keys: readonly string[]): Json {
@@ -17,6 +26,14 @@ export function pick(obj: Json, keys: readonly string[]): Json {
 
 export function has(obj: Json, key: string): boolean {
   return Object.hasOwn(obj, key);
+}
+
+/**
+ * Add `key: value` to `obj` itself when the key is absent: only for an object the caller made (a copy) and a
+ * key named in the code (never one read from the file, which could be `__proto__`).
+ */
+export function setDefault(obj: Json, key: string, value: unknown): void {
+  if (!Object.hasOwn(obj, key)) obj[key] = value;
 }
 
 /** Add `key: value` only when the key is absent. */
