@@ -15,6 +15,10 @@
  * JavaScript; timed on the first SCAN_QUERIES queries only, it takes seconds each) and the LSH buckets
  * PostgreSQL uses (src/store/vector-lsh.ts), built here as B-tree indexed columns of a side table.
  *
+ * On PostgreSQL both vector paths run, each in its own database of one cluster: pgvector's HNSW index (when
+ * the server has the extension; the store opens on it by itself) and the LSH buckets (`vector_index=lsh`,
+ * what runs without pgvector).
+ *
  *   npx tsx bench/kb-scale.ts [chunks=100000] [backends=sqlite,postgres]
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -24,6 +28,7 @@ import type { LlmService } from "../src/ir/services.js";
 import { KnowledgeBases } from "../src/knowledge/service.js";
 import { DEFAULT_CHUNKING } from "../src/knowledge/config.js";
 import { cosine } from "../src/store/knowledge.js";
+import type { PostgresKnowledgeStore } from "../src/store/postgres/knowledge.js";
 import type { SqliteKnowledgeStore } from "../src/store/sqlite/knowledge.js";
 import { LSH_TABLES, lshBuckets, probes } from "../src/store/vector-lsh.js";
 import { openStores } from "../src/store/open.js";
@@ -187,8 +192,12 @@ try {
   if (BACKENDS.includes("postgres")) {
     const cluster = await startPostgres();
     try {
-      const stores = await openStores(await cluster.createDatabase());
-      await bench("PostgreSQL", stores).finally(() => stores.close());
+      for (const param of ["", "?vector_index=lsh"]) {
+        const stores = await openStores(`${await cluster.createDatabase()}${param}`);
+        const choice = (stores.knowledge as PostgresKnowledgeStore).vectorIndex;
+        console.log(`PostgreSQL vector index: ${choice.kind === "pgvector" ? `pgvector ${choice.pg.version} (HNSW, cosine)` : `LSH buckets (${choice.reason})`}`);
+        await bench(choice.kind === "pgvector" ? "PG HNSW" : "PG LSH", stores).finally(() => stores.close());
+      }
     } finally {
       await cluster.stop();
     }

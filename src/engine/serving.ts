@@ -19,8 +19,8 @@ export async function servingDiagnostics(wf: Workflow, services: Partial<ExecSer
   for (const n of wf.nodes) {
     if (n.type !== "knowledge-retrieval") continue;
     const ids = ((n.config as { dataset_ids?: unknown[] }).dataset_ids ?? []).map(String);
-    const missing: string[] = [];
-    for (const id of ids) if (!kb?.store || !(await kb.store.getBase(id))) missing.push(id);
+    const known = new Set(kb?.store && ids.length > 0 ? (await kb.store.describeBases(ids)).map((b) => b.id) : []);
+    const missing = ids.filter((id) => !known.has(id));
     if (missing.length === 0) continue;
     out.push({
       code: "knowledge.unserved",

@@ -6,7 +6,7 @@
  */
 import { NotConfiguredError, WeftError } from "../ir/errors.js";
 import type { DocumentService, FileValue, KnowledgeService, LlmService } from "../ir/services.js";
-import type { ChunkHit, KnowledgeBaseRecord, KnowledgeDocumentRecord, KnowledgeStore } from "../store/knowledge.js";
+import type { ChunkHit, KnowledgeBaseInfo, KnowledgeBaseRecord, KnowledgeDocumentRecord, KnowledgeStore } from "../store/knowledge.js";
 import { chunkParentChild, chunkText } from "./chunk.js";
 import { type Chunking, ChunkingSchema, DEFAULT_KNOWLEDGE_CONFIG, type KnowledgeConfig } from "./config.js";
 import { RerankClient } from "./rerank.js";
@@ -63,8 +63,8 @@ export class KnowledgeBases implements KnowledgeService {
     return this.store.createBase({ ...o, chunking, embeddingModel: this.config.embedding?.model ?? null });
   }
 
-  private async baseOrFail(id: string): Promise<KnowledgeBaseRecord> {
-    const b = await this.store.getBase(id);
+  private async baseOrFail(id: string): Promise<KnowledgeBaseInfo> {
+    const [b] = await this.store.describeBases([id]);
     if (!b) throw notFound([id]);
     return b;
   }
@@ -132,7 +132,7 @@ export class KnowledgeBases implements KnowledgeService {
    * that are searched), embed what is searched when the base is embedded, store it.
    */
   async addText(
-    base: KnowledgeBaseRecord,
+    base: KnowledgeBaseInfo,
     doc: { name: string; mimeType: string; size: number },
     text: string,
     o: { chunking?: Partial<Chunking>; metadata?: Record<string, unknown> } = {},
@@ -152,13 +152,26 @@ export class KnowledgeBases implements KnowledgeService {
   }
 
   /** BM25 (and vectors, for embedded bases) over the given bases; best first, cut at topK and threshold. */
-  async search(baseIds: string[], query: string, o: SearchOptions = {}): Promise<Array<GroupedHit & { baseName: string }>> {
-    const bases = await Promise.all(baseIds.map((id) => this.store.getBase(id)));
-    const missing = baseIds.filter((_, i) => !bases[i]);
+  async search(baseIds: string[], query: string, o: SearchOptions = {}): Promise<NamedHit[]> {
+    const { hits, names } = await this.candidates(baseIds, query, o);
+    const kept = hits
+      .filter((h) => o.scoreThreshold === undefined || o.scoreThreshold === null || h.score >= o.scoreThreshold)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, o.topK ?? 4);
+    return named(withParents(kept), names);
+  }
+
+  /**
+   * The chunks a search ranks (children, for parent-child bases), unsorted and uncut, with the bases' names.
+   * The bases are read without their document and chunk counts: a search has no use for them, and counting a
+   * large base's chunks cost as much as the search itself.
+   */
+  private async candidates(baseIds: string[], query: string, o: SearchOptions): Promise<{ hits: ChunkHit[]; names: Map<string, string> }> {
+    const bases = await this.store.describeBases(baseIds);
+    const missing = baseIds.filter((id) => !bases.some((b) => b.id === id));
     if (missing.length > 0) throw notFound(missing);
-    const topK = o.topK ?? 4;
-    const pool = Math.max(topK * 4, 20);
-    const embedded = bases.filter((b) => b!.embeddingModel).map((b) => b!);
+    const pool = Math.max((o.topK ?? 4) * 4, 20);
+    const embedded = bases.filter((b) => b.embeddingModel);
     const mode = o.mode ?? (embedded.length > 0 ? "hybrid" : "keyword");
     if (mode !== "keyword" && embedded.length === 0) {
       throw new KnowledgeError(
@@ -171,15 +184,10 @@ export class KnowledgeBases implements KnowledgeService {
     let hits: ChunkHit[] = keyword;
     if (mode === "vector") hits = await this.hybrid(embedded, [], query, pool, 1);
     else if (mode === "hybrid") hits = await this.hybrid(embedded, keyword, query, pool, o.vectorWeight);
-    const names = new Map(bases.map((b) => [b!.id, b!.name]));
-    const kept = hits
-      .filter((h) => o.scoreThreshold === undefined || o.scoreThreshold === null || h.score >= o.scoreThreshold)
-      .sort((a, b) => b.score - a.score)
-      .slice(0, topK);
-    return withParents(kept).map((h) => ({ ...h, baseName: names.get(h.baseId) ?? h.baseId }));
+    return { hits, names: new Map(bases.map((b) => [b.id, b.name])) };
   }
 
-  private async hybrid(bases: KnowledgeBaseRecord[], keyword: ChunkHit[], query: string, pool: number, weight?: number): Promise<ChunkHit[]> {
+  private async hybrid(bases: KnowledgeBaseInfo[], keyword: ChunkHit[], query: string, pool: number, weight?: number): Promise<ChunkHit[]> {
     const w = weight ?? this.config.embedding?.vectorWeight ?? 0.7;
     const byModel = new Map<string, string[]>();
     for (const b of bases) byModel.set(b.embeddingModel!, [...(byModel.get(b.embeddingModel!) ?? []), b.id]);
@@ -221,11 +229,14 @@ export class KnowledgeBases implements KnowledgeService {
   }
 
   /**
-   * Dify's reranking_model mode: candidates from every base merged, scored by the rerank model against the
-   * query, the threshold applied to those scores, the best topK kept. Without a rerank endpoint the search's
-   * own order stands and the caller is told so (the run log says which model was asked for and how to add one).
+   * Dify's reranking_model mode: candidates from every base merged and scored by the rerank model against the
+   * query, the threshold applied to those scores, the best topK kept. As in Dify, what is reranked is what was
+   * retrieved — for a parent-child base the child chunks, their own text sent to the model, topK and the
+   * threshold counting children — and only then are children replaced by their parent (scored by its best
+   * child). Without a rerank endpoint the search's own order stands and the caller is told so (the run log
+   * says which model was asked for and how to add one).
    */
-  private async reranked(req: RetrieveRequest, asked: { model?: string; provider?: string }) {
+  private async reranked(req: RetrieveRequest, asked: { model?: string; provider?: string }): Promise<NamedHit[]> {
     const cfg = this.config.rerank;
     const client = cfg ? new RerankClient(cfg) : undefined;
     const model = client?.modelFor(asked.model);
@@ -235,20 +246,20 @@ export class KnowledgeBases implements KnowledgeService {
       );
       return this.search(req.datasetIds, req.query, req);
     }
-    const candidates = await this.search(req.datasetIds, req.query, {
-      topK: Math.max(req.topK * 4, 20),
-      vectorWeight: req.vectorWeight,
-    });
+    const breadth = Math.max(req.topK * 4, 20);
+    const { hits, names } = await this.candidates(req.datasetIds, req.query, { topK: breadth, vectorWeight: req.vectorWeight });
+    const candidates = hits.sort((a, b) => b.score - a.score).slice(0, breadth);
     const scores = await client.rerank(
       req.query,
       candidates.map((c) => c.content),
       { model, topN: req.topK },
     );
-    return scores
+    const kept = scores
       .filter((s) => req.scoreThreshold === undefined || req.scoreThreshold === null || s.score >= req.scoreThreshold)
       .sort((a, b) => b.score - a.score)
       .slice(0, req.topK)
       .map((s) => ({ ...candidates[s.index]!, score: s.score }));
+    return named(withParents(kept), names);
   }
 }
 
@@ -280,6 +291,9 @@ export interface ChildChunkMatch {
 }
 
 export type GroupedHit = ChunkHit & { childChunks?: ChildChunkMatch[] };
+export type NamedHit = GroupedHit & { baseName: string };
+
+const named = (hits: GroupedHit[], names: Map<string, string>): NamedHit[] => hits.map((h) => ({ ...h, baseName: names.get(h.baseId) ?? h.baseId }));
 
 /**
  * Dify's grouping of child hits (RetrievalService's parent-child formatting): the children that matched are

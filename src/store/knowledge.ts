@@ -14,6 +14,9 @@ export interface KnowledgeBaseRecord {
   createdAt: number;
 }
 
+/** A base's settings without its counts: what a search needs (counting a large base's chunks is not free). */
+export type KnowledgeBaseInfo = Omit<KnowledgeBaseRecord, "documents" | "chunks">;
+
 export interface KnowledgeDocumentRecord {
   id: string;
   baseId: string;
@@ -88,6 +91,8 @@ export interface KnowledgeStore {
   /** A base with this id already existing is a `kb.exists` error. */
   createBase(b: { id?: string; name: string; description?: string; chunking: ChunkingInput; embeddingModel?: string | null }): Promise<KnowledgeBaseRecord>;
   getBase(id: string): Promise<KnowledgeBaseRecord | undefined>;
+  /** The named bases that exist, without counting their documents and chunks, in one read (unknown ids are left out). */
+  describeBases(ids: string[]): Promise<KnowledgeBaseInfo[]>;
   listBases(): Promise<KnowledgeBaseRecord[]>;
   deleteBase(id: string): Promise<boolean>;
   /** Stores the document and its chunks in one transaction. An unknown base is `kb.not_found`. */
@@ -98,7 +103,8 @@ export interface KnowledgeStore {
   searchText(baseIds: string[], query: string, limit: number): Promise<ChunkHit[]>;
   /**
    * The embedded chunks of the given bases nearest to `vector`, best first, at most `limit`; `score` is the
-   * cosine similarity. PostgreSQL searches through an index (LSH buckets), SQLite through sqlite-vec's vec0 tables.
+   * cosine similarity. PostgreSQL searches through an index (pgvector's HNSW when the server has it, else LSH
+   * buckets), SQLite through sqlite-vec's vec0 tables.
    */
   searchVector(baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]>;
 }

@@ -150,3 +150,28 @@ describe("knowledge bases from real documents", () => {
     expect(missing.error?.message).toContain("weft kb");
   });
 });
+
+describe("retrieval reads a base's settings, never its counts", () => {
+  it("search, retrieve, preview and add never count a base's chunks (getBase / listBases are for showing them)", async () => {
+    // The store as the service sees it, with the counting reads made to fail: before, every search called
+    // getBase, which ran a COUNT(*) over the base's chunks (on PostgreSQL as costly as the search at 100k chunks).
+    const counted: string[] = [];
+    const guarded = new Proxy(stores.knowledge, {
+      get(target, prop, receiver) {
+        if (prop === "getBase" || prop === "listBases")
+          return async () => {
+            counted.push(String(prop));
+            throw new Error(`${String(prop)} counts the base's chunks`);
+          };
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const quiet = new KnowledgeBases(guarded, { documents: new TextDocumentService() });
+    expect((await quiet.search(["library"], "security deposit", { topK: 2 }))[0]?.documentName).toBe("residential-lease-agreement.docx");
+    expect((await quiet.retrieve({ datasetIds: ["library"], query: "huffed and puffed", topK: 1 }))[0]?.title).toBe("the-three-little-pigs.pdf");
+    expect((await quiet.preview("library", fileOf("the-three-little-pigs.pdf"))).total).toBeGreaterThan(0);
+    await expect(quiet.search(["library", "nope"], "x")).rejects.toMatchObject({ code: "knowledge.dataset_not_found", details: { datasetIds: ["nope"] } });
+    expect(counted).toEqual([]);
+  });
+});

@@ -7,12 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chunkParentChild } from "../../src/knowledge/chunk.js";
-import { ChunkingSchema, DEFAULT_CHUNKING } from "../../src/knowledge/config.js";
+import { ChunkingSchema, DEFAULT_CHUNKING, RerankConfigSchema } from "../../src/knowledge/config.js";
 import { KnowledgeBases } from "../../src/knowledge/service.js";
 import { createLlmService } from "../../src/llm/index.js";
 import { openStores, type Stores } from "../../src/store/open.js";
 import { TextDocumentService } from "../../src/tools/documents.js";
-import { reply, type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { serveHashedEmbeddings } from "../support/hashed-embeddings.js";
+import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { type RerankServer, scoredBy, startRerankServer } from "../support/rerank-server.js";
 
 const HANDBOOK = [
   "Travel expenses.\nTrain tickets are refunded in second class.\nTaxi rides need a receipt and a reason.\nHotels are booked through the travel desk.",
@@ -21,17 +23,6 @@ const HANDBOOK = [
 ].join("\n\n");
 
 const file = (name: string, text: string) => ({ name, bytes: new TextEncoder().encode(text), extension: "md", mimeType: "text/markdown" });
-
-/** Bag-of-words vectors hashed into 64 dimensions: texts sharing words are near. */
-function embed(text: string): number[] {
-  const v = new Array<number>(64).fill(0);
-  for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    let h = 2166136261;
-    for (const ch of w) h = Math.imul(h ^ ch.codePointAt(0)!, 16777619);
-    v[(h >>> 0) % 64]! += 1;
-  }
-  return v;
-}
 
 describe("chunkParentChild", () => {
   it("paragraph mode: each paragraph a parent, its lines the children; full-doc: one parent", () => {
@@ -77,16 +68,18 @@ describe.each(["memory", "sqlite"] as const)("parent-child retrieval (%s)", (kin
   let stores: Stores;
   let kb: KnowledgeBases;
   let model: ReplayServer;
+  let rerank: RerankServer;
   let dir: string;
+  let llm: ReturnType<typeof createLlmService>;
 
   beforeAll(async () => {
     const { mkdtempSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     dir = mkdtempSync(`${tmpdir()}/weft-pc-`);
     model = await startReplayServer();
-    model.when((r) => r.api === "openai-embeddings", (r) => reply.embedding((r.body.input as string[]).map(embed)), { times: Infinity });
+    serveHashedEmbeddings(model);
     stores = await openStores(kind === "memory" ? ":memory:" : `${dir}/kb.db`);
-    const llm = createLlmService({
+    llm = createLlmService({
       endpoints: { replay: { provider: "openai-compatible", baseURL: model.openaiBaseURL, apiKey: "k" } },
       default: "replay",
       retry: { maxRetries: 0 },
@@ -107,6 +100,7 @@ describe.each(["memory", "sqlite"] as const)("parent-child retrieval (%s)", (kin
   afterAll(async () => {
     await stores?.close();
     await model?.close();
+    await rerank?.close();
     const { rmSync } = await import("node:fs");
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -130,6 +124,48 @@ describe.each(["memory", "sqlite"] as const)("parent-child retrieval (%s)", (kin
     expect(parents).toHaveLength(1);
     expect(parents[0]!.childChunks!.length).toBeGreaterThanOrEqual(2);
     expect(hits.length).toBeLessThanOrEqual(4);
+  });
+
+  it("rerank scores the child chunks as Dify does: children's text sent, top_k and score_threshold count children, then parents", async () => {
+    const CHILD_SCORES: Record<string, number> = {
+      "Taxi rides need a receipt and a reason.": 0.9,
+      "Employees may work from home two days a week.": 0.8,
+      "The team lead approves the days in advance.": 0.7,
+      "Laptops are replaced every four years.": 0.6,
+    };
+    rerank = await startRerankServer(scoredBy((d) => CHILD_SCORES[d] ?? 0.05));
+    const reranking = new KnowledgeBases(stores.knowledge, {
+      documents: new TextDocumentService(),
+      llm,
+      config: {
+        chunking: DEFAULT_CHUNKING,
+        embedding: { model: "embed-small", provider: "", vectorWeight: 0.5 },
+        rerank: RerankConfigSchema.parse({ baseURL: rerank.baseURL }),
+      },
+    });
+    const ask = (topK: number, scoreThreshold?: number) =>
+      reranking.retrieve({ datasetIds: ["handbook"], query: "taxi receipt, working from home days, laptops", topK, scoreThreshold, rerank: { model: "rerank-1" } });
+    const paragraphs = HANDBOOK.split("\n\n");
+
+    const top3 = await ask(3);
+    const sent = rerank.requests[0]!.body;
+    // The children went to the model, each its own text (a parent would be several lines), asked for top_k of them.
+    expect(sent.documents).toEqual(expect.arrayContaining(Object.keys(CHILD_SCORES)));
+    for (const d of sent.documents as string[]) expect(d).not.toContain("\n");
+    expect(sent.top_n).toBe(3);
+    // The three best children belong to two parents: each parent once, scored by its best child, children listed by score.
+    expect(top3.map((p) => p.content)).toEqual([paragraphs[0], paragraphs[1]]);
+    expect(top3.map((p) => p.metadata.score)).toEqual([0.9, 0.8]);
+    expect((top3[1]!.metadata.child_chunks as Array<{ content: string; score: number }>).map((c) => [c.content, c.score])).toEqual([
+      ["Employees may work from home two days a week.", 0.8],
+      ["The team lead approves the days in advance.", 0.7],
+    ]);
+    // score_threshold applies to the children's rerank scores: the 0.7 child is cut, its parent stays by the 0.8 one.
+    const strict = await ask(10, 0.75);
+    expect(strict.map((p) => p.metadata.score)).toEqual([0.9, 0.8]);
+    expect((strict[1]!.metadata.child_chunks as unknown[]).length).toBe(1);
+    // top_k 4 reaches the laptop child: a third parent.
+    expect((await ask(4)).map((p) => p.content)).toEqual([paragraphs[0], paragraphs[1], paragraphs[2]]);
   });
 
   it("the chunk preview of a parent-child base lists the parents, each with the children that would be searched", async () => {

@@ -3,8 +3,6 @@
  * HTTP (a Cohere/Jina-style `/rerank` server on loopback that scores by a script), and weighted_score's
  * vector weight over hybrid scores (embeddings from the replay model server).
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
 import { KnowledgeConfigSchema } from "../../src/knowledge/config.js";
@@ -14,6 +12,7 @@ import { openStores, type Stores } from "../../src/store/open.js";
 import { TextDocumentService } from "../../src/tools/documents.js";
 import { buildWorkflow } from "../support/build.js";
 import { reply, type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { type RerankScript, type RerankServer, startRerankServer } from "../support/rerank-server.js";
 
 const DOCS: Record<string, string> = {
   "lion.md": "The lion slept in the sun. A lion is a big cat. The lion roared at the lion cubs.",
@@ -21,29 +20,13 @@ const DOCS: Record<string, string> = {
   "pigs.md": "Three little pigs built houses of straw, sticks and bricks.",
 };
 
-type Scored = { body: any; auth?: string };
-let rerankServer: Server;
-let rerankURL = "";
-const seen: Scored[] = [];
-/** What the rerank server answers next: a script over the request body. */
-let script: (body: any) => { status: number; json: unknown } = () => ({ status: 500, json: {} });
+let rerank: RerankServer;
 
 let stores: Stores;
 const file = (name: string) => ({ name, bytes: new TextEncoder().encode(DOCS[name]), extension: ".md", mimeType: "text/markdown" });
 
 beforeAll(async () => {
-  rerankServer = createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c) => (raw += c));
-    req.on("end", () => {
-      const body = JSON.parse(raw);
-      seen.push({ body, auth: req.headers.authorization });
-      const out = req.url === "/v1/rerank" ? script(body) : { status: 404, json: { error: "not found" } };
-      res.writeHead(out.status, { "content-type": "application/json" }).end(JSON.stringify(out.json));
-    });
-  });
-  await new Promise<void>((r) => rerankServer.listen(0, "127.0.0.1", r));
-  rerankURL = `http://127.0.0.1:${(rerankServer.address() as AddressInfo).port}/v1`;
+  rerank = await startRerankServer();
   stores = await openStores(":memory:");
   const kb = new KnowledgeBases(stores.knowledge, { documents: new TextDocumentService() });
   await kb.create({ id: "fables", name: "Fables" });
@@ -52,7 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stores?.close();
-  await new Promise((r) => rerankServer?.close(r));
+  await rerank?.close();
 });
 
 const kbWith = (rerank?: Record<string, unknown>) =>
@@ -97,50 +80,50 @@ const mouseFirst = (body: any) => ({
 
 describe("rerank through a /rerank endpoint", () => {
   it("reorders the candidates by the model's scores, which become the passages' scores", async () => {
-    script = mouseFirst;
-    seen.length = 0;
+    rerank.script = mouseFirst;
+    rerank.requests.length = 0;
     process.env.WEFT_TEST_RERANK_KEY = "rk-123";
-    const kb = kbWith({ baseURL: rerankURL, apiKeyEnv: "WEFT_TEST_RERANK_KEY" });
+    const kb = kbWith({ baseURL: rerank.baseURL, apiKeyEnv: "WEFT_TEST_RERANK_KEY" });
     // Retrieval alone puts the lion first (the word is everywhere in it).
     const plain = await runWorkflow(wf({}), { inputs: { q: "who freed the lion" }, services: { knowledge: kb } });
     expect((plain.outputs.result as Passage[])[0]!.title).toBe("lion.md");
-    expect(seen).toHaveLength(0);
+    expect(rerank.requests).toHaveLength(0);
 
     const r = await runWorkflow(wf(RERANK), { inputs: { q: "who freed the lion" }, services: { knowledge: kb } });
     expect(r.status).toBe("succeeded");
     const result = r.outputs.result as Passage[];
     expect(result.map((p) => p.title)).toEqual(["mouse.md", "lion.md"]);
     expect(result.map((p) => p.metadata.score)).toEqual([0.93, 0.41]);
-    expect(seen).toHaveLength(1);
-    expect(seen[0]!.body).toMatchObject({ model: "rerank-english-v3.0", query: "who freed the lion", top_n: 2 });
-    expect(seen[0]!.body.documents).toHaveLength(2); // both documents that mention the lion are candidates
-    expect(seen[0]!.auth).toBe("Bearer rk-123");
+    expect(rerank.requests).toHaveLength(1);
+    expect(rerank.requests[0]!.body).toMatchObject({ model: "rerank-english-v3.0", query: "who freed the lion", top_n: 2 });
+    expect(rerank.requests[0]!.body.documents).toHaveLength(2); // both documents that mention the lion are candidates
+    expect(rerank.requests[0]!.auth).toBe("Bearer rk-123");
   });
 
   it("score_threshold applies to the rerank scores; the config's model overrides the node's", async () => {
-    script = mouseFirst;
-    seen.length = 0;
-    const kb = kbWith({ baseURL: rerankURL, model: "jina-reranker-v2" });
+    rerank.script = mouseFirst;
+    rerank.requests.length = 0;
+    const kb = kbWith({ baseURL: rerank.baseURL, model: "jina-reranker-v2" });
     const r = await runWorkflow(wf({ ...RERANK, score_threshold: 0.5 }), { inputs: { q: "who freed the lion" }, services: { knowledge: kb } });
     expect((r.outputs.result as Passage[]).map((p) => p.title)).toEqual(["mouse.md"]);
-    expect(seen[0]!.body.model).toBe("jina-reranker-v2");
-    expect(seen[0]!.auth).toBeUndefined();
+    expect(rerank.requests[0]!.body.model).toBe("jina-reranker-v2");
+    expect(rerank.requests[0]!.auth).toBeUndefined();
   });
 
   it("a hostile or failing endpoint fails the node with a typed error naming it", async () => {
-    const kb = kbWith({ baseURL: rerankURL });
-    const cases: Array<[typeof script, string, RegExp]> = [
+    const kb = kbWith({ baseURL: rerank.baseURL });
+    const cases: Array<[RerankScript, string, RegExp]> = [
       [() => ({ status: 200, json: { results: [{ index: 7, relevance_score: 1 }] } }), "knowledge.rerank_invalid_response", /scored document 7, but 2 were sent/],
       [() => ({ status: 200, json: { results: [{ index: 0, relevance_score: "high" }] } }), "knowledge.rerank_invalid_response", /relevance_score/],
       [() => ({ status: 503, json: { error: "overloaded" } }), "knowledge.rerank_failed", /answered 503/],
     ];
     for (const [s, code, message] of cases) {
-      script = s;
+      rerank.script = s;
       const r = await runWorkflow(wf(RERANK), { inputs: { q: "who freed the lion" }, services: { knowledge: kb } });
       expect(r.status).toBe("failed");
       expect(r.error).toMatchObject({ code });
       expect(r.error?.message).toMatch(message);
-      expect(r.error?.message).toContain(rerankURL);
+      expect(r.error?.message).toContain(rerank.baseURL);
     }
   });
 

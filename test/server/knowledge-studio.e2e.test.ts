@@ -26,6 +26,12 @@ const BIG_PDF = corpusPath(
   "CommonGen_A Constrained Text Generation Dataset Towards Generative Commonsense Reasoning.pdf",
 );
 
+const HANDBOOK = [
+  "Travel expenses.\nTrain tickets are refunded in second class.\nTaxi rides need a receipt and a reason.\nHotels are booked through the travel desk.",
+  "Working from home.\nEmployees may work from home two days a week.\nThe team lead approves the days in advance.",
+  "Equipment.\nLaptops are replaced every four years.\nA broken monitor is reported to the service desk.",
+].join("\n\n");
+
 const rag = (datasetIds: string[]) =>
   buildWorkflow({
     nodes: [
@@ -270,6 +276,65 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await pick.waitFor();
     expect(await pick.isChecked()).toBe(true);
     expect(await pick.isDisabled()).toBe(true);
+    expect(pageErrors).toEqual([]);
+    await page.context().close();
+  });
+
+  it("parent-child chunking: choose it, preview parents with their children, save, and a query matching a child returns its parent", {
+    timeout: 120_000,
+  }, async () => {
+    const made = await s.api("/api/knowledge", { method: "POST", json: { name: "Handbook", id: "handbook" } });
+    expect(made.status).toBe(201);
+    const page = await freshPage();
+    await page.getByTestId("api-key").fill(s.key);
+    await page.getByTestId("login").click();
+    await page.getByTestId("app-list").waitFor();
+    await page.goto(`${s.url}/knowledge/handbook`);
+    await page.getByTestId("kb-page").waitFor();
+    await page.getByTestId("kb-file").setInputFiles({ name: "handbook.md", mimeType: "text/markdown", buffer: Buffer.from(HANDBOOK) });
+    await expect.poll(() => page.getByTestId("kb-file-name").textContent()).toContain("handbook.md");
+
+    // Parent-child, Full doc: one parent, the whole text, with every line a child.
+    await page.getByTestId("kb-structure-parent-child").check();
+    expect(await page.getByTestId("kb-chunking").getAttribute("data-structure")).toBe("parent_child");
+    expect(await page.getByTestId("kb-parent-paragraph").isChecked()).toBe(true);
+    expect(await page.getByTestId("kb-child-separator").inputValue()).toBe("\\n");
+    await page.getByTestId("kb-parent-full-doc").check();
+    expect(await page.getByTestId("kb-separator").count()).toBe(0); // a full-doc parent is not cut
+    await page.getByTestId("kb-preview").click();
+    await expect.poll(() => page.getByTestId("kb-preview-total").textContent()).toMatch(/^1 parent chunk from/);
+    expect(await page.getByTestId("kb-preview-child").count()).toBe(10);
+
+    // Paragraph parents, children of at most 40 characters: each paragraph a parent, its children under it.
+    await page.getByTestId("kb-parent-paragraph").check();
+    expect(await page.getByTestId("kb-preview-result").count()).toBe(0); // a changed setting drops the preview
+    await page.getByTestId("kb-child-max-length").fill("40");
+    await page.getByTestId("kb-preview").click();
+    await expect.poll(() => page.getByTestId("kb-preview-total").textContent()).toMatch(/^3 parent chunks from/);
+    const parents = page.getByTestId("kb-preview-chunk");
+    expect(await parents.nth(1).locator(".muted").textContent()).toMatch(/^Parent #2 · \d+ characters · \d+ child chunks$/);
+    const children = await parents.nth(1).getByTestId("kb-preview-child").allTextContents();
+    expect(children.length).toBeGreaterThan(3); // "Employees may work from home two days a week." is cut at 40
+    for (const c of children) expect(c.replace(/^C-\d+ /, "").length).toBeLessThanOrEqual(40);
+    expect(children.join(" ")).toContain("The team lead approves the days");
+    await page.screenshot({ path: join(OUT, "knowledge-parent-child-preview.png") });
+
+    await page.getByTestId("kb-save").click();
+    await expect.poll(() => page.getByTestId("kb-saved").textContent()).toMatch(/^Added handbook\.md: \d+ chunks\.$/);
+    // Saved with the document: the children are what was stored and is searched, each naming its parent.
+    const saved = Number(/: (\d+) chunks/.exec((await page.getByTestId("kb-saved").textContent())!)![1]);
+    expect(saved).toBeGreaterThan(10);
+    await expect.poll(() => page.getByTestId("kb-chunk-total").textContent()).toBe(String(saved));
+
+    await page.getByTestId("kb-query").fill("who approves the days in advance");
+    await page.getByTestId("kb-test").click();
+    const top = page.getByTestId("kb-hit").first();
+    await top.waitFor();
+    // The parent's whole paragraph is the result, the matched child listed with its score.
+    expect(await top.locator(".kb-chunk-text").textContent()).toBe(HANDBOOK.split("\n\n")[1]);
+    expect(await top.locator(".muted").first().textContent()).toContain("handbook.md · parent #2");
+    expect((await top.getByTestId("kb-hit-child").allTextContents()).join(" ")).toContain("approves the days");
+    await page.screenshot({ path: join(OUT, "knowledge-parent-child-hit.png") });
     expect(pageErrors).toEqual([]);
     await page.context().close();
   });

@@ -41,6 +41,18 @@ export function describeKnowledge(target: StoreTarget): void {
       );
       expect(doc).toMatchObject({ baseId: "kb-a", name: "refunds.md", chunks: 2, metadata: { team: "billing" } });
       expect(await knowledge.getBase("kb-a")).toMatchObject({ documents: 1, chunks: 2 });
+      // Settings without counts, for searches: the named bases that exist, unknown ids left out.
+      const infos = await knowledge.describeBases(["nope", b.id, "kb-a"]);
+      expect(infos.map((x) => x.id).sort()).toEqual([a.id, b.id].sort());
+      expect(infos.find((x) => x.id === b.id)).toEqual({
+        id: b.id,
+        name: "Second",
+        description: "",
+        chunking: b.chunking,
+        embeddingModel: "embed-1",
+        createdAt: b.createdAt,
+      });
+      expect(await knowledge.describeBases([])).toEqual([]);
       expect((await knowledge.listBases()).map((x) => x.id).sort()).toEqual([a.id, b.id].sort());
       expect((await knowledge.listDocuments("kb-a")).map((d) => d.id)).toEqual([doc.id]);
       // Listed in upload order even when many land in the same millisecond.

@@ -26,14 +26,17 @@ describe("postgres:// specifiers", () => {
       schema: "staging",
       poolMax: 3,
       textSearch: "simple",
+      vectorIndex: "auto",
     });
-    expect(parsePostgresSpec("postgresql://u@h/d")).toMatchObject({ schema: "weft", poolMax: 10, textSearch: "english" });
+    expect(parsePostgresSpec("postgresql://u@h/d")).toMatchObject({ schema: "weft", poolMax: 10, textSearch: "english", vectorIndex: "auto" });
+    expect(parsePostgresSpec("postgresql://u@h/d?vector_index=lsh")).toMatchObject({ connectionString: "postgresql://u@h/d", vectorIndex: "lsh" });
     expect(parseStoreSpec("postgres://u@h/d")).toMatchObject({ kind: "postgres", schema: "weft" });
     for (const [spec, why] of [
       ["postgres://u:pw@h/d?schema=a;drop", /schema "a;drop" must be a lower-case identifier/],
       ["postgres://u:pw@h/d?pool_max=2.5", /pool_max "2.5" must be a whole number/],
       ["postgres://u:pw@h/d?text_search=x'y", /text_search "x'y" must name a text-search configuration/],
       ["postgres://u:pw@h/d?pool_max=100000", /pool_max/],
+      ["postgres://u:pw@h/d?vector_index=hnsw", /vector_index "hnsw" must be auto/],
     ] as const) {
       let err: Error | undefined;
       try {

@@ -6,7 +6,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import pg from "pg";
 
 export function postgresBinDir(): string | undefined {
@@ -21,6 +21,19 @@ export function postgresBinDir(): string | undefined {
 }
 
 export const hasPostgres = postgresBinDir() !== undefined;
+
+/**
+ * Whether the PostgreSQL the tests start has an extension installed (its control file in the server's share
+ * directory): `pg_config --sharedir` of the same bin directory, else Debian's /usr/share/postgresql/VERSION.
+ */
+export function pgExtensionInstalled(name: string): boolean {
+  const bin = postgresBinDir();
+  if (!bin) return false;
+  const pgConfig = join(bin, "pg_config");
+  const fromConfig = existsSync(pgConfig) ? spawnSync(pgConfig, ["--sharedir"], { encoding: "utf8" }).stdout?.trim() : "";
+  const share = fromConfig || join("/usr/share/postgresql", basename(dirname(bin)));
+  return existsSync(join(share, "extension", `${name}.control`));
+}
 
 /** uid/gid to run the server as: ourselves, unless we are root. */
 function serverUser(): { uid: number; gid: number } | undefined {

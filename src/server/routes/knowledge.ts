@@ -61,8 +61,9 @@ function uploadLimit(deps: ServerDeps, maxBodyBytes: number): number {
 export function knowledgeRoutes(deps: ServerDeps, maxBodyBytes: number): Hono {
   const r = new Hono();
   const kb = deps.knowledge;
+  // Every route but GET /:id works on the base's settings: its counts are read only where they are shown.
   const base = async (id: string) => {
-    const b = await kb.store.getBase(id);
+    const [b] = await kb.store.describeBases([id]);
     if (!b) throw new ApiError(404, "kb.not_found", `no knowledge base with id ${id}`);
     return b;
   };
@@ -80,7 +81,11 @@ export function knowledgeRoutes(deps: ServerDeps, maxBodyBytes: number): Hono {
     await claim(deps, c, "knowledge", made.id);
     return c.json(made, 201);
   });
-  r.get("/:id", async (c) => c.json(await base(c.req.param("id"))));
+  r.get("/:id", async (c) => {
+    const b = await kb.store.getBase(c.req.param("id"));
+    if (!b) throw new ApiError(404, "kb.not_found", `no knowledge base with id ${c.req.param("id")}`);
+    return c.json(b);
+  });
   r.delete("/:id", async (c) => {
     const b = await base(c.req.param("id"));
     await kb.store.deleteBase(b.id);

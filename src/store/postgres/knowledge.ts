@@ -8,6 +8,7 @@ import {
   cosine,
   type DocumentInput,
   indexWords,
+  type KnowledgeBaseInfo,
   type KnowledgeBaseRecord,
   type KnowledgeDocumentRecord,
   type KnowledgeStore,
@@ -15,6 +16,7 @@ import {
 } from "../knowledge.js";
 import { LSH_TABLES, lshBuckets, probes } from "../vector-lsh.js";
 import type { PgDatabase, Query } from "./database.js";
+import { ensureHnswIndex, hasIterativeScan, type PgVector, type VectorIndexChoice, vectorText } from "./pgvector.js";
 
 type Row = Record<string, any>;
 
@@ -32,14 +34,22 @@ const PARENT_JOIN = `LEFT JOIN kb_parents p ON p.id = c.parent_id`;
 /**
  * Knowledge bases on PostgreSQL (migration 21). Full text: each chunk's segmented words as a tsvector under
  * the base's text-search configuration (chosen at creation from `text_search=` of the database URL), GIN
- * indexed, ranked by ts_rank. Vectors: float32 bytes with their LSH buckets (src/store/vector-lsh.ts), each
- * bucket column B-tree indexed, so a vector query reads only the chunks in the query's buckets.
+ * indexed, ranked by ts_rank. Vectors: with pgvector (./pgvector.ts), a vector column under an HNSW index per
+ * dimension; without it, float32 bytes with their LSH buckets (src/store/vector-lsh.ts), each bucket column
+ * B-tree indexed, so a vector query reads only the chunks in the query's buckets. The bytes and buckets are
+ * written either way, so a database keeps working on a server without the extension.
  */
 export class PostgresKnowledgeStore implements KnowledgeStore {
   constructor(
     private readonly db: PgDatabase,
     private readonly textSearch = "english",
+    /** Which vector index searches run through (chosen when the stores opened). */
+    readonly vectorIndex: VectorIndexChoice = { kind: "lsh", reason: "no vector index was chosen at open" },
   ) {}
+
+  private get pgvector(): PgVector | undefined {
+    return this.vectorIndex.kind === "pgvector" ? this.vectorIndex.pg : undefined;
+  }
 
   private async counts(q: Query, baseIds: string[]): Promise<Map<string, { d: number; c: number }>> {
     const rows = await q<{ id: string; d: number; c: number }>(
@@ -51,19 +61,26 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
     return new Map(rows.map((r) => [r.id, r]));
   }
 
-  private async bases(where: string, args: unknown[]): Promise<KnowledgeBaseRecord[]> {
+  private async infos(where: string, args: unknown[]): Promise<KnowledgeBaseInfo[]> {
     const rows = await this.db.query<Row>(`SELECT * FROM kb_bases ${where} ORDER BY seq`, args);
-    const counts = await this.counts(this.db.query, rows.map((r) => r.id));
     return rows.map((r) => ({
       id: r.id,
       name: JSON.parse(r.name),
       description: JSON.parse(r.description),
       chunking: ChunkingSchema.parse(JSON.parse(r.chunking)),
       embeddingModel: r.embedding_model === null ? null : JSON.parse(r.embedding_model),
-      documents: counts.get(r.id)?.d ?? 0,
-      chunks: counts.get(r.id)?.c ?? 0,
       createdAt: r.created_at,
     }));
+  }
+
+  private async bases(where: string, args: unknown[]): Promise<KnowledgeBaseRecord[]> {
+    const infos = await this.infos(where, args);
+    const counts = await this.counts(this.db.query, infos.map((r) => r.id));
+    return infos.map((b) => ({ ...b, documents: counts.get(b.id)?.d ?? 0, chunks: counts.get(b.id)?.c ?? 0 }));
+  }
+
+  describeBases(ids: string[]): Promise<KnowledgeBaseInfo[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.infos("WHERE id = ANY($1)", [ids]);
   }
 
   async createBase(b: Parameters<KnowledgeStore["createBase"]>[0]): Promise<KnowledgeBaseRecord> {
@@ -127,6 +144,8 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
   async addDocument(baseId: string, doc: DocumentInput, chunks: ChunkInput[]): Promise<KnowledgeDocumentRecord> {
     checkParents(doc, chunks);
     const id = newId();
+    const pg = this.pgvector;
+    if (pg) for (const dim of new Set(chunks.flatMap((c) => (c.embedding?.length ? [c.embedding.length] : [])))) await ensureHnswIndex(this.db, pg, dim);
     await this.db.tx(async (q) => {
       const [base] = await q<{ ts_config: string }>("SELECT ts_config FROM kb_bases WHERE id = $1 FOR SHARE", [baseId]);
       if (!base) throw new WeftError("kb.not_found", `no knowledge base with id ${baseId}`, { id: baseId });
@@ -141,7 +160,7 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
            SELECT u.id, $1, $2, u.position, u.content FROM unnest($3::text[], $4::int[], $5::json[]) AS u(id, position, content)`,
           [baseId, id, parents.map((_, i) => `${id}-p${i + 1}`), parents.map((_, i) => i + 1), parents.map((p) => JSON.stringify(p))],
         );
-      for (let i = 0; i < chunks.length; i += INSERT_BATCH) await insertChunks(q, base.ts_config, baseId, id, chunks.slice(i, i + INSERT_BATCH), i);
+      for (let i = 0; i < chunks.length; i += INSERT_BATCH) await insertChunks(q, base.ts_config, baseId, id, chunks.slice(i, i + INSERT_BATCH), i, pg);
     });
     return (await this.documents("WHERE d.id = $1", [id]))[0]!;
   }
@@ -199,7 +218,37 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
    * `limit`), ranked by exact cosine. Only indexed buckets are read: never every vector of a base.
    */
   async searchVector(baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]> {
-    if (baseIds.length === 0 || vector.length === 0) return [];
+    if (baseIds.length === 0 || vector.length === 0 || limit <= 0) return [];
+    const pg = this.pgvector;
+    return pg ? this.searchHnsw(pg, baseIds, vector, limit) : this.searchLsh(baseIds, vector, limit);
+  }
+
+  /**
+   * pgvector: the nearest `limit` chunks of the query's dimension by cosine distance, through that dimension's
+   * HNSW index. ef_search (the candidate list) grows with `limit`; on pgvector ≥ 0.8 the scan goes on until
+   * `limit` rows of the named bases are found (iterative scan), so a small base in a large table is not starved.
+   */
+  private async searchHnsw(pg: PgVector, baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]> {
+    const dim = vector.length;
+    const v = `${pg.schema}.vector(${dim})`;
+    const rows = await this.db.tx(async (q) => {
+      await q(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(100, limit * 4))}`);
+      if (hasIterativeScan(pg)) await q("SET LOCAL hnsw.iterative_scan = strict_order");
+      return q<Row>(
+        `WITH near AS MATERIALIZED (
+           SELECT c.seq, c.embedding_v::${v} OPERATOR(${pg.schema}.<=>) $2::${v} AS distance FROM kb_chunks c
+           WHERE ${pg.schema}.vector_dims(c.embedding_v) = ${dim} AND c.base_id = ANY($1)
+           ORDER BY c.embedding_v::${v} OPERATOR(${pg.schema}.<=>) $2::${v} LIMIT $3)
+         SELECT ${HIT_COLUMNS}, near.distance FROM near JOIN kb_chunks c ON c.seq = near.seq
+           JOIN kb_documents d ON d.id = c.document_id ${PARENT_JOIN}
+         ORDER BY near.distance, c.seq`,
+        [baseIds, vectorText(vector), limit],
+      );
+    });
+    return rows.map((r) => toHit(r, 1 - r.distance));
+  }
+
+  private async searchLsh(baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]> {
     const buckets = lshBuckets(vector);
     let rows: Row[] = [];
     for (const radius of [1, 2]) {
@@ -218,14 +267,18 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
   }
 }
 
-async function insertChunks(q: Query, config: string, baseId: string, docId: string, chunks: ChunkInput[], offset: number): Promise<void> {
+async function insertChunks(q: Query, config: string, baseId: string, docId: string, chunks: ChunkInput[], offset: number, pg?: PgVector): Promise<void> {
   const buckets = chunks.map((c) => (c.embedding ? lshBuckets(c.embedding) : undefined));
   const lsh = Array.from({ length: LSH_TABLES }, (_, t) => buckets.map((b) => b?.[t] ?? null));
+  // With pgvector the vector also goes into its column (its text form, cast by PostgreSQL).
+  const vcol = pg ? ", embedding_v" : "";
+  const vval = pg ? `, u.ev::${pg.schema}.vector` : "";
+  const vnest = pg ? ", $14::text[]" : "";
   await q(
-    `INSERT INTO kb_chunks (id, base_id, document_id, position, content, tsv, embedding, lsh0, lsh1, lsh2, lsh3, parent_id)
-     SELECT u.id, $1, $2, u.position, u.content, to_tsvector($3::text::regconfig, u.words), u.embedding, u.l0, u.l1, u.l2, u.l3, u.parent
-     FROM unnest($4::text[], $5::int[], $6::json[], $7::text[], $8::bytea[], $9::int[], $10::int[], $11::int[], $12::int[], $13::text[])
-       AS u(id, position, content, words, embedding, l0, l1, l2, l3, parent)`,
+    `INSERT INTO kb_chunks (id, base_id, document_id, position, content, tsv, embedding, lsh0, lsh1, lsh2, lsh3, parent_id${vcol})
+     SELECT u.id, $1, $2, u.position, u.content, to_tsvector($3::text::regconfig, u.words), u.embedding, u.l0, u.l1, u.l2, u.l3, u.parent${vval}
+     FROM unnest($4::text[], $5::int[], $6::json[], $7::text[], $8::bytea[], $9::int[], $10::int[], $11::int[], $12::int[], $13::text[]${vnest})
+       AS u(id, position, content, words, embedding, l0, l1, l2, l3, parent${pg ? ", ev" : ""})`,
     [
       baseId,
       docId,
@@ -237,6 +290,7 @@ async function insertChunks(q: Query, config: string, baseId: string, docId: str
       chunks.map((c) => (c.embedding ? vecToBytes(c.embedding) : null)),
       ...lsh,
       chunks.map((c) => (c.parent === undefined ? null : `${docId}-p${c.parent + 1}`)),
+      ...(pg ? [chunks.map((c) => (c.embedding?.length ? vectorText(c.embedding) : null))] : []),
     ],
   );
 }

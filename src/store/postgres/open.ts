@@ -13,6 +13,7 @@ import { PostgresServiceApiStore } from "./service-api.js";
 import { createPool, pgDatabase } from "./database.js";
 import { pgStoreError } from "./errors.js";
 import { migrate } from "./migrations.js";
+import { chooseVectorIndex, type VectorIndexChoice } from "./pgvector.js";
 import { PostgresRunLog } from "./runlog.js";
 import { PostgresRunStore } from "./runs.js";
 import { PostgresTeamStore } from "./teams.js";
@@ -27,8 +28,10 @@ import type { PostgresSpec } from "./spec.js";
 export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
   const pool = createPool(spec);
   const db = pgDatabase(spec, pool);
+  let vectors: VectorIndexChoice;
   try {
     await migrate(db);
+    vectors = await chooseVectorIndex(db, spec.vectorIndex);
   } catch (e) {
     await db.close(1_000);
     throw asOpenError(spec.label, e);
@@ -48,7 +51,7 @@ export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
     invites: new PostgresInviteStore(db),
     appTests: new PostgresAppTestStore(db),
     forms: new PostgresFormStore(db),
-    knowledge: new PostgresKnowledgeStore(db, spec.textSearch),
+    knowledge: new PostgresKnowledgeStore(db, spec.textSearch, vectors),
     service: new PostgresServiceApiStore(db),
     close: () => db.close(),
   };

@@ -12,6 +12,11 @@ export interface PostgresSpec {
   poolMax: number;
   /** PostgreSQL text-search configuration new knowledge bases are indexed with (default `english`). */
   textSearch: string;
+  /**
+   * `auto` (default): vectors through pgvector's HNSW index when the server has the extension, else LSH
+   * buckets; `lsh`: LSH buckets even where pgvector exists.
+   */
+  vectorIndex: "auto" | "lsh";
 }
 
 const DEFAULT_POOL_MAX = 10;
@@ -36,7 +41,8 @@ export function redactUrl(spec: string): string {
 
 /**
  * Read a `postgres://` / `postgresql://` specifier. Weft's own query parameters are `schema=NAME`,
- * `pool_max=N` and `text_search=CONFIG` (a text-search configuration such as english, simple, german); every other parameter (sslmode, application_name, …) goes to the driver unchanged.
+ * `pool_max=N`, `text_search=CONFIG` (a text-search configuration such as english, simple, german) and
+ * `vector_index=auto|lsh` (pgvector's HNSW when installed, or LSH buckets regardless); every other parameter (sslmode, application_name, …) goes to the driver unchanged.
  */
 export function parsePostgresSpec(spec: string): PostgresSpec {
   const label = redactUrl(spec);
@@ -57,8 +63,11 @@ export function parsePostgresSpec(spec: string): PostgresSpec {
   const textSearch = (url.searchParams.get("text_search") ?? "english").trim();
   if (!TEXT_SEARCH_NAME.test(textSearch))
     throw bad(label, `text_search "${textSearch}" must name a text-search configuration (letters, digits, _; optionally schema.name)`);
+  const vectorIndex = (url.searchParams.get("vector_index") ?? "auto").trim();
+  if (vectorIndex !== "auto" && vectorIndex !== "lsh") throw bad(label, `vector_index "${vectorIndex}" must be auto (pgvector when installed, else LSH) or lsh`);
+  url.searchParams.delete("vector_index");
   url.searchParams.delete("schema");
   url.searchParams.delete("pool_max");
   url.searchParams.delete("text_search");
-  return { connectionString: url.toString(), label: redactUrl(url.toString()), schema, poolMax, textSearch };
+  return { connectionString: url.toString(), label: redactUrl(url.toString()), schema, poolMax, textSearch, vectorIndex };
 }

@@ -9,6 +9,7 @@ import {
   checkParents,
   type DocumentInput,
   indexWords,
+  type KnowledgeBaseInfo,
   type KnowledgeBaseRecord,
   type KnowledgeDocumentRecord,
   type KnowledgeStore,
@@ -67,20 +68,22 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     this.vectors.backfill();
   }
 
-  private base(r: Row): KnowledgeBaseRecord {
-    const counts = this.db
-      .prepare("SELECT (SELECT COUNT(*) FROM kb_documents WHERE base_id = ?) AS d, (SELECT COUNT(*) FROM kb_chunks WHERE base_id = ?) AS c")
-      .get(r.id, r.id) as Row;
+  private info(r: Row): KnowledgeBaseInfo {
     return {
       id: r.id,
       name: r.name,
       description: r.description,
       chunking: ChunkingSchema.parse(JSON.parse(r.chunking)),
       embeddingModel: r.embedding_model ?? null,
-      documents: counts.d,
-      chunks: counts.c,
       createdAt: r.created_at,
     };
+  }
+
+  private base(r: Row): KnowledgeBaseRecord {
+    const counts = this.db
+      .prepare("SELECT (SELECT COUNT(*) FROM kb_documents WHERE base_id = ?) AS d, (SELECT COUNT(*) FROM kb_chunks WHERE base_id = ?) AS c")
+      .get(r.id, r.id) as Row;
+    return { ...this.info(r), documents: counts.d, chunks: counts.c };
   }
 
   private doc(r: Row): KnowledgeDocumentRecord {
@@ -109,6 +112,12 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   async getBase(id: string): Promise<KnowledgeBaseRecord | undefined> {
     const r = this.db.prepare("SELECT * FROM kb_bases WHERE id = ?").get(id) as Row | undefined;
     return r ? this.base(r) : undefined;
+  }
+
+  async describeBases(ids: string[]): Promise<KnowledgeBaseInfo[]> {
+    if (ids.length === 0) return [];
+    const rows = this.db.prepare(`SELECT * FROM kb_bases WHERE id IN (${placeholders(ids.length)}) ORDER BY created_at, id`).all(...ids) as Row[];
+    return rows.map((r) => this.info(r));
   }
 
   async listBases(): Promise<KnowledgeBaseRecord[]> {

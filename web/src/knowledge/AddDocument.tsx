@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { errText } from "../store";
+import { ChunkSettings } from "./ChunkSettings";
 import { type Chunking, type ChunkPreview, type KnowledgeBase, maxDocumentBytes, previewChunks, uploadDocument } from "./knowledgeApi";
 
 type Phase = { kind: "idle" } | { kind: "previewing" } | { kind: "uploading"; sent: number } | { kind: "saved"; name: string; chunks: number } | { kind: "failed"; message: string };
@@ -15,7 +16,11 @@ const shownSeparator = (s: string) => s.replace(/\n/g, "\\n").replace(/\t/g, "\\
 export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; canEdit: boolean; onAdded: () => Promise<void> }) {
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File>();
-  const [chunking, setChunking] = useState<Chunking>({ ...base.chunking, separator: shownSeparator(base.chunking.separator) });
+  const [chunking, setChunking] = useState<Chunking>({
+    ...base.chunking,
+    separator: shownSeparator(base.chunking.separator),
+    subchunkSeparator: shownSeparator(base.chunking.subchunkSeparator),
+  });
   const [preview, setPreview] = useState<ChunkPreview>();
   const [phase, setPhase] = useState<Phase>({ kind: "idle" });
   const [limit, setLimit] = useState<number>();
@@ -52,7 +57,6 @@ export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; c
       setPhase({ kind: "failed", message: errText(e) });
     }
   };
-  const num = (v: string) => (v.trim() === "" ? Number.NaN : Number(v));
   return (
     <section className="kb-add" data-testid="kb-add">
       <h4>Add a document</h4>
@@ -77,24 +81,7 @@ export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; c
           e.target.value = "";
         }}
       />
-      <fieldset className="kb-chunking" disabled={!canEdit || busy}>
-        <legend>Chunk settings</legend>
-        <label>
-          Separator <input data-testid="kb-separator" value={chunking.separator} onChange={(e) => change({ separator: e.target.value })} />
-        </label>
-        <label>
-          Maximum chunk length <input data-testid="kb-max-length" type="number" value={chunking.maxLength} onChange={(e) => change({ maxLength: num(e.target.value) })} />
-        </label>
-        <label>
-          Chunk overlap <input data-testid="kb-overlap" type="number" value={chunking.overlap} onChange={(e) => change({ overlap: num(e.target.value) })} />
-        </label>
-        <label>
-          <input type="checkbox" checked={chunking.removeExtraSpaces} onChange={(e) => change({ removeExtraSpaces: e.target.checked })} /> Replace consecutive spaces, newlines and tabs
-        </label>
-        <label>
-          <input type="checkbox" checked={chunking.removeUrlsEmails} onChange={(e) => change({ removeUrlsEmails: e.target.checked })} /> Delete all URLs and email addresses
-        </label>
-      </fieldset>
+      <ChunkSettings chunking={chunking} disabled={!canEdit || busy} change={change} />
       <div className="kb-actions">
         <button type="button" data-testid="kb-preview" disabled={!canEdit || !file || busy || tooLarge} onClick={() => void doPreview()}>
           Preview chunks
@@ -122,18 +109,32 @@ export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; c
       {preview && (
         <div className="kb-preview" data-testid="kb-preview-result">
           <p className="muted small" data-testid="kb-preview-total">
-            {preview.total} chunks from {preview.characters} characters{preview.chunks.length < preview.total ? ` (the first ${preview.chunks.length} shown)` : ""}
+            {preview.total} {preview.chunking.structure === "parent_child" ? `parent chunk${preview.total === 1 ? "" : "s"}` : "chunks"} from {preview.characters} characters
+            {preview.chunks.length < preview.total ? ` (the first ${preview.chunks.length} shown)` : ""}
           </p>
           {preview.chunks.map((c) => (
             <div key={c.position} className="kb-chunk" data-testid="kb-preview-chunk">
               <div className="muted small">
-                #{c.position + 1} · {c.characters} characters
+                {c.children ? "Parent " : ""}#{c.position + 1} · {c.characters} characters{c.children ? ` · ${c.children.length} child chunks` : ""}
               </div>
-              <div className="kb-chunk-text">{c.content}</div>
+              {c.children ? <ChildChunks texts={c.children} /> : <div className="kb-chunk-text">{c.content}</div>}
             </div>
           ))}
         </div>
       )}
     </section>
+  );
+}
+
+/** A parent's text as its child chunks, each marked (C-1, C-2, …) as Dify's preview shows them. */
+function ChildChunks({ texts }: { texts: string[] }) {
+  return (
+    <div className="kb-chunk-text kb-children" data-testid="kb-preview-children">
+      {texts.map((t, i) => (
+        <span key={i} className="kb-child" data-testid="kb-preview-child">
+          <b className="kb-child-label">C-{i + 1}</b> {t}
+        </span>
+      ))}
+    </div>
   );
 }

@@ -68,7 +68,7 @@ export function HitTest({ base }: { base: KnowledgeBase }) {
       {hits && (
         <div data-testid="kb-hits" data-mode={hits.mode}>
           <p className="muted small">
-            {hits.result.length} chunks · {hits.mode}
+            {hits.result.length} {hits.result.some((h) => h.metadata.child_chunks) ? "parent chunks" : "chunks"} · {hits.mode}
           </p>
           {hits.result.map((h, i) => (
             <div key={i} className="kb-chunk" data-testid="kb-hit">
@@ -76,8 +76,17 @@ export function HitTest({ base }: { base: KnowledgeBase }) {
                 <b className="kb-score" data-testid="kb-hit-score">
                   {h.metadata.score.toFixed(3)}
                 </b>{" "}
-                · {h.metadata.document_name} · chunk #{h.metadata.segment_position + 1}
+                · {h.metadata.document_name} · {h.metadata.child_chunks ? "parent" : "chunk"} #{h.metadata.segment_position}
               </div>
+              {h.metadata.child_chunks && (
+                <div className="kb-children" data-testid="kb-hit-children">
+                  {h.metadata.child_chunks.map((c) => (
+                    <span key={c.id} className="kb-child kb-child-hit" data-testid="kb-hit-child">
+                      <b className="kb-child-label">child</b> {c.content} <span className="muted small">{c.score.toFixed(3)}</span>
+                    </span>
+                  ))}
+                </div>
+              )}
               <div className="kb-chunk-text">{h.content}</div>
             </div>
           ))}

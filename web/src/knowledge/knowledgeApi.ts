@@ -7,6 +7,14 @@ export interface Chunking {
   overlap: number;
   removeExtraSpaces: boolean;
   removeUrlsEmails: boolean;
+  /** Dify's chunk mode: `general` chunks, or `parent_child` (children searched, their parent returned). */
+  structure: "general" | "parent_child";
+  /** Parent chunks: the separator/maxLength chunks (`paragraph`) or the whole document (`full-doc`). */
+  parentMode: "paragraph" | "full-doc";
+  /** How each parent is split into the child chunks that are searched. */
+  subchunkSeparator: string;
+  subchunkMaxLength: number;
+  subchunkOverlap: number;
 }
 
 export interface KnowledgeBase {
@@ -32,7 +40,8 @@ export interface ChunkPreview {
   chunking: Chunking;
   characters: number;
   total: number;
-  chunks: Array<{ position: number; content: string; characters: number }>;
+  /** With parent-child chunking each entry is a parent, with the children that would be searched. */
+  chunks: Array<{ position: number; content: string; characters: number; children?: string[] }>;
 }
 
 export type SearchMode = "keyword" | "vector" | "hybrid";
@@ -40,7 +49,13 @@ export type SearchMode = "keyword" | "vector" | "hybrid";
 export interface Hit {
   content: string;
   title: string;
-  metadata: { score: number; segment_position: number; document_name: string };
+  metadata: {
+    score: number;
+    segment_position: number;
+    document_name: string;
+    /** Parent-child bases: the children that matched, under the parent returned as `content`. */
+    child_chunks?: Array<{ id: string; content: string; position: number; score: number }>;
+  };
 }
 
 const at = (id: string) => `/api/knowledge/${encodeURIComponent(id)}`;
