@@ -234,7 +234,8 @@ async function killAndTakeOver(o: {
   const killedAt = Date.now();
   await o.victim.kill();
   // Read once the victim is dead: a claim changes no status, so these are exactly the runs it left unfinished.
-  const unfinishedAtKill = (await runRows(o.sql, ids)).filter((r) => r.status === "running").length;
+  const unfinishedIds = (await runRows(o.sql, ids)).filter((r) => r.status === "running").map((r) => r.id);
+  const unfinishedAtKill = unfinishedIds.length;
   counter.release();
   const survivor = await o.survivor();
   await until(
@@ -294,9 +295,12 @@ async function killAndTakeOver(o: {
   expect(report.duplicateCommits).toBe(0);
   // start, three calls, end: each committed exactly once per run.
   expect(report.commits).toBe(RUNS * (CHAIN.length + 2));
-  expect(report.resumed).toBe(report.unfinishedAtKill);
-  // Only a node executing when the server died runs again, at most one per chain run.
-  expect(report.nodesReRun).toBeLessThanOrEqual(report.unfinishedAtKill);
+  // Every run the victim left unfinished was resumed. A live peer may also have resumed a run before the kill: on
+  // a loaded machine the victim can miss its lease renewals (3 s) and the peer then takes that run over, correctly.
+  expect(unfinishedIds.filter((id) => !resumed.has(id))).toEqual([]);
+  expect(report.resumed).toBeGreaterThanOrEqual(report.unfinishedAtKill);
+  // Only a node executing when its server lost the run runs again, at most one per resumed chain run.
+  expect(report.nodesReRun).toBeLessThanOrEqual(report.resumed);
   return { survivor, ids };
 }
 

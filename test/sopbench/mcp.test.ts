@@ -14,17 +14,29 @@ import type { Tools } from "./solvers/client.js";
 import { REFERENCE_SOLVERS } from "./solvers/index.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const SERVER = "src/eval/sopbench/mcp-server.ts";
+// The built server (the test setup builds dist/ from src/), as users start it.
+const SERVER = "dist/eval/sopbench/mcp-server.js";
 
 async function connect(domain: string, extra: string[] = []): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", SERVER, "--domain", domain, ...extra],
+    args: [SERVER, "--domain", domain, ...extra],
     cwd: ROOT,
+    // The SDK passes only a few variables by default; the server must find the corpus where this test does
+    // (WEFT_CORPUS_DIR). Without it the server exited at once and the test saw only "Connection closed".
+    env: process.env as Record<string, string>,
     stderr: "pipe",
   });
+  let stderr = "";
+  transport.stderr?.on("data", (d: Buffer) => {
+    if (stderr.length < 10_000) stderr += d.toString();
+  });
   const client = new Client({ name: "sopbench-test", version: "0.0.0" });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    throw new Error(`the MCP server for ${domain} did not connect: ${(e as Error).message}; it said: ${stderr}`);
+  }
   return client;
 }
 
@@ -146,14 +158,14 @@ describe("MCP server over stdio", () => {
   });
 
   it("refuses a bad --domain with a typed message and exit code 2", () => {
-    const r = spawnSync(process.execPath, ["--import", "tsx", SERVER, "--domain", "nope"], {
+    const r = spawnSync(process.execPath, [SERVER, "--domain", "nope"], {
       cwd: ROOT,
       encoding: "utf8",
     });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("SOPBENCH_UNKNOWN_DOMAIN");
     expect(r.stdout).toBe("");
-    const none = spawnSync(process.execPath, ["--import", "tsx", SERVER], { cwd: ROOT, encoding: "utf8" });
+    const none = spawnSync(process.execPath, [SERVER], { cwd: ROOT, encoding: "utf8" });
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/--domain: is required/);
   });

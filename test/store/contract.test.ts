@@ -30,7 +30,8 @@ describe.skipIf(!hasPostgres && !process.env.CI)(hasPostgres ? "PostgreSQL" : "P
   beforeAll(async () => {
     cluster = await startPostgres();
   }, 120_000);
-  afterAll(() => cluster?.stop());
+  // Stopping waits for PostgreSQL's shutdown checkpoint and removes its data directory: slow on a loaded disk.
+  afterAll(() => cluster?.stop(), 180_000);
   describeStoreContract("PostgreSQL", {
     open: async () => {
       url = await cluster!.createDatabase();

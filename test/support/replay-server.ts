@@ -223,6 +223,10 @@ export async function startReplayServer(): Promise<ReplayServer> {
     await render(recorded, r, res);
   }
 
+  // Node closes an idle keep-alive socket after 5 s; a client that picks that socket for its next request at the same
+  // moment gets ECONNRESET (LLM_CONNECTION). A loaded machine widens that race (chat2workflow's 237 cases saw it), and
+  // tests run without retries, so the replay server keeps idle sockets until it closes (close() ends idle ones).
+  server.keepAliveTimeout = 10 * 60_000;
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
