@@ -515,6 +515,29 @@ describe("Dify YAML dialect", () => {
   });
 });
 
+describe("export of a hostile node type", () => {
+  // Found by test/dsl/fuzz.test.ts (seed 265359434): the export's version lookup read Object.prototype for this type.
+  it("a node typed __proto__ exports at the default DSL version and imports again", () => {
+    const text = `app: {name: t, mode: workflow}
+version: '0.4.0'
+kind: app
+workflow:
+  graph:
+    nodes:
+      - id: s
+        data: {type: start, title: Start, variables: []}
+      - id: p
+        data: {type: __proto__, title: Odd}
+    edges:
+      - {source: s, target: p}
+`;
+    const first = importDify(text);
+    const out = exportDify(first.workflow);
+    expect(out).toMatch(/^version: 0\.6\.0$/m);
+    expect(importDify(out).workflow.nodes.map((n) => n.type)).toEqual(["start", "__proto__"]);
+  });
+});
+
 describe("firstDifference", () => {
   it("names the first differing path, ignoring key order", () => {
     expect(firstDifference({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBeUndefined();

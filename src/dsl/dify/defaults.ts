@@ -53,7 +53,8 @@ const NEEDS_VERSION: Record<string, string> = {
 export function versionNeededBy(nodeTypes: Iterable<string>): string {
   let best = DEFAULT_EXPORT_VERSION;
   for (const t of nodeTypes) {
-    const v = NEEDS_VERSION[t];
+    // Own keys only: a node typed `__proto__` (hostile files import with their unknown types kept) read the prototype.
+    const v = Object.hasOwn(NEEDS_VERSION, t) ? NEEDS_VERSION[t] : undefined;
     if (v && v > best) best = v;
   }
   return best;
