@@ -33,7 +33,7 @@ import {
 } from "./providers.js";
 import { type ResolvedModel, resolveModel } from "./resolve.js";
 import { abortableSleep, NoRetry, type RetryEvent, withRetries } from "./retry.js";
-import { type SseChatRequest, sseChatRequest, streamSseChat } from "./sse-chat.js";
+import { type SseCallSettings, type SseChatRequest, sseChatRequest, streamSseChat } from "./sse-chat.js";
 
 export interface LlmCallEvent {
   endpoint: string;
@@ -599,16 +599,7 @@ function toFinishReason(reason: string): string {
 
 /** Dify `completion_params` → AI SDK call settings; wrong types are an error naming the parameter. */
 function completionSettings(endpoint: string, params: Record<string, unknown> | undefined) {
-  const out: {
-    temperature?: number;
-    topP?: number;
-    topK?: number;
-    maxOutputTokens?: number;
-    presencePenalty?: number;
-    frequencyPenalty?: number;
-    seed?: number;
-    stopSequences?: string[];
-  } = {};
+  const out: SseCallSettings = {};
   if (!params) return out;
   const num = (key: string): number | undefined => {
     const v = params[key];

@@ -27,7 +27,7 @@ export interface SseChatResult {
   finishReason: string;
 }
 
-/** Call settings as service.ts derives them from Dify's completion_params. */
+/** Call settings, as service.ts derives them from Dify's completion_params for both the SDK and the thin path. */
 export interface SseCallSettings {
   temperature?: number;
   topP?: number;
