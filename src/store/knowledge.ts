@@ -139,6 +139,13 @@ export function segmentForIndex(text: string): string {
   return indexWords(text).join(" ");
 }
 
+/** A vector as stored by both stores: float32 bytes. */
+export const vectorToBytes = (v: number[]): Buffer => Buffer.from(new Float32Array(v).buffer);
+
+/** Stored float32 bytes as a vector (copied out: a driver's Buffer may be a view into a larger pool). */
+export const bytesToVector = (b: Buffer): Float32Array =>
+  new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+
 /** Cosine similarity of two vectors (0 when either is all zeros); shared by the stores that rank in JavaScript. */
 export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let dot = 0;

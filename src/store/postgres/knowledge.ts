@@ -4,6 +4,7 @@ import { ChunkingSchema } from "../../knowledge/config.js";
 import {
   type ChunkHit,
   type ChunkInput,
+  bytesToVector,
   checkParents,
   cosine,
   type DocumentInput,
@@ -13,6 +14,7 @@ import {
   type KnowledgeDocumentRecord,
   type KnowledgeStore,
   segmentForIndex,
+  vectorToBytes,
 } from "../knowledge.js";
 import { LSH_TABLES, lshBuckets, probes } from "../vector-lsh.js";
 import type { PgDatabase, Query } from "./database.js";
@@ -20,8 +22,6 @@ import { ensureHnswIndex, hasIterativeScan, type PgVector, type VectorIndexChoic
 
 type Row = Record<string, any>;
 
-const vecToBytes = (v: number[]) => Buffer.from(new Float32Array(v).buffer);
-const bytesToVec = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
 // Chunks are inserted this many at a time (one statement of arrays): large documents stay a few round trips.
 const INSERT_BATCH = 500;
@@ -254,7 +254,7 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
       "SELECT id, embedding FROM kb_chunks WHERE embedding IS NOT NULL AND id = ANY($1)",
       [chunkIds],
     );
-    return new Map(rows.map((r) => [r.id, bytesToVec(r.embedding)]));
+    return new Map(rows.map((r) => [r.id, bytesToVector(r.embedding)]));
   }
 
   private async searchLsh(baseIds: string[], vector: number[], limit: number): Promise<ChunkHit[]> {
@@ -270,7 +270,7 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
       if (rows.length >= limit) break;
     }
     return rows
-      .map((r) => toHit(r, cosine(vector, bytesToVec(r.embedding))))
+      .map((r) => toHit(r, cosine(vector, bytesToVector(r.embedding))))
       .sort((a, b) => b.score - a.score)
       .slice(0, limit);
   }
@@ -296,7 +296,7 @@ async function insertChunks(q: Query, config: string, baseId: string, docId: str
       chunks.map((_, i) => offset + i + 1),
       chunks.map((c) => JSON.stringify(c.content)),
       chunks.map((c) => segmentForIndex(c.content)),
-      chunks.map((c) => (c.embedding ? vecToBytes(c.embedding) : null)),
+      chunks.map((c) => (c.embedding ? vectorToBytes(c.embedding) : null)),
       ...lsh,
       chunks.map((c) => (c.parent === undefined ? null : `${docId}-p${c.parent + 1}`)),
       ...(pg ? [chunks.map((c) => (c.embedding?.length ? vectorText(c.embedding) : null))] : []),

@@ -10,6 +10,7 @@
  * the extension does, which may be long after the schema was migrated (pgvector installed later). Both are
  * idempotent (`IF NOT EXISTS`) and made under an advisory lock, so servers and workers opening together agree.
  */
+import { bytesToVector } from "../knowledge.js";
 import type { PgDatabase, Query } from "./database.js";
 
 /** Where the extension lives (its schema qualifies the type, operator and operator class) and its version. */
@@ -81,7 +82,7 @@ async function backfill(db: PgDatabase, pg: PgVector): Promise<void> {
     if (rows.length === 0) return;
     const dims = new Set<number>();
     const texts = rows.map((r) => {
-      const v = new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength));
+      const v = bytesToVector(r.embedding);
       dims.add(v.length);
       return vectorText(Array.from(v));
     });

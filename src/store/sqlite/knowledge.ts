@@ -4,6 +4,7 @@ import { WeftError } from "../../ir/errors.js";
 import { ChunkingSchema } from "../../knowledge/config.js";
 import { SqliteVectorIndex } from "./vector-index.js";
 import {
+  bytesToVector,
   type ChunkHit,
   type ChunkInput,
   checkParents,
@@ -14,6 +15,7 @@ import {
   type KnowledgeDocumentRecord,
   type KnowledgeStore,
   segmentForIndex,
+  vectorToBytes,
 } from "../knowledge.js";
 
 // kb_fts holds the segmented words of each chunk (rowid = kb_chunks.rowid); the chunk's text stays in kb_chunks.
@@ -42,8 +44,6 @@ const ADDED_COLUMNS: Array<[string, string]> = [
 
 type Row = Record<string, any>;
 
-const vecToBlob = (v: number[]) => Buffer.from(new Float32Array(v).buffer);
-const blobToVec = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
 // A hit's row: the chunk, its document's name and metadata, and its parent when it is a child.
 const HIT_SELECT = `SELECT c.*, d.name AS doc_name, d.metadata AS doc_metadata, p.position AS parent_position, p.content AS parent_content
@@ -154,7 +154,7 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       chunks.forEach((c, i) => {
         const parentId = c.parent === undefined ? null : `${id}-p${c.parent + 1}`;
         const vector = c.embedding && c.embedding.length > 0 ? c.embedding : undefined;
-        const r = insert.run(`${id}-${i + 1}`, baseId, id, i + 1, c.content, vector ? vecToBlob(vector) : null, parentId, vector?.length ?? null);
+        const r = insert.run(`${id}-${i + 1}`, baseId, id, i + 1, c.content, vector ? vectorToBytes(vector) : null, parentId, vector?.length ?? null);
         fts.run(r.lastInsertRowid, segmentForIndex(c.content));
         if (vector) this.vectors.add(r.lastInsertRowid, baseId, vector);
       });
@@ -217,7 +217,7 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       const rows = this.db
         .prepare(`SELECT id, embedding FROM kb_chunks WHERE embedding IS NOT NULL AND id IN (${placeholders(ids.length)})`)
         .all(...ids) as Array<{ id: string; embedding: Buffer }>;
-      for (const r of rows) out.set(r.id, blobToVec(r.embedding));
+      for (const r of rows) out.set(r.id, bytesToVector(r.embedding));
     }
     return out;
   }

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { NotConfiguredError } from "../../ir/errors.js";
+import { bytesToVector } from "../knowledge.js";
 
 type Row = Record<string, any>;
 
@@ -80,7 +81,7 @@ export class SqliteVectorIndex {
     const mark = this.db.prepare("UPDATE kb_chunks SET vec_dim = ? WHERE rowid = ?");
     this.db.transaction(() => {
       for (const r of rows) {
-        const v = new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength));
+        const v = bytesToVector(r.embedding);
         if (v.length === 0) continue;
         this.add(r.rowid, r.base_id, v);
         mark.run(v.length, r.rowid);
