@@ -19,7 +19,9 @@ const bin = join(root, "bin/weft");
 
 describe("postgres:// specifiers", () => {
   it("keeps Weft's parameters (schema, pool_max, text_search) out of the driver's URL and never shows the password", () => {
-    const s = parsePostgresSpec("postgres://u:secret@db.example:6543/weft?schema=staging&pool_max=3&sslmode=require&text_search=simple");
+    const s = parsePostgresSpec(
+      "postgres://u:secret@db.example:6543/weft?schema=staging&pool_max=3&sslmode=require&text_search=simple",
+    );
     expect(s).toEqual({
       connectionString: "postgres://u:secret@db.example:6543/weft?sslmode=require",
       label: "postgres://u:***@db.example:6543/weft?sslmode=require",
@@ -28,8 +30,16 @@ describe("postgres:// specifiers", () => {
       textSearch: "simple",
       vectorIndex: "auto",
     });
-    expect(parsePostgresSpec("postgresql://u@h/d")).toMatchObject({ schema: "weft", poolMax: 10, textSearch: "english", vectorIndex: "auto" });
-    expect(parsePostgresSpec("postgresql://u@h/d?vector_index=lsh")).toMatchObject({ connectionString: "postgresql://u@h/d", vectorIndex: "lsh" });
+    expect(parsePostgresSpec("postgresql://u@h/d")).toMatchObject({
+      schema: "weft",
+      poolMax: 10,
+      textSearch: "english",
+      vectorIndex: "auto",
+    });
+    expect(parsePostgresSpec("postgresql://u@h/d?vector_index=lsh")).toMatchObject({
+      connectionString: "postgresql://u@h/d",
+      vectorIndex: "lsh",
+    });
     expect(parseStoreSpec("postgres://u@h/d")).toMatchObject({ kind: "postgres", schema: "weft" });
     for (const [spec, why] of [
       ["postgres://u:pw@h/d?schema=a;drop", /schema "a;drop" must be a lower-case identifier/],
@@ -102,11 +112,19 @@ describe.skipIf(!hasPostgres && !process.env.CI)("PostgreSQL store", () => {
 
   it("knowledge bases index with the URL's text_search configuration; an unknown one is a typed error naming it", async () => {
     const url = await cluster.createDatabase();
-    const chunking = { separator: "\n\n", maxLength: 300, overlap: 30, removeExtraSpaces: true, removeUrlsEmails: false };
+    const chunking = {
+      separator: "\n\n",
+      maxLength: 300,
+      overlap: 30,
+      removeExtraSpaces: true,
+      removeUrlsEmails: false,
+    };
     const simple = await openStores(`${url}?text_search=simple`);
     try {
       await simple.knowledge.createBase({ id: "kb-simple", name: "S", chunking });
-      await simple.knowledge.addDocument("kb-simple", { name: "a.md", mimeType: "text/markdown", size: 1 }, [{ content: "the running dogs" }]);
+      await simple.knowledge.addDocument("kb-simple", { name: "a.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "the running dogs" },
+      ]);
       // simple keeps stop words and does not stem: "the" matches, "run" does not (english would do the opposite).
       expect((await simple.knowledge.searchText(["kb-simple"], "the", 5))[0]?.content).toBe("the running dogs");
       expect(await simple.knowledge.searchText(["kb-simple"], "run", 5)).toEqual([]);
@@ -116,7 +134,9 @@ describe.skipIf(!hasPostgres && !process.env.CI)("PostgreSQL store", () => {
     const english = await openStores(url);
     try {
       await english.knowledge.createBase({ id: "kb-english", name: "E", chunking });
-      await english.knowledge.addDocument("kb-english", { name: "a.md", mimeType: "text/markdown", size: 1 }, [{ content: "the running dogs" }]);
+      await english.knowledge.addDocument("kb-english", { name: "a.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "the running dogs" },
+      ]);
       expect((await english.knowledge.searchText(["kb-english"], "run", 5))[0]?.content).toBe("the running dogs");
       // The base made under simple keeps its configuration when opened with another.
       expect(await english.knowledge.searchText(["kb-simple"], "run", 5)).toEqual([]);
@@ -272,5 +292,5 @@ describe.skipIf(!hasPostgres && !process.env.CI)("PostgreSQL store", () => {
       /^error store\.cannot_open: postgres:\/\/weft@127\.0\.0\.1:\d+\/nope_db: the database does not exist/,
     );
     expect(missing.stderr).not.toMatch(/\n\s+at /);
-  });
+  }, 120_000); // five CLI processes, each starting cold: slow on a loaded 2-core machine
 });

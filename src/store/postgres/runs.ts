@@ -7,6 +7,7 @@ import type {
   RunRecord,
   RunStore,
 } from "../runs.js";
+import { CommitBatcher, type QueuedCommit } from "./commit-batch.js";
 import type { PgDatabase } from "./database.js";
 import { fromJson, json, toJson } from "./json.js";
 
@@ -102,9 +103,20 @@ t AS (
   SELECT $1, $11::text, $12::text, $13::json WHERE $13::json IS NOT NULL)
 SELECT seq FROM c`;
 
-/** The run store on PostgreSQL: a commit is durable on the server (synchronous_commit) when `commitNode` resolves. */
+/**
+ * The run store on PostgreSQL: a commit is durable on the server (synchronous_commit) when `commitNode` resolves,
+ * whether it went alone or in a batch with other runs' commits.
+ */
 export class PostgresRunStore implements RunStore {
-  constructor(private readonly db: PgDatabase) {}
+  /** Node commits of concurrent runs share statements (see CommitBatcher). */
+  readonly batcher: CommitBatcher;
+
+  constructor(
+    private readonly db: PgDatabase,
+    commitsInFlight = 1,
+  ) {
+    this.batcher = new CommitBatcher(db, (q) => this.commitOne(q), commitsInFlight);
+  }
 
   async createRun(run: RunRecord, lease?: LeaseRequest): Promise<void> {
     await this.db.query(
@@ -211,6 +223,19 @@ export class PostgresRunStore implements RunStore {
   }
 
   async commitNode(runId: string, c: NodeCommit, attempt?: AttemptRecord): Promise<NodeCommit> {
+    if (await this.batcher.commit({ runId, commit: c, attempt, createdAt: Date.now() })) return c;
+    // Another committer won; its row is committed (the insert waited for it), so this read sees it.
+    const [row] = await this.db.query<CommitRow>(
+      "SELECT key, node_id, status, outputs, port, writes FROM node_commits WHERE run_id = $1 AND key = $2",
+      [runId, c.key],
+      "weft_get_commit",
+    );
+    return toCommit(row!);
+  }
+
+  /** One commit in its own statement; true when it won its key. */
+  private async commitOne(q: QueuedCommit): Promise<boolean> {
+    const { runId, commit: c, attempt } = q;
     const outputs = Object.entries(c.outputs);
     const inserted = await this.db.query(
       COMMIT_SQL,
@@ -222,7 +247,7 @@ export class PostgresRunStore implements RunStore {
         JSON.stringify(c.outputs),
         c.port ?? null,
         toJson(c.writes),
-        Date.now(),
+        q.createdAt,
         outputs.map(([name]) => name),
         outputs.map(([, value]) => toJson(value)),
         attempt?.key ?? null,
@@ -231,14 +256,7 @@ export class PostgresRunStore implements RunStore {
       ],
       "weft_commit_node",
     );
-    if (inserted.length > 0) return c;
-    // Another committer won; its row is committed (the insert waited for it), so this read sees it.
-    const [row] = await this.db.query<CommitRow>(
-      "SELECT key, node_id, status, outputs, port, writes FROM node_commits WHERE run_id = $1 AND key = $2",
-      [runId, c.key],
-      "weft_get_commit",
-    );
-    return toCommit(row!);
+    return inserted.length > 0;
   }
 
   async committed(runId: string): Promise<Map<string, NodeCommit>> {
