@@ -116,6 +116,7 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
       inputs,
       files,
       chat,
+      published: current,
       beforeStart: (id) => store.addMessage({ ...message, runId: id }),
     });
     const { run, svc } = await serviceRunOf(deps, app, runId);

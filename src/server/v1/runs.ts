@@ -2,7 +2,7 @@ import { runGate } from "../../analysis/runnable.js";
 import { checkRunInputs } from "../../engine/inputs.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import type { FileValue } from "../../ir/services.js";
-import type { AppRecord } from "../../store/apps.js";
+import type { AppRecord, VersionRecord } from "../../store/apps.js";
 import type { RunRecord } from "../../store/runs.js";
 import type { ServiceRunRecord } from "../../store/service-api.js";
 import { newId } from "../../util/ids.js";
@@ -26,6 +26,8 @@ export interface ServiceRunRequest {
   };
   /** Stores what must exist before the run can end (a chat turn's message). */
   beforeStart?: (runId: string) => Promise<void>;
+  /** The app's published version when the caller has just read it (one read fewer per request). */
+  published?: VersionRecord;
 }
 
 /** The `sys.*` values of a service API run, the same when it starts and whenever it is resumed. */
@@ -55,7 +57,7 @@ export async function startServiceRun(
   app: AppRecord,
   req: ServiceRunRequest,
 ): Promise<{ runId: string; done: Promise<unknown> }> {
-  const current = await deps.apps.published(app.id);
+  const current = req.published ?? (await deps.apps.published(app.id));
   if (!current)
     throw new DifyError(
       400,
