@@ -27,7 +27,7 @@ export interface Proposal {
 
 const EDIT_DOC = `Edits (JSON objects, "kind" first). Each edit must leave a valid workflow on its own.
 - {"kind":"add_node","node":{"id","type","title","config"},"after":ID}  insert between ID and its successors (or "before":ID)
-- {"kind":"remove_node","id":ID}  predecessors are connected to successors, references dropped
+- {"kind":"bypass_node","id":ID}  remove the node; predecessors are connected to successors, references dropped
 - {"kind":"replace_node","id":ID,"type"?,"title"?,"config":{...},"merge":true}
 - {"kind":"add_edge"|"remove_edge","source":ID,"sourcePort":"source","target":ID}
 - {"kind":"reconnect_edge","source","sourcePort","target","to":{"source"?,"sourcePort"?,"target"?}}

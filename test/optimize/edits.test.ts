@@ -60,8 +60,8 @@ describe("edit API", () => {
     );
   });
 
-  it("remove_node: connects predecessors to successors and drops references to it", () => {
-    const wf = ok(seqWf(), { kind: "remove_node", id: "call1" });
+  it("bypass_node: connects predecessors to successors and drops references to it", () => {
+    const wf = ok(seqWf(), { kind: "bypass_node", id: "call1" });
     expect(wf.nodes.map((n) => n.id)).not.toContain("call1");
     expect(edges(wf)).toContain("plan>call2");
     expect(synthUser(wf)).not.toContain("call1");
@@ -168,7 +168,7 @@ describe("edit API", () => {
         "refine_prompt",
         "reconnect_edge",
         "remove_edge",
-        "remove_node",
+        "bypass_node",
         "replace_node",
         "wrap_in_retry_loop",
       ].sort(),
@@ -184,13 +184,13 @@ describe("invalid edits are rejected with diagnostics", () => {
   };
 
   it("structural problems name the node and field", () => {
-    expect(rejected(seqWf(), { kind: "remove_node", id: "ghost" })).toEqual([
+    expect(rejected(seqWf(), { kind: "bypass_node", id: "ghost" })).toEqual([
       expect.objectContaining({ code: "edit.unknown_node", nodeId: "ghost", field: "id" }),
     ]);
     expect(rejected(seqWf(), { kind: "add_node", node: { ...email, id: "call1" }, after: "plan" })[0]!.code).toBe(
       "edit.duplicate_id",
     );
-    expect(rejected(seqWf(), { kind: "remove_node", id: "start" })[0]!.code).toBe("edit.protected_node");
+    expect(rejected(seqWf(), { kind: "bypass_node", id: "start" })[0]!.code).toBe("edit.protected_node");
     expect(rejected(seqWf(), { kind: "remove_edge", source: "plan", target: "synth" })[0]!.code).toBe(
       "edit.unknown_edge",
     );
@@ -232,7 +232,7 @@ describe("invalid edits are rejected with diagnostics", () => {
 
   it("applyEdits keeps the valid edits, skips rejected ones and reports them", () => {
     const r = applyEdits(seqWf(), [
-      { kind: "remove_node", id: "ghost" },
+      { kind: "bypass_node", id: "ghost" },
       { kind: "add_node", node: email, after: "call2" },
       { kind: "add_edge", source: "synth", target: "plan" },
     ]);

@@ -177,7 +177,7 @@ describe("MCTS search", () => {
       // iteration 2 (root): a prompt refinement
       plan([{ kind: "refine_prompt", id: "synth", template: "synthesising/structured" }]),
       // iteration 3 (root): a harmful edit
-      plan([{ kind: "remove_node", id: "call1" }]),
+      plan([{ kind: "bypass_node", id: "call1" }]),
       // iteration 4 (root is full → best child): an instruction
       plan([{ kind: "refine_prompt", id: "phone", instruction: "Use the id that find_person returned." }]),
       // iteration 5 (same child): the same plan again → nothing new

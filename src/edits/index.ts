@@ -1,0 +1,10 @@
+/**
+ * The edit algebra: one set of graph edits, one meaning per kind, used by chat edits (as their wire
+ * operations), the agent's edit tool and the optimiser. One file per kind; `remove_node` drops the node's
+ * edges, `bypass_node` reconnects around it.
+ */
+export { EditError } from "./error.js";
+export { type EditEdge, type EditEnv, type EditGraph, type EditNode, READER_WIRING, type Wiring } from "./graph.js";
+export { applyToGraph, describeEdit, type Edit, EDIT_KINDS, type EditKindName, EditSchema, editSchemaOf, type ParsedEdit } from "./kinds.js";
+export { applyEdit, applyEdits, type EditOutcome, type EditsOutcome, type WorkflowEditOptions } from "./workflow.js";
+export { WORKFLOW_WIRING } from "./workflow-wiring.js";
