@@ -31,7 +31,11 @@ export const addBranch = editKind({
     ie.config.cases = cases;
     const node = addNewNode(g, e.node, ie.parentId);
     const pred = g.edges.find((x) => x.target === ie.id)?.source;
-    env.wiring.complete(g, node, g.nodes.find((n) => n.id === pred));
+    env.wiring.complete(
+      g,
+      node,
+      g.nodes.find((n) => n.id === pred),
+    );
     pushEdge(g, ie.id, caseId, node.id);
     pushEdge(g, node.id, "source", join.id);
     env.wiring.publish(g, join, node);

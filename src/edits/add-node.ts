@@ -14,10 +14,16 @@ const schema = z.object({
 
 function insertAfter(g: EditGraph, node: EditNode, anchor: EditNode, env: EditEnv): void {
   const outs = g.edges.filter((x) => x.source === anchor.id);
-  if (outs.length === 0) editFail("edit.bad_position", `"${anchor.id}" has no successors to insert before`, anchor.id, "after");
+  if (outs.length === 0)
+    editFail("edit.bad_position", `"${anchor.id}" has no successors to insert before`, anchor.id, "after");
   const ports = new Set(outs.map((x) => x.sourcePort));
   if (ports.size > 1)
-    editFail("edit.bad_position", `"${anchor.id}" branches; use add_branch or insert before a branch's node`, anchor.id, "after");
+    editFail(
+      "edit.bad_position",
+      `"${anchor.id}" branches; use add_branch or insert before a branch's node`,
+      anchor.id,
+      "after",
+    );
   env.wiring.complete(g, node, anchor);
   for (const x of outs) {
     x.source = node.id;
@@ -29,7 +35,8 @@ function insertAfter(g: EditGraph, node: EditNode, anchor: EditNode, env: EditEn
 
 function insertBefore(g: EditGraph, node: EditNode, anchor: EditNode, env: EditEnv): void {
   const ins = g.edges.filter((x) => x.target === anchor.id);
-  if (ins.length === 0) editFail("edit.bad_position", `"${anchor.id}" has no predecessors to insert after`, anchor.id, "before");
+  if (ins.length === 0)
+    editFail("edit.bad_position", `"${anchor.id}" has no predecessors to insert after`, anchor.id, "before");
   env.wiring.complete(g, node, ins.length === 1 ? nodeOf(g, ins[0]!.source) : undefined);
   for (const x of ins) x.target = node.id;
   pushEdge(g, node.id, "source", anchor.id);

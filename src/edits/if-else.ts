@@ -4,7 +4,8 @@ import { type EditGraph, type EditNode, nodeOf } from "./graph.js";
 /** The if-else node `id` names (field `ifElse`). */
 export function ifElseOf(g: EditGraph, id: string): EditNode {
   const n = nodeOf(g, id, "ifElse");
-  if (n.type !== "if-else") editFail("edit.wrong_type", `"${n.id}" is a ${n.type} node, not an if-else`, n.id, "ifElse");
+  if (n.type !== "if-else")
+    editFail("edit.wrong_type", `"${n.id}" is a ${n.type} node, not an if-else`, n.id, "ifElse");
   return n;
 }
 

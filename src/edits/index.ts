@@ -5,6 +5,15 @@
  */
 export { EditError } from "./error.js";
 export { type EditEdge, type EditEnv, type EditGraph, type EditNode, READER_WIRING, type Wiring } from "./graph.js";
-export { applyToGraph, describeEdit, type Edit, EDIT_KINDS, type EditKindName, EditSchema, editSchemaOf, type ParsedEdit } from "./kinds.js";
+export {
+  applyToGraph,
+  describeEdit,
+  type Edit,
+  EDIT_KINDS,
+  type EditKindName,
+  EditSchema,
+  editSchemaOf,
+  type ParsedEdit,
+} from "./kinds.js";
 export { applyEdit, applyEdits, type EditOutcome, type EditsOutcome, type WorkflowEditOptions } from "./workflow.js";
 export { WORKFLOW_WIRING } from "./workflow-wiring.js";

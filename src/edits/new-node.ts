@@ -13,7 +13,8 @@ export type NewNode = z.infer<typeof NewNodeSchema>;
 
 /** Adds the node (in `parentId`'s container); its config is copied, so the edit stays as it was written. */
 export function addNewNode(g: EditGraph, nn: NewNode, parentId?: string, field = "node.id"): EditNode {
-  if (g.nodes.some((n) => n.id === nn.id)) editFail("edit.duplicate_id", `a node "${nn.id}" exists already`, nn.id, field);
+  if (g.nodes.some((n) => n.id === nn.id))
+    editFail("edit.duplicate_id", `a node "${nn.id}" exists already`, nn.id, field);
   const node: EditNode = {
     id: nn.id,
     type: nn.type,

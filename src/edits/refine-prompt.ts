@@ -56,7 +56,12 @@ export const refinePrompt = editKind({
       return;
     }
     if (n.type !== "llm")
-      editFail("edit.wrong_type", `"${n.id}" is a ${n.type} node; prompts are refined on llm and tool-call nodes`, n.id, "id");
+      editFail(
+        "edit.wrong_type",
+        `"${n.id}" is a ${n.type} node; prompts are refined on llm and tool-call nodes`,
+        n.id,
+        "id",
+      );
     refineLlm(n, e, env);
   },
   describe: (e) => `prompt of ${e.id}${e.template ? ` ← ${e.template}` : ""}`,

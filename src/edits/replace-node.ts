@@ -20,7 +20,8 @@ export const replaceNode = editKind({
   apply(g, e, env) {
     const n = nodeOf(g, e.id);
     const typeChanged = (e.type ?? n.type) !== n.type;
-    if (typeChanged && isProtected(n)) editFail("edit.protected_node", `the ${n.type} node keeps its type`, n.id, "type");
+    if (typeChanged && isProtected(n))
+      editFail("edit.protected_node", `the ${n.type} node keeps its type`, n.id, "type");
     const oldMain = mainOutput(n);
     n.type = e.type ?? n.type;
     if (e.title !== undefined) n.title = e.title;
@@ -28,7 +29,11 @@ export const replaceNode = editKind({
     env.wiring.complete(g, n);
     const newMain = mainOutput(n);
     if (typeChanged && oldMain && newMain && oldMain !== newMain)
-      rewriteRefs(g, (sel) => (sel[0] === n.id && sel[1] === oldMain ? [n.id, newMain, ...sel.slice(2)] : sel), new Set([n.id]));
+      rewriteRefs(
+        g,
+        (sel) => (sel[0] === n.id && sel[1] === oldMain ? [n.id, newMain, ...sel.slice(2)] : sel),
+        new Set([n.id]),
+      );
   },
   describe: (e) => `replace ${e.id}${e.type ? ` as ${e.type}` : ""}`,
 });

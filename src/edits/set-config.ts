@@ -21,7 +21,9 @@ export const setConfig = editKind({
   apply(g, e) {
     const n = nodeOf(g, e.id);
     const config = structuredClone(n.config);
-    setPath(config, e.field.split("."), e.value, (m) => editFail("edit.not_an_object", `${e.field}: ${m}`, n.id, "field"));
+    setPath(config, e.field.split("."), e.value, (m) =>
+      editFail("edit.not_an_object", `${e.field}: ${m}`, n.id, "field"),
+    );
     n.config = config;
   },
   describe: (e) => `set ${e.id}.${e.field}`,

@@ -50,7 +50,11 @@ export interface EditsOutcome<E extends Edit = Edit> {
 }
 
 /** Applies edits in order; each is checked on its own, and a rejected one is skipped (and reported). */
-export function applyEdits<E extends Edit>(workflow: Workflow, edits: readonly E[], o: WorkflowEditOptions = {}): EditsOutcome<E> {
+export function applyEdits<E extends Edit>(
+  workflow: Workflow,
+  edits: readonly E[],
+  o: WorkflowEditOptions = {},
+): EditsOutcome<E> {
   let wf = workflow;
   const applied: E[] = [];
   const rejected: EditsOutcome<E>["rejected"] = [];

@@ -11,7 +11,12 @@ import { mainOutput, rewriteRefs } from "./workflow-wiring.js";
 function checkChain(g: EditGraph, chain: EditNode[]): void {
   for (const n of chain) {
     if (n.parentId)
-      editFail("edit.bad_position", `"${n.id}" is inside a container; only top-level nodes can be wrapped`, n.id, "nodes");
+      editFail(
+        "edit.bad_position",
+        `"${n.id}" is inside a container; only top-level nodes can be wrapped`,
+        n.id,
+        "nodes",
+      );
     if (isProtected(n)) editFail("edit.protected_node", `the ${n.type} node cannot be wrapped`, n.id, "nodes");
     if (n.type === "loop" || n.type === "iteration")
       editFail("edit.bad_position", `"${n.id}" is a container; loops do not nest here`, n.id, "nodes");
@@ -33,7 +38,13 @@ function loopNodes(loopId: string, rounds: number, last: string, out: string): E
   const save = { variable_selector: kept, input_type: "variable", operation: "over-write", value: [last, out] };
   return [
     { id: startId, type: "loop-start", title: "Loop start", parentId: loopId, config: {} },
-    { id: saveId, type: "assigner", title: "Keep the result", parentId: loopId, config: { version: "2", items: [save] } },
+    {
+      id: saveId,
+      type: "assigner",
+      title: "Keep the result",
+      parentId: loopId,
+      config: { version: "2", items: [save] },
+    },
     {
       id: loopId,
       type: "loop",
@@ -65,7 +76,8 @@ export const wrapInRetryLoop = editKind({
     const first = chain[0]!;
     const last = chain[chain.length - 1]!;
     const loopId = e.id ?? `retry_${first.id}`.slice(0, 50);
-    if (g.nodes.some((n) => n.id === loopId)) editFail("edit.duplicate_id", `a node "${loopId}" exists already`, loopId, "id");
+    if (g.nodes.some((n) => n.id === loopId))
+      editFail("edit.duplicate_id", `a node "${loopId}" exists already`, loopId, "id");
     const out = mainOutput(last);
     if (!out) editFail("edit.no_output", `"${last.id}" has no output to retry on`, last.id, "nodes");
     const inside = new Set(chain.map((n) => n.id));

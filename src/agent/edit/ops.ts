@@ -1,12 +1,14 @@
 /**
  * The agent's edit protocol: small operations on the compact workflow it was shown (add or remove a
- * node, set one param field or a title, add or remove an edge). They produce a compact answer that goes
- * through the same reader as a whole-workflow answer, so both paths keep everything not edited.
+ * node, set one param field or a title, add or remove an edge). They are the edit algebra's kinds
+ * (src/edits) in the wire form the model writes; they produce a compact answer that goes through the same
+ * reader as a whole-workflow answer, so both paths keep everything not edited.
  */
 import { z } from "zod";
-import type { CompactNode, CompactWorkflow } from "../../dsl/compact/project.js";
+import type { CompactWorkflow } from "../../dsl/compact/project.js";
+import { applyToGraph, EditError, type EditGraph, type ParsedEdit, READER_WIRING } from "../../edits/index.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
-import { canonicalJson, describeValue, isPlainObject, type JsonObject, setOwn } from "../../util/json.js";
+import { describeValue, isPlainObject, type JsonObject } from "../../util/json.js";
 
 const Id = z.union([z.string().min(1), z.number()]).transform(String);
 const Edge = z.tuple([Id, z.union([z.number().int().min(0), z.string()]), Id]);
@@ -35,58 +37,44 @@ export interface OpsResult {
   diagnostics: Diagnostic[];
 }
 
-function setPath(param: JsonObject, path: string[], value: unknown, fail: (m: string) => void): void {
-  let at: JsonObject = param;
-  for (const k of path.slice(0, -1)) {
-    const next = Object.hasOwn(at, k) ? at[k] : undefined;
-    if (next === undefined) setOwn(at, k, {});
-    else if (!isPlainObject(next)) return fail(`"${k}" is ${describeValue(next)}, not an object`);
-    at = at[k] as JsonObject;
-  }
-  setOwn(at, path.at(-1)!, value);
-}
-
-function applyOp(c: CompactWorkflow, op: EditOp, fail: (m: string, nodeId?: string) => void): void {
-  const node = (id: string): CompactNode | undefined => {
-    const n = c.nodes_info.find((x) => x.id === id);
-    if (!n) fail(`there is no node "${id}"`, id);
-    return n;
-  };
-  const sameEdge = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
+/** The wire operation as an edit of the algebra; `set_param` is the compact form's word for `set_config`. */
+function editOf(op: EditOp): ParsedEdit {
   switch (op.op) {
     case "add_node":
-      if (c.nodes_info.some((x) => x.id === op.node.id)) return fail(`a node "${op.node.id}" exists already`, op.node.id);
-      c.nodes_info.push({ id: op.node.id, type: op.node.type, ...(op.node.title ? { title: op.node.title } : {}), param: op.node.param ?? {} });
-      return;
+      return { kind: "add_node", node: { id: op.node.id, type: op.node.type, ...(op.node.title !== undefined ? { title: op.node.title } : {}), config: op.node.param ?? {} } };
     case "remove_node":
-      if (!node(op.id)) return;
-      c.nodes_info = c.nodes_info.filter((x) => x.id !== op.id);
-      c.edges = c.edges.filter((e) => String(e[0]) !== op.id && String(e[2]) !== op.id);
-      return;
-    case "set_param": {
-      const n = node(op.id);
-      if (!n) return;
-      const param = structuredClone(n.param);
-      setPath(param, op.field.split("."), op.value, (m) => fail(`set_param ${op.field}: ${m}`, op.id));
-      n.param = param;
-      return;
-    }
-    case "set_title": {
-      const n = node(op.id);
-      if (n) n.title = op.title;
-      return;
-    }
+      return { kind: "remove_node", id: op.id };
+    case "set_param":
+      return { kind: "set_config", id: op.id, field: op.field, value: op.value };
+    case "set_title":
+      return { kind: "set_title", id: op.id, title: op.title };
     case "add_edge":
-      if (c.edges.some((e) => sameEdge(e, op.edge))) return fail(`edge ${canonicalJson(op.edge)} exists already`);
-      c.edges.push(op.edge);
-      return;
-    case "remove_edge": {
-      const i = c.edges.findIndex((e) => sameEdge(e, op.edge));
-      if (i < 0) return fail(`there is no edge ${canonicalJson(op.edge)}`);
-      c.edges.splice(i, 1);
-      return;
-    }
+    case "remove_edge":
+      return { kind: op.op, source: op.edge[0], sourcePort: op.edge[1], target: op.edge[2] };
   }
+}
+
+/** The compact form as the algebra's graph (param read as config); the objects are shared, not copied. */
+function graphOf(c: CompactWorkflow): EditGraph {
+  return {
+    nodes: c.nodes_info.map((n) => ({ id: n.id, type: n.type, ...(n.title !== undefined ? { title: n.title } : {}), config: n.param })),
+    edges: c.edges.map(([source, sourcePort, target]) => ({ source, sourcePort, target })),
+  };
+}
+
+function compactOf(g: EditGraph): CompactWorkflow {
+  return {
+    nodes_info: g.nodes.map((n) => ({ id: n.id, type: n.type, ...(n.title ? { title: n.title } : {}), param: n.config as JsonObject })),
+    edges: g.edges.map((e) => [e.source, e.sourcePort, e.target]),
+  };
+}
+
+function opDiagnostic(i: number, err: EditError): Diagnostic {
+  return {
+    ...err.toDiagnostic(),
+    field: `edits[${i}]${err.field ? `.${err.field}` : ""}`,
+    message: `edits[${i}]: ${err.message}`,
+  };
 }
 
 /** Apply `ops` (model output) in order to a copy of `shown`; any bad operation rejects them all. */
@@ -94,7 +82,7 @@ export function applyOps(shown: CompactWorkflow, ops: unknown): OpsResult {
   const diagnostics: Diagnostic[] = [];
   if (!Array.isArray(ops) || ops.length === 0)
     return { diagnostics: [{ code: "edit.bad_ops", severity: "error", field: "edits", message: `edits must be a non-empty list of operations, got ${describeValue(ops)}. ${EDIT_OPS_HELP}` }] };
-  const c: CompactWorkflow = structuredClone(shown);
+  const g = graphOf(structuredClone(shown));
   ops.forEach((raw, i) => {
     const parsed = EditOpSchema.safeParse(raw);
     if (!parsed.success) {
@@ -102,9 +90,13 @@ export function applyOps(shown: CompactWorkflow, ops: unknown): OpsResult {
       diagnostics.push({ code: "edit.bad_op", severity: "error", field: `edits[${i}]${issue.path.length ? `.${issue.path.join(".")}` : ""}`, message: `edits[${i}]: ${issue.message} (got ${describeValue(raw)})` });
       return;
     }
-    applyOp(c, parsed.data, (message, nodeId) =>
-      diagnostics.push({ code: "edit.bad_op", severity: "error", field: `edits[${i}]`, message: `edits[${i}]: ${message}`, ...(nodeId ? { nodeId } : {}) }),
-    );
+    try {
+      // A batch: the reader checks the answer as a whole, so an edge may come before the node it names.
+      applyToGraph(g, editOf(parsed.data), { wiring: READER_WIRING, batch: true });
+    } catch (err) {
+      if (!(err instanceof EditError)) throw err;
+      diagnostics.push(opDiagnostic(i, err));
+    }
   });
-  return diagnostics.length ? { diagnostics } : { compact: c, diagnostics };
+  return diagnostics.length ? { diagnostics } : { compact: compactOf(g), diagnostics };
 }
