@@ -18,44 +18,34 @@ import type { Workflow } from "../ir/workflow.js";
 import "../nodes/index.js";
 import { promptByRef } from "./prompts/index.js";
 
-const KINDS = [
-  "add_node",
-  "bypass_node",
-  "replace_node",
-  "add_edge",
-  "remove_edge",
-  "reconnect_edge",
-  "add_branch",
-  "refine_branch",
-  "add_parallel_branch",
-  "wrap_in_retry_loop",
-  "refine_prompt",
-] as const;
-
 const ID = /^[A-Za-z0-9_]{1,50}$/;
 
-export const EditSchema = z
-  .discriminatedUnion("kind", [
-    editSchemaOf("add_node"),
-    editSchemaOf("bypass_node"),
-    editSchemaOf("replace_node"),
-    editSchemaOf("add_edge"),
-    editSchemaOf("remove_edge"),
-    editSchemaOf("reconnect_edge"),
-    editSchemaOf("add_branch"),
-    editSchemaOf("refine_branch"),
-    editSchemaOf("add_parallel_branch"),
-    editSchemaOf("wrap_in_retry_loop"),
-    editSchemaOf("refine_prompt"),
-  ])
-  .superRefine((e, ctx) => {
-    if ("node" in e && !ID.test(e.node.id))
-      ctx.addIssue({ code: "custom", path: ["node", "id"], message: "ids are 1–50 letters, digits or _" });
-  });
-export type Edit = z.input<typeof EditSchema>;
-export const EDIT_KINDS: string[] = [...KINDS];
+/** The kinds offered: the optimiser removes a node with bypass_node and changes one with replace_node. */
+const OFFERED = [
+  editSchemaOf("add_node"),
+  editSchemaOf("bypass_node"),
+  editSchemaOf("replace_node"),
+  editSchemaOf("add_edge"),
+  editSchemaOf("remove_edge"),
+  editSchemaOf("reconnect_edge"),
+  editSchemaOf("add_branch"),
+  editSchemaOf("refine_branch"),
+  editSchemaOf("add_parallel_branch"),
+  editSchemaOf("wrap_in_retry_loop"),
+  editSchemaOf("refine_prompt"),
+] as const;
 
-const OPTIONS: WorkflowEditOptions = { schema: EditSchema as z.ZodType<ParsedEdit, unknown>, templates: promptByRef };
+export const OptimiserEditSchema = z.discriminatedUnion("kind", OFFERED).superRefine((e, ctx) => {
+  if ("node" in e && !ID.test(e.node.id))
+    ctx.addIssue({ code: "custom", path: ["node", "id"], message: "ids are 1–50 letters, digits or _" });
+});
+export type Edit = z.input<typeof OptimiserEditSchema>;
+export const EDIT_KINDS: string[] = OFFERED.map((s) => s.shape.kind.value);
+
+const OPTIONS: WorkflowEditOptions = {
+  schema: OptimiserEditSchema as z.ZodType<ParsedEdit, unknown>,
+  templates: promptByRef,
+};
 
 /** One edit. The input is never modified. */
 export function applyEdit(workflow: Workflow, edit: Edit): EditOutcome {
