@@ -1,6 +1,6 @@
 import { ApiFailure, api } from "../api";
 import { emptyHistory } from "../draft/history";
-import type { AppInfo, ImportResult, VersionBody } from "../types";
+import type { AppImported, AppInfo, VersionBody } from "../types";
 import { loadChat } from "./chat";
 import { errText } from "./errText";
 import { emptyRun } from "./run";
@@ -29,10 +29,10 @@ export function appsSlice(store: Store): AppsSlice {
       await get().loadApps();
     },
     async importNew(yaml) {
-      const r = await api<ImportResult & { app: AppInfo }>("/api/apps/import", { body: yaml, contentType: "text/yaml" });
+      const r = await api<AppImported>("/api/apps/import", { body: yaml, contentType: "text/yaml" });
       void get().loadApps();
       const v = await api<VersionBody>(`/api/apps/${r.app.id}/workflow`);
-      return { ...r, workflow: v.workflow };
+      return { ...r, version: r.version.version, workflow: v.workflow };
     },
     async openApp(id) {
       try {

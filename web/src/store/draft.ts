@@ -2,7 +2,7 @@ import { ApiFailure, api } from "../api";
 import { autoLayout } from "../canvas/layout";
 import { positionsForMissing } from "../canvas/placement";
 import { emptyHistory } from "../draft/history";
-import type { AvailableValue, Diagnostic, DraftView, ImportResult, ProposalView, VersionBody, Workflow } from "../types";
+import type { AvailableValue, Diagnostic, DraftView, ProposalView, VersionBody, VersionImported, Workflow } from "../types";
 import { appPath } from "./appPath";
 import { errText } from "./errText";
 import { flushDraft } from "./flush";
@@ -86,7 +86,7 @@ export function draftSlice(store: Store): DraftSlice {
     async importVersion(yaml) {
       const app = get().app!;
       await flushDraft();
-      const r = await api<ImportResult>(`/api/apps/${app.id}/import`, { body: yaml, contentType: "text/yaml" });
+      const r = await api<VersionImported>(`/api/apps/${app.id}/import`, { body: yaml, contentType: "text/yaml" });
       await get().reloadWorkflow();
       await get().loadVersions();
       return { ...r, workflow: get().saved?.workflow };

@@ -9,15 +9,15 @@ export const emptyRun = (): RunState => ({ statuses: {}, events: [], trace: [] }
 /** The run panel's state with one more event of the run. */
 function withEvent(prev: RunState, ev: RunEvent): RunState {
   const run = { ...prev, events: [...prev.events, ev], statuses: { ...prev.statuses } };
-  const id = ev.nodeId;
+  const id = "nodeId" in ev ? ev.nodeId : undefined;
   if (ev.type === "node_started" && id) run.statuses[id] = "running";
   if (ev.type === "node_finished" && id) run.statuses[id] = ev.status as NodeStatus;
   if (ev.type === "node_skipped" && id) run.statuses[id] = "skipped";
   if (ev.type === "node_paused" && id) run.statuses[id] = "paused";
   if (ev.type === "run_finished") {
-    run.status = ev.status as string;
+    run.status = ev.status;
     run.outputs = ev.outputs as Record<string, unknown>;
-    run.error = ev.error as RunState["error"];
+    run.error = ev.error;
   }
   return run;
 }
