@@ -35,6 +35,46 @@ async function refusalOf(res: Response): Promise<{ code: string; message: string
 const postStudio = (path: string, body: unknown) =>
   fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-weft-client": "studio" }, body: JSON.stringify(body) });
 
+async function login({ set, get }: Store, key: string) {
+  const k = key.trim();
+  // A key already held (stored in the browser) that fails is stale; a newly typed one is just wrong.
+  const stored = k === get().key;
+  setKey(k);
+  set({ authError: undefined });
+  try {
+    set({ key: k, ...(await enter()) });
+  } catch (e) {
+    setKey("");
+    set({ key: "", authError: stored && e instanceof ApiFailure && e.status === 401 ? STALE_KEY : errText(e) });
+  }
+}
+
+async function signIn({ set }: Store, email: string, password: string) {
+  setKey("");
+  set({ authError: undefined });
+  const res = await postStudio("/api/auth/login", { email, password });
+  if (!res.ok) {
+    set({ authError: (await refusalOf(res)).message });
+    return;
+  }
+  try {
+    set({ key: "", sessionChecked: true, ...(await enter()) });
+  } catch (e) {
+    set({ me: undefined, authError: errText(e) });
+  }
+}
+
+async function acceptLink({ set }: Store, token: string, account?: { email: string; password: string }) {
+  setKey("");
+  set({ authError: undefined });
+  const res = await postStudio(`/api/invites/${encodeURIComponent(token)}/accept`, account ?? {});
+  if (!res.ok) {
+    const { code, message } = await refusalOf(res);
+    throw new ApiFailure(res.status, code, message);
+  }
+  set({ key: "", sessionChecked: true, ...(await enter()) });
+}
+
 export function sessionSlice(store: Store): SessionSlice {
   const { set, get } = store;
   setUnauthorizedHandler(() => {
@@ -48,33 +88,8 @@ export function sessionSlice(store: Store): SessionSlice {
     key: getKey(),
     sessionChecked: false,
     workspaces: [],
-    async login(key) {
-      const k = key.trim();
-      // A key already held (stored in the browser) that fails is stale; a newly typed one is just wrong.
-      const stored = k === get().key;
-      setKey(k);
-      set({ authError: undefined });
-      try {
-        set({ key: k, ...(await enter()) });
-      } catch (e) {
-        setKey("");
-        set({ key: "", authError: stored && e instanceof ApiFailure && e.status === 401 ? STALE_KEY : errText(e) });
-      }
-    },
-    async signIn(email, password) {
-      setKey("");
-      set({ authError: undefined });
-      const res = await postStudio("/api/auth/login", { email, password });
-      if (!res.ok) {
-        set({ authError: (await refusalOf(res)).message });
-        return;
-      }
-      try {
-        set({ key: "", sessionChecked: true, ...(await enter()) });
-      } catch (e) {
-        set({ me: undefined, authError: errText(e) });
-      }
-    },
+    login: (key) => login(store, key),
+    signIn: (email, password) => signIn(store, email, password),
     async resumeSession() {
       if (get().key || get().sessionChecked) return;
       const res = await fetch("/api/auth/me", { headers: { "x-weft-client": "studio" } });
@@ -88,16 +103,7 @@ export function sessionSlice(store: Store): SessionSlice {
       }
       set({ sessionChecked: true });
     },
-    async acceptLink(token, account) {
-      setKey("");
-      set({ authError: undefined });
-      const res = await postStudio(`/api/invites/${encodeURIComponent(token)}/accept`, account ?? {});
-      if (!res.ok) {
-        const { code, message } = await refusalOf(res);
-        throw new ApiFailure(res.status, code, message);
-      }
-      set({ key: "", sessionChecked: true, ...(await enter()) });
-    },
+    acceptLink: (token, account) => acceptLink(store, token, account),
     async refreshMe() {
       if (!get().me) return;
       try {
