@@ -9,14 +9,11 @@ import "../nodes/index.js";
 import { runGate } from "../analysis/runnable.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import type { AppRecord, AppStore, DraftRecord, VersionRecord } from "../store/apps.js";
+import type { DraftView } from "./api-types.js";
 import { ApiError } from "./errors.js";
 import { parseWorkflowBody } from "./validate.js";
 
-export interface DraftView extends Omit<DraftRecord, "diagnostics"> {
-  diagnostics: Diagnostic[];
-  /** Saved since it was last set from its base version (a save, publish, proposal or restore makes a version). */
-  dirty: boolean;
-}
+export type { DraftView };
 
 export interface Published {
   app: AppRecord;

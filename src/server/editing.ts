@@ -12,29 +12,13 @@ import type { Workflow } from "../ir/workflow.js";
 import type { AppStore, DraftRecord, ProposalRecord, ProposalTests } from "../store/apps.js";
 import { carryLayout, sameContent } from "../ir/layout.js";
 import { sameJson } from "../util/json.js";
+import type { ProposalView, UndoState } from "./api-types.js";
 import { ApiError } from "./errors.js";
+
+export type { ProposalView, UndoState };
 
 /** Runs the app's tests on a proposed workflow against the draft it was made from (src/apptests/proof.ts). */
 export type ProveFn = (appId: string, base: DraftRecord, proposed: Workflow) => Promise<ProposalTests>;
-
-export interface ProposalView extends Omit<ProposalRecord, "workflow" | "baseWorkflow"> {
-  /** Pending, made from what the draft holds now, with changes and no new errors. */
-  canApply: boolean;
-  /** The draft moved on since the proposal was made: applying it would lose those edits. */
-  stale: boolean;
-  workflow?: Workflow;
-}
-
-/** Whether `POST /undo` would take the last applied proposal out of the draft now, and if not, why. */
-export interface UndoState {
-  /** The draft revision this was judged at: a later save may change the answer. */
-  revision: number;
-  /** The applied proposal an undo takes out (the last one applied and not undone). */
-  proposal?: ProposalView;
-  available: boolean;
-  /** Why not: `undo.nothing` (no applied proposal left) or `undo.stale` (the draft was edited after it). */
-  reason?: "undo.nothing" | "undo.stale";
-}
 
 /** Content equality that ignores key order: a workflow read back through the schema may list keys differently. */
 const sameWorkflow = sameJson;

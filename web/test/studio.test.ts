@@ -26,6 +26,8 @@ const wf: Workflow = {
     },
   ],
   edges: [],
+  environment_variables: [],
+  conversation_variables: [],
 };
 
 describe("names for ids", () => {

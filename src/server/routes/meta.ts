@@ -12,16 +12,17 @@ import { readJson, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { modelDiagnostics, modelOptions } from "../model-options.js";
 import { newNodeConfig } from "../new-node.js";
+import type { JsonSchema, NodeTypeInfo } from "../api-types.js";
 import { portsOf } from "../ports.js";
 
-let nodeTypesCache: unknown[] | undefined;
+let nodeTypesCache: NodeTypeInfo[] | undefined;
 
 /** The registry as JSON, config schemas as JSON Schema (input side), for the inspector's generated forms. */
-function nodeTypes(): unknown[] {
+function nodeTypes(): NodeTypeInfo[] {
   nodeTypesCache ??= listNodeTypes().map((d) => {
-    let schema: unknown = null;
+    let schema: JsonSchema | null = null;
     try {
-      schema = z.toJSONSchema(d.configSchema, { unrepresentable: "any", io: "input" });
+      schema = z.toJSONSchema(d.configSchema, { unrepresentable: "any", io: "input" }) as JsonSchema;
     } catch {
       // A schema zod cannot express stays editable as raw JSON in the UI.
     }

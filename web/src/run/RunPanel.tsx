@@ -14,8 +14,8 @@ import { SaveAsTest } from "../tests/SaveAsTest";
 type Tab = "result" | "trace" | "log";
 
 function eventText(wf: Workflow | undefined, e: RunEvent): string {
-  const who = e.nodeId ? ` ${nodeTitle(wf, e.nodeId)}` : "";
-  return `${e.type.replace(/_/g, " ")}${who}${e.status ? ` → ${e.status}` : ""}`;
+  const who = "nodeId" in e && e.nodeId ? ` ${nodeTitle(wf, e.nodeId)}` : "";
+  return `${e.type.replace(/_/g, " ")}${who}${"status" in e && e.status ? ` → ${e.status}` : ""}`;
 }
 
 /** The log of run events, numbered in a column of their own so numbers of any width stay visible. */

@@ -1,0 +1,16 @@
+import { type RefObject, useCallback, useEffect, useState } from "react";
+import type { PortPick } from "../PortInsert";
+
+/** A port's "+" opens the palette beside it, in the canvas area's coordinates. */
+export function usePortPick(wrapper: RefObject<HTMLDivElement | null>, viewNonce: number, readOnly: boolean) {
+  const [portPick, setPortPick] = useState<PortPick>();
+  const openPortPalette = useCallback((id: string, port: string, button: HTMLElement) => {
+    const area = wrapper.current?.getBoundingClientRect();
+    const b = button.getBoundingClientRect();
+    if (!area) return;
+    setPortPick((p) => (p?.id === id && p.port === port ? undefined : { id, port, x: b.right - area.left + 6, y: b.top - area.top }));
+  }, []);
+  useEffect(() => setPortPick(undefined), [viewNonce, readOnly]);
+  const closePortPalette = useCallback(() => setPortPick(undefined), []);
+  return { portPick, openPortPalette, closePortPalette };
+}
