@@ -3,7 +3,7 @@ import type { BodyRunOptions, BodyRunResult, ExecContext, NodeEvent, NodeResult,
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow, WorkflowNode } from "../ir/workflow.js";
 import type { AttemptRecord } from "../store/runs.js";
-import type { RunEvent } from "./events.js";
+import type { RunEvent } from "../store/run-events.js";
 import type { RunObserver } from "./observer.js";
 import type { VariablePool } from "./pool.js";
 import { renderTemplate } from "./render.js";

@@ -6,7 +6,7 @@ import type { WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
 import type { AttemptRecord, NodeCommit, RunStore } from "../store/runs.js";
 import { type AttemptRun, type AttemptTarget, runAttempt } from "./attempt.js";
 import { errorStrategyOutcome } from "./error-strategy.js";
-import type { RunEvent } from "./events.js";
+import type { RunEvent } from "../store/run-events.js";
 import { gateRejections, gatesOf } from "./gates.js";
 import { edgeKey, GraphIndex } from "./graph.js";
 import { interruption, interruptsRun } from "./interrupt.js";

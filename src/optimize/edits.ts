@@ -10,7 +10,7 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { replaceTemplateRefs } from "../ir/selector.js";
 import { type Workflow, type WorkflowEdge, type WorkflowNode, WorkflowSchema } from "../ir/workflow.js";
 import "../nodes/index.js";
-import { promptByRef } from "./prompts/index.js";
+import { promptByRef } from "../mine/prompts.js";
 
 const NewNode = z.object({
   id: z.string().regex(/^[A-Za-z0-9_]{1,50}$/, "ids are 1–50 letters, digits or _"),

@@ -1,5 +1,5 @@
 import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from "bullmq";
-import type { RunEvent } from "../engine/events.js";
+import type { RunEvent } from "../store/run-events.js";
 import type { RunObserver } from "../engine/observer.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";

@@ -4,7 +4,7 @@
  * text_chunk events come in order, and their concatenation is the final answer.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/engine/events.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
 import { createLlmService } from "../../src/llm/index.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";

@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importDify } from "../../src/dsl/dify/index.js";
-import type { RunEvent } from "../../src/engine/events.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import { type RunResult, runWorkflow } from "../../src/engine/run.js";
 import type { ExecServices, FileValue } from "../../src/ir/services.js";
 import type { Workflow } from "../../src/ir/workflow.js";

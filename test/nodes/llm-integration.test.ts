@@ -3,7 +3,7 @@
  * the scripted replay server on 127.0.0.1. Nothing above the HTTP layer is faked for the model.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/engine/events.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import { runWorkflow } from "../../src/engine/run.js";
 import type { ToolInvocation, ToolService } from "../../src/ir/services.js";
 import { createLlmService } from "../../src/llm/index.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { QueueEvents } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/engine/events.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import { createQueueRunner, enqueueRun, QUEUE_NAME, type StartedWorker, startWorker } from "../../src/queue/index.js";
 import { openStores } from "../../src/store/open.js";
 import { buildWorkflow, tpl } from "../support/build.js";

@@ -2,7 +2,7 @@
 // app, conversation and knowledge stores of `target.open()`. Memory and SQLite run it now (contract.test.ts); a new backend
 // (PostgreSQL) adds one call there.
 import { describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/engine/events.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import type { WorkflowDiff } from "../../src/ir/diff.js";
 import type { NewProposal } from "../../src/store/apps.js";
 import type { FormRecord } from "../../src/store/forms.js";

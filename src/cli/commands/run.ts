@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { analyse, runGate } from "../../analysis/index.js";
-import type { RunEvent } from "../../engine/events.js";
+import type { RunEvent } from "../../store/run-events.js";
 import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
 import { openTracing, queueSpanAttributes, type RunTracing, type TraceCarrier } from "../../observability/index.js";

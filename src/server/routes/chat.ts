@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { TurnOutcome } from "../../agent/outcome.js";
+import type { TurnOutcome } from "../../store/apps.js";
 import { type AgentEvent, type AgentResult, runAgent } from "../../agent/react.js";
 import type { WorkflowDiff } from "../../ir/diff.js";
 import type { Workflow } from "../../ir/workflow.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { RunEvent } from "../../engine/events.js";
+import type { RunEvent } from "../../store/run-events.js";
 import type { PendingForm } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
 import { filesIn } from "../file-signing.js";
