@@ -16,8 +16,10 @@ const LAYERS = [
   ["ir"],
   ["jinja", "sandbox", "llm", "tools", "analysis", "store"],
   ["nodes", "knowledge"],
-  ["dsl"],
-  ["engine"],
+  // The engine runs the ir on the store's contracts and the node types, and knows nothing of the DSL files.
+  ["dsl", "engine"],
+  // What a run is given: services wired from weft.config.json, workflows served as tools.
+  ["runtime"],
   ["agent", "publish", "secrets", "observability", "mine"],
   // Measures the generator (agent), so it sits above it.
   ["eval"],
