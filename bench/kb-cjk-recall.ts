@@ -17,7 +17,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { parse } from "yaml";
 import { chunkText } from "../src/knowledge/chunk.js";
-import { ChunkingSchema } from "../src/knowledge/config.js";
+import { ChunkingSchema } from "../src/store/chunking.js";
 import { openStores } from "../src/store/open.js";
 import { corpusPath } from "../test/support/corpus.js";
 

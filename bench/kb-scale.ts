@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LlmService } from "../src/ir/services.js";
 import { KnowledgeBases } from "../src/knowledge/service.js";
-import { DEFAULT_CHUNKING } from "../src/knowledge/config.js";
+import { DEFAULT_CHUNKING } from "../src/store/chunking.js";
 import { cosine } from "../src/store/knowledge.js";
 import type { PostgresKnowledgeStore } from "../src/store/postgres/knowledge.js";
 import type { SqliteKnowledgeStore } from "../src/store/sqlite/knowledge.js";

@@ -5,13 +5,7 @@
  */
 import { type Diagnostic, formatDiagnostic } from "../ir/diagnostics.js";
 import type { ChatMessage } from "../ir/services.js";
-
-export type TurnOutcome =
-  | { kind: "proposed"; summary: string; proposalId?: string; errors: number; warnings: number }
-  /** Applied to the draft at `revision` (turns before drafts: as a new `version`). */
-  | { kind: "applied"; summary: string; proposalId?: string; revision?: number; version?: number }
-  | { kind: "rejected"; summary: string; diagnostics: Diagnostic[] }
-  | { kind: "unchanged"; summary: string };
+import type { TurnOutcome } from "../store/apps.js";
 
 export const NOTHING_CHANGED = "Nothing changed.";
 

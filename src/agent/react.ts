@@ -5,11 +5,12 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { diffWorkflows, summarizeDiff, type WorkflowDiff } from "../ir/diff.js";
 import type { ChatMessage, ExecServices, LlmService, ModelRef, ToolCall, ToolSpec } from "../ir/services.js";
 import { type AppMode, type Workflow, WorkflowSchema } from "../ir/workflow.js";
+import type { TurnOutcome } from "../store/apps.js";
 import { applyOps, EDIT_OPS_HELP } from "./edit/ops.js";
 import { type EditView, type ReadOptions, readEdit, viewOf } from "./edit/read.js";
 import { formatForModel } from "./generate.js";
 import { buildKnowledgeBase } from "./knowledge.js";
-import { NOTHING_CHANGED, notApplied, rejectedOutcome, type TurnOutcome } from "./outcome.js";
+import { NOTHING_CHANGED, notApplied, rejectedOutcome } from "./outcome.js";
 import { EDIT_RULES } from "./prompts.js";
 import { makeProposal, newErrors, type Proposal } from "./proposal.js";
 

@@ -1,7 +1,7 @@
 /** The CLI's way to an app's tests: the database and the configured services, open while a command uses them. */
 import { rubricJudge } from "../apptests/judge.js";
 import { AppTests, type AppTestsDeps } from "../apptests/service.js";
-import { type BuiltServices, buildServices } from "../engine/services.js";
+import { type BuiltServices, buildServices } from "../runtime/services.js";
 // Without the node types registered no workflow runs.
 import "../nodes/index.js";
 import { AppEnv } from "../secrets/app-env.js";

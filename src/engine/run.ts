@@ -5,8 +5,8 @@ import { NodeExecutionError, type PendingPause, RunPause, WeftError } from "../i
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
 import { MemoryRunStore } from "../store/memory/runs.js";
+import type { RunEvent } from "../store/run-events.js";
 import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
-import type { RunEvent } from "./events.js";
 import { interruptsRun } from "./interrupt.js";
 import type { RunObserver } from "./observer.js";
 import { VariablePool } from "./pool.js";

@@ -4,7 +4,7 @@
  * (src/eval/resolve-suite.ts), then a report of where every one of the 3 × 79 cases ends: the pass stage,
  * a run error (with its code and what the failing node needed), empty outputs, the file check, files only,
  * or the judge. The services (model endpoints, tools, files, HTTP) are whatever the caller built — the CLI
- * builds them from weft.config.json through src/engine/services.ts — so configured tools are used as they
+ * builds them from weft.config.json through src/runtime/services.ts — so configured tools are used as they
  * are; a tool nothing serves ends its case as a `tool.not_configured` error naming the provider/tool.
  */
 import { writeFileSync } from "node:fs";

@@ -4,7 +4,7 @@
  * boundaries (then characters) that makes pieces fit, neighbours sharing up to `overlap` characters. Pieces
  * are not merged across the fixed separator. Lengths are characters, as current Dify counts them.
  */
-import type { Chunking } from "./config.js";
+import type { Chunking } from "../store/chunking.js";
 
 const RECURSIVE = ["\n\n", "\n", "。", ". ", " ", ""];
 

@@ -6,10 +6,11 @@
  */
 import { NotConfiguredError, WeftError } from "../ir/errors.js";
 import type { DocumentService, FileValue, KnowledgeService, LlmService } from "../ir/services.js";
+import { type Chunking, ChunkingSchema } from "../store/chunking.js";
 import { type ChunkHit, cosine, type KnowledgeBaseInfo, type KnowledgeBaseRecord, type KnowledgeDocumentRecord, type KnowledgeStore } from "../store/knowledge.js";
 import { chunkParentChild, chunkText } from "./chunk.js";
 import { keywordScores } from "./keyword-score.js";
-import { type Chunking, ChunkingSchema, DEFAULT_KNOWLEDGE_CONFIG, type KnowledgeConfig } from "./config.js";
+import { DEFAULT_KNOWLEDGE_CONFIG, type KnowledgeConfig } from "./config.js";
 import { RerankClient } from "./rerank.js";
 
 export class KnowledgeError extends WeftError {}

@@ -6,7 +6,7 @@
  */
 import type { ToolSpec } from "../ir/services.js";
 import { type Workflow, type WorkflowEdge, type WorkflowNode, WorkflowSchema } from "../ir/workflow.js";
-import { promptTemplate } from "../optimize/prompts/index.js";
+import { promptTemplate } from "./prompts.js";
 import type { Skeleton } from "./skeleton.js";
 
 export interface BuildOptions {

@@ -1,7 +1,6 @@
-import type { WeftConfig } from "../config/weft-config.js";
 import type { RunObserver } from "../engine/observer.js";
 import type { ExecServices } from "../ir/services.js";
-import { tracingSettings } from "./config.js";
+import { type ObservabilityConfig, tracingSettings } from "./config.js";
 import type { TraceCarrier } from "./tracing.js";
 
 export type { TraceCarrier } from "./tracing.js";
@@ -32,7 +31,10 @@ export interface RunTracing {
  * Tracing as configured (weft.config.json `observability.tracing`, overridden by OTEL_*), or undefined when
  * off; OpenTelemetry is only loaded when it is on.
  */
-export async function openTracing(cfg: WeftConfig, source: string): Promise<RunTracing | undefined> {
+export async function openTracing(
+  cfg: { observability?: ObservabilityConfig },
+  source: string,
+): Promise<RunTracing | undefined> {
   const settings = tracingSettings(cfg.observability?.tracing);
   if (!settings.enabled) return undefined;
   const [{ startTracing, injectTrace, extractTrace }, { tracedServices }, api] = await Promise.all([

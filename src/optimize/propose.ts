@@ -7,9 +7,9 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { formatDiagnostic } from "../ir/diagnostics.js";
 import type { LlmService, ModelRef, ToolSpec, Usage } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
+import { describePromptLibrary } from "../mine/prompts.js";
 import { parseJsonObject } from "../nodes/model-call.js";
 import { applyEdits, describeEdit, EDIT_KINDS, type Edit } from "./edits.js";
-import { describePromptLibrary } from "./prompts/index.js";
 
 export interface TriedEdit {
   edits: Edit[];

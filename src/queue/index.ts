@@ -1,20 +1,20 @@
 import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from "bullmq";
-import type { RunEvent } from "../engine/events.js";
-import type { RunObserver } from "../engine/observer.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
+import type { RunObserver } from "../engine/observer.js";
 import { type RunEnv, type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices, KnowledgeService } from "../ir/services.js";
-import type { KnowledgeStore } from "../store/knowledge.js";
 import type { Workflow } from "../ir/workflow.js";
+import type { TraceCarrier } from "../observability/index.js";
 import { AppEnv } from "../secrets/app-env.js";
 import { KeyProvider, keyFilePath } from "../secrets/key.js";
 import { StoreSpecError } from "../store/errors.js";
 import type { FormStore } from "../store/forms.js";
+import type { KnowledgeStore } from "../store/knowledge.js";
 import { openStores, parseStoreSpec } from "../store/open.js";
+import type { RunEvent } from "../store/run-events.js";
 import type { RunStore } from "../store/runs.js";
-import type { TraceCarrier } from "../observability/index.js";
 import { newId } from "../util/ids.js";
 import { type StopReport, stopWorker, workerErrorLog } from "./shutdown.js";
 
@@ -45,8 +45,8 @@ export interface RunJob {
   resume?: boolean;
   inputs?: Record<string, unknown>;
   sys?: Record<string, unknown>;
-  /** A tool environment the worker builds fresh for this run (benchmarks need per-task state). */
-  toolEnv?: { kind: "sopbench"; domain: string; options?: Record<string, unknown> };
+  /** A tool environment built fresh for this run (benchmarks need per-task state), by the worker's `servicesFor`. */
+  toolEnv?: { kind: string; domain: string; options?: Record<string, unknown> };
   /** The submitter's trace context (W3C traceparent): the worker's run span continues that trace. */
   trace?: TraceCarrier;
   /**
@@ -223,6 +223,8 @@ export interface WorkerOptions extends QueueConnection {
   concurrency?: number;
   name?: string;
   services?: Partial<ExecServices>;
+  /** Services one job needs besides the worker's (a benchmark task's own tool environment, see `toolEnv`). */
+  servicesFor?: (job: RunJob) => Promise<Partial<ExecServices>>;
   /** How long a job's lock lives without renewal before another worker may take it over (ms). */
   lockDurationMs?: number;
   onEvent?: (e: RunEvent) => void;
@@ -351,13 +353,7 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
 
 /** The worker's services for one job: its human-input forms live in the shared database. */
 async function jobServices(data: RunJob, o: WorkerOptions, forms: FormStore): Promise<Partial<ExecServices>> {
-  let services: Partial<ExecServices> = { ...o.services, humanInput: new StoredHumanInput(forms) };
-  if (data.toolEnv?.kind === "sopbench") {
-    const { SopBenchToolService } = await import("../eval/sopbench/index.js");
-    const tools = new SopBenchToolService(data.toolEnv.domain, data.toolEnv.options ?? {});
-    services = { ...services, tools, now: () => tools.env.now() };
-  }
-  return services;
+  return { ...o.services, humanInput: new StoredHumanInput(forms), ...(await o.servicesFor?.(data)) };
 }
 
 const FINISHED = new Set(["succeeded", "partial-succeeded", "failed"]);

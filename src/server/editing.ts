@@ -4,12 +4,12 @@
  * versions are untouched until a publish. Undo takes the last applied proposal back out of the draft. One
  * implementation for the HTTP API and `weft chat`.
  */
-import { historyMessages, type RememberedTurn, type TurnOutcome } from "../agent/outcome.js";
+import { historyMessages, type RememberedTurn } from "../agent/outcome.js";
 import { makeProposal } from "../agent/proposal.js";
 import { analyse } from "../analysis/index.js";
 import type { ChatMessage } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import type { AppStore, DraftRecord, ProposalRecord, ProposalTests } from "../store/apps.js";
+import type { AppStore, DraftRecord, ProposalRecord, ProposalTests, TurnOutcome } from "../store/apps.js";
 import { carryLayout, sameContent } from "../ir/layout.js";
 import { sameJson } from "../util/json.js";
 import type { ProposalView, UndoState } from "./api-types.js";

@@ -1,6 +1,6 @@
 import { newId } from "../util/ids.js";
 import type { RunObserver } from "../engine/observer.js";
-import type { RunEvent } from "../engine/events.js";
+import type { RunEvent } from "../store/run-events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
 import { type RunEnv, type RunResult, resumeRun, startRun } from "../engine/run.js";

@@ -1,8 +1,7 @@
-import type { TurnOutcome } from "../agent/outcome.js";
-import type { RunEvent } from "../engine/events.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import type { WorkflowDiff } from "../ir/diff.js";
 import type { AppMode, Workflow } from "../ir/workflow.js";
+import type { RunEvent } from "./run-events.js";
 
 export interface AppRecord {
   id: string;
@@ -68,12 +67,23 @@ export interface VersionLinks {
   restores?: number;
 }
 
+/**
+ * What a chat turn actually did (src/agent/outcome.ts states it from the diff and the checks): a proposal, a
+ * rejected update (with its diagnostics, nothing changed) or no change at all. Kept with the message it explains.
+ */
+export type TurnOutcome =
+  | { kind: "proposed"; summary: string; proposalId?: string; errors: number; warnings: number }
+  /** Applied to the draft at `revision` (turns before drafts: as a new `version`). */
+  | { kind: "applied"; summary: string; proposalId?: string; revision?: number; version?: number }
+  | { kind: "rejected"; summary: string; diagnostics: Diagnostic[] }
+  | { kind: "unchanged"; summary: string };
+
 export interface ChatMessageRecord {
   seq: number;
   role: "user" | "assistant";
   text: string;
   version?: number;
-  /** What the turn really did (assistant messages), see src/agent/outcome.ts. */
+  /** What the turn really did (assistant messages). */
   outcome?: TurnOutcome;
   proposalId?: string;
   createdAt: number;

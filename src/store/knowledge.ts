@@ -1,5 +1,5 @@
 import { WeftError } from "../ir/errors.js";
-import type { Chunking, ChunkingInput } from "../knowledge/config.js";
+import type { Chunking, ChunkingInput } from "./chunking.js";
 
 /** A knowledge base: documents split into chunks, searchable by BM25 and (when embedded) by vectors. */
 export interface KnowledgeBaseRecord {

@@ -4,10 +4,10 @@
  * text_chunk events come in order, and their concatenation is the final answer.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/engine/events.js";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
 import { createLlmService } from "../../src/llm/index.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import { buildWorkflow } from "../support/build.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 

@@ -8,12 +8,12 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { analyse } from "../../src/analysis/index.js";
 import { exportDify, importDify } from "../../src/dsl/dify/index.js";
-import type { RunEvent } from "../../src/engine/events.js";
 import { FormError, StoredHumanInput, submitForm } from "../../src/engine/human-input.js";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { MemoryFormStore } from "../../src/store/memory/forms.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 
 const fixture = readFileSync(resolve(import.meta.dirname, "../fixtures/dify/human-input-approval.yml"), "utf8");

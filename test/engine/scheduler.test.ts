@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
-import type { RunEvent } from "../../src/engine/events.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { registerSleepNode, sleepStats } from "../support/test-nodes.js";

@@ -7,9 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chunkParentChild } from "../../src/knowledge/chunk.js";
-import { ChunkingSchema, DEFAULT_CHUNKING, RerankConfigSchema } from "../../src/knowledge/config.js";
+import { RerankConfigSchema } from "../../src/knowledge/config.js";
 import { KnowledgeBases } from "../../src/knowledge/service.js";
 import { createLlmService } from "../../src/llm/index.js";
+import { ChunkingSchema, DEFAULT_CHUNKING } from "../../src/store/chunking.js";
 import { openStores, type Stores } from "../../src/store/open.js";
 import { TextDocumentService } from "../../src/tools/documents.js";
 import { serveHashedEmbeddings } from "../support/hashed-embeddings.js";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadWeftConfig } from "../../src/cli/config.js";
 import { runWorkflow } from "../../src/engine/run.js";
-import { buildServices } from "../../src/engine/services.js";
+import { buildServices } from "../../src/runtime/services.js";
 import { submitRun } from "../../src/queue/index.js";
 import { openStores, type Stores } from "../../src/store/open.js";
 import { extensionOf, mimeForExtension } from "../../src/tools/mime.js";

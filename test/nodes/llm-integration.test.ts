@@ -3,10 +3,10 @@
  * the scripted replay server on 127.0.0.1. Nothing above the HTTP layer is faked for the model.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/engine/events.js";
 import { runWorkflow } from "../../src/engine/run.js";
 import type { ToolInvocation, ToolService } from "../../src/ir/services.js";
 import { createLlmService } from "../../src/llm/index.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import { createHttpService } from "../../src/tools/http.js";
 import { buildWorkflow } from "../support/build.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { analyse } from "../../src/analysis/index.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { mineWorkflow } from "../../src/mine/index.js";
+import { promptTemplate } from "../../src/mine/prompts.js";
 import { applyEdit, applyEdits, describeEdit, EDIT_KINDS, type Edit } from "../../src/optimize/edits.js";
-import { promptTemplate } from "../../src/optimize/prompts/index.js";
 
 const recs = (...ts: string[]) =>
   ts.map((t, i) => ({

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { QueueEvents } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/engine/events.js";
 import { createQueueRunner, enqueueRun, QUEUE_NAME, type StartedWorker, startWorker } from "../../src/queue/index.js";
 import { openStores } from "../../src/store/open.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis.js";
 

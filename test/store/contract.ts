@@ -2,11 +2,11 @@
 // app, conversation and knowledge stores of `target.open()`. Memory and SQLite run it now (contract.test.ts); a new backend
 // (PostgreSQL) adds one call there.
 import { describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/engine/events.js";
 import type { WorkflowDiff } from "../../src/ir/diff.js";
 import type { NewProposal } from "../../src/store/apps.js";
 import type { FormRecord } from "../../src/store/forms.js";
 import type { Stores } from "../../src/store/open.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import type { AttemptRecord, NodeCommit, RunRecord } from "../../src/store/runs.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { describeAppTests } from "./contract-app-tests.js";

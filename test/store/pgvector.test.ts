@@ -5,9 +5,9 @@
  * extension) runs wherever PostgreSQL does. Hybrid search embeds through the loopback replay model server.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_CHUNKING } from "../../src/knowledge/config.js";
 import { KnowledgeBases } from "../../src/knowledge/service.js";
 import { createLlmService } from "../../src/llm/index.js";
+import { DEFAULT_CHUNKING } from "../../src/store/chunking.js";
 import { openStores, type Stores } from "../../src/store/open.js";
 import type { PostgresKnowledgeStore } from "../../src/store/postgres/knowledge.js";
 import { TextDocumentService } from "../../src/tools/documents.js";

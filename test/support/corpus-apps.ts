@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { analyse, runGate } from "../../src/analysis/index.js";
 import { importDify } from "../../src/dsl/dify/index.js";
 import { runWorkflow } from "../../src/engine/run.js";
-import { type BuiltServices, buildServices } from "../../src/engine/services.js";
+import { type BuiltServices, buildServices } from "../../src/runtime/services.js";
 import { openStores } from "../../src/store/open.js";
 import { loadWeftConfig } from "../../src/cli/config.js";
 import type { ExecServices, FileValue } from "../../src/ir/services.js";

@@ -1,5 +1,6 @@
-// The import graph of a source tree, read with the TypeScript parser, and its circles (strongly connected
-// components). Used by the test that keeps src/ free of import circles.
+// The import graph of a source tree, read with the TypeScript parser, its circles (strongly connected
+// components) and its imports against a layering. Used by the tests that keep src/ free of import circles and
+// of upward imports between its folders.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
@@ -85,6 +86,31 @@ export function importGraph(dir: string): Map<string, ImportEdge[]> {
 export function importCircles(graph: Map<string, ImportEdge[]>, kinds: ImportKind[]): string[][] {
   const next = (v: string) => (graph.get(v) ?? []).filter((e) => kinds.includes(e.kind)).map((e) => e.to);
   return cyclicComponents([...graph.keys()].sort(), next);
+}
+
+/** The top-level folder a file (relative to the tree's root) is in; "" for a file at the root. */
+export function topFolder(file: string): string {
+  const i = file.indexOf("/");
+  return i < 0 ? "" : file.slice(0, i);
+}
+
+/**
+ * The imports, of every kind, that go against `layers` (lowest first, each a list of top-level folders): a file
+ * may import from its own folder or from a folder of a lower layer, never from a sibling of its layer, a higher
+ * layer, or a folder the table leaves out. Each as `from → to (kind)`, sorted.
+ */
+export function upwardImports(graph: Map<string, ImportEdge[]>, layers: readonly (readonly string[])[]): string[] {
+  const rank = new Map(layers.flatMap((layer, i) => layer.map((folder) => [folder, i] as const)));
+  const out: string[] = [];
+  for (const [file, edges] of graph) {
+    const from = topFolder(file);
+    for (const e of edges) {
+      const to = topFolder(e.to);
+      if (to !== from && (rank.get(to) ?? Infinity) >= (rank.get(from) ?? Infinity))
+        out.push(`${file} → ${e.to} (${e.kind})`);
+    }
+  }
+  return out.sort();
 }
 
 /** The package name of a bare specifier (`@scope/pkg/sub` → `@scope/pkg`), undefined for relative and `node:` ones. */

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { WeftConfigSchema } from "../../src/config/weft-config.js";
 import { runWorkflow } from "../../src/engine/run.js";
-import { type BuiltServices, buildServices } from "../../src/engine/services.js";
+import { type BuiltServices, buildServices } from "../../src/runtime/services.js";
 import { checkToolUses, unservedDiagnostics } from "../../src/tools/configured/check.js";
 import { buildWorkflow } from "../support/build.js";
 import { type OpenApiServer, replayToolsStdio, startOpenApiServer } from "../support/replay-tools.js";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WeftConfigSchema } from "../../src/config/weft-config.js";
 import { runWorkflow } from "../../src/engine/run.js";
-import { type BuiltServices, buildServices } from "../../src/engine/services.js";
+import { type BuiltServices, buildServices } from "../../src/runtime/services.js";
 import { buildWorkflow } from "../support/build.js";
 import { type HostileMcp, startHostileMcp } from "../support/hostile-mcp.js";
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WeftConfigSchema } from "../../src/config/weft-config.js";
-import { type BuiltServices, buildServices } from "../../src/engine/services.js";
+import { type BuiltServices, buildServices } from "../../src/runtime/services.js";
 import { checkToolUses } from "../../src/tools/configured/check.js";
 import { buildWorkflow } from "../support/build.js";
 

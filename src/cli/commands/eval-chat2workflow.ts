@@ -1,11 +1,11 @@
 /**
  * `weft eval workflows` (answers → `<Task>_<round>.yml` for the pass-stage survivors) and
  * `weft eval chat2workflow` (pass + resolve for one answers file, with the end-state report). Services
- * come from weft.config.json through the standard wiring (src/engine/services.ts), so the configured
+ * come from weft.config.json through the standard wiring (src/runtime/services.ts), so the configured
  * model endpoints, tools and file store are the ones the workflows run on.
  */
 import type { Command } from "@commander-js/extra-typings";
-import { buildServices } from "../../engine/services.js";
+import { buildServices } from "../../runtime/services.js";
 import { writeAnswerWorkflows } from "../../eval/answer-workflows.js";
 import { step14Text } from "../../eval/chat2workflow-report.js";
 import { runChat2Workflow } from "../../eval/chat2workflow.js";

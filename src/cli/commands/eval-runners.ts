@@ -8,7 +8,6 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Command } from "@commander-js/extra-typings";
 import cliProgress from "cli-progress";
 import { analyse } from "../../analysis/index.js";
-import { buildServices } from "../../engine/services.js";
 import { bowCosineV1, type Similarity, tokenCharCosine } from "../../eval/metrics/similarity.js";
 import type { WorfGraph } from "../../eval/metrics/worf-graph.js";
 import { evaluateWorf, type WorfMode } from "../../eval/metrics/worfeval.js";
@@ -20,12 +19,14 @@ import {
   runResolveSuite,
 } from "../../eval/resolve-suite.js";
 import { domains } from "../../eval/sopbench/dataset.js";
+import { sopbenchToolEnv } from "../../eval/sopbench/job-services.js";
 import { summarise, writeReport } from "../../eval/sopbench/report.js";
 import { evaluateWorkflowOnDomain, type WorkflowEvalResult } from "../../eval/sopbench/run-workflow.js";
 import type { ValidationMode } from "../../eval/sopbench/schema.js";
 import { loadReferenceWorkflow } from "../../eval/sopbench/workflows/index.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
+import { buildServices } from "../../runtime/services.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
@@ -136,7 +137,7 @@ async function sopAction(opts: {
               queue.run({
                 workflow: job.workflow,
                 inputs: job.inputs,
-                toolEnv: { kind: "sopbench", domain: job.domain, options: job.env as Record<string, unknown> },
+                toolEnv: sopbenchToolEnv(job.domain, job.env as Record<string, unknown>),
               }),
           }
         : {}),

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
-import type { Chunking } from "../../knowledge/config.js";
 import { KnowledgeBases } from "../../knowledge/service.js";
 import { createLlmService, hasAnyEndpoint, loadLlmConfig } from "../../llm/index.js";
+import type { Chunking } from "../../store/chunking.js";
 import { openStores } from "../../store/open.js";
 import { TextDocumentService } from "../../tools/documents.js";
 import { extensionOf, mimeForExtension } from "../../tools/mime.js";

@@ -4,7 +4,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { analyse, runGate } from "../../analysis/index.js";
 import { StoredHumanInput } from "../../engine/human-input.js";
 import { runWorkflow } from "../../engine/run.js";
-import { buildServices } from "../../engine/services.js";
+import { buildServices } from "../../runtime/services.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
 import { createAppMcpServer } from "../../publish/mcp.js";

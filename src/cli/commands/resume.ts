@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { FormError, StoredHumanInput, submitForm } from "../../engine/human-input.js";
 import { resumeRun } from "../../engine/run.js";
-import { buildServices } from "../../engine/services.js";
+import { buildServices } from "../../runtime/services.js";
 import type { FileService } from "../../ir/services.js";
 import type { FormRecord, FormStore } from "../../store/forms.js";
 import { openStores } from "../../store/open.js";

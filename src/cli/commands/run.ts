@@ -2,19 +2,19 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { analyse, runGate } from "../../analysis/index.js";
-import type { RunEvent } from "../../engine/events.js";
 import { pendingForm, StoredHumanInput } from "../../engine/human-input.js";
 import { checkInputNames, checkRunInputs, InputError } from "../../engine/inputs.js";
 import { openTracing, queueSpanAttributes, type RunTracing, type TraceCarrier } from "../../observability/index.js";
 import { type SummedUsage, storedRunUsage, summedUsage } from "../../observability/run-usage.js";
+import type { RunEvent } from "../../store/run-events.js";
 
 export { queueSpanAttributes };
 
 import { type RunResult, runWorkflow } from "../../engine/run.js";
-import { attachKnowledge, type BuiltServices, buildServices } from "../../engine/services.js";
-import { servingDiagnostics } from "../../engine/serving.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
+import { attachKnowledge, type BuiltServices, buildServices } from "../../runtime/services.js";
+import { servingDiagnostics } from "../../runtime/serving.js";
 import { parseRunQuery, runLink } from "../../server/run-query.js";
 import { openStores, type Stores } from "../../store/open.js";
 import { RUN_LOG_STATUSES, RUN_SOURCES } from "../../store/runlog.js";
@@ -309,6 +309,9 @@ export function registerRunCommands(program: Command): void {
         lockDurationMs: Number(opts.lockMs),
         name,
         services: observed,
+        // Loaded only for a job that carries a SOP-Bench tool environment (`weft eval sopbench --queue`).
+        servicesFor: async (job) =>
+          job.toolEnv ? (await import("../../eval/sopbench/job-services.js")).sopbenchJobServices(job) : {},
         observer: obs.observer,
         continueTrace: obs.tracing?.continueTrace,
         onJobTaken: (j) => obs.metrics.queueWait.observe({ job: j.name }, j.waitedMs / 1000),

@@ -1,5 +1,5 @@
 import type { Command } from "@commander-js/extra-typings";
-import { buildServices } from "../../engine/services.js";
+import { buildServices } from "../../runtime/services.js";
 import { WeftError } from "../../ir/errors.js";
 import { loadLlmConfig } from "../../llm/index.js";
 import { startServer } from "../../server/index.js";

@@ -18,7 +18,7 @@ import { CliError, EXIT, printJson } from "../output.js";
 async function unservedTools(workflow: Workflow, config?: string): Promise<Diagnostic[]> {
   const cfg = loadWeftConfig(config);
   if (toolUses(workflow).length === 0) return [];
-  const { buildServices } = await import("../../engine/services.js");
+  const { buildServices } = await import("../../runtime/services.js");
   const services = await buildServices(cfg, { configPath: config });
   try {
     return unservedDiagnostics(workflow, services.tools);

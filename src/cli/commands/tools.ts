@@ -1,5 +1,5 @@
 import type { Command } from "@commander-js/extra-typings";
-import { buildServices } from "../../engine/services.js";
+import { buildServices } from "../../runtime/services.js";
 import { checkToolUses } from "../../tools/configured/check.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";

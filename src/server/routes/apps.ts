@@ -3,7 +3,7 @@ import { analyse } from "../../analysis/index.js";
 import { AppTestError } from "../../apptests/errors.js";
 import { importWithTests } from "../../apptests/import-regression.js";
 import { exportDify, importDify } from "../../dsl/dify/index.js";
-import { servingDiagnostics } from "../../engine/serving.js";
+import { servingDiagnostics } from "../../runtime/serving.js";
 import { hasErrors } from "../../ir/diagnostics.js";
 import { diffWorkflows } from "../../ir/diff.js";
 import { AppModeSchema, type Workflow } from "../../ir/workflow.js";

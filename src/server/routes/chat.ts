@@ -1,10 +1,9 @@
 import { Hono } from "hono";
-import type { TurnOutcome } from "../../agent/outcome.js";
 import { type AgentEvent, type AgentResult, runAgent } from "../../agent/react.js";
 import type { WorkflowDiff } from "../../ir/diff.js";
 import type { Workflow } from "../../ir/workflow.js";
 import { describeConfigHelp } from "../../llm/index.js";
-import type { ProposalTests } from "../../store/apps.js";
+import type { ProposalTests, TurnOutcome } from "../../store/apps.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { type ProposalView, proposalView } from "../editing.js";
 import { ApiError } from "../errors.js";

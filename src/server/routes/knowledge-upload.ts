@@ -7,7 +7,7 @@
  */
 import type { Context } from "hono";
 import { z } from "zod";
-import { ChunkingOverrideSchema } from "../../knowledge/config.js";
+import { ChunkingOverrideSchema } from "../../store/chunking.js";
 import { extensionOf, mimeForExtension } from "../../tools/mime.js";
 import { readJson } from "../context.js";
 import { ApiError } from "../errors.js";

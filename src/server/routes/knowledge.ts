@@ -9,7 +9,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { WeftError } from "../../ir/errors.js";
-import { ChunkingOverrideSchema } from "../../knowledge/config.js";
+import { ChunkingOverrideSchema } from "../../store/chunking.js";
 import { claim, visibleTo } from "../auth/ownership.js";
 import { readJson, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";

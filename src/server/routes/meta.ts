@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { analyse, availableAt } from "../../analysis/index.js";
-import { servingDiagnostics } from "../../engine/serving.js";
+import { servingDiagnostics } from "../../runtime/serving.js";
 import { parseWeftObject } from "../../dsl/load.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";

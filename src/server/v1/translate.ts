@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { RunEvent } from "../../engine/events.js";
 import type { PendingForm } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
+import type { RunEvent } from "../../store/run-events.js";
 import { filesIn } from "../file-signing.js";
 import { formDisposition } from "./form-disposition.js";
 

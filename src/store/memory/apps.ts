@@ -1,5 +1,5 @@
 import { newId } from "../../util/ids.js";
-import type { RunEvent } from "../../engine/events.js";
+import type { RunEvent } from "../run-events.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { AppMode, Workflow } from "../../ir/workflow.js";
 import type {

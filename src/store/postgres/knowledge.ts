@@ -1,6 +1,6 @@
 import { WeftError } from "../../ir/errors.js";
 import { newId } from "../../util/ids.js";
-import { ChunkingSchema } from "../../knowledge/config.js";
+import { ChunkingSchema } from "../chunking.js";
 import {
   type ChunkHit,
   type ChunkInput,

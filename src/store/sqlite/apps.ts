@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { GroupCommit } from "./group-commit.js";
 import { newId } from "../../util/ids.js";
-import type { RunEvent } from "../../engine/events.js";
+import type { RunEvent } from "../run-events.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { AppMode, Workflow } from "../../ir/workflow.js";
 import type {

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { newId } from "../../util/ids.js";
 import { WeftError } from "../../ir/errors.js";
-import { ChunkingSchema } from "../../knowledge/config.js";
+import { ChunkingSchema } from "../chunking.js";
 import { SqliteVectorIndex } from "./vector-index.js";
 import {
   bytesToVector,

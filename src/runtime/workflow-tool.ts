@@ -15,8 +15,8 @@ import type { WorkflowProviderConfig } from "../tools/configured/config.js";
 import type { ProvidedTool, ProviderCall, ToolProvider } from "../tools/configured/provider.js";
 import { ToolConfigError } from "../tools/configured/provider.js";
 import { ToolError } from "../tools/errors.js";
-import { declaredInputs } from "./inputs.js";
-import { runWorkflow } from "./run.js";
+import { declaredInputs } from "../engine/inputs.js";
+import { runWorkflow } from "../engine/run.js";
 
 const MAX_DEPTH = 5;
 const depth = new AsyncLocalStorage<number>();

@@ -1,6 +1,7 @@
 import type { PendingForm } from "../ir/services.js";
-import type { RunStatus } from "../store/runs.js";
+import type { RunStatus } from "./runs.js";
 
+/** What a run reports as it goes: the engine emits these, the run log keeps them, the server streams them. */
 export type RunEvent =
   | { type: "run_started"; runId: string; resumed: boolean }
   | {
