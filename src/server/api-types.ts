@@ -10,13 +10,12 @@ import type { AppMode, Workflow } from "../ir/workflow.js";
 import type { AppRecord, DraftRecord, ProposalRecord, VersionRecord } from "../store/apps.js";
 import type { RunLogEntry as RunLogRecord } from "../store/runlog.js";
 
-export type { TurnOutcome } from "../agent/outcome.js";
 export type { AvailableValue } from "../analysis/available.js";
-export type { RunEvent } from "../engine/events.js";
 export type { Diagnostic } from "../ir/diagnostics.js";
 export type { EdgeSummary, FieldChange, NodeSummary, WorkflowDiff } from "../ir/diff.js";
 export type { AppMode, Workflow, WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
-export type { ProposalTests, ProposalStatus } from "../store/apps.js";
+export type { ProposalStatus, ProposalTests, TurnOutcome } from "../store/apps.js";
+export type { RunEvent } from "../store/run-events.js";
 export type { AttemptRecord } from "../store/runs.js";
 export type { ProposalDecision } from "./chat-history.js";
 
