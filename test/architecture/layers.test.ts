@@ -15,7 +15,8 @@ const LAYERS = [
   ["util"],
   ["ir"],
   ["jinja", "sandbox", "llm", "tools", "analysis", "store"],
-  ["nodes", "knowledge"],
+  // The edit algebra works on the ir and checks its results with the analyser.
+  ["nodes", "knowledge", "edits"],
   // The engine runs the ir on the store's contracts and the node types, and knows nothing of the DSL files.
   ["dsl", "engine"],
   // What a run is given: services wired from weft.config.json, workflows served as tools.
