@@ -5,23 +5,19 @@
  * `weft apps publish` is refused while a required test fails and publishes with a recorded override; the side
  * file travels to another app; the replay cache sends only the changed node's request to the model.
  */
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliActorLabel } from "../../src/cli/audit.js";
 import { openStores } from "../../src/store/open.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
-import { WEFT_BIN } from "../support/weft-bin.js";
+import { tempDir } from "../support/temp-dir.js";
+import { cleanEnv, runWeftAsync } from "../support/weft-bin.js";
 
 const FIXTURE = join(import.meta.dirname, "../fixtures/apptests/two-llm.yml");
-const dir = mkdtempSync(join(tmpdir(), "weft-apptests-cli-"));
+const dir = tempDir("apptests-cli");
 const db = join(dir, "weft.db");
 const config = join(dir, "weft.config.json");
-const env = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY")),
-);
 let server: ReplayServer;
 
 const lastUser = (body: any): string => {
@@ -56,16 +52,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
-function weft(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    execFile(WEFT_BIN, [...args, "--config", config], { cwd: dir, env, timeout: 120_000 }, (e, out, err) =>
-      resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, out, err }),
-    );
-  });
-}
+const weft = (args: string[]) =>
+  runWeftAsync(args, { cwd: dir, env: cleanEnv(), timeout: 120_000, tail: ["--config", config] });
 
 function retitled(titlePrompt: string): string {
   const p = join(dir, `draft-${Math.random().toString(36).slice(2)}.yml`);

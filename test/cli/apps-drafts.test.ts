@@ -3,28 +3,19 @@
  * and cannot be published (exit 1, typed code); a stale revision is refused; publishing the fixed draft and
  * rolling back change what the app's end users run.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { openStores } from "../../src/store/open.js";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { WEFT_BIN } from "../support/weft-bin.js";
+import { tempDir } from "../support/temp-dir.js";
+import { cleanEnv, weftCli } from "../support/weft-bin.js";
 
-const dir = mkdtempSync(join(tmpdir(), "weft-cli-drafts-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("cli-drafts");
 const db = join(dir, "weft.db");
-const env = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY")),
-);
-
-function weft(args: string[]) {
-  const r = spawnSync(WEFT_BIN, [...args, "--db", db], { cwd: dir, env, encoding: "utf8", timeout: 60_000, input: "" });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const weft = weftCli({ cwd: dir, env: cleanEnv(), input: "", tail: ["--db", db] });
 
 const saying = (words: string, from = "begin"): Workflow => ({
   ...buildWorkflow({

@@ -1,22 +1,14 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildWorkflow } from "../support/build.js";
+import { tempDir } from "../support/temp-dir.js";
+import { cleanEnv, weftCli } from "../support/weft-bin.js";
 
 const root = resolve(import.meta.dirname, "../..");
-const bin = join(root, "bin/weft");
 const example = join(root, "examples/word-stats.yml");
-const dir = mkdtempSync(join(tmpdir(), "weft-cli-"));
-const env = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY") && k !== "OLLAMA_HOST"),
-);
-
-function weft(args: string[], input?: string) {
-  const r = spawnSync(bin, args, { cwd: dir, env, encoding: "utf8", input, timeout: 60_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const dir = tempDir("cli");
+const weft = weftCli({ cwd: dir, env: cleanEnv({ extra: ["OLLAMA_HOST"] }) });
 
 describe("weft CLI", () => {
   it("validates: exit 0 for a valid file, 1 with JSON diagnostics for an invalid one", () => {

@@ -3,26 +3,16 @@
  * lists the run as paused, `weft resume RUN --input k=v --action A` answers and completes it; a wrong action
  * is one line naming the actions, and the run stays paused.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../support/temp-dir.js";
+import { cleanEnv, weftCli } from "../support/weft-bin.js";
 
 const root = resolve(import.meta.dirname, "../..");
-const bin = join(root, "bin/weft");
 const fixture = join(root, "test/fixtures/dify/human-input-approval.yml");
-const dir = mkdtempSync(join(tmpdir(), "weft-cli-hi-"));
+const dir = tempDir("cli-hi");
 const db = join(dir, "weft.db");
-const env = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY")),
-);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function weft(args: string[]) {
-  const r = spawnSync(bin, [...args, "--db", db], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const weft = weftCli({ cwd: dir, env: cleanEnv(), timeout: 120_000, tail: ["--db", db] });
 
 describe("weft run / runs / resume with a human-input form", () => {
   it("pauses, lists the run as paused, and resumes with the answer", () => {

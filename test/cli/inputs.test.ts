@@ -3,23 +3,17 @@
  * name was silently ignored (the run used the default), a missing required input created a stored
  * failed run, and a port in use printed Node's raw error.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../support/temp-dir.js";
+import { cleanEnv, weftCli } from "../support/weft-bin.js";
 
 const root = resolve(import.meta.dirname, "../..");
-const bin = join(root, "bin/weft");
 const example = join(root, "examples/word-stats.yml");
-const dir = mkdtempSync(join(tmpdir(), "weft-cli-inputs-"));
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_")));
-
-function weft(args: string[]) {
-  const r = spawnSync(bin, args, { cwd: dir, env, encoding: "utf8", timeout: 90_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const dir = tempDir("cli-inputs");
+const weft = weftCli({ cwd: dir, env: cleanEnv({ keepApiKeys: true }), timeout: 90_000 });
 
 /** A workflow with a required text input and an optional number with a default. */
 const twoInputs = join(dir, "two.json");
@@ -29,7 +23,6 @@ beforeAll(() => {
   start.config.variables.push({ variable: "limit", label: "Limit", type: "number", required: false, default: 5 });
   writeFileSync(twoInputs, JSON.stringify(wf));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function expectOneLine(err: string, pattern: RegExp) {
   const lines = err.trim().split("\n");

@@ -3,24 +3,18 @@
  * disk) used to end in a V8 fatal out-of-memory (exit 134). Now it is a typed one-line error, exit 1,
  * and the next file in the same command is never half-added.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../support/temp-dir.js";
+import { cleanEnv, weftCli } from "../support/weft-bin.js";
 import { docxBomb, pdfBomb } from "../tools/bombs.js";
 import { makeDocx } from "../tools/samples.js";
 
 const TIMEOUT = 180_000;
-const bin = join(resolve(import.meta.dirname, "../.."), "bin/weft");
-const dir = mkdtempSync(join(tmpdir(), "weft-cli-kb-bombs-"));
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_")));
+const dir = tempDir("cli-kb-bombs");
 const config = join(dir, "weft.config.json");
-
-function weft(args: string[]) {
-  const r = spawnSync(bin, [...args, "--config", config], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
-  return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
-}
+const weft = weftCli({ cwd: dir, env: cleanEnv({ keepApiKeys: true }), timeout: 120_000, tail: ["--config", config] });
 
 beforeAll(async () => {
   writeFileSync(config, JSON.stringify({ db: join(dir, "weft.db"), files: { dir: join(dir, "files") } }));
@@ -29,7 +23,6 @@ beforeAll(async () => {
   writeFileSync(join(dir, "report.docx"), await makeDocx());
   expect(weft(["kb", "create", "Bombs", "--id", "bombs"]).code).toBe(0);
 }, TIMEOUT);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("weft kb add on document bombs", () => {
   it("a DOCX bomb is a typed one-line error with exit 1, not a crash (exit 134)", { timeout: TIMEOUT }, () => {

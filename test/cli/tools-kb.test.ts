@@ -3,27 +3,20 @@
  * dir): `weft tools list/check`, `weft kb create/add/list/search`, `weft run --file` (sys.files) and
  * `weft run --allow-warnings`.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow } from "../support/build.js";
 import { corpusPath } from "../support/corpus.js";
 import { replayToolsStdio } from "../support/replay-tools.js";
+import { tempDir } from "../support/temp-dir.js";
+import { cleanEnv, weftCli } from "../support/weft-bin.js";
 
 const TIMEOUT = 120_000;
-const root = resolve(import.meta.dirname, "../..");
-const bin = join(root, "bin/weft");
-const dir = mkdtempSync(join(tmpdir(), "weft-cli-tools-kb-"));
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_")));
+const dir = tempDir("cli-tools-kb");
 const config = join(dir, "weft.config.json");
 const CASES = corpusPath("chat2workflow", "case_files");
-
-function weft(args: string[]) {
-  const r = spawnSync(bin, [...args, "--config", config], { cwd: dir, env, encoding: "utf8", timeout: 90_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const weft = weftCli({ cwd: dir, env: cleanEnv({ keepApiKeys: true }), timeout: 90_000, tail: ["--config", config] });
 
 const toolWf = join(dir, "tools.json");
 const filesWf = join(dir, "files.json");
@@ -113,7 +106,6 @@ beforeAll(() => {
     ),
   );
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("weft tools", () => {
   it("list shows the configured MCP server's tools with parameters, the map and the built-ins", { timeout: TIMEOUT }, () => {

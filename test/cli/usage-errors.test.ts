@@ -2,20 +2,11 @@
  * Issue 36 item 8: every usage error, the argument parser's included, is one `error cli.…` line with a
  * suggestion and exit 2 (before, commander printed 12–46 lines of help and exited 1).
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../support/temp-dir.js";
+import { weftCli } from "../support/weft-bin.js";
 
-const bin = resolve(import.meta.dirname, "../../bin/weft");
-const dir = mkdtempSync(join(tmpdir(), "weft-usage-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function weft(args: string[]) {
-  const r = spawnSync(bin, args, { cwd: dir, encoding: "utf8", timeout: 60_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const weft = weftCli({ cwd: tempDir("usage") });
 
 describe("usage errors of the argument parser", () => {
   const cases: [string[], string, RegExp][] = [

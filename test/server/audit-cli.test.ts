@@ -2,19 +2,19 @@
 // owner, a workspace key) and through the CLI (`weft apps publish`), then the built bin/weft reads the log from
 // the same database — every change with who did it, the newest first; --since keeps only the later ones; a bad
 // --since is a usage error (exit 2) naming the flag.
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../src/server/index.js";
 import { DEFAULT_WORKSPACE_ID } from "../../src/store/teams.js";
 import { memberSession } from "../support/sessions.js";
-import { WEFT_BIN } from "../support/weft-bin.js";
+import { tempDir } from "../support/temp-dir.js";
+import { WEFT_BIN, weftOut } from "../support/weft-bin.js";
 
-const dir = mkdtempSync(join(tmpdir(), "weft-audit-cli-"));
+const dir = tempDir("audit-cli");
 const db = join(dir, "weft.db");
-const weft = (...args: string[]) => execFileSync(WEFT_BIN, [...args, "--db", db], { cwd: dir, encoding: "utf8" });
+const weft = (...args: string[]) => weftOut(args, { cwd: dir, tail: ["--db", db] });
 let s: RunningServer;
 let appId = "";
 let between = 0;
@@ -70,7 +70,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await s?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("weft audit", () => {

@@ -1,20 +1,17 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { WEFT_BIN } from "../support/weft-bin.js";
+import { tempDir } from "../support/temp-dir.js";
+import { weftOut } from "../support/weft-bin.js";
 import { type SampleServer, serveSample } from "./helpers.js";
 
-const dir = mkdtempSync(join(tmpdir(), "weft-cli-server-"));
+const dir = tempDir("cli-server");
 const db = join(dir, "weft.db");
-const weft = (...args: string[]) =>
-  execFileSync(WEFT_BIN, args, { cwd: dir, encoding: "utf8" });
+const weft = (...args: string[]) => weftOut(args, { cwd: dir });
 let running: SampleServer | undefined;
 
 afterAll(async () => {
   await running?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("weft keys and weft serve", () => {

@@ -12,7 +12,7 @@ import { KeyProvider } from "../../src/secrets/key.js";
 import { startServer } from "../../src/server/index.js";
 import { openStores } from "../../src/store/open.js";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { WEFT_BIN } from "../support/weft-bin.js";
+import { runWeft, WEFT_BIN } from "../support/weft-bin.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 const wf = buildWorkflow({
@@ -31,11 +31,9 @@ const wf = buildWorkflow({
   ],
 });
 
-function weft(args: string[], input?: string) {
-  const env = { ...process.env, WEFT_SECRET_KEY: "", WEFT_SECRET_KEY_FILE: "" };
-  const r = spawnSync(WEFT_BIN, args, { input, env, encoding: "utf8", timeout: 60_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+/** The environment with no secret key: each test names its own key file, or none. */
+const noKey = () => ({ ...process.env, WEFT_SECRET_KEY: "", WEFT_SECRET_KEY_FILE: "" });
+const weft = (args: string[], input?: string) => runWeft(args, { env: noKey(), input });
 
 describe("/api/apps/:id/env", () => {
   let s: TestServer;
@@ -188,7 +186,7 @@ describe("the key", () => {
       message: expect.stringContaining(keyFile),
     });
     const serve = spawnSync(WEFT_BIN, ["serve", "--db", db, "--port", "0"], {
-      env: { ...process.env, WEFT_SECRET_KEY: "", WEFT_SECRET_KEY_FILE: "" },
+      env: noKey(),
       encoding: "utf8",
       timeout: 60_000,
     });

@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createParser } from "eventsource-parser";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/index.js";
 import { corpusPath } from "../support/corpus.js";
-import { WEFT_BIN } from "../support/weft-bin.js";
+import { spawnWeftServe } from "../support/weft-bin.js";
 
 export interface TestServer extends RunningServer {
   key: string;
@@ -87,41 +86,16 @@ export async function serveSample(
   cwd: string,
   o: { args?: string[]; env?: Record<string, string> } = {},
 ): Promise<SampleServer> {
-  const proc = spawn(WEFT_BIN, ["serve", "--port", "0", "--db", db, "--sample", ...(o.args ?? [])], {
+  const p = await spawnWeftServe(["serve", "--port", "0", "--db", db, "--sample", ...(o.args ?? [])], {
     cwd,
-    stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...o.env },
   });
-  let out = "";
-  let err = "";
-  proc.stderr!.on("data", (b) => {
-    err += String(b);
-  });
-  const signal = async (sig: NodeJS.Signals) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise((r) => proc.once("exit", r));
-    proc.kill(sig);
-    await exited;
-  };
-  const stop = () => signal("SIGTERM");
-  try {
-    await new Promise<void>((res, rej) => {
-      proc.stdout!.on("data", (b) => {
-        out += String(b);
-        if (/serving on http/.test(out)) res();
-      });
-      proc.once("exit", (code) => rej(new Error(`weft serve exited with ${code}: ${out}${err}`)));
-    });
-  } catch (e) {
-    await stop();
-    throw e;
-  }
   return {
-    url: /serving on (http:\/\/\S+)/.exec(out)![1]!,
-    key: /API key: (\S+)/.exec(out)![1]!,
-    out,
-    stop,
-    kill: () => signal("SIGKILL"),
-    err: () => err,
+    url: p.url,
+    key: /API key: (\S+)/.exec(p.out)![1]!,
+    out: p.out,
+    stop: () => p.stop(),
+    kill: () => p.stop("SIGKILL"),
+    err: p.err,
   };
 }

@@ -3,13 +3,12 @@
  * status and full-text search, paged by cursor, listed by Dify's GET /v1/workflows/logs in Dify's shape and by
  * `weft runs` on the same database; retention prunes beyond the per-app limit.
  */
-import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportDify } from "../../src/dsl/dify/index.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { WEFT_BIN } from "../support/weft-bin.js";
+import { runWeftAsync } from "../support/weft-bin.js";
 import { readSse, startTestServer, type TestServer } from "./helpers.js";
 
 const echo: Workflow = {
@@ -35,14 +34,8 @@ const echo: Workflow = {
   name: "echo",
 };
 
-/** The CLI in a child process, without blocking this one (the server under test lives in it). */
-function weft(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(WEFT_BIN, args, { encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+// The CLI must not block this process: the server under test lives in it.
+const weft = (args: string[]) => runWeftAsync(args);
 
 let s: TestServer;
 let appId: string;
@@ -155,15 +148,15 @@ describe("run logs", () => {
       "alpha",
       "--json",
     ]);
-    expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout);
+    expect(r.code, r.err).toBe(0);
+    const out = JSON.parse(r.out);
     expect(out.runs.map((x: any) => [x.id, x.source, x.link])).toEqual([
       [ran.studio, "studio", `/apps/${appId}/runs/${ran.studio}`],
     ]);
     expect(out.next).toBeNull();
     const bad = await weft(["runs", "--db", join(s.dir, "weft.db"), "--since", "soon"]);
-    expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/^error runs\.invalid_duration|^error runs\.invalid_time/);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/^error runs\.invalid_duration|^error runs\.invalid_time/);
   });
 
   it("retention keeps each app's newest runs and never a paused one", async () => {

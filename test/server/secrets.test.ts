@@ -16,9 +16,9 @@ import { RunLogObserver } from "../../src/observability/run-log-observer.js";
 import { type RunningServer, startServer } from "../../src/server/index.js";
 import { GuardedHttpService } from "../../src/tools/http.js";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { hasPostgres, type PgCluster, postgresBinDir, startPostgres } from "../support/postgres.js";
 import { type OtlpReceiver, spansOfJson, startOtlpReceiver } from "../support/otlp-receiver.js";
-import { WEFT_BIN } from "../support/weft-bin.js";
+import { hasPostgres, type PgCluster, postgresBinDir, startPostgres } from "../support/postgres.js";
+import { runWeft } from "../support/weft-bin.js";
 import { readSse } from "./helpers.js";
 
 const SECRET = "sk-weft-Zq8vT3xL9pR2mN7kW4yB-distinctive";
@@ -88,10 +88,8 @@ function workflow(url: string) {
   });
 }
 
-function weft(args: string[], env: NodeJS.ProcessEnv, input?: string) {
-  const r = spawnSync(WEFT_BIN, args, { input, env: { ...process.env, ...env }, encoding: "utf8", timeout: 60_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const weft = (args: string[], env: NodeJS.ProcessEnv, input?: string) =>
+  runWeft(args, { env: { ...process.env, ...env }, input });
 
 interface Backend {
   db: string;

@@ -5,18 +5,16 @@
  * stopped, and the server keeps answering afterwards. Before the fix the first bomb ended the process
  * (V8 fatal error) or froze its event loop.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { tempDir } from "../support/temp-dir.js";
+import { cleanEnv, WEFT_BIN, weftOut } from "../support/weft-bin.js";
 import { readSse, type SseMessage } from "./helpers.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const WEFT = join(ROOT, "bin/weft");
-const dir = mkdtempSync(join(tmpdir(), "weft-bombs-"));
+const dir = tempDir("bombs");
 const db = join(dir, "weft.db");
 let replay: ReplayServer;
 let child: ChildProcess | undefined;
@@ -98,21 +96,13 @@ async function stream(runId: string): Promise<Array<SseMessage & { at: number }>
   return out;
 }
 
-/** The server must use only the replay endpoint, whatever this shell configures. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^WEFT_/.test(k)));
-}
-
 beforeAll(async () => {
   replay = await startReplayServer();
-  key = (
-    JSON.parse(execFileSync(WEFT, ["keys", "create", "--db", db, "--json"], { cwd: dir, encoding: "utf8" })) as {
-      key: string;
-    }
-  ).key;
-  child = spawn(WEFT, ["serve", "--port", "0", "--db", db], {
+  key = (JSON.parse(weftOut(["keys", "create", "--db", db, "--json"], { cwd: dir })) as { key: string }).key;
+  // The server must use only the replay endpoint, whatever this shell configures.
+  child = spawn(WEFT_BIN, ["serve", "--port", "0", "--db", db], {
     cwd: dir,
-    env: { ...cleanEnv(), WEFT_LLM_BASE_URL: replay.openaiBaseURL, WEFT_LLM_API_KEY: "k" },
+    env: { ...cleanEnv({ keepApiKeys: true }), WEFT_LLM_BASE_URL: replay.openaiBaseURL, WEFT_LLM_API_KEY: "k" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stderr!.on("data", (b) => {
@@ -136,7 +126,6 @@ afterAll(async () => {
     await exited;
   }
   await replay?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("weft serve under template bombs", () => {

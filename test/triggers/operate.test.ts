@@ -1,8 +1,6 @@
 // Operating triggers: `weft triggers list|enable|disable` (the built CLI), `/api/triggers`, and webhook
 // deliveries whose process died between storing the delivery and starting its run.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importDify } from "../../src/dsl/dify/index.js";
@@ -10,20 +8,17 @@ import { openStores } from "../../src/store/open.js";
 import { syncAppTriggers } from "../../src/triggers/sync.js";
 import { newId } from "../../src/util/ids.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";
-import { WEFT_BIN } from "../support/weft-bin.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runWeft } from "../support/weft-bin.js";
 
 const YAML = readFileSync(new URL("../fixtures/dify/triggers/webhook-and-schedule.yml", import.meta.url), "utf8");
 const HOOK = "1761000000001";
 const SCHED = "1761000000002";
 
 describe("weft triggers (CLI)", () => {
-  const dir = mkdtempSync(join(tmpdir(), "weft-triggers-cli-"));
-  const db = join(dir, "weft.db");
+  const db = join(tempDir("triggers-cli"), "weft.db");
   let appId = "";
-  const weft = (...args: string[]) => {
-    const r = spawnSync(WEFT_BIN, [...args, "--db", db], { encoding: "utf8", timeout: 60_000 });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
+  const weft = (...args: string[]) => runWeft(args, { tail: ["--db", db] });
   beforeAll(async () => {
     const stores = await openStores(db);
     const wf = importDify(YAML, { nameHint: "both" }).workflow;
@@ -31,7 +26,6 @@ describe("weft triggers (CLI)", () => {
     await syncAppTriggers(stores, appId);
     await stores.close();
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("list shows each trigger's URL or next fire time; disable and enable change it; unknown ids are typed errors", () => {
     const listed = weft("triggers", "list", appId, "--json", "--base-url", "https://hooks.example.com/");

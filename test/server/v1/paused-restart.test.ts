@@ -4,31 +4,25 @@
  * the HTTP call before the pause (counted by a loopback server) and every node before it ran once. The app
  * and its key come from the CLI a user would run: `weft apps import FILE.yml`, `weft keys create --app`.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportDify } from "../../../src/dsl/dify/index.js";
 import { openStores } from "../../../src/store/open.js";
 import { buildWorkflow, tpl } from "../../support/build.js";
+import { tempDir } from "../../support/temp-dir.js";
 import { difyEvents } from "../../support/v1-apps.js";
+import { cleanEnv, spawnWeftServe, weftOut } from "../../support/weft-bin.js";
 
-const root = resolve(import.meta.dirname, "../../..");
-const bin = join(root, "bin/weft");
-const env = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY")),
-);
-
-let dir: string;
+const env = cleanEnv();
+const dir = tempDir("paused");
 let counter: Server;
 let counterUrl: string;
 const hits: string[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "weft-paused-"));
   counter = createServer((req, res) => {
     hits.push(req.url ?? "");
     res.setHeader("content-type", "text/plain");
@@ -43,47 +37,14 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise((r) => counter.close(r));
-  rmSync(dir, { recursive: true, force: true });
 });
 
-function weft(args: string[]) {
-  const r = spawnSync(bin, [...args, "--config", join(dir, "weft.config.json")], {
-    cwd: dir,
-    env,
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  if (r.status !== 0) throw new Error(`weft ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
-  return r.stdout;
-}
+const weft = (args: string[]) =>
+  weftOut(args, { cwd: dir, env, timeout: 120_000, tail: ["--config", join(dir, "weft.config.json")] });
 
-/** `weft serve` in its own process; resolves with its address once it prints it. */
-async function serve(): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(bin, ["serve", "--port", "0", "--config", join(dir, "weft.config.json")], {
-    cwd: dir,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  proc.stderr!.on("data", (b) => (err += String(b)));
-  const url = await new Promise<string>((res, rej) => {
-    proc.stdout!.on("data", (b) => {
-      out += String(b);
-      const m = /serving on (http:\/\/\S+)/.exec(out);
-      if (m) res(m[1]!);
-    });
-    proc.once("exit", (code) => rej(new Error(`weft serve exited with ${code}: ${out}${err}`)));
-  });
-  return { proc, url };
-}
-
-async function stop(proc: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise((r) => proc.once("exit", r));
-  proc.kill(signal);
-  await exited;
-}
+/** `weft serve` in its own process, on this test's config. */
+const serve = () =>
+  spawnWeftServe(["serve", "--port", "0", "--config", join(dir, "weft.config.json")], { cwd: dir, env });
 
 async function sse(res: Response): Promise<Array<Record<string, any>>> {
   if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
@@ -192,7 +153,7 @@ describe("a paused human-input run across kill -9 of the server", () => {
       const pausedRun = await (await fetch(`${server.url}/v1/workflows/run/${runId}`, { headers: auth })).json();
       expect(pausedRun.status).toBe("paused");
 
-      await stop(server.proc, "SIGKILL");
+      await server.stop("SIGKILL");
       expect(server.proc.signalCode).toBe("SIGKILL");
       server = await serve();
 
@@ -245,7 +206,7 @@ describe("a paused human-input run across kill -9 of the server", () => {
       expect(twice.status).toBe(412);
       expect(await twice.json()).toMatchObject({ code: "human_input_form_submitted", status: 412 });
     } finally {
-      await stop(server.proc, "SIGTERM");
+      await server.stop("SIGTERM");
     }
 
     expect(hits).toEqual(["/hit?topic=cats"]);
