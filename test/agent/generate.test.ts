@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { generateWorkflow } from "../../src/agent/generate.js";
 import { runAgent, type AgentEvent } from "../../src/agent/react.js";
 import { variableSummary } from "../../src/dsl/compact/index.js";
 import { createLlmService } from "../../src/llm/index.js";
-import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { replayServerPerFile } from "../support/per-file.js";
+import { reply } from "../support/replay-server.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(async () => server.close());
-beforeEach(() => server.reset());
+const server = replayServerPerFile();
 
 const llm = () => createLlmService({ endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } }, default: "ep", retry: { maxRetries: 0 } });
 const model = { provider: "weft", name: "planner" };

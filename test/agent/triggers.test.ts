@@ -1,19 +1,15 @@
 // The AI builder knows triggers: the node knowledge sent to the model describes trigger-schedule and
 // trigger-webhook, and a (scripted) model answer that uses them becomes a workflow the analyser accepts.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { generateWorkflow } from "../../src/agent/generate.js";
 import { analyse } from "../../src/analysis/index.js";
 import { hasErrors } from "../../src/ir/diagnostics.js";
 import { createLlmService } from "../../src/llm/index.js";
 import { scheduleSpecOf } from "../../src/triggers/schedule/ticks.js";
-import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { replayServerPerFile } from "../support/per-file.js";
+import { reply } from "../support/replay-server.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(async () => server.close());
-beforeEach(() => server.reset());
+const server = replayServerPerFile();
 
 const llm = () =>
   createLlmService({

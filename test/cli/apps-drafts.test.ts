@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { openStores } from "../../src/store/open.js";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { tempDir } from "../support/temp-dir.js";
+import { tempDir } from "../support/per-file.js";
 import { cleanEnv, weftCli } from "../support/weft-bin.js";
 
 const dir = tempDir("cli-drafts");

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildWorkflow } from "../support/build.js";
-import { tempDir } from "../support/temp-dir.js";
+import { tempDir } from "../support/per-file.js";
 import { cleanEnv, weftCli } from "../support/weft-bin.js";
 
 const root = resolve(import.meta.dirname, "../..");

@@ -7,7 +7,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../support/temp-dir.js";
+import { tempDir } from "../support/per-file.js";
 import { cleanEnv, weftCli } from "../support/weft-bin.js";
 
 const root = resolve(import.meta.dirname, "../..");

@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../support/temp-dir.js";
+import { tempDir } from "../support/per-file.js";
 import { cleanEnv, weftCli } from "../support/weft-bin.js";
 import { docxBomb, pdfBomb } from "../tools/bombs.js";
 import { makeDocx } from "../tools/samples.js";

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow } from "../support/build.js";
 import { corpusPath } from "../support/corpus.js";
 import { replayToolsStdio } from "../support/replay-tools.js";
-import { tempDir } from "../support/temp-dir.js";
+import { tempDir } from "../support/per-file.js";
 import { cleanEnv, weftCli } from "../support/weft-bin.js";
 
 const TIMEOUT = 120_000;

@@ -3,7 +3,7 @@
  * suggestion and exit 2 (before, commander printed 12–46 lines of help and exited 1).
  */
 import { describe, expect, it } from "vitest";
-import { tempDir } from "../support/temp-dir.js";
+import { tempDir } from "../support/per-file.js";
 import { weftCli } from "../support/weft-bin.js";
 
 const weft = weftCli({ cwd: tempDir("usage") });

@@ -2,7 +2,7 @@
  * The compile pipeline with a scripted model behind the real LLM client (replay server on 127.0.0.1):
  * burden-driven splitting, dry runs catching an OR compiled as AND, and the static join check.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { compileSop } from "../../src/compile/compile.js";
 import { lowerModel } from "../../src/compile/lower.js";
 import { parseModel, type SopModelInput } from "../../src/compile/model.js";
@@ -12,17 +12,11 @@ import type { SourceLogic } from "../../src/compile/validate/source.js";
 import { staticCheck } from "../../src/compile/validate/static.js";
 import { runWorkflow } from "../../src/engine/run.js";
 import { createSandbox } from "../../src/sandbox/index.js";
-import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { replayServerPerFile } from "../support/per-file.js";
+import { reply } from "../support/replay-server.js";
 import { lastUser, MODEL, ScriptedModel } from "./scripted.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const server = replayServerPerFile();
 
 const NO_TOOLS = { providerId: "tools", specs: [] };
 const NO_DECISIONS: SourceLogic = { artifacts: [], decisions: [] };

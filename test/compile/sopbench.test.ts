@@ -3,7 +3,7 @@
  * draft, extraction and judge answers are scripted), and the compiled workflow runs in the SOP-Bench tool
  * environment (tool nodes against SopBenchToolService) with a scripted model answering its agent steps.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { compileSop, readToolCatalog } from "../../src/compile/compile.js";
 import { artifactHistory, runCompiled } from "../../src/compile/runtime.js";
 import { loadDomain, SopBenchToolService } from "../../src/eval/sopbench/index.js";
@@ -11,18 +11,12 @@ import { evaluateWorkflowOnDomain } from "../../src/eval/sopbench/run-workflow.j
 import { loadReferenceWorkflow } from "../../src/eval/sopbench/workflows/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";
-import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { replayServerPerFile } from "../support/per-file.js";
+import { type RecordedRequest, reply } from "../support/replay-server.js";
 import { dangerousGoodsLogic, dangerousGoodsModel, orderFulfillmentLogic, orderFulfillmentModel } from "./fixtures.js";
 import { lastUser, MODEL, ScriptedModel } from "./scripted.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const server = replayServerPerFile();
 
 /** The agent step's model: reads the decision the tool returned from its prompt and reports it. */
 /** Echo the decision the prompt shows; a gate-retry adds a feedback message after it, so search every message. */

@@ -3,22 +3,16 @@
  * 127.0.0.1: an answer that references an LLM's text streams the model's chunks as they arrive,
  * text_chunk events come in order, and their concatenation is the final answer.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
 import { createLlmService } from "../../src/llm/index.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";
 import type { RunEvent } from "../../src/store/run-events.js";
 import { buildWorkflow } from "../support/build.js";
-import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { replayServerPerFile } from "../support/per-file.js";
+import { type RecordedRequest, reply } from "../support/replay-server.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const server = replayServerPerFile();
 
 const llmService = () =>
   createLlmService({

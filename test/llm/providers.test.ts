@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LlmConfigInput, ProviderKind } from "../../src/llm/index.js";
 import { createLlmService } from "../../src/llm/index.js";
-import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { replayServerPerFile } from "../support/per-file.js";
+import { reply } from "../support/replay-server.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const server = replayServerPerFile();
 
 interface Case {
   kind: ProviderKind;

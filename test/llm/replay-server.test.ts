@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { describe, expect, it } from "vitest";
+import { replayServerPerFile } from "../support/per-file.js";
+import { reply } from "../support/replay-server.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const server = replayServerPerFile();
 
 const post = (path: string, body: unknown) =>
   fetch(`${server.url}${path}`, {

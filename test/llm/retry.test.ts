@@ -1,18 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLlmService, LlmError, type RetryEvent } from "../../src/llm/index.js";
 import { retryDelay } from "../../src/llm/retry.js";
-import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { replayServerPerFile } from "../support/per-file.js";
+import { reply } from "../support/replay-server.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const server = replayServerPerFile();
 
 const ask = { model: { provider: "openai", name: "m" }, messages: [{ role: "user" as const, content: "hi" }] };
 

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createLlmService, LlmError } from "../../src/llm/index.js";
 import { parseModelJson, validateJsonSchema } from "../../src/llm/json.js";
-import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { replayServerPerFile } from "../support/per-file.js";
+import { reply } from "../support/replay-server.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const server = replayServerPerFile();
 
 const schema = {
   type: "object",

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
 import { toolCorrectness } from "../../src/eval/metrics/tc.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
@@ -14,14 +14,10 @@ import {
   phoneRecords,
   TOOL_SPECS,
 } from "../optimize/fixtures.js";
-import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { replayServerPerFile } from "../support/per-file.js";
+import { reply } from "../support/replay-server.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(async () => server.close());
-beforeEach(() => server.reset());
+const server = replayServerPerFile();
 
 const llm = () =>
   createLlmService({

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { tempDir } from "../support/temp-dir.js";
+import { tempDir } from "../support/per-file.js";
 import { weftOut } from "../support/weft-bin.js";
 import { type SampleServer, serveSample } from "./helpers.js";
 

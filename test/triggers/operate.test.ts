@@ -8,7 +8,7 @@ import { openStores } from "../../src/store/open.js";
 import { syncAppTriggers } from "../../src/triggers/sync.js";
 import { newId } from "../../src/util/ids.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";
-import { tempDir } from "../support/temp-dir.js";
+import { tempDir } from "../support/per-file.js";
 import { runWeft } from "../support/weft-bin.js";
 
 const YAML = readFileSync(new URL("../fixtures/dify/triggers/webhook-and-schedule.yml", import.meta.url), "utf8");

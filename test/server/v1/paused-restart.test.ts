@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportDify } from "../../../src/dsl/dify/index.js";
 import { openStores } from "../../../src/store/open.js";
 import { buildWorkflow, tpl } from "../../support/build.js";
-import { tempDir } from "../../support/temp-dir.js";
+import { tempDir } from "../../support/per-file.js";
 import { difyEvents } from "../../support/v1-apps.js";
 import { cleanEnv, spawnWeftServe, weftOut } from "../../support/weft-bin.js";
 
