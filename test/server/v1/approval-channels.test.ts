@@ -4,18 +4,13 @@
  * key may use (Dify's `disposition_for_surface` for the service API), in the blocking answer, the streamed
  * `human_input_required` and `workflow_paused` alike.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Workflow } from "../../../src/ir/workflow.js";
 import { buildWorkflow, tpl } from "../../support/build.js";
-import { difyEvents, startV1Server, type V1Server } from "../../support/v1-apps.js";
+import { v1ServerPerFile } from "../../support/per-file.js";
+import { difyEvents } from "../../support/v1-apps.js";
 
-let s: V1Server;
-beforeAll(async () => {
-  s = await startV1Server();
-}, 60_000);
-afterAll(async () => {
-  await s?.stop();
-});
+const s = v1ServerPerFile();
 
 const post = (key: string, path: string, body: unknown) =>
   fetch(`${s.v1}${path}`, {

@@ -6,17 +6,10 @@
 
 import { ChatClient, CompletionClient, DifyClient } from "dify-client";
 import { createParser } from "eventsource-parser";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { v1ServerPerFile } from "../../support/per-file.js";
 import { reply } from "../../support/replay-server.js";
-import {
-  branchingWorkflow,
-  chatWorkflow,
-  difyEvents,
-  fileWorkflow,
-  slowWorkflow,
-  startV1Server,
-  type V1Server,
-} from "../../support/v1-apps.js";
+import { branchingWorkflow, chatWorkflow, difyEvents, fileWorkflow, slowWorkflow } from "../../support/v1-apps.js";
 
 // The package's index.d.ts predates its index.js: runWorkflow and renameConversation's auto_generate exist at run time.
 type WorkflowClient = CompletionClient & {
@@ -24,13 +17,7 @@ type WorkflowClient = CompletionClient & {
 };
 const workflowClient = (key: string, url: string) => new CompletionClient(key, url) as WorkflowClient;
 
-let s: V1Server;
-beforeAll(async () => {
-  s = await startV1Server();
-}, 60_000);
-afterAll(async () => {
-  await s?.stop();
-});
+const s = v1ServerPerFile();
 
 /** axios rejects non-2xx answers: the Dify error body it carries. */
 async function failure(p: Promise<unknown>): Promise<{ status: number; body: any }> {

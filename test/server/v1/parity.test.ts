@@ -7,24 +7,19 @@ import { execFile } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Workflow } from "../../../src/ir/workflow.js";
 import { FILE_URL_TTL_S, FileSigner } from "../../../src/server/file-signing.js";
 import { buildWorkflow, tpl } from "../../support/build.js";
+import { v1ServerPerFile } from "../../support/per-file.js";
 import { reply } from "../../support/replay-server.js";
-import { branchingWorkflow, chatWorkflow, difyEvents, startV1Server, type V1Server } from "../../support/v1-apps.js";
+import { branchingWorkflow, chatWorkflow, difyEvents } from "../../support/v1-apps.js";
 
 const run = promisify(execFile);
 // The signing key the server reads at start, so this test can mint an expired URL of its own.
 const SIGNING_KEY = "parity-test-signing-key";
 process.env.WEFT_FILES_SIGNING_KEY = SIGNING_KEY;
-let s: V1Server;
-beforeAll(async () => {
-  s = await startV1Server();
-}, 60_000);
-afterAll(async () => {
-  await s?.stop();
-});
+const s = v1ServerPerFile();
 
 const post = (key: string, path: string, body: unknown) =>
   fetch(`${s.v1}${path}`, {

@@ -4,17 +4,12 @@
  * Last-Event-ID, and one that asks for Dify's state snapshot miss nothing and get nothing twice.
  */
 import { createParser } from "eventsource-parser";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { v1ServerPerFile } from "../../support/per-file.js";
 import { reply } from "../../support/replay-server.js";
-import { branchingWorkflow, chatWorkflow, startV1Server, type V1Server } from "../../support/v1-apps.js";
+import { branchingWorkflow, chatWorkflow } from "../../support/v1-apps.js";
 
-let s: V1Server;
-beforeAll(async () => {
-  s = await startV1Server();
-}, 60_000);
-afterAll(async () => {
-  await s?.stop();
-});
+const s = v1ServerPerFile();
 
 interface Sse {
   id?: string;

@@ -5,21 +5,15 @@
  * app's `features.file_upload` for `files` — refuse a file they do not allow with Dify's 400 `invalid_param`
  * "File validation failed for file: NAME" before any run starts. Literal HTTP, as Dify's curl examples.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Workflow } from "../../../src/ir/workflow.js";
 import { FILE_URL_TTL_S, FileSigner } from "../../../src/server/file-signing.js";
 import { buildWorkflow, tpl } from "../../support/build.js";
-import { startV1Server, type V1Server } from "../../support/v1-apps.js";
+import { v1ServerPerFile } from "../../support/per-file.js";
 
 const SIGNING_KEY = "upload-rules-test-signing-key";
 process.env.WEFT_FILES_SIGNING_KEY = SIGNING_KEY;
-let s: V1Server;
-beforeAll(async () => {
-  s = await startV1Server();
-}, 60_000);
-afterAll(async () => {
-  await s?.stop();
-});
+const s = v1ServerPerFile();
 
 const post = (key: string, path: string, body: unknown) =>
   fetch(`${s.v1}${path}`, {
