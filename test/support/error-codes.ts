@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { EXIT } from "../../src/errors/statuses.js";
 
 /** One error or diagnostic code as the source spells it, and where. */
 export interface CodeSite {
@@ -12,6 +13,8 @@ export interface CodeSite {
   kind: "argument" | "property" | "typed";
   /** For `new X(…)` / `super(…)`: the error class and its ancestors, nearest first. */
   classes?: string[];
+  /** For a plain call: the function called (`fail`, `sink.add`…). */
+  callee?: string;
   /** The literal passed for a parameter named `status` (HTTP) or `exitCode` (CLI), when there is one. */
   status?: number;
   exitCode?: number;
@@ -71,6 +74,31 @@ function classChain(checker: ts.TypeChecker, call: ts.CallExpression | ts.NewExp
   return out;
 }
 
+/**
+ * For a helper such as `fail(code, message)`: the error it throws or returns, read from the first `new X(…)`
+ * of a WeftError in its body, with that expression's status literal (`refuse = (code, m) => new ApiError(403, …)`).
+ */
+function helperError(checker: ts.TypeChecker, call: ts.CallExpression): Partial<CodeSite> {
+  const decl = checker.getResolvedSignature(call)?.getDeclaration();
+  const body = decl && "body" in decl ? decl.body : undefined;
+  let found: Partial<CodeSite> = {};
+  const visit = (node: ts.Node): void => {
+    if (found.classes) return;
+    if (ts.isNewExpression(node)) {
+      const classes = classChain(checker, node);
+      if (classes.includes("WeftError")) {
+        const names = parameterNames(checker, node);
+        const status = names.includes("status") ? numberArg(node.arguments?.[names.indexOf("status")]) : undefined;
+        found = { classes, ...(status === undefined ? {} : { status }) };
+        return;
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  if (body) visit(body);
+  return found;
+}
+
 function messageText(e: ts.Expression | undefined, sf: ts.SourceFile): string | undefined {
   if (!e) return undefined;
   if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return e.text;
@@ -80,7 +108,11 @@ function messageText(e: ts.Expression | undefined, sf: ts.SourceFile): string | 
   return `{${e.getText(sf)}}`;
 }
 
+/** A numeric literal, or `EXIT.usage`-style names of the CLI's exit statuses. */
 function numberArg(e: ts.Expression | undefined): number | undefined {
+  if (e && ts.isPropertyAccessExpression(e) && e.expression.getText() === "EXIT") {
+    return (EXIT as Record<string, number>)[e.name.text];
+  }
   return e && ts.isNumericLiteral(e) ? Number(e.text) : undefined;
 }
 
@@ -161,6 +193,9 @@ export function scanErrorCodes(root = join(repo, "src")): CodeSite[] {
           const classes = classChain(checker, node);
           add(code, "argument", {
             ...(classes.length ? { classes } : {}),
+            ...(ts.isCallExpression(node) && !classes.length
+              ? { callee: node.expression.getText(sf), ...helperError(checker, node) }
+              : {}),
             ...definedOnly({ status: numberArg(arg("status")), exitCode: numberArg(arg("exitCode")) }),
             ...definedOnly({ message: messageText(arg("message"), sf) }),
           });
