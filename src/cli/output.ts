@@ -1,5 +1,5 @@
-import { WeftError } from "../ir/errors.js";
 import { EXIT } from "../errors/statuses.js";
+import { WeftError } from "../ir/errors.js";
 import { StoreOpenError, StoreSpecError } from "../store/errors.js";
 
 // The exit statuses live with the error catalogue (docs/errors.md lists each code's).

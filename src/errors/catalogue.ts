@@ -78,7 +78,12 @@ export function lookupError(code: string): ErrorEntry | undefined {
 }
 
 function patternOf(code: string): RegExp {
-  return new RegExp(`^${code.split("*").map((p) => p.replace(/[.^$+?()[\]{}|\\]/g, "\\$&")).join("[a-z0-9_.]+")}$`);
+  return new RegExp(
+    `^${code
+      .split("*")
+      .map((p) => p.replace(/[.^$+?()[\]{}|\\]/g, "\\$&"))
+      .join("[a-z0-9_.]+")}$`,
+  );
 }
 
 /** `area.reason`: lower-case words joined by `_`, one dot after the area; `*` stands for a computed part. */

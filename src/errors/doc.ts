@@ -27,7 +27,16 @@ function areaSection(area: string, entries: ErrorEntry[]): string[] {
   const hints = new Set(entries.map((e) => e.hint));
   const fix = hints.size === 1 ? [`Fix: ${[...hints][0]}`, ""] : [];
   const own = hints.size === 1 ? [] : entries.map((e) => `- \`${e.code}\`: ${e.hint}`);
-  return [`## ${area}`, "", ...fix, "| code | kind | HTTP | exit | message |", "|---|---|---|---|---|", ...rows, "", ...(own.length ? [...own, ""] : [])];
+  return [
+    `## ${area}`,
+    "",
+    ...fix,
+    "| code | kind | HTTP | exit | message |",
+    "|---|---|---|---|---|",
+    ...rows,
+    "",
+    ...(own.length ? [...own, ""] : []),
+  ];
 }
 
 /** docs/errors.md, generated from the catalogue by `weft errors --markdown`; a test fails when the file is stale. */

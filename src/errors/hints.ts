@@ -3,7 +3,8 @@
  * code: what to look at first.
  */
 export const AREA_HINTS: Readonly<Record<string, string>> = {
-  agent: "Check the agent node's model, strategy and query, and that a model endpoint is configured (weft.config.json `llm`).",
+  agent:
+    "Check the agent node's model, strategy and query, and that a model endpoint is configured (weft.config.json `llm`).",
   aggregator: "Give the variable aggregator at least one variable to pass on.",
   analysis: "A node type's static rule crashed: report it with the workflow that triggers it.",
   answer: "The model's answer was not a usable workflow; retry, or use a stronger model.",

@@ -95,7 +95,10 @@ describe("weft errors", () => {
   it("lists every code", () => {
     const r = weft([]);
     expect(r.code).toBe(0);
-    const listed = r.out.trim().split("\n").map((l) => l.split(/\s+/)[0]);
+    const listed = r.out
+      .trim()
+      .split("\n")
+      .map((l) => l.split(/\s+/)[0]);
     expect(listed).toEqual([...ERROR_CATALOGUE.keys()]);
   });
 

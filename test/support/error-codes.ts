@@ -56,12 +56,11 @@ function parameterNames(checker: ts.TypeChecker, call: ts.CallExpression | ts.Ne
 
 /** The class a `new X()` or `super()` constructs, and its ancestors. */
 function classChain(checker: ts.TypeChecker, call: ts.CallExpression | ts.NewExpression): string[] {
-  let type: ts.Type | undefined =
-    ts.isNewExpression(call)
-      ? checker.getTypeAtLocation(call)
-      : call.expression.kind === ts.SyntaxKind.SuperKeyword
-        ? checker.getTypeAtLocation(call.expression)
-        : undefined;
+  let type: ts.Type | undefined = ts.isNewExpression(call)
+    ? checker.getTypeAtLocation(call)
+    : call.expression.kind === ts.SyntaxKind.SuperKeyword
+      ? checker.getTypeAtLocation(call.expression)
+      : undefined;
   if (ts.isCallExpression(call) && type) {
     const construct = type.getConstructSignatures()[0];
     type = construct?.getReturnType();
