@@ -1,8 +1,9 @@
+import { EXIT } from "../errors/statuses.js";
 import { WeftError } from "../ir/errors.js";
 import { StoreOpenError, StoreSpecError } from "../store/errors.js";
 
-/** Exit codes: 0 ok, 1 the thing checked is invalid / the run failed, 2 usage or configuration problem. */
-export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
+// The exit statuses live with the error catalogue (docs/errors.md lists each code's).
+export { EXIT };
 
 export class CliError extends WeftError {
   constructor(

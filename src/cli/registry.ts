@@ -20,6 +20,7 @@ const scheduleCommands: Load = async (p) => (await import("./commands/schedules.
 const triggerCommands: Load = async (p) => (await import("./commands/triggers.js")).registerTriggerCommands(p);
 const userCommands: Load = async (p) => (await import("./commands/users.js")).registerUserCommands(p);
 const auditCommands: Load = async (p) => (await import("./commands/audit.js")).registerAuditCommands(p);
+const errorsCommands: Load = async (p) => (await import("./commands/errors.js")).registerErrorsCommands(p);
 const serveCommands: Load = async (p) => (await import("./commands/serve.js")).registerServeCommands(p);
 const evalCommands: Load = async (p) => {
   const [evalGroup, runners, c2w] = await Promise.all([
@@ -137,6 +138,11 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
     name: "apps",
     load: appCommands,
     description: "apps that `weft serve` runs (the Dify service API selects one by its key)",
+  },
+  {
+    name: "errors",
+    load: errorsCommands,
+    description: "the error catalogue: every code with its area, HTTP and exit statuses, message and fix",
   },
 ];
 

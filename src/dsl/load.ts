@@ -41,12 +41,12 @@ function looksLikeWeft(v: Record<string, unknown>): boolean {
 /** Validate a parsed Weft JSON object against the workflow schema. */
 export function parseWeftObject(value: unknown, nameHint?: string): LoadedWorkflow {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ImportError("weft_not_object", "Weft JSON must be an object with mode, nodes and edges");
+    throw new ImportError("weft.not_object", "Weft JSON must be an object with mode, nodes and edges");
   }
   const obj = value as Record<string, unknown>;
   if (obj.weft !== undefined && obj.weft !== 1) {
     throw new ImportError(
-      "weft_version_unsupported",
+      "weft.version_unsupported",
       `Weft JSON format ${JSON.stringify(obj.weft)} is not supported (expected weft: 1)`,
     );
   }
@@ -56,7 +56,7 @@ export function parseWeftObject(value: unknown, nameHint?: string): LoadedWorkfl
     const issues: SchemaIssue[] = r.error.issues.map((i) => ({ path: pathText(i.path), message: i.message }));
     const shown = issues.slice(0, 5).map((i) => `${i.path}: ${i.message}`);
     const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : "";
-    throw new SchemaError("weft_schema_invalid", `invalid Weft workflow: ${shown.join("; ")}${more}`, { issues });
+    throw new SchemaError("weft.schema_invalid", `invalid Weft workflow: ${shown.join("; ")}${more}`, { issues });
   }
   return { workflow: r.data, warnings: [], format: "weft" };
 }
@@ -78,7 +78,7 @@ export function parseWorkflowText(text: string, nameHint?: string): LoadedWorkfl
   const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
   if (body.trimStart().startsWith("{")) {
     if (Buffer.byteLength(body, "utf8") > MAX_DSL_BYTES) {
-      throw new ImportError("dsl_too_large", `the file is over ${MAX_DSL_BYTES} bytes (10 MB)`);
+      throw new ImportError("dsl.too_large", `the file is over ${MAX_DSL_BYTES} bytes (10 MB)`);
     }
     let value: unknown;
     try {
@@ -87,7 +87,7 @@ export function parseWorkflowText(text: string, nameHint?: string): LoadedWorkfl
       const message = err instanceof Error ? err.message : String(err);
       const { line, col } = jsonErrorPosition(body, message);
       const where = line !== undefined ? ` at line ${line}, column ${col}` : "";
-      throw new ImportError("weft_not_json", `not valid JSON${where}: ${message}`, { line, col });
+      throw new ImportError("weft.not_json", `not valid JSON${where}: ${message}`, { line, col });
     }
     if (
       typeof value === "object" &&
@@ -110,19 +110,19 @@ export async function loadWorkflowFile(path: string): Promise<LoadedWorkflow> {
   let size: number;
   try {
     const st = await stat(path);
-    if (!st.isFile()) throw new ImportError("file_not_regular", `${path} is not a file`, { path });
+    if (!st.isFile()) throw new ImportError("dsl.file_not_regular", `${path} is not a file`, { path });
     size = st.size;
   } catch (err) {
     if (err instanceof ImportError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new ImportError(
-      code === "ENOENT" ? "file_not_found" : "file_unreadable",
+      code === "ENOENT" ? "dsl.file_not_found" : "dsl.file_unreadable",
       code === "ENOENT" ? `no such file: ${path}` : `cannot read ${path}: ${(err as Error).message}`,
       { path },
     );
   }
   if (size > MAX_DSL_BYTES) {
-    throw new ImportError("dsl_too_large", `${path} is ${size} bytes; the limit is ${MAX_DSL_BYTES} (10 MB)`, {
+    throw new ImportError("dsl.too_large", `${path} is ${size} bytes; the limit is ${MAX_DSL_BYTES} (10 MB)`, {
       path,
       bytes: size,
     });

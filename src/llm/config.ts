@@ -43,7 +43,7 @@ const retrySchema = z.strictObject({
   maxRetries: z.int().min(0).max(10).default(3),
   baseDelayMs: z.int().min(0).default(500),
   maxDelayMs: z.int().min(0).default(8_000),
-  /** A Retry-After longer than this is not waited for: the call fails with LLM_RATE_LIMITED. */
+  /** A Retry-After longer than this is not waited for: the call fails with llm.rate_limited. */
   maxRetryAfterMs: z.int().min(0).default(60_000),
 });
 
@@ -75,7 +75,7 @@ export function parseLlmConfig(input: unknown, source = "config"): LlmConfig {
   const parsed = llmConfigSchema.safeParse(input ?? {});
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${[source, ...i.path.map(String)].join(".")}: ${i.message}`);
-    throw new LlmConfigError("LLM_CONFIG_INVALID", `Invalid LLM configuration:\n  ${issues.join("\n  ")}`, {
+    throw new LlmConfigError("llm.config_invalid", `Invalid LLM configuration:\n  ${issues.join("\n  ")}`, {
       source,
       issues,
     });
@@ -96,7 +96,7 @@ function checkReferences(cfg: LlmConfig, source: string): void {
     if (!known(ep)) issues.push(`${source}.models.${m}: no endpoint named "${ep}"`);
   }
   if (issues.length) {
-    throw new LlmConfigError("LLM_CONFIG_INVALID", `Invalid LLM configuration:\n  ${issues.join("\n  ")}`, {
+    throw new LlmConfigError("llm.config_invalid", `Invalid LLM configuration:\n  ${issues.join("\n  ")}`, {
       source,
       issues,
     });
@@ -128,7 +128,7 @@ export function loadLlmConfig(opts: LoadLlmConfigOptions = {}): LlmConfig {
   if (existsSync(file)) {
     section = readLlmSection(file);
   } else if (explicit) {
-    throw new LlmConfigError("LLM_CONFIG_NOT_FOUND", `Config file not found: ${file}`, { path: file });
+    throw new LlmConfigError("llm.config_not_found", `Config file not found: ${file}`, { path: file });
   }
   const base = parseLlmConfig(section, existsSync(file) ? `${file}#llm` : "config");
   return withEnvironment(base, env);
@@ -140,7 +140,7 @@ function readLlmSection(file: string): unknown {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
     throw new LlmConfigError(
-      "LLM_CONFIG_INVALID_JSON",
+      "llm.config_invalid_json",
       `Config file ${file} is not valid JSON: ${(err as Error).message}`,
       {
         path: file,
@@ -148,7 +148,7 @@ function readLlmSection(file: string): unknown {
     );
   }
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    throw new LlmConfigError("LLM_CONFIG_INVALID", `Config file ${file} must hold a JSON object`, { path: file });
+    throw new LlmConfigError("llm.config_invalid", `Config file ${file} must hold a JSON object`, { path: file });
   }
   return (raw as Record<string, unknown>).llm ?? {};
 }
@@ -203,7 +203,7 @@ function withEnvironment(base: LlmConfig, env: Record<string, string | undefined
     const parsed = z.record(z.string(), endpointSchema).safeParse({ [name]: raw });
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => `${vars}: ${i.path.slice(1).join(".") || "value"}: ${i.message}`);
-      throw new LlmConfigError("LLM_CONFIG_INVALID", `Invalid LLM environment variables:\n  ${issues.join("\n  ")}`, {
+      throw new LlmConfigError("llm.config_invalid", `Invalid LLM environment variables:\n  ${issues.join("\n  ")}`, {
         source: "environment",
         issues,
       });
@@ -253,7 +253,7 @@ function withEnvironment(base: LlmConfig, env: Record<string, string | undefined
     cfg.default = "env";
   } else if (weft.apiKey || weft.model) {
     throw new LlmConfigError(
-      "LLM_CONFIG_INVALID",
+      "llm.config_invalid",
       "WEFT_LLM_API_KEY or WEFT_LLM_MODEL is set, but neither WEFT_LLM_BASE_URL nor WEFT_LLM_PROVIDER says which endpoint they are for",
       { source: "environment" },
     );

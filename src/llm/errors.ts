@@ -5,17 +5,17 @@ import { WeftError } from "../ir/errors.js";
  * model, HTTP status and number of attempts so a message can say where it went wrong.
  */
 export type LlmErrorCode =
-  | "LLM_RATE_LIMITED"
-  | "LLM_SERVER_ERROR"
-  | "LLM_TIMEOUT"
-  | "LLM_CONNECTION"
-  | "LLM_AUTH"
-  | "LLM_BAD_REQUEST"
-  | "LLM_BAD_RESPONSE"
-  | "LLM_ABORTED"
-  | "LLM_STRUCTURED_OUTPUT_INVALID"
-  | "LLM_UNSUPPORTED"
-  | "LLM_CALL_FAILED";
+  | "llm.rate_limited"
+  | "llm.server_error"
+  | "llm.timeout"
+  | "llm.connection"
+  | "llm.auth"
+  | "llm.bad_request"
+  | "llm.bad_response"
+  | "llm.aborted"
+  | "llm.structured_output_invalid"
+  | "llm.unsupported"
+  | "llm.call_failed";
 
 export class LlmError extends WeftError {
   declare readonly code: LlmErrorCode;

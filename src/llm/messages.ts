@@ -26,7 +26,7 @@ export function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
       }
       case "tool": {
         if (!m.toolCallId) {
-          throw new LlmError("LLM_BAD_REQUEST", `messages[${index}]: a tool message needs toolCallId`, { index });
+          throw new LlmError("llm.bad_request", `messages[${index}]: a tool message needs toolCallId`, { index });
         }
         const part: ToolResultPart = {
           type: "tool-result",
@@ -37,7 +37,7 @@ export function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
         return { role: "tool", content: [part] };
       }
       default:
-        throw new LlmError("LLM_BAD_REQUEST", `messages[${index}]: unknown role "${String((m as ChatMessage).role)}"`, {
+        throw new LlmError("llm.bad_request", `messages[${index}]: unknown role "${String((m as ChatMessage).role)}"`, {
           index,
         });
     }

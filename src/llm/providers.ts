@@ -25,7 +25,7 @@ export function apiKeyOf(name: string, ep: EndpointConfig, env: Env): string | u
     const v = env[ep.apiKeyEnv];
     if (!v) {
       throw new NotConfiguredError(
-        "LLM_NO_API_KEY",
+        "llm.no_api_key",
         `Endpoint "${name}" reads its API key from ${ep.apiKeyEnv}, which is not set`,
         { endpoint: name, env: ep.apiKeyEnv },
       );
@@ -35,7 +35,7 @@ export function apiKeyOf(name: string, ep: EndpointConfig, env: Env): string | u
   for (const k of KEY_ENV[ep.provider] ?? []) if (env[k]) return env[k];
   if (KEY_ENV[ep.provider]) {
     throw new NotConfiguredError(
-      "LLM_NO_API_KEY",
+      "llm.no_api_key",
       `Endpoint "${name}" (${ep.provider}) has no API key: set "apiKey" or "apiKeyEnv" in its config, or ${(KEY_ENV[ep.provider] ?? []).join(" / ")}`,
       { endpoint: name, provider: ep.provider },
     );
@@ -85,7 +85,7 @@ export function endpointModels(name: string, ep: EndpointConfig, env: Env): Endp
       return {
         language: (id) => p.messages(id),
         embedding: () => {
-          throw new LlmError("LLM_UNSUPPORTED", `Endpoint "${name}" (anthropic) offers no embedding models`, {
+          throw new LlmError("llm.unsupported", `Endpoint "${name}" (anthropic) offers no embedding models`, {
             endpoint: name,
           });
         },

@@ -69,7 +69,7 @@ function finish(
 }
 
 function notConfigured(reason: string, ref: Pick<ModelRef, "provider" | "name">): NotConfiguredError {
-  return new NotConfiguredError("LLM_NOT_CONFIGURED", `${reason}\n\n${describeConfigHelp()}`, {
+  return new NotConfiguredError("llm.not_configured", `${reason}\n\n${describeConfigHelp()}`, {
     provider: ref.provider,
     model: ref.name,
     reason,

@@ -97,7 +97,7 @@ export function retryDelay(err: LlmError, n: number, policy: RetryPolicy, random
 }
 
 function aborted(ctx: AttemptContext, attempts: number): LlmError {
-  return new LlmError("LLM_ABORTED", `Call to ${ctx.endpoint} (${ctx.model}) was aborted`, { ...ctx, attempts });
+  return new LlmError("llm.aborted", `Call to ${ctx.endpoint} (${ctx.model}) was aborted`, { ...ctx, attempts });
 }
 
 /** Maps whatever an attempt threw onto an LlmError with a code and a retryable flag. */
@@ -109,7 +109,7 @@ export function classify(raw: unknown, ctx: AttemptContext, timedOutAfterMs?: nu
   const where = `${ctx.endpoint} (${ctx.model})`;
   if (timedOutAfterMs !== undefined) {
     return new LlmError(
-      "LLM_TIMEOUT",
+      "llm.timeout",
       `Call to ${where} timed out after ${timedOutAfterMs} ms`,
       { ...ctx, timeoutMs: timedOutAfterMs },
       true,
@@ -124,40 +124,40 @@ export function classify(raw: unknown, ctx: AttemptContext, timedOutAfterMs?: nu
     const body = typeof api.responseBody === "string" ? api.responseBody.slice(0, 500) : undefined;
     if (body) details.responseBody = body;
     if (status === undefined) {
-      return new LlmError("LLM_CONNECTION", `Cannot reach ${where}: ${api.message}`, details, true);
+      return new LlmError("llm.connection", `Cannot reach ${where}: ${api.message}`, details, true);
     }
     if (status >= 200 && status < 300 && isNetworkError(api.cause)) {
       // The SDK reports a connection cut while reading a 200 body as a failed "successful response".
-      return new LlmError("LLM_CONNECTION", `Connection to ${where} broke mid-response`, details, true);
+      return new LlmError("llm.connection", `Connection to ${where} broke mid-response`, details, true);
     }
     const [code, retryable] = statusCode(status);
     const what = status >= 200 && status < 300 ? "an unreadable response" : `HTTP ${status}`;
     return new LlmError(code, `${where} answered with ${what}: ${api.message}`, details, retryable);
   }
   if (isNetworkError(raw)) {
-    return new LlmError("LLM_CONNECTION", `Cannot reach ${where}: ${(raw as Error).message}`, { ...ctx }, true);
+    return new LlmError("llm.connection", `Cannot reach ${where}: ${(raw as Error).message}`, { ...ctx }, true);
   }
   const message = raw instanceof Error ? raw.message : String(raw);
   const name = raw instanceof Error ? raw.name : "";
   if (/JSONParseError|TypeValidationError|InvalidResponseData|NoContentGenerated|EmptyResponseBody/i.test(name)) {
     return new LlmError(
-      "LLM_BAD_RESPONSE",
+      "llm.bad_response",
       `${where} sent a response that could not be read: ${message}`,
       { ...ctx },
       true,
     );
   }
-  return new LlmError("LLM_CALL_FAILED", `Call to ${where} failed: ${message}`, { ...ctx, cause: name || undefined });
+  return new LlmError("llm.call_failed", `Call to ${where} failed: ${message}`, { ...ctx, cause: name || undefined });
 }
 
 function statusCode(status: number): [LlmErrorCode, boolean] {
-  if (status === 429) return ["LLM_RATE_LIMITED", true];
-  if (status === 408) return ["LLM_TIMEOUT", true];
-  if (status === 401 || status === 403) return ["LLM_AUTH", false];
-  if (status >= 500) return ["LLM_SERVER_ERROR", true];
+  if (status === 429) return ["llm.rate_limited", true];
+  if (status === 408) return ["llm.timeout", true];
+  if (status === 401 || status === 403) return ["llm.auth", false];
+  if (status >= 500) return ["llm.server_error", true];
   // A 2xx here means the body could not be parsed (truncated or garbled): worth one more try.
-  if (status >= 200 && status < 300) return ["LLM_BAD_RESPONSE", true];
-  return ["LLM_BAD_REQUEST", false];
+  if (status >= 200 && status < 300) return ["llm.bad_response", true];
+  return ["llm.bad_request", false];
 }
 
 function findApiCallError(raw: unknown): APICallError | undefined {

@@ -180,7 +180,7 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
       const usage = addUsage(first.usage, second.usage);
       if (secondCheck.ok) return finishJson({ ...second, usage }, secondCheck.value, r);
       throw new LlmError(
-        "LLM_STRUCTURED_OUTPUT_INVALID",
+        "llm.structured_output_invalid",
         `${r.endpointName} (${r.modelId}) did not return valid JSON after one repair attempt: ${secondCheck.errors.join("; ")}`,
         {
           endpoint: r.endpointName,
@@ -207,7 +207,7 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
           : undefined;
       if (!r) {
         throw new NotConfiguredError(
-          "LLM_NOT_CONFIGURED",
+          "llm.not_configured",
           "No endpoint is configured for embeddings (set a default endpoint with embeddingModel)",
           {},
         );
@@ -215,7 +215,7 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
       const id = r.endpoint.embeddingModel ?? ref?.name;
       if (!id) {
         throw new NotConfiguredError(
-          "LLM_NOT_CONFIGURED",
+          "llm.not_configured",
           `Endpoint "${r.endpointName}" has no embeddingModel and the request names no model`,
           { endpoint: r.endpointName },
         );
@@ -234,7 +234,7 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
 /** Requests come from workflow configs, so malformed ones get a typed error rather than a TypeError. */
 function checkRequest(req: LlmRequest): void {
   const bad = (field: string, reason: string) =>
-    new LlmError("LLM_BAD_REQUEST", `Invalid LLM request: ${field} ${reason}`, { field });
+    new LlmError("llm.bad_request", `Invalid LLM request: ${field} ${reason}`, { field });
   if (!req || typeof req !== "object") throw bad("request", "must be an object");
   if (!req.model || typeof req.model !== "object") throw bad("model", "must be {provider, name}");
   if (typeof req.model.provider !== "string" || typeof req.model.name !== "string") {
@@ -606,7 +606,7 @@ function completionSettings(endpoint: string, params: Record<string, unknown> | 
     if (v === undefined || v === null || v === "") return undefined;
     const n = typeof v === "string" ? Number(v) : v;
     if (typeof n !== "number" || !Number.isFinite(n)) {
-      throw new LlmError("LLM_BAD_REQUEST", `completion_params.${key} must be a number, got ${JSON.stringify(v)}`, {
+      throw new LlmError("llm.bad_request", `completion_params.${key} must be a number, got ${JSON.stringify(v)}`, {
         endpoint,
         param: key,
       });

@@ -127,7 +127,7 @@ export async function streamSseChat(
     onEvent: (ev) => state.event(ev.data),
     onError: (e) => {
       state.fail(
-        new LlmError("LLM_BAD_RESPONSE", `${describe(where)} sent a malformed event stream: ${e.message}`, {}, true),
+        new LlmError("llm.bad_response", `${describe(where)} sent a malformed event stream: ${e.message}`, {}, true),
       );
     },
     maxBufferSize: MAX_EVENT_CHARS,
@@ -178,7 +178,7 @@ class StreamState {
     } catch {
       this.fail(
         new LlmError(
-          "LLM_BAD_RESPONSE",
+          "llm.bad_response",
           `${describe(this.where)} sent an event that is not JSON: ${data.slice(0, 200)}`,
           {},
           true,
@@ -189,7 +189,7 @@ class StreamState {
     if (!isRecord(chunk)) return;
     if (isRecord(chunk.error)) {
       const message = typeof chunk.error.message === "string" ? chunk.error.message : JSON.stringify(chunk.error);
-      this.fail(new LlmError("LLM_CALL_FAILED", `Call to ${describe(this.where)} failed: ${message}`, {}));
+      this.fail(new LlmError("llm.call_failed", `Call to ${describe(this.where)} failed: ${message}`, {}));
       return;
     }
     if (isRecord(chunk.usage)) this.usage = usageOf(chunk.usage);

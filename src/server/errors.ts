@@ -1,3 +1,4 @@
+import { HTTP } from "../errors/statuses.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { WeftError } from "../ir/errors.js";
 import { StoreError } from "../store/errors.js";
@@ -32,12 +33,18 @@ export function toErrorBody(e: unknown): { status: number; body: ErrorBody } {
     // path stays in the server's log.
     const path = String(e.details.path ?? "");
     const reason = path && e.message.startsWith(`${path}: `) ? e.message.slice(path.length + 2) : e.message;
-    return { status: 500, body: { error: { code: e.code, message: `the server's database failed: ${reason}` } } };
+    return {
+      status: HTTP.serverFault,
+      body: { error: { code: e.code, message: `the server's database failed: ${reason}` } },
+    };
   }
   if (e instanceof WeftError) {
     const issues = e.details.issues;
-    return { status: 422, body: { error: { code: e.code, message: e.message, ...(issues ? { issues } : {}) } } };
+    return {
+      status: HTTP.invalidInput,
+      body: { error: { code: e.code, message: e.message, ...(issues ? { issues } : {}) } },
+    };
   }
   const message = e instanceof Error ? e.message : String(e);
-  return { status: 500, body: { error: { code: "server.internal", message } } };
+  return { status: HTTP.serverFault, body: { error: { code: "server.internal", message } } };
 }

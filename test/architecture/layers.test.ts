@@ -12,7 +12,8 @@ const src = resolve(import.meta.dirname, "../../src");
  * an import that goes up means the imported type or module belongs lower down, not that the table should bend.
  */
 const LAYERS = [
-  ["util"],
+  // The error catalogue is data every layer may read (the analyser's codes, the CLI's and server's statuses).
+  ["util", "errors"],
   ["ir"],
   ["jinja", "sandbox", "llm", "tools", "analysis", "store"],
   // The edit algebra works on the ir and checks its results with the analyser.

@@ -72,7 +72,7 @@ describe("command registry", () => {
     expect(loaded).toContain("dist/cli/registry.js");
     const others = loaded.filter(
       (p) =>
-        !/^dist\/(cli\/(main|registry|output|usage-errors)|ir\/errors|store\/errors)\.js$/.test(p) &&
+        !/^dist\/(cli\/(main|registry|output|usage-errors)|ir\/errors|store\/errors|errors\/statuses)\.js$/.test(p) &&
         !/^node_modules\/(commander|@commander-js\/extra-typings)\//.test(p),
     );
     expect(others).toEqual([]);

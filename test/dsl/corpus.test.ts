@@ -70,7 +70,7 @@ describe("Dify corpus", () => {
       const yaml = exportDify(wf);
       const second = importDify(yaml, { nameHint: "other" });
       // The export says the DSL version it is written in (ours), whatever the source said (issue 36 item 7).
-      expect(second.warnings.map((w) => w.code)).not.toContain("dsl_version_older");
+      expect(second.warnings.map((w) => w.code)).not.toContain("dsl.version_older");
       const ours = { ...wf, meta: { ...wf.meta, dify: { ...asRecord(wf.meta?.dify), version: asRecord(second.workflow.meta?.dify).version } } };
       expect(asRecord(second.workflow.meta?.dify).version).toBe(CURRENT_DSL_VERSION);
       expect(firstDifference(ours, second.workflow)).toBeUndefined();

@@ -107,7 +107,7 @@ describe("importDify mapping", () => {
     expect(wf.name).toBe("样例");
     expect(wf.description).toBe("demo");
     expect(wf.mode).toBe("advanced-chat");
-    expect(warnings.map((w) => w.code)).toEqual(["dsl_version_older"]);
+    expect(warnings.map((w) => w.code)).toEqual(["dsl.version_older"]);
   });
 
   it("keeps node data minus type/title as config, unknown fields included", () => {
@@ -215,7 +215,7 @@ describe("importDify mapping", () => {
     expect(yaml).toContain("name: 样例");
     // Written in today's form, so it says today's version: re-imported, it is not "older" (issue 36 item 7).
     expect(yaml).toMatch(new RegExp(`^version: ${CURRENT_DSL_VERSION.replaceAll(".", "\\.")}$`, "m"));
-    expect(again.warnings.map((w) => w.code)).not.toContain("dsl_version_older");
+    expect(again.warnings.map((w) => w.code)).not.toContain("dsl.version_older");
     const doc = rec((readYaml(yaml) as { value: unknown }).value);
     const nodes = rec(rec(doc.workflow).graph).nodes as J[];
     expect(nodes.find((n) => n.id === "note1")).toMatchObject({ type: "custom-note" });
@@ -281,9 +281,9 @@ describe("exportDify for a new workflow", () => {
 
   it("writes kind, the current version as a string, an app block and full features", () => {
     expect(doc.kind).toBe("app");
-    // Our own output is current: re-importing it never warns dsl_version_older.
+    // Our own output is current: re-importing it never warns dsl.version_older.
     expect(doc.version).toBe(CURRENT_DSL_VERSION);
-    expect(importDify(yaml).warnings.map((w) => w.code)).not.toContain("dsl_version_older");
+    expect(importDify(yaml).warnings.map((w) => w.code)).not.toContain("dsl.version_older");
     expect(doc.app).toMatchObject({ name: "fresh", mode: "workflow", icon_type: "emoji" });
     const features = rec(rec(doc.workflow).features);
     for (const k of [

@@ -47,7 +47,7 @@ describe("parseWorkflowText", () => {
     const bad = { ...weft, mode: "chat", nodes: [{ id: "", type: "start" }] };
     const e = caught(() => parseWorkflowText(JSON.stringify(bad))) as SchemaError;
     expect(e).toBeInstanceOf(SchemaError);
-    expect(e.code).toBe("weft_schema_invalid");
+    expect(e.code).toBe("weft.schema_invalid");
     const issues = e.details.issues as { path: string; message: string }[];
     expect(issues.map((i) => i.path)).toEqual(expect.arrayContaining(["mode", "nodes[0].id"]));
     expect(e.message).toContain("nodes[0].id");
@@ -56,10 +56,10 @@ describe("parseWorkflowText", () => {
   it("rejects broken JSON with a position, and an unknown weft version", () => {
     const e = caught(() => parseWorkflowText('{\n  "weft": 1,\n  "nodes": [,]\n}')) as ImportError;
     expect(e).toBeInstanceOf(ImportError);
-    expect(e.code).toBe("weft_not_json");
+    expect(e.code).toBe("weft.not_json");
     expect(e.message).toMatch(/line 3/);
     expect((caught(() => parseWorkflowText(JSON.stringify({ ...weft, weft: 2 }))) as ImportError).code).toBe(
-      "weft_version_unsupported",
+      "weft.version_unsupported",
     );
   });
 
@@ -91,7 +91,7 @@ describe("parseWorkflowText", () => {
   });
 
   it("passes Dify import errors through", () => {
-    expect((caught(() => parseWorkflowText("app: {mode: chat}\n")) as ImportError).code).toBe("dsl_not_workflow_app");
+    expect((caught(() => parseWorkflowText("app: {mode: chat}\n")) as ImportError).code).toBe("dsl.not_workflow_app");
   });
 });
 
@@ -117,16 +117,16 @@ describe("loadWorkflowFile", () => {
   });
 
   it("gives typed errors for missing, oversized and invalid files, naming the path", async () => {
-    await expect(loadWorkflowFile(join(dir, "nope.yml"))).rejects.toMatchObject({ code: "file_not_found" });
-    await expect(loadWorkflowFile(dir)).rejects.toMatchObject({ code: "file_not_regular" });
+    await expect(loadWorkflowFile(join(dir, "nope.yml"))).rejects.toMatchObject({ code: "dsl.file_not_found" });
+    await expect(loadWorkflowFile(dir)).rejects.toMatchObject({ code: "dsl.file_not_regular" });
     const big = join(dir, "big.yml");
     writeFileSync(big, Buffer.alloc(10 * 1024 * 1024 + 1, 0x20));
-    await expect(loadWorkflowFile(big)).rejects.toMatchObject({ code: "dsl_too_large" });
+    await expect(loadWorkflowFile(big)).rejects.toMatchObject({ code: "dsl.too_large" });
     const bad = join(dir, "bad.yml");
     writeFileSync(bad, "app: [\n");
     const e = await loadWorkflowFile(bad).catch((x: unknown) => x as ImportError);
     expect(e).toBeInstanceOf(ImportError);
-    expect((e as ImportError).code).toBe("dsl_not_yaml");
+    expect((e as ImportError).code).toBe("dsl.not_yaml");
     expect((e as ImportError).message).toContain(bad);
   });
 });

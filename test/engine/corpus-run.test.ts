@@ -59,7 +59,7 @@ const EXPLAINED_FAILURES = new Set([
   "code.output_type",
   "code.output_missing",
   "code.output_extra",
-  "LLM_STRUCTURED_OUTPUT_INVALID",
+  "llm.structured_output_invalid",
 ]);
 
 type Kind = "deterministic" | "model" | "external";

@@ -105,7 +105,7 @@ describe("eval sop", () => {
       "10",
     ]);
     expect(stdout).toMatch(
-      /run errors: \d+ row\(s\); first: \S+: SOPBENCH_INVALID_ARGS: .*bank_account_number must NOT have fewer than 8 characters/,
+      /run errors: \d+ row\(s\); first: \S+: sopbench.invalid_args: .*bank_account_number must NOT have fewer than 8 characters/,
     );
     await expect(evalCli(["sop", "--domain", "know_your_business", "--validation", "loose"])).rejects.toMatchObject({
       code: "usage.validation",

@@ -109,9 +109,9 @@ describe("evaluateWorkflowOnDomain", () => {
   it("rejects a bad run count with a typed error", async () => {
     await expect(
       evaluateWorkflowOnDomain(loadReferenceWorkflow("order_fulfillment"), "order_fulfillment", { runs: 0 }),
-    ).rejects.toMatchObject({ code: "SOPBENCH_INVALID_OPTION" });
+    ).rejects.toMatchObject({ code: "sopbench.invalid_option" });
     await expect(evaluateWorkflowOnDomain(loadReferenceWorkflow("order_fulfillment"), "nope")).rejects.toMatchObject({
-      code: "SOPBENCH_UNKNOWN_DOMAIN",
+      code: "sopbench.unknown_domain",
     });
   });
 });

@@ -82,13 +82,13 @@ describe("loadLlmConfig", () => {
       }
     })();
     expect(err).toBeInstanceOf(LlmConfigError);
-    expect(err).toMatchObject({ code: "LLM_CONFIG_NOT_FOUND" });
+    expect(err).toMatchObject({ code: "llm.config_not_found" });
   });
 
   it("reports invalid JSON and schema problems with their paths", () => {
     writeFileSync(join(dir, "weft.config.json"), "{ not json");
     expect(() => loadLlmConfig({ cwd: dir, env: {} })).toThrow(
-      expect.objectContaining({ code: "LLM_CONFIG_INVALID_JSON" }),
+      expect.objectContaining({ code: "llm.config_invalid_json" }),
     );
 
     writeConfig({
@@ -214,7 +214,7 @@ describe("not configured", () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotConfiguredError);
     expect(err).toMatchObject({
-      code: "LLM_NOT_CONFIGURED",
+      code: "llm.not_configured",
       details: { provider: "langgenius/tongyi/tongyi", model: "qwen-max" },
     });
     const message = (err as Error).message;
@@ -244,13 +244,13 @@ describe("not configured", () => {
     expect(() => parseLlmConfig(parsed.llm)).not.toThrow();
   });
 
-  it("an endpoint whose key variable is unset fails with LLM_NO_API_KEY before any request", async () => {
+  it("an endpoint whose key variable is unset fails with llm.no_api_key before any request", async () => {
     const llm = createLlmService(
       { endpoints: { gpt: { provider: "openai", apiKeyEnv: "MISSING_KEY" } }, default: "gpt" },
       { env: {} },
     );
     await expect(llm.chat({ model: { provider: "openai", name: "gpt-4o" }, messages: [] })).rejects.toMatchObject({
-      code: "LLM_NO_API_KEY",
+      code: "llm.no_api_key",
       details: { env: "MISSING_KEY" },
     });
   });

@@ -231,7 +231,7 @@ describe("request details", () => {
     });
     await expect(
       llm.chat({ model: { provider: "x", name: "m", completion_params: { temperature: "hot" } }, messages: [] }),
-    ).rejects.toMatchObject({ code: "LLM_BAD_REQUEST", details: { param: "temperature" } });
+    ).rejects.toMatchObject({ code: "llm.bad_request", details: { param: "temperature" } });
     expect(server.requests).toHaveLength(0);
   });
 
@@ -251,7 +251,7 @@ describe("request details", () => {
     ] as const;
     for (const [req, field] of bad) {
       const err = await llm.chat(req as never).catch((e: unknown) => e);
-      expect(err).toMatchObject({ code: "LLM_BAD_REQUEST" });
+      expect(err).toMatchObject({ code: "llm.bad_request" });
       if (field) expect(err).toMatchObject({ details: { field } });
     }
     expect(server.requests).toHaveLength(0);
@@ -375,6 +375,6 @@ describe("one service, several endpoints", () => {
       endpoints: { c: { provider: "anthropic", baseURL: server.anthropicBaseURL, apiKey: "k", embeddingModel: "x" } },
       default: "c",
     });
-    await expect(llm.embed(["x"])).rejects.toMatchObject({ code: "LLM_UNSUPPORTED" });
+    await expect(llm.embed(["x"])).rejects.toMatchObject({ code: "llm.unsupported" });
   });
 });

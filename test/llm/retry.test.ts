@@ -37,7 +37,7 @@ describe("retries", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(retries).toHaveLength(1);
     expect(retries[0]?.delayMs).toBe(1000);
-    expect(retries[0]?.error.code).toBe("LLM_RATE_LIMITED");
+    expect(retries[0]?.error.code).toBe("llm.rate_limited");
     expect(server.requests).toHaveLength(2);
   });
 
@@ -54,7 +54,7 @@ describe("retries", () => {
     const err = await llm.chat(ask).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
     expect(err).toMatchObject({
-      code: "LLM_RATE_LIMITED",
+      code: "llm.rate_limited",
       details: { status: 429, retryAfterMs: 3_600_000, attempts: 1 },
     });
     expect(retries).toHaveLength(0);
@@ -70,7 +70,7 @@ describe("retries", () => {
     const { llm, retries } = service();
     const res = await llm.chat(ask);
     expect(res.text).toBe("third time lucky");
-    expect(retries.map((r) => r.error.code)).toEqual(["LLM_SERVER_ERROR", "LLM_SERVER_ERROR"]);
+    expect(retries.map((r) => r.error.code)).toEqual(["llm.server_error", "llm.server_error"]);
     expect(retries.map((r) => r.attempt)).toEqual([1, 2]);
     // Only the successful attempt's tokens are recorded.
     expect(llm.usage()).toMatchObject({ calls: 1, totalTokens: 9 });
@@ -81,7 +81,7 @@ describe("retries", () => {
     const { llm, retries } = service({ timeoutMs: 200 });
     const res = await llm.chat(ask);
     expect(res.text).toBe("quick");
-    expect(retries[0]?.error).toMatchObject({ code: "LLM_TIMEOUT", details: { timeoutMs: 200 } });
+    expect(retries[0]?.error).toMatchObject({ code: "llm.timeout", details: { timeoutMs: 200 } });
   });
 
   it("retries a streaming timeout before any text arrived", async () => {
@@ -91,7 +91,7 @@ describe("retries", () => {
     const res = await llm.chat({ ...ask, onText: (d) => deltas.push(d) });
     expect(res.text).toBe("streamed fine");
     expect(deltas.join("")).toBe("streamed fine");
-    expect(retries[0]?.error.code).toBe("LLM_TIMEOUT");
+    expect(retries[0]?.error.code).toBe("llm.timeout");
   });
 
   it("bounds silence, not length, when streaming", async () => {
@@ -108,21 +108,21 @@ describe("retries", () => {
     const { llm } = service({ timeoutMs: 250 });
     const deltas: string[] = [];
     const err = await llm.chat({ ...ask, onText: (d) => deltas.push(d) }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: "LLM_TIMEOUT", retryable: false, details: { attempts: 1 } });
+    expect(err).toMatchObject({ code: "llm.timeout", retryable: false, details: { attempts: 1 } });
     expect(deltas.length).toBeGreaterThan(0);
     expect(server.requests).toHaveLength(1);
   });
 
-  it("a stream cut before any text is retried; one cut after text fails as LLM_CONNECTION", async () => {
+  it("a stream cut before any text is retried; one cut after text fails as llm.connection", async () => {
     server.enqueue(reply.text("x y z", { dropAfterChunks: 0 }), reply.text("whole"));
     const { llm, retries } = service();
     expect((await llm.chat({ ...ask, onText: () => {} })).text).toBe("whole");
-    expect(retries[0]?.error.code).toBe("LLM_CONNECTION");
+    expect(retries[0]?.error.code).toBe("llm.connection");
 
     server.enqueue(reply.text("x y z", { dropAfterChunks: 2 }), reply.text("never"));
     const deltas: string[] = [];
     const err = await llm.chat({ ...ask, onText: (d) => deltas.push(d) }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: "LLM_CONNECTION", retryable: false });
+    expect(err).toMatchObject({ code: "llm.connection", retryable: false });
     expect(deltas.join("")).toBe("x y ");
     expect(server.pending()).toBe(1);
   });
@@ -133,7 +133,7 @@ describe("retries", () => {
     const err = await llm.chat(ask).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
     expect(err).toMatchObject({
-      code: "LLM_SERVER_ERROR",
+      code: "llm.server_error",
       details: { endpoint: "ep", model: "m", status: 503, attempts: 3 },
     });
     expect((err as Error).message).toContain("HTTP 503");
@@ -145,11 +145,11 @@ describe("retries", () => {
     server.enqueue(reply.status(400, { message: "bad field" }));
     const { llm } = service();
     await expect(llm.chat(ask)).rejects.toMatchObject({
-      code: "LLM_BAD_REQUEST",
+      code: "llm.bad_request",
       details: { status: 400, attempts: 1 },
     });
     server.enqueue(reply.status(401));
-    await expect(llm.chat(ask)).rejects.toMatchObject({ code: "LLM_AUTH", details: { attempts: 1 } });
+    await expect(llm.chat(ask)).rejects.toMatchObject({ code: "llm.auth", details: { attempts: 1 } });
     expect(server.requests).toHaveLength(2);
   });
 
@@ -157,7 +157,7 @@ describe("retries", () => {
     server.enqueue(reply.raw('{"id": "x", "choices": ['), reply.text("readable"));
     const { llm, retries } = service();
     expect((await llm.chat(ask)).text).toBe("readable");
-    expect(retries[0]?.error.code).toBe("LLM_BAD_RESPONSE");
+    expect(retries[0]?.error.code).toBe("llm.bad_response");
 
     server.when(() => true, reply.raw("<html>gateway</html>", { contentType: "text/html" }), {
       times: Number.POSITIVE_INFINITY,
@@ -165,7 +165,7 @@ describe("retries", () => {
     const err = await service({ maxRetries: 1 })
       .llm.chat(ask)
       .catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: "LLM_BAD_RESPONSE", details: { attempts: 2 } });
+    expect(err).toMatchObject({ code: "llm.bad_response", details: { attempts: 2 } });
   });
 
   it("retries the Gemini format too (429 then text)", async () => {
@@ -182,7 +182,7 @@ describe("retries", () => {
     const { llm, retries } = service();
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
-    await expect(llm.chat({ ...ask, signal: ac.signal })).rejects.toMatchObject({ code: "LLM_ABORTED" });
+    await expect(llm.chat({ ...ask, signal: ac.signal })).rejects.toMatchObject({ code: "llm.aborted" });
     expect(retries).toHaveLength(0);
   });
 });
@@ -230,10 +230,10 @@ describe("connection failures", () => {
       { onRetry: (e) => retries.push(e) },
     );
     expect((await llm.chat(ask)).text).toBe("survived");
-    expect(retries.map((r) => r.error.code)).toEqual(["LLM_CONNECTION", "LLM_CONNECTION"]);
+    expect(retries.map((r) => r.error.code)).toEqual(["llm.connection", "llm.connection"]);
   });
 
-  it("a refused connection ends in LLM_CONNECTION after the retry budget", async () => {
+  it("a refused connection ends in llm.connection after the retry budget", async () => {
     const closed = createServer();
     await new Promise<void>((ok) => closed.listen(0, "127.0.0.1", ok));
     const deadPort = (closed.address() as AddressInfo).port;
@@ -243,13 +243,13 @@ describe("connection failures", () => {
       default: "ep",
       retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 1 },
     });
-    await expect(llm.chat(ask)).rejects.toMatchObject({ code: "LLM_CONNECTION", details: { attempts: 2 } });
+    await expect(llm.chat(ask)).rejects.toMatchObject({ code: "llm.connection", details: { attempts: 2 } });
   });
 });
 
 describe("backoff schedule", () => {
   const policy = { maxRetries: 5, baseDelayMs: 100, maxDelayMs: 1_000, maxRetryAfterMs: 10_000 };
-  const err = new LlmError("LLM_SERVER_ERROR", "x", {}, true);
+  const err = new LlmError("llm.server_error", "x", {}, true);
   it("doubles per attempt within [half, full] of the exponential step and is capped", () => {
     expect(retryDelay(err, 1, policy, () => 0)).toBe(50);
     expect(retryDelay(err, 1, policy, () => 1)).toBe(100);

@@ -98,9 +98,9 @@ describe("the thin streaming path answers as the SDK path does", () => {
   });
 
   it.each([
-    ["401", () => replay.enqueue(reply.status(401, { message: "bad key" })), "LLM_AUTH"],
-    ["400", () => replay.enqueue(reply.status(400, { message: "no such model" })), "LLM_BAD_REQUEST"],
-    ["a cut after text", () => replay.enqueue(reply.text("a b c d", { dropAfterChunks: 2 })), "LLM_CONNECTION"],
+    ["401", () => replay.enqueue(reply.status(401, { message: "bad key" })), "llm.auth"],
+    ["400", () => replay.enqueue(reply.status(400, { message: "no such model" })), "llm.bad_request"],
+    ["a cut after text", () => replay.enqueue(reply.text("a b c d", { dropAfterChunks: 2 })), "llm.connection"],
   ])("the same typed error for %s", async (_name, script, code) => {
     const errors: Record<string, LlmError> = {};
     for (const kind of ["openai-compatible", "openai"] as const) {
@@ -205,11 +205,11 @@ describe("the thin path reads any chunking of the stream", () => {
 
 describe("the thin path's failures are typed", () => {
   it.each([
-    ["an event that is not JSON", "data: {broken\n\n", "LLM_BAD_RESPONSE", /not JSON/],
+    ["an event that is not JSON", "data: {broken\n\n", "llm.bad_response", /not JSON/],
     [
       "an error event",
       `data: ${JSON.stringify({ error: { message: "model overloaded" } })}\n\n`,
-      "LLM_CALL_FAILED",
+      "llm.call_failed",
       /model overloaded/,
     ],
   ])("%s mid-stream, after text, is not retried", async (_name, bad, code, message) => {
@@ -228,7 +228,7 @@ describe("the thin path's failures are typed", () => {
     }
   });
 
-  it("an abort while the stream is open ends the call at once with LLM_ABORTED", async () => {
+  it("an abort while the stream is open ends the call at once with llm.aborted", async () => {
     // The server sends one event and then holds the connection open: only the abort can end the call.
     const server = await rawServer([Buffer.from(event({ content: "first" }))], { hold: true });
     try {
@@ -237,19 +237,19 @@ describe("the thin path's failures are typed", () => {
         .chat(ask(() => ac.abort(), { signal: ac.signal }))
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(LlmError);
-      expect(err).toMatchObject({ code: "LLM_ABORTED" });
+      expect(err).toMatchObject({ code: "llm.aborted" });
     } finally {
       await server.close();
     }
   });
 
-  it("a connection refused is LLM_CONNECTION and retryable", async () => {
+  it("a connection refused is llm.connection and retryable", async () => {
     const server = await rawServer([]);
     const { baseURL } = server;
     await server.close();
     const err = await service("openai-compatible", baseURL)
       .chat(ask(() => {}))
       .catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: "LLM_CONNECTION", retryable: true });
+    expect(err).toMatchObject({ code: "llm.connection", retryable: true });
   });
 });

@@ -71,14 +71,14 @@ describe("JSON answers", () => {
     expect(server.requests[1]?.rawBody).toContain("contains no JSON value");
   });
 
-  it("fails with LLM_STRUCTURED_OUTPUT_INVALID after one failed repair", async () => {
+  it("fails with llm.structured_output_invalid after one failed repair", async () => {
     server.enqueue(reply.json({ class_name: 5 }), reply.json({ confidence: 1 }), reply.json({ class_name: "billing" }));
     const err = await service()
       .chat(ask)
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
     expect(err).toMatchObject({
-      code: "LLM_STRUCTURED_OUTPUT_INVALID",
+      code: "llm.structured_output_invalid",
       details: { endpoint: "ep", text: '{"confidence":1}' },
     });
     expect((err as LlmError).details.errors).toEqual([expect.stringContaining("$.class_name")]);

@@ -201,7 +201,7 @@ describe("apps and versions", () => {
     const body = (await res.json()) as any;
     expect(res.status).toBe(200);
     expect(body).toMatchObject({ version: created.version.version, unchanged: true });
-    expect(body.warnings.map((w: { code: string }) => w.code)).not.toContain("dsl_version_older");
+    expect(body.warnings.map((w: { code: string }) => w.code)).not.toContain("dsl.version_older");
     expect(((await (await s.api(`/api/apps/${id}/versions`)).json()) as any).versions).toHaveLength(1);
   });
 

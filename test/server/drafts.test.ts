@@ -175,7 +175,7 @@ describe("drafts and publishing", () => {
   it("bad input is a typed error and changes nothing", async () => {
     const { id } = await importApp(saying("hello"));
     const notWorkflow = await json(await saveDraft(id, { nodes: "none" }), 422);
-    expect(notWorkflow.error.code).toBe("weft_schema_invalid");
+    expect(notWorkflow.error.code).toBe("weft.schema_invalid");
     expect((await json(await saveDraft(id, undefined), 400)).error.code).toBe("request.missing_workflow");
     const chat = { ...saying("x"), mode: "advanced-chat" };
     expect((await json(await saveDraft(id, chat), 422)).error.code).toBe("workflow.mode_mismatch");

@@ -122,8 +122,8 @@ describe("domain loader", () => {
 
   it("unknown domains and a missing corpus are typed errors", () => {
     expect(() => loadDomain("aircraft_inspection")).toThrow(
-      expect.objectContaining({ code: "SOPBENCH_UNKNOWN_DOMAIN" }),
+      expect.objectContaining({ code: "sopbench.unknown_domain" }),
     );
-    expect(() => domains("/nonexistent/corpus")).toThrow(expect.objectContaining({ code: "SOPBENCH_DATA" }));
+    expect(() => domains("/nonexistent/corpus")).toThrow(expect.objectContaining({ code: "sopbench.data" }));
   });
 });

@@ -49,7 +49,7 @@ function mcpTools(client: Client): Tools {
     const r = await client.callTool({ name, arguments: args });
     const text = textOf(r);
     if (r.isError) {
-      const code = String((r._meta as { code?: string } | undefined)?.code ?? "SOPBENCH_TOOL_ERROR");
+      const code = String((r._meta as { code?: string } | undefined)?.code ?? "sopbench.tool_error");
       throw new SopBenchError(code, text.replace(/^Error: /, ""));
     }
     try {
@@ -101,12 +101,12 @@ describe("MCP server over stdio", () => {
     const bad = await v1.callTool({ name: "investigate_account", arguments: { account_id: 7 } });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toBe("Error: Invalid arguments for investigate_account: account_id must be string");
-    expect(bad._meta).toMatchObject({ code: "SOPBENCH_INVALID_ARGS" });
+    expect(bad._meta).toMatchObject({ code: "sopbench.invalid_args" });
     const missing = await v1.callTool({ name: "investigate_account", arguments: { account_id: "ACC0" } });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toBe("Error: Account not found: ACC0");
     const unknown = await v1.callTool({ name: "no_such_tool", arguments: {} });
-    expect(unknown._meta).toMatchObject({ code: "SOPBENCH_UNKNOWN_TOOL" });
+    expect(unknown._meta).toMatchObject({ code: "sopbench.unknown_tool" });
   });
 
   it("stubs return null; chained lookups work across calls", async () => {
@@ -163,7 +163,7 @@ describe("MCP server over stdio", () => {
       encoding: "utf8",
     });
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain("SOPBENCH_UNKNOWN_DOMAIN");
+    expect(r.stderr).toContain("sopbench.unknown_domain");
     expect(r.stdout).toBe("");
     const none = spawnSync(process.execPath, [SERVER], { cwd: ROOT, encoding: "utf8" });
     expect(none.status).toBe(2);

@@ -37,12 +37,12 @@ describe("SopBenchToolService", () => {
     await expect(
       svc.invoke({ providerId: "sopbench/customer_service", toolName: "x", parameters: {} }),
     ).rejects.toMatchObject({
-      code: "SOPBENCH_UNKNOWN_PROVIDER",
+      code: "sopbench.unknown_provider",
     });
     await expect(
       svc.invoke({ providerId: svc.providerId, toolName: "calculate_disposal_score", parameters: { product_id: 1 } }),
     ).rejects.toMatchObject({
-      code: "SOPBENCH_INVALID_ARGS",
+      code: "sopbench.invalid_args",
       details: {
         tool: "calculate_disposal_score",
         issues: expect.arrayContaining([{ path: "disposal_guidelines", reason: "is required" }]),
@@ -56,7 +56,7 @@ describe("SopBenchToolService", () => {
       })
       .catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(SopBenchError);
-    expect(refusal).toMatchObject({ code: "SOPBENCH_TOOL_ERROR", details: { tool: "calculate_sds_label_score" } });
+    expect(refusal).toMatchObject({ code: "sopbench.tool_error", details: { tool: "calculate_sds_label_score" } });
     const ctrl = new AbortController();
     ctrl.abort();
     await expect(
@@ -66,7 +66,7 @@ describe("SopBenchToolService", () => {
         parameters: {},
         signal: ctrl.signal,
       }),
-    ).rejects.toMatchObject({ code: "SOPBENCH_ABORTED" });
+    ).rejects.toMatchObject({ code: "sopbench.aborted" });
   });
 
   it("list() hands out copies", () => {

@@ -31,9 +31,9 @@ describe("generic engine", () => {
 
   it("unknown tools and schema breaks are typed errors naming the field", () => {
     const env = new SopBenchEnv("referral_abuse_detection_v1");
-    expect(errorOf(() => env.call("nope", {})).code).toBe("SOPBENCH_UNKNOWN_TOOL");
+    expect(errorOf(() => env.call("nope", {})).code).toBe("sopbench.unknown_tool");
     const missing = errorOf(() => env.call("investigate_account", {}));
-    expect(missing.code).toBe("SOPBENCH_INVALID_ARGS");
+    expect(missing.code).toBe("sopbench.invalid_args");
     expect(missing.details.issues).toEqual([{ path: "account_id", reason: "is required" }]);
     const wrongType = errorOf(() => env.call("investigate_account", { account_id: 5 }));
     expect(wrongType.message).toContain("account_id must be string");
@@ -46,9 +46,9 @@ describe("generic engine", () => {
     );
     expect(extra.details.issues).toEqual([{ path: "foo", reason: "is not a parameter of this tool" }]);
     expect(env.log.map((c) => c.error?.code)).toEqual([
-      "SOPBENCH_UNKNOWN_TOOL",
-      "SOPBENCH_INVALID_ARGS",
-      "SOPBENCH_INVALID_ARGS",
+      "sopbench.unknown_tool",
+      "sopbench.invalid_args",
+      "sopbench.invalid_args",
     ]);
   });
 
@@ -369,7 +369,7 @@ describe("referral v1/v2, traffic", () => {
       errorOf(() =>
         env.call("GenerateEvidenceReport", { partner_id: "NOPE", violation_type: "x", evidence_collected: ["URLs"] }),
       ).code,
-    ).toBe("SOPBENCH_TOOL_ERROR");
+    ).toBe("sopbench.tool_error");
     expect(
       errorOf(() =>
         env.call("InvestigateViolations", { partner_id: "PARTNER100", registered_websites: ["a"], earnings_amount: 0 }),

@@ -224,7 +224,7 @@ export async function startReplayServer(): Promise<ReplayServer> {
   }
 
   // Node closes an idle keep-alive socket after 5 s; a client that picks that socket for its next request at the same
-  // moment gets ECONNRESET (LLM_CONNECTION). A loaded machine widens that race (chat2workflow's 237 cases saw it), and
+  // moment gets ECONNRESET (llm.connection). A loaded machine widens that race (chat2workflow's 237 cases saw it), and
   // tests run without retries, so the replay server keeps idle sockets until it closes (close() ends idle ones).
   server.keepAliveTimeout = 10 * 60_000;
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));

@@ -22,7 +22,7 @@ export function toDifyDocument(input: Workflow, opts: ExportDifyOptions = {}): J
   if (!check.success) {
     const issues = check.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
     throw new SchemaError(
-      "workflow_invalid",
+      "dsl.export_invalid_workflow",
       `cannot export: the workflow breaks the schema (${issues
         .slice(0, 3)
         .map((i) => `${i.path || "(root)"}: ${i.message}`)
@@ -35,7 +35,7 @@ export function toDifyDocument(input: Workflow, opts: ExportDifyOptions = {}): J
   const version = opts.version ?? versionNeededBy(wf.nodes.map((n) => n.type));
   if (!parseDslVersion(version)) {
     throw new WeftError(
-      "dsl_export_bad_version",
+      "dsl.export_bad_version",
       `cannot export with DSL version ${JSON.stringify(version)}: not a version number`,
     );
   }
@@ -95,6 +95,6 @@ export function exportDify(wf: Workflow, opts: ExportDifyOptions = {}): string {
     return writeYaml(doc);
   } catch (err) {
     // Only pathological values get here (nesting deep enough to exhaust the stack).
-    throw new WeftError("dsl_export_failed", `cannot write the workflow as YAML: ${(err as Error).message}`);
+    throw new WeftError("dsl.export_failed", `cannot write the workflow as YAML: ${(err as Error).message}`);
   }
 }

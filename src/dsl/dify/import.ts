@@ -57,10 +57,10 @@ function describeType(v: unknown): string {
 
 /** Read a Dify app DSL document (YAML) into a Weft workflow. Throws ImportError for what cannot be a workflow. */
 export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDifyResult {
-  if (typeof text !== "string") fail("dsl_not_text", `expected the DSL as text, got ${describeType(text)}`);
+  if (typeof text !== "string") fail("dsl.not_text", `expected the DSL as text, got ${describeType(text)}`);
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_DSL_BYTES) {
-    fail("dsl_too_large", `the DSL is ${bytes} bytes; Dify accepts at most ${MAX_DSL_BYTES} (10 MB)`, { bytes });
+    fail("dsl.too_large", `the DSL is ${bytes} bytes; Dify accepts at most ${MAX_DSL_BYTES} (10 MB)`, { bytes });
   }
   const warnings: Diagnostic[] = [];
   const warn = (code: string, message: string, extra: Partial<Diagnostic> = {}): void => {
@@ -71,13 +71,13 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   if (!parsed.ok) {
     const { line, col, message } = parsed.error;
     const where = line !== undefined ? ` at line ${line}, column ${col}` : "";
-    fail("dsl_not_yaml", `not valid YAML${where}: ${message}`, { line, col });
+    fail("dsl.not_yaml", `not valid YAML${where}: ${message}`, { line, col });
   }
-  for (const w of parsed.warnings) warn("dsl_yaml_warning", w.line ? `line ${w.line}: ${w.message}` : w.message);
+  for (const w of parsed.warnings) warn("dsl.yaml_warning", w.line ? `line ${w.line}: ${w.message}` : w.message);
   const doc = parsed.value;
   if (!isRecord(doc)) {
     fail(
-      "dsl_not_mapping",
+      "dsl.not_mapping",
       doc === null || doc === undefined
         ? "the document is empty"
         : `the document must be a YAML mapping (app, kind, version, workflow), got ${describeType(doc)}`,
@@ -86,33 +86,33 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
 
   const version = readVersion(doc, opts, warn);
   if (doc.kind !== undefined && doc.kind !== "app") {
-    warn("dsl_kind_overwritten", `kind ${JSON.stringify(doc.kind)} read as "app", as Dify does`);
+    warn("dsl.kind_overwritten", `kind ${JSON.stringify(doc.kind)} read as "app", as Dify does`);
   }
 
   const app = doc.app;
   if (!isRecord(app)) {
     fail(
-      "dsl_missing_app",
+      "dsl.missing_app",
       app === undefined ? "missing the app block" : `app must be a mapping, got ${describeType(app)}`,
     );
   }
   const mode = app.mode;
-  if (mode === undefined || mode === null || mode === "") fail("dsl_missing_mode", "app.mode is missing");
+  if (mode === undefined || mode === null || mode === "") fail("dsl.missing_mode", "app.mode is missing");
   if (typeof mode === "string" && NON_WORKFLOW_MODES.has(mode)) {
     fail(
-      "dsl_not_workflow_app",
+      "dsl.not_workflow_app",
       `${mode} apps have no workflow graph: only workflow and advanced-chat (chatflow) apps can be imported`,
       { mode },
     );
   }
   if (typeof mode !== "string" || !WORKFLOW_MODES.has(mode)) {
-    fail("dsl_bad_mode", `app.mode ${JSON.stringify(mode)} is not a Dify app mode (workflow, advanced-chat)`, { mode });
+    fail("dsl.bad_mode", `app.mode ${JSON.stringify(mode)} is not a Dify app mode (workflow, advanced-chat)`, { mode });
   }
 
   const wfBlock = doc.workflow;
   if (!isRecord(wfBlock)) {
     fail(
-      "dsl_missing_workflow",
+      "dsl.missing_workflow",
       wfBlock === undefined
         ? `missing the workflow block, which ${mode} apps must have`
         : `workflow must be a mapping, got ${describeType(wfBlock)}`,
@@ -121,13 +121,13 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   const graph = wfBlock.graph;
   if (!isRecord(graph)) {
     fail(
-      "dsl_missing_graph",
+      "dsl.missing_graph",
       graph === undefined ? "missing workflow.graph" : `workflow.graph must be a mapping, got ${describeType(graph)}`,
     );
   }
   if (!Array.isArray(graph.nodes)) {
     fail(
-      "dsl_bad_nodes",
+      "dsl.bad_nodes",
       graph.nodes === undefined
         ? "workflow.graph.nodes is missing"
         : `workflow.graph.nodes must be a list, got ${describeType(graph.nodes)}`,
@@ -136,8 +136,8 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   let rawEdges: unknown[] = [];
   if (Array.isArray(graph.edges)) rawEdges = graph.edges;
   else if (graph.edges === undefined || graph.edges === null)
-    warn("dsl_edges_missing", "workflow.graph.edges is missing; read as no edges");
-  else fail("dsl_bad_edges", `workflow.graph.edges must be a list, got ${describeType(graph.edges)}`);
+    warn("dsl.edges_missing", "workflow.graph.edges is missing; read as no edges");
+  else fail("dsl.bad_edges", `workflow.graph.edges must be a list, got ${describeType(graph.edges)}`);
 
   const { nodes, notes } = readNodes(graph.nodes, warn);
   const edges = readEdges(rawEdges, warn);
@@ -146,7 +146,7 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   if (isRecord(wfBlock.features)) features = wfBlock.features;
   else {
     if (wfBlock.features !== undefined)
-      warn("dsl_features_invalid", `workflow.features is ${describeType(wfBlock.features)}; defaults used`);
+      warn("dsl.features_invalid", `workflow.features is ${describeType(wfBlock.features)}; defaults used`);
     features = defaultFeatures();
   }
 
@@ -190,7 +190,7 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   if (!check.success) {
     const issue = check.error.issues[0];
     fail(
-      "dsl_invalid_workflow",
+      "dsl.invalid_workflow",
       `the imported workflow breaks the IR schema at ${issue?.path.join(".")}: ${issue?.message}`,
     );
   }
@@ -212,20 +212,20 @@ function readVersion(doc: Json, opts: ImportDifyOptions, warn: Warn): string {
   const v = Object.hasOwn(doc, "version") ? doc.version : ABSENT_DSL_VERSION;
   if (typeof v !== "string") {
     fail(
-      "dsl_bad_version_type",
+      "dsl.bad_version_type",
       `version must be a string such as "0.4.0", got ${describeType(v)}${typeof v === "number" ? ` (${v}; quote it)` : ""}; Dify rejects this too`,
       { version: v },
     );
   }
   const parsed = parseDslVersion(v);
-  if (!parsed) fail("dsl_bad_version", `version ${JSON.stringify(v)} is not a valid version number`, { version: v });
+  if (!parsed) fail("dsl.bad_version", `version ${JSON.stringify(v)} is not a valid version number`, { version: v });
   const currentText = opts.currentVersion ?? CURRENT_DSL_VERSION;
   const current = parseDslVersion(currentText);
-  if (!current) fail("dsl_bad_version", `currentVersion ${JSON.stringify(currentText)} is not a valid version number`);
+  if (!current) fail("dsl.bad_version", `currentVersion ${JSON.stringify(currentText)} is not a valid version number`);
   switch (judgeVersion(parsed, current)) {
     case "newer-major":
       fail(
-        "dsl_version_unsupported",
+        "dsl.version_unsupported",
         `DSL version ${v} is a newer major version than ${currentText}, which Weft reads`,
         {
           version: v,
@@ -234,18 +234,18 @@ function readVersion(doc: Json, opts: ImportDifyOptions, warn: Warn): string {
       break;
     case "newer":
       warn(
-        "dsl_version_newer",
+        "dsl.version_newer",
         `DSL version ${v} is newer than ${currentText}; Dify would ask for confirmation. Imported as is`,
       );
       break;
     case "older-major":
       warn(
-        "dsl_version_older_major",
+        "dsl.version_older_major",
         `DSL version ${v} is an older major version than ${currentText}; Dify would ask for confirmation`,
       );
       break;
     case "older-minor":
-      warn("dsl_version_older", `DSL version ${v} is older than ${currentText}; Dify imports it with warnings`);
+      warn("dsl.version_older", `DSL version ${v} is older than ${currentText}; Dify imports it with warnings`);
       break;
     case "same":
       break;
@@ -256,7 +256,7 @@ function readVersion(doc: Json, opts: ImportDifyOptions, warn: Warn): string {
 function textField(v: unknown, field: string, warn: Warn): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v === "string") return v;
-  warn("dsl_field_coerced", `${field} is ${describeType(v)}; read as text`, { field });
+  warn("dsl.field_coerced", `${field} is ${describeType(v)}; read as text`, { field });
   return typeof v === "object" ? JSON.stringify(v) : String(v);
 }
 
@@ -272,7 +272,7 @@ function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: 
   const notes: unknown[] = [];
   const seen = new Set<string>();
   raw.forEach((n, index) => {
-    if (!isRecord(n)) fail("dsl_bad_node", `node #${index + 1} must be a mapping, got ${describeType(n)}`, { index });
+    if (!isRecord(n)) fail("dsl.bad_node", `node #${index + 1} must be a mapping, got ${describeType(n)}`, { index });
     if (n.type === "custom-note") {
       notes.push(n);
       return;
@@ -280,7 +280,7 @@ function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: 
     const id = idOf(n.id);
     if (id === undefined) {
       fail(
-        "dsl_node_missing_id",
+        "dsl.node_missing_id",
         `node #${index + 1} has no id${n.id === undefined ? "" : ` (got ${describeType(n.id)})`}`,
         {
           index,
@@ -288,19 +288,19 @@ function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: 
       );
     }
     if (typeof n.id !== "string")
-      warn("dsl_node_id_coerced", `node id ${id} is a number; read as the string "${id}"`, { nodeId: id });
+      warn("dsl.node_id_coerced", `node id ${id} is a number; read as the string "${id}"`, { nodeId: id });
     const data = n.data;
     if (!isRecord(data)) {
-      fail("dsl_node_missing_type", `node ${id} has no data block (data.type names the node type)`, {
+      fail("dsl.node_missing_type", `node ${id} has no data block (data.type names the node type)`, {
         nodeId: id,
         index,
       });
     }
     if (typeof data.type !== "string" || data.type === "") {
-      fail("dsl_node_missing_type", `node ${id} has no data.type`, { nodeId: id, index });
+      fail("dsl.node_missing_type", `node ${id} has no data.type`, { nodeId: id, index });
     }
     if (seen.has(id)) {
-      warn("dsl_duplicate_node_id", `node id ${id} is used by more than one node; references to it are ambiguous`, {
+      warn("dsl.duplicate_node_id", `node id ${id} is used by more than one node; references to it are ambiguous`, {
         nodeId: id,
       });
     }
@@ -309,7 +309,7 @@ function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: 
     if (typeof data.title === "string") title = data.title;
     else if (data.title !== undefined && data.title !== null) {
       title = String(data.title);
-      warn("dsl_field_coerced", `node ${id}: data.title is ${describeType(data.title)}; read as text`, {
+      warn("dsl.field_coerced", `node ${id}: data.title is ${describeType(data.title)}; read as text`, {
         nodeId: id,
         field: "title",
       });
@@ -318,7 +318,7 @@ function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: 
     const parentId = idOf(n.parentId);
     if (parentId !== undefined) node.parentId = parentId;
     else if (n.parentId !== undefined && n.parentId !== null) {
-      warn("dsl_parent_invalid", `node ${id}: parentId is ${describeType(n.parentId)}; kept on the canvas only`, {
+      warn("dsl.parent_invalid", `node ${id}: parentId is ${describeType(n.parentId)}; kept on the canvas only`, {
         nodeId: id,
       });
     }
@@ -334,14 +334,14 @@ function readEdges(raw: unknown[], warn: Warn): WorkflowEdge[] {
   raw.forEach((e, index) => {
     const label = `edge #${index + 1}`;
     if (!isRecord(e)) {
-      warn("dsl_edge_dropped", `${label} is ${describeType(e)}, not a mapping; dropped`);
+      warn("dsl.edge_dropped", `${label} is ${describeType(e)}, not a mapping; dropped`);
       return;
     }
     const source = idOf(e.source);
     const target = idOf(e.target);
     if (source === undefined || target === undefined) {
       // Dify's engine ignores such edges too.
-      warn("dsl_edge_dropped", `${label} has no ${source === undefined ? "source" : "target"}; dropped`, {
+      warn("dsl.edge_dropped", `${label} has no ${source === undefined ? "source" : "target"}; dropped`, {
         edgeId: typeof e.id === "string" ? e.id : undefined,
       });
       return;
@@ -351,15 +351,15 @@ function readEdges(raw: unknown[], warn: Warn): WorkflowEdge[] {
     if (typeof h === "string" && h !== "") sourcePort = h;
     else if (typeof h === "number" || typeof h === "boolean") {
       sourcePort = String(h);
-      warn("dsl_edge_field_coerced", `${label}: sourceHandle ${h} is not quoted; read as "${sourcePort}"`);
+      warn("dsl.edge_field_coerced", `${label}: sourceHandle ${h} is not quoted; read as "${sourcePort}"`);
     } else if (h !== undefined && h !== null && h !== "") {
-      warn("dsl_edge_field_coerced", `${label}: sourceHandle is ${describeType(h)}; read as "source"`);
+      warn("dsl.edge_field_coerced", `${label}: sourceHandle is ${describeType(h)}; read as "source"`);
     }
     const edge: WorkflowEdge = { source, sourcePort, target };
     const id = idOf(e.id);
     if (id !== undefined) edge.id = id;
     else if (e.id !== undefined && e.id !== null)
-      warn("dsl_edge_field_coerced", `${label}: id is ${describeType(e.id)}; a new id is used`);
+      warn("dsl.edge_field_coerced", `${label}: id is ${describeType(e.id)}; a new id is used`);
     const canvas = omit(e, ["id", "source", "target", "sourceHandle"]);
     if (Object.keys(canvas).length > 0) edge.canvas = canvas;
     edges.push(edge);
@@ -370,7 +370,7 @@ function readEdges(raw: unknown[], warn: Warn): WorkflowEdge[] {
 function readVariables(raw: unknown, field: string): WorkflowVariable[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw))
-    fail("dsl_bad_variables", `workflow.${field} must be a list, got ${describeType(raw)}`, { field });
+    fail("dsl.bad_variables", `workflow.${field} must be a list, got ${describeType(raw)}`, { field });
   return raw.map((v, index) => {
     const r = VariableSchema.safeParse(v);
     if (!r.success) {
@@ -378,7 +378,7 @@ function readVariables(raw: unknown, field: string): WorkflowVariable[] {
       const name = isRecord(v) && typeof v.name === "string" ? ` (${v.name})` : "";
       const path = issue?.path.length ? issue.path.join(".") : "";
       fail(
-        "dsl_bad_variable",
+        "dsl.bad_variable",
         `workflow.${field}[${index}]${name}${path ? ` field ${path}` : ""}: ${issue?.message ?? "invalid"}`,
         { field: `${field}[${index}]${path ? `.${path}` : ""}` },
       );

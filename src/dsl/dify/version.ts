@@ -8,7 +8,7 @@
 export const CURRENT_DSL_VERSION = "0.6.0";
 /**
  * Written for workflows Weft made (generated, edited, built): the current version, so re-importing our own
- * output never warns `dsl_version_older`. `weft export --dsl-version 0.4.0` targets the Dify 1.8–1.9 fleet,
+ * output never warns `dsl.version_older`. `weft export --dsl-version 0.4.0` targets the Dify 1.8–1.9 fleet,
  * which asks for confirmation on anything newer.
  */
 export const DEFAULT_EXPORT_VERSION = CURRENT_DSL_VERSION;

@@ -69,11 +69,11 @@ export interface Domain {
 let bindingsCache: { dir: string; value: Record<string, unknown> } | undefined;
 
 function readJson(path: string): unknown {
-  if (!existsSync(path)) throw new SopBenchError("SOPBENCH_DATA", `Missing corpus file ${path}`, { path });
+  if (!existsSync(path)) throw new SopBenchError("sopbench.data", `Missing corpus file ${path}`, { path });
   try {
     return JSON.parse(readFileSync(path, "utf8"));
   } catch (e) {
-    throw new SopBenchError("SOPBENCH_DATA", `Malformed JSON in ${path}: ${(e as Error).message}`, { path });
+    throw new SopBenchError("sopbench.data", `Malformed JSON in ${path}: ${(e as Error).message}`, { path });
   }
 }
 
@@ -116,7 +116,7 @@ export function loadDomain(name: string, dir = DEFAULT_CORPUS_DIR): Domain {
   const inputColumns = (metadata.input_columns as string[] | undefined) ?? bindings.input_columns;
   for (const c of [...inputColumns, ...outputColumns, bindings.task_key]) {
     if (!table.columns.includes(c))
-      throw new SopBenchError("SOPBENCH_DATA", `Domain ${name}: column "${c}" not in the labelled CSV`, {
+      throw new SopBenchError("sopbench.data", `Domain ${name}: column "${c}" not in the labelled CSV`, {
         domain: name,
         column: c,
       });

@@ -70,7 +70,7 @@ export class SopBenchEnv {
     for (const s of this.domain.toolSpecs) this.specByName.set(s.name, s);
     for (const name of this.bindings.keys())
       if (!this.specByName.has(name))
-        throw new SopBenchError("SOPBENCH_DATA", `Tool ${name} is bound but has no toolspec in ${this.domain.name}`);
+        throw new SopBenchError("sopbench.data", `Tool ${name} is bound but has no toolspec in ${this.domain.name}`);
     this.validator = validatorFor(this.domain, this.options.validation, this.options.coerceArgs ?? false);
   }
 
@@ -117,13 +117,13 @@ export class SopBenchEnv {
   private dispatch(tool: string, args: Record<string, unknown>, record: CallRecord): unknown {
     const binding = this.bindings.get(tool);
     if (binding === undefined)
-      throw new SopBenchError("SOPBENCH_UNKNOWN_TOOL", `Unknown tool "${tool}" in domain ${this.domain.name}`, {
+      throw new SopBenchError("sopbench.unknown_tool", `Unknown tool "${tool}" in domain ${this.domain.name}`, {
         domain: this.domain.name,
         tool,
         known: [...this.bindings.keys()],
       });
     if (typeof args !== "object" || args === null || Array.isArray(args))
-      throw new SopBenchError("SOPBENCH_INVALID_ARGS", `Arguments for ${tool} must be an object`, { tool });
+      throw new SopBenchError("sopbench.invalid_args", `Arguments for ${tool} must be an object`, { tool });
     this.validator.check(this.domain.name, tool, args);
     if (binding === "stub") return null;
     const fail = (message: string): never => {
@@ -148,7 +148,7 @@ export class SopBenchEnv {
     const rule = RULES[this.domain.name]?.[tool];
     if (rule) return rule(ctx);
     if (binding.kind === "rule" || binding.kind === "rule+lookup")
-      throw new SopBenchError("SOPBENCH_DATA", `No rule implementation for ${this.domain.name}.${tool}`);
+      throw new SopBenchError("sopbench.data", `No rule implementation for ${this.domain.name}.${tool}`);
     return ctx.generic();
   }
 
@@ -208,7 +208,7 @@ export class SopBenchEnv {
       ? loadDomain("referral_abuse_detection_v1", this.options.corpusDir).bindings.tools[m[1] as string]
       : undefined;
     if (!v1 || "names" in v1 || typeof v1.returns !== "object")
-      throw new SopBenchError("SOPBENCH_DATA", `Cannot resolve returns "${b.returns}"`);
+      throw new SopBenchError("sopbench.data", `Cannot resolve returns "${b.returns}"`);
     return v1.returns;
   }
 
@@ -270,7 +270,7 @@ function jsonCopy(tool: string, v: Record<string, unknown>): Record<string, unkn
     return JSON.parse(JSON.stringify(v)) as Record<string, unknown>;
   } catch (e) {
     throw new SopBenchError(
-      "SOPBENCH_INVALID_ARGS",
+      "sopbench.invalid_args",
       `Arguments for ${tool} are not JSON data: ${(e as Error).message}`,
       { tool },
     );

@@ -28,7 +28,7 @@ function options(argv: string[]): { domain: string; env: EnvOptions } {
     },
     strict: true,
   });
-  const bad = (field: string, why: string) => new SopBenchError("SOPBENCH_CLI", `--${field}: ${why}`, { field });
+  const bad = (field: string, why: string) => new SopBenchError("sopbench.cli", `--${field}: ${why}`, { field });
   if (!values.domain) throw bad("domain", `is required (one of ${domains(values.corpus).join(", ")})`);
   if (!["strict", "structural", "off"].includes(values.validation))
     throw bad("validation", "must be strict, structural or off");
@@ -59,7 +59,7 @@ try {
   await mcp.connect(new StdioServerTransport());
   process.stderr.write(`sopbench MCP server ready: ${domain}\n`);
 } catch (e) {
-  const code = e instanceof SopBenchError ? e.code : "SOPBENCH_CLI";
+  const code = e instanceof SopBenchError ? e.code : "sopbench.cli";
   process.stderr.write(`${code}: ${(e as Error).message}\n`);
   process.exit(2);
 }

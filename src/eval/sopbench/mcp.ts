@@ -33,7 +33,7 @@ export function createSopBenchMcpServer(
       });
       return { content: [{ type: "text", text: r.text }] };
     } catch (e) {
-      const code = e instanceof SopBenchError ? e.code : "SOPBENCH_TOOL_ERROR";
+      const code = e instanceof SopBenchError ? e.code : "sopbench.tool_error";
       return {
         isError: true,
         content: [{ type: "text", text: `Error: ${(e as Error).message}` }],

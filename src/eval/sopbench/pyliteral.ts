@@ -10,7 +10,7 @@ export type PyValue = string | number | boolean | null | PyValue[] | { [k: strin
 export function parsePyLiteral(text: string): PyValue {
   let i = 0;
   const fail = (why: string): never => {
-    throw new SopBenchError("SOPBENCH_PYLITERAL", `Cannot parse Python literal at ${i}: ${why}`, { text });
+    throw new SopBenchError("sopbench.pyliteral", `Cannot parse Python literal at ${i}: ${why}`, { text });
   };
   const ws = () => {
     while (i < text.length && /\s/.test(text[i] as string)) i++;

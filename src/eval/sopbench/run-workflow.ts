@@ -103,7 +103,7 @@ export async function evaluateWorkflowOnDomain(
 ): Promise<WorkflowEvalResult> {
   const runs = opts.runs ?? 1;
   if (!Number.isInteger(runs) || runs < 1)
-    throw new SopBenchError("SOPBENCH_INVALID_OPTION", `runs must be a positive integer, got ${runs}`, {
+    throw new SopBenchError("sopbench.invalid_option", `runs must be a positive integer, got ${runs}`, {
       field: "runs",
     });
   const d = loadDomain(domain, opts.corpusDir ?? DEFAULT_CORPUS_DIR);

@@ -82,14 +82,14 @@ export class ArgValidator {
     }
   }
 
-  /** Throws SOPBENCH_INVALID_ARGS naming every offending field; may coerce `args` in place when enabled. */
+  /** Throws sopbench.invalid_args naming every offending field; may coerce `args` in place when enabled. */
   check(domain: string, tool: string, args: Record<string, unknown>): void {
     const fn = this.compiled.get(tool);
     if (!fn) return;
     if (fn(args)) return;
     const issues = (fn.errors ?? []).map(describe);
     const text = issues.map((i) => `${i.path} ${i.reason}`).join("; ");
-    throw new SopBenchError("SOPBENCH_INVALID_ARGS", `Invalid arguments for ${tool}: ${text}`, {
+    throw new SopBenchError("sopbench.invalid_args", `Invalid arguments for ${tool}: ${text}`, {
       domain,
       tool,
       issues,

@@ -13,7 +13,7 @@ export function toToolResult(value: unknown): ToolResult {
 
 /**
  * One SOP-Bench domain as a Weft ToolService (providerId `sopbench/<domain>`). Bad arguments throw
- * SOPBENCH_INVALID_ARGS, tool refusals SOPBENCH_TOOL_ERROR; both are WeftErrors with the tool named.
+ * sopbench.invalid_args, tool refusals sopbench.tool_error; both are WeftErrors with the tool named.
  */
 export class SopBenchToolService implements ToolService {
   readonly env: SopBenchEnv;
@@ -31,7 +31,7 @@ export class SopBenchToolService implements ToolService {
   async invoke(inv: ToolInvocation): Promise<ToolResult> {
     if (inv.providerId !== this.providerId)
       throw new SopBenchError(
-        "SOPBENCH_UNKNOWN_PROVIDER",
+        "sopbench.unknown_provider",
         `Provider "${inv.providerId}" is not served here (this is ${this.providerId})`,
         {
           providerId: inv.providerId,
@@ -39,7 +39,7 @@ export class SopBenchToolService implements ToolService {
         },
       );
     if (inv.signal?.aborted)
-      throw new SopBenchError("SOPBENCH_ABORTED", `Call to ${inv.toolName} was aborted`, { tool: inv.toolName });
+      throw new SopBenchError("sopbench.aborted", `Call to ${inv.toolName} was aborted`, { tool: inv.toolName });
     return toToolResult(this.env.call(inv.toolName, inv.parameters ?? {}));
   }
 }

@@ -11,7 +11,7 @@ interface Tables {
 
 function tables(ctx: RuleCtx): Tables {
   const t = ctx.domain.constants as Tables | undefined;
-  if (!t?.inventory) throw new SopBenchError("SOPBENCH_DATA", "order_fulfillment/embedded_tables.json is missing");
+  if (!t?.inventory) throw new SopBenchError("sopbench.data", "order_fulfillment/embedded_tables.json is missing");
   return t;
 }
 

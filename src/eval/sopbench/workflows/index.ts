@@ -14,14 +14,14 @@ export function referenceWorkflowPath(domain: string): string {
 export function loadReferenceWorkflow(domain: string): Workflow {
   const path = referenceWorkflowPath(domain);
   if (!/^[a-z0-9_]+$/.test(domain) || !existsSync(path))
-    throw new SopBenchError("SOPBENCH_UNKNOWN_DOMAIN", `No reference workflow for domain "${domain}"`, {
+    throw new SopBenchError("sopbench.unknown_domain", `No reference workflow for domain "${domain}"`, {
       domain,
       path,
     });
   const parsed = WorkflowSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
   if (!parsed.success)
     throw new SopBenchError(
-      "SOPBENCH_DATA",
+      "sopbench.data",
       `Reference workflow ${path} is not valid Weft JSON: ${parsed.error.message}`,
       {
         path,
