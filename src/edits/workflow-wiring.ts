@@ -7,6 +7,7 @@ import { describeNode } from "../ir/describe.js";
 import { replaceTemplateRefs } from "../ir/selector.js";
 import type { WorkflowNode } from "../ir/workflow.js";
 import type { EditGraph, EditNode, Wiring } from "./graph.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 const PREFERRED_OUTPUT: Record<string, string> = {
   "tool-call": "result",
@@ -21,7 +22,7 @@ const PREFERRED_OUTPUT: Record<string, string> = {
 export function mainOutput(n: EditNode): string | undefined {
   const p = PREFERRED_OUTPUT[n.type];
   // A copy: describeNode caches per node object, and edits mutate drafts in place.
-  const outs = describeNode({ ...n, title: n.title ?? "" } as WorkflowNode).outputs.map((o) => o.name);
+  const outs = describeNode({ ...n, title: n.title ?? "" } as WorkflowNode, nodeCatalogue).outputs.map((o) => o.name);
   if (p && outs.includes(p)) return p;
   return outs.find((o) => !o.startsWith("sys."));
 }

@@ -11,6 +11,7 @@ import { EditError } from "./error.js";
 import type { EditEnv } from "./graph.js";
 import { applyToGraph, type Edit, EditSchema, type ParsedEdit } from "./kinds.js";
 import { WORKFLOW_WIRING } from "./workflow-wiring.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 export type EditOutcome =
   | { ok: true; workflow: Workflow; diagnostics: Diagnostic[] }
@@ -38,7 +39,7 @@ export function applyEdit(workflow: Workflow, edit: Edit, o: WorkflowEditOptions
   }
   const schema = WorkflowSchema.safeParse(draft);
   if (!schema.success) return { ok: false, diagnostics: issuesAs("edit.schema", schema.error.issues) };
-  const { diagnostics } = analyse(schema.data);
+  const { diagnostics } = analyse(schema.data, nodeCatalogue);
   const errors = diagnostics.filter((d) => d.severity === "error");
   return errors.length ? { ok: false, diagnostics: errors } : { ok: true, workflow: schema.data, diagnostics };
 }

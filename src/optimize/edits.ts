@@ -15,7 +15,6 @@ import {
   type WorkflowEditOptions,
 } from "../edits/index.js";
 import type { Workflow } from "../ir/workflow.js";
-import "../nodes/index.js";
 import { promptByRef } from "../mine/prompts.js";
 
 const ID = /^[A-Za-z0-9_]{1,50}$/;

@@ -4,6 +4,7 @@ import { type Diagnostic, hasErrors } from "../ir/diagnostics.js";
 import { WeftError } from "../ir/errors.js";
 import type { AppMode, Workflow } from "../ir/workflow.js";
 import { ApiError } from "./errors.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 /** A `workflow` field of a request body read as Weft JSON; schema problems are a 422 naming each path. */
 export function parseWorkflowBody(raw: unknown): Workflow {
@@ -32,7 +33,7 @@ export function validateWorkflow(raw: unknown, mode?: AppMode): { workflow: Work
   if (mode && workflow.mode !== mode) {
     throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${mode} app; the workflow is ${workflow.mode}`);
   }
-  const diagnostics = analyse(workflow).diagnostics;
+  const diagnostics = analyse(workflow, nodeCatalogue).diagnostics;
   if (hasErrors(diagnostics)) {
     const n = diagnostics.filter((d) => d.severity === "error").length;
     throw new ApiError(422, "workflow.invalid", `the workflow has ${n} error(s); nothing was saved`, diagnostics);

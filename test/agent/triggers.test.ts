@@ -7,6 +7,7 @@ import { hasErrors } from "../../src/ir/diagnostics.js";
 import { createLlmService } from "../../src/llm/index.js";
 import { scheduleSpecOf } from "../../src/triggers/schedule/ticks.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 let server: ReplayServer;
 beforeAll(async () => {
@@ -81,7 +82,7 @@ describe("generation with triggers (replay model)", () => {
     expect(r.passed).toBe(true);
     const entry = r.workflow!.nodes.find((n) => n.type === "trigger-schedule")!;
     expect(r.workflow!.nodes.some((n) => n.type === "start")).toBe(false);
-    expect(hasErrors(analyse(r.workflow!).diagnostics)).toBe(false);
+    expect(hasErrors(analyse(r.workflow!, nodeCatalogue).diagnostics)).toBe(false);
     expect(scheduleSpecOf(entry.config, entry.id)).toEqual({
       cron: "0 8 * * *",
       timezone: "Europe/Berlin",
@@ -144,6 +145,6 @@ describe("generation with triggers (replay model)", () => {
     expect(r.attempts[0]!.problems.map((p) => p.code)).toContain("graph.start_and_trigger");
     expect(r.passed).toBe(true);
     expect(r.workflow!.nodes.map((n) => n.type)).toEqual(["trigger-webhook", "llm", "end"]);
-    expect(hasErrors(analyse(r.workflow!).diagnostics)).toBe(false);
+    expect(hasErrors(analyse(r.workflow!, nodeCatalogue).diagnostics)).toBe(false);
   });
 });

@@ -12,7 +12,6 @@ import {
 } from "../../src/edits/index.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { mineWorkflow } from "../../src/mine/index.js";
-import "../../src/nodes/index.js";
 
 const tpl = (id: string, reads: string[]) => ({
   id,

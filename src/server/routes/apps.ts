@@ -19,13 +19,14 @@ import { portsOf } from "../ports.js";
 import { blankWorkflow, validateWorkflow } from "../validate.js";
 import { appTestsFor } from "./app-tests.js";
 import { versionParam, versionSummary } from "./versions.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 
 /** A version as the studio opens it; what nothing here serves (tools, knowledge bases) is among its diagnostics. */
 const versionBody = async (v: VersionRecord, deps: ServerDeps) => ({
   ...versionSummary(v),
   workflow: v.workflow,
   diagnostics: [
-    ...analyse(v.workflow).diagnostics,
+    ...analyse(v.workflow, nodeCatalogue).diagnostics,
     ...(await servingDiagnostics(v.workflow, deps.services)),
     ...(await envDiagnostics(deps.env, v.appId, v.workflow)),
   ],
@@ -38,7 +39,7 @@ const versionBody = async (v: VersionRecord, deps: ServerDeps) => ({
  */
 async function importDiagnostics(workflow: Workflow, deps: ServerDeps) {
   const unserved = (await servingDiagnostics(workflow, deps.services)).filter((d) => d.code === "knowledge.unserved");
-  return [...analyse(workflow).diagnostics, ...unserved];
+  return [...analyse(workflow, nodeCatalogue).diagnostics, ...unserved];
 }
 
 /** Equal once written as Dify YAML; a workflow that cannot be exported is taken as different (a version is recorded). */

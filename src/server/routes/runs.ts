@@ -10,6 +10,7 @@ import { getDraft } from "../drafts.js";
 import { ApiError } from "../errors.js";
 import { storeRunFiles } from "../run-files.js";
 import { pumpSSE } from "../sse.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 
 // Stored versions never change, so their analysis is computed once per version.
 const analysed = new Map<string, Diagnostic[]>();
@@ -17,7 +18,7 @@ export function diagnosticsOf(appId: string, version: number, wf: Workflow): Dia
   const k = `${appId}:${version}`;
   let d = analysed.get(k);
   if (!d) {
-    d = analyse(wf).diagnostics;
+    d = analyse(wf, nodeCatalogue).diagnostics;
     if (analysed.size > 1000) analysed.delete(analysed.keys().next().value!);
     analysed.set(k, d);
   }
