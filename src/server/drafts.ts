@@ -4,10 +4,10 @@
  * when the analyser finds no errors. Rolling back is publishing an older version.
  */
 import { analyse } from "../analysis/index.js";
-// The analyser knows only registered node types; the CLI reaches this module without the server's imports.
-import { nodeCatalogue } from "../nodes/index.js";
 import { runGate } from "../analysis/runnable.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
+import type { NodeTypes } from "../ir/registry.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import type { AppRecord, AppStore, DraftRecord, VersionRecord } from "../store/apps.js";
 import type { DraftView } from "./api-types.js";
 import { ApiError } from "./errors.js";
@@ -45,20 +45,20 @@ async function appOrFail(apps: AppStore, appId: string): Promise<AppRecord> {
   return app;
 }
 
-export async function draftView(apps: AppStore, d: DraftRecord): Promise<DraftView> {
+export async function draftView(apps: AppStore, d: DraftRecord, types: NodeTypes = nodeCatalogue): Promise<DraftView> {
   const base = await apps.version(d.appId, d.baseVersion);
   return {
     ...d,
-    diagnostics: d.diagnostics ?? analyse(d.workflow, nodeCatalogue).diagnostics,
+    diagnostics: d.diagnostics ?? analyse(d.workflow, types).diagnostics,
     dirty: !base || !sameWorkflow(base.workflow, d.workflow),
   };
 }
 
-export async function getDraft(apps: AppStore, appId: string): Promise<DraftView> {
+export async function getDraft(apps: AppStore, appId: string, types: NodeTypes = nodeCatalogue): Promise<DraftView> {
   await appOrFail(apps, appId);
   const d = await apps.draft(appId);
   if (!d) throw new ApiError(409, "publish.no_draft", `app ${appId} has no draft`);
-  return draftView(apps, d);
+  return draftView(apps, d, types);
 }
 
 /**

@@ -7,6 +7,7 @@ import { servingDiagnostics } from "../../runtime/serving.js";
 import { hasErrors } from "../../ir/diagnostics.js";
 import { diffWorkflows } from "../../ir/diff.js";
 import { AppModeSchema, type Workflow } from "../../ir/workflow.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { takeSecretValues, withStoredValues } from "../../secrets/app-env.js";
 import type { VersionRecord } from "../../store/apps.js";
 import { syncAppTriggers } from "../../triggers/sync.js";
@@ -19,7 +20,6 @@ import { portsOf } from "../ports.js";
 import { blankWorkflow, validateWorkflow } from "../validate.js";
 import { appTestsFor } from "./app-tests.js";
 import { versionParam, versionSummary } from "./versions.js";
-import { nodeCatalogue } from "../../nodes/index.js";
 
 /** A version as the studio opens it; what nothing here serves (tools, knowledge bases) is among its diagnostics. */
 const versionBody = async (v: VersionRecord, deps: ServerDeps) => ({
@@ -129,7 +129,7 @@ export function appRoutes(deps: ServerDeps): Hono {
     const name = typeof body.name === "string" && body.name.trim() ? body.name.trim() : "untitled";
     const given =
       body.workflow !== undefined
-        ? validateWorkflow(body.workflow, mode.data)
+        ? validateWorkflow(body.workflow, mode.data, deps.nodeTypes)
         : { workflow: blankWorkflow(name, mode.data), diagnostics: [] };
     const { workflow, secrets } = takeSecretValues(given.workflow);
     workflow.name = name;

@@ -3,6 +3,7 @@ import { analyse, runGate } from "../../analysis/index.js";
 import { type Diagnostic, formatDiagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
 import type { Workflow } from "../../ir/workflow.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { usageOfAttempts } from "../../observability/cost.js";
 import type { ConversationRecord } from "../../store/conversations.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
@@ -10,7 +11,6 @@ import { getDraft } from "../drafts.js";
 import { ApiError } from "../errors.js";
 import { storeRunFiles } from "../run-files.js";
 import { pumpSSE } from "../sse.js";
-import { nodeCatalogue } from "../../nodes/index.js";
 
 // Stored versions never change, so their analysis is computed once per version.
 const analysed = new Map<string, Diagnostic[]>();
@@ -45,7 +45,7 @@ export function appRunRoutes(deps: ServerDeps): Hono {
     const inputs = body.inputs ?? {};
     if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))
       throw new ApiError(400, "request.invalid_inputs", "`inputs` must be an object");
-    const draft = await getDraft(deps.apps, app.id);
+    const draft = await getDraft(deps.apps, app.id, deps.nodeTypes);
     const diagnostics = draft.diagnostics;
     const gate = runGate(diagnostics, { allowWarnings: body.allow_warnings === true });
     if (gate.blocking.length > 0) {
