@@ -14,7 +14,9 @@ export class NodeCatalogue implements NodeTypes {
     this.#defs = Object.freeze([...defs]);
     for (const def of defs) {
       if (this.#byType.has(def.type)) {
-        throw new NodeCatalogueError("node.type_duplicate", `node type ${def.type} is defined twice`, { type: def.type });
+        throw new NodeCatalogueError("node.type_duplicate", `node type ${def.type} is defined twice`, {
+          type: def.type,
+        });
       }
       this.#byType.set(def.type, def);
     }
