@@ -10,6 +10,7 @@
 import { analyse } from "../src/analysis/index.js";
 import { WorkflowSchema } from "../src/ir/workflow.js";
 import { genWorkflow } from "../test/analysis/gen.js";
+import { nodeCatalogue } from "../src/nodes/index.js";
 
 const SIZES = [10, 50, 100, 500, 1000, 2000];
 const RUNS = Number(process.argv[2] ?? 7);
@@ -25,7 +26,7 @@ function median(xs: number[]): number {
 const fresh = (size: number) => WorkflowSchema.parse(JSON.parse(JSON.stringify(genWorkflow(size, 42))));
 
 // Warm-up over every size, so the small sizes measured first do not pay for JIT compilation.
-for (const size of SIZES) for (let i = 0; i < 2; i++) analyse(fresh(size));
+for (const size of SIZES) for (let i = 0; i < 2; i++) analyse(fresh(size), nodeCatalogue);
 
 const cpuMs = () => {
   const u = process.cpuUsage();
@@ -42,7 +43,7 @@ for (const size of SIZES) {
     shape = { nodes: w.nodes.length, edges: w.edges.length };
     const c0 = cpuMs();
     const t0 = performance.now();
-    const res = analyse(w);
+    const res = analyse(w, nodeCatalogue);
     walls.push(performance.now() - t0);
     times.push(cpuMs() - c0);
     const errs = res.diagnostics.filter((d) => d.severity === "error");

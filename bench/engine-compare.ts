@@ -37,9 +37,11 @@ async function load(name: string, root: string): Promise<Engine> {
         const store = new (await mod("src/store/sqlite.ts")).SqliteRunStore(path);
         return { store, close: () => store.close() };
       };
-  // Each checkout has its own node registry; the wide DAG's sleep node goes into both.
-  (await mod("test/support/test-nodes.ts")).registerSleepNode();
-  return { name, run: runWorkflow, sqlite };
+  // The wide DAG's sleep node: registered globally by older checkouts, passed as `nodeTypes` to newer ones.
+  const testNodes = await mod("test/support/test-nodes.ts");
+  testNodes.registerSleepNode?.();
+  const nodeTypes = testNodes.withSleepNode;
+  return { name, run: (wf, o) => runWorkflow(wf, nodeTypes ? { ...o, nodeTypes } : o), sqlite };
 }
 
 function chain(n: number) {

@@ -6,10 +6,9 @@ import { join } from "node:path";
 import { DEFAULT_CONCURRENCY, runWorkflow } from "../src/engine/run.js";
 import { openStores } from "../src/store/open.js";
 import { buildWorkflow, tpl } from "../test/support/build.js";
-import { registerSleepNode } from "../test/support/test-nodes.js";
+import { withSleepNode } from "../test/support/test-nodes.js";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-registerSleepNode();
 
 async function chainOverhead(n: number, reps: number) {
   const nodes = [{ id: "start", type: "start", variables: [] }, ...Array.from({ length: n }, (_, i) => tpl(`t${i}`, "x")), { id: "end", type: "end", outputs: [] }];
@@ -70,7 +69,7 @@ async function wideDag(width: number, depth: number, ms: number) {
   const wf = buildWorkflow({ nodes, edges });
   const run = async (concurrency: number | undefined) => {
     const t0 = performance.now();
-    const r = await runWorkflow(wf, { concurrency, maxSteps: 10_000 });
+    const r = await runWorkflow(wf, { concurrency, maxSteps: 10_000, nodeTypes: withSleepNode });
     if (r.status !== "succeeded") throw new Error(r.error?.message);
     return performance.now() - t0;
   };

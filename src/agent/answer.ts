@@ -5,6 +5,7 @@ import { isPlainObject } from "../util/json.js";
 import { type EditView, type ReadOptions, readEdit, viewOf } from "./edit/read.js";
 import { makeProposal, type Proposal } from "./proposal.js";
 import { parseAnswer, type ParsedAnswer } from "./repair/index.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 export interface AnswerContext {
   /** The workflow the model was shown; its answer is read as an edit of it. */
@@ -53,7 +54,7 @@ export function readAnswer(text: string, ctx: AnswerContext = {}): AnswerReading
   const toCompact = new Map([...reading.ids].map(([cid, ir]) => [ir, cid]));
   problems.push(...errors(reading.diagnostics));
   if (!reading.workflow) return { parsed, problems, toCompact };
-  const baseDiagnostics = ctx.baseDiagnostics ?? (ctx.current ? analyse(ctx.current).diagnostics : []);
+  const baseDiagnostics = ctx.baseDiagnostics ?? (ctx.current ? analyse(ctx.current, nodeCatalogue).diagnostics : []);
   const proposal = makeProposal(ctx.current, reading.workflow, baseDiagnostics);
   if (problems.length === 0) problems.push(...proposal.newErrors);
   return { parsed, proposal, workflow: proposal.workflow, problems, toCompact };

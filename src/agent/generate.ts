@@ -10,6 +10,7 @@ import { feedbackPrompt, systemPrompt, turnPrompt } from "./prompts.js";
 import { readAnswer } from "./answer.js";
 import type { Proposal } from "./proposal.js";
 import type { AnswerSections, RepairRecord } from "./repair/index.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 export interface GenerateOptions {
   llm: LlmService;
@@ -82,7 +83,7 @@ export async function generateWorkflow(o: GenerateOptions): Promise<GenerationRe
   const idOf = (id: string) => shown?.projection.toCompact.get(id) ?? id;
   const userTurn = turnPrompt(o.instruction, o.current && shown ? { summary: variableSummary(o.current, idOf), compact: shown.projection.compact } : undefined);
   const messages: ChatMessage[] = [{ role: "system", content: systemPrompt() }, ...(o.history ?? []), { role: "user", content: userTurn }];
-  const baseDiagnostics = o.current ? analyse(o.current).diagnostics : [];
+  const baseDiagnostics = o.current ? analyse(o.current, nodeCatalogue).diagnostics : [];
   const attempts: GenerationAttempt[] = [];
   let best: GenerationResult | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { getNodeType, listNodeTypes, type NodeTypeDef } from "../ir/registry.js";
+import type { NodeTypeDef, NodeTypes } from "../ir/registry.js";
 import type { WorkflowNode } from "../ir/workflow.js";
 import { COMPACT_PARAMS, TOOL_ALIASES } from "../dsl/compact/vocabulary.js";
-import "../nodes/index.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 export interface NodeKnowledge {
   /** The type string the model writes in compact JSON. */
@@ -51,13 +51,12 @@ function portsOf(def: NodeTypeDef<any>): string {
 
 /**
  * The node knowledge base, generated from the registry (purpose, fields, outputs, ports, rules) plus
- * the compact param shorthand; the registry stays the single source of truth for what nodes do.
+ * the compact param shorthand; the node definitions stay the single source of truth for what nodes do.
  */
-export function buildKnowledgeBase(): NodeKnowledge[] {
+export function buildKnowledgeBase(types: NodeTypes = nodeCatalogue): NodeKnowledge[] {
   const out: NodeKnowledge[] = [];
   const shorthand = new Set(Object.keys(COMPACT_PARAMS));
-  for (const def of listNodeTypes()) {
-    if (def.type.startsWith("test-")) continue;
+  for (const def of types.all()) {
     out.push({
       type: def.type,
       registryType: def.type,
@@ -70,7 +69,7 @@ export function buildKnowledgeBase(): NodeKnowledge[] {
       rules: [...(def.notes ?? []), ...(def.modes ? [`Allowed in ${def.modes.join(", ")} mode only.`] : [])],
     });
   }
-  const tool = getNodeType("tool");
+  const tool = types.get("tool");
   for (const [alias, spec] of Object.entries(TOOL_ALIASES)) {
     out.push({
       type: alias,

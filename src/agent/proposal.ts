@@ -7,6 +7,7 @@ import { analyse } from "../analysis/index.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { diffWorkflows, summarizeDiff, type WorkflowDiff } from "../ir/diff.js";
 import type { Workflow } from "../ir/workflow.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 export interface Proposal {
   workflow: Workflow;
@@ -28,8 +29,8 @@ export function newErrors(before: readonly Diagnostic[], after: readonly Diagnos
 }
 
 export function makeProposal(base: Workflow | undefined, workflow: Workflow, baseDiagnostics?: readonly Diagnostic[]): Proposal {
-  const diagnostics = analyse(workflow).diagnostics;
+  const diagnostics = analyse(workflow, nodeCatalogue).diagnostics;
   const diff = diffWorkflows(base, workflow);
-  const before = baseDiagnostics ?? (base ? analyse(base).diagnostics : []);
+  const before = baseDiagnostics ?? (base ? analyse(base, nodeCatalogue).diagnostics : []);
   return { workflow, diff, diagnostics, newErrors: newErrors(before, diagnostics), summary: summarizeDiff(diff) };
 }

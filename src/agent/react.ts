@@ -13,6 +13,7 @@ import { buildKnowledgeBase } from "./knowledge.js";
 import { NOTHING_CHANGED, notApplied, rejectedOutcome } from "./outcome.js";
 import { EDIT_RULES } from "./prompts.js";
 import { makeProposal, newErrors, type Proposal } from "./proposal.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 export type AgentEvent =
   | { type: "status"; message: string; iteration: number }
@@ -129,14 +130,14 @@ class Turn {
     this.initial = base ?? WorkflowSchema.parse({ name: "generated", mode, nodes: [], edges: [] });
     this.draft = this.initial;
     this.view = viewOf(this.draft);
-    this.draftDiagnostics = analyse(this.draft).diagnostics;
+    this.draftDiagnostics = analyse(this.draft, nodeCatalogue).diagnostics;
   }
 
   /** Check an answer against what the model was shown; accepted, it becomes the draft. */
   propose(answer: unknown, opts: ReadOptions | undefined): { ok: boolean; result: unknown; accepted?: Workflow } {
     const reading = readEdit(this.view, answer, opts);
     const problems = errorsOf(reading.diagnostics);
-    const analysed = reading.workflow && problems.length === 0 ? analyse(reading.workflow).diagnostics : [];
+    const analysed = reading.workflow && problems.length === 0 ? analyse(reading.workflow, nodeCatalogue).diagnostics : [];
     problems.push(...newErrors(this.draftDiagnostics, analysed));
     const toCompact = new Map([...reading.ids].map(([cid, ir]) => [ir, cid]));
     if (!reading.workflow || problems.length) {

@@ -1,3 +1,4 @@
+import type { NodeTypes } from "../ir/registry.js";
 import { SYSTEM_VARIABLES } from "../ir/system.js";
 import { normaliseType, type ValueType } from "../ir/types.js";
 import type { AppMode, Workflow } from "../ir/workflow.js";
@@ -20,11 +21,12 @@ export interface AvailableValue {
  */
 export function availableAt(
   workflow: Workflow,
+  types: NodeTypes,
   nodeId: string,
   opts: { mode?: AppMode } = {},
 ): AvailableValue[] | undefined {
   const mode: AppMode = opts.mode ?? (workflow?.mode === "advanced-chat" ? "advanced-chat" : "workflow");
-  const { g, reached } = prepareGraph(workflow, mode, new DiagnosticSink());
+  const { g, reached } = prepareGraph(workflow, mode, types, new DiagnosticSink());
   const idx = g.byId.get(nodeId);
   if (idx === undefined) return undefined;
   const all = new Set(g.nodes.map((n) => n.idx));

@@ -1,5 +1,5 @@
 import { describeNode, type NodeDescription } from "../ir/describe.js";
-import type { NodeTypeDef } from "../ir/registry.js";
+import type { NodeTypeDef, NodeTypes } from "../ir/registry.js";
 import type { ValueType } from "../ir/types.js";
 import type { AppMode, Workflow, WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
 import type { DiagnosticSink } from "./codes.js";
@@ -76,9 +76,9 @@ const EMPTY_DESC = (node: WorkflowNode): NodeDescription => ({
 });
 
 /** describeNode, made total: a node type's callbacks throwing on an odd config becomes a diagnostic. */
-function safeDescribe(node: WorkflowNode, sink: DiagnosticSink): NodeDescription {
+function safeDescribe(node: WorkflowNode, types: NodeTypes, sink: DiagnosticSink): NodeDescription {
   try {
-    const d = describeNode(node);
+    const d = describeNode(node, types);
     if (!Array.isArray(d.ports)) return { ...d, ports: ["source"] };
     return d;
   } catch (e) {
@@ -94,7 +94,12 @@ export function errText(e: unknown): string {
 }
 
 /** Index nodes (first of a duplicated id wins), describe them and assign container scopes. */
-export function buildNodes(workflow: Workflow, mode: AppMode, sink: DiagnosticSink): AnalysisGraph {
+export function buildNodes(
+  workflow: Workflow,
+  mode: AppMode,
+  types: NodeTypes,
+  sink: DiagnosticSink,
+): AnalysisGraph {
   const nodes: ANode[] = [];
   const byId = new Map<string, number>();
   const duplicateIds = new Set<string>();
@@ -112,7 +117,7 @@ export function buildNodes(workflow: Workflow, mode: AppMode, sink: DiagnosticSi
       continue;
     }
     const node: WorkflowNode = n.config && typeof n.config === "object" ? n : { ...n, config: {} };
-    const desc = safeDescribe(node, sink);
+    const desc = safeDescribe(node, types, sink);
     const idx = nodes.length;
     byId.set(n.id, idx);
     nodes.push({ idx, id: n.id, node, desc, def: desc.def, scope: ROOT, out: [], in: [] });

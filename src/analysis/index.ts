@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../ir/diagnostics.js";
+import type { NodeTypes } from "../ir/registry.js";
 import type { AppMode, Workflow } from "../ir/workflow.js";
 import { BURDEN_THRESHOLDS, type BurdenReport, type BurdenThresholds, computeBurden } from "./burden/burden.js";
 import { DiagnosticSink, type SeverityOverrides } from "./codes.js";
@@ -30,12 +31,12 @@ const SEVERITY_RANK = { error: 0, warning: 1, info: 2 } as const;
 /**
  * Static analysis of a workflow: well-formedness, dataflow with availability at joins, types,
  * templates, node-type rules, and the burden report. Never throws on a bad workflow; every problem
- * is a diagnostic.
+ * is a diagnostic. `types` are the node types it reads the workflow against (src/nodes' `nodeCatalogue`).
  */
-export function analyse(workflow: Workflow, opts: AnalyseOptions = {}): AnalysisResult {
+export function analyse(workflow: Workflow, types: NodeTypes, opts: AnalyseOptions = {}): AnalysisResult {
   const sink = new DiagnosticSink(opts.severities);
   const mode: AppMode = opts.mode ?? (workflow?.mode === "advanced-chat" ? "advanced-chat" : "workflow");
-  const { g, reached } = prepareGraph(workflow, mode, sink);
+  const { g, reached } = prepareGraph(workflow, mode, types, sink);
   checkModes(g, sink);
   checkTemplates(g, sink);
   const resolver = new Resolver(g);

@@ -1,3 +1,4 @@
+import type { NodeTypes } from "../ir/registry.js";
 import type { AppMode, Workflow } from "../ir/workflow.js";
 import type { DiagnosticSink } from "./codes.js";
 import { checkCycles } from "./cycles.js";
@@ -10,9 +11,10 @@ import { checkNodes, findEntries } from "./structure.js";
 export function prepareGraph(
   workflow: Workflow,
   mode: AppMode,
+  types: NodeTypes,
   sink: DiagnosticSink,
 ): { g: AnalysisGraph; reached: Uint8Array } {
-  const g = buildNodes(workflow, mode, sink);
+  const g = buildNodes(workflow, mode, types, sink);
   checkNodes(g, sink);
   findEntries(g, sink);
   checkEdges(g, sink);

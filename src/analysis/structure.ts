@@ -1,4 +1,3 @@
-import { getNodeType } from "../ir/registry.js";
 import type { DiagnosticSink } from "./codes.js";
 import { type AnalysisGraph, ROOT } from "./graph.js";
 
@@ -13,7 +12,7 @@ export function checkNodes(g: AnalysisGraph, sink: DiagnosticSink): void {
     const cs = n.def.containerStart;
     if (cs) {
       const parent = n.scope === ROOT ? undefined : g.nodes[n.scope];
-      const parentType = parent ? (getNodeType(parent.node.type)?.type ?? parent.node.type) : undefined;
+      const parentType = parent ? (parent.def?.type ?? parent.node.type) : undefined;
       if (parentType !== cs.containerType) {
         sink.add(
           "container.bad_nesting",

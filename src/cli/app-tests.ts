@@ -2,8 +2,6 @@
 import { rubricJudge } from "../apptests/judge.js";
 import { AppTests, type AppTestsDeps } from "../apptests/service.js";
 import { type BuiltServices, buildServices } from "../runtime/services.js";
-// Without the node types registered no workflow runs.
-import "../nodes/index.js";
 import { AppEnv } from "../secrets/app-env.js";
 import { KeyProvider, keyFilePath } from "../secrets/key.js";
 import { openStores, type Stores } from "../store/open.js";

@@ -1,3 +1,4 @@
+import { nodeCatalogue } from "../nodes/index.js";
 import { analyse, type BurdenReport, type BurdenThresholds, worstRegions } from "../analysis/index.js";
 import { type Lowered, type LowerOptions, lowerModel } from "./lower.js";
 import type { SopModel } from "./model.js";
@@ -32,7 +33,7 @@ export function measureBurden(
   lowered: Lowered,
   thresholds?: Partial<BurdenThresholds>,
 ): { summary: BurdenSummary; report: BurdenReport } {
-  const report = analyse(lowered.workflow, { thresholds }).burden;
+  const report = analyse(lowered.workflow, nodeCatalogue, { thresholds }).burden;
   const by = new Map<string, StepBurden>();
   for (const n of report.nodes) {
     const c = lowered.origins[n.nodeId];

@@ -3,6 +3,7 @@
  * compact form a chat model was shown (its `param` read as `config`, its edge triples as edges), so one
  * operation means one thing on either.
  */
+import type { NodeTypes } from "../ir/registry.js";
 import { editFail } from "./error.js";
 
 export interface EditNode {
@@ -38,6 +39,8 @@ export interface Wiring {
 
 export interface EditEnv {
   wiring: Wiring;
+  /** The node types edits read outputs from (which output a node's readers read). */
+  nodeTypes: NodeTypes;
   /**
    * Edits applied as one batch, checked as a whole afterwards (chat answers): an edge may name a node
    * that a later edit of the batch adds.

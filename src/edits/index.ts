@@ -8,12 +8,12 @@ export { type EditEdge, type EditEnv, type EditGraph, type EditNode, READER_WIRI
 export {
   applyToGraph,
   describeEdit,
-  type Edit,
   EDIT_KINDS,
+  type Edit,
   type EditKindName,
   EditSchema,
   editSchemaOf,
   type ParsedEdit,
 } from "./kinds.js";
 export { applyEdit, applyEdits, type EditOutcome, type EditsOutcome, type WorkflowEditOptions } from "./workflow.js";
-export { WORKFLOW_WIRING } from "./workflow-wiring.js";
+export { workflowWiring } from "./workflow-wiring.js";

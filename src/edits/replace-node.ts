@@ -22,12 +22,12 @@ export const replaceNode = editKind({
     const typeChanged = (e.type ?? n.type) !== n.type;
     if (typeChanged && isProtected(n))
       editFail("edit.protected_node", `the ${n.type} node keeps its type`, n.id, "type");
-    const oldMain = mainOutput(n);
+    const oldMain = mainOutput(n, env.nodeTypes);
     n.type = e.type ?? n.type;
     if (e.title !== undefined) n.title = e.title;
     n.config = e.merge && !typeChanged ? { ...n.config, ...structuredClone(e.config) } : structuredClone(e.config);
     env.wiring.complete(g, n);
-    const newMain = mainOutput(n);
+    const newMain = mainOutput(n, env.nodeTypes);
     if (typeChanged && oldMain && newMain && oldMain !== newMain)
       rewriteRefs(
         g,

@@ -4,6 +4,7 @@
  * references are the workflow form's; the compact form leaves this to its reader.
  */
 import { describeNode } from "../ir/describe.js";
+import type { NodeTypes } from "../ir/registry.js";
 import { replaceTemplateRefs } from "../ir/selector.js";
 import type { WorkflowNode } from "../ir/workflow.js";
 import type { EditGraph, EditNode, Wiring } from "./graph.js";
@@ -18,10 +19,10 @@ const PREFERRED_OUTPUT: Record<string, string> = {
 };
 
 /** The output a node's readers read. */
-export function mainOutput(n: EditNode): string | undefined {
+export function mainOutput(n: EditNode, types: NodeTypes): string | undefined {
   const p = PREFERRED_OUTPUT[n.type];
   // A copy: describeNode caches per node object, and edits mutate drafts in place.
-  const outs = describeNode({ ...n, title: n.title ?? "" } as WorkflowNode).outputs.map((o) => o.name);
+  const outs = describeNode({ ...n, title: n.title ?? "" } as WorkflowNode, types).outputs.map((o) => o.name);
   if (p && outs.includes(p)) return p;
   return outs.find((o) => !o.startsWith("sys."));
 }
@@ -55,20 +56,24 @@ function provider(g: EditGraph): string | undefined {
   return typeof p === "string" ? p : undefined;
 }
 
-function toolCallContext(g: EditGraph, readFrom?: EditNode): Array<{ variable: string; value_selector: string[] }> {
+function toolCallContext(
+  g: EditGraph,
+  types: NodeTypes,
+  readFrom?: EditNode,
+): Array<{ variable: string; value_selector: string[] }> {
   const ctx: Array<{ variable: string; value_selector: string[] }> = [];
   const start = g.nodes.find((n) => n.type === "start");
   const firstVar = start ? (start.config as any).variables?.[0]?.variable : undefined;
   if (start && firstVar) ctx.push({ variable: "task", value_selector: [start.id, firstVar] });
   if (readFrom && readFrom.type !== "start") {
-    const out = mainOutput(readFrom);
+    const out = mainOutput(readFrom, types);
     if (out) ctx.push({ variable: `${readFrom.id}_${out}`, value_selector: [readFrom.id, out] });
   }
   return ctx;
 }
 
 /** A title, and for LLM/tool-call nodes that do not name one the workflow's first model. */
-function fillDefaults(g: EditGraph, node: EditNode, readFrom?: EditNode): void {
+function fillDefaults(g: EditGraph, types: NodeTypes, node: EditNode, readFrom?: EditNode): void {
   if (node.title === undefined) node.title = node.id;
   const c = node.config as Record<string, any>;
   if ((node.type === "llm" || node.type === "tool-call") && !c.model?.name) {
@@ -76,7 +81,7 @@ function fillDefaults(g: EditGraph, node: EditNode, readFrom?: EditNode): void {
     if (donor) c.model = structuredClone((donor.config as any).model);
   }
   if (node.type === "tool-call") {
-    if (!Array.isArray(c.context) || c.context.length === 0) c.context = toolCallContext(g, readFrom);
+    if (!Array.isArray(c.context) || c.context.length === 0) c.context = toolCallContext(g, types, readFrom);
     if (provider(g) !== undefined && c.provider_id === undefined) c.provider_id = provider(g);
   }
   if (node.type === "llm" && !Array.isArray(c.prompt_template)) c.prompt_template = [{ role: "user", text: "" }];
@@ -126,11 +131,14 @@ function scrubBindings(g: EditGraph, removed: ReadonlySet<string>): void {
   }
 }
 
-export const WORKFLOW_WIRING: Wiring = {
-  complete: fillDefaults,
-  publish(_g, reader, node) {
-    const out = mainOutput(node);
-    if (out) publishTo(reader, [node.id, out], `${node.id}_${out}`);
-  },
-  dropReferences: scrubBindings,
-};
+/** The wiring of the workflow form, reading node outputs from `types`. */
+export function workflowWiring(types: NodeTypes): Wiring {
+  return {
+    complete: (g, node, readFrom) => fillDefaults(g, types, node, readFrom),
+    publish(_g, reader, node) {
+      const out = mainOutput(node, types);
+      if (out) publishTo(reader, [node.id, out], `${node.id}_${out}`);
+    },
+    dropReferences: scrubBindings,
+  };
+}

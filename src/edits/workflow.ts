@@ -6,17 +6,20 @@
 import type { z } from "zod";
 import { analyse } from "../analysis/index.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
+import type { NodeTypes } from "../ir/registry.js";
 import { type Workflow, WorkflowSchema } from "../ir/workflow.js";
 import { EditError } from "./error.js";
 import type { EditEnv } from "./graph.js";
 import { applyToGraph, type Edit, EditSchema, type ParsedEdit } from "./kinds.js";
-import { WORKFLOW_WIRING } from "./workflow-wiring.js";
+import { workflowWiring } from "./workflow-wiring.js";
 
 export type EditOutcome =
   | { ok: true; workflow: Workflow; diagnostics: Diagnostic[] }
   | { ok: false; diagnostics: Diagnostic[] };
 
 export interface WorkflowEditOptions {
+  /** The node types the edited workflow is checked against. */
+  nodeTypes: NodeTypes;
   /** The edits a caller offers (default: every kind). */
   schema?: z.ZodType<ParsedEdit, unknown>;
   templates?: EditEnv["templates"];
@@ -26,19 +29,23 @@ const issuesAs = (code: string, issues: z.core.$ZodIssue[]): Diagnostic[] =>
   issues.map((i) => ({ code, severity: "error" as const, field: i.path.join("."), message: i.message }));
 
 /** One edit. The input is never modified. */
-export function applyEdit(workflow: Workflow, edit: Edit, o: WorkflowEditOptions = {}): EditOutcome {
+export function applyEdit(workflow: Workflow, edit: Edit, o: WorkflowEditOptions): EditOutcome {
   const parsed = (o.schema ?? EditSchema).safeParse(edit);
   if (!parsed.success) return { ok: false, diagnostics: issuesAs("edit.invalid", parsed.error.issues) };
   const draft = structuredClone(workflow);
   try {
-    applyToGraph(draft, parsed.data, { wiring: WORKFLOW_WIRING, ...(o.templates ? { templates: o.templates } : {}) });
+    applyToGraph(draft, parsed.data, {
+      wiring: workflowWiring(o.nodeTypes),
+      nodeTypes: o.nodeTypes,
+      ...(o.templates ? { templates: o.templates } : {}),
+    });
   } catch (err) {
     if (err instanceof EditError) return { ok: false, diagnostics: [err.toDiagnostic()] };
     throw err;
   }
   const schema = WorkflowSchema.safeParse(draft);
   if (!schema.success) return { ok: false, diagnostics: issuesAs("edit.schema", schema.error.issues) };
-  const { diagnostics } = analyse(schema.data);
+  const { diagnostics } = analyse(schema.data, o.nodeTypes);
   const errors = diagnostics.filter((d) => d.severity === "error");
   return errors.length ? { ok: false, diagnostics: errors } : { ok: true, workflow: schema.data, diagnostics };
 }
@@ -53,7 +60,7 @@ export interface EditsOutcome<E extends Edit = Edit> {
 export function applyEdits<E extends Edit>(
   workflow: Workflow,
   edits: readonly E[],
-  o: WorkflowEditOptions = {},
+  o: WorkflowEditOptions,
 ): EditsOutcome<E> {
   let wf = workflow;
   const applied: E[] = [];

@@ -70,7 +70,7 @@ export const wrapInRetryLoop = editKind({
     rounds: z.number().int().min(1).max(20).default(3),
     id: z.string().optional(),
   }),
-  apply(g, e) {
+  apply(g, e, env) {
     const chain = e.nodes.map((id, i) => nodeOf(g, id, `nodes[${i}]`));
     checkChain(g, chain);
     const first = chain[0]!;
@@ -78,7 +78,7 @@ export const wrapInRetryLoop = editKind({
     const loopId = e.id ?? `retry_${first.id}`.slice(0, 50);
     if (g.nodes.some((n) => n.id === loopId))
       editFail("edit.duplicate_id", `a node "${loopId}" exists already`, loopId, "id");
-    const out = mainOutput(last);
+    const out = mainOutput(last, env.nodeTypes);
     if (!out) editFail("edit.no_output", `"${last.id}" has no output to retry on`, last.id, "nodes");
     const inside = new Set(chain.map((n) => n.id));
     rewriteRefs(g, (sel) => (sel[0] === last.id && sel[1] === out ? [loopId, "last", ...sel.slice(2)] : sel), inside);

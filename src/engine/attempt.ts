@@ -1,5 +1,13 @@
 import { describeNode } from "../ir/describe.js";
-import type { BodyRunOptions, BodyRunResult, ExecContext, NodeEvent, NodeResult, NodeTypeDef } from "../ir/registry.js";
+import type {
+  BodyRunOptions,
+  BodyRunResult,
+  ExecContext,
+  NodeEvent,
+  NodeResult,
+  NodeTypeDef,
+  NodeTypes,
+} from "../ir/registry.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow, WorkflowNode } from "../ir/workflow.js";
 import type { RunEvent } from "../store/run-events.js";
@@ -13,6 +21,8 @@ import { nodeTimeoutMs, withNodeTimeout } from "./timeout.js";
 export interface AttemptRun {
   runId: string;
   workflow: Workflow;
+  /** The node types the workflow runs against. */
+  types: NodeTypes;
   inputs: Record<string, unknown>;
   services: ExecServices;
   onEvent: (e: RunEvent) => void;
@@ -43,9 +53,9 @@ export interface AttemptOutcome {
 }
 
 /** Resolve the node's declared inputs for the trace. */
-function traceInputs(node: WorkflowNode, pool: VariablePool): Record<string, unknown> {
+function traceInputs(node: WorkflowNode, types: NodeTypes, pool: VariablePool): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const ref of describeNode(node).inputs) {
+  for (const ref of describeNode(node, types).inputs) {
     const r = pool.read(ref.selector);
     out[ref.selector.join(".")] = r.found ? r.value : null;
   }
@@ -65,7 +75,7 @@ export async function runAttempt(
   const { node, key, pool } = t;
   const writes: AttemptOutcome["writes"] = [];
   const started = Date.now();
-  const inputs = traceInputs(node, pool);
+  const inputs = traceInputs(node, run.types, pool);
   run.onEvent({
     type: "node_started",
     runId: run.runId,

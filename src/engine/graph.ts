@@ -1,4 +1,4 @@
-import { getNodeType } from "../ir/registry.js";
+import type { NodeTypes } from "../ir/registry.js";
 import type { Workflow, WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
 
 /** Per-scope indices the scheduler needs: which nodes live in a frame and the edges among them. */
@@ -57,9 +57,9 @@ export class GraphIndex {
   }
 
   /** The body's entry: start_node_id, else the child of the container's start type, else a legacy first child. */
-  bodyStart(container: WorkflowNode): string | undefined {
+  bodyStart(container: WorkflowNode, types: NodeTypes): string | undefined {
     const kids = this.scopeNodes(container.id);
-    const startType = getNodeType(container.type)?.container?.startType;
+    const startType = types.get(container.type)?.container?.startType;
     const declared = typeof container.config.start_node_id === "string" ? container.config.start_node_id : "";
     if (declared && kids.some((k) => k.id === declared)) return declared;
     return (
@@ -69,8 +69,8 @@ export class GraphIndex {
     );
   }
 
-  topStart(): string | undefined {
-    return this.scopeNodes(null).find((n) => getNodeType(n.type)?.entry)?.id;
+  topStart(types: NodeTypes): string | undefined {
+    return this.scopeNodes(null).find((n) => types.get(n.type)?.entry)?.id;
   }
 }
 

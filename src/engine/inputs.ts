@@ -1,7 +1,6 @@
-import { describeNode } from "../ir/describe.js";
 import { NodeExecutionError, WeftError } from "../ir/errors.js";
 import type { Workflow } from "../ir/workflow.js";
-import { resolveStartInputs, type StartVariable } from "../nodes/start.js";
+import { resolveStartInputs, type StartVariable, startNode } from "../nodes/start.js";
 
 /** Run inputs refused before any run exists: an undeclared name, a missing required value, a bad value. */
 export class InputError extends WeftError {}
@@ -10,8 +9,8 @@ export class InputError extends WeftError {}
 export function declaredInputs(wf: Workflow): { nodeId: string; variables: StartVariable[] } | undefined {
   const start = wf.nodes.find((n) => n.type === "start" && !n.parentId);
   if (!start) return undefined;
-  const config = describeNode(start).config as { variables?: StartVariable[] } | undefined;
-  return { nodeId: start.id, variables: config?.variables ?? [] };
+  const parsed = startNode.configSchema.safeParse(start.config ?? {});
+  return { nodeId: start.id, variables: (parsed.success ? parsed.data.variables : undefined) ?? [] };
 }
 
 function listing(variables: readonly StartVariable[]): string {

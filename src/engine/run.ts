@@ -1,9 +1,10 @@
 import { setMaxListeners } from "node:events";
 import { newId } from "../util/ids.js";
-import "../nodes/index.js";
 import { NodeExecutionError, type PendingPause, RunPause, WeftError } from "../ir/errors.js";
+import type { NodeTypes } from "../ir/registry.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import { MemoryRunStore } from "../store/memory/runs.js";
 import type { RunEvent } from "../store/run-events.js";
 import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
@@ -47,6 +48,11 @@ export interface RunOptions {
   env?: RunEnv;
   /** Observability hook (tracing, metrics): wraps the run and each node attempt. */
   observer?: RunObserver;
+  /**
+   * The node types the workflow runs against; default every node Weft defines (`nodeCatalogue`). The engine
+   * sits above src/nodes, so the default is an ordinary import; tests add their own types with `.with()`.
+   */
+  nodeTypes?: NodeTypes;
 }
 
 /**
@@ -148,6 +154,7 @@ async function executeRun(
   const scheduler = new Scheduler({
     runId,
     workflow: wf,
+    types: o.nodeTypes ?? nodeCatalogue,
     inputs,
     services: redactingForms(defaultServices(o.services), redact),
     store,

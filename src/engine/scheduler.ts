@@ -1,7 +1,7 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import { describeNode } from "../ir/describe.js";
 import { NodeExecutionError, type PendingPause, RunPause, WeftError } from "../ir/errors.js";
-import type { BodyRunResult, NodeEvent, NodeResult, NodeTypeDef } from "../ir/registry.js";
+import type { BodyRunResult, NodeEvent, NodeResult, NodeTypeDef, NodeTypes } from "../ir/registry.js";
 import type { WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
 import type { RunEvent } from "../store/run-events.js";
 import type { AttemptRecord, NodeCommit, RunStore } from "../store/runs.js";
@@ -50,8 +50,8 @@ function errorInfo(e: unknown): { code: string; message: string } {
 }
 
 /** The node's definition and parsed config, refusing what Weft cannot execute. */
-function executable(node: WorkflowNode): { def: NodeTypeDef<any>; cfg: Record<string, any> } {
-  const desc = describeNode(node);
+function executable(node: WorkflowNode, types: NodeTypes): { def: NodeTypeDef<any>; cfg: Record<string, any> } {
+  const desc = describeNode(node, types);
   const def = desc.def;
   if (!def) throw new NodeExecutionError("node.unknown_type", `node type "${node.type}" is not known to Weft`, node.id);
   if (!desc.known) {
@@ -90,10 +90,10 @@ export class Scheduler {
   }
 
   async runTop(pool: VariablePool): Promise<void> {
-    const start = this.graph.topStart();
+    const start = this.graph.topStart(this.o.types);
     if (!start) throw new WeftError("run.no_start", "the workflow has no start node");
     if (this.o.workflow.mode === "advanced-chat") {
-      this.stream = new AnswerStream(this.graph, start, (nodeId, text, selector) =>
+      this.stream = new AnswerStream(this.graph, this.o.types, start, (nodeId, text, selector) =>
         this.o.onEvent({ type: "text_chunk", runId: this.o.runId, nodeId, text, selector }),
       );
     }
@@ -196,12 +196,12 @@ export class Scheduler {
   /** Run the node within the concurrency limit; containers wait on their bodies, so they take no slot their children need. */
   private schedule(node: WorkflowNode, frame: Frame): Promise<{ port?: string }> {
     const job = () => this.executeNode(node, frame);
-    return describeNode(node).def?.container ? job() : this.limit(job);
+    return describeNode(node, this.o.types).def?.container ? job() : this.limit(job);
   }
 
   private branchNode(node: WorkflowNode): boolean {
     // Nodes whose only port is `source` take every edge; branch and fail-branch nodes route by port.
-    const ports = describeNode(node).ports;
+    const ports = describeNode(node, this.o.types).ports;
     return !(ports.length === 1 && ports[0] === "source");
   }
 
@@ -215,7 +215,7 @@ export class Scheduler {
     if (cached && (cached.status === "succeeded" || cached.status === "exception"))
       return this.replay(node, frame, key, cached);
     this.checkRunLimits(node);
-    const { def, cfg } = executable(node);
+    const { def, cfg } = executable(node, this.o.types);
     const target: AttemptTarget = {
       node,
       key,
@@ -421,7 +421,7 @@ export class Scheduler {
     frame: Frame,
     opts: { scope: Record<string, unknown>; sharedPool: boolean; index: number },
   ): Promise<BodyRunResult> {
-    const start = this.graph.bodyStart(container);
+    const start = this.graph.bodyStart(container, this.o.types);
     const pool = opts.sharedPool ? frame.pool : frame.pool.child();
     if (opts.sharedPool) {
       // Loop rounds share the pool, but inner outputs are cleared at the start of each round.

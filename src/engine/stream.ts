@@ -1,4 +1,5 @@
 import { describeNode } from "../ir/describe.js";
+import type { NodeTypes } from "../ir/registry.js";
 import { replaceTemplateRefs } from "../ir/selector.js";
 import type { WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
 import type { GraphIndex } from "./graph.js";
@@ -52,6 +53,7 @@ export class AnswerStream {
 
   constructor(
     private readonly graph: GraphIndex,
+    private readonly types: NodeTypes,
     private readonly start: string,
     private readonly emit: (nodeId: string, text: string, selector?: string[]) => void,
   ) {
@@ -123,7 +125,7 @@ export class AnswerStream {
     let w = this.writerCache.get(nodeId);
     if (w === undefined) {
       const node = this.graph.byId.get(nodeId)!;
-      w = node.type === "assigner" || !!describeNode(node).def?.container;
+      w = node.type === "assigner" || !!describeNode(node, this.types).def?.container;
       this.writerCache.set(nodeId, w);
     }
     return w;
@@ -133,7 +135,7 @@ export class AnswerStream {
     const node = this.graph.byId.get(nodeId)!;
     // Assigners count as blocking: the answer after one should not start before the write lands.
     if (node.type === "answer" || node.type === "assigner") return true;
-    const desc = describeNode(node);
+    const desc = describeNode(node, this.types);
     if (desc.def?.container) return true;
     return !(desc.ports.length === 1 && desc.ports[0] === "source");
   }

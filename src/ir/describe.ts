@@ -1,5 +1,5 @@
 import type { Diagnostic } from "./diagnostics.js";
-import { getNodeType, type InputRef, type NodeTypeDef, type TextField } from "./registry.js";
+import type { InputRef, NodeTypeDef, NodeTypes, TextField } from "./registry.js";
 import { normaliseType } from "./types.js";
 import type { OutputDecl, WorkflowNode } from "./workflow.js";
 
@@ -45,16 +45,23 @@ function zodIssuesToDiagnostics(node: WorkflowNode, issues: ReadonlyArray<{ path
   });
 }
 
-const cache = new WeakMap<WorkflowNode, NodeDescription>();
+const caches = new WeakMap<NodeTypes, WeakMap<WorkflowNode, NodeDescription>>();
+
+function cacheOf(types: NodeTypes): WeakMap<WorkflowNode, NodeDescription> {
+  let cache = caches.get(types);
+  if (!cache) caches.set(types, (cache = new WeakMap()));
+  return cache;
+}
 
 /**
- * Everything the analyser, engine and makers need about one node, derived from its type's registry
- * entry. Memoised per node object: IR nodes are treated as immutable once built.
+ * Everything the analyser, engine and makers need about one node, derived from its type's definition in
+ * `types`. Memoised per node object and catalogue: IR nodes are treated as immutable once built.
  */
-export function describeNode(node: WorkflowNode): NodeDescription {
+export function describeNode(node: WorkflowNode, types: NodeTypes): NodeDescription {
+  const cache = cacheOf(types);
   const hit = cache.get(node);
   if (hit) return hit;
-  const def = getNodeType(node.type);
+  const def = types.get(node.type);
   let desc: NodeDescription;
   if (!def) {
     desc = { node, configDiagnostics: [], inputs: [], outputs: [], ports: ["source"], texts: [], known: false };

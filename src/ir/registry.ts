@@ -134,20 +134,12 @@ export interface NodeTypeDef<C = Record<string, unknown>> {
   execute?(ctx: ExecContext<C>): Promise<NodeResult>;
 }
 
-const registry = new Map<string, NodeTypeDef<any>>();
-const aliases = new Map<string, string>();
-
-export function registerNodeType<C>(def: NodeTypeDef<C>): NodeTypeDef<C> {
-  if (registry.has(def.type)) throw new Error(`node type ${def.type} registered twice`);
-  registry.set(def.type, def as NodeTypeDef<any>);
-  for (const a of def.aliases ?? []) aliases.set(a, def.type);
-  return def;
-}
-
-export function getNodeType(type: string): NodeTypeDef<any> | undefined {
-  return registry.get(type) ?? registry.get(aliases.get(type) ?? "");
-}
-
-export function listNodeTypes(): NodeTypeDef<any>[] {
-  return [...registry.values()];
+/**
+ * The node types a workflow is read against. An explicit value passed down, never a module-level table
+ * filled by imports: src/nodes/catalogue.ts builds the real one, tests build their own.
+ */
+export interface NodeTypes {
+  /** The definition of a type or of one of its aliases. */
+  get(type: string): NodeTypeDef<any> | undefined;
+  all(): readonly NodeTypeDef<any>[];
 }

@@ -3,7 +3,7 @@ import { analyse } from "../analysis/index.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import type { ToolSpec } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import "../nodes/index.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import { type BuildOptions, buildWorkflow } from "./build.js";
 import { type Dfg, type DfgFilter, discoverDfg, filterDfg, toEventLog } from "./dfg.js";
 import { MineCodes, MineError } from "./errors.js";
@@ -54,7 +54,7 @@ export function mineWorkflow(records: readonly TaskRecord[], o: MineOptions): Mi
   const tree = inductiveMiner(log, { noise: o.noise ?? 0 });
   const skeleton = skeletonFromTree(tree);
   const workflow = buildWorkflow(skeleton, o);
-  const { diagnostics } = analyse(workflow);
+  const { diagnostics } = analyse(workflow, nodeCatalogue);
   if (diagnostics.some((d) => d.severity === "error")) {
     throw new MineError(
       "mine.invalid_workflow",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { InputRef, TextField } from "../ir/registry.js";
-import { registerNodeType, type NodeTypeDef } from "../ir/registry.js";
+import type { NodeTypeDef } from "../ir/registry.js";
 import { templateRefs } from "../ir/selector.js";
 
 /** A selector as found in real files: a list of strings (numbers are tolerated and stringified). */
@@ -87,8 +87,9 @@ export function textField(field: string, text: unknown, kind: TextField["kind"] 
   return typeof text === "string" && text.length > 0 ? [{ field, text, kind }] : [];
 }
 
+/** Types a node definition; src/nodes/index.ts lists it in the catalogue. */
 export function defineNode<C>(def: NodeTypeDef<C>): NodeTypeDef<C> {
-  return registerNodeType(def);
+  return def;
 }
 
 export const SOURCE = ["source"];

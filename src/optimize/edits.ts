@@ -15,8 +15,8 @@ import {
   type WorkflowEditOptions,
 } from "../edits/index.js";
 import type { Workflow } from "../ir/workflow.js";
-import "../nodes/index.js";
 import { promptByRef } from "../mine/prompts.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 const ID = /^[A-Za-z0-9_]{1,50}$/;
 
@@ -43,6 +43,7 @@ export type Edit = z.input<typeof OptimiserEditSchema>;
 export const EDIT_KINDS: string[] = OFFERED.map((s) => s.shape.kind.value);
 
 const OPTIONS: WorkflowEditOptions = {
+  nodeTypes: nodeCatalogue,
   schema: OptimiserEditSchema as z.ZodType<ParsedEdit, unknown>,
   templates: promptByRef,
 };

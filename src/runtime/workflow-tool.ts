@@ -17,6 +17,7 @@ import { ToolConfigError } from "../tools/configured/provider.js";
 import { ToolError } from "../tools/errors.js";
 import { declaredInputs } from "../engine/inputs.js";
 import { runWorkflow } from "../engine/run.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 const MAX_DEPTH = 5;
 const depth = new AsyncLocalStorage<number>();
@@ -80,7 +81,7 @@ export class WorkflowToolProvider implements ToolProvider {
     } catch (e) {
       throw new ToolConfigError("tools.workflow_unreadable", `tools.workflow.${this.id}.file ${path}: ${(e as Error)?.message ?? e}`, { file: path });
     }
-    const errors = analyse(wf).diagnostics.filter((d) => d.severity === "error");
+    const errors = analyse(wf, nodeCatalogue).diagnostics.filter((d) => d.severity === "error");
     if (errors.length > 0) {
       throw new ToolConfigError("tools.workflow_invalid", `tools.workflow.${this.id}.file ${path} has errors: ${errors[0]!.code}: ${errors[0]!.message}`, { file: path });
     }

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ModelChoice } from "../dsl/compact/convert.js";
+import type { NodeTypes } from "../ir/registry.js";
 import type { ExecServices, LlmService, ModelRef } from "../ir/services.js";
 import type { KnowledgeBases } from "../knowledge/service.js";
 import type { LlmConfig } from "../llm/index.js";
@@ -29,6 +30,8 @@ export interface ServerDeps {
   /** Paused runs: answers and timeouts of their forms continue them. */
   paused: PausedRuns;
   services: Partial<ExecServices>;
+  /** The node types drafts are analysed against and runs execute with (`ServerOptions.nodeTypes`). */
+  nodeTypes: NodeTypes;
   /** The database's knowledge bases (also `services.knowledge` unless the caller brought its own). */
   knowledge: KnowledgeBases;
   llmConfig?: LlmConfig;

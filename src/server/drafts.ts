@@ -4,10 +4,10 @@
  * when the analyser finds no errors. Rolling back is publishing an older version.
  */
 import { analyse } from "../analysis/index.js";
-// The analyser knows only registered node types; the CLI reaches this module without the server's imports.
-import "../nodes/index.js";
 import { runGate } from "../analysis/runnable.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
+import type { NodeTypes } from "../ir/registry.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import type { AppRecord, AppStore, DraftRecord, VersionRecord } from "../store/apps.js";
 import type { DraftView } from "./api-types.js";
 import { ApiError } from "./errors.js";
@@ -45,20 +45,20 @@ async function appOrFail(apps: AppStore, appId: string): Promise<AppRecord> {
   return app;
 }
 
-export async function draftView(apps: AppStore, d: DraftRecord): Promise<DraftView> {
+export async function draftView(apps: AppStore, d: DraftRecord, types: NodeTypes = nodeCatalogue): Promise<DraftView> {
   const base = await apps.version(d.appId, d.baseVersion);
   return {
     ...d,
-    diagnostics: d.diagnostics ?? analyse(d.workflow).diagnostics,
+    diagnostics: d.diagnostics ?? analyse(d.workflow, types).diagnostics,
     dirty: !base || !sameWorkflow(base.workflow, d.workflow),
   };
 }
 
-export async function getDraft(apps: AppStore, appId: string): Promise<DraftView> {
+export async function getDraft(apps: AppStore, appId: string, types: NodeTypes = nodeCatalogue): Promise<DraftView> {
   await appOrFail(apps, appId);
   const d = await apps.draft(appId);
   if (!d) throw new ApiError(409, "publish.no_draft", `app ${appId} has no draft`);
-  return draftView(apps, d);
+  return draftView(apps, d, types);
 }
 
 /**
@@ -77,7 +77,7 @@ export async function saveDraft(
   const workflow = parseWorkflowBody(raw);
   if (workflow.mode !== app.mode)
     throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${app.mode} app; the draft is ${workflow.mode}`);
-  const r = await apps.saveDraft(appId, workflow, analyse(workflow).diagnostics, expectedRevision);
+  const r = await apps.saveDraft(appId, workflow, analyse(workflow, nodeCatalogue).diagnostics, expectedRevision);
   if (!r) throw new ApiError(409, "publish.no_draft", `app ${appId} has no draft`);
   if (!r.saved) throw new DraftStaleError(await draftView(apps, r.current), expectedRevision!);
   return draftView(apps, r.draft);
@@ -123,7 +123,7 @@ export async function publishDraft(
   await appOrFail(apps, appId);
   const d = await apps.draft(appId);
   if (!d) throw new ApiError(409, "publish.no_draft", `app ${appId} has no draft to publish`);
-  const diagnostics = analyse(d.workflow).diagnostics;
+  const diagnostics = analyse(d.workflow, nodeCatalogue).diagnostics;
   const warnings = refuseErrors(diagnostics, `the draft (revision ${d.revision})`, opts);
   const base = await apps.version(appId, d.baseVersion);
   const created = !base || !sameWorkflow(base.workflow, d.workflow);
@@ -143,7 +143,7 @@ export async function publishVersion(
   await appOrFail(apps, appId);
   const version = await apps.version(appId, n);
   if (!version) throw new ApiError(404, "version.not_found", `app ${appId} has no version ${n}`);
-  const diagnostics = analyse(version.workflow).diagnostics;
+  const diagnostics = analyse(version.workflow, nodeCatalogue).diagnostics;
   const warnings = refuseErrors(diagnostics, `version ${n}`, opts);
   const app = await apps.publish(appId, n);
   if (!app) throw new ApiError(404, "app.not_found", `app ${appId} was deleted while publishing`);

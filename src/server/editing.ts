@@ -14,6 +14,7 @@ import { carryLayout, sameContent } from "../ir/layout.js";
 import { sameJson } from "../util/json.js";
 import type { ProposalView, UndoState } from "./api-types.js";
 import { ApiError } from "./errors.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 export type { ProposalView, UndoState };
 
@@ -132,7 +133,7 @@ export class Editing {
     if (p.diff.empty) throw new ApiError(409, "proposal.empty", `proposal ${id} changes nothing`);
     const draft = await this.draft(appId);
     if (!madeFrom(p, draft)) throw staleProposal(p, draft);
-    const applied = await this.apps.applyProposal(appId, id, draft.revision, analyse(p.workflow).diagnostics);
+    const applied = await this.apps.applyProposal(appId, id, draft.revision, analyse(p.workflow, nodeCatalogue).diagnostics);
     if (!applied)
       throw new ApiError(
         409,
@@ -186,7 +187,7 @@ export class Editing {
       );
     await this.supersedePending(appId);
     const restored = carryLayout(last.baseWorkflow, draft.workflow);
-    const d = await this.apps.undoProposal(appId, last.id, draft.revision, analyse(restored).diagnostics, restored);
+    const d = await this.apps.undoProposal(appId, last.id, draft.revision, analyse(restored, nodeCatalogue).diagnostics, restored);
     if (!d) throw new ApiError(409, "draft.stale", `the draft was saved meanwhile (it is past revision ${draft.revision}); nothing was undone`);
     return { draft: d, undone: await this.find(appId, last.id) };
   }

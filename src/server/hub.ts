@@ -1,16 +1,17 @@
-import { newId } from "../util/ids.js";
-import type { RunObserver } from "../engine/observer.js";
 import type { RunEvent } from "../store/run-events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
+import type { RunObserver } from "../engine/observer.js";
 import { type RunEnv, type RunResult, resumeRun, startRun } from "../engine/run.js";
-import { ApiError } from "./errors.js";
 import { WeftError } from "../ir/errors.js";
+import type { NodeTypes } from "../ir/registry.js";
 import type { ExecServices } from "../ir/services.js";
 import { type Workflow, WorkflowSchema } from "../ir/workflow.js";
 import type { AppStore, EventBatch } from "../store/apps.js";
 import type { FormStore } from "../store/forms.js";
 import type { RunRecord, RunStore } from "../store/runs.js";
+import { newId } from "../util/ids.js";
+import { ApiError } from "./errors.js";
 import { LeasedRunStore } from "./leased-store.js";
 import { DEFAULT_LEASE, type LeaseOptions, RunLeases } from "./leases.js";
 
@@ -59,6 +60,8 @@ interface LiveRun {
 
 export interface RunHubOptions {
   runs: RunStore;
+  /** The node types runs execute with; default every node Weft defines. */
+  nodeTypes?: NodeTypes;
   apps: AppStore;
   /** Human-input forms of paused runs. */
   forms: FormStore;
@@ -357,10 +360,7 @@ export class RunHub {
   }
 
   /** Resolves once the run record is stored, so a 202 with its id means the run exists; rejects otherwise. */
-  start(
-    wf: Workflow,
-    opts: Parameters<RunHub["startNow"]>[1],
-  ): Promise<{ runId: string; done: Promise<RunResult> }> {
+  start(wf: Workflow, opts: Parameters<RunHub["startNow"]>[1]): Promise<{ runId: string; done: Promise<RunResult> }> {
     return this.admit(describeRun(opts.runId), () => this.startNow(wf, opts));
   }
 
@@ -390,6 +390,7 @@ export class RunHub {
         conversation: opts.conversation,
         services: this.services,
         store: this.store,
+        nodeTypes: this.o.nodeTypes,
         concurrency: this.o.concurrency,
         signal: ctrl.signal,
         stop: stop.signal,
@@ -466,6 +467,7 @@ export class RunHub {
       env,
       store: this.store,
       services: this.services,
+      nodeTypes: this.o.nodeTypes,
       concurrency: this.o.concurrency,
       signal: ctrl.signal,
       stop: stop.signal,

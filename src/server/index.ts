@@ -3,10 +3,12 @@ import { serve } from "@hono/node-server";
 import { ProposalProver } from "../apptests/proof.js";
 import type { RunObserver } from "../engine/observer.js";
 import { WeftError } from "../ir/errors.js";
+import type { NodeTypes } from "../ir/registry.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
 import type { KnowledgeConfig } from "../knowledge/config.js";
 import { KnowledgeBases } from "../knowledge/service.js";
 import { configuredNodeModel, createLlmService, hasAnyEndpoint, type LlmConfig } from "../llm/index.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import type { PriceTable } from "../observability/cost.js";
 import type { RunTracing } from "../observability/index.js";
 import { AppEnv } from "../secrets/app-env.js";
@@ -41,6 +43,8 @@ export interface ServerOptions extends AppOptions {
   port?: number;
   host?: string;
   services?: Partial<ExecServices>;
+  /** The node types new apps and drafts are analysed against and runs execute with; default `nodeCatalogue`. */
+  nodeTypes?: NodeTypes;
   /** Model endpoints; the agent chat needs one. */
   llmConfig?: LlmConfig;
   agentModel?: ModelRef;
@@ -115,8 +119,10 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   const services = { ...o.services, knowledge: o.services?.knowledge ?? knowledge };
   const agentLlm = o.llmConfig && hasAnyEndpoint(o.llmConfig) ? createLlmService(o.llmConfig) : undefined;
   const nodeModel = o.llmConfig ? configuredNodeModel(o.llmConfig, o.agentModel?.name) : undefined;
+  const nodeTypes = o.nodeTypes ?? nodeCatalogue;
   const hub = new RunHub({
     runs,
+    nodeTypes,
     apps,
     forms: stores.forms,
     services,
@@ -130,6 +136,7 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
   });
   const deps: ServerDeps = {
     stores,
+    nodeTypes,
     apps,
     editing: new Editing(apps, (appId, base, proposed) =>
       new ProposalProver({ stores, services, env: (id) => env.forRun(id) }).prove(

@@ -6,7 +6,7 @@
  * `llm_a.text`) read the start value too when the app has no such node: a string as `text` is, and no reference
  * to a node that is not there.
  */
-import { getNodeType } from "../ir/registry.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import type { Workflow } from "../ir/workflow.js";
 import { ApiError } from "./errors.js";
 
@@ -60,7 +60,7 @@ function fit(v: unknown, f: Fitting, key = ""): unknown {
 }
 
 export function newNodeConfig(type: string, wf: Workflow, model?: NodeModel): Record<string, unknown> {
-  const def = getNodeType(type);
+  const def = nodeCatalogue.get(type);
   if (!def) throw new ApiError(400, "node.unknown_type", `there is no node type "${type}"; GET /api/node-types lists them`);
   const ids = new Set(wf.nodes.map((n) => n.id));
   return fit(structuredClone(def.example ?? {}), { ref: startValue(wf), model, ids }) as Record<string, unknown>;

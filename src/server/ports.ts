@@ -1,6 +1,5 @@
-import { getNodeType } from "../ir/registry.js";
 import type { Workflow } from "../ir/workflow.js";
-import "../nodes/index.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 /**
  * The output ports of every node, for the canvas: the registry's answer for a config it can parse, plus
@@ -9,7 +8,7 @@ import "../nodes/index.js";
 export function portsOf(wf: Workflow): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const n of wf.nodes) {
-    const def = getNodeType(n.type);
+    const def = nodeCatalogue.get(n.type);
     let ports: string[] = ["source"];
     if (def) {
       const parsed = def.configSchema.safeParse(n.config);

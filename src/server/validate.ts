@@ -2,7 +2,9 @@ import { analyse } from "../analysis/index.js";
 import { parseWeftObject } from "../dsl/load.js";
 import { type Diagnostic, hasErrors } from "../ir/diagnostics.js";
 import { WeftError } from "../ir/errors.js";
+import type { NodeTypes } from "../ir/registry.js";
 import type { AppMode, Workflow } from "../ir/workflow.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import { ApiError } from "./errors.js";
 
 /** A `workflow` field of a request body read as Weft JSON; schema problems are a 422 naming each path. */
@@ -27,12 +29,16 @@ export function parseWorkflowBody(raw: unknown): Workflow {
 }
 
 /** Schema check then analysis; a workflow with analyser errors is refused with 422 and every diagnostic. */
-export function validateWorkflow(raw: unknown, mode?: AppMode): { workflow: Workflow; diagnostics: Diagnostic[] } {
+export function validateWorkflow(
+  raw: unknown,
+  mode?: AppMode,
+  types: NodeTypes = nodeCatalogue,
+): { workflow: Workflow; diagnostics: Diagnostic[] } {
   const workflow = parseWorkflowBody(raw);
   if (mode && workflow.mode !== mode) {
     throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${mode} app; the workflow is ${workflow.mode}`);
   }
-  const diagnostics = analyse(workflow).diagnostics;
+  const diagnostics = analyse(workflow, types).diagnostics;
   if (hasErrors(diagnostics)) {
     const n = diagnostics.filter((d) => d.severity === "error").length;
     throw new ApiError(422, "workflow.invalid", `the workflow has ${n} error(s); nothing was saved`, diagnostics);

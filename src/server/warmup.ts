@@ -6,11 +6,10 @@
  */
 import { analyse } from "../analysis/index.js";
 import { parseWeftObject } from "../dsl/load.js";
-import { listNodeTypes } from "../ir/registry.js";
 import type { AppStore } from "../store/apps.js";
 import { MemoryAuditStore } from "../store/memory/audit.js";
 import type { ServerDeps } from "./context.js";
-import "../nodes/index.js";
+import { nodeCatalogue } from "../nodes/index.js";
 
 /** Enough passes for V8 to optimise the hot analyser functions; measured in bench/autosave.ts. */
 const PASSES = 40;
@@ -30,7 +29,7 @@ export function warmupWorkflow(): Record<string, unknown> {
   const edges: Array<Record<string, unknown>> = [];
   let tail = "start";
   for (let copy = 0; copy < COPIES; copy++) {
-    for (const def of listNodeTypes()) {
+    for (const def of nodeCatalogue.all()) {
       if (def.type === "start" || def.example === undefined || /-start$/.test(def.type)) continue;
       const id = copy === 0 ? def.type : `${def.type}_${copy}`;
       nodes.push({ id, type: def.type, title: id, config: structuredClone(def.example) });
@@ -59,7 +58,7 @@ export function warmDraftPath(passes = PASSES): void {
 
 function warmPass(raw: Record<string, unknown>): void {
   const { workflow } = parseWeftObject(JSON.parse(JSON.stringify(raw)));
-  JSON.stringify(analyse(workflow).diagnostics);
+  JSON.stringify(analyse(workflow, nodeCatalogue).diagnostics);
 }
 
 function warmupFailed(e: unknown): void {

@@ -17,6 +17,7 @@ import type { Workflow } from "../../src/ir/workflow.js";
 import { createLlmService } from "../../src/llm/index.js";
 import { CORPUS_DIR, corpusFiles } from "../dsl/corpus.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const EXAMPLES = join(import.meta.dirname, "..", "..", "examples");
 const files = [...corpusFiles().map((f) => join(CORPUS_DIR, f)), join(EXAMPLES, "word-stats.yml")];
@@ -90,7 +91,7 @@ function insertionPoint(wf: Workflow): { x: string; port: string; y: string } | 
     const x = byId.get(e.source);
     const y = byId.get(e.target);
     if (!x || !y || x.parentId !== undefined || y.parentId !== undefined) continue;
-    if (describeNode(x).ports[0] !== e.sourcePort) continue;
+    if (describeNode(x, nodeCatalogue).ports[0] !== e.sourcePort) continue;
     return { x: x.id, port: e.sourcePort, y: y.id };
   }
   return undefined;

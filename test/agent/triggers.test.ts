@@ -5,6 +5,7 @@ import { generateWorkflow } from "../../src/agent/generate.js";
 import { analyse } from "../../src/analysis/index.js";
 import { hasErrors } from "../../src/ir/diagnostics.js";
 import { createLlmService } from "../../src/llm/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { scheduleSpecOf } from "../../src/triggers/schedule/ticks.js";
 import { replayServerPerFile } from "../support/per-file.js";
 import { reply } from "../support/replay-server.js";
@@ -77,7 +78,7 @@ describe("generation with triggers (replay model)", () => {
     expect(r.passed).toBe(true);
     const entry = r.workflow!.nodes.find((n) => n.type === "trigger-schedule")!;
     expect(r.workflow!.nodes.some((n) => n.type === "start")).toBe(false);
-    expect(hasErrors(analyse(r.workflow!).diagnostics)).toBe(false);
+    expect(hasErrors(analyse(r.workflow!, nodeCatalogue).diagnostics)).toBe(false);
     expect(scheduleSpecOf(entry.config, entry.id)).toEqual({
       cron: "0 8 * * *",
       timezone: "Europe/Berlin",
@@ -140,6 +141,6 @@ describe("generation with triggers (replay model)", () => {
     expect(r.attempts[0]!.problems.map((p) => p.code)).toContain("graph.start_and_trigger");
     expect(r.passed).toBe(true);
     expect(r.workflow!.nodes.map((n) => n.type)).toEqual(["trigger-webhook", "llm", "end"]);
-    expect(hasErrors(analyse(r.workflow!).diagnostics)).toBe(false);
+    expect(hasErrors(analyse(r.workflow!, nodeCatalogue).diagnostics)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { availableAt } from "../../src/analysis/index.js";
 import { e, end, errors, ifElse, n, run, show, start, tt, wf } from "./helpers.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 describe("availableAt", () => {
   const w = wf(
@@ -29,7 +30,7 @@ describe("availableAt", () => {
     ],
     { environment_variables: [{ name: "KEY", value_type: "secret" }] },
   );
-  const sels = (id: string) => availableAt(w, id)!.map((v) => v.selector.join("."));
+  const sels = (id: string) => availableAt(w, nodeCatalogue, id)!.map((v) => v.selector.join("."));
 
   it("lists what is certain at a join, not the branch outputs", () => {
     const at = sels("it");
@@ -46,7 +47,7 @@ describe("availableAt", () => {
   });
 
   it("undefined for an unknown node", () => {
-    expect(availableAt(w, "nope")).toBeUndefined();
+    expect(availableAt(w, nodeCatalogue, "nope")).toBeUndefined();
   });
 });
 

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ANALYSIS_CODES } from "../../src/analysis/index.js";
-import { registerNodeType } from "../../src/ir/registry.js";
+import type { NodeTypes } from "../../src/ir/registry.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { agg, chain, e, end, ifElse, n, run, show, start, tt, wf } from "./helpers.js";
 
@@ -19,9 +20,14 @@ afterAll(() => {
   expect(missing).toEqual([]);
 });
 
-function expectCode(w: Workflow, code: string, where: { nodeId?: string; field?: string } = {}) {
+function expectCode(
+  w: Workflow,
+  code: string,
+  where: { nodeId?: string; field?: string } = {},
+  types: NodeTypes = nodeCatalogue,
+) {
   covered.add(code);
-  const r = run(w);
+  const r = run(w, undefined, types);
   const hits = r.diagnostics.filter((d) => d.code === code);
   expect(hits.length, `expected ${code}, got:\n${show(r)}`).toBeGreaterThan(0);
   const match = hits.find(
@@ -340,7 +346,7 @@ describe("one bad workflow per diagnostic code", () => {
   });
 
   it("analysis.rule_failed: a node type's rule throws", () => {
-    registerNodeType({
+    const types = nodeCatalogue.with({
       type: "test-throwing-rule",
       label: "Throws",
       category: "transform",
@@ -354,9 +360,8 @@ describe("one bad workflow per diagnostic code", () => {
       },
     });
     const nodes = [...base(), n("x", "test-throwing-rule")];
-    expectCode(wf("workflow", nodes, [e("start", "x"), e("x", "t"), e("t", "end")]), "analysis.rule_failed", {
-      nodeId: "x",
-    });
+    const w = wf("workflow", nodes, [e("start", "x"), e("x", "t"), e("t", "end")]);
+    expectCode(w, "analysis.rule_failed", { nodeId: "x" }, types);
   });
 });
 

@@ -1,4 +1,3 @@
-import "../../src/nodes/index.js";
 import "../../src/nodes/llm.js";
 import { type Workflow, type WorkflowInput, WorkflowSchema } from "../../src/ir/workflow.js";
 import { seededRandom } from "../../src/util/random.js";

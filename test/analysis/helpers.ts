@@ -1,6 +1,7 @@
-import "../../src/nodes/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { type AnalyseOptions, type AnalysisResult, analyse } from "../../src/analysis/index.js";
 import type { Diagnostic } from "../../src/ir/diagnostics.js";
+import type { NodeTypes } from "../../src/ir/registry.js";
 import { type Workflow, type WorkflowInput, WorkflowSchema } from "../../src/ir/workflow.js";
 
 type NodeIn = WorkflowInput["nodes"][number];
@@ -54,8 +55,8 @@ export const ifElse = (id: string, caseIds: string[], sel: string[] = ["start", 
 export const agg = (id: string, sels: string[][], output_type = "string") =>
   n(id, "variable-aggregator", { output_type, variables: sels });
 
-export function run(w: Workflow, opts?: AnalyseOptions): AnalysisResult {
-  return analyse(w, opts);
+export function run(w: Workflow, opts?: AnalyseOptions, types: NodeTypes = nodeCatalogue): AnalysisResult {
+  return analyse(w, types, opts);
 }
 
 export function errors(r: AnalysisResult): Diagnostic[] {

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { analyse } from "../../src/analysis/index.js";
-import { listNodeTypes } from "../../src/ir/registry.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { genWorkflow } from "./gen.js";
 import { show } from "./helpers.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const MUTATIONS = [
   "dropNode",
@@ -57,7 +57,7 @@ function mutate(w: Workflow, m: Mutation) {
         edges[ei] = { ...edges[ei]!, sourcePort: typeof m.junk === "string" && m.junk ? m.junk : "false" };
       break;
     case "changeType": {
-      const types = [...listNodeTypes().map((t) => t.type), "bogus"];
+      const types = [...nodeCatalogue.all().map((t) => t.type), "bogus"];
       setNode((n) => ({ ...n, type: types[m.b % types.length]! }));
       break;
     }
@@ -90,7 +90,7 @@ describe("property: the analyser is total", () => {
   it("generated valid workflows have no errors", { timeout: 120_000 }, () => {
     fc.assert(
       fc.property(fc.integer({ min: 3, max: 80 }), fc.integer(), (size, seed) => {
-        const r = analyse(genWorkflow(size, seed));
+        const r = analyse(genWorkflow(size, seed), nodeCatalogue);
         expect(
           r.diagnostics.filter((d) => d.severity === "error"),
           show(r),
@@ -109,7 +109,7 @@ describe("property: the analyser is total", () => {
         (size, seed, ms) => {
           const w = genWorkflow(size, seed);
           for (const m of ms) mutate(w, m);
-          const r = analyse(w);
+          const r = analyse(w, nodeCatalogue);
           const ids = new Set(w.nodes.map((x) => x.id));
           for (const d of r.diagnostics) {
             expect(typeof d.code).toBe("string");
@@ -119,7 +119,7 @@ describe("property: the analyser is total", () => {
             if (d.nodeId !== undefined) expect(ids.has(d.nodeId)).toBe(true);
           }
           // Deterministic: the same workflow gives the same diagnostics.
-          expect(analyse(w).diagnostics).toEqual(r.diagnostics);
+          expect(analyse(w, nodeCatalogue).diagnostics).toEqual(r.diagnostics);
           expect(r.burden.nodes.length).toBeLessThanOrEqual(w.nodes.length);
           for (const nb of r.burden.nodes) expect(Number.isFinite(nb.score)).toBe(true);
         },
@@ -139,6 +139,6 @@ describe("property: the analyser is total", () => {
       },
       { mode: "workflow", nodes: [{ id: "s", type: "start", config: { variables: "x" }, parentId: "s" }], edges: [] },
     ];
-    for (const w of bad) expect(() => analyse(w as unknown as Workflow)).not.toThrow();
+    for (const w of bad) expect(() => analyse(w as unknown as Workflow, nodeCatalogue)).not.toThrow();
   });
 });

@@ -11,7 +11,6 @@ import { importDify } from "../../src/dsl/dify/index.js";
 import { passHatKTask } from "../../src/eval/metrics/passk.js";
 import { createLlmService } from "../../src/llm/service.js";
 import { createSandbox } from "../../src/sandbox/index.js";
-import "../../src/nodes/index.js";
 import { openStores, type Stores } from "../../src/store/open.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 

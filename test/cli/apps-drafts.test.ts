@@ -139,3 +139,15 @@ describe("weft apps draft / publish", { timeout: 240_000 }, () => {
     expect(mcp.err).toContain("error app.not_published");
   });
 });
+
+// `weft apps import` once lacked the node types and reported every valid file as broken.
+describe("weft apps import of a Dify file", { timeout: 120_000 }, () => {
+  it("reports a valid Dify export valid and publishes it", () => {
+    const example = join(import.meta.dirname, "../../examples/word-stats.yml");
+    const r = weft(["apps", "import", example, "--json"]);
+    expect(r.code, r.err).toBe(0);
+    const out = JSON.parse(r.out);
+    expect(out.published).toBe(true);
+    expect((out.diagnostics ?? []).filter((d: { severity: string }) => d.severity === "error")).toEqual([]);
+  });
+});

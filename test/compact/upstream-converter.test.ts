@@ -13,6 +13,7 @@ import { compactToWorkflow } from "../../src/dsl/compact/index.js";
 import { exportDify } from "../../src/dsl/dify/index.js";
 import { NodeExecutionError } from "../../src/ir/errors.js";
 import { resolveStartInputs } from "../../src/nodes/start.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const imageStart = {
   nodes_info: [
@@ -87,7 +88,7 @@ describe("Chat2Workflow's converter rules under upstream fidelity", () => {
     );
     const child = up.workflow!.nodes.find((n) => n.id === "4_1")!;
     expect(child.parentId).toBeUndefined();
-    expect(analyse(up.workflow!).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(analyse(up.workflow!, nodeCatalogue).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   });
 
   it("still refuses a child whose parent is not defined before it (upstream's converter raises there)", () => {
@@ -110,7 +111,7 @@ describe("a start input of a type no start node has", () => {
 
   it("is an analyser error naming the input and the types there are", () => {
     const up = compactToWorkflow(imageStart, { name: "t", upstreamConverter: true });
-    const d = analyse(up.workflow!).diagnostics.find((x) => x.code === "start.unknown_type");
+    const d = analyse(up.workflow!, nodeCatalogue).diagnostics.find((x) => x.code === "start.unknown_type");
     expect(d).toMatchObject({ severity: "error", nodeId: "1", field: "variables[0].type" });
     expect(d!.message).toContain('"photo" has type "image"');
   });

@@ -16,7 +16,6 @@ import { convertJinjaTemplate, wrapPython } from "../../src/dsl/coze/nodes.js";
 import { importDify } from "../../src/dsl/dify/index.js";
 import { WeftError } from "../../src/ir/errors.js";
 import { type Workflow, type WorkflowInput, WorkflowSchema } from "../../src/ir/workflow.js";
-import "../../src/nodes/index.js";
 import { CORPUS_DIR } from "./corpus.js";
 
 type J = Record<string, any>;

@@ -2,7 +2,6 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CanvasSchema, CozeExportError, exportCozeDetailed } from "../../src/dsl/coze/index.js";
 import { type WorkflowInput, WorkflowSchema } from "../../src/ir/workflow.js";
-import "../../src/nodes/index.js";
 
 /**
  * Property: for any small workflow built from the node kinds the exporter knows (and a few it

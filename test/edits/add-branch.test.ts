@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEdit } from "../../src/edits/index.js";
-import { diamond, edgeList, failure, mined, nodeIn } from "./graphs.js";
+import { applyWorkflowEdit as applyEdit, diamond, edgeList, failure, mined, nodeIn } from "./graphs.js";
 
 const email = { id: "email", type: "tool-call", config: { candidates: ["get_email"] } };
 const conditions = [{ selector: ["plan", "text"], operator: "contains", value: "email" }];

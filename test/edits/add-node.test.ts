@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { applyEdit } from "../../src/edits/index.js";
-import { applied, diamond, edgeList, failure, mined, nodeIn, READER_ENV } from "./graphs.js";
+import {
+  applied,
+  applyWorkflowEdit as applyEdit,
+  diamond,
+  edgeList,
+  failure,
+  mined,
+  nodeIn,
+  READER_ENV,
+} from "./graphs.js";
 
 const email = { id: "email", type: "tool-call", config: { candidates: ["get_email"] } };
 

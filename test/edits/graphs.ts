@@ -1,18 +1,19 @@
 // Small graphs for the edit algebra's tests, and helpers to apply one edit and read the result.
 import { expect } from "vitest";
 import {
+  applyEdit,
   applyToGraph,
   type Edit,
-  EditError,
   type EditEnv,
+  EditError,
   type EditGraph,
   EditSchema,
   READER_WIRING,
-  WORKFLOW_WIRING,
+  workflowWiring,
 } from "../../src/edits/index.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { mineWorkflow } from "../../src/mine/index.js";
-import "../../src/nodes/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const tpl = (id: string, reads: string[]) => ({
   id,
@@ -53,8 +54,11 @@ export function diamond(): EditGraph {
   };
 }
 
-export const WORKFLOW_ENV: EditEnv = { wiring: WORKFLOW_WIRING };
-export const READER_ENV: EditEnv = { wiring: READER_WIRING };
+export const WORKFLOW_ENV: EditEnv = { wiring: workflowWiring(nodeCatalogue), nodeTypes: nodeCatalogue };
+export const READER_ENV: EditEnv = { wiring: READER_WIRING, nodeTypes: nodeCatalogue };
+
+/** One edit of a Weft workflow, checked against the built-in node types. */
+export const applyWorkflowEdit = (wf: Workflow, edit: Edit) => applyEdit(wf, edit, { nodeTypes: nodeCatalogue });
 
 /** The graph after `edit` (parsed like any edit); the input is left as it was. */
 export function applied(g: EditGraph, edit: Edit, env: EditEnv = WORKFLOW_ENV): EditGraph {

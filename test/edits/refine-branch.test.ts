@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEdit } from "../../src/edits/index.js";
-import { mined, nodeIn } from "./graphs.js";
+import { applyWorkflowEdit as applyEdit, mined, nodeIn } from "./graphs.js";
 
 const conditions = [{ selector: ["call1", "result"], operator: "not empty" }];
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEdit } from "../../src/edits/index.js";
-import { applied, diamond, edgeList, failure, mined, nodeIn } from "./graphs.js";
+import { applied, applyWorkflowEdit as applyEdit, diamond, edgeList, failure, mined, nodeIn } from "./graphs.js";
 
 describe("replace_node", () => {
   it("merges config fields by default, or replaces the config; id and edges stay", () => {

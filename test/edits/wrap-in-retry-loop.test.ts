@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEdit } from "../../src/edits/index.js";
-import { diamond, edgeList, failure, mined, nodeIn } from "./graphs.js";
+import { applyWorkflowEdit as applyEdit, diamond, edgeList, failure, mined, nodeIn } from "./graphs.js";
 
 describe("wrap_in_retry_loop", () => {
   it("moves a chain into a loop and points readers at the kept result", () => {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { registerSleepNode } from "../support/test-nodes.js";
+import { withSleepNode } from "../support/test-nodes.js";
 
 const end = (outputs: Record<string, string[]>) => ({
   id: "end",
@@ -521,7 +521,7 @@ describe("start inputs", () => {
 });
 
 describe("per-node timeout (timeout_seconds)", () => {
-  registerSleepNode();
+  const nodeTypes = withSleepNode;
   const timed = (extra: Record<string, unknown>) =>
     buildWorkflow({
       nodes: [
@@ -551,7 +551,7 @@ describe("per-node timeout (timeout_seconds)", () => {
 
   it("without a strategy the run fails with node.timeout, promptly", async () => {
     const t0 = Date.now();
-    const r = await runWorkflow(timed({}));
+    const r = await runWorkflow(timed({}), { nodeTypes });
     expect(r.status).toBe("failed");
     expect(r.error).toMatchObject({ code: "node.timeout", nodeId: "slow" });
     expect(Date.now() - t0).toBeLessThan(350);
@@ -560,6 +560,7 @@ describe("per-node timeout (timeout_seconds)", () => {
   it("default-value: the defaults stand in, every edge is taken, the run is partial-succeeded", async () => {
     const r = await runWorkflow(
       timed({ error_strategy: "default-value", default_value: [{ key: "done", type: "number", value: "7" }] }),
+      { nodeTypes },
     );
     expect(r.status).toBe("partial-succeeded");
     expect(r.outputs.done).toBe(7);
@@ -568,7 +569,7 @@ describe("per-node timeout (timeout_seconds)", () => {
   });
 
   it("fail-branch: the fail-branch edge is taken and the source edge skipped", async () => {
-    const r = await runWorkflow(timed({ error_strategy: "fail-branch" }));
+    const r = await runWorkflow(timed({ error_strategy: "fail-branch" }), { nodeTypes });
     expect(r.status).toBe("partial-succeeded");
     expect(r.outputs.out).toBe("handled:node.timeout");
     expect(r.trace.map((t) => t.nodeId)).not.toContain("ok");
@@ -580,6 +581,7 @@ describe("per-node timeout (timeout_seconds)", () => {
         error_strategy: "fail-branch",
         retry_config: { retry_enabled: true, max_retries: 2, retry_interval: 1 },
       }),
+      { nodeTypes },
     );
     expect(r.trace.filter((t) => t.nodeId === "slow").map((t) => t.status)).toEqual(["failed", "failed", "failed"]);
     expect(r.outputs.out).toBe("handled:node.timeout");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { registerSleepNode } from "../support/test-nodes.js";
+import { withSleepNode } from "../support/test-nodes.js";
 
 const startList = { id: "start", type: "start", variables: [{ variable: "items", type: "json_object" }] };
 
@@ -30,7 +30,6 @@ describe("iteration", () => {
   });
 
   it("parallel iteration overlaps items up to parallel_nums", async () => {
-    registerSleepNode();
     const wf = buildWorkflow({
       nodes: [
         startList,
@@ -42,7 +41,7 @@ describe("iteration", () => {
       edges: [["start", "it"], ["it_start", "s"], ["it", "end"]],
     });
     const t0 = Date.now();
-    const r = await runWorkflow(wf, { inputs: { items: { list: [1, 2, 3, 4] } } });
+    const r = await runWorkflow(wf, { inputs: { items: { list: [1, 2, 3, 4] } }, nodeTypes: withSleepNode });
     expect(r.status).toBe("succeeded");
     expect(Date.now() - t0).toBeLessThan(80 * 3);
   });

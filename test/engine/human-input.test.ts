@@ -15,6 +15,7 @@ import { MemoryFormStore } from "../../src/store/memory/forms.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";
 import type { RunEvent } from "../../src/store/run-events.js";
 import { buildWorkflow, tpl } from "../support/build.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const fixture = readFileSync(resolve(import.meta.dirname, "../fixtures/dify/human-input-approval.yml"), "utf8");
 const HOUR = 3_600_000;
@@ -92,7 +93,7 @@ describe("human input pauses a run", () => {
   it("pauses with the form, resumes from its commits with the answer, nothing before the pause twice", async () => {
     const s = setup();
     const wf = approvalFlow();
-    expect(analyse(wf).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(analyse(wf, nodeCatalogue).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const first = await runWorkflow(wf, {
       inputs: { text: "memo" },
       store: s.store,
@@ -283,7 +284,7 @@ describe("the human-input node's static rules and DSL", () => {
         ["ask", "__timeout", "end"],
       ],
     });
-    const codes = analyse(wf).diagnostics.map((d) => d.code);
+    const codes = analyse(wf, nodeCatalogue).diagnostics.map((d) => d.code);
     expect(codes).toContain("human_input.no_actions");
     expect(codes).toContain("human_input.unknown_placeholder");
     expect(codes).not.toContain("template.malformed_ref");
@@ -298,7 +299,7 @@ describe("the human-input node's static rules and DSL", () => {
           ["start", "ask"],
           ["ask", "go", "end"],
         ],
-      }),
+      }), nodeCatalogue,
     ).diagnostics.map((d) => d.code);
     expect(dup).toEqual(
       expect.arrayContaining([
@@ -314,7 +315,7 @@ describe("the human-input node's static rules and DSL", () => {
           ["start", "ask"],
           ["ask", "nosuchport", "end"],
         ],
-      }),
+      }), nodeCatalogue,
     ).diagnostics;
     expect(bad.some((d) => d.severity === "error" && /nosuchport/.test(d.message))).toBe(true);
   });
@@ -327,7 +328,7 @@ describe("the human-input node's static rules and DSL", () => {
       timeout_unit: "day",
       user_actions: [{ id: "approve" }, { id: "reject" }],
     });
-    expect(analyse(workflow).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(analyse(workflow, nodeCatalogue).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const s = setup();
     const r = await runWorkflow(workflow, { inputs: { draft: "Hello" }, store: s.store, services: s.services });
     expect(r.paused![0]!.form.content).toBe("Please review the draft:\n\nHello\n\nYour comment: {{#$output.comment#}}");

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
-import { getNodeType, registerNodeType } from "../../src/ir/registry.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";
 import { buildWorkflow } from "../support/build.js";
 
@@ -15,29 +15,25 @@ const entered = new Map<string, () => void>();
 function whenStarted(key: string): Promise<void> {
   return new Promise((r) => entered.set(key, r));
 }
-function registerGateNode(): void {
-  if (getNodeType("test-gate")) return;
-  registerNodeType({
-    type: "test-gate",
-    label: "gate",
-    category: "transform",
-    purpose: "test only",
-    configSchema: z.object({ fail: z.boolean().default(false), wait: z.boolean().default(true) }).loose(),
-    outputs: () => [{ name: "v", type: "string" }],
-    inputs: () => [],
-    ports: () => ["source"],
-    async execute(ctx) {
-      const item = ctx.read(["it", "item"]);
-      const key = item.found ? `${ctx.node.id}#${String(item.value)}` : ctx.node.id;
-      started.push(key);
-      entered.get(key)?.();
-      if (ctx.config.wait) await new Promise<void>((r) => gates.set(key, r));
-      if (ctx.config.fail) throw new Error(`${key} failed`);
-      return { outputs: { v: key } };
-    },
-  });
-}
-registerGateNode();
+const nodeTypes = nodeCatalogue.with({
+  type: "test-gate",
+  label: "gate",
+  category: "transform",
+  purpose: "test only",
+  configSchema: z.object({ fail: z.boolean().default(false), wait: z.boolean().default(true) }).loose(),
+  outputs: () => [{ name: "v", type: "string" }],
+  inputs: () => [],
+  ports: () => ["source"],
+  async execute(ctx) {
+    const item = ctx.read(["it", "item"]);
+    const key = item.found ? `${ctx.node.id}#${String(item.value)}` : ctx.node.id;
+    started.push(key);
+    entered.get(key)?.();
+    if (ctx.config.wait) await new Promise<void>((r) => gates.set(key, r));
+    if (ctx.config.fail) throw new Error(`${key} failed`);
+    return { outputs: { v: key } };
+  },
+});
 
 const gate = (id: string, extra: Record<string, unknown> = {}) => ({ id, type: "test-gate", ...extra });
 const end = (from: string) => ({ id: "end", type: "end", outputs: [{ variable: "out", value_selector: [from, "v"] }] });
@@ -56,7 +52,7 @@ describe("interrupting a run between nodes (RunOptions.stop)", () => {
     const store = new MemoryRunStore();
     const stop = new AbortController();
     const aStarted = whenStarted("a");
-    const running = runWorkflow(wf, { store, stop: stop.signal });
+    const running = runWorkflow(wf, { nodeTypes, store, stop: stop.signal });
     await aStarted;
     stop.abort(new Error("worker w1 is shutting down"));
     gates.get("a")!();
@@ -69,7 +65,7 @@ describe("interrupting a run between nodes (RunOptions.stop)", () => {
     expect([...(await store.committed(r.runId)).keys()]).toEqual(["start", "a"]);
     expect((await store.getRun(r.runId))?.status).toBe("interrupted");
 
-    const resumed = await resumeRun(r.runId, { store });
+    const resumed = await resumeRun(r.runId, { nodeTypes, store });
     expect([resumed.status, resumed.outputs]).toEqual(["succeeded", { out: "b" }]);
     expect(started).toEqual(["a", "b"]);
   });
@@ -94,7 +90,7 @@ describe("interrupting a run between nodes (RunOptions.stop)", () => {
     const store = new MemoryRunStore();
     const stop = new AbortController();
     const aStarted = whenStarted("a");
-    const running = runWorkflow(wf, { store, stop: stop.signal });
+    const running = runWorkflow(wf, { nodeTypes, store, stop: stop.signal });
     await aStarted;
     stop.abort();
     gates.get("a")!();
@@ -103,7 +99,7 @@ describe("interrupting a run between nodes (RunOptions.stop)", () => {
     expect((await store.committed(r.runId)).has("a")).toBe(false);
     // On resume the node runs again, and this time its error strategy applies as usual.
     const again = whenStarted("a");
-    const resuming = resumeRun(r.runId, { store });
+    const resuming = resumeRun(r.runId, { nodeTypes, store });
     await again;
     gates.get("a")!();
     expect(await resuming).toMatchObject({ status: "partial-succeeded", outputs: { out: "fallback" } });
@@ -135,7 +131,12 @@ describe("interrupting a run between nodes (RunOptions.stop)", () => {
     const store = new MemoryRunStore();
     const stop = new AbortController();
     const first = whenStarted("g#x");
-    const running = runWorkflow(wf, { store, stop: stop.signal, inputs: { items: { list: ["x", "y", "z"] } } });
+    const running = runWorkflow(wf, {
+      nodeTypes,
+      store,
+      stop: stop.signal,
+      inputs: { items: { list: ["x", "y", "z"] } },
+    });
     await first;
     stop.abort();
     gates.get("g#x")!();
@@ -145,7 +146,7 @@ describe("interrupting a run between nodes (RunOptions.stop)", () => {
     expect(committed.has("it")).toBe(false);
     expect(committed.has("it[0]/g")).toBe(true);
 
-    const resuming = resumeRun(r.runId, { store });
+    const resuming = resumeRun(r.runId, { nodeTypes, store });
     for (const k of ["g#y", "g#z"]) {
       await new Promise<void>((res) => {
         const t = setInterval(() => {

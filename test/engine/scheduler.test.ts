@@ -3,7 +3,7 @@ import { runWorkflow } from "../../src/engine/run.js";
 import type { RunEvent } from "../../src/store/run-events.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { registerSleepNode, sleepStats } from "../support/test-nodes.js";
+import { sleepStats, withSleepNode } from "../support/test-nodes.js";
 
 const start = (vars: Array<Record<string, unknown>> = [{ variable: "x", type: "text-input" }]) => ({ id: "start", type: "start", variables: vars });
 const end = (outputs: Record<string, string[]>) => ({
@@ -54,7 +54,6 @@ describe("scheduler", () => {
   });
 
   it("runs independent branches concurrently and joins once", async () => {
-    registerSleepNode();
     sleepStats.peak = 0;
     const wf = buildWorkflow({
       nodes: [
@@ -67,12 +66,12 @@ describe("scheduler", () => {
       ],
       edges: [["start", "p1"], ["start", "p2"], ["start", "p3"], ["p1", "join"], ["p2", "join"], ["p3", "join"], ["join", "end"]],
     });
-    const r = await runWorkflow(wf, { concurrency: 4 });
+    const r = await runWorkflow(wf, { concurrency: 4, nodeTypes: withSleepNode });
     expect(r.status).toBe("succeeded");
     expect(r.trace.filter((t) => t.nodeId === "join")).toHaveLength(1);
     expect(sleepStats.peak).toBe(3);
     sleepStats.peak = 0;
-    await runWorkflow(wf, { concurrency: 1 });
+    await runWorkflow(wf, { concurrency: 1, nodeTypes: withSleepNode });
     expect(sleepStats.peak).toBe(1);
   });
 
@@ -132,36 +131,34 @@ describe("scheduler", () => {
         return { text: "done", files: [], json: [] };
       },
     };
-    const { registerNodeType, getNodeType } = await import("../../src/ir/registry.js");
+    const { nodeCatalogue } = await import("../../src/nodes/index.js");
     const { z } = await import("zod");
-    if (!getNodeType("test-flaky")) {
-      registerNodeType({
-        type: "test-flaky",
-        label: "flaky",
-        category: "tool",
-        purpose: "test",
-        configSchema: z.object({}).loose(),
-        outputs: () => [{ name: "text", type: "string" }],
-        inputs: () => [],
-        ports: () => ["source"],
-        async execute(ctx) {
-          const r = await ctx.services.tools!.invoke({ providerId: "x", toolName: "y", parameters: {} });
-          return { outputs: { text: r.text } };
-        },
-      });
-    }
+    const nodeTypes = nodeCatalogue.with({
+      type: "test-flaky",
+      label: "flaky",
+      category: "tool",
+      purpose: "test",
+      configSchema: z.object({}).loose(),
+      outputs: () => [{ name: "text", type: "string" }],
+      inputs: () => [],
+      ports: () => ["source"],
+      async execute(ctx) {
+        const r = await ctx.services.tools!.invoke({ providerId: "x", toolName: "y", parameters: {} });
+        return { outputs: { text: r.text } };
+      },
+    });
     const wf = buildWorkflow({
       nodes: [start([]), { id: "f", type: "test-flaky", retry_config: { retry_enabled: true, max_retries: 3, retry_interval: 10 } }, end({ out: ["f", "text"] })],
       edges: [["start", "f"], ["f", "end"]],
     });
     const t0 = Date.now();
-    const r = await runWorkflow(wf, { services: { tools: flaky } });
+    const r = await runWorkflow(wf, { services: { tools: flaky }, nodeTypes });
     expect(r.outputs.out).toBe("done");
     expect(calls).toBe(3);
     expect(r.trace.filter((t) => t.nodeId === "f").map((t) => t.status)).toEqual(["failed", "failed", "succeeded"]);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(20);
     calls = -10;
-    const r2 = await runWorkflow(wf, { services: { tools: flaky } });
+    const r2 = await runWorkflow(wf, { services: { tools: flaky }, nodeTypes });
     expect(r2.status).toBe("failed");
     expect(r2.trace.filter((t) => t.nodeId === "f")).toHaveLength(4);
   });
@@ -182,7 +179,6 @@ describe("scheduler", () => {
 
 describe("cancellation", () => {
   it("an aborted run starts no further nodes and fails as cancelled", async () => {
-    registerSleepNode();
     const wf = buildWorkflow({
       nodes: [
         { id: "start", type: "start", variables: [] },
@@ -194,7 +190,7 @@ describe("cancellation", () => {
     });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 30);
-    const r = await runWorkflow(wf, { signal: ac.signal });
+    const r = await runWorkflow(wf, { signal: ac.signal, nodeTypes: withSleepNode });
     expect(r.status).toBe("failed");
     expect(r.error).toMatchObject({ code: "run.cancelled", nodeId: "s2" });
     expect(r.trace.map((t) => t.nodeId)).toEqual(["start", "s1"]);
@@ -226,7 +222,6 @@ describe("store writes per node", () => {
   });
 
   it("the default concurrency runs a 16-wide fan-out all at once; a bad concurrency is a typed error", async () => {
-    registerSleepNode();
     const nodes: Array<Record<string, unknown> & { id: string; type: string }> = [start([])];
     const edges: Array<[string, string]> = [];
     for (let i = 0; i < 16; i++) {
@@ -236,9 +231,9 @@ describe("store writes per node", () => {
     nodes.push(end({}));
     const wf = buildWorkflow({ nodes, edges });
     sleepStats.peak = 0;
-    const r = await runWorkflow(wf, {});
+    const r = await runWorkflow(wf, { nodeTypes: withSleepNode });
     expect(r.status).toBe("succeeded");
     expect(sleepStats.peak).toBe(16);
-    await expect(runWorkflow(wf, { concurrency: 0 })).rejects.toMatchObject({ code: "run.bad_concurrency" });
+    await expect(runWorkflow(wf, { concurrency: 0, nodeTypes: withSleepNode })).rejects.toMatchObject({ code: "run.bad_concurrency" });
   });
 });

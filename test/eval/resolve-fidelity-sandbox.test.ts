@@ -6,7 +6,6 @@
  * of it (version, limits, stdout), as Dify runs such nodes.
  */
 import { describe, expect, it } from "vitest";
-import "../../src/nodes/index.js";
 import { runWorkflow } from "../../src/engine/run.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
 import { createSandbox } from "../../src/sandbox/index.js";

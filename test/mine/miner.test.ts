@@ -12,6 +12,7 @@ import {
   toEventLog,
   treeToString,
 } from "../../src/mine/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const traces = (...ts: string[]) => ts.map((t) => t.split(""));
 const mined = (...ts: string[]) => treeToString(inductiveMiner(traces(...ts)));
@@ -130,7 +131,7 @@ describe("skeleton and workflow", () => {
         r.diagnostics.filter((d) => d.severity === "error"),
         log.join(","),
       ).toEqual([]);
-      expect(analyse(r.workflow).diagnostics.filter((d) => d.severity !== "info")).toEqual([]);
+      expect(analyse(r.workflow, nodeCatalogue).diagnostics.filter((d) => d.severity !== "info")).toEqual([]);
       const types = r.workflow.nodes.map((n) => n.type);
       expect(types.filter((t) => t === "start")).toHaveLength(1);
       expect(types).toContain("end");
@@ -171,6 +172,6 @@ describe("skeleton and workflow", () => {
   it("an empty skeleton still gives a valid plan → synthesis workflow", () => {
     const wf = buildWorkflow(null, { model });
     expect(wf.nodes.map((n) => n.id)).toEqual(["start", "plan", "synth", "end"]);
-    expect(analyse(wf).diagnostics.filter((x) => x.severity === "error")).toEqual([]);
+    expect(analyse(wf, nodeCatalogue).diagnostics.filter((x) => x.severity === "error")).toEqual([]);
   });
 });

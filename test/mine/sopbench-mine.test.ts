@@ -4,6 +4,7 @@ import { formatTaskInputs, loadDomain, type TaskInput } from "../../src/eval/sop
 import { mineWorkflow, type TaskRecord, treeActivities } from "../../src/mine/index.js";
 import { type Tools, tools } from "../sopbench/solvers/client.js";
 import { REFERENCE_SOLVERS } from "../sopbench/solvers/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 /** Runs the hand-written SOP follower and logs its tool calls: validated task-solving records. */
 async function solverRecords(domain: string, n: number): Promise<TaskRecord[]> {
@@ -44,7 +45,7 @@ describe("mining SOP-Bench reference runs", () => {
       providerId: "sopbench/customer_service",
     });
     expect(r.diagnostics.filter((x) => x.severity === "error")).toEqual([]);
-    expect(analyse(r.workflow).diagnostics.filter((x) => x.severity === "error")).toEqual([]);
+    expect(analyse(r.workflow, nodeCatalogue).diagnostics.filter((x) => x.severity === "error")).toEqual([]);
     // Every task starts by validating the account.
     expect(r.tree.kind).toBe("seq");
     expect(treeActivities(r.tree)[0]).toBe("validateAccount");
@@ -55,7 +56,7 @@ describe("mining SOP-Bench reference runs", () => {
     expect(r.workflow.nodes.some((n) => n.type === "if-else")).toBe(true);
     // Branching on the previous step's outcome instead of the plan.
     const prev = mineWorkflow(records, { model: { provider: "openai", name: "gpt-4o-mini" }, choiceOn: "previous" });
-    expect(analyse(prev.workflow).diagnostics.filter((x) => x.severity === "error")).toEqual([]);
+    expect(analyse(prev.workflow, nodeCatalogue).diagnostics.filter((x) => x.severity === "error")).toEqual([]);
     const first = prev.workflow.nodes.find((n) => n.type === "if-else")!;
     expect((first.config as any).cases[0].conditions).toEqual([
       { variable_selector: ["call1", "result"], comparison_operator: "not empty" },

@@ -3,9 +3,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { getNodeType } from "../../src/ir/registry.js";
 import { describe_, makeNode, rulesOf } from "./llm-fakes.js";
 import { corpusPath } from "../support/corpus.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const ROOT = corpusPath("dify-dsl");
 const TYPES = ["llm", "question-classifier", "parameter-extractor", "http-request", "knowledge-retrieval", "agent"];
@@ -78,7 +78,7 @@ describe.skipIf(!existsSync(ROOT))("corpus nodes", () => {
 
 describe("examples", () => {
   it.each(TYPES)("%s example config is valid and passes its rules", (type) => {
-    const def = getNodeType(type)!;
+    const def = nodeCatalogue.get(type)!;
     expect(def.example).toBeDefined();
     const node = makeNode("n1", type, def.example as Record<string, unknown>);
     expect(describe_(node).known).toBe(true);

@@ -2,9 +2,9 @@
  * Minimal ExecContext and scripted LlmService for unit tests of the model-calling nodes. The pool is a
  * plain `{nodeId: {var: value}}` map; rendering follows Dify (missing refs render as bare `id.var`).
  */
-import "../../src/nodes/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { describeNode } from "../../src/ir/describe.js";
-import { type ExecContext, getNodeType, type NodeEvent, type NodeResult } from "../../src/ir/registry.js";
+import { type ExecContext, type NodeEvent, type NodeResult } from "../../src/ir/registry.js";
 import { replaceTemplateRefs } from "../../src/ir/selector.js";
 import type { ExecServices, LlmRequest, LlmResponse, LlmService } from "../../src/ir/services.js";
 import type { WorkflowNode } from "../../src/ir/workflow.js";
@@ -41,7 +41,7 @@ export function makeNode(id: string, type: string, config: Record<string, unknow
 }
 
 export function fakeContext(node: WorkflowNode, pool: Pool, services: Partial<ExecServices> = {}): FakeRun {
-  const def = getNodeType(node.type);
+  const def = nodeCatalogue.get(node.type);
   if (!def) throw new Error(`unknown node type ${node.type}`);
   const parsed = def.configSchema.parse(node.config);
   const events: NodeEvent[] = [];
@@ -80,13 +80,13 @@ export async function run(
   services: Partial<ExecServices> = {},
 ): Promise<NodeResult & { events: NodeEvent[] }> {
   const { ctx, events } = fakeContext(node, pool, services);
-  const def = getNodeType(node.type);
+  const def = nodeCatalogue.get(node.type);
   const res = await def!.execute!(ctx);
   return { ...res, events };
 }
 
 export function describe_(node: WorkflowNode) {
-  return describeNode(node);
+  return describeNode(node, nodeCatalogue);
 }
 
 type Script = Partial<LlmResponse> | ((req: LlmRequest) => Partial<LlmResponse>);
@@ -115,7 +115,7 @@ export class ScriptedLlm implements LlmService {
 
 /** Static diagnostics of one node, without a whole workflow analysis. */
 export function rulesOf(node: WorkflowNode) {
-  const d = describeNode(node);
+  const d = describeNode(node, nodeCatalogue);
   const def = d.def!;
   const workflow = WorkflowSchema.parse({ mode: "workflow", nodes: [node], edges: [] });
   return [

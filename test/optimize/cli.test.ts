@@ -18,6 +18,7 @@ import {
   TOOL_SPECS,
 } from "./fixtures.js";
 import { corpusPath } from "../support/corpus.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 let server: ReplayServer;
 let dir: string;
@@ -50,7 +51,7 @@ describe("weft mine / weft optimize", () => {
     const out = join(dir, "toolbench.json");
     await weft("mine", corpusPath("toolbench/toolbench/answer"), "-o", out, "--model", "openai/gpt-4o-mini");
     const wf = WorkflowSchema.parse(JSON.parse(readFileSync(out, "utf8")));
-    expect(analyse(wf).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(analyse(wf, nodeCatalogue).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(wf.nodes.filter((n) => n.type === "tool-call").length).toBeGreaterThan(5);
   });
 

@@ -4,6 +4,7 @@ import type { Workflow } from "../../src/ir/workflow.js";
 import { mineWorkflow } from "../../src/mine/index.js";
 import { promptTemplate } from "../../src/mine/prompts.js";
 import { applyEdit, applyEdits, describeEdit, EDIT_KINDS, type Edit } from "../../src/optimize/edits.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const recs = (...ts: string[]) =>
   ts.map((t, i) => ({
@@ -21,7 +22,7 @@ const parWf = () => mine("abcd", "acbd"); // call1 → {call2, call3} → call4
 function ok(wf: Workflow, e: Edit): Workflow {
   const r = applyEdit(wf, e);
   if (!r.ok) throw new Error(`edit rejected: ${JSON.stringify(r.diagnostics)}`);
-  expect(analyse(r.workflow).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  expect(analyse(r.workflow, nodeCatalogue).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   return r.workflow;
 }
 const node = (wf: Workflow, id: string) => wf.nodes.find((n) => n.id === id)!;

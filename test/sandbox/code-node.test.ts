@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import "../../src/nodes/code.js";
 import { NodeExecutionError } from "../../src/ir/errors.js";
-import { type ExecContext, getNodeType, type StaticContext } from "../../src/ir/registry.js";
+import { type ExecContext, type StaticContext } from "../../src/ir/registry.js";
 import type { ExecServices, SandboxService } from "../../src/ir/services.js";
 import { type WorkflowNode, WorkflowSchema } from "../../src/ir/workflow.js";
 import { createSandbox } from "../../src/sandbox/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
-const def = getNodeType("code");
+const def = nodeCatalogue.get("code");
 if (!def) throw new Error("code node not registered");
 const codeDef = def;
 

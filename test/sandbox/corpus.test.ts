@@ -4,10 +4,11 @@ import pLimit from "p-limit";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import "../../src/nodes/code.js";
-import { getNodeType, type StaticContext } from "../../src/ir/registry.js";
+import { type StaticContext } from "../../src/ir/registry.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
 import { createSandbox, SandboxError } from "../../src/sandbox/index.js";
 import { corpusPath } from "../support/corpus.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const ROOT = corpusPath("dify-dsl");
 
@@ -43,7 +44,7 @@ function codeNodes(): CorpusCode[] {
 }
 
 const corpus = codeNodes();
-const def = getNodeType("code");
+const def = nodeCatalogue.get("code");
 
 describe.skipIf(corpus.length === 0)("real Dify code nodes from the corpus", () => {
   it("parse with the code node schema and pass the main/output-type rules", () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import "../../src/nodes/index.js";
 import { runWorkflow } from "../../src/engine/run.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
 import { createSandbox } from "../../src/sandbox/index.js";

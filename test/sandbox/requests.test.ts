@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import "../../src/nodes/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { analyse } from "../../src/analysis/index.js";
 import { importDify } from "../../src/dsl/dify/index.js";
 import { corpusPath } from "../support/corpus.js";
@@ -219,7 +219,7 @@ def main():
 describe("the analyser warns about the imports the sandbox will refuse", () => {
   const load = (file: string) =>
     importDify(readFileSync(corpusPath("dify-dsl", file), "utf8"), { nameHint: file }).workflow;
-  const refused = (file: string) => analyse(load(file)).diagnostics.filter((d) => d.code === "code.module_refused");
+  const refused = (file: string) => analyse(load(file), nodeCatalogue).diagnostics.filter((d) => d.code === "code.module_refused");
 
   it("a corpus app importing jieba gets a warning naming it; apps importing requests or os get none", () => {
     const jieba = refused("svcvit__Awesome-Dify-Workflow/DSL/jieba.yml");

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow } from "../support/build.js";
-import { registerSleepNode } from "../support/test-nodes.js";
+import { withSleepNode } from "../support/test-nodes.js";
 import { readSse, startTestServer, type TestServer } from "./helpers.js";
 
-registerSleepNode();
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer({ flushMs: 20 });
+  s = await startTestServer({ flushMs: 20, nodeTypes: withSleepNode });
 });
 afterAll(async () => s.stop());
 
@@ -33,7 +32,8 @@ describe("a run in progress", () => {
 
     await expect
       .poll(
-        async () => (await s.deps.apps.events(runId)).map((e) => (e.type === "node_started" ? `${e.type}:${e.nodeId}` : e.type)),
+        async () =>
+          (await s.deps.apps.events(runId)).map((e) => (e.type === "node_started" ? `${e.type}:${e.nodeId}` : e.type)),
         { timeout: 5000 },
       )
       .toContain("node_started:sleep");

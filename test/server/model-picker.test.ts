@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { analyse } from "../../src/analysis/index.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { parseLlmConfig } from "../../src/llm/index.js";
-import "../../src/nodes/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { newNodeConfig } from "../../src/server/new-node.js";
 import { buildWorkflow } from "../support/build.js";
 import { startTestServer, type TestServer } from "./helpers.js";
@@ -52,7 +52,7 @@ describe("new-node template", () => {
     expect(config.model).toMatchObject({ provider: MODEL.provider, name: "house-model" });
     expect(JSON.stringify(config)).not.toContain("start.query");
     expect(config.prompt_template.map((m: any) => m.text)).toContain("{{#begin.topic#}}");
-    const diags = analyse(withNode(beginApp(), "llm", config)).diagnostics;
+    const diags = analyse(withNode(beginApp(), "llm", config), nodeCatalogue).diagnostics;
     expect(diags.filter((d) => d.severity === "error")).toEqual([]);
   });
 
@@ -72,7 +72,7 @@ describe("new-node template", () => {
       const config = newNodeConfig(type, beginApp(), MODEL);
       expect(JSON.stringify(config)).toContain('["begin","topic"]');
       expect(JSON.stringify(config)).not.toMatch(/"llm(_[ab])?"/);
-      const errors = analyse(withNode(beginApp(), type, config)).diagnostics.filter((d) => d.severity === "error");
+      const errors = analyse(withNode(beginApp(), type, config), nodeCatalogue).diagnostics.filter((d) => d.severity === "error");
       expect(errors).toEqual([]);
     }
     const chat: Workflow = { ...beginApp(), mode: "advanced-chat" };

@@ -17,6 +17,7 @@ import { WORKFLOW_BUILDERS } from "../../src/eval/sopbench/workflows/builders/in
 import { loadReferenceWorkflow, referenceWorkflowPath } from "../../src/eval/sopbench/workflows/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { REFERENCE_SOLVERS } from "./solvers/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 /** know_your_business has no rule-reachable ceiling (judgment labels); the TS reference solver gets 83/90. */
 const KYB_REFERENCE = 83;
@@ -57,7 +58,7 @@ describe("SOP-Bench reference workflows (Weft IR, no LLM) reach each domain's ce
       });
 
       it("passes the analyser with no errors", () => {
-        const { diagnostics } = analyse(loadReferenceWorkflow(domain));
+        const { diagnostics } = analyse(loadReferenceWorkflow(domain), nodeCatalogue);
         expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
       });
 
@@ -87,7 +88,7 @@ describe("SOP-Bench reference workflows (Weft IR, no LLM) reach each domain's ce
       const wf = loadReferenceWorkflow(domain);
       const back = parseWorkflowText(exportDify(wf), domain);
       expect(back.format).toBe("dify");
-      expect(analyse(back.workflow).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      expect(analyse(back.workflow, nodeCatalogue).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
       const [a, b] = await Promise.all([
         evaluateWorkflowOnDomain(wf, domain, { limit: 40 }),
         evaluateWorkflowOnDomain(back.workflow, domain, { limit: 40 }),
@@ -102,7 +103,7 @@ describe("SOP-Bench reference workflows (Weft IR, no LLM) reach each domain's ce
     const decision = wf.nodes.find((n) => n.id === "decision")!;
     const params = decision.config.tool_parameters as Record<string, { value: unknown }>;
     params.inventory_status!.value = ["no_such_node", "json"];
-    const errors = analyse(wf).diagnostics.filter((d) => d.severity === "error");
+    const errors = analyse(wf, nodeCatalogue).diagnostics.filter((d) => d.severity === "error");
     expect(errors.map((d) => d.nodeId)).toContain("decision");
   });
 

@@ -9,14 +9,14 @@ import { resumeRun, runWorkflow } from "../../src/engine/run.js";
 import { openSqlite } from "../../src/store/sqlite/database.js";
 import { GroupCommit } from "../../src/store/sqlite/group-commit.js";
 import { SqliteRunStore } from "../../src/store/sqlite/runs.js";
-import { GROUP_NODES, groupCommitWorkflow, registerLoggedNode } from "../support/group-commit-workflow.js";
+import { GROUP_NODES, groupCommitWorkflow, withLoggedNode } from "../support/group-commit-workflow.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const tsx = `file://${join(root, "node_modules/tsx/dist/esm/index.mjs")}`;
 const dir = mkdtempSync(join(tmpdir(), "weft-group-commit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const log = join(dir, "exec.log");
-registerLoggedNode(log);
+const nodeTypes = withLoggedNode(log);
 const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").trim().split("\n").filter(Boolean) : []);
 
 describe("SQLite group commit", () => {
@@ -25,7 +25,7 @@ describe("SQLite group commit", () => {
     const group = new GroupCommit(db);
     const store = new SqliteRunStore(db, group);
     const runs = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => runWorkflow(groupCommitWorkflow(), { store, runId: `r${i}` })),
+      Array.from({ length: 16 }, (_, i) => runWorkflow(groupCommitWorkflow(), { store, runId: `r${i}`, nodeTypes })),
     );
     for (const r of runs) expect(r.outputs).toEqual({ v1: 11, v2: 22, v3: 33, v4: 44 });
     let commits = 0;
@@ -141,7 +141,7 @@ describe("SQLite group commit", () => {
     const before = lines(childLog);
     const earlier = lines(log).length;
 
-    const resumed = await resumeRun(runId, { store });
+    const resumed = await resumeRun(runId, { store, nodeTypes });
     expect(resumed.status).toBe("succeeded");
     expect(resumed.outputs).toEqual({ v1: 11, v2: 22, v3: 33, v4: 44 });
     // The parent's executions go to this process's log: none of them is a node committed before the kill.

@@ -11,14 +11,14 @@ import { openStores } from "../../src/store/open.js";
 import type { PostgresRunStore } from "../../src/store/postgres/runs.js";
 import type { NodeCommit } from "../../src/store/runs.js";
 import { buildWorkflow } from "../support/build.js";
-import { GROUP_NODES, groupCommitWorkflow, registerLoggedNode } from "../support/group-commit-workflow.js";
+import { GROUP_NODES, groupCommitWorkflow, withLoggedNode } from "../support/group-commit-workflow.js";
 import { hasPostgres, type PgCluster, startPostgres } from "../support/postgres.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const tsx = `file://${join(root, "node_modules/tsx/dist/esm/index.mjs")}`;
 const dir = mkdtempSync(join(tmpdir(), "weft-pg-batch-"));
 const log = join(dir, "exec.log");
-registerLoggedNode(log);
+const nodeTypes = withLoggedNode(log);
 const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").trim().split("\n").filter(Boolean) : []);
 const wf = buildWorkflow({ nodes: [{ id: "start", type: "start", variables: [] }], edges: [] });
 const run = (id: string) => ({ id, workflow: wf, inputs: {}, status: "running" as const, createdAt: 1, updatedAt: 1 });
@@ -43,7 +43,7 @@ describe.skipIf(!hasPostgres && !process.env.CI)("PostgreSQL batched commits", (
     const s = await openStores(await cluster.createDatabase());
     try {
       const runs = await Promise.all(
-        Array.from({ length: 16 }, (_, i) => runWorkflow(groupCommitWorkflow(), { store: s.runs, runId: `r${i}` })),
+        Array.from({ length: 16 }, (_, i) => runWorkflow(groupCommitWorkflow(), { store: s.runs, runId: `r${i}`, nodeTypes })),
       );
       for (const r of runs) expect(r.outputs).toEqual({ v1: 11, v2: 22, v3: 33, v4: 44 });
       let commits = 0;
@@ -153,7 +153,7 @@ describe.skipIf(!hasPostgres && !process.env.CI)("PostgreSQL batched commits", (
       expect(committed.length).toBeGreaterThan(acked.length);
       const before = lines(childLog);
       const earlier = lines(log).length;
-      const resumed = await resumeRun(runId, { store: s.runs });
+      const resumed = await resumeRun(runId, { store: s.runs, nodeTypes });
       expect(resumed.status).toBe("succeeded");
       expect(resumed.outputs).toEqual({ v1: 11, v2: 22, v3: 33, v4: 44 });
       const again = lines(log).slice(earlier);

@@ -19,6 +19,7 @@ import type { Workflow } from "../../src/ir/workflow.js";
 import { installReplayModel } from "./chat2workflow-replay.js";
 import { corpusPath } from "./corpus.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "./replay-server.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 export const CORPUS_ROOT = corpusPath("dify-dsl");
 
@@ -153,7 +154,7 @@ export async function runCorpusApp(h: CorpusHarness, path: string, o: RunAppOpti
   const { workflow } = importDify(readFileSync(join(CORPUS_ROOT, path), "utf8"));
   const base = { path, mode: workflow.mode };
   // As weft run: errors refuse the run; with allowWarnings, only those Dify would still run are let through.
-  const errors = runGate(analyse(workflow).diagnostics, { allowWarnings: o.allowWarnings }).blocking;
+  const errors = runGate(analyse(workflow, nodeCatalogue).diagnostics, { allowWarnings: o.allowWarnings }).blocking;
   if (errors.length > 0) {
     return { ...base, outcome: `refused:${errors[0]!.code}`, message: errors[0]!.message, nodeId: errors[0]!.nodeId };
   }

@@ -8,10 +8,10 @@ import { resumeRun, runWorkflow } from "../../src/engine/run.js";
 import { openSqlite } from "../../src/store/sqlite/database.js";
 import { GroupCommit } from "../../src/store/sqlite/group-commit.js";
 import { SqliteRunStore } from "../../src/store/sqlite/runs.js";
-import { groupCommitWorkflow, registerLoggedNode } from "./group-commit-workflow.js";
+import { groupCommitWorkflow, withLoggedNode } from "./group-commit-workflow.js";
 
 const [mode, dbPath, logPath, runId] = process.argv.slice(2) as [string, string, string, string];
-registerLoggedNode(logPath);
+const nodeTypes = withLoggedNode(logPath);
 
 const db = openSqlite(dbPath);
 let acked = 0;
@@ -34,6 +34,6 @@ store.commitNode = async (id, c, attempt) => {
   return r;
 };
 const wf = groupCommitWorkflow();
-const result = mode === "run" ? await runWorkflow(wf, { store, runId }) : await resumeRun(runId, { store });
+const result = mode === "run" ? await runWorkflow(wf, { store, runId, nodeTypes }) : await resumeRun(runId, { store, nodeTypes });
 process.stdout.write(`result ${JSON.stringify({ status: result.status, outputs: result.outputs })}\n`);
 db.close();

@@ -2,13 +2,13 @@
 // the same turn of the event loop and share a group.
 import { appendFileSync } from "node:fs";
 import { z } from "zod";
-import { registerNodeType } from "../../src/ir/registry.js";
+import { type NodeCatalogue, nodeCatalogue } from "../../src/nodes/index.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { buildWorkflow } from "./build.js";
 
-/** `test-logged-step`: appends its node id to `logPath`, waits `ms`, outputs `n` plus its input. */
-export function registerLoggedNode(logPath: string): void {
-  registerNodeType({
+/** Every node type plus `test-group-step`: appends its node id to `logPath`, waits `ms`, outputs `n` plus its input. */
+export function withLoggedNode(logPath: string): NodeCatalogue {
+  return nodeCatalogue.with({
     type: "test-group-step",
     label: "logged step",
     category: "transform",

@@ -12,8 +12,7 @@ import { readAnswer } from "../../src/agent/answer.js";
 import { projectWorkflow } from "../../src/dsl/compact/project.js";
 import { ALL_COMPACT_TYPES } from "../../src/dsl/compact/vocabulary.js";
 import { exportDify } from "../../src/dsl/dify/export.js";
-import { listNodeTypes } from "../../src/ir/registry.js";
-import "../../src/nodes/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const PROTO_NAMES = ["constructor", "__proto__", "valueOf", "toString", "hasOwnProperty", "isPrototypeOf", "toLocaleString", "toJSON", "prototype", "__defineGetter__", "propertyIsEnumerable"];
 const PARAM_NAMES = [
@@ -52,7 +51,7 @@ const { value } = fc.letrec<{ value: unknown; shaped: unknown }>((tie) => ({
 
 const nodeType = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...ALL_COMPACT_TYPES) },
-  { weight: 2, arbitrary: fc.constantFrom(...listNodeTypes().map((t) => t.type)) },
+  { weight: 2, arbitrary: fc.constantFrom(...nodeCatalogue.all().map((t) => t.type)) },
   { weight: 2, arbitrary: fc.constantFrom(...PROTO_NAMES) },
 );
 

@@ -8,10 +8,10 @@ import { createPool, type PgDatabase, pgDatabase } from "../../src/store/postgre
 import { migrate } from "../../src/store/postgres/migrations.js";
 import { PostgresRunStore } from "../../src/store/postgres/runs.js";
 import { parsePostgresSpec } from "../../src/store/postgres/spec.js";
-import { groupCommitWorkflow, registerLoggedNode } from "./group-commit-workflow.js";
+import { groupCommitWorkflow, withLoggedNode } from "./group-commit-workflow.js";
 
 const [mode, url, logPath, runId] = process.argv.slice(2) as [string, string, string, string];
-registerLoggedNode(logPath);
+const nodeTypes = withLoggedNode(logPath);
 
 const spec = parsePostgresSpec(url);
 const real = pgDatabase(spec, createPool(spec));
@@ -39,6 +39,6 @@ store.commitNode = async (id, c, attempt) => {
   return r;
 };
 const wf = groupCommitWorkflow();
-const result = mode === "run" ? await runWorkflow(wf, { store, runId }) : await resumeRun(runId, { store });
+const result = mode === "run" ? await runWorkflow(wf, { store, runId, nodeTypes }) : await resumeRun(runId, { store, nodeTypes });
 process.stdout.write(`result ${JSON.stringify({ status: result.status, outputs: result.outputs })}\n`);
 await real.close();

@@ -2,14 +2,14 @@
 // store and appends every executed node id to a log file, so the parent can count executions.
 import { appendFileSync } from "node:fs";
 import { z } from "zod";
-import { registerNodeType } from "../../src/ir/registry.js";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { openStores } from "../../src/store/open.js";
 import { buildWorkflow } from "./build.js";
 
 const [mode, dbPath, logPath, runId] = process.argv.slice(2) as [string, string, string, string];
 
-registerNodeType({
+const nodeTypes = nodeCatalogue.with({
   type: "test-logged-step",
   label: "logged step",
   category: "transform",
@@ -38,6 +38,6 @@ const wf = buildWorkflow({
 
 const stores = await openStores(dbPath);
 const store = stores.runs;
-const result = mode === "run" ? await runWorkflow(wf, { store, runId }) : await resumeRun(runId, { store });
+const result = mode === "run" ? await runWorkflow(wf, { store, runId, nodeTypes }) : await resumeRun(runId, { store, nodeTypes });
 process.stdout.write(JSON.stringify({ status: result.status, outputs: result.outputs }));
 await stores.close();

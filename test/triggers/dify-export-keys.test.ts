@@ -14,7 +14,7 @@ import { analyse } from "../../src/analysis/index.js";
 import { toDifyDocument } from "../../src/dsl/dify/export.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { newNodeConfig } from "../../src/server/new-node.js";
-import "../../src/nodes/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const COMMON_KEYS = ["type", "title", "desc", "selected"];
 // trigger-schedule/types.ts (ScheduleTriggerNodeType's own fields)
@@ -145,7 +145,7 @@ describe("trigger nodes built in the studio export with Dify's keys", () => {
   });
 
   it("the templates are valid weft nodes too (no diagnostics on either trigger)", () => {
-    const res = analyse(studioDraft());
+    const res = analyse(studioDraft(), nodeCatalogue);
     const own = res.diagnostics.filter((d) => (d.nodeId === "1" || d.nodeId === "2") && d.code.startsWith("trigger."));
     expect(own).toEqual([]);
   });

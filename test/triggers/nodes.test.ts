@@ -9,11 +9,12 @@ import type { Workflow } from "../../src/ir/workflow.js";
 import { scheduleFirePayload } from "../../src/nodes/trigger-schedule.js";
 import { workflowFromEntry } from "../../src/triggers/entry.js";
 import { withExportVersion } from "../support/dsl-version.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const FIXTURES = ["webhook-and-schedule.yml", "cron-and-plugin.yml"];
 const read = (f: string) => readFileSync(new URL(`../fixtures/dify/triggers/${f}`, import.meta.url), "utf8");
 const load = (f: string) => importDify(read(f), { nameHint: "t" }).workflow;
-const codes = (wf: Workflow) => analyse(wf).diagnostics.map((d) => `${d.severity}:${d.code}:${d.nodeId ?? ""}`);
+const codes = (wf: Workflow) => analyse(wf, nodeCatalogue).diagnostics.map((d) => `${d.severity}:${d.code}:${d.nodeId ?? ""}`);
 
 function withNode(wf: Workflow, f: (n: Workflow["nodes"][number]) => void, id: string): Workflow {
   const copy = structuredClone(wf);
@@ -50,7 +51,7 @@ describe("trigger nodes: Dify DSL", () => {
   it("checks cron, time zone, visual config and webhook fields, naming node and field", () => {
     const wf = load("cron-and-plugin.yml");
     const badCron = withNode(wf, (n) => (n.config.cron_expression = "61 8 * * *"), "s");
-    const d = analyse(badCron).diagnostics.find((x) => x.code === "trigger.schedule_cron");
+    const d = analyse(badCron, nodeCatalogue).diagnostics.find((x) => x.code === "trigger.schedule_cron");
     expect(d).toMatchObject({ nodeId: "s", field: "cron_expression", severity: "error" });
     const badTz = withNode(wf, (n) => (n.config.timezone = "Mars/Olympus"), "s");
     expect(codes(badTz)).toContain("error:trigger.schedule_timezone:s");
@@ -59,7 +60,7 @@ describe("trigger nodes: Dify DSL", () => {
       (n) => Object.assign(n.config, { mode: "visual", frequency: "weekly", visual_config: { time: "25:00 PM", weekdays: ["funday"] } }),
       "s",
     );
-    const fields = analyse(visual).diagnostics.filter((x) => x.code === "trigger.schedule_visual").map((x) => x.field);
+    const fields = analyse(visual, nodeCatalogue).diagnostics.filter((x) => x.code === "trigger.schedule_visual").map((x) => x.field);
     expect(fields).toEqual(["visual_config.time", "visual_config.weekdays[0]"]);
     const hook = withNode(load("webhook-and-schedule.yml"), (n) => Object.assign(n.config, { method: "TRACE", status_code: 700 }), "1761000000001");
     expect(codes(hook)).toEqual(expect.arrayContaining(["error:trigger.webhook_method:1761000000001", "error:trigger.webhook_status:1761000000001"]));

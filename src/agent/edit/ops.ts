@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { CompactWorkflow } from "../../dsl/compact/project.js";
 import { applyToGraph, EditError, type EditGraph, type ParsedEdit, READER_WIRING } from "../../edits/index.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { describeValue, isPlainObject, type JsonObject } from "../../util/json.js";
 
 const Id = z.union([z.string().min(1), z.number()]).transform(String);
@@ -17,7 +18,12 @@ export const EditOpSchema = z.discriminatedUnion("op", [
   z.object({
     op: z.literal("add_node"),
     // The param object is kept as written (a record schema would copy it and lose keys like `__proto__`).
-    node: z.object({ id: Id, type: z.string().min(1), title: z.string().optional(), param: z.custom<JsonObject>(isPlainObject, "param must be an object").optional() }),
+    node: z.object({
+      id: Id,
+      type: z.string().min(1),
+      title: z.string().optional(),
+      param: z.custom<JsonObject>(isPlainObject, "param must be an object").optional(),
+    }),
   }),
   /** Removes the node and every edge it is on. */
   z.object({ op: z.literal("remove_node"), id: Id }),
@@ -41,7 +47,15 @@ export interface OpsResult {
 function editOf(op: EditOp): ParsedEdit {
   switch (op.op) {
     case "add_node":
-      return { kind: "add_node", node: { id: op.node.id, type: op.node.type, ...(op.node.title !== undefined ? { title: op.node.title } : {}), config: op.node.param ?? {} } };
+      return {
+        kind: "add_node",
+        node: {
+          id: op.node.id,
+          type: op.node.type,
+          ...(op.node.title !== undefined ? { title: op.node.title } : {}),
+          config: op.node.param ?? {},
+        },
+      };
     case "remove_node":
       return { kind: "remove_node", id: op.id };
     case "set_param":
@@ -57,14 +71,24 @@ function editOf(op: EditOp): ParsedEdit {
 /** The compact form as the algebra's graph (param read as config); the objects are shared, not copied. */
 function graphOf(c: CompactWorkflow): EditGraph {
   return {
-    nodes: c.nodes_info.map((n) => ({ id: n.id, type: n.type, ...(n.title !== undefined ? { title: n.title } : {}), config: n.param })),
+    nodes: c.nodes_info.map((n) => ({
+      id: n.id,
+      type: n.type,
+      ...(n.title !== undefined ? { title: n.title } : {}),
+      config: n.param,
+    })),
     edges: c.edges.map(([source, sourcePort, target]) => ({ source, sourcePort, target })),
   };
 }
 
 function compactOf(g: EditGraph): CompactWorkflow {
   return {
-    nodes_info: g.nodes.map((n) => ({ id: n.id, type: n.type, ...(n.title ? { title: n.title } : {}), param: n.config as JsonObject })),
+    nodes_info: g.nodes.map((n) => ({
+      id: n.id,
+      type: n.type,
+      ...(n.title ? { title: n.title } : {}),
+      param: n.config as JsonObject,
+    })),
     edges: g.edges.map((e) => [e.source, e.sourcePort, e.target]),
   };
 }
@@ -81,18 +105,32 @@ function opDiagnostic(i: number, err: EditError): Diagnostic {
 export function applyOps(shown: CompactWorkflow, ops: unknown): OpsResult {
   const diagnostics: Diagnostic[] = [];
   if (!Array.isArray(ops) || ops.length === 0)
-    return { diagnostics: [{ code: "edit.bad_ops", severity: "error", field: "edits", message: `edits must be a non-empty list of operations, got ${describeValue(ops)}. ${EDIT_OPS_HELP}` }] };
+    return {
+      diagnostics: [
+        {
+          code: "edit.bad_ops",
+          severity: "error",
+          field: "edits",
+          message: `edits must be a non-empty list of operations, got ${describeValue(ops)}. ${EDIT_OPS_HELP}`,
+        },
+      ],
+    };
   const g = graphOf(structuredClone(shown));
   ops.forEach((raw, i) => {
     const parsed = EditOpSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      diagnostics.push({ code: "edit.bad_op", severity: "error", field: `edits[${i}]${issue.path.length ? `.${issue.path.join(".")}` : ""}`, message: `edits[${i}]: ${issue.message} (got ${describeValue(raw)})` });
+      diagnostics.push({
+        code: "edit.bad_op",
+        severity: "error",
+        field: `edits[${i}]${issue.path.length ? `.${issue.path.join(".")}` : ""}`,
+        message: `edits[${i}]: ${issue.message} (got ${describeValue(raw)})`,
+      });
       return;
     }
     try {
       // A batch: the reader checks the answer as a whole, so an edge may come before the node it names.
-      applyToGraph(g, editOf(parsed.data), { wiring: READER_WIRING, batch: true });
+      applyToGraph(g, editOf(parsed.data), { wiring: READER_WIRING, nodeTypes: nodeCatalogue, batch: true });
     } catch (err) {
       if (!(err instanceof EditError)) throw err;
       diagnostics.push(opDiagnostic(i, err));

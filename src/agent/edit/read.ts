@@ -13,7 +13,6 @@ import { type Workflow, type WorkflowEdge, type WorkflowNode, WorkflowSchema } f
 import { type CompactOptions, Converter, compactIdOf } from "../../dsl/compact/convert.js";
 import { type Projection, projectWorkflow } from "../../dsl/compact/project.js";
 import { shorthandFor } from "../../dsl/compact/shorthand.js";
-import { getNodeType } from "../../ir/registry.js";
 import {
   compactParent,
   convertNodeConfig,
@@ -27,6 +26,7 @@ import { canonicalJson, deepEqual, describeValue, isPlainObject, type JsonObject
 import { IdIssuer, placeNewNodes } from "./ids.js";
 import { type MatchNode, matchNodes } from "./match.js";
 import { mergeConfig } from "./merge.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 
 /** What the model was shown: a workflow and its projection. */
 export interface EditView {
@@ -78,7 +78,7 @@ function matchNodesOf(raws: RawCompactNode[], edges: unknown[]): MatchNode[] {
     const fields = new Map<string, string>();
     for (const [k, v] of Object.entries(config)) if (!deepEqual(v, baseline[k])) fields.set(k, canonicalJson(v));
     const parent = compactParent(c, n.cid);
-    const def = getNodeType(shorthandFor(n.type)?.registryType ?? n.type);
+    const def = nodeCatalogue.get(shorthandFor(n.type)?.registryType ?? n.type);
     return {
       cid: n.cid,
       ...(def?.entry || def?.exit ? { terminal: true } : {}),
@@ -188,7 +188,7 @@ function buildNodes(view: EditView, raws: RawCompactNode[], pl: Plan, opts: Read
       if (!conv) continue;
       const parent = compactParent(probe, raw.cid);
       const parentId = parent.ok && parent.parentCid !== undefined ? pl.ids.get(parent.parentCid) : undefined;
-      const title = raw.title ?? defaultTitle(conv.type, titles);
+      const title = raw.title ?? defaultTitle(conv.type, titles, nodeCatalogue);
       titles.add(title);
       built.added.push({ id: conv.id, type: conv.type, title, ...(parentId ? { parentId } : {}), config: conv.config });
       continue;
@@ -280,11 +280,11 @@ function buildEdges(view: EditView, answerEdges: unknown[], ctx: EdgeContext, di
     const node = nodeOf(src);
     if (!Number.isInteger(port) || port < 0 || !node)
       return fail("compact.bad_port", `${field} port must be a non-negative integer, got ${describeValue(e[1])}`, src);
-    const handle = portHandle(node, port);
+    const handle = portHandle(node, port, nodeCatalogue);
     if (handle === undefined)
       return fail(
         "compact.bad_port",
-        `${field}: port ${port} does not exist on ${s} (it has ${describeNode(node).ports.length})`,
+        `${field}: port ${port} does not exist on ${s} (it has ${describeNode(node, nodeCatalogue).ports.length})`,
         src,
       );
     wanted.push([src, handle, dst]);

@@ -2,7 +2,7 @@ import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
 import { syncAppTriggers } from "../../triggers/sync.js";
 // Without the node types registered every node would be "unknown" to the analyser (and no import published).
-import "../../nodes/index.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { existsSync, readFileSync } from "node:fs";
 import { importWithTests } from "../../apptests/import-regression.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
@@ -50,7 +50,7 @@ export function registerAppCommands(program: Command): void {
       const read = await readWorkflow(file);
       // Secret values the file carries are sealed into the app's env store, never kept in its versions.
       const { workflow, secrets } = takeSecretValues(read.workflow);
-      const diagnostics = analyse(workflow).diagnostics;
+      const diagnostics = analyse(workflow, nodeCatalogue).diagnostics;
       const stores = await openStores(db);
       let open = true;
       try {

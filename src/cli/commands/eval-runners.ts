@@ -31,6 +31,7 @@ import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 import { resolveJudgeFrom } from "./eval-chat2workflow.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 
 /** A progress bar on an interactive stderr (never with --json, never when piped). */
 function progressBar(label: string, enabled: boolean): { update(done: number, total: number): void; stop(): void } {
@@ -108,7 +109,7 @@ async function sopAction(opts: {
     workflow = loadReferenceWorkflow(opts.domain);
     name = `reference:${opts.domain}`;
   }
-  const diags = analyse(workflow).diagnostics;
+  const diags = analyse(workflow, nodeCatalogue).diagnostics;
   if (hasErrors(diags)) {
     for (const d of diags.filter((x) => x.severity === "error")) process.stderr.write(`${formatDiagnostic(d)}\n`);
     throw new CliError(

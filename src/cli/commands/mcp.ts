@@ -14,6 +14,7 @@ import { openStores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT } from "../output.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 
 export function registerMcpCommands(program: Command): void {
   const mcp = program.command("mcp").description("apps as MCP servers");
@@ -55,7 +56,7 @@ export function registerMcpCommands(program: Command): void {
         appId = app.id;
         name = app.name;
       }
-      const gate = runGate(analyse(workflow).diagnostics);
+      const gate = runGate(analyse(workflow, nodeCatalogue).diagnostics);
       if (gate.blocking.length > 0) {
         await stores.close();
         for (const d of gate.blocking) process.stderr.write(`${formatDiagnostic(d)}\n`);

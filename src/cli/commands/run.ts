@@ -25,6 +25,7 @@ import { DB_HELP, loadWeftConfig } from "../config.js";
 import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 
 /** The file's MIME type by extension (mime-db, plus the Dify extensions it lacks). */
 function mimeOf(path: string): string {
@@ -157,7 +158,7 @@ export function registerRunCommands(program: Command): void {
     .action(async (file, opts) => {
       const cfg = loadWeftConfig(opts.config);
       const { workflow } = await readWorkflow(file);
-      const gate = runGate(analyse(workflow).diagnostics, { allowWarnings: !!opts.allowWarnings });
+      const gate = runGate(analyse(workflow, nodeCatalogue).diagnostics, { allowWarnings: !!opts.allowWarnings });
       if (gate.blocking.length > 0) {
         for (const d of gate.blocking) process.stderr.write(`${formatDiagnostic(d)}\n`);
         const hint = opts.allowWarnings ? "" : " (or pass --allow-warnings to run what Dify would run)";

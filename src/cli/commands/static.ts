@@ -7,7 +7,7 @@ import { exportDify } from "../../dsl/dify/index.js";
 import { toMermaid } from "../../dsl/mermaid/index.js";
 import { type Diagnostic, formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import { describeNode } from "../../ir/describe.js";
-import "../../nodes/index.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { readWorkflow, writeOut } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 
@@ -36,7 +36,7 @@ export function registerStaticCommands(program: Command): void {
     .option("--config <path>", "weft.config.json (tool nodes nothing serves get a tool.unserved warning)")
     .action(async (file, opts) => {
       const { workflow, warnings } = await readWorkflow(file);
-      const { diagnostics } = analyse(workflow);
+      const { diagnostics } = analyse(workflow, nodeCatalogue);
       const all = [...warnings, ...diagnostics, ...(await unservedTools(workflow, opts.config))];
       const valid = !hasErrors(all);
       if (opts.json) printJson({ valid, diagnostics: all });
@@ -108,12 +108,12 @@ export function registerStaticCommands(program: Command): void {
     .option("--json", "print the summary as JSON")
     .action(async (file, opts) => {
       const { workflow } = await readWorkflow(file);
-      const { diagnostics, burden } = analyse(workflow);
+      const { diagnostics, burden } = analyse(workflow, nodeCatalogue);
       const start = workflow.nodes.find((n) => n.type === "start");
-      const inputs = start ? describeNode(start).outputs.filter((o) => !o.name.startsWith("sys.")) : [];
+      const inputs = start ? describeNode(start, nodeCatalogue).outputs.filter((o) => !o.name.startsWith("sys.")) : [];
       const outputs = workflow.nodes
         .filter((n) => n.type === "end" || n.type === "answer")
-        .flatMap((n) => describeNode(n).outputs.map((o) => ({ node: n.id, ...o })));
+        .flatMap((n) => describeNode(n, nodeCatalogue).outputs.map((o) => ({ node: n.id, ...o })));
       const byType = new Map<string, number>();
       for (const n of workflow.nodes) byType.set(n.type, (byType.get(n.type) ?? 0) + 1);
       const summary = {

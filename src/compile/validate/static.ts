@@ -2,6 +2,7 @@ import { analyse } from "../../analysis/index.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import type { Lowered } from "../lower.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 
 export interface StaticFinding extends Diagnostic {
   /** The model construct (step, branch, loop) the node came from. */
@@ -20,7 +21,7 @@ export interface StaticReport {
  * `ref.not_available` for an artifact missing on one path of a join; type agreement).
  */
 export function staticCheck(lowered: Lowered): StaticReport {
-  const all = [...lowered.diagnostics, ...analyse(lowered.workflow).diagnostics].map((d): StaticFinding => {
+  const all = [...lowered.diagnostics, ...analyse(lowered.workflow, nodeCatalogue).diagnostics].map((d): StaticFinding => {
     const construct = d.nodeId ? lowered.origins[d.nodeId] : undefined;
     return construct ? { ...d, construct } : d;
   });

@@ -5,8 +5,10 @@
  * trusted: lookups are own-key only and messages describe values without calling them.
  */
 import type { Diagnostic } from "../../ir/diagnostics.js";
+import type { NodeTypes } from "../../ir/registry.js";
 import { isReservedHead } from "../../ir/selector.js";
 import type { AppMode } from "../../ir/workflow.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { describeValue, isPlainObject, type JsonObject, scalarText, setOwn } from "../../util/json.js";
 
 export interface ModelChoice {
@@ -32,6 +34,8 @@ export interface CompactOptions {
    * fidelity sets it, so that the answers upstream carried to its judge are carried here too.
    */
   upstreamConverter?: boolean;
+  /** The node types compact JSON may name; default every node Weft defines. */
+  nodeTypes?: NodeTypes;
 }
 
 /** Dify template ids must be `[A-Za-z0-9_]`; compact ids like "2-1" become "2_1". */
@@ -54,8 +58,11 @@ export class Converter {
   readonly ids = new Map<string, string>();
   /** Compact id → compact type. */
   readonly types = new Map<string, string>();
+  readonly nodeTypes: NodeTypes;
 
-  constructor(readonly opts: CompactOptions) {}
+  constructor(readonly opts: CompactOptions) {
+    this.nodeTypes = opts.nodeTypes ?? nodeCatalogue;
+  }
 
   error(code: string, message: string, nodeId?: string, field?: string): void {
     this.diags.push({

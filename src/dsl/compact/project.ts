@@ -5,9 +5,9 @@
  * (src/agent/edit/). A node the shorthand cannot show faithfully is shown as `{"dify": config}`.
  */
 import { describeNode } from "../../ir/describe.js";
-import { getNodeType } from "../../ir/registry.js";
+import type { NodeTypes } from "../../ir/registry.js";
 import type { Workflow, WorkflowEdge, WorkflowNode } from "../../ir/workflow.js";
-import "../../nodes/index.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { isPlainObject, type JsonObject, setOwn } from "../../util/json.js";
 import { Converter } from "./convert.js";
 import { Projector } from "./projector.js";
@@ -41,6 +41,8 @@ export interface Projection {
 export interface ProjectOptions {
   /** Compact ids to keep from an earlier projection (IR id → compact id), so a conversation's ids stay put. */
   prior?: ReadonlyMap<string, string>;
+  /** The node types to read the workflow against; default every node Weft defines. */
+  nodeTypes?: NodeTypes;
 }
 
 /** Editor bookkeeping that means nothing to a model; never shown, so always kept. */
@@ -80,9 +82,9 @@ function scopeOrder(wf: Workflow, members: WorkflowNode[]): WorkflowNode[] {
 }
 
 /** Nodes in display order: each scope topologically, a container's body right after it. */
-function displayOrder(wf: Workflow): Array<{ node: WorkflowNode; parent?: WorkflowNode }> {
+function displayOrder(wf: Workflow, types: NodeTypes): Array<{ node: WorkflowNode; parent?: WorkflowNode }> {
   const containers = new Map<string, WorkflowNode>();
-  for (const n of wf.nodes) if (getNodeType(n.type)?.container && !containers.has(n.id)) containers.set(n.id, n);
+  for (const n of wf.nodes) if (types.get(n.type)?.container && !containers.has(n.id)) containers.set(n.id, n);
   const childrenOf = new Map<WorkflowNode | undefined, WorkflowNode[]>();
   for (const n of wf.nodes) {
     // A parentId naming no container (a broken file) is shown at the top level; the IR node keeps it.
@@ -154,15 +156,21 @@ function shorthandParam(node: WorkflowNode, p: Projector, c: Converter): JsonObj
   return faithful ? param : undefined;
 }
 
-function edgeOf(e: WorkflowEdge, byId: Map<string, WorkflowNode>, cid: Map<string, string>): CompactEdge {
+function edgeOf(
+  e: WorkflowEdge,
+  byId: Map<string, WorkflowNode>,
+  cid: Map<string, string>,
+  types: NodeTypes,
+): CompactEdge {
   const src = byId.get(e.source);
-  const ports = src ? describeNode(src).ports : [];
+  const ports = src ? describeNode(src, types).ports : [];
   const i = ports.indexOf(e.sourcePort);
   return [cid.get(e.source) ?? e.source, i >= 0 ? i : e.sourcePort, cid.get(e.target) ?? e.target];
 }
 
 export function projectWorkflow(wf: Workflow, opts: ProjectOptions = {}): Projection {
-  const order = displayOrder(wf);
+  const types = opts.nodeTypes ?? nodeCatalogue;
+  const order = displayOrder(wf, types);
   const cidOf = assignIds(order, opts.prior);
   const toIr = new Map<string, string>();
   const toCompact = new Map<string, string>();
@@ -175,18 +183,18 @@ export function projectWorkflow(wf: Workflow, opts: ProjectOptions = {}): Projec
   });
   const p = new Projector((id) => toCompact.get(id));
   // A converter that reads compact ids back as these IR ids, to check each shorthand reads back.
-  const check = new Converter({ anyOrder: true });
+  const check = new Converter({ anyOrder: true, nodeTypes: types });
   for (const [c, ir] of toIr) check.ids.set(c, ir);
   for (const { node } of order) check.types.set(cidOf.get(node)!, compactTypeOf(node.type, node.config));
 
   const nodes_info = order.map(({ node }): CompactNode => {
-    const type = getNodeType(node.type) ? compactTypeOf(node.type, node.config) : node.type;
+    const type = types.get(node.type) ? compactTypeOf(node.type, node.config) : node.type;
     const param = shorthandParam(node, p, check) ?? difyForm(node, p);
     return { id: cidOf.get(node)!, type, ...(node.title ? { title: node.title } : {}), param };
   });
   const byId = new Map<string, WorkflowNode>();
   for (const n of wf.nodes) if (!byId.has(n.id)) byId.set(n.id, n);
-  const edges = wf.edges.map((e) => edgeOf(e, byId, toCompact));
+  const edges = wf.edges.map((e) => edgeOf(e, byId, toCompact, types));
   return { compact: { nodes_info, edges }, toIr, toCompact, index };
 }
 

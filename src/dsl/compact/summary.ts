@@ -1,6 +1,7 @@
 import { describeNode } from "../../ir/describe.js";
+import type { NodeTypes } from "../../ir/registry.js";
 import type { Workflow } from "../../ir/workflow.js";
-import "../../nodes/index.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 
 export interface VariableSummary {
   inputs: Array<{ name: string; type: string }>;
@@ -12,17 +13,21 @@ export interface VariableSummary {
  * What a later chat turn needs to know about the current workflow: its inputs, outputs and each node's
  * outputs. `idOf` names nodes as the model sees them (their compact ids).
  */
-export function variableSummary(wf: Workflow, idOf: (irId: string) => string = (id) => id): VariableSummary {
+export function variableSummary(
+  wf: Workflow,
+  idOf: (irId: string) => string = (id) => id,
+  types: NodeTypes = nodeCatalogue,
+): VariableSummary {
   const start = wf.nodes.find((n) => n.type === "start");
-  const inputs = start ? describeNode(start).outputs.filter((o) => !o.name.startsWith("sys.")).map((o) => ({ name: o.name, type: o.type })) : [];
+  const inputs = start ? describeNode(start, types).outputs.filter((o) => !o.name.startsWith("sys.")).map((o) => ({ name: o.name, type: o.type })) : [];
   const outputs = wf.nodes
     .filter((n) => n.type === "end" || n.type === "answer")
-    .flatMap((n) => (n.type === "end" ? describeNode(n).outputs : [{ name: "answer", type: "string" as const }]).map((o) => ({ node: idOf(n.id), name: o.name, type: o.type })));
+    .flatMap((n) => (n.type === "end" ? describeNode(n, types).outputs : [{ name: "answer", type: "string" as const }]).map((o) => ({ node: idOf(n.id), name: o.name, type: o.type })));
   const nodes = wf.nodes.map((n) => ({
     id: idOf(n.id),
     type: n.type,
     title: n.title,
-    outputs: describeNode(n)
+    outputs: describeNode(n, types)
       .outputs.filter((o) => !o.name.startsWith("sys."))
       .map((o) => ({ name: o.name, type: o.type })),
   }));

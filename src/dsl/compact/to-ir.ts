@@ -4,9 +4,8 @@
  */
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import { describeNode } from "../../ir/describe.js";
-import { getNodeType } from "../../ir/registry.js";
+import type { NodeTypes } from "../../ir/registry.js";
 import { type Workflow, type WorkflowEdge, type WorkflowNode, WorkflowSchema } from "../../ir/workflow.js";
-import "../../nodes/index.js";
 import { describeValue, isPlainObject, type JsonObject } from "../../util/json.js";
 import { type CompactOptions, Converter, compactIdOf, irId } from "./convert.js";
 import { shorthandFor } from "./shorthand.js";
@@ -71,11 +70,11 @@ export function convertNodeConfig(c: Converter, n: RawCompactNode, id: string): 
       return { type: s?.registryType ?? n.type, config: {} };
     }
     const type = s?.registryType ?? n.type;
-    if (!getNodeType(type)) return undefined;
+    if (!c.nodeTypes.get(type)) return undefined;
     return { type, config: c.dify(raw, id) as JsonObject };
   }
   if (s) return { type: s.registryType, config: s.convert(n.param, c, id).config };
-  if (getNodeType(n.type)) return { type: n.type, config: c.dify(n.param, id) as JsonObject };
+  if (c.nodeTypes.get(n.type)) return { type: n.type, config: c.dify(n.param, id) as JsonObject };
   return undefined;
 }
 
@@ -85,13 +84,13 @@ export function compactParent(c: Converter, cid: string): { parentCid?: string; 
   if (dash <= 0) return { ok: true };
   const parentCid = cid.slice(0, dash);
   const t = c.types.get(parentCid);
-  const def = t ? getNodeType(shorthandFor(t)?.registryType ?? t) : undefined;
+  const def = t ? c.nodeTypes.get(shorthandFor(t)?.registryType ?? t) : undefined;
   return { parentCid, ok: !!def?.container };
 }
 
 /** A title from the node type's label, numbered when taken ("LLM", "LLM 2"). */
-export function defaultTitle(type: string, used: Set<string>): string {
-  const label = getNodeType(type)?.label ?? type;
+export function defaultTitle(type: string, used: Set<string>, types: NodeTypes): string {
+  const label = types.get(type)?.label ?? type;
   let title = label;
   for (let k = 2; used.has(title); k++) title = `${label} ${k}`;
   used.add(title);
@@ -121,8 +120,8 @@ export function readCompactEdge(c: Converter, e: unknown, i: number): { s: strin
 }
 
 /** The handle a compact port index names on a node: its i-th port; single-port nodes take any index. */
-export function portHandle(node: WorkflowNode, port: number): string | undefined {
-  const ports = describeNode(node).ports;
+export function portHandle(node: WorkflowNode, port: number, types: NodeTypes): string | undefined {
+  const ports = describeNode(node, types).ports;
   if (port < ports.length) return ports[port];
   return ports.length === 1 ? ports[0] : undefined;
 }
@@ -137,20 +136,20 @@ function resolveIterations(c: Converter, converted: Map<string, WorkflowNode>, r
     node.config.output_selector = resolved ?? [];
     node.config.start_node_id = nodes.find((x) => x.parentId === node.id && x.type === "iteration-start")?.id ?? "";
     const src = resolved ? nodes.find((x) => x.id === resolved[0]) : undefined;
-    const t = src ? describeNode(src).outputs.find((o) => o.name === resolved![1])?.type : undefined;
+    const t = src ? describeNode(src, c.nodeTypes).outputs.find((o) => o.name === resolved![1])?.type : undefined;
     if (t) node.config.output_type = t.startsWith("array[") ? "array[any]" : `array[${t}]`;
   }
 }
 
 /** End outputs carry the type of what they read (Dify's value_type), as the reference converter writes it. */
-function typeEndOutputs(converted: Map<string, WorkflowNode>, raws: RawCompactNode[]): void {
+function typeEndOutputs(converted: Map<string, WorkflowNode>, raws: RawCompactNode[], types: NodeTypes): void {
   const nodes = [...converted.values()];
   for (const raw of raws) {
     if (raw.type !== "end" || Object.hasOwn(raw.param, "dify")) continue;
     const end = converted.get(raw.cid);
     for (const o of (end?.config.outputs as Array<{ value_selector: string[]; value_type?: string }>) ?? []) {
       const src = nodes.find((x) => x.id === o.value_selector[0]);
-      const t = src && o.value_selector.length === 2 ? describeNode(src).outputs.find((d) => d.name === o.value_selector[1])?.type : undefined;
+      const t = src && o.value_selector.length === 2 ? describeNode(src, types).outputs.find((d) => d.name === o.value_selector[1])?.type : undefined;
       if (t && t !== "any") o.value_type = t;
     }
   }
@@ -214,10 +213,10 @@ export function convertNodes(c: Converter, raws: RawCompactNode[]): Map<string, 
     else if (!parent.ok)
       c.error("compact.bad_child", `node "${n.cid}" looks like a child of "${parent.parentCid}", which is not an iteration or loop defined before it`, id, "id");
     const parentId = parent.ok && parent.parentCid !== undefined ? c.ids.get(parent.parentCid) : undefined;
-    nodes.set(n.cid, { id, type: conv.type, title: n.title ?? defaultTitle(conv.type, titles), ...(parentId ? { parentId } : {}), config: conv.config });
+    nodes.set(n.cid, { id, type: conv.type, title: n.title ?? defaultTitle(conv.type, titles, c.nodeTypes), ...(parentId ? { parentId } : {}), config: conv.config });
   });
   resolveIterations(c, nodes, raws);
-  typeEndOutputs(nodes, raws);
+  typeEndOutputs(nodes, raws, c.nodeTypes);
   return nodes;
 }
 
@@ -245,9 +244,9 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
     const src = byId.get(c.ids.get(e.s)!);
     const dst = c.ids.get(e.t)!;
     if (!src || !byId.has(dst)) return; // the node itself was reported
-    const sourcePort = portHandle(src, e.port);
+    const sourcePort = portHandle(src, e.port, c.nodeTypes);
     if (sourcePort === undefined) {
-      c.error("compact.bad_port", `edges[${i}]: port ${e.port} does not exist on ${e.s} (it has ${describeNode(src).ports.length})`, src.id, `edges[${i}]`);
+      c.error("compact.bad_port", `edges[${i}]: port ${e.port} does not exist on ${e.s} (it has ${describeNode(src, c.nodeTypes).ports.length})`, src.id, `edges[${i}]`);
       return;
     }
     edges.push({ source: src.id, sourcePort, target: dst });

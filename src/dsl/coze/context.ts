@@ -1,7 +1,9 @@
 import { describeNode } from "../../ir/describe.js";
+import type { NodeTypes } from "../../ir/registry.js";
 import { formatSelector, replaceTemplateRefs, TEMPLATE_REF_SOURCE } from "../../ir/selector.js";
 import { arrayOf, elementType, normaliseType, type ValueType } from "../../ir/types.js";
 import type { Workflow, WorkflowNode } from "../../ir/workflow.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { unsupported } from "./errors.js";
 import type { CozeBlockInput, CozeParam, CozeValueType, RefContent } from "./schema.js";
 import { ENTRY_ID } from "./schema.js";
@@ -64,18 +66,22 @@ export interface ExportCozeOptions {
    */
   modelTypes?: Record<string, number>;
   defaultModelType?: number;
+  /** The node types to read the workflow against; default every node Weft defines. */
+  nodeTypes?: NodeTypes;
 }
 
 export class ExportContext {
   readonly byId = new Map<string, WorkflowNode>();
   readonly cozeIds = new Map<string, string>();
   readonly notes: string[] = [];
+  readonly nodeTypes: NodeTypes;
   private next = 100002;
 
   constructor(
     readonly workflow: Workflow,
     private readonly options: ExportCozeOptions = {},
   ) {
+    this.nodeTypes = options.nodeTypes ?? nodeCatalogue;
     for (const n of workflow.nodes) this.byId.set(n.id, n);
   }
 
@@ -142,7 +148,7 @@ export class ExportContext {
       );
     }
     const blockID = this.cozeId(head);
-    const desc = describeNode(target);
+    const desc = describeNode(target, this.nodeTypes);
 
     if (target.type === "iteration" && (reader.id === head || this.isInside(reader, head))) {
       if (name === "item") {

@@ -22,8 +22,8 @@ export interface ConvertedNode {
 
 type Config = Record<string, any>;
 
-function configOf(node: WorkflowNode): Config {
-  const desc = describeNode(node);
+function configOf(node: WorkflowNode, ctx: ExportContext): Config {
+  const desc = describeNode(node, ctx.nodeTypes);
   if (!desc.known || !desc.config) {
     const why = desc.configDiagnostics[0]?.message ?? `node type "${node.type}" is unknown`;
     unsupported(`its config is invalid: ${why}`);
@@ -101,7 +101,7 @@ const DEFAULT_CONVERSATION = {
 };
 
 export function convertStart(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   const outputs: CozeVariable[] = [];
   for (const v of c.variables as Config[]) {
     const t = normaliseType(v.type);
@@ -130,7 +130,7 @@ export function exitReturning(params: CozeParam[]): ConvertedNode {
 }
 
 export function endParams(node: WorkflowNode, ctx: ExportContext): CozeParam[] {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   return (c.outputs as Config[]).map((o) => {
     const hint = o.value_type ? normaliseType(o.value_type) : undefined;
     return { name: o.variable, input: ctx.refInput(o.value_selector, node, undefined, hint) };
@@ -139,7 +139,7 @@ export function endParams(node: WorkflowNode, ctx: ExportContext): CozeParam[] {
 
 /** An answer node that ends the chat flow -> the Exit answering with its text. */
 export function exitAnswering(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   const pb = new ParamBuilder(ctx, node);
   const content = pb.template(c.answer ?? "", "answer");
   return {
@@ -156,7 +156,7 @@ export function exitAnswering(node: WorkflowNode, ctx: ExportContext): Converted
 
 /** An answer node mid-flow (or one of several) -> an OutputEmitter message. */
 export function convertAnswer(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   noErrorStrategy(c, "message");
   const pb = new ParamBuilder(ctx, node);
   const content = pb.template(c.answer ?? "", "answer");
@@ -239,7 +239,7 @@ function checkVision(c: Config, node: WorkflowNode, ctx: ExportContext): void {
 }
 
 export function convertLlm(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   checkVision(c, node, ctx);
   if ((c.structured_output_switch_on ?? c.structured_output_enabled) && c.structured_output) {
     unsupported("structured output is not exported to Coze");
@@ -332,7 +332,7 @@ export function wrapPython(code: string, names: readonly string[]): string {
 }
 
 export function convertCode(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   if (c.code_language !== "python3") {
     unsupported(`${c.code_language} code: Coze Studio's code node only runs Python (nodes/code/code.go)`);
   }
@@ -405,7 +405,7 @@ function conditionValue(
 }
 
 export function convertIfElse(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   noErrorStrategy(c, "condition");
   const cases: Config[] =
     c.cases && c.cases.length > 0
@@ -449,7 +449,7 @@ export function convertIfElse(node: WorkflowNode, ctx: ExportContext): Converted
 // Question classifier -> IntentDetector
 
 export function convertClassifier(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   noErrorStrategy(c, "intent");
   checkVision(c, node, ctx);
   if (!c.query_variable_selector?.length) unsupported("the classifier reads no query");
@@ -585,7 +585,7 @@ export function convertJinjaTemplate(
 }
 
 export function convertTemplateTransform(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   noErrorStrategy(c, "text");
   const params: CozeParam[] = [];
   const types = new Map<string, ValueType>();
@@ -609,7 +609,7 @@ export function convertTemplateTransform(node: WorkflowNode, ctx: ExportContext)
 // Variable aggregator
 
 export function convertAggregator(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   noErrorStrategy(c, "variable merge");
   const grouped = c.advanced_settings?.group_enabled;
   const groups: Array<{ name: string; type: string; sels: string[][] }> = grouped
@@ -673,7 +673,7 @@ const BODY_TYPES: Record<string, string> = {
 };
 
 export function convertHttp(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   const bodyType = String(c.body?.type ?? "none");
   const cozeBody = BODY_TYPES[bodyType];
   if (!cozeBody) unsupported(`body type "${bodyType}" has no Coze equivalent`);
@@ -765,7 +765,7 @@ export function convertHttp(node: WorkflowNode, ctx: ExportContext): ConvertedNo
 // Knowledge retrieval
 
 export function convertKnowledge(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   noErrorStrategy(c, "knowledge");
   if (c.metadata_filtering_mode === "manual" || c.metadata_filtering_mode === "automatic") {
     unsupported("metadata filtering has no Coze equivalent");
@@ -807,7 +807,7 @@ export function convertKnowledge(node: WorkflowNode, ctx: ExportContext): Conver
 // Iteration -> Loop (sequential) or Batch (parallel); the body is exported by the caller
 
 export function convertIteration(node: WorkflowNode, ctx: ExportContext): ConvertedNode & { kind: "loop" | "batch" } {
-  const c = configOf(node);
+  const c = configOf(node, ctx);
   noErrorStrategy(c, "loop");
   if (c.error_handle_mode && c.error_handle_mode !== "terminated") {
     unsupported(

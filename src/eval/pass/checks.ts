@@ -10,6 +10,7 @@ import type { Diagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
 import type { Workflow } from "../../ir/workflow.js";
 import type { PassCheck } from "./dataset.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 
 export interface StepResult {
   ok: boolean;
@@ -259,7 +260,7 @@ export function checkSelection(
 export function checkAnalyser(workflow: Workflow): StepResult {
   let diagnostics: Diagnostic[];
   try {
-    diagnostics = analyse(workflow).diagnostics;
+    diagnostics = analyse(workflow, nodeCatalogue).diagnostics;
   } catch (e) {
     diagnostics = [err("pass.analyser_crashed", `the analyser threw: ${(e as Error).message}`)];
   }

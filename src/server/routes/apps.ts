@@ -7,6 +7,7 @@ import { servingDiagnostics } from "../../runtime/serving.js";
 import { hasErrors } from "../../ir/diagnostics.js";
 import { diffWorkflows } from "../../ir/diff.js";
 import { AppModeSchema, type Workflow } from "../../ir/workflow.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { takeSecretValues, withStoredValues } from "../../secrets/app-env.js";
 import type { VersionRecord } from "../../store/apps.js";
 import { syncAppTriggers } from "../../triggers/sync.js";
@@ -25,7 +26,7 @@ const versionBody = async (v: VersionRecord, deps: ServerDeps) => ({
   ...versionSummary(v),
   workflow: v.workflow,
   diagnostics: [
-    ...analyse(v.workflow).diagnostics,
+    ...analyse(v.workflow, nodeCatalogue).diagnostics,
     ...(await servingDiagnostics(v.workflow, deps.services)),
     ...(await envDiagnostics(deps.env, v.appId, v.workflow)),
   ],
@@ -38,7 +39,7 @@ const versionBody = async (v: VersionRecord, deps: ServerDeps) => ({
  */
 async function importDiagnostics(workflow: Workflow, deps: ServerDeps) {
   const unserved = (await servingDiagnostics(workflow, deps.services)).filter((d) => d.code === "knowledge.unserved");
-  return [...analyse(workflow).diagnostics, ...unserved];
+  return [...analyse(workflow, nodeCatalogue).diagnostics, ...unserved];
 }
 
 /** Equal once written as Dify YAML; a workflow that cannot be exported is taken as different (a version is recorded). */
@@ -128,7 +129,7 @@ export function appRoutes(deps: ServerDeps): Hono {
     const name = typeof body.name === "string" && body.name.trim() ? body.name.trim() : "untitled";
     const given =
       body.workflow !== undefined
-        ? validateWorkflow(body.workflow, mode.data)
+        ? validateWorkflow(body.workflow, mode.data, deps.nodeTypes)
         : { workflow: blankWorkflow(name, mode.data), diagnostics: [] };
     const { workflow, secrets } = takeSecretValues(given.workflow);
     workflow.name = name;

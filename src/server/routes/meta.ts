@@ -5,9 +5,8 @@ import { servingDiagnostics } from "../../runtime/serving.js";
 import { parseWeftObject } from "../../dsl/load.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
-import { listNodeTypes } from "../../ir/registry.js";
 import type { Workflow } from "../../ir/workflow.js";
-import "../../nodes/index.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { readJson, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { modelDiagnostics, modelOptions } from "../model-options.js";
@@ -17,9 +16,9 @@ import { portsOf } from "../ports.js";
 
 let nodeTypesCache: NodeTypeInfo[] | undefined;
 
-/** The registry as JSON, config schemas as JSON Schema (input side), for the inspector's generated forms. */
+/** The node catalogue as JSON, config schemas as JSON Schema (input side), for the inspector's generated forms. */
 function nodeTypes(): NodeTypeInfo[] {
-  nodeTypesCache ??= listNodeTypes().map((d) => {
+  nodeTypesCache ??= nodeCatalogue.all().map((d) => {
     let schema: JsonSchema | null = null;
     try {
       schema = z.toJSONSchema(d.configSchema, { unrepresentable: "any", io: "input" }) as JsonSchema;
@@ -107,7 +106,7 @@ export function metaRoutes(deps: ServerDeps): Hono {
   r.post("/analyse", async (c) => {
     const draft = parseDraft((await readJson(c)).workflow);
     if ("diagnostics" in draft) return c.json({ diagnostics: draft.diagnostics });
-    const res = analyse(draft.workflow);
+    const res = analyse(draft.workflow, nodeCatalogue);
     // What nothing serves here (tools, knowledge bases) shows on the node before anyone runs it.
     const serving = await servingDiagnostics(draft.workflow, deps.services);
     const models = modelDiagnostics(draft.workflow, modelOptions(deps.llmConfig));
@@ -126,7 +125,7 @@ export function metaRoutes(deps: ServerDeps): Hono {
     const draft = parseDraft(body.workflow);
     if ("diagnostics" in draft)
       throw new ApiError(422, "workflow.invalid", "the draft does not parse as a workflow", draft.diagnostics);
-    const available = availableAt(draft.workflow, body.nodeId);
+    const available = availableAt(draft.workflow, nodeCatalogue, body.nodeId);
     if (!available) throw new ApiError(404, "node.not_found", `the draft has no node "${body.nodeId}"`);
     return c.json({ nodeId: body.nodeId, available });
   });

@@ -3,6 +3,7 @@ import { analyse, runGate } from "../../analysis/index.js";
 import { type Diagnostic, formatDiagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
 import type { Workflow } from "../../ir/workflow.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { usageOfAttempts } from "../../observability/cost.js";
 import type { ConversationRecord } from "../../store/conversations.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
@@ -17,7 +18,7 @@ export function diagnosticsOf(appId: string, version: number, wf: Workflow): Dia
   const k = `${appId}:${version}`;
   let d = analysed.get(k);
   if (!d) {
-    d = analyse(wf).diagnostics;
+    d = analyse(wf, nodeCatalogue).diagnostics;
     if (analysed.size > 1000) analysed.delete(analysed.keys().next().value!);
     analysed.set(k, d);
   }
@@ -44,7 +45,7 @@ export function appRunRoutes(deps: ServerDeps): Hono {
     const inputs = body.inputs ?? {};
     if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))
       throw new ApiError(400, "request.invalid_inputs", "`inputs` must be an object");
-    const draft = await getDraft(deps.apps, app.id);
+    const draft = await getDraft(deps.apps, app.id, deps.nodeTypes);
     const diagnostics = draft.diagnostics;
     const gate = runGate(diagnostics, { allowWarnings: body.allow_warnings === true });
     if (gate.blocking.length > 0) {

@@ -1,8 +1,7 @@
 import { Hono, type HonoRequest } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { FileValue } from "../../ir/services.js";
-import type { WebhookConfig } from "../../nodes/trigger-webhook.js";
-import { getNodeType } from "../../ir/registry.js";
+import { triggerWebhookNode, type WebhookConfig } from "../../nodes/trigger-webhook.js";
 import { WebhookError } from "../../triggers/webhook/errors.js";
 import { buildWebhookInputs, mediaType, type WebhookRequest } from "../../triggers/webhook/parse.js";
 import { startDeliveryRun } from "../../triggers/webhook/recover.js";
@@ -26,7 +25,7 @@ async function resolveWebhook(deps: ServerDeps, id: string) {
   const published = app && (await deps.apps.published(app.id));
   const node = published?.workflow.nodes.find((n) => n.id === trigger.nodeId && n.type === "trigger-webhook");
   if (!app || !node) throw gone();
-  const config = getNodeType("trigger-webhook")!.configSchema.parse(node.config) as WebhookConfig;
+  const config = triggerWebhookNode.configSchema.parse(node.config) as WebhookConfig;
   return { trigger, app, node, config };
 }
 
