@@ -1,18 +1,16 @@
 // Group commit on SQLite: concurrent commits share one durable sync, a failing write fails alone, and a
 // process killed between a group's write and its sync loses no acknowledged node and re-runs none.
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
 import { openSqlite } from "../../src/store/sqlite/database.js";
 import { GroupCommit } from "../../src/store/sqlite/group-commit.js";
 import { SqliteRunStore } from "../../src/store/sqlite/runs.js";
 import { GROUP_NODES, groupCommitWorkflow, withLoggedNode } from "../support/group-commit-workflow.js";
+import { killWhenHolding } from "../support/held-child.js";
 
-const root = resolve(import.meta.dirname, "../..");
-const tsx = `file://${join(root, "node_modules/tsx/dist/esm/index.mjs")}`;
 const dir = mkdtempSync(join(tmpdir(), "weft-group-commit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const log = join(dir, "exec.log");
@@ -107,29 +105,7 @@ describe("SQLite group commit", () => {
     const dbPath = join(dir, "killed.db");
     const childLog = join(dir, "killed.log");
     const runId = "run-group-kill";
-    const child = spawn(
-      process.execPath,
-      ["--import", tsx, join(root, "test/support/group-commit-child.ts"), "run", dbPath, childLog, runId],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let out = "";
-    let err = "";
-    child.stderr.on("data", (d) => (err += d));
-    const holding = new Promise<void>((res, rej) => {
-      child.stdout.on("data", (d) => {
-        out += d;
-        if (out.includes("holding\n")) res();
-      });
-      child.on("exit", () => rej(new Error(`the child ended without holding a group: ${out}${err}`)));
-    });
-    await holding;
-    const exited = new Promise((r) => child.on("exit", r));
-    child.kill("SIGKILL");
-    await exited;
-    const acked = out
-      .split("\n")
-      .filter((l) => l.startsWith("acked "))
-      .map((l) => l.slice(6));
+    const acked = await killWhenHolding("group-commit-child.ts", ["run", dbPath, childLog, runId]);
     expect(acked.length).toBeGreaterThanOrEqual(2);
 
     const db = openSqlite(dbPath);

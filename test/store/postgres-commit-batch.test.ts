@@ -1,10 +1,9 @@
 // Batched node commits on PostgreSQL: commits of concurrent runs share statements, one failing commit fails
 // alone, version counters and losers behave as with single commits, and a process killed after a batch has
 // committed but before the engine heard of it loses no acknowledged node and re-runs none.
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
 import { openStores } from "../../src/store/open.js";
@@ -12,10 +11,9 @@ import type { PostgresRunStore } from "../../src/store/postgres/runs.js";
 import type { NodeCommit } from "../../src/store/runs.js";
 import { buildWorkflow } from "../support/build.js";
 import { GROUP_NODES, groupCommitWorkflow, withLoggedNode } from "../support/group-commit-workflow.js";
+import { killWhenHolding } from "../support/held-child.js";
 import { hasPostgres, type PgCluster, startPostgres } from "../support/postgres.js";
 
-const root = resolve(import.meta.dirname, "../..");
-const tsx = `file://${join(root, "node_modules/tsx/dist/esm/index.mjs")}`;
 const dir = mkdtempSync(join(tmpdir(), "weft-pg-batch-"));
 const log = join(dir, "exec.log");
 const nodeTypes = withLoggedNode(log);
@@ -43,7 +41,9 @@ describe.skipIf(!hasPostgres && !process.env.CI)("PostgreSQL batched commits", (
     const s = await openStores(await cluster.createDatabase());
     try {
       const runs = await Promise.all(
-        Array.from({ length: 16 }, (_, i) => runWorkflow(groupCommitWorkflow(), { store: s.runs, runId: `r${i}`, nodeTypes })),
+        Array.from({ length: 16 }, (_, i) =>
+          runWorkflow(groupCommitWorkflow(), { store: s.runs, runId: `r${i}`, nodeTypes }),
+        ),
       );
       for (const r of runs) expect(r.outputs).toEqual({ v1: 11, v2: 22, v3: 33, v4: 44 });
       let commits = 0;
@@ -120,29 +120,7 @@ describe.skipIf(!hasPostgres && !process.env.CI)("PostgreSQL batched commits", (
     const url = await cluster.createDatabase();
     const childLog = join(dir, "killed.log");
     const runId = "run-batch-kill";
-    const child = spawn(
-      process.execPath,
-      ["--import", tsx, join(root, "test/support/pg-commit-batch-child.ts"), "run", url, childLog, runId],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let out = "";
-    let err = "";
-    child.stderr.on("data", (d) => (err += d));
-    const holding = new Promise<void>((res, rej) => {
-      child.stdout.on("data", (d) => {
-        out += d;
-        if (out.includes("holding\n")) res();
-      });
-      child.on("exit", () => rej(new Error(`the child ended without holding a batch: ${out}${err}`)));
-    });
-    await holding;
-    const exited = new Promise((r) => child.on("exit", r));
-    child.kill("SIGKILL");
-    await exited;
-    const acked = out
-      .split("\n")
-      .filter((l) => l.startsWith("acked "))
-      .map((l) => l.slice(6));
+    const acked = await killWhenHolding("pg-commit-batch-child.ts", ["run", url, childLog, runId]);
     expect(acked.length).toBeGreaterThanOrEqual(1);
 
     const s = await openStores(url);
