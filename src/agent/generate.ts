@@ -3,9 +3,9 @@ import { variableSummary } from "../dsl/compact/summary.js";
 import { runWorkflow } from "../engine/run.js";
 import { type Diagnostic, formatDiagnostic } from "../ir/diagnostics.js";
 import type { ChatMessage, ExecServices, LlmService, ModelRef } from "../ir/services.js";
-import { type AppMode, type Workflow, WorkflowSchema } from "../ir/workflow.js";
+import type { AppMode, Workflow } from "../ir/workflow.js";
 
-import { type EditView, type ReadOptions, readEdit, viewOf } from "./edit/read.js";
+import { type ReadOptions, viewOf } from "./edit/read.js";
 import { feedbackPrompt, systemPrompt, turnPrompt } from "./prompts.js";
 import { readAnswer } from "./answer.js";
 import type { Proposal } from "./proposal.js";

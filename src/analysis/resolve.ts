@@ -79,7 +79,6 @@ export class Resolver {
     }
     // Otherwise the target must live in the reader's scope or an enclosing one.
     if (target.scope !== ROOT && target.scope !== readerNode.scope && !insideContainer(g, reader, target.scope)) {
-      const c = g.nodes[target.scope]!;
       return {
         ok: false,
         code: "ref.out_of_scope",

@@ -41,11 +41,9 @@ import { defaultCaseTimeoutMs, type Fidelity } from "./fidelity.js";
 import {
   buildResolveJudgePrompt,
   checkFileOutputs,
-  type FileCheckFailure,
   isEmptyOutputs,
   isFileValue,
   nonFileOutputs,
-  normaliseExtension,
   parseResolveJudge,
   type ResolveJudgeFn,
 } from "./metrics/resolve.js";

@@ -9,7 +9,7 @@ import type { ServerDeps } from "./context.js";
 import type { InFlight } from "./in-flight.js";
 import { apiGuard } from "./auth/guard.js";
 import { LoginThrottle } from "./auth/throttle.js";
-import { ApiError, toErrorBody } from "./errors.js";
+import { toErrorBody } from "./errors.js";
 import { auditRoutes } from "./routes/audit.js";
 import { authRoutes } from "./routes/auth.js";
 import { oidcRoutes } from "./routes/oidc.js";

@@ -2,7 +2,6 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { ProposalProver } from "../apptests/proof.js";
 import type { RunObserver } from "../engine/observer.js";
-import { WeftError } from "../ir/errors.js";
 import type { NodeTypes } from "../ir/registry.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
 import type { KnowledgeConfig } from "../knowledge/config.js";

@@ -5,7 +5,6 @@ import { SqliteAuditStore } from "./sqlite/audit.js";
 import Database from "better-sqlite3";
 import type { AppStore } from "./apps.js";
 import { StoreOpenError, StoreSpecError } from "./errors.js";
-import type { FormStore } from "./forms.js";
 import { MemoryAppStore } from "./memory/apps.js";
 import { MemoryAppTestStore } from "./memory/app-tests.js";
 import { MemoryConversationStore } from "./memory/conversations.js";

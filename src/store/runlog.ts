@@ -1,5 +1,5 @@
 import { WeftError } from "../ir/errors.js";
-import type { RunRecord, RunStatus } from "./runs.js";
+import type { RunRecord } from "./runs.js";
 
 /**
  * Where a run was started: the studio's Run, the /api, Dify's /v1, MCP, a queue worker, a trigger, `weft run`,

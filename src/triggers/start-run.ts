@@ -1,7 +1,6 @@
 import type { Workflow } from "../ir/workflow.js";
 import type { AppRecord } from "../store/apps.js";
 import type { Stores } from "../store/stores.js";
-import type { TriggerRecord } from "../store/triggers.js";
 import { newId } from "../util/ids.js";
 import { isTriggerType, workflowFromEntry } from "./entry.js";
 import { TriggerError } from "./errors.js";

@@ -347,7 +347,7 @@ function paperChain(pred: WorfGraph, gold: WorfGraph, sim: SimMatrix, r: Resolve
       alignment: best.alignment,
     };
   }
-  return sampledPaperChain(pred, gold, sim, r, notes, input, score);
+  return sampledPaperChain(gold, sim, r, notes, input, score);
 }
 
 /**
@@ -356,7 +356,6 @@ function paperChain(pred: WorfGraph, gold: WorfGraph, sim: SimMatrix, r: Resolve
  * matching, with ties (duplicate texts) broken towards pairs at similar list positions.
  */
 function sampledPaperChain(
-  pred: WorfGraph,
   gold: WorfGraph,
   sim: SimMatrix,
   r: Resolved,

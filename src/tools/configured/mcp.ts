@@ -16,7 +16,6 @@ import {
   interpolateAll,
   type ProvidedTool,
   type ProviderCall,
-  ToolConfigError,
   type ToolProvider,
 } from "./provider.js";
 

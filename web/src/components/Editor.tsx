@@ -1,6 +1,6 @@
 import { useState } from "react";
-import { api, download } from "../api";
-import { errText, type Panel, useStore } from "../store";
+import { download } from "../api";
+import { type Panel, useStore } from "../store";
 import { addNode } from "../canvas/addNode";
 import { NodePalette } from "../canvas/NodePalette";
 import { Canvas } from "../canvas/Canvas";
