@@ -102,7 +102,9 @@ const ids = new Map<string, number>();
 try {
   await stores.knowledge.createBase({ id: "zh", name: "zh", chunking: ChunkingSchema.parse({}) });
   const doc = await stores.knowledge.addDocument("zh", { name: "corpus-zh", mimeType: "text/plain", size: 1 }, all.map((content) => ({ content })));
-  all.forEach((_, i) => ids.set(`${doc.id}-${i + 1}`, i));
+  all.forEach((_, i) => {
+    ids.set(`${doc.id}-${i + 1}`, i);
+  });
   const seg: number[] = [];
   for (const { q, answer } of queries) {
     const hits = await stores.knowledge.searchText(["zh"], q, 10);
@@ -113,7 +115,11 @@ try {
   const db = new Database(":memory:");
   db.exec("CREATE VIRTUAL TABLE fts USING fts5(words, tokenize = 'porter unicode61 remove_diacritics 2')");
   const ins = db.prepare("INSERT INTO fts (rowid, words) VALUES (?, ?)");
-  db.transaction(() => all.forEach((c, i) => ins.run(i + 1, perChar(c))))();
+  db.transaction(() => {
+    all.forEach((c, i) => {
+      ins.run(i + 1, perChar(c));
+    });
+  })();
   const search = db.prepare("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT 10");
   const chars: number[] = [];
   for (const { q, answer } of queries) {

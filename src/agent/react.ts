@@ -296,7 +296,7 @@ export async function runAgent(userMessage: string, o: AgentOptions): Promise<Ag
 
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     emit({ type: "status", message: iteration === 1 ? "thinking" : "continuing", iteration });
-    let resp;
+    let resp: Awaited<ReturnType<LlmService["chat"]>>;
     try {
       resp = await o.llm.chat({ model: o.model, messages, tools: TOOLS, signal: o.signal });
     } catch (e) {

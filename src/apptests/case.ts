@@ -88,7 +88,9 @@ export function parseCase(raw: unknown, label: string): NewCase {
       reason: issue.message,
     });
   }
-  r.data.expect.forEach((c, i) => checkCompiles(c as OutputCheck, i, r.data.name));
+  r.data.expect.forEach((c, i) => {
+    checkCompiles(c as OutputCheck, i, r.data.name);
+  });
   return r.data;
 }
 

@@ -32,7 +32,9 @@ export function reportMarkdown(r: TestReport): string {
   }
   if (r.k > 1) {
     lines.push("", "| k | pass^k |", "|---|---|");
-    r.curve.forEach((v, i) => lines.push(`| ${i + 1} | ${pct(v)} |`));
+    r.curve.forEach((v, i) => {
+      lines.push(`| ${i + 1} | ${pct(v)} |`);
+    });
   }
   return `${lines.join("\n")}\n`;
 }

@@ -62,7 +62,9 @@ export function schemaErrors(v: unknown, schema: any, path = "$"): string[] {
       if (k in obj) errs.push(...schemaErrors(obj[k], sub, `${path}.${k}`));
   }
   if (Array.isArray(v) && schema.items)
-    v.forEach((x, i) => errs.push(...schemaErrors(x, schema.items, `${path}[${i}]`)));
+    v.forEach((x, i) => {
+      errs.push(...schemaErrors(x, schema.items, `${path}[${i}]`));
+    });
   return errs;
 }
 

@@ -111,7 +111,9 @@ async function judgeAsUpstream(
     await runJudge(live, judge, concurrency, () => {});
     for (const it of live) it.strict.judgeSource = "judge";
   }
-  items.forEach((_, i) => progress(i + 1));
+  items.forEach((_, i) => {
+    progress(i + 1);
+  });
 }
 
 async function runJudge(items: PassItem[], judge: PassJudge, concurrency: number, progress: (n: number) => void) {

@@ -126,7 +126,9 @@ export function valueChanges(
   // A list of plain values (a selector, options) reads as one value: ["1005", "text"] → ["1007", "text"].
   const plain = Array.isArray(a) && Array.isArray(b) && a.every(isScalar) && b.every(isScalar);
   if (Array.isArray(a) && Array.isArray(b) && a.length === b.length && !plain) {
-    a.forEach((x, i) => valueChanges(x, b[i], [...path, i], out, [...names, itemName(x, b[i], i)]));
+    a.forEach((x, i) => {
+      valueChanges(x, b[i], [...path, i], out, [...names, itemName(x, b[i], i)]);
+    });
     return out;
   }
   out.push({ path, field: fieldName(path, names), kind: "changed", old: a, new: b });

@@ -25,7 +25,7 @@ export function preprocess(text: string, c: Chunking): string {
 /** Merge small splits into pieces of at most `max`, carrying up to `overlap` characters forward. */
 function merge(splits: string[], sep: string, max: number, overlap: number): string[] {
   const out: string[] = [];
-  let cur: string[] = [];
+  const cur: string[] = [];
   let len = 0;
   const joined = () => cur.join(sep).trim();
   for (const s of splits) {

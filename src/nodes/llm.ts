@@ -116,7 +116,6 @@ const promptText = {
 const PromptMessage = z
   .object({ id: z.string().optional(), role: z.enum(["system", "user", "assistant"]).default("user"), ...promptText })
   .loose();
-type PromptMessage = z.infer<typeof PromptMessage>;
 
 const CompletionPrompt = z.object(promptText).loose();
 

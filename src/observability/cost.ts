@@ -60,7 +60,8 @@ export function sumUsage(
   let inputTokens = 0;
   let outputTokens = 0;
   for (const e of entries) {
-    const m = (byModel[e.model] ??= { inputTokens: 0, outputTokens: 0 });
+    const m = byModel[e.model] ?? { inputTokens: 0, outputTokens: 0 };
+    byModel[e.model] = m;
     m.inputTokens += e.inputTokens;
     m.outputTokens += e.outputTokens;
     inputTokens += e.inputTokens;

@@ -1,6 +1,6 @@
 import { dirname, resolve } from "node:path";
 import type { ExecServices } from "../ir/services.js";
-import { type KnowledgeConfig } from "../knowledge/config.js";
+import type { KnowledgeConfig } from "../knowledge/config.js";
 import { KnowledgeBases } from "../knowledge/service.js";
 import { hasAnyEndpoint, loadLlmConfig } from "../llm/config.js";
 import { createSandbox } from "../sandbox/index.js";

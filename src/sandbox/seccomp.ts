@@ -11,7 +11,7 @@ import { SandboxError } from "./errors.js";
  * EPERM; everything else is allowed, so a new interpreter version keeps working. Other architectures' ABIs
  * (i386 through `int 0x80`, x32) are killed by libseccomp's default bad-arch action.
  */
-const GENERATOR = String.raw`
+const GENERATOR = `
 import errno, sys, seccomp
 from seccomp import Arg, ERRNO, MASKED_EQ, EQ, GT
 

@@ -30,7 +30,10 @@ export interface RunContext {
 
 /** Operators see why a run was lost: one line on stderr, or an event of the server's log. */
 function logFailure(what: string, err: unknown, hook?: (what: string, err: unknown) => void): void {
-  if (hook) return hook(what, err);
+  if (hook) {
+    hook(what, err);
+    return;
+  }
   const why =
     err instanceof WeftError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
   process.stderr.write(`weft server: ${what}: ${why}\n`);

@@ -41,13 +41,13 @@ function readsStartValue(node: string, name: string, ids: Set<string>): boolean 
 }
 
 /** Deep copy of `v` with start.query (and absent nodes' text) references and model choices replaced. */
-function fit(v: unknown, f: Fitting, key = ""): unknown {
+function fitValue(v: unknown, f: Fitting, key = ""): unknown {
   const { ref, model } = f;
   if (typeof v === "string")
     return ref ? v.replace(/\{\{#([\w-]+)\.(\w+)#\}\}/g, (all, node: string, name: string) => (readsStartValue(node, name, f.ids) ? `{{#${ref[0]}.${ref[1]}#}}` : all)) : v;
   if (Array.isArray(v)) {
     if (ref && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string" && readsStartValue(v[0], v[1], f.ids)) return [...ref];
-    return v.map((x) => fit(x, f));
+    return v.map((x) => fitValue(x, f));
   }
   if (typeof v !== "object" || v === null) return v;
   const obj = v as Record<string, unknown>;
@@ -56,13 +56,13 @@ function fit(v: unknown, f: Fitting, key = ""): unknown {
     const nameKey = "name" in obj ? "name" : "model";
     return { ...obj, provider: model.provider, [nameKey]: model.name };
   }
-  return Object.fromEntries(Object.entries(obj).map(([k, x]) => [k, fit(x, f, k)]));
+  return Object.fromEntries(Object.entries(obj).map(([k, x]) => [k, fitValue(x, f, k)]));
 }
 
 export function newNodeConfig(type: string, wf: Workflow, model?: NodeModel): Record<string, unknown> {
   const def = nodeCatalogue.get(type);
   if (!def) throw new ApiError(400, "node.unknown_type", `there is no node type "${type}"; GET /api/node-types lists them`);
   const ids = new Set(wf.nodes.map((n) => n.id));
-  return fit(structuredClone(def.example ?? {}), { ref: startValue(wf), model, ids }) as Record<string, unknown>;
+  return fitValue(structuredClone(def.example ?? {}), { ref: startValue(wf), model, ids }) as Record<string, unknown>;
 }
 

@@ -35,7 +35,7 @@ describe("generateWorkflow", () => {
   });
 
   it("repairs fences, JSON syntax and ordering without asking the model again", async () => {
-    const messy = "```json\n" + JSON.stringify({ ...good, nodes_info: [...good.nodes_info].reverse() }).replace(/\]\]\}$/, "],]}") + "\n```";
+    const messy = `\`\`\`json\n${JSON.stringify({ ...good, nodes_info: [...good.nodes_info].reverse() }).replace(/\]\]\}$/, "],]}")}\n\`\`\``;
     server.enqueue(reply.text(answer("Start, LLM, End", messy)));
     const r = await generateWorkflow({ llm: llm(), model, instruction: "x" });
     expect(r.passed).toBe(true);

@@ -91,7 +91,7 @@ describe("hostile model answers end in typed diagnostics (issue 16 item 2)", () 
   });
 
   it("deep nesting and oversized answers are refused before anything recurses", () => {
-    const deep = "[".repeat(20_000) + "1" + "]".repeat(20_000);
+    const deep = `${"[".repeat(20_000)}1${"]".repeat(20_000)}`;
     expect(codes(tags({ nodes_info: [start], edges: [] }).replace('"edges":[]', `"edges":${deep}`))).toEqual([
       "answer.too_deep",
     ]);

@@ -24,7 +24,7 @@ describe("answer repairs", () => {
   it("strips code fences, even an unclosed one", () => {
     expect(stripFences("```json\n{\"a\":1}\n```")).toEqual({ text: '{"a":1}', repaired: true });
     expect(stripFences("```json\n{\"a\":1}")).toEqual({ text: '{"a":1}', repaired: true });
-    const r = parseAnswer(answer("Start, LLM, End", "```json\n" + simple + "\n```"), { repair: true });
+    const r = parseAnswer(answer("Start, LLM, End", `\`\`\`json\n${simple}\n\`\`\``), { repair: true });
     expect(r.repairs.map((x) => x.kind)).toEqual(["fences"]);
     expect(r.compact?.nodes_info).toHaveLength(3);
   });

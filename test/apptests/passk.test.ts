@@ -21,7 +21,10 @@ let stores: Stores;
 beforeAll(async () => {
   server = await startReplayServer();
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed / 2 ** 31);
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   server.when(
     (r) => r.api === "openai-chat",
     (r) => {

@@ -33,8 +33,13 @@ describe("durable runs", () => {
       const t0 = Date.now();
       const poll = setInterval(() => {
         const n = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").length : 0;
-        if (n >= 5) (clearInterval(poll), res());
-        else if (Date.now() - t0 > 20_000) (clearInterval(poll), rej(new Error("child made no progress")));
+        if (n >= 5) {
+          clearInterval(poll);
+          res();
+        } else if (Date.now() - t0 > 20_000) {
+          clearInterval(poll);
+          rej(new Error("child made no progress"));
+        }
       }, 20);
     });
     first.p.kill("SIGKILL");

@@ -179,7 +179,7 @@ describe("one answer through the pipeline", () => {
     expect(ok.failStep).toBeUndefined();
     const sel = evaluateAnswer(answer("Start, LLM, End", paperQa), ins);
     expect(sel).toMatchObject({ passed13: true, passDeterministic: false, failStep: "step_1_4" });
-    const fenced = answer(SEL, "```json\n" + paperQa + "\n```");
+    const fenced = answer(SEL, `\`\`\`json\n${paperQa}\n\`\`\``);
     expect(evaluateAnswer(fenced, ins).failStep).toBe("step_1_1");
     const repaired = evaluateAnswer(fenced, ins, { repair: true });
     expect(repaired.passDeterministic).toBe(true);

@@ -187,7 +187,10 @@ describe("R6 values as Python prints them", () => {
   it.skipIf(!hasPython())("matches the python3 on this machine on generated values", () => {
     const values: unknown[] = [];
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed / 2 ** 31);
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     const chars = [
       "a",
       "'",
@@ -223,7 +226,9 @@ describe("R6 values as Python prints them", () => {
     const script = "import json,sys\nfor v in json.loads(sys.stdin.read()): print(json.dumps(repr(v)))";
     const out = execFileSync("python3", ["-c", script], { input: json, encoding: "utf8" }).trim().split("\n");
     expect(out).toHaveLength(values.length);
-    values.forEach((v, i) => expect(pyRepr(v), JSON.stringify(v)).toBe(JSON.parse(out[i]!)));
+    values.forEach((v, i) => {
+      expect(pyRepr(v), JSON.stringify(v)).toBe(JSON.parse(out[i]!));
+    });
   });
 
   it("str.strip as Python's: whitespace by default, the given characters otherwise", () => {

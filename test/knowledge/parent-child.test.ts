@@ -44,7 +44,7 @@ describe("chunkParentChild", () => {
 
   it("splits long parents and long children by length, and drops a child's leading sentence mark as Dify does", () => {
     const c = ChunkingSchema.parse({ structure: "parent_child", maxLength: 60, overlap: 0, subchunkSeparator: "。", subchunkMaxLength: 20 });
-    const tree = chunkParentChild("第一句话很短。第二句话也很短。第三句话。\n\n" + "word ".repeat(30).trim(), c);
+    const tree = chunkParentChild(`第一句话很短。第二句话也很短。第三句话。\n\n${"word ".repeat(30).trim()}`, c);
     for (const p of tree) expect(p.content.length).toBeLessThanOrEqual(60);
     for (const p of tree) for (const ch of p.children) expect(ch.length).toBeLessThanOrEqual(20);
     expect(tree[0]!.children).toEqual(["第一句话很短", "第二句话也很短", "第三句话"]);

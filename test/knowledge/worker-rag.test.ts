@@ -15,7 +15,7 @@ import { buildServices } from "../../src/runtime/services.js";
 import { submitRun } from "../../src/queue/index.js";
 import { openStores, type Stores } from "../../src/store/open.js";
 import { extensionOf, mimeForExtension } from "../../src/tools/mime.js";
-import { KnowledgeBases } from "../../src/knowledge/service.js";
+import type { KnowledgeBases } from "../../src/knowledge/service.js";
 import { buildWorkflow } from "../support/build.js";
 import { corpusPath } from "../support/corpus.js";
 import { hasPostgres, type PgCluster, startPostgres } from "../support/postgres.js";
@@ -171,7 +171,9 @@ describe.skipIf((!hasPostgres || !hasRedis) && !process.env.CI)("a RAG app on we
       expect(embeddings() - embeddedBefore).toBeGreaterThanOrEqual(QUESTIONS.length);
       const onSqlite = await answersOnSqlite();
       expect(onWorker).toEqual(onSqlite);
-      QUESTIONS.forEach(([, passage], i) => expect(onWorker[i]).toMatch(passage));
+      QUESTIONS.forEach(([, passage], i) => {
+        expect(onWorker[i]).toMatch(passage);
+      });
       expect(worker.log()).not.toMatch(/knowledge\.(backend_unsupported|not_configured|dataset_not_found)/);
     } finally {
       await pgStores.close();

@@ -188,7 +188,7 @@ describe.each(HOSTS)("the OS sandbox ($name)", ({ uid }) => {
     writeFileSync(secret, "host secret");
     chmodSync(scratch, 0o755);
     chmodSync(secret, 0o644);
-    const script = String.raw`
+    const script = `
 import os, json
 marker = ${JSON.stringify(marker)}
 out = {}
@@ -289,7 +289,7 @@ print(json.dumps(out))
     );
     const otherPids = await waitForProcesses(marker);
     const victims = [process.pid, process.ppid, ...otherPids];
-    const script = String.raw`
+    const script = `
 import os, signal, json
 out = {"kill": {}, "visible": sorted(p for p in os.listdir("/proc") if p.isdigit())}
 for pid in ${JSON.stringify(victims)}:
@@ -322,7 +322,7 @@ print(json.dumps(out))
 
   it("the probe's escape through _imp.create_builtin gains nothing: no host file, no signal, no network, no host path", async () => {
     const marker = `weft-escape-${process.pid}-${Date.now()}`;
-    const code = String.raw`
+    const code = `
 def main(victims, marker, paths):
     mods = __import__.__kwdefaults__["_mods"]
     imp = mods["_imp"]

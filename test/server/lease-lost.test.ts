@@ -15,7 +15,7 @@ const LEASE = { ttlMs: 2000, renewMs: 200 };
 /** Holds every request until `release()`; `arrived()` resolves once one is held. */
 let server: Server;
 let url = "";
-let held: ServerResponse[] = [];
+const held: ServerResponse[] = [];
 let onArrive: (() => void) | undefined;
 beforeAll(async () => {
   server = createServer((_req, res) => {

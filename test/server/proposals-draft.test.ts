@@ -184,8 +184,12 @@ describe("proposals apply to the draft", () => {
     const a = await json(await s.api(`/api/apps/${id}/proposals/${p.id}/apply`, { method: "POST" }), 200);
     // The studio gives every unplaced node a position and autosaves: only layout changed.
     const placed = structuredClone(a.draft.workflow);
-    placed.nodes.forEach((n: any, i: number) => (n.canvas = { ...(n.canvas ?? {}), position: { x: 100 * i, y: 7 } }));
-    placed.edges.forEach((e: any) => (e.canvas = { type: "custom" }));
+    placed.nodes.forEach((n: any, i: number) => {
+      n.canvas = { ...(n.canvas ?? {}), position: { x: 100 * i, y: 7 } };
+    });
+    placed.edges.forEach((e: any) => {
+      e.canvas = { type: "custom" };
+    });
     placed.meta = { ...(placed.meta ?? {}), viewport: { x: 1, y: 2, zoom: 0.5 } };
     const saved = await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: placed, revision: a.draft.revision } }), 200);
     expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: true, revision: saved.revision, proposal: { id: p.id } });

@@ -53,7 +53,11 @@ class Counter {
         this.total++;
         setTimeout(() => res.end(`${node}:${run}`), 100);
       }
-      this.waiters = this.waiters.filter((w) => (w.ok() ? (w.resolve(), false) : true));
+      this.waiters = this.waiters.filter((w) => {
+        if (!w.ok()) return true;
+        w.resolve();
+        return false;
+      });
     });
     await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;

@@ -44,7 +44,10 @@ function recorded(deps: Awaited<ReturnType<typeof openDeps>>) {
       scratchStore: () => {
         const s = scratchAppStore(deps.stores.kind);
         seen.kind = s.apps.constructor.name;
-        return { apps: s.apps, close: () => (seen.closed++, s.close()) };
+        return { apps: s.apps, close: () => {
+            seen.closed++;
+            return s.close();
+          } };
       },
       scratch: (apps: AppStore) => {
         const scratch = createApp(scratchDeps(deps, apps));

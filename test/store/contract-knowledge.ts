@@ -136,7 +136,10 @@ export function describeKnowledge(target: StoreTarget): void {
       await knowledge.createBase({ id: "many", name: "Many", chunking, embeddingModel: "embed-1" });
       // Deterministic pseudo-random 32-dimensional vectors; the query is a slightly moved copy of one of them.
       let seed = 7;
-      const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+      const rand = () => {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        return (seed / 2147483648) * 2 - 1;
+      };
       const vectors = Array.from({ length: 3000 }, () => Array.from({ length: 32 }, rand));
       await knowledge.addDocument(
         "many",

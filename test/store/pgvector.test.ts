@@ -24,7 +24,10 @@ const DOCS: Record<string, string> = {
 };
 
 let seed = 5;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+const rand = () => {
+  seed = (seed * 1103515245 + 12345) % 2147483648;
+  return (seed / 2147483648) * 2 - 1;
+};
 
 let cluster: PgCluster | undefined;
 let model: ReplayServer | undefined;

@@ -50,7 +50,7 @@ export async function corpusToolConfig(dir: string, appFiles: string[]): Promise
   const workflowFile = join(dir, "tool-workflow.json");
   writeFileSync(workflowFile, JSON.stringify(echoWorkflow()));
   for (const file of appFiles) {
-    let wf;
+    let wf: ReturnType<typeof importDify>["workflow"];
     try {
       wf = importDify(readFileSync(file, "utf8")).workflow;
     } catch {

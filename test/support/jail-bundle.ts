@@ -42,7 +42,7 @@ export async function bundleJailHost(): Promise<JailHost> {
   });
   chmodSync(file, 0o644);
   const start = (req: Record<string, unknown>, uid?: number): HostCall => {
-    let release = () => undefined as void;
+    let release: () => void = () => {};
     const reply = new Promise<HostReply>((resolve, reject) => {
       const child = spawn(process.execPath, [file], {
         cwd: dir,

@@ -126,8 +126,10 @@ beforeAll(async () => {
     tools: {
       mcp: {
         replay: replayToolsStdio(),
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} placeholders the tools file interpolates
         units: { url: http.url, headers: { "x-test-key": "${WEFT_TEST_MCP_KEY}" } },
       },
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} placeholders the tools file interpolates
       openapi: { imgapi: { spec: api.specUrl, auth: { type: "bearer", token: "${WEFT_TEST_API_TOKEN}" } } },
       workflow: { shouter: { file: "shout.json", name: "shout" } },
       map: {

@@ -28,7 +28,7 @@ const DOC_EXAMPLE = `mindmap
       Mermaid
       id))Bang((
       id2)Cloud(
-      id3{{"a \"quoted\" hexagon"}}
+      id3{{"a "quoted" hexagon"}}
       :::urgent`;
 
 describe("mind maps in the mermaid_converter tool", () => {

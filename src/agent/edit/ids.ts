@@ -28,7 +28,9 @@ export class IdIssuer {
     this.taken = new Set(base.nodes.map((n) => n.id));
     this.style = styleOf(top);
     const numbers = base.nodes.filter((n) => /^\d+$/.test(n.id) && n.id.length < 30).map((n) => BigInt(n.id));
-    this.next = numbers.reduce((a, b) => (b > a ? b : a), 0n) + 1n;
+    let highest = 0n;
+    for (const b of numbers) if (b > highest) highest = b;
+    this.next = highest + 1n;
   }
 
   /** A new id for a node of `type`; `parentId` is its container, `hint` the id the answer gave it. */

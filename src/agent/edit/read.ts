@@ -236,10 +236,11 @@ function buildEdges(view: EditView, answerEdges: unknown[], ctx: EdgeContext, di
   const { ids, nodeOf } = ctx;
   const wanted: Array<[string, string, string]> = [];
   const shown = new Map<string, number[]>();
-  view.projection.compact.edges.forEach((e, i) =>
-    shown.set(canonicalJson(e), [...(shown.get(canonicalJson(e)) ?? []), i]),
-  );
-  answerEdges.forEach((e, i) => {
+  view.projection.compact.edges.forEach((e, i) => {
+    shown.set(canonicalJson(e), [...(shown.get(canonicalJson(e)) ?? []), i]);
+  });
+  // Each early return ends this edge's reading only.
+  const readEdge = (e: unknown, i: number) => {
     const field = `edges[${i}]`;
     const fail = (code: string, message: string, nodeId?: string) =>
       diags.push({ code, severity: "error", message, field, ...(nodeId ? { nodeId } : {}) });
@@ -288,6 +289,9 @@ function buildEdges(view: EditView, answerEdges: unknown[], ctx: EdgeContext, di
         src,
       );
     wanted.push([src, handle, dst]);
+  };
+  answerEdges.forEach((e, i) => {
+    readEdge(e, i);
   });
   const counts = new Map<string, number>();
   for (const [s, p, t] of wanted) counts.set(edgeKey(s, p, t), (counts.get(edgeKey(s, p, t)) ?? 0) + 1);

@@ -35,7 +35,7 @@ export function repairTopology(c: Compact): { compact: Compact; repairs: RepairR
     const pending = [...list].sort((a, b) => rank(a) - rank(b) || index.get(a.id)! - index.get(b.id)!);
     while (pending.length) {
       const i = pending.findIndex((n) => [...depOf(n.id)].every((d) => done.has(d) || !list.some((x) => x.id === d)));
-      const pick = pending.splice(i >= 0 ? i : 0, 1)[0]!; // a cycle keeps file order; the analyser reports it
+      const pick = pending.splice(Math.max(i, 0), 1)[0]!; // a cycle keeps file order; the analyser reports it
       done.add(pick.id);
       out.push(pick);
     }

@@ -142,6 +142,6 @@ function testSideFile(file: string, given: string | undefined): string | undefin
     if (!existsSync(given)) throw new CliError("tests.file_not_found", `no test file ${given}`, EXIT.usage);
     return given;
   }
-  const beside = file.replace(/\.(ya?ml|json)$/i, "") + ".tests.yml";
+  const beside = `${file.replace(/\.(ya?ml|json)$/i, "")}.tests.yml`;
   return beside !== file && existsSync(beside) ? beside : undefined;
 }

@@ -20,7 +20,7 @@ const fail = (c: { json: (b: unknown, s: number) => Response }, e: WebhookError)
 async function resolveWebhook(deps: ServerDeps, id: string) {
   const gone = () => new WebhookError(404, "webhook.not_found", `no enabled webhook ${id} on a published app`);
   const trigger = await deps.stores.triggers.get(id);
-  if (!trigger || trigger.type !== "webhook" || !trigger.enabled) throw gone();
+  if (trigger?.type !== "webhook" || !trigger.enabled) throw gone();
   const app = await deps.apps.getApp(trigger.appId);
   const published = app && (await deps.apps.published(app.id));
   const node = published?.workflow.nodes.find((n) => n.id === trigger.nodeId && n.type === "trigger-webhook");

@@ -213,7 +213,7 @@ export class MemoryAppStore implements AppStore {
 
   async decideProposal(appId: string, id: string, status: "rejected" | "superseded"): Promise<boolean> {
     const p = this.proposalLog.get(appId)?.find((x) => x.id === id);
-    if (!p || p.status !== "pending") return false;
+    if (p?.status !== "pending") return false;
     Object.assign(p, { status, decidedAt: Date.now() });
     return true;
   }
@@ -225,7 +225,7 @@ export class MemoryAppStore implements AppStore {
     diagnostics: Diagnostic[],
   ): Promise<DraftRecord | undefined> {
     const p = this.proposalLog.get(appId)?.find((x) => x.id === id);
-    if (!p || p.status !== "pending") return undefined;
+    if (p?.status !== "pending") return undefined;
     const before = this.drafts.get(appId)?.workflow;
     const r = await this.saveDraft(appId, p.workflow, diagnostics, expectedRevision);
     if (!r?.saved) return undefined;
@@ -243,7 +243,7 @@ export class MemoryAppStore implements AppStore {
     restored?: Workflow,
   ): Promise<DraftRecord | undefined> {
     const p = this.proposalLog.get(appId)?.find((x) => x.id === id);
-    if (!p || p.status !== "applied" || p.undoneAt !== undefined || !p.baseWorkflow) return undefined;
+    if (p?.status !== "applied" || p.undoneAt !== undefined || !p.baseWorkflow) return undefined;
     const r = await this.saveDraft(appId, restored ?? p.baseWorkflow, diagnostics, expectedRevision);
     if (!r?.saved) return undefined;
     p.undoneAt = Date.now();

@@ -123,9 +123,15 @@ export class MemoryRunStore implements RunStore {
   }
   private versionsOf(runId: string, nodeId: string): Map<string, number> {
     let byNode = this.versions.get(runId);
-    if (!byNode) this.versions.set(runId, (byNode = new Map()));
+    if (!byNode) {
+      byNode = new Map();
+      this.versions.set(runId, byNode);
+    }
     let counts = byNode.get(nodeId);
-    if (!counts) byNode.set(nodeId, (counts = new Map()));
+    if (!counts) {
+      counts = new Map();
+      byNode.set(nodeId, counts);
+    }
     return counts;
   }
   async committed(runId: string): Promise<Map<string, NodeCommit>> {

@@ -422,7 +422,7 @@ export class PostgresAppStore implements AppStore {
         `SELECT ${PROPOSAL_COLUMNS} FROM proposals WHERE app_id = $1 AND id = $2 FOR UPDATE`,
         [appId, id],
       );
-      if (!p || p.status !== "pending") return undefined;
+      if (p?.status !== "pending") return undefined;
       // Read before the write; the write's revision check makes it the content the write replaced.
       const [before] = await q<{ workflow: string }>("SELECT workflow FROM app_drafts WHERE app_id = $1", [appId]);
       const d = await this.writeDraftIn(q, appId, p.workflow, diagnostics, expectedRevision);
@@ -448,7 +448,7 @@ export class PostgresAppStore implements AppStore {
         `SELECT ${PROPOSAL_COLUMNS} FROM proposals WHERE app_id = $1 AND id = $2 FOR UPDATE`,
         [appId, id],
       );
-      if (!p || p.status !== "applied" || p.undone_at !== null || p.base_workflow === null) return undefined;
+      if (p?.status !== "applied" || p.undone_at !== null || p.base_workflow === null) return undefined;
       const json = restored ? JSON.stringify(restored) : p.base_workflow;
       const d = await this.writeDraftIn(q, appId, json, diagnostics, expectedRevision);
       if (!d) return undefined;

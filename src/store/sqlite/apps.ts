@@ -430,7 +430,7 @@ export class SqliteAppStore implements AppStore {
   ): Promise<DraftRecord | undefined> {
     return this.db.transaction((): DraftRecord | undefined => {
       const row = this.stmts.proposal.get(appId, id) as { status: string; workflow: string } | undefined;
-      if (!row || row.status !== "pending") return undefined;
+      if (row?.status !== "pending") return undefined;
       const before = this.db.prepare("SELECT workflow FROM app_drafts WHERE app_id = ?").get(appId) as
         | { workflow: string }
         | undefined;
@@ -457,7 +457,7 @@ export class SqliteAppStore implements AppStore {
       const row = this.stmts.proposal.get(appId, id) as
         | { status: string; base_workflow: string | null; undone_at: number | null }
         | undefined;
-      if (!row || row.status !== "applied" || row.undone_at !== null || row.base_workflow === null) return undefined;
+      if (row?.status !== "applied" || row.undone_at !== null || row.base_workflow === null) return undefined;
       const json = restored ? JSON.stringify(restored) : row.base_workflow;
       const d = this.writeDraftNow(appId, json, diagnostics, expectedRevision);
       if (!d) return undefined;

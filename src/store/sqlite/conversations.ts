@@ -53,7 +53,6 @@ const toRecord = (r: Row): ConversationRecord => ({
   updatedAt: r.updated_at,
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: rows straight from SQLite
 const toMessage = (r: any): ConversationMessage => ({
   id: r.id,
   conversationId: r.conversation_id,

@@ -146,7 +146,9 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
         .prepare("INSERT INTO kb_documents (id, base_id, name, mime_type, size, metadata, created_at) VALUES (?,?,?,?,?,?,?)")
         .run(id, baseId, doc.name, doc.mimeType, doc.size, JSON.stringify(doc.metadata ?? {}), Date.now());
       const parent = this.db.prepare("INSERT INTO kb_parents (id, base_id, document_id, position, content) VALUES (?,?,?,?,?)");
-      (doc.parents ?? []).forEach((content, i) => parent.run(`${id}-p${i + 1}`, baseId, id, i + 1, content));
+      (doc.parents ?? []).forEach((content, i) => {
+        parent.run(`${id}-p${i + 1}`, baseId, id, i + 1, content);
+      });
       const insert = this.db.prepare(
         "INSERT INTO kb_chunks (id, base_id, document_id, position, content, embedding, parent_id, vec_dim) VALUES (?,?,?,?,?,?,?,?)",
       );

@@ -33,7 +33,10 @@ export class SqliteVectorIndex {
   /** Prepared once per connection (preparing a vec0 statement per chunk would dominate ingest). */
   private statement(sql: string): Database.Statement {
     let st = this.statements.get(sql);
-    if (!st) this.statements.set(sql, (st = this.db.prepare(sql)));
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
     return st;
   }
 

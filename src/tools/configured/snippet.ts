@@ -24,6 +24,7 @@ export function servingSnippet(t: UnservedTool): string {
       tools = { mcp: { [id]: { command: "<command that starts the MCP server>", args: [] } } };
       break;
     case "api":
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} placeholder the tools file interpolates from the environment
       tools = { openapi: { [id]: { spec: "<path or URL of its OpenAPI document>", auth: { type: "bearer", token: "${API_TOKEN}" } } } };
       break;
     case "workflow":

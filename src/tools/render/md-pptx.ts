@@ -61,12 +61,16 @@ function extractNotes(md: string): { md: string; notes: string[] } {
     } else if (/^:{3,}\s*\{?\s*\.?notes\s*\}?\s*$/i.test(line)) capture = [];
     else if (!/^:{3,}/.test(line)) out.push(line);
   }
-  if (capture) notes.push(capture.join("\n").trim()), out.push("", `\u0000notes${notes.length - 1}`, "");
+  if (capture) {
+    notes.push(capture.join("\n").trim());
+    out.push("", `\u0000notes${notes.length - 1}`, "");
+  }
   return { md: out.join("\n"), notes };
 }
 
 const plain = (runs: Run[]) => runs.map((r) => r.text).join("");
 const noteIndex = (b: Block) =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL marks the notes placeholder extractNotes leaves, which no Markdown text contains
   b.kind === "paragraph" ? /^\u0000notes(\d+)$/.exec(plain(b.runs).trim())?.[1] : undefined;
 
 function slideLevel(blocks: Block[]): number {

@@ -14,7 +14,10 @@ function bodyOf(wf: Workflow, id: string): Copied | undefined {
   const ids = new Set([id]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const n of wf.nodes) if (n.parentId && ids.has(n.parentId) && !ids.has(n.id)) ids.add(n.id), (grew = true);
+    for (const n of wf.nodes) if (n.parentId && ids.has(n.parentId) && !ids.has(n.id)) {
+        ids.add(n.id);
+        grew = true;
+      }
   }
   return { nodes: wf.nodes.filter((n) => ids.has(n.id)), edges: wf.edges.filter((e) => ids.has(e.source) && ids.has(e.target)) };
 }

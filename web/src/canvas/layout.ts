@@ -60,7 +60,11 @@ export function sizesOf(wf: Workflow, ports: Record<string, string[]>, pos: Reco
   const out: Record<string, Size> = {};
   const size = (n: WfNode): Size => {
     if (out[n.id]) return out[n.id]!;
-    if (!isContainerType(n.type)) return (out[n.id] = cardSize(n, ports));
+    if (!isContainerType(n.type)) {
+      const card = cardSize(n, ports);
+      out[n.id] = card;
+      return card;
+    }
     let width = CARD_WIDTH + 40;
     let height = 140;
     for (const c of wf.nodes.filter((x) => parentOf(wf, x) === n.id)) {
@@ -70,7 +74,9 @@ export function sizesOf(wf: Workflow, ports: Record<string, string[]>, pos: Reco
       width = Math.max(width, p.x + s.width + CONTAINER_PAD.side);
       height = Math.max(height, p.y + s.height + CONTAINER_PAD.bottom);
     }
-    return (out[n.id] = { width, height });
+    const box = { width, height };
+    out[n.id] = box;
+    return box;
   };
   for (const n of wf.nodes) size(n);
   return out;

@@ -15,7 +15,10 @@ function downstream(wf: Workflow, from: string): Set<string> {
   const todo = [from];
   while (todo.length) {
     const id = todo.pop()!;
-    for (const e of wf.edges) if (e.source === id && e.target !== from && !out.has(e.target)) out.add(e.target), todo.push(e.target);
+    for (const e of wf.edges) if (e.source === id && e.target !== from && !out.has(e.target)) {
+        out.add(e.target);
+        todo.push(e.target);
+      }
   }
   return out;
 }

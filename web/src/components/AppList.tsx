@@ -21,7 +21,10 @@ export function AppList() {
       <header className="topbar">
         <h1>Weft</h1>
         <WorkspaceSwitcher />
-        <a href="/knowledge" data-testid="nav-knowledge" onClick={(e) => (e.preventDefault(), go("/knowledge"))}>
+        <a href="/knowledge" data-testid="nav-knowledge" onClick={(e) => {
+  e.preventDefault();
+  go("/knowledge");
+}}>
           Knowledge
         </a>
         <span className="spacer" />
@@ -84,7 +87,10 @@ export function AppList() {
           {apps.map((a) => (
             <tr key={a.id} data-testid="app-row">
               <td>
-                <a href={`/apps/${encodeURIComponent(a.id)}`} onClick={(e) => (e.preventDefault(), void openApp(a.id))}>
+                <a href={`/apps/${encodeURIComponent(a.id)}`} onClick={(e) => {
+  e.preventDefault();
+  void openApp(a.id);
+}}>
                   {a.name}
                 </a>
               </td>

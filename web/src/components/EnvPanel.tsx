@@ -128,7 +128,10 @@ export function EnvPanel() {
         onSubmit={(e) => {
           e.preventDefault();
           void put(name.trim(), type, value).then(
-            () => (setName(""), setValue("")),
+            () => {
+              setName("");
+              setValue("");
+            },
             () => {},
           );
         }}

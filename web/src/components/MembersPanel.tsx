@@ -77,7 +77,11 @@ function ResetPassword({ userId }: { userId: string }) {
         void useStore
           .getState()
           .resetPassword(userId, password)
-          .then((ok) => ok && (setOpen(false), setPassword("")));
+          .then((ok) => {
+            if (!ok) return;
+            setOpen(false);
+            setPassword("");
+          });
       }}
     >
       <input data-testid="member-new-password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} placeholder="new password" />

@@ -16,10 +16,16 @@ export function KnowledgeSection({ path }: { path: string }) {
     <div className="app-list knowledge" data-testid="knowledge-section">
       <header className="topbar">
         <h1>Weft</h1>
-        <a href="/" data-testid="nav-apps" onClick={(e) => (e.preventDefault(), go("/"))}>
+        <a href="/" data-testid="nav-apps" onClick={(e) => {
+  e.preventDefault();
+  go("/");
+}}>
           Apps
         </a>
-        <a href="/knowledge" data-testid="nav-knowledge" className="current" onClick={(e) => (e.preventDefault(), go("/knowledge"))}>
+        <a href="/knowledge" data-testid="nav-knowledge" className="current" onClick={(e) => {
+  e.preventDefault();
+  go("/knowledge");
+}}>
           Knowledge
         </a>
         <span className="spacer" />
@@ -79,7 +85,10 @@ function KnowledgeList() {
           {bases?.map((b) => (
             <tr key={b.id} data-testid="kb-row" data-kb={b.id}>
               <td>
-                <a href={knowledgePath(b.id)} onClick={(e) => (e.preventDefault(), go(knowledgePath(b.id)))}>
+                <a href={knowledgePath(b.id)} onClick={(e) => {
+  e.preventDefault();
+  go(knowledgePath(b.id));
+}}>
                   {b.name}
                 </a>
                 {b.description && <div className="muted small">{b.description}</div>}

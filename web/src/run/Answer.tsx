@@ -8,7 +8,7 @@ export function Answer({ text, onSend, disabled }: { text: string; onSend?: (mes
     <div className="answer" data-testid="answer">
       {splitAnswer(text).map((p, i) =>
         p.kind === "markdown" ? (
-          // answerHtml escapes raw HTML and keeps only safe link and image addresses (answer-markdown.ts).
+          // biome-ignore lint/security/noDangerouslySetInnerHtml: answerHtml escapes raw HTML and keeps only safe link and image addresses (answer-markdown.ts)
           <div key={i} className="answer-md" dangerouslySetInnerHTML={{ __html: answerHtml(p.text) }} />
         ) : (
           <AnswerFormView key={i} form={p.form} onSend={onSend} disabled={disabled} />

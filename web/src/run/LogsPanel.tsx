@@ -101,7 +101,10 @@ export function LogsPanel() {
                   <span className={`pill st-${r.status}`}>{r.status}</span>
                 </td>
                 <td>
-                  <a href={path} data-testid="log-open" onClick={(e) => (e.preventDefault(), go(path))}>
+                  <a href={path} data-testid="log-open" onClick={(e) => {
+  e.preventDefault();
+  go(path);
+}}>
                     {new Date(r.createdAt).toLocaleString()}
                   </a>
                 </td>

@@ -1,5 +1,5 @@
 import { Paperclip, X } from "lucide-react";
-import { useState } from "react";
+import { type ReactElement, useState } from "react";
 import { uploadFile } from "../api";
 import { errText } from "../store";
 
@@ -66,7 +66,7 @@ export function RunInputs({ vars, values, onChange }: { vars: StartVar[]; values
       {vars.map((v) => {
         const id = `input-${v.variable}`;
         const val = values[v.variable];
-        let input;
+        let input: ReactElement;
         if (isFileType(v.type)) input = <FileInput v={v} value={val} onChange={(f) => set(v.variable, f)} />;
         else if (v.type === "select" && v.options?.length)
           input = (

@@ -111,7 +111,10 @@ export function draftSlice(store: Store): DraftSlice {
       const wf = get().draft;
       if (!wf) return Promise.resolve([]);
       let perNode = availableCache.get(wf);
-      if (!perNode) availableCache.set(wf, (perNode = new Map()));
+      if (!perNode) {
+        perNode = new Map();
+        availableCache.set(wf, perNode);
+      }
       let p = perNode.get(nodeId);
       if (!p) {
         p = api<{ available: AvailableValue[] }>("/api/analyse/available", { json: { workflow: wf, nodeId } }).then((r) => r.available);

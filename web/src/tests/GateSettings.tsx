@@ -13,7 +13,11 @@ export function GateSettings({ appId }: { appId: string }) {
 
   useEffect(() => {
     getSettings(appId).then(
-      (r) => (setS(r), setK(String(r.k)), setMin(String(r.minPassHatK))),
+      (r) => {
+        setS(r);
+        setK(String(r.k));
+        setMin(String(r.minPassHatK));
+      },
       (e) => setMsg({ kind: "error", text: errText(e) }),
     );
   }, [appId]);

@@ -9,7 +9,10 @@ const targetText = (r: TestReport) =>
 export function TraceLink({ appId, runId, label = "trace" }: { appId: string; runId: string; label?: string }) {
   const path = routePath({ appId, runId });
   return (
-    <a href={path} data-testid="test-trace-link" data-run-id={runId} onClick={(e) => (e.preventDefault(), go(path))}>
+    <a href={path} data-testid="test-trace-link" data-run-id={runId} onClick={(e) => {
+  e.preventDefault();
+  go(path);
+}}>
       {label}
     </a>
   );
@@ -36,7 +39,10 @@ function CaseRow({ appId, c, k }: { appId: string; c: CaseResult; k: number }) {
           {f.nodeTitle && (
             <span>
               at node{" "}
-              <a href="#" data-testid="test-failure-node" onClick={(e) => (e.preventDefault(), f.nodeId && useStore.getState().select(f.nodeId))}>
+              <a href="#" data-testid="test-failure-node" onClick={(e) => {
+  e.preventDefault();
+  if (f.nodeId) useStore.getState().select(f.nodeId);
+}}>
                 {f.nodeTitle}
               </a>
               :{" "}

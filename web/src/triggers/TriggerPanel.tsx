@@ -96,7 +96,10 @@ export function TriggerPanel({ nodeId }: { nodeId: string }) {
           return (
             <li key={d.id} data-testid="trigger-delivery" data-state={d.state}>
               <span className={`pill st-${d.state}`}>{d.status || d.state}</span> {new Date(d.receivedAt).toLocaleString()}{" "}
-              <a href={path} onClick={(e) => (e.preventDefault(), go(path))} data-testid="trigger-run-link">
+              <a href={path} onClick={(e) => {
+  e.preventDefault();
+  go(path);
+}} data-testid="trigger-run-link">
                 run
               </a>
               {d.error && <span className="muted small"> {d.error}</span>}
