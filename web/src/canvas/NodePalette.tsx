@@ -38,6 +38,7 @@ export function NodePalette({ onPick, onClose }: { onPick: (type: string) => voi
   return (
     <div className="palette" data-testid="palette" role="dialog" aria-label="Add a node" onKeyDown={(e) => e.key === "Escape" && onClose()}>
       <input
+        // biome-ignore lint/a11y/noAutofocus: the palette opens to type a node's name into
         autoFocus
         placeholder="Search nodes"
         value={q}

@@ -70,6 +70,7 @@ export function ChatPanel() {
   const chat = useStore((s) => s.chat);
   const [text, setText] = useState("");
   const end = useRef<HTMLDivElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scrolls to the end each time an entry arrives
   useEffect(() => {
     end.current?.scrollIntoView({ block: "end" });
   }, [chat.entries.length]);

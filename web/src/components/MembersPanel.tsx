@@ -105,6 +105,7 @@ export function MembersPanel({ onClose }: { onClose: () => void }) {
   const { loadTeam, setMemberRole, removeMember, revokeInvite, say } = useStore.getState();
   const workspaceId = me?.workspace?.id;
   // Again when the switcher moves to another workspace while the panel is open.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: workspaceId reloads the team when the switcher moves to another workspace
   useEffect(() => {
     loadTeam().catch((e: unknown) => say("error", `could not list the members: ${errText(e)}`));
   }, [loadTeam, say, workspaceId]);

@@ -26,6 +26,7 @@ export function CodeMirrorField({
   const change = useRef(onChange);
   change.current = onChange;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: one editor per mount; value follows through the effect below, extensions by a new key at call sites
   useEffect(() => {
     const v = new EditorView({
       parent: host.current!,
@@ -46,7 +47,6 @@ export function CodeMirrorField({
       v.destroy();
     };
     // The extensions are fixed for the editor's life; a new set means a new editor (see `key` at call sites).
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   useEffect(() => {

@@ -21,6 +21,7 @@ function DiagnosticList({ diagnostics }: { diagnostics: Diagnostic[] }) {
       {diagnostics.length === 0 && <p className="muted">No problems found.</p>}
       <ul className="diag-list">
         {[...general, ...diagnostics.filter((d) => d.nodeId)].map((d, i) => (
+          // biome-ignore lint/a11y/useKeyWithClickEvents: a pointer shortcut to the problem's node, which the canvas selects too
           <li key={i} className={`diag ${d.severity}`} onClick={() => d.nodeId && useStore.getState().select(d.nodeId)}>
             {d.nodeId && <b>{nodeTitle(wf, d.nodeId)}: </b>}
             <DiagMessage wf={wf} message={d.message} /> <span className="muted small">({d.code})</span>

@@ -37,6 +37,7 @@ function JsonField({ value, onChange, testId }: { value: unknown; onChange: (v: 
   const render = (v: unknown) => (v === undefined ? "" : JSON.stringify(v, null, 2));
   const [text, setText] = useState(render(value));
   const [bad, setBad] = useState<string>();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: follows outside changes of value only; bad and render are read at that moment
   useEffect(() => {
     // Follow outside changes (a new version), but not while the text is mid-edit and invalid.
     if (!bad) setText(render(value));

@@ -10,6 +10,7 @@ function DiagList({ wf, diagnostics, testId }: { wf: Workflow; diagnostics: Diag
   return (
     <ul className="diag-list" data-testid={testId}>
       {diagnostics.map((d, i) => (
+        // biome-ignore lint/a11y/useKeyWithClickEvents: a pointer shortcut to the problem's node, which the canvas selects too
         <li key={i} className={`diag ${d.severity}`} onClick={() => d.nodeId && useStore.getState().select(d.nodeId)}>
           {d.nodeId && <b>{nodeTitle(wf, d.nodeId)}: </b>}
           <DiagMessage wf={wf} message={d.message} /> <span className="muted small">({d.code})</span>
@@ -25,7 +26,7 @@ export function ReviewLegend() {
   if (!review) return null;
   const c = diffCounts(review.proposal.diff);
   return (
-    <div className="review-legend" data-testid="review-legend" aria-label="legend of the proposed changes">
+    <div className="review-legend" data-testid="review-legend" role="note" aria-label="legend of the proposed changes">
       <span className="lg lg-added">+ new node ({c.added})</span>
       <span className="lg lg-changed">~ changed ({c.changed})</span>
       <span className="lg lg-removed">− removed ({c.removed})</span>

@@ -12,13 +12,13 @@ function ChangeRow({ c, wf }: { c: FieldChange; wf: Workflow }) {
         <code>{c.field}</code> <span className="muted small">{c.kind}</span>
       </div>
       {c.kind !== "added" && (
-        <pre className="fchange-old" data-testid="field-old" aria-label="old value">
+        <pre className="fchange-old" data-testid="field-old" role="note" aria-label="old value">
           {valueText(wf, c.old, 240)}
         </pre>
       )}
       {c.kind === "changed" && <div className="fchange-arrow" aria-hidden="true">↓</div>}
       {c.kind !== "removed" && (
-        <pre className="fchange-new" data-testid="field-new" aria-label="new value">
+        <pre className="fchange-new" data-testid="field-new" role="note" aria-label="new value">
           {valueText(wf, c.new, 240)}
         </pre>
       )}
@@ -41,6 +41,7 @@ export function ReviewInspector() {
         <p className="muted">Select a highlighted node to see its field changes, old → new. Nothing changes until Apply.</p>
         <ul className="review-nodes">
           {[...review.proposal.diff.nodes.added, ...review.proposal.diff.nodes.changed, ...review.proposal.diff.nodes.removed].map((n) => (
+            // biome-ignore lint/a11y/useKeyWithClickEvents: a pointer shortcut to the changed node, which the canvas selects too
             <li key={n.id} className={`mk-${review.view.nodes[n.id]}`} onClick={() => useStore.getState().select(n.id)}>
               {MARK_LABELS[review.view.nodes[n.id]!]} · {n.title || n.id}
             </li>

@@ -34,6 +34,7 @@ function AnswerFormView({ form, onSend, disabled }: { form: AnswerForm; onSend?:
       }}
     >
       {form.fields.map((f) => (
+        // biome-ignore lint/a11y/noLabelWithoutControl: the label wraps its control, chosen below by the field's kind
         <label key={f.name} className="field">
           <span>{f.label || f.name}</span>
           {f.kind === "textarea" ? (

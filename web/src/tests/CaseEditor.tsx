@@ -99,6 +99,7 @@ export function CaseEditor({ initial, onSave, onCancel }: { initial?: TestCase; 
         <textarea id="case-inputs" rows={3} value={inputs} onChange={(e) => setInputs(e.target.value)} data-testid="case-inputs" />
       </div>
       <div className="field">
+        {/* biome-ignore lint/a11y/noLabelWithoutControl: a caption over the list of checks, styled as the other fields' labels */}
         <label>Expected outputs</label>
         {checks.map((d, i) => (
           <CheckRow key={i} d={d} i={i} onChange={(n) => setChecks((cs) => cs.map((c, j) => (j === i ? n : c)))} onRemove={() => setChecks((cs) => cs.filter((_, j) => j !== i))} />

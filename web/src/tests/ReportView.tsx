@@ -39,6 +39,7 @@ function CaseRow({ appId, c, k }: { appId: string; c: CaseResult; k: number }) {
           {f.nodeTitle && (
             <span>
               at node{" "}
+              {/* biome-ignore lint/a11y/useValidAnchor: a link-styled jump to the failing node on the canvas */}
               <a href="#" data-testid="test-failure-node" onClick={(e) => {
   e.preventDefault();
   if (f.nodeId) useStore.getState().select(f.nodeId);

@@ -22,6 +22,7 @@ export function useFirstView(wrapper: RefObject<HTMLDivElement | null>, { draft,
   const { setViewport } = useReactFlow();
   const viewed = useRef(-1);
   const [viewReady, setViewReady] = useState(-1);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: wrapper is a ref, read when the view is set; placedRound retries the first view after each placement round
   useEffect(() => {
     if (!draft || !allPlaced || viewed.current === viewNonce || !wrapper.current) return;
     viewed.current = viewNonce;

@@ -30,6 +30,7 @@ export function useFlowPlacement(draft: Workflow | undefined, ports: Record<stri
   const overlapsPending = unplaced.length > 0 && !review && !placing.current.settled && placing.current.rounds < 3;
   const allPlaced = !!draft && draft.nodes.every((n) => positions[n.id]) && !overlapsPending;
   if (allPlaced) placing.current.settled = true;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: placedRound re-runs placement after each round until every node is placed
   useEffect(() => {
     if (!draft || allPlaced || review) return;
     placing.current.rounds++;

@@ -4,6 +4,7 @@ import { type RefObject, useEffect } from "react";
 /** A node selected from outside the canvas (the problem list, the trace) is brought into view. */
 export function useRevealSelected(wrapper: RefObject<HTMLDivElement | null>, selected: string | undefined) {
   const { setCenter, getInternalNode, getViewport } = useReactFlow();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: wrapper is a ref, read when the selection changes
   useEffect(() => {
     const n = selected ? getInternalNode(selected) : undefined;
     const el = wrapper.current;
