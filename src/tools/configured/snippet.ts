@@ -24,8 +24,15 @@ export function servingSnippet(t: UnservedTool): string {
       tools = { mcp: { [id]: { command: "<command that starts the MCP server>", args: [] } } };
       break;
     case "api":
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} placeholder the tools file interpolates from the environment
-      tools = { openapi: { [id]: { spec: "<path or URL of its OpenAPI document>", auth: { type: "bearer", token: "${API_TOKEN}" } } } };
+      tools = {
+        openapi: {
+          [id]: {
+            spec: "<path or URL of its OpenAPI document>",
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} placeholder the tools file interpolates from the environment
+            auth: { type: "bearer", token: "${API_TOKEN}" },
+          },
+        },
+      };
       break;
     case "workflow":
     case "app":

@@ -74,8 +74,10 @@ export function LinkPage({ token, onDone }: { token: string; onDone: () => void 
               void accept({ email, password });
             }}
           >
-            {/* biome-ignore lint/a11y/noAutofocus: the page is this one form; typing starts at once */}
-            <input data-testid="link-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="you@example.com" autoFocus />
+            <input
+              // biome-ignore lint/a11y/noAutofocus: the page is this one form; typing starts at once
+              autoFocus
+              data-testid="link-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="you@example.com" />
             <input data-testid="link-password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} placeholder="password (8 characters or more)" />
             <button type="submit" className="primary" data-testid="link-accept" disabled={busy || !email || !password}>
               {busy ? "Joining…" : "Create account or sign in"}

@@ -33,8 +33,10 @@ export function Login() {
             .finally(() => setBusy(false));
         }}
       >
-        {/* biome-ignore lint/a11y/noAutofocus: the page is this one form; typing starts at once */}
-        <input data-testid="login-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="you@example.com" autoFocus />
+        <input
+          // biome-ignore lint/a11y/noAutofocus: the page is this one form; typing starts at once
+          autoFocus
+          data-testid="login-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="you@example.com" />
         <input data-testid="login-password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} placeholder="password" />
         <button type="submit" className="primary" data-testid="login-submit" disabled={busy || !email || !password}>
           {busy ? "Signing in…" : "Sign in"}

@@ -73,8 +73,10 @@ export function VariableMenu({ nodeId, onPick, onClose, accept }: { nodeId: stri
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: stops the outside-press handler, not an interaction of its own
     <div className="var-menu" ref={ref} data-testid="var-menu" onMouseDown={(e) => e.stopPropagation()}>
-      {/* biome-ignore lint/a11y/noAutofocus: the picker opens to type a variable's name into */}
-      <input className="var-search" autoFocus placeholder="Search variables" value={q} onChange={(e) => setQ(e.target.value)} data-testid="var-search" />
+      <input
+        // biome-ignore lint/a11y/noAutofocus: the picker opens to type a variable's name into
+        autoFocus
+        className="var-search" placeholder="Search variables" value={q} onChange={(e) => setQ(e.target.value)} data-testid="var-search" />
       {error && <div className="diag error">{error}</div>}
       {!values && !error && <div className="muted pad">Loading…</div>}
       {values && groups.length === 0 && <div className="muted pad">No variable is available here{q ? ` matching "${q}"` : ""}: connect this node after the ones whose outputs it reads.</div>}
