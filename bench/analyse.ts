@@ -9,8 +9,8 @@
  */
 import { analyse } from "../src/analysis/index.js";
 import { WorkflowSchema } from "../src/ir/workflow.js";
-import { genWorkflow } from "../test/analysis/gen.js";
 import { nodeCatalogue } from "../src/nodes/index.js";
+import { genWorkflow } from "../test/analysis/gen.js";
 
 const SIZES = [10, 50, 100, 500, 1000, 2000];
 const RUNS = Number(process.argv[2] ?? 7);

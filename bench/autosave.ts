@@ -22,7 +22,8 @@ const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
 interface ChildResult {
   warmupMs: number;
@@ -53,7 +54,9 @@ async function child(warmup: boolean): Promise<ChildResult> {
     const { app: rec } = await deps.apps.createApp({ name: "big", mode: wf.mode }, wf, "create");
     const save = async (i: number) => {
       // Each save moves one node, as a drag would: the body differs every time, the work does not.
-      const body = JSON.stringify({ workflow: { ...wf, nodes: wf.nodes.map((n, j) => (j === 1 ? { ...n, position: { x: i, y: 0 } } : n)) } });
+      const body = JSON.stringify({
+        workflow: { ...wf, nodes: wf.nodes.map((n, j) => (j === 1 ? { ...n, position: { x: i, y: 0 } } : n)) },
+      });
       const c = cpuMs();
       const res = await app.request(`/api/apps/${rec.id}/draft`, {
         method: "PUT",
@@ -88,7 +91,9 @@ function runChild(warmup: boolean): Promise<ChildResult> {
     let out = "";
     p.stdout.on("data", (b) => (out += b));
     p.on("error", reject);
-    p.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!)) : reject(new Error(`child exited ${code}`))));
+    p.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!)) : reject(new Error(`child exited ${code}`)),
+    );
   });
 }
 
@@ -105,7 +110,14 @@ async function main(): Promise<void> {
       `${warmup ? "with start-up warm-up" : "without warm-up     "} (${n} fresh processes): ` +
         `1st save median ${f(pct(at(0), 0.5))} ms (max ${f(Math.max(...at(0)))}), 2nd ${f(pct(at(1), 0.5))} ms, 5th ${f(pct(at(4), 0.5))} ms; ` +
         `warm p50 ${f(pct(warm, 0.5))} ms, p90 ${f(pct(warm, 0.9))} ms; cold/warm ${f(pct(at(0), 0.5) / pct(warm, 0.5))}x` +
-        (warmup ? `; warm-up at start ${f(pct(results.map((r) => r.warmupMs), 0.5))} ms CPU` : ""),
+        (warmup
+          ? `; warm-up at start ${f(
+              pct(
+                results.map((r) => r.warmupMs),
+                0.5,
+              ),
+            )} ms CPU`
+          : ""),
     );
   }
 }

@@ -13,8 +13,8 @@ import { performance } from "node:perf_hooks";
 import { resolveJudgeFrom } from "../src/cli/commands/eval-chat2workflow.js";
 import { runChat2Workflow } from "../src/eval/chat2workflow.js";
 import { parseFidelity } from "../src/eval/fidelity.js";
-import { loadUpstreamPrompt } from "../src/eval/upstream/prompts.js";
 import { loadAnswers, loadSuite } from "../src/eval/pass.js";
+import { loadUpstreamPrompt } from "../src/eval/upstream/prompts.js";
 import { corpusDir } from "../test/eval/corpus.js";
 import { JUDGE_MODEL, startChat2WorkflowReplay } from "../test/support/chat2workflow-replay.js";
 

@@ -31,8 +31,7 @@ for (let done = 0; done < count; done += BATCH) {
     if (o.kind === "typed") {
       typed++;
       codes.set(o.code, (codes.get(o.code) ?? 0) + 1);
-    }
-    else {
+    } else {
       untyped++;
       const c = causes.get(o.reason) ?? { n: 0, example: a.slice(0, 300) };
       c.n++;
@@ -41,8 +40,15 @@ for (let done = 0; done < count; done += BATCH) {
   }
 }
 const secs = (performance.now() - started) / 1000;
-for (const [reason, c] of [...causes].sort((a, b) => b[1].n - a[1].n).slice(0, 20)) console.log(`untyped ×${c.n}: ${reason}\n    e.g. ${c.example}`);
-console.log(`outcomes: ${[...codes].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([c, n]) => `${c} ${n}`).join(", ")}`);
+for (const [reason, c] of [...causes].sort((a, b) => b[1].n - a[1].n).slice(0, 20))
+  console.log(`untyped ×${c.n}: ${reason}\n    e.g. ${c.example}`);
+console.log(
+  `outcomes: ${[...codes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(([c, n]) => `${c} ${n}`)
+    .join(", ")}`,
+);
 console.log(`fuzz: ${count} answers, seed ${seed}, ${secs.toFixed(1)} s, worst ${worstMs.toFixed(0)} ms`);
 console.log(`typed ${typed} / untyped ${untyped} / slow ${slow}`);
 process.exitCode = untyped > 0 || slow > 0 ? 1 : 0;

@@ -58,7 +58,9 @@ function chunks(): string[] {
     } catch {
       continue;
     }
-    const text = strings(doc, []).filter((s) => hanCount(s) >= 30).join("\n\n");
+    const text = strings(doc, [])
+      .filter((s) => hanCount(s) >= 30)
+      .join("\n\n");
     for (const c of chunkText(text, chunking)) if (hanCount(c) >= 30 && !seen.has(c)) seen.add(c) && out.push(c);
   }
   return out;
@@ -82,8 +84,7 @@ function labelledQuery(all: string[], i: number): string | undefined {
 }
 
 /** The pre-segmentation index: each Han character a word, everything else as the store splits it. */
-const perChar = (s: string) =>
-  (s.toLowerCase().match(/\p{Script=Han}|[\p{L}\p{N}]+/gu) ?? []).join(" ");
+const perChar = (s: string) => (s.toLowerCase().match(/\p{Script=Han}|[\p{L}\p{N}]+/gu) ?? []).join(" ");
 
 const all = chunks();
 const queries: Array<{ q: string; answer: number }> = [];
@@ -94,14 +95,19 @@ for (let tries = 0; queries.length < QUERIES && tries < QUERIES * 10; tries++) {
 }
 
 const KS = [1, 5, 10];
-const recall = (ranks: number[]) => KS.map((k) => `@${k} ${(ranks.filter((r) => r >= 0 && r < k).length / ranks.length).toFixed(3)}`).join("  ");
+const recall = (ranks: number[]) =>
+  KS.map((k) => `@${k} ${(ranks.filter((r) => r >= 0 && r < k).length / ranks.length).toFixed(3)}`).join("  ");
 
 // With segmentation: the knowledge store itself.
 const stores = await openStores(":memory:");
 const ids = new Map<string, number>();
 try {
   await stores.knowledge.createBase({ id: "zh", name: "zh", chunking: ChunkingSchema.parse({}) });
-  const doc = await stores.knowledge.addDocument("zh", { name: "corpus-zh", mimeType: "text/plain", size: 1 }, all.map((content) => ({ content })));
+  const doc = await stores.knowledge.addDocument(
+    "zh",
+    { name: "corpus-zh", mimeType: "text/plain", size: 1 },
+    all.map((content) => ({ content })),
+  );
   all.forEach((_, i) => {
     ids.set(`${doc.id}-${i + 1}`, i);
   });
@@ -129,7 +135,9 @@ try {
   }
   db.close();
 
-  console.log(`${all.length} Chinese chunks from ${corpusPath("dify-dsl")}, ${queries.length} labelled queries (two 4-character windows of one chunk)`);
+  console.log(
+    `${all.length} Chinese chunks from ${corpusPath("dify-dsl")}, ${queries.length} labelled queries (two 4-character windows of one chunk)`,
+  );
   console.log(`BM25 with Intl.Segmenter words   recall ${recall(seg)}`);
   console.log(`BM25 per character (before)      recall ${recall(chars)}`);
   console.log(`example query: ${queries[0]?.q}`);

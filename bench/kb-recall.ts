@@ -30,7 +30,14 @@ import { lexicalRerank, startRerankServer } from "../test/support/rerank-server.
 
 const EMBED_DIM = 256;
 
-type Api = { category_name?: string; tool_name: string; api_name: string; api_description?: string; required_parameters?: any[]; optional_parameters?: any[] };
+type Api = {
+  category_name?: string;
+  tool_name: string;
+  api_name: string;
+  api_description?: string;
+  required_parameters?: any[];
+  optional_parameters?: any[];
+};
 type Query = { query: string; query_id: unknown; api_list: Api[]; "relevant APIs": Array<[string, string]> };
 
 function jsonFiles(dir: string): string[] {
@@ -105,7 +112,12 @@ for (const [k, a] of apis) {
   const name = fileName(k);
   docKey.set(name, k);
   docText.set(k, new Set(indexWords(md)));
-  await kb.addFile("toolbench", { name, bytes: new TextEncoder().encode(md), mimeType: "text/markdown", extension: ".md" });
+  await kb.addFile("toolbench", {
+    name,
+    bytes: new TextEncoder().encode(md),
+    mimeType: "text/markdown",
+    extension: ".md",
+  });
 }
 
 const KS = [1, 3, 5, 10];
@@ -121,7 +133,9 @@ const METHODS: Array<[Method, string]> = [
   ["hybrid", "hybrid"],
   ["rerank", "hybrid+rerank"],
 ];
-const scores = Object.fromEntries(METHODS.map(([m]) => [m, Object.fromEntries(KS.map((k) => [k, [] as number[]]))])) as Record<Method, Record<number, number[]>>;
+const scores = Object.fromEntries(
+  METHODS.map(([m]) => [m, Object.fromEntries(KS.map((k) => [k, [] as number[]]))]),
+) as Record<Method, Record<number, number[]>>;
 const ms: Record<Method, number[]> = { overlap: [], bm25: [], vector: [], hybrid: [], rerank: [] };
 
 /** API keys in rank order, each once (a document may have several chunks). */
@@ -136,7 +150,9 @@ async function ranked(method: Method, query: string): Promise<string[]> {
       .sort((a, b) => b.n - a.n || a.k.localeCompare(b.k))
       .map((x) => fileName(x.k));
   } else if (method === "rerank") {
-    names = (await kb.retrieve({ datasetIds: ["toolbench"], query, topK: TOP, rerank: { model: "lexical-idf-coverage" } })).map((p) => p.title);
+    names = (
+      await kb.retrieve({ datasetIds: ["toolbench"], query, topK: TOP, rerank: { model: "lexical-idf-coverage" } })
+    ).map((p) => p.title);
   } else {
     const mode: SearchMode = method === "bm25" ? "keyword" : method;
     names = (await kb.search(["toolbench"], query, { topK: TOP, mode })).map((h) => h.documentName);
@@ -158,16 +174,29 @@ await model.close();
 await reranker.close();
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-const rows = KS.map((k) => ({ k, ...Object.fromEntries(METHODS.map(([m]) => [m, mean(scores[m][k]!)])) }) as { k: number } & Record<Method, number>);
+const rows = KS.map(
+  (k) =>
+    ({ k, ...Object.fromEntries(METHODS.map(([m]) => [m, mean(scores[m][k]!)])) }) as { k: number } & Record<
+      Method,
+      number
+    >,
+);
 const medians = Object.fromEntries(METHODS.map(([m]) => [m, median(ms[m])])) as Record<Method, number>;
 if (process.argv.includes("--json")) {
-  process.stdout.write(`${JSON.stringify({ queries: queries.length, documents: apis.size, embeddings: `hashed bag of words, ${EMBED_DIM} dims`, rerank: "lexical IDF coverage", rows, medianQueryMs: medians, rerankCalls }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ queries: queries.length, documents: apis.size, embeddings: `hashed bag of words, ${EMBED_DIM} dims`, rerank: "lexical IDF coverage", rows, medianQueryMs: medians, rerankCalls }, null, 2)}\n`,
+  );
 } else {
-  process.stdout.write(`ToolBench tool retrieval: ${queries.length} labelled queries over ${apis.size} API documents\n`);
+  process.stdout.write(
+    `ToolBench tool retrieval: ${queries.length} labelled queries over ${apis.size} API documents\n`,
+  );
   process.stdout.write(
     `  embeddings: replay model server, deterministic hashed bag of words (${EMBED_DIM} dims); rerank: loopback /rerank server, IDF-weighted query-word coverage (${rerankCalls} calls) — stand-ins, no local model\n`,
   );
   process.stdout.write(`  recall@k  ${METHODS.map(([, label]) => label.padEnd(14)).join(" ")}\n`);
-  for (const r of rows) process.stdout.write(`  k=${String(r.k).padEnd(7)} ${METHODS.map(([m]) => r[m].toFixed(3).padEnd(14)).join(" ")}\n`);
+  for (const r of rows)
+    process.stdout.write(
+      `  k=${String(r.k).padEnd(7)} ${METHODS.map(([m]) => r[m].toFixed(3).padEnd(14)).join(" ")}\n`,
+    );
   process.stdout.write(`  median ms ${METHODS.map(([m]) => medians[m].toFixed(2).padEnd(14)).join(" ")}\n`);
 }

@@ -28,11 +28,11 @@ import type { LlmService } from "../src/ir/services.js";
 import { KnowledgeBases } from "../src/knowledge/service.js";
 import { DEFAULT_CHUNKING } from "../src/store/chunking.js";
 import { cosine } from "../src/store/knowledge.js";
+import { openStores } from "../src/store/open.js";
 import type { PostgresKnowledgeStore } from "../src/store/postgres/knowledge.js";
 import type { SqliteKnowledgeStore } from "../src/store/sqlite/knowledge.js";
-import { LSH_TABLES, lshBuckets, probes } from "../src/store/vector-lsh.js";
-import { openStores } from "../src/store/open.js";
 import type { Stores } from "../src/store/stores.js";
+import { LSH_TABLES, lshBuckets, probes } from "../src/store/vector-lsh.js";
 import { startPostgres } from "../test/support/postgres.js";
 
 const N = Number(process.argv[2] ?? 100_000);
@@ -100,7 +100,9 @@ function top10(rows: Array<{ content: string; embedding: Buffer }>, v: number[])
 
 /** The SQLite store's vector path before the index: every vector of the base read and ranked in JavaScript. */
 function scanSqlite(k: SqliteKnowledgeStore, v: number[]): string[] {
-  const rows = k.db.prepare("SELECT content, embedding FROM kb_chunks WHERE embedding IS NOT NULL AND base_id = ?").all("bench");
+  const rows = k.db
+    .prepare("SELECT content, embedding FROM kb_chunks WHERE embedding IS NOT NULL AND base_id = ?")
+    .all("bench");
   return top10(rows as Array<{ content: string; embedding: Buffer }>, v);
 }
 
@@ -110,7 +112,10 @@ function lshSqlite(k: SqliteKnowledgeStore): (v: number[]) => string[] {
   const cols = Array.from({ length: LSH_TABLES }, (_, t) => `l${t}`);
   db.exec(`CREATE TABLE bench_lsh (rowid INTEGER PRIMARY KEY, ${cols.map((c) => `${c} INTEGER`).join(", ")})`);
   const insert = db.prepare(`INSERT INTO bench_lsh VALUES (?, ${cols.map(() => "?").join(", ")})`);
-  const rows = db.prepare("SELECT rowid, embedding FROM kb_chunks WHERE embedding IS NOT NULL").all() as Array<{ rowid: number; embedding: Buffer }>;
+  const rows = db.prepare("SELECT rowid, embedding FROM kb_chunks WHERE embedding IS NOT NULL").all() as Array<{
+    rowid: number;
+    embedding: Buffer;
+  }>;
   db.transaction(() => {
     for (const r of rows) insert.run(r.rowid, ...lshBuckets(vecOf(r.embedding)));
   })();
@@ -121,7 +126,9 @@ function lshSqlite(k: SqliteKnowledgeStore): (v: number[]) => string[] {
     for (const radius of [1, 2]) {
       const ps = buckets.map((b) => probes(b, radius));
       const where = cols.map((c, t) => `l.${c} IN (${ps[t]!.join(",")})`).join(" OR ");
-      found = db.prepare(`SELECT c.content, c.embedding FROM bench_lsh l JOIN kb_chunks c ON c.rowid = l.rowid WHERE ${where}`).all() as typeof found;
+      found = db
+        .prepare(`SELECT c.content, c.embedding FROM bench_lsh l JOIN kb_chunks c ON c.rowid = l.rowid WHERE ${where}`)
+        .all() as typeof found;
       if (found.length >= 10) break;
     }
     return top10(found, v);
@@ -137,9 +144,14 @@ async function bench(name: string, stores: Stores): Promise<void> {
   for (let d = 0; d * PER_DOC < N; d++) {
     const chunks = Array.from({ length: Math.min(PER_DOC, N - d * PER_DOC) }, chunk);
     all.push(...chunks.map(({ content, embedding }) => ({ content, embedding })));
-    ingestMs += await timed(() => k.addDocument("bench", { name: `doc-${d}.txt`, mimeType: "text/plain", size: 1 }, chunks));
+    ingestMs += await timed(() =>
+      k.addDocument("bench", { name: `doc-${d}.txt`, mimeType: "text/plain", size: 1 }, chunks),
+    );
   }
-  const kb = new KnowledgeBases(k, { llm: embedder as LlmService, config: { chunking: DEFAULT_CHUNKING, embedding: { model: "synthetic", provider: "", vectorWeight: 0.7 } } });
+  const kb = new KnowledgeBases(k, {
+    llm: embedder as LlmService,
+    config: { chunking: DEFAULT_CHUNKING, embedding: { model: "synthetic", provider: "", vectorWeight: 0.7 } },
+  });
   const bm25: number[] = [];
   const vec: number[] = [];
   const hybrid: number[] = [];
@@ -155,7 +167,9 @@ async function bench(name: string, stores: Stores): Promise<void> {
   console.log(
     `${name.padEnd(10)} ingest ${Math.round((N / ingestMs) * 1000)
       .toString()
-      .padStart(6)} chunks/s | p50 ms: BM25 ${f(median(bm25))} vector ${f(median(vec))} hybrid ${f(median(hybrid))} | vector recall@10 ${(recall / QUERIES).toFixed(3)}`,
+      .padStart(
+        6,
+      )} chunks/s | p50 ms: BM25 ${f(median(bm25))} vector ${f(median(vec))} hybrid ${f(median(hybrid))} | vector recall@10 ${(recall / QUERIES).toFixed(3)}`,
   );
   if (stores.kind === "sqlite") sqliteAlternatives(k as SqliteKnowledgeStore, all);
 }
@@ -174,13 +188,16 @@ function sqliteAlternatives(k: SqliteKnowledgeStore, all: Array<{ content: strin
     }
     return `p50 ${f(median(times))} ms, recall@10 ${(recall / queries.length).toFixed(3)}`;
   };
-  console.log(`${"".padEnd(10)} vector by scan (the path before sqlite-vec; ${SCAN_QUERIES} queries): ${measure(QUERY_SET.slice(0, SCAN_QUERIES), (v) => scanSqlite(k, v))}`);
+  console.log(
+    `${"".padEnd(10)} vector by scan (the path before sqlite-vec; ${SCAN_QUERIES} queries): ${measure(QUERY_SET.slice(0, SCAN_QUERIES), (v) => scanSqlite(k, v))}`,
+  );
   const t0 = performance.now();
   const lsh = lshSqlite(k);
   const built = ((performance.now() - t0) / 1000).toFixed(1);
-  console.log(`${"".padEnd(10)} vector by LSH buckets (B-tree columns, built in ${built} s): ${measure(QUERY_SET, lsh)}`);
+  console.log(
+    `${"".padEnd(10)} vector by LSH buckets (B-tree columns, built in ${built} s): ${measure(QUERY_SET, lsh)}`,
+  );
 }
-
 
 const dir = mkdtempSync(join(tmpdir(), "weft-kb-scale-"));
 console.log(`${N} chunks (${TOPICS} topics, 60 words, ${DIM}-dim vectors), ${QUERIES} queries per measure`);
@@ -195,7 +212,9 @@ try {
       for (const param of ["", "?vector_index=lsh"]) {
         const stores = await openStores(`${await cluster.createDatabase()}${param}`);
         const choice = (stores.knowledge as PostgresKnowledgeStore).vectorIndex;
-        console.log(`PostgreSQL vector index: ${choice.kind === "pgvector" ? `pgvector ${choice.pg.version} (HNSW, cosine)` : `LSH buckets (${choice.reason})`}`);
+        console.log(
+          `PostgreSQL vector index: ${choice.kind === "pgvector" ? `pgvector ${choice.pg.version} (HNSW, cosine)` : `LSH buckets (${choice.reason})`}`,
+        );
         await bench(choice.kind === "pgvector" ? "PG HNSW" : "PG LSH", stores).finally(() => stores.close());
       }
     } finally {

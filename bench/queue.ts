@@ -232,7 +232,8 @@ for (let r = 0; r < REPEAT; r++)
       }
 for (const kind of STORES)
   for (let r = 0; r < 3; r++)
-    for (const c of checkouts) local.set(`${c.name}/${kind}`, [...(local.get(`${c.name}/${kind}`) ?? []), await inProcessCpu(c, kind)]);
+    for (const c of checkouts)
+      local.set(`${c.name}/${kind}`, [...(local.get(`${c.name}/${kind}`) ?? []), await inProcessCpu(c, kind)]);
 const rate = (c: string, kind: string, n: number) =>
   median(Array.from({ length: REPEAT }, (_, r) => results.get(`${c}/${kind}/${n}/${r}`)!));
 

@@ -182,7 +182,9 @@ async function autosave(stores: Stores): Promise<void> {
   for (let i = 0; i < WARMUP_SAVES; i++) await saveDraft(stores.apps, app.id, raw);
   const warm = await sample();
   const fmt = (ms: number[]) => `p50 ${pct(ms, 0.5).toFixed(2)} ms, p90 ${pct(ms, 0.9).toFixed(2)} ms`;
-  console.log(`autosave of a ${wf.nodes.length}-node draft, server CPU: warm ${fmt(warm)}; cold (first ${ITER} after start) ${fmt(cold)}`);
+  console.log(
+    `autosave of a ${wf.nodes.length}-node draft, server CPU: warm ${fmt(warm)}; cold (first ${ITER} after start) ${fmt(cold)}`,
+  );
 }
 
 const rows = makeRows();

@@ -63,7 +63,9 @@ if (baseline) {
   console.log(`baseline/this wall: --help ${ratio("--help")}×, validate ${ratio("validate")}×, run ${ratio("run")}×`);
   // CPU (all threads, and children) is what the start-up goal is stated in, and steadier on a shared machine.
   const cpuRatio = (k: string) => (median(cpu[`weft ${k}`]!) / median(cpu[`baseline ${k}`]!)).toFixed(2);
-  console.log(`this/baseline CPU: --help ${cpuRatio("--help")}×, validate ${cpuRatio("validate")}×, run ${cpuRatio("run")}×`);
+  console.log(
+    `this/baseline CPU: --help ${cpuRatio("--help")}×, validate ${cpuRatio("validate")}×, run ${cpuRatio("run")}×`,
+  );
 }
 console.log(`weft --help: ${(median(times["weft --help"]!) / node).toFixed(2)}× node -e 0 (target ≤ 5)`);
 console.log(

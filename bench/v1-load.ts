@@ -63,7 +63,10 @@ async function serve(root: string, db: string, strace?: string): Promise<Served>
   const cli = [join(root, "dist/cli/main.js"), "serve", "--db", db, "--port", "0"];
   if (weft(root, ["serve", "--help"]).includes("--no-schedules")) cli.push("--no-schedules");
   const [cmd, args] = strace
-    ? ["strace", ["-f", "--seccomp-bpf", "-ttt", "-y", "-e", "trace=fsync,fdatasync", "-o", strace, process.execPath, ...cli]]
+    ? [
+        "strace",
+        ["-f", "--seccomp-bpf", "-ttt", "-y", "-e", "trace=fsync,fdatasync", "-o", strace, process.execPath, ...cli],
+      ]
     : [process.execPath, cli];
   // Its own process group: a stop reaches the server under strace too (strace alone would just detach).
   const child: ChildProcess = spawn(cmd as string, args as string[], {

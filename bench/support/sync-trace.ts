@@ -27,7 +27,10 @@ export function countSyncs(trace: string, window: [number, number]): SyncCounts 
     const at = Number(m[2]) * 1000;
     if (at < window[0] || at > window[1]) continue;
     inWindow++;
-    const file = (m[5] ?? `fd ${m[4]}`).split("/").at(-1)!.replace(/^weft-v1-load-\w+$/, "dir");
+    const file = (m[5] ?? `fd ${m[4]}`)
+      .split("/")
+      .at(-1)!
+      .replace(/^weft-v1-load-\w+$/, "dir");
     const kind = `${m[3]} ${Number(m[1]) === main ? "main" : "pool"} ${file}`;
     byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
   }

@@ -1,11 +1,11 @@
 import { analyse } from "../analysis/index.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { type AppMode, type Workflow, WorkflowSchema } from "../ir/workflow.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import { isPlainObject } from "../util/json.js";
 import { type EditView, type ReadOptions, readEdit, viewOf } from "./edit/read.js";
 import { makeProposal, type Proposal } from "./proposal.js";
-import { parseAnswer, type ParsedAnswer } from "./repair/index.js";
-import { nodeCatalogue } from "../nodes/index.js";
+import { type ParsedAnswer, parseAnswer } from "./repair/index.js";
 
 export interface AnswerContext {
   /** The workflow the model was shown; its answer is read as an edit of it. */
@@ -36,7 +36,10 @@ const errors = (ds: readonly Diagnostic[]) => ds.filter((d) => d.severity === "e
 
 function startingView(ctx: AnswerContext, answer: unknown): EditView {
   if (ctx.current) return ctx.shown ?? viewOf(ctx.current);
-  const types = isPlainObject(answer) && Array.isArray(answer.nodes_info) ? answer.nodes_info.map((n) => (isPlainObject(n) ? n.type : undefined)) : [];
+  const types =
+    isPlainObject(answer) && Array.isArray(answer.nodes_info)
+      ? answer.nodes_info.map((n) => (isPlainObject(n) ? n.type : undefined))
+      : [];
   const mode = ctx.mode ?? (types.includes("answer") ? "advanced-chat" : "workflow");
   return viewOf(WorkflowSchema.parse({ name: ctx.name ?? "generated", mode, nodes: [], edges: [] }));
 }

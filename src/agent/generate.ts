@@ -4,13 +4,12 @@ import { runWorkflow } from "../engine/run.js";
 import { type Diagnostic, formatDiagnostic } from "../ir/diagnostics.js";
 import type { ChatMessage, ExecServices, LlmService, ModelRef } from "../ir/services.js";
 import type { AppMode, Workflow } from "../ir/workflow.js";
-
+import { nodeCatalogue } from "../nodes/index.js";
+import { readAnswer } from "./answer.js";
 import { type ReadOptions, viewOf } from "./edit/read.js";
 import { feedbackPrompt, systemPrompt, turnPrompt } from "./prompts.js";
-import { readAnswer } from "./answer.js";
 import type { Proposal } from "./proposal.js";
 import type { AnswerSections, RepairRecord } from "./repair/index.js";
-import { nodeCatalogue } from "../nodes/index.js";
 
 export interface GenerateOptions {
   llm: LlmService;
@@ -64,8 +63,16 @@ async function testRuns(o: GenerateOptions, wf: Workflow): Promise<Diagnostic[]>
   for (const [i, inputs] of (o.testInputs ?? []).entries()) {
     const run = await runWorkflow(wf, { inputs, services: o.services, signal: o.signal });
     if (run.status === "failed") {
-      problems.push({ code: `run.${run.error?.code ?? "failed"}`, severity: "error", nodeId: run.error?.nodeId, message: `test run ${i + 1} failed: ${run.error?.message}` });
-    } else if (Object.keys(run.outputs).length === 0 || Object.values(run.outputs).every((v) => v === null || v === "")) {
+      problems.push({
+        code: `run.${run.error?.code ?? "failed"}`,
+        severity: "error",
+        nodeId: run.error?.nodeId,
+        message: `test run ${i + 1} failed: ${run.error?.message}`,
+      });
+    } else if (
+      Object.keys(run.outputs).length === 0 ||
+      Object.values(run.outputs).every((v) => v === null || v === "")
+    ) {
       problems.push({ code: "run.empty_output", severity: "error", message: `test run ${i + 1} produced no output` });
     }
   }
@@ -81,14 +88,28 @@ export async function generateWorkflow(o: GenerateOptions): Promise<GenerationRe
   const maxAttempts = o.maxAttempts ?? 5;
   const shown = o.current ? viewOf(o.current) : undefined;
   const idOf = (id: string) => shown?.projection.toCompact.get(id) ?? id;
-  const userTurn = turnPrompt(o.instruction, o.current && shown ? { summary: variableSummary(o.current, idOf), compact: shown.projection.compact } : undefined);
-  const messages: ChatMessage[] = [{ role: "system", content: systemPrompt() }, ...(o.history ?? []), { role: "user", content: userTurn }];
+  const userTurn = turnPrompt(
+    o.instruction,
+    o.current && shown ? { summary: variableSummary(o.current, idOf), compact: shown.projection.compact } : undefined,
+  );
+  const messages: ChatMessage[] = [
+    { role: "system", content: systemPrompt() },
+    ...(o.history ?? []),
+    { role: "user", content: userTurn },
+  ];
   const baseDiagnostics = o.current ? analyse(o.current, nodeCatalogue).diagnostics : [];
   const attempts: GenerationAttempt[] = [];
   let best: GenerationResult | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const resp = await o.llm.chat({ model: o.model, messages, signal: o.signal });
-    const reading = readAnswer(resp.text, { current: o.current, shown, name: o.name, mode: o.mode, compact: o.compact, baseDiagnostics });
+    const reading = readAnswer(resp.text, {
+      current: o.current,
+      shown,
+      name: o.name,
+      mode: o.mode,
+      compact: o.compact,
+      baseDiagnostics,
+    });
     const { parsed, proposal, problems, toCompact } = reading;
     if (proposal && problems.length === 0) problems.push(...(await testRuns(o, proposal.workflow)));
     const passed = problems.length === 0 && !!proposal;
@@ -108,7 +129,10 @@ export async function generateWorkflow(o: GenerateOptions): Promise<GenerationRe
     };
     if (passed) return result;
     if (proposal || !best) best = result;
-    messages.push({ role: "assistant", content: resp.text }, { role: "user", content: feedbackPrompt(problems.map((p) => formatForModel(p, toCompact))) });
+    messages.push(
+      { role: "assistant", content: resp.text },
+      { role: "user", content: feedbackPrompt(problems.map((p) => formatForModel(p, toCompact))) },
+    );
   }
   return { ...best!, attempts, passed: false };
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { COMPACT_PARAMS, TOOL_ALIASES } from "../dsl/compact/vocabulary.js";
 import type { NodeTypeDef, NodeTypes } from "../ir/registry.js";
 import type { WorkflowNode } from "../ir/workflow.js";
-import { COMPACT_PARAMS, TOOL_ALIASES } from "../dsl/compact/vocabulary.js";
 import { nodeCatalogue } from "../nodes/index.js";
 
 export interface NodeKnowledge {
@@ -19,7 +19,20 @@ export interface NodeKnowledge {
   rules: string[];
 }
 
-const COMMON = new Set(["desc", "selected", "version", "error_strategy", "default_value", "retry_config", "timeout_seconds", "gates", "isInIteration", "iteration_id", "isInLoop", "loop_id"]);
+const COMMON = new Set([
+  "desc",
+  "selected",
+  "version",
+  "error_strategy",
+  "default_value",
+  "retry_config",
+  "timeout_seconds",
+  "gates",
+  "isInIteration",
+  "iteration_id",
+  "isInLoop",
+  "loop_id",
+]);
 
 function fieldsOf(def: NodeTypeDef<any>): NodeKnowledge["fields"] {
   const js = z.toJSONSchema(def.configSchema, { unrepresentable: "any", io: "input" }) as {
@@ -30,7 +43,9 @@ function fieldsOf(def: NodeTypeDef<any>): NodeKnowledge["fields"] {
     .filter(([k]) => !COMMON.has(k))
     .map(([name, s]) => ({
       name,
-      type: Array.isArray(s.type) ? s.type.join("|") : (s.type ?? s.anyOf?.map((a) => a.type ?? "any").join("|") ?? "any"),
+      type: Array.isArray(s.type)
+        ? s.type.join("|")
+        : (s.type ?? s.anyOf?.map((a) => a.type ?? "any").join("|") ?? "any"),
       required: (js.required ?? []).includes(name),
     }));
 }
@@ -39,7 +54,10 @@ function outputsOf(def: NodeTypeDef<any>): NodeKnowledge["outputs"] {
   const parsed = def.configSchema.safeParse(def.example ?? {});
   if (!parsed.success) return [];
   const node: WorkflowNode = { id: "example", type: def.type, title: "", config: def.example ?? {} };
-  return def.outputs(parsed.data, node).filter((o) => !o.name.startsWith("sys.")).map((o) => ({ name: o.name, type: o.type }));
+  return def
+    .outputs(parsed.data, node)
+    .filter((o) => !o.name.startsWith("sys."))
+    .map((o) => ({ name: o.name, type: o.type }));
 }
 
 function portsOf(def: NodeTypeDef<any>): string {
@@ -90,7 +108,8 @@ export function formatKnowledgeBase(kb: NodeKnowledge[] = buildKnowledgeBase()):
   return kb
     .map((k) => {
       const lines = [`### ${k.type} — ${k.label}`, k.purpose, `param: ${k.params}`];
-      if (k.fields.length) lines.push(`fields: ${k.fields.map((f) => `${f.name}${f.required ? "*" : ""}: ${f.type}`).join(", ")}`);
+      if (k.fields.length)
+        lines.push(`fields: ${k.fields.map((f) => `${f.name}${f.required ? "*" : ""}: ${f.type}`).join(", ")}`);
       if (k.outputs.length) lines.push(`outputs: ${k.outputs.map((o) => `${o.name} (${o.type})`).join(", ")}`);
       lines.push(`ports: ${k.ports}`);
       for (const r of k.rules) lines.push(`- ${r}`);

@@ -11,7 +11,11 @@ export const NOTHING_CHANGED = "Nothing changed.";
 
 export function rejectedOutcome(diagnostics: Diagnostic[]): TurnOutcome {
   const n = diagnostics.filter((d) => d.severity === "error").length;
-  return { kind: "rejected", summary: `The update was rejected (${n} error${n === 1 ? "" : "s"}). ${NOTHING_CHANGED}`, diagnostics };
+  return {
+    kind: "rejected",
+    summary: `The update was rejected (${n} error${n === 1 ? "" : "s"}). ${NOTHING_CHANGED}`,
+    diagnostics,
+  };
 }
 
 /** Words of a message that says the workflow was changed. */
@@ -57,7 +61,10 @@ export interface RememberedTurn {
 /** Earlier turns as messages for the model: what was asked, what it said, and what really happened. */
 export function historyMessages(turns: readonly RememberedTurn[]): ChatMessage[] {
   return turns.flatMap((t) => {
-    const facts = [t.outcome ? `[outcome: ${describeOutcome(t.outcome).split("\n")[0]}]` : "", t.later ? `[then: ${t.later}]` : ""].filter(Boolean);
+    const facts = [
+      t.outcome ? `[outcome: ${describeOutcome(t.outcome).split("\n")[0]}]` : "",
+      t.later ? `[then: ${t.later}]` : "",
+    ].filter(Boolean);
     return [
       { role: "user" as const, content: t.user },
       { role: "assistant" as const, content: [t.reply || "(no reply)", ...facts].join("\n") },

@@ -20,7 +20,8 @@ export interface Proposal {
 }
 
 // An edge's problem is keyed by the edge's id: its field (`edges[71]`) moves when an edit adds an edge before it.
-const key = (d: Diagnostic) => `${d.code}\u0000${d.nodeId ?? ""}\u0000${d.edgeId !== undefined ? `edge:${d.edgeId}` : (d.field ?? "")}`;
+const key = (d: Diagnostic) =>
+  `${d.code}\u0000${d.nodeId ?? ""}\u0000${d.edgeId !== undefined ? `edge:${d.edgeId}` : (d.field ?? "")}`;
 
 /** Errors in `after` that `before` does not have (same code, node and field). */
 export function newErrors(before: readonly Diagnostic[], after: readonly Diagnostic[]): Diagnostic[] {
@@ -28,7 +29,11 @@ export function newErrors(before: readonly Diagnostic[], after: readonly Diagnos
   return after.filter((d) => d.severity === "error" && !known.has(key(d)));
 }
 
-export function makeProposal(base: Workflow | undefined, workflow: Workflow, baseDiagnostics?: readonly Diagnostic[]): Proposal {
+export function makeProposal(
+  base: Workflow | undefined,
+  workflow: Workflow,
+  baseDiagnostics?: readonly Diagnostic[],
+): Proposal {
   const diagnostics = analyse(workflow, nodeCatalogue).diagnostics;
   const diff = diffWorkflows(base, workflow);
   const before = baseDiagnostics ?? (base ? analyse(base, nodeCatalogue).diagnostics : []);

@@ -5,6 +5,7 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { diffWorkflows, summarizeDiff, type WorkflowDiff } from "../ir/diff.js";
 import type { ChatMessage, ExecServices, LlmService, ModelRef, ToolCall, ToolSpec } from "../ir/services.js";
 import { type AppMode, type Workflow, WorkflowSchema } from "../ir/workflow.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import type { TurnOutcome } from "../store/apps.js";
 import { applyOps, EDIT_OPS_HELP } from "./edit/ops.js";
 import { type EditView, type ReadOptions, readEdit, viewOf } from "./edit/read.js";
@@ -13,7 +14,6 @@ import { buildKnowledgeBase } from "./knowledge.js";
 import { NOTHING_CHANGED, notApplied, rejectedOutcome } from "./outcome.js";
 import { EDIT_RULES } from "./prompts.js";
 import { makeProposal, newErrors, type Proposal } from "./proposal.js";
-import { nodeCatalogue } from "../nodes/index.js";
 
 export type AgentEvent =
   | { type: "status"; message: string; iteration: number }
@@ -137,7 +137,8 @@ class Turn {
   propose(answer: unknown, opts: ReadOptions | undefined): { ok: boolean; result: unknown; accepted?: Workflow } {
     const reading = readEdit(this.view, answer, opts);
     const problems = errorsOf(reading.diagnostics);
-    const analysed = reading.workflow && problems.length === 0 ? analyse(reading.workflow, nodeCatalogue).diagnostics : [];
+    const analysed =
+      reading.workflow && problems.length === 0 ? analyse(reading.workflow, nodeCatalogue).diagnostics : [];
     problems.push(...newErrors(this.draftDiagnostics, analysed));
     const toCompact = new Map([...reading.ids].map(([cid, ir]) => [ir, cid]));
     if (!reading.workflow || problems.length) {

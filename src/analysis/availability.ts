@@ -1,5 +1,5 @@
 import { type Bits, emptyBits, hasBit, intersectInto, unionInto, withBit } from "./bitset.js";
-import { type AnalysisGraph, type ANode, ROOT } from "./graph.js";
+import { type ANode, type AnalysisGraph, ROOT } from "./graph.js";
 import { type Guard, GuardAlgebra, TRUE_GUARD } from "./guards.js";
 
 const FAIL_PORT = "fail-branch";

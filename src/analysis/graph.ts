@@ -94,12 +94,7 @@ export function errText(e: unknown): string {
 }
 
 /** Index nodes (first of a duplicated id wins), describe them and assign container scopes. */
-export function buildNodes(
-  workflow: Workflow,
-  mode: AppMode,
-  types: NodeTypes,
-  sink: DiagnosticSink,
-): AnalysisGraph {
+export function buildNodes(workflow: Workflow, mode: AppMode, types: NodeTypes, sink: DiagnosticSink): AnalysisGraph {
   const nodes: ANode[] = [];
   const byId = new Map<string, number>();
   const duplicateIds = new Set<string>();

@@ -62,5 +62,5 @@ export type { BurdenRegion, BurdenReport, BurdenThresholds, NodeBurden, Workflow
 export { BURDEN_THRESHOLDS, worstRegions } from "./burden/burden.js";
 export { ARRAY_ITEMS, CHARS_PER_TOKEN, estimateTokens, TOKEN_ESTIMATES } from "./burden/estimate.js";
 export { ANALYSIS_CODES, modeCode, type SeverityOverrides } from "./codes.js";
-export { jinjaSyntaxError } from "./templates.js";
 export { DIFY_RUNNABLE_CODES, type RunGate, runGate } from "./runnable.js";
+export { jinjaSyntaxError } from "./templates.js";

@@ -29,6 +29,8 @@ export function runGate(diagnostics: readonly Diagnostic[], opts: { allowWarning
   if (!opts.allowWarnings) return { blocking: errors, downgraded: [] };
   return {
     blocking: errors.filter((d) => !DIFY_RUNNABLE_CODES.has(d.code)),
-    downgraded: errors.filter((d) => DIFY_RUNNABLE_CODES.has(d.code)).map((d) => ({ ...d, severity: "warning" as const })),
+    downgraded: errors
+      .filter((d) => DIFY_RUNNABLE_CODES.has(d.code))
+      .map((d) => ({ ...d, severity: "warning" as const })),
   };
 }

@@ -31,7 +31,8 @@ export function checkNodes(g: AnalysisGraph, sink: DiagnosticSink): void {
 }
 
 /** Trigger entries (trigger-webhook, trigger-schedule, trigger-plugin): several may share one workflow. */
-export const isTriggerEntry = (g: AnalysisGraph, idx: number) => g.nodes[idx]!.def?.type.startsWith("trigger-") === true;
+export const isTriggerEntry = (g: AnalysisGraph, idx: number) =>
+  g.nodes[idx]!.def?.type.startsWith("trigger-") === true;
 
 /**
  * Find each scope's entry: the root start node, or (Dify 1.10+) the root's trigger nodes, several allowed but

@@ -14,7 +14,15 @@ export const outputCheckSchema = z.discriminatedUnion("check", [
   z.object({ output, check: z.literal("exact"), value: z.unknown() }).strict(),
   z.object({ output, check: z.literal("contains"), value: z.string() }).strict(),
   z
-    .object({ output, check: z.literal("regex"), pattern: z.string(), flags: z.string().regex(/^[dgimsuvy]*$/).optional() })
+    .object({
+      output,
+      check: z.literal("regex"),
+      pattern: z.string(),
+      flags: z
+        .string()
+        .regex(/^[dgimsuvy]*$/)
+        .optional(),
+    })
     .strict(),
   z.object({ output, check: z.literal("json_schema"), schema: z.record(z.string(), z.unknown()) }).strict(),
   z
@@ -37,12 +45,18 @@ export const testCaseSpecSchema = z
     inputs: z.record(z.string(), z.unknown()),
     sys: z.record(z.string(), z.unknown()).optional(),
     expect: z.array(outputCheckSchema).default([]),
-    judge: z.object({ rubric: z.string().min(1), reference: z.string().optional() }).strict().optional(),
+    judge: z
+      .object({ rubric: z.string().min(1), reference: z.string().optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
 export const newCaseSchema = testCaseSpecSchema.extend({
-  id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, _ . - only, at most 64").optional(),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, _ . - only, at most 64")
+    .optional(),
   name: z.string().min(1).max(200),
   sourceRunId: z.string().optional(),
 });

@@ -21,7 +21,8 @@ const MAX_SHOWN = 200;
 
 /** A value as one short line. */
 export function shown(v: unknown): string {
-  const s = v === undefined ? "(no such output)" : typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  const s =
+    v === undefined ? "(no such output)" : typeof v === "string" ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
   return s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN)}…` : s;
 }
 

@@ -26,10 +26,14 @@ export interface CapturedRun {
 export async function captureRun(runs: RunStore, appId: string, runId: string): Promise<CapturedRun> {
   const run = await runs.getRun(runId);
   if (!run || (run.appId !== undefined && run.appId !== appId))
-    throw new AppTestError("tests.run_not_found", `no run ${runId} of app ${appId} (see \`weft runs\` or the app's Logs)`, {
-      runId,
-      appId,
-    });
+    throw new AppTestError(
+      "tests.run_not_found",
+      `no run ${runId} of app ${appId} (see \`weft runs\` or the app's Logs)`,
+      {
+        runId,
+        appId,
+      },
+    );
   if (run.status !== "succeeded" && run.status !== "partial-succeeded")
     throw new AppTestError(
       "tests.run_not_finished",

@@ -1,7 +1,8 @@
 /** The rubric judge over the configured model endpoints: the resolve stage's judge (one user message, temperature 0). */
+
+import type { ResolveJudgeFn } from "../eval/metrics/resolve.js";
 import { WeftError } from "../ir/errors.js";
 import type { LlmService, ModelRef } from "../ir/services.js";
-import type { ResolveJudgeFn } from "../eval/metrics/resolve.js";
 
 export function rubricJudge(llm: LlmService, model: string): ResolveJudgeFn {
   const ref: ModelRef = { provider: "weft-judge", name: model, completion_params: { temperature: 0 } };

@@ -2,9 +2,15 @@
  * One run of a case, decided: the run's error, the first failing check (and the node whose value the output
  * is), or the judge's verdict. What the report and the proposal review print as "fails at node 'Y'".
  */
-import { askJudge } from "../eval/resolve-judge.js";
-import { buildResolveJudgePrompt, nonFileOutputs, parseResolveJudge, type ResolveJudgeFn } from "../eval/metrics/resolve.js";
+
 import type { RunResult } from "../engine/run.js";
+import {
+  buildResolveJudgePrompt,
+  nonFileOutputs,
+  parseResolveJudge,
+  type ResolveJudgeFn,
+} from "../eval/metrics/resolve.js";
+import { askJudge } from "../eval/resolve-judge.js";
 import type { Workflow } from "../ir/workflow.js";
 import type { TestCaseRecord } from "../store/app-tests.js";
 import { type CheckResult, runCheck } from "./checks.js";

@@ -28,7 +28,9 @@ export function reportMarkdown(r: TestReport): string {
   for (const c of r.cases) {
     const f = c.failure ? failureLine(c).replace(/\|/g, "\\|") : "";
     const run = (c.trials.find((t) => !t.pass) ?? c.trials[0])?.runId ?? "";
-    lines.push(`| ${c.name.replace(/\|/g, "\\|")} | ${c.pass ? "pass" : "FAIL"} | ${c.passes}/${c.trials.length} | ${f} | ${run} |`);
+    lines.push(
+      `| ${c.name.replace(/\|/g, "\\|")} | ${c.pass ? "pass" : "FAIL"} | ${c.passes}/${c.trials.length} | ${f} | ${run} |`,
+    );
   }
   if (r.k > 1) {
     lines.push("", "| k | pass^k |", "|---|---|");

@@ -133,7 +133,9 @@ export async function runCases(wf: Workflow, cases: TestCaseRecord[], o: RunCase
       } satisfies CaseResult;
     }),
   );
-  const metric = passHatK(results.flatMap((c) => c.trials.map((t) => ({ taskId: c.id, trial: t.trial, success: t.pass }))));
+  const metric = passHatK(
+    results.flatMap((c) => c.trials.map((t) => ({ taskId: c.id, trial: t.trial, success: t.pass }))),
+  );
   const passed = results.filter((c) => c.pass).length;
   return {
     appId: o.appId,

@@ -66,7 +66,10 @@ export class AppTests {
     const now = Date.now();
     const rec: TestCaseRecord = { ...c, id: c.id ?? newId(), appId, createdAt: now, updatedAt: now };
     if (!(await this.store.addCase(rec)))
-      throw new AppTestError("tests.case_exists", `app ${appId} already has a test case ${rec.id}`, { appId, id: rec.id });
+      throw new AppTestError("tests.case_exists", `app ${appId} already has a test case ${rec.id}`, {
+        appId,
+        id: rec.id,
+      });
     return rec;
   }
 
@@ -94,7 +97,10 @@ export class AppTests {
     return (await this.store.settings(appId)) ?? { appId, ...DEFAULT_SETTINGS, updatedAt: 0 };
   }
 
-  async setSettings(appId: string, patch: Partial<Omit<AppTestSettings, "appId" | "updatedAt">>): Promise<AppTestSettings> {
+  async setSettings(
+    appId: string,
+    patch: Partial<Omit<AppTestSettings, "appId" | "updatedAt">>,
+  ): Promise<AppTestSettings> {
     const s = { ...(await this.settings(appId)), ...patch, appId, updatedAt: Date.now() };
     if (!Number.isInteger(s.k) || s.k < 1 || s.k > 100)
       throw new AppTestError("tests.bad_option", `k must be an integer from 1 to 100, got ${s.k}`, { field: "k" });
@@ -116,7 +122,10 @@ export class AppTests {
   }
 
   /** The workflow a run of the tests means: `--version N`, `--draft`, or the published (else latest) version. */
-  async target(appId: string, o: Pick<RunOptions, "version" | "draft">): Promise<{ workflow: Workflow; target: TestTarget }> {
+  async target(
+    appId: string,
+    o: Pick<RunOptions, "version" | "draft">,
+  ): Promise<{ workflow: Workflow; target: TestTarget }> {
     await this.app(appId);
     const apps = this.deps.stores.apps;
     if (o.draft) {
@@ -124,7 +133,10 @@ export class AppTests {
       if (!d) throw new AppTestError("tests.no_draft", `app ${appId} has no draft`, { appId });
       return { workflow: d.workflow, target: { kind: "draft", revision: d.revision } };
     }
-    const v = o.version !== undefined ? await apps.version(appId, o.version) : ((await apps.published(appId)) ?? (await apps.current(appId)));
+    const v =
+      o.version !== undefined
+        ? await apps.version(appId, o.version)
+        : ((await apps.published(appId)) ?? (await apps.current(appId)));
     if (!v)
       throw new AppTestError(
         "tests.no_version",
@@ -174,7 +186,12 @@ export class AppTests {
   }
 
   /** Cases of the file are added (a case whose id the app has is replaced); its settings, when present, too. */
-  async importFile(appId: string, text: string, where: string, files: FileService): Promise<{ added: number; replaced: number }> {
+  async importFile(
+    appId: string,
+    text: string,
+    where: string,
+    files: FileService,
+  ): Promise<{ added: number; replaced: number }> {
     await this.app(appId);
     const read = await readSideFile(text, where, files);
     let added = 0;

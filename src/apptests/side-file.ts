@@ -24,7 +24,9 @@ interface EmbeddedFile {
 }
 
 const embeddedSchema = z
-  .object({ weft_file: z.object({ filename: z.string().min(1), mime_type: z.string().min(1), data: z.string() }).strict() })
+  .object({
+    weft_file: z.object({ filename: z.string().min(1), mime_type: z.string().min(1), data: z.string() }).strict(),
+  })
   .strict();
 
 const settingsSchema = z
@@ -58,7 +60,9 @@ async function embedInputs(inputs: Record<string, unknown>, files: FileService):
       if (!isFileValue(x)) return undefined;
       const fv = x as FileValue;
       const bytes = await files.get(fv);
-      return { weft_file: { filename: fv.filename, mime_type: fv.mime_type, data: Buffer.from(bytes).toString("base64") } };
+      return {
+        weft_file: { filename: fv.filename, mime_type: fv.mime_type, data: Buffer.from(bytes).toString("base64") },
+      };
     });
   return out;
 }
@@ -127,7 +131,11 @@ export async function readSideFile(text: string, where: string, files: FileServi
   for (const [i, rawCase] of doc.data.cases.entries()) {
     const label = `#${i + 1} of ${where}`;
     const c = parseCase(rawCase, label);
-    cases.push({ ...c, inputs: await restoreInputs(c.inputs, files), ...(c.sys ? { sys: await restoreInputs(c.sys, files) } : {}) });
+    cases.push({
+      ...c,
+      inputs: await restoreInputs(c.inputs, files),
+      ...(c.sys ? { sys: await restoreInputs(c.sys, files) } : {}),
+    });
   }
   const s = doc.data.settings;
   return { cases, ...(s ? { settings: { requirePass: s.require_pass, k: s.k, minPassHatK: s.min_pass_hat_k } } : {}) };

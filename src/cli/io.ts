@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { loadWorkflowFile } from "../dsl/load.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import type { Workflow } from "../ir/workflow.js";
-import { loadWorkflowFile } from "../dsl/load.js";
 import { CliError, EXIT } from "./output.js";
 
 export interface LoadedWorkflow {

@@ -52,7 +52,10 @@ export async function openProcessObservability(
       const operation = storeOperation(what, code);
       if (operation) metrics.storeErrors.inc({ operation });
       const message = `${what}: ${err instanceof Error ? err.message : String(err)}`;
-      log.error({ event: operation ? "store.error" : "server.error", errorCode: code, ...(operation ? { operation } : {}) }, message);
+      log.error(
+        { event: operation ? "store.error" : "server.error", errorCode: code, ...(operation ? { operation } : {}) },
+        message,
+      );
     },
     shutdown: async () => {
       await tracing?.shutdown();

@@ -102,7 +102,11 @@ export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: 
   { name: "serve", load: serveCommands, description: "serve the HTTP API and the web UI" },
   { name: "keys", load: serveCommands, description: "API keys for `weft serve`" },
   { name: "users", load: userCommands, description: "accounts that sign in to the studio and /api" },
-  { name: "audit", load: auditCommands, description: "the audit log: who changed what, when, with which key or session" },
+  {
+    name: "audit",
+    load: auditCommands,
+    description: "the audit log: who changed what, when, with which key or session",
+  },
   {
     name: "schedules",
     load: scheduleCommands,

@@ -1,5 +1,5 @@
-import { nodeCatalogue } from "../nodes/index.js";
 import { analyse, type BurdenReport, type BurdenThresholds, worstRegions } from "../analysis/index.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import { type Lowered, type LowerOptions, lowerModel } from "./lower.js";
 import type { SopModel } from "./model.js";
 import { staticCheck, staticFeedback } from "./validate/static.js";

@@ -3,12 +3,12 @@
  * knowledge/); this file puts them together, so a typo anywhere in the file is one error naming its path.
  */
 import { z } from "zod";
-import { KnowledgeConfigSchema, DEFAULT_KNOWLEDGE_CONFIG } from "../knowledge/config.js";
+import { DEFAULT_KNOWLEDGE_CONFIG, KnowledgeConfigSchema } from "../knowledge/config.js";
 import { llmConfigSchema } from "../llm/config.js";
 import { ObservabilityConfigSchema } from "../observability/config.js";
 import { AuthConfigSchema } from "../server/auth/oidc/config.js";
-import { DEFAULT_EXTRACT_LIMITS, ExtractLimitsSchema } from "../tools/extract/limits.js";
 import { EMPTY_TOOLS_CONFIG, ToolsConfigSchema } from "../tools/configured/config.js";
+import { DEFAULT_EXTRACT_LIMITS, ExtractLimitsSchema } from "../tools/extract/limits.js";
 
 export const WeftConfigSchema = z
   .object({

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { newId } from "../util/ids.js";
 import { WeftError } from "../ir/errors.js";
 import type { FormDecision, FormRequest, HumanInputService, PendingForm } from "../ir/services.js";
 import type { FormRecord, FormStore } from "../store/forms.js";
+import { newId } from "../util/ids.js";
 
 /** A form answer refused: unknown or closed form, wrong action, a missing or malformed value. */
 export class FormError extends WeftError {}

@@ -1,5 +1,4 @@
 import { setMaxListeners } from "node:events";
-import { newId } from "../util/ids.js";
 import { NodeExecutionError, type PendingPause, RunPause, WeftError } from "../ir/errors.js";
 import type { NodeTypes } from "../ir/registry.js";
 import type { ExecServices } from "../ir/services.js";
@@ -8,6 +7,7 @@ import { nodeCatalogue } from "../nodes/index.js";
 import { MemoryRunStore } from "../store/memory/runs.js";
 import type { RunEvent } from "../store/run-events.js";
 import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
+import { newId } from "../util/ids.js";
 import { interruptsRun } from "./interrupt.js";
 import type { RunObserver } from "./observer.js";
 import { VariablePool } from "./pool.js";

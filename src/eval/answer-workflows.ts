@@ -7,8 +7,8 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Fidelity } from "./fidelity.js";
-import { evaluatePassSuite, type JudgedEvaluation, type PassOptions, type PassSuiteResult } from "./pass.js";
 import type { AnswerRecord, Suite } from "./pass/dataset.js";
+import { evaluatePassSuite, type JudgedEvaluation, type PassOptions, type PassSuiteResult } from "./pass.js";
 
 export interface WorkflowFileEntry {
   key: string;

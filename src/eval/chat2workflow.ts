@@ -10,12 +10,12 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ExecServices } from "../ir/services.js";
-import type { Fidelity } from "./fidelity.js";
 import { type AnswerWorkflows, writeAnswerWorkflows } from "./answer-workflows.js";
 import { type EndStateReport, summariseEndStates } from "./chat2workflow-report.js";
+import type { Fidelity } from "./fidelity.js";
 import type { ResolveJudgeFn } from "./metrics/resolve.js";
-import type { PassJudge } from "./pass/judge.js";
 import type { AnswerRecord, Suite } from "./pass/dataset.js";
+import type { PassJudge } from "./pass/judge.js";
 import { loadChat2WorkflowSuite, type ResolveSuiteResult, runResolveSuite } from "./resolve-suite.js";
 import type { UpstreamPrompt } from "./upstream/prompts.js";
 

@@ -60,6 +60,7 @@ import { askJudge } from "./resolve-judge.js";
 import { decideUpstream } from "./resolve-upstream.js";
 
 export type { ResolveCase, ResolveCaseResult, ResolveStage, ResolveSuiteInstruction } from "./resolve-case.js";
+
 import type { UpstreamPrompt } from "./upstream/prompts.js";
 
 export class ResolveSuiteError extends WeftError {}

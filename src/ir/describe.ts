@@ -49,7 +49,10 @@ const caches = new WeakMap<NodeTypes, WeakMap<WorkflowNode, NodeDescription>>();
 
 function cacheOf(types: NodeTypes): WeakMap<WorkflowNode, NodeDescription> {
   let cache = caches.get(types);
-  if (!cache) caches.set(types, (cache = new WeakMap()));
+  if (!cache) {
+    cache = new WeakMap();
+    caches.set(types, cache);
+  }
   return cache;
 }
 

@@ -151,7 +151,13 @@ const edgeSummary = (e: WorkflowEdge): EdgeSummary => ({
 });
 
 function nodeChange(x: WorkflowNode, y: WorkflowNode): NodeChange | undefined {
-  const pick = (n: WorkflowNode) => ({ type: n.type, title: n.title, parentId: n.parentId, config: n.config, canvas: n.canvas });
+  const pick = (n: WorkflowNode) => ({
+    type: n.type,
+    title: n.title,
+    parentId: n.parentId,
+    config: n.config,
+    canvas: n.canvas,
+  });
   const changes = valueChanges(pick(x), pick(y));
   if (changes.length === 0) return undefined;
   return { ...summary(y), ...(x.type !== y.type ? { oldType: x.type } : {}), changes };
@@ -161,11 +167,13 @@ function nodeChange(x: WorkflowNode, y: WorkflowNode): NodeChange | undefined {
 function edgeDelta(from: WorkflowEdge[], to: WorkflowEdge[]): EdgeSummary[] {
   const left = new Map<string, number>();
   for (const e of from) left.set(edgeLabel(e), (left.get(edgeLabel(e)) ?? 0) + 1);
-  return to.filter((e) => {
-    const n = left.get(edgeLabel(e)) ?? 0;
-    if (n > 0) left.set(edgeLabel(e), n - 1);
-    return n === 0;
-  }).map(edgeSummary);
+  return to
+    .filter((e) => {
+      const n = left.get(edgeLabel(e)) ?? 0;
+      if (n > 0) left.set(edgeLabel(e), n - 1);
+      return n === 0;
+    })
+    .map(edgeSummary);
 }
 
 export function diffWorkflows(before: Workflow | undefined, after: Workflow): WorkflowDiff {
@@ -193,7 +201,8 @@ export function diffWorkflows(before: Workflow | undefined, after: Workflow): Wo
     nodes: { added, removed, changed },
     edges: { added: edgesAdded, removed: edgesRemoved },
     workflow,
-    empty: added.length + removed.length + changed.length + edgesAdded.length + edgesRemoved.length + workflow.length === 0,
+    empty:
+      added.length + removed.length + changed.length + edgesAdded.length + edgesRemoved.length + workflow.length === 0,
     nodesAdded: added.map((n) => n.id),
     nodesRemoved: removed.map((n) => n.id),
     nodesChanged: changed.map((n) => n.id),
@@ -219,7 +228,10 @@ export function summarizeDiff(d: WorkflowDiff): string {
     );
   const moved = d.nodes.changed.length - changed.length;
   if (moved) parts.push(`moved ${plural(moved, "node")}`);
-  const e = [d.edges.added.length ? `${d.edges.added.length} added` : "", d.edges.removed.length ? `${d.edges.removed.length} removed` : ""].filter(Boolean);
+  const e = [
+    d.edges.added.length ? `${d.edges.added.length} added` : "",
+    d.edges.removed.length ? `${d.edges.removed.length} removed` : "",
+  ].filter(Boolean);
   if (e.length) parts.push(`edges: ${e.join(", ")}`);
   if (d.workflow.length) parts.push(`workflow: ${[...new Set(d.workflow.map((x) => x.field))].join(", ")}`);
   const text = parts.join("; ");

@@ -95,9 +95,19 @@ const dropLeadingMark = (s: string) => (s.startsWith(".") || s.startsWith("。")
  */
 export function chunkParentChild(text: string, c: Chunking): ParentChunk[] {
   const parents = c.parentMode === "full-doc" ? [preprocess(text, c).trim()] : chunkText(text, c).map(dropLeadingMark);
-  const sub: Chunking = { ...c, separator: c.subchunkSeparator, maxLength: c.subchunkMaxLength, overlap: c.subchunkOverlap };
+  const sub: Chunking = {
+    ...c,
+    separator: c.subchunkSeparator,
+    maxLength: c.subchunkMaxLength,
+    overlap: c.subchunkOverlap,
+  };
   return parents
     .filter((p) => p !== "")
-    .map((content) => ({ content, children: chunkText(content, sub).map(dropLeadingMark).filter((x) => x !== "") }))
+    .map((content) => ({
+      content,
+      children: chunkText(content, sub)
+        .map(dropLeadingMark)
+        .filter((x) => x !== ""),
+    }))
     .filter((p) => p.children.length > 0);
 }

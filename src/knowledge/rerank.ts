@@ -17,9 +17,7 @@ export interface RerankScore {
 }
 
 const RerankResponse = z.object({
-  results: z.array(
-    z.object({ index: z.number().int().min(0), relevance_score: z.number().finite() }).loose(),
-  ),
+  results: z.array(z.object({ index: z.number().int().min(0), relevance_score: z.number().finite() }).loose()),
 });
 
 export class RerankClient {
@@ -54,11 +52,15 @@ export class RerankClient {
     }
     const text = await res.text();
     if (!res.ok) {
-      throw new RerankError("knowledge.rerank_failed", `rerank endpoint ${url} answered ${res.status}: ${text.slice(0, 300)}`, {
-        url,
-        model: o.model,
-        status: res.status,
-      });
+      throw new RerankError(
+        "knowledge.rerank_failed",
+        `rerank endpoint ${url} answered ${res.status}: ${text.slice(0, 300)}`,
+        {
+          url,
+          model: o.model,
+          status: res.status,
+        },
+      );
     }
     return this.parse(text, documents.length, url);
   }
@@ -68,12 +70,20 @@ export class RerankClient {
     try {
       body = JSON.parse(text);
     } catch {
-      throw new RerankError("knowledge.rerank_invalid_response", `rerank endpoint ${url} answered with something that is not JSON`, { url });
+      throw new RerankError(
+        "knowledge.rerank_invalid_response",
+        `rerank endpoint ${url} answered with something that is not JSON`,
+        { url },
+      );
     }
     const r = RerankResponse.safeParse(body);
     if (!r.success) {
       const i = r.error.issues[0]!;
-      throw new RerankError("knowledge.rerank_invalid_response", `rerank endpoint ${url}: ${i.path.join(".") || "body"}: ${i.message}`, { url });
+      throw new RerankError(
+        "knowledge.rerank_invalid_response",
+        `rerank endpoint ${url}: ${i.path.join(".") || "body"}: ${i.message}`,
+        { url },
+      );
     }
     const seen = new Set<number>();
     for (const x of r.data.results) {

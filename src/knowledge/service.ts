@@ -7,10 +7,17 @@
 import { NotConfiguredError, WeftError } from "../ir/errors.js";
 import type { DocumentService, FileValue, KnowledgeService, LlmService } from "../ir/services.js";
 import { type Chunking, ChunkingSchema } from "../store/chunking.js";
-import { type ChunkHit, cosine, type KnowledgeBaseInfo, type KnowledgeBaseRecord, type KnowledgeDocumentRecord, type KnowledgeStore } from "../store/knowledge.js";
+import {
+  type ChunkHit,
+  cosine,
+  type KnowledgeBaseInfo,
+  type KnowledgeBaseRecord,
+  type KnowledgeDocumentRecord,
+  type KnowledgeStore,
+} from "../store/knowledge.js";
 import { chunkParentChild, chunkText } from "./chunk.js";
-import { keywordScores } from "./keyword-score.js";
 import { DEFAULT_KNOWLEDGE_CONFIG, type KnowledgeConfig } from "./config.js";
+import { keywordScores } from "./keyword-score.js";
 import { RerankClient } from "./rerank.js";
 
 export class KnowledgeError extends WeftError {}
@@ -60,7 +67,12 @@ export class KnowledgeBases implements KnowledgeService {
     return this.deps.config ?? DEFAULT_KNOWLEDGE_CONFIG;
   }
 
-  async create(o: { name: string; id?: string; description?: string; chunking?: Partial<Chunking> }): Promise<KnowledgeBaseRecord> {
+  async create(o: {
+    name: string;
+    id?: string;
+    description?: string;
+    chunking?: Partial<Chunking>;
+  }): Promise<KnowledgeBaseRecord> {
     const chunking = settings({ ...this.config.chunking, ...o.chunking });
     return this.store.createBase({ ...o, chunking, embeddingModel: this.config.embedding?.model ?? null });
   }
@@ -74,11 +86,16 @@ export class KnowledgeBases implements KnowledgeService {
   private async embed(texts: string[], model: string): Promise<number[][]> {
     const llm = this.deps.llm;
     if (!llm?.embed) {
-      throw new NotConfiguredError("knowledge.embedding_not_configured", `knowledge base embeddings need the model "${model}", but no model endpoint with embeddings is configured (see the llm section of weft.config.json)`, { model });
+      throw new NotConfiguredError(
+        "knowledge.embedding_not_configured",
+        `knowledge base embeddings need the model "${model}", but no model endpoint with embeddings is configured (see the llm section of weft.config.json)`,
+        { model },
+      );
     }
     const provider = this.config.embedding?.provider ?? "";
     const out: number[][] = [];
-    for (let i = 0; i < texts.length; i += 64) out.push(...(await llm.embed(texts.slice(i, i + 64), { provider, name: model })));
+    for (let i = 0; i < texts.length; i += 64)
+      out.push(...(await llm.embed(texts.slice(i, i + 64), { provider, name: model })));
     return out;
   }
 
@@ -106,24 +123,39 @@ export class KnowledgeBases implements KnowledgeService {
    * The chunks a file would be split into with the base's settings and the given overrides; nothing is stored.
    * With parent-child chunking the entries are the parents, each with the children that would be searched.
    */
-  async preview(baseId: string, file: UploadedFile, o: { chunking?: Partial<Chunking>; limit?: number } = {}): Promise<ChunkPreview> {
+  async preview(
+    baseId: string,
+    file: UploadedFile,
+    o: { chunking?: Partial<Chunking>; limit?: number } = {},
+  ): Promise<ChunkPreview> {
     const base = await this.baseOrFail(baseId);
     const chunking = settings({ ...base.chunking, ...o.chunking });
     const text = await this.extract(file);
-    const tree = chunking.structure === "parent_child" ? chunkParentChild(text, chunking) : chunkText(text, chunking).map((content) => ({ content, children: undefined }));
-    if (tree.length === 0) throw new KnowledgeError("knowledge.empty_document", `${file.name} has no text to index`, { file: file.name });
+    const tree =
+      chunking.structure === "parent_child"
+        ? chunkParentChild(text, chunking)
+        : chunkText(text, chunking).map((content) => ({ content, children: undefined }));
+    if (tree.length === 0)
+      throw new KnowledgeError("knowledge.empty_document", `${file.name} has no text to index`, { file: file.name });
     return {
       chunking,
       characters: text.length,
       total: tree.length,
-      chunks: tree
-        .slice(0, o.limit ?? 50)
-        .map(({ content, children }, position) => ({ position, content, characters: content.length, ...(children ? { children } : {}) })),
+      chunks: tree.slice(0, o.limit ?? 50).map(({ content, children }, position) => ({
+        position,
+        content,
+        characters: content.length,
+        ...(children ? { children } : {}),
+      })),
     };
   }
 
   /** Extract a file's text (every format the document extractor reads), chunk it with the base's settings, store it. */
-  async addFile(baseId: string, file: UploadedFile, o: { chunking?: Partial<Chunking>; metadata?: Record<string, unknown> } = {}): Promise<KnowledgeDocumentRecord> {
+  async addFile(
+    baseId: string,
+    file: UploadedFile,
+    o: { chunking?: Partial<Chunking>; metadata?: Record<string, unknown> } = {},
+  ): Promise<KnowledgeDocumentRecord> {
     const base = await this.baseOrFail(baseId);
     const text = await this.extract(file);
     return this.addText(base, { name: file.name, mimeType: file.mimeType, size: file.bytes.byteLength }, text, o);
@@ -144,8 +176,14 @@ export class KnowledgeBases implements KnowledgeService {
     const chunks = tree
       ? tree.flatMap((p, parent) => p.children.map((content) => ({ content, parent })))
       : chunkText(text, c).map((content) => ({ content, parent: undefined }));
-    if (chunks.length === 0) throw new KnowledgeError("knowledge.empty_document", `${doc.name} has no text to index`, { file: doc.name });
-    const vectors = base.embeddingModel ? await this.embed(chunks.map((x) => x.content), base.embeddingModel) : undefined;
+    if (chunks.length === 0)
+      throw new KnowledgeError("knowledge.empty_document", `${doc.name} has no text to index`, { file: doc.name });
+    const vectors = base.embeddingModel
+      ? await this.embed(
+          chunks.map((x) => x.content),
+          base.embeddingModel,
+        )
+      : undefined;
     return this.store.addDocument(
       base.id,
       { ...doc, metadata: o.metadata, parents: tree?.map((p) => p.content) },
@@ -168,7 +206,11 @@ export class KnowledgeBases implements KnowledgeService {
    * The bases are read without their document and chunk counts: a search has no use for them, and counting a
    * large base's chunks cost as much as the search itself.
    */
-  private async candidates(baseIds: string[], query: string, o: SearchOptions): Promise<{ hits: ChunkHit[]; names: Map<string, string> }> {
+  private async candidates(
+    baseIds: string[],
+    query: string,
+    o: SearchOptions,
+  ): Promise<{ hits: ChunkHit[]; names: Map<string, string> }> {
     const bases = await this.store.describeBases(baseIds);
     const missing = baseIds.filter((id) => !bases.some((b) => b.id === id));
     if (missing.length > 0) throw notFound(missing);
@@ -195,7 +237,13 @@ export class KnowledgeBases implements KnowledgeService {
    * chunk's own vector (also for a keyword hit the vector index did not return: LSH is approximate), the keyword
    * score from the texts (keyword-score.ts) — so the same candidates score the same on every store and index.
    */
-  private async hybrid(bases: KnowledgeBaseInfo[], keyword: ChunkHit[], query: string, pool: number, weight?: number): Promise<ChunkHit[]> {
+  private async hybrid(
+    bases: KnowledgeBaseInfo[],
+    keyword: ChunkHit[],
+    query: string,
+    pool: number,
+    weight?: number,
+  ): Promise<ChunkHit[]> {
     const w = weight ?? this.config.embedding?.vectorWeight ?? 0.7;
     const byModel = new Map<string, string[]>();
     for (const b of bases) byModel.set(b.embeddingModel!, [...(byModel.get(b.embeddingModel!) ?? []), b.id]);
@@ -217,7 +265,13 @@ export class KnowledgeBases implements KnowledgeService {
       if (v) cosines.set(k.chunkId, Math.max(0, cosine(queryVectorOfBase.get(k.baseId)!, v)));
     }
     const hits = [...candidates.values()];
-    const kw = w < 1 ? keywordScores(query, hits.map((h) => h.content)) : hits.map(() => 0);
+    const kw =
+      w < 1
+        ? keywordScores(
+            query,
+            hits.map((h) => h.content),
+          )
+        : hits.map(() => 0);
     return hits.map((h, i) => ({ ...h, score: w * (cosines.get(h.chunkId) ?? 0) + (1 - w) * kw[i]! }));
   }
 
@@ -263,7 +317,10 @@ export class KnowledgeBases implements KnowledgeService {
       return this.search(req.datasetIds, req.query, req);
     }
     const breadth = Math.max(req.topK * 4, 20);
-    const { hits, names } = await this.candidates(req.datasetIds, req.query, { topK: breadth, vectorWeight: req.vectorWeight });
+    const { hits, names } = await this.candidates(req.datasetIds, req.query, {
+      topK: breadth,
+      vectorWeight: req.vectorWeight,
+    });
     const candidates = hits.sort((a, b) => b.score - a.score).slice(0, breadth);
     const scores = await client.rerank(
       req.query,
@@ -284,7 +341,9 @@ function settings(c: Partial<Chunking>): Chunking {
   const r = ChunkingSchema.safeParse(c);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw new KnowledgeError("knowledge.invalid_chunking", `chunking ${i.path.join(".")}: ${i.message}`, { chunking: c });
+    throw new KnowledgeError("knowledge.invalid_chunking", `chunking ${i.path.join(".")}: ${i.message}`, {
+      chunking: c,
+    });
   }
   return r.data;
 }
@@ -309,7 +368,8 @@ export interface ChildChunkMatch {
 export type GroupedHit = ChunkHit & { childChunks?: ChildChunkMatch[] };
 export type NamedHit = GroupedHit & { baseName: string };
 
-const named = (hits: GroupedHit[], names: Map<string, string>): NamedHit[] => hits.map((h) => ({ ...h, baseName: names.get(h.baseId) ?? h.baseId }));
+const named = (hits: GroupedHit[], names: Map<string, string>): NamedHit[] =>
+  hits.map((h) => ({ ...h, baseName: names.get(h.baseId) ?? h.baseId }));
 
 /**
  * Dify's grouping of child hits (RetrievalService's parent-child formatting): the children that matched are
@@ -332,7 +392,13 @@ export function withParents(hits: ChunkHit[]): GroupedHit[] {
       continue;
     }
     const { parent, ...rest } = h;
-    const g: GroupedHit = { ...rest, chunkId: parent.id, position: parent.position, content: parent.content, childChunks: [child] };
+    const g: GroupedHit = {
+      ...rest,
+      chunkId: parent.id,
+      position: parent.position,
+      content: parent.content,
+      childChunks: [child],
+    };
     byParent.set(parent.id, g);
     out.push(g);
   }

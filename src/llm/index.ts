@@ -14,7 +14,13 @@ export {
   type RetryPolicy,
 } from "./config.js";
 export { LlmConfigError, LlmError, type LlmErrorCode } from "./errors.js";
-export { configuredNodeModel, difyProviderCandidates, nodeModelAt, type ResolvedModel, resolveModel } from "./resolve.js";
+export {
+  configuredNodeModel,
+  difyProviderCandidates,
+  nodeModelAt,
+  type ResolvedModel,
+  resolveModel,
+} from "./resolve.js";
 export type { RetryEvent } from "./retry.js";
 export {
   createLlmService,

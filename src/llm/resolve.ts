@@ -92,7 +92,10 @@ const DIFY_PROVIDER: Record<string, string> = {
  * when the default endpoint names no model. Undefined when there is no default endpoint or no name, so
  * callers can say so instead of writing a made-up one.
  */
-export function configuredNodeModel(cfg: LlmConfig, fallbackName?: string): { provider: string; name: string } | undefined {
+export function configuredNodeModel(
+  cfg: LlmConfig,
+  fallbackName?: string,
+): { provider: string; name: string } | undefined {
   const endpointName = cfg.default;
   const ep = endpointName ? cfg.endpoints[endpointName] : undefined;
   const name = ep?.model ?? ep?.defaultModel ?? (fallbackName || undefined);

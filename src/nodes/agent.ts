@@ -7,7 +7,19 @@ import { normaliseType } from "../ir/types.js";
 import type { OutputDecl } from "../ir/workflow.js";
 import { commonFields, defineNode, SOURCE, templateInputs } from "./common.js";
 import { makeDiagnostic, nodeLabel } from "./diagnostics.js";
-import { addUsage, callModel, contextText, historyText, MemorySchema, parseJsonObject, readHistory, requireLlm, usageOutput, ZERO_USAGE, gateFeedback } from "./model-call.js";
+import {
+  addUsage,
+  callModel,
+  contextText,
+  gateFeedback,
+  historyText,
+  MemorySchema,
+  parseJsonObject,
+  readHistory,
+  requireLlm,
+  usageOutput,
+  ZERO_USAGE,
+} from "./model-call.js";
 
 const AgentParam = z
   .object({

@@ -29,7 +29,13 @@ export const answerNode = defineNode<AnswerConfig>({
   rules(c, ctx) {
     if (c.answer.trim() === "") {
       return [
-        { code: "answer.empty", severity: "warning", nodeId: ctx.node.id, field: "answer", message: "answer text is empty" },
+        {
+          code: "answer.empty",
+          severity: "warning",
+          nodeId: ctx.node.id,
+          field: "answer",
+          message: "answer text is empty",
+        },
       ];
     }
     return [];

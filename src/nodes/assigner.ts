@@ -58,10 +58,20 @@ export function assignerItems(c: AssignerConfig): ItemT[] {
 
 function itemField(c: AssignerConfig, i: number, key: string): string {
   if (c.items) return `items[${i}].${key}`;
-  return key === "variable_selector" ? "assigned_variable_selector" : key === "value" ? "input_variable_selector" : "write_mode";
+  return key === "variable_selector"
+    ? "assigned_variable_selector"
+    : key === "value"
+      ? "input_variable_selector"
+      : "write_mode";
 }
 
-function applyOperation(ctx: ExecContext<AssignerConfig>, op: string, current: unknown, input: unknown, field: string): unknown {
+function applyOperation(
+  ctx: ExecContext<AssignerConfig>,
+  op: string,
+  current: unknown,
+  input: unknown,
+  field: string,
+): unknown {
   const bad = (why: string) => new NodeExecutionError("assigner.bad_operation", why, ctx.node.id, { field });
   switch (op) {
     case "over-write":
@@ -78,7 +88,8 @@ function applyOperation(ctx: ExecContext<AssignerConfig>, op: string, current: u
       if (!Array.isArray(current)) throw bad("append needs an array variable");
       return [...current, input];
     case "extend":
-      if (!Array.isArray(current) || !Array.isArray(input)) throw bad("extend needs an array variable and an array value");
+      if (!Array.isArray(current) || !Array.isArray(input))
+        throw bad("extend needs an array variable and an array value");
       return [...current, ...input];
     case "+=":
     case "-=":
@@ -111,13 +122,21 @@ export const assignerNode = defineNode<AssignerConfig>({
   configSchema: AssignerConfig,
   example: {
     version: "2",
-    items: [{ variable_selector: ["conversation", "history"], input_type: "variable", operation: "append", value: ["llm", "text"] }],
+    items: [
+      {
+        variable_selector: ["conversation", "history"],
+        input_type: "variable",
+        operation: "append",
+        value: ["llm", "text"],
+      },
+    ],
   },
   outputs: () => [],
   inputs: (c) =>
     assignerItems(c).flatMap((it, i) => {
       const refs = [];
-      if (it.variable_selector.length) refs.push({ selector: it.variable_selector, field: itemField(c, i, "variable_selector") });
+      if (it.variable_selector.length)
+        refs.push({ selector: it.variable_selector, field: itemField(c, i, "variable_selector") });
       const needsValue = !["clear", "remove-first", "remove-last"].includes(it.operation);
       if (needsValue && it.input_type === "variable" && Array.isArray(it.value) && it.value.length > 0) {
         refs.push({ selector: (it.value as unknown[]).map(String), field: itemField(c, i, "value") });
@@ -170,9 +189,14 @@ export const assignerNode = defineNode<AssignerConfig>({
         const r = ctx.read(source);
         // Dify fails the node when the source variable does not exist (v1 and v2 alike).
         if (!r.found) {
-          throw new NodeExecutionError("assigner.missing_value", `value variable ${source.join(".")} does not exist`, ctx.node.id, {
-            field: itemField(ctx.config, i, "value"),
-          });
+          throw new NodeExecutionError(
+            "assigner.missing_value",
+            `value variable ${source.join(".")} does not exist`,
+            ctx.node.id,
+            {
+              field: itemField(ctx.config, i, "value"),
+            },
+          );
         }
         input = r.value;
       }

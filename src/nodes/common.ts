@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { InputRef, TextField } from "../ir/registry.js";
-import type { NodeTypeDef } from "../ir/registry.js";
+import type { InputRef, NodeTypeDef, TextField } from "../ir/registry.js";
 import { templateRefs } from "../ir/selector.js";
 
 /** A selector as found in real files: a list of strings (numbers are tolerated and stringified). */

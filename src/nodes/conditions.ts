@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { WeftError } from "../ir/errors.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
+import { WeftError } from "../ir/errors.js";
 import type { InputRef, TextField } from "../ir/registry.js";
 import { templateRefs } from "../ir/selector.js";
 import { Sel } from "./common.js";
@@ -155,7 +155,8 @@ export function compare(actual: unknown, operator: string, expected: unknown): b
       const want = asList(expected);
       // Python `item in value`: substring for a string, membership for a list.
       if (typeof actual === "string") return want.every((x) => actual.includes(String(x)));
-      if (!Array.isArray(actual)) throw new ConditionError("condition.bad_operand", `"all of" needs a string or array, got ${typeof actual}`);
+      if (!Array.isArray(actual))
+        throw new ConditionError("condition.bad_operand", `"all of" needs a string or array, got ${typeof actual}`);
       return want.every((x) => actual.some((a) => looseEqual(a, x)));
     }
     case "=":
@@ -173,7 +174,10 @@ export function compare(actual: unknown, operator: string, expected: unknown): b
       }
       const a = toNumber(actual, "value");
       // Dify JSON-parses the expected value of a boolean variable, so `= "true"` compares as booleans.
-      const e = typeof actual === "boolean" && typeof expected === "string" ? Number(looseEqual(true, expected)) : toNumber(expected, "expected value");
+      const e =
+        typeof actual === "boolean" && typeof expected === "string"
+          ? Number(looseEqual(true, expected))
+          : toNumber(expected, "expected value");
       if (op === "=") return a === e;
       if (op === "≠") return a !== e;
       if (op === ">") return a > e;
@@ -229,7 +233,12 @@ export function evaluateCondition(c: Condition, env: ConditionEnv): boolean {
   const actual = r.value;
   const op = c.comparison_operator;
   const sub = c.sub_variable_condition;
-  if (Array.isArray(actual) && sub && sub.conditions.length > 0 && ["contains", "not contains", "all of"].includes(op)) {
+  if (
+    Array.isArray(actual) &&
+    sub &&
+    sub.conditions.length > 0 &&
+    ["contains", "not contains", "all of"].includes(op)
+  ) {
     // File arrays: each sub-condition tests a file attribute; "not" operators need every file to pass.
     const results = sub.conditions.map((sc) => {
       const exp = normaliseExpectedExtension(sc.key, expectedValue(sc, env));
@@ -254,7 +263,8 @@ export function evaluateConditions(list: readonly Condition[], logical: "and" | 
 export function conditionInputs(list: readonly Condition[], field: string): InputRef[] {
   const out: InputRef[] = [];
   list.forEach((c, i) => {
-    if (c.variable_selector.length > 0) out.push({ selector: c.variable_selector, field: `${field}[${i}].variable_selector` });
+    if (c.variable_selector.length > 0)
+      out.push({ selector: c.variable_selector, field: `${field}[${i}].variable_selector` });
     if (typeof c.value === "string") {
       for (const ref of templateRefs(c.value)) {
         out.push({ selector: ref.selector, field: `${field}[${i}].value`, fromTemplate: true });
@@ -266,7 +276,9 @@ export function conditionInputs(list: readonly Condition[], field: string): Inpu
 
 export function conditionTexts(list: readonly Condition[], field: string): TextField[] {
   return list.flatMap((c, i) =>
-    typeof c.value === "string" && c.value.includes("{{#") ? [{ field: `${field}[${i}].value`, text: c.value, kind: "dify" as const }] : [],
+    typeof c.value === "string" && c.value.includes("{{#")
+      ? [{ field: `${field}[${i}].value`, text: c.value, kind: "dify" as const }]
+      : [],
   );
 }
 

@@ -33,7 +33,8 @@ type CaseT = z.infer<typeof Case>;
 /** The cases the engine evaluates: the explicit list, or the legacy single case. */
 export function ifElseCases(c: IfElseConfig): CaseT[] {
   if (c.cases && c.cases.length > 0) return c.cases;
-  if (c.conditions) return [{ case_id: "true", logical_operator: c.logical_operator ?? "and", conditions: c.conditions }];
+  if (c.conditions)
+    return [{ case_id: "true", logical_operator: c.logical_operator ?? "and", conditions: c.conditions }];
   return [];
 }
 

@@ -58,11 +58,20 @@ export async function proposeConditions(
   fields: Map<string, string>,
   operators: readonly string[],
 ): Promise<Proposal> {
-  if (!model?.name) return { conditions: [], notes: ["automatic metadata filtering needs metadata_model_config; nothing filtered"] };
-  if (fields.size === 0) return { conditions: [], notes: ["automatic metadata filtering: the candidates carry no metadata; nothing filtered"] };
+  if (!model?.name)
+    return { conditions: [], notes: ["automatic metadata filtering needs metadata_model_config; nothing filtered"] };
+  if (fields.size === 0)
+    return {
+      conditions: [],
+      notes: ["automatic metadata filtering: the candidates carry no metadata; nothing filtered"],
+    };
   let res: { text: string; usage?: Usage };
   try {
-    res = await callModel(ctx, { model, messages: prompt(query, fields, operators), json: { name: "metadata_filter" } });
+    res = await callModel(ctx, {
+      model,
+      messages: prompt(query, fields, operators),
+      json: { name: "metadata_filter" },
+    });
   } catch (err) {
     // An answer that is not JSON (after the service's repair turn) is Dify's "no filter", not a failure.
     if (!(err instanceof NodeExecutionError) || !/STRUCTURED_OUTPUT_INVALID/i.test(err.code)) throw err;
@@ -71,7 +80,11 @@ export async function proposeConditions(
   const parsed = parseJsonObject(res.text);
   const map = parsed?.metadata_map;
   if (!Array.isArray(map)) {
-    return { conditions: [], notes: ["automatic metadata filtering: the model's answer has no metadata_map list; nothing filtered"], usage: res.usage };
+    return {
+      conditions: [],
+      notes: ["automatic metadata filtering: the model's answer has no metadata_map list; nothing filtered"],
+      usage: res.usage,
+    };
   }
   const conditions: ProposedCondition[] = [];
   const dropped: string[] = [];
@@ -90,6 +103,7 @@ export async function proposeConditions(
   const notes = [
     `automatic metadata filter: ${conditions.map((c) => `${c.name} ${c.comparison_operator} ${JSON.stringify(c.value)}`).join(" AND ") || "none proposed"}`,
   ];
-  if (dropped.length > 0) notes.push(`dropped from the model's filter (unknown field, operator or value): ${dropped.join("; ")}`);
+  if (dropped.length > 0)
+    notes.push(`dropped from the model's filter (unknown field, operator or value): ${dropped.join("; ")}`);
   return { conditions, notes, usage: res.usage };
 }

@@ -328,12 +328,22 @@ export const knowledgeRetrievalNode = defineNode<KnowledgeConfig>({
         return any ? results.some(Boolean) : results.every(Boolean);
       });
     } else if (c.metadata_filtering_mode === "automatic" && hits.length > 0) {
-      const docMeta = hits.map((h) => h.metadata.doc_metadata).filter((m): m is Record<string, unknown> => !!m && typeof m === "object");
-      const proposal = await proposeConditions(ctx, c.metadata_model_config ?? undefined, query, metadataFields(docMeta), [...KNOWN_OPS]);
+      const docMeta = hits
+        .map((h) => h.metadata.doc_metadata)
+        .filter((m): m is Record<string, unknown> => !!m && typeof m === "object");
+      const proposal = await proposeConditions(
+        ctx,
+        c.metadata_model_config ?? undefined,
+        query,
+        metadataFields(docMeta),
+        [...KNOWN_OPS],
+      );
       notes.push(...proposal.notes);
       const proposed = proposal.conditions;
       if (proposed.length > 0) {
-        hits = hits.filter((h) => proposed.every((k) => metadataMatches(metaValue(h, k.name), k.comparison_operator, k.value)));
+        hits = hits.filter((h) =>
+          proposed.every((k) => metadataMatches(metaValue(h, k.name), k.comparison_operator, k.value)),
+        );
       }
     }
     const result = hits.slice(0, topK).map((h, i) => ({

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { NodeExecutionError } from "../ir/errors.js";
 import { elementType, normaliseType, type ValueType } from "../ir/types.js";
 import { commonFields, defineNode, Sel } from "./common.js";
-import { compare, ConditionError } from "./conditions.js";
+import { ConditionError, compare } from "./conditions.js";
 
 const FilterCondition = z
   .object({ key: z.string().default(""), comparison_operator: z.string(), value: z.unknown().optional() })
@@ -25,7 +25,11 @@ const ListOperatorConfig = z
       .optional()
       .nullable(),
     order_by: z
-      .object({ enabled: z.boolean().default(false), key: z.string().default(""), value: z.enum(["asc", "desc"]).default("asc") })
+      .object({
+        enabled: z.boolean().default(false),
+        key: z.string().default(""),
+        value: z.enum(["asc", "desc"]).default("asc"),
+      })
       .loose()
       .optional()
       .nullable(),
@@ -65,7 +69,10 @@ export const listOperatorNode = defineNode<ListOperatorConfig>({
     "Order of operations: filter, extract, sort, limit.",
   ],
   configSchema: ListOperatorConfig,
-  example: { variable: ["start", "files"], filter_by: { enabled: true, conditions: [{ key: "type", comparison_operator: "in", value: ["document"] }] } },
+  example: {
+    variable: ["start", "files"],
+    filter_by: { enabled: true, conditions: [{ key: "type", comparison_operator: "in", value: ["document"] }] },
+  },
   outputs: (c) => {
     const t = listType(c);
     return [
@@ -74,12 +81,19 @@ export const listOperatorNode = defineNode<ListOperatorConfig>({
       { name: "last_record", type: elementType(t) },
     ];
   },
-  inputs: (c) => (c.variable.length ? [{ selector: c.variable, field: "variable", expects: "array[any]" as const }] : []),
+  inputs: (c) =>
+    c.variable.length ? [{ selector: c.variable, field: "variable", expects: "array[any]" as const }] : [],
   ports: () => ["source"],
   rules(c, ctx) {
     const out = [];
     if (c.variable.length === 0) {
-      out.push({ code: "list.no_variable", severity: "error" as const, nodeId: ctx.node.id, field: "variable", message: "list-operator has no input variable" });
+      out.push({
+        code: "list.no_variable",
+        severity: "error" as const,
+        nodeId: ctx.node.id,
+        field: "variable",
+        message: "list-operator has no input variable",
+      });
     }
     if (listType(c) === "array[object]") {
       out.push({
@@ -95,12 +109,14 @@ export const listOperatorNode = defineNode<ListOperatorConfig>({
   async execute(ctx) {
     const c = ctx.config;
     const r = ctx.read(c.variable);
-    if (!r.found) fail(ctx, "list.missing_variable", `input variable ${c.variable.join(".")} does not exist`, "variable");
+    if (!r.found)
+      fail(ctx, "list.missing_variable", `input variable ${c.variable.join(".")} does not exist`, "variable");
     // Dify returns early on an empty (or null) list, before filter/extract/sort/limit can object.
     if (r.value === null || (Array.isArray(r.value) && r.value.length === 0)) {
       return { outputs: { result: [], first_record: null, last_record: null } };
     }
-    if (!Array.isArray(r.value)) fail(ctx, "list.not_array", `input variable ${c.variable.join(".")} is not an array`, "variable");
+    if (!Array.isArray(r.value))
+      fail(ctx, "list.not_array", `input variable ${c.variable.join(".")} is not an array`, "variable");
     let items = [...(r.value as unknown[])];
     if (items.some((x) => x !== null && typeof x === "object" && !("transfer_method" in (x as object)))) {
       fail(ctx, "list.object_array", "list-operator does not accept arrays of objects", "variable");
@@ -117,10 +133,18 @@ export const listOperatorNode = defineNode<ListOperatorConfig>({
       throw e;
     }
     if (c.extract_by?.enabled) {
-      const serialText = typeof c.extract_by.serial === "string" ? ctx.render(c.extract_by.serial) : String(c.extract_by.serial);
+      const serialText =
+        typeof c.extract_by.serial === "string" ? ctx.render(c.extract_by.serial) : String(c.extract_by.serial);
       const serial = Number(serialText);
-      if (!Number.isInteger(serial) || serial < 1) fail(ctx, "list.bad_serial", `extract serial "${serialText}" is not a positive integer`, "extract_by.serial");
-      if (serial > items.length) fail(ctx, "list.serial_out_of_range", `extract serial ${serial} exceeds list length ${items.length}`, "extract_by.serial");
+      if (!Number.isInteger(serial) || serial < 1)
+        fail(ctx, "list.bad_serial", `extract serial "${serialText}" is not a positive integer`, "extract_by.serial");
+      if (serial > items.length)
+        fail(
+          ctx,
+          "list.serial_out_of_range",
+          `extract serial ${serial} exceeds list length ${items.length}`,
+          "extract_by.serial",
+        );
       items = [items[serial - 1]];
     }
     if (c.order_by?.enabled) {
@@ -134,7 +158,11 @@ export const listOperatorNode = defineNode<ListOperatorConfig>({
     }
     if (c.limit?.enabled) items = items.slice(0, c.limit.size);
     return {
-      outputs: { result: items, first_record: items[0] ?? null, last_record: items.length ? items[items.length - 1] : null },
+      outputs: {
+        result: items,
+        first_record: items[0] ?? null,
+        last_record: items.length ? items[items.length - 1] : null,
+      },
     };
   },
 });

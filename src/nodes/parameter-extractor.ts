@@ -3,10 +3,24 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import type { InputRef, TextField } from "../ir/registry.js";
 import type { ChatMessage, ToolSpec } from "../ir/services.js";
 import type { ValueType } from "../ir/types.js";
+import { own } from "../util/own.js";
 import { commonFields, defineNode, ModelSchema, Sel, SOURCE, templateInputs, textField } from "./common.js";
 import { makeDiagnostic } from "./diagnostics.js";
-import { appendToLastUser, callModel, historyText, MemorySchema, memoryInputs, memoryTexts, parseJsonObject, readHistory, redactParts, usageOutput, VisionSchema, visionInputs, visionParts } from "./model-call.js";
-import { own } from "../util/own.js";
+import {
+  appendToLastUser,
+  callModel,
+  historyText,
+  MemorySchema,
+  memoryInputs,
+  memoryTexts,
+  parseJsonObject,
+  readHistory,
+  redactParts,
+  usageOutput,
+  VisionSchema,
+  visionInputs,
+  visionParts,
+} from "./model-call.js";
 
 const ParameterSchema = z
   .object({

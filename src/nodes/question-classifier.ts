@@ -5,7 +5,22 @@ import type { InputRef, TextField } from "../ir/registry.js";
 import type { ChatMessage, LlmResponse, Usage } from "../ir/services.js";
 import { commonFields, defineNode, ModelSchema, Sel, templateInputs, textField } from "./common.js";
 import { makeDiagnostic } from "./diagnostics.js";
-import { appendToLastUser, callModel, historyText, MemorySchema, memoryInputs, memoryTexts, parseJsonObject, readHistory, redactParts, usageOutput, VisionSchema, visionInputs, visionParts, ZERO_USAGE } from "./model-call.js";
+import {
+  appendToLastUser,
+  callModel,
+  historyText,
+  MemorySchema,
+  memoryInputs,
+  memoryTexts,
+  parseJsonObject,
+  readHistory,
+  redactParts,
+  usageOutput,
+  VisionSchema,
+  visionInputs,
+  visionParts,
+  ZERO_USAGE,
+} from "./model-call.js";
 
 const ClassSchema = z
   .object({

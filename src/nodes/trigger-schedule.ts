@@ -12,7 +12,10 @@ const VisualConfig = z
     time: z.string().nullable().optional(),
     weekdays: z.array(z.string()).nullable().optional(),
     on_minute: z.number().nullable().optional(),
-    monthly_days: z.array(z.union([z.number(), z.string()])).nullable().optional(),
+    monthly_days: z
+      .array(z.union([z.number(), z.string()]))
+      .nullable()
+      .optional(),
   })
   .loose();
 
@@ -58,16 +61,31 @@ export const cronFieldsAllowed = (n: number): boolean => n === 5 || (n === 6 && 
 
 function cronRules(c: ScheduleConfig, nodeId: string): Diagnostic[] {
   const expr = c.cron_expression?.trim() ?? "";
-  if (expr === "") return [makeDiagnostic(nodeId, "trigger.schedule_cron", "cron_expression", "cron mode needs a cron_expression")];
+  if (expr === "")
+    return [makeDiagnostic(nodeId, "trigger.schedule_cron", "cron_expression", "cron mode needs a cron_expression")];
   if (!cronFieldsAllowed(expr.split(/\s+/).length))
-    return [makeDiagnostic(nodeId, "trigger.schedule_cron", "cron_expression", `cron expression "${expr}" must have 5 fields (minute hour day month weekday)`)];
+    return [
+      makeDiagnostic(
+        nodeId,
+        "trigger.schedule_cron",
+        "cron_expression",
+        `cron expression "${expr}" must have 5 fields (minute hour day month weekday)`,
+      ),
+    ];
   try {
     // cron-parser loads when a schedule is checked, not with the node registry every command loads.
     const { CronExpressionParser } = createRequire(import.meta.url)("cron-parser") as typeof import("cron-parser");
     CronExpressionParser.parse(expr, { tz: validTimezone(c.timezone) ? c.timezone : "UTC" });
     return [];
   } catch (e) {
-    return [makeDiagnostic(nodeId, "trigger.schedule_cron", "cron_expression", `cron expression "${expr}" is invalid: ${(e as Error).message}`)];
+    return [
+      makeDiagnostic(
+        nodeId,
+        "trigger.schedule_cron",
+        "cron_expression",
+        `cron expression "${expr}" is invalid: ${(e as Error).message}`,
+      ),
+    ];
   }
 }
 
@@ -76,28 +94,79 @@ function visualRules(c: ScheduleConfig, nodeId: string): Diagnostic[] {
   const v = c.visual_config ?? {};
   const f = c.frequency ?? "";
   if (!["hourly", "daily", "weekly", "monthly"].includes(f))
-    return [makeDiagnostic(nodeId, "trigger.schedule_frequency", "frequency", `frequency "${f}" is not one of hourly, daily, weekly, monthly`)];
+    return [
+      makeDiagnostic(
+        nodeId,
+        "trigger.schedule_frequency",
+        "frequency",
+        `frequency "${f}" is not one of hourly, daily, weekly, monthly`,
+      ),
+    ];
   if (f === "hourly") {
     const m = v.on_minute ?? 0;
     if (!Number.isInteger(m) || m < 0 || m > 59)
-      out.push(makeDiagnostic(nodeId, "trigger.schedule_visual", "visual_config.on_minute", `on_minute ${m} is not a minute 0–59`));
+      out.push(
+        makeDiagnostic(
+          nodeId,
+          "trigger.schedule_visual",
+          "visual_config.on_minute",
+          `on_minute ${m} is not a minute 0–59`,
+        ),
+      );
     return out;
   }
   if (!parseVisualTime(v.time ?? "12:00 AM"))
-    out.push(makeDiagnostic(nodeId, "trigger.schedule_visual", "visual_config.time", `time "${v.time}" is not a 12-hour time such as "2:30 PM"`));
+    out.push(
+      makeDiagnostic(
+        nodeId,
+        "trigger.schedule_visual",
+        "visual_config.time",
+        `time "${v.time}" is not a 12-hour time such as "2:30 PM"`,
+      ),
+    );
   if (f === "weekly") {
     const days = v.weekdays ?? [];
-    if (days.length === 0) out.push(makeDiagnostic(nodeId, "trigger.schedule_visual", "visual_config.weekdays", "a weekly schedule needs at least one weekday"));
+    if (days.length === 0)
+      out.push(
+        makeDiagnostic(
+          nodeId,
+          "trigger.schedule_visual",
+          "visual_config.weekdays",
+          "a weekly schedule needs at least one weekday",
+        ),
+      );
     for (const [i, d] of days.entries())
       if (!(WEEKDAYS as readonly string[]).includes(d))
-        out.push(makeDiagnostic(nodeId, "trigger.schedule_visual", `visual_config.weekdays[${i}]`, `weekday "${d}" is not one of ${WEEKDAYS.join(", ")}`));
+        out.push(
+          makeDiagnostic(
+            nodeId,
+            "trigger.schedule_visual",
+            `visual_config.weekdays[${i}]`,
+            `weekday "${d}" is not one of ${WEEKDAYS.join(", ")}`,
+          ),
+        );
   }
   if (f === "monthly") {
     const days = v.monthly_days ?? [];
-    if (days.length === 0) out.push(makeDiagnostic(nodeId, "trigger.schedule_visual", "visual_config.monthly_days", "a monthly schedule needs at least one day"));
+    if (days.length === 0)
+      out.push(
+        makeDiagnostic(
+          nodeId,
+          "trigger.schedule_visual",
+          "visual_config.monthly_days",
+          "a monthly schedule needs at least one day",
+        ),
+      );
     for (const [i, d] of days.entries())
       if (!(d === "last" || (typeof d === "number" && Number.isInteger(d) && d >= 1 && d <= 31)))
-        out.push(makeDiagnostic(nodeId, "trigger.schedule_visual", `visual_config.monthly_days[${i}]`, `day ${JSON.stringify(d)} is not 1–31 or "last"`));
+        out.push(
+          makeDiagnostic(
+            nodeId,
+            "trigger.schedule_visual",
+            `visual_config.monthly_days[${i}]`,
+            `day ${JSON.stringify(d)} is not 1–31 or "last"`,
+          ),
+        );
   }
   return out;
 }
@@ -122,7 +191,9 @@ export function scheduleFirePayload(fireTime: Date, timezone: string): Record<st
       .formatToParts(fireTime)
       .map((p) => [p.type, p.value]),
   );
-  const offset = String(parts.timeZoneName ?? "GMT").replace(/^GMT$/, "GMT+00:00").replace("GMT", "");
+  const offset = String(parts.timeZoneName ?? "GMT")
+    .replace(/^GMT$/, "GMT+00:00")
+    .replace("GMT", "");
   return {
     current_time: `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset}`,
     timezone,
@@ -134,7 +205,7 @@ export const triggerScheduleNode = defineNode<ScheduleConfig>({
   label: "Schedule trigger",
   category: "io",
   purpose:
-    "Entry point started on a schedule of the published app: visual (hourly at on_minute, daily/weekly/monthly at time \"h:mm AM\") or a 5-field cron expression, in an IANA timezone.",
+    'Entry point started on a schedule of the published app: visual (hourly at on_minute, daily/weekly/monthly at time "h:mm AM") or a 5-field cron expression, in an IANA timezone.',
   notes: [
     "An entry node like start (no incoming edges); a workflow has a start node or trigger nodes, not both.",
     "Outputs: {{#<id>.current_time#}} (the fire time, ISO 8601 in the timezone) and {{#<id>.timezone#}}.",
@@ -166,7 +237,14 @@ export const triggerScheduleNode = defineNode<ScheduleConfig>({
     const id = ctx.node.id;
     const out: Diagnostic[] = [];
     if (!validTimezone(c.timezone))
-      out.push(makeDiagnostic(id, "trigger.schedule_timezone", "timezone", `timezone "${c.timezone}" is not an IANA time zone (e.g. Europe/Berlin, UTC)`));
+      out.push(
+        makeDiagnostic(
+          id,
+          "trigger.schedule_timezone",
+          "timezone",
+          `timezone "${c.timezone}" is not an IANA time zone (e.g. Europe/Berlin, UTC)`,
+        ),
+      );
     if (c.mode === "cron") out.push(...cronRules(c, id));
     else if (c.mode === "visual") out.push(...visualRules(c, id));
     else out.push(makeDiagnostic(id, "trigger.schedule_mode", "mode", `mode "${c.mode}" is not visual or cron`));

@@ -70,23 +70,63 @@ function checkParams(c: WebhookConfig, nodeId: string) {
   const out = [];
   const method = c.method.toLowerCase();
   if (!(WEBHOOK_METHODS as readonly string[]).includes(method))
-    out.push(makeDiagnostic(nodeId, "trigger.webhook_method", "method", `method "${c.method}" is not one of ${WEBHOOK_METHODS.join(", ")}`));
+    out.push(
+      makeDiagnostic(
+        nodeId,
+        "trigger.webhook_method",
+        "method",
+        `method "${c.method}" is not one of ${WEBHOOK_METHODS.join(", ")}`,
+      ),
+    );
   if (!(WEBHOOK_CONTENT_TYPES as readonly string[]).includes(c.content_type))
     out.push(
-      makeDiagnostic(nodeId, "trigger.webhook_content_type", "content_type", `content type "${c.content_type}" is not one of ${WEBHOOK_CONTENT_TYPES.join(", ")}`),
+      makeDiagnostic(
+        nodeId,
+        "trigger.webhook_content_type",
+        "content_type",
+        `content type "${c.content_type}" is not one of ${WEBHOOK_CONTENT_TYPES.join(", ")}`,
+      ),
     );
   if (!Number.isInteger(c.status_code) || c.status_code < 100 || c.status_code > 599)
-    out.push(makeDiagnostic(nodeId, "trigger.webhook_status", "status_code", `status_code ${c.status_code} is not an HTTP status (100–599)`));
+    out.push(
+      makeDiagnostic(
+        nodeId,
+        "trigger.webhook_status",
+        "status_code",
+        `status_code ${c.status_code} is not an HTTP status (100–599)`,
+      ),
+    );
   const seen = new Set<string>();
   for (const group of ["headers", "params", "body"] as const) {
     for (const [i, p] of c[group].entries()) {
       if (!(WEBHOOK_PARAM_TYPES as readonly string[]).includes(p.type))
-        out.push(makeDiagnostic(nodeId, "trigger.webhook_param_type", `${group}[${i}].type`, `parameter "${p.name}" has type "${p.type}"; allowed: ${WEBHOOK_PARAM_TYPES.join(", ")}`));
+        out.push(
+          makeDiagnostic(
+            nodeId,
+            "trigger.webhook_param_type",
+            `${group}[${i}].type`,
+            `parameter "${p.name}" has type "${p.type}"; allowed: ${WEBHOOK_PARAM_TYPES.join(", ")}`,
+          ),
+        );
       if (p.type === "file" && (group !== "body" || c.content_type !== "multipart/form-data"))
-        out.push(makeDiagnostic(nodeId, "trigger.webhook_param_type", `${group}[${i}].type`, `file parameter "${p.name}" needs a multipart/form-data body`));
+        out.push(
+          makeDiagnostic(
+            nodeId,
+            "trigger.webhook_param_type",
+            `${group}[${i}].type`,
+            `file parameter "${p.name}" needs a multipart/form-data body`,
+          ),
+        );
       const name = group === "headers" ? sanitiseName(p.name) : p.name;
       if (seen.has(name))
-        out.push(makeDiagnostic(nodeId, "trigger.webhook_duplicate", `${group}[${i}].name`, `output "${name}" is declared twice`));
+        out.push(
+          makeDiagnostic(
+            nodeId,
+            "trigger.webhook_duplicate",
+            `${group}[${i}].name`,
+            `output "${name}" is declared twice`,
+          ),
+        );
       seen.add(name);
     }
   }

@@ -38,7 +38,13 @@ export const variableAggregatorNode = defineNode<VariableAggregatorConfig>({
     "Merges branches: outputs the first listed variable that exists (the branch that ran), so downstream nodes can read one value after an if-else or classifier.",
   notes: ["In group mode each group yields {{#<id>.<group_name>.output#}}."],
   configSchema: VariableAggregatorConfig,
-  example: { output_type: "string", variables: [["llm_a", "text"], ["llm_b", "text"]] },
+  example: {
+    output_type: "string",
+    variables: [
+      ["llm_a", "text"],
+      ["llm_b", "text"],
+    ],
+  },
   outputs: (c) => {
     const groups = grouped(c);
     if (groups) return groups.map((g) => ({ name: g.group_name, type: "object" as const }));

@@ -37,7 +37,12 @@ export class RunLogObserver implements RunObserver {
       this.tally.close(info.runId);
       const code = (e as { code?: unknown })?.code;
       this.log.error(
-        { event: "run.failed", ...ids, durationMs: Date.now() - started, errorCode: typeof code === "string" ? code : "run.error" },
+        {
+          event: "run.failed",
+          ...ids,
+          durationMs: Date.now() - started,
+          errorCode: typeof code === "string" ? code : "run.error",
+        },
         `run ${info.runId} failed: ${e instanceof Error ? e.message : String(e)}`,
       );
       throw e;
@@ -58,7 +63,10 @@ export class RunLogObserver implements RunObserver {
       this.log.error({ event: "run.failed", ...fields }, `run ${info.runId} failed: ${r.error?.message ?? ""}`);
     // Interrupted is not failed: the run resumes from its commits (a worker stopping, the store away a while).
     else if (r.status === "interrupted")
-      this.log.warn({ event: "run.interrupted", ...fields }, `run ${info.runId} interrupted: ${r.error?.message ?? ""}`);
+      this.log.warn(
+        { event: "run.interrupted", ...fields },
+        `run ${info.runId} interrupted: ${r.error?.message ?? ""}`,
+      );
     else this.log.info({ event: "run.finished", ...fields }, `run ${info.runId} ${r.status}`);
     return r;
   }

@@ -8,8 +8,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { checkRunInputs, InputError } from "../engine/inputs.js";
 import type { RunResult } from "../engine/run.js";
-import { inputSchemaOf } from "../runtime/workflow-tool.js";
 import type { Workflow } from "../ir/workflow.js";
+import { inputSchemaOf } from "../runtime/workflow-tool.js";
 import { type PauseInfo, pausedResult } from "./mcp-paused.js";
 
 export type AppRunner = (

@@ -52,7 +52,9 @@ export async function buildServices(
   const mcp = Object.entries(toolsCfg.mcp);
   const openapi = Object.entries(toolsCfg.openapi);
   const { McpProvider } = mcp.length ? await import("../tools/configured/mcp.js") : { McpProvider: undefined };
-  const { OpenApiProvider } = openapi.length ? await import("../tools/configured/openapi.js") : { OpenApiProvider: undefined };
+  const { OpenApiProvider } = openapi.length
+    ? await import("../tools/configured/openapi.js")
+    : { OpenApiProvider: undefined };
   const providers: ToolProvider[] = [
     ...mcp.map(([id, c]) => new McpProvider!(id, c, baseDir)),
     ...openapi.map(([id, c]) => new OpenApiProvider!(id, c, baseDir, http)),

@@ -14,7 +14,10 @@ import type { ConfiguredToolService } from "../tools/configured/service.js";
 export async function servingDiagnostics(wf: Workflow, services: Partial<ExecServices>): Promise<Diagnostic[]> {
   // Without a tool service every tool node would fail, so every one is unserved.
   const tools = services.tools as Partial<Pick<ConfiguredToolService, "serves">> | undefined;
-  const out = unservedDiagnostics(wf, typeof tools?.serves === "function" ? (tools as Pick<ConfiguredToolService, "serves">) : undefined);
+  const out = unservedDiagnostics(
+    wf,
+    typeof tools?.serves === "function" ? (tools as Pick<ConfiguredToolService, "serves">) : undefined,
+  );
   const kb = services.knowledge as KnowledgeBases | undefined;
   for (const n of wf.nodes) {
     if (n.type !== "knowledge-retrieval") continue;

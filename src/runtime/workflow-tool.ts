@@ -9,15 +9,15 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { resolve } from "node:path";
 import { analyse } from "../analysis/index.js";
 import { loadWorkflowFile } from "../dsl/load.js";
+import { declaredInputs } from "../engine/inputs.js";
+import { runWorkflow } from "../engine/run.js";
 import type { ExecServices, FileValue, ToolResult } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import type { WorkflowProviderConfig } from "../tools/configured/config.js";
 import type { ProvidedTool, ProviderCall, ToolProvider } from "../tools/configured/provider.js";
 import { ToolConfigError } from "../tools/configured/provider.js";
 import { ToolError } from "../tools/errors.js";
-import { declaredInputs } from "../engine/inputs.js";
-import { runWorkflow } from "../engine/run.js";
-import { nodeCatalogue } from "../nodes/index.js";
 
 const MAX_DEPTH = 5;
 const depth = new AsyncLocalStorage<number>();
@@ -44,7 +44,8 @@ export function inputSchemaOf(wf: Workflow): Record<string, unknown> {
   return { type: "object", properties, required: vars.filter((v) => v.required).map((v) => v.variable) };
 }
 
-const isFile = (v: unknown): v is FileValue => !!v && typeof v === "object" && "transfer_method" in v && "filename" in v;
+const isFile = (v: unknown): v is FileValue =>
+  !!v && typeof v === "object" && "transfer_method" in v && "filename" in v;
 
 /** End outputs → Dify's tool result. */
 export function outputsToToolResult(outputs: Record<string, unknown>): ToolResult {
@@ -79,42 +80,71 @@ export class WorkflowToolProvider implements ToolProvider {
     try {
       wf = (await loadWorkflowFile(path)).workflow;
     } catch (e) {
-      throw new ToolConfigError("tools.workflow_unreadable", `tools.workflow.${this.id}.file ${path}: ${(e as Error)?.message ?? e}`, { file: path });
+      throw new ToolConfigError(
+        "tools.workflow_unreadable",
+        `tools.workflow.${this.id}.file ${path}: ${(e as Error)?.message ?? e}`,
+        { file: path },
+      );
     }
     const errors = analyse(wf, nodeCatalogue).diagnostics.filter((d) => d.severity === "error");
     if (errors.length > 0) {
-      throw new ToolConfigError("tools.workflow_invalid", `tools.workflow.${this.id}.file ${path} has errors: ${errors[0]!.code}: ${errors[0]!.message}`, { file: path });
+      throw new ToolConfigError(
+        "tools.workflow_invalid",
+        `tools.workflow.${this.id}.file ${path} has errors: ${errors[0]!.code}: ${errors[0]!.message}`,
+        { file: path },
+      );
     }
     if (wf.mode !== "workflow") {
-      throw new ToolConfigError("tools.workflow_mode", `tools.workflow.${this.id}.file ${path} is a ${wf.mode} app; a tool must be a workflow-mode app (start → end)`, { file: path });
+      throw new ToolConfigError(
+        "tools.workflow_mode",
+        `tools.workflow.${this.id}.file ${path} is a ${wf.mode} app; a tool must be a workflow-mode app (start → end)`,
+        { file: path },
+      );
     }
     return wf;
   }
 
   async tools(): Promise<ProvidedTool[]> {
     const wf = await this.workflow();
-    return [{ name: this.cfg.name ?? wf.name, description: this.cfg.description ?? (wf.description || wf.name), parameters: inputSchemaOf(wf) }];
+    return [
+      {
+        name: this.cfg.name ?? wf.name,
+        description: this.cfg.description ?? (wf.description || wf.name),
+        parameters: inputSchemaOf(wf),
+      },
+    ];
   }
 
   /** Any tool name reaches the one workflow unless `name` pins it (Dify's workflow providers hold one tool). */
   async call(tool: string, call: ProviderCall): Promise<ToolResult> {
     if (this.cfg.name && tool !== this.cfg.name) {
-      throw new ToolError("tool.unknown", `tools.workflow.${this.id} serves "${this.cfg.name}", not "${tool}"`, { provider: this.id, tool });
+      throw new ToolError("tool.unknown", `tools.workflow.${this.id} serves "${this.cfg.name}", not "${tool}"`, {
+        provider: this.id,
+        tool,
+      });
     }
     const wf = await this.workflow();
     const level = (depth.getStore() ?? 0) + 1;
     if (level > MAX_DEPTH) {
-      throw new ToolError("tool.workflow_depth", `workflow tool ${this.id}/${tool}: workflows calling workflows nest deeper than ${MAX_DEPTH}`, { provider: this.id, tool });
+      throw new ToolError(
+        "tool.workflow_depth",
+        `workflow tool ${this.id}/${tool}: workflows calling workflows nest deeper than ${MAX_DEPTH}`,
+        { provider: this.id, tool },
+      );
     }
     const known = new Set((declaredInputs(wf)?.variables ?? []).map((v) => v.variable));
     const inputs = Object.fromEntries(Object.entries(call.args).filter(([k]) => known.has(k)));
     const r = await depth.run(level, () => runWorkflow(wf, { inputs, services: this.services(), signal: call.signal }));
     if (r.status === "failed") {
-      throw new ToolError("tool.workflow_failed", `workflow tool ${this.id}/${tool} failed: ${r.error?.code}: ${r.error?.message}`, {
-        provider: this.id,
-        tool,
-        cause: r.error?.code,
-      });
+      throw new ToolError(
+        "tool.workflow_failed",
+        `workflow tool ${this.id}/${tool} failed: ${r.error?.code}: ${r.error?.message}`,
+        {
+          provider: this.id,
+          tool,
+          cause: r.error?.code,
+        },
+      );
     }
     return outputsToToolResult(r.outputs);
   }

@@ -1,5 +1,5 @@
-import { isPlainObject } from "../util/json.js";
 import { HOSTILE_LIMITS, type HostileLimits, readHostileJson } from "../util/hostile-json.js";
+import { isPlainObject } from "../util/json.js";
 import { SandboxError } from "./errors.js";
 
 type Lang = "javascript" | "python3";

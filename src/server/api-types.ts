@@ -25,7 +25,8 @@ export interface AppInfo extends AppRecord {
 }
 
 /** A version as lists show it (src/server/routes/versions.ts, versionSummary). */
-export interface VersionSummary extends Pick<VersionRecord, "version" | "source" | "note" | "parent" | "restores" | "createdAt"> {
+export interface VersionSummary
+  extends Pick<VersionRecord, "version" | "source" | "note" | "parent" | "restores" | "createdAt"> {
   nodes: number;
   edges: number;
 }

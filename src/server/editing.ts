@@ -7,14 +7,14 @@
 import { historyMessages, type RememberedTurn } from "../agent/outcome.js";
 import { makeProposal } from "../agent/proposal.js";
 import { analyse } from "../analysis/index.js";
+import { carryLayout, sameContent } from "../ir/layout.js";
 import type { ChatMessage } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import type { AppStore, DraftRecord, ProposalRecord, ProposalTests, TurnOutcome } from "../store/apps.js";
-import { carryLayout, sameContent } from "../ir/layout.js";
 import { sameJson } from "../util/json.js";
 import type { ProposalView, UndoState } from "./api-types.js";
 import { ApiError } from "./errors.js";
-import { nodeCatalogue } from "../nodes/index.js";
 
 export type { ProposalView, UndoState };
 
@@ -133,7 +133,12 @@ export class Editing {
     if (p.diff.empty) throw new ApiError(409, "proposal.empty", `proposal ${id} changes nothing`);
     const draft = await this.draft(appId);
     if (!madeFrom(p, draft)) throw staleProposal(p, draft);
-    const applied = await this.apps.applyProposal(appId, id, draft.revision, analyse(p.workflow, nodeCatalogue).diagnostics);
+    const applied = await this.apps.applyProposal(
+      appId,
+      id,
+      draft.revision,
+      analyse(p.workflow, nodeCatalogue).diagnostics,
+    );
     if (!applied)
       throw new ApiError(
         409,
@@ -162,7 +167,8 @@ export class Editing {
     const proposal = proposalView(last, draft, false);
     // Content, not revision or layout: a save that changed nothing, or only moved nodes (the studio placing the
     // nodes an AI change added), leaves the applied proposal undoable.
-    if (!sameContent(last.workflow, draft.workflow)) return { ...base, last, proposal, available: false, reason: "undo.stale" };
+    if (!sameContent(last.workflow, draft.workflow))
+      return { ...base, last, proposal, available: false, reason: "undo.stale" };
     return { ...base, last, proposal, available: true };
   }
 
@@ -187,8 +193,19 @@ export class Editing {
       );
     await this.supersedePending(appId);
     const restored = carryLayout(last.baseWorkflow, draft.workflow);
-    const d = await this.apps.undoProposal(appId, last.id, draft.revision, analyse(restored, nodeCatalogue).diagnostics, restored);
-    if (!d) throw new ApiError(409, "draft.stale", `the draft was saved meanwhile (it is past revision ${draft.revision}); nothing was undone`);
+    const d = await this.apps.undoProposal(
+      appId,
+      last.id,
+      draft.revision,
+      analyse(restored, nodeCatalogue).diagnostics,
+      restored,
+    );
+    if (!d)
+      throw new ApiError(
+        409,
+        "draft.stale",
+        `the draft was saved meanwhile (it is past revision ${draft.revision}); nothing was undone`,
+      );
     return { draft: d, undone: await this.find(appId, last.id) };
   }
 

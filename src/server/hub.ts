@@ -1,4 +1,3 @@
-import type { RunEvent } from "../store/run-events.js";
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
 import type { RunObserver } from "../engine/observer.js";
@@ -9,6 +8,7 @@ import type { ExecServices } from "../ir/services.js";
 import { type Workflow, WorkflowSchema } from "../ir/workflow.js";
 import type { AppStore, EventBatch } from "../store/apps.js";
 import type { FormStore } from "../store/forms.js";
+import type { RunEvent } from "../store/run-events.js";
 import type { RunRecord, RunStore } from "../store/runs.js";
 import { newId } from "../util/ids.js";
 import { ApiError } from "./errors.js";

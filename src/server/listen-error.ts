@@ -19,4 +19,3 @@ export function listenError(e: NodeJS.ErrnoException, host: string, port: number
     return new WeftError("server.bad_host", `${host} is not an address of this machine (--host)`, { host, port });
   return new WeftError("server.listen_failed", `cannot listen on ${where}: ${e.message}`, { host, port });
 }
-

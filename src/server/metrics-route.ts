@@ -1,9 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
-import { getConnInfo } from "@hono/node-server/conninfo";
+import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono } from "hono";
 import { routePath } from "hono/route";
-import type { AddressInfo } from "node:net";
 import type { EventLog } from "../observability/log.js";
 import type { Metrics } from "../observability/metrics.js";
 import { listenError } from "./listen-error.js";

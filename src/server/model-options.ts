@@ -37,7 +37,8 @@ function modelOf(config: unknown): { name: string; field: string } | undefined {
   if (!m || typeof m !== "object") return undefined;
   if (typeof m.name === "string" && typeof m.provider === "string") return { name: m.name, field: "model" };
   const v = m.value as Record<string, unknown> | undefined;
-  if (v && typeof v.model === "string" && typeof v.provider === "string") return { name: v.model, field: "model.value" };
+  if (v && typeof v.model === "string" && typeof v.provider === "string")
+    return { name: v.model, field: "model.value" };
   return undefined;
 }
 

@@ -6,8 +6,9 @@
  * `llm_a.text`) read the start value too when the app has no such node: a string as `text` is, and no reference
  * to a node that is not there.
  */
-import { nodeCatalogue } from "../nodes/index.js";
+
 import type { Workflow } from "../ir/workflow.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import { ApiError } from "./errors.js";
 
 /** A model as a node names it. */
@@ -26,7 +27,10 @@ function startValue(wf: Workflow): [string, string] | undefined {
 }
 
 const isModel = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as { provider?: unknown }).provider === "string";
+  typeof v === "object" &&
+  v !== null &&
+  !Array.isArray(v) &&
+  typeof (v as { provider?: unknown }).provider === "string";
 
 /** What an example's references are fitted to: the start value, the model, the app's node ids. */
 interface Fitting {
@@ -37,16 +41,30 @@ interface Fitting {
 
 /** The example reads start.query, or the `text` of a node this app does not have. */
 function readsStartValue(node: string, name: string, ids: Set<string>): boolean {
-  return (node === "start" && name === "query") || (name === "text" && !ids.has(node) && !["sys", "env", "conversation"].includes(node));
+  return (
+    (node === "start" && name === "query") ||
+    (name === "text" && !ids.has(node) && !["sys", "env", "conversation"].includes(node))
+  );
 }
 
 /** Deep copy of `v` with start.query (and absent nodes' text) references and model choices replaced. */
 function fitValue(v: unknown, f: Fitting, key = ""): unknown {
   const { ref, model } = f;
   if (typeof v === "string")
-    return ref ? v.replace(/\{\{#([\w-]+)\.(\w+)#\}\}/g, (all, node: string, name: string) => (readsStartValue(node, name, f.ids) ? `{{#${ref[0]}.${ref[1]}#}}` : all)) : v;
+    return ref
+      ? v.replace(/\{\{#([\w-]+)\.(\w+)#\}\}/g, (all, node: string, name: string) =>
+          readsStartValue(node, name, f.ids) ? `{{#${ref[0]}.${ref[1]}#}}` : all,
+        )
+      : v;
   if (Array.isArray(v)) {
-    if (ref && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string" && readsStartValue(v[0], v[1], f.ids)) return [...ref];
+    if (
+      ref &&
+      v.length === 2 &&
+      typeof v[0] === "string" &&
+      typeof v[1] === "string" &&
+      readsStartValue(v[0], v[1], f.ids)
+    )
+      return [...ref];
     return v.map((x) => fitValue(x, f));
   }
   if (typeof v !== "object" || v === null) return v;
@@ -61,8 +79,8 @@ function fitValue(v: unknown, f: Fitting, key = ""): unknown {
 
 export function newNodeConfig(type: string, wf: Workflow, model?: NodeModel): Record<string, unknown> {
   const def = nodeCatalogue.get(type);
-  if (!def) throw new ApiError(400, "node.unknown_type", `there is no node type "${type}"; GET /api/node-types lists them`);
+  if (!def)
+    throw new ApiError(400, "node.unknown_type", `there is no node type "${type}"; GET /api/node-types lists them`);
   const ids = new Set(wf.nodes.map((n) => n.id));
   return fitValue(structuredClone(def.example ?? {}), { ref: startValue(wf), model, ids }) as Record<string, unknown>;
 }
-

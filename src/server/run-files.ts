@@ -9,7 +9,8 @@ import { ApiError } from "./errors.js";
  */
 export async function storeRunFiles(raw: unknown, files: FileService | undefined): Promise<FileValue[]> {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw new ApiError(400, "request.invalid_files", "`files` must be a list of {filename, data}");
+  if (!Array.isArray(raw))
+    throw new ApiError(400, "request.invalid_files", "`files` must be a list of {filename, data}");
   if (raw.length > 0 && !files) throw new ApiError(503, "files.not_configured", "this server has no file store");
   const out: FileValue[] = [];
   for (const [i, f] of raw.entries()) {
@@ -17,9 +18,12 @@ export async function storeRunFiles(raw: unknown, files: FileService | undefined
     if (!f || typeof f !== "object") throw bad("must be an object {filename, data}");
     const { filename, data, mime_type } = f as Record<string, unknown>;
     if (typeof filename !== "string" || filename.trim() === "") throw bad("filename must be a non-empty string");
-    if (typeof data !== "string" || !/^[A-Za-z0-9+/=\s]*$/.test(data)) throw bad("data must be the file's bytes in base64");
+    if (typeof data !== "string" || !/^[A-Za-z0-9+/=\s]*$/.test(data))
+      throw bad("data must be the file's bytes in base64");
     const mimeType =
-      typeof mime_type === "string" && mime_type ? mime_type : (mimeForExtension(extensionOf(filename)) ?? "application/octet-stream");
+      typeof mime_type === "string" && mime_type
+        ? mime_type
+        : (mimeForExtension(extensionOf(filename)) ?? "application/octet-stream");
     out.push(await files!.put(new Uint8Array(Buffer.from(data, "base64")), { filename, mimeType }));
   }
   return out;

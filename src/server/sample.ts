@@ -65,13 +65,22 @@ export const SAMPLE_OWNER_EMAIL = "owner@weft.local";
  * `weft serve --sample` signs the browser in as the key did: a local owner (created on the first start, with a
  * random password nobody is shown; `weft users` manages it) and a single-use sign-in link to open.
  */
-export async function sampleSignIn(stores: Stores, base: string): Promise<{ url: string; email: string; created: boolean }> {
+export async function sampleSignIn(
+  stores: Stores,
+  base: string,
+): Promise<{ url: string; email: string; created: boolean }> {
   const { teams } = stores;
   let user = await teams.getUserByEmail(SAMPLE_OWNER_EMAIL);
   let created = false;
   if (!user) {
     try {
-      user = (await createMember(stores, { email: SAMPLE_OWNER_EMAIL, password: randomBytes(24).toString("base64url"), role: "owner" })).user;
+      user = (
+        await createMember(stores, {
+          email: SAMPLE_OWNER_EMAIL,
+          password: randomBytes(24).toString("base64url"),
+          role: "owner",
+        })
+      ).user;
       created = true;
     } catch (e) {
       // Two servers started together on one new database both found no owner; the one that lost uses the other's.
@@ -82,6 +91,11 @@ export async function sampleSignIn(stores: Stores, base: string): Promise<{ url:
   }
   const member = await teams.getMembership(DEFAULT_WORKSPACE_ID, user.id);
   if (!member) await teams.setMembership(DEFAULT_WORKSPACE_ID, user.id, "owner");
-  const { token } = await createLink(stores, { purpose: "signin", role: member?.role ?? "owner", createdBy: user.id, ttlMs: SIGNIN_TTL_MS });
+  const { token } = await createLink(stores, {
+    purpose: "signin",
+    role: member?.role ?? "owner",
+    createdBy: user.id,
+    ttlMs: SIGNIN_TTL_MS,
+  });
   return { url: linkUrl(base, token), email: user.email, created };
 }

@@ -6,10 +6,10 @@
  */
 import { analyse } from "../analysis/index.js";
 import { parseWeftObject } from "../dsl/load.js";
+import { nodeCatalogue } from "../nodes/index.js";
 import type { AppStore } from "../store/apps.js";
 import { MemoryAuditStore } from "../store/memory/audit.js";
 import type { ServerDeps } from "./context.js";
-import { nodeCatalogue } from "../nodes/index.js";
 
 /** Enough passes for V8 to optimise the hot analyser functions; measured in bench/autosave.ts. */
 const PASSES = 40;
@@ -134,7 +134,11 @@ async function savesInto(
   for (let i = 0; i < passes && !stopped(); i++) {
     await step();
     if (stopped()) return;
-    const res = await http.request(`/api/apps/${app.id}/draft`, { method: "PUT", headers, body: JSON.stringify({ workflow: raw }) });
+    const res = await http.request(`/api/apps/${app.id}/draft`, {
+      method: "PUT",
+      headers,
+      body: JSON.stringify({ workflow: raw }),
+    });
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`the warm-up save answered ${res.status}`);
   }

@@ -73,11 +73,15 @@ export function checkParents(doc: DocumentInput, chunks: ChunkInput[]): void {
   const n = doc.parents?.length ?? 0;
   chunks.forEach((c, i) => {
     if (c.parent !== undefined && !(Number.isInteger(c.parent) && c.parent >= 0 && c.parent < n))
-      throw new WeftError("kb.invalid_parent", `chunk ${i + 1} of ${doc.name} names parent ${c.parent}, but the document has ${n} parent chunk(s)`, {
-        document: doc.name,
-        chunk: i + 1,
-        parent: c.parent,
-      });
+      throw new WeftError(
+        "kb.invalid_parent",
+        `chunk ${i + 1} of ${doc.name} names parent ${c.parent}, but the document has ${n} parent chunk(s)`,
+        {
+          document: doc.name,
+          chunk: i + 1,
+          parent: c.parent,
+        },
+      );
   });
 }
 
@@ -89,7 +93,13 @@ export function checkParents(doc: DocumentInput, chunks: ChunkInput[]): void {
  */
 export interface KnowledgeStore {
   /** A base with this id already existing is a `kb.exists` error. */
-  createBase(b: { id?: string; name: string; description?: string; chunking: ChunkingInput; embeddingModel?: string | null }): Promise<KnowledgeBaseRecord>;
+  createBase(b: {
+    id?: string;
+    name: string;
+    description?: string;
+    chunking: ChunkingInput;
+    embeddingModel?: string | null;
+  }): Promise<KnowledgeBaseRecord>;
   getBase(id: string): Promise<KnowledgeBaseRecord | undefined>;
   /** The named bases that exist, without counting their documents and chunks, in one read (unknown ids are left out). */
   describeBases(ids: string[]): Promise<KnowledgeBaseInfo[]>;

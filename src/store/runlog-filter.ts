@@ -15,7 +15,10 @@ export function statusClauses(wanted: RunLogStatus[]): { plain: string[]; cancel
   };
 }
 
-export const entryOf = (r: RunRecord, tag?: Pick<RunLogEntry, "source" | "version" | "draft" | "triggerId">): RunLogEntry => {
+export const entryOf = (
+  r: RunRecord,
+  tag?: Pick<RunLogEntry, "source" | "version" | "draft" | "triggerId">,
+): RunLogEntry => {
   const { workflow, ...rest } = r;
   return { ...rest, workflowName: workflow.name, ...tag };
 };

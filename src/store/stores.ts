@@ -1,17 +1,17 @@
-import type { InviteStore } from "./invites.js";
-import type { AuditStore } from "./audit.js";
-import type { AppStore } from "./apps.js";
 import type { AppTestStore } from "./app-tests.js";
+import type { AppStore } from "./apps.js";
+import type { AuditStore } from "./audit.js";
 import type { ConversationStore } from "./conversations.js";
 import type { EnvStore } from "./env.js";
 import type { FormStore } from "./forms.js";
+import type { IdentityStore } from "./identities.js";
+import type { InviteStore } from "./invites.js";
 import type { KnowledgeStore } from "./knowledge.js";
 import type { RunLog } from "./runlog.js";
 import type { RunStore } from "./runs.js";
 import type { ScheduleStore } from "./schedules.js";
 import type { ServiceApiStore } from "./service-api.js";
 import type { TeamStore } from "./teams.js";
-import type { IdentityStore } from "./identities.js";
 import type { TriggerStore } from "./triggers.js";
 
 /** Every store of one database: what commands, the server and workers open from `--db` / config `db`. */

@@ -8,7 +8,8 @@ import type { HttpRequestSpec, HttpResponseData, HttpService } from "../ir/servi
 type Undici = Pick<typeof import("undici"), "Agent" | "FormData" | "fetch">;
 let undiciModule: Promise<Undici> | undefined;
 // undici (a large client) loads with the first request, not with every command that builds services.
-const loadUndici = (): Promise<Undici> => (undiciModule ??= import("undici").then(({ Agent, FormData, fetch }) => ({ Agent, FormData, fetch })));
+const loadUndici = (): Promise<Undici> =>
+  (undiciModule ??= import("undici").then(({ Agent, FormData, fetch }) => ({ Agent, FormData, fetch })));
 
 /** Errors of the outbound HTTP client; codes are `http.*`. */
 export class HttpError extends WeftError {}

@@ -15,9 +15,9 @@ import { describeNode } from "../../src/ir/describe.js";
 import type { WorkflowDiff } from "../../src/ir/diff.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { createLlmService } from "../../src/llm/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { CORPUS_DIR, corpusFiles } from "../dsl/corpus.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const EXAMPLES = join(import.meta.dirname, "..", "..", "examples");
 const files = [...corpusFiles().map((f) => join(CORPUS_DIR, f)), join(EXAMPLES, "word-stats.yml")];
@@ -37,7 +37,10 @@ describe("a no-op AI edit", () => {
       if (hasDuplicateIds(wf)) {
         // A file that gives several nodes one id cannot be edited without guessing: refused, typed.
         expect(r.workflow, f).toBeUndefined();
-        expect(r.problems.map((p) => p.code), f).toEqual(["edit.duplicate_ids"]);
+        expect(
+          r.problems.map((p) => p.code),
+          f,
+        ).toEqual(["edit.duplicate_ids"]);
         refused.push(f);
         continue;
       }
@@ -46,7 +49,9 @@ describe("a no-op AI edit", () => {
       expect(r.proposal?.diff.empty, f).toBe(true);
       identical++;
     }
-    console.log(`no-op edits: ${identical} of ${files.length} workflows identical; ${refused.length} refused with edit.duplicate_ids`);
+    console.log(
+      `no-op edits: ${identical} of ${files.length} workflows identical; ${refused.length} refused with edit.duplicate_ids`,
+    );
     expect(identical + refused.length).toBe(files.length);
     expect(identical).toBeGreaterThanOrEqual(160);
   });
@@ -68,19 +73,35 @@ function expectMinimal(base: Workflow, after: Workflow, diff: WorkflowDiff, want
   const added = diff.nodes.added.map((n) => n.id);
   expect(added, label).toHaveLength(want.added ?? 0);
   expect(diff.nodes.removed.map((n) => n.id).sort(), label).toEqual([...(want.removed ?? [])].sort());
-  expect(Object.fromEntries(diff.nodes.changed.map((c) => [c.id, c.changes.map((x) => x.field)])), label).toEqual(want.changed ?? {});
+  expect(Object.fromEntries(diff.nodes.changed.map((c) => [c.id, c.changes.map((x) => x.field)])), label).toEqual(
+    want.changed ?? {},
+  );
   const key = (e: { source: string; sourcePort: string; target: string }) => `${e.source}|${e.sourcePort}|${e.target}`;
   const expand = (es: Edge[] | undefined) => (es ?? []).map(([s, p, t]) => `${s}|${p}|${t}`).sort();
-  expect(diff.edges.added.map(key).sort(), label).toEqual(expand(want.edgesAdded).map((k) => k.replace(/NEW(\d)/g, (_, i) => added[Number(i)]!)).sort());
-  expect(diff.edges.removed.map(key).sort(), label).toEqual(expand(want.edgesRemoved).map((k) => k.replace(/NEW(\d)/g, (_, i) => added[Number(i)]!)).sort());
+  expect(diff.edges.added.map(key).sort(), label).toEqual(
+    expand(want.edgesAdded)
+      .map((k) => k.replace(/NEW(\d)/g, (_, i) => added[Number(i)]!))
+      .sort(),
+  );
+  expect(diff.edges.removed.map(key).sort(), label).toEqual(
+    expand(want.edgesRemoved)
+      .map((k) => k.replace(/NEW(\d)/g, (_, i) => added[Number(i)]!))
+      .sort(),
+  );
   expect(diff.workflow, label).toEqual([]);
   const touched = new Set([...added, ...(want.removed ?? []), ...Object.keys(want.changed ?? {})]);
   const afterById = new Map(after.nodes.map((n) => [n.id, n]));
-  for (const n of base.nodes) if (!touched.has(n.id)) expect(isDeepStrictEqual(afterById.get(n.id), n), `${label}: node ${n.id}`).toBe(true);
+  for (const n of base.nodes)
+    if (!touched.has(n.id)) expect(isDeepStrictEqual(afterById.get(n.id), n), `${label}: node ${n.id}`).toBe(true);
   const gone = new Set(diff.edges.removed.map(key));
   const afterEdges = new Map(after.edges.map((e) => [key(e), e]));
-  for (const e of base.edges) if (!gone.has(key(e))) expect(isDeepStrictEqual(afterEdges.get(key(e)), e), `${label}: edge ${key(e)}`).toBe(true);
-  for (const id of added) expect(base.nodes.some((n) => n.id === id), `${label}: ${id} is fresh`).toBe(false);
+  for (const e of base.edges)
+    if (!gone.has(key(e))) expect(isDeepStrictEqual(afterEdges.get(key(e)), e), `${label}: edge ${key(e)}`).toBe(true);
+  for (const id of added)
+    expect(
+      base.nodes.some((n) => n.id === id),
+      `${label}: ${id} is fresh`,
+    ).toBe(false);
   return added;
 }
 
@@ -98,7 +119,11 @@ function insertionPoint(wf: Workflow): { x: string; port: string; y: string } | 
 }
 
 const NEW_TEMPLATE = { type: "template-transform", title: "Greeting", param: { variables: [], template: "Hello" } };
-const NEW_BRANCH = { type: "if-else", title: "Has user?", param: { cases: [["and", [[["user_id", "sys"], "not empty"]]]] } };
+const NEW_BRANCH = {
+  type: "if-else",
+  title: "Has user?",
+  param: { cases: [["and", [[["user_id", "sys"], "not empty"]]]] },
+};
 
 let server: ReplayServer;
 beforeAll(async () => {
@@ -107,7 +132,11 @@ beforeAll(async () => {
 afterAll(async () => server.close());
 
 const llm = () =>
-  createLlmService({ endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } }, default: "ep", retry: { maxRetries: 0 } });
+  createLlmService({
+    endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } },
+    default: "ep",
+    retry: { maxRetries: 0 },
+  });
 
 /** What the model was sent: the <current_workflow> of the last user message. */
 function shownIn(req: RecordedRequest): CompactWorkflow {
@@ -117,7 +146,11 @@ function shownIn(req: RecordedRequest): CompactWorkflow {
 }
 
 /** One chat turn whose model applies `script` to the compact workflow it was shown. */
-async function turn(base: Workflow, instruction: string, script: (c: CompactWorkflow, cid: (irId: string) => string) => CompactWorkflow) {
+async function turn(
+  base: Workflow,
+  instruction: string,
+  script: (c: CompactWorkflow, cid: (irId: string) => string) => CompactWorkflow,
+) {
   const view = viewOf(base);
   const cid = (id: string) => view.projection.toCompact.get(id)!;
   server.reset();
@@ -126,11 +159,18 @@ async function turn(base: Workflow, instruction: string, script: (c: CompactWork
     expect(shown).toEqual(view.projection.compact);
     return reply.text(answer(script(structuredClone(shown), cid)));
   });
-  const r = await generateWorkflow({ llm: llm(), model: { provider: "weft", name: "editor" }, instruction, current: base, maxAttempts: 1 });
+  const r = await generateWorkflow({
+    llm: llm(),
+    model: { provider: "weft", name: "editor" },
+    instruction,
+    current: base,
+    maxAttempts: 1,
+  });
   return r;
 }
 
-const without = (edges: CompactWorkflow["edges"], e: [string, number, string]) => edges.filter((x) => !isDeepStrictEqual(x, e));
+const without = (edges: CompactWorkflow["edges"], e: [string, number, string]) =>
+  edges.filter((x) => !isDeepStrictEqual(x, e));
 
 const eligible = files
   .map((f) => ({ f, wf: load(f) }))
@@ -166,7 +206,20 @@ describe("scripted edits over the replay model", () => {
         return c;
       });
       expect(t2.passed, `${label}: ${JSON.stringify(t2.attempts.at(-1)?.problems.slice(0, 3))}`).toBe(true);
-      const [g] = expectMinimal(wf, t2.workflow!, t2.proposal!.diff, { added: 1, edgesRemoved: [[x, port, y]], edgesAdded: [[x, port, "NEW0"], ["NEW0", "source", y]] }, `${label} add`);
+      const [g] = expectMinimal(
+        wf,
+        t2.workflow!,
+        t2.proposal!.diff,
+        {
+          added: 1,
+          edgesRemoved: [[x, port, y]],
+          edgesAdded: [
+            [x, port, "NEW0"],
+            ["NEW0", "source", y],
+          ],
+        },
+        `${label} add`,
+      );
       const greeting = t2.workflow!.nodes.find((n) => n.id === g)!;
       expect(greeting).toMatchObject({ type: "template-transform", title: "Greeting", config: { template: "Hello" } });
       counts.add++;
@@ -174,18 +227,35 @@ describe("scripted edits over the replay model", () => {
       // Add a branch: X → if-else; true → Y; false → a new template node → Y.
       const t3 = await turn(wf, "branch on whether there is a user", (c, cid) => {
         c.nodes_info.push({ id: "b1", ...NEW_BRANCH }, { id: "f1", ...NEW_TEMPLATE, title: "Fallback" });
-        c.edges = [...without(c.edges, [cid(x), 0, cid(y)]), [cid(x), 0, "b1"], ["b1", 0, cid(y)], ["b1", 1, "f1"], ["f1", 0, cid(y)]];
+        c.edges = [
+          ...without(c.edges, [cid(x), 0, cid(y)]),
+          [cid(x), 0, "b1"],
+          ["b1", 0, cid(y)],
+          ["b1", 1, "f1"],
+          ["f1", 0, cid(y)],
+        ];
         return c;
       });
       expect(t3.passed, `${label}: ${JSON.stringify(t3.attempts.at(-1)?.problems.slice(0, 3))}`).toBe(true);
       const branched = t3.workflow!;
       const b = branched.nodes.find((n) => n.title === "Has user?")!.id;
       const fb = branched.nodes.find((n) => n.title === "Fallback")!.id;
-      const added3 = expectMinimal(wf, branched, t3.proposal!.diff, {
-        added: 2,
-        edgesRemoved: [[x, port, y]],
-        edgesAdded: [[x, port, b], [b, "true", y], [b, "false", fb], [fb, "source", y]],
-      }, `${label} branch`);
+      const added3 = expectMinimal(
+        wf,
+        branched,
+        t3.proposal!.diff,
+        {
+          added: 2,
+          edgesRemoved: [[x, port, y]],
+          edgesAdded: [
+            [x, port, b],
+            [b, "true", y],
+            [b, "false", fb],
+            [fb, "source", y],
+          ],
+        },
+        `${label} branch`,
+      );
       expect(added3.sort()).toEqual([b, fb].sort());
       counts.branch++;
 
@@ -195,7 +265,13 @@ describe("scripted edits over the replay model", () => {
         return c;
       });
       expect(t4.passed, `${label}: ${JSON.stringify(t4.attempts.at(-1)?.problems.slice(0, 3))}`).toBe(true);
-      expectMinimal(branched, t4.workflow!, t4.proposal!.diff, { edgesRemoved: [[b, "true", y]], edgesAdded: [[b, "true", fb]] }, `${label} rewire`);
+      expectMinimal(
+        branched,
+        t4.workflow!,
+        t4.proposal!.diff,
+        { edgesRemoved: [[b, "true", y]], edgesAdded: [[b, "true", fb]] },
+        `${label} rewire`,
+      );
       counts.rewire++;
 
       // Remove a node of the branched workflow: the fallback goes, the false branch joins Y directly.
@@ -205,11 +281,20 @@ describe("scripted edits over the replay model", () => {
         return c;
       });
       expect(t5.passed, `${label}: ${JSON.stringify(t5.attempts.at(-1)?.problems.slice(0, 3))}`).toBe(true);
-      expectMinimal(branched, t5.workflow!, t5.proposal!.diff, {
-        removed: [fb],
-        edgesRemoved: [[b, "false", fb], [fb, "source", y]],
-        edgesAdded: [[b, "false", y]],
-      }, `${label} remove`);
+      expectMinimal(
+        branched,
+        t5.workflow!,
+        t5.proposal!.diff,
+        {
+          removed: [fb],
+          edgesRemoved: [
+            [b, "false", fb],
+            [fb, "source", y],
+          ],
+          edgesAdded: [[b, "false", y]],
+        },
+        `${label} remove`,
+      );
       counts.remove++;
     },
     60_000,

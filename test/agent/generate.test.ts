@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { generateWorkflow } from "../../src/agent/generate.js";
-import { runAgent, type AgentEvent } from "../../src/agent/react.js";
+import { type AgentEvent, runAgent } from "../../src/agent/react.js";
 import { variableSummary } from "../../src/dsl/compact/index.js";
 import { createLlmService } from "../../src/llm/index.js";
 import { replayServerPerFile } from "../support/per-file.js";
@@ -8,9 +8,15 @@ import { reply } from "../support/replay-server.js";
 
 const server = replayServerPerFile();
 
-const llm = () => createLlmService({ endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } }, default: "ep", retry: { maxRetries: 0 } });
+const llm = () =>
+  createLlmService({
+    endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } },
+    default: "ep",
+    retry: { maxRetries: 0 },
+  });
 const model = { provider: "weft", name: "planner" };
-const answer = (sel: string, wf: unknown) => `<node_selection>${sel}</node_selection>\n<design_principle>Straightforward.</design_principle>\n<workflow>${typeof wf === "string" ? wf : JSON.stringify(wf)}</workflow>`;
+const answer = (sel: string, wf: unknown) =>
+  `<node_selection>${sel}</node_selection>\n<design_principle>Straightforward.</design_principle>\n<workflow>${typeof wf === "string" ? wf : JSON.stringify(wf)}</workflow>`;
 
 const good = {
   nodes_info: [
@@ -18,7 +24,10 @@ const good = {
     { id: "2", type: "template-transform", param: { variables: [["t", ["text", "1"]]], template: "<{{ t }}>" } },
     { id: "3", type: "end", param: { outputs: [["result", ["output", "2"]]] } },
   ],
-  edges: [["1", 0, "2"], ["2", 0, "3"]],
+  edges: [
+    ["1", 0, "2"],
+    ["2", 0, "3"],
+  ],
 };
 
 describe("generateWorkflow", () => {
@@ -40,12 +49,28 @@ describe("generateWorkflow", () => {
     const r = await generateWorkflow({ llm: llm(), model, instruction: "x" });
     expect(r.passed).toBe(true);
     expect(r.attempts).toHaveLength(1);
-    expect([...new Set(r.attempts[0]!.repairs.map((x) => x.kind))].sort()).toEqual(["fences", "json", "selection", "topology"]);
+    expect([...new Set(r.attempts[0]!.repairs.map((x) => x.kind))].sort()).toEqual([
+      "fences",
+      "json",
+      "selection",
+      "topology",
+    ]);
   });
 
   it("feeds typed diagnostics back until the model fixes the workflow", async () => {
-    const dangling = { ...good, nodes_info: [good.nodes_info[0], good.nodes_info[1], { id: "3", type: "end", param: { outputs: [["result", ["nope", "2"]]] } }] };
-    server.enqueue(reply.text("I think the workflow is fine."), reply.text(answer("Start, Template, End", dangling)), reply.text(answer("Start, Template, End", good)));
+    const dangling = {
+      ...good,
+      nodes_info: [
+        good.nodes_info[0],
+        good.nodes_info[1],
+        { id: "3", type: "end", param: { outputs: [["result", ["nope", "2"]]] } },
+      ],
+    };
+    server.enqueue(
+      reply.text("I think the workflow is fine."),
+      reply.text(answer("Start, Template, End", dangling)),
+      reply.text(answer("Start, Template, End", good)),
+    );
     const r = await generateWorkflow({ llm: llm(), model, instruction: "x", testInputs: [{ text: "hi" }] });
     expect(r.passed).toBe(true);
     expect(r.attempts.map((a) => a.passed)).toEqual([false, false, true]);
@@ -66,23 +91,72 @@ describe("generateWorkflow", () => {
   it("runs a 3-turn session: turn 2 adds an iteration, turn 3 changes outputs", async () => {
     const turn2 = {
       nodes_info: [
-        { id: "1", type: "start", param: { variables: [["text", "string"], ["items", "object"]] } },
+        {
+          id: "1",
+          type: "start",
+          param: {
+            variables: [
+              ["text", "string"],
+              ["items", "object"],
+            ],
+          },
+        },
         { id: "2", type: "template-transform", param: { variables: [["t", ["text", "1"]]], template: "<{{ t }}>" } },
-        { id: "3", type: "iteration", param: { iterator_selector: ["items.list", "1"], output_selector: ["output", "3-2"] } },
+        {
+          id: "3",
+          type: "iteration",
+          param: { iterator_selector: ["items.list", "1"], output_selector: ["output", "3-2"] },
+        },
         { id: "3-1", type: "iteration-start", param: {} },
         { id: "3-2", type: "template-transform", param: { variables: [["x", ["item", "3"]]], template: "[{{ x }}]" } },
-        { id: "4", type: "end", param: { outputs: [["result", ["output", "2"]], ["each", ["output", "3"]]] } },
+        {
+          id: "4",
+          type: "end",
+          param: {
+            outputs: [
+              ["result", ["output", "2"]],
+              ["each", ["output", "3"]],
+            ],
+          },
+        },
       ],
-      edges: [["1", 0, "2"], ["2", 0, "3"], ["3-1", 0, "3-2"], ["3", 0, "4"]],
+      edges: [
+        ["1", 0, "2"],
+        ["2", 0, "3"],
+        ["3-1", 0, "3-2"],
+        ["3", 0, "4"],
+      ],
     };
-    const turn3 = { ...turn2, nodes_info: [...turn2.nodes_info.slice(0, 5), { id: "4", type: "end", param: { outputs: [["each", ["output", "3"]]] } }] };
-    server.enqueue(reply.text(answer("Start, Template, End", good)), reply.text(answer("Start, Template, Iteration, Iteration-Start, End", turn2)), reply.text(answer("Start, Template, Iteration, Iteration-Start, End", turn3)));
+    const turn3 = {
+      ...turn2,
+      nodes_info: [
+        ...turn2.nodes_info.slice(0, 5),
+        { id: "4", type: "end", param: { outputs: [["each", ["output", "3"]]] } },
+      ],
+    };
+    server.enqueue(
+      reply.text(answer("Start, Template, End", good)),
+      reply.text(answer("Start, Template, Iteration, Iteration-Start, End", turn2)),
+      reply.text(answer("Start, Template, Iteration, Iteration-Start, End", turn3)),
+    );
     const l = llm();
     const t1 = await generateWorkflow({ llm: l, model, instruction: "wrap text" });
-    const t2 = await generateWorkflow({ llm: l, model, instruction: "also bracket each item", history: t1.turn, current: t1.workflow });
+    const t2 = await generateWorkflow({
+      llm: l,
+      model,
+      instruction: "also bracket each item",
+      history: t1.turn,
+      current: t1.workflow,
+    });
     expect(t2.passed).toBe(true);
     expect(t2.workflow!.nodes.some((n) => n.type === "iteration")).toBe(true);
-    const t3 = await generateWorkflow({ llm: l, model, instruction: "only output each", history: [...t1.turn, ...t2.turn], current: t2.workflow });
+    const t3 = await generateWorkflow({
+      llm: l,
+      model,
+      instruction: "only output each",
+      history: [...t1.turn, ...t2.turn],
+      current: t2.workflow,
+    });
     expect(t3.passed).toBe(true);
     const sent3 = server.requests[2]!.body.messages;
     const last = sent3.at(-1).content as string;
@@ -109,7 +183,9 @@ describe("ReAct workflow agent", () => {
     expect(r.updated).toBe(true);
     expect(r.reply).toMatch(/^Done/);
     expect(r.iterations).toBe(5);
-    const results = events.filter((e) => e.type === "tool_result") as Array<Extract<AgentEvent, { type: "tool_result" }>>;
+    const results = events.filter((e) => e.type === "tool_result") as Array<
+      Extract<AgentEvent, { type: "tool_result" }>
+    >;
     expect(results.map((e) => [e.tool, e.ok])).toEqual([
       ["get_available_nodes", true],
       ["update_workflow", false],

@@ -2,11 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readAnswer } from "../../src/agent/answer.js";
 import { readEdit, viewOf } from "../../src/agent/edit/read.js";
-import { parseModelJson } from "../../src/llm/json.js";
-import { MAX_ANSWER_EDGES } from "../../src/util/answer-limits.js";
-import { WorkflowSchema } from "../../src/ir/workflow.js";
 import { compactToWorkflow } from "../../src/dsl/compact/to-ir.js";
+import { WorkflowSchema } from "../../src/ir/workflow.js";
+import { parseModelJson } from "../../src/llm/json.js";
 import { paramType } from "../../src/nodes/parameter-extractor.js";
+import { MAX_ANSWER_EDGES } from "../../src/util/answer-limits.js";
 import { hostileAnswer, judgeAnswer, mutatedAnswer } from "../support/hostile-answers.js";
 
 const tags = (wf: unknown) =>

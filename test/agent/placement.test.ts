@@ -37,7 +37,12 @@ describe("placeNewNodes", () => {
   });
 
   it("leaves a workflow without positions to the layout", () => {
-    const wf = WorkflowSchema.parse({ name: "w", mode: "workflow", nodes: [node("a"), node("b")], edges: [{ source: "a", target: "b" }] });
+    const wf = WorkflowSchema.parse({
+      name: "w",
+      mode: "workflow",
+      nodes: [node("a"), node("b")],
+      edges: [{ source: "a", target: "b" }],
+    });
     expect(placeNewNodes(wf, new Set(["b"]))).toEqual(wf);
   });
 });

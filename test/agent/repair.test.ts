@@ -1,16 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { parseAnswer, parseModelJson, repairNodeSelection, repairReferences, repairTopology, stripFences } from "../../src/agent/repair/index.js";
+import {
+  parseAnswer,
+  parseModelJson,
+  repairNodeSelection,
+  repairReferences,
+  repairTopology,
+  stripFences,
+} from "../../src/agent/repair/index.js";
 import { compactToWorkflow } from "../../src/dsl/compact/index.js";
 
 const wf = (nodes: unknown[], edges: unknown[]) => JSON.stringify({ nodes_info: nodes, edges });
-const answer = (sel: string, json: string) => `<node_selection>${sel}</node_selection>\n<design_principle>why</design_principle>\n<workflow>${json}</workflow>`;
+const answer = (sel: string, json: string) =>
+  `<node_selection>${sel}</node_selection>\n<design_principle>why</design_principle>\n<workflow>${json}</workflow>`;
 const simple = wf(
   [
     { id: "1", type: "start", param: { variables: [["q", "string"]] } },
     { id: "2", type: "llm", param: { system: "s", user: "{{#'1'.q#}}" } },
     { id: "3", type: "end", param: { outputs: [["a", ["text", "2"]]] } },
   ],
-  [["1", 0, "2"], ["2", 0, "3"]],
+  [
+    ["1", 0, "2"],
+    ["2", 0, "3"],
+  ],
 );
 
 describe("answer repairs", () => {
@@ -22,8 +33,8 @@ describe("answer repairs", () => {
   });
 
   it("strips code fences, even an unclosed one", () => {
-    expect(stripFences("```json\n{\"a\":1}\n```")).toEqual({ text: '{"a":1}', repaired: true });
-    expect(stripFences("```json\n{\"a\":1}")).toEqual({ text: '{"a":1}', repaired: true });
+    expect(stripFences('```json\n{"a":1}\n```')).toEqual({ text: '{"a":1}', repaired: true });
+    expect(stripFences('```json\n{"a":1}')).toEqual({ text: '{"a":1}', repaired: true });
     const r = parseAnswer(answer("Start, LLM, End", `\`\`\`json\n${simple}\n\`\`\``), { repair: true });
     expect(r.repairs.map((x) => x.kind)).toEqual(["fences"]);
     expect(r.compact?.nodes_info).toHaveLength(3);
@@ -55,7 +66,10 @@ describe("answer repairs", () => {
         { id: "2", type: "llm", param: { system: "", user: "{{#'1'.q#}}" } },
         { id: "1", type: "start", param: { variables: [["q", "string"]] } },
       ],
-      edges: [["1", 0, "2"], ["2", 0, "3"]],
+      edges: [
+        ["1", 0, "2"],
+        ["2", 0, "3"],
+      ],
     };
     const r = repairTopology(c);
     expect(r.compact.nodes_info.map((n) => n.id)).toEqual(["1", "2", "3"]);
@@ -72,7 +86,11 @@ describe("answer repairs", () => {
         { id: "2", type: "iteration", param: { iterator_selector: ["xs", "1"], output_selector: ["text", "2-2"] } },
         { id: "2-1", type: "iteration-start", param: {} },
       ],
-      edges: [["1", 0, "2"], ["2-1", 0, "2-2"], ["2", 0, "3"]],
+      edges: [
+        ["1", 0, "2"],
+        ["2-1", 0, "2-2"],
+        ["2", 0, "3"],
+      ],
     };
     expect(repairTopology(c).compact.nodes_info.map((n) => n.id)).toEqual(["1", "2", "2-1", "2-2", "3"]);
   });
@@ -91,13 +109,25 @@ describe("answer repairs", () => {
       nodes_info: [
         { id: "1", type: "start", param: { variables: [["q", "string"]] } },
         { id: "2", type: "llm", param: { user: "{{#'9'.q#}}" } },
-        { id: "3", type: "end", param: { outputs: [["a", ["2", "text"]], ["b", ["text", "7"]]] } },
+        {
+          id: "3",
+          type: "end",
+          param: {
+            outputs: [
+              ["a", ["2", "text"]],
+              ["b", ["text", "7"]],
+            ],
+          },
+        },
       ],
       edges: [],
     };
     const r = repairReferences(c);
     const end = r.compact.nodes_info[2]!.param.outputs as unknown[];
-    expect(end).toEqual([["a", ["text", "2"]], ["b", ["text", "2"]]]);
+    expect(end).toEqual([
+      ["a", ["text", "2"]],
+      ["b", ["text", "2"]],
+    ]);
     expect(r.compact.nodes_info[1]!.param.user).toBe("{{#'1'.q#}}");
     expect(r.repairs).toHaveLength(3);
     const two = { ...c, nodes_info: [...c.nodes_info, { id: "4", type: "llm", param: { user: "x" } }] };

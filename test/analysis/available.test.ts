@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { availableAt } from "../../src/analysis/index.js";
-import { e, end, errors, ifElse, n, run, show, start, tt, wf } from "./helpers.js";
 import { nodeCatalogue } from "../../src/nodes/index.js";
+import { e, end, errors, ifElse, n, run, show, start, tt, wf } from "./helpers.js";
 
 describe("availableAt", () => {
   const w = wf(

@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ANALYSIS_CODES } from "../../src/analysis/index.js";
 import type { NodeTypes } from "../../src/ir/registry.js";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 import type { Workflow } from "../../src/ir/workflow.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { agg, chain, e, end, ifElse, n, run, show, start, tt, wf } from "./helpers.js";
 
 /** The minimal valid workflow the bad ones are derived from. */
@@ -165,7 +165,10 @@ describe("one bad workflow per diagnostic code", () => {
   });
 
   it("graph.start_and_trigger", () => {
-    const nodes = [...base(), n("sch", "trigger-schedule", { mode: "cron", cron_expression: "0 8 * * *", timezone: "UTC" })];
+    const nodes = [
+      ...base(),
+      n("sch", "trigger-schedule", { mode: "cron", cron_expression: "0 8 * * *", timezone: "UTC" }),
+    ];
     expectCode(wf("workflow", nodes, [...baseEdges(), e("sch", "t")]), "graph.start_and_trigger", { nodeId: "sch" });
   });
 
@@ -220,12 +223,20 @@ describe("one bad workflow per diagnostic code", () => {
   it("mode.answer_in_workflow is only a warning when an end node follows the answer (Dify runs it)", () => {
     const w = wf(
       "workflow",
-      [start(), tt("t", [["q", ["start", "query"]]]), n("answer", "answer", { answer: "{{#t.output#}}" }), end("end", [["out", ["t", "output"]]])],
+      [
+        start(),
+        tt("t", [["q", ["start", "query"]]]),
+        n("answer", "answer", { answer: "{{#t.output#}}" }),
+        end("end", [["out", ["t", "output"]]]),
+      ],
       chain("start", "t", "answer", "end"),
     );
     const { d, r } = expectCode(w, "mode.answer_in_workflow", { nodeId: "answer" });
     expect(d.severity).toBe("warning");
-    expect(r.diagnostics.filter((x) => x.severity === "error"), show(r)).toEqual([]);
+    expect(
+      r.diagnostics.filter((x) => x.severity === "error"),
+      show(r),
+    ).toEqual([]);
   });
 
   it("mode.no_exit", () => {

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 import { analyse } from "../../src/analysis/index.js";
 import { importDify } from "../../src/dsl/dify/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { corpusPath } from "../support/corpus.js";
 
 const ROOT = corpusPath("dify-dsl");

@@ -1,8 +1,8 @@
-import { nodeCatalogue } from "../../src/nodes/index.js";
 import { type AnalyseOptions, type AnalysisResult, analyse } from "../../src/analysis/index.js";
 import type { Diagnostic } from "../../src/ir/diagnostics.js";
 import type { NodeTypes } from "../../src/ir/registry.js";
 import { type Workflow, type WorkflowInput, WorkflowSchema } from "../../src/ir/workflow.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 type NodeIn = WorkflowInput["nodes"][number];
 type EdgeIn = WorkflowInput["edges"][number];

@@ -7,7 +7,13 @@ describe("if-else diagnostics name cases as the studio shows them", () => {
   const build = (cases: unknown[]) =>
     wf(
       "workflow",
-      [start(), n("if", "if-else", { cases }), tt("a", [["q", ["start", "query"]]]), tt("b", [["q", ["start", "query"]]]), end("end", [])],
+      [
+        start(),
+        n("if", "if-else", { cases }),
+        tt("a", [["q", ["start", "query"]]]),
+        tt("b", [["q", ["start", "query"]]]),
+        end("end", []),
+      ],
       [e("start", "if"), e("if", "a", "71822543-aaaa"), e("if", "b", "false"), e("a", "end"), e("b", "end")],
     );
 
@@ -68,7 +74,11 @@ describe("reference diagnostics name nodes by title", () => {
         "workflow",
         [
           start([["items", "array[string]"]]),
-          titled("1001", "Each item", n("it", "iteration", { iterator_selector: ["start", "items"], output_selector: ["1003", "output"] })),
+          titled(
+            "1001",
+            "Each item",
+            n("it", "iteration", { iterator_selector: ["start", "items"], output_selector: ["1003", "output"] }),
+          ),
           titled("1002", "", n("s", "iteration-start", {}, { parentId: "1001" })),
           body,
           titled("1004", "After", tt("a", [["q", ["1003", "output"]]])),

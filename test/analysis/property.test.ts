@@ -2,9 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { analyse } from "../../src/analysis/index.js";
 import type { Workflow } from "../../src/ir/workflow.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { genWorkflow } from "./gen.js";
 import { show } from "./helpers.js";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const MUTATIONS = [
   "dropNode",

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliActorLabel } from "../../src/cli/audit.js";
 import { openStores } from "../../src/store/open.js";
-import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { tempDir } from "../support/per-file.js";
+import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { cleanEnv, runWeftAsync } from "../support/weft-bin.js";
 
 const FIXTURE = join(import.meta.dirname, "../fixtures/apptests/two-llm.yml");

@@ -21,9 +21,15 @@ beforeAll(async () => {
 afterAll(async () => llm.close());
 
 /** Run `weft chat` with these lines on stdin; the replay server answers while it runs. */
-function chat(args: string[], lines: string[], command = "chat"): Promise<{ code: number | null; out: string; err: string }> {
+function chat(
+  args: string[],
+  lines: string[],
+  command = "chat",
+): Promise<{ code: number | null; out: string; err: string }> {
   const env = {
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY"))),
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_") && !k.endsWith("_API_KEY")),
+    ),
     WEFT_LLM_BASE_URL: llm.openaiBaseURL,
     WEFT_LLM_MODEL: "replay",
   };
@@ -44,7 +50,9 @@ const answer = (wf: unknown, words = "Done: I changed it.") =>
 
 /** The workflow the model was shown this turn (a retry's last message is the feedback, not the workflow). */
 const shown = (req: { body: any }) => {
-  const user = (req.body.messages as any[]).filter((m) => m.role === "user" && m.content.includes("<current_workflow>")).at(-1).content as string;
+  const user = (req.body.messages as any[])
+    .filter((m) => m.role === "user" && m.content.includes("<current_workflow>"))
+    .at(-1).content as string;
   return JSON.parse(/<current_workflow>\s*([\s\S]*?)\s*<\/current_workflow>/.exec(user)![1]!);
 };
 
@@ -66,15 +74,10 @@ describe("weft chat", () => {
       return reply.text(answer(c, "Renamed the end node."));
     };
     llm.enqueue(broken, broken, renamed);
-    const r = await chat(["--from", example, "--db", db, "-o", out, "--attempts", "2"], [
-      "output x instead",
-      "/apply",
-      "rename the end node to Results",
-      "/diff",
-      "/apply",
-      "/undo",
-      "/quit",
-    ]);
+    const r = await chat(
+      ["--from", example, "--db", db, "-o", out, "--attempts", "2"],
+      ["output x instead", "/apply", "rename the end node to Results", "/diff", "/apply", "/undo", "/quit"],
+    );
     expect(r.err).not.toMatch(/\n\s+at /);
     expect(r.code).toBe(0);
     const session = /^session (\S+)/m.exec(r.out)![1]!;
@@ -97,7 +100,10 @@ describe("weft chat", () => {
     // Resumed: the model is given the earlier turns and what became of them.
     llm.reset();
     llm.enqueue(reply.text("We renamed the end node, then undid it."));
-    const again = await chat(["--session", session, "--db", db, "-o", out, "--attempts", "1"], ["what did we do so far?", "/quit"]);
+    const again = await chat(
+      ["--session", session, "--db", db, "-o", out, "--attempts", "1"],
+      ["what did we do so far?", "/quit"],
+    );
     expect(again.code).toBe(0);
     const memory = JSON.stringify(llm.requests[0]!.body.messages);
     expect(memory).toContain("output x instead");

@@ -82,8 +82,6 @@ describe("command registry", () => {
     const loaded = modulesLoadedBy(["validate", join(ROOT, "examples/word-stats.yml")]);
     expect(loaded).toContain("dist/cli/commands/static.js");
     expect(loaded.filter((p) => /^dist\/cli\/commands\/(?!static\.js)/.test(p))).toEqual([]);
-    expect(loaded.filter((p) => /node_modules\/(hono|@hono|bullmq|ioredis)\//.test(p))).toEqual(
-      [],
-    );
+    expect(loaded.filter((p) => /node_modules\/(hono|@hono|bullmq|ioredis)\//.test(p))).toEqual([]);
   });
 });

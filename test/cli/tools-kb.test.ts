@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow } from "../support/build.js";
 import { corpusPath } from "../support/corpus.js";
-import { replayToolsStdio } from "../support/replay-tools.js";
 import { tempDir } from "../support/per-file.js";
+import { replayToolsStdio } from "../support/replay-tools.js";
 import { cleanEnv, weftCli } from "../support/weft-bin.js";
 
 const TIMEOUT = 120_000;
@@ -89,7 +89,13 @@ beforeAll(() => {
           {
             id: "if",
             type: "if-else",
-            cases: [{ case_id: "big", logical_operator: "and", conditions: [{ variable_selector: ["start", "n"], comparison_operator: ">", value: "5" }] }],
+            cases: [
+              {
+                case_id: "big",
+                logical_operator: "and",
+                conditions: [{ variable_selector: ["start", "n"], comparison_operator: ">", value: "5" }],
+              },
+            ],
           },
           { id: "a", type: "template-transform", template: "big", variables: [] },
           { id: "b", type: "template-transform", template: "small", variables: [] },
@@ -108,7 +114,9 @@ beforeAll(() => {
 });
 
 describe("weft tools", () => {
-  it("list shows the configured MCP server's tools with parameters, the map and the built-ins", { timeout: TIMEOUT }, () => {
+  it("list shows the configured MCP server's tools with parameters, the map and the built-ins", {
+    timeout: TIMEOUT,
+  }, () => {
     const r = weft(["tools", "list"]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^mcp replay$/m);
@@ -137,14 +145,24 @@ describe("weft kb", () => {
     const c = weft(["kb", "create", "Fables", "--id", "fables", "--max-length", "400", "--json"]);
     expect(c.code).toBe(0);
     expect(JSON.parse(c.out)).toMatchObject({ id: "fables", chunking: { maxLength: 400 } });
-    const add = weft(["kb", "add", "fables", join(CASES, "The-Lion-and-the-Mouse.pdf"), join(CASES, "the-three-little-pigs.pdf"), "--metadata", '{"kind":"story"}']);
+    const add = weft([
+      "kb",
+      "add",
+      "fables",
+      join(CASES, "The-Lion-and-the-Mouse.pdf"),
+      join(CASES, "the-three-little-pigs.pdf"),
+      "--metadata",
+      '{"kind":"story"}',
+    ]);
     expect(add.code).toBe(0);
     expect(add.out).toMatch(/The-Lion-and-the-Mouse\.pdf\t\d+ chunks/);
     const list = weft(["kb", "list"]);
     expect(list.out).toMatch(/fables\s.*Fables/);
     const s = weft(["kb", "search", "fables", "who gnawed the ropes of the net", "--json"]);
     expect(s.code).toBe(0);
-    const { result } = JSON.parse(s.out) as { result: Array<{ title: string; content: string; metadata: Record<string, unknown> }> };
+    const { result } = JSON.parse(s.out) as {
+      result: Array<{ title: string; content: string; metadata: Record<string, unknown> }>;
+    };
     expect(result[0]!.title).toBe("The-Lion-and-the-Mouse.pdf");
     expect(result[0]!.content).toContain("gnawed");
     expect(result[0]!.metadata).toMatchObject({ dataset_id: "fables", doc_metadata: { kind: "story" } });
@@ -154,12 +172,28 @@ describe("weft kb", () => {
     expect(dup.err).not.toMatch(/\n\s+at /);
   });
 
-  it("parent-child chunking: --structure parent_child searches the children and returns the parent", { timeout: TIMEOUT }, () => {
-    const c = weft(["kb", "create", "Handbook", "--id", "handbook", "--structure", "parent_child", "--subchunk-max-length", "200", "--json"]);
+  it("parent-child chunking: --structure parent_child searches the children and returns the parent", {
+    timeout: TIMEOUT,
+  }, () => {
+    const c = weft([
+      "kb",
+      "create",
+      "Handbook",
+      "--id",
+      "handbook",
+      "--structure",
+      "parent_child",
+      "--subchunk-max-length",
+      "200",
+      "--json",
+    ]);
     expect(c.code).toBe(0);
-    expect(JSON.parse(c.out)).toMatchObject({ chunking: { structure: "parent_child", parentMode: "paragraph", subchunkMaxLength: 200, subchunkSeparator: "\n" } });
+    expect(JSON.parse(c.out)).toMatchObject({
+      chunking: { structure: "parent_child", parentMode: "paragraph", subchunkMaxLength: 200, subchunkSeparator: "\n" },
+    });
     const doc = join(dir, "handbook.md");
-    const leave = "Leave.\nHolidays are booked in the leave calendar.\nSick days are reported to the team lead before nine.";
+    const leave =
+      "Leave.\nHolidays are booked in the leave calendar.\nSick days are reported to the team lead before nine.";
     writeFileSync(doc, `Travel.\nTrain tickets are refunded in second class.\n\n${leave}`);
     const add = weft(["kb", "add", "handbook", doc]);
     expect(add.code).toBe(0);
@@ -186,7 +220,9 @@ describe("weft run", () => {
     expect(missing.err).toContain("nope.txt does not exist");
   });
 
-  it("--allow-warnings runs what Dify would run; without it the run is refused naming the flag", { timeout: TIMEOUT }, () => {
+  it("--allow-warnings runs what Dify would run; without it the run is refused naming the flag", {
+    timeout: TIMEOUT,
+  }, () => {
     const refused = weft(["run", joinWf, "--input", "n=1"]);
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/ref\.not_available/);

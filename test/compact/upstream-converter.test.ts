@@ -12,8 +12,8 @@ import { analyse } from "../../src/analysis/index.js";
 import { compactToWorkflow } from "../../src/dsl/compact/index.js";
 import { exportDify } from "../../src/dsl/dify/index.js";
 import { NodeExecutionError } from "../../src/ir/errors.js";
-import { resolveStartInputs } from "../../src/nodes/start.js";
 import { nodeCatalogue } from "../../src/nodes/index.js";
+import { resolveStartInputs } from "../../src/nodes/start.js";
 
 const imageStart = {
   nodes_info: [

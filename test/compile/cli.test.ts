@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { registerCompileCommands } from "../../src/cli/commands/compile.js";
 import { CliError, EXIT } from "../../src/cli/output.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
+import { corpusPath } from "../support/corpus.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { dangerousGoodsLogic, dangerousGoodsModel } from "./fixtures.js";
 import { ScriptedModel } from "./scripted.js";
-import { corpusPath } from "../support/corpus.js";
 
 let server: ReplayServer;
 let dir: string;

@@ -1,5 +1,12 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { CURRENT_DSL_VERSION, exportDify, firstDifference, importDify, readYaml, semanticEqual } from "../../src/dsl/dify/index.js";
+import {
+  CURRENT_DSL_VERSION,
+  exportDify,
+  firstDifference,
+  importDify,
+  readYaml,
+  semanticEqual,
+} from "../../src/dsl/dify/index.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
 import { corpusFiles, manifest, readCorpus } from "./corpus.js";
 
@@ -71,7 +78,13 @@ describe("Dify corpus", () => {
       const second = importDify(yaml, { nameHint: "other" });
       // The export says the DSL version it is written in (ours), whatever the source said (issue 36 item 7).
       expect(second.warnings.map((w) => w.code)).not.toContain("dsl.version_older");
-      const ours = { ...wf, meta: { ...wf.meta, dify: { ...asRecord(wf.meta?.dify), version: asRecord(second.workflow.meta?.dify).version } } };
+      const ours = {
+        ...wf,
+        meta: {
+          ...wf.meta,
+          dify: { ...asRecord(wf.meta?.dify), version: asRecord(second.workflow.meta?.dify).version },
+        },
+      };
       expect(asRecord(second.workflow.meta?.dify).version).toBe(CURRENT_DSL_VERSION);
       expect(firstDifference(ours, second.workflow)).toBeUndefined();
       expect(semanticEqual(ours, second.workflow)).toBe(true);

@@ -210,7 +210,10 @@ describe("importDify mapping", () => {
   it("round-trips losslessly (but for the DSL version, now ours) and writes what Dify expects", () => {
     const yaml = exportDify(wf);
     const again = importDify(yaml);
-    expect(again.workflow).toEqual({ ...wf, meta: { ...wf.meta, dify: { ...rec(wf.meta?.dify), version: CURRENT_DSL_VERSION } } });
+    expect(again.workflow).toEqual({
+      ...wf,
+      meta: { ...wf.meta, dify: { ...rec(wf.meta?.dify), version: CURRENT_DSL_VERSION } },
+    });
     expect(yaml).toContain('comparison_operator: "="');
     expect(yaml).toContain("name: 样例");
     // Written in today's form, so it says today's version: re-imported, it is not "older" (issue 36 item 7).

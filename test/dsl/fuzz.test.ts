@@ -3,8 +3,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { exportDify, importDify, readYaml, writeYaml } from "../../src/dsl/dify/index.js";
-import { asExported } from "../support/dsl-version.js";
 import { ImportError } from "../../src/ir/errors.js";
+import { asExported } from "../support/dsl-version.js";
 import { CORPUS_DIR, corpusFiles, readCorpus } from "./corpus.js";
 
 /**

@@ -482,12 +482,21 @@ describe("start inputs", () => {
     });
     expect(r.status).toBe("succeeded");
     expect(r.outputs.s).toBe(long);
-    const p = await runWorkflow(startWf([{ variable: "p", type: "paragraph", max_length: 5 }]), { inputs: { p: long } });
+    const p = await runWorkflow(startWf([{ variable: "p", type: "paragraph", max_length: 5 }]), {
+      inputs: { p: long },
+    });
     expect(p.error).toMatchObject({ code: "input.invalid", nodeId: "start" });
   });
 
   it("a file-list input given one file is a one-element list", async () => {
-    const file = { type: "document", transfer_method: "local_file", filename: "a.txt", extension: ".txt", mime_type: "text/plain", size: 1 };
+    const file = {
+      type: "document",
+      transfer_method: "local_file",
+      filename: "a.txt",
+      extension: ".txt",
+      mime_type: "text/plain",
+      size: 1,
+    };
     const r = await runWorkflow(startWf([{ variable: "docs", type: "file-list" }]), { inputs: { docs: file } });
     expect(r.status).toBe("succeeded");
     expect(r.outputs.docs).toEqual([file]);

@@ -9,12 +9,23 @@ function iterationWf(extra: Record<string, unknown>, body = "[{{ item }}]") {
   return buildWorkflow({
     nodes: [
       startList,
-      { id: "it", type: "iteration", iterator_selector: ["start", "items", "list"], output_selector: ["inner", "output"], start_node_id: "it_start", ...extra },
+      {
+        id: "it",
+        type: "iteration",
+        iterator_selector: ["start", "items", "list"],
+        output_selector: ["inner", "output"],
+        start_node_id: "it_start",
+        ...extra,
+      },
       { id: "it_start", type: "iteration-start", parentId: "it" },
       { ...tpl("inner", body, { item: ["it", "item"], index: ["it", "index"] }), parentId: "it" },
       { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["it", "output"] }] },
     ],
-    edges: [["start", "it"], ["it_start", "inner"], ["it", "end"]],
+    edges: [
+      ["start", "it"],
+      ["it_start", "inner"],
+      ["it", "end"],
+    ],
   });
 }
 
@@ -33,12 +44,23 @@ describe("iteration", () => {
     const wf = buildWorkflow({
       nodes: [
         startList,
-        { id: "it", type: "iteration", iterator_selector: ["start", "items", "list"], output_selector: ["s", "done"], is_parallel: true, parallel_nums: 4 },
+        {
+          id: "it",
+          type: "iteration",
+          iterator_selector: ["start", "items", "list"],
+          output_selector: ["s", "done"],
+          is_parallel: true,
+          parallel_nums: 4,
+        },
         { id: "it_start", type: "iteration-start", parentId: "it" },
         { id: "s", type: "test-sleep", ms: 80, parentId: "it" },
         { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["it", "output"] }] },
       ],
-      edges: [["start", "it"], ["it_start", "s"], ["it", "end"]],
+      edges: [
+        ["start", "it"],
+        ["it_start", "s"],
+        ["it", "end"],
+      ],
     });
     const t0 = Date.now();
     const r = await runWorkflow(wf, { inputs: { items: { list: [1, 2, 3, 4] } }, nodeTypes: withSleepNode });
@@ -56,24 +78,35 @@ describe("iteration", () => {
   });
 
   it("flattens list outputs by default and keeps them nested when flatten_output is false", async () => {
-    const body = '{{ [item, item] | tojson }}';
+    const body = "{{ [item, item] | tojson }}";
     // template output is a string, so build list-valued items through the start input instead
     const wf = buildWorkflow({
       nodes: [
         startList,
-        { id: "it", type: "iteration", iterator_selector: ["start", "items", "list"], output_selector: ["agg", "output"] },
+        {
+          id: "it",
+          type: "iteration",
+          iterator_selector: ["start", "items", "list"],
+          output_selector: ["agg", "output"],
+        },
         { id: "it_start", type: "iteration-start", parentId: "it" },
         { id: "agg", type: "variable-aggregator", variables: [["it", "item"]], parentId: "it" },
         { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["it", "output"] }] },
       ],
-      edges: [["start", "it"], ["it_start", "agg"], ["it", "end"]],
+      edges: [
+        ["start", "it"],
+        ["it_start", "agg"],
+        ["it", "end"],
+      ],
     });
     expect(body).toBeTruthy();
     const r = await runWorkflow(wf, { inputs: { items: { list: [[1, 2], [3]] } } });
     expect(r.outputs.out).toEqual([1, 2, 3]);
     wf.nodes[1]!.config.flatten_output = false;
     const { WorkflowSchema } = await import("../../src/ir/workflow.js");
-    const r2 = await runWorkflow(WorkflowSchema.parse(structuredClone(wf)), { inputs: { items: { list: [[1, 2], [3]] } } });
+    const r2 = await runWorkflow(WorkflowSchema.parse(structuredClone(wf)), {
+      inputs: { items: { list: [[1, 2], [3]] } },
+    });
     expect(r2.outputs.out).toEqual([[1, 2], [3]]);
   });
 
@@ -83,12 +116,27 @@ describe("iteration", () => {
       buildWorkflow({
         nodes: [
           startList,
-          { id: "it", type: "iteration", iterator_selector: ["start", "items", "list"], output_selector: ["inner", "output"], error_handle_mode: mode },
+          {
+            id: "it",
+            type: "iteration",
+            iterator_selector: ["start", "items", "list"],
+            output_selector: ["inner", "output"],
+            error_handle_mode: mode,
+          },
           { id: "it_start", type: "iteration-start", parentId: "it" },
-          { ...tpl("inner", "{% if item == 'x' %}{{ item | nosuchfilter }}{% endif %}{{ item }}", { item: ["it", "item"] }), parentId: "it" },
+          {
+            ...tpl("inner", "{% if item == 'x' %}{{ item | nosuchfilter }}{% endif %}{{ item }}", {
+              item: ["it", "item"],
+            }),
+            parentId: "it",
+          },
           { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["it", "output"] }] },
         ],
-        edges: [["start", "it"], ["it_start", "inner"], ["it", "end"]],
+        edges: [
+          ["start", "it"],
+          ["it_start", "inner"],
+          ["it", "end"],
+        ],
       });
     const inputs = { items: { list: ["a", "x", "b"] } };
     const t = await runWorkflow(mk("terminated"), { inputs });
@@ -111,14 +159,32 @@ describe("loop", () => {
           loop_count: count,
           start_node_id: "loopstart",
           loop_variables: [{ label: "num", var_type: "number", value_type: "constant", value: "1" }],
-          break_conditions: breakAt === null ? [] : [{ variable_selector: ["loop", "num"], comparison_operator: "≥", value: breakAt }],
+          break_conditions:
+            breakAt === null ? [] : [{ variable_selector: ["loop", "num"], comparison_operator: "≥", value: breakAt }],
           logical_operator: "and",
         },
         { id: "loopstart", type: "loop-start", parentId: "loop" },
-        { id: "inc", type: "assigner", version: "2", parentId: "loop", items: [{ variable_selector: ["loop", "num"], input_type: "constant", operation: "+=", value: 1 }] },
-        { id: "end", type: "end", outputs: [{ variable: "num", value_selector: ["loop", "num"] }, { variable: "rounds", value_selector: ["loop", "loop_round"] }] },
+        {
+          id: "inc",
+          type: "assigner",
+          version: "2",
+          parentId: "loop",
+          items: [{ variable_selector: ["loop", "num"], input_type: "constant", operation: "+=", value: 1 }],
+        },
+        {
+          id: "end",
+          type: "end",
+          outputs: [
+            { variable: "num", value_selector: ["loop", "num"] },
+            { variable: "rounds", value_selector: ["loop", "loop_round"] },
+          ],
+        },
       ],
-      edges: [["start", "loop"], ["loopstart", "inc"], ["loop", "end"]],
+      edges: [
+        ["start", "loop"],
+        ["loopstart", "inc"],
+        ["loop", "end"],
+      ],
     });
 
   it("increments until the break condition holds", async () => {
@@ -146,10 +212,19 @@ describe("advanced-chat", () => {
       nodes: [
         { id: "start", type: "start", variables: [] },
         { id: "a1", type: "answer", answer: "You said: {{#sys.query#}}. " },
-        { id: "inc", type: "assigner", version: "2", items: [{ variable_selector: ["conversation", "count"], input_type: "constant", operation: "+=", value: 1 }] },
+        {
+          id: "inc",
+          type: "assigner",
+          version: "2",
+          items: [{ variable_selector: ["conversation", "count"], input_type: "constant", operation: "+=", value: 1 }],
+        },
         { id: "a2", type: "answer", answer: "Turn {{#conversation.count#}}" },
       ],
-      edges: [["start", "a1"], ["a1", "inc"], ["inc", "a2"]],
+      edges: [
+        ["start", "a1"],
+        ["a1", "inc"],
+        ["inc", "a2"],
+      ],
     });
     const chunks: string[] = [];
     const r = await runWorkflow(wf, {

@@ -10,12 +10,12 @@ import { analyse } from "../../src/analysis/index.js";
 import { exportDify, importDify } from "../../src/dsl/dify/index.js";
 import { FormError, StoredHumanInput, submitForm } from "../../src/engine/human-input.js";
 import { resumeRun, runWorkflow } from "../../src/engine/run.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { MemoryFormStore } from "../../src/store/memory/forms.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";
 import type { RunEvent } from "../../src/store/run-events.js";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const fixture = readFileSync(resolve(import.meta.dirname, "../fixtures/dify/human-input-approval.yml"), "utf8");
 const HOUR = 3_600_000;
@@ -299,7 +299,8 @@ describe("the human-input node's static rules and DSL", () => {
           ["start", "ask"],
           ["ask", "go", "end"],
         ],
-      }), nodeCatalogue,
+      }),
+      nodeCatalogue,
     ).diagnostics.map((d) => d.code);
     expect(dup).toEqual(
       expect.arrayContaining([
@@ -315,7 +316,8 @@ describe("the human-input node's static rules and DSL", () => {
           ["start", "ask"],
           ["ask", "nosuchport", "end"],
         ],
-      }), nodeCatalogue,
+      }),
+      nodeCatalogue,
     ).diagnostics;
     expect(bad.some((d) => d.severity === "error" && /nosuchport/.test(d.message))).toBe(true);
   });

@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
-import type { RunEvent } from "../../src/store/run-events.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";
+import type { RunEvent } from "../../src/store/run-events.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { sleepStats, withSleepNode } from "../support/test-nodes.js";
 
-const start = (vars: Array<Record<string, unknown>> = [{ variable: "x", type: "text-input" }]) => ({ id: "start", type: "start", variables: vars });
+const start = (vars: Array<Record<string, unknown>> = [{ variable: "x", type: "text-input" }]) => ({
+  id: "start",
+  type: "start",
+  variables: vars,
+});
 const end = (outputs: Record<string, string[]>) => ({
   id: "end",
   type: "end",
@@ -16,7 +20,10 @@ describe("scheduler", () => {
   it("runs a chain and returns end outputs", async () => {
     const wf = buildWorkflow({
       nodes: [start(), tpl("t1", "<{{ x }}>", { x: ["start", "x"] }), end({ out: ["t1", "output"] })],
-      edges: [["start", "t1"], ["t1", "end"]],
+      edges: [
+        ["start", "t1"],
+        ["t1", "end"],
+      ],
     });
     const r = await runWorkflow(wf, { inputs: { x: "hi" } });
     expect(r.status).toBe("succeeded");
@@ -32,15 +39,37 @@ describe("scheduler", () => {
         {
           id: "if",
           type: "if-else",
-          cases: [{ case_id: "true", logical_operator: "and", conditions: [{ variable_selector: ["start", "x"], comparison_operator: "contains", value: "yes" }] }],
+          cases: [
+            {
+              case_id: "true",
+              logical_operator: "and",
+              conditions: [{ variable_selector: ["start", "x"], comparison_operator: "contains", value: "yes" }],
+            },
+          ],
         },
         tpl("a", "A:{{ x }}", { x: ["start", "x"] }),
         tpl("b", "B:{{ x }}", { x: ["start", "x"] }),
         tpl("a2", "after a"),
-        { id: "agg", type: "variable-aggregator", output_type: "string", variables: [["a", "output"], ["b", "output"]] },
+        {
+          id: "agg",
+          type: "variable-aggregator",
+          output_type: "string",
+          variables: [
+            ["a", "output"],
+            ["b", "output"],
+          ],
+        },
         end({ out: ["agg", "output"] }),
       ],
-      edges: [["start", "if"], ["if", "true", "a"], ["if", "false", "b"], ["a", "a2"], ["a2", "agg"], ["b", "agg"], ["agg", "end"]],
+      edges: [
+        ["start", "if"],
+        ["if", "true", "a"],
+        ["if", "false", "b"],
+        ["a", "a2"],
+        ["a2", "agg"],
+        ["b", "agg"],
+        ["agg", "end"],
+      ],
     });
     const events: RunEvent[] = [];
     const yes = await runWorkflow(wf, { inputs: { x: "yes please" }, onEvent: (e) => events.push(e) });
@@ -64,7 +93,15 @@ describe("scheduler", () => {
         tpl("join", "{{a}}{{b}}{{c}}", { a: ["p1", "done"], b: ["p2", "done"], c: ["p3", "done"] }),
         end({ out: ["join", "output"] }),
       ],
-      edges: [["start", "p1"], ["start", "p2"], ["start", "p3"], ["p1", "join"], ["p2", "join"], ["p3", "join"], ["join", "end"]],
+      edges: [
+        ["start", "p1"],
+        ["start", "p2"],
+        ["start", "p3"],
+        ["p1", "join"],
+        ["p2", "join"],
+        ["p3", "join"],
+        ["join", "end"],
+      ],
     });
     const r = await runWorkflow(wf, { concurrency: 4, nodeTypes: withSleepNode });
     expect(r.status).toBe("succeeded");
@@ -78,7 +115,10 @@ describe("scheduler", () => {
   it("fails the run with the node named when a node fails without a strategy", async () => {
     const wf = buildWorkflow({
       nodes: [start(), tpl("bad", "{{ x | nosuchfilter }}", { x: ["start", "x"] }), end({ out: ["bad", "output"] })],
-      edges: [["start", "bad"], ["bad", "end"]],
+      edges: [
+        ["start", "bad"],
+        ["bad", "end"],
+      ],
     });
     const r = await runWorkflow(wf, { inputs: { x: "1" } });
     expect(r.status).toBe("failed");
@@ -90,10 +130,18 @@ describe("scheduler", () => {
     const wf = buildWorkflow({
       nodes: [
         start(),
-        tpl("bad", "{{ x | nosuchfilter }}", { x: ["start", "x"] }, { error_strategy: "default-value", default_value: [{ key: "output", type: "string", value: "fallback" }] }),
+        tpl(
+          "bad",
+          "{{ x | nosuchfilter }}",
+          { x: ["start", "x"] },
+          { error_strategy: "default-value", default_value: [{ key: "output", type: "string", value: "fallback" }] },
+        ),
         end({ out: ["bad", "output"], err: ["bad", "error_type"] }),
       ],
-      edges: [["start", "bad"], ["bad", "end"]],
+      edges: [
+        ["start", "bad"],
+        ["bad", "end"],
+      ],
     });
     const r = await runWorkflow(wf, { inputs: { x: "1" } });
     expect(r.status).toBe("partial-succeeded");
@@ -109,10 +157,24 @@ describe("scheduler", () => {
           tpl("risky", template, { x: ["start", "x"] }, { error_strategy: "fail-branch" }),
           tpl("ok", "ok:{{ v }}", { v: ["risky", "output"] }),
           tpl("handler", "handled:{{ m }}", { m: ["risky", "error_type"] }),
-          { id: "agg", type: "variable-aggregator", variables: [["ok", "output"], ["handler", "output"]] },
+          {
+            id: "agg",
+            type: "variable-aggregator",
+            variables: [
+              ["ok", "output"],
+              ["handler", "output"],
+            ],
+          },
           end({ out: ["agg", "output"] }),
         ],
-        edges: [["start", "risky"], ["risky", "source", "ok"], ["risky", "fail-branch", "handler"], ["ok", "agg"], ["handler", "agg"], ["agg", "end"]],
+        edges: [
+          ["start", "risky"],
+          ["risky", "source", "ok"],
+          ["risky", "fail-branch", "handler"],
+          ["ok", "agg"],
+          ["handler", "agg"],
+          ["agg", "end"],
+        ],
       });
     const bad = await runWorkflow(mk("{{ x | nosuchfilter }}"), { inputs: { x: "1" } });
     expect(bad.outputs.out).toMatch(/^handled:jinja\./);
@@ -148,8 +210,15 @@ describe("scheduler", () => {
       },
     });
     const wf = buildWorkflow({
-      nodes: [start([]), { id: "f", type: "test-flaky", retry_config: { retry_enabled: true, max_retries: 3, retry_interval: 10 } }, end({ out: ["f", "text"] })],
-      edges: [["start", "f"], ["f", "end"]],
+      nodes: [
+        start([]),
+        { id: "f", type: "test-flaky", retry_config: { retry_enabled: true, max_retries: 3, retry_interval: 10 } },
+        end({ out: ["f", "text"] }),
+      ],
+      edges: [
+        ["start", "f"],
+        ["f", "end"],
+      ],
     });
     const t0 = Date.now();
     const r = await runWorkflow(wf, { services: { tools: flaky }, nodeTypes });
@@ -165,8 +234,15 @@ describe("scheduler", () => {
 
   it("gates reject an output and retry the node with feedback", async () => {
     const wf = buildWorkflow({
-      nodes: [start(), tpl("g", "{{ x }}", { x: ["start", "x"] }, { gates: [{ output: "output", check: "regex", value: "^\\d+$" }] }), end({ out: ["g", "output"] })],
-      edges: [["start", "g"], ["g", "end"]],
+      nodes: [
+        start(),
+        tpl("g", "{{ x }}", { x: ["start", "x"] }, { gates: [{ output: "output", check: "regex", value: "^\\d+$" }] }),
+        end({ out: ["g", "output"] }),
+      ],
+      edges: [
+        ["start", "g"],
+        ["g", "end"],
+      ],
     });
     const r = await runWorkflow(wf, { inputs: { x: "abc" } });
     expect(r.status).toBe("failed");
@@ -186,7 +262,11 @@ describe("cancellation", () => {
         { id: "s2", type: "test-sleep", ms: 80 },
         { id: "end", type: "end", outputs: [] },
       ],
-      edges: [["start", "s1"], ["s1", "s2"], ["s2", "end"]],
+      edges: [
+        ["start", "s1"],
+        ["s1", "s2"],
+        ["s2", "end"],
+      ],
     });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 30);
@@ -213,7 +293,10 @@ describe("store writes per node", () => {
     const store = new CountingStore();
     const wf = buildWorkflow({
       nodes: [start(), tpl("t1", "<{{ x }}>", { x: ["start", "x"] }), end({ out: ["t1", "output"] })],
-      edges: [["start", "t1"], ["t1", "end"]],
+      edges: [
+        ["start", "t1"],
+        ["t1", "end"],
+      ],
     });
     const r = await runWorkflow(wf, { inputs: { x: "hi" }, store });
     expect(r.status).toBe("succeeded");
@@ -234,6 +317,8 @@ describe("store writes per node", () => {
     const r = await runWorkflow(wf, { nodeTypes: withSleepNode });
     expect(r.status).toBe("succeeded");
     expect(sleepStats.peak).toBe(16);
-    await expect(runWorkflow(wf, { concurrency: 0, nodeTypes: withSleepNode })).rejects.toMatchObject({ code: "run.bad_concurrency" });
+    await expect(runWorkflow(wf, { concurrency: 0, nodeTypes: withSleepNode })).rejects.toMatchObject({
+      code: "run.bad_concurrency",
+    });
   });
 });

@@ -90,11 +90,28 @@ describe("paper f1_chain: the maximum over every gold order", () => {
     const gold: WorfGraph = {
       nodes: ["START", "a1", "b2", "c3", "d4", "e5", "f6", "g7", "END"],
       edges: [
-        [1, 3], [2, 3], [2, 5], [2, 7], [3, 6], [5, 6], [0, 1], [0, 2], [0, 4], [4, 8], [6, 8], [7, 8],
+        [1, 3],
+        [2, 3],
+        [2, 5],
+        [2, 7],
+        [3, 6],
+        [5, 6],
+        [0, 1],
+        [0, 2],
+        [0, 4],
+        [4, 8],
+        [6, 8],
+        [7, 8],
       ],
     };
     const order = ["a1", "b2", "g7", "f6", "e5", "d4", "c3"];
-    const pred: WorfGraph = { nodes: ["START", ...order, "END"], edges: [[0, 1], [1, 8]] };
+    const pred: WorfGraph = {
+      nodes: ["START", ...order, "END"],
+      edges: [
+        [0, 1],
+        [1, 8],
+      ],
+    };
     const r = await evaluateWorf(pred, gold, { mode: "paper", similarity: bowCosineV1 });
     expect(r.chain).toMatchObject({ exact: true, correct: 6 });
     expect(r.chain.f1).toBeCloseTo(6 / 7, 15);
@@ -124,11 +141,27 @@ describe("paper f1_chain: the maximum over every gold order", () => {
     // The heaviest matching pairs delta with delta, which must follow bravo and foxtrot: 3 → F = 2/3.
     const gold: WorfGraph = {
       nodes: ["START", "bravo", "foxtrot", "delta alpha", "alpha echo", "delta", "END"],
-      edges: [[1, 5], [2, 5], [0, 1], [0, 2], [0, 3], [3, 6], [0, 4], [4, 6], [5, 6]],
+      edges: [
+        [1, 5],
+        [2, 5],
+        [0, 1],
+        [0, 2],
+        [0, 3],
+        [3, 6],
+        [0, 4],
+        [4, 6],
+        [5, 6],
+      ],
     };
     const pred: WorfGraph = {
       nodes: ["START", "delta", "alpha foxtrot", "alpha", "bravo", "END"],
-      edges: [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5]],
+      edges: [
+        [0, 1],
+        [1, 2],
+        [2, 3],
+        [3, 4],
+        [4, 5],
+      ],
     };
     const r = await evaluateWorf(pred, gold, { mode: "paper", similarity: bowCosineV1 });
     expect(r.chain.correct).toBe(4);
@@ -162,7 +195,8 @@ describe("paper f1_chain: the maximum over every gold order", () => {
       const go = (placed: number[], left: Set<number>) => {
         if (left.size === 0) return void out.push(placed);
         for (const v of left)
-          if (edges.every(([a, b]) => b !== v || !left.has(a))) go([...placed, v], new Set([...left].filter((x) => x !== v)));
+          if (edges.every(([a, b]) => b !== v || !left.has(a)))
+            go([...placed, v], new Set([...left].filter((x) => x !== v)));
       };
       go([], new Set(Array.from({ length: k }, (_, i) => i)));
       return out;
@@ -177,7 +211,15 @@ describe("paper f1_chain: the maximum over every gold order", () => {
       const eq = (x: string, y: string) => bow(x, y) >= 0.6;
       const all = orders(k, edges);
       if (all.length > 20) wide++;
-      const truth = Math.max(...all.map((o) => lcs(predBody, o.map((i) => body[i]!), eq)));
+      const truth = Math.max(
+        ...all.map((o) =>
+          lcs(
+            predBody,
+            o.map((i) => body[i]!),
+            eq,
+          ),
+        ),
+      );
       const gold: WorfGraph = {
         nodes: ["START", ...body, "END"],
         edges: [

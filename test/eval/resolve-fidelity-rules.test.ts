@@ -6,15 +6,15 @@
  * rules (`--fidelity weft`) decide differently, the test counts the differences the docs cite.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { defaultCaseTimeoutMs, parseFidelity, UPSTREAM_NODE_COMPLETION_PARAMS } from "../../src/eval/fidelity.js";
 import { checkFileOutputs, nonFileOutputs, parseResolveJudge } from "../../src/eval/metrics/resolve.js";
 import { parseUpstreamPassVerdict, upstreamPassUserMessage } from "../../src/eval/upstream/pass-judge.js";
-import { pyRepr, pyStr, pyStrip } from "../../src/eval/upstream/pyrepr.js";
 import { loadUpstreamPrompt } from "../../src/eval/upstream/prompts.js";
+import { pyRepr, pyStr, pyStrip } from "../../src/eval/upstream/pyrepr.js";
 import {
   parseUpstreamVerdict,
   upstreamFileCheck,

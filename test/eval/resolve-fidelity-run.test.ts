@@ -7,8 +7,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Command } from "@commander-js/extra-typings";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerChat2WorkflowCommands, resolveJudgeFrom } from "../../src/cli/commands/eval-chat2workflow.js";
 import { runChat2Workflow } from "../../src/eval/chat2workflow.js";
 import type { Fidelity } from "../../src/eval/fidelity.js";

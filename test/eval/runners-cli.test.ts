@@ -8,8 +8,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { registerEvalRunners } from "../../src/cli/commands/eval-runners.js";
 import { evaluateWorf } from "../../src/eval/metrics/worfeval.js";
 import { loadChat2WorkflowSuite } from "../../src/eval/resolve-suite.js";
-import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { corpusPath } from "../support/corpus.js";
+import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { WEFT_BIN } from "../support/weft-bin.js";
 
 const run = promisify(execFile);

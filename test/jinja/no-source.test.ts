@@ -6,8 +6,8 @@
 import { Environment } from "@huggingface/jinja";
 import { afterAll, describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
-import { closeJinjaWorkers, renderBounded, renderJinja } from "../../src/jinja/index.js";
 import { globalNames } from "../../src/jinja/bounded.js";
+import { closeJinjaWorkers, renderBounded, renderJinja } from "../../src/jinja/index.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 
 /** What JavaScript source looks like in output; a repr such as `<class 'range'>` matches none of it. */

@@ -10,7 +10,7 @@ import { createLlmService } from "../../src/llm/index.js";
 import { openStores, type Stores } from "../../src/store/open.js";
 import { TextDocumentService } from "../../src/tools/documents.js";
 import { buildWorkflow } from "../support/build.js";
-import { reply, type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 
 const DOCS: Array<[string, string, Record<string, unknown>]> = [
   ["physics.md", "Lesson plan: Newton's laws of motion, inertia and force.", { kind: "lesson", year: 2024 }],
@@ -34,7 +34,11 @@ beforeAll(async () => {
   kb = new KnowledgeBases(stores.knowledge, { documents: new TextDocumentService() });
   await kb.create({ id: "docs", name: "Docs" });
   for (const [name, text, metadata] of DOCS) {
-    await kb.addFile("docs", { name, bytes: new TextEncoder().encode(text), extension: ".md", mimeType: "text/markdown" }, { metadata });
+    await kb.addFile(
+      "docs",
+      { name, bytes: new TextEncoder().encode(text), extension: ".md", mimeType: "text/markdown" },
+      { metadata },
+    );
   }
 });
 
@@ -68,14 +72,21 @@ const wf = (extra: Record<string, unknown>) =>
 
 const run = (q: string, extra: Record<string, unknown> = {}) =>
   runWorkflow(wf(extra), { inputs: { q }, services: { knowledge: kb, llm: service } });
-const titles = (r: Awaited<ReturnType<typeof run>>) => (r.outputs.result as Array<{ title: string }>).map((p) => p.title).sort();
-const notes = (r: Awaited<ReturnType<typeof run>>) => ((r.trace.find((a) => a.nodeId === "kr")?.meta as { notes?: string[] })?.notes ?? []).join("\n");
+const titles = (r: Awaited<ReturnType<typeof run>>) =>
+  (r.outputs.result as Array<{ title: string }>).map((p) => p.title).sort();
+const notes = (r: Awaited<ReturnType<typeof run>>) =>
+  ((r.trace.find((a) => a.nodeId === "kr")?.meta as { notes?: string[] })?.notes ?? []).join("\n");
 
 describe("automatic metadata filtering", () => {
   it("the model's conditions filter the candidates; it is told the fields the candidates carry", async () => {
     llm.when(
       (q) => q.api === "openai-chat",
-      reply.json({ metadata_map: [{ metadata_field_name: "kind", metadata_field_value: "lesson", comparison_operator: "is" }, { metadata_field_name: "year", metadata_field_value: 2024, comparison_operator: "≥" }] }),
+      reply.json({
+        metadata_map: [
+          { metadata_field_name: "kind", metadata_field_value: "lesson", comparison_operator: "is" },
+          { metadata_field_name: "year", metadata_field_value: 2024, comparison_operator: "≥" },
+        ],
+      }),
     );
     const r = await run("laws in lessons from 2024 on");
     expect(r.status).toBe("succeeded");

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
 import { KnowledgeBases } from "../../src/knowledge/service.js";
 import { openStores, type Stores } from "../../src/store/open.js";
-import { extensionOf, mimeForExtension } from "../../src/tools/mime.js";
 import { TextDocumentService } from "../../src/tools/documents.js";
+import { extensionOf, mimeForExtension } from "../../src/tools/mime.js";
 import { buildWorkflow } from "../support/build.js";
 import { corpusPath } from "../support/corpus.js";
 
@@ -27,7 +27,12 @@ let kb: KnowledgeBases;
 
 function fileOf(name: string) {
   const extension = extensionOf(name);
-  return { name, bytes: new Uint8Array(readFileSync(`${CASES}/${name}`)), extension, mimeType: mimeForExtension(extension) ?? "application/octet-stream" };
+  return {
+    name,
+    bytes: new Uint8Array(readFileSync(`${CASES}/${name}`)),
+    extension,
+    mimeType: mimeForExtension(extension) ?? "application/octet-stream",
+  };
 }
 
 beforeAll(async () => {
@@ -54,7 +59,11 @@ describe("knowledge bases from real documents", () => {
   });
 
   const queries: Array<[query: string, document: string, passage: RegExp]> = [
-    ["how much is the security deposit and when is it returned", "residential-lease-agreement.docx", /security deposit/i],
+    [
+      "how much is the security deposit and when is it returned",
+      "residential-lease-agreement.docx",
+      /security deposit/i,
+    ],
     ["working smoke detector batteries", "residential-lease-agreement.docx", /SMOKE DETECTORS/],
     ["may the tenant sublet or assign the lease", "residential-lease-agreement.docx", /ASSIGNMENT AND SUBLETTING/],
     ["wolf huffed and puffed and blew the house of straw down", "the-three-little-pigs.pdf", /huffed and puffed/],
@@ -79,8 +88,12 @@ describe("knowledge bases from real documents", () => {
     expect(strong.every((h) => h.score >= all[0]!.score)).toBe(true);
     expect(await kb.search(["library"], "zyzzyva quixotic", { topK: 3 })).toEqual([]);
     // FTS5 syntax in a query is words, not operators.
-    expect((await kb.search(["library"], 'wolf" OR NEAR(', { topK: 3 }))[0]?.documentName).toBe("the-three-little-pigs.pdf");
-    await expect(kb.search(["nope"], "x")).rejects.toMatchObject({ code: expect.stringMatching(/not_found|not_configured/) });
+    expect((await kb.search(["library"], 'wolf" OR NEAR(', { topK: 3 }))[0]?.documentName).toBe(
+      "the-three-little-pigs.pdf",
+    );
+    await expect(kb.search(["nope"], "x")).rejects.toMatchObject({
+      code: expect.stringMatching(/not_found|not_configured/),
+    });
   });
 
   it("a partial chunking override keeps the base's other settings", async () => {
@@ -88,7 +101,9 @@ describe("knowledge bases from real documents", () => {
     const doc = await kb.addFile("small", fileOf("the-three-little-pigs.pdf"), { chunking: { overlap: 0 } });
     // With maxLength 200 kept, the 1.4 kB story is several chunks; had the override reset it to 1024, two.
     expect(doc.chunks).toBeGreaterThanOrEqual(6);
-    await expect(kb.addFile("small", fileOf("the-three-little-pigs.pdf"), { chunking: { overlap: 500 } })).rejects.toMatchObject({
+    await expect(
+      kb.addFile("small", fileOf("the-three-little-pigs.pdf"), { chunking: { overlap: 500 } }),
+    ).rejects.toMatchObject({
       code: "knowledge.invalid_chunking",
     });
   });
@@ -97,7 +112,11 @@ describe("knowledge bases from real documents", () => {
     const node = (extra: Record<string, unknown>) =>
       buildWorkflow({
         nodes: [
-          { id: "start", type: "start", variables: [{ variable: "q", label: "q", type: "text-input", required: true }] },
+          {
+            id: "start",
+            type: "start",
+            variables: [{ variable: "q", label: "q", type: "text-input", required: true }],
+          },
           {
             id: "kr",
             type: "knowledge-retrieval",
@@ -114,7 +133,10 @@ describe("knowledge bases from real documents", () => {
           ["kr", "end"],
         ],
       });
-    const r = await runWorkflow(node({}), { inputs: { q: "the lion was caught in a net" }, services: { knowledge: kb } });
+    const r = await runWorkflow(node({}), {
+      inputs: { q: "the lion was caught in a net" },
+      services: { knowledge: kb },
+    });
     expect(r.status).toBe("succeeded");
     const result = r.outputs.result as Array<{ content: string; title: string; metadata: Record<string, unknown> }>;
     expect(result.length).toBeLessThanOrEqual(2);
@@ -144,7 +166,10 @@ describe("knowledge bases from real documents", () => {
     expect(kept.length).toBeGreaterThan(0);
     expect(kept.every((h) => h.title === "residential-lease-agreement.docx")).toBe(true);
 
-    const missing = await runWorkflow(node({ dataset_ids: ["0d5f1c2e-unknown"] }), { inputs: { q: "x" }, services: { knowledge: kb } });
+    const missing = await runWorkflow(node({ dataset_ids: ["0d5f1c2e-unknown"] }), {
+      inputs: { q: "x" },
+      services: { knowledge: kb },
+    });
     expect(missing.status).toBe("failed");
     expect(missing.error?.message).toContain("0d5f1c2e-unknown");
     expect(missing.error?.message).toContain("weft kb");
@@ -168,10 +193,17 @@ describe("retrieval reads a base's settings, never its counts", () => {
       },
     });
     const quiet = new KnowledgeBases(guarded, { documents: new TextDocumentService() });
-    expect((await quiet.search(["library"], "security deposit", { topK: 2 }))[0]?.documentName).toBe("residential-lease-agreement.docx");
-    expect((await quiet.retrieve({ datasetIds: ["library"], query: "huffed and puffed", topK: 1 }))[0]?.title).toBe("the-three-little-pigs.pdf");
+    expect((await quiet.search(["library"], "security deposit", { topK: 2 }))[0]?.documentName).toBe(
+      "residential-lease-agreement.docx",
+    );
+    expect((await quiet.retrieve({ datasetIds: ["library"], query: "huffed and puffed", topK: 1 }))[0]?.title).toBe(
+      "the-three-little-pigs.pdf",
+    );
     expect((await quiet.preview("library", fileOf("the-three-little-pigs.pdf"))).total).toBeGreaterThan(0);
-    await expect(quiet.search(["library", "nope"], "x")).rejects.toMatchObject({ code: "knowledge.dataset_not_found", details: { datasetIds: ["nope"] } });
+    await expect(quiet.search(["library", "nope"], "x")).rejects.toMatchObject({
+      code: "knowledge.dataset_not_found",
+      details: { datasetIds: ["nope"] },
+    });
     expect(counted).toEqual([]);
   });
 });

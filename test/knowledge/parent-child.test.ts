@@ -23,7 +23,12 @@ const HANDBOOK = [
   "Equipment.\nLaptops are replaced every four years.\nA broken monitor is reported to the service desk.",
 ].join("\n\n");
 
-const file = (name: string, text: string) => ({ name, bytes: new TextEncoder().encode(text), extension: "md", mimeType: "text/markdown" });
+const file = (name: string, text: string) => ({
+  name,
+  bytes: new TextEncoder().encode(text),
+  extension: "md",
+  mimeType: "text/markdown",
+});
 
 describe("chunkParentChild", () => {
   it("paragraph mode: each paragraph a parent, its lines the children; full-doc: one parent", () => {
@@ -43,7 +48,13 @@ describe("chunkParentChild", () => {
   });
 
   it("splits long parents and long children by length, and drops a child's leading sentence mark as Dify does", () => {
-    const c = ChunkingSchema.parse({ structure: "parent_child", maxLength: 60, overlap: 0, subchunkSeparator: "。", subchunkMaxLength: 20 });
+    const c = ChunkingSchema.parse({
+      structure: "parent_child",
+      maxLength: 60,
+      overlap: 0,
+      subchunkSeparator: "。",
+      subchunkMaxLength: 20,
+    });
     const tree = chunkParentChild(`第一句话很短。第二句话也很短。第三句话。\n\n${"word ".repeat(30).trim()}`, c);
     for (const p of tree) expect(p.content.length).toBeLessThanOrEqual(60);
     for (const p of tree) for (const ch of p.children) expect(ch.length).toBeLessThanOrEqual(20);
@@ -55,7 +66,9 @@ describe("chunkParentChild", () => {
     const stores = await openStores(":memory:");
     try {
       const kb = new KnowledgeBases(stores.knowledge, { documents: new TextDocumentService() });
-      await expect(kb.create({ name: "x", chunking: { structure: "parent_child", subchunkMaxLength: 50, subchunkOverlap: 50 } })).rejects.toMatchObject({
+      await expect(
+        kb.create({ name: "x", chunking: { structure: "parent_child", subchunkMaxLength: 50, subchunkOverlap: 50 } }),
+      ).rejects.toMatchObject({
         code: "knowledge.invalid_chunking",
         message: expect.stringContaining("subchunkOverlap"),
       });
@@ -90,7 +103,11 @@ describe.each(["memory", "sqlite"] as const)("parent-child retrieval (%s)", (kin
       llm,
       config: { chunking: DEFAULT_CHUNKING, embedding: { model: "embed-small", provider: "", vectorWeight: 0.5 } },
     });
-    await kb.create({ id: "handbook", name: "Handbook", chunking: { structure: "parent_child", parentMode: "paragraph" } });
+    await kb.create({
+      id: "handbook",
+      name: "Handbook",
+      chunking: { structure: "parent_child", parentMode: "paragraph" },
+    });
     await kb.create({ id: "whole", name: "Whole", chunking: { structure: "parent_child", parentMode: "full-doc" } });
     await kb.create({ id: "general", name: "General" });
     await kb.addFile("handbook", file("handbook.md", HANDBOOK));
@@ -109,7 +126,11 @@ describe.each(["memory", "sqlite"] as const)("parent-child retrieval (%s)", (kin
   it("a query matching one child returns its parent's whole text, scored by the child, with the child listed", async () => {
     const doc = (await stores.knowledge.listDocuments("handbook"))[0]!;
     expect(doc.chunks).toBe(10);
-    const [top] = await kb.retrieve({ datasetIds: ["handbook"], query: "who approves working from home days", topK: 3 });
+    const [top] = await kb.retrieve({
+      datasetIds: ["handbook"],
+      query: "who approves working from home days",
+      topK: 3,
+    });
     expect(top!.content).toBe(HANDBOOK.split("\n\n")[1]);
     const children = top!.metadata.child_chunks as Array<{ content: string; score: number }>;
     expect(children.map((c) => c.content)).toContain("The team lead approves the days in advance.");
@@ -145,7 +166,13 @@ describe.each(["memory", "sqlite"] as const)("parent-child retrieval (%s)", (kin
       },
     });
     const ask = (topK: number, scoreThreshold?: number) =>
-      reranking.retrieve({ datasetIds: ["handbook"], query: "taxi receipt, working from home days, laptops", topK, scoreThreshold, rerank: { model: "rerank-1" } });
+      reranking.retrieve({
+        datasetIds: ["handbook"],
+        query: "taxi receipt, working from home days, laptops",
+        topK,
+        scoreThreshold,
+        rerank: { model: "rerank-1" },
+      });
     const paragraphs = HANDBOOK.split("\n\n");
 
     const top3 = await ask(3);
@@ -157,7 +184,9 @@ describe.each(["memory", "sqlite"] as const)("parent-child retrieval (%s)", (kin
     // The three best children belong to two parents: each parent once, scored by its best child, children listed by score.
     expect(top3.map((p) => p.content)).toEqual([paragraphs[0], paragraphs[1]]);
     expect(top3.map((p) => p.metadata.score)).toEqual([0.9, 0.8]);
-    expect((top3[1]!.metadata.child_chunks as Array<{ content: string; score: number }>).map((c) => [c.content, c.score])).toEqual([
+    expect(
+      (top3[1]!.metadata.child_chunks as Array<{ content: string; score: number }>).map((c) => [c.content, c.score]),
+    ).toEqual([
       ["Employees may work from home two days a week.", 0.8],
       ["The team lead approves the days in advance.", 0.7],
     ]);
@@ -175,7 +204,11 @@ describe.each(["memory", "sqlite"] as const)("parent-child retrieval (%s)", (kin
     expect(p.chunks[2]).toMatchObject({
       position: 2,
       content: HANDBOOK.split("\n\n")[2],
-      children: ["Equipment.", "Laptops are replaced every four years.", "A broken monitor is reported to the service desk."],
+      children: [
+        "Equipment.",
+        "Laptops are replaced every four years.",
+        "A broken monitor is reported to the service desk.",
+      ],
     });
     expect((await kb.preview("general", file("handbook.md", HANDBOOK))).chunks[0]!.children).toBeUndefined();
   });

@@ -11,7 +11,7 @@ import { createLlmService } from "../../src/llm/index.js";
 import { openStores, type Stores } from "../../src/store/open.js";
 import { TextDocumentService } from "../../src/tools/documents.js";
 import { buildWorkflow } from "../support/build.js";
-import { reply, type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { type RerankScript, type RerankServer, startRerankServer } from "../support/rerank-server.js";
 
 const DOCS: Record<string, string> = {
@@ -23,7 +23,12 @@ const DOCS: Record<string, string> = {
 let rerank: RerankServer;
 
 let stores: Stores;
-const file = (name: string) => ({ name, bytes: new TextEncoder().encode(DOCS[name]), extension: ".md", mimeType: "text/markdown" });
+const file = (name: string) => ({
+  name,
+  bytes: new TextEncoder().encode(DOCS[name]),
+  extension: ".md",
+  mimeType: "text/markdown",
+});
 
 beforeAll(async () => {
   rerank = await startRerankServer();
@@ -64,7 +69,11 @@ const wf = (multiple: Record<string, unknown>) =>
     ],
   });
 
-const RERANK = { reranking_enable: true, reranking_mode: "reranking_model", reranking_model: { provider: "langgenius/cohere/cohere", model: "rerank-english-v3.0" } };
+const RERANK = {
+  reranking_enable: true,
+  reranking_mode: "reranking_model",
+  reranking_model: { provider: "langgenius/cohere/cohere", model: "rerank-english-v3.0" },
+};
 type Passage = { title: string; metadata: Record<string, unknown> };
 
 /** The script: the mouse document is what the query is about, whatever BM25 says. */
@@ -95,7 +104,11 @@ describe("rerank through a /rerank endpoint", () => {
     expect(result.map((p) => p.title)).toEqual(["mouse.md", "lion.md"]);
     expect(result.map((p) => p.metadata.score)).toEqual([0.93, 0.41]);
     expect(rerank.requests).toHaveLength(1);
-    expect(rerank.requests[0]!.body).toMatchObject({ model: "rerank-english-v3.0", query: "who freed the lion", top_n: 2 });
+    expect(rerank.requests[0]!.body).toMatchObject({
+      model: "rerank-english-v3.0",
+      query: "who freed the lion",
+      top_n: 2,
+    });
     expect(rerank.requests[0]!.body.documents).toHaveLength(2); // both documents that mention the lion are candidates
     expect(rerank.requests[0]!.auth).toBe("Bearer rk-123");
   });
@@ -104,7 +117,10 @@ describe("rerank through a /rerank endpoint", () => {
     rerank.script = mouseFirst;
     rerank.requests.length = 0;
     const kb = kbWith({ baseURL: rerank.baseURL, model: "jina-reranker-v2" });
-    const r = await runWorkflow(wf({ ...RERANK, score_threshold: 0.5 }), { inputs: { q: "who freed the lion" }, services: { knowledge: kb } });
+    const r = await runWorkflow(wf({ ...RERANK, score_threshold: 0.5 }), {
+      inputs: { q: "who freed the lion" },
+      services: { knowledge: kb },
+    });
     expect((r.outputs.result as Passage[]).map((p) => p.title)).toEqual(["mouse.md"]);
     expect(rerank.requests[0]!.body.model).toBe("jina-reranker-v2");
     expect(rerank.requests[0]!.auth).toBeUndefined();
@@ -113,8 +129,16 @@ describe("rerank through a /rerank endpoint", () => {
   it("a hostile or failing endpoint fails the node with a typed error naming it", async () => {
     const kb = kbWith({ baseURL: rerank.baseURL });
     const cases: Array<[RerankScript, string, RegExp]> = [
-      [() => ({ status: 200, json: { results: [{ index: 7, relevance_score: 1 }] } }), "knowledge.rerank_invalid_response", /scored document 7, but 2 were sent/],
-      [() => ({ status: 200, json: { results: [{ index: 0, relevance_score: "high" }] } }), "knowledge.rerank_invalid_response", /relevance_score/],
+      [
+        () => ({ status: 200, json: { results: [{ index: 7, relevance_score: 1 }] } }),
+        "knowledge.rerank_invalid_response",
+        /scored document 7, but 2 were sent/,
+      ],
+      [
+        () => ({ status: 200, json: { results: [{ index: 0, relevance_score: "high" }] } }),
+        "knowledge.rerank_invalid_response",
+        /relevance_score/,
+      ],
       [() => ({ status: 503, json: { error: "overloaded" } }), "knowledge.rerank_failed", /answered 503/],
     ];
     for (const [s, code, message] of cases) {
@@ -132,7 +156,9 @@ describe("rerank through a /rerank endpoint", () => {
     expect(r.status).toBe("succeeded");
     expect((r.outputs.result as Passage[])[0]!.title).toBe("lion.md");
     const notes = (r.trace.find((a) => a.nodeId === "kr")?.meta as { notes?: string[] } | undefined)?.notes ?? [];
-    expect(notes.join("\n")).toMatch(/model rerank-english-v3\.0 was asked for, but no rerank endpoint is configured \(knowledge\.rerank in weft\.config\.json\)/);
+    expect(notes.join("\n")).toMatch(
+      /model rerank-english-v3\.0 was asked for, but no rerank endpoint is configured \(knowledge\.rerank in weft\.config\.json\)/,
+    );
   });
 });
 
@@ -156,7 +182,9 @@ describe("weighted_score: the node's vector weight", () => {
 
   it("vector_weight 1 ranks by meaning, 0 by keywords, as Dify's weights say", async () => {
     const service = createLlmService({
-      endpoints: { ep: { provider: "openai-compatible", baseURL: llm.openaiBaseURL, apiKey: "k", model: "m", embeddingModel: "e" } },
+      endpoints: {
+        ep: { provider: "openai-compatible", baseURL: llm.openaiBaseURL, apiKey: "k", model: "m", embeddingModel: "e" },
+      },
       default: "ep",
       retry: { maxRetries: 0 },
     } as Parameters<typeof createLlmService>[0]);

@@ -11,21 +11,26 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadWeftConfig } from "../../src/cli/config.js";
 import { runWorkflow } from "../../src/engine/run.js";
-import { buildServices } from "../../src/runtime/services.js";
+import type { KnowledgeBases } from "../../src/knowledge/service.js";
 import { submitRun } from "../../src/queue/index.js";
+import { buildServices } from "../../src/runtime/services.js";
 import { openStores, type Stores } from "../../src/store/open.js";
 import { extensionOf, mimeForExtension } from "../../src/tools/mime.js";
-import type { KnowledgeBases } from "../../src/knowledge/service.js";
 import { buildWorkflow } from "../support/build.js";
 import { corpusPath } from "../support/corpus.js";
+import { serveHashedEmbeddings } from "../support/hashed-embeddings.js";
 import { hasPostgres, type PgCluster, startPostgres } from "../support/postgres.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis.js";
-import { serveHashedEmbeddings } from "../support/hashed-embeddings.js";
-import { type RecordedRequest, reply, type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { spawnWorker, type WorkerProcess } from "../support/workers.js";
 
 const CASES = corpusPath("chat2workflow", "case_files");
-const DOCS = ["residential-lease-agreement.docx", "the-three-little-pigs.pdf", "The-Lion-and-the-Mouse.pdf", "teaching_plan_physics.md"];
+const DOCS = [
+  "residential-lease-agreement.docx",
+  "the-three-little-pigs.pdf",
+  "The-Lion-and-the-Mouse.pdf",
+  "teaching_plan_physics.md",
+];
 const QUESTIONS: Array<[q: string, passage: RegExp]> = [
   // The lease has two deposit clauses (the DEPOSIT section and "the security deposit shall be refundable"); with
   // Dify's weighted score the short one ranks first, being nearly all query words.
@@ -34,7 +39,6 @@ const QUESTIONS: Array<[q: string, passage: RegExp]> = [
   ["wolf huffed and puffed and blew the house of straw down", /huffed and puffed/],
   ["惯性 牛顿第一定律", /惯性/],
 ];
-
 
 /** The model's answer: the passages it was given, quoted (what a grounded answer rests on). */
 function answer(r: RecordedRequest): string {
@@ -64,7 +68,9 @@ const app = buildWorkflow({
       id: "llm",
       type: "llm",
       model: { provider: "openai", name: "gpt-4o-mini", mode: "chat", completion_params: {} },
-      prompt_template: [{ role: "user", text: "Answer from these passages: {{#passages.output#}}\nQuestion: {{#start.q#}}" }],
+      prompt_template: [
+        { role: "user", text: "Answer from these passages: {{#passages.output#}}\nQuestion: {{#start.q#}}" },
+      ],
       context: { enabled: false, variable_selector: [] },
       vision: { enabled: false },
     },
@@ -83,7 +89,12 @@ let model: ReplayServer;
 
 function fileOf(name: string) {
   const extension = extensionOf(name);
-  return { name, bytes: new Uint8Array(readFileSync(`${CASES}/${name}`)), extension, mimeType: mimeForExtension(extension) ?? "application/octet-stream" };
+  return {
+    name,
+    bytes: new Uint8Array(readFileSync(`${CASES}/${name}`)),
+    extension,
+    mimeType: mimeForExtension(extension) ?? "application/octet-stream",
+  };
 }
 
 /** The library knowledge base in the database `db`, built through the configured services (embeddings included). */
@@ -99,11 +110,19 @@ async function fillLibrary(stores: Stores): Promise<void> {
 beforeAll(async () => {
   model = await startReplayServer();
   serveHashedEmbeddings(model);
-  model.when((r) => r.api === "openai-chat", (r) => reply.text(answer(r)), { times: Infinity });
+  model.when(
+    (r) => r.api === "openai-chat",
+    (r) => reply.text(answer(r)),
+    { times: Infinity },
+  );
   writeFileSync(
     join(dir, "weft.config.json"),
     JSON.stringify({
-      llm: { endpoints: { replay: { provider: "openai-compatible", baseURL: model.openaiBaseURL, apiKey: "k" } }, default: "replay", retry: { maxRetries: 0 } },
+      llm: {
+        endpoints: { replay: { provider: "openai-compatible", baseURL: model.openaiBaseURL, apiKey: "k" } },
+        default: "replay",
+        retry: { maxRetries: 0 },
+      },
       // Keyword-led hybrid: the hashed bag-of-words vectors are a weak semantic signal, as a tiny model's are.
       knowledge: { embedding: { model: "embed-small", vectorWeight: 0.3 } },
     }),
@@ -121,7 +140,10 @@ async function answersOnSqlite(): Promise<string[]> {
   try {
     await fillLibrary(stores);
     const cfg = loadWeftConfig(join(dir, "weft.config.json"));
-    const services = await buildServices(cfg, { configPath: join(dir, "weft.config.json"), knowledge: stores.knowledge });
+    const services = await buildServices(cfg, {
+      configPath: join(dir, "weft.config.json"),
+      knowledge: stores.knowledge,
+    });
     const out: string[] = [];
     for (const [q] of QUESTIONS) {
       const r = await runWorkflow(app, { inputs: { q }, services, store: stores.runs });
@@ -135,48 +157,57 @@ async function answersOnSqlite(): Promise<string[]> {
   }
 }
 
-describe.skipIf((!hasPostgres || !hasRedis) && !process.env.CI)("a RAG app on weft worker (PostgreSQL + Redis) and on SQLite", () => {
-  let cluster: PgCluster | undefined;
-  let redis: RedisServer | undefined;
-  let worker: WorkerProcess | undefined;
+describe.skipIf((!hasPostgres || !hasRedis) && !process.env.CI)(
+  "a RAG app on weft worker (PostgreSQL + Redis) and on SQLite",
+  () => {
+    let cluster: PgCluster | undefined;
+    let redis: RedisServer | undefined;
+    let worker: WorkerProcess | undefined;
 
-  afterAll(async () => {
-    worker?.p.kill("SIGKILL");
-    await worker?.exited;
-    await redis?.stop();
-    await cluster?.stop();
-  }, 60_000);
+    afterAll(async () => {
+      worker?.p.kill("SIGKILL");
+      await worker?.exited;
+      await redis?.stop();
+      await cluster?.stop();
+    }, 60_000);
 
-  it("answers every question identically, each from the right passage", async () => {
-    cluster = await startPostgres();
-    redis = await startRedis();
-    // The store's own vector path: pgvector's HNSW where the server has it, LSH buckets otherwise (CI). The deposit
-    // question's top two passages nearly tie; hybrid scores used to take the keyword side from each store's ranker
-    // (FTS5 BM25, ts_rank), which broke that tie the other way on PostgreSQL with exact vectors.
-    const db = await cluster.createDatabase();
-    const pgStores = await openStores(db);
-    try {
-      await fillLibrary(pgStores);
-      worker = spawnWorker({ name: "rag", redisUrl: redis.url, db, cwd: dir });
-      await worker.ready;
-      const embeddings = () => model.requests.filter((r) => r.api === "openai-embeddings").length;
-      const embeddedBefore = embeddings();
-      const ids: string[] = [];
-      for (const [q] of QUESTIONS) ids.push(await submitRun({ workflow: app, inputs: { q } }, { redisUrl: redis.url }));
-      await expect
-        .poll(async () => (await Promise.all(ids.map((id) => pgStores.runs.getRun(id)))).map((r) => r?.status), { timeout: 60_000, interval: 200 })
-        .toEqual(ids.map(() => "succeeded"));
-      const onWorker = (await Promise.all(ids.map((id) => pgStores.runs.getRun(id)))).map((r) => String(r!.outputs!.answer));
-      // The worker embedded each question: its retrieval was hybrid, through the PostgreSQL vector index.
-      expect(embeddings() - embeddedBefore).toBeGreaterThanOrEqual(QUESTIONS.length);
-      const onSqlite = await answersOnSqlite();
-      expect(onWorker).toEqual(onSqlite);
-      QUESTIONS.forEach(([, passage], i) => {
-        expect(onWorker[i]).toMatch(passage);
-      });
-      expect(worker.log()).not.toMatch(/knowledge\.(backend_unsupported|not_configured|dataset_not_found)/);
-    } finally {
-      await pgStores.close();
-    }
-  }, 240_000);
-});
+    it("answers every question identically, each from the right passage", async () => {
+      cluster = await startPostgres();
+      redis = await startRedis();
+      // The store's own vector path: pgvector's HNSW where the server has it, LSH buckets otherwise (CI). The deposit
+      // question's top two passages nearly tie; hybrid scores used to take the keyword side from each store's ranker
+      // (FTS5 BM25, ts_rank), which broke that tie the other way on PostgreSQL with exact vectors.
+      const db = await cluster.createDatabase();
+      const pgStores = await openStores(db);
+      try {
+        await fillLibrary(pgStores);
+        worker = spawnWorker({ name: "rag", redisUrl: redis.url, db, cwd: dir });
+        await worker.ready;
+        const embeddings = () => model.requests.filter((r) => r.api === "openai-embeddings").length;
+        const embeddedBefore = embeddings();
+        const ids: string[] = [];
+        for (const [q] of QUESTIONS)
+          ids.push(await submitRun({ workflow: app, inputs: { q } }, { redisUrl: redis.url }));
+        await expect
+          .poll(async () => (await Promise.all(ids.map((id) => pgStores.runs.getRun(id)))).map((r) => r?.status), {
+            timeout: 60_000,
+            interval: 200,
+          })
+          .toEqual(ids.map(() => "succeeded"));
+        const onWorker = (await Promise.all(ids.map((id) => pgStores.runs.getRun(id)))).map((r) =>
+          String(r!.outputs!.answer),
+        );
+        // The worker embedded each question: its retrieval was hybrid, through the PostgreSQL vector index.
+        expect(embeddings() - embeddedBefore).toBeGreaterThanOrEqual(QUESTIONS.length);
+        const onSqlite = await answersOnSqlite();
+        expect(onWorker).toEqual(onSqlite);
+        QUESTIONS.forEach(([, passage], i) => {
+          expect(onWorker[i]).toMatch(passage);
+        });
+        expect(worker.log()).not.toMatch(/knowledge\.(backend_unsupported|not_configured|dataset_not_found)/);
+      } finally {
+        await pgStores.close();
+      }
+    }, 240_000);
+  },
+);

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { analyse } from "../../src/analysis/index.js";
 import { formatTaskInputs, loadDomain, type TaskInput } from "../../src/eval/sopbench/index.js";
 import { mineWorkflow, type TaskRecord, treeActivities } from "../../src/mine/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { type Tools, tools } from "../sopbench/solvers/client.js";
 import { REFERENCE_SOLVERS } from "../sopbench/solvers/index.js";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 
 /** Runs the hand-written SOP follower and logs its tool calls: validated task-solving records. */
 async function solverRecords(domain: string, n: number): Promise<TaskRecord[]> {

@@ -3,9 +3,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { describe_, makeNode, rulesOf } from "./llm-fakes.js";
-import { corpusPath } from "../support/corpus.js";
 import { nodeCatalogue } from "../../src/nodes/index.js";
+import { corpusPath } from "../support/corpus.js";
+import { describe_, makeNode, rulesOf } from "./llm-fakes.js";
 
 const ROOT = corpusPath("dify-dsl");
 const TYPES = ["llm", "question-classifier", "parameter-extractor", "http-request", "knowledge-retrieval", "agent"];

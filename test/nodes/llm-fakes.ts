@@ -2,13 +2,14 @@
  * Minimal ExecContext and scripted LlmService for unit tests of the model-calling nodes. The pool is a
  * plain `{nodeId: {var: value}}` map; rendering follows Dify (missing refs render as bare `id.var`).
  */
-import { nodeCatalogue } from "../../src/nodes/index.js";
+
 import { describeNode } from "../../src/ir/describe.js";
-import { type ExecContext, type NodeEvent, type NodeResult } from "../../src/ir/registry.js";
+import type { ExecContext, NodeEvent, NodeResult } from "../../src/ir/registry.js";
 import { replaceTemplateRefs } from "../../src/ir/selector.js";
 import type { ExecServices, LlmRequest, LlmResponse, LlmService } from "../../src/ir/services.js";
 import type { WorkflowNode } from "../../src/ir/workflow.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 
 export type Pool = Record<string, Record<string, unknown>>;
 

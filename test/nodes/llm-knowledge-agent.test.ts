@@ -56,7 +56,13 @@ describe("knowledge-retrieval", () => {
   it("multiple mode: sends top_k and threshold, orders by score, stamps _source and position", async () => {
     const kb = new FakeKb();
     const res = await run(kr(), { start: { "sys.query": "what is new" } }, { knowledge: kb });
-    expect(kb.calls[0]).toEqual({ query: "what is new", datasetIds: ["ds1", "ds2"], topK: 2, scoreThreshold: 0.3, onNote: expect.any(Function) });
+    expect(kb.calls[0]).toEqual({
+      query: "what is new",
+      datasetIds: ["ds1", "ds2"],
+      topK: 2,
+      scoreThreshold: 0.3,
+      onNote: expect.any(Function),
+    });
     expect(res.outputs.result).toEqual([
       {
         content: "best",

@@ -35,7 +35,9 @@ const attempts = [
 
 describe("run cost", () => {
   it("sums tokens per model and prices the priced ones, naming the rest", () => {
-    const prices = PriceTableSchema.parse({ models: { "gpt-4o-mini": { inputPerMillion: 0.15, outputPerMillion: 0.6 } } });
+    const prices = PriceTableSchema.parse({
+      models: { "gpt-4o-mini": { inputPerMillion: 0.15, outputPerMillion: 0.6 } },
+    });
     const u = usageOfAttempts(wf, attempts, prices);
     expect(u).toMatchObject({ inputTokens: 1510, outputTokens: 305, totalTokens: 1815, currency: "USD" });
     expect(u.byModel["gpt-4o-mini"]).toMatchObject({ inputTokens: 1500, outputTokens: 300 });

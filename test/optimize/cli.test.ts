@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { analyse } from "../../src/analysis/index.js";
 import { registerMineCommands } from "../../src/cli/commands/mine.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
+import { corpusPath } from "../support/corpus.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import {
   EXECUTOR,
@@ -17,8 +19,6 @@ import {
   phoneRecords,
   TOOL_SPECS,
 } from "./fixtures.js";
-import { corpusPath } from "../support/corpus.js";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 
 let server: ReplayServer;
 let dir: string;
@@ -56,9 +56,9 @@ describe("weft mine / weft optimize", () => {
   });
 
   it("rejects bad options with typed errors", async () => {
-    await expect(
-      weft("mine", corpusPath("toolbench/derived_call_chains.json"), "--noise", "3"),
-    ).rejects.toMatchObject({ code: "usage.number" });
+    await expect(weft("mine", corpusPath("toolbench/derived_call_chains.json"), "--noise", "3")).rejects.toMatchObject({
+      code: "usage.number",
+    });
     await expect(weft("mine", join(dir, "nope.json"))).rejects.toMatchObject({ code: "mine.records_unreadable" });
   });
 

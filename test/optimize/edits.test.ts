@@ -3,8 +3,8 @@ import { analyse } from "../../src/analysis/index.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { mineWorkflow } from "../../src/mine/index.js";
 import { promptTemplate } from "../../src/mine/prompts.js";
-import { applyEdit, applyEdits, describeEdit, EDIT_KINDS, type Edit } from "../../src/optimize/edits.js";
 import { nodeCatalogue } from "../../src/nodes/index.js";
+import { applyEdit, applyEdits, describeEdit, EDIT_KINDS, type Edit } from "../../src/optimize/edits.js";
 
 const recs = (...ts: string[]) =>
   ts.map((t, i) => ({

@@ -57,7 +57,11 @@ describe.skipIf(!hasRedis)("queued runs publish progress only to a submitter tha
       await runner.close();
     }
     const seen: RunEvent["type"][] = [];
-    const followed = await enqueueRun(chain, { n: "2" }, { db, redisUrl: redis.url, onEvent: (e) => seen.push(e.type) });
+    const followed = await enqueueRun(
+      chain,
+      { n: "2" },
+      { db, redisUrl: redis.url, onEvent: (e) => seen.push(e.type) },
+    );
     expect(followed.status).toBe("succeeded");
     expect(followed.outputs).toEqual({ out: "a2" });
     expect(seen).toEqual(expect.arrayContaining(["run_started", "node_finished", "run_finished"]));

@@ -170,7 +170,6 @@ function describeQueue(backend: Backend, withEval: boolean): void {
       }
     }, 120_000);
 
-
     it("a paused human-input run holds no worker, resumes on another worker once answered, and times out by a delayed job", async () => {
       const ask = (timeout: number) => ({
         id: "ask",

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import "../../src/nodes/code.js";
 import { NodeExecutionError } from "../../src/ir/errors.js";
-import { type ExecContext, type StaticContext } from "../../src/ir/registry.js";
+import type { ExecContext, StaticContext } from "../../src/ir/registry.js";
 import type { ExecServices, SandboxService } from "../../src/ir/services.js";
 import { type WorkflowNode, WorkflowSchema } from "../../src/ir/workflow.js";
-import { createSandbox } from "../../src/sandbox/index.js";
 import { nodeCatalogue } from "../../src/nodes/index.js";
+import { createSandbox } from "../../src/sandbox/index.js";
 
 const def = nodeCatalogue.get("code");
 if (!def) throw new Error("code node not registered");
@@ -255,7 +255,10 @@ describe("code node: execution", () => {
     expect(err.nodeId).toBe("code1");
     expect(err.message).toMatch(/ValueError: bad input/);
     expect(err.details.line).toBe(3);
-    const forbidden = await execError({ ...pyConcat, code: "import subprocess\ndef main(arg1, arg2):\n    return {}\n" });
+    const forbidden = await execError({
+      ...pyConcat,
+      code: "import subprocess\ndef main(arg1, arg2):\n    return {}\n",
+    });
     expect(forbidden.code).toBe("sandbox.forbidden");
   });
 

@@ -4,11 +4,11 @@ import pLimit from "p-limit";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import "../../src/nodes/code.js";
-import { type StaticContext } from "../../src/ir/registry.js";
+import type { StaticContext } from "../../src/ir/registry.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { createSandbox, SandboxError } from "../../src/sandbox/index.js";
 import { corpusPath } from "../support/corpus.js";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const ROOT = corpusPath("dify-dsl");
 

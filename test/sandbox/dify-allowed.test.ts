@@ -22,7 +22,20 @@ const HOSTS: Array<{ name: string; uid: number | undefined }> = isRoot
  * What the jail's root may hold (jail.ts: system directories, /proc, /dev, /tmp, /run for the proxy; python.ts:
  * /etc only for the CA bundle requests verifies TLS with).
  */
-const JAIL_ROOT = new Set(["bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "run", "sbin", "tmp", "usr"]);
+const JAIL_ROOT = new Set([
+  "bin",
+  "dev",
+  "etc",
+  "lib",
+  "lib32",
+  "lib64",
+  "libx32",
+  "proc",
+  "run",
+  "sbin",
+  "tmp",
+  "usr",
+]);
 
 let host: JailHost;
 beforeAll(async () => {
@@ -40,7 +53,8 @@ describe("the analyser follows the sandbox's module policy", () => {
 });
 
 describe.each(HOSTS)("Python code gets what Dify's sandbox allows, inside the jail ($name)", ({ uid }) => {
-  const run = (code: string, allowHosts: string[] = []) => host.call({ mode: "code", code, inputs: {}, allowHosts }, uid);
+  const run = (code: string, allowHosts: string[] = []) =>
+    host.call({ mode: "code", code, inputs: {}, allowHosts }, uid);
 
   it("os.listdir, os.walk and os.scandir list the jail, never the host", async () => {
     const reply = await run(`

@@ -12,9 +12,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 import { analyse } from "../../src/analysis/index.js";
 import { importDify } from "../../src/dsl/dify/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { corpusPath } from "../support/corpus.js";
 import { bundleJailHost, type JailHost } from "../support/jail-bundle.js";
 
@@ -159,7 +159,9 @@ def main():
 `,
       {},
     );
-    expect(caught.result?.error, JSON.stringify(caught)).toMatch(/^http\.blocked_address: refusing to reach 10\.0\.0\.1/);
+    expect(caught.result?.error, JSON.stringify(caught)).toMatch(
+      /^http\.blocked_address: refusing to reach 10\.0\.0\.1/,
+    );
     expect(hits.length).toBe(before);
   }, 90_000);
 
@@ -219,7 +221,8 @@ def main():
 describe("the analyser warns about the imports the sandbox will refuse", () => {
   const load = (file: string) =>
     importDify(readFileSync(corpusPath("dify-dsl", file), "utf8"), { nameHint: file }).workflow;
-  const refused = (file: string) => analyse(load(file), nodeCatalogue).diagnostics.filter((d) => d.code === "code.module_refused");
+  const refused = (file: string) =>
+    analyse(load(file), nodeCatalogue).diagnostics.filter((d) => d.code === "code.module_refused");
 
   it("a corpus app importing jieba gets a warning naming it; apps importing requests or os get none", () => {
     const jieba = refused("svcvit__Awesome-Dify-Workflow/DSL/jieba.yml");

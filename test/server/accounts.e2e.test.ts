@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { oidcSettings, type OidcConfig } from "../../src/server/auth/oidc/config.js";
+import { type OidcConfig, oidcSettings } from "../../src/server/auth/oidc/config.js";
 import { createMember } from "../../src/server/auth/users.js";
 import { buildWorkflow } from "../support/build.js";
 import { startOidcProvider, type TestProvider } from "../support/oidc-provider.js";
@@ -20,8 +20,18 @@ if (!hasChromium) console.warn(`accounts e2e skipped: ${CHROMIUM} is absent (apt
 
 const app = buildWorkflow({
   nodes: [
-    { id: "begin", type: "start", title: "Begin", variables: [{ variable: "topic", label: "Topic", type: "text-input", required: true }] },
-    { id: "end", type: "end", title: "End", outputs: [{ variable: "t", value_selector: ["begin", "topic"], value_type: "string" }] },
+    {
+      id: "begin",
+      type: "start",
+      title: "Begin",
+      variables: [{ variable: "topic", label: "Topic", type: "text-input", required: true }],
+    },
+    {
+      id: "end",
+      type: "end",
+      title: "End",
+      outputs: [{ variable: "t", value_selector: ["begin", "topic"], value_type: "string" }],
+    },
   ],
   edges: [["begin", "end"]],
 });
@@ -54,7 +64,10 @@ describe.skipIf(!hasChromium)("accounts in a real browser", () => {
     Object.assign(cfg, { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret });
     await createMember(s.deps.stores, { email: "ed@example.com", password: "ed's long password", role: "editor" });
     await createMember(s.deps.stores, { email: "vi@example.com", password: "vi's long password", role: "viewer" });
-    const res = await s.api("/api/apps", { method: "POST", json: { name: "shared app", mode: "workflow", workflow: app } });
+    const res = await s.api("/api/apps", {
+      method: "POST",
+      json: { name: "shared app", mode: "workflow", workflow: app },
+    });
     expect(res.status).toBe(201);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 120_000);
@@ -81,7 +94,9 @@ describe.skipIf(!hasChromium)("accounts in a real browser", () => {
     return { status: res.status(), body: await res.text() };
   }
 
-  it("a wrong password and an unknown email get the same message; the right one signs in; logout signs out", { timeout: 90_000 }, async () => {
+  it("a wrong password and an unknown email get the same message; the right one signs in; logout signs out", {
+    timeout: 90_000,
+  }, async () => {
     const page = await freshPage();
     const wrong = await signIn(page, "ed@example.com", "not the password");
     const error = page.getByTestId("login-error");
@@ -93,7 +108,10 @@ describe.skipIf(!hasChromium)("accounts in a real browser", () => {
     await expect.poll(() => error.textContent()).toBe("The email or the password is wrong.");
     await signIn(page, "ed@example.com", "ed's long password");
     await page.getByTestId("app-list").waitFor();
-    expect(await page.evaluate(() => fetch("/api/auth/me").then((r) => r.json()))).toMatchObject({ user: { email: "ed@example.com" }, role: "editor" });
+    expect(await page.evaluate(() => fetch("/api/auth/me").then((r) => r.json()))).toMatchObject({
+      user: { email: "ed@example.com" },
+      role: "editor",
+    });
     await page.getByTestId("logout").click();
     await page.getByTestId("password-login").waitFor();
     // The session is over on the server too, not only forgotten by the page.
@@ -103,11 +121,14 @@ describe.skipIf(!hasChromium)("accounts in a real browser", () => {
     await page.context().close();
   });
 
-  it("a viewer sees the app read-only: no save attempted, save and publish disabled, and the API refuses with 403", { timeout: 90_000 }, async () => {
+  it("a viewer sees the app read-only: no save attempted, save and publish disabled, and the API refuses with 403", {
+    timeout: 90_000,
+  }, async () => {
     const page = await freshPage();
     const writes: string[] = [];
     page.on("request", (r) => {
-      if (r.method() !== "GET" && r.url().includes("/api/apps/")) writes.push(`${r.method()} ${new URL(r.url()).pathname}`);
+      if (r.method() !== "GET" && r.url().includes("/api/apps/"))
+        writes.push(`${r.method()} ${new URL(r.url()).pathname}`);
     });
     await signIn(page, "vi@example.com", "vi's long password");
     await page.getByTestId("app-list").waitFor();
@@ -137,7 +158,11 @@ describe.skipIf(!hasChromium)("accounts in a real browser", () => {
     // The server refuses the viewer's writes whatever the page shows.
     const refused = await page.evaluate(async () => {
       const csrf = /(?:^|; )weft_csrf=([^;]+)/.exec(document.cookie)?.[1] ?? "";
-      const r = await fetch("/api/apps/import", { method: "POST", headers: { "content-type": "text/yaml", "x-csrf-token": csrf }, body: "app: {}" });
+      const r = await fetch("/api/apps/import", {
+        method: "POST",
+        headers: { "content-type": "text/yaml", "x-csrf-token": csrf },
+        body: "app: {}",
+      });
       return { status: r.status, body: await r.json() };
     });
     expect(refused.status).toBe(403);
@@ -146,7 +171,9 @@ describe.skipIf(!hasChromium)("accounts in a real browser", () => {
     await page.context().close();
   });
 
-  it("signs in with SSO through the provider's own login page and lands in the studio signed in", { timeout: 90_000 }, async () => {
+  it("signs in with SSO through the provider's own login page and lands in the studio signed in", {
+    timeout: 90_000,
+  }, async () => {
     idp.people.set("sso-ann", { email: "ann@example.com", email_verified: true });
     const page = await freshPage();
     const sso = page.getByTestId("sso-login");

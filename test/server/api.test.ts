@@ -1,6 +1,6 @@
-import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { startServer } from "../../src/server/index.js";
@@ -194,7 +194,9 @@ describe("apps and versions", () => {
   });
 
   it("an app made in Weft, exported and imported back, records no version and no DSL-version warning", async () => {
-    const created = (await (await s.api("/api/apps", { method: "POST", json: { name: "made here", mode: "workflow" } })).json()) as any;
+    const created = (await (
+      await s.api("/api/apps", { method: "POST", json: { name: "made here", mode: "workflow" } })
+    ).json()) as any;
     const id = created.app.id;
     const yaml = await (await s.api(`/api/apps/${id}/export`)).text();
     const res = await s.api(`/api/apps/${id}/import`, { method: "POST", body: yaml });

@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../src/server/index.js";
 import { DEFAULT_WORKSPACE_ID } from "../../src/store/teams.js";
-import { memberSession } from "../support/sessions.js";
 import { tempDir } from "../support/per-file.js";
+import { memberSession } from "../support/sessions.js";
 import { WEFT_BIN, weftOut } from "../support/weft-bin.js";
 
 const dir = tempDir("audit-cli");

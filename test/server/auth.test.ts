@@ -3,8 +3,8 @@
 // password-guessing loop that leaves another client's right password working, and `weft users create`.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { request } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember } from "../../src/server/auth/users.js";
 import { login, memberSession, sessionFrom } from "../support/sessions.js";
@@ -28,17 +28,30 @@ function postFrom(localAddress: string, path: string, body: unknown): Promise<{ 
   const u = new URL(`${s.url}${path}`);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: "POST", localAddress, headers: { "content-type": "application/json" } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: "POST",
+        localAddress,
+        headers: { "content-type": "application/json" },
+      },
       (res) => {
         res.resume();
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, cookies: [res.headers["set-cookie"] ?? []].flat() }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, cookies: [res.headers["set-cookie"] ?? []].flat() }),
+        );
       },
     );
     req.on("error", reject);
     req.end(JSON.stringify(body));
   });
 }
-const yml = () => readFileSync(corpusFile("Akabane71__dify-workflow-cli/tests/fixtures/workflow/conditional_hello_branching_workflow.yml"), "utf8");
+const yml = () =>
+  readFileSync(
+    corpusFile("Akabane71__dify-workflow-cli/tests/fixtures/workflow/conditional_hello_branching_workflow.yml"),
+    "utf8",
+  );
 
 describe("sign-in", () => {
   it("answers 200 with an HTTP-only SameSite session cookie and a CSRF cookie; the session reads /api", async () => {
@@ -142,7 +155,10 @@ describe("throttling", () => {
       429,
     );
     // ...while another client (another loopback address) signs in.
-    const res = await postFrom("127.0.0.2", "/api/auth/login", { email: "target@example.com", password: "the right one" });
+    const res = await postFrom("127.0.0.2", "/api/auth/login", {
+      email: "target@example.com",
+      password: "the right one",
+    });
     expect(res.status).toBe(200);
     expect(res.cookies.some((c) => c.startsWith("weft_session="))).toBe(true);
   }, 120_000);
@@ -158,7 +174,9 @@ describe("weft users create", () => {
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(/cli@example\.com \(runner\)/);
     const me = await login(s.url, "cli@example.com", "from stdin pw");
-    expect(await (await fetch(`${s.url}/api/auth/me`, { headers: me.headers() })).json()).toMatchObject({ role: "runner" });
+    expect(await (await fetch(`${s.url}/api/auth/me`, { headers: me.headers() })).json()).toMatchObject({
+      role: "runner",
+    });
     const dup = run(["--email", "CLI@example.com", "--role", "viewer", "--password-stdin"], "another pw\n");
     expect(dup.status).not.toBe(0);
     expect(dup.stderr).toMatch(/user\.exists/);

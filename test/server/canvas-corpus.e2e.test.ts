@@ -37,7 +37,9 @@ describe.skipIf(!existsSync(CHROMIUM))("corpus workflows on the canvas", () => {
     await studio?.close();
   });
 
-  it(`fit shows every card of workflows up to ${FIT_LIMIT} nodes, and no cards overlap (opened, auto-laid-out)`, { timeout: 900_000 }, async () => {
+  it(`fit shows every card of workflows up to ${FIT_LIMIT} nodes, and no cards overlap (opened, auto-laid-out)`, {
+    timeout: 900_000,
+  }, async () => {
     const apps = chosen();
     const problems: string[] = [];
     const tally = { workflows: 0, fitChecked: 0, notFitting: 0, overlapsOpened: 0, overlapsLaidOut: 0, nodes: 0 };
@@ -52,22 +54,28 @@ describe.skipIf(!existsSync(CHROMIUM))("corpus workflows on the canvas", () => {
       tally.nodes += wf.nodes.length;
       const opened = overlaps(wf, await studio.cards());
       tally.overlapsOpened += opened.length;
-      if (opened.length) problems.push(`${file}: ${opened.length} overlaps opened, e.g. ${opened[0]![0].id} × ${opened[0]![1].id}`);
+      if (opened.length)
+        problems.push(`${file}: ${opened.length} overlaps opened, e.g. ${opened[0]![0].id} × ${opened[0]![1].id}`);
       if (wf.nodes.length <= FIT_LIMIT) {
         await studio.fit();
         const out = outside(await studio.cards(), await studio.canvasRect());
         tally.fitChecked++;
         if (out.length) {
           tally.notFitting++;
-          problems.push(`${file}: ${out.length}/${wf.nodes.length} cards outside the canvas after Fit at ${await studio.zoom()}`);
+          problems.push(
+            `${file}: ${out.length}/${wf.nodes.length} cards outside the canvas after Fit at ${await studio.zoom()}`,
+          );
         }
       }
       await studio.autoLayout();
       const laid = overlaps(wf, await studio.cards());
       tally.overlapsLaidOut += laid.length;
-      if (laid.length) problems.push(`${file}: ${laid.length} overlaps after auto-layout, e.g. ${laid[0]![0].id} × ${laid[0]![1].id}`);
+      if (laid.length)
+        problems.push(`${file}: ${laid.length} overlaps after auto-layout, e.g. ${laid[0]![0].id} × ${laid[0]![1].id}`);
     }
-    console.log(`canvas corpus: ${JSON.stringify(tally)} in ${Math.round((Date.now() - t0) / 1000)} s${problems.length ? `\n${problems.join("\n")}` : ""}`);
+    console.log(
+      `canvas corpus: ${JSON.stringify(tally)} in ${Math.round((Date.now() - t0) / 1000)} s${problems.length ? `\n${problems.join("\n")}` : ""}`,
+    );
     expect(studio.pageErrors).toEqual([]);
     expect(problems).toEqual([]);
     expect(tally.workflows).toBe(apps.length);

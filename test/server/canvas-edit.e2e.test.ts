@@ -17,10 +17,34 @@ function flow(): Workflow {
     name: "edits",
     mode: "workflow",
     nodes: [
-      { id: "start", type: "start", title: "Start", config: { variables: [{ variable: "q", label: "Q", type: "text-input", required: true }] }, canvas: at(0) },
-      { id: "shout", type: "template-transform", title: "Shout", config: { variables: [{ variable: "q", value_selector: ["start", "q"] }], template: "{{ q }}!" }, canvas: at(330) },
-      { id: "aside", type: "template-transform", title: "Aside", config: { variables: [{ variable: "q", value_selector: ["start", "q"] }], template: "({{ q }})" }, canvas: at(330, 300) },
-      { id: "end", type: "end", title: "End", config: { outputs: [{ variable: "out", value_selector: ["shout", "output"] }] }, canvas: at(660) },
+      {
+        id: "start",
+        type: "start",
+        title: "Start",
+        config: { variables: [{ variable: "q", label: "Q", type: "text-input", required: true }] },
+        canvas: at(0),
+      },
+      {
+        id: "shout",
+        type: "template-transform",
+        title: "Shout",
+        config: { variables: [{ variable: "q", value_selector: ["start", "q"] }], template: "{{ q }}!" },
+        canvas: at(330),
+      },
+      {
+        id: "aside",
+        type: "template-transform",
+        title: "Aside",
+        config: { variables: [{ variable: "q", value_selector: ["start", "q"] }], template: "({{ q }})" },
+        canvas: at(330, 300),
+      },
+      {
+        id: "end",
+        type: "end",
+        title: "End",
+        config: { outputs: [{ variable: "out", value_selector: ["shout", "output"] }] },
+        canvas: at(660),
+      },
     ],
     edges: [
       { source: "start", sourcePort: "source", target: "shout" },
@@ -44,7 +68,8 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: undo/redo and + on a port", () =
   const drawn = (n: number) => expect.poll(cardCount, { timeout: 30_000 }).toBe(n);
   const card = (id: string) => studio.page.locator(`.react-flow__node[data-id="${id}"]`);
   const box = async (id: string): Promise<Rect> => (await studio.cards()).find((c) => c.id === id)!;
-  const serverDraft = async (app: string) => (await (await studio.server.api(`/api/apps/${app}/draft`)).json()) as Draft;
+  const serverDraft = async (app: string) =>
+    (await (await studio.server.api(`/api/apps/${app}/draft`)).json()) as Draft;
   /** Waits until the autosaved server draft says what `read` expects. */
   const saved = (app: string, read: (d: Draft) => unknown, expected: unknown) =>
     expect.poll(async () => read(await serverDraft(app)), { timeout: 30_000 }).toEqual(expected);
@@ -68,7 +93,11 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: undo/redo and + on a port", () =
     for (let i = 1; i <= 6; i++) await page.mouse.move(h.x + 20, h.y + h.height / 2 + i * 25);
     await page.mouse.up();
     await expect.poll(async () => (await box("shout")).y, { timeout: 30_000 }).toBeGreaterThan(before.y + 100);
-    await saved(id, (d) => (d.workflow.nodes.find((n) => n.id === "shout")!.canvas!.position as { y: number }).y > 100, true);
+    await saved(
+      id,
+      (d) => (d.workflow.nodes.find((n) => n.id === "shout")!.canvas!.position as { y: number }).y > 100,
+      true,
+    );
     await undoKey();
     await expect.poll(async () => Math.round((await box("shout")).y), { timeout: 30_000 }).toBe(Math.round(before.y));
     await saved(id, (d) => (d.workflow.nodes.find((n) => n.id === "shout")!.canvas!.position as { y: number }).y, 100);
@@ -178,7 +207,9 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: undo/redo and + on a port", () =
     expect(Math.abs(next.y - shout.y)).toBeLessThan(2);
     await saved(id, (d) => edgesOf(d).includes(`shout>${next.id}`), true);
     // It starts without errors of its own: its example's `llm.text` reads the app's start value instead.
-    const analysed = (await (await studio.server.api("/api/analyse", { method: "POST", json: { workflow: (await serverDraft(id)).workflow } })).json()) as {
+    const analysed = (await (
+      await studio.server.api("/api/analyse", { method: "POST", json: { workflow: (await serverDraft(id)).workflow } })
+    ).json()) as {
       diagnostics: Array<{ nodeId?: string; severity: string; message: string }>;
     };
     expect(analysed.diagnostics.filter((d) => d.nodeId === next.id && d.severity === "error")).toEqual([]);

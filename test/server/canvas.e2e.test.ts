@@ -26,10 +26,33 @@ function withInsertedNode(): Workflow {
     name: "inserted",
     mode: "workflow",
     nodes: [
-      { id: "start", type: "start", title: "Start", config: { variables: [{ variable: "q", label: "Q", type: "text-input", required: true }] }, canvas: at(0) },
-      { id: "shout", type: "template-transform", title: "Shout", config: { variables: [{ variable: "q", value_selector: ["start", "q"] }], template: "{{ q }}!" }, canvas: at(330) },
-      { id: "wrap", type: "template-transform", title: "Wrap (added)", config: { variables: [{ variable: "s", value_selector: ["shout", "output"] }], template: "[{{ s }}]" } },
-      { id: "end", type: "end", title: "End", config: { outputs: [{ variable: "out", value_selector: ["wrap", "output"] }] }, canvas: at(660) },
+      {
+        id: "start",
+        type: "start",
+        title: "Start",
+        config: { variables: [{ variable: "q", label: "Q", type: "text-input", required: true }] },
+        canvas: at(0),
+      },
+      {
+        id: "shout",
+        type: "template-transform",
+        title: "Shout",
+        config: { variables: [{ variable: "q", value_selector: ["start", "q"] }], template: "{{ q }}!" },
+        canvas: at(330),
+      },
+      {
+        id: "wrap",
+        type: "template-transform",
+        title: "Wrap (added)",
+        config: { variables: [{ variable: "s", value_selector: ["shout", "output"] }], template: "[{{ s }}]" },
+      },
+      {
+        id: "end",
+        type: "end",
+        title: "End",
+        config: { outputs: [{ variable: "out", value_selector: ["wrap", "output"] }] },
+        canvas: at(660),
+      },
     ],
     edges: [
       { source: "start", target: "shout" },
@@ -49,7 +72,8 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
   });
   const dsl = (file: string) => readFileSync(file, "utf8");
   const wfOf = (file: string) => importDify(dsl(file)).workflow;
-  const allDrawn = async (n: number) => expect.poll(() => studio.page.locator(".react-flow__node").count(), { timeout: 30_000 }).toBe(n);
+  const allDrawn = async (n: number) =>
+    expect.poll(() => studio.page.locator(".react-flow__node").count(), { timeout: 30_000 }).toBe(n);
 
   it("a 31-node app opens fitted: every card inside the canvas, none under the side panel", async () => {
     await studio.openDsl(dsl(BIG));
@@ -86,13 +110,19 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     await allDrawn(31);
     const texts = async () => {
       const z = await studio.zoom();
-      const all = await studio.page.locator(".react-flow__node").evaluateAll((els) =>
-        els.flatMap((el) =>
-          [...el.querySelectorAll<HTMLElement>(".wf-title, .wf-summary, .wf-port-label, .wf-diag-text, .wf-container-label")]
-            .filter((t) => t.offsetParent !== null && getComputedStyle(t).visibility !== "hidden" && t.textContent)
-            .map((t) => ({ cls: t.className, size: Number.parseFloat(getComputedStyle(t).fontSize) })),
-        ),
-      );
+      const all = await studio.page
+        .locator(".react-flow__node")
+        .evaluateAll((els) =>
+          els.flatMap((el) =>
+            [
+              ...el.querySelectorAll<HTMLElement>(
+                ".wf-title, .wf-summary, .wf-port-label, .wf-diag-text, .wf-container-label",
+              ),
+            ]
+              .filter((t) => t.offsetParent !== null && getComputedStyle(t).visibility !== "hidden" && t.textContent)
+              .map((t) => ({ cls: t.className, size: Number.parseFloat(getComputedStyle(t).fontSize) })),
+          ),
+        );
       expect(all.filter((t) => t.cls.includes("wf-summary") || t.cls.includes("wf-port-label"))).toEqual([]);
       for (const t of all) expect(t.size * z, `${t.cls} at ${z}`).toBeGreaterThanOrEqual(9);
       return all;
@@ -102,7 +132,8 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     expect(await detail()).not.toBe("near");
     await texts();
     // Zoomed in to the far look: every card still shows its title, large.
-    for (let i = 0; i < 12 && (await detail()) !== "far"; i++) await studio.page.locator(".react-flow__controls-zoomin").click();
+    for (let i = 0; i < 12 && (await detail()) !== "far"; i++)
+      await studio.page.locator(".react-flow__controls-zoomin").click();
     await expect.poll(detail, { timeout: 30_000 }).toBe("far");
     expect((await texts()).filter((t) => t.cls.includes("wf-title")).length).toBeGreaterThanOrEqual(31);
     await studio.shot("canvas-far-31");
@@ -117,7 +148,8 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     await studio.openDsl(dsl(BIG));
     await allDrawn(31);
     for (let i = 0; i < 4; i++) await studio.page.locator(".react-flow__controls-zoomin").click();
-    const transform = () => studio.page.locator(".react-flow__viewport").evaluate((el) => getComputedStyle(el).transform);
+    const transform = () =>
+      studio.page.locator(".react-flow__viewport").evaluate((el) => getComputedStyle(el).transform);
     const before = await transform();
     const mini = (await studio.page.locator(".react-flow__minimap svg").boundingBox())!;
     await studio.page.mouse.click(mini.x + mini.width * 0.9, mini.y + mini.height * 0.5);
@@ -179,7 +211,9 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     const page = studio.page;
     await page.getByTestId("palette-open").click();
     const palette = page.getByTestId("palette");
-    expect(await palette.locator("section h4").allTextContents()).toEqual(expect.arrayContaining(["AI", "Logic", "Input & output"]));
+    expect(await palette.locator("section h4").allTextContents()).toEqual(
+      expect.arrayContaining(["AI", "Logic", "Input & output"]),
+    );
     expect(await page.getByTestId("palette-group-llm").getByTestId("palette-item-llm").count()).toBe(1);
     const all = await palette.locator(".palette-item").count();
     expect(all).toBeGreaterThan(10);
@@ -200,7 +234,9 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
       { source: "start", sourcePort: "source", target: "shout" },
       { source: "shout", sourcePort: "source", target: "end" },
     ] as Workflow["edges"];
-    (wf.nodes.find((n) => n.id === "end")!.config as any).outputs = [{ variable: "out", value_selector: ["shout", "output"] }];
+    (wf.nodes.find((n) => n.id === "end")!.config as any).outputs = [
+      { variable: "out", value_selector: ["shout", "output"] },
+    ];
     const id = await studio.open(wf);
     const page = studio.page;
     await allDrawn(3);
@@ -219,10 +255,13 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     expect(overlaps({ ...wf, nodes: [...wf.nodes, { id: added.id } as Workflow["nodes"][number]] }, cards)).toEqual([]);
     // Wired: shout → new → end, and the old edge is gone (as the autosaved draft says).
     await expect
-      .poll(async () => {
-        const d = (await (await studio.server.api(`/api/apps/${id}/draft`)).json()) as any;
-        return (d.workflow?.edges ?? []).map((e: any) => `${e.source}>${e.target}`).sort();
-      }, { timeout: 30_000 })
+      .poll(
+        async () => {
+          const d = (await (await studio.server.api(`/api/apps/${id}/draft`)).json()) as any;
+          return (d.workflow?.edges ?? []).map((e: any) => `${e.source}>${e.target}`).sort();
+        },
+        { timeout: 30_000 },
+      )
       .toEqual([`${added.id}>end`, `shout>${added.id}`, "start>shout"].sort());
   });
 
@@ -233,7 +272,9 @@ describe.skipIf(!existsSync(CHROMIUM))("canvas: see it whole, clean placement", 
     await allDrawn(wf.nodes.length);
     await page.getByTestId("palette-open").click();
     const area = await studio.canvasRect();
-    await page.getByTestId("palette-item-template-transform").dragTo(page.locator(".react-flow__pane"), { targetPosition: { x: 60, y: 30 } });
+    await page
+      .getByTestId("palette-item-template-transform")
+      .dragTo(page.locator(".react-flow__pane"), { targetPosition: { x: 60, y: 30 } });
     await allDrawn(wf.nodes.length + 1);
     const cards = await studio.cards();
     const added = cards.find((c) => !wf.nodes.some((n) => n.id === c.id))!;

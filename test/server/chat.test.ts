@@ -45,7 +45,10 @@ describe("agent chat", () => {
       reply.text("Done: the text is now wrapped in angle brackets."),
     );
     const events = await readSse(
-      await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "wrap the text in angle brackets", apply: true } }),
+      await s.api(`/api/apps/${id}/chat`, {
+        method: "POST",
+        json: { message: "wrap the text in angle brackets", apply: true },
+      }),
     );
     const types = events.map((e) => e.data.type);
     expect(types).toContain("tool_execution");
@@ -95,7 +98,12 @@ describe("agent chat", () => {
       await s.api(`/api/apps/${created.app.id}/chat`, { method: "POST", json: { message: "anything" } }),
     );
     expect(events.some((e) => e.data.type === "error")).toBe(true);
-    expect(events.at(-1)!.data).toMatchObject({ type: "done", updated: false, version: 1, outcome: { kind: "unchanged" } });
+    expect(events.at(-1)!.data).toMatchObject({
+      type: "done",
+      updated: false,
+      version: 1,
+      outcome: { kind: "unchanged" },
+    });
     const msgs = (await (await s.api(`/api/apps/${created.app.id}/messages`)).json()) as any;
     expect(msgs.messages.map((m: any) => [m.role, m.outcome?.kind ?? null])).toEqual([
       ["user", null],

@@ -92,7 +92,12 @@ const failingChat = {
   mode: "advanced-chat",
   nodes: [
     { id: "start", type: "start", title: "Start", config: { variables: [] } },
-    { id: "fetch", type: "http-request", title: "Fetch metadata", config: { method: "get", url: "http://169.254.169.254/latest" } },
+    {
+      id: "fetch",
+      type: "http-request",
+      title: "Fetch metadata",
+      config: { method: "get", url: "http://169.254.169.254/latest" },
+    },
     { id: "reply", type: "answer", title: "Reply", config: { answer: "{{#fetch.body#}}" } },
   ],
   edges: [
@@ -137,7 +142,12 @@ const unserved = {
   name: "unserved",
   mode: "workflow",
   nodes: [
-    { id: "start", type: "start", title: "Start", config: { variables: [{ variable: "q", label: "Q", type: "text-input", required: true }] } },
+    {
+      id: "start",
+      type: "start",
+      title: "Start",
+      config: { variables: [{ variable: "q", label: "Q", type: "text-input", required: true }] },
+    },
     {
       id: "search",
       type: "tool",
@@ -277,7 +287,12 @@ const reviewEdits = [
   { op: "set_param", id: "2", field: "template", value: "<<{{ q }}>>" },
   {
     op: "add_node",
-    node: { id: "5", type: "template-transform", title: "Shout", param: { variables: [["w", ["output", "2"]]], template: "{{ w }}!" } },
+    node: {
+      id: "5",
+      type: "template-transform",
+      title: "Shout",
+      param: { variables: [["w", ["output", "2"]]], template: "{{ w }}!" },
+    },
   },
   { op: "remove_node", id: "3" },
   { op: "remove_edge", edge: ["2", 0, "4"] },
@@ -476,7 +491,8 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     await page.locator(".react-flow__controls-fitview").click();
     await expect.poll(zoom).toBeLessThan(0.6);
     // Far out, titles are drawn larger (or, tiniest, hidden behind the icon): never under 10.5 px on screen.
-    for (let i = 0; i < 8 && (await page.locator(".flow-wrap").getAttribute("data-detail")) !== "far"; i++) await page.locator(".react-flow__controls-zoomin").click();
+    for (let i = 0; i < 8 && (await page.locator(".flow-wrap").getAttribute("data-detail")) !== "far"; i++)
+      await page.locator(".react-flow__controls-zoomin").click();
     expect(await titleOnScreen()).toBeGreaterThanOrEqual(10.5);
   });
 
@@ -844,7 +860,9 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     await expect
       .poll(() => page.getByTestId("chat-answer").nth(1).textContent())
       .toContain('You said: {"name":"Ada","size":"m","agree":true}');
-    expect(await page.locator(".conversation .chat-msg.user").nth(1).textContent()).toBe('{"name":"Ada","size":"m","agree":true}');
+    expect(await page.locator(".conversation .chat-msg.user").nth(1).textContent()).toBe(
+      '{"name":"Ada","size":"m","agree":true}',
+    );
     await shot("answer-markdown-form");
 
     await createApp(failingChat);
@@ -865,9 +883,24 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       mode: "workflow",
       nodes: [
         { id: "s", type: "start", title: "Start", config: { variables: [{ variable: "q", type: "paragraph" }] } },
-        { id: "1005", type: "template-transform", title: "Translate to German", config: { variables: [{ variable: "q", value_selector: ["s", "q"] }], template: "de {{ q }}" } },
-        { id: "1007", type: "template-transform", title: "Translate to French", config: { variables: [{ variable: "q", value_selector: ["s", "q"] }], template: fr } },
-        { id: "e", type: "end", title: "End", config: { outputs: [{ variable: "answer", value_selector: [endFrom, "output"] }] } },
+        {
+          id: "1005",
+          type: "template-transform",
+          title: "Translate to German",
+          config: { variables: [{ variable: "q", value_selector: ["s", "q"] }], template: "de {{ q }}" },
+        },
+        {
+          id: "1007",
+          type: "template-transform",
+          title: "Translate to French",
+          config: { variables: [{ variable: "q", value_selector: ["s", "q"] }], template: fr },
+        },
+        {
+          id: "e",
+          type: "end",
+          title: "End",
+          config: { outputs: [{ variable: "answer", value_selector: [endFrom, "output"] }] },
+        },
       ],
       edges: [
         { source: "s", target: "1005" },
@@ -877,7 +910,10 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       ],
     });
     const id = await createApp(translate("1005", "fr {{ q }}"));
-    const put = await s.api(`/api/apps/${id}/workflow`, { method: "PUT", json: { workflow: translate("1007", "FR {{ q }}") } });
+    const put = await s.api(`/api/apps/${id}/workflow`, {
+      method: "PUT",
+      json: { workflow: translate("1007", "FR {{ q }}") },
+    });
     expect(put.status).toBe(201);
     await openByName("diff names");
     await page.getByTestId("tab-versions").click();
@@ -938,7 +974,9 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     expect(dl.suggestedFilename()).toMatch(/\.yml$/);
   });
 
-  it("chats with the agent, reviews its proposal and sees the canvas change to it on Apply (to the draft)", { timeout: 90_000 }, async () => {
+  it("chats with the agent, reviews its proposal and sees the canvas change to it on Apply (to the draft)", {
+    timeout: 90_000,
+  }, async () => {
     await openByName("if-else");
     llm.enqueue(
       reply.toolCall("update_workflow", { workflow: compact }),
@@ -964,11 +1002,17 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     expect((await current("if-else")).version).toBe(3);
     await page.getByTestId("proposal-apply").click();
     await page.getByTestId("review-bar").waitFor({ state: "detached" });
-    await page.locator('[data-node-type="template-transform"]:not([data-mark="added"]):not([data-mark="changed"])').waitFor();
+    await page
+      .locator('[data-node-type="template-transform"]:not([data-mark="added"]):not([data-mark="changed"])')
+      .waitFor();
     await expect.poll(() => page.locator(".react-flow__node").count()).toBe(3);
     // Applied to the draft: no new version (what /v1 runs changes only with Publish); Versions offers its undo.
     expect((await current("if-else")).version).toBe(3);
-    expect((await serverDraft("if-else")).workflow.nodes.map((n: any) => n.type).sort()).toEqual(["end", "start", "template-transform"]);
+    expect((await serverDraft("if-else")).workflow.nodes.map((n: any) => n.type).sort()).toEqual([
+      "end",
+      "start",
+      "template-transform",
+    ]);
     await page.getByTestId("tab-versions").click();
     await page.getByTestId("undo").waitFor();
     expect(await page.getByTestId("version-4").count()).toBe(0);
@@ -984,11 +1028,20 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
     let original: any;
     const nodeAt = (nodeId: string) => page.locator(`.wf-node[data-node-id="${nodeId}"]`);
     const marks = async () =>
-      page.locator(".wf-node[data-mark]").evaluateAll((els) =>
-        Object.fromEntries(els.filter((e) => e.getAttribute("data-mark")).map((e) => [e.getAttribute("data-node-id"), e.getAttribute("data-mark")])),
-      );
+      page
+        .locator(".wf-node[data-mark]")
+        .evaluateAll((els) =>
+          Object.fromEntries(
+            els
+              .filter((e) => e.getAttribute("data-mark"))
+              .map((e) => [e.getAttribute("data-node-id"), e.getAttribute("data-mark")]),
+          ),
+        );
     const propose = async (message: string) => {
-      llm.enqueue(reply.toolCall("edit_workflow", { edits: reviewEdits }), reply.text("I added a Shout step after Wrap and removed the side note."));
+      llm.enqueue(
+        reply.toolCall("edit_workflow", { edits: reviewEdits }),
+        reply.text("I added a Shout step after Wrap and removed the side note."),
+      );
       await page.getByTestId("tab-chat").click();
       await page.getByTestId("chat-input").fill(message);
       await page.getByTestId("chat-send").click();
@@ -997,7 +1050,9 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
         .waitFor()
         .catch(async (e) => {
           await shot("review-failed");
-          throw new Error(`${e.message}\nunmatched LLM requests: ${llm.unmatched.length}\npage errors: ${pageErrors.join("\n")}`);
+          throw new Error(
+            `${e.message}\nunmatched LLM requests: ${llm.unmatched.length}\npage errors: ${pageErrors.join("\n")}`,
+          );
         });
       await page.locator('.flow-wrap[data-view="ready"]').waitFor();
     };
@@ -1012,7 +1067,9 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       original = ((await (await s.api(`/api/apps/${id}/workflow`)).json()) as any).workflow;
     });
 
-    it("propose → highlighted diff → reject (nothing changed) → propose → apply to the draft (exactly the diff) → undo (the original)", { timeout: 180_000 }, async () => {
+    it("propose → highlighted diff → reject (nothing changed) → propose → apply to the draft (exactly the diff) → undo (the original)", {
+      timeout: 180_000,
+    }, async () => {
       await openByName("review me");
       await propose("shout the wrapped query and drop the side note");
 
@@ -1074,7 +1131,9 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       expect(diff.nodes.changed.find((n: any) => n.id === "wrap").changes).toEqual([
         { path: ["config", "template"], field: "template", kind: "changed", old: "[{{ q }}]", new: "<<{{ q }}>>" },
       ]);
-      expect([...diff.edgesAdded].sort()).toEqual([`${diff.nodesAdded[0]}:source→end`, `wrap:source→${diff.nodesAdded[0]}`].sort());
+      expect([...diff.edgesAdded].sort()).toEqual(
+        [`${diff.nodesAdded[0]}:source→end`, `wrap:source→${diff.nodesAdded[0]}`].sort(),
+      );
       expect([...diff.edgesRemoved].sort()).toEqual(["start:source→note", "wrap:source→end"]);
       expect(diff).toEqual(proposal.diff);
       // The canvas shows the new version, unmarked.
@@ -1095,7 +1154,11 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       await nodeAt("note").waitFor();
       await nodeAt(diff.nodesAdded[0]).waitFor({ state: "detached" });
       await page.getByTestId("undo").waitFor({ state: "detached" });
-      expect(await page.locator('[data-testid^="version-"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-testid")).filter((t) => /^version-\d+$/.test(t!)))).toEqual(["version-1"]);
+      expect(
+        await page
+          .locator('[data-testid^="version-"]')
+          .evaluateAll((els) => els.map((e) => e.getAttribute("data-testid")).filter((t) => /^version-\d+$/.test(t!))),
+      ).toEqual(["version-1"]);
       await page.getByTestId("tab-chat").click();
       await expect.poll(() => turnOutcomes.nth(1).textContent()).toMatch(/, then undone: /);
       await shot("review-5-undone");
@@ -1105,14 +1168,20 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       await page.locator('.flow-wrap[data-view="ready"]').waitFor();
       await page.getByTestId("tab-chat").click();
       await expect.poll(() => turnOutcomes.nth(0).getAttribute("data-decision")).toBe("rejected");
-      await expect.poll(() => turnOutcomes.nth(1).textContent()).toMatch(/^Applied to the draft \(revision \d+\), then undone: /);
+      await expect
+        .poll(() => turnOutcomes.nth(1).textContent())
+        .toMatch(/^Applied to the draft \(revision \d+\), then undone: /);
     });
 
-    it("a rejected update shows its diagnostics, says nothing changed, and marks the reply as not applied", { timeout: 90_000 }, async () => {
+    it("a rejected update shows its diagnostics, says nothing changed, and marks the reply as not applied", {
+      timeout: 90_000,
+    }, async () => {
       await openByName("review me");
       const before = await current("review me");
       llm.enqueue(
-        reply.toolCall("edit_workflow", { edits: [{ op: "set_param", id: "4", field: "outputs", value: [["wrapped", ["output", "9"]]] }] }),
+        reply.toolCall("edit_workflow", {
+          edits: [{ op: "set_param", id: "4", field: "outputs", value: [["wrapped", ["output", "9"]]] }],
+        }),
         reply.text("Done: the output now comes from the new step."),
       );
       await page.getByTestId("tab-chat").click();
@@ -1136,7 +1205,9 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
       await page.locator('[data-testid="chat-outcome"][data-kind="rejected"]').waitFor();
     });
 
-    it("a proposal made through the API shows when the app is opened; once the app moves on it says it is stale and cannot be applied", { timeout: 90_000 }, async () => {
+    it("a proposal made through the API shows when the app is opened; once the app moves on it says it is stale and cannot be applied", {
+      timeout: 90_000,
+    }, async () => {
       const made = await s.api(`/api/apps/${id}/proposals`, { method: "POST", json: { edits: reviewEdits } });
       expect(made.status).toBe(201);
       const p = (await made.json()) as any;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KnowledgeConfigSchema } from "../../src/knowledge/config.js";
 import { createLlmService } from "../../src/llm/index.js";
-import { reply, type ReplayServer, startReplayServer } from "../support/replay-server.js";
+import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 const TIMEOUT = 60_000;

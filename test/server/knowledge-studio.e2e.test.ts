@@ -291,7 +291,9 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await page.getByTestId("app-list").waitFor();
     await page.goto(`${s.url}/knowledge/handbook`);
     await page.getByTestId("kb-page").waitFor();
-    await page.getByTestId("kb-file").setInputFiles({ name: "handbook.md", mimeType: "text/markdown", buffer: Buffer.from(HANDBOOK) });
+    await page
+      .getByTestId("kb-file")
+      .setInputFiles({ name: "handbook.md", mimeType: "text/markdown", buffer: Buffer.from(HANDBOOK) });
     await expect.poll(() => page.getByTestId("kb-file-name").textContent()).toContain("handbook.md");
 
     // Parent-child, Full doc: one parent, the whole text, with every line a child.
@@ -312,7 +314,9 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
     await page.getByTestId("kb-preview").click();
     await expect.poll(() => page.getByTestId("kb-preview-total").textContent()).toMatch(/^3 parent chunks from/);
     const parents = page.getByTestId("kb-preview-chunk");
-    expect(await parents.nth(1).locator(".muted").textContent()).toMatch(/^Parent #2 · \d+ characters · \d+ child chunks$/);
+    expect(await parents.nth(1).locator(".muted").textContent()).toMatch(
+      /^Parent #2 · \d+ characters · \d+ child chunks$/,
+    );
     const children = await parents.nth(1).getByTestId("kb-preview-child").allTextContents();
     expect(children.length).toBeGreaterThan(3); // "Employees may work from home two days a week." is cut at 40
     for (const c of children) expect(c.replace(/^C-\d+ /, "").length).toBeLessThanOrEqual(40);

@@ -5,7 +5,7 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunHub } from "../../src/server/hub.js";
-import { type Stores, openStores } from "../../src/store/open.js";
+import { openStores, type Stores } from "../../src/store/open.js";
 import { createHttpService } from "../../src/tools/http.js";
 import { buildWorkflow } from "../support/build.js";
 

@@ -28,10 +28,15 @@ const shout = buildWorkflow({
         { variable: "tone", label: "Tone", type: "select", options: ["loud", "soft"], required: false },
       ],
     },
-    { id: "t", type: "template-transform", template: "{{ w | upper }}x{{ n or 1 }}", variables: [
-      { variable: "w", value_selector: ["start", "words"] },
-      { variable: "n", value_selector: ["start", "times"] },
-    ] },
+    {
+      id: "t",
+      type: "template-transform",
+      template: "{{ w | upper }}x{{ n or 1 }}",
+      variables: [
+        { variable: "w", value_selector: ["start", "words"] },
+        { variable: "n", value_selector: ["start", "times"] },
+      ],
+    },
     { id: "end", type: "end", outputs: [{ variable: "shouted", value_selector: ["t", "output"] }] },
   ],
   edges: [
@@ -43,7 +48,11 @@ const shout = buildWorkflow({
 function expectSchema(tool: { inputSchema: Record<string, any> }) {
   expect(tool.inputSchema).toMatchObject({
     type: "object",
-    properties: { words: { type: "string", maxLength: 40 }, times: { type: "number" }, tone: { type: "string", enum: ["loud", "soft"] } },
+    properties: {
+      words: { type: "string", maxLength: 40 },
+      times: { type: "number" },
+      tone: { type: "string", enum: ["loud", "soft"] },
+    },
     required: ["words"],
   });
 }
@@ -54,7 +63,10 @@ describe("weft mcp serve over stdio", () => {
     const dir = mkdtempSync(join(tmpdir(), "weft-mcp-stdio-"));
     const file = join(dir, "shout.json");
     writeFileSync(file, JSON.stringify({ ...shout, name: "Shout it" }));
-    writeFileSync(join(dir, "weft.config.json"), JSON.stringify({ db: join(dir, "weft.db"), files: { dir: join(dir, "files") } }));
+    writeFileSync(
+      join(dir, "weft.config.json"),
+      JSON.stringify({ db: join(dir, "weft.db"), files: { dir: join(dir, "files") } }),
+    );
     client = new Client({ name: "test", version: "1.0.0" });
     await client.connect(
       new StdioClientTransport({
@@ -69,7 +81,9 @@ describe("weft mcp serve over stdio", () => {
     await client?.close();
   });
 
-  it("lists one tool whose schema is the start inputs, and a call answers the end outputs", { timeout: TIMEOUT }, async () => {
+  it("lists one tool whose schema is the start inputs, and a call answers the end outputs", {
+    timeout: TIMEOUT,
+  }, async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["Shout_it"]);
     expectSchema(tools[0] as never);
@@ -87,7 +101,9 @@ describe("weft mcp serve over stdio", () => {
     expect(typed.isError).toBe(true);
     expect((typed.content as Array<{ text: string }>)[0]!.text).toContain("times");
     // The server still answers afterwards.
-    expect((await client.callTool({ name: "Shout_it", arguments: { words: "ok" } })).structuredContent).toEqual({ shouted: "OKx1" });
+    expect((await client.callTool({ name: "Shout_it", arguments: { words: "ok" } })).structuredContent).toEqual({
+      shouted: "OKx1",
+    });
   });
 });
 
@@ -96,7 +112,10 @@ describe("/api/apps/:id/mcp over streamable HTTP", () => {
   let appId: string;
   beforeAll(async () => {
     s = await startTestServer();
-    const res = await s.api("/api/apps", { method: "POST", json: { name: "Shouter", mode: "workflow", workflow: shout } });
+    const res = await s.api("/api/apps", {
+      method: "POST",
+      json: { name: "Shouter", mode: "workflow", workflow: shout },
+    });
     expect(res.status).toBe(201);
     appId = ((await res.json()) as { app: { id: string } }).app.id;
   }, TIMEOUT);
@@ -104,7 +123,9 @@ describe("/api/apps/:id/mcp over streamable HTTP", () => {
     await s?.stop();
   });
 
-  it("the official client lists and calls the app's tool with an API key; the call is a stored run", { timeout: TIMEOUT }, async () => {
+  it("the official client lists and calls the app's tool with an API key; the call is a stored run", {
+    timeout: TIMEOUT,
+  }, async () => {
     const client = new Client({ name: "test", version: "1.0.0" });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${s.url}/api/apps/${appId}/mcp`), {
@@ -128,10 +149,16 @@ describe("/api/apps/:id/mcp over streamable HTTP", () => {
 
   it("without a key the endpoint refuses, as the rest of /api does", { timeout: TIMEOUT }, async () => {
     const client = new Client({ name: "test", version: "1.0.0" });
-    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/api/apps/${appId}/mcp`)))).rejects.toThrow(/auth.missing_key/);
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/api/apps/${appId}/mcp`))),
+    ).rejects.toThrow(/auth.missing_key/);
     const res = await fetch(`${s.url}/api/apps/nope/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${s.key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(res.status).toBe(404);

@@ -12,9 +12,17 @@ let admin: Session;
 
 const tokenOf = (url: string) => new URL(url).searchParams.get("link")!;
 const post = (path: string, headers: Record<string, string>, body: unknown = {}) =>
-  fetch(`${s.url}${path}`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+  fetch(`${s.url}${path}`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 const put = (path: string, headers: Record<string, string>, body: unknown) =>
-  fetch(`${s.url}${path}`, { method: "PUT", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+  fetch(`${s.url}${path}`, {
+    method: "PUT",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 const get = (path: string, headers: Record<string, string>) => fetch(`${s.url}${path}`, { headers });
 const codeOf = async (r: Response) => ((await r.json()) as { error?: { code?: string } }).error?.code;
 
@@ -32,18 +40,33 @@ describe("invitations", () => {
     const { url, invite } = (await res.json()) as { url: string; invite: { id: string; role: string } };
     const token = tokenOf(url);
     expect(await (await get(`/api/invites/${token}`, {})).json()).toMatchObject({ purpose: "invite", role: "editor" });
-    const accepted = await post(`/api/invites/${token}/accept`, {}, { email: "ed@t.test", password: "a long password 1" });
+    const accepted = await post(
+      `/api/invites/${token}/accept`,
+      {},
+      { email: "ed@t.test", password: "a long password 1" },
+    );
     expect(accepted.status).toBe(200);
     const ed = sessionFrom(accepted);
-    expect(await (await get("/api/auth/me", ed.headers())).json()).toMatchObject({ role: "editor", user: { email: "ed@t.test" } });
-    const again = await post(`/api/invites/${token}/accept`, {}, { email: "other@t.test", password: "a long password 1" });
+    expect(await (await get("/api/auth/me", ed.headers())).json()).toMatchObject({
+      role: "editor",
+      user: { email: "ed@t.test" },
+    });
+    const again = await post(
+      `/api/invites/${token}/accept`,
+      {},
+      { email: "other@t.test", password: "a long password 1" },
+    );
     expect(again.status).toBe(404);
     expect(await codeOf(again)).toBe("invite.not_found");
     expect(await s.deps.stores.teams.getUserByEmail("other@t.test")).toBeUndefined();
-    const pending = (await (await get("/api/members/invites", owner.headers())).json()) as { invites: { id: string }[] };
+    const pending = (await (await get("/api/members/invites", owner.headers())).json()) as {
+      invites: { id: string }[];
+    };
     expect(pending.invites.map((i) => i.id)).not.toContain(invite.id);
 
-    const audit = (await (await get("/api/audit", owner.headers())).json()) as { entries: { action: string; actorLabel: string; detail?: unknown }[] };
+    const audit = (await (await get("/api/audit", owner.headers())).json()) as {
+      entries: { action: string; actorLabel: string; detail?: unknown }[];
+    };
     expect(audit.entries.map((e) => [e.action, e.actorLabel])).toEqual([
       ["invite accepted", "ed@t.test"],
       ["POST /api/members/invites", "owner@t.test"],
@@ -58,7 +81,9 @@ describe("invitations", () => {
     const ownerInvite = await post("/api/members/invites", admin.headers(), { role: "owner" });
     expect(ownerInvite.status).toBe(403);
     expect(await codeOf(ownerInvite)).toBe("member.owner_only");
-    const { url } = (await (await post("/api/members/invites", admin.headers(), { role: "viewer" })).json()) as { url: string };
+    const { url } = (await (await post("/api/members/invites", admin.headers(), { role: "viewer" })).json()) as {
+      url: string;
+    };
     const weak = await post(`/api/invites/${tokenOf(url)}/accept`, {}, { email: "v@t.test", password: "short" });
     expect(weak.status).toBe(400);
     expect(((await weak.json()) as { error: { code: string; message: string } }).error).toMatchObject({
@@ -66,7 +91,10 @@ describe("invitations", () => {
       message: expect.stringMatching(/^password: /),
     });
     // A refused accept leaves the link usable.
-    expect((await post(`/api/invites/${tokenOf(url)}/accept`, {}, { email: "v@t.test", password: "a long password 2" })).status).toBe(200);
+    expect(
+      (await post(`/api/invites/${tokenOf(url)}/accept`, {}, { email: "v@t.test", password: "a long password 2" }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -82,7 +110,9 @@ describe("members", () => {
     expect(await codeOf(demote)).toBe("member.last_owner");
     expect((await put(`/api/members/${ownerUser.id}`, admin.headers(), { role: "viewer" })).status).toBe(403);
     // Only an owner resets passwords; the member's sessions end and the new password signs in.
-    expect((await post(`/api/members/${user.id}/password`, admin.headers(), { password: "a new long password" })).status).toBe(403);
+    expect(
+      (await post(`/api/members/${user.id}/password`, admin.headers(), { password: "a new long password" })).status,
+    ).toBe(403);
     const reset = await post(`/api/members/${user.id}/password`, owner.headers(), { password: "a new long password" });
     expect(await reset.json()).toMatchObject({ ok: true, sessionsEnded: 1 });
     expect((await get("/api/auth/me", m.headers())).status).toBe(401);
@@ -92,8 +122,13 @@ describe("members", () => {
     expect((await get("/api/auth/me", again.headers())).status).toBe(401);
     const listed = (await (await get("/api/members", owner.headers())).json()) as { members: { email: string }[] };
     expect(listed.members.map((x) => x.email)).not.toContain("run@t.test");
-    const actions = ((await (await get("/api/audit", owner.headers())).json()) as { entries: { action: string; detail?: unknown }[] }).entries;
-    expect(actions.find((e) => e.action === "PUT /api/members/:userId")?.detail).toEqual({ from: "runner", to: "editor" });
+    const actions = (
+      (await (await get("/api/audit", owner.headers())).json()) as { entries: { action: string; detail?: unknown }[] }
+    ).entries;
+    expect(actions.find((e) => e.action === "PUT /api/members/:userId")?.detail).toEqual({
+      from: "runner",
+      to: "editor",
+    });
     expect(actions.map((e) => e.action)).toContain("DELETE /api/members/:userId");
   });
 
@@ -101,7 +136,9 @@ describe("members", () => {
     const other = await s.deps.stores.teams.createWorkspace("Other");
     const me = (await s.deps.stores.teams.getUserByEmail("admin@t.test"))!;
     await s.deps.stores.teams.setMembership(other.id, me.id, "viewer");
-    const list = (await (await get("/api/auth/workspaces", admin.headers())).json()) as { workspaces: { workspace: { id: string }; role: string; current: boolean }[] };
+    const list = (await (await get("/api/auth/workspaces", admin.headers())).json()) as {
+      workspaces: { workspace: { id: string }; role: string; current: boolean }[];
+    };
     expect(list.workspaces.map((w) => [w.workspace.id, w.role, w.current])).toEqual([
       ["default", "admin", true],
       [other.id, "viewer", false],
@@ -109,7 +146,10 @@ describe("members", () => {
     const moved = await post("/api/auth/switch", admin.headers(), { workspaceId: other.id });
     expect(moved.status).toBe(200);
     const there = sessionFrom(moved);
-    expect(await (await get("/api/auth/me", there.headers())).json()).toMatchObject({ role: "viewer", workspace: { id: other.id } });
+    expect(await (await get("/api/auth/me", there.headers())).json()).toMatchObject({
+      role: "viewer",
+      workspace: { id: other.id },
+    });
     expect((await post("/api/auth/switch", there.headers(), { workspaceId: "nope" })).status).toBe(404);
     admin = there;
     admin = await post("/api/auth/switch", there.headers(), { workspaceId: "default" }).then(sessionFrom);
@@ -130,8 +170,15 @@ describe("workspace API keys carry a role", () => {
     // The key made before teams (the test server's) keeps every right.
     const created = await post("/api/apps", { authorization: `Bearer ${s.key}` }, { name: "by old key" });
     expect(created.status).toBe(201);
-    const entries = ((await (await get("/api/audit?since=1h", owner.headers())).json()) as { entries: { action: string; actorKind: string; actorLabel: string }[] }).entries;
-    expect(entries.find((e) => e.action === "POST /api/apps")).toMatchObject({ actorKind: "key", actorLabel: "key test" });
+    const entries = (
+      (await (await get("/api/audit?since=1h", owner.headers())).json()) as {
+        entries: { action: string; actorKind: string; actorLabel: string }[];
+      }
+    ).entries;
+    expect(entries.find((e) => e.action === "POST /api/apps")).toMatchObject({
+      actorKind: "key",
+      actorLabel: "key test",
+    });
     expect(JSON.stringify(entries)).not.toContain(key);
     expect((await fetch(`${s.url}/api/keys/${id}`, { method: "DELETE", headers: owner.headers() })).status).toBe(200);
     expect((await get("/api/apps", bearer)).status).toBe(401);
@@ -159,7 +206,9 @@ describe("first run and the sample", () => {
         body: JSON.stringify({ email: "first@t.test", password: "a long password 3" }),
       });
       expect(res.status).toBe(200);
-      expect(await (await fetch(`${fresh.url}/api/auth/me`, { headers: sessionFrom(res).headers() })).json()).toMatchObject({ role: "owner" });
+      expect(
+        await (await fetch(`${fresh.url}/api/auth/me`, { headers: sessionFrom(res).headers() })).json(),
+      ).toMatchObject({ role: "owner" });
       expect((await fetch(`${fresh.url}/api/invites/${token}`)).status).toBe(404);
       expect(await setupLinkIfEmpty(fresh.deps.stores, fresh.url)).toBeUndefined();
     } finally {
@@ -186,11 +235,15 @@ describe("first run and the sample", () => {
       expect(first.created).toBe(true);
       const res = await fetch(`${fresh.url}/api/invites/${tokenOf(first.url)}/accept`, { method: "POST" });
       expect(res.status).toBe(200);
-      expect(await (await fetch(`${fresh.url}/api/auth/me`, { headers: sessionFrom(res).headers() })).json()).toMatchObject({
+      expect(
+        await (await fetch(`${fresh.url}/api/auth/me`, { headers: sessionFrom(res).headers() })).json(),
+      ).toMatchObject({
         role: "owner",
         user: { email: first.email },
       });
-      expect((await fetch(`${fresh.url}/api/invites/${tokenOf(first.url)}/accept`, { method: "POST" })).status).toBe(404);
+      expect((await fetch(`${fresh.url}/api/invites/${tokenOf(first.url)}/accept`, { method: "POST" })).status).toBe(
+        404,
+      );
       const second = await sampleSignIn(fresh.deps.stores, fresh.url);
       expect(second.created).toBe(false);
       expect(second.url).not.toBe(first.url);
@@ -216,7 +269,9 @@ describe("first run and the sample", () => {
       const late = await sampleSignIn(fresh.deps.stores, fresh.url);
       expect(late.created).toBe(false);
       const res = await fetch(`${fresh.url}/api/invites/${tokenOf(late.url)}/accept`, { method: "POST" });
-      expect(await (await fetch(`${fresh.url}/api/auth/me`, { headers: sessionFrom(res).headers() })).json()).toMatchObject({
+      expect(
+        await (await fetch(`${fresh.url}/api/auth/me`, { headers: sessionFrom(res).headers() })).json(),
+      ).toMatchObject({
         role: "owner",
         user: { email: late.email },
       });

@@ -19,8 +19,18 @@ if (!hasChromium) console.warn(`model picker e2e skipped: ${CHROMIUM} is absent 
 
 const beginApp = buildWorkflow({
   nodes: [
-    { id: "begin", type: "start", title: "Begin", variables: [{ variable: "topic", label: "Topic", type: "text-input", required: true }] },
-    { id: "end", type: "end", title: "End", outputs: [{ variable: "t", value_selector: ["begin", "topic"], value_type: "string" }] },
+    {
+      id: "begin",
+      type: "start",
+      title: "Begin",
+      variables: [{ variable: "topic", label: "Topic", type: "text-input", required: true }],
+    },
+    {
+      id: "end",
+      type: "end",
+      title: "End",
+      outputs: [{ variable: "t", value_selector: ["begin", "topic"], value_type: "string" }],
+    },
   ],
   edges: [["begin", "end"]],
 });
@@ -44,7 +54,10 @@ describe.skipIf(!hasChromium)("model picker in a real browser", () => {
         default: "local",
       }),
     });
-    const res = await s.api("/api/apps", { method: "POST", json: { name: "begin app", mode: "workflow", workflow: beginApp } });
+    const res = await s.api("/api/apps", {
+      method: "POST",
+      json: { name: "begin app", mode: "workflow", workflow: beginApp },
+    });
     expect(res.status).toBe(201);
     id = ((await res.json()) as any).app.id;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -60,7 +73,9 @@ describe.skipIf(!hasChromium)("model picker in a real browser", () => {
     await s?.stop();
   });
 
-  it("an LLM node added after `begin` starts valid with the configured default model, offered in a select", { timeout: 90_000 }, async () => {
+  it("an LLM node added after `begin` starts valid with the configured default model, offered in a select", {
+    timeout: 90_000,
+  }, async () => {
     await page.getByTestId("app-list").waitFor();
     await page.getByRole("link", { name: "begin app", exact: true }).click();
     await page.locator('.flow-wrap[data-view="ready"]').waitFor();
@@ -71,7 +86,9 @@ describe.skipIf(!hasChromium)("model picker in a real browser", () => {
 
     // The configured models, the default selected; "other…" for anything else.
     const select = page.getByTestId("model-select");
-    await expect.poll(() => select.locator("option").allTextContents()).toEqual(["house-model (local)", "gpt-4.1 (big)", "other…"]);
+    await expect
+      .poll(() => select.locator("option").allTextContents())
+      .toEqual(["house-model (local)", "gpt-4.1 (big)", "other…"]);
     expect(await select.locator("option:checked").textContent()).toBe("house-model (local)");
     await expect.poll(() => page.getByTestId("diag-count").textContent()).toMatch(/^0 error\(s\)/);
     const warningsBefore = Number(/(\d+) warning/.exec((await page.getByTestId("diag-count").textContent())!)![1]);
@@ -90,7 +107,9 @@ describe.skipIf(!hasChromium)("model picker in a real browser", () => {
     await select.selectOption({ label: "gpt-4.1 (big)" });
     await select.selectOption({ label: "other…" });
     await page.getByTestId("model-name").fill("my-own-model");
-    await expect.poll(() => page.getByTestId("diag-count").textContent()).toBe(`0 error(s), ${warningsBefore + 1} warning(s)`);
+    await expect
+      .poll(() => page.getByTestId("diag-count").textContent())
+      .toBe(`0 error(s), ${warningsBefore + 1} warning(s)`);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -25,7 +25,11 @@ const beginApp = (): Workflow => ({
           { variable: "tone", label: "Tone", type: "text-input", required: false },
         ],
       },
-      { id: "end", type: "end", outputs: [{ variable: "t", value_selector: ["begin", "topic"], value_type: "string" }] },
+      {
+        id: "end",
+        type: "end",
+        outputs: [{ variable: "t", value_selector: ["begin", "topic"], value_type: "string" }],
+      },
     ],
     edges: [["begin", "end"]],
   }),
@@ -72,18 +76,33 @@ describe("new-node template", () => {
       const config = newNodeConfig(type, beginApp(), MODEL);
       expect(JSON.stringify(config)).toContain('["begin","topic"]');
       expect(JSON.stringify(config)).not.toMatch(/"llm(_[ab])?"/);
-      const errors = analyse(withNode(beginApp(), type, config), nodeCatalogue).diagnostics.filter((d) => d.severity === "error");
+      const errors = analyse(withNode(beginApp(), type, config), nodeCatalogue).diagnostics.filter(
+        (d) => d.severity === "error",
+      );
       expect(errors).toEqual([]);
     }
     const chat: Workflow = { ...beginApp(), mode: "advanced-chat" };
     expect((newNodeConfig("answer", chat, MODEL) as any).answer).toBe("{{#begin.topic#}}");
     // A node the app does have keeps being read: the example's reference is fitted only where it would dangle.
-    const withLlm: Workflow = { ...beginApp(), nodes: [...beginApp().nodes, { id: "llm", type: "llm", title: "LLM", config: newNodeConfig("llm", beginApp(), MODEL) }] };
-    expect((newNodeConfig("template-transform", withLlm, MODEL) as any).variables[0].value_selector).toEqual(["llm", "text"]);
+    const withLlm: Workflow = {
+      ...beginApp(),
+      nodes: [
+        ...beginApp().nodes,
+        { id: "llm", type: "llm", title: "LLM", config: newNodeConfig("llm", beginApp(), MODEL) },
+      ],
+    };
+    expect((newNodeConfig("template-transform", withLlm, MODEL) as any).variables[0].value_selector).toEqual([
+      "llm",
+      "text",
+    ]);
   });
 
   it("a chat app whose start has no variables reads the user's message (sys.query)", () => {
-    const chat: Workflow = { ...beginApp(), mode: "advanced-chat", nodes: beginApp().nodes.map((n) => (n.type === "start" ? { ...n, config: { variables: [] } } : n)) };
+    const chat: Workflow = {
+      ...beginApp(),
+      mode: "advanced-chat",
+      nodes: beginApp().nodes.map((n) => (n.type === "start" ? { ...n, config: { variables: [] } } : n)),
+    };
     const config = newNodeConfig("llm", chat, MODEL) as any;
     expect(config.prompt_template.map((m: any) => m.text)).toContain("{{#sys.query#}}");
   });
@@ -123,14 +142,18 @@ describe("GET /api/models and POST /api/node-template", () => {
     expect(res.status).toBe(200);
     const { config } = (await res.json()) as any;
     expect(config.model).toMatchObject(MODEL);
-    const analysed = (await (await s.api("/api/analyse", { method: "POST", json: { workflow: withNode(beginApp(), "llm", config) } })).json()) as any;
+    const analysed = (await (
+      await s.api("/api/analyse", { method: "POST", json: { workflow: withNode(beginApp(), "llm", config) } })
+    ).json()) as any;
     expect(analysed.diagnostics.filter((d: any) => d.severity === "error")).toEqual([]);
     expect(analysed.diagnostics.filter((d: any) => d.code === "model.not_configured")).toEqual([]);
   });
 
   it("a model the configuration does not name is a warning on its node; bad requests are typed", async () => {
     const config = newNodeConfig("llm", beginApp(), { provider: "openai", name: "my-own-model" });
-    const analysed = (await (await s.api("/api/analyse", { method: "POST", json: { workflow: withNode(beginApp(), "llm", config) } })).json()) as any;
+    const analysed = (await (
+      await s.api("/api/analyse", { method: "POST", json: { workflow: withNode(beginApp(), "llm", config) } })
+    ).json()) as any;
     const warn = analysed.diagnostics.filter((d: any) => d.code === "model.not_configured");
     expect(warn).toHaveLength(1);
     expect(warn[0]).toMatchObject({ severity: "warning", nodeId: "n1", field: "model" });

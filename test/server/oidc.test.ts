@@ -39,7 +39,11 @@ class Jar {
 }
 
 async function go(jar: Jar, url: string, init: RequestInit = {}): Promise<Response> {
-  const res = await fetch(url, { ...init, redirect: "manual", headers: { ...(init.headers as object), cookie: jar.header(url) } });
+  const res = await fetch(url, {
+    ...init,
+    redirect: "manual",
+    headers: { ...(init.headers as object), cookie: jar.header(url) },
+  });
   jar.take(url, res);
   return res;
 }
@@ -58,7 +62,8 @@ async function throughProvider(jar: Jar, authUrl: string, login: string, callbac
     const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
     if (!action) throw new Error(`no form on ${url} (${res.status}): ${html.slice(0, 300)}`);
     const form = new URLSearchParams();
-    for (const m of html.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) form.set(m[1]!, m[2]!);
+    for (const m of html.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
+      form.set(m[1]!, m[2]!);
     if (/name="login"/.test(html)) {
       form.set("login", login);
       form.set("password", "any password (development login page)");
@@ -161,7 +166,11 @@ describe("OIDC sign-in against a real provider", () => {
   }, 60_000);
 
   it("links a verified email to the existing password account instead of making a second one", async () => {
-    const { user } = await createMember(weft.deps.stores, { email: "pat@example.com", password: "pat's long password", role: "runner" });
+    const { user } = await createMember(weft.deps.stores, {
+      email: "pat@example.com",
+      password: "pat's long password",
+      role: "runner",
+    });
     idp.people.set("pat-sub", { email: "pat@example.com", email_verified: true });
     const { jar } = await ssoLogin("pat-sub");
     // The membership an owner gave is kept (runner), not replaced by the mapping's editor.
@@ -220,7 +229,10 @@ describe("OIDC sign-in against a real provider", () => {
 
   it("tells the studio SSO is offered", async () => {
     const res = await fetch(`${weft.url}/api/auth/options`);
-    expect(await res.json()).toEqual({ password: true, sso: { label: "Sign in with SSO", start: "/api/auth/oidc/start" } });
+    expect(await res.json()).toEqual({
+      password: true,
+      sso: { label: "Sign in with SSO", start: "/api/auth/oidc/start" },
+    });
   });
 });
 
@@ -240,15 +252,35 @@ describe("without SSO set up", () => {
   });
 
   it("a bad auth.oidc is a typed error naming the setting; the environment fills what the file leaves out", () => {
-    expect(() => oidcSettings({ issuer: "not a url" }, {})).toThrow(expect.objectContaining({ code: "config.invalid_oidc" }));
+    expect(() => oidcSettings({ issuer: "not a url" }, {})).toThrow(
+      expect.objectContaining({ code: "config.invalid_oidc" }),
+    );
     expect(() =>
-      oidcSettings({ issuer: "https://idp.example", clientId: "c", clientSecret: "s", redirectUrl: "https://w.example/api/auth/oidc/callback", mapping: [{ workspace: "default", role: "viewer" }] }, {}),
+      oidcSettings(
+        {
+          issuer: "https://idp.example",
+          clientId: "c",
+          clientSecret: "s",
+          redirectUrl: "https://w.example/api/auth/oidc/callback",
+          mapping: [{ workspace: "default", role: "viewer" }],
+        },
+        {},
+      ),
     ).toThrow(/exactly one of emailDomain or group/);
     const fromEnv = oidcSettings(
       { mapping: [{ emailDomain: "example.com", workspace: "default", role: "viewer" }] },
-      { WEFT_OIDC_ISSUER: "https://idp.example", WEFT_OIDC_CLIENT_ID: "c", WEFT_OIDC_CLIENT_SECRET: "s", WEFT_OIDC_REDIRECT_URL: "https://w.example/api/auth/oidc/callback" },
+      {
+        WEFT_OIDC_ISSUER: "https://idp.example",
+        WEFT_OIDC_CLIENT_ID: "c",
+        WEFT_OIDC_CLIENT_SECRET: "s",
+        WEFT_OIDC_REDIRECT_URL: "https://w.example/api/auth/oidc/callback",
+      },
     );
-    expect(fromEnv).toMatchObject({ issuer: "https://idp.example", clientSecret: "s", tokenEndpointAuth: "client_secret_basic" });
+    expect(fromEnv).toMatchObject({
+      issuer: "https://idp.example",
+      clientSecret: "s",
+      tokenEndpointAuth: "client_secret_basic",
+    });
     expect(oidcSettings(undefined, {})).toBeUndefined();
   });
 });
@@ -257,12 +289,19 @@ describe("weft serve with auth.oidc", () => {
   it("refuses to start on a bad setting, naming it (exit 2), before opening the database", () => {
     const dir = mkdtempSync(join(tmpdir(), "weft-oidc-cli-"));
     try {
-      writeFileSync(join(dir, "weft.config.json"), JSON.stringify({ auth: { oidc: { issuer: "https://idp.example", clientId: "c" } } }));
-      const r = spawnSync(WEFT_BIN, ["serve", "--config", join(dir, "weft.config.json"), "--db", join(dir, "w.db"), "--port", "0"], {
-        encoding: "utf8",
-        env: { ...process.env, WEFT_OIDC_ISSUER: "", WEFT_OIDC_CLIENT_SECRET: "", WEFT_OIDC_REDIRECT_URL: "" },
-        timeout: 60_000,
-      });
+      writeFileSync(
+        join(dir, "weft.config.json"),
+        JSON.stringify({ auth: { oidc: { issuer: "https://idp.example", clientId: "c" } } }),
+      );
+      const r = spawnSync(
+        WEFT_BIN,
+        ["serve", "--config", join(dir, "weft.config.json"), "--db", join(dir, "w.db"), "--port", "0"],
+        {
+          encoding: "utf8",
+          env: { ...process.env, WEFT_OIDC_ISSUER: "", WEFT_OIDC_CLIENT_SECRET: "", WEFT_OIDC_REDIRECT_URL: "" },
+          timeout: 60_000,
+        },
+      );
       expect(r.status).toBe(2);
       expect(r.stderr).toContain("config.invalid_oidc");
       expect(r.stderr).toContain("auth.oidc.");

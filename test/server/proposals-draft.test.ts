@@ -14,9 +14,17 @@ import { startTestServer, type TestServer } from "./helpers.js";
 const saying = (words: string): Workflow => ({
   ...buildWorkflow({
     nodes: [
-      { id: "begin", type: "start", variables: [{ variable: "who", label: "Who", type: "text-input", required: true }] },
+      {
+        id: "begin",
+        type: "start",
+        variables: [{ variable: "who", label: "Who", type: "text-input", required: true }],
+      },
       tpl("say", `${words} {{ who }}`, { who: ["begin", "who"] }),
-      { id: "end", type: "end", outputs: [{ variable: "said", value_selector: ["say", "output"], value_type: "string" }] },
+      {
+        id: "end",
+        type: "end",
+        outputs: [{ variable: "said", value_selector: ["say", "output"], value_type: "string" }],
+      },
     ],
     edges: [
       ["begin", "say"],
@@ -45,7 +53,11 @@ async function json(res: Response, status: number): Promise<any> {
 
 /** An app whose version 1 ("Hello") is published. */
 async function publishedApp(): Promise<string> {
-  const res = await s.api("/api/apps/import", { method: "POST", body: exportDify(saying("Hello")), headers: { "content-type": "text/yaml" } });
+  const res = await s.api("/api/apps/import", {
+    method: "POST",
+    body: exportDify(saying("Hello")),
+    headers: { "content-type": "text/yaml" },
+  });
   const id = (await json(res, 201)).app.id as string;
   expect((await json(await s.api(`/api/apps/${id}`), 200)).app.publishedVersion).toBe(1);
   return id;
@@ -64,7 +76,8 @@ async function v1Said(appId: string): Promise<string> {
 }
 
 const draftOf = async (id: string) => json(await s.api(`/api/apps/${id}/draft`), 200);
-const versionsOf = async (id: string) => (await json(await s.api(`/api/apps/${id}/versions`), 200)).versions.map((v: any) => v.version);
+const versionsOf = async (id: string) =>
+  (await json(await s.api(`/api/apps/${id}/versions`), 200)).versions.map((v: any) => v.version);
 const propose = async (id: string, wf: Workflow) =>
   json(await s.api(`/api/apps/${id}/proposals`, { method: "POST", json: { workflow: wf } }), 201);
 
@@ -74,7 +87,10 @@ describe("proposals apply to the draft", () => {
     // An autosaved edit that is not a version: the proposal must be made from it, not from version 1.
     const d1 = await draftOf(id);
     const edited = withWords(d1.workflow, "Hi");
-    const saved = await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: edited, revision: d1.revision } }), 200);
+    const saved = await json(
+      await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: edited, revision: d1.revision } }),
+      200,
+    );
 
     const proposed = structuredClone(edited);
     proposed.nodes.find((n) => n.id === "say")!.title = "Greet";
@@ -102,7 +118,13 @@ describe("proposals apply to the draft", () => {
     const d1 = await draftOf(id);
     const p = await propose(id, withWords(d1.workflow, "Proposed"));
     // Another editor autosaves meanwhile.
-    await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: withWords(d1.workflow, "Mine"), revision: d1.revision } }), 200);
+    await json(
+      await s.api(`/api/apps/${id}/draft`, {
+        method: "PUT",
+        json: { workflow: withWords(d1.workflow, "Mine"), revision: d1.revision },
+      }),
+      200,
+    );
     expect((await json(await s.api(`/api/apps/${id}/proposals/${p.id}`), 200)).stale).toBe(true);
     const refused = await json(await s.api(`/api/apps/${id}/proposals/${p.id}/apply`, { method: "POST" }), 409);
     expect(refused.error.code).toBe("draft.stale");
@@ -115,7 +137,10 @@ describe("proposals apply to the draft", () => {
     // A save that changes nothing does not make a fresh proposal stale.
     const cur = await draftOf(id);
     const q = await propose(id, withWords(cur.workflow, "Again"));
-    await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: cur.workflow, revision: cur.revision } }), 200);
+    await json(
+      await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: cur.workflow, revision: cur.revision } }),
+      200,
+    );
     expect((await json(await s.api(`/api/apps/${id}/proposals/${q.id}`), 200)).stale).toBe(false);
     await json(await s.api(`/api/apps/${id}/proposals/${q.id}/apply`, { method: "POST" }), 200);
   });
@@ -145,7 +170,10 @@ describe("proposals apply to the draft", () => {
     const p3 = await propose(id, withWords(d0.workflow, "Three"));
     const a3 = await json(await s.api(`/api/apps/${id}/proposals/${p3.id}/apply`, { method: "POST" }), 200);
     const mine = withWords(a3.draft.workflow, "Mine");
-    await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: mine, revision: a3.draft.revision } }), 200);
+    await json(
+      await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: mine, revision: a3.draft.revision } }),
+      200,
+    );
     const refused = await json(await s.api(`/api/apps/${id}/undo`, { method: "POST" }), 409);
     expect(refused.error.code).toBe("undo.stale");
     expect((await draftOf(id)).workflow).toEqual(mine);
@@ -156,21 +184,48 @@ describe("proposals apply to the draft", () => {
     const d0 = await draftOf(id);
     const p = await propose(id, withWords(d0.workflow, "AI"));
     const a = await json(await s.api(`/api/apps/${id}/proposals/${p.id}/apply`, { method: "POST" }), 200);
-    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: true, revision: a.draft.revision, proposal: { id: p.id } });
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({
+      available: true,
+      revision: a.draft.revision,
+      proposal: { id: p.id },
+    });
     // The studio's autosave of the same content, with its keys in another order: a new revision, the same draft.
     const reordered = Object.fromEntries(Object.entries(a.draft.workflow).reverse()) as any;
     reordered.nodes = a.draft.workflow.nodes.map((n: any) => Object.fromEntries(Object.entries(n).reverse()));
-    const noop = await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: reordered, revision: a.draft.revision } }), 200);
+    const noop = await json(
+      await s.api(`/api/apps/${id}/draft`, {
+        method: "PUT",
+        json: { workflow: reordered, revision: a.draft.revision },
+      }),
+      200,
+    );
     expect(noop.revision).toBe(a.draft.revision + 1);
-    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: true, revision: noop.revision, proposal: { id: p.id } });
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({
+      available: true,
+      revision: noop.revision,
+      proposal: { id: p.id },
+    });
     const u = await json(await s.api(`/api/apps/${id}/undo`, { method: "POST" }), 200);
     expect(u.draft.workflow).toEqual(d0.workflow);
-    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: false, reason: "undo.nothing" });
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({
+      available: false,
+      reason: "undo.nothing",
+    });
 
     const q = await propose(id, withWords(u.draft.workflow, "AI again"));
     const b = await json(await s.api(`/api/apps/${id}/proposals/${q.id}/apply`, { method: "POST" }), 200);
-    await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: withWords(b.draft.workflow, "Mine"), revision: b.draft.revision } }), 200);
-    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: false, reason: "undo.stale", proposal: { id: q.id } });
+    await json(
+      await s.api(`/api/apps/${id}/draft`, {
+        method: "PUT",
+        json: { workflow: withWords(b.draft.workflow, "Mine"), revision: b.draft.revision },
+      }),
+      200,
+    );
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({
+      available: false,
+      reason: "undo.stale",
+      proposal: { id: q.id },
+    });
   });
 
   it("moving nodes after an AI change (the studio placing what it added, autosaved) keeps it undoable; undo keeps the layout of the nodes that stay", async () => {
@@ -178,7 +233,12 @@ describe("proposals apply to the draft", () => {
     const d0 = await draftOf(id);
     const proposed = structuredClone(d0.workflow);
     proposed.nodes.find((n: any) => n.id === "say")!.title = "Greet";
-    proposed.nodes.push({ id: "note", type: "template-transform", title: "Added", config: { template: "x", variables: [] } });
+    proposed.nodes.push({
+      id: "note",
+      type: "template-transform",
+      title: "Added",
+      config: { template: "x", variables: [] },
+    });
     proposed.edges.push({ source: "say", sourcePort: "source", target: "note" });
     const p = await propose(id, proposed);
     const a = await json(await s.api(`/api/apps/${id}/proposals/${p.id}/apply`, { method: "POST" }), 200);
@@ -191,8 +251,15 @@ describe("proposals apply to the draft", () => {
       e.canvas = { type: "custom" };
     });
     placed.meta = { ...(placed.meta ?? {}), viewport: { x: 1, y: 2, zoom: 0.5 } };
-    const saved = await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: placed, revision: a.draft.revision } }), 200);
-    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: true, revision: saved.revision, proposal: { id: p.id } });
+    const saved = await json(
+      await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: placed, revision: a.draft.revision } }),
+      200,
+    );
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({
+      available: true,
+      revision: saved.revision,
+      proposal: { id: p.id },
+    });
     const u = await json(await s.api(`/api/apps/${id}/undo`, { method: "POST" }), 200);
     expect(u.undone.id).toBe(p.id);
     // The content is the draft before the AI change; the nodes that stay keep where they were placed.
@@ -206,8 +273,17 @@ describe("proposals apply to the draft", () => {
     // A content edit after the apply still blocks the undo.
     const q = await propose(id, withWords(back, "AI"));
     const b = await json(await s.api(`/api/apps/${id}/proposals/${q.id}/apply`, { method: "POST" }), 200);
-    await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: withWords(b.draft.workflow, "Mine"), revision: b.draft.revision } }), 200);
-    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({ available: false, reason: "undo.stale" });
+    await json(
+      await s.api(`/api/apps/${id}/draft`, {
+        method: "PUT",
+        json: { workflow: withWords(b.draft.workflow, "Mine"), revision: b.draft.revision },
+      }),
+      200,
+    );
+    expect(await json(await s.api(`/api/apps/${id}/undo`), 200)).toMatchObject({
+      available: false,
+      reason: "undo.stale",
+    });
   });
 
   it("a proposal stored before drafts applies when the draft still holds its base version, and is refused with proposal.before_drafts when not", async () => {
@@ -218,7 +294,12 @@ describe("proposals apply to the draft", () => {
         source: "agent",
         instruction: "before drafts",
         workflow: withWords(wf, words),
-        diff: { nodes: { added: [], removed: [], changed: [{ id: "say", changes: [] }] }, edges: { added: [], removed: [] }, meta: [], empty: false } as any,
+        diff: {
+          nodes: { added: [], removed: [], changed: [{ id: "say", changes: [] }] },
+          edges: { added: [], removed: [] },
+          meta: [],
+          empty: false,
+        } as any,
         diagnostics: [],
         newErrors: [],
         summary: "old",
@@ -227,7 +308,10 @@ describe("proposals apply to the draft", () => {
     const id = await publishedApp();
     const d0 = await draftOf(id);
     const old = await legacy(id, "Old", d0.workflow);
-    expect(await json(await s.api(`/api/apps/${id}/proposals/${old.id}`), 200)).toMatchObject({ stale: false, canApply: true });
+    expect(await json(await s.api(`/api/apps/${id}/proposals/${old.id}`), 200)).toMatchObject({
+      stale: false,
+      canApply: true,
+    });
     const listed = (await json(await s.api(`/api/apps/${id}/proposals?status=pending`), 200)).proposals;
     expect(listed).toMatchObject([{ id: old.id, stale: false }]);
     const a = await json(await s.api(`/api/apps/${id}/proposals/${old.id}/apply`, { method: "POST" }), 200);
@@ -238,9 +322,18 @@ describe("proposals apply to the draft", () => {
     // The draft moved on from version 1: refused, typed, saying why and what to do; nothing changes.
     const id2 = await publishedApp();
     const e0 = await draftOf(id2);
-    const moved = await json(await s.api(`/api/apps/${id2}/draft`, { method: "PUT", json: { workflow: withWords(e0.workflow, "Mine"), revision: e0.revision } }), 200);
+    const moved = await json(
+      await s.api(`/api/apps/${id2}/draft`, {
+        method: "PUT",
+        json: { workflow: withWords(e0.workflow, "Mine"), revision: e0.revision },
+      }),
+      200,
+    );
     const old2 = await legacy(id2, "Old", e0.workflow);
-    expect(await json(await s.api(`/api/apps/${id2}/proposals/${old2.id}`), 200)).toMatchObject({ stale: true, canApply: false });
+    expect(await json(await s.api(`/api/apps/${id2}/proposals/${old2.id}`), 200)).toMatchObject({
+      stale: true,
+      canApply: false,
+    });
     const refused = await json(await s.api(`/api/apps/${id2}/proposals/${old2.id}/apply`, { method: "POST" }), 409);
     expect(refused.error.code).toBe("proposal.before_drafts");
     expect(refused.error.message).toMatch(/before drafts existed/);
@@ -255,7 +348,13 @@ describe("proposals apply to the draft", () => {
   it("restoring an old version makes it the draft (no new version); publishing it unchanged republishes it", async () => {
     const id = await publishedApp();
     const d = await draftOf(id);
-    await json(await s.api(`/api/apps/${id}/draft`, { method: "PUT", json: { workflow: withWords(d.workflow, "Later"), revision: d.revision } }), 200);
+    await json(
+      await s.api(`/api/apps/${id}/draft`, {
+        method: "PUT",
+        json: { workflow: withWords(d.workflow, "Later"), revision: d.revision },
+      }),
+      200,
+    );
     await json(await s.api(`/api/apps/${id}/publish`, { method: "POST", json: {} }), 200);
     expect(await v1Said(id)).toBe("Later Ada");
     const restored = await json(await s.api(`/api/apps/${id}/versions/1/restore`, { method: "POST" }), 200);

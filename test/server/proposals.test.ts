@@ -48,12 +48,18 @@ function scriptAgent(edit: (c: { nodes_info: any[]; edges: any[] }) => unknown, 
 const addLlm = (c: { nodes_info: any[]; edges: any[] }) => {
   const start = c.nodes_info.find((n) => n.type === "start");
   const out = c.edges.find((e) => e[0] === start.id);
-  c.nodes_info.push({ id: "polish", type: "llm", title: "Polish", param: { system: "Polish the text.", user: "hello" } });
+  c.nodes_info.push({
+    id: "polish",
+    type: "llm",
+    title: "Polish",
+    param: { system: "Polish the text.", user: "hello" },
+  });
   c.edges = [...c.edges.filter((e) => e !== out), [start.id, 0, "polish"], ["polish", 0, out[2]]];
   return c;
 };
 
-const json = async (path: string, init?: Parameters<TestServer["api"]>[1]) => (await (await s.api(path, init)).json()) as any;
+const json = async (path: string, init?: Parameters<TestServer["api"]>[1]) =>
+  (await (await s.api(path, init)).json()) as any;
 
 describe("AI edits as proposals over the API", () => {
   it("propose → reject (nothing changed) → propose → apply (exactly the diff) → undo (the original)", async () => {
@@ -62,9 +68,17 @@ describe("AI edits as proposals over the API", () => {
     const original = (await json(`/api/apps/${id}/workflow`)).workflow;
 
     scriptAgent(addLlm, "I added a Polish step.");
-    const ev1 = await readSse(await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "add an LLM that polishes the text" } }));
+    const ev1 = await readSse(
+      await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "add an LLM that polishes the text" } }),
+    );
     const proposal = ev1.find((e) => e.data.type === "proposal")!.data.proposal;
-    expect(proposal).toMatchObject({ status: "pending", baseVersion: 1, baseRevision: 1, canApply: true, stale: false });
+    expect(proposal).toMatchObject({
+      status: "pending",
+      baseVersion: 1,
+      baseRevision: 1,
+      canApply: true,
+      stale: false,
+    });
     expect(proposal.diff.nodes.added.map((n: any) => [n.type, n.title])).toEqual([["llm", "Polish"]]);
     expect(proposal.diff.nodes.removed).toEqual([]);
     expect(proposal.diff.nodes.changed).toEqual([]);
@@ -73,9 +87,18 @@ describe("AI edits as proposals over the API", () => {
     expect(proposal.summary).toMatch(/Added .*Polish/);
     // The new node runs on the configured model, not a default someone hard-coded.
     expect(proposal.diff.nodes.added[0].node.config.model).toMatchObject({ name: "house-model" });
-    expect(ev1.at(-1)!.data).toMatchObject({ type: "done", updated: true, notApplied: false, version: 1, revision: 1, outcome: { kind: "proposed" } });
+    expect(ev1.at(-1)!.data).toMatchObject({
+      type: "done",
+      updated: true,
+      notApplied: false,
+      version: 1,
+      revision: 1,
+      outcome: { kind: "proposed" },
+    });
     expect((await json(`/api/apps/${id}/workflow`)).version).toBe(1);
-    expect((await json(`/api/apps/${id}/proposals?status=pending`)).proposals.map((p: any) => p.id)).toEqual([proposal.id]);
+    expect((await json(`/api/apps/${id}/proposals?status=pending`)).proposals.map((p: any) => p.id)).toEqual([
+      proposal.id,
+    ]);
 
     const rejected = await json(`/api/apps/${id}/proposals/${proposal.id}/reject`, { method: "POST" });
     expect(rejected).toMatchObject({ proposal: { status: "rejected" }, revision: 1, note: "Nothing changed." });
@@ -85,7 +108,9 @@ describe("AI edits as proposals over the API", () => {
     expect((await s.api(`/api/apps/${id}/proposals/${proposal.id}/apply`, { method: "POST" })).status).toBe(409);
 
     scriptAgent(addLlm, "Added it again.");
-    const ev2 = await readSse(await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "add it after all" } }));
+    const ev2 = await readSse(
+      await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "add it after all" } }),
+    );
     const p2 = ev2.find((e) => e.data.type === "proposal")!.data.proposal;
     const applied = await s.api(`/api/apps/${id}/proposals/${p2.id}/apply`, { method: "POST" });
     expect(applied.status).toBe(200);
@@ -98,11 +123,17 @@ describe("AI edits as proposals over the API", () => {
     expect(stored.edgesAdded.sort()).toEqual([...p2.diff.edgesAdded].sort());
     expect(stored.edgesRemoved).toEqual(p2.diff.edgesRemoved);
     expect(stored.nodesChanged).toEqual([]);
-    for (const n of original.nodes) expect(isDeepStrictEqual(v2.workflow.nodes.find((x: any) => x.id === n.id), n)).toBe(true);
+    for (const n of original.nodes)
+      expect(
+        isDeepStrictEqual(
+          v2.workflow.nodes.find((x: any) => x.id === n.id),
+          n,
+        ),
+      ).toBe(true);
 
     const undo = await s.api(`/api/apps/${id}/undo`, { method: "POST" });
     expect(undo.status).toBe(200);
-    expect(((await undo.json()) as any)).toMatchObject({ draft: { revision: 3, dirty: false }, undone: { id: p2.id } });
+    expect((await undo.json()) as any).toMatchObject({ draft: { revision: 3, dirty: false }, undone: { id: p2.id } });
     expect((await json(`/api/apps/${id}/draft`)).workflow).toEqual(original);
     expect((await json(`/api/apps/${id}/versions`)).versions.map((v: any) => v.source)).toEqual(["import"]);
   });
@@ -117,12 +148,22 @@ describe("AI edits as proposals over the API", () => {
       return c;
     };
     scriptAgent(dangling, "Done: the end node now outputs the slug.");
-    const events = await readSse(await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "output the slug" } }));
+    const events = await readSse(
+      await s.api(`/api/apps/${id}/chat`, { method: "POST", json: { message: "output the slug" } }),
+    );
     const update = events.find((e) => e.data.type === "tool_result" && e.data.tool === "update_workflow")!.data;
     expect(update.ok).toBe(false);
     expect(events.some((e) => e.data.type === "proposal")).toBe(false);
     const done = events.at(-1)!.data;
-    expect(done).toMatchObject({ type: "done", updated: false, notApplied: true, version: 1, revision: 1, proposal: null, outcome: { kind: "rejected" } });
+    expect(done).toMatchObject({
+      type: "done",
+      updated: false,
+      notApplied: true,
+      version: 1,
+      revision: 1,
+      proposal: null,
+      outcome: { kind: "rejected" },
+    });
     expect(done.outcome.summary).toContain("Nothing changed.");
     expect(done.outcome.diagnostics.length).toBeGreaterThan(0);
     expect(done.outcome.diagnostics.every((d: any) => typeof d.code === "string" && d.severity === "error")).toBe(true);
@@ -166,7 +207,10 @@ describe("AI edits as proposals over the API", () => {
   it("an unreadable proposal body is a typed 422 naming the problems, and nothing is stored", async () => {
     const imported = await json("/api/apps/import", { method: "POST", body: readFileSync(corpusFile(APP), "utf8") });
     const id = imported.app.id;
-    const res = await s.api(`/api/apps/${id}/proposals`, { method: "POST", json: { compact: { nodes_info: [{ id: 7 }], edges: "x" } } });
+    const res = await s.api(`/api/apps/${id}/proposals`, {
+      method: "POST",
+      json: { compact: { nodes_info: [{ id: 7 }], edges: "x" } },
+    });
     expect(res.status).toBe(422);
     const body = (await res.json()) as any;
     expect(body.error.code).toBe("proposal.unreadable");

@@ -119,7 +119,10 @@ async function observability(dir: string) {
   return {
     receiver,
     wrap: tracing.wrap,
-    observer: combineObservers([tracing.observer, new RunLogObserver(log, { source: "serve", traceId: tracing.traceId })])!,
+    observer: combineObservers([
+      tracing.observer,
+      new RunLogObserver(log, { source: "serve", traceId: tracing.traceId }),
+    ])!,
     /** Flushes the exporter and the log; what the receiver and the log file got. */
     async collect(): Promise<Record<string, string>> {
       await tracing.shutdown();

@@ -211,10 +211,12 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
     expect(node((await serverDraft(wrapId)).workflow, "wrap").title).toBe("Wrap (theirs)");
     await shot("drafts-conflict");
     // Leaving now would lose the edit: the studio asks, and staying keeps it.
-    const asked = new Promise<string>((res) => page.once("dialog", (d) => {
-          res(d.message());
-          void d.dismiss();
-        }));
+    const asked = new Promise<string>((res) =>
+      page.once("dialog", (d) => {
+        res(d.message());
+        void d.dismiss();
+      }),
+    );
     await page.getByTestId("back-to-apps").click();
     expect(await asked).toContain("not saved");
     expect(await page.getByTestId("editor").count()).toBe(1);

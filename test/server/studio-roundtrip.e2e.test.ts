@@ -24,9 +24,12 @@ describe.skipIf(!existsSync(CHROMIUM))("studio: export and re-import round trip"
   it("our export, imported back in the studio, is 'no change': no new version, no DSL-version warning", async () => {
     const page = studio.page;
     const id = await studio.openDsl(readFileSync(ITERATION, "utf8"));
-    const versions = async () => ((await (await studio.server.api(`/api/apps/${id}/versions`)).json()) as { versions: unknown[] }).versions.length;
+    const versions = async () =>
+      ((await (await studio.server.api(`/api/apps/${id}/versions`)).json()) as { versions: unknown[] }).versions.length;
     // A node moved in the studio and kept as a version: positions the studio wrote are part of what is exported.
-    const node = page.locator('.react-flow__node:not([data-id*="start"]) .wf-node:not(.wf-container) .wf-node-head').first();
+    const node = page
+      .locator('.react-flow__node:not([data-id*="start"]) .wf-node:not(.wf-container) .wf-node-head')
+      .first();
     const h = (await node.boundingBox())!;
     await page.mouse.move(h.x + 10, h.y + h.height / 2);
     await page.mouse.down();

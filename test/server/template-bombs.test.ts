@@ -9,8 +9,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { tempDir } from "../support/per-file.js";
+import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import { cleanEnv, WEFT_BIN, weftOut } from "../support/weft-bin.js";
 import { readSse, type SseMessage } from "./helpers.js";
 

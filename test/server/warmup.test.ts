@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { AppStore } from "../../src/store/apps.js";
 import { createApp, openDeps } from "../../src/server/index.js";
 import { scratchDeps, warmDraftPathInBackground } from "../../src/server/warmup.js";
+import type { AppStore } from "../../src/store/apps.js";
 import { scratchAppStore } from "../../src/store/open.js";
 import { startTestServer } from "./helpers.js";
 
@@ -44,10 +44,13 @@ function recorded(deps: Awaited<ReturnType<typeof openDeps>>) {
       scratchStore: () => {
         const s = scratchAppStore(deps.stores.kind);
         seen.kind = s.apps.constructor.name;
-        return { apps: s.apps, close: () => {
+        return {
+          apps: s.apps,
+          close: () => {
             seen.closed++;
             return s.close();
-          } };
+          },
+        };
       },
       scratch: (apps: AppStore) => {
         const scratch = createApp(scratchDeps(deps, apps));

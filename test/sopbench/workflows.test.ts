@@ -15,9 +15,9 @@ import {
 import { evaluateWorkflowOnDomain, type WorkflowEvalResult } from "../../src/eval/sopbench/run-workflow.js";
 import { WORKFLOW_BUILDERS } from "../../src/eval/sopbench/workflows/builders/index.js";
 import { loadReferenceWorkflow, referenceWorkflowPath } from "../../src/eval/sopbench/workflows/index.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { REFERENCE_SOLVERS } from "./solvers/index.js";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 
 /** know_your_business has no rule-reachable ceiling (judgment labels); the TS reference solver gets 83/90. */
 const KYB_REFERENCE = 83;

@@ -176,13 +176,17 @@ export function describeKnowledge(target: StoreTarget): void {
         "Refund policy.\nRefunds are paid within fourteen days.\nLate returns are refused.",
         "Pet policy.\nNo pets are allowed without written consent.",
       ];
-      const doc = await knowledge.addDocument("pc", { name: "policy.md", mimeType: "text/markdown", size: 1, parents }, [
-        { content: "Refund policy.", parent: 0, embedding: [1, 0, 0] },
-        { content: "Refunds are paid within fourteen days.", parent: 0, embedding: [0.9, 0.1, 0] },
-        { content: "Late returns are refused.", parent: 0, embedding: [0.8, 0, 0.2] },
-        { content: "Pet policy.", parent: 1, embedding: [0, 1, 0] },
-        { content: "No pets are allowed without written consent.", parent: 1, embedding: [0, 0.9, 0.1] },
-      ]);
+      const doc = await knowledge.addDocument(
+        "pc",
+        { name: "policy.md", mimeType: "text/markdown", size: 1, parents },
+        [
+          { content: "Refund policy.", parent: 0, embedding: [1, 0, 0] },
+          { content: "Refunds are paid within fourteen days.", parent: 0, embedding: [0.9, 0.1, 0] },
+          { content: "Late returns are refused.", parent: 0, embedding: [0.8, 0, 0.2] },
+          { content: "Pet policy.", parent: 1, embedding: [0, 1, 0] },
+          { content: "No pets are allowed without written consent.", parent: 1, embedding: [0, 0.9, 0.1] },
+        ],
+      );
       expect(doc.chunks).toBe(5);
       const [hit] = await knowledge.searchText(["pc"], "fourteen days", 5);
       expect(hit).toMatchObject({ content: "Refunds are paid within fourteen days.", position: 2, documentId: doc.id });
@@ -193,10 +197,14 @@ export function describeKnowledge(target: StoreTarget): void {
       const both = await knowledge.searchText(["pc"], "refund refunds returns", 5);
       expect(new Set(both.map((h) => h.parent!.id)).size).toBe(1);
       // General chunks carry no parent.
-      await knowledge.addDocument("pc", { name: "plain.md", mimeType: "text/markdown", size: 1 }, [{ content: "fourteen apples" }]);
+      await knowledge.addDocument("pc", { name: "plain.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "fourteen apples" },
+      ]);
       expect((await knowledge.searchText(["pc"], "apples", 5))[0]!.parent).toBeUndefined();
       await expect(
-        knowledge.addDocument("pc", { name: "bad.md", mimeType: "text/markdown", size: 1, parents: ["one"] }, [{ content: "x", parent: 1 }]),
+        knowledge.addDocument("pc", { name: "bad.md", mimeType: "text/markdown", size: 1, parents: ["one"] }, [
+          { content: "x", parent: 1 },
+        ]),
       ).rejects.toMatchObject({ code: "kb.invalid_parent" });
       expect((await knowledge.listDocuments("pc")).map((d) => d.name)).toEqual(["policy.md", "plain.md"]);
       await knowledge.deleteDocument("pc", doc.id);
@@ -212,10 +220,17 @@ export function describeKnowledge(target: StoreTarget): void {
         { content: "a1", embedding: [1, 0, 0] },
         { content: "a2", embedding: [0, 1, 0] },
       ]);
-      await knowledge.addDocument("d3", { name: "b.md", mimeType: "text/markdown", size: 1 }, [{ content: "b1", embedding: [0.9, 0.1, 0] }]);
-      await knowledge.addDocument("d4", { name: "c.md", mimeType: "text/markdown", size: 1 }, [{ content: "c1", embedding: [1, 0, 0, 0] }]);
+      await knowledge.addDocument("d3", { name: "b.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "b1", embedding: [0.9, 0.1, 0] },
+      ]);
+      await knowledge.addDocument("d4", { name: "c.md", mimeType: "text/markdown", size: 1 }, [
+        { content: "c1", embedding: [1, 0, 0, 0] },
+      ]);
       // The two nearest (PostgreSQL's LSH may not reach the orthogonal a2).
-      expect((await knowledge.searchVector(["d3"], [1, 0, 0], 5)).map((h) => h.content).slice(0, 2)).toEqual(["a1", "b1"]);
+      expect((await knowledge.searchVector(["d3"], [1, 0, 0], 5)).map((h) => h.content).slice(0, 2)).toEqual([
+        "a1",
+        "b1",
+      ]);
       expect((await knowledge.searchVector(["d4"], [1, 0, 0, 0], 5)).map((h) => h.content)).toEqual(["c1"]);
       await knowledge.deleteDocument("d3", a.id);
       expect((await knowledge.searchVector(["d3"], [1, 0, 0], 5)).map((h) => h.content)).toEqual(["b1"]);

@@ -24,19 +24,22 @@ describeStoreContract("SQLite", {
 
 // One cluster for the file, a new database per test. CI installs PostgreSQL, so there a missing server fails
 // (in beforeAll) instead of skipping.
-describe.skipIf(!hasPostgres && !process.env.CI)(hasPostgres ? "PostgreSQL" : "PostgreSQL (not installed: apt-get install postgresql)", () => {
-  let cluster: PgCluster | undefined;
-  let url = "";
-  beforeAll(async () => {
-    cluster = await startPostgres();
-  }, 120_000);
-  // Stopping waits for PostgreSQL's shutdown checkpoint and removes its data directory: slow on a loaded disk.
-  afterAll(() => cluster?.stop(), 180_000);
-  describeStoreContract("PostgreSQL", {
-    open: async () => {
-      url = await cluster!.createDatabase();
-      return openStores(url);
-    },
-    openAgain: () => openStores(url),
-  });
-});
+describe.skipIf(!hasPostgres && !process.env.CI)(
+  hasPostgres ? "PostgreSQL" : "PostgreSQL (not installed: apt-get install postgresql)",
+  () => {
+    let cluster: PgCluster | undefined;
+    let url = "";
+    beforeAll(async () => {
+      cluster = await startPostgres();
+    }, 120_000);
+    // Stopping waits for PostgreSQL's shutdown checkpoint and removes its data directory: slow on a loaded disk.
+    afterAll(() => cluster?.stop(), 180_000);
+    describeStoreContract("PostgreSQL", {
+      open: async () => {
+        url = await cluster!.createDatabase();
+        return openStores(url);
+      },
+      openAgain: () => openStores(url),
+    });
+  },
+);

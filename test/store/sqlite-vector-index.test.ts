@@ -31,7 +31,9 @@ it("indexes the embeddings of a database from before the vector index when it is
   old.exec(OLD_SCHEMA);
   old.prepare("INSERT INTO kb_bases VALUES ('kb', 'Old', '', '{}', 'embed-1', 1)").run();
   old.prepare("INSERT INTO kb_documents VALUES ('d1', 'kb', 'old.md', 'text/markdown', 1, '{}', 1)").run();
-  const chunk = old.prepare("INSERT INTO kb_chunks (id, base_id, document_id, position, content, embedding) VALUES (?, 'kb', 'd1', ?, ?, ?)");
+  const chunk = old.prepare(
+    "INSERT INTO kb_chunks (id, base_id, document_id, position, content, embedding) VALUES (?, 'kb', 'd1', ?, ?, ?)",
+  );
   chunk.run("d1-1", 1, "north", vec([1, 0, 0]));
   chunk.run("d1-2", 2, "east", vec([0, 1, 0]));
   chunk.run("d1-3", 3, "no vector", null);
@@ -44,7 +46,10 @@ it("indexes the embeddings of a database from before the vector index when it is
       expect(hits.map((h) => h.content)).toEqual(["north", "east"]);
       expect(hits[0]!.score).toBeGreaterThan(0.97);
       // Chunking settings added later read as their defaults.
-      expect((await stores.knowledge.getBase("kb"))!.chunking).toMatchObject({ structure: "general", separator: "\n\n" });
+      expect((await stores.knowledge.getBase("kb"))!.chunking).toMatchObject({
+        structure: "general",
+        separator: "\n\n",
+      });
     } finally {
       await stores.close();
     }

@@ -1,4 +1,4 @@
-import { WorkflowSchema, type Workflow } from "../../src/ir/workflow.js";
+import { type Workflow, WorkflowSchema } from "../../src/ir/workflow.js";
 
 export interface NodeSpec {
   id: string;
@@ -19,7 +19,13 @@ export function buildWorkflow(spec: {
   return WorkflowSchema.parse({
     name: "test",
     mode: spec.mode ?? "workflow",
-    nodes: spec.nodes.map(({ id, type, title, parentId, ...config }) => ({ id, type, title: title ?? id, parentId, config })),
+    nodes: spec.nodes.map(({ id, type, title, parentId, ...config }) => ({
+      id,
+      type,
+      title: title ?? id,
+      parentId,
+      config,
+    })),
     edges: spec.edges.map((e) =>
       e.length === 2 ? { source: e[0], target: e[1] } : { source: e[0], sourcePort: e[1], target: e[2] },
     ),
@@ -28,7 +34,12 @@ export function buildWorkflow(spec: {
   });
 }
 
-export const tpl = (id: string, template: string, vars: Record<string, string[]> = {}, extra: Record<string, unknown> = {}) => ({
+export const tpl = (
+  id: string,
+  template: string,
+  vars: Record<string, string[]> = {},
+  extra: Record<string, unknown> = {},
+) => ({
   id,
   type: "template-transform",
   template,

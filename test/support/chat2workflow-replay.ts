@@ -12,11 +12,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildServices } from "../../src/runtime/services.js";
-import type { BuiltServices } from "../../src/runtime/services.js";
 import { loadWeftConfig } from "../../src/cli/config.js";
-import { replayToolsStdio } from "./replay-tools.js";
+import type { BuiltServices } from "../../src/runtime/services.js";
+import { buildServices } from "../../src/runtime/services.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "./replay-server.js";
+import { replayToolsStdio } from "./replay-tools.js";
 
 export const JUDGE_MODEL = "replay-judge";
 

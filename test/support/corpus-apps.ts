@@ -9,17 +9,17 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { analyse, runGate } from "../../src/analysis/index.js";
+import { loadWeftConfig } from "../../src/cli/config.js";
 import { importDify } from "../../src/dsl/dify/index.js";
 import { runWorkflow } from "../../src/engine/run.js";
-import { type BuiltServices, buildServices } from "../../src/runtime/services.js";
-import { openStores } from "../../src/store/open.js";
-import { loadWeftConfig } from "../../src/cli/config.js";
 import type { ExecServices, FileValue } from "../../src/ir/services.js";
 import type { Workflow } from "../../src/ir/workflow.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
+import { type BuiltServices, buildServices } from "../../src/runtime/services.js";
+import { openStores } from "../../src/store/open.js";
 import { installReplayModel } from "./chat2workflow-replay.js";
 import { corpusPath } from "./corpus.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "./replay-server.js";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 
 export const CORPUS_ROOT = corpusPath("dify-dsl");
 
@@ -117,7 +117,9 @@ export async function startCorpusHarness(
   const dir = mkdtempSync(join(tmpdir(), "weft-corpus-apps-"));
   const cfg: Record<string, unknown> = {
     llm: {
-      endpoints: { replay: { provider: "openai-compatible", baseURL: server.openaiBaseURL, supportsStructuredOutputs: true } },
+      endpoints: {
+        replay: { provider: "openai-compatible", baseURL: server.openaiBaseURL, supportsStructuredOutputs: true },
+      },
       default: "replay",
       retry: { maxRetries: 0 },
     },

@@ -57,7 +57,8 @@ export async function corpusToolConfig(dir: string, appFiles: string[]): Promise
       continue;
     }
     for (const n of wf.nodes) {
-      if (n.type === "knowledge-retrieval") for (const id of (n.config as { dataset_ids?: unknown[] }).dataset_ids ?? []) knowledgeIds.add(String(id));
+      if (n.type === "knowledge-retrieval")
+        for (const id of (n.config as { dataset_ids?: unknown[] }).dataset_ids ?? []) knowledgeIds.add(String(id));
     }
     for (const u of toolUses(wf)) {
       if (local.serves(u.providerId, u.toolName) || !u.providerId) continue;
@@ -87,8 +88,18 @@ function echoWorkflow() {
     mode: "workflow",
     nodes: [
       { id: "start", type: "start", title: "Start", config: { variables: [] } },
-      { id: "t", type: "template-transform", title: "T", config: { template: "answer of the workflow tool", variables: [] } },
-      { id: "end", type: "end", title: "End", config: { outputs: [{ variable: "result", value_selector: ["t", "output"] }] } },
+      {
+        id: "t",
+        type: "template-transform",
+        title: "T",
+        config: { template: "answer of the workflow tool", variables: [] },
+      },
+      {
+        id: "end",
+        type: "end",
+        title: "End",
+        config: { outputs: [{ variable: "result", value_selector: ["t", "output"] }] },
+      },
     ],
     edges: [
       { source: "start", target: "t" },
@@ -109,7 +120,12 @@ export async function createCorpusKnowledge(kb: KnowledgeBases, ids: string[]): 
     for (const name of KB_DOCS) {
       const extension = extensionOf(name);
       const bytes = new Uint8Array(readFileSync(corpusPath("chat2workflow", "case_files", name)));
-      await kb.addFile(id, { name, bytes, extension, mimeType: mimeForExtension(extension) ?? "application/octet-stream" });
+      await kb.addFile(id, {
+        name,
+        bytes,
+        extension,
+        mimeType: mimeForExtension(extension) ?? "application/octet-stream",
+      });
     }
   }
 }

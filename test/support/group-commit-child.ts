@@ -34,6 +34,7 @@ store.commitNode = async (id, c, attempt) => {
   return r;
 };
 const wf = groupCommitWorkflow();
-const result = mode === "run" ? await runWorkflow(wf, { store, runId, nodeTypes }) : await resumeRun(runId, { store, nodeTypes });
+const result =
+  mode === "run" ? await runWorkflow(wf, { store, runId, nodeTypes }) : await resumeRun(runId, { store, nodeTypes });
 process.stdout.write(`result ${JSON.stringify({ status: result.status, outputs: result.outputs })}\n`);
 db.close();

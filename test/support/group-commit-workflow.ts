@@ -2,8 +2,8 @@
 // the same turn of the event loop and share a group.
 import { appendFileSync } from "node:fs";
 import { z } from "zod";
-import { type NodeCatalogue, nodeCatalogue } from "../../src/nodes/index.js";
 import type { Workflow } from "../../src/ir/workflow.js";
+import { type NodeCatalogue, nodeCatalogue } from "../../src/nodes/index.js";
 import { buildWorkflow } from "./build.js";
 
 /** Every node type plus `test-group-step`: appends its node id to `logPath`, waits `ms`, outputs `n` plus its input. */

@@ -3,7 +3,7 @@
  * hashed (FNV-1a) into one of `dim` dimensions, a bag of words, so texts sharing words are near. No local
  * embedding model is available here; these vectors measure the vector paths, not a model's semantics.
  */
-import { reply, type ReplayServer } from "./replay-server.js";
+import { type ReplayServer, reply } from "./replay-server.js";
 
 export function hashedEmbedding(text: string, dim = 64): number[] {
   const v = new Array<number>(dim).fill(0);
@@ -17,7 +17,11 @@ export function hashedEmbedding(text: string, dim = 64): number[] {
 
 /** Make the replay server answer every embeddings request with hashed bag-of-words vectors. */
 export function serveHashedEmbeddings(model: ReplayServer, dim = 64): void {
-  model.when((r) => r.api === "openai-embeddings", (r) => reply.embedding((r.body.input as string[]).map((t) => hashedEmbedding(t, dim))), {
-    times: Infinity,
-  });
+  model.when(
+    (r) => r.api === "openai-embeddings",
+    (r) => reply.embedding((r.body.input as string[]).map((t) => hashedEmbedding(t, dim))),
+    {
+      times: Infinity,
+    },
+  );
 }

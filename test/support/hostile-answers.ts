@@ -7,30 +7,106 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { corpusPath } from "./corpus.js";
 import { readAnswer } from "../../src/agent/answer.js";
 import { projectWorkflow } from "../../src/dsl/compact/project.js";
 import { ALL_COMPACT_TYPES } from "../../src/dsl/compact/vocabulary.js";
 import { exportDify } from "../../src/dsl/dify/export.js";
 import { nodeCatalogue } from "../../src/nodes/index.js";
+import { corpusPath } from "./corpus.js";
 
-const PROTO_NAMES = ["constructor", "__proto__", "valueOf", "toString", "hasOwnProperty", "isPrototypeOf", "toLocaleString", "toJSON", "prototype", "__defineGetter__", "propertyIsEnumerable"];
+const PROTO_NAMES = [
+  "constructor",
+  "__proto__",
+  "valueOf",
+  "toString",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "toLocaleString",
+  "toJSON",
+  "prototype",
+  "__defineGetter__",
+  "propertyIsEnumerable",
+];
 const PARAM_NAMES = [
-  "variables", "outputs", "answer", "system", "user", "query_variable_selector", "classes", "instruction", "code", "variable_selector",
-  "url", "cases", "variable", "operator", "query", "parameters", "template", "iterator_selector", "output_selector", "text", "prompt",
-  "mermaid_code", "target_type", "md_text", "chart_type", "chart_title", "data", "x_axisORcategories",
+  "variables",
+  "outputs",
+  "answer",
+  "system",
+  "user",
+  "query_variable_selector",
+  "classes",
+  "instruction",
+  "code",
+  "variable_selector",
+  "url",
+  "cases",
+  "variable",
+  "operator",
+  "query",
+  "parameters",
+  "template",
+  "iterator_selector",
+  "output_selector",
+  "text",
+  "prompt",
+  "mermaid_code",
+  "target_type",
+  "md_text",
+  "chart_type",
+  "chart_title",
+  "data",
+  "x_axisORcategories",
 ];
 const IDS = ["1", "2", "3", "4", "2-1", "2-2", "3-1", "1-1-1", "-", "", " ", ...PROTO_NAMES];
 
 const hostileString = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom(...PROTO_NAMES, "", " ", "1", "-1", "2-1", "and", "or", "desc", "pie", "filter_by", "limit", "string", "number", "array[file]", "object", "source") },
-  { weight: 2, arbitrary: fc.constantFrom("{{#constructor.x#}}", "{{#__proto__.text#}}", "{{#'1'.text#}}", "{{#2.valueOf#}}", "{{#sys.query#}}", "{{#1.#}}", "def main(x):\n  return {}") },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      ...PROTO_NAMES,
+      "",
+      " ",
+      "1",
+      "-1",
+      "2-1",
+      "and",
+      "or",
+      "desc",
+      "pie",
+      "filter_by",
+      "limit",
+      "string",
+      "number",
+      "array[file]",
+      "object",
+      "source",
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      "{{#constructor.x#}}",
+      "{{#__proto__.text#}}",
+      "{{#'1'.text#}}",
+      "{{#2.valueOf#}}",
+      "{{#sys.query#}}",
+      "{{#1.#}}",
+      "def main(x):\n  return {}",
+    ),
+  },
   { weight: 2, arbitrary: fc.string({ maxLength: 12 }) },
 );
-const id = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...IDS) }, { weight: 1, arbitrary: fc.integer({ min: -2, max: 5 }) });
+const id = fc.oneof(
+  { weight: 5, arbitrary: fc.constantFrom(...IDS) },
+  { weight: 1, arbitrary: fc.integer({ min: -2, max: 5 }) },
+);
 const num = fc.oneof(fc.integer({ min: -3, max: 12 }), fc.constantFrom(1e308, -1e308, 0.5, -0, 2 ** 53 + 2, 1e21));
 const atom = fc.oneof(hostileString, num, fc.boolean(), fc.constant(null));
-const key = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...PROTO_NAMES) }, { weight: 2, arbitrary: fc.constantFrom(...PARAM_NAMES) }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) });
+const key = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...PROTO_NAMES) },
+  { weight: 2, arbitrary: fc.constantFrom(...PARAM_NAMES) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 6 }) },
+);
 
 const { value } = fc.letrec<{ value: unknown; shaped: unknown }>((tie) => ({
   value: fc.oneof(
@@ -45,7 +121,13 @@ const { value } = fc.letrec<{ value: unknown; shaped: unknown }>((tie) => ({
     fc.tuple(hostileString, id),
     fc.tuple(hostileString, fc.tuple(hostileString, id)),
     fc.array(fc.tuple(hostileString, fc.oneof(fc.tuple(hostileString, id), atom)), { maxLength: 3 }),
-    fc.array(fc.tuple(fc.oneof(fc.constantFrom("and", "or", null), atom), fc.array(fc.tuple(fc.tuple(hostileString, id), hostileString, tie("value")), { maxLength: 2 })), { maxLength: 2 }),
+    fc.array(
+      fc.tuple(
+        fc.oneof(fc.constantFrom("and", "or", null), atom),
+        fc.array(fc.tuple(fc.tuple(hostileString, id), hostileString, tie("value")), { maxLength: 2 }),
+      ),
+      { maxLength: 2 },
+    ),
   ),
 }));
 
@@ -56,24 +138,51 @@ const nodeType = fc.oneof(
 );
 
 const node = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ id, type: nodeType, param: fc.oneof({ weight: 5, arbitrary: fc.dictionary(key, value, { maxKeys: 5, noNullPrototype: true }) }, { weight: 1, arbitrary: value }), title: value }, { requiredKeys: ["id", "type"] }) },
+  {
+    weight: 8,
+    arbitrary: fc.record(
+      {
+        id,
+        type: nodeType,
+        param: fc.oneof(
+          { weight: 5, arbitrary: fc.dictionary(key, value, { maxKeys: 5, noNullPrototype: true }) },
+          { weight: 1, arbitrary: value },
+        ),
+        title: value,
+      },
+      { requiredKeys: ["id", "type"] },
+    ),
+  },
   { weight: 1, arbitrary: value },
 );
-const edge = fc.oneof({ weight: 6, arbitrary: fc.tuple(id, fc.oneof(num, value), id) }, { weight: 1, arbitrary: value });
+const edge = fc.oneof(
+  { weight: 6, arbitrary: fc.tuple(id, fc.oneof(num, value), id) },
+  { weight: 1, arbitrary: value },
+);
 
 /** A compact workflow object whose every part may be hostile. */
 export const hostileWorkflow = fc
-  .record({ nodes_info: fc.oneof({ weight: 9, arbitrary: fc.array(node, { maxLength: 7 }) }, { weight: 1, arbitrary: value }), edges: fc.oneof({ weight: 9, arbitrary: fc.array(edge, { maxLength: 8 }) }, { weight: 1, arbitrary: value }), extra: fc.option(fc.dictionary(key, value, { maxKeys: 2, noNullPrototype: true })) })
+  .record({
+    nodes_info: fc.oneof({ weight: 9, arbitrary: fc.array(node, { maxLength: 7 }) }, { weight: 1, arbitrary: value }),
+    edges: fc.oneof({ weight: 9, arbitrary: fc.array(edge, { maxLength: 8 }) }, { weight: 1, arbitrary: value }),
+    extra: fc.option(fc.dictionary(key, value, { maxKeys: 2, noNullPrototype: true })),
+  })
   .map(({ extra, ...w }) => ({ ...(extra ?? {}), ...w }));
 
 /** Deep nesting: a model that loops on brackets. */
-const deep = fc.record({ depth: fc.integer({ min: 50, max: 20_000 }), open: fc.constantFrom("[", "{\"a\":"), where: fc.constantFrom("param", "edges", "root") }).map(({ depth, open, where }) => {
-  const close = open === "[" ? "]" : "}";
-  const nest = `${open.repeat(depth)}1${close.repeat(depth)}`;
-  if (where === "root") return nest;
-  if (where === "edges") return `{"nodes_info":[{"id":"1","type":"start","param":{}}],"edges":${nest}}`;
-  return `{"nodes_info":[{"id":"1","type":"llm","param":{"system":${nest}}}],"edges":[]}`;
-});
+const deep = fc
+  .record({
+    depth: fc.integer({ min: 50, max: 20_000 }),
+    open: fc.constantFrom("[", '{"a":'),
+    where: fc.constantFrom("param", "edges", "root"),
+  })
+  .map(({ depth, open, where }) => {
+    const close = open === "[" ? "]" : "}";
+    const nest = `${open.repeat(depth)}1${close.repeat(depth)}`;
+    if (where === "root") return nest;
+    if (where === "edges") return `{"nodes_info":[{"id":"1","type":"start","param":{}}],"edges":${nest}}`;
+    return `{"nodes_info":[{"id":"1","type":"llm","param":{"system":${nest}}}],"edges":[]}`;
+  });
 
 const wrap = (json: string, how: number) =>
   [
@@ -87,10 +196,16 @@ const wrap = (json: string, how: number) =>
 function realAnswers(): Array<{ selection: string; principle: string; workflow: unknown }> {
   const dir = corpusPath("chat2workflow", "model-outputs");
   const out: Array<{ selection: string; principle: string; workflow: unknown }> = [];
-  for (const f of readdirSync(dir).filter((x) => x.endsWith(".json")).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((x) => x.endsWith(".json"))
+    .sort()) {
     for (const r of JSON.parse(readFileSync(join(dir, f), "utf8")) as Array<Record<string, unknown>>) {
       try {
-        out.push({ selection: String(r.node_selection ?? ""), principle: String(r.design_principle ?? ""), workflow: JSON.parse(String(r.workflow)) });
+        out.push({
+          selection: String(r.node_selection ?? ""),
+          principle: String(r.design_principle ?? ""),
+          workflow: JSON.parse(String(r.workflow)),
+        });
       } catch {
         // malformed JSON answers are covered by the truncation arbitrary
       }
@@ -125,7 +240,8 @@ export function mutatedAnswer(seeds = realAnswers()) {
       const box = all[at % all.length]!;
       const keys = Object.keys(box);
       const target = keys.length ? keys[slot % keys.length]! : k;
-      if (how === "add-key" && !Array.isArray(box)) Object.defineProperty(box, k, { value: v, enumerable: true, writable: true, configurable: true });
+      if (how === "add-key" && !Array.isArray(box))
+        Object.defineProperty(box, k, { value: v, enumerable: true, writable: true, configurable: true });
       else if (how === "delete" && keys.length) Array.isArray(box) ? box.splice(Number(target), 1) : delete box[target];
       else (box as Record<string, unknown>)[target] = v;
     }
@@ -135,12 +251,24 @@ export function mutatedAnswer(seeds = realAnswers()) {
 
 /** A whole answer text: tags, fences, truncation around a hostile workflow (or deep nesting). */
 export const hostileAnswer = fc.oneof(
-  { weight: 12, arbitrary: fc.tuple(hostileWorkflow, fc.constantFrom(0, 0, 0, 1, 1, 2, 3), fc.option(fc.double({ min: 0.1, max: 0.99, noNaN: true }))).map(([w, how, cut]) => {
-    const json = JSON.stringify(w);
-    return wrap(cut ? json.slice(0, Math.floor(json.length * cut)) : json, how);
-  }) },
+  {
+    weight: 12,
+    arbitrary: fc
+      .tuple(
+        hostileWorkflow,
+        fc.constantFrom(0, 0, 0, 1, 1, 2, 3),
+        fc.option(fc.double({ min: 0.1, max: 0.99, noNaN: true })),
+      )
+      .map(([w, how, cut]) => {
+        const json = JSON.stringify(w);
+        return wrap(cut ? json.slice(0, Math.floor(json.length * cut)) : json, how);
+      }),
+  },
   { weight: 1, arbitrary: fc.tuple(deep, fc.integer({ min: 0, max: 1 })).map(([json, how]) => wrap(json, how)) },
-  { weight: 1, arbitrary: fc.tuple(value, fc.integer({ min: 0, max: 3 })).map(([v, how]) => wrap(JSON.stringify(v) ?? "", how)) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(value, fc.integer({ min: 0, max: 3 })).map(([v, how]) => wrap(JSON.stringify(v) ?? "", how)),
+  },
 );
 
 /** Typed outcomes carry the first problem code (or "clean" for a workflow without problems) so a run shows how deep inputs got. */
@@ -152,7 +280,8 @@ function hostValue(v: unknown, path: string, seen = new Set<unknown>()): string 
   if (!v || typeof v !== "object" || seen.has(v)) return undefined;
   seen.add(v);
   const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) return `${path} (${proto?.constructor?.name ?? "?"})`;
+  if (proto !== Object.prototype && proto !== Array.prototype && proto !== null)
+    return `${path} (${proto?.constructor?.name ?? "?"})`;
   for (const [k, x] of Object.entries(v)) {
     const found = hostValue(x, `${path}.${k}`, seen);
     if (found) return found;
@@ -182,7 +311,14 @@ export function judgeAnswer(text: string): Outcome {
     return { kind: "typed", code: r.problems[0]?.code ?? "clean" };
   } catch (e) {
     const err = e as Error;
-    const frame = err?.stack?.split("\n").find((l) => l.includes("/src/"))?.trim() ?? "";
-    return { kind: "untyped", reason: `${err?.constructor?.name ?? typeof e}: ${String(err?.message ?? e).slice(0, 120)} ${frame}` };
+    const frame =
+      err?.stack
+        ?.split("\n")
+        .find((l) => l.includes("/src/"))
+        ?.trim() ?? "";
+    return {
+      kind: "untyped",
+      reason: `${err?.constructor?.name ?? typeof e}: ${String(err?.message ?? e).slice(0, 120)} ${frame}`,
+    };
   }
 }

@@ -55,9 +55,10 @@ export async function startOidcProvider(redirectUri: string): Promise<TestProvid
     clientId,
     clientSecret,
     people,
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -30,7 +30,9 @@ export function pgExtensionInstalled(name: string): boolean {
   const bin = postgresBinDir();
   if (!bin) return false;
   const pgConfig = join(bin, "pg_config");
-  const fromConfig = existsSync(pgConfig) ? spawnSync(pgConfig, ["--sharedir"], { encoding: "utf8" }).stdout?.trim() : "";
+  const fromConfig = existsSync(pgConfig)
+    ? spawnSync(pgConfig, ["--sharedir"], { encoding: "utf8" }).stdout?.trim()
+    : "";
   const share = fromConfig || join("/usr/share/postgresql", basename(dirname(bin)));
   return existsSync(join(share, "extension", `${name}.control`));
 }

@@ -58,29 +58,40 @@ export function createReplayToolsServer(): McpServer {
   const mcp = new McpServer({ name: "weft-replay-tools", version: "0.1.0" });
   mcp.registerTool(
     "web_search",
-    { description: "Search the web; answers three results as JSON", inputSchema: { query: z.string(), max_results: z.number().optional() } },
+    {
+      description: "Search the web; answers three results as JSON",
+      inputSchema: { query: z.string(), max_results: z.number().optional() },
+    },
     async ({ query }) => {
       const organic = searchResults(query);
-      return { content: [text(JSON.stringify({ organic_results: organic, search_results: organic, results: organic }))] };
+      return {
+        content: [text(JSON.stringify({ organic_results: organic, search_results: organic, results: organic }))],
+      };
     },
   );
   mcp.registerTool(
     "read_page",
     { description: "Fetch a page as Markdown", inputSchema: { url: z.string() } },
-    async ({ url }) => ({ content: [text(`# Page ${url}\n\nReplayed content of ${url}: a paragraph about the topic.`)] }),
+    async ({ url }) => ({
+      content: [text(`# Page ${url}\n\nReplayed content of ${url}: a paragraph about the topic.`)],
+    }),
   );
   mcp.registerTool(
     "text_to_speech",
     { description: "Speak a text; answers a WAV file", inputSchema: { text: z.string() } },
     async ({ text: t }) => {
       if (!t.trim()) return { isError: true, content: [text("text is empty")] };
-      return { content: [{ type: "audio" as const, data: Buffer.from(wavBytes()).toString("base64"), mimeType: "audio/wav" }] };
+      return {
+        content: [{ type: "audio" as const, data: Buffer.from(wavBytes()).toString("base64"), mimeType: "audio/wav" }],
+      };
     },
   );
   mcp.registerTool(
     "text_to_image",
     { description: "Draw a picture of the prompt; answers a PNG file", inputSchema: { prompt: z.string() } },
-    async ({ prompt }) => ({ content: [{ type: "image" as const, data: Buffer.from(pngOf(prompt)).toString("base64"), mimeType: "image/png" }] }),
+    async ({ prompt }) => ({
+      content: [{ type: "image" as const, data: Buffer.from(pngOf(prompt)).toString("base64"), mimeType: "image/png" }],
+    }),
   );
   mcp.registerTool(
     "speech_to_text",
@@ -89,7 +100,10 @@ export function createReplayToolsServer(): McpServer {
   );
   mcp.registerTool(
     "replay",
-    { description: "Answers its arguments back (a stand-in for a tool this machine cannot reach)", inputSchema: z.object({}).passthrough() },
+    {
+      description: "Answers its arguments back (a stand-in for a tool this machine cannot reach)",
+      inputSchema: z.object({}).passthrough(),
+    },
     async (args) => ({ content: [text(JSON.stringify({ replayed: true, arguments: args }))] }),
   );
   return mcp;
@@ -101,7 +115,10 @@ export function openApiDocument(baseURL: string): Record<string, unknown> {
     post: {
       operationId,
       summary: `${operationId} (test API)`,
-      requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: props, required } } } },
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: { type: "object", properties: props, required } } },
+      },
       responses: { "200": { description: "ok" } },
     },
   });
@@ -133,7 +150,13 @@ export interface OpenApiServer {
   url: string;
   specUrl: string;
   /** Requests received: method, path, query, headers, JSON body. */
-  requests: Array<{ method: string; path: string; query: Record<string, string>; headers: Record<string, string>; body: unknown }>;
+  requests: Array<{
+    method: string;
+    path: string;
+    query: Record<string, string>;
+    headers: Record<string, string>;
+    body: unknown;
+  }>;
   close(): Promise<void>;
 }
 
@@ -153,18 +176,27 @@ export async function startOpenApiServer(opts: { token?: string; host?: string }
       } catch {
         body = raw;
       }
-      requests.push({ method: req.method ?? "", path: u.pathname, query: Object.fromEntries(u.searchParams), headers: req.headers as Record<string, string>, body });
+      requests.push({
+        method: req.method ?? "",
+        path: u.pathname,
+        query: Object.fromEntries(u.searchParams),
+        headers: req.headers as Record<string, string>,
+        body,
+      });
       const send = (status: number, v: unknown) => {
         res.writeHead(status, { "content-type": "application/json" });
         res.end(JSON.stringify(v));
       };
       if (u.pathname === "/openapi.json") return send(200, openApiDocument(base));
-      if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`) return send(401, { error: "unauthorised" });
+      if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`)
+        return send(401, { error: "unauthorised" });
       const b = (body ?? {}) as Record<string, unknown>;
-      if (u.pathname.startsWith("/images/")) return send(200, { url: `${base}/files/image.png`, prompt: b.prompt ?? null, op: u.pathname });
+      if (u.pathname.startsWith("/images/"))
+        return send(200, { url: `${base}/files/image.png`, prompt: b.prompt ?? null, op: u.pathname });
       if (u.pathname === "/audio/generate") return send(200, { url: `${base}/files/audio.wav`, text: b.text ?? null });
       const m = /^\/items\/(\d+)$/.exec(u.pathname);
-      if (m) return send(200, { id: Number(m[1]), name: `item ${m[1]}`, verbose: u.searchParams.get("verbose") === "true" });
+      if (m)
+        return send(200, { id: Number(m[1]), name: `item ${m[1]}`, verbose: u.searchParams.get("verbose") === "true" });
       return send(404, { error: `no route ${u.pathname}` });
     });
   });
@@ -182,7 +214,10 @@ export async function startOpenApiServer(opts: { token?: string; host?: string }
 /** `tools.mcp` entry that starts this file as a stdio MCP server. */
 export function replayToolsStdio(): { command: string; args: string[] } {
   // tsx by its resolved URL: the server starts in the config's directory, which has no node_modules.
-  return { command: process.execPath, args: ["--import", import.meta.resolve("tsx"), new URL(import.meta.url).pathname] };
+  return {
+    command: process.execPath,
+    args: ["--import", import.meta.resolve("tsx"), new URL(import.meta.url).pathname],
+  };
 }
 
 if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) {

@@ -20,7 +20,9 @@ export interface RerankServer {
   close(): Promise<void>;
 }
 
-export async function startRerankServer(script: RerankScript = () => ({ status: 500, json: { error: "no script" } })): Promise<RerankServer> {
+export async function startRerankServer(
+  script: RerankScript = () => ({ status: 500, json: { error: "no script" } }),
+): Promise<RerankServer> {
   const requests: RerankServer["requests"] = [];
   const state = { script };
   const server: Server = createServer((req, res) => {
@@ -80,7 +82,10 @@ export const lexicalRerank: RerankScript = (body) => {
     status: 200,
     json: {
       results: docs
-        .map((d, index) => ({ index, relevance_score: words.reduce((s, w) => s + (d.has(w) ? idf.get(w)! : 0), 0) / total }))
+        .map((d, index) => ({
+          index,
+          relevance_score: words.reduce((s, w) => s + (d.has(w) ? idf.get(w)! : 0), 0) / total,
+        }))
         .sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index)
         .slice(0, body.top_n ?? docs.length),
     },

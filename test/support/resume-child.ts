@@ -33,11 +33,16 @@ const wf = buildWorkflow({
     ...Array.from({ length: N }, (_, i) => ({ id: `s${i + 1}`, type: "test-logged-step", ms: 120, n: i + 1 })),
     { id: "end", type: "end", outputs: [{ variable: "total", value_selector: [`s${N}`, "value"] }] },
   ],
-  edges: [["start", "s1"], ...Array.from({ length: N - 1 }, (_, i) => [`s${i + 1}`, `s${i + 2}`] as [string, string]), [`s${N}`, "end"]],
+  edges: [
+    ["start", "s1"],
+    ...Array.from({ length: N - 1 }, (_, i) => [`s${i + 1}`, `s${i + 2}`] as [string, string]),
+    [`s${N}`, "end"],
+  ],
 });
 
 const stores = await openStores(dbPath);
 const store = stores.runs;
-const result = mode === "run" ? await runWorkflow(wf, { store, runId, nodeTypes }) : await resumeRun(runId, { store, nodeTypes });
+const result =
+  mode === "run" ? await runWorkflow(wf, { store, runId, nodeTypes }) : await resumeRun(runId, { store, nodeTypes });
 process.stdout.write(JSON.stringify({ status: result.status, outputs: result.outputs }));
 await stores.close();

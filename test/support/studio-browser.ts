@@ -64,7 +64,10 @@ export async function openStudio(viewport = { width: 1400, height: 860 }): Promi
     page,
     pageErrors,
     async open(wf) {
-      const res = await server.api("/api/apps", { method: "POST", json: { name: `${wf.name || "app"} ${++n}`, mode: wf.mode, workflow: wf } });
+      const res = await server.api("/api/apps", {
+        method: "POST",
+        json: { name: `${wf.name || "app"} ${++n}`, mode: wf.mode, workflow: wf },
+      });
       if (res.status !== 201) throw new Error(`creating ${wf.name} failed: ${res.status} ${await res.text()}`);
       const id = ((await res.json()) as { app: { id: string } }).app.id;
       await page.goto(`${server.url}/apps/${encodeURIComponent(id)}`);
@@ -72,8 +75,13 @@ export async function openStudio(viewport = { width: 1400, height: 860 }): Promi
       return id;
     },
     async openDsl(yaml) {
-      const res = await server.api("/api/apps/import", { method: "POST", body: yaml, headers: { "content-type": "text/yaml" } });
-      if (res.status !== 201 && res.status !== 200) throw new Error(`importing failed: ${res.status} ${await res.text()}`);
+      const res = await server.api("/api/apps/import", {
+        method: "POST",
+        body: yaml,
+        headers: { "content-type": "text/yaml" },
+      });
+      if (res.status !== 201 && res.status !== 200)
+        throw new Error(`importing failed: ${res.status} ${await res.text()}`);
       const id = ((await res.json()) as { app: { id: string } }).app.id;
       await page.goto(`${server.url}/apps/${encodeURIComponent(id)}`);
       await page.locator('.flow-wrap[data-view="ready"]').waitFor();
@@ -105,13 +113,10 @@ export async function openStudio(viewport = { width: 1400, height: 860 }): Promi
       const wrap = page.locator(".flow-wrap");
       const before = await wrap.getAttribute("data-view-nonce");
       await page.getByTestId("auto-layout").click();
-      await page.waitForFunction(
-        (b) => {
-          const el = document.querySelector<HTMLElement>(".flow-wrap");
-          return !!el && el.dataset.viewNonce !== b && el.dataset.view === "ready";
-        },
-        before,
-      );
+      await page.waitForFunction((b) => {
+        const el = document.querySelector<HTMLElement>(".flow-wrap");
+        return !!el && el.dataset.viewNonce !== b && el.dataset.view === "ready";
+      }, before);
     },
     async fit() {
       await page.locator(".react-flow__controls-fitview").click();
@@ -142,7 +147,8 @@ export function overlaps(wf: Workflow, drawn: Rect[]): Array<[Rect, Rect]> {
   const out: Array<[Rect, Rect]> = [];
   const ancestor = (a: Rect, b: Rect): boolean => {
     const byId = new Map(cards.map((c) => [c.id, c]));
-    for (let p = byId.get(b.parentId), i = 0; p && i < 10; p = byId.get(p.parentId), i++) if (p.id === a.id) return true;
+    for (let p = byId.get(b.parentId), i = 0; p && i < 10; p = byId.get(p.parentId), i++)
+      if (p.id === a.id) return true;
     return false;
   };
   for (let i = 0; i < cards.length; i++)
@@ -158,5 +164,11 @@ export function overlaps(wf: Workflow, drawn: Rect[]): Array<[Rect, Rect]> {
 
 /** Cards not wholly inside the area (a pixel of slack for rounding). */
 export function outside(cards: Rect[], area: { x: number; y: number; width: number; height: number }): Rect[] {
-  return cards.filter((c) => c.x < area.x - 1 || c.y < area.y - 1 || c.x + c.width > area.x + area.width + 1 || c.y + c.height > area.y + area.height + 1);
+  return cards.filter(
+    (c) =>
+      c.x < area.x - 1 ||
+      c.y < area.y - 1 ||
+      c.x + c.width > area.x + area.width + 1 ||
+      c.y + c.height > area.y + area.height + 1,
+  );
 }

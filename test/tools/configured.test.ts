@@ -3,8 +3,9 @@
  * child process by the official SDK client), a streamable-HTTP MCP server written here, an OpenAPI document
  * served on 127.0.0.1 and a workflow file as a tool; Dify provider/tool names reach them through tools.map.
  */
-import { createServer, type Server } from "node:http";
+
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -61,7 +62,13 @@ async function startHttpMcp(key: string): Promise<{ url: string; calls: unknown[
 }
 
 /** A tool node with its parameters given as Dify writes them. */
-function toolNode(id: string, provider_type: string, provider_id: string, tool_name: string, params: Record<string, unknown>) {
+function toolNode(
+  id: string,
+  provider_type: string,
+  provider_id: string,
+  tool_name: string,
+  params: Record<string, unknown>,
+) {
   const tool_parameters: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) {
     tool_parameters[k] = typeof v === "string" ? { type: "mixed", value: v } : { type: "constant", value: v };
@@ -111,7 +118,12 @@ beforeAll(async () => {
       buildWorkflow({
         nodes: [
           { id: "start", type: "start", variables: [input("words")] },
-          { id: "t", type: "template-transform", template: "{{ w | upper }}!", variables: [{ variable: "w", value_selector: ["start", "words"] }] },
+          {
+            id: "t",
+            type: "template-transform",
+            template: "{{ w | upper }}!",
+            variables: [{ variable: "w", value_selector: ["start", "words"] }],
+          },
           { id: "end", type: "end", outputs: [{ variable: "shouted", value_selector: ["t", "output"] }] },
         ],
         edges: [
@@ -133,13 +145,22 @@ beforeAll(async () => {
       openapi: { imgapi: { spec: api.specUrl, auth: { type: "bearer", token: "${WEFT_TEST_API_TOKEN}" } } },
       workflow: { shouter: { file: "shout.json", name: "shout" } },
       map: {
-        "tavily/tavily_search": { tool: "replay/web_search", rename: { search_depth: "max_results" }, set: { max_results: 3 } },
+        "tavily/tavily_search": {
+          tool: "replay/web_search",
+          rename: { search_depth: "max_results" },
+          set: { max_results: 3 },
+        },
         "langgenius/audio/audio": "replay",
         "dalle/dalle3": "imgapi/generateImage",
       },
     },
   });
-  services = await buildServices({ http: cfg.http, files: { dir: join(dir, "files") }, tools: cfg.tools, baseDir: dir });
+  services = await buildServices({
+    http: cfg.http,
+    files: { dir: join(dir, "files") },
+    tools: cfg.tools,
+    baseDir: dir,
+  });
 }, TIMEOUT);
 
 afterAll(async () => {
@@ -150,7 +171,10 @@ afterAll(async () => {
 
 describe("tools by configuration", () => {
   it("a stdio MCP server serves a Dify builtin tool through tools.map", { timeout: TIMEOUT }, async () => {
-    const wf = oneTool(toolNode("search", "builtin", "tavily", "tavily_search", { query: "{{#start.q#}}", search_depth: "advanced" }), [input("q")]);
+    const wf = oneTool(
+      toolNode("search", "builtin", "tavily", "tavily_search", { query: "{{#start.q#}}", search_depth: "advanced" }),
+      [input("q")],
+    );
     const r = await runWorkflow(wf, { inputs: { q: "weft looms" }, services });
     expect(r.status).toBe("succeeded");
     const json = r.outputs.json as Array<{ organic_results: Array<{ title: string }> }>;
@@ -167,7 +191,9 @@ describe("tools by configuration", () => {
     expect(files[0]!.size).toBeGreaterThan(44);
   });
 
-  it("provider_type mcp reaches a streamable-HTTP server with headers from the environment", { timeout: TIMEOUT }, async () => {
+  it("provider_type mcp reaches a streamable-HTTP server with headers from the environment", {
+    timeout: TIMEOUT,
+  }, async () => {
     const wf = oneTool(toolNode("conv", "mcp", "units", "convert", { value: 26.2, from: "mi", to: "km" }));
     const r = await runWorkflow(wf, { inputs: {}, services });
     expect(r.status).toBe("succeeded");
@@ -185,45 +211,76 @@ describe("tools by configuration", () => {
     expect(r.error?.message).toContain("units/convert");
   });
 
-  it("OpenAPI operations are tools: JSON body, path and query parameters, bearer auth", { timeout: TIMEOUT }, async () => {
-    const img = await runWorkflow(oneTool(toolNode("img", "api", "imgapi", "generateImage", { prompt: "a loom", size: "512" })), {
-      inputs: {},
-      services,
-    });
+  it("OpenAPI operations are tools: JSON body, path and query parameters, bearer auth", {
+    timeout: TIMEOUT,
+  }, async () => {
+    const img = await runWorkflow(
+      oneTool(toolNode("img", "api", "imgapi", "generateImage", { prompt: "a loom", size: "512" })),
+      {
+        inputs: {},
+        services,
+      },
+    );
     expect(img.status).toBe("succeeded");
-    expect((img.outputs.json as Array<Record<string, unknown>>)[0]).toMatchObject({ prompt: "a loom", op: "/images/generate" });
+    expect((img.outputs.json as Array<Record<string, unknown>>)[0]).toMatchObject({
+      prompt: "a loom",
+      op: "/images/generate",
+    });
     const post = api.requests.find((q) => q.path === "/images/generate")!;
     expect(post.headers.authorization).toBe("Bearer tok-456");
     expect(post.body).toEqual({ prompt: "a loom", size: "512" });
 
-    const item = await runWorkflow(oneTool(toolNode("get", "api", "imgapi", "getItem", { id: "7", verbose: true })), { inputs: {}, services });
+    const item = await runWorkflow(oneTool(toolNode("get", "api", "imgapi", "getItem", { id: "7", verbose: true })), {
+      inputs: {},
+      services,
+    });
     expect(item.status).toBe("succeeded");
     expect((item.outputs.json as unknown[])[0]).toEqual({ id: 7, name: "item 7", verbose: true });
     expect(api.requests.find((q) => q.path === "/items/7")?.query).toEqual({ verbose: "true" });
 
-    const mapped = await runWorkflow(oneTool(toolNode("d", "builtin", "dalle", "dalle3", { prompt: "warp and weft" })), { inputs: {}, services });
+    const mapped = await runWorkflow(
+      oneTool(toolNode("d", "builtin", "dalle", "dalle3", { prompt: "warp and weft" })),
+      { inputs: {}, services },
+    );
     expect(mapped.status).toBe("succeeded");
     expect((mapped.outputs.json as Array<Record<string, unknown>>)[0]).toMatchObject({ prompt: "warp and weft" });
   });
 
-  it("OpenAPI calls go through the HTTP guard: a loopback server the owner did not allow is refused", { timeout: TIMEOUT }, async () => {
+  it("OpenAPI calls go through the HTTP guard: a loopback server the owner did not allow is refused", {
+    timeout: TIMEOUT,
+  }, async () => {
     const cfg = WeftConfigSchema.parse({ tools: { openapi: { imgapi: { spec: api.specUrl } } } });
-    const guarded = await buildServices({ http: cfg.http, files: { dir: join(dir, "files2") }, tools: cfg.tools, baseDir: dir });
+    const guarded = await buildServices({
+      http: cfg.http,
+      files: { dir: join(dir, "files2") },
+      tools: cfg.tools,
+      baseDir: dir,
+    });
     try {
-      const r = await runWorkflow(oneTool(toolNode("img", "api", "imgapi", "generateImage", { prompt: "x" })), { inputs: {}, services: guarded });
+      const r = await runWorkflow(oneTool(toolNode("img", "api", "imgapi", "generateImage", { prompt: "x" })), {
+        inputs: {},
+        services: guarded,
+      });
       expect(r.status).toBe("failed");
       expect(r.error?.message).toMatch(/127\.0\.0\.1|private|loopback/);
-      expect(api.requests.filter((q) => q.path === "/images/generate" && q.body && (q.body as any).prompt === "x")).toHaveLength(0);
+      expect(
+        api.requests.filter((q) => q.path === "/images/generate" && q.body && (q.body as any).prompt === "x"),
+      ).toHaveLength(0);
     } finally {
       await guarded.close();
     }
   });
 
-  it("a workflow file runs as a tool: start inputs are its parameters, end outputs its result", { timeout: TIMEOUT }, async () => {
-    const r = await runWorkflow(oneTool(toolNode("w", "workflow", "shouter", "shout", { words: "{{#start.w#}}" }), [input("w")]), {
-      inputs: { w: "hello loom" },
-      services,
-    });
+  it("a workflow file runs as a tool: start inputs are its parameters, end outputs its result", {
+    timeout: TIMEOUT,
+  }, async () => {
+    const r = await runWorkflow(
+      oneTool(toolNode("w", "workflow", "shouter", "shout", { words: "{{#start.w#}}" }), [input("w")]),
+      {
+        inputs: { w: "hello loom" },
+        services,
+      },
+    );
     expect(r.status).toBe("succeeded");
     expect(r.outputs.text).toBe("HELLO LOOM!");
     expect((r.outputs.json as unknown[])[0]).toEqual({ shouted: "HELLO LOOM!" });
@@ -235,16 +292,26 @@ describe("tools by configuration", () => {
     expect(r.error?.message).toContain("words");
   });
 
-  it("agent and tool-call nodes are offered the configured tools with their schemas", { timeout: TIMEOUT }, async () => {
+  it("agent and tool-call nodes are offered the configured tools with their schemas", {
+    timeout: TIMEOUT,
+  }, async () => {
     const specs = await services.tools.list();
     const conv = specs.find((s) => s.name === "units__convert");
     expect(conv?.parameters).toMatchObject({ properties: { value: { type: "number" } } });
-    expect(specs.map((s) => s.name)).toEqual(expect.arrayContaining(["replay__web_search", "imgapi__getItem", "shouter__shout"]));
-    const viaSpec = await services.tools.invoke({ providerId: "", toolName: "units__convert", parameters: { value: 10, from: "km", to: "mi" } });
+    expect(specs.map((s) => s.name)).toEqual(
+      expect.arrayContaining(["replay__web_search", "imgapi__getItem", "shouter__shout"]),
+    );
+    const viaSpec = await services.tools.invoke({
+      providerId: "",
+      toolName: "units__convert",
+      parameters: { value: 10, from: "km", to: "mi" },
+    });
     expect(viaSpec.json[0]).toEqual({ value: 6.214, unit: "mi" });
   });
 
-  it("a tool nothing serves: a tool.unserved warning before running, a run-time error with the snippet", { timeout: TIMEOUT }, async () => {
+  it("a tool nothing serves: a tool.unserved warning before running, a run-time error with the snippet", {
+    timeout: TIMEOUT,
+  }, async () => {
     const wf = oneTool(toolNode("s", "builtin", "langgenius/serper/serper", "serper", { query: "x" }));
     const warn = unservedDiagnostics(wf, services.tools);
     expect(warn).toEqual([expect.objectContaining({ code: "tool.unserved", severity: "warning", nodeId: "s" })]);
@@ -261,14 +328,18 @@ describe("tools by configuration", () => {
     expect(WeftConfigSchema.safeParse(snippet).success).toBe(true);
     expect(snippet.tools.map["serper/serper"]).toBeDefined();
     // Mapped tools are served statically (no warning), and nothing was contacted to know it.
-    expect(unservedDiagnostics(oneTool(toolNode("t", "builtin", "tavily", "tavily_search", {})), services.tools)).toEqual([]);
+    expect(
+      unservedDiagnostics(oneTool(toolNode("t", "builtin", "tavily", "tavily_search", {})), services.tools),
+    ).toEqual([]);
   });
 
   it("configuration mistakes are one error naming the path", () => {
     const bad = WeftConfigSchema.safeParse({ tools: { map: { "tavily/tavily_search": "nowhere/search" } } });
     expect(bad.success).toBe(false);
     expect(bad.error!.issues[0]!.path).toEqual(["tools", "map", "tavily/tavily_search"]);
-    const dup = WeftConfigSchema.safeParse({ tools: { mcp: { a: { command: "x" } }, workflow: { a: { file: "f.yml" } } } });
+    const dup = WeftConfigSchema.safeParse({
+      tools: { mcp: { a: { command: "x" } }, workflow: { a: { file: "f.yml" } } },
+    });
     expect(dup.error!.issues[0]!.message).toContain("also configured");
     expect(readFileSync(join(dir, "shout.json"), "utf8")).toContain("shouted");
   });

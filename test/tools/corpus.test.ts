@@ -7,8 +7,8 @@ import { documentExtractorNode } from "../../src/nodes/document-extractor.js";
 import { type ToolConfig, toolNode } from "../../src/nodes/tool.js";
 import { LocalToolService } from "../../src/tools/builtin/index.js";
 import { MemoryFileService } from "../../src/tools/files.js";
-import { fakeCtx } from "./fake-ctx.js";
 import { corpusPath } from "../support/corpus.js";
+import { fakeCtx } from "./fake-ctx.js";
 
 const CORPUS = [corpusPath("dify-dsl")].find(existsSync);
 

@@ -3,8 +3,9 @@
  * on 127.0.0.1) or an OpenAPI endpoint answering deeply nested JSON or prototype-changing keys makes the
  * tool node fail with tool.bad_result naming the tool, and nothing reaches node outputs or Object.prototype.
  */
-import { createServer, type Server } from "node:http";
+
 import { mkdtempSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

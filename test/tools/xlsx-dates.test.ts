@@ -51,7 +51,14 @@ describe("xlsx cells read by their number format", () => {
   });
 
   it("the Lotus leap-year bug: serial 60 is Excel's 1900-02-29 and 61 is 1900-03-01", async () => {
-    expect(await cellsOf(await sheet([["61", 1], ["59", 1]]))).toBe("| 1900-03-01 00:00:00 | 1900-02-28 00:00:00 |");
+    expect(
+      await cellsOf(
+        await sheet([
+          ["61", 1],
+          ["59", 1],
+        ]),
+      ),
+    ).toBe("| 1900-03-01 00:00:00 | 1900-02-28 00:00:00 |");
   });
 
   const real = corpusPath("chat2workflow", "case_files", "PerformanceChart_0001.xlsx");

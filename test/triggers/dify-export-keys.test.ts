@@ -13,8 +13,8 @@ import { z } from "zod";
 import { analyse } from "../../src/analysis/index.js";
 import { toDifyDocument } from "../../src/dsl/dify/export.js";
 import type { Workflow } from "../../src/ir/workflow.js";
-import { newNodeConfig } from "../../src/server/new-node.js";
 import { nodeCatalogue } from "../../src/nodes/index.js";
+import { newNodeConfig } from "../../src/server/new-node.js";
 
 const COMMON_KEYS = ["type", "title", "desc", "selected"];
 // trigger-schedule/types.ts (ScheduleTriggerNodeType's own fields)

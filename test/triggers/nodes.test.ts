@@ -6,15 +6,16 @@ import { CURRENT_DSL_VERSION, exportDify, importDify } from "../../src/dsl/dify/
 import { toMermaid } from "../../src/dsl/mermaid/index.js";
 import { runWorkflow } from "../../src/engine/run.js";
 import type { Workflow } from "../../src/ir/workflow.js";
+import { nodeCatalogue } from "../../src/nodes/index.js";
 import { scheduleFirePayload } from "../../src/nodes/trigger-schedule.js";
 import { workflowFromEntry } from "../../src/triggers/entry.js";
 import { withExportVersion } from "../support/dsl-version.js";
-import { nodeCatalogue } from "../../src/nodes/index.js";
 
 const FIXTURES = ["webhook-and-schedule.yml", "cron-and-plugin.yml"];
 const read = (f: string) => readFileSync(new URL(`../fixtures/dify/triggers/${f}`, import.meta.url), "utf8");
 const load = (f: string) => importDify(read(f), { nameHint: "t" }).workflow;
-const codes = (wf: Workflow) => analyse(wf, nodeCatalogue).diagnostics.map((d) => `${d.severity}:${d.code}:${d.nodeId ?? ""}`);
+const codes = (wf: Workflow) =>
+  analyse(wf, nodeCatalogue).diagnostics.map((d) => `${d.severity}:${d.code}:${d.nodeId ?? ""}`);
 
 function withNode(wf: Workflow, f: (n: Workflow["nodes"][number]) => void, id: string): Workflow {
   const copy = structuredClone(wf);
@@ -57,13 +58,29 @@ describe("trigger nodes: Dify DSL", () => {
     expect(codes(badTz)).toContain("error:trigger.schedule_timezone:s");
     const visual = withNode(
       wf,
-      (n) => Object.assign(n.config, { mode: "visual", frequency: "weekly", visual_config: { time: "25:00 PM", weekdays: ["funday"] } }),
+      (n) =>
+        Object.assign(n.config, {
+          mode: "visual",
+          frequency: "weekly",
+          visual_config: { time: "25:00 PM", weekdays: ["funday"] },
+        }),
       "s",
     );
-    const fields = analyse(visual, nodeCatalogue).diagnostics.filter((x) => x.code === "trigger.schedule_visual").map((x) => x.field);
+    const fields = analyse(visual, nodeCatalogue)
+      .diagnostics.filter((x) => x.code === "trigger.schedule_visual")
+      .map((x) => x.field);
     expect(fields).toEqual(["visual_config.time", "visual_config.weekdays[0]"]);
-    const hook = withNode(load("webhook-and-schedule.yml"), (n) => Object.assign(n.config, { method: "TRACE", status_code: 700 }), "1761000000001");
-    expect(codes(hook)).toEqual(expect.arrayContaining(["error:trigger.webhook_method:1761000000001", "error:trigger.webhook_status:1761000000001"]));
+    const hook = withNode(
+      load("webhook-and-schedule.yml"),
+      (n) => Object.assign(n.config, { method: "TRACE", status_code: 700 }),
+      "1761000000001",
+    );
+    expect(codes(hook)).toEqual(
+      expect.arrayContaining([
+        "error:trigger.webhook_method:1761000000001",
+        "error:trigger.webhook_status:1761000000001",
+      ]),
+    );
   });
 
   it("Mermaid draws the triggers; Coze refuses them with a typed error naming each", () => {
@@ -78,7 +95,14 @@ describe("trigger nodes: running", () => {
     const wf = workflowFromEntry(load("webhook-and-schedule.yml"), "1761000000001");
     expect(wf.nodes.map((n) => n.id)).not.toContain("1761000000002");
     const r = await runWorkflow(wf, {
-      inputs: { webhook_data: { headers: { "x-request-id": "r1" }, query_params: {}, body: { email: "a@b.c", count: 3 }, files: {} } },
+      inputs: {
+        webhook_data: {
+          headers: { "x-request-id": "r1" },
+          query_params: {},
+          body: { email: "a@b.c", count: 3 },
+          files: {},
+        },
+      },
     });
     expect(r.status).toBe("succeeded");
     expect(r.outputs).toEqual({ text: "a@b.c x3" });

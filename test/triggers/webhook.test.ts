@@ -14,7 +14,11 @@ describe("webhook triggers on weft serve", () => {
   let signedId = "";
   const url = (id: string, q = "") => `${s.url}/triggers/webhook/${id}${q}`;
   const post = (id: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(url(id), { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    fetch(url(id), {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
   const counts = async () => ({
     runs: await s.deps.stores.runLog.count({ source: ["trigger"] }),
     deliveries: await s.deps.stores.triggers.countDeliveries(),
@@ -45,9 +49,24 @@ describe("webhook triggers on weft serve", () => {
   it("refusals answer Dify's statuses and store nothing", async () => {
     const before = await counts();
     const cases: Array<[string, Promise<Response>, number, string]> = [
-      ["wrong method", fetch(url(hookId), { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" }), 400, "HTTP method mismatch"],
-      ["wrong content type", fetch(url(hookId), { method: "POST", headers: { "content-type": "text/plain" }, body: "x" }), 400, "Content-type mismatch"],
-      ["malformed body", fetch(url(hookId), { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" }), 400, "not valid JSON"],
+      [
+        "wrong method",
+        fetch(url(hookId), { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" }),
+        400,
+        "HTTP method mismatch",
+      ],
+      [
+        "wrong content type",
+        fetch(url(hookId), { method: "POST", headers: { "content-type": "text/plain" }, body: "x" }),
+        400,
+        "Content-type mismatch",
+      ],
+      [
+        "malformed body",
+        fetch(url(hookId), { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" }),
+        400,
+        "not valid JSON",
+      ],
       ["missing required", post(hookId, { count: 1 }), 400, 'required body parameter "email"'],
       ["wrong type", post(hookId, { email: "a@b.c", count: "many" }), 400, 'body parameter "count" must be number'],
       ["oversize", post(hookId, { email: "x".repeat(70 * 1024) }), 413, "larger than"],
@@ -101,9 +120,11 @@ describe("webhook triggers on weft serve", () => {
     };
     const pool = async (items: number[]) => {
       let next = 0;
-      await Promise.all(Array.from({ length: 16 }, async () => {
-        while (next < items.length) await send(items[next++]!);
-      }));
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < items.length) await send(items[next++]!);
+        }),
+      );
     };
     await pool(Array.from({ length: N }, (_, i) => i));
     await pool(Array.from({ length: 200 }, (_, i) => i * 5));
@@ -111,7 +132,9 @@ describe("webhook triggers on weft serve", () => {
     expect(after.deliveries - before.deliveries).toBe(N);
     expect(after.runs - before.runs).toBe(N);
     await expect
-      .poll(async () => s.deps.stores.runLog.count({ appId, source: ["trigger"], status: ["succeeded"] }), { timeout: 120_000 })
+      .poll(async () => s.deps.stores.runLog.count({ appId, source: ["trigger"], status: ["succeeded"] }), {
+        timeout: 120_000,
+      })
       .toBe(N);
     const texts = new Set<string>();
     let cursor: string | undefined;

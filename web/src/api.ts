@@ -33,7 +33,12 @@ export async function failure(res: Response): Promise<ApiFailure> {
   let f: ApiFailure;
   try {
     const body = (await res.json()) as { error?: { code: string; message: string; diagnostics?: Diagnostic[] } };
-    f = new ApiFailure(res.status, body.error?.code ?? "http", body.error?.message ?? res.statusText, body.error?.diagnostics ?? []);
+    f = new ApiFailure(
+      res.status,
+      body.error?.code ?? "http",
+      body.error?.message ?? res.statusText,
+      body.error?.diagnostics ?? [],
+    );
   } catch {
     f = new ApiFailure(res.status, "http", res.statusText);
   }
@@ -61,10 +66,19 @@ export function headers(extra: Record<string, string> = {}): Record<string, stri
   };
 }
 
-export async function api<T>(path: string, init: { method?: string; json?: unknown; body?: BodyInit; contentType?: string } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  init: { method?: string; json?: unknown; body?: BodyInit; contentType?: string } = {},
+): Promise<T> {
   const res = await fetch(path, {
     method: init.method ?? (init.json !== undefined || init.body !== undefined ? "POST" : "GET"),
-    headers: headers(init.json !== undefined ? { "content-type": "application/json" } : init.contentType ? { "content-type": init.contentType } : {}),
+    headers: headers(
+      init.json !== undefined
+        ? { "content-type": "application/json" }
+        : init.contentType
+          ? { "content-type": init.contentType }
+          : {},
+    ),
     body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
   });
   if (!res.ok) throw await failure(res);
@@ -81,7 +95,11 @@ export async function uploadFile(file: File): Promise<Record<string, unknown>> {
 }
 
 /** POST or GET an SSE endpoint with the API key (EventSource cannot send headers), calling `onEvent` per message. */
-export async function stream(path: string, onEvent: (data: any) => void, init: { json?: unknown; signal?: AbortSignal } = {}): Promise<void> {
+export async function stream(
+  path: string,
+  onEvent: (data: any) => void,
+  init: { json?: unknown; signal?: AbortSignal } = {},
+): Promise<void> {
   const res = await fetch(path, {
     method: init.json !== undefined ? "POST" : "GET",
     headers: headers(init.json !== undefined ? { "content-type": "application/json" } : {}),

@@ -52,7 +52,12 @@ const SCOPES = new Set(Object.keys(GLOBALS));
 export function valueText(wf: Workflow | undefined, v: unknown, max = 200): string {
   let s: string;
   if (v === undefined) s = "(none)";
-  else if (Array.isArray(v) && v.length >= 2 && v.every((x) => typeof x === "string") && (SCOPES.has(v[0] as string) || wf?.nodes.some((n) => n.id === v[0])))
+  else if (
+    Array.isArray(v) &&
+    v.length >= 2 &&
+    v.every((x) => typeof x === "string") &&
+    (SCOPES.has(v[0] as string) || wf?.nodes.some((n) => n.id === v[0]))
+  )
     s = selectorLabel(wf, v as string[]);
   // Only references are rewritten: a bare number in code or prose may equal a node id and must stay as written.
   else if (typeof v === "string") s = readableTemplate(wf, v);

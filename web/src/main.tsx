@@ -7,8 +7,8 @@ import { Editor } from "./components/Editor";
 import { LinkPage, linkToken } from "./components/LinkPage";
 import { Login } from "./components/Login";
 import { KnowledgeSection } from "./knowledge/KnowledgeSection";
-import { followStoreInUrl, syncToRoute } from "./routing";
 import { parseKnowledgePath, parseRoute, useRoute } from "./route";
+import { followStoreInUrl, syncToRoute } from "./routing";
 import { useStore } from "./store";
 
 followStoreInUrl();
@@ -37,7 +37,12 @@ function App() {
   if (!signedIn) return checked || key ? <Login /> : <p className="muted opening">Signing in…</p>;
   if (app) return <Editor />;
   // A link to an app shows the app once it is open, not the list in between.
-  if (parseRoute(path).appId) return <p className="muted opening" data-testid="opening">Opening…</p>;
+  if (parseRoute(path).appId)
+    return (
+      <p className="muted opening" data-testid="opening">
+        Opening…
+      </p>
+    );
   if (parseKnowledgePath(path)) return <KnowledgeSection path={path} />;
   return <AppList />;
 }

@@ -36,4 +36,5 @@ export function parseKnowledgePath(pathname: string): { baseId?: string } | unde
   }
 }
 
-export const knowledgePath = (baseId?: string): string => (baseId ? `/knowledge/${encodeURIComponent(baseId)}` : "/knowledge");
+export const knowledgePath = (baseId?: string): string =>
+  baseId ? `/knowledge/${encodeURIComponent(baseId)}` : "/knowledge";

@@ -3,8 +3,8 @@
  * or starting a run puts its URL in the address bar, so a reload comes back to it.
  */
 import { leaveApp } from "./draft/autosave";
-import { openRun } from "./run/openRun";
 import { go, parseRoute, routePath } from "./route";
+import { openRun } from "./run/openRun";
 import { useStore } from "./store";
 
 /** While the store is being brought to a URL, its changes are not written back to the URL. */

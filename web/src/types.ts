@@ -5,10 +5,10 @@
 import type { AppImported, Diagnostic, Workflow } from "../../src/server/api-types";
 
 export type {
+  AppImported,
   AppInfo,
   AttemptRecord,
   AvailableValue,
-  AppImported,
   Diagnostic,
   DraftView,
   EdgeSummary,

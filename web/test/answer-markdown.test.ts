@@ -9,7 +9,9 @@ describe("answer Markdown", () => {
   });
 
   it("shows raw HTML as text and drops unsafe addresses", () => {
-    const html = answerHtml('<script>alert(1)</script>\n\nx <b onclick="y">z</b> [l](javascript:alert(1)) ![i](javascript:x)');
+    const html = answerHtml(
+      '<script>alert(1)</script>\n\nx <b onclick="y">z</b> [l](javascript:alert(1)) ![i](javascript:x)',
+    );
     expect(html).not.toMatch(/<script|<b |href="javascript|src="javascript/i);
     expect(html).toContain("&lt;script&gt;");
     expect(html).toContain("&lt;b onclick=&quot;y&quot;&gt;");

@@ -29,9 +29,15 @@ describe("check editor fields", () => {
       throw new Error("accepted");
     };
     const exact = draftOf({ output: "title", check: "exact", value: "x" });
-    expect(refused({ ...exact, text: "Refunds" })).toMatch(/^title: the expected value is not JSON .*write strings in quotes$/);
-    expect(refused({ ...exact, check: "number", text: "ten" })).toBe('title: the expected value must be a number, not "ten"');
-    expect(refused({ ...exact, check: "number", text: "10", tolerance: "" })).toBe('title: the tolerance must be a number, not ""');
+    expect(refused({ ...exact, text: "Refunds" })).toMatch(
+      /^title: the expected value is not JSON .*write strings in quotes$/,
+    );
+    expect(refused({ ...exact, check: "number", text: "ten" })).toBe(
+      'title: the expected value must be a number, not "ten"',
+    );
+    expect(refused({ ...exact, check: "number", text: "10", tolerance: "" })).toBe(
+      'title: the tolerance must be a number, not ""',
+    );
     expect(refused({ ...exact, check: "json_schema", text: "[1]" })).toBe("title: the schema must be a JSON object");
     expect(refused({ ...exact, output: " " })).toBe("a check names no output: write the output's name");
   });

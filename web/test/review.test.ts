@@ -5,17 +5,39 @@ import { diffWorkflows } from "../../src/ir/diff";
 import { WorkflowSchema } from "../../src/ir/workflow";
 import { valueText } from "../src/labels";
 import { diffCounts, edgeKey, nodeReview, ReviewError, reviewView } from "../src/review/view";
-import type { WorkflowDiff, Workflow } from "../src/types";
+import type { Workflow, WorkflowDiff } from "../src/types";
 
 // The same diff the server sends, computed by the server's own function on two real workflows.
 const base = WorkflowSchema.parse({
   name: "t",
   mode: "workflow",
   nodes: [
-    { id: "start", type: "start", title: "Start", config: { variables: [{ variable: "q", type: "text-input" }] }, canvas: { position: { x: 0, y: 0 } } },
-    { id: "wrap", type: "template-transform", title: "Wrap", config: { variables: [{ variable: "q", value_selector: ["start", "q"] }], template: "[{{ q }}]" } },
-    { id: "old", type: "template-transform", title: "Old step", config: { variables: [], template: "x" }, canvas: { position: { x: 300, y: 200 } } },
-    { id: "end", type: "end", title: "End", config: { outputs: [{ variable: "out", value_selector: ["wrap", "output"] }] } },
+    {
+      id: "start",
+      type: "start",
+      title: "Start",
+      config: { variables: [{ variable: "q", type: "text-input" }] },
+      canvas: { position: { x: 0, y: 0 } },
+    },
+    {
+      id: "wrap",
+      type: "template-transform",
+      title: "Wrap",
+      config: { variables: [{ variable: "q", value_selector: ["start", "q"] }], template: "[{{ q }}]" },
+    },
+    {
+      id: "old",
+      type: "template-transform",
+      title: "Old step",
+      config: { variables: [], template: "x" },
+      canvas: { position: { x: 300, y: 200 } },
+    },
+    {
+      id: "end",
+      type: "end",
+      title: "End",
+      config: { outputs: [{ variable: "out", value_selector: ["wrap", "output"] }] },
+    },
   ],
   edges: [
     { source: "start", target: "wrap" },
@@ -86,7 +108,12 @@ describe("proposal review: diff → highlights", () => {
 describe("proposal review: the inspector's field changes", () => {
   it("a changed node lists exactly its changed fields, old → new", () => {
     const r = nodeReview(diff, "wrap");
-    expect(r).toEqual({ mark: "changed", fields: [{ path: ["config", "template"], field: "template", kind: "changed", old: "[{{ q }}]", new: "<{{ q }}>" }] });
+    expect(r).toEqual({
+      mark: "changed",
+      fields: [
+        { path: ["config", "template"], field: "template", kind: "changed", old: "[{{ q }}]", new: "<{{ q }}>" },
+      ],
+    });
   });
 
   it("an added node lists its title and each config field as added; a removed one as removed", () => {
@@ -114,7 +141,12 @@ describe("proposal review: the inspector's field changes", () => {
   });
 
   it("names references by title: a selector, and references in text; bare numbers stay as written", () => {
-    const wf = { name: "t", mode: "workflow", nodes: [{ id: "1005", type: "llm", title: "Translate", config: {} }], edges: [] } as never;
+    const wf = {
+      name: "t",
+      mode: "workflow",
+      nodes: [{ id: "1005", type: "llm", title: "Translate", config: {} }],
+      edges: [],
+    } as never;
     expect(valueText(wf, ["1005", "text"])).toBe("Translate / text");
     expect(valueText(wf, ["sys", "query"])).toBe("System / query");
     expect(valueText(wf, "Say {{#1005.text#}} in 1005 words")).toBe("Say {Translate / text} in 1005 words");

@@ -33,6 +33,7 @@ describe("studio deep links", () => {
     expect(parseKnowledgePath("/knowledgebase")).toBeUndefined();
     expect(parseKnowledgePath("/apps/knowledge")).toBeUndefined();
     expect(parseRoute("/knowledge/x")).toEqual({});
-    for (const id of [undefined, "kb 1", "a/b"]) expect(parseKnowledgePath(knowledgePath(id))).toEqual(id ? { baseId: id } : {});
+    for (const id of [undefined, "kb 1", "a/b"])
+      expect(parseKnowledgePath(knowledgePath(id))).toEqual(id ? { baseId: id } : {});
   });
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { portLabel, summary } from "../src/canvas/summary";
-import { detailLevel, FIT_MIN_ZOOM, INITIAL_FIT_MIN_ZOOM, initialViewport, READABLE_ZOOM } from "../src/canvas/viewport";
+import {
+  detailLevel,
+  FIT_MIN_ZOOM,
+  INITIAL_FIT_MIN_ZOOM,
+  initialViewport,
+  READABLE_ZOOM,
+} from "../src/canvas/viewport";
 import { fieldLabel, kindOf } from "../src/inspector/fieldKind";
 import { humanize, readableTemplate, selectorLabel } from "../src/labels";
 import type { Workflow } from "../src/types";
@@ -12,15 +18,28 @@ const wf: Workflow = {
   mode: "workflow",
   nodes: [
     { id: "1718002000001", type: "start", title: "Start", config: { variables: [{ variable: "q" }] } },
-    { id: "12", type: "llm", title: "Writer", config: { model: { provider: "langgenius/openai/openai", name: "gpt-4o" } } },
+    {
+      id: "12",
+      type: "llm",
+      title: "Writer",
+      config: { model: { provider: "langgenius/openai/openai", name: "gpt-4o" } },
+    },
     {
       id: "ifx",
       type: "if-else",
       title: "Route",
       config: {
         cases: [
-          { case_id: "true", logical_operator: "and", conditions: [{ variable_selector: ["1718002000001", "q"], comparison_operator: "contains", value: "hi" }] },
-          { case_id: "c2", logical_operator: "or", conditions: [{ variable_selector: ["sys", "user_id"], comparison_operator: "empty" }] },
+          {
+            case_id: "true",
+            logical_operator: "and",
+            conditions: [{ variable_selector: ["1718002000001", "q"], comparison_operator: "contains", value: "hi" }],
+          },
+          {
+            case_id: "c2",
+            logical_operator: "or",
+            conditions: [{ variable_selector: ["sys", "user_id"], comparison_operator: "empty" }],
+          },
         ],
       },
     },
@@ -38,7 +57,9 @@ describe("names for ids", () => {
   });
 
   it("replaces whole node ids in messages, never parts of other numbers or words", () => {
-    expect(humanize(wf, '"12" runs when 1718002000001=true; 123 and x12 stay')).toBe('"Writer" runs when "Start"=true; 123 and x12 stay');
+    expect(humanize(wf, '"12" runs when 1718002000001=true; 123 and x12 stay')).toBe(
+      '"Writer" runs when "Start"=true; 123 and x12 stay',
+    );
   });
 });
 
@@ -93,7 +114,9 @@ describe("field kinds from node schemas", () => {
     expect(kindOf({ type: "array", items: { anyOf: [{ type: "string" }, { type: "number" }] } }).kind).toBe("selector");
     expect(kindOf({ type: "string", enum: ["a", "b"] })).toEqual({ kind: "enum", options: ["a", "b"] });
     expect(kindOf({ anyOf: [{ const: "x" }, { const: "y" }] })).toEqual({ kind: "enum", options: ["x", "y"] });
-    expect(kindOf({ type: "array", items: { type: "object", properties: { a: { type: "string" } } } }).kind).toBe("list");
+    expect(kindOf({ type: "array", items: { type: "object", properties: { a: { type: "string" } } } }).kind).toBe(
+      "list",
+    );
     expect(fieldLabel("query_variable_selector")).toBe("Query");
     expect(fieldLabel("max_length")).toBe("Max length");
   });

@@ -35,7 +35,8 @@ export class IdIssuer {
 
   /** A new id for a node of `type`; `parentId` is its container, `hint` the id the answer gave it. */
   issue(type: string, parentId?: string, hint?: string): string {
-    if (this.base.nodes.length === 0 && hint && /^[A-Za-z0-9_]+$/.test(hint) && !this.taken.has(hint)) return this.take(hint);
+    if (this.base.nodes.length === 0 && hint && /^[A-Za-z0-9_]+$/.test(hint) && !this.taken.has(hint))
+      return this.take(hint);
     if (parentId !== undefined && this.childStyle(parentId)) {
       let k = 1;
       while (this.taken.has(`${parentId}_${k}`)) k++;
@@ -80,20 +81,31 @@ const positionOf = (n: WorkflowNode | undefined) => {
 export function placeNewNodes(wf: Workflow, added: ReadonlySet<string>): Workflow {
   if (added.size === 0 || !wf.nodes.some((n) => !added.has(n.id) && positionOf(n))) return wf;
   const byId = new Map(wf.nodes.map((n) => [n.id, n]));
-  const occupied = wf.nodes.flatMap((n) => (added.has(n.id) ? [] : [{ parent: n.parentId, ...positionOf(n)! }].filter((p) => p.x !== undefined)));
+  const occupied = wf.nodes.flatMap((n) =>
+    added.has(n.id) ? [] : [{ parent: n.parentId, ...positionOf(n)! }].filter((p) => p.x !== undefined),
+  );
   const free = (parent: string | undefined, x: number, y: number) => {
     let yy = y;
     // A card is about 240 × 90 on the canvas: anything closer than a step down would overlap it.
-    while (occupied.some((o) => o.parent === parent && Math.abs(o.x - x) < STEP_X * 0.8 && Math.abs(o.y - yy) < STEP_Y)) yy += STEP_Y;
+    while (occupied.some((o) => o.parent === parent && Math.abs(o.x - x) < STEP_X * 0.8 && Math.abs(o.y - yy) < STEP_Y))
+      yy += STEP_Y;
     return { x, y: yy };
   };
   const nodes = wf.nodes.map((n) => {
     if (!added.has(n.id)) return n;
-    const pred = wf.edges.filter((e) => e.target === n.id).map((e) => byId.get(e.source)).find((x) => positionOf(x));
-    const succ = wf.edges.filter((e) => e.source === n.id).map((e) => byId.get(e.target)).find((x) => positionOf(x));
+    const pred = wf.edges
+      .filter((e) => e.target === n.id)
+      .map((e) => byId.get(e.source))
+      .find((x) => positionOf(x));
+    const succ = wf.edges
+      .filter((e) => e.source === n.id)
+      .map((e) => byId.get(e.target))
+      .find((x) => positionOf(x));
     const anchor = positionOf(pred) ?? positionOf(succ);
     const lowest = Math.max(...occupied.filter((o) => o.parent === n.parentId).map((o) => o.y), 0);
-    const at = anchor ? free(n.parentId, anchor.x + (pred && positionOf(pred) ? STEP_X : -STEP_X), anchor.y) : free(n.parentId, 80, lowest + STEP_Y);
+    const at = anchor
+      ? free(n.parentId, anchor.x + (pred && positionOf(pred) ? STEP_X : -STEP_X), anchor.y)
+      : free(n.parentId, 80, lowest + STEP_Y);
     occupied.push({ parent: n.parentId, ...at });
     return { ...n, canvas: { ...(n.canvas ?? {}), position: at } };
   });

@@ -150,7 +150,8 @@ export function matchNodes(shown: MatchNode[], answer: MatchNode[]): Matching {
   };
   // Containers first: a body's nodes can only match when their containers did.
   const ok = (s: MatchNode, a: MatchNode) =>
-    (s.parent === undefined && a.parent === undefined) || (a.parent !== undefined && m.pairs.get(a.parent) === s.parent);
+    (s.parent === undefined && a.parent === undefined) ||
+    (a.parent !== undefined && m.pairs.get(a.parent) === s.parent);
   const maxDepth = Math.max(0, ...shown.map((n) => depth(n, "s")), ...answer.map((n) => depth(n, "a")));
   for (let d = 0; d <= maxDepth; d++) {
     const round: Round = {

@@ -26,7 +26,8 @@ function lcs<T>(a: readonly T[], b: readonly T[], eq: (x: T, y: T) => boolean): 
   const m = b.length;
   const len: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
   for (let i = n - 1; i >= 0; i--)
-    for (let j = m - 1; j >= 0; j--) len[i]![j] = eq(a[i]!, b[j]!) ? len[i + 1]![j + 1]! + 1 : Math.max(len[i + 1]![j]!, len[i]![j + 1]!);
+    for (let j = m - 1; j >= 0; j--)
+      len[i]![j] = eq(a[i]!, b[j]!) ? len[i + 1]![j + 1]! + 1 : Math.max(len[i + 1]![j]!, len[i]![j + 1]!);
   const pairs: Array<[number, number]> = [];
   let i = 0;
   let j = 0;
@@ -102,7 +103,9 @@ function mergeList(base: unknown[], shown: unknown[], answer: unknown[]): unknow
 function freshen(out: unknown[], fresh: number[]): unknown[] {
   for (const key of IDENTITY_KEYS) {
     const taken = new Set(
-      out.flatMap((x, idx) => (!fresh.includes(idx) && isPlainObject(x) && typeof x[key] === "string" ? [x[key] as string] : [])),
+      out.flatMap((x, idx) =>
+        !fresh.includes(idx) && isPlainObject(x) && typeof x[key] === "string" ? [x[key] as string] : [],
+      ),
     );
     for (const idx of fresh) {
       const x = out[idx];

@@ -5,11 +5,7 @@
  * the file's style, a title and the configured model; edges that are still there keep their stored form.
  * So answering the projection unchanged gives back the stored workflow, byte for byte.
  */
-import type { Diagnostic } from "../../ir/diagnostics.js";
-import { graphTooLarge } from "../../util/answer-limits.js";
-import { MAX_JSON_DEPTH, tooDeepAt } from "../../util/json-depth.js";
-import { describeNode } from "../../ir/describe.js";
-import { type Workflow, type WorkflowEdge, type WorkflowNode, WorkflowSchema } from "../../ir/workflow.js";
+
 import { type CompactOptions, Converter, compactIdOf } from "../../dsl/compact/convert.js";
 import { type Projection, projectWorkflow } from "../../dsl/compact/project.js";
 import { shorthandFor } from "../../dsl/compact/shorthand.js";
@@ -22,11 +18,16 @@ import {
   type RawCompactNode,
   readNodes,
 } from "../../dsl/compact/to-ir.js";
+import { describeNode } from "../../ir/describe.js";
+import type { Diagnostic } from "../../ir/diagnostics.js";
+import { type Workflow, type WorkflowEdge, type WorkflowNode, WorkflowSchema } from "../../ir/workflow.js";
+import { nodeCatalogue } from "../../nodes/index.js";
+import { graphTooLarge } from "../../util/answer-limits.js";
 import { canonicalJson, deepEqual, describeValue, isPlainObject, type JsonObject } from "../../util/json.js";
+import { MAX_JSON_DEPTH, tooDeepAt } from "../../util/json-depth.js";
 import { IdIssuer, placeNewNodes } from "./ids.js";
 import { type MatchNode, matchNodes } from "./match.js";
 import { mergeConfig } from "./merge.js";
-import { nodeCatalogue } from "../../nodes/index.js";
 
 /** What the model was shown: a workflow and its projection. */
 export interface EditView {

@@ -6,7 +6,9 @@ export const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof
 
 export function asCompact(v: unknown): Compact | undefined {
   if (!isObj(v) || !Array.isArray(v.nodes_info)) return undefined;
-  const nodes = v.nodes_info.filter((n): n is CNode => isObj(n) && (typeof n.id === "string" || typeof n.id === "number") && typeof n.type === "string");
+  const nodes = v.nodes_info.filter(
+    (n): n is CNode => isObj(n) && (typeof n.id === "string" || typeof n.id === "number") && typeof n.type === "string",
+  );
   return {
     nodes_info: nodes.map((n) => ({ ...n, id: String(n.id), param: isObj(n.param) ? n.param : {} })),
     edges: Array.isArray(v.edges) ? v.edges : [],
@@ -20,7 +22,12 @@ export function referencedIds(value: unknown, known: Set<string>, out = new Set<
   if (typeof value === "string") {
     for (const m of value.matchAll(TEXT_REF)) if (known.has(m[2]!.trim())) out.add(m[2]!.trim());
   } else if (Array.isArray(value)) {
-    if (value.length === 2 && typeof value[0] === "string" && (typeof value[1] === "string" || typeof value[1] === "number") && known.has(String(value[1]))) {
+    if (
+      value.length === 2 &&
+      typeof value[0] === "string" &&
+      (typeof value[1] === "string" || typeof value[1] === "number") &&
+      known.has(String(value[1]))
+    ) {
       out.add(String(value[1]));
     } else for (const v of value) referencedIds(v, known, out);
   } else if (isObj(value)) for (const v of Object.values(value)) referencedIds(v, known, out);
@@ -35,7 +42,10 @@ export function parentOf(id: string): string | undefined {
 /** Output names a compact node publishes (what `[name, id]` may reference). */
 export function compactOutputs(n: CNode): string[] {
   const p = n.param;
-  const names = (list: unknown, idx: number) => (Array.isArray(list) ? list.flatMap((x) => (Array.isArray(x) && typeof x[idx] === "string" ? [x[idx] as string] : [])) : []);
+  const names = (list: unknown, idx: number) =>
+    Array.isArray(list)
+      ? list.flatMap((x) => (Array.isArray(x) && typeof x[idx] === "string" ? [x[idx] as string] : []))
+      : [];
   switch (n.type) {
     case "start":
       return names(p.variables, 0);

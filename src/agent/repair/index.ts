@@ -9,16 +9,15 @@ import { repairNodeSelection } from "./selection.js";
 import { repairTopology } from "./topology.js";
 import type { AnswerSections, RepairKind, RepairRecord } from "./types.js";
 
-export type { AnswerSections, RepairKind, RepairRecord } from "./types.js";
-export { extractSections, extractSectionsStrict, stripFences } from "./sections.js";
-export { parseModelJson } from "./json.js";
-export { repairTopology } from "./topology.js";
-export { repairNodeSelection, parseNodeSelection, normaliseNodeName, usedTypes } from "./selection.js";
-export { readNodeSelection, type SelectionReading } from "./selection-reader.js";
-export { repairReferences } from "./references.js";
-export type { Compact } from "./compact-graph.js";
-
 export { MAX_ANSWER_CHARS, MAX_ANSWER_EDGES, MAX_ANSWER_NODES } from "../../util/answer-limits.js";
+export type { Compact } from "./compact-graph.js";
+export { parseModelJson } from "./json.js";
+export { repairReferences } from "./references.js";
+export { extractSections, extractSectionsStrict, stripFences } from "./sections.js";
+export { normaliseNodeName, parseNodeSelection, repairNodeSelection, usedTypes } from "./selection.js";
+export { readNodeSelection, type SelectionReading } from "./selection-reader.js";
+export { repairTopology } from "./topology.js";
+export type { AnswerSections, RepairKind, RepairRecord } from "./types.js";
 
 export interface ParsedAnswer {
   sections: AnswerSections;

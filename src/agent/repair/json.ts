@@ -68,7 +68,8 @@ export function balanceBrackets(text: string): { text: string; changed: number }
   return { text: out.join(""), changed };
 }
 
-const isWorkflowLike = (v: unknown) => !!v && typeof v === "object" && Array.isArray((v as { nodes_info?: unknown }).nodes_info);
+const isWorkflowLike = (v: unknown) =>
+  !!v && typeof v === "object" && Array.isArray((v as { nodes_info?: unknown }).nodes_info);
 
 /** Parse model JSON: fences stripped, then strict JSON, then jsonrepair (commas, comments, quotes, truncation). */
 export function parseModelJson(text: string): JsonRepairResult {
@@ -82,7 +83,9 @@ export function parseModelJson(text: string): JsonRepairResult {
     // gives up on it or guesses another shape, so the brackets are balanced first.
     const balanced = balanceBrackets(fence.text);
     const attempts: Array<[string, string]> = [
-      ...(balanced.changed ? ([[balanced.text, `${balanced.changed} mismatched closing bracket(s)`]] as Array<[string, string]>) : []),
+      ...(balanced.changed
+        ? ([[balanced.text, `${balanced.changed} mismatched closing bracket(s)`]] as Array<[string, string]>)
+        : []),
       [fence.text, describeJsonFix(fence.text).join(", ")],
     ];
     const parsed: Array<{ value: unknown; what: string }> = [];

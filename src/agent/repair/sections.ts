@@ -36,7 +36,12 @@ export function extractSections(text: string): { sections: AnswerSections; repai
     const next = /<\s*\/?\s*(node_selection|design_principle|workflow)(\s[^>]*)?>/i.exec(rest);
     const endAt = close ? close.index : next ? next.index : rest.length;
     sections[KEY[tag]] = rest.slice(0, endAt).trim();
-    repairs.push({ kind: "tags", detail: close ? `<${tag}> tag had extra spacing or attributes` : `<${tag}> was not closed; took the text up to ${next ? "the next tag" : "the end"}` });
+    repairs.push({
+      kind: "tags",
+      detail: close
+        ? `<${tag}> tag had extra spacing or attributes`
+        : `<${tag}> was not closed; took the text up to ${next ? "the next tag" : "the end"}`,
+    });
   }
   return { sections, repairs };
 }

@@ -1,5 +1,5 @@
-import { type Compact, type CNode, isObj, parentOf, referencedIds } from "./compact-graph.js";
 import { nameOf } from "../../util/own.js";
+import { type CNode, type Compact, isObj, parentOf, referencedIds } from "./compact-graph.js";
 import type { RepairRecord } from "./types.js";
 
 /**
@@ -28,7 +28,8 @@ export function repairTopology(c: Compact): { compact: Compact; repairs: RepairR
   // Order units (a top-level node with its children) by their dependencies on other units.
   const units = nodes.filter((n) => unitOf(n.id) === n.id);
   const unitDeps = new Map(units.map((u) => [u.id, new Set<string>()]));
-  for (const n of nodes) for (const d of deps.get(n.id)!) if (unitOf(d) !== unitOf(n.id)) unitDeps.get(unitOf(n.id))?.add(unitOf(d));
+  for (const n of nodes)
+    for (const d of deps.get(n.id)!) if (unitOf(d) !== unitOf(n.id)) unitDeps.get(unitOf(n.id))?.add(unitOf(d));
   const order = (list: CNode[], depOf: (id: string) => Set<string>) => {
     const done = new Set<string>();
     const out: CNode[] = [];
@@ -45,12 +46,21 @@ export function repairTopology(c: Compact): { compact: Compact; repairs: RepairR
   for (const u of order(units, (id) => unitDeps.get(id)!)) {
     result.push(u);
     const kids = nodes.filter((n) => n.id !== u.id && unitOf(n.id) === u.id);
-    const sortedKids = order(kids, (id) => deps.get(id)!).sort((a, b) => (a.type === "iteration-start" ? -1 : b.type === "iteration-start" ? 1 : 0));
+    const sortedKids = order(kids, (id) => deps.get(id)!).sort((a, b) =>
+      a.type === "iteration-start" ? -1 : b.type === "iteration-start" ? 1 : 0,
+    );
     result.push(...sortedKids);
   }
   const changed = result.some((n, i) => n.id !== nodes[i]!.id);
   return {
     compact: { ...c, nodes_info: result },
-    repairs: changed ? [{ kind: "topology", detail: `reordered nodes_info into dependency order: ${result.map((n) => n.id).join(", ")}` }] : [],
+    repairs: changed
+      ? [
+          {
+            kind: "topology",
+            detail: `reordered nodes_info into dependency order: ${result.map((n) => n.id).join(", ")}`,
+          },
+        ]
+      : [],
   };
 }

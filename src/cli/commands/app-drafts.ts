@@ -1,15 +1,15 @@
-import { syncAppTriggers } from "../../triggers/sync.js";
 import type { Command } from "@commander-js/extra-typings";
+import { publishThroughGate } from "../../apptests/gate.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { DraftStaleError, publishDraft, publishVersion, saveDraft } from "../../server/drafts.js";
 import { ApiError } from "../../server/errors.js";
 import { openStores, type Stores } from "../../store/open.js";
+import { syncAppTriggers } from "../../triggers/sync.js";
+import { withAppTests } from "../app-tests.js";
+import { cliActorLabel, recordCliAudit } from "../audit.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, printJson } from "../output.js";
-import { withAppTests } from "../app-tests.js";
-import { cliActorLabel, recordCliAudit } from "../audit.js";
-import { publishThroughGate } from "../../apptests/gate.js";
 
 function positive(raw: string, flag: string): number {
   const n = Number(raw);
@@ -82,14 +82,16 @@ export function registerDraftCommands(apps: Command): void {
     .action(async (appId, opts) => {
       const n = opts.to === undefined ? undefined : positive(opts.to, "to");
       const allow = { allowWarnings: !!opts.allowWarnings };
-      const override = opts.overrideTests === undefined ? undefined : { reason: opts.overrideTests, by: cliActorLabel() };
+      const override =
+        opts.overrideTests === undefined ? undefined : { reason: opts.overrideTests, by: cliActorLabel() };
       const p = await withAppTests(opts, (tests, s) =>
         explained(async () => {
           const { published, gate } = await publishThroughGate(
             tests,
             appId,
             n === undefined ? { draft: true } : { version: n },
-            () => (n === undefined ? publishDraft(s.apps, appId, opts.note, allow) : publishVersion(s.apps, appId, n, allow)),
+            () =>
+              n === undefined ? publishDraft(s.apps, appId, opts.note, allow) : publishVersion(s.apps, appId, n, allow),
             (x) => x.version.version,
             override,
           );

@@ -1,15 +1,15 @@
+import { existsSync, readFileSync } from "node:fs";
 import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
-import { syncAppTriggers } from "../../triggers/sync.js";
-// Without the node types registered every node would be "unknown" to the analyser (and no import published).
-import { nodeCatalogue } from "../../nodes/index.js";
-import { existsSync, readFileSync } from "node:fs";
 import { importWithTests } from "../../apptests/import-regression.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+// Without the node types registered every node would be "unknown" to the analyser (and no import published).
+import { nodeCatalogue } from "../../nodes/index.js";
 import { AppEnv, takeSecretValues } from "../../secrets/app-env.js";
 import { KeyProvider, keyFilePath } from "../../secrets/key.js";
 import { settleImportedSecrets } from "../../server/env-import.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
+import { syncAppTriggers } from "../../triggers/sync.js";
 import { withAppTests } from "../app-tests.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";

@@ -1,9 +1,9 @@
 import type { Command } from "@commander-js/extra-typings";
+import { parseTime } from "../../server/run-query.js";
 import type { AuditEntry } from "../../store/audit.js";
 import { openStores } from "../../store/open.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { CliError, printJson } from "../output.js";
-import { parseTime } from "../../server/run-query.js";
 
 const line = (e: AuditEntry) =>
   `${new Date(e.at).toISOString()}  ${e.workspaceId}  ${e.actorLabel} (${e.actorKind} ${e.actorId})  ${e.action}` +

@@ -5,10 +5,9 @@
  * model endpoints, tools and file store are the ones the workflows run on.
  */
 import type { Command } from "@commander-js/extra-typings";
-import { buildServices } from "../../runtime/services.js";
 import { writeAnswerWorkflows } from "../../eval/answer-workflows.js";
-import { step14Text } from "../../eval/chat2workflow-report.js";
 import { runChat2Workflow } from "../../eval/chat2workflow.js";
+import { step14Text } from "../../eval/chat2workflow-report.js";
 import { type Fidelity, parseFidelity } from "../../eval/fidelity.js";
 import type { ResolveJudgeFn } from "../../eval/metrics/resolve.js";
 import { createLlmPassJudge, loadAnswers, loadSuite, type PassJudge } from "../../eval/pass.js";
@@ -17,6 +16,7 @@ import { loadUpstreamPrompt, type UpstreamPrompt } from "../../eval/upstream/pro
 import { WeftError } from "../../ir/errors.js";
 import type { ModelRef } from "../../ir/services.js";
 import { createLlmService, describeConfigHelp, hasAnyEndpoint, loadLlmConfig } from "../../llm/index.js";
+import { buildServices } from "../../runtime/services.js";
 import { loadWeftConfig } from "../config.js";
 import { CliError, EXIT, printJson } from "../output.js";
 

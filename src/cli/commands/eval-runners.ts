@@ -26,12 +26,12 @@ import type { ValidationMode } from "../../eval/sopbench/schema.js";
 import { loadReferenceWorkflow } from "../../eval/sopbench/workflows/index.js";
 import { formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { buildServices } from "../../runtime/services.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 import { resolveJudgeFrom } from "./eval-chat2workflow.js";
-import { nodeCatalogue } from "../../nodes/index.js";
 
 /** A progress bar on an interactive stderr (never with --json, never when piped). */
 function progressBar(label: string, enabled: boolean): { update(done: number, total: number): void; stop(): void } {

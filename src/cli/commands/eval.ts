@@ -118,7 +118,10 @@ function registerPass(group: Command): void {
         if (hasAnyEndpoint(cfg))
           judge = createLlmPassJudge(createLlmService(cfg), { provider: "weft-judge", name: opts.judgeModel });
       }
-      if (judge) process.stderr.write(`judging step_1_4 with model "${opts.judgeModel}" (use --no-judge for the deterministic checks only)\n`);
+      if (judge)
+        process.stderr.write(
+          `judging step_1_4 with model "${opts.judgeModel}" (use --no-judge for the deterministic checks only)\n`,
+        );
       const bar = progressBar(`pass ${model}`, !opts.json);
       let result: PassSuiteResult;
       try {

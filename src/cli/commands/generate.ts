@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { type GenerationResult, generateWorkflow } from "../../agent/generate.js";
-import { rejectedOutcome, describeOutcome } from "../../agent/outcome.js";
+import { describeOutcome, rejectedOutcome } from "../../agent/outcome.js";
 import type { Proposal } from "../../agent/proposal.js";
 import { formatVariableSummary, variableSummary } from "../../dsl/compact/summary.js";
 import { CURRENT_DSL_VERSION, exportDify } from "../../dsl/dify/index.js";
@@ -9,7 +9,14 @@ import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { formatDiff } from "../../ir/diff.js";
 import type { ModelRef } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
-import { configuredNodeModel, createLlmService, describeConfigHelp, hasAnyEndpoint, type LlmConfig, loadLlmConfig } from "../../llm/index.js";
+import {
+  configuredNodeModel,
+  createLlmService,
+  describeConfigHelp,
+  hasAnyEndpoint,
+  type LlmConfig,
+  loadLlmConfig,
+} from "../../llm/index.js";
 import { readWorkflow, writeOut } from "../io.js";
 import { CliError, EXIT } from "../output.js";
 
@@ -23,9 +30,15 @@ export interface AgentSetup {
 
 export function agentSetup(configPath: string | undefined, modelName: string | undefined): AgentSetup {
   const cfg = loadLlmConfig({ path: configPath });
-  if (!hasAnyEndpoint(cfg)) throw new CliError("llm.not_configured", `no model is configured.\n${describeConfigHelp()}`, EXIT.usage);
+  if (!hasAnyEndpoint(cfg))
+    throw new CliError("llm.not_configured", `no model is configured.\n${describeConfigHelp()}`, EXIT.usage);
   const nodeModel = configuredNodeModel(cfg, modelName);
-  return { llm: createLlmService(cfg), model: { provider: "weft-agent", name: modelName ?? "" }, cfg, ...(nodeModel ? { nodeModel } : {}) };
+  return {
+    llm: createLlmService(cfg),
+    model: { provider: "weft-agent", name: modelName ?? "" },
+    cfg,
+    ...(nodeModel ? { nodeModel } : {}),
+  };
 }
 
 /** Our own output is written in the current DSL version (re-importing it never warns that it is old). */
@@ -36,7 +49,10 @@ export function writeWorkflowYaml(path: string | undefined, wf: Workflow): strin
 
 export function attemptsReport(r: GenerationResult): string {
   return r.attempts
-    .map((a) => `attempt ${a.attempt}: ${a.passed ? "passed" : `${a.problems.length} problem(s)`}${a.repairs.length ? `, repaired: ${[...new Set(a.repairs.map((x) => x.kind))].join(", ")}` : ""}`)
+    .map(
+      (a) =>
+        `attempt ${a.attempt}: ${a.passed ? "passed" : `${a.problems.length} problem(s)`}${a.repairs.length ? `, repaired: ${[...new Set(a.repairs.map((x) => x.kind))].join(", ")}` : ""}`,
+    )
     .join("\n");
 }
 
@@ -69,7 +85,14 @@ export function registerGenerateCommands(program: Command): void {
     .action(async (instruction, opts) => {
       const a = agentSetup(opts.config, opts.model);
       const current = opts.from ? (await readWorkflow(opts.from)).workflow : undefined;
-      const r = await generateWorkflow({ llm: a.llm, model: a.model, instruction, current, maxAttempts: Number(opts.attempts), compact: a.nodeModel ? { llmModel: a.nodeModel } : {} });
+      const r = await generateWorkflow({
+        llm: a.llm,
+        model: a.model,
+        instruction,
+        current,
+        maxAttempts: Number(opts.attempts),
+        compact: a.nodeModel ? { llmModel: a.nodeModel } : {},
+      });
       process.stderr.write(`${attemptsReport(r)}\n`);
       if (!r.passed || !r.workflow || !r.proposal) {
         process.stderr.write(`${rejectionReport(r)}\nno file written\n`);

@@ -15,13 +15,15 @@ const DB = "database: a SQLite file (default from config: weft.db) or sqlite:PAT
 function int(raw: string | undefined, flag: string, min: number): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new CliError("usage.number", `${flag} must be an integer ≥ ${min}, got "${raw}"`);
+  if (!Number.isInteger(n) || n < min)
+    throw new CliError("usage.number", `${flag} must be an integer ≥ ${min}, got "${raw}"`);
   return n;
 }
 
 function oneOf<T extends string>(raw: string | undefined, flag: string, allowed: readonly T[]): T | undefined {
   if (raw === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(raw)) throw new CliError("usage.choice", `${flag} must be one of ${allowed.join(", ")}, got "${raw}"`);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new CliError("usage.choice", `${flag} must be one of ${allowed.join(", ")}, got "${raw}"`);
   return raw as T;
 }
 
@@ -55,7 +57,6 @@ function chunkingFlags(o: ChunkingFlags): Partial<Chunking> {
   return c;
 }
 
-
 /** The knowledge bases of the config's database, with the extractor and (if configured) the embedding model. */
 async function withKb<T>(opts: { db?: string; config?: string }, f: (kb: KnowledgeBases) => Promise<T>): Promise<T> {
   const cfg = loadWeftConfig(opts.config);
@@ -74,7 +75,9 @@ async function withKb<T>(opts: { db?: string; config?: string }, f: (kb: Knowled
 }
 
 export function registerKbCommands(program: Command): void {
-  const kb = program.command("kb").description("knowledge bases in the run store's database (what knowledge-retrieval nodes search)");
+  const kb = program
+    .command("kb")
+    .description("knowledge bases in the run store's database (what knowledge-retrieval nodes search)");
   kb.command("create")
     .description("create a knowledge base; --id gives it the id a Dify app's dataset_ids names")
     .argument("<name>")
@@ -83,8 +86,14 @@ export function registerKbCommands(program: Command): void {
     .option("--separator <s>", "chunk separator (Dify's segment identifier; \\n for a newline)")
     .option("--max-length <n>", "maximum chunk length in characters")
     .option("--overlap <n>", "characters shared by neighbouring chunks")
-    .option("--structure <s>", "general (chunks are searched and returned) or parent_child (children searched, their parent returned)")
-    .option("--parent-mode <m>", "parent_child: parents are paragraph chunks (--separator, --max-length) or the full-doc")
+    .option(
+      "--structure <s>",
+      "general (chunks are searched and returned) or parent_child (children searched, their parent returned)",
+    )
+    .option(
+      "--parent-mode <m>",
+      "parent_child: parents are paragraph chunks (--separator, --max-length) or the full-doc",
+    )
     .option("--subchunk-separator <s>", "parent_child: separator of the child chunks (default \\n)")
     .option("--subchunk-max-length <n>", "parent_child: maximum child chunk length (default 512)")
     .option("--subchunk-overlap <n>", "parent_child: characters shared by neighbouring children (default 0)")
@@ -92,7 +101,9 @@ export function registerKbCommands(program: Command): void {
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (name, opts) => {
-      const b = await withKb(opts, (k) => k.create({ name, id: opts.id, description: opts.description, chunking: chunkingFlags(opts) })).catch((e) => {
+      const b = await withKb(opts, (k) =>
+        k.create({ name, id: opts.id, description: opts.description, chunking: chunkingFlags(opts) }),
+      ).catch((e) => {
         if (e?.code === "kb.exists") throw new CliError("kb.exists", e.message, EXIT.invalid);
         throw e;
       });
@@ -100,14 +111,22 @@ export function registerKbCommands(program: Command): void {
       process.stdout.write(`${b.id}\t${b.name}\n`);
     });
   kb.command("add")
-    .description("add documents (every format the document extractor reads: txt, md, pdf, docx, html, csv, xlsx, pptx, eml, json …)")
+    .description(
+      "add documents (every format the document extractor reads: txt, md, pdf, docx, html, csv, xlsx, pptx, eml, json …)",
+    )
     .argument("<id>")
     .argument("<files...>")
     .option("--separator <s>", "override the base's chunk separator for these files")
     .option("--max-length <n>", "override the maximum chunk length")
     .option("--overlap <n>", "override the chunk overlap")
-    .option("--structure <s>", "general (chunks are searched and returned) or parent_child (children searched, their parent returned)")
-    .option("--parent-mode <m>", "parent_child: parents are paragraph chunks (--separator, --max-length) or the full-doc")
+    .option(
+      "--structure <s>",
+      "general (chunks are searched and returned) or parent_child (children searched, their parent returned)",
+    )
+    .option(
+      "--parent-mode <m>",
+      "parent_child: parents are paragraph chunks (--separator, --max-length) or the full-doc",
+    )
     .option("--subchunk-separator <s>", "parent_child: separator of the child chunks (default \\n)")
     .option("--subchunk-max-length <n>", "parent_child: maximum child chunk length (default 512)")
     .option("--subchunk-overlap <n>", "parent_child: characters shared by neighbouring children (default 0)")
@@ -123,18 +142,29 @@ export function registerKbCommands(program: Command): void {
         } catch {
           throw new CliError("usage.metadata", "--metadata must be a JSON object");
         }
-        if (!metadata || typeof metadata !== "object" || Array.isArray(metadata)) throw new CliError("usage.metadata", "--metadata must be a JSON object");
+        if (!metadata || typeof metadata !== "object" || Array.isArray(metadata))
+          throw new CliError("usage.metadata", "--metadata must be a JSON object");
       }
       for (const f of files) if (!existsSync(f)) throw new CliError("file.not_found", `no such file: ${f}`);
       const docs = await withKb(opts, async (k) => {
-        if (!(await k.store.getBase(id))) throw new CliError("kb.not_found", `no knowledge base with id ${id}; create it with weft kb create NAME --id ${id}`, EXIT.invalid);
+        if (!(await k.store.getBase(id)))
+          throw new CliError(
+            "kb.not_found",
+            `no knowledge base with id ${id}; create it with weft kb create NAME --id ${id}`,
+            EXIT.invalid,
+          );
         const out = [];
         for (const f of files) {
           const extension = extensionOf(f);
           out.push(
             await k.addFile(
               id,
-              { name: basename(f), bytes: new Uint8Array(readFileSync(f)), extension, mimeType: mimeForExtension(extension) ?? "application/octet-stream" },
+              {
+                name: basename(f),
+                bytes: new Uint8Array(readFileSync(f)),
+                extension,
+                mimeType: mimeForExtension(extension) ?? "application/octet-stream",
+              },
               { chunking: chunkingFlags(opts), metadata },
             ),
           );
@@ -153,7 +183,8 @@ export function registerKbCommands(program: Command): void {
     .action(async (id, opts) => {
       await withKb(opts, async (k) => {
         if (id) {
-          if (!(await k.store.getBase(id))) throw new CliError("kb.not_found", `no knowledge base with id ${id}`, EXIT.invalid);
+          if (!(await k.store.getBase(id)))
+            throw new CliError("kb.not_found", `no knowledge base with id ${id}`, EXIT.invalid);
           const docs = await k.store.listDocuments(id);
           if (opts.json) return printJson(docs);
           for (const d of docs) process.stdout.write(`${d.id}\t${d.name}\t${d.chunks} chunks\t${d.size} bytes\n`);
@@ -162,7 +193,10 @@ export function registerKbCommands(program: Command): void {
         }
         const bases = await k.store.listBases();
         if (opts.json) return printJson(bases);
-        for (const b of bases) process.stdout.write(`${b.id}\t${b.name}\t${b.documents} documents\t${b.chunks} chunks${b.embeddingModel ? `\tembedded: ${b.embeddingModel}` : ""}\n`);
+        for (const b of bases)
+          process.stdout.write(
+            `${b.id}\t${b.name}\t${b.documents} documents\t${b.chunks} chunks${b.embeddingModel ? `\tembedded: ${b.embeddingModel}` : ""}\n`,
+          );
         if (bases.length === 0) process.stdout.write("no knowledge bases: create one with weft kb create NAME\n");
       });
     });
@@ -178,15 +212,20 @@ export function registerKbCommands(program: Command): void {
     .action(async (id, query, opts) => {
       const topK = int(opts.topK, "--top-k", 1)!;
       const threshold = opts.scoreThreshold === undefined ? undefined : Number(opts.scoreThreshold);
-      if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) throw new CliError("usage.number", "--score-threshold must be between 0 and 1");
-      const result = await withKb(opts, (k) => k.retrieve({ query, datasetIds: [id], topK, scoreThreshold: threshold })).catch((e) => {
+      if (threshold !== undefined && !(threshold >= 0 && threshold <= 1))
+        throw new CliError("usage.number", "--score-threshold must be between 0 and 1");
+      const result = await withKb(opts, (k) =>
+        k.retrieve({ query, datasetIds: [id], topK, scoreThreshold: threshold }),
+      ).catch((e) => {
         if (e?.code === "knowledge.dataset_not_found") throw new CliError("kb.not_found", e.message, EXIT.invalid);
         throw e;
       });
       if (opts.json) return printJson({ query, result });
       for (const [i, r] of result.entries()) {
         const score = Number(r.metadata.score).toFixed(3);
-        process.stdout.write(`${i + 1}. [${score}] ${r.title} #${r.metadata.segment_position}\n   ${r.content.replace(/\s+/g, " ").slice(0, 240)}\n`);
+        process.stdout.write(
+          `${i + 1}. [${score}] ${r.title} #${r.metadata.segment_position}\n   ${r.content.replace(/\s+/g, " ").slice(0, 240)}\n`,
+        );
       }
       if (result.length === 0) process.stdout.write("no passage matches\n");
     });

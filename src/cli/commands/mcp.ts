@@ -4,17 +4,17 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { analyse, runGate } from "../../analysis/index.js";
 import { StoredHumanInput } from "../../engine/human-input.js";
 import { runWorkflow } from "../../engine/run.js";
-import { buildServices } from "../../runtime/services.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { createAppMcpServer } from "../../publish/mcp.js";
+import { buildServices } from "../../runtime/services.js";
 import { AppEnv } from "../../secrets/app-env.js";
 import { KeyProvider, keyFilePath } from "../../secrets/key.js";
 import { openStores } from "../../store/open.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT } from "../output.js";
-import { nodeCatalogue } from "../../nodes/index.js";
 
 export function registerMcpCommands(program: Command): void {
   const mcp = program.command("mcp").description("apps as MCP servers");

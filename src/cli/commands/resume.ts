@@ -3,14 +3,14 @@ import { basename } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { FormError, StoredHumanInput, submitForm } from "../../engine/human-input.js";
 import { resumeRun } from "../../engine/run.js";
-import { buildServices } from "../../runtime/services.js";
 import type { FileService } from "../../ir/services.js";
+import { openTracing, type TraceCarrier } from "../../observability/index.js";
+import { buildServices } from "../../runtime/services.js";
 import type { FormRecord, FormStore } from "../../store/forms.js";
 import { openStores } from "../../store/open.js";
 import { mimeForExtension } from "../../tools/mime.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { CliError, EXIT } from "../output.js";
-import { openTracing, type TraceCarrier } from "../../observability/index.js";
 import { collect, finish, progress, queueSpanAttributes, splitPair } from "./run.js";
 
 interface AnswerOptions {

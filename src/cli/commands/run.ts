@@ -13,6 +13,7 @@ export { queueSpanAttributes };
 import { type RunResult, runWorkflow } from "../../engine/run.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
+import { nodeCatalogue } from "../../nodes/index.js";
 import { attachKnowledge, type BuiltServices, buildServices } from "../../runtime/services.js";
 import { servingDiagnostics } from "../../runtime/serving.js";
 import { parseRunQuery, runLink } from "../../server/run-query.js";
@@ -25,7 +26,6 @@ import { DB_HELP, loadWeftConfig } from "../config.js";
 import { describeForm } from "../forms.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
-import { nodeCatalogue } from "../../nodes/index.js";
 
 /** The file's MIME type by extension (mime-db, plus the Dify extensions it lacks). */
 function mimeOf(path: string): string {

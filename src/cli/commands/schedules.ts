@@ -5,7 +5,9 @@ import { DB_HELP, loadWeftConfig } from "../config.js";
 import { printJson } from "../output.js";
 
 export function registerScheduleCommands(program: Command): void {
-  const group = program.command("schedules").description("schedule triggers of published apps: next fire time, enabled, last tick");
+  const group = program
+    .command("schedules")
+    .description("schedule triggers of published apps: next fire time, enabled, last tick");
   group
     .command("list")
     .description("every published schedule: trigger id, app, cron and zone, next fire time, enabled, last tick")

@@ -1,18 +1,18 @@
 import type { Command } from "@commander-js/extra-typings";
-import { buildServices } from "../../runtime/services.js";
 import { WeftError } from "../../ir/errors.js";
 import { loadLlmConfig } from "../../llm/index.js";
-import { startServer } from "../../server/index.js";
+import { buildServices } from "../../runtime/services.js";
 import { setupLinkIfEmpty } from "../../server/auth/links.js";
+import { oidcSettings } from "../../server/auth/oidc/config.js";
+import { startServer } from "../../server/index.js";
 import { ensureSampleApp, sampleKey, sampleKeyPath, sampleSignIn } from "../../server/sample.js";
 import type { AppStore } from "../../store/apps.js";
-import { DEFAULT_WORKSPACE_ID, ROLES } from "../../store/teams.js";
 import { openStores, parseStoreSpec } from "../../store/open.js";
+import { DEFAULT_WORKSPACE_ID, ROLES } from "../../store/teams.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { openProcessObservability } from "../observability.js";
 import { CliError, EXIT, printJson } from "../output.js";
 import { createAppKey } from "./apps.js";
-import { oidcSettings } from "../../server/auth/oidc/config.js";
 
 /** A bad auth.oidc stops the start with one line naming the setting (exit 2), before anything opens. */
 function ssoSettings(raw: unknown) {
@@ -185,7 +185,9 @@ export function registerServeCommands(program: Command): void {
         );
       if (!(ROLES as readonly string[]).includes(opts.role))
         throw new CliError("usage.role", `--role must be one of ${ROLES.join(", ")}, got "${opts.role}"`);
-      const k = await withAppStore(db, (a) => a.createKey(opts.name, { workspaceId: DEFAULT_WORKSPACE_ID, role: opts.role }));
+      const k = await withAppStore(db, (a) =>
+        a.createKey(opts.name, { workspaceId: DEFAULT_WORKSPACE_ID, role: opts.role }),
+      );
       if (opts.json) printJson({ ...k, role: opts.role });
       else process.stdout.write(`${k.key}\n`);
     });
@@ -199,7 +201,9 @@ export function registerServeCommands(program: Command): void {
       const list = await withAppStore(opts.db ?? loadWeftConfig(opts.config).db, (a) => a.listKeys());
       if (opts.json) return printJson(list);
       for (const k of list)
-        process.stdout.write(`${k.id}  ${k.name}  ${k.role}@${k.workspaceId}  ${new Date(k.createdAt).toISOString()}\n`);
+        process.stdout.write(
+          `${k.id}  ${k.name}  ${k.role}@${k.workspaceId}  ${new Date(k.createdAt).toISOString()}\n`,
+        );
       if (list.length === 0) process.stdout.write("no API keys\n");
     });
   keys

@@ -1,13 +1,13 @@
-import type { Workflow } from "../../ir/workflow.js";
-import { toolUses, unservedDiagnostics } from "../../tools/configured/check.js";
-import { loadWeftConfig } from "../config.js";
 import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
 import { exportDify } from "../../dsl/dify/index.js";
 import { toMermaid } from "../../dsl/mermaid/index.js";
-import { type Diagnostic, formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import { describeNode } from "../../ir/describe.js";
+import { type Diagnostic, formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
+import type { Workflow } from "../../ir/workflow.js";
 import { nodeCatalogue } from "../../nodes/index.js";
+import { toolUses, unservedDiagnostics } from "../../tools/configured/check.js";
+import { loadWeftConfig } from "../config.js";
 import { readWorkflow, writeOut } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
 

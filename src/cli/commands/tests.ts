@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
-import { reportMarkdown, failureLine, targetLabel } from "../../apptests/report.js";
+import { failureLine, reportMarkdown, targetLabel } from "../../apptests/report.js";
 import type { TestReport } from "../../apptests/runner.js";
 import { withAppTests } from "../app-tests.js";
 import { DB_HELP } from "../config.js";
@@ -18,14 +18,17 @@ function int(raw: string | undefined, flag: string, min: number): number | undef
 function printReport(r: TestReport): void {
   process.stdout.write(`tests of ${r.appId} on ${targetLabel(r.target)}: ${r.passed} passed, ${r.failed} failed`);
   process.stdout.write(r.k > 1 ? `; pass^${r.k} = ${r.passHatK.toFixed(3)}\n` : "\n");
-  for (const c of r.cases) process.stdout.write(`  ${c.pass ? "pass" : "FAIL"}  ${c.pass ? `case '${c.name}'` : failureLine(c)}\n`);
+  for (const c of r.cases)
+    process.stdout.write(`  ${c.pass ? "pass" : "FAIL"}  ${c.pass ? `case '${c.name}'` : failureLine(c)}\n`);
   if (r.modelCalls) process.stdout.write(`model calls: ${r.modelCalls.live} live, ${r.modelCalls.cached} replayed\n`);
 }
 
 function registerCaseCommands(tests: Command): void {
   tests
     .command("add")
-    .description("add a test case: from a past run (its inputs; its outputs as exact expectations to edit) or a JSON file")
+    .description(
+      "add a test case: from a past run (its inputs; its outputs as exact expectations to edit) or a JSON file",
+    )
     .argument("<app-id>")
     .option("--from-run <run-id>", "the run whose inputs and outputs make the case")
     .option("--file <case.json>", "a case as JSON: {name, inputs, sys?, expect: [...], judge?: {rubric}}")
@@ -39,7 +42,10 @@ function registerCaseCommands(tests: Command): void {
       const c = await withAppTests(opts, (t) =>
         opts.fromRun
           ? t.addFromRun(appId, opts.fromRun, opts.name)
-          : t.add(appId, { ...JSON.parse(readFileSync(opts.file!, "utf8")), ...(opts.name ? { name: opts.name } : {}) }),
+          : t.add(appId, {
+              ...JSON.parse(readFileSync(opts.file!, "utf8")),
+              ...(opts.name ? { name: opts.name } : {}),
+            }),
       );
       if (opts.json) return printJson(c);
       process.stdout.write(`added test case "${c.name}" to ${appId} (${c.expect.length} check(s))\n${c.id}\n`);
@@ -55,8 +61,11 @@ function registerCaseCommands(tests: Command): void {
       const cases = await withAppTests(opts, (t) => t.list(appId));
       if (opts.json) return printJson(cases);
       for (const c of cases)
-        process.stdout.write(`${c.id}  ${c.name}  (${c.expect.map((x) => `${x.output}:${x.check}`).join(", ") || "no checks"}${c.judge ? ", judge" : ""})\n`);
-      if (cases.length === 0) process.stdout.write(`no test cases (add one: weft tests add ${appId} --from-run RUN_ID)\n`);
+        process.stdout.write(
+          `${c.id}  ${c.name}  (${c.expect.map((x) => `${x.output}:${x.check}`).join(", ") || "no checks"}${c.judge ? ", judge" : ""})\n`,
+        );
+      if (cases.length === 0)
+        process.stdout.write(`no test cases (add one: weft tests add ${appId} --from-run RUN_ID)\n`);
     });
   tests
     .command("remove")
@@ -167,7 +176,9 @@ function registerFileCommands(tests: Command): void {
 
 /** `weft tests …`: an app's own test cases, run against a version, the draft, or before publishing. */
 export function registerTestsCommands(program: Command): void {
-  const tests = program.command("tests").description("an app's test cases: add (from runs), list, run (pass^k), export/import");
+  const tests = program
+    .command("tests")
+    .description("an app's test cases: add (from runs), list, run (pass^k), export/import");
   registerCaseCommands(tests);
   registerRunCommand(tests);
   registerFileCommands(tests);

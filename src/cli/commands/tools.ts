@@ -12,10 +12,14 @@ function params(schema: Record<string, unknown>): string {
 }
 
 export function registerToolsCommands(program: Command): void {
-  const tools = program.command("tools").description("tools served by weft.config.json (MCP, OpenAPI, workflow files) and the built-ins");
+  const tools = program
+    .command("tools")
+    .description("tools served by weft.config.json (MCP, OpenAPI, workflow files) and the built-ins");
   tools
     .command("list")
-    .description("every tool the configuration provides (provider, name, parameters), the tools.map entries and the built-ins")
+    .description(
+      "every tool the configuration provides (provider, name, parameters), the tools.map entries and the built-ins",
+    )
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
@@ -34,10 +38,13 @@ export function registerToolsCommands(program: Command): void {
         if (opts.json) return printJson({ configured, map: cfg.tools.map, builtin });
         for (const p of configured) {
           process.stdout.write(`${p.kind} ${p.provider}${p.error ? `  ✗ ${p.error}` : ""}\n`);
-          for (const t of p.tools) process.stdout.write(`  ${p.provider}/${t.name}(${params(t.parameters)})  ${t.description}\n`);
+          for (const t of p.tools)
+            process.stdout.write(`  ${p.provider}/${t.name}(${params(t.parameters)})  ${t.description}\n`);
         }
-        if (configured.length === 0) process.stdout.write("no tools configured (tools.mcp, tools.openapi, tools.workflow in weft.config.json)\n");
-        for (const [from, to] of Object.entries(cfg.tools.map)) process.stdout.write(`map ${from} → ${typeof to === "string" ? to : to.tool}\n`);
+        if (configured.length === 0)
+          process.stdout.write("no tools configured (tools.mcp, tools.openapi, tools.workflow in weft.config.json)\n");
+        for (const [from, to] of Object.entries(cfg.tools.map))
+          process.stdout.write(`map ${from} → ${typeof to === "string" ? to : to.tool}\n`);
         process.stdout.write(`built-in: ${builtin.map((t) => t.name.replace("__", "/")).join(", ")}\n`);
       } finally {
         await services.close();
@@ -45,7 +52,9 @@ export function registerToolsCommands(program: Command): void {
     });
   tools
     .command("check")
-    .description("which tool nodes of a workflow are served (built-in or configured) and which are not, with the config that would serve them")
+    .description(
+      "which tool nodes of a workflow are served (built-in or configured) and which are not, with the config that would serve them",
+    )
     .argument("<workflow>")
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
@@ -60,7 +69,9 @@ export function registerToolsCommands(program: Command): void {
         if (opts.json) return printJson(checks);
         for (const c of checks) {
           const mark = c.status === "builtin" || c.status === "configured" ? "✓" : "✗";
-          process.stdout.write(`${mark} ${c.nodeId} ${c.providerId}/${c.toolName}: ${c.status}${c.servedBy ? ` (${c.servedBy})` : ""}\n`);
+          process.stdout.write(
+            `${mark} ${c.nodeId} ${c.providerId}/${c.toolName}: ${c.status}${c.servedBy ? ` (${c.servedBy})` : ""}\n`,
+          );
           if (c.message) process.stdout.write(`${c.message.replace(/^/gm, "    ")}\n`);
         }
         if (checks.length === 0) process.stdout.write("the workflow uses no tools\n");

@@ -56,12 +56,17 @@ export function registerUserCommands(program: Command): void {
           (await stores.teams.listUsers()).map(async (u) => ({
             id: u.id,
             email: u.email,
-            memberships: (await stores.teams.membershipsOf(u.id)).map((m) => ({ workspaceId: m.workspaceId, role: m.role })),
+            memberships: (await stores.teams.membershipsOf(u.id)).map((m) => ({
+              workspaceId: m.workspaceId,
+              role: m.role,
+            })),
           })),
         );
         if (opts.json) return printJson(list);
         for (const u of list)
-          process.stdout.write(`${u.email}  ${u.memberships.map((m) => `${m.workspaceId}:${m.role}`).join(" ")}  ${u.id}\n`);
+          process.stdout.write(
+            `${u.email}  ${u.memberships.map((m) => `${m.workspaceId}:${m.role}`).join(" ")}  ${u.id}\n`,
+          );
         if (list.length === 0) process.stdout.write("no users\n");
       } finally {
         await stores.close();

@@ -1,8 +1,8 @@
 import { analyse } from "../../analysis/index.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
-import type { Lowered } from "../lower.js";
 import { nodeCatalogue } from "../../nodes/index.js";
+import type { Lowered } from "../lower.js";
 
 export interface StaticFinding extends Diagnostic {
   /** The model construct (step, branch, loop) the node came from. */
@@ -21,10 +21,12 @@ export interface StaticReport {
  * `ref.not_available` for an artifact missing on one path of a join; type agreement).
  */
 export function staticCheck(lowered: Lowered): StaticReport {
-  const all = [...lowered.diagnostics, ...analyse(lowered.workflow, nodeCatalogue).diagnostics].map((d): StaticFinding => {
-    const construct = d.nodeId ? lowered.origins[d.nodeId] : undefined;
-    return construct ? { ...d, construct } : d;
-  });
+  const all = [...lowered.diagnostics, ...analyse(lowered.workflow, nodeCatalogue).diagnostics].map(
+    (d): StaticFinding => {
+      const construct = d.nodeId ? lowered.origins[d.nodeId] : undefined;
+      return construct ? { ...d, construct } : d;
+    },
+  );
   const errors = all.filter((d) => d.severity === "error");
   return { ok: errors.length === 0, errors, warnings: all.filter((d) => d.severity === "warning") };
 }

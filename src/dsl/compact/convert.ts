@@ -117,7 +117,8 @@ export class Converter {
 
   /** `ref` without reporting: the selector when the tuple names a node defined so far. */
   peekRef(v: unknown): string[] | undefined {
-    const target = Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && v[0] !== "" ? compactIdOf(v[1]) : undefined;
+    const target =
+      Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && v[0] !== "" ? compactIdOf(v[1]) : undefined;
     const mapped = target === undefined ? undefined : this.head(target.trim());
     return mapped ? [mapped, ...(v as [string])[0].split(".")] : undefined;
   }

@@ -1,4 +1,11 @@
-export { compactToWorkflow, irId, type CompactOptions, type CompactResult } from "./to-ir.js";
-export { projectWorkflow, workflowToCompact, type CompactWorkflow, type CompactNode, type CompactEdge, type Projection } from "./project.js";
-export { variableSummary, formatVariableSummary, type VariableSummary } from "./summary.js";
-export { ALL_COMPACT_TYPES, NATIVE_TYPES, TOOL_ALIASES, START_TYPES } from "./vocabulary.js";
+export {
+  type CompactEdge,
+  type CompactNode,
+  type CompactWorkflow,
+  type Projection,
+  projectWorkflow,
+  workflowToCompact,
+} from "./project.js";
+export { formatVariableSummary, type VariableSummary, variableSummary } from "./summary.js";
+export { type CompactOptions, type CompactResult, compactToWorkflow, irId } from "./to-ir.js";
+export { ALL_COMPACT_TYPES, NATIVE_TYPES, START_TYPES, TOOL_ALIASES } from "./vocabulary.js";

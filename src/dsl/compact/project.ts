@@ -109,13 +109,18 @@ function displayOrder(wf: Workflow, types: NodeTypes): Array<{ node: WorkflowNod
 }
 
 /** Compact ids: "1", "2", ... at the top, "<parent>-1", ... in a body; earlier ids are kept where valid. */
-function assignIds(order: Array<{ node: WorkflowNode; parent?: WorkflowNode }>, prior?: ReadonlyMap<string, string>): Map<WorkflowNode, string> {
+function assignIds(
+  order: Array<{ node: WorkflowNode; parent?: WorkflowNode }>,
+  prior?: ReadonlyMap<string, string>,
+): Map<WorkflowNode, string> {
   const cid = new Map<WorkflowNode, string>();
   const used = new Set<string>();
   const priorIds = new Set(prior?.values() ?? []);
   const parentCid = (p?: WorkflowNode) => (p ? cid.get(p) : undefined);
   const fits = (id: string, parent?: string) =>
-    parent === undefined ? /^[A-Za-z0-9_]+$/.test(id) : id.startsWith(`${parent}-`) && /^[A-Za-z0-9_]+$/.test(id.slice(parent.length + 1));
+    parent === undefined
+      ? /^[A-Za-z0-9_]+$/.test(id)
+      : id.startsWith(`${parent}-`) && /^[A-Za-z0-9_]+$/.test(id.slice(parent.length + 1));
   const counters = new Map<string | undefined, number>();
   for (const { node, parent } of order) {
     const pc = parentCid(parent);
@@ -151,7 +156,10 @@ function shorthandParam(node: WorkflowNode, p: Projector, c: Converter): JsonObj
   const back = s.convert(param, c, node.id).config;
   const faithful =
     c.diags.slice(before).every((d) => d.severity !== "error") &&
-    Object.entries(back).every(([k, v]) => !Array.isArray(v) || !Array.isArray(node.config[k]) || v.length === (node.config[k] as unknown[]).length);
+    Object.entries(back).every(
+      ([k, v]) =>
+        !Array.isArray(v) || !Array.isArray(node.config[k]) || v.length === (node.config[k] as unknown[]).length,
+    );
   c.diags.length = before;
   return faithful ? param : undefined;
 }

@@ -52,7 +52,12 @@ function modelOf(c: Converter, v: unknown, id: string, fallback: ModelChoice | u
       if (typeof out.mode !== "string") out.mode = "chat";
       return out;
     }
-    c.error("compact.bad_param", `model must be {provider, name, completion_params?}, got ${describeValue(v)}`, id, "model");
+    c.error(
+      "compact.bad_param",
+      `model must be {provider, name, completion_params?}, got ${describeValue(v)}`,
+      id,
+      "model",
+    );
   }
   return { provider: fallback?.provider ?? "", name: fallback?.name ?? "", mode: "chat", completion_params: {} };
 }
@@ -75,7 +80,12 @@ const start: Shorthand = {
   convert(p, c, id) {
     const variables = c.list(p.variables, id, "variables").flatMap((v, i): JsonObject[] => {
       if (!Array.isArray(v) || typeof v[0] !== "string" || v[0] === "") {
-        c.error("compact.bad_param", `variables[${i}] must be [name, type], got ${describeValue(v)}`, id, `variables[${i}]`);
+        c.error(
+          "compact.bad_param",
+          `variables[${i}] must be [name, type], got ${describeValue(v)}`,
+          id,
+          `variables[${i}]`,
+        );
         return [];
       }
       const t = v[1] === undefined ? "string" : scalarText(v[1]);
@@ -99,7 +109,15 @@ const start: Shorthand = {
         );
         return [];
       }
-      return [{ variable: v[0], label: v[0], type: dify, required: false, ...(dify === "paragraph" ? { max_length: 32768 } : {}) }];
+      return [
+        {
+          variable: v[0],
+          label: v[0],
+          type: dify,
+          required: false,
+          ...(dify === "paragraph" ? { max_length: 32768 } : {}),
+        },
+      ];
     });
     return { config: { variables } };
   },
@@ -112,7 +130,12 @@ const end: Shorthand = {
   convert(p, c, id) {
     const outputs = c.list(p.outputs, id, "outputs").flatMap((o, i) => {
       if (!Array.isArray(o) || typeof o[0] !== "string") {
-        c.error("compact.bad_param", `outputs[${i}] must be [name, [variable, node_id]], got ${describeValue(o)}`, id, `outputs[${i}]`);
+        c.error(
+          "compact.bad_param",
+          `outputs[${i}] must be [name, [variable, node_id]], got ${describeValue(o)}`,
+          id,
+          `outputs[${i}]`,
+        );
         return [];
       }
       const sel = c.ref(o[1], id, `outputs[${i}]`);
@@ -189,10 +212,16 @@ const CODE_LANGUAGES = ["python3", "javascript"];
 
 const code: Shorthand = {
   registryType: "code",
-  fits: (c) => typeof c.code === "string" && isPlainObject(c.outputs ?? {}) && objects(c.variables).length === list(c.variables).length,
+  fits: (c) =>
+    typeof c.code === "string" &&
+    isPlainObject(c.outputs ?? {}) &&
+    objects(c.variables).length === list(c.variables).length,
   project: (c, p) => ({
     variables: p.bindings(c.variables),
-    outputs: Object.entries(isPlainObject(c.outputs) ? c.outputs : {}).map(([k, v]) => [k, isPlainObject(v) ? (v.type ?? "string") : "string"]),
+    outputs: Object.entries(isPlainObject(c.outputs) ? c.outputs : {}).map(([k, v]) => [
+      k,
+      isPlainObject(v) ? (v.type ?? "string") : "string",
+    ]),
     code: c.code,
     // Shown only when it is not the shorthand's default, so a JavaScript node reads back as JavaScript.
     ...(c.code_language !== undefined && c.code_language !== "python3" ? { code_language: c.code_language } : {}),
@@ -202,12 +231,22 @@ const code: Shorthand = {
     c.list(p.outputs, id, "outputs").forEach((o, i) => {
       const type = Array.isArray(o) ? (o[1] === undefined ? "string" : scalarText(o[1])) : undefined;
       if (!Array.isArray(o) || typeof o[0] !== "string" || o[0] === "" || type === undefined)
-        c.error("compact.bad_param", `outputs[${i}] must be [name, type], got ${describeValue(o)}`, id, `outputs[${i}]`);
+        c.error(
+          "compact.bad_param",
+          `outputs[${i}] must be [name, type], got ${describeValue(o)}`,
+          id,
+          `outputs[${i}]`,
+        );
       else setOwn(outputs, o[0], { type, children: null });
     });
     const lang = p.code_language === undefined ? "python3" : p.code_language;
     if (typeof lang !== "string" || !CODE_LANGUAGES.includes(lang))
-      c.error("compact.bad_param", `code_language must be python3 or javascript, got ${describeValue(lang)}`, id, "code_language");
+      c.error(
+        "compact.bad_param",
+        `code_language must be python3 or javascript, got ${describeValue(lang)}`,
+        id,
+        "code_language",
+      );
     if (p.code !== undefined && typeof p.code !== "string")
       c.error("compact.bad_param", `code must be a string, got ${describeValue(p.code)}`, id, "code");
     return {
@@ -259,7 +298,9 @@ const httpRequest: Shorthand = {
 const ifElse: Shorthand = {
   registryType: "if-else",
   // The legacy single-case layout (top-level `conditions`) is shown as it is, in the dify form.
-  fits: (c) => Array.isArray(c.cases) && objects(c.cases).every((k) => Array.isArray(k.conditions) && objects(k.conditions).length === k.conditions.length),
+  fits: (c) =>
+    Array.isArray(c.cases) &&
+    objects(c.cases).every((k) => Array.isArray(k.conditions) && objects(k.conditions).length === k.conditions.length),
   project: (c, p) => ({
     cases: objects(c.cases).map((k) => [
       k.logical_operator ?? "and",
@@ -273,13 +314,23 @@ const ifElse: Shorthand = {
   convert(p, c, id) {
     const cases = c.list(p.cases, id, "cases").flatMap((k, i) => {
       if (!Array.isArray(k) || k.length !== 2 || !Array.isArray(k[1])) {
-        c.error("compact.bad_param", `cases[${i}] must be [logical_operator, [conditions...]], got ${describeValue(k)}`, id, `cases[${i}]`);
+        c.error(
+          "compact.bad_param",
+          `cases[${i}] must be [logical_operator, [conditions...]], got ${describeValue(k)}`,
+          id,
+          `cases[${i}]`,
+        );
         return [];
       }
       const conditions = (k[1] as unknown[]).flatMap((cond, j) => {
         const f = `cases[${i}].conditions[${j}]`;
         if (!Array.isArray(cond) || cond.length < 2) {
-          c.error("compact.bad_param", `${f} must be [[variable, node_id], operator, value?], got ${describeValue(cond)}`, id, f);
+          c.error(
+            "compact.bad_param",
+            `${f} must be [[variable, node_id], operator, value?], got ${describeValue(cond)}`,
+            id,
+            f,
+          );
           return [];
         }
         const sel = c.ref(cond[0], id, f);
@@ -288,7 +339,9 @@ const ifElse: Shorthand = {
         const value = cond.length > 2 ? (typeof cond[2] === "string" ? c.text(cond[2], id, f) : cond[2]) : undefined;
         return [{ variable_selector: sel, comparison_operator: op, ...(value !== undefined ? { value } : {}) }];
       });
-      return [{ case_id: i === 0 ? "true" : `case_${i + 1}`, logical_operator: k[0] === "or" ? "or" : "and", conditions }];
+      return [
+        { case_id: i === 0 ? "true" : `case_${i + 1}`, logical_operator: k[0] === "or" ? "or" : "and", conditions },
+      ];
     });
     return { config: { cases }, ports: [...cases.map((k) => k.case_id), "false"] };
   },
@@ -310,15 +363,29 @@ const listOperator: Shorthand = {
       limit: { enabled: false, size: 10 },
     };
     if (kind === "filter_by")
-      cfg.filter_by = { enabled: true, conditions: [{ key: "", comparison_operator: c.name(op[1], id, "operator[1]", "contains"), value: op[2] }] };
+      cfg.filter_by = {
+        enabled: true,
+        conditions: [{ key: "", comparison_operator: c.name(op[1], id, "operator[1]", "contains"), value: op[2] }],
+      };
     else if (kind === "extract_by") cfg.extract_by = { enabled: true, serial: c.name(op[1], id, "operator[1]", "1") };
     else if (kind === "order_by") cfg.order_by = { enabled: true, key: "", value: op[1] === "desc" ? "desc" : "asc" };
     else if (kind === "limit") {
       const size = op[1] === undefined ? 10 : Number(scalarText(op[1]));
-      if (!Number.isInteger(size) || size < 1) c.error("compact.bad_param", `limit size must be a positive integer, got ${describeValue(op[1])}`, id, "operator[1]");
+      if (!Number.isInteger(size) || size < 1)
+        c.error(
+          "compact.bad_param",
+          `limit size must be a positive integer, got ${describeValue(op[1])}`,
+          id,
+          "operator[1]",
+        );
       cfg.limit = { enabled: true, size: Number.isInteger(size) && size > 0 ? size : 10 };
     } else
-      c.error("compact.bad_param", `operator kind ${describeValue(kind)} is not one of filter_by, extract_by, order_by, limit`, id, "operator");
+      c.error(
+        "compact.bad_param",
+        `operator kind ${describeValue(kind)} is not one of filter_by, extract_by, order_by, limit`,
+        id,
+        "operator",
+      );
     return { config: cfg };
   },
 };
@@ -342,7 +409,14 @@ const parameterExtractor: Shorthand = {
         c.error("compact.bad_param", `${f} must be [description, name, type], got ${describeValue(q)}`, id, f);
         return [];
       }
-      return [{ description: c.name(q[0], id, `${f}[0]`), name: c.name(q[1], id, `${f}[1]`), type: c.name(q[2], id, `${f}[2]`), required: true }];
+      return [
+        {
+          description: c.name(q[0], id, `${f}[0]`),
+          name: c.name(q[1], id, `${f}[1]`),
+          type: c.name(q[2], id, `${f}[2]`),
+          required: true,
+        },
+      ];
     });
     return {
       config: {
@@ -363,7 +437,12 @@ const templateTransform: Shorthand = {
   convert(p, c, id) {
     if (p.template !== undefined && typeof p.template !== "string")
       c.error("compact.bad_param", `template must be a string, got ${describeValue(p.template)}`, id, "template");
-    return { config: { variables: c.bindings(p.variables, id, "variables"), template: typeof p.template === "string" ? p.template : "" } };
+    return {
+      config: {
+        variables: c.bindings(p.variables, id, "variables"),
+        template: typeof p.template === "string" ? p.template : "",
+      },
+    };
   },
 };
 

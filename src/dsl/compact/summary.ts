@@ -19,10 +19,20 @@ export function variableSummary(
   types: NodeTypes = nodeCatalogue,
 ): VariableSummary {
   const start = wf.nodes.find((n) => n.type === "start");
-  const inputs = start ? describeNode(start, types).outputs.filter((o) => !o.name.startsWith("sys.")).map((o) => ({ name: o.name, type: o.type })) : [];
+  const inputs = start
+    ? describeNode(start, types)
+        .outputs.filter((o) => !o.name.startsWith("sys."))
+        .map((o) => ({ name: o.name, type: o.type }))
+    : [];
   const outputs = wf.nodes
     .filter((n) => n.type === "end" || n.type === "answer")
-    .flatMap((n) => (n.type === "end" ? describeNode(n, types).outputs : [{ name: "answer", type: "string" as const }]).map((o) => ({ node: idOf(n.id), name: o.name, type: o.type })));
+    .flatMap((n) =>
+      (n.type === "end" ? describeNode(n, types).outputs : [{ name: "answer", type: "string" as const }]).map((o) => ({
+        node: idOf(n.id),
+        name: o.name,
+        type: o.type,
+      })),
+    );
   const nodes = wf.nodes.map((n) => ({
     id: idOf(n.id),
     type: n.type,
@@ -39,7 +49,9 @@ export function formatVariableSummary(s: VariableSummary): string {
     `Inputs (start): ${s.inputs.map((i) => `${i.name} (${i.type})`).join(", ") || "none"}`,
     `Outputs: ${s.outputs.map((o) => `${o.name} (${o.type})`).join(", ") || "none"}`,
     "Node outputs:",
-    ...s.nodes.map((n) => `- ${n.id} [${n.type}] ${n.title}: ${n.outputs.map((o) => `${o.name}:${o.type}`).join(", ") || "(none)"}`),
+    ...s.nodes.map(
+      (n) => `- ${n.id} [${n.type}] ${n.title}: ${n.outputs.map((o) => `${o.name}:${o.type}`).join(", ") || "(none)"}`,
+    ),
   ];
   return lines.join("\n");
 }

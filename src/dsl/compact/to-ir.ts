@@ -2,14 +2,15 @@
  * Compact JSON (what generation models write) → IR. Problems become typed diagnostics, never exceptions
  * and never silent fixes: repairs are the auto-repair modules' job, and they report what they changed.
  */
-import type { Diagnostic } from "../../ir/diagnostics.js";
+
 import { describeNode } from "../../ir/describe.js";
+import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { NodeTypes } from "../../ir/registry.js";
 import { type Workflow, type WorkflowEdge, type WorkflowNode, WorkflowSchema } from "../../ir/workflow.js";
 import { describeValue, isPlainObject, type JsonObject } from "../../util/json.js";
+import { MAX_JSON_DEPTH, tooDeepAt } from "../../util/json-depth.js";
 import { type CompactOptions, Converter, compactIdOf, irId } from "./convert.js";
 import { shorthandFor } from "./shorthand.js";
-import { MAX_JSON_DEPTH, tooDeepAt } from "../../util/json-depth.js";
 
 export { type CompactOptions, irId } from "./convert.js";
 
@@ -38,7 +39,12 @@ export function readCompactNode(c: Converter, raw: unknown, i: number): RawCompa
   }
   const cid = compactIdOf(raw.id)?.trim();
   if (!cid) {
-    c.error("compact.bad_node", `${field} needs a non-empty string id, got ${describeValue(raw.id)}`, undefined, `${field}.id`);
+    c.error(
+      "compact.bad_node",
+      `${field} needs a non-empty string id, got ${describeValue(raw.id)}`,
+      undefined,
+      `${field}.id`,
+    );
     return undefined;
   }
   if (typeof raw.type !== "string" || raw.type.trim() === "") {
@@ -61,12 +67,21 @@ export function readCompactNode(c: Converter, raw: unknown, i: number): RawCompa
  * One node's Dify config from its param: the `dify` form (the config itself), a shorthand, or — for
  * registry types without one — the param read as a Dify config.
  */
-export function convertNodeConfig(c: Converter, n: RawCompactNode, id: string): { type: string; config: JsonObject } | undefined {
+export function convertNodeConfig(
+  c: Converter,
+  n: RawCompactNode,
+  id: string,
+): { type: string; config: JsonObject } | undefined {
   const s = shorthandFor(n.type);
   if (Object.hasOwn(n.param, "dify")) {
     const raw = n.param.dify;
     if (!isPlainObject(raw)) {
-      c.error("compact.bad_param", `param.dify must be the node's Dify config object, got ${describeValue(raw)}`, id, "dify");
+      c.error(
+        "compact.bad_param",
+        `param.dify must be the node's Dify config object, got ${describeValue(raw)}`,
+        id,
+        "dify",
+      );
       return { type: s?.registryType ?? n.type, config: {} };
     }
     const type = s?.registryType ?? n.type;
@@ -98,7 +113,11 @@ export function defaultTitle(type: string, used: Set<string>, types: NodeTypes):
 }
 
 /** A compact edge `[source, port, target]` with its port index, or a diagnostic. */
-export function readCompactEdge(c: Converter, e: unknown, i: number): { s: string; port: number; t: string } | undefined {
+export function readCompactEdge(
+  c: Converter,
+  e: unknown,
+  i: number,
+): { s: string; port: number; t: string } | undefined {
   const field = `edges[${i}]`;
   if (!Array.isArray(e) || e.length !== 3) {
     c.error("compact.bad_edge", `${field} must be [source, port, target], got ${describeValue(e)}`, undefined, field);
@@ -108,12 +127,23 @@ export function readCompactEdge(c: Converter, e: unknown, i: number): { s: strin
   const t = compactIdOf(e[2]);
   if (s === undefined || t === undefined || !c.ids.has(s) || !c.ids.has(t)) {
     const bad = s === undefined || !c.ids.has(s) ? e[0] : e[2];
-    c.error("compact.bad_edge", `${field} joins ${describeValue(e[0])} → ${describeValue(e[2])}, but ${describeValue(bad)} is not a node`, undefined, field);
+    c.error(
+      "compact.bad_edge",
+      `${field} joins ${describeValue(e[0])} → ${describeValue(e[2])}, but ${describeValue(bad)} is not a node`,
+      undefined,
+      field,
+    );
     return undefined;
   }
-  const port = typeof e[1] === "number" ? e[1] : typeof e[1] === "string" && /^\d+$/.test(e[1].trim()) ? Number(e[1]) : Number.NaN;
+  const port =
+    typeof e[1] === "number" ? e[1] : typeof e[1] === "string" && /^\d+$/.test(e[1].trim()) ? Number(e[1]) : Number.NaN;
   if (!Number.isSafeInteger(port) || port < 0) {
-    c.error("compact.bad_port", `${field} port must be a non-negative integer, got ${describeValue(e[1])}`, c.ids.get(s), field);
+    c.error(
+      "compact.bad_port",
+      `${field} port must be a non-negative integer, got ${describeValue(e[1])}`,
+      c.ids.get(s),
+      field,
+    );
     return undefined;
   }
   return { s, port, t };
@@ -149,7 +179,10 @@ function typeEndOutputs(converted: Map<string, WorkflowNode>, raws: RawCompactNo
     const end = converted.get(raw.cid);
     for (const o of (end?.config.outputs as Array<{ value_selector: string[]; value_type?: string }>) ?? []) {
       const src = nodes.find((x) => x.id === o.value_selector[0]);
-      const t = src && o.value_selector.length === 2 ? describeNode(src, types).outputs.find((d) => d.name === o.value_selector[1])?.type : undefined;
+      const t =
+        src && o.value_selector.length === 2
+          ? describeNode(src, types).outputs.find((d) => d.name === o.value_selector[1])?.type
+          : undefined;
       if (t && t !== "any") o.value_type = t;
     }
   }
@@ -171,12 +204,20 @@ export function readNodes(c: Converter, input: unknown[]): RawCompactNode[] {
     const n = readCompactNode(c, raw, i);
     if (!n) return;
     if (!/[A-Za-z0-9]/.test(n.cid)) {
-      c.error("compact.bad_node", `nodes_info[${i}] has the id ${JSON.stringify(n.cid)}; an id needs a letter or digit`, undefined, `nodes_info[${i}].id`);
+      c.error(
+        "compact.bad_node",
+        `nodes_info[${i}] has the id ${JSON.stringify(n.cid)}; an id needs a letter or digit`,
+        undefined,
+        `nodes_info[${i}].id`,
+      );
       return;
     }
     const clash = written.get(irId(n.cid));
     if (clash !== undefined) {
-      const why = clash === n.cid ? `node id "${n.cid}" is used twice` : `node ids "${clash}" and "${n.cid}" are the same id once written for Dify (${irId(n.cid)})`;
+      const why =
+        clash === n.cid
+          ? `node id "${n.cid}" is used twice`
+          : `node ids "${clash}" and "${n.cid}" are the same id once written for Dify (${irId(n.cid)})`;
       c.error("compact.duplicate_id", why, irId(n.cid), "id");
       return;
     }
@@ -209,11 +250,27 @@ export function convertNodes(c: Converter, raws: RawCompactNode[]): Map<string, 
     // defined yet makes upstream's converter raise (KeyError), so that stays refused.
     const keptAtTop = !parent.ok && !!c.opts.upstreamConverter && c.types.has(parent.parentCid!);
     if (keptAtTop)
-      c.warn("compact.child_of_non_container", `node "${n.cid}" looks like a child of "${parent.parentCid}", which is not an iteration or loop; kept at the top level, as Chat2Workflow's converter does`, id, "id");
+      c.warn(
+        "compact.child_of_non_container",
+        `node "${n.cid}" looks like a child of "${parent.parentCid}", which is not an iteration or loop; kept at the top level, as Chat2Workflow's converter does`,
+        id,
+        "id",
+      );
     else if (!parent.ok)
-      c.error("compact.bad_child", `node "${n.cid}" looks like a child of "${parent.parentCid}", which is not an iteration or loop defined before it`, id, "id");
+      c.error(
+        "compact.bad_child",
+        `node "${n.cid}" looks like a child of "${parent.parentCid}", which is not an iteration or loop defined before it`,
+        id,
+        "id",
+      );
     const parentId = parent.ok && parent.parentCid !== undefined ? c.ids.get(parent.parentCid) : undefined;
-    nodes.set(n.cid, { id, type: conv.type, title: n.title ?? defaultTitle(conv.type, titles, c.nodeTypes), ...(parentId ? { parentId } : {}), config: conv.config });
+    nodes.set(n.cid, {
+      id,
+      type: conv.type,
+      title: n.title ?? defaultTitle(conv.type, titles, c.nodeTypes),
+      ...(parentId ? { parentId } : {}),
+      config: conv.config,
+    });
   });
   resolveIterations(c, nodes, raws);
   typeEndOutputs(nodes, raws, c.nodeTypes);
@@ -227,11 +284,17 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
     c.error(code, message);
     return { diagnostics: c.diags, ids: c.ids };
   };
-  if (!isPlainObject(input)) return fail("compact.not_object", "the workflow JSON must be an object with nodes_info and edges");
+  if (!isPlainObject(input))
+    return fail("compact.not_object", "the workflow JSON must be an object with nodes_info and edges");
   // Everything below recurses over params; a workflow nests about 12 levels.
   const deep = tooDeepAt(input);
-  if (deep) return fail("compact.too_deep", `the workflow JSON nests deeper than ${MAX_JSON_DEPTH} levels (at ${deep.slice(0, 120)})`);
-  if (!Array.isArray(input.nodes_info) || input.nodes_info.length === 0) return fail("compact.no_nodes", "nodes_info must be a non-empty list");
+  if (deep)
+    return fail(
+      "compact.too_deep",
+      `the workflow JSON nests deeper than ${MAX_JSON_DEPTH} levels (at ${deep.slice(0, 120)})`,
+    );
+  if (!Array.isArray(input.nodes_info) || input.nodes_info.length === 0)
+    return fail("compact.no_nodes", "nodes_info must be a non-empty list");
   const edgesRaw = input.edges ?? [];
   if (!Array.isArray(edgesRaw)) return fail("compact.bad_edges", "edges must be a list of [source, port, target]");
 
@@ -246,7 +309,12 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
     if (!src || !byId.has(dst)) return; // the node itself was reported
     const sourcePort = portHandle(src, e.port, c.nodeTypes);
     if (sourcePort === undefined) {
-      c.error("compact.bad_port", `edges[${i}]: port ${e.port} does not exist on ${e.s} (it has ${describeNode(src, c.nodeTypes).ports.length})`, src.id, `edges[${i}]`);
+      c.error(
+        "compact.bad_port",
+        `edges[${i}]: port ${e.port} does not exist on ${e.s} (it has ${describeNode(src, c.nodeTypes).ports.length})`,
+        src.id,
+        `edges[${i}]`,
+      );
       return;
     }
     edges.push({ source: src.id, sourcePort, target: dst });
@@ -259,7 +327,12 @@ export function compactToWorkflow(input: unknown, opts: CompactOptions = {}): Co
   });
   if (!parsed.success) {
     for (const issue of parsed.error.issues.slice(0, 10))
-      c.error("compact.schema", `the converted workflow breaks the IR schema at ${issue.path.join(".")}: ${issue.message}`, undefined, issue.path.join("."));
+      c.error(
+        "compact.schema",
+        `the converted workflow breaks the IR schema at ${issue.path.join(".")}: ${issue.message}`,
+        undefined,
+        issue.path.join("."),
+      );
     return { diagnostics: c.diags, ids: c.ids };
   }
   return { workflow: parsed.data, diagnostics: c.diags, ids: c.ids };

@@ -15,7 +15,14 @@ export interface ToolAlias {
 
 /** A name-like param as lower-case text; objects are shown as JSON, never converted by calling them. */
 const lower = (v: unknown, fallback: string) => {
-  const s = typeof v === "string" ? v : typeof v === "number" ? String(v) : v === undefined || v === null || v === "" ? "" : JSON.stringify(v);
+  const s =
+    typeof v === "string"
+      ? v
+      : typeof v === "number"
+        ? String(v)
+        : v === undefined || v === null || v === ""
+          ? ""
+          : JSON.stringify(v);
   return (s || fallback).toLowerCase();
 };
 
@@ -116,20 +123,25 @@ export const START_TYPES: Record<string, string> = {
  * node_id]` (name first); text fields reference values as {{#'node_id'.variable#}}.
  */
 export const COMPACT_PARAMS: Record<string, string> = {
-  start: 'variables: [[name, type]] with type one of string | number | boolean | file | array[file] | object',
+  start: "variables: [[name, type]] with type one of string | number | boolean | file | array[file] | object",
   end: "outputs: [[output_name, [variable, node_id]]]",
   answer: "answer: text with {{#'id'.var#}} references (advanced-chat only)",
   llm: "system: text, user: text (files/images only in user), model?: {provider, name, completion_params} (leave out for the configured model)",
-  "question-classifier": "query_variable_selector: [variable, node_id], classes: [name, ...] (≥ 2), instruction?: text, model?: as for llm. Port i = class i",
+  "question-classifier":
+    "query_variable_selector: [variable, node_id], classes: [name, ...] (≥ 2), instruction?: text, model?: as for llm. Port i = class i",
   code: "variables: [[name, [variable, node_id]]], outputs: [[name, type]], code: Python `def main(...)` returning a dict with exactly those outputs; code_language?: python3 (default) | javascript (`function main({...})` returning an object)",
   "document-extractor": "variable_selector: [variable, node_id] (a file or array[file])",
   "http-request": "url: [variable, node_id] (the URL comes from a variable)",
-  "if-else": 'cases: [[null|"and"|"or", [[[variable, node_id], operator, "value"?], ...]], ...]; port i = case i, port len(cases) = ELSE; values are strings',
-  "list-operator": 'variable: [variable, node_id], operator: ["filter_by", op, value] | ["extract_by", n] | ["order_by", "asc"|"desc"] | ["limit", n]',
-  "parameter-extractor": "query: [variable, node_id], parameters: [[description, name, type]], instruction: text, model?: as for llm",
+  "if-else":
+    'cases: [[null|"and"|"or", [[[variable, node_id], operator, "value"?], ...]], ...]; port i = case i, port len(cases) = ELSE; values are strings',
+  "list-operator":
+    'variable: [variable, node_id], operator: ["filter_by", op, value] | ["extract_by", n] | ["order_by", "asc"|"desc"] | ["limit", n]',
+  "parameter-extractor":
+    "query: [variable, node_id], parameters: [[description, name, type]], instruction: text, model?: as for llm",
   "template-transform": "variables: [[name, [variable, node_id]]], template: Jinja2 text using {{ name }}",
   "variable-aggregator": "variables: [[variable, node_id], ...] (same type; the branch that ran wins)",
-  iteration: 'iterator_selector: [variable, node_id], output_selector: [variable, "<iteration_id>-k"]; children follow with ids "<iteration_id>-1" (iteration-start) .. "-n"',
+  iteration:
+    'iterator_selector: [variable, node_id], output_selector: [variable, "<iteration_id>-k"]; children follow with ids "<iteration_id>-1" (iteration-start) .. "-n"',
   "iteration-start": "{} (id <iteration_id>-1; no edge between it and the iteration)",
   tts: "text: text → files (audio)",
   text2image: "prompt: text → files (image)",

@@ -14,7 +14,8 @@ export function omit(obj: Json, keys: readonly string[]): Json {
   const out: Json = {};
   for (const k of Object.keys(obj)) {
     if (keys.includes(k)) continue;
-    if (k === "__proto__") Object.defineProperty(out, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
+    if (k === "__proto__")
+      Object.defineProperty(out, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
     else out[k] = obj[k];
   }
   return out;

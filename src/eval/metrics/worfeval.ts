@@ -21,8 +21,9 @@
  *   match upstream).
  * Empty sides (paper mode): both empty → 1, one empty → 0.
  */
-import { MetricCodes, MetricInputError } from "./errors.js";
+
 import { type ChainLcsInput, chainLcsForOrder, maxChainLcs } from "./chain-lcs.js";
+import { MetricCodes, MetricInputError } from "./errors.js";
 import { type MatcherName, matchNodes } from "./matching.js";
 import { DEFAULT_MCIS_MAX_STEPS, maximumCommonInducedSubgraph } from "./mcis.js";
 import { assertMatrixShape, type Similarity, type SimMatrix, similarityMatrix, tokenCharCosine } from "./similarity.js";

@@ -9,8 +9,8 @@ import { exportDify, importDify } from "../../dsl/dify/index.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
 import type { Workflow } from "../../ir/workflow.js";
-import type { PassCheck } from "./dataset.js";
 import { nodeCatalogue } from "../../nodes/index.js";
+import type { PassCheck } from "./dataset.js";
 
 export interface StepResult {
   ok: boolean;

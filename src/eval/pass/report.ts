@@ -1,6 +1,13 @@
 /** Markdown report of one model's pass-stage evaluation. */
 import type { Diagnostic } from "../../ir/diagnostics.js";
-import { type JudgedEvaluation, type Outcome13, ourOutcome, type PassSuiteResult, type RateSet, recordedOutcome } from "./results.js";
+import {
+  type JudgedEvaluation,
+  type Outcome13,
+  ourOutcome,
+  type PassSuiteResult,
+  type RateSet,
+  recordedOutcome,
+} from "./results.js";
 
 const pct = (n: number, d: number) => (d === 0 ? "–" : `${((100 * n) / d).toFixed(2)}%`);
 const cell = (n: number | undefined, d: number) => (n === undefined ? "–" : `${n}/${d} (${pct(n, d)})`);

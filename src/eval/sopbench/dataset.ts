@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolSpec } from "../../ir/services.js";
+import { sharedCorpusDir } from "../../util/corpus.js";
 import { type Cell, type Row, readTable, type Table } from "./csv.js";
 import { SopBenchError, unknownDomain } from "./errors.js";
-import { sharedCorpusDir } from "../../util/corpus.js";
 
 /** Where the staged SOP-Bench snapshot lives; tests and tools read it in place (licence: never copy it). */
 export const DEFAULT_CORPUS_DIR = process.env.SOPBENCH_DIR ?? sharedCorpusDir("sopbench");

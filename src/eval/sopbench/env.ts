@@ -21,7 +21,6 @@ export interface CallRecord {
   matchedRowIndex?: number;
 }
 
-
 interface Signature {
   params: string[];
   required: Set<string>;

@@ -21,7 +21,16 @@ export const audited = (method: string, m: RouteMatch) => !SAFE.has(method) && !
 /** `app:ID`, `run:ID`… from the route's parameters (`:id` names the path's resource, others follow). */
 export function targetOf(m: RouteMatch): string | undefined {
   const resource = m.entry.path.split("/")[2] ?? "";
-  const kind = { apps: "app", runs: "run", knowledge: "knowledge", triggers: "trigger", members: "user", keys: "key", invites: "invite" }[resource] ?? resource;
+  const kind =
+    {
+      apps: "app",
+      runs: "run",
+      knowledge: "knowledge",
+      triggers: "trigger",
+      members: "user",
+      keys: "key",
+      invites: "invite",
+    }[resource] ?? resource;
   const parts = Object.entries(m.params).map(([k, v]) => (k === "id" ? `${kind}:${v}` : `${k}:${v}`));
   return parts.length ? parts.join(" ") : undefined;
 }

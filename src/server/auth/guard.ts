@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { ROLES, type Role } from "../../store/teams.js";
 import type { ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
-import { audited, auditEntryOf, recordAudit } from "./audit.js";
+import { auditEntryOf, audited, recordAudit } from "./audit.js";
 import { routeMatcher } from "./match.js";
 import { allows } from "./permissions.js";
 import type { Principal } from "./principal.js";
@@ -36,7 +36,8 @@ async function authenticate(deps: ServerDeps, c: Context): Promise<Principal> {
   const session = await teams.getSession(hashToken(token));
   if (!session) throw new ApiError(401, "auth.session_expired", "the session has ended; sign in again");
   const member = await teams.getMembership(session.workspaceId, session.userId);
-  if (!member) throw new ApiError(401, "auth.not_member", "you are no longer a member of this workspace; sign in again");
+  if (!member)
+    throw new ApiError(401, "auth.not_member", "you are no longer a member of this workspace; sign in again");
   if (!SAFE.has(c.req.method) && !csrfMatches(c, session))
     throw new ApiError(
       403,
@@ -66,14 +67,19 @@ export function apiGuard(deps: ServerDeps): MiddlewareHandler {
     const m = match(c.req.method, path);
     if (m?.entry.need === "public") return next();
     const who = await authenticate(deps, c);
-    if (!m)
-      throw new ApiError(404, "route.not_found", `no API route ${c.req.method} ${path}`);
+    if (!m) throw new ApiError(404, "route.not_found", `no API route ${c.req.method} ${path}`);
     await checkScope(deps, m, who.workspaceId);
     if (m.entry.need !== "session" && !allows(who.role, m.entry.need))
-      throw new ApiError(403, "auth.forbidden", `the ${who.role} role may not ${m.entry.need} (${m.entry.method} ${m.entry.path})`, undefined, {
-        role: who.role,
-        permission: m.entry.need,
-      });
+      throw new ApiError(
+        403,
+        "auth.forbidden",
+        `the ${who.role} role may not ${m.entry.need} (${m.entry.method} ${m.entry.path})`,
+        undefined,
+        {
+          role: who.role,
+          permission: m.entry.need,
+        },
+      );
     c.set("principal", who);
     await next();
     if (audited(c.req.method, m) && c.res.status < 400) await recordAudit(deps, auditEntryOf(c, who, m));

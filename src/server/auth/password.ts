@@ -11,8 +11,12 @@ const MAX_MEM = 128 * COST.N * COST.r * 2;
 
 function derive(password: string, salt: Buffer, c: typeof COST): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize("NFC"), salt, KEY_LEN, { ...c, maxmem: Math.max(MAX_MEM, 128 * c.N * c.r * 2) }, (e, k) =>
-      e ? reject(e) : resolve(k),
+    scrypt(
+      password.normalize("NFC"),
+      salt,
+      KEY_LEN,
+      { ...c, maxmem: Math.max(MAX_MEM, 128 * c.N * c.r * 2) },
+      (e, k) => (e ? reject(e) : resolve(k)),
     ),
   );
 }

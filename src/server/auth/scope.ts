@@ -18,7 +18,8 @@ export async function checkScope(deps: ServerDeps, m: RouteMatch, workspaceId: s
     const run = await deps.runs.getRun(id);
     const owner = run?.appId === undefined ? undefined : await teams.ownerOf("app", run.appId);
     // Runs of no app (CLI runs of a file) are the default workspace's, as everything before teams.
-    if (run && (owner ?? DEFAULT_WORKSPACE_ID) !== workspaceId) throw new ApiError(404, "run.not_found", `no run with id ${id}`);
+    if (run && (owner ?? DEFAULT_WORKSPACE_ID) !== workspaceId)
+      throw new ApiError(404, "run.not_found", `no run with id ${id}`);
   } else if (m.entry.path.startsWith("/api/knowledge/:id")) {
     if ((await teams.ownerOf("knowledge", id)) !== workspaceId)
       throw new ApiError(404, "kb.not_found", `no knowledge base with id ${id}`);

@@ -1,20 +1,18 @@
 import { z } from "zod";
 import type { Stores } from "../../store/stores.js";
-import {
-  DEFAULT_WORKSPACE_ID,
-  ROLES,
-  type Role,
-  TeamStoreError,
-  type UserRecord,
-} from "../../store/teams.js";
+import { DEFAULT_WORKSPACE_ID, ROLES, type Role, TeamStoreError, type UserRecord } from "../../store/teams.js";
 import { hashPassword, passwordProblem } from "./password.js";
 
 const Email = z.email();
 
 /** Why an email and password cannot make an account (the field named), or undefined when they can. */
-export function newAccountProblem(email: string, password: string): { code: string; message: string; field: string } | undefined {
+export function newAccountProblem(
+  email: string,
+  password: string,
+): { code: string; message: string; field: string } | undefined {
   const e = email.trim();
-  if (!Email.safeParse(e).success) return { code: "user.invalid_email", message: `email: "${e}" is not an email address`, field: "email" };
+  if (!Email.safeParse(e).success)
+    return { code: "user.invalid_email", message: `email: "${e}" is not an email address`, field: "email" };
   const problem = passwordProblem(password);
   if (problem) return { code: "user.invalid_password", message: `password: ${problem}`, field: "password" };
   return undefined;

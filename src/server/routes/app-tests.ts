@@ -60,7 +60,9 @@ const optInt = (v: unknown, field: string): number | undefined => {
 };
 
 function settingsRoutes(r: Hono, deps: ServerDeps): void {
-  r.get("/:id/tests/settings", (c) => answering(async () => c.json(await appTestsFor(deps).settings(c.req.param("id")))));
+  r.get("/:id/tests/settings", (c) =>
+    answering(async () => c.json(await appTestsFor(deps).settings(c.req.param("id")))),
+  );
   r.put("/:id/tests/settings", async (c) => {
     const b = await readJson(c);
     if (b.require_pass !== undefined && typeof b.require_pass !== "boolean")
@@ -92,17 +94,20 @@ function fileRoutes(r: Hono, deps: ServerDeps): void {
   );
   r.post("/:id/tests/import", async (c) => {
     const b = await readJson(c);
-    if (typeof b.text !== "string") throw new ApiError(400, "tests.invalid_file", "send the side file as {text: \"…\"}");
+    if (typeof b.text !== "string") throw new ApiError(400, "tests.invalid_file", 'send the side file as {text: "…"}');
     if (!deps.services.files) throw new ApiError(409, "files.not_configured", "the server has no file store");
     const files = deps.services.files;
-    return answering(async () => c.json(await appTestsFor(deps).importFile(c.req.param("id"), b.text as string, "the uploaded test file", files)));
+    return answering(async () =>
+      c.json(await appTestsFor(deps).importFile(c.req.param("id"), b.text as string, "the uploaded test file", files)),
+    );
   });
 }
 
 function runRoute(r: Hono, deps: ServerDeps): void {
   r.post("/:id/tests/run", async (c) => {
     const b = await readJson(c);
-    if (b.draft !== undefined && typeof b.draft !== "boolean") throw new ApiError(400, "tests.bad_option", "draft must be true or false");
+    if (b.draft !== undefined && typeof b.draft !== "boolean")
+      throw new ApiError(400, "tests.bad_option", "draft must be true or false");
     const report = await answering(() =>
       appTestsFor(deps, b.judge_model).run(c.req.param("id"), {
         version: optInt(b.version, "version"),
@@ -112,7 +117,8 @@ function runRoute(r: Hono, deps: ServerDeps): void {
         replay: b.replay === true,
       }),
     );
-    if (c.req.query("format") === "markdown") return c.body(reportMarkdown(report), 200, { "content-type": "text/markdown; charset=utf-8" });
+    if (c.req.query("format") === "markdown")
+      return c.body(reportMarkdown(report), 200, { "content-type": "text/markdown; charset=utf-8" });
     return c.json(report);
   });
 }
@@ -135,7 +141,9 @@ export function appTestRoutes(deps: ServerDeps): Hono {
     }
     return answering(async () => c.json(await t.add(id, b), 201));
   });
-  r.get("/:id/tests/:caseId", (c) => answering(async () => c.json(await appTestsFor(deps).get(c.req.param("id"), c.req.param("caseId")))));
+  r.get("/:id/tests/:caseId", (c) =>
+    answering(async () => c.json(await appTestsFor(deps).get(c.req.param("id"), c.req.param("caseId")))),
+  );
   r.put("/:id/tests/:caseId", async (c) => {
     const b = await readJson(c);
     return answering(async () => c.json(await appTestsFor(deps).update(c.req.param("id"), c.req.param("caseId"), b)));

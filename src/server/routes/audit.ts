@@ -17,7 +17,11 @@ export function auditQuery(raw: { since?: string; limit?: string }, now = Date.n
   }
   const limit = raw.limit === undefined ? undefined : Number(raw.limit);
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= MAX_AUDIT_PAGE))
-    throw new ApiError(400, "audit.invalid_limit", `limit must be an integer 1-${MAX_AUDIT_PAGE}, got ${JSON.stringify(raw.limit)}`);
+    throw new ApiError(
+      400,
+      "audit.invalid_limit",
+      `limit must be an integer 1-${MAX_AUDIT_PAGE}, got ${JSON.stringify(raw.limit)}`,
+    );
   return { since, limit };
 }
 

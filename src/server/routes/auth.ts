@@ -29,8 +29,7 @@ export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
 
   r.post("/login", async (c) => {
     const parsed = LoginBody.safeParse(await readJson(c));
-    if (!parsed.success)
-      throw new ApiError(400, "auth.invalid_request", "send JSON {\"email\": \"…\", \"password\": \"…\"}");
+    if (!parsed.success) throw new ApiError(400, "auth.invalid_request", 'send JSON {"email": "…", "password": "…"}');
     const account = normalizeEmail(parsed.data.email);
     const from = clientAddress(c);
     const verdict = throttle.check(account, from);
@@ -47,7 +46,11 @@ export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
     throttle.succeed(account, from);
     const [first] = await teams.membershipsOf(user.id);
     if (!first)
-      throw new ApiError(403, "auth.no_workspace", "this account is not a member of any workspace; ask an owner to add it");
+      throw new ApiError(
+        403,
+        "auth.no_workspace",
+        "this account is not a member of any workspace; ask an owner to add it",
+      );
     const s = await startSession(c, teams, user.id, first.workspaceId);
     return c.json({
       user: { id: user.id, email: user.email },
@@ -73,7 +76,10 @@ export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
   // The studio's workspace switcher: where the account is a member, and moving this session to one of them.
   r.get("/workspaces", async (c) => {
     const who = c.get("principal");
-    if (!who.userId) return c.json({ workspaces: [{ workspace: await teams.getWorkspace(who.workspaceId), role: who.role, current: true }] });
+    if (!who.userId)
+      return c.json({
+        workspaces: [{ workspace: await teams.getWorkspace(who.workspaceId), role: who.role, current: true }],
+      });
     const list = await Promise.all(
       (await teams.membershipsOf(who.userId)).map(async (m) => ({
         workspace: await teams.getWorkspace(m.workspaceId),
@@ -89,7 +95,11 @@ export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
     const id = (await readJson(c)).workspaceId;
     if (typeof id !== "string") throw new ApiError(400, "auth.invalid_request", 'send JSON {"workspaceId": "…"}');
     if (who.kind !== "session" || !who.userId)
-      throw new ApiError(400, "auth.key_workspace", "an API key acts in its own workspace; sign in to switch workspaces");
+      throw new ApiError(
+        400,
+        "auth.key_workspace",
+        "an API key acts in its own workspace; sign in to switch workspaces",
+      );
     const m = await teams.getMembership(id, who.userId);
     if (!m) throw new ApiError(404, "workspace.not_found", `you are not a member of a workspace with id ${id}`);
     const token = sessionToken(c);

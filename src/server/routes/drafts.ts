@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { runGate } from "../../analysis/runnable.js";
-import { readJson, requireApp, type ServerDeps } from "../context.js";
+import { publishThroughGate } from "../../apptests/gate.js";
 import { syncAppTriggers } from "../../triggers/sync.js";
+import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { DraftStaleError, getDraft, publishDraft, publishVersion, saveDraft } from "../drafts.js";
 import { envDiagnostics } from "../env-import.js";
 import { ApiError } from "../errors.js";
-import { publishThroughGate } from "../../apptests/gate.js";
 import { appTestsFor, asApiError } from "./app-tests.js";
 import { diagnosticsOf } from "./runs.js";
 import { versionParam, versionSummary } from "./versions.js";
@@ -15,7 +15,7 @@ function overrideOf(v: unknown, by: string): { reason: string; by: string } | un
   if (v === undefined) return undefined;
   const reason = (v as { reason?: unknown } | null)?.reason;
   if (typeof reason !== "string" || reason.trim() === "")
-    throw new ApiError(400, "tests.bad_option", "override_tests must be {reason: \"why\"} with a non-empty reason");
+    throw new ApiError(400, "tests.bad_option", 'override_tests must be {reason: "why"} with a non-empty reason');
   return { reason, by };
 }
 

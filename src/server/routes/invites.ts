@@ -14,7 +14,8 @@ import { clientAddress } from "./auth.js";
 const AcceptBody = z.object({ email: z.string().min(1).max(320), password: z.string().max(1024) });
 
 // A used, expired or unknown link answer alike: a token cannot be probed for which it was.
-const gone = () => new ApiError(404, "invite.not_found", "this link is unknown, already used or expired; ask for a new one");
+const gone = () =>
+  new ApiError(404, "invite.not_found", "this link is unknown, already used or expired; ask for a new one");
 
 /** The link if it can still be used; a setup link only while the database has no account. */
 async function usable(deps: ServerDeps, token: string): Promise<InviteRecord> {
@@ -28,7 +29,11 @@ async function usable(deps: ServerDeps, token: string): Promise<InviteRecord> {
 async function acceptingUser(deps: ServerDeps, c: Context, inv: InviteRecord, throttle: LoginThrottle) {
   const parsed = AcceptBody.safeParse(await readJson(c));
   if (!parsed.success)
-    throw new ApiError(400, "invite.invalid_request", 'send JSON {"email": "…", "password": "…"} (a new account, or your existing one)');
+    throw new ApiError(
+      400,
+      "invite.invalid_request",
+      'send JSON {"email": "…", "password": "…"} (a new account, or your existing one)',
+    );
   const { teams } = deps.stores;
   const existing = await teams.getUserByEmail(parsed.data.email);
   if (!existing) {
@@ -38,7 +43,8 @@ async function acceptingUser(deps: ServerDeps, c: Context, inv: InviteRecord, th
   }
   const account = normalizeEmail(parsed.data.email);
   const from = clientAddress(c);
-  if (!throttle.check(account, from).allowed) throw new ApiError(429, "auth.throttled", "too many failed sign-ins; wait before trying again");
+  if (!throttle.check(account, from).allowed)
+    throw new ApiError(429, "auth.throttled", "too many failed sign-ins; wait before trying again");
   if (!(await verifyPassword(parsed.data.password, existing.passwordHash))) {
     throttle.fail(account, from);
     throw new ApiError(401, "auth.invalid_credentials", "the email or the password is wrong");
@@ -53,7 +59,8 @@ async function newMember(deps: ServerDeps, a: { email: string; password: string 
   try {
     return (await createMember(deps.stores, { ...a, role: inv.role, workspaceId: inv.workspaceId })).user;
   } catch (e) {
-    if (e instanceof TeamStoreError) throw new ApiError(e.code === "user.exists" ? 409 : 400, e.code, e.message, undefined, e.details);
+    if (e instanceof TeamStoreError)
+      throw new ApiError(e.code === "user.exists" ? 409 : 400, e.code, e.message, undefined, e.details);
     throw e;
   }
 }
@@ -70,7 +77,12 @@ export function inviteRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
   r.get("/:token", async (c) => {
     const inv = await usable(deps, c.req.param("token"));
     const ws = await teams.getWorkspace(inv.workspaceId);
-    return c.json({ purpose: inv.purpose, workspace: ws && { id: ws.id, name: ws.name }, role: inv.role, expiresAt: inv.expiresAt });
+    return c.json({
+      purpose: inv.purpose,
+      workspace: ws && { id: ws.id, name: ws.name },
+      role: inv.role,
+      expiresAt: inv.expiresAt,
+    });
   });
 
   r.post("/:token/accept", async (c) => {

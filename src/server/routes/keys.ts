@@ -20,9 +20,15 @@ export function keyRoutes(deps: ServerDeps): Hono {
   r.post("/", async (c) => {
     const body = KeyBody.safeParse(await readJson(c));
     if (!body.success)
-      throw new ApiError(400, "key.invalid_request", `send JSON {"name": "…", "role": "${ROLES.join("|")}"}`, undefined, {
-        field: body.error.issues[0]?.path.join(".") || "role",
-      });
+      throw new ApiError(
+        400,
+        "key.invalid_request",
+        `send JSON {"name": "…", "role": "${ROLES.join("|")}"}`,
+        undefined,
+        {
+          field: body.error.issues[0]?.path.join(".") || "role",
+        },
+      );
     if (body.data.role === "owner" && c.get("principal").role !== "owner")
       throw new ApiError(403, "member.owner_only", "only an owner may create an owner key");
     const k = await apps.createKey(body.data.name, { workspaceId: ws(c), role: body.data.role });
@@ -33,7 +39,8 @@ export function keyRoutes(deps: ServerDeps): Hono {
   r.delete("/:keyId", async (c) => {
     const id = c.req.param("keyId");
     const k = (await apps.listKeys()).find((x) => x.id === id && x.workspaceId === ws(c));
-    if (!k || !(await apps.revokeKey(id))) throw new ApiError(404, "key.not_found", `no API key ${id} in this workspace`);
+    if (!k || !(await apps.revokeKey(id)))
+      throw new ApiError(404, "key.not_found", `no API key ${id} in this workspace`);
     return c.json({ ok: true });
   });
   return r;

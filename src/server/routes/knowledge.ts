@@ -17,7 +17,10 @@ import { parseBody as parse, readDocument } from "./knowledge-upload.js";
 
 const CreateBody = z.strictObject({
   name: z.string().trim().min(1),
-  id: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, "letters, digits, _ . - (at most 128)").optional(),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,128}$/, "letters, digits, _ . - (at most 128)")
+    .optional(),
   description: z.string().optional(),
   chunking: ChunkingOverrideSchema.optional(),
 });
@@ -37,12 +40,15 @@ const SearchBody = z.strictObject({
 function mapped<T>(p: Promise<T>): Promise<T> {
   return p.catch((e: unknown) => {
     if (!(e instanceof WeftError)) throw e;
-    if (e.code === "kb.not_found" || e.code === "knowledge.dataset_not_found") throw new ApiError(404, e.code, e.message);
+    if (e.code === "kb.not_found" || e.code === "knowledge.dataset_not_found")
+      throw new ApiError(404, e.code, e.message);
     if (e.code === "kb.exists") throw new ApiError(409, e.code, e.message);
-    if (e.code === "knowledge.invalid_chunking" || e.code === "knowledge.not_embedded") throw new ApiError(400, e.code, e.message);
+    if (e.code === "knowledge.invalid_chunking" || e.code === "knowledge.not_embedded")
+      throw new ApiError(400, e.code, e.message);
     if (e.code === "document.too_large") throw new ApiError(413, e.code, e.message);
     if (e.code === "document.unavailable") throw new ApiError(503, e.code, e.message);
-    if (e.code.startsWith("document.") || e.code === "knowledge.empty_document") throw new ApiError(422, e.code, e.message);
+    if (e.code.startsWith("document.") || e.code === "knowledge.empty_document")
+      throw new ApiError(422, e.code, e.message);
     throw e;
   });
 }
@@ -55,7 +61,10 @@ const FORM_HEADROOM = 16 * 1024;
  * extractor's documents.maxBytes, whichever is smaller. The studio checks a file against it before sending.
  */
 function uploadLimit(deps: ServerDeps, maxBodyBytes: number): number {
-  return Math.max(0, Math.min(maxBodyBytes - FORM_HEADROOM, deps.knowledge.documentLimit() ?? Number.POSITIVE_INFINITY));
+  return Math.max(
+    0,
+    Math.min(maxBodyBytes - FORM_HEADROOM, deps.knowledge.documentLimit() ?? Number.POSITIVE_INFINITY),
+  );
 }
 
 export function knowledgeRoutes(deps: ServerDeps, maxBodyBytes: number): Hono {
@@ -108,14 +117,23 @@ export function knowledgeRoutes(deps: ServerDeps, maxBodyBytes: number): Hono {
   });
   r.delete("/:id/documents/:doc", async (c) => {
     const b = await base(c.req.param("id"));
-    if (!(await kb.store.deleteDocument(b.id, c.req.param("doc")))) throw new ApiError(404, "kb.document_not_found", `knowledge base ${b.id} has no document ${c.req.param("doc")}`);
+    if (!(await kb.store.deleteDocument(b.id, c.req.param("doc"))))
+      throw new ApiError(404, "kb.document_not_found", `knowledge base ${b.id} has no document ${c.req.param("doc")}`);
     return c.json({ deleted: c.req.param("doc") });
   });
   r.post("/:id/search", async (c) => {
     const b = await base(c.req.param("id"));
     const q = parse(SearchBody, await readJson(c));
     const mode = q.mode ?? (b.embeddingModel ? "hybrid" : "keyword");
-    const result = await mapped(kb.retrieve({ query: q.query, datasetIds: [b.id], topK: q.top_k, scoreThreshold: q.score_threshold ?? undefined, mode }));
+    const result = await mapped(
+      kb.retrieve({
+        query: q.query,
+        datasetIds: [b.id],
+        topK: q.top_k,
+        scoreThreshold: q.score_threshold ?? undefined,
+        mode,
+      }),
+    );
     return c.json({ query: q.query, mode, result });
   });
   return r;

@@ -7,7 +7,8 @@ import { readJson, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 
 const RoleBody = z.object({ role: z.enum(ROLES) });
-const roleError = () => new ApiError(400, "member.invalid_role", `role must be one of ${ROLES.join(", ")}`, undefined, { field: "role" });
+const roleError = () =>
+  new ApiError(400, "member.invalid_role", `role must be one of ${ROLES.join(", ")}`, undefined, { field: "role" });
 
 /** Only an owner makes, changes or removes an owner (an admin manages everyone else). */
 function mayGrant(c: Context, role: Role, current?: Role): void {
@@ -82,7 +83,11 @@ export function memberRoutes(deps: ServerDeps): Hono {
     const m = await memberOr404(deps, ws(c), userId);
     mayGrant(c, body.data.role, m.role);
     if (body.data.role !== "owner" && (await lastOwner(deps, ws(c), userId)))
-      throw new ApiError(409, "member.last_owner", "the workspace's only owner keeps the role; make another member owner first");
+      throw new ApiError(
+        409,
+        "member.last_owner",
+        "the workspace's only owner keeps the role; make another member owner first",
+      );
     await teams.setMembership(ws(c), userId, body.data.role);
     c.set("auditDetail", { from: m.role, to: body.data.role });
     return c.json({ userId, role: body.data.role });
@@ -93,7 +98,11 @@ export function memberRoutes(deps: ServerDeps): Hono {
     const m = await memberOr404(deps, ws(c), userId);
     mayGrant(c, m.role, m.role);
     if (await lastOwner(deps, ws(c), userId))
-      throw new ApiError(409, "member.last_owner", "the workspace's only owner cannot be removed; make another member owner first");
+      throw new ApiError(
+        409,
+        "member.last_owner",
+        "the workspace's only owner cannot be removed; make another member owner first",
+      );
     await teams.removeMembership(ws(c), userId);
     c.set("auditDetail", { role: m.role });
     return c.json({ ok: true });
@@ -105,8 +114,9 @@ export function memberRoutes(deps: ServerDeps): Hono {
     const userId = c.req.param("userId");
     await memberOr404(deps, ws(c), userId);
     const password = (await readJson(c)).password;
-    const problem = typeof password === "string" ? passwordProblem(password) : "send JSON {\"password\": \"…\"}";
-    if (problem) throw new ApiError(400, "user.invalid_password", `password: ${problem}`, undefined, { field: "password" });
+    const problem = typeof password === "string" ? passwordProblem(password) : 'send JSON {"password": "…"}';
+    if (problem)
+      throw new ApiError(400, "user.invalid_password", `password: ${problem}`, undefined, { field: "password" });
     await teams.setPasswordHash(userId, await hashPassword(password as string));
     // A reset password ends every session of the account: whoever held the old one is signed out.
     const ended = await teams.deleteUserSessions(userId);

@@ -1,17 +1,17 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { analyse, availableAt } from "../../analysis/index.js";
-import { servingDiagnostics } from "../../runtime/serving.js";
 import { parseWeftObject } from "../../dsl/load.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
 import type { Workflow } from "../../ir/workflow.js";
 import { nodeCatalogue } from "../../nodes/index.js";
+import { servingDiagnostics } from "../../runtime/serving.js";
+import type { JsonSchema, NodeTypeInfo } from "../api-types.js";
 import { readJson, type ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
 import { modelDiagnostics, modelOptions } from "../model-options.js";
 import { newNodeConfig } from "../new-node.js";
-import type { JsonSchema, NodeTypeInfo } from "../api-types.js";
 import { portsOf } from "../ports.js";
 
 let nodeTypesCache: NodeTypeInfo[] | undefined;
@@ -68,7 +68,15 @@ export function metaRoutes(deps: ServerDeps): Hono {
   r.get("/models", (c) => {
     const cfg = deps.llmConfig;
     if (!cfg)
-      return c.json({ configured: false, default: null, endpoints: [], models: [], agent: null, options: [], defaultModel: null });
+      return c.json({
+        configured: false,
+        default: null,
+        endpoints: [],
+        models: [],
+        agent: null,
+        options: [],
+        defaultModel: null,
+      });
     return c.json({
       configured: Object.keys(cfg.endpoints).length > 0,
       default: cfg.default ?? null,
@@ -96,7 +104,12 @@ export function metaRoutes(deps: ServerDeps): Hono {
       throw new ApiError(400, "request.missing_type", "the body needs `type`, a node type (GET /api/node-types)");
     const draft = parseDraft(body.workflow);
     if ("diagnostics" in draft)
-      throw new ApiError(422, "workflow.invalid", "`workflow` is not a workflow; the template is fitted to the app's workflow", draft.diagnostics);
+      throw new ApiError(
+        422,
+        "workflow.invalid",
+        "`workflow` is not a workflow; the template is fitted to the app's workflow",
+        draft.diagnostics,
+      );
     return c.json({ config: newNodeConfig(body.type, draft.workflow, deps.nodeModel) });
   });
 
@@ -110,7 +123,11 @@ export function metaRoutes(deps: ServerDeps): Hono {
     // What nothing serves here (tools, knowledge bases) shows on the node before anyone runs it.
     const serving = await servingDiagnostics(draft.workflow, deps.services);
     const models = modelDiagnostics(draft.workflow, modelOptions(deps.llmConfig));
-    return c.json({ diagnostics: [...res.diagnostics, ...serving, ...models], burden: res.burden, ports: portsOf(draft.workflow) });
+    return c.json({
+      diagnostics: [...res.diagnostics, ...serving, ...models],
+      burden: res.burden,
+      ports: portsOf(draft.workflow),
+    });
   });
 
   // The inspector's variable picker: exactly the values the analyser finds available at one node of a draft.

@@ -1,13 +1,13 @@
 import { type Context, Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { OidcConfig } from "../auth/oidc/config.js";
+import { WeftError } from "../../ir/errors.js";
 import { accountFor } from "../auth/oidc/account.js";
+import type { OidcConfig } from "../auth/oidc/config.js";
 import { OidcFlow, type PendingLogin } from "../auth/oidc/flow.js";
 import { mapPerson, personFrom } from "../auth/oidc/mapping.js";
 import { startSession } from "../auth/session.js";
 import type { ServerDeps } from "../context.js";
 import { ApiError } from "../errors.js";
-import { WeftError } from "../../ir/errors.js";
 
 /** Between start and callback: state, nonce and PKCE verifier, readable only by the server, for ten minutes. */
 const PENDING_COOKIE = "weft_oidc";
@@ -39,7 +39,9 @@ export function oidcRoutes(deps: ServerDeps, cfg: OidcConfig | undefined): Hono 
   const r = new Hono();
   const flow = cfg && new OidcFlow(cfg);
 
-  r.get("/options", (c) => c.json({ password: true, sso: cfg ? { label: cfg.label, start: `${PENDING_PATH}/start` } : null }));
+  r.get("/options", (c) =>
+    c.json({ password: true, sso: cfg ? { label: cfg.label, start: `${PENDING_PATH}/start` } : null }),
+  );
 
   r.get("/oidc/start", async (c) => {
     if (!flow) throw notConfigured();

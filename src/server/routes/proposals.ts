@@ -4,27 +4,37 @@ import { readEdit, viewOf } from "../../agent/edit/read.js";
 import { NOTHING_CHANGED } from "../../agent/outcome.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
+import type { DraftRecord, ProposalStatus } from "../../store/apps.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
+import { draftView } from "../drafts.js";
 import { proposalView } from "../editing.js";
 import { ApiError } from "../errors.js";
-import type { DraftRecord, ProposalStatus } from "../../store/apps.js";
 import { parseWorkflowBody } from "../validate.js";
-import { draftView } from "../drafts.js";
 import { versionParam } from "./versions.js";
 
 const STATUSES: ProposalStatus[] = ["pending", "applied", "rejected", "superseded"];
 
 const unreadable = (diagnostics: Diagnostic[]) =>
-  new ApiError(422, "proposal.unreadable", `the proposal cannot be read (${diagnostics.filter((d) => d.severity === "error").length} error(s)); ${NOTHING_CHANGED}`, diagnostics);
+  new ApiError(
+    422,
+    "proposal.unreadable",
+    `the proposal cannot be read (${diagnostics.filter((d) => d.severity === "error").length} error(s)); ${NOTHING_CHANGED}`,
+    diagnostics,
+  );
 
 /** The proposed workflow from a body with exactly one of `workflow` (Weft JSON), `compact` or `edits`. */
 function proposedWorkflow(deps: ServerDeps, body: Record<string, unknown>, base: DraftRecord, mode: string): Workflow {
   const given = (["workflow", "compact", "edits"] as const).filter((k) => body[k] !== undefined);
   if (given.length !== 1)
-    throw new ApiError(400, "request.proposal_body", "send exactly one of `workflow` (Weft JSON), `compact` (compact JSON read against the draft) or `edits` (edit operations on it)");
+    throw new ApiError(
+      400,
+      "request.proposal_body",
+      "send exactly one of `workflow` (Weft JSON), `compact` (compact JSON read against the draft) or `edits` (edit operations on it)",
+    );
   if (given[0] === "workflow") {
     const wf = parseWorkflowBody(body.workflow);
-    if (wf.mode !== mode) throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${mode} app; the workflow is ${wf.mode}`);
+    if (wf.mode !== mode)
+      throw new ApiError(422, "workflow.mode_mismatch", `this app is a ${mode} app; the workflow is ${wf.mode}`);
     return wf;
   }
   const view = viewOf(base.workflow);
@@ -35,7 +45,8 @@ function proposedWorkflow(deps: ServerDeps, body: Record<string, unknown>, base:
     compact = ops.compact;
   }
   const reading = readEdit(view, compact, deps.nodeModel ? { llmModel: deps.nodeModel } : {});
-  if (!reading.workflow || reading.diagnostics.some((d) => d.severity === "error")) throw unreadable(reading.diagnostics);
+  if (!reading.workflow || reading.diagnostics.some((d) => d.severity === "error"))
+    throw unreadable(reading.diagnostics);
   return reading.workflow;
 }
 
@@ -60,7 +71,10 @@ export function proposalRoutes(deps: ServerDeps): Hono {
     const base = await editing.draft(app.id);
     const wf = proposedWorkflow(deps, body, base, app.mode);
     const instruction = typeof body.instruction === "string" ? body.instruction : "";
-    const p = await editing.propose(app.id, base, wf, { source: typeof body.source === "string" && body.source ? body.source.slice(0, 40) : "api", instruction });
+    const p = await editing.propose(app.id, base, wf, {
+      source: typeof body.source === "string" && body.source ? body.source.slice(0, 40) : "api",
+      instruction,
+    });
     return c.json(proposalView(p, base), 201);
   });
 

@@ -1,5 +1,5 @@
-import { ApiError } from "../errors.js";
 import type { VersionRecord } from "../../store/apps.js";
+import { ApiError } from "../errors.js";
 
 /** A version as lists show it (no workflow). */
 export const versionSummary = (v: VersionRecord) => ({

@@ -41,8 +41,16 @@ async function readForm(deps: ServerDeps, req: HonoRequest): Promise<Record<stri
     }
     const files = deps.services.files;
     if (!files)
-      throw new WebhookError(400, "webhook.files_not_configured", `file field "${k}" needs a file store: set files.dir in weft.config.json`, { field: `body.${k}` });
-    const f: FileValue = await files.put(new Uint8Array(await one.arrayBuffer()), { filename: one.name, mimeType: one.type });
+      throw new WebhookError(
+        400,
+        "webhook.files_not_configured",
+        `file field "${k}" needs a file store: set files.dir in weft.config.json`,
+        { field: `body.${k}` },
+      );
+    const f: FileValue = await files.put(new Uint8Array(await one.arrayBuffer()), {
+      filename: one.name,
+      mimeType: one.type,
+    });
     out[k] = f;
   }
   return out;
@@ -60,9 +68,13 @@ export function webhookRoutes(deps: ServerDeps, maxBytes = DEFAULT_WEBHOOK_MAX_B
     bodyLimit({
       maxSize: maxBytes,
       onError: (c) =>
-        c.json({ error: { code: "webhook.too_large", message: `the request body is larger than ${maxBytes} bytes` } }, 413, {
-          connection: "close",
-        }),
+        c.json(
+          { error: { code: "webhook.too_large", message: `the request body is larger than ${maxBytes} bytes` } },
+          413,
+          {
+            connection: "close",
+          },
+        ),
     }),
   );
   r.all("/:id", async (c) => {
@@ -73,7 +85,8 @@ export function webhookRoutes(deps: ServerDeps, maxBytes = DEFAULT_WEBHOOK_MAX_B
         headers[k.toLowerCase()] = v;
       });
       const contentType = headers["content-type"] ?? "";
-      const multipart = config.content_type === "multipart/form-data" && mediaType(contentType) === "multipart/form-data";
+      const multipart =
+        config.content_type === "multipart/form-data" && mediaType(contentType) === "multipart/form-data";
       const body = multipart ? new Uint8Array() : new Uint8Array(await c.req.arrayBuffer());
       const req: WebhookRequest = { method: c.req.method, headers, query: c.req.query(), contentType, body };
       const sig = signatureConfig(node.config.signature);
@@ -100,7 +113,9 @@ export function webhookRoutes(deps: ServerDeps, maxBytes = DEFAULT_WEBHOOK_MAX_B
       if (fresh) await startDeliveryRun({ stores: deps.stores, starter: deps.hub }, delivery);
       const text = config.response_body;
       const json = text.trim().startsWith("{") || text.trim().startsWith("[");
-      return c.body(text, config.status_code as 200, { "content-type": json ? "application/json" : "text/plain; charset=utf-8" });
+      return c.body(text, config.status_code as 200, {
+        "content-type": json ? "application/json" : "text/plain; charset=utf-8",
+      });
     } catch (e) {
       if (e instanceof WebhookError) return fail(c, e);
       throw e;

@@ -76,7 +76,9 @@ export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
     const current = await deps.apps.published(app.id);
     // Dify ignores `files` an app does not accept (file upload off): never resolved, never fetched.
     const files =
-      current && acceptsFiles(current.workflow) ? await resolveAppFiles(deps.stores.service, app.id, current.workflow, body.files) : [];
+      current && acceptsFiles(current.workflow)
+        ? await resolveAppFiles(deps.stores.service, app.id, current.workflow, body.files)
+        : [];
     const given =
       typeof body.conversation_id === "string" && body.conversation_id !== "" ? body.conversation_id : undefined;
     const existing = given ? await conversationOf(deps, app.id, user, given) : undefined;

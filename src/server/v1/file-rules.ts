@@ -51,7 +51,9 @@ export function checkFileRules(rules: FileRules, declared: string | undefined, f
     fail(`type ${type} is not one of allowed_file_types ${types.join(", ")}`);
   const exts = rules.allowed_file_extensions;
   if (type === "custom" && exts != null && !exts.includes(ext))
-    fail(`a custom file's extension ${ext || "(none)"} is not one of allowed_file_extensions ${exts.join(", ") || "(none)"}`);
+    fail(
+      `a custom file's extension ${ext || "(none)"} is not one of allowed_file_extensions ${exts.join(", ") || "(none)"}`,
+    );
   if (type === "image") {
     const methods = rules.image_transfer_methods ?? [];
     if (methods.length > 0 && !methods.includes(method)) fail(`transfer method ${method} is not allowed for images`);

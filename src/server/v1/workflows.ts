@@ -32,7 +32,9 @@ export function workflowRoutes(deps: ServerDeps): Hono<V1Env> {
       : {};
     // Dify ignores `files` an app does not accept (file upload off): never resolved, never fetched.
     const files =
-      current && acceptsFiles(current.workflow) ? await resolveAppFiles(deps.stores.service, app.id, current.workflow, body.files) : [];
+      current && acceptsFiles(current.workflow)
+        ? await resolveAppFiles(deps.stores.service, app.id, current.workflow, body.files)
+        : [];
     const { runId, done } = await startServiceRun(deps, app, { user, inputs, files, published: current });
     const { run, svc } = await serviceRunOf(deps, app, runId);
     const ctx = await streamContext(deps, app, run, svc);

@@ -1,7 +1,6 @@
-import { newId } from "../../util/ids.js";
-import type { RunEvent } from "../run-events.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { AppMode, Workflow } from "../../ir/workflow.js";
+import { newId } from "../../util/ids.js";
 import type {
   ApiKeyRecord,
   AppRecord,
@@ -11,6 +10,7 @@ import type {
   DraftRecord,
   DraftSave,
   EventBatch,
+  KeyGrant,
   MessageExtra,
   NewProposal,
   ProposalRecord,
@@ -18,10 +18,10 @@ import type {
   VersionLinks,
   VersionRecord,
   VersionSource,
-  KeyGrant,
 } from "../apps.js";
 import { DEFAULT_KEY_GRANT } from "../apps.js";
 import { hashKey, newApiKey } from "../keys.js";
+import type { RunEvent } from "../run-events.js";
 
 /** In-process app store (nothing survives the process); same contract as the SQLite store. */
 export class MemoryAppStore implements AppStore {

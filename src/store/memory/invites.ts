@@ -22,7 +22,9 @@ export class MemoryInviteStore implements InviteStore {
 
   async pending(workspaceId: string, now = Date.now()): Promise<InviteRecord[]> {
     return [...this.rows.values()]
-      .filter((r) => r.workspaceId === workspaceId && r.purpose === "invite" && r.usedAt === undefined && r.expiresAt > now)
+      .filter(
+        (r) => r.workspaceId === workspaceId && r.purpose === "invite" && r.usedAt === undefined && r.expiresAt > now,
+      )
       .sort((a, b) => b.createdAt - a.createdAt)
       .map((r) => structuredClone(r));
   }

@@ -6,8 +6,8 @@ import {
   type ResourceKind,
   type Role,
   type SessionRecord,
-  TeamStoreError,
   type TeamStore,
+  TeamStoreError,
   type UserRecord,
   type WorkspaceRecord,
 } from "../teams.js";

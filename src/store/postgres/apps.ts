@@ -1,7 +1,6 @@
-import { newId } from "../../util/ids.js";
-import type { RunEvent } from "../run-events.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { AppMode, Workflow } from "../../ir/workflow.js";
+import { newId } from "../../util/ids.js";
 import type {
   ApiKeyRecord,
   AppRecord,
@@ -11,6 +10,7 @@ import type {
   DraftRecord,
   DraftSave,
   EventBatch,
+  KeyGrant,
   MessageExtra,
   NewProposal,
   ProposalRecord,
@@ -18,11 +18,11 @@ import type {
   VersionLinks,
   VersionRecord,
   VersionSource,
-  KeyGrant,
 } from "../apps.js";
 import { DEFAULT_KEY_GRANT } from "../apps.js";
-import { type KeyRow, toKey } from "../sqlite/apps.js";
 import { hashKey, newApiKey } from "../keys.js";
+import type { RunEvent } from "../run-events.js";
+import { type KeyRow, toKey } from "../sqlite/apps.js";
 import type { PgDatabase, Query } from "./database.js";
 import { fromJson, json, toJson } from "./json.js";
 
@@ -475,10 +475,10 @@ export class PostgresAppStore implements AppStore {
 
   async restoreDraft(appId: string, version: number): Promise<DraftRecord | undefined> {
     return this.db.tx(async (q) => {
-      const [v] = await q<VersionRow>(`SELECT ${VERSION_COLUMNS} FROM app_versions WHERE app_id = $1 AND version = $2`, [
-        appId,
-        version,
-      ]);
+      const [v] = await q<VersionRow>(
+        `SELECT ${VERSION_COLUMNS} FROM app_versions WHERE app_id = $1 AND version = $2`,
+        [appId, version],
+      );
       if (!v) return undefined;
       await this.draftFrom(q, toVersion(v), Date.now());
       const [row] = await q<DraftRow>(`SELECT ${DRAFT_COLUMNS} FROM app_drafts WHERE app_id = $1`, [appId]);

@@ -137,7 +137,11 @@ export class PostgresConversationStore implements ConversationStore {
   }
 
   async rename(id: string, name: string): Promise<void> {
-    await this.db.query("UPDATE conversations SET name = $2, updated_at = $3 WHERE id = $1", [id, JSON.stringify(name), Date.now()]);
+    await this.db.query("UPDATE conversations SET name = $2, updated_at = $3 WHERE id = $1", [
+      id,
+      JSON.stringify(name),
+      Date.now(),
+    ]);
   }
 
   async delete(id: string): Promise<boolean> {
@@ -176,7 +180,9 @@ export class PostgresConversationStore implements ConversationStore {
   }
 
   async getMessage(id: string): Promise<ConversationMessage | undefined> {
-    const [row] = await this.db.query<MessageRow>(`SELECT ${MESSAGE_SELECT} FROM conversation_messages WHERE id = $1`, [id]);
+    const [row] = await this.db.query<MessageRow>(`SELECT ${MESSAGE_SELECT} FROM conversation_messages WHERE id = $1`, [
+      id,
+    ]);
     return row ? toMessage(row) : undefined;
   }
 

@@ -87,19 +87,21 @@ export class PostgresFormStore implements FormStore {
     return this.one("run_id = $1 AND node_key = $2", [runId, key]);
   }
   async runForms(runId: string): Promise<FormRecord[]> {
-    return (await this.db.query<Row>(`SELECT ${COLUMNS} FROM human_forms WHERE run_id = $1 ORDER BY created_at, id`, [runId])).map(toForm);
+    return (
+      await this.db.query<Row>(`SELECT ${COLUMNS} FROM human_forms WHERE run_id = $1 ORDER BY created_at, id`, [runId])
+    ).map(toForm);
   }
   async waitingForms(): Promise<FormRecord[]> {
-    return (await this.db.query<Row>(`SELECT ${COLUMNS} FROM human_forms WHERE status = 'waiting' ORDER BY created_at, id`)).map(toForm);
+    return (
+      await this.db.query<Row>(`SELECT ${COLUMNS} FROM human_forms WHERE status = 'waiting' ORDER BY created_at, id`)
+    ).map(toForm);
   }
   async closeForm(id: string, outcome: FormOutcome, at: number): Promise<FormRecord | undefined> {
     const submission = outcome.status === "submitted" ? JSON.stringify(outcome.submission) : null;
-    await this.db.query("UPDATE human_forms SET status = $2, submission = $3, closed_at = $4 WHERE id = $1 AND status = 'waiting'", [
-      id,
-      outcome.status,
-      submission,
-      at,
-    ]);
+    await this.db.query(
+      "UPDATE human_forms SET status = $2, submission = $3, closed_at = $4 WHERE id = $1 AND status = 'waiting'",
+      [id, outcome.status, submission, at],
+    );
     return this.getForm(id);
   }
 }

@@ -2,9 +2,9 @@ import { WeftError } from "../../ir/errors.js";
 import { newId } from "../../util/ids.js";
 import { ChunkingSchema } from "../chunking.js";
 import {
+  bytesToVector,
   type ChunkHit,
   type ChunkInput,
-  bytesToVector,
   checkParents,
   cosine,
   type DocumentInput,
@@ -21,7 +21,6 @@ import type { PgDatabase, Query } from "./database.js";
 import { ensureHnswIndex, hasIterativeScan, type PgVector, type VectorIndexChoice, vectorText } from "./pgvector.js";
 
 type Row = Record<string, any>;
-
 
 // Chunks are inserted this many at a time (one statement of arrays): large documents stay a few round trips.
 const INSERT_BATCH = 500;
@@ -75,7 +74,10 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
 
   private async bases(where: string, args: unknown[]): Promise<KnowledgeBaseRecord[]> {
     const infos = await this.infos(where, args);
-    const counts = await this.counts(this.db.query, infos.map((r) => r.id));
+    const counts = await this.counts(
+      this.db.query,
+      infos.map((r) => r.id),
+    );
     return infos.map((b) => ({ ...b, documents: counts.get(b.id)?.d ?? 0, chunks: counts.get(b.id)?.c ?? 0 }));
   }
 
@@ -145,22 +147,39 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
     checkParents(doc, chunks);
     const id = newId();
     const pg = this.pgvector;
-    if (pg) for (const dim of new Set(chunks.flatMap((c) => (c.embedding?.length ? [c.embedding.length] : [])))) await ensureHnswIndex(this.db, pg, dim);
+    if (pg)
+      for (const dim of new Set(chunks.flatMap((c) => (c.embedding?.length ? [c.embedding.length] : []))))
+        await ensureHnswIndex(this.db, pg, dim);
     await this.db.tx(async (q) => {
       const [base] = await q<{ ts_config: string }>("SELECT ts_config FROM kb_bases WHERE id = $1 FOR SHARE", [baseId]);
       if (!base) throw new WeftError("kb.not_found", `no knowledge base with id ${baseId}`, { id: baseId });
       await q(
         "INSERT INTO kb_documents (id, base_id, name, mime_type, size, metadata, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7)",
-        [id, baseId, JSON.stringify(doc.name), JSON.stringify(doc.mimeType), doc.size, JSON.stringify(doc.metadata ?? {}), Date.now()],
+        [
+          id,
+          baseId,
+          JSON.stringify(doc.name),
+          JSON.stringify(doc.mimeType),
+          doc.size,
+          JSON.stringify(doc.metadata ?? {}),
+          Date.now(),
+        ],
       );
       const parents = doc.parents ?? [];
       if (parents.length > 0)
         await q(
           `INSERT INTO kb_parents (id, base_id, document_id, position, content)
            SELECT u.id, $1, $2, u.position, u.content FROM unnest($3::text[], $4::int[], $5::json[]) AS u(id, position, content)`,
-          [baseId, id, parents.map((_, i) => `${id}-p${i + 1}`), parents.map((_, i) => i + 1), parents.map((p) => JSON.stringify(p))],
+          [
+            baseId,
+            id,
+            parents.map((_, i) => `${id}-p${i + 1}`),
+            parents.map((_, i) => i + 1),
+            parents.map((p) => JSON.stringify(p)),
+          ],
         );
-      for (let i = 0; i < chunks.length; i += INSERT_BATCH) await insertChunks(q, base.ts_config, baseId, id, chunks.slice(i, i + INSERT_BATCH), i, pg);
+      for (let i = 0; i < chunks.length; i += INSERT_BATCH)
+        await insertChunks(q, base.ts_config, baseId, id, chunks.slice(i, i + INSERT_BATCH), i, pg);
     });
     return (await this.documents("WHERE d.id = $1", [id]))[0]!;
   }
@@ -187,7 +206,10 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
   }
 
   async deleteDocument(baseId: string, documentId: string): Promise<boolean> {
-    const rows = await this.db.query("DELETE FROM kb_documents WHERE id = $1 AND base_id = $2 RETURNING id", [documentId, baseId]);
+    const rows = await this.db.query("DELETE FROM kb_documents WHERE id = $1 AND base_id = $2 RETURNING id", [
+      documentId,
+      baseId,
+    ]);
     return rows.length > 0;
   }
 
@@ -195,7 +217,10 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
     // Words are letters and digits only, so joining them with | cannot inject tsquery operators.
     const words = [...new Set(indexWords(query))];
     if (words.length === 0 || baseIds.length === 0) return [];
-    const configs = await this.db.query<{ ts_config: string }>("SELECT DISTINCT ts_config FROM kb_bases WHERE id = ANY($1)", [baseIds]);
+    const configs = await this.db.query<{ ts_config: string }>(
+      "SELECT DISTINCT ts_config FROM kb_bases WHERE id = ANY($1)",
+      [baseIds],
+    );
     const hits: ChunkHit[] = [];
     // One query per configuration (normally one): the tsquery must be a constant for the GIN index to serve it.
     for (const { ts_config } of configs) {
@@ -276,7 +301,15 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
   }
 }
 
-async function insertChunks(q: Query, config: string, baseId: string, docId: string, chunks: ChunkInput[], offset: number, pg?: PgVector): Promise<void> {
+async function insertChunks(
+  q: Query,
+  config: string,
+  baseId: string,
+  docId: string,
+  chunks: ChunkInput[],
+  offset: number,
+  pg?: PgVector,
+): Promise<void> {
   const buckets = chunks.map((c) => (c.embedding ? lshBuckets(c.embedding) : undefined));
   const lsh = Array.from({ length: LSH_TABLES }, (_, t) => buckets.map((b) => b?.[t] ?? null));
   // With pgvector the vector also goes into its column (its text form, cast by PostgreSQL).
@@ -314,6 +347,8 @@ function toHit(r: Row, score: number): ChunkHit {
     content: JSON.parse(r.content),
     score,
     metadata: JSON.parse(r.doc_metadata),
-    ...(r.parent_id ? { parent: { id: r.parent_id, position: r.parent_position, content: JSON.parse(r.parent_content) } } : {}),
+    ...(r.parent_id
+      ? { parent: { id: r.parent_id, position: r.parent_position, content: JSON.parse(r.parent_content) } }
+      : {}),
   };
 }

@@ -1,25 +1,25 @@
-import { PostgresInviteStore } from "./invites.js";
-import { PostgresAuditStore } from "./audit.js";
 import { StoreError, StoreOpenError } from "../errors.js";
 import type { Stores } from "../stores.js";
-import { PostgresAppStore } from "./apps.js";
 import { PostgresAppTestStore } from "./app-tests.js";
+import { PostgresAppStore } from "./apps.js";
+import { PostgresAuditStore } from "./audit.js";
 import { PostgresConversationStore } from "./conversations.js";
-import { PostgresEnvStore } from "./env.js";
-import { PostgresFormStore } from "./forms.js";
-import { PostgresKnowledgeStore } from "./knowledge.js";
-import { PostgresScheduleStore } from "./schedules.js";
-import { PostgresServiceApiStore } from "./service-api.js";
 import { createPool, pgDatabase } from "./database.js";
+import { PostgresEnvStore } from "./env.js";
 import { pgStoreError } from "./errors.js";
+import { PostgresFormStore } from "./forms.js";
+import { PostgresIdentityStore } from "./identities.js";
+import { PostgresInviteStore } from "./invites.js";
+import { PostgresKnowledgeStore } from "./knowledge.js";
 import { migrate } from "./migrations.js";
 import { chooseVectorIndex, type VectorIndexChoice } from "./pgvector.js";
 import { PostgresRunLog } from "./runlog.js";
 import { PostgresRunStore } from "./runs.js";
-import { PostgresTeamStore } from "./teams.js";
-import { PostgresIdentityStore } from "./identities.js";
-import { PostgresTriggerStore } from "./triggers.js";
+import { PostgresScheduleStore } from "./schedules.js";
+import { PostgresServiceApiStore } from "./service-api.js";
 import type { PostgresSpec } from "./spec.js";
+import { PostgresTeamStore } from "./teams.js";
+import { PostgresTriggerStore } from "./triggers.js";
 
 /**
  * Connect to the database and bring its schema up to date before any store is used, so a server that cannot

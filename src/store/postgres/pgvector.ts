@@ -44,7 +44,9 @@ export async function chooseVectorIndex(db: PgDatabase, mode: "auto" | "lsh"): P
   if (mode === "lsh") return { kind: "lsh", reason: "vector_index=lsh in the database URL" };
   let pg = await installed(db.query);
   if (!pg) {
-    const [available] = await db.query<{ version: string }>("SELECT default_version AS version FROM pg_available_extensions WHERE name = 'vector'");
+    const [available] = await db.query<{ version: string }>(
+      "SELECT default_version AS version FROM pg_available_extensions WHERE name = 'vector'",
+    );
     if (!available) return { kind: "lsh", reason: "pgvector not installed on the PostgreSQL server" };
     try {
       await db.tx(async (q) => {
@@ -52,7 +54,10 @@ export async function chooseVectorIndex(db: PgDatabase, mode: "auto" | "lsh"): P
         await q("CREATE EXTENSION IF NOT EXISTS vector");
       });
     } catch (e) {
-      return { kind: "lsh", reason: `pgvector is installed but could not be created in the database (${(e as Error).message}); run CREATE EXTENSION vector as a role allowed to` };
+      return {
+        kind: "lsh",
+        reason: `pgvector is installed but could not be created in the database (${(e as Error).message}); run CREATE EXTENSION vector as a role allowed to`,
+      };
     }
     pg = await installed(db.query);
     if (!pg) return { kind: "lsh", reason: "pgvector was created but is not listed in pg_extension" };
@@ -69,7 +74,9 @@ export async function chooseVectorIndex(db: PgDatabase, mode: "auto" | "lsh"): P
 }
 
 async function hasColumn(q: Query): Promise<boolean> {
-  const rows = await q("SELECT 1 FROM pg_attribute WHERE attrelid = 'kb_chunks'::regclass AND attname = 'embedding_v' AND NOT attisdropped");
+  const rows = await q(
+    "SELECT 1 FROM pg_attribute WHERE attrelid = 'kb_chunks'::regclass AND attname = 'embedding_v' AND NOT attisdropped",
+  );
   return rows.length > 0;
 }
 

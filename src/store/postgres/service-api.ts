@@ -11,11 +11,20 @@ export class PostgresServiceApiStore implements ServiceApiStore {
   async createAppKey(appId: string): Promise<{ id: string; key: string }> {
     const id = newId();
     const key = newAppKey();
-    await this.db.query("INSERT INTO app_keys (id, app_id, hash, created_at) VALUES ($1, $2, $3, $4)", [id, appId, hashKey(key), Date.now()]);
+    await this.db.query("INSERT INTO app_keys (id, app_id, hash, created_at) VALUES ($1, $2, $3, $4)", [
+      id,
+      appId,
+      hashKey(key),
+      Date.now(),
+    ]);
     return { id, key };
   }
   async appOfKey(key: string): Promise<string | undefined> {
-    const [row] = await this.db.query<{ app_id: string }>("SELECT app_id FROM app_keys WHERE hash = $1", [hashKey(key)], "weft_app_of_key");
+    const [row] = await this.db.query<{ app_id: string }>(
+      "SELECT app_id FROM app_keys WHERE hash = $1",
+      [hashKey(key)],
+      "weft_app_of_key",
+    );
     return row?.app_id;
   }
   async listAppKeys(appId?: string): Promise<AppKeyRecord[]> {
@@ -32,7 +41,15 @@ export class PostgresServiceApiStore implements ServiceApiStore {
   async recordRun(r: ServiceRunRecord): Promise<void> {
     await this.db.query(
       "INSERT INTO service_runs (run_id, app_id, user_id, conversation_id, message_id, files, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7)",
-      [r.runId, r.appId, JSON.stringify(r.user), r.conversationId ?? null, r.messageId ?? null, JSON.stringify(r.files ?? []), r.createdAt],
+      [
+        r.runId,
+        r.appId,
+        JSON.stringify(r.user),
+        r.conversationId ?? null,
+        r.messageId ?? null,
+        JSON.stringify(r.files ?? []),
+        r.createdAt,
+      ],
     );
   }
   async serviceRun(runId: string): Promise<ServiceRunRecord | undefined> {
@@ -44,7 +61,10 @@ export class PostgresServiceApiStore implements ServiceApiStore {
       message_id: string | null;
       files: string;
       created_at: number;
-    }>("SELECT run_id, app_id, user_id, conversation_id, message_id, files, created_at FROM service_runs WHERE run_id = $1", [runId]);
+    }>(
+      "SELECT run_id, app_id, user_id, conversation_id, message_id, files, created_at FROM service_runs WHERE run_id = $1",
+      [runId],
+    );
     if (!r) return undefined;
     return {
       runId: r.run_id,
@@ -71,6 +91,8 @@ export class PostgresServiceApiStore implements ServiceApiStore {
       "SELECT id, app_id, user_id, file, created_at FROM uploads WHERE id = $1",
       [id],
     );
-    return r ? { id: r.id, appId: r.app_id, user: json(r.user_id), file: json(r.file), createdAt: r.created_at } : undefined;
+    return r
+      ? { id: r.id, appId: r.app_id, user: json(r.user_id), file: json(r.file), createdAt: r.created_at }
+      : undefined;
   }
 }

@@ -62,12 +62,23 @@ export function parsePostgresSpec(spec: string): PostgresSpec {
     throw bad(label, `pool_max "${rawMax}" must be a whole number from 1 to ${MAX_POOL_MAX}`);
   const textSearch = (url.searchParams.get("text_search") ?? "english").trim();
   if (!TEXT_SEARCH_NAME.test(textSearch))
-    throw bad(label, `text_search "${textSearch}" must name a text-search configuration (letters, digits, _; optionally schema.name)`);
+    throw bad(
+      label,
+      `text_search "${textSearch}" must name a text-search configuration (letters, digits, _; optionally schema.name)`,
+    );
   const vectorIndex = (url.searchParams.get("vector_index") ?? "auto").trim();
-  if (vectorIndex !== "auto" && vectorIndex !== "lsh") throw bad(label, `vector_index "${vectorIndex}" must be auto (pgvector when installed, else LSH) or lsh`);
+  if (vectorIndex !== "auto" && vectorIndex !== "lsh")
+    throw bad(label, `vector_index "${vectorIndex}" must be auto (pgvector when installed, else LSH) or lsh`);
   url.searchParams.delete("vector_index");
   url.searchParams.delete("schema");
   url.searchParams.delete("pool_max");
   url.searchParams.delete("text_search");
-  return { connectionString: url.toString(), label: redactUrl(url.toString()), schema, poolMax, textSearch, vectorIndex };
+  return {
+    connectionString: url.toString(),
+    label: redactUrl(url.toString()),
+    schema,
+    poolMax,
+    textSearch,
+    vectorIndex,
+  };
 }

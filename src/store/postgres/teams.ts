@@ -15,8 +15,8 @@ import {
   type ResourceKind,
   type Role,
   type SessionRecord,
-  TeamStoreError,
   type TeamStore,
+  TeamStoreError,
   type UserRecord,
   type WorkspaceRecord,
 } from "../teams.js";
@@ -28,7 +28,11 @@ interface PgWorkspaceRow {
   name: string;
   created_at: number;
 }
-const toWorkspace = (r: PgWorkspaceRow): WorkspaceRecord => ({ id: r.id, name: json<string>(r.name), createdAt: r.created_at });
+const toWorkspace = (r: PgWorkspaceRow): WorkspaceRecord => ({
+  id: r.id,
+  name: json<string>(r.name),
+  createdAt: r.created_at,
+});
 
 /** Teams on PostgreSQL (migration 13). */
 export class PostgresTeamStore implements TeamStore {
@@ -95,7 +99,8 @@ export class PostgresTeamStore implements TeamStore {
   async setMembership(workspaceId: string, userId: string, role: Role): Promise<MembershipRecord> {
     if (!(await this.getWorkspace(workspaceId)))
       throw new TeamStoreError("workspace.not_found", `no workspace with id ${workspaceId}`, { workspaceId });
-    if (!(await this.getUser(userId))) throw new TeamStoreError("user.not_found", `no user with id ${userId}`, { userId });
+    if (!(await this.getUser(userId)))
+      throw new TeamStoreError("user.not_found", `no user with id ${userId}`, { userId });
     const [r] = await this.db.query<MembershipRow>(
       `INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = excluded.role RETURNING *`,

@@ -1,4 +1,11 @@
-import { type DeliveryRow, deliveryParams, nodeKey, type TriggerRow, toDelivery, toTrigger } from "../sqlite/triggers.js";
+import {
+  type DeliveryRow,
+  deliveryParams,
+  nodeKey,
+  type TriggerRow,
+  toDelivery,
+  toTrigger,
+} from "../sqlite/triggers.js";
 import type { DeliveryRecord, TriggerNodeRef, TriggerRecord, TriggerStore } from "../triggers.js";
 import type { PgDatabase } from "./database.js";
 
@@ -49,7 +56,9 @@ export class PostgresTriggerStore implements TriggerStore {
 
   async deleteApp(appId: string): Promise<void> {
     await this.db.tx(async (q) => {
-      await q("DELETE FROM trigger_deliveries WHERE trigger_id IN (SELECT id FROM triggers WHERE app_id = $1)", [appId]);
+      await q("DELETE FROM trigger_deliveries WHERE trigger_id IN (SELECT id FROM triggers WHERE app_id = $1)", [
+        appId,
+      ]);
       await q("DELETE FROM triggers WHERE app_id = $1", [appId]);
     });
   }

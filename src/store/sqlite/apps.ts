@@ -1,9 +1,7 @@
 import type Database from "better-sqlite3";
-import { GroupCommit } from "./group-commit.js";
-import { newId } from "../../util/ids.js";
-import type { RunEvent } from "../run-events.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { AppMode, Workflow } from "../../ir/workflow.js";
+import { newId } from "../../util/ids.js";
 import type {
   ApiKeyRecord,
   AppRecord,
@@ -13,6 +11,7 @@ import type {
   DraftRecord,
   DraftSave,
   EventBatch,
+  KeyGrant,
   MessageExtra,
   NewProposal,
   ProposalRecord,
@@ -20,10 +19,11 @@ import type {
   VersionLinks,
   VersionRecord,
   VersionSource,
-  KeyGrant,
 } from "../apps.js";
 import { DEFAULT_KEY_GRANT } from "../apps.js";
 import { hashKey, newApiKey } from "../keys.js";
+import type { RunEvent } from "../run-events.js";
+import { GroupCommit } from "./group-commit.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS apps (
@@ -505,7 +505,9 @@ export class SqliteAppStore implements AppStore {
   async listKeys(): Promise<ApiKeyRecord[]> {
     return (
       this.db
-        .prepare("SELECT id, name, created_at, last_used_at, workspace_id, role FROM api_keys ORDER BY created_at, rowid")
+        .prepare(
+          "SELECT id, name, created_at, last_used_at, workspace_id, role FROM api_keys ORDER BY created_at, rowid",
+        )
         .all() as KeyRow[]
     ).map((r) => toKey(r));
   }

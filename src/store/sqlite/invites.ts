@@ -67,7 +67,9 @@ export class SqliteInviteStore implements InviteStore {
 
   async use(tokenHash: string, userId: string, now = Date.now()): Promise<boolean> {
     const r = this.db
-      .prepare("UPDATE invites SET used_at = ?, used_by = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?")
+      .prepare(
+        "UPDATE invites SET used_at = ?, used_by = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?",
+      )
       .run(now, userId, tokenHash, now);
     return r.changes === 1;
   }

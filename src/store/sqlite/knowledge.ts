@@ -1,8 +1,7 @@
 import type Database from "better-sqlite3";
-import { newId } from "../../util/ids.js";
 import { WeftError } from "../../ir/errors.js";
+import { newId } from "../../util/ids.js";
 import { ChunkingSchema } from "../chunking.js";
-import { SqliteVectorIndex } from "./vector-index.js";
 import {
   bytesToVector,
   type ChunkHit,
@@ -17,6 +16,7 @@ import {
   segmentForIndex,
   vectorToBytes,
 } from "../knowledge.js";
+import { SqliteVectorIndex } from "./vector-index.js";
 
 // kb_fts holds the segmented words of each chunk (rowid = kb_chunks.rowid); the chunk's text stays in kb_chunks.
 const SCHEMA = `
@@ -44,7 +44,6 @@ const ADDED_COLUMNS: Array<[string, string]> = [
 
 type Row = Record<string, any>;
 
-
 // A hit's row: the chunk, its document's name and metadata, and its parent when it is a child.
 const HIT_SELECT = `SELECT c.*, d.name AS doc_name, d.metadata AS doc_metadata, p.position AS parent_position, p.content AS parent_content
   FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id LEFT JOIN kb_parents p ON p.id = c.parent_id`;
@@ -63,8 +62,11 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   constructor(readonly db: Database.Database) {
     db.exec(SCHEMA);
     const have = new Set((db.prepare("PRAGMA table_info(kb_chunks)").all() as Row[]).map((c) => c.name));
-    for (const [name, decl] of ADDED_COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE kb_chunks ADD COLUMN ${name} ${decl}`);
-    db.exec("CREATE INDEX IF NOT EXISTS kb_chunks_unindexed ON kb_chunks (rowid) WHERE embedding IS NOT NULL AND vec_dim IS NULL");
+    for (const [name, decl] of ADDED_COLUMNS)
+      if (!have.has(name)) db.exec(`ALTER TABLE kb_chunks ADD COLUMN ${name} ${decl}`);
+    db.exec(
+      "CREATE INDEX IF NOT EXISTS kb_chunks_unindexed ON kb_chunks (rowid) WHERE embedding IS NOT NULL AND vec_dim IS NULL",
+    );
     this.vectors = new SqliteVectorIndex(db);
     this.vectors.backfill();
   }
@@ -82,7 +84,9 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
 
   private base(r: Row): KnowledgeBaseRecord {
     const counts = this.db
-      .prepare("SELECT (SELECT COUNT(*) FROM kb_documents WHERE base_id = ?) AS d, (SELECT COUNT(*) FROM kb_chunks WHERE base_id = ?) AS c")
+      .prepare(
+        "SELECT (SELECT COUNT(*) FROM kb_documents WHERE base_id = ?) AS d, (SELECT COUNT(*) FROM kb_chunks WHERE base_id = ?) AS c",
+      )
       .get(r.id, r.id) as Row;
     return { ...this.info(r), documents: counts.d, chunks: counts.c };
   }
@@ -104,7 +108,9 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   async createBase(b: Parameters<KnowledgeStore["createBase"]>[0]): Promise<KnowledgeBaseRecord> {
     const id = b.id ?? newId();
     const r = this.db
-      .prepare("INSERT OR IGNORE INTO kb_bases (id, name, description, chunking, embedding_model, created_at) VALUES (?,?,?,?,?,?)")
+      .prepare(
+        "INSERT OR IGNORE INTO kb_bases (id, name, description, chunking, embedding_model, created_at) VALUES (?,?,?,?,?,?)",
+      )
       .run(id, b.name, b.description ?? "", JSON.stringify(b.chunking), b.embeddingModel ?? null, Date.now());
     if (r.changes === 0) throw new WeftError("kb.exists", `a knowledge base with id ${id} already exists`, { id });
     return (await this.getBase(id))!;
@@ -117,7 +123,9 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
 
   async describeBases(ids: string[]): Promise<KnowledgeBaseInfo[]> {
     if (ids.length === 0) return [];
-    const rows = this.db.prepare(`SELECT * FROM kb_bases WHERE id IN (${placeholders(ids.length)}) ORDER BY created_at, id`).all(...ids) as Row[];
+    const rows = this.db
+      .prepare(`SELECT * FROM kb_bases WHERE id IN (${placeholders(ids.length)}) ORDER BY created_at, id`)
+      .all(...ids) as Row[];
     return rows.map((r) => this.info(r));
   }
 
@@ -128,7 +136,11 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   async deleteBase(id: string): Promise<boolean> {
     return this.db.transaction(() => {
       this.db.prepare("DELETE FROM kb_fts WHERE rowid IN (SELECT rowid FROM kb_chunks WHERE base_id = ?)").run(id);
-      this.vectors.remove(this.db.prepare("SELECT rowid, vec_dim FROM kb_chunks WHERE base_id = ? AND vec_dim IS NOT NULL").all(id) as Array<{ rowid: number; vec_dim: number }>);
+      this.vectors.remove(
+        this.db
+          .prepare("SELECT rowid, vec_dim FROM kb_chunks WHERE base_id = ? AND vec_dim IS NOT NULL")
+          .all(id) as Array<{ rowid: number; vec_dim: number }>,
+      );
       this.db.prepare("DELETE FROM kb_chunks WHERE base_id = ?").run(id);
       this.db.prepare("DELETE FROM kb_parents WHERE base_id = ?").run(id);
       this.db.prepare("DELETE FROM kb_documents WHERE base_id = ?").run(id);
@@ -143,9 +155,13 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     const id = newId();
     this.db.transaction(() => {
       this.db
-        .prepare("INSERT INTO kb_documents (id, base_id, name, mime_type, size, metadata, created_at) VALUES (?,?,?,?,?,?,?)")
+        .prepare(
+          "INSERT INTO kb_documents (id, base_id, name, mime_type, size, metadata, created_at) VALUES (?,?,?,?,?,?,?)",
+        )
         .run(id, baseId, doc.name, doc.mimeType, doc.size, JSON.stringify(doc.metadata ?? {}), Date.now());
-      const parent = this.db.prepare("INSERT INTO kb_parents (id, base_id, document_id, position, content) VALUES (?,?,?,?,?)");
+      const parent = this.db.prepare(
+        "INSERT INTO kb_parents (id, base_id, document_id, position, content) VALUES (?,?,?,?,?)",
+      );
       (doc.parents ?? []).forEach((content, i) => {
         parent.run(`${id}-p${i + 1}`, baseId, id, i + 1, content);
       });
@@ -156,7 +172,16 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       chunks.forEach((c, i) => {
         const parentId = c.parent === undefined ? null : `${id}-p${c.parent + 1}`;
         const vector = c.embedding && c.embedding.length > 0 ? c.embedding : undefined;
-        const r = insert.run(`${id}-${i + 1}`, baseId, id, i + 1, c.content, vector ? vectorToBytes(vector) : null, parentId, vector?.length ?? null);
+        const r = insert.run(
+          `${id}-${i + 1}`,
+          baseId,
+          id,
+          i + 1,
+          c.content,
+          vector ? vectorToBytes(vector) : null,
+          parentId,
+          vector?.length ?? null,
+        );
         fts.run(r.lastInsertRowid, segmentForIndex(c.content));
         if (vector) this.vectors.add(r.lastInsertRowid, baseId, vector);
       });
@@ -165,18 +190,28 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   }
 
   async listDocuments(baseId: string): Promise<KnowledgeDocumentRecord[]> {
-    return (this.db.prepare("SELECT * FROM kb_documents WHERE base_id = ? ORDER BY created_at, id").all(baseId) as Row[]).map((r) => this.doc(r));
+    return (
+      this.db.prepare("SELECT * FROM kb_documents WHERE base_id = ? ORDER BY created_at, id").all(baseId) as Row[]
+    ).map((r) => this.doc(r));
   }
 
   async deleteDocument(baseId: string, documentId: string): Promise<boolean> {
     return this.db.transaction(() => {
-      this.db.prepare("DELETE FROM kb_fts WHERE rowid IN (SELECT rowid FROM kb_chunks WHERE document_id = ? AND base_id = ?)").run(documentId, baseId);
+      this.db
+        .prepare(
+          "DELETE FROM kb_fts WHERE rowid IN (SELECT rowid FROM kb_chunks WHERE document_id = ? AND base_id = ?)",
+        )
+        .run(documentId, baseId);
       this.vectors.remove(
-        this.db.prepare("SELECT rowid, vec_dim FROM kb_chunks WHERE document_id = ? AND base_id = ? AND vec_dim IS NOT NULL").all(documentId, baseId) as Array<{ rowid: number; vec_dim: number }>,
+        this.db
+          .prepare("SELECT rowid, vec_dim FROM kb_chunks WHERE document_id = ? AND base_id = ? AND vec_dim IS NOT NULL")
+          .all(documentId, baseId) as Array<{ rowid: number; vec_dim: number }>,
       );
       this.db.prepare("DELETE FROM kb_chunks WHERE document_id = ? AND base_id = ?").run(documentId, baseId);
       this.db.prepare("DELETE FROM kb_parents WHERE document_id = ? AND base_id = ?").run(documentId, baseId);
-      return this.db.prepare("DELETE FROM kb_documents WHERE id = ? AND base_id = ?").run(documentId, baseId).changes > 0;
+      return (
+        this.db.prepare("DELETE FROM kb_documents WHERE id = ? AND base_id = ?").run(documentId, baseId).changes > 0
+      );
     })();
   }
 
@@ -217,7 +252,9 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     for (let i = 0; i < chunkIds.length; i += 500) {
       const ids = chunkIds.slice(i, i + 500);
       const rows = this.db
-        .prepare(`SELECT id, embedding FROM kb_chunks WHERE embedding IS NOT NULL AND id IN (${placeholders(ids.length)})`)
+        .prepare(
+          `SELECT id, embedding FROM kb_chunks WHERE embedding IS NOT NULL AND id IN (${placeholders(ids.length)})`,
+        )
         .all(...ids) as Array<{ id: string; embedding: Buffer }>;
       for (const r of rows) out.set(r.id, bytesToVector(r.embedding));
     }
@@ -229,7 +266,9 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     if (baseIds.length === 0 || vector.length === 0 || limit <= 0) return [];
     const near = this.vectors.nearest(baseIds, vector, limit);
     if (near.length === 0) return [];
-    const rows = this.db.prepare(`${HIT_SELECT} WHERE c.rowid IN (${placeholders(near.length)})`).all(...near.map((n) => n.rowid)) as Row[];
+    const rows = this.db
+      .prepare(`${HIT_SELECT} WHERE c.rowid IN (${placeholders(near.length)})`)
+      .all(...near.map((n) => n.rowid)) as Row[];
     const byRowid = new Map(rows.map((r) => [BigInt(r.rowid), r]));
     return near.flatMap((n) => {
       const r = byRowid.get(BigInt(n.rowid));

@@ -49,7 +49,8 @@ export class SqliteRunLog implements RunLog {
       // Databases from before triggers: the column is added once (SQLite's way; PostgreSQL has migration 11).
       const tagged = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'run_tags'").get();
       const cols = tagged ? (db.prepare("PRAGMA table_info(run_tags)").all() as Array<{ name: string }>) : [];
-      if (tagged && !cols.some((c) => c.name === "trigger_id")) db.exec("ALTER TABLE run_tags ADD COLUMN trigger_id TEXT");
+      if (tagged && !cols.some((c) => c.name === "trigger_id"))
+        db.exec("ALTER TABLE run_tags ADD COLUMN trigger_id TEXT");
       const indexed = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'run_text'").get();
       if (!indexed) {
         db.exec("CREATE VIRTUAL TABLE run_text USING fts5(body)");

@@ -123,19 +123,21 @@ export class SqliteRunStore implements RunStore {
 
   async createRun(run: RunRecord, lease?: LeaseRequest): Promise<void> {
     const leaseExpires = lease ? Date.now() + lease.ttlMs : null;
-    await this.group.write(() => this.stmts.insertRun.run(
-      run.id,
-      run.appId ?? null,
-      JSON.stringify(run.workflow),
-      JSON.stringify(run.inputs),
-      run.status,
-      j(run.outputs),
-      j(run.error),
-      run.createdAt,
-      run.updatedAt,
-      lease?.owner ?? null,
-      leaseExpires,
-    ));
+    await this.group.write(() =>
+      this.stmts.insertRun.run(
+        run.id,
+        run.appId ?? null,
+        JSON.stringify(run.workflow),
+        JSON.stringify(run.inputs),
+        run.status,
+        j(run.outputs),
+        j(run.error),
+        run.createdAt,
+        run.updatedAt,
+        lease?.owner ?? null,
+        leaseExpires,
+      ),
+    );
   }
   async getRun(id: string): Promise<RunRecord | undefined> {
     const row = this.stmts.getRun.get(id);
@@ -162,16 +164,21 @@ export class SqliteRunStore implements RunStore {
     const where = owner === undefined ? "id = ?" : "id = ? AND lease_owner = ?";
     const args = owner === undefined ? [id] : [id, owner];
     return this.group.write(
-      () => this.db.prepare(`UPDATE runs SET ${sets} WHERE ${where}`).run(...fields.map(([, v]) => v), ...args).changes > 0,
+      () =>
+        this.db.prepare(`UPDATE runs SET ${sets} WHERE ${where}`).run(...fields.map(([, v]) => v), ...args).changes > 0,
     );
   }
   async takeRun(id: string, lease: LeaseRequest): Promise<boolean> {
     const now = Date.now();
-    return this.group.write(() => this.stmts.takeRun.run(lease.owner, now + lease.ttlMs, id, lease.owner, now).changes > 0);
+    return this.group.write(
+      () => this.stmts.takeRun.run(lease.owner, now + lease.ttlMs, id, lease.owner, now).changes > 0,
+    );
   }
   async claimExpiredRuns(lease: LeaseRequest, limit: number): Promise<string[]> {
     const now = Date.now();
-    const rows = (await this.group.write(() => this.stmts.claimExpired.all(lease.owner, now + lease.ttlMs, now, limit))) as Array<{
+    const rows = (await this.group.write(() =>
+      this.stmts.claimExpired.all(lease.owner, now + lease.ttlMs, now, limit),
+    )) as Array<{
       id: string;
     }>;
     return rows.map((r) => r.id);

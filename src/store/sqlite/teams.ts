@@ -7,8 +7,8 @@ import {
   type ResourceKind,
   type Role,
   type SessionRecord,
-  TeamStoreError,
   type TeamStore,
+  TeamStoreError,
   type UserRecord,
   type WorkspaceRecord,
 } from "../teams.js";
@@ -142,7 +142,8 @@ export class SqliteTeamStore implements TeamStore {
   async setMembership(workspaceId: string, userId: string, role: Role): Promise<MembershipRecord> {
     if (!(await this.getWorkspace(workspaceId)))
       throw new TeamStoreError("workspace.not_found", `no workspace with id ${workspaceId}`, { workspaceId });
-    if (!(await this.getUser(userId))) throw new TeamStoreError("user.not_found", `no user with id ${userId}`, { userId });
+    if (!(await this.getUser(userId)))
+      throw new TeamStoreError("user.not_found", `no user with id ${userId}`, { userId });
     this.db
       .prepare(
         `INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES (?,?,?,?)

@@ -89,7 +89,9 @@ export const nodeKey = (n: TriggerNodeRef) => `${n.type}\u0000${n.nodeId}`;
 export class SqliteTriggerStore implements TriggerStore {
   constructor(private readonly db: Database.Database) {
     db.exec(SCHEMA);
-    const have = new Set((db.prepare("PRAGMA table_info(trigger_deliveries)").all() as Array<{ name: string }>).map((c) => c.name));
+    const have = new Set(
+      (db.prepare("PRAGMA table_info(trigger_deliveries)").all() as Array<{ name: string }>).map((c) => c.name),
+    );
     for (const [name, decl] of DELIVERY_COLUMNS)
       if (!have.has(name)) db.exec(`ALTER TABLE trigger_deliveries ADD COLUMN ${name} ${decl}`);
     db.exec(
@@ -131,7 +133,9 @@ export class SqliteTriggerStore implements TriggerStore {
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<TriggerRecord | undefined> {
-    this.db.prepare("UPDATE triggers SET enabled = ?, updated_at = ? WHERE id = ?").run(enabled ? 1 : 0, Date.now(), id);
+    this.db
+      .prepare("UPDATE triggers SET enabled = ?, updated_at = ? WHERE id = ?")
+      .run(enabled ? 1 : 0, Date.now(), id);
     return this.get(id);
   }
 

@@ -52,7 +52,11 @@ export class SqliteVectorIndex {
   private ensure(dim: number): void {
     if (this.dims.has(dim)) return;
     if (!Number.isInteger(dim) || dim < 1 || dim > MAX_DIM)
-      throw new NotConfiguredError("knowledge.vector_dimension", `embeddings of ${dim} dimensions cannot be indexed (1 to ${MAX_DIM})`, { dim });
+      throw new NotConfiguredError(
+        "knowledge.vector_dimension",
+        `embeddings of ${dim} dimensions cannot be indexed (1 to ${MAX_DIM})`,
+        { dim },
+      );
     this.db.exec(
       `CREATE VIRTUAL TABLE IF NOT EXISTS ${table(dim)} USING vec0(base_id TEXT PARTITION KEY, embedding float[${dim}] distance_metric=cosine)`,
     );
@@ -65,13 +69,19 @@ export class SqliteVectorIndex {
     this.check();
     this.ensure(vector.length);
     // vec0 accepts only integer rowids; better-sqlite3 binds a BigInt as one.
-    this.statement(`INSERT INTO ${table(vector.length)} (rowid, base_id, embedding) VALUES (?, ?, ?)`).run(BigInt(rowid), baseId, Buffer.from(Float32Array.from(vector).buffer));
+    this.statement(`INSERT INTO ${table(vector.length)} (rowid, base_id, embedding) VALUES (?, ?, ?)`).run(
+      BigInt(rowid),
+      baseId,
+      Buffer.from(Float32Array.from(vector).buffer),
+    );
   }
 
   remove(rows: Array<{ rowid: number | bigint; vec_dim: number }>): void {
     if (rows.length === 0) return;
     this.check();
-    for (const r of rows) if (this.dims.has(r.vec_dim)) this.statement(`DELETE FROM ${table(r.vec_dim)} WHERE rowid = ?`).run(BigInt(r.rowid));
+    for (const r of rows)
+      if (this.dims.has(r.vec_dim))
+        this.statement(`DELETE FROM ${table(r.vec_dim)} WHERE rowid = ?`).run(BigInt(r.rowid));
   }
 
   /** Index the embedded chunks stored before the index existed (a database from an earlier release). */
@@ -97,14 +107,17 @@ export class SqliteVectorIndex {
     this.check();
     if (vector.every((x) => x === 0)) return [];
     // Another connection may have indexed the first vectors of this dimension.
-    if (!this.dims.has(vector.length) && this.db.prepare("SELECT 1 FROM kb_vec_dims WHERE dim = ?").get(vector.length)) this.dims.add(vector.length);
+    if (!this.dims.has(vector.length) && this.db.prepare("SELECT 1 FROM kb_vec_dims WHERE dim = ?").get(vector.length))
+      this.dims.add(vector.length);
     if (!this.dims.has(vector.length)) return [];
     const q = Buffer.from(Float32Array.from(vector).buffer);
     const knn = this.statement(
       `SELECT rowid, distance FROM ${table(vector.length)} WHERE embedding MATCH ? AND k = ? AND base_id = ? ORDER BY distance`,
     );
     // One KNN per base (a partition is chosen by equality), merged.
-    const all = [...new Set(baseIds)].flatMap((b) => knn.all(q, limit, b) as Array<{ rowid: number; distance: number }>);
+    const all = [...new Set(baseIds)].flatMap(
+      (b) => knn.all(q, limit, b) as Array<{ rowid: number; distance: number }>,
+    );
     return all.sort((a, b) => a.distance - b.distance).slice(0, limit);
   }
 }

@@ -111,7 +111,9 @@ export const mdExporterTools: BuiltinTool[] = [
   tool("md_to_pdf", "Markdown to PDF", "Export Markdown as a PDF document.", async (ctx) => {
     const md = mdText(ctx);
     const { markdownToPdf } = await import("../render/md-pdf.js");
-    return { files: [await put(ctx, await markdownToPdf(md, await title(md)), fileName(ctx, ".pdf"), "application/pdf")] };
+    return {
+      files: [await put(ctx, await markdownToPdf(md, await title(md)), fileName(ctx, ".pdf"), "application/pdf")],
+    };
   }),
   tool("md_to_pptx", "Markdown to PPTX", "Export Markdown as a PowerPoint presentation.", async (ctx) => {
     const md = mdText(ctx);

@@ -1,8 +1,8 @@
 import { NotConfiguredError } from "../../ir/errors.js";
 import type { FileService, ToolInvocation, ToolResult, ToolService, ToolSpec } from "../../ir/services.js";
+import { unservedMessage } from "../configured/snippet.js";
 import { ToolError } from "../errors.js";
 import { MemoryFileService } from "../files.js";
-import { unservedMessage } from "../configured/snippet.js";
 import { echartsTools, legacyChartTools } from "./echarts.js";
 import { jsonProcessTools } from "./json-process.js";
 import { MD_EXPORTER_UNAVAILABLE, mdExporterTools } from "./md-exporter.js";
@@ -131,7 +131,10 @@ export class LocalToolService implements ToolService {
     return this.builtin(providerId, toolName)?.parameters;
   }
 
-  async describe(providerId: string, toolName: string): Promise<Array<{ name: string; required: boolean }> | undefined> {
+  async describe(
+    providerId: string,
+    toolName: string,
+  ): Promise<Array<{ name: string; required: boolean }> | undefined> {
     return this.parameterSpecs(providerId, toolName)?.map((p) => ({ name: p.name, required: p.required }));
   }
 

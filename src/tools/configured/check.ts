@@ -22,7 +22,14 @@ export function toolUses(wf: Workflow): ToolUse[] {
   for (const n of wf.nodes) {
     const c = n.config as Record<string, any>;
     if (n.type === "tool" && typeof c.provider_id === "string" && typeof c.tool_name === "string") {
-      out.push({ nodeId: n.id, title: n.title, field: "provider_id", providerId: c.provider_id, providerType: c.provider_type ?? "builtin", toolName: c.tool_name });
+      out.push({
+        nodeId: n.id,
+        title: n.title,
+        field: "provider_id",
+        providerId: c.provider_id,
+        providerType: c.provider_type ?? "builtin",
+        toolName: c.tool_name,
+      });
     }
     if (n.type === "agent") {
       const list = c.agent_parameters?.tools?.value;
@@ -45,7 +52,10 @@ export function toolUses(wf: Workflow): ToolUse[] {
 }
 
 /** `tool.unserved` warnings for every use nothing configured or built in serves (nothing is contacted). */
-export function unservedDiagnostics(wf: Workflow, tools: { serves(providerId: string, toolName: string): unknown } | undefined): Diagnostic[] {
+export function unservedDiagnostics(
+  wf: Workflow,
+  tools: { serves(providerId: string, toolName: string): unknown } | undefined,
+): Diagnostic[] {
   return toolUses(wf)
     .filter((u) => !tools?.serves(u.providerId, u.toolName))
     .map((u) => ({
@@ -84,7 +94,13 @@ export async function checkToolUses(wf: Workflow, tools: ConfiguredToolService):
       const tool = listed.find((t) => t.name === r.tool);
       if (tool?.unusable) out.push({ ...u, status: "broken", servedBy, message: tool.unusable });
       else if (tool) out.push({ ...u, status: "configured", servedBy });
-      else out.push({ ...u, status: "broken", servedBy, message: `tools.${r.provider.kind}.${r.provider.id} has no tool "${r.tool}"; it serves: ${listed.map((t) => t.name).join(", ") || "nothing"}` });
+      else
+        out.push({
+          ...u,
+          status: "broken",
+          servedBy,
+          message: `tools.${r.provider.kind}.${r.provider.id} has no tool "${r.tool}"; it serves: ${listed.map((t) => t.name).join(", ") || "nothing"}`,
+        });
     } catch (e) {
       out.push({ ...u, status: "broken", servedBy, message: (e as Error)?.message ?? String(e) });
     }

@@ -83,7 +83,12 @@ export const ToolsConfigSchema = z
     for (const kind of ["mcp", "openapi", "workflow"] as const) {
       for (const id of Object.keys(t[kind])) {
         const other = kinds.get(id);
-        if (other) ctx.addIssue({ code: "custom", path: [kind, id], message: `provider id "${id}" is also configured under tools.${other}` });
+        if (other)
+          ctx.addIssue({
+            code: "custom",
+            path: [kind, id],
+            message: `provider id "${id}" is also configured under tools.${other}`,
+          });
         kinds.set(id, kind);
       }
     }

@@ -12,12 +12,7 @@ import { checkHostileValue, type HostileProblem, readHostileJson } from "../../u
 import { ToolError } from "../errors.js";
 import { extensionForMime } from "../mime.js";
 import type { McpServerConfig } from "./config.js";
-import {
-  interpolateAll,
-  type ProvidedTool,
-  type ProviderCall,
-  type ToolProvider,
-} from "./provider.js";
+import { interpolateAll, type ProvidedTool, type ProviderCall, type ToolProvider } from "./provider.js";
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string; resource?: Record<string, unknown> };
 

@@ -108,25 +108,34 @@ export class ConfiguredToolService implements ToolService {
     for (const [k, v] of Object.entries(given)) args[route.rename[k] ?? k] = v;
     Object.assign(args, route.set);
     const typed = coerceArgs(tool.parameters, args);
-    if (inv.signal?.aborted) throw new ToolError("tool.aborted", `tool ${inv.providerId}/${inv.toolName} was cancelled`);
+    if (inv.signal?.aborted)
+      throw new ToolError("tool.aborted", `tool ${inv.providerId}/${inv.toolName} was cancelled`);
     return route.provider.call(route.tool, { args: typed, files: this.local.files, signal: inv.signal });
   }
 
   /** The parameters of the tool that serves provider/tool (names and whether each is required). */
-  async describe(providerId: string, toolName: string): Promise<Array<{ name: string; required: boolean }> | undefined> {
+  async describe(
+    providerId: string,
+    toolName: string,
+  ): Promise<Array<{ name: string; required: boolean }> | undefined> {
     const route = this.route(providerId, toolName);
-    if (!route) return this.local.parameterSpecs(providerId, toolName)?.map((p) => ({ name: p.name, required: p.required }));
+    if (!route)
+      return this.local.parameterSpecs(providerId, toolName)?.map((p) => ({ name: p.name, required: p.required }));
     const tool = await this.toolOf(route);
     const required = new Set(requiredOf(tool.parameters));
     const back = new Map(Object.entries(route.rename).map(([from, to]) => [to, from]));
-    return Object.keys((tool.parameters.properties ?? {}) as object).map((n) => ({ name: back.get(n) ?? n, required: required.has(n) }));
+    return Object.keys((tool.parameters.properties ?? {}) as object).map((n) => ({
+      name: back.get(n) ?? n,
+      required: required.has(n),
+    }));
   }
 
   /** Built-ins and every configured tool, as specs for tool-calling and agent nodes. */
   async list(): Promise<ToolSpec[]> {
     const specs = [...this.local.list()];
     for (const p of this.providers.values()) {
-      for (const t of await p.tools()) specs.push({ name: specName(p.id, t.name), description: t.description, parameters: t.parameters });
+      for (const t of await p.tools())
+        specs.push({ name: specName(p.id, t.name), description: t.description, parameters: t.parameters });
     }
     return specs;
   }

@@ -3,8 +3,8 @@
  * its failure turned into a plain reply (code, message, details) the host rebuilds as a DocumentError.
  */
 import { DocumentError } from "../errors.js";
-import { assertTextWithin, type ExtractLimits } from "./limits.js";
 import { isBuiltinExtension } from "./formats.js";
+import { assertTextWithin, type ExtractLimits } from "./limits.js";
 import { BY_EXTENSION } from "./registry.js";
 
 export interface ExtractJob {

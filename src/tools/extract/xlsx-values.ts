@@ -1,5 +1,5 @@
-import { dateFromSerial, getFormatDateInfo, getFormatFromId, isDateFormat } from "numfmt";
 import type { HTMLElement } from "node-html-parser";
+import { dateFromSerial, getFormatDateInfo, getFormatFromId, isDateFormat } from "numfmt";
 
 /**
  * How a numeric cell reads, given its style: Excel stores dates as serial day numbers and says "date" only in

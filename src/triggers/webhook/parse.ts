@@ -30,13 +30,24 @@ export const mediaType = (ct: string) => ct.split(";")[0]!.trim().toLowerCase();
 /** Method and content type must be the node's (Dify's two 400s). */
 export function checkRequestShape(c: WebhookConfig, req: WebhookRequest): void {
   if (req.method.toLowerCase() !== c.method.toLowerCase())
-    throw bad("webhook.method_mismatch", `HTTP method mismatch: expected ${c.method.toUpperCase()}, got ${req.method.toUpperCase()}`, "method");
+    throw bad(
+      "webhook.method_mismatch",
+      `HTTP method mismatch: expected ${c.method.toUpperCase()}, got ${req.method.toUpperCase()}`,
+      "method",
+    );
   const bodyless = ["get", "head", "delete"].includes(req.method.toLowerCase()) && req.body.length === 0;
   if (!bodyless && mediaType(req.contentType) !== c.content_type)
-    throw bad("webhook.content_type_mismatch", `Content-type mismatch: expected ${c.content_type}, got ${mediaType(req.contentType) || "none"}`, "content_type");
+    throw bad(
+      "webhook.content_type_mismatch",
+      `Content-type mismatch: expected ${c.content_type}, got ${mediaType(req.contentType) || "none"}`,
+      "content_type",
+    );
 }
 
-function readBody(c: WebhookConfig, req: WebhookRequest): { body: Record<string, unknown>; files: Record<string, unknown> } {
+function readBody(
+  c: WebhookConfig,
+  req: WebhookRequest,
+): { body: Record<string, unknown>; files: Record<string, unknown> } {
   if (req.body.length === 0 && !req.form) return { body: {}, files: {} };
   const text = () => {
     try {
@@ -91,13 +102,16 @@ export function coerce(p: WebhookParam, raw: unknown, fromText: boolean): { ok: 
       if (typeof parsed === "boolean") return { ok: true, value: parsed };
       return { ok: false };
     case "object":
-      return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? { ok: true, value: parsed } : { ok: false };
+      return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+        ? { ok: true, value: parsed }
+        : { ok: false };
     case "file":
       return raw !== null && typeof raw === "object" ? { ok: true, value: raw } : { ok: false };
     default: {
       const inner = /^array\[(\w+)\]$/.exec(t)?.[1];
       if (!inner || !Array.isArray(parsed)) return { ok: false };
-      const fits = (x: unknown) => (inner === "object" ? x !== null && typeof x === "object" && !Array.isArray(x) : typeof x === inner);
+      const fits = (x: unknown) =>
+        inner === "object" ? x !== null && typeof x === "object" && !Array.isArray(x) : typeof x === inner;
       return parsed.every(fits) ? { ok: true, value: parsed } : { ok: false };
     }
   }
@@ -112,16 +126,31 @@ function tryJson(s: string): unknown {
   }
 }
 
-function checkParams(group: string, params: readonly WebhookParam[], values: Record<string, unknown>, fromText: boolean, lookup?: (name: string) => unknown) {
+function checkParams(
+  group: string,
+  params: readonly WebhookParam[],
+  values: Record<string, unknown>,
+  fromText: boolean,
+  lookup?: (name: string) => unknown,
+) {
   for (const p of params) {
     const raw = lookup ? lookup(p.name) : values[p.name];
     if (raw === undefined || raw === null || raw === "") {
-      if (p.required) throw bad("webhook.missing_parameter", `required ${group} parameter "${p.name}" is missing`, `${group}.${p.name}`);
+      if (p.required)
+        throw bad(
+          "webhook.missing_parameter",
+          `required ${group} parameter "${p.name}" is missing`,
+          `${group}.${p.name}`,
+        );
       continue;
     }
     const r = coerce(p, raw, fromText);
     if (!r.ok)
-      throw bad("webhook.invalid_parameter", `${group} parameter "${p.name}" must be ${p.type}, got ${JSON.stringify(raw).slice(0, 80)}`, `${group}.${p.name}`);
+      throw bad(
+        "webhook.invalid_parameter",
+        `${group} parameter "${p.name}" must be ${p.type}, got ${JSON.stringify(raw).slice(0, 80)}`,
+        `${group}.${p.name}`,
+      );
     if (lookup) continue;
     values[p.name] = r.value;
   }
@@ -142,9 +171,18 @@ export function buildWebhookInputs(c: WebhookConfig, req: WebhookRequest): Recor
     const formish = c.content_type !== "application/json";
     const scalars = c.body.filter((p) => p.type !== "file");
     checkParams("body", scalars, body, formish);
-    checkParams("body", c.body.filter((p) => p.type === "file"), files, false);
+    checkParams(
+      "body",
+      c.body.filter((p) => p.type === "file"),
+      files,
+      false,
+    );
   } else if (c.body.some((p) => p.required) && req.body.length === 0) {
-    throw bad("webhook.missing_parameter", `required body "${c.body.find((p) => p.required)!.name}" is missing (empty body)`, "body");
+    throw bad(
+      "webhook.missing_parameter",
+      `required body "${c.body.find((p) => p.required)!.name}" is missing (empty body)`,
+      "body",
+    );
   }
   const data: WebhookData = { method: req.method.toUpperCase(), headers, query_params: query, body, files };
   return { webhook_data: data, webhook_headers: headers, webhook_query_params: query, webhook_body: body };

@@ -18,8 +18,17 @@ export function signatureConfig(v: unknown): SignatureConfig | undefined {
   const o = v as Record<string, unknown>;
   const scheme = o.scheme === "token" ? "token" : "hmac-sha256";
   if (typeof o.secret_env !== "string" || o.secret_env === "")
-    throw new WebhookError(401, "webhook.signature_misconfigured", "the webhook's signature check names no secret_env variable");
-  return { scheme, secret_env: o.secret_env, header: typeof o.header === "string" && o.header ? o.header : scheme === "token" ? "x-webhook-token" : "x-signature-256" };
+    throw new WebhookError(
+      401,
+      "webhook.signature_misconfigured",
+      "the webhook's signature check names no secret_env variable",
+    );
+  return {
+    scheme,
+    secret_env: o.secret_env,
+    header:
+      typeof o.header === "string" && o.header ? o.header : scheme === "token" ? "x-webhook-token" : "x-signature-256",
+  };
 }
 
 const same = (a: string, b: string) => {
@@ -29,14 +38,29 @@ const same = (a: string, b: string) => {
 };
 
 /** Throws WebhookError 401 unless the request carries the right signature. */
-export function checkSignature(sig: SignatureConfig, secret: unknown, headers: Record<string, string>, body: Uint8Array): void {
+export function checkSignature(
+  sig: SignatureConfig,
+  secret: unknown,
+  headers: Record<string, string>,
+  body: Uint8Array,
+): void {
   if (typeof secret !== "string" || secret === "")
-    throw new WebhookError(401, "webhook.signature_secret_unset", `the app's environment variable ${sig.secret_env} (the webhook's secret) is not set`);
+    throw new WebhookError(
+      401,
+      "webhook.signature_secret_unset",
+      `the app's environment variable ${sig.secret_env} (the webhook's secret) is not set`,
+    );
   const given = headers[sig.header.toLowerCase()] ?? "";
-  if (given === "") throw new WebhookError(401, "webhook.signature_missing", `the ${sig.header} header is missing`, { field: sig.header });
+  if (given === "")
+    throw new WebhookError(401, "webhook.signature_missing", `the ${sig.header} header is missing`, {
+      field: sig.header,
+    });
   const ok =
     sig.scheme === "token"
       ? same(given, secret)
       : same(given.replace(/^sha256=/, "").toLowerCase(), createHmac("sha256", secret).update(body).digest("hex"));
-  if (!ok) throw new WebhookError(401, "webhook.signature_invalid", `the ${sig.header} header does not match`, { field: sig.header });
+  if (!ok)
+    throw new WebhookError(401, "webhook.signature_invalid", `the ${sig.header} header does not match`, {
+      field: sig.header,
+    });
 }

@@ -26,7 +26,11 @@ async function upload(key: string, name: string, text: string, type = "text/plai
   const form = new FormData();
   form.append("file", new Blob([text], { type }), name);
   form.append("user", "u");
-  const res = await fetch(`${s.v1}/files/upload`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${s.v1}/files/upload`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as { id: string; preview_url: string | null; extension: string };
 }
@@ -97,15 +101,20 @@ describe("uploads through /v1 (issue 35)", () => {
       allowed_file_upload_methods: ["local_file"],
     };
     const { key } = await s.app("rules", fileApp(rules));
-    const run = (doc: unknown) => post(key, "/workflows/run", { inputs: { doc }, response_mode: "blocking", user: "u" });
+    const run = (doc: unknown) =>
+      post(key, "/workflows/run", { inputs: { doc }, response_mode: "blocking", user: "u" });
     const txt = await upload(key, "a.txt", "text");
     const md = await upload(key, "b.md", "# md");
     const exe = await upload(key, "c.exe", "MZ", "application/octet-stream");
 
-    const ok = (await (await run({ type: "document", transfer_method: "local_file", upload_file_id: txt.id })).json()) as any;
+    const ok = (await (
+      await run({ type: "document", transfer_method: "local_file", upload_file_id: txt.id })
+    ).json()) as any;
     expect(ok.data).toMatchObject({ status: "succeeded", outputs: { about: "a.txt" } });
     // A custom file is judged by its extension.
-    const custom = (await (await run({ type: "custom", transfer_method: "local_file", upload_file_id: md.id })).json()) as any;
+    const custom = (await (
+      await run({ type: "custom", transfer_method: "local_file", upload_file_id: md.id })
+    ).json()) as any;
     expect(custom.data).toMatchObject({ status: "succeeded", outputs: { about: "b.md" } });
 
     await expectRefused(
@@ -162,7 +171,8 @@ describe("uploads through /v1 (issue 35)", () => {
     const doc = await upload(key, "in.txt", "in");
     const png = await upload(key, "p.png", "png", "image/png");
     const inputs = { doc: { type: "document", transfer_method: "local_file", upload_file_id: doc.id } };
-    const run = (files: unknown[]) => post(key, "/workflows/run", { inputs, files, response_mode: "blocking", user: "u" });
+    const run = (files: unknown[]) =>
+      post(key, "/workflows/run", { inputs, files, response_mode: "blocking", user: "u" });
     const ok = await run([{ type: "image", transfer_method: "local_file", upload_file_id: png.id }]);
     expect(((await ok.json()) as any).data.status).toBe("succeeded");
     await expectRefused(

@@ -43,7 +43,15 @@ function Flow() {
   const { positions, allPlaced, placedRound } = useFlowPlacement(draft, ports, review, viewNonce);
   const sizes = useMemo(() => (draft ? sizesOf(draft, ports, positions) : {}), [draft, ports, positions]);
   usePortRemeasure(ports);
-  const viewReady = useFirstView(wrapper, { draft, allPlaced, viewNonce, positions, sizes, typeInfo: content.typeInfo, placedRound });
+  const viewReady = useFirstView(wrapper, {
+    draft,
+    allPlaced,
+    viewNonce,
+    positions,
+    sizes,
+    typeInfo: content.typeInfo,
+    placedRound,
+  });
   useFlowKeyboard(readOnly);
   useRevealSelected(wrapper, selected);
   const nodes = useFlowNodes(content, positions, sizes, selected);
@@ -63,31 +71,34 @@ function Flow() {
       style={{ "--zoom": zoom } as React.CSSProperties}
     >
       <PortInsertContext.Provider value={readOnly ? undefined : openPortPalette}>
-      <ReactFlow
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={nodeTypes}
-        edgeTypes={edgeTypes}
-        {...drop}
-        {...editing}
-        onNodeClick={(_, n) => select(n.id)}
-        onPaneClick={() => {
-          select(undefined);
-          closePortPalette();
-        }}
-        onMoveStart={(e) => e && closePortPalette()}
-        nodesConnectable={!readOnly}
-        deleteKeyCode={readOnly ? null : ["Delete", "Backspace"]}
-        minZoom={FIT_MIN_ZOOM}
-        maxZoom={2}
-        proOptions={{ hideAttribution: true }}
-      >
-        <Background gap={16} />
-        <FlowMiniMap />
-        {/* Fit shows the whole flow; the cards' level of detail keeps what text they show legible. */}
-        <Controls showInteractive={false} fitViewOptions={{ padding: FIT_PADDING, maxZoom: 1, minZoom: FIT_MIN_ZOOM }} />
-        <ZoomReadout />
-      </ReactFlow>
+        <ReactFlow
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={nodeTypes}
+          edgeTypes={edgeTypes}
+          {...drop}
+          {...editing}
+          onNodeClick={(_, n) => select(n.id)}
+          onPaneClick={() => {
+            select(undefined);
+            closePortPalette();
+          }}
+          onMoveStart={(e) => e && closePortPalette()}
+          nodesConnectable={!readOnly}
+          deleteKeyCode={readOnly ? null : ["Delete", "Backspace"]}
+          minZoom={FIT_MIN_ZOOM}
+          maxZoom={2}
+          proOptions={{ hideAttribution: true }}
+        >
+          <Background gap={16} />
+          <FlowMiniMap />
+          {/* Fit shows the whole flow; the cards' level of detail keeps what text they show legible. */}
+          <Controls
+            showInteractive={false}
+            fitViewOptions={{ padding: FIT_PADDING, maxZoom: 1, minZoom: FIT_MIN_ZOOM }}
+          />
+          <ZoomReadout />
+        </ReactFlow>
       </PortInsertContext.Provider>
       {portPick && !readOnly && <PortPalette pick={portPick} onClose={closePortPalette} />}
     </div>

@@ -11,7 +11,9 @@ export function FlowMiniMap() {
       zoomable
       onClick={(_, p) => void setCenter(p.x, p.y, { zoom: getViewport().zoom, duration: 200 })}
       ariaLabel="minimap"
-      nodeColor={(n) => ((n.data as CardData).container ? "rgba(11,165,236,0.15)" : categoryColor((n.data as CardData).category))}
+      nodeColor={(n) =>
+        (n.data as CardData).container ? "rgba(11,165,236,0.15)" : categoryColor((n.data as CardData).category)
+      }
       nodeStrokeColor={(n) => (n.selected ? "#2f6bff" : "transparent")}
       nodeBorderRadius={6}
       maskColor="rgba(240, 242, 247, 0.6)"

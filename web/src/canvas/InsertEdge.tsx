@@ -30,7 +30,10 @@ export function InsertEdge(p: EdgeProps) {
           +
         </button>
         {open && (
-          <div className="edge-palette nodrag nopan nowheel" style={{ transform: `translate(${labelX + 14}px, ${labelY}px)` }}>
+          <div
+            className="edge-palette nodrag nopan nowheel"
+            style={{ transform: `translate(${labelX + 14}px, ${labelY}px)` }}
+          >
             <NodePalette
               onClose={() => setOpen(false)}
               onPick={(type) => {

@@ -31,7 +31,10 @@ function DiagStrip({ diagnostics }: { diagnostics: Diagnostic[] }) {
   const more = errors.length + warnings.length - 1;
   const Icon = errors.length ? CircleAlert : TriangleAlert;
   return (
-    <div className={`wf-diag ${errors.length ? "error" : "warning"}`} data-testid={errors.length ? "node-error" : "node-warning"}>
+    <div
+      className={`wf-diag ${errors.length ? "error" : "warning"}`}
+      data-testid={errors.length ? "node-error" : "node-warning"}
+    >
       <Icon size={13} />
       <span className="wf-diag-text">{first.message}</span>
       {more > 0 && <span className="wf-diag-more">+{more}</span>}
@@ -39,7 +42,14 @@ function DiagStrip({ diagnostics }: { diagnostics: Diagnostic[] }) {
   );
 }
 
-const STATUS_ICONS = { running: LoaderCircle, succeeded: CircleCheck, failed: CircleX, exception: CircleX, skipped: CircleMinus, paused: CirclePause };
+const STATUS_ICONS = {
+  running: LoaderCircle,
+  succeeded: CircleCheck,
+  failed: CircleX,
+  exception: CircleX,
+  skipped: CircleMinus,
+  paused: CirclePause,
+};
 
 /** Run status as an icon, so the title keeps its room. */
 function StatusIcon({ status }: { status: NodeStatus }) {
@@ -70,8 +80,24 @@ export const NodeCard = memo(function NodeCard({ data, selected }: NodeProps) {
     .join(" ");
   const line = d.container || rows ? "" : summary(d.workflow, d.node);
   return (
-    <div className={cls} data-node-id={d.node.id} data-node-type={d.node.type} data-parent-id={d.node.parentId ?? ""} data-status={d.status ?? ""} data-mark={d.highlight ?? ""} title={[d.node.title || d.label, ...d.diagnostics.map((x) => `${x.severity}: ${x.message}`)].join("\n")}>
-      {!d.entry && <Handle type="target" position={Position.Left} id="target" className="wf-handle" style={{ top: HEAD_HEIGHT / 2 }} />}
+    <div
+      className={cls}
+      data-node-id={d.node.id}
+      data-node-type={d.node.type}
+      data-parent-id={d.node.parentId ?? ""}
+      data-status={d.status ?? ""}
+      data-mark={d.highlight ?? ""}
+      title={[d.node.title || d.label, ...d.diagnostics.map((x) => `${x.severity}: ${x.message}`)].join("\n")}
+    >
+      {!d.entry && (
+        <Handle
+          type="target"
+          position={Position.Left}
+          id="target"
+          className="wf-handle"
+          style={{ top: HEAD_HEIGHT / 2 }}
+        />
+      )}
       <div className="wf-node-head">
         <TypeIcon type={d.node.type} category={d.category} size={15} />
         <span className="wf-title">{d.node.title || (isContainerStartType(d.node.type) ? "Start" : d.label)}</span>
@@ -98,22 +124,32 @@ export const NodeCard = memo(function NodeCard({ data, selected }: NodeProps) {
         </div>
       )}
       {d.container && <div className="wf-container-label">{summary(d.workflow, d.node)}</div>}
-      {rows ? (
-        d.ports.map((p, i) => (
-          <div className="wf-port" key={p} style={{ top: HEAD_HEIGHT + i * PORT_ROW }} data-port={p}>
-            <span className="wf-port-label">{portLabel(d.workflow, d.node, p)}</span>
-            <Handle type="source" position={Position.Right} id={p} className="wf-handle" style={{ top: PORT_ROW / 2 }} />
-            <PortAddButton nodeId={d.node.id} port={p} top={PORT_ROW / 2} />
-          </div>
-        ))
-      ) : (
-        d.ports.length > 0 && (
-          <>
-            <Handle type="source" position={Position.Right} id={d.ports[0]!} className="wf-handle" style={{ top: HEAD_HEIGHT / 2 }} />
-            <PortAddButton nodeId={d.node.id} port={d.ports[0]!} top={HEAD_HEIGHT / 2} />
-          </>
-        )
-      )}
+      {rows
+        ? d.ports.map((p, i) => (
+            <div className="wf-port" key={p} style={{ top: HEAD_HEIGHT + i * PORT_ROW }} data-port={p}>
+              <span className="wf-port-label">{portLabel(d.workflow, d.node, p)}</span>
+              <Handle
+                type="source"
+                position={Position.Right}
+                id={p}
+                className="wf-handle"
+                style={{ top: PORT_ROW / 2 }}
+              />
+              <PortAddButton nodeId={d.node.id} port={p} top={PORT_ROW / 2} />
+            </div>
+          ))
+        : d.ports.length > 0 && (
+            <>
+              <Handle
+                type="source"
+                position={Position.Right}
+                id={d.ports[0]!}
+                className="wf-handle"
+                style={{ top: HEAD_HEIGHT / 2 }}
+              />
+              <PortAddButton nodeId={d.node.id} port={d.ports[0]!} top={HEAD_HEIGHT / 2} />
+            </>
+          )}
       <DiagStrip diagnostics={d.diagnostics} />
     </div>
   );

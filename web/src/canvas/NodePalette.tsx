@@ -31,12 +31,23 @@ export function NodePalette({ onPick, onClose }: { onPick: (type: string) => voi
   const groups = useMemo(() => {
     const shown = types.filter((t) => !t.containerStart && matches(t, q));
     const known = new Set(SECTIONS.map(([c]) => c));
-    const extra = [...new Set(shown.map((t) => t.category).filter((c) => !known.has(c)))].map((c): [string, string] => [c, c]);
-    return [...SECTIONS, ...extra].map(([c, name]) => ({ category: c, name, items: shown.filter((t) => t.category === c) })).filter((g) => g.items.length);
+    const extra = [...new Set(shown.map((t) => t.category).filter((c) => !known.has(c)))].map((c): [string, string] => [
+      c,
+      c,
+    ]);
+    return [...SECTIONS, ...extra]
+      .map(([c, name]) => ({ category: c, name, items: shown.filter((t) => t.category === c) }))
+      .filter((g) => g.items.length);
   }, [types, q]);
   const first = groups[0]?.items[0];
   return (
-    <div className="palette" data-testid="palette" role="dialog" aria-label="Add a node" onKeyDown={(e) => e.key === "Escape" && onClose()}>
+    <div
+      className="palette"
+      data-testid="palette"
+      role="dialog"
+      aria-label="Add a node"
+      onKeyDown={(e) => e.key === "Escape" && onClose()}
+    >
       <input
         // biome-ignore lint/a11y/noAutofocus: the palette opens to type a node's name into
         autoFocus
@@ -71,7 +82,11 @@ export function NodePalette({ onPick, onClose }: { onPick: (type: string) => voi
             ))}
           </section>
         ))}
-        {groups.length === 0 && <p className="muted" data-testid="palette-empty">No node matches “{q}”.</p>}
+        {groups.length === 0 && (
+          <p className="muted" data-testid="palette-empty">
+            No node matches “{q}”.
+          </p>
+        )}
       </div>
     </div>
   );

@@ -11,7 +11,9 @@ export interface PortPick {
 }
 
 /** Given by an editable canvas only: a read-only one (a proposal under review, a viewer) shows no "+". */
-export const PortInsertContext = createContext<((id: string, port: string, button: HTMLElement) => void) | undefined>(undefined);
+export const PortInsertContext = createContext<((id: string, port: string, button: HTMLElement) => void) | undefined>(
+  undefined,
+);
 
 /** Dify's "+" on a node's output: opens the palette, and the node picked follows this port, wired from it. */
 export function PortAddButton({ nodeId, port, top }: { nodeId: string; port: string; top: number }) {

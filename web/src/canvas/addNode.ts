@@ -22,7 +22,8 @@ export async function addNode(type: string, where: AddAt = {}): Promise<string |
   if (!wf || !info) return undefined;
   let config: Record<string, unknown>;
   try {
-    config = (await api<{ config: Record<string, unknown> }>("/api/node-template", { json: { type, workflow: wf } })).config;
+    config = (await api<{ config: Record<string, unknown> }>("/api/node-template", { json: { type, workflow: wf } }))
+      .config;
   } catch (e) {
     s.say("error", `could not add the node: ${errText(e)}`);
     return undefined;
@@ -34,13 +35,24 @@ export async function addNode(type: string, where: AddAt = {}): Promise<string |
   const id = String(n);
   // Inserted next to a node inside an iteration or loop, it joins that node's container.
   const parentId = now.nodes.find((x) => x.id === (where.intoEdge?.source ?? where.after?.id))?.parentId;
-  const node: WfNode = { id, type, title: info.label, config, ...(parentId ? { parentId } : {}), ...(where.at ? { canvas: { position: where.at } } : {}) };
+  const node: WfNode = {
+    id,
+    type,
+    title: info.label,
+    config,
+    ...(parentId ? { parentId } : {}),
+    ...(where.at ? { canvas: { position: where.at } } : {}),
+  };
   let edges = now.edges;
   const e = where.intoEdge;
   if (e && now.nodes.some((x) => x.id === e.source) && now.nodes.some((x) => x.id === e.target)) {
     const same = (x: WfEdge) => x.source === e.source && x.target === e.target && x.sourcePort === e.sourcePort;
     const port = useStore.getState().ports[id]?.[0] ?? "source";
-    edges = [...edges.filter((x) => !same(x)), { source: e.source, sourcePort: e.sourcePort, target: id }, { source: id, sourcePort: port, target: e.target }];
+    edges = [
+      ...edges.filter((x) => !same(x)),
+      { source: e.source, sourcePort: e.sourcePort, target: id },
+      { source: id, sourcePort: port, target: e.target },
+    ];
   } else if (where.after && now.nodes.some((x) => x.id === where.after!.id)) {
     edges = [...edges, { source: where.after.id, sourcePort: where.after.port, target: id }];
   }

@@ -14,12 +14,16 @@ function bodyOf(wf: Workflow, id: string): Copied | undefined {
   const ids = new Set([id]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const n of wf.nodes) if (n.parentId && ids.has(n.parentId) && !ids.has(n.id)) {
+    for (const n of wf.nodes)
+      if (n.parentId && ids.has(n.parentId) && !ids.has(n.id)) {
         ids.add(n.id);
         grew = true;
       }
   }
-  return { nodes: wf.nodes.filter((n) => ids.has(n.id)), edges: wf.edges.filter((e) => ids.has(e.source) && ids.has(e.target)) };
+  return {
+    nodes: wf.nodes.filter((n) => ids.has(n.id)),
+    edges: wf.edges.filter((e) => ids.has(e.source) && ids.has(e.target)),
+  };
 }
 
 /**
@@ -52,7 +56,12 @@ function pasteInto(wf: Workflow, c: Copied): { wf: Workflow; root: string } {
     if (n.id !== rootId && canvas?.position) copy.canvas = { position: canvas.position };
     return copy;
   });
-  const edges = c.edges.map((e) => ({ ...e, id: undefined, source: fresh.get(e.source)!, target: fresh.get(e.target)! }));
+  const edges = c.edges.map((e) => ({
+    ...e,
+    id: undefined,
+    source: fresh.get(e.source)!,
+    target: fresh.get(e.target)!,
+  }));
   return { wf: { ...wf, nodes: [...wf.nodes, ...nodes], edges: [...wf.edges, ...edges] }, root: fresh.get(rootId)! };
 }
 

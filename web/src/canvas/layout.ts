@@ -37,7 +37,9 @@ export function cardHeight(ports: string[]): number {
 
 /** The size of a card that is not a container. */
 export function cardSize(n: WfNode, ports: Record<string, string[]>): Size {
-  return isContainerStartType(n.type) ? START_CARD : { width: CARD_WIDTH, height: cardHeight(ports[n.id] ?? ["source"]) };
+  return isContainerStartType(n.type)
+    ? START_CARD
+    : { width: CARD_WIDTH, height: cardHeight(ports[n.id] ?? ["source"]) };
 }
 
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
@@ -56,7 +58,11 @@ function parentOf(wf: Workflow, n: WfNode): string | undefined {
  * Card sizes, containers sized to hold their body. Dify's saved container size is not used: it was made for
  * Dify's card sizes, and a container drawn larger than its body covers the nodes laid out beside it.
  */
-export function sizesOf(wf: Workflow, ports: Record<string, string[]>, pos: Record<string, Point>): Record<string, Size> {
+export function sizesOf(
+  wf: Workflow,
+  ports: Record<string, string[]>,
+  pos: Record<string, Point>,
+): Record<string, Size> {
   const out: Record<string, Size> = {};
   const size = (n: WfNode): Size => {
     if (out[n.id]) return out[n.id]!;
@@ -119,7 +125,10 @@ export async function autoLayout(wf: Workflow, ports: Record<string, string[]>):
     let width = 0;
     let height = 0;
     for (const c of res.children ?? []) {
-      pos[c.id] = { x: (c.x ?? 0) + (parent ? CONTAINER_PAD.side : 0), y: (c.y ?? 0) + (parent ? CONTAINER_PAD.top : 0) };
+      pos[c.id] = {
+        x: (c.x ?? 0) + (parent ? CONTAINER_PAD.side : 0),
+        y: (c.y ?? 0) + (parent ? CONTAINER_PAD.top : 0),
+      };
       width = Math.max(width, (c.x ?? 0) + dims[c.id]!.width);
       height = Math.max(height, (c.y ?? 0) + dims[c.id]!.height);
     }
@@ -128,4 +137,3 @@ export async function autoLayout(wf: Workflow, ports: Record<string, string[]>):
   await level(undefined);
   return pos;
 }
-

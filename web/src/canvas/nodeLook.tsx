@@ -67,7 +67,11 @@ export function TypeIcon({ type, category, size = 16 }: { type: string; category
   const Icon = ICONS[type] ?? Box;
   const pad = Math.round(size * 0.25);
   return (
-    <span className="type-icon" style={{ background: categoryColor(category), padding: pad, borderRadius: size * 0.35 }} aria-hidden>
+    <span
+      className="type-icon"
+      style={{ background: categoryColor(category), padding: pad, borderRadius: size * 0.35 }}
+      aria-hidden
+    >
       <Icon size={size} color="#fff" strokeWidth={2.2} />
     </span>
   );

@@ -7,7 +7,8 @@ function parentOf(wf: Workflow, n: WfNode): string {
   return n.parentId && wf.nodes.some((x) => x.id === n.parentId) ? n.parentId : "";
 }
 
-const hits = (a: Placed, b: Placed) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+const hits = (a: Placed, b: Placed) =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
 /** Every node reachable from `from` along edges (not `from` itself). */
 function downstream(wf: Workflow, from: string): Set<string> {
@@ -15,7 +16,8 @@ function downstream(wf: Workflow, from: string): Set<string> {
   const todo = [from];
   while (todo.length) {
     const id = todo.pop()!;
-    for (const e of wf.edges) if (e.source === id && e.target !== from && !out.has(e.target)) {
+    for (const e of wf.edges)
+      if (e.source === id && e.target !== from && !out.has(e.target)) {
         out.add(e.target);
         todo.push(e.target);
       }
@@ -55,7 +57,10 @@ export function needsPlacing(wf: Workflow, ports: Record<string, string[]>): str
  * shifted to line up with the nodes that keep theirs. Whatever remains in the way is passed by moving down, so
  * no two cards of a level overlap. Containers are done inside-out, so their size is known when their level is.
  */
-export async function positionsForMissing(wf: Workflow, ports: Record<string, string[]>): Promise<Record<string, Point>> {
+export async function positionsForMissing(
+  wf: Workflow,
+  ports: Record<string, string[]>,
+): Promise<Record<string, Point>> {
   const missing = new Set(needsPlacing(wf, ports));
   if (missing.size === 0) return {};
   const auto = await autoLayout(wf, ports);
@@ -65,13 +70,20 @@ export async function positionsForMissing(wf: Workflow, ports: Record<string, st
     if (p && !missing.has(n.id)) pos[n.id] = p;
   }
   const moved = new Set<string>();
-  const depth = (n: WfNode, d = 0): number => (parentOf(wf, n) && d < 10 ? 1 + depth(wf.nodes.find((x) => x.id === n.parentId)!, d + 1) : 0);
+  const depth = (n: WfNode, d = 0): number =>
+    parentOf(wf, n) && d < 10 ? 1 + depth(wf.nodes.find((x) => x.id === n.parentId)!, d + 1) : 0;
   const levels = [...new Set(wf.nodes.filter((n) => missing.has(n.id)).map((n) => parentOf(wf, n)))];
-  levels.sort((a, b) => (b ? depth(wf.nodes.find((x) => x.id === b)!) + 1 : 0) - (a ? depth(wf.nodes.find((x) => x.id === a)!) + 1 : 0));
+  levels.sort(
+    (a, b) =>
+      (b ? depth(wf.nodes.find((x) => x.id === b)!) + 1 : 0) - (a ? depth(wf.nodes.find((x) => x.id === a)!) + 1 : 0),
+  );
   for (const level of levels) {
     const siblings = wf.nodes.filter((n) => parentOf(wf, n) === level);
     const anchored = siblings.filter((n) => !missing.has(n.id) && auto[n.id]);
-    const offset = { x: median(anchored.map((n) => pos[n.id]!.x - auto[n.id]!.x)), y: median(anchored.map((n) => pos[n.id]!.y - auto[n.id]!.y)) };
+    const offset = {
+      x: median(anchored.map((n) => pos[n.id]!.x - auto[n.id]!.x)),
+      y: median(anchored.map((n) => pos[n.id]!.y - auto[n.id]!.y)),
+    };
     const sizes = sizesOf(wf, ports, { ...auto, ...pos });
     const box = (id: string): Placed => ({ ...pos[id]!, ...sizes[id]! });
     const here = new Set(siblings.map((n) => n.id));
@@ -79,8 +91,12 @@ export async function positionsForMissing(wf: Workflow, ports: Record<string, st
     const queue = siblings.filter((n) => missing.has(n.id)).map((n) => n.id);
     for (let guard = queue.length * queue.length + 1; queue.length && guard > 0; guard--) {
       const id = queue.shift()!;
-      const preds = wf.edges.filter((e) => e.target === id && here.has(e.source) && pos[e.source]).map((e) => box(e.source));
-      const succs = wf.edges.filter((e) => e.source === id && here.has(e.target) && pos[e.target]).map((e) => box(e.target));
+      const preds = wf.edges
+        .filter((e) => e.target === id && here.has(e.source) && pos[e.source])
+        .map((e) => box(e.source));
+      const succs = wf.edges
+        .filter((e) => e.source === id && here.has(e.target) && pos[e.target])
+        .map((e) => box(e.target));
       const waitsForPred = wf.edges.some((e) => e.target === id && queue.includes(e.source));
       if (!preds.length && waitsForPred && guard > queue.length) {
         queue.push(id);
@@ -100,7 +116,14 @@ export async function positionsForMissing(wf: Workflow, ports: Record<string, st
 }
 
 /** The placed nodes after `id` that stand in its way (or left of its right side) move right, together. */
-function pushAside(wf: Workflow, id: string, here: Set<string>, pos: Record<string, Point>, sizes: Record<string, { width: number; height: number }>, moved: Set<string>) {
+function pushAside(
+  wf: Workflow,
+  id: string,
+  here: Set<string>,
+  pos: Record<string, Point>,
+  sizes: Record<string, { width: number; height: number }>,
+  moved: Set<string>,
+) {
   const me = { ...pos[id]!, ...sizes[id]! };
   const after = [...downstream(wf, id)].filter((d) => here.has(d) && pos[d] && d !== id);
   const inWay = after.filter((d) => pos[d]!.x < me.x + me.width + GAP_X && pos[d]!.x + sizes[d]!.width > me.x - GAP_X);
@@ -115,7 +138,12 @@ function pushAside(wf: Workflow, id: string, here: Set<string>, pos: Record<stri
 }
 
 /** Moves `id` down past any sibling it still overlaps. */
-function settle(id: string, siblings: WfNode[], pos: Record<string, Point>, sizes: Record<string, { width: number; height: number }>) {
+function settle(
+  id: string,
+  siblings: WfNode[],
+  pos: Record<string, Point>,
+  sizes: Record<string, { width: number; height: number }>,
+) {
   for (let guard = siblings.length + 1; guard > 0; guard--) {
     const me = { ...pos[id]!, ...sizes[id]! };
     const other = siblings.find((n) => n.id !== id && pos[n.id] && hits(me, { ...pos[n.id]!, ...sizes[n.id]! }));

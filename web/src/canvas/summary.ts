@@ -19,7 +19,8 @@ export function conditionText(wf: Workflow | undefined, c: Any): string {
 export function ifElseCases(config: Any): Any[] {
   const cases = list(config.cases);
   if (cases.length > 0) return cases;
-  if (Array.isArray(config.conditions)) return [{ case_id: "true", logical_operator: config.logical_operator ?? "and", conditions: config.conditions }];
+  if (Array.isArray(config.conditions))
+    return [{ case_id: "true", logical_operator: config.logical_operator ?? "and", conditions: config.conditions }];
   return [];
 }
 
@@ -46,7 +47,11 @@ export function portLabel(wf: Workflow | undefined, node: WfNode, port: string):
   return port;
 }
 
-const names = (xs: Any[], key: string) => xs.map((x) => String(x?.[key] ?? "")).filter(Boolean).join(", ");
+const names = (xs: Any[], key: string) =>
+  xs
+    .map((x) => String(x?.[key] ?? ""))
+    .filter(Boolean)
+    .join(", ");
 
 export function summary(wf: Workflow | undefined, node: WfNode): string {
   const c = node.config as Any;
@@ -62,7 +67,9 @@ export function summary(wf: Workflow | undefined, node: WfNode): string {
     case "parameter-extractor":
     case "tool-call": {
       const m = (c.model ?? {}) as Any;
-      const model = [String(m.name ?? ""), m.provider ? `(${String(m.provider).split("/").pop()})` : ""].filter(Boolean).join(" ");
+      const model = [String(m.name ?? ""), m.provider ? `(${String(m.provider).split("/").pop()})` : ""]
+        .filter(Boolean)
+        .join(" ");
       if (node.type === "parameter-extractor") return oneLine(`${model} → ${names(list(c.parameters), "name")}`);
       return model || "no model chosen";
     }
@@ -91,7 +98,12 @@ export function summary(wf: Workflow | undefined, node: WfNode): string {
     case "assigner": {
       const items = list(c.items);
       const targets = items.length ? items.map((i) => sel(i.variable_selector)) : [sel(c.assigned_variable_selector)];
-      return `sets ${targets.map((t) => selectorLabel(wf, t)).filter(Boolean).join(", ") || "?"}`;
+      return `sets ${
+        targets
+          .map((t) => selectorLabel(wf, t))
+          .filter(Boolean)
+          .join(", ") || "?"
+      }`;
     }
     case "document-extractor":
       return `reads ${selectorLabel(wf, sel(c.variable_selector)) || "?"}`;

@@ -57,7 +57,8 @@ export function initialViewport(boxes: Placed[], entry: Placed | undefined, widt
   const zoom = READABLE_ZOOM;
   const anchor = entry ?? boxes[0]!;
   const x = pad - minX * zoom;
-  if ((maxY - minY) * zoom <= height - 2 * pad) return { zoom, x, y: (height - (maxY - minY) * zoom) / 2 - minY * zoom };
+  if ((maxY - minY) * zoom <= height - 2 * pad)
+    return { zoom, x, y: (height - (maxY - minY) * zoom) / 2 - minY * zoom };
   // Taller than the view: start from the top, unless that leaves the entry out of sight.
   const top = pad - minY * zoom;
   const entryBottom = (anchor.y + anchor.height) * zoom + top;

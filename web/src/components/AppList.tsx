@@ -21,10 +21,14 @@ export function AppList() {
       <header className="topbar">
         <h1>Weft</h1>
         <WorkspaceSwitcher />
-        <a href="/knowledge" data-testid="nav-knowledge" onClick={(e) => {
-  e.preventDefault();
-  go("/knowledge");
-}}>
+        <a
+          href="/knowledge"
+          data-testid="nav-knowledge"
+          onClick={(e) => {
+            e.preventDefault();
+            go("/knowledge");
+          }}
+        >
           Knowledge
         </a>
         <span className="spacer" />
@@ -37,7 +41,12 @@ export function AppList() {
           Import DSL file
         </button>
         {canManage && (
-          <button type="button" data-testid="members-open" aria-expanded={members} onClick={() => setMembers((m) => !m)}>
+          <button
+            type="button"
+            data-testid="members-open"
+            aria-expanded={members}
+            onClick={() => setMembers((m) => !m)}
+          >
             Members
           </button>
         )}
@@ -66,12 +75,19 @@ export function AppList() {
           setName("");
         }}
       >
-        <input placeholder="New app name" value={name} onChange={(e) => setName(e.target.value)} data-testid="new-app-name" />
+        <input
+          placeholder="New app name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          data-testid="new-app-name"
+        />
         <select value={mode} onChange={(e) => setMode(e.target.value as typeof mode)}>
           <option value="workflow">workflow</option>
           <option value="advanced-chat">chatflow (advanced-chat)</option>
         </select>
-        <button type="submit" disabled={!canEdit}>Create</button>
+        <button type="submit" disabled={!canEdit}>
+          Create
+        </button>
       </form>
       <table className="apps">
         <thead>
@@ -87,16 +103,24 @@ export function AppList() {
           {apps.map((a) => (
             <tr key={a.id} data-testid="app-row">
               <td>
-                <a href={`/apps/${encodeURIComponent(a.id)}`} onClick={(e) => {
-  e.preventDefault();
-  void openApp(a.id);
-}}>
+                <a
+                  href={`/apps/${encodeURIComponent(a.id)}`}
+                  onClick={(e) => {
+                    e.preventDefault();
+                    void openApp(a.id);
+                  }}
+                >
                   {a.name}
                 </a>
               </td>
               <td>{a.mode}</td>
               <td data-testid="app-published">
-                v{a.version} · {a.publishedVersion ? `published v${a.publishedVersion}` : <span className="warn-text">not published</span>}
+                v{a.version} ·{" "}
+                {a.publishedVersion ? (
+                  `published v${a.publishedVersion}`
+                ) : (
+                  <span className="warn-text">not published</span>
+                )}
               </td>
               <td>{new Date(a.updatedAt).toLocaleString()}</td>
               <td>

@@ -17,7 +17,12 @@ function ModelLine() {
     api<ModelsInfo>("/api/models").then(setInfo, () => {});
   }, []);
   if (!info) return null;
-  if (!info.configured) return <p className="warn-text" data-testid="models">No model is configured on the server, so the agent cannot answer (see weft.config.json or WEFT_LLM_*).</p>;
+  if (!info.configured)
+    return (
+      <p className="warn-text" data-testid="models">
+        No model is configured on the server, so the agent cannot answer (see weft.config.json or WEFT_LLM_*).
+      </p>
+    );
   const ep = info.endpoints.find((e) => e.name === info.default) ?? info.endpoints[0];
   return (
     <p className="muted" data-testid="models">
@@ -27,9 +32,16 @@ function ModelLine() {
 }
 
 /** A proposing turn's line: what became of its proposal, not only what the turn did when it ended. */
-function proposalLine(o: Extract<TurnOutcome, { kind: "proposed" | "applied" }>, d: ProposalDecision | undefined): string {
+function proposalLine(
+  o: Extract<TurnOutcome, { kind: "proposed" | "applied" }>,
+  d: ProposalDecision | undefined,
+): string {
   const applied = (rev?: number, version?: number) =>
-    rev !== undefined ? `Applied to the draft (revision ${rev})` : version !== undefined ? `Applied as version ${version}` : "Applied";
+    rev !== undefined
+      ? `Applied to the draft (revision ${rev})`
+      : version !== undefined
+        ? `Applied as version ${version}`
+        : "Applied";
   if (o.kind === "applied" && !d) return `${applied(o.revision, o.version)}: ${o.summary}`;
   switch (d?.status) {
     case "applied":
@@ -49,7 +61,12 @@ function Outcome({ m }: { m: ChatEntry }) {
   const o = m.outcome;
   if (!o) return null;
   return (
-    <div className={`chat-outcome oc-${o.kind}`} data-testid="chat-outcome" data-kind={o.kind} data-decision={m.decision?.status}>
+    <div
+      className={`chat-outcome oc-${o.kind}`}
+      data-testid="chat-outcome"
+      data-kind={o.kind}
+      data-decision={m.decision?.status}
+    >
       {(o.kind === "proposed" || o.kind === "applied") && <span>{proposalLine(o, m.decision)}</span>}
       {(o.kind === "rejected" || o.kind === "unchanged") && <b>{o.summary}</b>}
       {o.kind === "rejected" && (
@@ -86,7 +103,12 @@ export function ChatPanel() {
       <div className="chat-log">
         {chat.entries.length === 0 && <p className="muted">Ask the agent to build or change this workflow.</p>}
         {chat.entries.map((m, i) => (
-          <div key={i} className={`chat-msg ${m.role} ${m.notApplied ? "not-applied" : ""}`} data-testid={`chat-${m.role}`} data-not-applied={m.notApplied ? "true" : undefined}>
+          <div
+            key={i}
+            className={`chat-msg ${m.role} ${m.notApplied ? "not-applied" : ""}`}
+            data-testid={`chat-${m.role}`}
+            data-not-applied={m.notApplied ? "true" : undefined}
+          >
             {m.notApplied && (
               <span className="not-applied-tag" data-testid="not-applied">
                 Not applied

@@ -1,23 +1,23 @@
 import { useState } from "react";
 import { download } from "../api";
-import { type Panel, useStore } from "../store";
 import { addNode } from "../canvas/addNode";
-import { NodePalette } from "../canvas/NodePalette";
 import { Canvas } from "../canvas/Canvas";
-import { Inspector } from "../inspector/Inspector";
-import { ReviewBar } from "../review/ReviewBar";
-import { RunPanel } from "../run/RunPanel";
-import { ImportDialog } from "./ImportDialog";
-import { Notice } from "./Notice";
-import { ChatPanel } from "./ChatPanel";
-import { VersionsPanel } from "./VersionsPanel";
-import { EnvPanel } from "./EnvPanel";
-import { LogsPanel } from "../run/LogsPanel";
-import { TestsPanel } from "../tests/TestsPanel";
+import { NodePalette } from "../canvas/NodePalette";
 import { leaveApp } from "../draft/autosave";
+import { EditHistoryButtons } from "../draft/EditHistoryButtons";
 import { PublishButton } from "../draft/PublishButton";
 import { DraftConflict, SaveStatus } from "../draft/SaveStatus";
-import { EditHistoryButtons } from "../draft/EditHistoryButtons";
+import { Inspector } from "../inspector/Inspector";
+import { ReviewBar } from "../review/ReviewBar";
+import { LogsPanel } from "../run/LogsPanel";
+import { RunPanel } from "../run/RunPanel";
+import { type Panel, useStore } from "../store";
+import { TestsPanel } from "../tests/TestsPanel";
+import { ChatPanel } from "./ChatPanel";
+import { EnvPanel } from "./EnvPanel";
+import { ImportDialog } from "./ImportDialog";
+import { Notice } from "./Notice";
+import { VersionsPanel } from "./VersionsPanel";
 
 const PANELS: Array<[Panel, string]> = [
   ["inspector", "Inspector"],
@@ -79,16 +79,32 @@ export function Editor() {
         <span className="spacer" />
         <EditHistoryButtons disabled={reviewing || !canEdit} />
         {!reviewing && canEdit && <AddNode />}
-        <button type="button" data-testid="auto-layout" disabled={reviewing || !canEdit} title="Lay out every node again (saved positions are replaced)" onClick={() => void autoLayoutAll()}>
+        <button
+          type="button"
+          data-testid="auto-layout"
+          disabled={reviewing || !canEdit}
+          title="Lay out every node again (saved positions are replaced)"
+          onClick={() => void autoLayoutAll()}
+        >
           Auto-layout
         </button>
         <button type="button" data-testid="import-version" disabled={!canEdit} onClick={() => setImporting(true)}>
           Import
         </button>
-        <button type="button" data-testid="export" onClick={() => download(`/api/apps/${app.id}/export`, "app.yml").catch((e) => say("error", String(e)))}>
+        <button
+          type="button"
+          data-testid="export"
+          onClick={() => download(`/api/apps/${app.id}/export`, "app.yml").catch((e) => say("error", String(e)))}
+        >
           Export
         </button>
-        <button type="button" data-testid="save" disabled={!dirty || !canEdit} title="Keep the draft as a version (it is autosaved either way)" onClick={() => void save()}>
+        <button
+          type="button"
+          data-testid="save"
+          disabled={!dirty || !canEdit}
+          title="Keep the draft as a version (it is autosaved either way)"
+          onClick={() => void save()}
+        >
           Save version
         </button>
         <PublishButton />
@@ -103,7 +119,10 @@ export function Editor() {
           onClose={() => setImporting(false)}
           onOpen={(r) => {
             setImporting(false);
-            say("ok", r.unchanged ? `no change: the file is version ${r.version} as it is` : `imported as version ${r.version}`);
+            say(
+              "ok",
+              r.unchanged ? `no change: the file is version ${r.version} as it is` : `imported as version ${r.version}`,
+            );
           }}
         />
       )}
@@ -112,7 +131,13 @@ export function Editor() {
         <aside className="side">
           <nav className="tabs">
             {PANELS.map(([p, label]) => (
-              <button type="button" key={p} className={panel === p ? "active" : ""} data-testid={`tab-${p}`} onClick={() => setPanel(p)}>
+              <button
+                type="button"
+                key={p}
+                className={panel === p ? "active" : ""}
+                data-testid={`tab-${p}`}
+                onClick={() => setPanel(p)}
+              >
                 {label}
               </button>
             ))}

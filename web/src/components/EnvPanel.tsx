@@ -11,17 +11,30 @@ interface EnvVar {
   set: boolean;
 }
 
-type Loaded = { kind: "loading" } | { kind: "ok"; vars: EnvVar[] } | { kind: "absent"; why: string } | { kind: "error"; why: string };
+type Loaded =
+  | { kind: "loading" }
+  | { kind: "ok"; vars: EnvVar[] }
+  | { kind: "absent"; why: string }
+  | { kind: "error"; why: string };
 
 /** The value to send for `type`: a number must read as one (said, never guessed). */
 function typed(type: EnvType, raw: string): string | number {
   if (type !== "number") return raw;
   const n = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(n)) throw new Error(`a number variable takes a number, not ${JSON.stringify(raw)}`);
+  if (raw.trim() === "" || !Number.isFinite(n))
+    throw new Error(`a number variable takes a number, not ${JSON.stringify(raw)}`);
   return n;
 }
 
-function EnvRow({ v, onSave, onDelete }: { v: EnvVar; onSave: (type: EnvType, raw: string) => Promise<void>; onDelete: () => Promise<void> }) {
+function EnvRow({
+  v,
+  onSave,
+  onDelete,
+}: {
+  v: EnvVar;
+  onSave: (type: EnvType, raw: string) => Promise<void>;
+  onDelete: () => Promise<void>;
+}) {
   const [raw, setRaw] = useState(v.type === "secret" ? "" : String(v.value ?? ""));
   return (
     <tr data-testid={`env-row-${v.name}`}>
@@ -31,7 +44,14 @@ function EnvRow({ v, onSave, onDelete }: { v: EnvVar; onSave: (type: EnvType, ra
       <td className="muted small">{v.type}</td>
       <td>
         {v.type === "secret" ? (
-          <input type="password" autoComplete="new-password" placeholder={v.set ? "set (type to replace)" : "not set"} value={raw} onChange={(e) => setRaw(e.target.value)} data-testid={`env-value-${v.name}`} />
+          <input
+            type="password"
+            autoComplete="new-password"
+            placeholder={v.set ? "set (type to replace)" : "not set"}
+            value={raw}
+            onChange={(e) => setRaw(e.target.value)}
+            data-testid={`env-value-${v.name}`}
+          />
         ) : (
           <input value={raw} onChange={(e) => setRaw(e.target.value)} data-testid={`env-value-${v.name}`} />
         )}
@@ -42,7 +62,12 @@ function EnvRow({ v, onSave, onDelete }: { v: EnvVar; onSave: (type: EnvType, ra
         )}
       </td>
       <td>
-        <button type="button" data-testid={`env-save-${v.name}`} disabled={v.type === "secret" && raw === ""} onClick={() => void onSave(v.type, raw).then(() => v.type === "secret" && setRaw(""))}>
+        <button
+          type="button"
+          data-testid={`env-save-${v.name}`}
+          disabled={v.type === "secret" && raw === ""}
+          onClick={() => void onSave(v.type, raw).then(() => v.type === "secret" && setRaw(""))}
+        >
           Save
         </button>
         <button type="button" data-testid={`env-delete-${v.name}`} onClick={() => void onDelete()}>
@@ -70,7 +95,10 @@ export function EnvPanel() {
     } catch (e) {
       // A server without the API answers the route itself unknown; anything else is an error of this app.
       if (e instanceof ApiFailure && e.status === 404 && e.code === "route.not_found")
-        setLoaded({ kind: "absent", why: `this server has no environment-variable API (${e.message}); update the server to set variables here` });
+        setLoaded({
+          kind: "absent",
+          why: `this server has no environment-variable API (${e.message}); update the server to set variables here`,
+        });
       else setLoaded({ kind: "error", why: errText(e) });
     }
   }, [base]);
@@ -105,7 +133,9 @@ export function EnvPanel() {
     );
   return (
     <div className="env-panel" data-testid="env-panel">
-      <p className="muted small">Nodes read these as {"{{#env.NAME#}}"}. Secret values are stored encrypted and never shown again.</p>
+      <p className="muted small">
+        Nodes read these as {"{{#env.NAME#}}"}. Secret values are stored encrypted and never shown again.
+      </p>
       {error && (
         <div className="diag error boxed" data-testid="env-error">
           {error}
@@ -114,7 +144,12 @@ export function EnvPanel() {
       <table className="env-vars">
         <tbody>
           {loaded.vars.map((v) => (
-            <EnvRow key={`${v.name}:${v.type}:${String(v.value)}:${v.set}`} v={v} onSave={(t, raw) => put(v.name, t, raw).catch(() => {})} onDelete={() => del(v.name)} />
+            <EnvRow
+              key={`${v.name}:${v.type}:${String(v.value)}:${v.set}`}
+              v={v}
+              onSave={(t, raw) => put(v.name, t, raw).catch(() => {})}
+              onDelete={() => del(v.name)}
+            />
           ))}
           {loaded.vars.length === 0 && (
             <tr>
@@ -142,7 +177,14 @@ export function EnvPanel() {
           <option value="number">number</option>
           <option value="secret">secret</option>
         </select>
-        <input type={type === "secret" ? "password" : "text"} autoComplete="new-password" placeholder="value" value={value} onChange={(e) => setValue(e.target.value)} data-testid="env-new-value" />
+        <input
+          type={type === "secret" ? "password" : "text"}
+          autoComplete="new-password"
+          placeholder="value"
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          data-testid="env-new-value"
+        />
         <button type="submit" data-testid="env-add" disabled={!name.trim()}>
           Set
         </button>

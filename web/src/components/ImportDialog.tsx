@@ -2,17 +2,29 @@ import { Upload, X } from "lucide-react";
 import { useRef, useState } from "react";
 import { ApiFailure } from "../api";
 import { nodeTitle } from "../labels";
-import { DiagMessage } from "./DiagMessage";
 import { errText } from "../store";
 import type { Diagnostic, ImportResult } from "../types";
+import { DiagMessage } from "./DiagMessage";
 
-type Outcome = { kind: "failed"; code: string; message: string; diagnostics: Diagnostic[] } | { kind: "done"; result: ImportResult };
+type Outcome =
+  | { kind: "failed"; code: string; message: string; diagnostics: Diagnostic[] }
+  | { kind: "done"; result: ImportResult };
 
 /**
  * Import a Dify DSL file (chosen or pasted). Errors and warnings stay in this dialog, which owns them: closing
  * it forgets them, so they never show up in another view.
  */
-export function ImportDialog({ title, onImport, onOpen, onClose }: { title: string; onImport: (yaml: string) => Promise<ImportResult>; onOpen: (r: ImportResult) => void; onClose: () => void }) {
+export function ImportDialog({
+  title,
+  onImport,
+  onOpen,
+  onClose,
+}: {
+  title: string;
+  onImport: (yaml: string) => Promise<ImportResult>;
+  onOpen: (r: ImportResult) => void;
+  onClose: () => void;
+}) {
   const file = useRef<HTMLInputElement>(null);
   const [text, setText] = useState("");
   const [name, setName] = useState("");
@@ -31,7 +43,11 @@ export function ImportDialog({ title, onImport, onOpen, onClose }: { title: stri
       if (problems === 0) onOpen(result);
       else setOutcome({ kind: "done", result });
     } catch (e) {
-      setOutcome(e instanceof ApiFailure ? { kind: "failed", code: e.code, message: e.message, diagnostics: e.diagnostics } : { kind: "failed", code: "ui", message: errText(e), diagnostics: [] });
+      setOutcome(
+        e instanceof ApiFailure
+          ? { kind: "failed", code: e.code, message: e.message, diagnostics: e.diagnostics }
+          : { kind: "failed", code: "ui", message: errText(e), diagnostics: [] },
+      );
     } finally {
       setBusy(false);
     }
@@ -39,11 +55,20 @@ export function ImportDialog({ title, onImport, onOpen, onClose }: { title: stri
 
   const report = outcome?.kind === "done" ? outcome.result : undefined;
   const errors = report?.diagnostics.filter((d) => d.severity === "error") ?? [];
-  const warnings = [...(report?.warnings ?? []), ...(report?.diagnostics.filter((d) => d.severity === "warning") ?? [])];
+  const warnings = [
+    ...(report?.warnings ?? []),
+    ...(report?.diagnostics.filter((d) => d.severity === "warning") ?? []),
+  ];
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: a press outside the dialog closes it; the Close button is the keyboard path
     <div className="modal-back" onMouseDown={onClose}>
-      <div className="modal" role="dialog" aria-label={title} data-testid="import-dialog" onMouseDown={(e) => e.stopPropagation()}>
+      <div
+        className="modal"
+        role="dialog"
+        aria-label={title}
+        data-testid="import-dialog"
+        onMouseDown={(e) => e.stopPropagation()}
+      >
         <div className="modal-head">
           <h3>{title}</h3>
           <button type="button" className="icon-btn" title="Close" data-testid="import-close" onClick={onClose}>
@@ -71,8 +96,19 @@ export function ImportDialog({ title, onImport, onOpen, onClose }: { title: stri
         />
         <details>
           <summary>or paste YAML</summary>
-          <textarea data-testid="import-text" rows={8} value={text} onChange={(e) => setText(e.target.value)} placeholder="app:&#10;  mode: workflow&#10;workflow:&#10;  graph: …" />
-          <button type="button" disabled={busy || !text.trim()} onClick={() => void run(text)} data-testid="import-paste">
+          <textarea
+            data-testid="import-text"
+            rows={8}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder="app:&#10;  mode: workflow&#10;workflow:&#10;  graph: …"
+          />
+          <button
+            type="button"
+            disabled={busy || !text.trim()}
+            onClick={() => void run(text)}
+            data-testid="import-paste"
+          >
             Import
           </button>
         </details>

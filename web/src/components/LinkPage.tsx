@@ -65,7 +65,10 @@ export function LinkPage({ token, onDone }: { token: string; onDone: () => void 
       {info && info.purpose !== "signin" && (
         <>
           <p data-testid="link-what">
-            {info.purpose === "setup" ? "Set up this server: create its first owner account" : `You are invited to ${where} as ${info.role}`}.
+            {info.purpose === "setup"
+              ? "Set up this server: create its first owner account"
+              : `You are invited to ${where} as ${info.role}`}
+            .
           </p>
           <form
             data-testid="link-form"
@@ -77,8 +80,21 @@ export function LinkPage({ token, onDone }: { token: string; onDone: () => void 
             <input
               // biome-ignore lint/a11y/noAutofocus: the page is this one form; typing starts at once
               autoFocus
-              data-testid="link-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="you@example.com" />
-            <input data-testid="link-password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} placeholder="password (8 characters or more)" />
+              data-testid="link-email"
+              type="email"
+              autoComplete="username"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              placeholder="you@example.com"
+            />
+            <input
+              data-testid="link-password"
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              placeholder="password (8 characters or more)"
+            />
             <button type="submit" className="primary" data-testid="link-accept" disabled={busy || !email || !password}>
               {busy ? "Joining…" : "Create account or sign in"}
             </button>

@@ -36,8 +36,21 @@ export function Login() {
         <input
           // biome-ignore lint/a11y/noAutofocus: the page is this one form; typing starts at once
           autoFocus
-          data-testid="login-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="you@example.com" />
-        <input data-testid="login-password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} placeholder="password" />
+          data-testid="login-email"
+          type="email"
+          autoComplete="username"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          placeholder="you@example.com"
+        />
+        <input
+          data-testid="login-password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          placeholder="password"
+        />
         <button type="submit" className="primary" data-testid="login-submit" disabled={busy || !email || !password}>
           {busy ? "Signing in…" : "Sign in"}
         </button>
@@ -53,8 +66,16 @@ export function Login() {
           void useStore.getState().login(key);
         }}
       >
-        <p className="muted">Or paste an API key (create one with <code>weft keys create</code>).</p>
-        <input data-testid="api-key" type="password" value={key} onChange={(e) => setKey(e.target.value)} placeholder="weft_…" />
+        <p className="muted">
+          Or paste an API key (create one with <code>weft keys create</code>).
+        </p>
+        <input
+          data-testid="api-key"
+          type="password"
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          placeholder="weft_…"
+        />
         <button type="submit" data-testid="login">
           Use key
         </button>

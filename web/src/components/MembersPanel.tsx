@@ -51,9 +51,7 @@ function InviteForm() {
         <div className="row" data-testid="invite-link-box">
           <input data-testid="invite-link" readOnly value={lastLink.url} onFocus={(e) => e.target.select()} />
           <CopyButton text={lastLink.url} />
-          <span className="muted">
-            single use, as {lastLink.role}; shown once
-          </span>
+          <span className="muted">single use, as {lastLink.role}; shown once</span>
         </div>
       )}
     </section>
@@ -84,7 +82,14 @@ function ResetPassword({ userId }: { userId: string }) {
           });
       }}
     >
-      <input data-testid="member-new-password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} placeholder="new password" />
+      <input
+        data-testid="member-new-password"
+        type="password"
+        autoComplete="new-password"
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        placeholder="new password"
+      />
       <button type="submit" disabled={!password}>
         Set
       </button>
@@ -134,9 +139,17 @@ export function MembersPanel({ onClose }: { onClose: () => void }) {
             const self = m.userId === me?.user?.id;
             return (
               <tr key={m.userId} data-testid="member-row" data-email={m.email}>
-                <td>{m.email ?? m.userId}{self ? " (you)" : ""}</td>
                 <td>
-                  <select data-testid="member-role" value={m.role} disabled={locked} onChange={(e) => void setMemberRole(m.userId, e.target.value)}>
+                  {m.email ?? m.userId}
+                  {self ? " (you)" : ""}
+                </td>
+                <td>
+                  <select
+                    data-testid="member-role"
+                    value={m.role}
+                    disabled={locked}
+                    onChange={(e) => void setMemberRole(m.userId, e.target.value)}
+                  >
                     {ROLES.filter((r) => r !== "owner" || isOwner || m.role === "owner").map((r) => (
                       <option key={r} value={r}>
                         {r}
@@ -147,7 +160,14 @@ export function MembersPanel({ onClose }: { onClose: () => void }) {
                 <td>{new Date(m.since).toLocaleDateString()}</td>
                 <td>
                   <div className="row">
-                    <button type="button" data-testid="member-remove" disabled={locked} onClick={() => confirm(`Remove ${m.email ?? m.userId} from this workspace?`) && void removeMember(m.userId)}>
+                    <button
+                      type="button"
+                      data-testid="member-remove"
+                      disabled={locked}
+                      onClick={() =>
+                        confirm(`Remove ${m.email ?? m.userId} from this workspace?`) && void removeMember(m.userId)
+                      }
+                    >
                       Remove
                     </button>
                     {isOwner && !self && <ResetPassword userId={m.userId} />}

@@ -6,7 +6,11 @@ export function Notice() {
   if (!notice) return null;
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions lint/a11y/useKeyWithClickEvents: a click dismisses early; the notice clears itself when the view changes
-    <div className={`notice ${notice.kind}`} data-testid="notice" onClick={() => useStore.setState({ notice: undefined })}>
+    <div
+      className={`notice ${notice.kind}`}
+      data-testid="notice"
+      onClick={() => useStore.setState({ notice: undefined })}
+    >
       {notice.text}
     </div>
   );

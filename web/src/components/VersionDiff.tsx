@@ -3,7 +3,8 @@ import type { EdgeSummary, FieldChange, Workflow, WorkflowDiff } from "../types"
 
 /** Two versions' difference as people read it: nodes by title, fields by name, references by title. */
 export function VersionDiff({ diff, wf }: { diff: WorkflowDiff; wf: Workflow | undefined }) {
-  const edge = (e: EdgeSummary) => `${nodeTitle(wf, e.source)}${e.sourcePort && e.sourcePort !== "source" ? ` (${e.sourcePort})` : ""} → ${nodeTitle(wf, e.target)}`;
+  const edge = (e: EdgeSummary) =>
+    `${nodeTitle(wf, e.source)}${e.sourcePort && e.sourcePort !== "source" ? ` (${e.sourcePort})` : ""} → ${nodeTitle(wf, e.target)}`;
   // Only what a person changed: positions and widget sizes on the canvas are not listed.
   const changed = diff.nodes.changed
     .map((c) => ({ ...c, changes: c.changes.filter((x) => x.path[0] !== "canvas") }))

@@ -19,7 +19,10 @@ export function VersionsPanel() {
   const dirty = movedOn || waiting;
   useEffect(() => {
     if (lastApplied && !waiting && draftRevision !== undefined && undoState?.revision !== draftRevision)
-      void useStore.getState().checkUndo().catch(() => undefined);
+      void useStore
+        .getState()
+        .checkUndo()
+        .catch(() => undefined);
   }, [lastApplied, waiting, draftRevision, undoState?.revision]);
   const { showDiff, restore, undo } = useStore.getState();
   return (
@@ -30,17 +33,29 @@ export function VersionsPanel() {
             type="button"
             data-testid="undo"
             disabled={dirty}
-            title={dirty ? "The draft has edits made after the AI change: undoing it would lose them" : "Put the draft back as it was before the last AI change"}
+            title={
+              dirty
+                ? "The draft has edits made after the AI change: undoing it would lose them"
+                : "Put the draft back as it was before the last AI change"
+            }
             onClick={() => void undo()}
           >
             Undo last AI change
           </button>
-          <span className="muted small">{dirty ? "The draft has edits made after it: undo would lose them." : `puts the draft back as it was before “${lastApplied.summary}” (published versions are untouched)`}</span>
+          <span className="muted small">
+            {dirty
+              ? "The draft has edits made after it: undo would lose them."
+              : `puts the draft back as it was before “${lastApplied.summary}” (published versions are untouched)`}
+          </span>
         </div>
       )}
       <ul className="versions">
         {[...versions].reverse().map((v) => (
-          <li key={v.version} className={saved?.version === v.version ? "current" : ""} data-testid={`version-${v.version}`}>
+          <li
+            key={v.version}
+            className={saved?.version === v.version ? "current" : ""}
+            data-testid={`version-${v.version}`}
+          >
             <span>
               v{v.version} · {v.source} · {new Date(v.createdAt).toLocaleTimeString()} · {v.nodes} nodes
             </span>
@@ -62,7 +77,11 @@ export function VersionsPanel() {
                 </button>
               )}
               {saved?.version !== v.version && (
-                <button type="button" title="Make this version the draft (publish to make it live)" onClick={() => void restore(v.version)}>
+                <button
+                  type="button"
+                  title="Make this version the draft (publish to make it live)"
+                  onClick={() => void restore(v.version)}
+                >
                   load
                 </button>
               )}

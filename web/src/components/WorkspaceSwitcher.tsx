@@ -8,7 +8,11 @@ export function WorkspaceSwitcher() {
   return (
     <label className="workspace-switcher">
       <span className="muted">Workspace</span>
-      <select data-testid="workspace-switcher" value={current} onChange={(e) => void useStore.getState().switchWorkspace(e.target.value)}>
+      <select
+        data-testid="workspace-switcher"
+        value={current}
+        onChange={(e) => void useStore.getState().switchWorkspace(e.target.value)}
+      >
         {workspaces.map((w) => (
           <option key={w.workspace.id} value={w.workspace.id}>
             {w.workspace.name} ({w.role})

@@ -8,10 +8,24 @@ export function EditHistoryButtons({ disabled }: { disabled: boolean }) {
   const { undoEdit, redoEdit } = useStore.getState();
   return (
     <span className="edit-history">
-      <button type="button" data-testid="edit-undo" aria-label="Undo" title="Undo the last edit (Ctrl+Z). An applied AI change is not an edit here: Versions has its Undo" disabled={disabled || !canUndo} onClick={undoEdit}>
+      <button
+        type="button"
+        data-testid="edit-undo"
+        aria-label="Undo"
+        title="Undo the last edit (Ctrl+Z). An applied AI change is not an edit here: Versions has its Undo"
+        disabled={disabled || !canUndo}
+        onClick={undoEdit}
+      >
         <Undo2 size={15} />
       </button>
-      <button type="button" data-testid="edit-redo" aria-label="Redo" title="Redo (Shift+Ctrl+Z)" disabled={disabled || !canRedo} onClick={redoEdit}>
+      <button
+        type="button"
+        data-testid="edit-redo"
+        aria-label="Redo"
+        title="Redo (Shift+Ctrl+Z)"
+        disabled={disabled || !canRedo}
+        onClick={redoEdit}
+      >
         <Redo2 size={15} />
       </button>
     </span>

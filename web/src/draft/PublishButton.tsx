@@ -27,18 +27,29 @@ export function PublishButton() {
     setRefusal(undefined);
     try {
       if (!(await saveNow())) {
-        setRefusal({ text: "The draft is not saved (see the save status), so nothing was published.", diagnostics: [] });
+        setRefusal({
+          text: "The draft is not saved (see the save status), so nothing was published.",
+          diagnostics: [],
+        });
         return;
       }
-      const r = await api<{ app: AppInfo; published: number; created: boolean; warnings: Diagnostic[] }>(`/api/apps/${app.id}/publish`, { json: {} });
+      const r = await api<{ app: AppInfo; published: number; created: boolean; warnings: Diagnostic[] }>(
+        `/api/apps/${app.id}/publish`,
+        { json: {} },
+      );
       useStore.setState({ app: r.app });
       // A changed draft became a new version, which is the draft's new base.
       if (r.created) await useStore.getState().reloadWorkflow();
       await useStore.getState().loadVersions();
       const warnings = r.warnings.filter((d) => d.severity === "warning").length;
-      useStore.getState().say("ok", `Published version ${r.published}${warnings ? ` with ${warnings} warning(s)` : ""}.`);
+      useStore
+        .getState()
+        .say("ok", `Published version ${r.published}${warnings ? ` with ${warnings} warning(s)` : ""}.`);
     } catch (e) {
-      setRefusal({ text: errText(e), diagnostics: e instanceof ApiFailure ? e.diagnostics.filter((d) => d.severity === "error") : [] });
+      setRefusal({
+        text: errText(e),
+        diagnostics: e instanceof ApiFailure ? e.diagnostics.filter((d) => d.severity === "error") : [],
+      });
     } finally {
       setBusy(false);
     }
@@ -47,9 +58,20 @@ export function PublishButton() {
   return (
     <>
       <span className="muted" data-testid="publish-state" data-published={live ?? ""}>
-        {live === undefined ? "not published" : upToDate ? `published v${live}` : `published v${live} · draft has changes`}
+        {live === undefined
+          ? "not published"
+          : upToDate
+            ? `published v${live}`
+            : `published v${live} · draft has changes`}
       </span>
-      <button type="button" className="primary" data-testid="publish" disabled={busy || !mayPublish} title={mayPublish ? undefined : "Your role may not publish"} onClick={() => void publish()}>
+      <button
+        type="button"
+        className="primary"
+        data-testid="publish"
+        disabled={busy || !mayPublish}
+        title={mayPublish ? undefined : "Your role may not publish"}
+        onClick={() => void publish()}
+      >
         {busy ? "Publishing…" : "Publish"}
       </button>
       {refusal && (

@@ -5,8 +5,8 @@
  * (409 `draft.stale`) and the editor shows the conflict; nothing is overwritten unless the user says so.
  */
 import { create } from "zustand";
-import { errText, setDraftFlusher, useStore } from "../store";
 import { ApiFailure, failure, headers } from "../api";
+import { errText, setDraftFlusher, useStore } from "../store";
 import type { DraftView } from "../types";
 
 export type SaveState =

@@ -10,7 +10,29 @@ export const CODE_LANGUAGES = [
 ] as const;
 
 /** Source code with syntax highlighting for its language (Python 3, JavaScript, or Jinja2 templates as text). */
-export function CodeEditor({ value, onChange, language, testId }: { value: string; onChange: (v: string) => void; language: string; testId?: string }) {
-  const extensions = useMemo(() => [basicSetup, ...(language === "javascript" ? [javascript()] : language === "python3" ? [python()] : [])], [language]);
-  return <CodeMirrorField key={language} value={value} onChange={onChange} extensions={extensions} testId={testId} className="code" />;
+export function CodeEditor({
+  value,
+  onChange,
+  language,
+  testId,
+}: {
+  value: string;
+  onChange: (v: string) => void;
+  language: string;
+  testId?: string;
+}) {
+  const extensions = useMemo(
+    () => [basicSetup, ...(language === "javascript" ? [javascript()] : language === "python3" ? [python()] : [])],
+    [language],
+  );
+  return (
+    <CodeMirrorField
+      key={language}
+      value={value}
+      onChange={onChange}
+      extensions={extensions}
+      testId={testId}
+      className="code"
+    />
+  );
 }

@@ -5,14 +5,38 @@ import { useAvailable, VariablePicker } from "./VariablePicker";
 
 type Any = Record<string, any>;
 
-const ALL = ["contains", "not contains", "start with", "end with", "is", "is not", "empty", "not empty", "in", "not in", "all of", "=", "≠", ">", "<", "≥", "≤", "null", "not null", "exists", "not exists"];
+const ALL = [
+  "contains",
+  "not contains",
+  "start with",
+  "end with",
+  "is",
+  "is not",
+  "empty",
+  "not empty",
+  "in",
+  "not in",
+  "all of",
+  "=",
+  "≠",
+  ">",
+  "<",
+  "≥",
+  "≤",
+  "null",
+  "not null",
+  "exists",
+  "not exists",
+];
 export const UNARY = new Set(["empty", "not empty", "null", "not null", "exists", "not exists"]);
 
 /** The comparisons that make sense for a value of this type (Dify offers the same per type). */
 export function operatorsFor(type: string | undefined): string[] {
   if (!type || type === "any" || type === "object") return ALL;
-  if (type === "string") return ["contains", "not contains", "start with", "end with", "is", "is not", "empty", "not empty", "in", "not in"];
-  if (type === "number" || type === "integer") return ["=", "≠", ">", "<", "≥", "≤", "empty", "not empty", "null", "not null"];
+  if (type === "string")
+    return ["contains", "not contains", "start with", "end with", "is", "is not", "empty", "not empty", "in", "not in"];
+  if (type === "number" || type === "integer")
+    return ["=", "≠", ">", "<", "≥", "≤", "empty", "not empty", "null", "not null"];
   if (type === "boolean") return ["is", "is not"];
   if (type === "file") return ["exists", "not exists"];
   if (type.startsWith("array")) return ["contains", "not contains", "all of", "empty", "not empty"];
@@ -21,7 +45,21 @@ export function operatorsFor(type: string | undefined): string[] {
 
 const newCaseId = (cases: Any[]) => (cases.length === 0 ? "true" : crypto.randomUUID());
 
-function ConditionRow({ nodeId, cond, types, onChange, onRemove, testId }: { nodeId: string; cond: Any; types: Map<string, string>; onChange: (c: Any) => void; onRemove: () => void; testId: string }) {
+function ConditionRow({
+  nodeId,
+  cond,
+  types,
+  onChange,
+  onRemove,
+  testId,
+}: {
+  nodeId: string;
+  cond: Any;
+  types: Map<string, string>;
+  onChange: (c: Any) => void;
+  onRemove: () => void;
+  testId: string;
+}) {
   const sel: string[] = Array.isArray(cond.variable_selector) ? cond.variable_selector : [];
   const type = types.get(sel.join("."));
   const ops = operatorsFor(type);
@@ -38,7 +76,12 @@ function ConditionRow({ nodeId, cond, types, onChange, onRemove, testId }: { nod
           onChange({ ...cond, variable_selector: s, comparison_operator: keep, ...(t ? { varType: t } : {}) });
         }}
       />
-      <select className="cond-op" data-testid={`${testId}-op`} value={op} onChange={(e) => onChange({ ...cond, comparison_operator: e.target.value })}>
+      <select
+        className="cond-op"
+        data-testid={`${testId}-op`}
+        value={op}
+        onChange={(e) => onChange({ ...cond, comparison_operator: e.target.value })}
+      >
         {!ops.includes(op) && <option value={op}>{op || "—"}</option>}
         {ops.map((o) => (
           <option key={o} value={o}>
@@ -66,7 +109,17 @@ function ConditionRow({ nodeId, cond, types, onChange, onRemove, testId }: { nod
  * If-else cases as people read them: IF / ELIF blocks of conditions joined by AND or OR, then ELSE. A legacy
  * single-case config is shown as its one case and written back in the current `cases` layout.
  */
-export function ConditionBuilder({ nodeId, config, onChange, onCaseRemoved }: { nodeId: string; config: Any; onChange: (config: Any) => void; onCaseRemoved: (caseId: string) => void }) {
+export function ConditionBuilder({
+  nodeId,
+  config,
+  onChange,
+  onCaseRemoved,
+}: {
+  nodeId: string;
+  config: Any;
+  onChange: (config: Any) => void;
+  onCaseRemoved: (caseId: string) => void;
+}) {
   const cases = ifElseCases(config);
   const { values } = useAvailable(nodeId);
   const types = new Map((values ?? []).map((v: AvailableValue) => [v.selector.join("."), v.type]));
@@ -84,7 +137,9 @@ export function ConditionBuilder({ nodeId, config, onChange, onCaseRemoved }: { 
           <div className="cond-case" key={String(k.case_id)} data-testid={`case-${i}`}>
             <div className="cond-case-head">
               <b>{i === 0 ? "IF" : "ELIF"}</b>
-              {String(k.case_id) !== "true" && <span className="muted small">case {String(k.case_id).slice(0, 8)}</span>}
+              {String(k.case_id) !== "true" && (
+                <span className="muted small">case {String(k.case_id).slice(0, 8)}</span>
+              )}
               <span className="spacer" />
               {cases.length > 1 && (
                 <button
@@ -102,7 +157,13 @@ export function ConditionBuilder({ nodeId, config, onChange, onCaseRemoved }: { 
             </div>
             <div className={`cond-list ${conds.length > 1 ? "joined" : ""}`}>
               {conds.length > 1 && (
-                <button type="button" className="logic-toggle" data-testid={`case-${i}-logic`} title="Switch between AND and OR" onClick={() => setCase(i, { ...k, logical_operator: logic === "and" ? "or" : "and" })}>
+                <button
+                  type="button"
+                  className="logic-toggle"
+                  data-testid={`case-${i}-logic`}
+                  title="Switch between AND and OR"
+                  onClick={() => setCase(i, { ...k, logical_operator: logic === "and" ? "or" : "and" })}
+                >
                   {logic.toUpperCase()}
                 </button>
               )}
@@ -119,13 +180,28 @@ export function ConditionBuilder({ nodeId, config, onChange, onCaseRemoved }: { 
               ))}
               {conds.length === 0 && <div className="muted small">No condition yet: this case never matches.</div>}
             </div>
-            <button type="button" className="link-btn" data-testid={`case-${i}-add`} onClick={() => setCase(i, { ...k, conditions: [...conds, { variable_selector: [], comparison_operator: "contains", value: "" }] })}>
+            <button
+              type="button"
+              className="link-btn"
+              data-testid={`case-${i}-add`}
+              onClick={() =>
+                setCase(i, {
+                  ...k,
+                  conditions: [...conds, { variable_selector: [], comparison_operator: "contains", value: "" }],
+                })
+              }
+            >
               <Plus size={13} /> Add condition
             </button>
           </div>
         );
       })}
-      <button type="button" className="link-btn" data-testid="add-case" onClick={() => write([...cases, { case_id: newCaseId(cases), logical_operator: "and", conditions: [] }])}>
+      <button
+        type="button"
+        className="link-btn"
+        data-testid="add-case"
+        onClick={() => write([...cases, { case_id: newCaseId(cases), logical_operator: "and", conditions: [] }])}
+      >
         <Plus size={13} /> {cases.length ? "ELIF" : "IF"}
       </button>
       <div className="cond-case else">

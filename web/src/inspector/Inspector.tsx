@@ -57,14 +57,32 @@ export function Inspector() {
     setDraft({ ...wf, edges: wf.edges.filter((e) => !(e.source === node.id && e.sourcePort === port)) });
   };
   const skip = new Set([...spec.sections.flatMap((s) => s.keys), ...(spec.hide ?? [])]);
-  const keyDiags = (keys: string[]) => nodeDiags.filter((d) => d.field && keys.some((k) => d.field === k || d.field!.startsWith(`${k}.`) || d.field!.startsWith(`${k}[`)));
-  const ctx = { nodeId: node.id, templates: new Set(TEMPLATE_PATHS[node.type] ?? []), options: FIELD_OPTIONS[node.type] };
+  const keyDiags = (keys: string[]) =>
+    nodeDiags.filter(
+      (d) => d.field && keys.some((k) => d.field === k || d.field!.startsWith(`${k}.`) || d.field!.startsWith(`${k}[`)),
+    );
+  const ctx = {
+    nodeId: node.id,
+    templates: new Set(TEMPLATE_PATHS[node.type] ?? []),
+    options: FIELD_OPTIONS[node.type],
+  };
   return (
     // Leaving a field ends its undo step: typing in one field is one step, the next field another.
-    <div className="inspector" data-testid="inspector" data-node={node.id} onBlurCapture={() => useStore.getState().endEditStep()}>
+    <div
+      className="inspector"
+      data-testid="inspector"
+      data-node={node.id}
+      onBlurCapture={() => useStore.getState().endEditStep()}
+    >
       <div className="insp-head">
         <TypeIcon type={node.type} category={info?.category ?? ""} size={18} />
-        <input className="insp-title" data-testid="field-title" value={node.title} placeholder={info?.label ?? node.type} onChange={(e) => updateNode(node.id, { title: e.target.value })} />
+        <input
+          className="insp-title"
+          data-testid="field-title"
+          value={node.title}
+          placeholder={info?.label ?? node.type}
+          onChange={(e) => updateNode(node.id, { title: e.target.value })}
+        />
       </div>
       <div className="insp-sub muted small">
         {info?.label ?? node.type} · <code>{node.id}</code>
@@ -86,13 +104,27 @@ export function Inspector() {
       {spec.sections.map((s) => (
         <section className="insp-section" key={s.title} data-testid={`section-${s.title}`}>
           <h5>{s.title}</h5>
-          {s.render({ nodeId: node.id, config, patch, replace: (c) => updateNode(node.id, { config: c }), removeEdgesFrom })}
+          {s.render({
+            nodeId: node.id,
+            config,
+            patch,
+            replace: (c) => updateNode(node.id, { config: c }),
+            removeEdgesFrom,
+          })}
           <FieldDiags diags={keyDiags(s.keys)} />
         </section>
       ))}
       <section className="insp-section">
         {spec.sections.length > 0 && <h5>Settings</h5>}
-        <SchemaForm key={node.id} schema={info?.schema ?? null} value={config} diagnostics={nodeDiags} onChange={(c) => updateNode(node.id, { config: c })} ctx={ctx} skip={skip} />
+        <SchemaForm
+          key={node.id}
+          schema={info?.schema ?? null}
+          value={config}
+          diagnostics={nodeDiags}
+          onChange={(c) => updateNode(node.id, { config: c })}
+          ctx={ctx}
+          skip={skip}
+        />
       </section>
     </div>
   );

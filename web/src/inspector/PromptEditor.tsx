@@ -1,5 +1,14 @@
 import { autocompletion, type CompletionContext } from "@codemirror/autocomplete";
-import { Decoration, type DecorationSet, EditorView, MatchDecorator, placeholder as cmPlaceholder, ViewPlugin, type ViewUpdate, WidgetType } from "@codemirror/view";
+import {
+  placeholder as cmPlaceholder,
+  Decoration,
+  type DecorationSet,
+  EditorView,
+  MatchDecorator,
+  ViewPlugin,
+  type ViewUpdate,
+  WidgetType,
+} from "@codemirror/view";
 import { minimalSetup } from "codemirror";
 import { Braces } from "lucide-react";
 import { useMemo, useRef, useState } from "react";
@@ -82,7 +91,11 @@ function variableCompletion(getValues: () => AvailableValue[] | undefined, getWf
           options: values
             .filter((v) => {
               const needle = m.text.replace(/^[\s{#/]+/, "").toLowerCase();
-              return !needle || v.selector.join(".").toLowerCase().includes(needle) || nodeTitle(getWf(), v.selector[0]).toLowerCase().includes(needle);
+              return (
+                !needle ||
+                v.selector.join(".").toLowerCase().includes(needle) ||
+                nodeTitle(getWf(), v.selector[0]).toLowerCase().includes(needle)
+              );
             })
             .map((v) => ({
               label: `${GLOBAL[v.selector[0]!] ?? nodeTitle(getWf(), v.selector[0])} / ${v.selector.slice(1).join(".")}`,
@@ -99,7 +112,19 @@ function variableCompletion(getValues: () => AvailableValue[] | undefined, getWf
  * A prompt or template text in Dify's `{{#node.var#}}` syntax, references shown as chips named by title.
  * Variables come from the analyser: the insert button lists them, `{` or `/` offers them inline.
  */
-export function PromptEditor({ nodeId, value, onChange, testId, placeholder }: { nodeId: string; value: string; onChange: (v: string) => void; testId?: string; placeholder?: string }) {
+export function PromptEditor({
+  nodeId,
+  value,
+  onChange,
+  testId,
+  placeholder,
+}: {
+  nodeId: string;
+  value: string;
+  onChange: (v: string) => void;
+  testId?: string;
+  placeholder?: string;
+}) {
   const [menu, setMenu] = useState(false);
   const { values } = useAvailable(nodeId);
   const view = useRef<EditorView | undefined>(undefined);
@@ -127,8 +152,21 @@ export function PromptEditor({ nodeId, value, onChange, testId, placeholder }: {
   };
   return (
     <div className="prompt-editor" data-testid={testId}>
-      <CodeMirrorField value={value} onChange={onChange} extensions={extensions} className="prompt" onView={(v) => (view.current = v)} />
-      <button type="button" className="insert-var" title="Insert a variable" data-testid="insert-variable" onMouseDown={(e) => e.preventDefault()} onClick={() => setMenu(!menu)}>
+      <CodeMirrorField
+        value={value}
+        onChange={onChange}
+        extensions={extensions}
+        className="prompt"
+        onView={(v) => (view.current = v)}
+      />
+      <button
+        type="button"
+        className="insert-var"
+        title="Insert a variable"
+        data-testid="insert-variable"
+        onMouseDown={(e) => e.preventDefault()}
+        onClick={() => setMenu(!menu)}
+      >
         <Braces size={13} /> Variable
       </button>
       {menu && <VariableMenu nodeId={nodeId} onClose={() => setMenu(false)} onPick={insert} />}

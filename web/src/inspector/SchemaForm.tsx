@@ -8,7 +8,15 @@ import { PromptEditor } from "./PromptEditor";
 import { VariablePicker } from "./VariablePicker";
 
 /** Fields every node carries that the form groups under "Advanced". */
-export const ADVANCED = new Set(["desc", "version", "error_strategy", "default_value", "retry_config", "timeout_seconds", "gates"]);
+export const ADVANCED = new Set([
+  "desc",
+  "version",
+  "error_strategy",
+  "default_value",
+  "retry_config",
+  "timeout_seconds",
+  "gates",
+]);
 /** Editor bookkeeping that people never edit. */
 export const HIDDEN = new Set(["selected", "isInIteration", "isInLoop", "iteration_id", "loop_id", "type", "title"]);
 
@@ -71,25 +79,87 @@ function JsonField({ value, onChange, testId }: { value: unknown; onChange: (v: 
   );
 }
 
-const pathDiags = (diags: Diagnostic[], path: string) => diags.filter((d) => d.field === path || d.field?.startsWith(`${path}.`) || d.field?.startsWith(`${path}[`));
+const pathDiags = (diags: Diagnostic[], path: string) =>
+  diags.filter((d) => d.field === path || d.field?.startsWith(`${path}.`) || d.field?.startsWith(`${path}[`));
 
 /** One input for one value, chosen from its schema. */
-export function ValueInput({ path, schema, value, onChange, diags, depth, ctx }: { path: string; schema?: JsonSchema; value: unknown; onChange: (v: unknown) => void; diags: Diagnostic[]; depth: number; ctx: FormCtx }) {
+export function ValueInput({
+  path,
+  schema,
+  value,
+  onChange,
+  diags,
+  depth,
+  ctx,
+}: {
+  path: string;
+  schema?: JsonSchema;
+  value: unknown;
+  onChange: (v: unknown) => void;
+  diags: Diagnostic[];
+  depth: number;
+  ctx: FormCtx;
+}) {
   const choices = ctx.options?.[path];
-  const k = choices && (value === undefined || typeof value === "string") ? ({ kind: "enum", options: [...new Set([...choices, ...(value ? [value] : [])])] } as const) : kindOf(schema);
+  const k =
+    choices && (value === undefined || typeof value === "string")
+      ? ({ kind: "enum", options: [...new Set([...choices, ...(value ? [value] : [])])] } as const)
+      : kindOf(schema);
   const id = `field-${path}`;
   // Some schemas type a selector as a plain string list; Dify's naming says what it is.
-  const namedSelector = /(^|[._])(\w*_)?selector$/.test(path) && (value === undefined || (Array.isArray(value) && value.every((x) => typeof x === "string")));
+  const namedSelector =
+    /(^|[._])(\w*_)?selector$/.test(path) &&
+    (value === undefined || (Array.isArray(value) && value.every((x) => typeof x === "string")));
   if ((k.kind === "selector" || namedSelector) && (value === undefined || Array.isArray(value)))
     return <VariablePicker nodeId={ctx.nodeId} value={value as string[] | undefined} onChange={onChange} testId={id} />;
-  if (k.kind === "object" && depth < 3 && (value === undefined || value === null || (typeof value === "object" && !Array.isArray(value))))
-    return <SchemaForm schema={k.schema} value={(value as Record<string, unknown>) ?? {}} onChange={onChange} diagnostics={diags} path={path} depth={depth + 1} ctx={ctx} />;
+  if (
+    k.kind === "object" &&
+    depth < 3 &&
+    (value === undefined || value === null || (typeof value === "object" && !Array.isArray(value)))
+  )
+    return (
+      <SchemaForm
+        schema={k.schema}
+        value={(value as Record<string, unknown>) ?? {}}
+        onChange={onChange}
+        diagnostics={diags}
+        path={path}
+        depth={depth + 1}
+        ctx={ctx}
+      />
+    );
   if (k.kind === "list" && depth < 3 && (value === undefined || value === null || Array.isArray(value)))
-    return <ListField path={path} item={k.item} value={(value as unknown[]) ?? []} onChange={onChange} diags={diags} depth={depth} ctx={ctx} />;
-  if (k.kind === "boolean") return <input id={id} data-testid={id} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />;
+    return (
+      <ListField
+        path={path}
+        item={k.item}
+        value={(value as unknown[]) ?? []}
+        onChange={onChange}
+        diags={diags}
+        depth={depth}
+        ctx={ctx}
+      />
+    );
+  if (k.kind === "boolean")
+    return (
+      <input
+        id={id}
+        data-testid={id}
+        type="checkbox"
+        checked={value === true}
+        onChange={(e) => onChange(e.target.checked)}
+      />
+    );
   if (k.kind === "enum")
     return (
-      <select id={id} data-testid={id} value={value === undefined || value === null ? "" : String(value)} onChange={(e) => onChange(e.target.value === "" ? undefined : k.options.find((o) => String(o) === e.target.value))}>
+      <select
+        id={id}
+        data-testid={id}
+        value={value === undefined || value === null ? "" : String(value)}
+        onChange={(e) =>
+          onChange(e.target.value === "" ? undefined : k.options.find((o) => String(o) === e.target.value))
+        }
+      >
         <option value="">—</option>
         {k.options.map((o) => (
           <option key={String(o)} value={String(o)}>
@@ -99,13 +169,29 @@ export function ValueInput({ path, schema, value, onChange, diags, depth, ctx }:
       </select>
     );
   if (k.kind === "number" || k.kind === "integer")
-    return <input id={id} data-testid={id} type="number" step={k.kind === "integer" ? 1 : "any"} value={typeof value === "number" ? value : ""} onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))} />;
+    return (
+      <input
+        id={id}
+        data-testid={id}
+        type="number"
+        step={k.kind === "integer" ? 1 : "any"}
+        value={typeof value === "number" ? value : ""}
+        onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
+      />
+    );
   if (k.kind === "string" && (typeof value === "string" || value === undefined || value === null)) {
     const text = value ?? "";
-    if (ctx.templates.has(path) || text.includes("{{#")) return <PromptEditor nodeId={ctx.nodeId} value={text} onChange={onChange} testId={id} />;
+    if (ctx.templates.has(path) || text.includes("{{#"))
+      return <PromptEditor nodeId={ctx.nodeId} value={text} onChange={onChange} testId={id} />;
     const long = text.length > 60 || text.includes("\n");
     return long ? (
-      <textarea id={id} data-testid={id} rows={Math.min(12, text.split("\n").length + 1)} value={text} onChange={(e) => onChange(e.target.value)} />
+      <textarea
+        id={id}
+        data-testid={id}
+        rows={Math.min(12, text.split("\n").length + 1)}
+        value={text}
+        onChange={(e) => onChange(e.target.value)}
+      />
     ) : (
       <input id={id} data-testid={id} value={text} onChange={(e) => onChange(e.target.value)} />
     );
@@ -124,15 +210,44 @@ function blankOf(s: JsonSchema): unknown {
 }
 
 /** A list of items edited one by one, with add and remove. */
-function ListField({ path, item, value, onChange, diags, depth, ctx }: { path: string; item: JsonSchema; value: unknown[]; onChange: (v: unknown[]) => void; diags: Diagnostic[]; depth: number; ctx: FormCtx }) {
+function ListField({
+  path,
+  item,
+  value,
+  onChange,
+  diags,
+  depth,
+  ctx,
+}: {
+  path: string;
+  item: JsonSchema;
+  value: unknown[];
+  onChange: (v: unknown[]) => void;
+  diags: Diagnostic[];
+  depth: number;
+  ctx: FormCtx;
+}) {
   return (
     <div className="list-field" data-testid={`field-${path}`}>
       {value.map((v, i) => (
         <div className="list-item" key={i}>
           <div className="list-item-body">
-            <ValueInput path={`${path}[${i}]`} schema={item} value={v} onChange={(nv) => onChange(value.map((x, j) => (j === i ? nv : x)))} diags={pathDiags(diags, `${path}[${i}]`)} depth={depth + 1} ctx={ctx} />
+            <ValueInput
+              path={`${path}[${i}]`}
+              schema={item}
+              value={v}
+              onChange={(nv) => onChange(value.map((x, j) => (j === i ? nv : x)))}
+              diags={pathDiags(diags, `${path}[${i}]`)}
+              depth={depth + 1}
+              ctx={ctx}
+            />
           </div>
-          <button type="button" className="icon-btn" title="Remove" onClick={() => onChange(value.filter((_, j) => j !== i))}>
+          <button
+            type="button"
+            className="icon-btn"
+            title="Remove"
+            onClick={() => onChange(value.filter((_, j) => j !== i))}
+          >
             <Trash2 size={14} />
           </button>
         </div>
@@ -144,11 +259,31 @@ function ListField({ path, item, value, onChange, diags, depth, ctx }: { path: s
   );
 }
 
-export function Field({ name, path, schema, value, onChange, diags, depth, ctx }: { name: string; path: string; schema?: JsonSchema; value: unknown; onChange: (v: unknown) => void; diags: Diagnostic[]; depth: number; ctx: FormCtx }) {
+export function Field({
+  name,
+  path,
+  schema,
+  value,
+  onChange,
+  diags,
+  depth,
+  ctx,
+}: {
+  name: string;
+  path: string;
+  schema?: JsonSchema;
+  value: unknown;
+  onChange: (v: unknown) => void;
+  diags: Diagnostic[];
+  depth: number;
+  ctx: FormCtx;
+}) {
   const k = kindOf(schema);
   const nested = (k.kind === "object" || k.kind === "list") && depth < 3;
   return (
-    <div className={`field ${diags.length ? "field-has-diag" : ""} ${nested ? "nested" : ""} ${k.kind === "boolean" ? "inline" : ""}`}>
+    <div
+      className={`field ${diags.length ? "field-has-diag" : ""} ${nested ? "nested" : ""} ${k.kind === "boolean" ? "inline" : ""}`}
+    >
       <label htmlFor={`field-${path}`} title={schema?.description}>
         {fieldLabel(name)}
       </label>
@@ -182,7 +317,9 @@ export function SchemaForm({
   skip?: Set<string>;
 }) {
   const props = schema?.properties ?? {};
-  const names = [...new Set([...Object.keys(props), ...Object.keys(value)])].filter((n) => !skip.has(n) && (depth > 0 || !HIDDEN.has(n)));
+  const names = [...new Set([...Object.keys(props), ...Object.keys(value)])].filter(
+    (n) => !skip.has(n) && (depth > 0 || !HIDDEN.has(n)),
+  );
   const main = depth > 0 ? names : names.filter((n) => !ADVANCED.has(n));
   const advanced = depth > 0 ? [] : names.filter((n) => ADVANCED.has(n));
   const full = (n: string) => (path ? `${path}.${n}` : n);
@@ -192,7 +329,19 @@ export function SchemaForm({
     else next[n] = v;
     onChange(next);
   };
-  const field = (n: string) => <Field key={n} name={n} path={full(n)} schema={props[n]} value={value[n]} onChange={(v) => set(n, v)} diags={pathDiags(diagnostics, full(n))} depth={depth} ctx={ctx} />;
+  const field = (n: string) => (
+    <Field
+      key={n}
+      name={n}
+      path={full(n)}
+      schema={props[n]}
+      value={value[n]}
+      onChange={(v) => set(n, v)}
+      diags={pathDiags(diagnostics, full(n))}
+      depth={depth}
+      ctx={ctx}
+    />
+  );
   return (
     <div className={`schema-form ${depth > 0 ? "sub-form" : ""}`}>
       {main.map(field)}

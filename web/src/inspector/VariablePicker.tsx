@@ -47,7 +47,17 @@ function useDismiss(ref: React.RefObject<HTMLElement | null>, onClose: () => voi
 }
 
 /** The list of readable values, grouped by the node that produces them, with a search box. */
-export function VariableMenu({ nodeId, onPick, onClose, accept }: { nodeId: string; onPick: (sel: string[], v: AvailableValue) => void; onClose: () => void; accept?: (v: AvailableValue) => boolean }) {
+export function VariableMenu({
+  nodeId,
+  onPick,
+  onClose,
+  accept,
+}: {
+  nodeId: string;
+  onPick: (sel: string[], v: AvailableValue) => void;
+  onClose: () => void;
+  accept?: (v: AvailableValue) => boolean;
+}) {
   const { values, error } = useAvailable(nodeId);
   const draft = useStore((s) => s.draft);
   const types = useStore((s) => s.nodeTypes);
@@ -63,7 +73,11 @@ export function VariableMenu({ nodeId, onPick, onClose, accept }: { nodeId: stri
       const label = GROUPS[head] ?? nodeTitle(draft, head);
       const name = v.selector.slice(1).join(".");
       if (needle && !`${label} ${name}`.toLowerCase().includes(needle)) continue;
-      const g = out.get(head) ?? { label, type: GROUPS[head] ? undefined : draft?.nodes.find((n) => n.id === head)?.type, items: [] };
+      const g = out.get(head) ?? {
+        label,
+        type: GROUPS[head] ? undefined : draft?.nodes.find((n) => n.id === head)?.type,
+        items: [],
+      };
       g.items.push(v);
       out.set(head, g);
     }
@@ -76,10 +90,20 @@ export function VariableMenu({ nodeId, onPick, onClose, accept }: { nodeId: stri
       <input
         // biome-ignore lint/a11y/noAutofocus: the picker opens to type a variable's name into
         autoFocus
-        className="var-search" placeholder="Search variables" value={q} onChange={(e) => setQ(e.target.value)} data-testid="var-search" />
+        className="var-search"
+        placeholder="Search variables"
+        value={q}
+        onChange={(e) => setQ(e.target.value)}
+        data-testid="var-search"
+      />
       {error && <div className="diag error">{error}</div>}
       {!values && !error && <div className="muted pad">Loading…</div>}
-      {values && groups.length === 0 && <div className="muted pad">No variable is available here{q ? ` matching "${q}"` : ""}: connect this node after the ones whose outputs it reads.</div>}
+      {values && groups.length === 0 && (
+        <div className="muted pad">
+          No variable is available here{q ? ` matching "${q}"` : ""}: connect this node after the ones whose outputs it
+          reads.
+        </div>
+      )}
       <div className="var-groups">
         {groups.map(([head, g]) => (
           <div key={head} className="var-group">
@@ -88,7 +112,14 @@ export function VariableMenu({ nodeId, onPick, onClose, accept }: { nodeId: stri
               <span>{g.label}</span>
             </div>
             {g.items.map((v) => (
-              <button type="button" key={v.selector.join(".")} className="var-option" data-testid="var-option" data-selector={v.selector.join(".")} onClick={() => onPick(v.selector, v)}>
+              <button
+                type="button"
+                key={v.selector.join(".")}
+                className="var-option"
+                data-testid="var-option"
+                data-selector={v.selector.join(".")}
+                onClick={() => onPick(v.selector, v)}
+              >
                 <span className="var-name">{v.selector.slice(1).join(".")}</span>
                 <span className="var-type">{v.type}</span>
               </button>
@@ -109,7 +140,11 @@ export function VarChip({ selector, onClear }: { selector: string[]; onClear?: (
   const missing = !GROUPS[head] && !node;
   return (
     <span className={`var-chip ${missing ? "missing" : ""}`} title={selector.join(".")}>
-      {node ? <TypeIcon type={node.type} category={types.find((t) => t.type === node.type)?.category ?? ""} size={10} /> : <Variable size={12} />}
+      {node ? (
+        <TypeIcon type={node.type} category={types.find((t) => t.type === node.type)?.category ?? ""} size={10} />
+      ) : (
+        <Variable size={12} />
+      )}
       <span className="var-chip-node">{GROUPS[head] ?? nodeTitle(draft, head)}</span>
       <span className="var-chip-sep">/</span>
       <span className="var-chip-var">{selector.slice(1).join(".")}</span>
@@ -128,12 +163,29 @@ export function VarChip({ selector, onClear }: { selector: string[]; onClear?: (
 }
 
 /** A selector field: shows the chosen value by title and opens the list of values available at this node. */
-export function VariablePicker({ nodeId, value, onChange, testId, accept }: { nodeId: string; value: string[] | undefined; onChange: (v: string[]) => void; testId?: string; accept?: (v: AvailableValue) => boolean }) {
+export function VariablePicker({
+  nodeId,
+  value,
+  onChange,
+  testId,
+  accept,
+}: {
+  nodeId: string;
+  value: string[] | undefined;
+  onChange: (v: string[]) => void;
+  testId?: string;
+  accept?: (v: AvailableValue) => boolean;
+}) {
   const [open, setOpen] = useState(false);
   const has = Array.isArray(value) && value.length > 0;
   return (
     <div className="var-picker">
-      <button type="button" className={`var-picker-btn ${has ? "" : "empty"}`} data-testid={testId ?? "var-picker"} onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className={`var-picker-btn ${has ? "" : "empty"}`}
+        data-testid={testId ?? "var-picker"}
+        onClick={() => setOpen(!open)}
+      >
         {has ? <VarChip selector={value!} /> : <span className="muted">Choose a variable</span>}
         <ChevronDown size={14} className="var-caret" />
       </button>

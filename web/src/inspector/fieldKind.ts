@@ -24,7 +24,8 @@ export function kindOf(s: JsonSchema | undefined): Kind {
   if (alts && alts.length === 1) return kindOf(alts[0]);
   if (alts && alts.length > 1) {
     if (alts.every((a) => a.const !== undefined)) return { kind: "enum", options: alts.map((a) => a.const) };
-    if (alts.every((a) => a.type === "string" || a.type === "number" || a.type === "integer")) return { kind: "string" };
+    if (alts.every((a) => a.type === "string" || a.type === "number" || a.type === "integer"))
+      return { kind: "string" };
     return { kind: "json" };
   }
   if (isSelector(s)) return { kind: "selector" };
@@ -32,7 +33,8 @@ export function kindOf(s: JsonSchema | undefined): Kind {
   const t = typeOf(s);
   if (t === "string" || t === "number" || t === "integer" || t === "boolean") return { kind: t };
   if (t === "object" && s.properties && Object.keys(s.properties).length > 0) return { kind: "object", schema: s };
-  if (t === "array" && s.items && (kindOf(s.items).kind !== "json" || s.items.type === "object")) return { kind: "list", item: s.items };
+  if (t === "array" && s.items && (kindOf(s.items).kind !== "json" || s.items.type === "object"))
+    return { kind: "list", item: s.items };
   return { kind: "json" };
 }
 
@@ -56,6 +58,9 @@ const LABELS: Record<string, string> = {
 /** A field name as a person reads it: `query_variable_selector` → "Query", `max_length` → "Max length". */
 export function fieldLabel(name: string): string {
   if (LABELS[name]) return LABELS[name]!;
-  const words = name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ").trim();
+  const words = name
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .replace(/_/g, " ")
+    .trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -28,39 +28,151 @@ export interface Section {
  * other field of the schema follows in the generated form. `hide` names keys nobody should edit by hand.
  */
 export const NODE_FORMS: Record<string, { sections: Section[]; hide?: string[] }> = {
-  start: { sections: [{ title: "Inputs", keys: ["variables"], render: (p) => <StartVariables value={p.config.variables} onChange={(variables) => p.patch({ variables })} /> }] },
-  end: { sections: [{ title: "Outputs", keys: ["outputs"], render: (p) => <BindingList nodeId={p.nodeId} value={p.config.outputs} onChange={(outputs) => p.patch({ outputs })} testId="end-outputs" nameLabel="output name" /> }] },
+  start: {
+    sections: [
+      {
+        title: "Inputs",
+        keys: ["variables"],
+        render: (p) => <StartVariables value={p.config.variables} onChange={(variables) => p.patch({ variables })} />,
+      },
+    ],
+  },
+  end: {
+    sections: [
+      {
+        title: "Outputs",
+        keys: ["outputs"],
+        render: (p) => (
+          <BindingList
+            nodeId={p.nodeId}
+            value={p.config.outputs}
+            onChange={(outputs) => p.patch({ outputs })}
+            testId="end-outputs"
+            nameLabel="output name"
+          />
+        ),
+      },
+    ],
+  },
   llm: {
     sections: [
-      { title: "Model", keys: ["model"], render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} /> },
-      { title: "Prompt", keys: ["prompt_template"], render: (p) => <PromptMessages nodeId={p.nodeId} value={p.config.prompt_template} onChange={(prompt_template) => p.patch({ prompt_template })} /> },
+      {
+        title: "Model",
+        keys: ["model"],
+        render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} />,
+      },
+      {
+        title: "Prompt",
+        keys: ["prompt_template"],
+        render: (p) => (
+          <PromptMessages
+            nodeId={p.nodeId}
+            value={p.config.prompt_template}
+            onChange={(prompt_template) => p.patch({ prompt_template })}
+          />
+        ),
+      },
     ],
   },
   "knowledge-retrieval": {
-    sections: [{ title: "Knowledge bases", keys: ["dataset_ids"], render: (p) => <KnowledgePicker value={p.config.dataset_ids} onChange={(dataset_ids) => p.patch({ dataset_ids })} /> }],
+    sections: [
+      {
+        title: "Knowledge bases",
+        keys: ["dataset_ids"],
+        render: (p) => (
+          <KnowledgePicker value={p.config.dataset_ids} onChange={(dataset_ids) => p.patch({ dataset_ids })} />
+        ),
+      },
+    ],
   },
-  "question-classifier": { sections: [{ title: "Model", keys: ["model"], render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} /> }] },
-  "parameter-extractor": { sections: [{ title: "Model", keys: ["model"], render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} /> }] },
+  "question-classifier": {
+    sections: [
+      {
+        title: "Model",
+        keys: ["model"],
+        render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} />,
+      },
+    ],
+  },
+  "parameter-extractor": {
+    sections: [
+      {
+        title: "Model",
+        keys: ["model"],
+        render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} />,
+      },
+    ],
+  },
   "if-else": {
     sections: [
       {
         title: "Conditions",
         keys: ["cases", "conditions", "logical_operator"],
-        render: (p) => <ConditionBuilder nodeId={p.nodeId} config={p.config} onChange={p.replace} onCaseRemoved={p.removeEdgesFrom} />,
+        render: (p) => (
+          <ConditionBuilder
+            nodeId={p.nodeId}
+            config={p.config}
+            onChange={p.replace}
+            onCaseRemoved={p.removeEdgesFrom}
+          />
+        ),
       },
     ],
   },
   code: {
     sections: [
-      { title: "Input variables", keys: ["variables"], render: (p) => <BindingList nodeId={p.nodeId} value={p.config.variables} onChange={(variables) => p.patch({ variables })} testId="code-inputs" nameLabel="argument" /> },
-      { title: "Code", keys: ["code", "code_language"], render: (p) => <CodeWithLanguage config={p.config} onChange={p.patch} /> },
-      { title: "Outputs", keys: ["outputs"], render: (p) => <CodeOutputs value={p.config.outputs} onChange={(outputs) => p.patch({ outputs })} /> },
+      {
+        title: "Input variables",
+        keys: ["variables"],
+        render: (p) => (
+          <BindingList
+            nodeId={p.nodeId}
+            value={p.config.variables}
+            onChange={(variables) => p.patch({ variables })}
+            testId="code-inputs"
+            nameLabel="argument"
+          />
+        ),
+      },
+      {
+        title: "Code",
+        keys: ["code", "code_language"],
+        render: (p) => <CodeWithLanguage config={p.config} onChange={p.patch} />,
+      },
+      {
+        title: "Outputs",
+        keys: ["outputs"],
+        render: (p) => <CodeOutputs value={p.config.outputs} onChange={(outputs) => p.patch({ outputs })} />,
+      },
     ],
   },
   "template-transform": {
     sections: [
-      { title: "Input variables", keys: ["variables"], render: (p) => <BindingList nodeId={p.nodeId} value={p.config.variables} onChange={(variables) => p.patch({ variables })} testId="template-inputs" nameLabel="name" /> },
-      { title: "Template (Jinja2)", keys: ["template"], render: (p) => <CodeEditor value={String(p.config.template ?? "")} onChange={(template) => p.patch({ template })} language="jinja2" testId="template-editor" /> },
+      {
+        title: "Input variables",
+        keys: ["variables"],
+        render: (p) => (
+          <BindingList
+            nodeId={p.nodeId}
+            value={p.config.variables}
+            onChange={(variables) => p.patch({ variables })}
+            testId="template-inputs"
+            nameLabel="name"
+          />
+        ),
+      },
+      {
+        title: "Template (Jinja2)",
+        keys: ["template"],
+        render: (p) => (
+          <CodeEditor
+            value={String(p.config.template ?? "")}
+            onChange={(template) => p.patch({ template })}
+            language="jinja2"
+            testId="template-editor"
+          />
+        ),
+      },
     ],
   },
 };
@@ -78,7 +190,20 @@ export const FIELD_OPTIONS: Record<string, Record<string, string[]>> = {
   },
   "knowledge-retrieval": { retrieval_mode: ["single", "multiple"] },
   "parameter-extractor": { reasoning_mode: ["prompt", "function_call"] },
-  "variable-aggregator": { output_type: ["string", "number", "boolean", "object", "array[string]", "array[number]", "array[object]", "array[file]", "file", "any"] },
+  "variable-aggregator": {
+    output_type: [
+      "string",
+      "number",
+      "boolean",
+      "object",
+      "array[string]",
+      "array[number]",
+      "array[object]",
+      "array[file]",
+      "file",
+      "any",
+    ],
+  },
   iteration: { error_handle_mode: ["terminated", "continue-on-error", "remove-abnormal-output"] },
   loop: { error_handle_mode: ["terminated", "continue-on-error"], logical_operator: ["and", "or"] },
 };

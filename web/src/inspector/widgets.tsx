@@ -11,21 +11,53 @@ type Any = Record<string, any>;
 const arr = (v: unknown): Any[] => (Array.isArray(v) ? (v as Any[]) : []);
 
 /** `[{variable, value_selector}]`: named inputs (code, template) or outputs (end), each bound to a variable. */
-export function BindingList({ nodeId, value, onChange, testId, nameLabel = "name" }: { nodeId: string; value: unknown; onChange: (v: Any[]) => void; testId: string; nameLabel?: string }) {
+export function BindingList({
+  nodeId,
+  value,
+  onChange,
+  testId,
+  nameLabel = "name",
+}: {
+  nodeId: string;
+  value: unknown;
+  onChange: (v: Any[]) => void;
+  testId: string;
+  nameLabel?: string;
+}) {
   const rows = arr(value);
   const set = (i: number, patch: Any) => onChange(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   return (
     <div className="binding-list" data-testid={testId}>
       {rows.map((r, i) => (
         <div className="binding-row" key={i}>
-          <input className="binding-name" placeholder={nameLabel} value={String(r.variable ?? "")} onChange={(e) => set(i, { variable: e.target.value })} data-testid={`${testId}-${i}-name`} />
-          <VariablePicker nodeId={nodeId} value={r.value_selector} onChange={(s) => set(i, { value_selector: s })} testId={`${testId}-${i}-var`} />
-          <button type="button" className="icon-btn" title="Remove" onClick={() => onChange(rows.filter((_, j) => j !== i))}>
+          <input
+            className="binding-name"
+            placeholder={nameLabel}
+            value={String(r.variable ?? "")}
+            onChange={(e) => set(i, { variable: e.target.value })}
+            data-testid={`${testId}-${i}-name`}
+          />
+          <VariablePicker
+            nodeId={nodeId}
+            value={r.value_selector}
+            onChange={(s) => set(i, { value_selector: s })}
+            testId={`${testId}-${i}-var`}
+          />
+          <button
+            type="button"
+            className="icon-btn"
+            title="Remove"
+            onClick={() => onChange(rows.filter((_, j) => j !== i))}
+          >
             <Trash2 size={14} />
           </button>
         </div>
       ))}
-      <button type="button" className="link-btn" onClick={() => onChange([...rows, { variable: `var_${rows.length + 1}`, value_selector: [] }])}>
+      <button
+        type="button"
+        className="link-btn"
+        onClick={() => onChange([...rows, { variable: `var_${rows.length + 1}`, value_selector: [] }])}
+      >
         <Plus size={13} /> Add
       </button>
     </div>
@@ -43,38 +75,87 @@ export function StartVariables({ value, onChange }: { value: unknown; onChange: 
       {rows.map((r, i) => (
         <div className="start-var" key={i}>
           <div className="row">
-            <input placeholder="variable" value={String(r.variable ?? "")} onChange={(e) => set(i, { variable: e.target.value })} />
+            <input
+              placeholder="variable"
+              value={String(r.variable ?? "")}
+              onChange={(e) => set(i, { variable: e.target.value })}
+            />
             <select value={String(r.type ?? "text-input")} onChange={(e) => set(i, { type: e.target.value })}>
               {[...new Set([...INPUT_TYPES, String(r.type ?? "text-input")])].map((t) => (
                 <option key={t}>{t}</option>
               ))}
             </select>
             <label className="check">
-              <input type="checkbox" checked={r.required === true} onChange={(e) => set(i, { required: e.target.checked })} /> required
+              <input
+                type="checkbox"
+                checked={r.required === true}
+                onChange={(e) => set(i, { required: e.target.checked })}
+              />{" "}
+              required
             </label>
-            <button type="button" className="icon-btn" title="Remove" onClick={() => onChange(rows.filter((_, j) => j !== i))}>
+            <button
+              type="button"
+              className="icon-btn"
+              title="Remove"
+              onClick={() => onChange(rows.filter((_, j) => j !== i))}
+            >
               <Trash2 size={14} />
             </button>
           </div>
           <div className="row">
-            <input placeholder="label shown in the run form" value={String(r.label ?? "")} onChange={(e) => set(i, { label: e.target.value })} />
+            <input
+              placeholder="label shown in the run form"
+              value={String(r.label ?? "")}
+              onChange={(e) => set(i, { label: e.target.value })}
+            />
             {r.type === "select" && (
-              <input placeholder="options, comma separated" value={arr(r.options).join(", ")} onChange={(e) => set(i, { options: e.target.value.split(",").map((x) => x.trim()).filter(Boolean) })} />
+              <input
+                placeholder="options, comma separated"
+                value={arr(r.options).join(", ")}
+                onChange={(e) =>
+                  set(i, {
+                    options: e.target.value
+                      .split(",")
+                      .map((x) => x.trim())
+                      .filter(Boolean),
+                  })
+                }
+              />
             )}
             {(r.type === "text-input" || r.type === "paragraph") && (
-              <input type="number" placeholder="max length" value={typeof r.max_length === "number" ? r.max_length : ""} onChange={(e) => set(i, { max_length: e.target.value === "" ? undefined : Number(e.target.value) })} />
+              <input
+                type="number"
+                placeholder="max length"
+                value={typeof r.max_length === "number" ? r.max_length : ""}
+                onChange={(e) => set(i, { max_length: e.target.value === "" ? undefined : Number(e.target.value) })}
+              />
             )}
           </div>
         </div>
       ))}
-      <button type="button" className="link-btn" onClick={() => onChange([...rows, { variable: `input_${rows.length + 1}`, label: "", type: "text-input", required: false }])}>
+      <button
+        type="button"
+        className="link-btn"
+        onClick={() =>
+          onChange([...rows, { variable: `input_${rows.length + 1}`, label: "", type: "text-input", required: false }])
+        }
+      >
         <Plus size={13} /> Add input
       </button>
     </div>
   );
 }
 
-const OUTPUT_TYPES = ["string", "number", "boolean", "object", "array[string]", "array[number]", "array[boolean]", "array[object]"];
+const OUTPUT_TYPES = [
+  "string",
+  "number",
+  "boolean",
+  "object",
+  "array[string]",
+  "array[number]",
+  "array[boolean]",
+  "array[object]",
+];
 
 /** A code node's declared outputs: `{name: {type}}`. */
 export function CodeOutputs({ value, onChange }: { value: unknown; onChange: (v: Any) => void }) {
@@ -84,18 +165,34 @@ export function CodeOutputs({ value, onChange }: { value: unknown; onChange: (v:
     <div className="binding-list" data-testid="code-outputs">
       {entries.map(([name, spec], i) => (
         <div className="binding-row" key={i}>
-          <input className="binding-name" value={name} onChange={(e) => write(entries.map((x, j) => (j === i ? [e.target.value, x[1]] : x)))} />
-          <select value={String(spec?.type ?? "string")} onChange={(e) => write(entries.map((x, j) => (j === i ? [x[0], { ...x[1], type: e.target.value }] : x)))}>
+          <input
+            className="binding-name"
+            value={name}
+            onChange={(e) => write(entries.map((x, j) => (j === i ? [e.target.value, x[1]] : x)))}
+          />
+          <select
+            value={String(spec?.type ?? "string")}
+            onChange={(e) => write(entries.map((x, j) => (j === i ? [x[0], { ...x[1], type: e.target.value }] : x)))}
+          >
             {[...new Set([...OUTPUT_TYPES, String(spec?.type ?? "string")])].map((t) => (
               <option key={t}>{t}</option>
             ))}
           </select>
-          <button type="button" className="icon-btn" title="Remove" onClick={() => write(entries.filter((_, j) => j !== i))}>
+          <button
+            type="button"
+            className="icon-btn"
+            title="Remove"
+            onClick={() => write(entries.filter((_, j) => j !== i))}
+          >
             <Trash2 size={14} />
           </button>
         </div>
       ))}
-      <button type="button" className="link-btn" onClick={() => write([...entries, [`result_${entries.length + 1}`, { type: "string", children: null }]])}>
+      <button
+        type="button"
+        className="link-btn"
+        onClick={() => write([...entries, [`result_${entries.length + 1}`, { type: "string", children: null }]])}
+      >
         <Plus size={13} /> Add output
       </button>
     </div>
@@ -117,16 +214,36 @@ export function CodeWithLanguage({ config, onChange }: { config: Any; onChange: 
         </select>
         <span className="muted small">defines main(…) returning the outputs below</span>
       </div>
-      <CodeEditor value={String(config.code ?? "")} onChange={(code) => onChange({ code })} language={lang} testId="code-editor" />
+      <CodeEditor
+        value={String(config.code ?? "")}
+        onChange={(code) => onChange({ code })}
+        language={lang}
+        testId="code-editor"
+      />
     </div>
   );
 }
 
 /** Chat prompt messages (role + text each), or the single text of a completion prompt. */
-export function PromptMessages({ nodeId, value, onChange }: { nodeId: string; value: unknown; onChange: (v: unknown) => void }) {
+export function PromptMessages({
+  nodeId,
+  value,
+  onChange,
+}: {
+  nodeId: string;
+  value: unknown;
+  onChange: (v: unknown) => void;
+}) {
   if (!Array.isArray(value)) {
     const v = (value ?? {}) as Any;
-    return <PromptEditor nodeId={nodeId} value={String(v.text ?? "")} onChange={(text) => onChange({ ...v, text })} testId="prompt-0" />;
+    return (
+      <PromptEditor
+        nodeId={nodeId}
+        value={String(v.text ?? "")}
+        onChange={(text) => onChange({ ...v, text })}
+        testId="prompt-0"
+      />
+    );
   }
   const msgs = value as Any[];
   const set = (i: number, patch: Any) => onChange(msgs.map((m, j) => (j === i ? { ...m, ...patch } : m)));
@@ -135,24 +252,47 @@ export function PromptMessages({ nodeId, value, onChange }: { nodeId: string; va
       {msgs.map((m, i) => (
         <div className="prompt-message" key={m.id ?? i}>
           <div className="prompt-message-head">
-            <select value={String(m.role ?? "user")} onChange={(e) => set(i, { role: e.target.value })} data-testid={`prompt-${i}-role`}>
+            <select
+              value={String(m.role ?? "user")}
+              onChange={(e) => set(i, { role: e.target.value })}
+              data-testid={`prompt-${i}-role`}
+            >
               <option value="system">SYSTEM</option>
               <option value="user">USER</option>
               <option value="assistant">ASSISTANT</option>
             </select>
             <span className="spacer" />
-            <button type="button" className="icon-btn" title="Remove message" onClick={() => onChange(msgs.filter((_, j) => j !== i))}>
+            <button
+              type="button"
+              className="icon-btn"
+              title="Remove message"
+              onClick={() => onChange(msgs.filter((_, j) => j !== i))}
+            >
               <Trash2 size={14} />
             </button>
           </div>
           {m.edition_type === "jinja2" ? (
-            <CodeEditor value={String(m.jinja2_text ?? "")} onChange={(t) => set(i, { jinja2_text: t })} language="jinja2" />
+            <CodeEditor
+              value={String(m.jinja2_text ?? "")}
+              onChange={(t) => set(i, { jinja2_text: t })}
+              language="jinja2"
+            />
           ) : (
-            <PromptEditor nodeId={nodeId} value={String(m.text ?? "")} onChange={(text) => set(i, { text })} testId={`prompt-${i}`} placeholder="Write the prompt; type { or / to insert a variable" />
+            <PromptEditor
+              nodeId={nodeId}
+              value={String(m.text ?? "")}
+              onChange={(text) => set(i, { text })}
+              testId={`prompt-${i}`}
+              placeholder="Write the prompt; type { or / to insert a variable"
+            />
           )}
         </div>
       ))}
-      <button type="button" className="link-btn" onClick={() => onChange([...msgs, { role: msgs.length ? "user" : "system", text: "" }])}>
+      <button
+        type="button"
+        className="link-btn"
+        onClick={() => onChange([...msgs, { role: msgs.length ? "user" : "system", text: "" }])}
+      >
         <Plus size={13} /> Add message
       </button>
     </div>
@@ -172,7 +312,8 @@ const configuredModels = () =>
     () => [],
   ));
 const OTHER = "__other";
-const optionKey = (o: { provider?: unknown; name?: unknown }) => `${String(o.provider ?? "")}\u0000${String(o.name ?? "")}`;
+const optionKey = (o: { provider?: unknown; name?: unknown }) =>
+  `${String(o.provider ?? "")}\u0000${String(o.name ?? "")}`;
 
 /**
  * The model a node calls: a select of the configured models, with "other…" for a model the configuration does not
@@ -220,15 +361,27 @@ export function ModelField({ value, onChange }: { value: unknown; onChange: (v: 
       </div>
       {free && (
         <>
-          <input placeholder="model name" value={String(m.name ?? "")} onChange={(e) => onChange({ ...m, name: e.target.value })} data-testid="model-name" />
-          <input placeholder="provider (e.g. langgenius/openai/openai)" value={String(m.provider ?? "")} onChange={(e) => onChange({ ...m, provider: e.target.value })} />
+          <input
+            placeholder="model name"
+            value={String(m.name ?? "")}
+            onChange={(e) => onChange({ ...m, name: e.target.value })}
+            data-testid="model-name"
+          />
+          <input
+            placeholder="provider (e.g. langgenius/openai/openai)"
+            value={String(m.provider ?? "")}
+            onChange={(e) => onChange({ ...m, provider: e.target.value })}
+          />
         </>
       )}
       <div className="params">
         {shown.map((k) => (
           <label key={k} className="param">
             <span>{k.replace(/_/g, " ")}</span>
-            <input value={params[k] === undefined ? "" : String(params[k])} onChange={(e) => setParam(k, e.target.value)} />
+            <input
+              value={params[k] === undefined ? "" : String(params[k])}
+              onChange={(e) => setParam(k, e.target.value)}
+            />
           </label>
         ))}
       </div>

@@ -6,14 +6,34 @@
 import { useEffect, useRef, useState } from "react";
 import { errText } from "../store";
 import { ChunkSettings } from "./ChunkSettings";
-import { type Chunking, type ChunkPreview, type KnowledgeBase, maxDocumentBytes, previewChunks, uploadDocument } from "./knowledgeApi";
+import {
+  type Chunking,
+  type ChunkPreview,
+  type KnowledgeBase,
+  maxDocumentBytes,
+  previewChunks,
+  uploadDocument,
+} from "./knowledgeApi";
 
-type Phase = { kind: "idle" } | { kind: "previewing" } | { kind: "uploading"; sent: number } | { kind: "saved"; name: string; chunks: number } | { kind: "failed"; message: string };
+type Phase =
+  | { kind: "idle" }
+  | { kind: "previewing" }
+  | { kind: "uploading"; sent: number }
+  | { kind: "saved"; name: string; chunks: number }
+  | { kind: "failed"; message: string };
 
 /** `\n` in the separator box is the two characters, as Dify's form shows a newline separator. */
 const shownSeparator = (s: string) => s.replace(/\n/g, "\\n").replace(/\t/g, "\\t");
 
-export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; canEdit: boolean; onAdded: () => Promise<void> }) {
+export function AddDocument({
+  base,
+  canEdit,
+  onAdded,
+}: {
+  base: KnowledgeBase;
+  canEdit: boolean;
+  onAdded: () => Promise<void>;
+}) {
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File>();
   const [chunking, setChunking] = useState<Chunking>({
@@ -62,7 +82,9 @@ export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; c
       <h4>Add a document</h4>
       {/* biome-ignore lint/a11y/noStaticElementInteractions lint/a11y/useKeyWithClickEvents: a pointer target that opens the hidden file input */}
       <div className="drop" onClick={() => canEdit && input.current?.click()} aria-disabled={!canEdit}>
-        <span data-testid="kb-file-name">{file ? `${file.name} (${file.size} bytes)` : "Choose a file: PDF, DOCX, Markdown, HTML, text, CSV, XLSX…"}</span>
+        <span data-testid="kb-file-name">
+          {file ? `${file.name} (${file.size} bytes)` : "Choose a file: PDF, DOCX, Markdown, HTML, text, CSV, XLSX…"}
+        </span>
       </div>
       <input
         ref={input}
@@ -76,7 +98,10 @@ export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; c
           setPreview(undefined);
           setPhase(
             f && limit !== undefined && f.size > limit
-              ? { kind: "failed", message: `document.too_large: ${f.name} is ${f.size} bytes; this server takes documents up to ${limit} bytes (the smaller of its request body limit and documents.maxBytes in weft.config.json)` }
+              ? {
+                  kind: "failed",
+                  message: `document.too_large: ${f.name} is ${f.size} bytes; this server takes documents up to ${limit} bytes (the smaller of its request body limit and documents.maxBytes in weft.config.json)`,
+                }
               : { kind: "idle" },
           );
           e.target.value = "";
@@ -84,17 +109,28 @@ export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; c
       />
       <ChunkSettings chunking={chunking} disabled={!canEdit || busy} change={change} />
       <div className="kb-actions">
-        <button type="button" data-testid="kb-preview" disabled={!canEdit || !file || busy || tooLarge} onClick={() => void doPreview()}>
+        <button
+          type="button"
+          data-testid="kb-preview"
+          disabled={!canEdit || !file || busy || tooLarge}
+          onClick={() => void doPreview()}
+        >
           Preview chunks
         </button>
-        <button type="button" data-testid="kb-save" disabled={!canEdit || !file || busy || tooLarge} onClick={() => void save()}>
+        <button
+          type="button"
+          data-testid="kb-save"
+          disabled={!canEdit || !file || busy || tooLarge}
+          onClick={() => void save()}
+        >
           Save and process
         </button>
       </div>
       {phase.kind === "previewing" && <p className="muted">Reading and chunking…</p>}
       {phase.kind === "uploading" && (
         <div data-testid="kb-uploading">
-          <progress data-testid="kb-progress" max={1} value={phase.sent} /> {Math.round(phase.sent * 100)}% sent{phase.sent >= 1 ? ", processing…" : ""}
+          <progress data-testid="kb-progress" max={1} value={phase.sent} /> {Math.round(phase.sent * 100)}% sent
+          {phase.sent >= 1 ? ", processing…" : ""}
         </div>
       )}
       {phase.kind === "saved" && (
@@ -110,13 +146,16 @@ export function AddDocument({ base, canEdit, onAdded }: { base: KnowledgeBase; c
       {preview && (
         <div className="kb-preview" data-testid="kb-preview-result">
           <p className="muted small" data-testid="kb-preview-total">
-            {preview.total} {preview.chunking.structure === "parent_child" ? `parent chunk${preview.total === 1 ? "" : "s"}` : "chunks"} from {preview.characters} characters
+            {preview.total}{" "}
+            {preview.chunking.structure === "parent_child" ? `parent chunk${preview.total === 1 ? "" : "s"}` : "chunks"}{" "}
+            from {preview.characters} characters
             {preview.chunks.length < preview.total ? ` (the first ${preview.chunks.length} shown)` : ""}
           </p>
           {preview.chunks.map((c) => (
             <div key={c.position} className="kb-chunk" data-testid="kb-preview-chunk">
               <div className="muted small">
-                {c.children ? "Parent " : ""}#{c.position + 1} · {c.characters} characters{c.children ? ` · ${c.children.length} child chunks` : ""}
+                {c.children ? "Parent " : ""}#{c.position + 1} · {c.characters} characters
+                {c.children ? ` · ${c.children.length} child chunks` : ""}
               </div>
               {c.children ? <ChildChunks texts={c.children} /> : <div className="kb-chunk-text">{c.content}</div>}
             </div>

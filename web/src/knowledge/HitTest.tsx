@@ -40,7 +40,13 @@ export function HitTest({ base }: { base: KnowledgeBase }) {
           void run();
         }}
       >
-        <textarea data-testid="kb-query" rows={3} placeholder="A question to retrieve chunks for" value={query} onChange={(e) => setQuery(e.target.value)} />
+        <textarea
+          data-testid="kb-query"
+          rows={3}
+          placeholder="A question to retrieve chunks for"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+        />
         <div className="kb-actions">
           <select data-testid="kb-mode" value={mode} onChange={(e) => setMode(e.target.value as SearchMode)}>
             {modes.map((m) => (
@@ -50,10 +56,26 @@ export function HitTest({ base }: { base: KnowledgeBase }) {
             ))}
           </select>
           <label className="small">
-            Top K <input data-testid="kb-top-k" type="number" min={1} max={100} value={topK} onChange={(e) => setTopK(Number(e.target.value))} style={{ width: 56 }} />
+            Top K{" "}
+            <input
+              data-testid="kb-top-k"
+              type="number"
+              min={1}
+              max={100}
+              value={topK}
+              onChange={(e) => setTopK(Number(e.target.value))}
+              style={{ width: 56 }}
+            />
           </label>
           <label className="small">
-            Score threshold <input data-testid="kb-threshold" placeholder="none" value={threshold} onChange={(e) => setThreshold(e.target.value)} style={{ width: 56 }} />
+            Score threshold{" "}
+            <input
+              data-testid="kb-threshold"
+              placeholder="none"
+              value={threshold}
+              onChange={(e) => setThreshold(e.target.value)}
+              style={{ width: 56 }}
+            />
           </label>
           <button type="submit" data-testid="kb-test" disabled={!query.trim()}>
             Test
@@ -68,7 +90,8 @@ export function HitTest({ base }: { base: KnowledgeBase }) {
       {hits && (
         <div data-testid="kb-hits" data-mode={hits.mode}>
           <p className="muted small">
-            {hits.result.length} {hits.result.some((h) => h.metadata.child_chunks) ? "parent chunks" : "chunks"} · {hits.mode}
+            {hits.result.length} {hits.result.some((h) => h.metadata.child_chunks) ? "parent chunks" : "chunks"} ·{" "}
+            {hits.mode}
           </p>
           {hits.result.map((h, i) => (
             <div key={i} className="kb-chunk" data-testid="kb-hit">
@@ -76,13 +99,15 @@ export function HitTest({ base }: { base: KnowledgeBase }) {
                 <b className="kb-score" data-testid="kb-hit-score">
                   {h.metadata.score.toFixed(3)}
                 </b>{" "}
-                · {h.metadata.document_name} · {h.metadata.child_chunks ? "parent" : "chunk"} #{h.metadata.segment_position}
+                · {h.metadata.document_name} · {h.metadata.child_chunks ? "parent" : "chunk"} #
+                {h.metadata.segment_position}
               </div>
               {h.metadata.child_chunks && (
                 <div className="kb-children" data-testid="kb-hit-children">
                   {h.metadata.child_chunks.map((c) => (
                     <span key={c.id} className="kb-child kb-child-hit" data-testid="kb-hit-child">
-                      <b className="kb-child-label">child</b> {c.content} <span className="muted small">{c.score.toFixed(3)}</span>
+                      <b className="kb-child-label">child</b> {c.content}{" "}
+                      <span className="muted small">{c.score.toFixed(3)}</span>
                     </span>
                   ))}
                 </div>

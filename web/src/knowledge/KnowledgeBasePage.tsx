@@ -4,10 +4,18 @@ import { go } from "../route";
 import { errText, useStore } from "../store";
 import { AddDocument } from "./AddDocument";
 import { HitTest } from "./HitTest";
-import { deleteBase, deleteDocument, getBase, type KnowledgeBase, type KnowledgeDocument, listDocuments } from "./knowledgeApi";
+import {
+  deleteBase,
+  deleteDocument,
+  getBase,
+  type KnowledgeBase,
+  type KnowledgeDocument,
+  listDocuments,
+} from "./knowledgeApi";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+const size = (n: number) =>
+  n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 
 export function KnowledgeBasePage({ id }: { id: string }) {
   const canEdit = useStore((s) => s.can("knowledge.edit"));
@@ -34,7 +42,13 @@ export function KnowledgeBasePage({ id }: { id: string }) {
     }
   };
   const removeBase = async () => {
-    if (!base || !confirm(`Delete the knowledge base ${base.name} with its ${base.documents} documents? Apps naming it will warn that it is missing.`)) return;
+    if (
+      !base ||
+      !confirm(
+        `Delete the knowledge base ${base.name} with its ${base.documents} documents? Apps naming it will warn that it is missing.`,
+      )
+    )
+      return;
     try {
       await deleteBase(base.id);
       go("/knowledge");
@@ -42,7 +56,12 @@ export function KnowledgeBasePage({ id }: { id: string }) {
       useStore.getState().say("error", errText(e));
     }
   };
-  if (missing) return <p className="diag error" data-testid="kb-missing">{missing}</p>;
+  if (missing)
+    return (
+      <p className="diag error" data-testid="kb-missing">
+        {missing}
+      </p>
+    );
   if (!base) return <p className="muted">Loading…</p>;
   return (
     <div className="kb-page" data-testid="kb-page" data-kb={base.id}>
@@ -54,7 +73,8 @@ export function KnowledgeBasePage({ id }: { id: string }) {
           </button>
         </div>
         <span className="muted small">
-          <code>{base.id}</code> · {plural(base.documents, "document")} · <span data-testid="kb-chunk-total">{base.chunks}</span> chunks ·{" "}
+          <code>{base.id}</code> · {plural(base.documents, "document")} ·{" "}
+          <span data-testid="kb-chunk-total">{base.chunks}</span> chunks ·{" "}
           {base.embeddingModel ? `hybrid search (BM25 + ${base.embeddingModel})` : "keyword search (BM25)"}
         </span>
         {base.description && <p className="muted">{base.description}</p>}
@@ -80,7 +100,12 @@ export function KnowledgeBasePage({ id }: { id: string }) {
                   <td data-testid="kb-document-chunks">{d.chunks}</td>
                   <td>{new Date(d.createdAt).toLocaleString()}</td>
                   <td>
-                    <button type="button" data-testid="kb-document-delete" disabled={!canEdit} onClick={() => void remove(d)}>
+                    <button
+                      type="button"
+                      data-testid="kb-document-delete"
+                      disabled={!canEdit}
+                      onClick={() => void remove(d)}
+                    >
                       Delete
                     </button>
                   </td>

@@ -28,7 +28,13 @@ export function KnowledgePicker({ value, onChange }: { value: unknown; onChange:
       )}
       {bases?.map((b) => (
         <label key={b.id} className="kb-pick" data-testid="kb-pick" data-kb={b.id}>
-          <input type="checkbox" disabled={!canEdit} checked={chosen.includes(b.id)} onChange={(e) => toggle(b.id, e.target.checked)} /> {b.name}{" "}
+          <input
+            type="checkbox"
+            disabled={!canEdit}
+            checked={chosen.includes(b.id)}
+            onChange={(e) => toggle(b.id, e.target.checked)}
+          />{" "}
+          {b.name}{" "}
           <span className="muted small">
             {b.documents} document{b.documents === 1 ? "" : "s"} · {b.chunks} chunks
           </span>

@@ -16,16 +16,25 @@ export function KnowledgeSection({ path }: { path: string }) {
     <div className="app-list knowledge" data-testid="knowledge-section">
       <header className="topbar">
         <h1>Weft</h1>
-        <a href="/" data-testid="nav-apps" onClick={(e) => {
-  e.preventDefault();
-  go("/");
-}}>
+        <a
+          href="/"
+          data-testid="nav-apps"
+          onClick={(e) => {
+            e.preventDefault();
+            go("/");
+          }}
+        >
           Apps
         </a>
-        <a href="/knowledge" data-testid="nav-knowledge" className="current" onClick={(e) => {
-  e.preventDefault();
-  go("/knowledge");
-}}>
+        <a
+          href="/knowledge"
+          data-testid="nav-knowledge"
+          className="current"
+          onClick={(e) => {
+            e.preventDefault();
+            go("/knowledge");
+          }}
+        >
           Knowledge
         </a>
         <span className="spacer" />
@@ -50,7 +59,10 @@ function KnowledgeList() {
   useEffect(() => void load(), [load]);
   const create = async () => {
     try {
-      const b = await createBase({ name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) });
+      const b = await createBase({
+        name: name.trim(),
+        ...(description.trim() ? { description: description.trim() } : {}),
+      });
       go(knowledgePath(b.id));
     } catch (e) {
       useStore.getState().say("error", errText(e));
@@ -65,8 +77,20 @@ function KnowledgeList() {
           void create();
         }}
       >
-        <input placeholder="New knowledge base name" value={name} onChange={(e) => setName(e.target.value)} data-testid="kb-new-name" disabled={!canEdit} />
-        <input placeholder="Description (optional)" value={description} onChange={(e) => setDescription(e.target.value)} data-testid="kb-new-description" disabled={!canEdit} />
+        <input
+          placeholder="New knowledge base name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          data-testid="kb-new-name"
+          disabled={!canEdit}
+        />
+        <input
+          placeholder="Description (optional)"
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          data-testid="kb-new-description"
+          disabled={!canEdit}
+        />
         <button type="submit" data-testid="kb-create" disabled={!canEdit || !name.trim()}>
           Create knowledge base
         </button>
@@ -85,10 +109,13 @@ function KnowledgeList() {
           {bases?.map((b) => (
             <tr key={b.id} data-testid="kb-row" data-kb={b.id}>
               <td>
-                <a href={knowledgePath(b.id)} onClick={(e) => {
-  e.preventDefault();
-  go(knowledgePath(b.id));
-}}>
+                <a
+                  href={knowledgePath(b.id)}
+                  onClick={(e) => {
+                    e.preventDefault();
+                    go(knowledgePath(b.id));
+                  }}
+                >
                   {b.name}
                 </a>
                 {b.description && <div className="muted small">{b.description}</div>}

@@ -65,10 +65,13 @@ export const listBases = async () => (await api<Listing>("/api/knowledge")).know
 /** The largest document the server takes in one upload (its body limit or documents.maxBytes). */
 export const maxDocumentBytes = async () => (await api<Listing>("/api/knowledge")).limits.max_document_bytes;
 export const getBase = (id: string) => api<KnowledgeBase>(at(id));
-export const createBase = (b: { name: string; id?: string; description?: string; chunking?: Partial<Chunking> }) => api<KnowledgeBase>("/api/knowledge", { json: b });
+export const createBase = (b: { name: string; id?: string; description?: string; chunking?: Partial<Chunking> }) =>
+  api<KnowledgeBase>("/api/knowledge", { json: b });
 export const deleteBase = (id: string) => api(at(id), { method: "DELETE" });
-export const listDocuments = async (id: string) => (await api<{ documents: KnowledgeDocument[] }>(`${at(id)}/documents`)).documents;
-export const deleteDocument = (id: string, doc: string) => api(`${at(id)}/documents/${encodeURIComponent(doc)}`, { method: "DELETE" });
+export const listDocuments = async (id: string) =>
+  (await api<{ documents: KnowledgeDocument[] }>(`${at(id)}/documents`)).documents;
+export const deleteDocument = (id: string, doc: string) =>
+  api(`${at(id)}/documents/${encodeURIComponent(doc)}`, { method: "DELETE" });
 export const search = (id: string, q: { query: string; top_k: number; score_threshold?: number; mode: SearchMode }) =>
   api<{ mode: SearchMode; result: Hit[] }>(`${at(id)}/search`, { json: q });
 
@@ -79,13 +82,19 @@ function documentForm(file: File, chunking: Partial<Chunking>): FormData {
   return form;
 }
 
-export const previewChunks = (id: string, file: File, chunking: Partial<Chunking>) => api<ChunkPreview>(`${at(id)}/preview`, { body: documentForm(file, chunking) });
+export const previewChunks = (id: string, file: File, chunking: Partial<Chunking>) =>
+  api<ChunkPreview>(`${at(id)}/preview`, { body: documentForm(file, chunking) });
 
 /**
  * Adds a document, reporting the share of its bytes sent (fetch cannot report upload progress; XMLHttpRequest
  * can). Failures are the API's typed errors, as every other call's.
  */
-export function uploadDocument(id: string, file: File, chunking: Partial<Chunking>, onProgress: (sent: number) => void): Promise<KnowledgeDocument> {
+export function uploadDocument(
+  id: string,
+  file: File,
+  chunking: Partial<Chunking>,
+  onProgress: (sent: number) => void,
+): Promise<KnowledgeDocument> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", `${at(id)}/documents`);
@@ -94,7 +103,10 @@ export function uploadDocument(id: string, file: File, chunking: Partial<Chunkin
     xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
     xhr.onerror = () => reject(new Error(`the upload of ${file.name} was interrupted (network error)`));
     xhr.onload = async () => {
-      const res = new Response(xhr.responseText, { status: xhr.status, headers: { "content-type": "application/json" } });
+      const res = new Response(xhr.responseText, {
+        status: xhr.status,
+        headers: { "content-type": "application/json" },
+      });
       if (xhr.status >= 200 && xhr.status < 300) resolve((await res.json()) as KnowledgeDocument);
       else reject(await failure(res));
     };

@@ -1,10 +1,10 @@
 import { DiagMessage } from "../components/DiagMessage";
-import { nodeTitle } from "../labels";
 import { useSaveState } from "../draft/autosave";
+import { nodeTitle } from "../labels";
 import { useStore } from "../store";
+import { TraceLink } from "../tests/ReportView";
 import type { Diagnostic, Workflow } from "../types";
 import { diffCounts } from "./view";
-import { TraceLink } from "../tests/ReportView";
 
 function DiagList({ wf, diagnostics, testId }: { wf: Workflow; diagnostics: Diagnostic[]; testId: string }) {
   return (
@@ -61,7 +61,9 @@ export function ReviewBar() {
   const errors = p.diagnostics.filter((d) => d.severity === "error");
   const warnings = p.diagnostics.filter((d) => d.severity === "warning");
   // The editor's draft moved on since the proposal was made: the server would refuse it (draft.stale).
-  const edited = !p.stale && (waiting || (p.baseRevision !== undefined && draftRevision !== undefined && draftRevision !== p.baseRevision));
+  const edited =
+    !p.stale &&
+    (waiting || (p.baseRevision !== undefined && draftRevision !== undefined && draftRevision !== p.baseRevision));
   const blocked = p.stale || edited || p.newErrors.length > 0 || p.diff.empty;
   return (
     <div className="review-bar" data-testid="review-bar" data-proposal={p.id} data-state="open">
@@ -72,13 +74,30 @@ export function ReviewBar() {
           {p.instruction ? ` · “${p.instruction}”` : ""}
         </span>
         <span className="spacer" />
-        <button type="button" data-testid="proposal-reject" disabled={review.busy} onClick={() => void rejectProposal()}>
+        <button
+          type="button"
+          data-testid="proposal-reject"
+          disabled={review.busy}
+          onClick={() => void rejectProposal()}
+        >
           Reject
         </button>
-        <button type="button" data-testid="review-hide" disabled={review.busy} title="Edit the current workflow; the proposal stays pending" onClick={() => hideReview(true)}>
+        <button
+          type="button"
+          data-testid="review-hide"
+          disabled={review.busy}
+          title="Edit the current workflow; the proposal stays pending"
+          onClick={() => hideReview(true)}
+        >
           Back to editing
         </button>
-        <button type="button" className="primary" data-testid="proposal-apply" disabled={review.busy || blocked} onClick={() => void applyProposal()}>
+        <button
+          type="button"
+          className="primary"
+          data-testid="proposal-apply"
+          disabled={review.busy || blocked}
+          onClick={() => void applyProposal()}
+        >
           Apply to draft
         </button>
       </div>
@@ -89,7 +108,9 @@ export function ReviewBar() {
         <div data-testid="proposal-tests" data-failed={p.tests.failed}>
           <p className={p.tests.failed > 0 ? "err-text" : "ok-text small"}>
             {/* With cases, the head here and each failing case below (its line, its run's trace). */}
-            {p.tests.mode !== "cases" ? p.tests.line : `tests: ${p.tests.passed}/${p.tests.passed + p.tests.failed} pass${p.tests.was ? ` (was ${p.tests.was.passed}/${p.tests.was.passed + p.tests.was.failed})` : ""}`}
+            {p.tests.mode !== "cases"
+              ? p.tests.line
+              : `tests: ${p.tests.passed}/${p.tests.passed + p.tests.failed} pass${p.tests.was ? ` (was ${p.tests.was.passed}/${p.tests.was.passed + p.tests.was.failed})` : ""}`}
           </p>
           {p.tests.failures.length > 0 && (
             <ul className="diag-list small" data-testid="proposal-test-failures">
@@ -115,14 +136,15 @@ export function ReviewBar() {
       )}
       {p.stale && (
         <p className="warn-text" data-testid="proposal-stale">
-          This proposal was made against draft revision {p.baseRevision ?? `(version ${p.baseVersion})`}; the draft has changed since (revision{" "}
-          {draftRevision ?? "?"}). Applying it would overwrite those edits, so it cannot be applied: reject it and ask again.
+          This proposal was made against draft revision {p.baseRevision ?? `(version ${p.baseVersion})`}; the draft has
+          changed since (revision {draftRevision ?? "?"}). Applying it would overwrite those edits, so it cannot be
+          applied: reject it and ask again.
         </p>
       )}
       {edited && (
         <p className="warn-text" data-testid="proposal-unsaved">
-          You edited the draft after this proposal was made; it does not contain those edits and applying it would overwrite them, so it cannot be
-          applied: reject it and ask again.
+          You edited the draft after this proposal was made; it does not contain those edits and applying it would
+          overwrite them, so it cannot be applied: reject it and ask again.
         </p>
       )}
       {p.newErrors.length > 0 && (
@@ -134,7 +156,9 @@ export function ReviewBar() {
       {review.refusal && (
         <div className="review-refusal" data-testid="proposal-refusal">
           <p className="err-text">Not applied: {review.refusal.text}</p>
-          {review.refusal.diagnostics.length > 0 && <DiagList wf={wf} diagnostics={review.refusal.diagnostics} testId="proposal-refusal-diags" />}
+          {review.refusal.diagnostics.length > 0 && (
+            <DiagList wf={wf} diagnostics={review.refusal.diagnostics} testId="proposal-refusal-diags" />
+          )}
         </div>
       )}
       {errors.length + warnings.length > 0 && p.newErrors.length === 0 && (
@@ -145,7 +169,9 @@ export function ReviewBar() {
           <DiagList wf={wf} diagnostics={p.diagnostics} testId="proposal-diag-list" />
         </details>
       )}
-      {errors.length + warnings.length === 0 && <p className="ok-text small">Checks of the proposed workflow: no problems found.</p>}
+      {errors.length + warnings.length === 0 && (
+        <p className="ok-text small">Checks of the proposed workflow: no problems found.</p>
+      )}
       <ReviewLegend />
     </div>
   );

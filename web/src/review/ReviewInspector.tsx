@@ -1,7 +1,7 @@
 import { TypeIcon } from "../canvas/nodeLook";
 import { DiagMessage } from "../components/DiagMessage";
-import { useStore } from "../store";
 import { valueText } from "../labels";
+import { useStore } from "../store";
 import type { FieldChange, Workflow } from "../types";
 import { MARK_LABELS, nodeReview } from "./view";
 
@@ -16,7 +16,11 @@ function ChangeRow({ c, wf }: { c: FieldChange; wf: Workflow }) {
           {valueText(wf, c.old, 240)}
         </pre>
       )}
-      {c.kind === "changed" && <div className="fchange-arrow" aria-hidden="true">↓</div>}
+      {c.kind === "changed" && (
+        <div className="fchange-arrow" aria-hidden="true">
+          ↓
+        </div>
+      )}
       {c.kind !== "removed" && (
         <pre className="fchange-new" data-testid="field-new" role="note" aria-label="new value">
           {valueText(wf, c.new, 240)}
@@ -38,9 +42,15 @@ export function ReviewInspector() {
       <div className="inspector" data-testid="inspector" data-review="summary">
         <h4>Proposed change</h4>
         <p data-testid="review-inspector-summary">{review.proposal.summary}</p>
-        <p className="muted">Select a highlighted node to see its field changes, old → new. Nothing changes until Apply.</p>
+        <p className="muted">
+          Select a highlighted node to see its field changes, old → new. Nothing changes until Apply.
+        </p>
         <ul className="review-nodes">
-          {[...review.proposal.diff.nodes.added, ...review.proposal.diff.nodes.changed, ...review.proposal.diff.nodes.removed].map((n) => (
+          {[
+            ...review.proposal.diff.nodes.added,
+            ...review.proposal.diff.nodes.changed,
+            ...review.proposal.diff.nodes.removed,
+          ].map((n) => (
             // biome-ignore lint/a11y/useKeyWithClickEvents: a pointer shortcut to the changed node, which the canvas selects too
             <li key={n.id} className={`mk-${review.view.nodes[n.id]}`} onClick={() => useStore.getState().select(n.id)}>
               {MARK_LABELS[review.view.nodes[n.id]!]} · {n.title || n.id}

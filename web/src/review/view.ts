@@ -26,7 +26,8 @@ export class ReviewError extends Error {
 }
 
 export function reviewView(p: Pick<ProposalView, "id" | "diff" | "workflow">): ReviewView {
-  if (!p.workflow) throw new ReviewError(`proposal ${p.id} came without its workflow (fetch GET /api/apps/:id/proposals/${p.id})`);
+  if (!p.workflow)
+    throw new ReviewError(`proposal ${p.id} came without its workflow (fetch GET /api/apps/:id/proposals/${p.id})`);
   const d = p.diff;
   const nodes: Record<string, NodeMark> = {};
   for (const n of d.nodes.changed) nodes[n.id] = "changed";
@@ -41,7 +42,11 @@ export function reviewView(p: Pick<ProposalView, "id" | "diff" | "workflow">): R
   // A removed duplicate of an edge that stays (the diff counts edges as a multiset) has no key of its own.
   const ghostEdges: WfEdge[] = d.edges.removed.filter((e) => !present.has(edgeKey(e))).map((e) => ({ ...e }));
   for (const e of ghostEdges) edges[edgeKey(e)] = "removed";
-  return { workflow: { ...p.workflow, nodes: [...p.workflow.nodes, ...ghosts], edges: [...p.workflow.edges, ...ghostEdges] }, nodes, edges };
+  return {
+    workflow: { ...p.workflow, nodes: [...p.workflow.nodes, ...ghosts], edges: [...p.workflow.edges, ...ghostEdges] },
+    nodes,
+    edges,
+  };
 }
 
 /** What the inspector lists for one node of a proposal. */
@@ -66,7 +71,8 @@ export function nodeReview(d: WorkflowDiff, id: string): NodeReview {
   const removed = d.nodes.removed.find((n) => n.id === id);
   if (removed) return { mark: "removed", fields: fieldsOf(removed.node, "removed") };
   const changed = d.nodes.changed.find((n) => n.id === id);
-  if (changed) return { mark: "changed", fields: changed.changes, ...(changed.oldType ? { oldType: changed.oldType } : {}) };
+  if (changed)
+    return { mark: "changed", fields: changed.changes, ...(changed.oldType ? { oldType: changed.oldType } : {}) };
   return { mark: "unchanged", fields: [] };
 }
 

@@ -1,9 +1,17 @@
 import { useState } from "react";
-import { answerHtml } from "./answer-markdown";
 import { type AnswerForm, formMessage, splitAnswer } from "./answer-form";
+import { answerHtml } from "./answer-markdown";
 
 /** A chatflow answer as people read it: Markdown rendered (safely) and Dify's forms as forms. */
-export function Answer({ text, onSend, disabled }: { text: string; onSend?: (message: string) => void; disabled?: boolean }) {
+export function Answer({
+  text,
+  onSend,
+  disabled,
+}: {
+  text: string;
+  onSend?: (message: string) => void;
+  disabled?: boolean;
+}) {
   return (
     <div className="answer" data-testid="answer">
       {splitAnswer(text).map((p, i) =>
@@ -18,8 +26,18 @@ export function Answer({ text, onSend, disabled }: { text: string; onSend?: (mes
   );
 }
 
-function AnswerFormView({ form, onSend, disabled }: { form: AnswerForm; onSend?: (message: string) => void; disabled?: boolean }) {
-  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(form.fields.map((f) => [f.name, f.value])));
+function AnswerFormView({
+  form,
+  onSend,
+  disabled,
+}: {
+  form: AnswerForm;
+  onSend?: (message: string) => void;
+  disabled?: boolean;
+}) {
+  const [values, setValues] = useState<Record<string, string>>(() =>
+    Object.fromEntries(form.fields.map((f) => [f.name, f.value])),
+  );
   const [sent, setSent] = useState(false);
   const set = (name: string, v: string) => setValues((s) => ({ ...s, [name]: v }));
   return (
@@ -38,7 +56,12 @@ function AnswerFormView({ form, onSend, disabled }: { form: AnswerForm; onSend?:
         <label key={f.name} className="field">
           <span>{f.label || f.name}</span>
           {f.kind === "textarea" ? (
-            <textarea name={f.name} placeholder={f.placeholder} value={values[f.name]} onChange={(e) => set(f.name, e.target.value)} />
+            <textarea
+              name={f.name}
+              placeholder={f.placeholder}
+              value={values[f.name]}
+              onChange={(e) => set(f.name, e.target.value)}
+            />
           ) : f.kind === "select" ? (
             <select name={f.name} value={values[f.name]} onChange={(e) => set(f.name, e.target.value)}>
               {f.options.map((o) => (
@@ -48,9 +71,20 @@ function AnswerFormView({ form, onSend, disabled }: { form: AnswerForm; onSend?:
               ))}
             </select>
           ) : f.kind === "checkbox" ? (
-            <input type="checkbox" name={f.name} checked={values[f.name] === "true"} onChange={(e) => set(f.name, String(e.target.checked))} />
+            <input
+              type="checkbox"
+              name={f.name}
+              checked={values[f.name] === "true"}
+              onChange={(e) => set(f.name, String(e.target.checked))}
+            />
           ) : (
-            <input type={f.kind === "datetime" ? "datetime-local" : f.kind} name={f.name} placeholder={f.placeholder} value={values[f.name]} onChange={(e) => set(f.name, e.target.value)} />
+            <input
+              type={f.kind === "datetime" ? "datetime-local" : f.kind}
+              name={f.name}
+              placeholder={f.placeholder}
+              value={values[f.name]}
+              onChange={(e) => set(f.name, e.target.value)}
+            />
           )}
         </label>
       ))}

@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useState } from "react";
 import { api } from "../api";
-import { routePath, go } from "../route";
+import { go, routePath } from "../route";
 import { errText, useStore } from "../store";
+import { SaveAsTest } from "../tests/SaveAsTest";
 import type { RunLogEntry } from "../types";
 import { type Filters, none, query } from "./logQuery";
-import { SaveAsTest } from "../tests/SaveAsTest";
 
 const STATUSES = ["succeeded", "partial-succeeded", "failed", "cancelled", "paused", "running", "interrupted"];
 const SOURCES = ["studio", "api", "v1", "mcp", "queue", "trigger", "cli", "tests"];
@@ -36,7 +36,9 @@ export function LogsPanel() {
       setBusy(true);
       setError(undefined);
       try {
-        const r = await api<{ runs: RunLogEntry[]; next: string | null }>(`/api/apps/${app.id}/runs?${query(f, cursor)}`);
+        const r = await api<{ runs: RunLogEntry[]; next: string | null }>(
+          `/api/apps/${app.id}/runs?${query(f, cursor)}`,
+        );
         setRuns((old) => (cursor ? [...old, ...r.runs] : r.runs));
         setNext(r.next);
       } catch (e) {
@@ -50,7 +52,8 @@ export function LogsPanel() {
   );
   useEffect(() => void load(), [load]);
 
-  const pick = (k: keyof Filters) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setF((x) => ({ ...x, [k]: e.target.value }));
+  const pick = (k: keyof Filters) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
+    setF((x) => ({ ...x, [k]: e.target.value }));
   return (
     <div className="logs-panel" data-testid="logs-panel">
       <form
@@ -72,7 +75,15 @@ export function LogsPanel() {
             <option key={s}>{s}</option>
           ))}
         </select>
-        <input type="number" min={1} placeholder="version" value={f.version} onChange={pick("version")} data-testid="log-version" aria-label="version" />
+        <input
+          type="number"
+          min={1}
+          placeholder="version"
+          value={f.version}
+          onChange={pick("version")}
+          data-testid="log-version"
+          aria-label="version"
+        />
         <select value={f.since} onChange={pick("since")} data-testid="log-since" aria-label="since">
           {SINCE.map(([v, label]) => (
             <option key={v} value={v}>
@@ -83,7 +94,12 @@ export function LogsPanel() {
         <label className="small">
           until <input type="datetime-local" value={f.until} onChange={pick("until")} data-testid="log-until" />
         </label>
-        <input placeholder="search inputs and outputs" value={search} onChange={(e) => setSearch(e.target.value)} data-testid="log-search" />
+        <input
+          placeholder="search inputs and outputs"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          data-testid="log-search"
+        />
         <button type="submit">Search</button>
       </form>
       {error && (
@@ -101,18 +117,28 @@ export function LogsPanel() {
                   <span className={`pill st-${r.status}`}>{r.status}</span>
                 </td>
                 <td>
-                  <a href={path} data-testid="log-open" onClick={(e) => {
-  e.preventDefault();
-  go(path);
-}}>
+                  <a
+                    href={path}
+                    data-testid="log-open"
+                    onClick={(e) => {
+                      e.preventDefault();
+                      go(path);
+                    }}
+                  >
                     {new Date(r.createdAt).toLocaleString()}
                   </a>
                 </td>
                 <td className="muted small">
                   {r.source ?? "?"} · {r.draft ? `draft of v${r.version ?? "?"}` : r.version ? `v${r.version}` : "—"}
                 </td>
-                <td className="muted small log-io">{brief(r.inputs)} → {r.error ? r.error.code : brief(r.outputs)}</td>
-                <td>{(r.status === "succeeded" || r.status === "partial-succeeded") && <SaveAsTest runId={r.id} compact />}</td>
+                <td className="muted small log-io">
+                  {brief(r.inputs)} → {r.error ? r.error.code : brief(r.outputs)}
+                </td>
+                <td>
+                  {(r.status === "succeeded" || r.status === "partial-succeeded") && (
+                    <SaveAsTest runId={r.id} compact />
+                  )}
+                </td>
               </tr>
             );
           })}

@@ -15,7 +15,15 @@ export interface StartVar {
 const isFileType = (t?: string) => t === "file" || t === "file-list";
 
 /** A file input: uploads through the API's file store and keeps the file values the run takes. */
-function FileInput({ v, value, onChange }: { v: StartVar; value: Any[] | undefined; onChange: (files: Any[] | undefined) => void }) {
+function FileInput({
+  v,
+  value,
+  onChange,
+}: {
+  v: StartVar;
+  value: Any[] | undefined;
+  onChange: (files: Any[] | undefined) => void;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const many = v.type === "file-list";
@@ -24,8 +32,15 @@ function FileInput({ v, value, onChange }: { v: StartVar; value: Any[] | undefin
     <div className="file-input">
       {files.map((f, i) => (
         <span key={i} className="file-chip" data-testid="uploaded-file">
-          <Paperclip size={12} /> {String(f.filename)} <span className="muted">({Math.max(1, Math.round(Number(f.size) / 1024))} KB)</span>
-          <X size={12} className="var-chip-x" onClick={() => onChange(files.filter((_, j) => j !== i).length ? files.filter((_, j) => j !== i) : undefined)} />
+          <Paperclip size={12} /> {String(f.filename)}{" "}
+          <span className="muted">({Math.max(1, Math.round(Number(f.size) / 1024))} KB)</span>
+          <X
+            size={12}
+            className="var-chip-x"
+            onClick={() =>
+              onChange(files.filter((_, j) => j !== i).length ? files.filter((_, j) => j !== i) : undefined)
+            }
+          />
         </span>
       ))}
       {(many || files.length === 0) && (
@@ -79,9 +94,30 @@ export function RunInputs({ vars, values, onChange }: { vars: StartVar[]; values
               ))}
             </select>
           );
-        else if (v.type === "paragraph" || v.type === "json_object") input = <textarea id={id} data-testid={id} value={val ?? ""} onChange={(e) => set(v.variable, e.target.value)} />;
-        else if (v.type === "checkbox") input = <input id={id} data-testid={id} type="checkbox" checked={val === true} onChange={(e) => set(v.variable, e.target.checked)} />;
-        else input = <input id={id} data-testid={id} type={v.type === "number" ? "number" : "text"} value={val ?? ""} onChange={(e) => set(v.variable, e.target.value)} />;
+        else if (v.type === "paragraph" || v.type === "json_object")
+          input = (
+            <textarea id={id} data-testid={id} value={val ?? ""} onChange={(e) => set(v.variable, e.target.value)} />
+          );
+        else if (v.type === "checkbox")
+          input = (
+            <input
+              id={id}
+              data-testid={id}
+              type="checkbox"
+              checked={val === true}
+              onChange={(e) => set(v.variable, e.target.checked)}
+            />
+          );
+        else
+          input = (
+            <input
+              id={id}
+              data-testid={id}
+              type={v.type === "number" ? "number" : "text"}
+              value={val ?? ""}
+              onChange={(e) => set(v.variable, e.target.value)}
+            />
+          );
         return (
           <div className="field" key={v.variable}>
             <label htmlFor={id}>

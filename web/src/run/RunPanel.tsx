@@ -1,15 +1,15 @@
 import { RotateCcw } from "lucide-react";
 import { useState } from "react";
-import { Answer } from "./Answer";
 import { api } from "../api";
+import { saveNow } from "../draft/autosave";
 import { humanize, nodeTitle } from "../labels";
 import { type Conversation, useStore } from "../store";
+import { SaveAsTest } from "../tests/SaveAsTest";
 import type { RunEvent, Workflow } from "../types";
+import { Answer } from "./Answer";
 import { HumanInputForm } from "./HumanInputForm";
-import { saveNow } from "../draft/autosave";
 import { RunInputs, type StartVar, toInputs } from "./RunForm";
 import { show, TraceView } from "./TraceView";
-import { SaveAsTest } from "../tests/SaveAsTest";
 
 type Tab = "result" | "trace" | "log";
 
@@ -32,14 +32,32 @@ function EventLog({ events, wf }: { events: RunEvent[]; wf?: Workflow }) {
   );
 }
 
-function ConversationView({ c, onSend, running }: { c: Conversation; onSend: (message: string) => void; running: boolean }) {
-  if (!c.turns.length) return <p className="muted small">Each message runs the chatflow once; conversation variables carry over to the next message until you start a new conversation.</p>;
+function ConversationView({
+  c,
+  onSend,
+  running,
+}: {
+  c: Conversation;
+  onSend: (message: string) => void;
+  running: boolean;
+}) {
+  if (!c.turns.length)
+    return (
+      <p className="muted small">
+        Each message runs the chatflow once; conversation variables carry over to the next message until you start a new
+        conversation.
+      </p>
+    );
   return (
     <div className="conversation" data-testid="conversation">
       {c.turns.map((t, i) => (
         <div key={i} className="turn">
           <div className="chat-msg user">{t.query}</div>
-          <div className={`chat-msg assistant ${t.status === "failed" ? "failed" : ""}`} data-testid="chat-answer" data-status={t.status}>
+          <div
+            className={`chat-msg assistant ${t.status === "failed" ? "failed" : ""}`}
+            data-testid="chat-answer"
+            data-status={t.status}
+          >
             {t.answer !== undefined ? (
               <Answer text={t.answer} onSend={i === c.turns.length - 1 ? onSend : undefined} disabled={running} />
             ) : t.status === "failed" ? (
@@ -57,9 +75,7 @@ function ConversationView({ c, onSend, running }: { c: Conversation; onSend: (me
       ))}
       {c.variables && Object.keys(c.variables).length > 0 && (
         <details className="conv-vars" open data-testid="conversation-variables">
-          <summary>
-            Conversation variables after turn {c.dialogueCount}
-          </summary>
+          <summary>Conversation variables after turn {c.dialogueCount}</summary>
           {Object.entries(c.variables).map(([k, v]) => (
             <div key={k} className="conv-var">
               <code>{k}</code> <span>{show(v)}</span>
@@ -102,7 +118,12 @@ export function RunPanel() {
         <div className="conv-head">
           <b>Preview conversation</b>
           <span className="spacer" />
-          <button type="button" data-testid="new-conversation" disabled={running || conversation.turns.length === 0} onClick={newConversation}>
+          <button
+            type="button"
+            data-testid="new-conversation"
+            disabled={running || conversation.turns.length === 0}
+            onClick={newConversation}
+          >
             <RotateCcw size={13} /> New conversation
           </button>
         </div>
@@ -127,7 +148,11 @@ export function RunPanel() {
           {running ? "Running…" : chat ? "Send" : "Run draft"}
         </button>
         {running && run.runId && (
-          <button type="button" data-testid="cancel-run" onClick={() => void api(`/api/runs/${run.runId}/cancel`, { method: "POST" }).catch(() => {})}>
+          <button
+            type="button"
+            data-testid="cancel-run"
+            onClick={() => void api(`/api/runs/${run.runId}/cancel`, { method: "POST" }).catch(() => {})}
+          >
             Stop
           </button>
         )}
@@ -136,7 +161,13 @@ export function RunPanel() {
         <div className="run-result" data-testid="run-result" data-status={run.status}>
           <div className="run-tabs">
             {(["result", "trace", "log"] as Tab[]).map((t) => (
-              <button type="button" key={t} className={tab === t ? "active" : ""} data-testid={`run-tab-${t}`} onClick={() => setTab(t)}>
+              <button
+                type="button"
+                key={t}
+                className={tab === t ? "active" : ""}
+                data-testid={`run-tab-${t}`}
+                onClick={() => setTab(t)}
+              >
                 {t === "result" ? "Result" : t === "trace" ? `Trace (${run.trace.length})` : "Log"}
               </button>
             ))}
@@ -152,7 +183,9 @@ export function RunPanel() {
                   {humanize(runWf, run.error.message)} <span className="muted small">({run.error.code})</span>
                 </div>
               )}
-              {run.runId && (run.status === "succeeded" || run.status === "partial-succeeded") && <SaveAsTest key={run.runId} runId={run.runId} />}
+              {run.runId && (run.status === "succeeded" || run.status === "partial-succeeded") && (
+                <SaveAsTest key={run.runId} runId={run.runId} />
+              )}
               {run.outputs && (
                 <div className="outputs" data-testid="run-outputs">
                   {Object.entries(run.outputs).map(([k, v]) => (
@@ -165,7 +198,13 @@ export function RunPanel() {
               )}
             </>
           )}
-          {tab === "trace" && <TraceView trace={run.trace} wf={runWf} only={selected && run.trace.some((t) => t.nodeId === selected) ? selected : undefined} />}
+          {tab === "trace" && (
+            <TraceView
+              trace={run.trace}
+              wf={runWf}
+              only={selected && run.trace.some((t) => t.nodeId === selected) ? selected : undefined}
+            />
+          )}
           {tab === "log" && <EventLog events={run.events} wf={runWf} />}
         </div>
       )}

@@ -9,7 +9,9 @@ import type { AttemptRecord, Workflow } from "../types";
 export const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
 /** Inputs are keyed by selector (`node.var`); people know the node by its title. */
 function namedInputs(wf: Workflow | undefined, inputs: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k.includes(".") ? selectorLabel(wf, k.split(".")) : k, v]));
+  return Object.fromEntries(
+    Object.entries(inputs).map(([k, v]) => [k.includes(".") ? selectorLabel(wf, k.split(".")) : k, v]),
+  );
 }
 const ms = (n: number) => (n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(2)} s`);
 
@@ -34,7 +36,11 @@ function Attempt({ t, wf, n }: { t: AttemptRecord; wf?: Workflow; n: number }) {
           <Clock size={11} /> {ms(t.endedAt - t.startedAt)}
         </span>
         {t.usage && (
-          <span className="trace-tokens" title={`${t.usage.promptTokens} prompt + ${t.usage.completionTokens} completion tokens`} data-testid="trace-tokens">
+          <span
+            className="trace-tokens"
+            title={`${t.usage.promptTokens} prompt + ${t.usage.completionTokens} completion tokens`}
+            data-testid="trace-tokens"
+          >
             {t.usage.totalTokens} tokens
           </span>
         )}

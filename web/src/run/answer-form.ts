@@ -44,7 +44,9 @@ export function parseForm(html: string): AnswerForm | undefined {
   const doc = new DOMParser().parseFromString(html, "text/html");
   const form = doc.querySelector("form");
   if (!form) return undefined;
-  const labels = new Map([...form.querySelectorAll("label[for]")].map((l) => [l.getAttribute("for")!, l.textContent?.trim() ?? ""]));
+  const labels = new Map(
+    [...form.querySelectorAll("label[for]")].map((l) => [l.getAttribute("for")!, l.textContent?.trim() ?? ""]),
+  );
   const fields: AnswerField[] = [];
   for (const el of form.querySelectorAll("input, textarea, select")) {
     const name = el.getAttribute("name");
@@ -53,14 +55,30 @@ export function parseForm(html: string): AnswerForm | undefined {
     const type = (el.getAttribute("type") ?? "text").toLowerCase();
     if (tag === "input" && (type === "hidden" || type === "submit" || type === "button")) continue;
     const kind: AnswerField["kind"] =
-      tag === "textarea" ? "textarea" : tag === "select" ? "select" : INPUT_KINDS.has(type) ? (type as AnswerField["kind"]) : "text";
-    const options = tag === "select" ? [...el.querySelectorAll("option")].map((o) => o.getAttribute("value") ?? o.textContent ?? "") : [];
+      tag === "textarea"
+        ? "textarea"
+        : tag === "select"
+          ? "select"
+          : INPUT_KINDS.has(type)
+            ? (type as AnswerField["kind"])
+            : "text";
+    const options =
+      tag === "select"
+        ? [...el.querySelectorAll("option")].map((o) => o.getAttribute("value") ?? o.textContent ?? "")
+        : [];
     fields.push({
       name,
       label: labels.get(name) ?? labels.get(el.getAttribute("id") ?? "") ?? undefined,
       kind,
       placeholder: el.getAttribute("placeholder") ?? undefined,
-      value: tag === "textarea" ? (el.textContent ?? "") : kind === "checkbox" ? (el.hasAttribute("checked") ? "true" : "false") : (el.getAttribute("value") ?? options[0] ?? ""),
+      value:
+        tag === "textarea"
+          ? (el.textContent ?? "")
+          : kind === "checkbox"
+            ? el.hasAttribute("checked")
+              ? "true"
+              : "false"
+            : (el.getAttribute("value") ?? options[0] ?? ""),
       options,
     });
   }
@@ -73,7 +91,8 @@ export function parseForm(html: string): AnswerForm | undefined {
 /** The next message a submitted form sends, as Dify's chat sends it. */
 export function formMessage(form: AnswerForm, values: Record<string, string>): string {
   const result: Record<string, string | boolean> = {};
-  for (const f of form.fields) result[f.name] = f.kind === "checkbox" ? values[f.name] === "true" : (values[f.name] ?? "");
+  for (const f of form.fields)
+    result[f.name] = f.kind === "checkbox" ? values[f.name] === "true" : (values[f.name] ?? "");
   if (form.format === "json") return JSON.stringify(result);
   return Object.entries(result)
     .map(([k, v]) => `${k}: ${v}`)

@@ -39,7 +39,18 @@ export function appsSlice(store: Store): AppsSlice {
         // The role may have changed since sign-in (an owner's doing): the editor's buttons follow the current one.
         await get().refreshMe();
         const { app } = await api<{ app: AppInfo }>(`/api/apps/${id}`);
-        set({ app, history: emptyHistory(), panel: "inspector", selected: undefined, notice: undefined, run: emptyRun(), conversation: { turns: [] }, chat: { entries: [], busy: false }, diff: undefined, review: undefined });
+        set({
+          app,
+          history: emptyHistory(),
+          panel: "inspector",
+          selected: undefined,
+          notice: undefined,
+          run: emptyRun(),
+          conversation: { turns: [] },
+          chat: { entries: [], busy: false },
+          diff: undefined,
+          review: undefined,
+        });
         await get().reloadWorkflow();
         await loadChat(store, id);
         void get().loadVersions();
@@ -51,7 +62,15 @@ export function appsSlice(store: Store): AppsSlice {
     },
     closeApp() {
       cancelValidate();
-      set({ app: undefined, saved: undefined, draft: undefined, selected: undefined, notice: undefined, review: undefined, history: emptyHistory() });
+      set({
+        app: undefined,
+        saved: undefined,
+        draft: undefined,
+        selected: undefined,
+        notice: undefined,
+        review: undefined,
+        history: emptyHistory(),
+      });
       // A 401 (signed out, removed from the workspace) has already led back to the sign-in.
       void get()
         .loadApps()

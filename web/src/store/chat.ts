@@ -6,13 +6,29 @@ import { flushDraft } from "./flush";
 import type { ChatSlice, Store } from "./state";
 
 /** A chat turn as the server keeps it (GET /api/apps/:id/messages). */
-type StoredMessage = { role: "user" | "assistant"; text: string; outcome?: TurnOutcome; notApplied?: boolean; decision?: ProposalDecision };
+type StoredMessage = {
+  role: "user" | "assistant";
+  text: string;
+  outcome?: TurnOutcome;
+  notApplied?: boolean;
+  decision?: ProposalDecision;
+};
 const proposalIdOf = (o?: TurnOutcome) => (o && "proposalId" in o ? o.proposalId : undefined);
 
 /** The open app's chat as the server keeps it, for the chat panel. */
 export async function loadChat({ set }: Store, appId: string) {
   const { messages } = await api<{ messages: StoredMessage[] }>(`/api/apps/${appId}/messages`);
-  set({ chat: { entries: messages.map((m) => ({ role: m.role, text: m.text, ...(m.outcome ? { outcome: m.outcome, notApplied: m.notApplied ?? m.outcome.kind === "rejected" } : {}), ...(m.decision ? { decision: m.decision } : {}) })), busy: false } });
+  set({
+    chat: {
+      entries: messages.map((m) => ({
+        role: m.role,
+        text: m.text,
+        ...(m.outcome ? { outcome: m.outcome, notApplied: m.notApplied ?? m.outcome.kind === "rejected" } : {}),
+        ...(m.decision ? { decision: m.decision } : {}),
+      })),
+      busy: false,
+    },
+  });
 }
 
 /** After an apply, reject or undo, each proposing turn shows what became of its proposal (the server knows). */
@@ -20,7 +36,11 @@ export async function refreshDecisions({ set, get }: Store) {
   const app = get().app;
   if (!app) return;
   const { messages } = await api<{ messages: StoredMessage[] }>(`/api/apps/${app.id}/messages`);
-  const byProposal = new Map(messages.flatMap((m) => (m.decision && proposalIdOf(m.outcome) ? [[proposalIdOf(m.outcome)!, m.decision] as const] : [])));
+  const byProposal = new Map(
+    messages.flatMap((m) =>
+      m.decision && proposalIdOf(m.outcome) ? [[proposalIdOf(m.outcome)!, m.decision] as const] : [],
+    ),
+  );
   if (get().app?.id !== app.id) return;
   set((s) => ({
     chat: {
@@ -41,7 +61,8 @@ export function chatSlice(store: Store): ChatSlice {
       const entries = [...s.chat.entries];
       let i = entries.length - 1;
       while (i >= 0 && entries[i]!.role !== "assistant" && entries[i]!.role !== "user") i--;
-      if (i >= 0 && entries[i]!.role === "assistant" && entries[i]!.text === reply) entries[i] = { ...entries[i]!, outcome, notApplied };
+      if (i >= 0 && entries[i]!.role === "assistant" && entries[i]!.text === reply)
+        entries[i] = { ...entries[i]!, outcome, notApplied };
       else entries.push({ role: "assistant", text: reply, outcome, notApplied });
       return { chat: { ...s.chat, entries } };
     });

@@ -2,7 +2,15 @@ import { ApiFailure, api } from "../api";
 import { autoLayout } from "../canvas/layout";
 import { positionsForMissing } from "../canvas/placement";
 import { emptyHistory } from "../draft/history";
-import type { AvailableValue, Diagnostic, DraftView, ProposalView, VersionBody, VersionImported, Workflow } from "../types";
+import type {
+  AvailableValue,
+  Diagnostic,
+  DraftView,
+  ProposalView,
+  VersionBody,
+  VersionImported,
+  Workflow,
+} from "../types";
 import { appPath } from "./appPath";
 import { errText } from "./errText";
 import { flushDraft } from "./flush";
@@ -29,19 +37,33 @@ async function reloadWorkflow(store: Store) {
   const { set, get } = store;
   const app = get().app;
   if (!app) return;
-  const [v, d] = await Promise.all([api<VersionBody>(`/api/apps/${app.id}/workflow`), api<DraftView>(`/api/apps/${app.id}/draft`)]);
+  const [v, d] = await Promise.all([
+    api<VersionBody>(`/api/apps/${app.id}/workflow`),
+    api<DraftView>(`/api/apps/${app.id}/draft`),
+  ]);
   const shown = get().draft;
   applyVersion(store, v);
   // The editor shows the server draft, errors and all; unchanged, it is the version as analysed with its ports.
   if (d.dirty || d.baseVersion !== v.version) {
-    const r = await api<{ diagnostics: Diagnostic[]; ports?: Record<string, string[]> }>("/api/analyse", { json: { workflow: d.workflow } });
+    const r = await api<{ diagnostics: Diagnostic[]; ports?: Record<string, string[]> }>("/api/analyse", {
+      json: { workflow: d.workflow },
+    });
     cancelValidate();
-    set({ draft: structuredClone(d.workflow), dirty: true, diagnostics: r.diagnostics, ...(r.ports ? { ports: { ...v.ports, ...r.ports } } : {}) });
+    set({
+      draft: structuredClone(d.workflow),
+      dirty: true,
+      diagnostics: r.diagnostics,
+      ...(r.ports ? { ports: { ...v.ports, ...r.ports } } : {}),
+    });
   }
   // Another content (an AI change applied or undone, someone else's draft) starts a new history; the same
   // content (a publish) keeps it.
   const same = shown !== undefined && JSON.stringify(shown) === JSON.stringify(get().draft);
-  set((s) => ({ draftRevision: d.revision, draftLoads: s.draftLoads + 1, ...(same ? {} : { history: emptyHistory() }) }));
+  set((s) => ({
+    draftRevision: d.revision,
+    draftLoads: s.draftLoads + 1,
+    ...(same ? {} : { history: emptyHistory() }),
+  }));
 }
 
 /** The draft as a new version; false (the draft keeps its edits) when the server refuses it. */
@@ -52,7 +74,10 @@ async function save(store: Store): Promise<boolean> {
   try {
     // The server draft first: a new version moves its revision, and a save still waiting would then be stale.
     await flushDraft();
-    const r = await api<{ version: number }>(`/api/apps/${app.id}/workflow`, { method: "PUT", json: { workflow: draft } });
+    const r = await api<{ version: number }>(`/api/apps/${app.id}/workflow`, {
+      method: "PUT",
+      json: { workflow: draft },
+    });
     applyVersion(store, await api<VersionBody>(`/api/apps/${app.id}/workflow`), false);
     // A new version is the draft's new base (its next revision).
     const d = await api<DraftView>(`/api/apps/${app.id}/draft`);
@@ -117,7 +142,9 @@ export function draftSlice(store: Store): DraftSlice {
       }
       let p = perNode.get(nodeId);
       if (!p) {
-        p = api<{ available: AvailableValue[] }>("/api/analyse/available", { json: { workflow: wf, nodeId } }).then((r) => r.available);
+        p = api<{ available: AvailableValue[] }>("/api/analyse/available", { json: { workflow: wf, nodeId } }).then(
+          (r) => r.available,
+        );
         p.catch(() => perNode!.delete(nodeId));
         perNode.set(nodeId, p);
       }

@@ -9,7 +9,13 @@ export function editSlice(store: Store): EditSlice {
   const { set, get } = store;
   /** An undone or redone step becomes the draft: an edit like any other (autosaved), the selection kept if it is still there. */
   const showStep = (draft: Workflow, history: EditHistory) => {
-    set((s) => ({ draft, history, dirty: true, edits: s.edits + 1, selected: draft.nodes.some((n) => n.id === s.selected) ? s.selected : undefined }));
+    set((s) => ({
+      draft,
+      history,
+      dirty: true,
+      edits: s.edits + 1,
+      selected: draft.nodes.some((n) => n.id === s.selected) ? s.selected : undefined,
+    }));
     scheduleValidate(store);
   };
 
@@ -25,7 +31,12 @@ export function editSlice(store: Store): EditSlice {
       scheduleValidate(store);
     },
     setDraft(wf, step) {
-      set((s) => ({ draft: wf, dirty: true, edits: s.edits + 1, history: s.draft ? recordEdit(s.history, s.draft, step) : s.history }));
+      set((s) => ({
+        draft: wf,
+        dirty: true,
+        edits: s.edits + 1,
+        history: s.draft ? recordEdit(s.history, s.draft, step) : s.history,
+      }));
       scheduleValidate(store);
     },
     moveNodes(pos, edit, step) {

@@ -1,5 +1,13 @@
 import type { ReviewView } from "../review/view";
-import type { AttemptRecord, Diagnostic, ProposalDecision, ProposalView, RunEvent, TurnOutcome, Workflow } from "../types";
+import type {
+  AttemptRecord,
+  Diagnostic,
+  ProposalDecision,
+  ProposalView,
+  RunEvent,
+  TurnOutcome,
+  Workflow,
+} from "../types";
 
 export type NodeStatus = "running" | "succeeded" | "failed" | "exception" | "skipped" | "paused";
 
@@ -57,7 +65,13 @@ export interface PausedForm {
 /** A chat app's preview conversation: its turns and the variables carried into the next one. */
 export interface Conversation {
   id?: string;
-  turns: Array<{ query: string; answer?: string; runId?: string; status?: string; error?: { code: string; message: string } }>;
+  turns: Array<{
+    query: string;
+    answer?: string;
+    runId?: string;
+    status?: string;
+    error?: { code: string; message: string };
+  }>;
   variables?: Record<string, unknown>;
   dialogueCount?: number;
 }

@@ -12,12 +12,22 @@ import { teamSlice } from "./team";
 import { uiSlice } from "./ui";
 import { versionsSlice } from "./versions";
 
-export type { ChatEntry, Conversation, Me, NodeStatus, PausedForm, Review, RunState, Team, WorkspaceChoice } from "./entities";
+/** How a node is marked on the canvas by a proposal under review. */
+export type { NodeMark as Highlight } from "../review/view";
+export type {
+  ChatEntry,
+  Conversation,
+  Me,
+  NodeStatus,
+  PausedForm,
+  Review,
+  RunState,
+  Team,
+  WorkspaceChoice,
+} from "./entities";
 export { errText } from "./errText";
 export { setDraftFlusher } from "./flush";
 export type { Panel, State } from "./state";
-/** How a node is marked on the canvas by a proposal under review. */
-export type { NodeMark as Highlight } from "../review/view";
 
 export const useStore = create<State>((set, get) => {
   const store = { set, get };

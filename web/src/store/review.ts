@@ -12,14 +12,22 @@ import type { ReviewSlice, State, Store } from "./state";
 async function openProposal({ set, get }: Store, p: ProposalView, hidden: boolean | "as-is" = false) {
   try {
     const view = reviewView(p);
-    const { ports } = await api<{ ports?: Record<string, string[]> }>("/api/analyse", { json: { workflow: p.workflow } });
+    const { ports } = await api<{ ports?: Record<string, string[]> }>("/api/analyse", {
+      json: { workflow: p.workflow },
+    });
     const allPorts = { ...get().ports, ...(ports ?? {}) };
     // New nodes often come without a position: place them as the editor places its own.
     const pos = await positionsForMissing(view.workflow, allPorts);
     if (Object.keys(pos).length) view.workflow = withPositions(view.workflow, pos);
     // Read when the proposal is shown, not when it was asked for: the user may have shown or hidden the bar meanwhile.
-    const hide = (s: State) => (hidden === "as-is" ? (s.review?.proposal.id === p.id ? s.review.hidden : false) : hidden);
-    set((s) => ({ review: { proposal: p, view, ports: allPorts, hidden: hide(s), busy: false }, selected: undefined, panel: s.panel === "versions" ? "inspector" : s.panel, viewNonce: s.viewNonce + 1 }));
+    const hide = (s: State) =>
+      hidden === "as-is" ? (s.review?.proposal.id === p.id ? s.review.hidden : false) : hidden;
+    set((s) => ({
+      review: { proposal: p, view, ports: allPorts, hidden: hide(s), busy: false },
+      selected: undefined,
+      panel: s.panel === "versions" ? "inspector" : s.panel,
+      viewNonce: s.viewNonce + 1,
+    }));
   } catch (e) {
     get().say("error", `could not show the proposal: ${errText(e)}`);
   }
@@ -33,15 +41,29 @@ async function applyProposal(store: Store) {
   try {
     await flushDraft();
     // The server writes the draft (no version): Publish makes it live, Undo in Versions takes it back out.
-    const r = await api<{ draft: { revision: number } }>(appPath(store, `/proposals/${review.proposal.id}/apply`), { method: "POST" });
+    const r = await api<{ draft: { revision: number } }>(appPath(store, `/proposals/${review.proposal.id}/apply`), {
+      method: "POST",
+    });
     set({ review: undefined, selected: undefined });
     await get().reloadWorkflow();
     void get().loadVersions();
-    get().say("ok", `Applied to the draft (revision ${r.draft.revision}). Publish to make it live; Undo is in Versions.`);
+    get().say(
+      "ok",
+      `Applied to the draft (revision ${r.draft.revision}). Publish to make it live; Undo is in Versions.`,
+    );
     void refreshDecisions(store).catch(() => {});
   } catch (e) {
     const diagnostics = e instanceof ApiFailure ? e.diagnostics : [];
-    set({ review: { ...review, busy: false, refusal: { text: /nothing changed/i.test(errText(e)) ? errText(e) : `${errText(e)}. Nothing changed.`, diagnostics } } });
+    set({
+      review: {
+        ...review,
+        busy: false,
+        refusal: {
+          text: /nothing changed/i.test(errText(e)) ? errText(e) : `${errText(e)}. Nothing changed.`,
+          diagnostics,
+        },
+      },
+    });
   }
 }
 
@@ -66,7 +88,9 @@ async function undo(store: Store) {
   if (!get().app) return;
   try {
     await flushDraft();
-    const r = await api<{ draft: { revision: number }; undone: ProposalView }>(appPath(store, "/undo"), { method: "POST" });
+    const r = await api<{ draft: { revision: number }; undone: ProposalView }>(appPath(store, "/undo"), {
+      method: "POST",
+    });
     // The server supersedes pending proposals: they were made against the draft undone.
     set({ review: undefined, selected: undefined });
     await get().reloadWorkflow();

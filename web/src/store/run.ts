@@ -25,11 +25,16 @@ function withEvent(prev: RunState, ev: RunEvent): RunState {
 async function followRun({ set, get }: Store, runId: string) {
   const after = get().run.events.length - 1;
   set((s) => ({ run: { ...s.run, status: "running", forms: undefined } }));
-  await stream(`/api/runs/${runId}/events?after=${after}`, (ev: RunEvent) => set((s) => ({ run: withEvent(s.run, ev) })));
+  await stream(`/api/runs/${runId}/events?after=${after}`, (ev: RunEvent) =>
+    set((s) => ({ run: withEvent(s.run, ev) })),
+  );
   // A run the server did not start (a test run, `weft run --db`) has no event log: its record says how it ended.
   if (get().run.status === "running") {
-    const rec = await api<{ status: string; outputs?: Record<string, unknown>; error?: RunState["error"] }>(`/api/runs/${runId}`);
-    if (rec.status !== "running") set((s) => ({ run: { ...s.run, status: rec.status, outputs: rec.outputs, error: rec.error } }));
+    const rec = await api<{ status: string; outputs?: Record<string, unknown>; error?: RunState["error"] }>(
+      `/api/runs/${runId}`,
+    );
+    if (rec.status !== "running")
+      set((s) => ({ run: { ...s.run, status: rec.status, outputs: rec.outputs, error: rec.error } }));
   }
   const { trace } = await api<{ trace: AttemptRecord[] }>(`/api/runs/${runId}/trace`);
   set((s) => ({ run: { ...s.run, trace } }));
@@ -46,27 +51,56 @@ async function startRun({ set, get }: Store, inputs: Record<string, unknown>, qu
   if (!app || !draft) return;
   const chat = app.mode === "advanced-chat";
   set({ run: { ...emptyRun(), status: "starting", workflow: draft } });
-  if (chat) set((s) => ({ conversation: { ...s.conversation, turns: [...s.conversation.turns, { query: query ?? "" }] } }));
+  if (chat)
+    set((s) => ({ conversation: { ...s.conversation, turns: [...s.conversation.turns, { query: query ?? "" }] } }));
   const patchTurn = (t: Partial<Conversation["turns"][number]>) =>
-    set((s) => ({ conversation: { ...s.conversation, turns: s.conversation.turns.map((x, i) => (i === s.conversation.turns.length - 1 ? { ...x, ...t } : x)) } }));
+    set((s) => ({
+      conversation: {
+        ...s.conversation,
+        turns: s.conversation.turns.map((x, i) => (i === s.conversation.turns.length - 1 ? { ...x, ...t } : x)),
+      },
+    }));
   try {
-    const body = { inputs, ...(query !== undefined ? { query } : {}), ...(chat && get().conversation.id ? { conversationId: get().conversation.id } : {}) };
-    const { runId, conversationId } = await api<{ runId: string; conversationId?: string }>(`/api/apps/${app.id}/runs`, { json: body });
-    set((s) => ({ run: { ...s.run, runId, status: "running" }, ...(conversationId ? { conversation: { ...s.conversation, id: conversationId } } : {}) }));
+    const body = {
+      inputs,
+      ...(query !== undefined ? { query } : {}),
+      ...(chat && get().conversation.id ? { conversationId: get().conversation.id } : {}),
+    };
+    const { runId, conversationId } = await api<{ runId: string; conversationId?: string }>(
+      `/api/apps/${app.id}/runs`,
+      { json: body },
+    );
+    set((s) => ({
+      run: { ...s.run, runId, status: "running" },
+      ...(conversationId ? { conversation: { ...s.conversation, id: conversationId } } : {}),
+    }));
     if (chat) patchTurn({ runId });
     await get().followRun(runId);
     if (chat) {
       const out = get().run.outputs;
       const { status, error } = get().run;
-      patchTurn({ answer: typeof out?.answer === "string" ? out.answer : undefined, status, ...(error ? { error: { code: error.code, message: error.message } } : {}) });
+      patchTurn({
+        answer: typeof out?.answer === "string" ? out.answer : undefined,
+        status,
+        ...(error ? { error: { code: error.code, message: error.message } } : {}),
+      });
       if (conversationId) {
-        const c = await api<{ variables: Record<string, unknown>; dialogueCount: number }>(`/api/apps/${app.id}/conversations/${conversationId}`);
+        const c = await api<{ variables: Record<string, unknown>; dialogueCount: number }>(
+          `/api/apps/${app.id}/conversations/${conversationId}`,
+        );
         set((s) => ({ conversation: { ...s.conversation, variables: c.variables, dialogueCount: c.dialogueCount } }));
       }
     }
   } catch (e) {
-    set((s) => ({ run: { ...s.run, status: "failed", error: { code: e instanceof ApiFailure ? e.code : "ui", message: errText(e) } } }));
-    if (chat) patchTurn({ status: "failed", error: { code: e instanceof ApiFailure ? e.code : "ui", message: errText(e) } });
+    set((s) => ({
+      run: {
+        ...s.run,
+        status: "failed",
+        error: { code: e instanceof ApiFailure ? e.code : "ui", message: errText(e) },
+      },
+    }));
+    if (chat)
+      patchTurn({ status: "failed", error: { code: e instanceof ApiFailure ? e.code : "ui", message: errText(e) } });
   }
 }
 

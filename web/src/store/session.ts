@@ -33,7 +33,11 @@ async function refusalOf(res: Response): Promise<{ code: string; message: string
 }
 
 const postStudio = (path: string, body: unknown) =>
-  fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-weft-client": "studio" }, body: JSON.stringify(body) });
+  fetch(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-weft-client": "studio" },
+    body: JSON.stringify(body),
+  });
 
 async function login({ set, get }: Store, key: string) {
   const k = key.trim();
@@ -113,10 +117,24 @@ export function sessionSlice(store: Store): SessionSlice {
       }
     },
     async switchWorkspace(workspaceId) {
-      if (get().app && !(await flushDraft().then(() => true, () => false))) return;
+      if (
+        get().app &&
+        !(await flushDraft().then(
+          () => true,
+          () => false,
+        ))
+      )
+        return;
       try {
         await api("/api/auth/switch", { json: { workspaceId } });
-        set({ app: undefined, saved: undefined, draft: undefined, review: undefined, notice: undefined, ...(await enter()) });
+        set({
+          app: undefined,
+          saved: undefined,
+          draft: undefined,
+          review: undefined,
+          notice: undefined,
+          ...(await enter()),
+        });
       } catch (e) {
         get().say("error", errText(e));
       }
@@ -127,9 +145,26 @@ export function sessionSlice(store: Store): SessionSlice {
     },
     logout(message) {
       if (get().me?.kind === "session")
-        void fetch("/api/auth/logout", { method: "POST", headers: headers({ "content-type": "application/json" }), body: "{}" }).catch(() => {});
+        void fetch("/api/auth/logout", {
+          method: "POST",
+          headers: headers({ "content-type": "application/json" }),
+          body: "{}",
+        }).catch(() => {});
       setKey("");
-      set({ key: "", me: undefined, workspaces: [], team: undefined, sessionChecked: true, app: undefined, apps: [], nodeTypes: [], saved: undefined, draft: undefined, notice: undefined, authError: message });
+      set({
+        key: "",
+        me: undefined,
+        workspaces: [],
+        team: undefined,
+        sessionChecked: true,
+        app: undefined,
+        apps: [],
+        nodeTypes: [],
+        saved: undefined,
+        draft: undefined,
+        notice: undefined,
+        authError: message,
+      });
     },
   };
 }

@@ -5,7 +5,19 @@
 import type { StoreApi } from "zustand";
 import type { Point } from "../canvas/layout";
 import type { EditHistory } from "../draft/history";
-import type { AppInfo, AvailableValue, Diagnostic, ImportResult, NodeTypeInfo, ProposalView, VersionBody, VersionInfo, WfNode, Workflow, WorkflowDiff } from "../types";
+import type {
+  AppInfo,
+  AvailableValue,
+  Diagnostic,
+  ImportResult,
+  NodeTypeInfo,
+  ProposalView,
+  VersionBody,
+  VersionInfo,
+  WfNode,
+  Workflow,
+  WorkflowDiff,
+} from "../types";
 import type { ChatEntry, Conversation, Me, Review, RunState, Team, WorkspaceChoice } from "./entities";
 
 export type Panel = "inspector" | "run" | "chat" | "versions" | "logs" | "tests" | "env";
@@ -155,7 +167,16 @@ export interface UiSlice {
   say(kind: "ok" | "error", text: string): void;
 }
 
-export type State = SessionSlice & TeamSlice & AppsSlice & DraftSlice & EditSlice & RunSlice & ChatSlice & ReviewSlice & VersionsSlice & UiSlice;
+export type State = SessionSlice &
+  TeamSlice &
+  AppsSlice &
+  DraftSlice &
+  EditSlice &
+  RunSlice &
+  ChatSlice &
+  ReviewSlice &
+  VersionsSlice &
+  UiSlice;
 
 /** What a slice's actions reach the whole store by. */
 export interface Store {

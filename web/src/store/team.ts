@@ -19,20 +19,26 @@ export function teamSlice({ set, get }: Store): TeamSlice {
   return {
     async loadTeam() {
       const { members } = await api<{ members: Team["members"] }>("/api/members");
-      const { invites } = get().can("members.manage") ? await api<{ invites: Team["invites"] }>("/api/members/invites") : { invites: [] };
+      const { invites } = get().can("members.manage")
+        ? await api<{ invites: Team["invites"] }>("/api/members/invites")
+        : { invites: [] };
       set((s) => ({ team: { members, invites, lastLink: s.team?.lastLink } }));
     },
     async invite(role) {
       try {
         const r = await api<{ url: string }>("/api/members/invites", { json: { role } });
-        set((s) => ({ team: { members: s.team?.members ?? [], invites: s.team?.invites ?? [], lastLink: { url: r.url, role } } }));
+        set((s) => ({
+          team: { members: s.team?.members ?? [], invites: s.team?.invites ?? [], lastLink: { url: r.url, role } },
+        }));
       } catch (e) {
         get().say("error", errText(e));
       }
       await get().loadTeam();
     },
-    revokeInvite: (id) => teamChange(`/api/members/invites/${encodeURIComponent(id)}`, { method: "DELETE" }, "invitation revoked"),
-    setMemberRole: (userId, role) => teamChange(member(userId), { method: "PUT", json: { role } }, `role changed to ${role}`),
+    revokeInvite: (id) =>
+      teamChange(`/api/members/invites/${encodeURIComponent(id)}`, { method: "DELETE" }, "invitation revoked"),
+    setMemberRole: (userId, role) =>
+      teamChange(member(userId), { method: "PUT", json: { role } }, `role changed to ${role}`),
     removeMember: (userId) => teamChange(member(userId), { method: "DELETE" }, "member removed"),
     async resetPassword(userId, password) {
       try {

@@ -14,7 +14,9 @@ export function scheduleValidate({ set, get }: Store) {
     if (!wf) return;
     const seq = ++validateSeq;
     try {
-      const r = await api<{ diagnostics: Diagnostic[]; ports?: Record<string, string[]> }>("/api/analyse", { json: { workflow: wf } });
+      const r = await api<{ diagnostics: Diagnostic[]; ports?: Record<string, string[]> }>("/api/analyse", {
+        json: { workflow: wf },
+      });
       if (seq === validateSeq) set({ diagnostics: r.diagnostics, ...(r.ports ? { ports: r.ports } : {}) });
     } catch (e) {
       get().say("error", errText(e));

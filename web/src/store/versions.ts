@@ -22,7 +22,8 @@ export function versionsSlice({ set, get }: Store): VersionsSlice {
       const app = get().app;
       if (!app) return;
       const undo = await api<UndoAnswer>(`/api/apps/${app.id}/undo`);
-      if (get().app?.id === app.id) set({ lastApplied: undo.proposal, undoState: { available: undo.available, revision: undo.revision } });
+      if (get().app?.id === app.id)
+        set({ lastApplied: undo.proposal, undoState: { available: undo.available, revision: undo.revision } });
     },
     async showDiff(version) {
       const app = get().app;

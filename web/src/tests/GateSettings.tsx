@@ -32,7 +32,10 @@ export function GateSettings({ appId }: { appId: string }) {
     try {
       const r = await putSettings(appId, next);
       setS(r);
-      setMsg({ kind: "ok", text: r.requirePass ? `Publish now needs pass^${r.k} ≥ ${r.minPassHatK}.` : "Publish no longer runs the tests." });
+      setMsg({
+        kind: "ok",
+        text: r.requirePass ? `Publish now needs pass^${r.k} ≥ ${r.minPassHatK}.` : "Publish no longer runs the tests.",
+      });
     } catch (e) {
       setS(before);
       setMsg({ kind: "error", text: errText(e) });
@@ -41,12 +44,19 @@ export function GateSettings({ appId }: { appId: string }) {
   const numbers = (): TestSettings | undefined => {
     const kn = Number(k);
     const mn = Number(min);
-    if (!Number.isInteger(kn) || kn < 1) return void setMsg({ kind: "error", text: `k must be a whole number ≥ 1, not ${JSON.stringify(k)}` });
-    if (min.trim() === "" || !(mn >= 0 && mn <= 1)) return void setMsg({ kind: "error", text: `the pass^k threshold is from 0 to 1, not ${JSON.stringify(min)}` });
+    if (!Number.isInteger(kn) || kn < 1)
+      return void setMsg({ kind: "error", text: `k must be a whole number ≥ 1, not ${JSON.stringify(k)}` });
+    if (min.trim() === "" || !(mn >= 0 && mn <= 1))
+      return void setMsg({ kind: "error", text: `the pass^k threshold is from 0 to 1, not ${JSON.stringify(min)}` });
     return { requirePass: s.requirePass, k: kn, minPassHatK: mn };
   };
   return (
-    <fieldset className="gate-settings" data-testid="gate-settings" data-required={String(s.requirePass)} disabled={!canPublish}>
+    <fieldset
+      className="gate-settings"
+      data-testid="gate-settings"
+      data-required={String(s.requirePass)}
+      disabled={!canPublish}
+    >
       <legend>Publish gate</legend>
       <label className="field inline">
         <input
@@ -61,12 +71,24 @@ export function GateSettings({ appId }: { appId: string }) {
         Require the tests to pass before publishing
       </label>
       <span className="small">
-        runs per case (k) <input className="num" value={k} onChange={(e) => setK(e.target.value)} data-testid="gate-k" aria-label="k" /> · needs pass^k ≥{" "}
-        <input className="num" value={min} onChange={(e) => setMin(e.target.value)} data-testid="gate-min" aria-label="pass^k threshold" />{" "}
-        <button type="button" data-testid="gate-save" onClick={() => {
-          const n = numbers();
-          if (n) void save(n);
-        }}>
+        runs per case (k){" "}
+        <input className="num" value={k} onChange={(e) => setK(e.target.value)} data-testid="gate-k" aria-label="k" /> ·
+        needs pass^k ≥{" "}
+        <input
+          className="num"
+          value={min}
+          onChange={(e) => setMin(e.target.value)}
+          data-testid="gate-min"
+          aria-label="pass^k threshold"
+        />{" "}
+        <button
+          type="button"
+          data-testid="gate-save"
+          onClick={() => {
+            const n = numbers();
+            if (n) void save(n);
+          }}
+        >
           Save
         </button>
       </span>

@@ -3,16 +3,25 @@ import { useStore } from "../store";
 import type { CaseResult, TestReport } from "./types";
 
 const targetText = (r: TestReport) =>
-  r.target.kind === "version" ? `version ${r.target.version}` : r.target.kind === "draft" ? `the draft (revision ${r.target.revision})` : "a proposal";
+  r.target.kind === "version"
+    ? `version ${r.target.version}`
+    : r.target.kind === "draft"
+      ? `the draft (revision ${r.target.revision})`
+      : "a proposal";
 
 /** A link to a test run's trace: the run's deep link, opened in the Run panel. */
 export function TraceLink({ appId, runId, label = "trace" }: { appId: string; runId: string; label?: string }) {
   const path = routePath({ appId, runId });
   return (
-    <a href={path} data-testid="test-trace-link" data-run-id={runId} onClick={(e) => {
-  e.preventDefault();
-  go(path);
-}}>
+    <a
+      href={path}
+      data-testid="test-trace-link"
+      data-run-id={runId}
+      onClick={(e) => {
+        e.preventDefault();
+        go(path);
+      }}
+    >
       {label}
     </a>
   );
@@ -22,7 +31,12 @@ function CaseRow({ appId, c, k }: { appId: string; c: CaseResult; k: number }) {
   const f = c.failure;
   const failed = c.trials.find((t) => !t.pass) ?? c.trials[0];
   return (
-    <li className={`test-result ${c.pass ? "pass" : "fail"}`} data-testid="test-result" data-case={c.name} data-pass={String(c.pass)}>
+    <li
+      className={`test-result ${c.pass ? "pass" : "fail"}`}
+      data-testid="test-result"
+      data-case={c.name}
+      data-pass={String(c.pass)}
+    >
       <div className="test-result-head">
         <span className={`pill ${c.pass ? "st-succeeded" : "st-failed"}`}>{c.pass ? "pass" : "FAIL"}</span>
         <b>{c.name}</b>
@@ -40,10 +54,14 @@ function CaseRow({ appId, c, k }: { appId: string; c: CaseResult; k: number }) {
             <span>
               at node{" "}
               {/* biome-ignore lint/a11y/useValidAnchor: a link-styled jump to the failing node on the canvas */}
-              <a href="#" data-testid="test-failure-node" onClick={(e) => {
-  e.preventDefault();
-  if (f.nodeId) useStore.getState().select(f.nodeId);
-}}>
+              <a
+                href="#"
+                data-testid="test-failure-node"
+                onClick={(e) => {
+                  e.preventDefault();
+                  if (f.nodeId) useStore.getState().select(f.nodeId);
+                }}
+              >
                 {f.nodeTitle}
               </a>
               :{" "}

@@ -15,18 +15,25 @@ export function RunControls({ appId, cases }: { appId: string; cases: number }) 
   const [report, setReport] = useState<TestReport>();
   const [error, setError] = useState<string>();
   useEffect(() => {
-    if (versions.length === 0) void useStore.getState().loadVersions().catch(() => undefined);
+    if (versions.length === 0)
+      void useStore
+        .getState()
+        .loadVersions()
+        .catch(() => undefined);
   }, [versions.length]);
 
   const run = async () => {
     setError(undefined);
     const kn = Number(k);
-    if (!Number.isInteger(kn) || kn < 1 || kn > 100) return setError(`k must be a whole number from 1 to 100, not ${JSON.stringify(k)}`);
+    if (!Number.isInteger(kn) || kn < 1 || kn > 100)
+      return setError(`k must be a whole number from 1 to 100, not ${JSON.stringify(k)}`);
     setBusy(true);
     try {
       // The draft as the editor has it: what is typed last is saved first.
       if (target === "draft") await saveNow();
-      setReport(await runTests(appId, target === "draft" ? { draft: true, k: kn } : { version: Number(target), k: kn }));
+      setReport(
+        await runTests(appId, target === "draft" ? { draft: true, k: kn } : { version: Number(target), k: kn }),
+      );
     } catch (e) {
       setError(errText(e));
     } finally {
@@ -36,7 +43,12 @@ export function RunControls({ appId, cases }: { appId: string; cases: number }) 
   return (
     <div className="test-run" data-testid="test-run">
       <div className="test-run-controls">
-        <select value={target} onChange={(e) => setTarget(e.target.value)} data-testid="test-target" aria-label="what to test">
+        <select
+          value={target}
+          onChange={(e) => setTarget(e.target.value)}
+          data-testid="test-target"
+          aria-label="what to test"
+        >
           <option value="draft">the draft</option>
           {[...versions].reverse().map((v) => (
             <option key={v.version} value={String(v.version)}>
@@ -46,9 +58,22 @@ export function RunControls({ appId, cases }: { appId: string; cases: number }) 
           ))}
         </select>
         <label className="small">
-          k <input className="num" value={k} onChange={(e) => setK(e.target.value)} data-testid="test-k" aria-label="runs per case" />
+          k{" "}
+          <input
+            className="num"
+            value={k}
+            onChange={(e) => setK(e.target.value)}
+            data-testid="test-k"
+            aria-label="runs per case"
+          />
         </label>
-        <button type="button" className="primary" data-testid="test-run-button" disabled={busy || !canRun || cases === 0} onClick={() => void run()}>
+        <button
+          type="button"
+          className="primary"
+          data-testid="test-run-button"
+          disabled={busy || !canRun || cases === 0}
+          onClick={() => void run()}
+        >
           {busy ? "Running…" : `Run ${cases} case(s)`}
         </button>
       </div>

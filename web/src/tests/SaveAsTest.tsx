@@ -9,7 +9,9 @@ import { addCaseFromRun } from "./testsApi";
 export function SaveAsTest({ runId, compact = false }: { runId: string; compact?: boolean }) {
   const app = useStore((s) => s.app)!;
   const canEdit = useStore((s) => s.can("app.edit"));
-  const [state, setState] = useState<{ kind: "idle" | "busy" } | { kind: "done"; name: string } | { kind: "error"; text: string }>({ kind: "idle" });
+  const [state, setState] = useState<
+    { kind: "idle" | "busy" } | { kind: "done"; name: string } | { kind: "error"; text: string }
+  >({ kind: "idle" });
   if (!canEdit) return null;
   const save = async () => {
     setState({ kind: "busy" });
@@ -23,7 +25,13 @@ export function SaveAsTest({ runId, compact = false }: { runId: string; compact?
   };
   return (
     <span className="save-as-test" data-testid="save-as-test" data-state={state.kind}>
-      <button type="button" data-testid="save-as-test-button" disabled={state.kind === "busy" || state.kind === "done"} title="A test case with this run's inputs and its outputs as the expectation" onClick={() => void save()}>
+      <button
+        type="button"
+        data-testid="save-as-test-button"
+        disabled={state.kind === "busy" || state.kind === "done"}
+        title="A test case with this run's inputs and its outputs as the expectation"
+        onClick={() => void save()}
+      >
         {state.kind === "done" ? "✓ Test saved" : compact ? "+ Test" : "Save as test case"}
       </button>
       {state.kind === "error" && (

@@ -2,8 +2,8 @@ import { useCallback, useEffect, useState } from "react";
 import { errText, useStore } from "../store";
 import { CaseEditor } from "./CaseEditor";
 import { GateSettings } from "./GateSettings";
-import { RunControls } from "./RunControls";
 import { TraceLink } from "./ReportView";
+import { RunControls } from "./RunControls";
 import { addCase, deleteCase, listCases, updateCase } from "./testsApi";
 import type { CaseBody, OutputCheck, TestCase } from "./types";
 
@@ -61,7 +61,9 @@ function CaseItem({ c, onEdit, onDelete }: { c: TestCase; onEdit?: () => void; o
           <li key={i}>{checkText(x)}</li>
         ))}
         {c.judge && <li>judge: {brief(c.judge.rubric, 80)}</li>}
-        {c.expect.length === 0 && !c.judge && <li className="warn-text">no checks: this case passes whenever the run succeeds</li>}
+        {c.expect.length === 0 && !c.judge && (
+          <li className="warn-text">no checks: this case passes whenever the run succeeds</li>
+        )}
       </ul>
     </li>
   );
@@ -104,7 +106,14 @@ export function TestsPanel() {
     }
   };
 
-  if (editing) return <CaseEditor initial={editing === "new" ? undefined : editing} onSave={save} onCancel={() => setEditing(undefined)} />;
+  if (editing)
+    return (
+      <CaseEditor
+        initial={editing === "new" ? undefined : editing}
+        onSave={save}
+        onCancel={() => setEditing(undefined)}
+      />
+    );
   return (
     <div className="tests-panel" data-testid="tests-panel">
       <GateSettings appId={app.id} />
@@ -124,12 +133,18 @@ export function TestsPanel() {
       </div>
       {cases && cases.length === 0 && (
         <p className="muted small" data-testid="tests-empty">
-          No test cases yet. Make one here, or from a run: <b>Save as test case</b> in the Run panel or <b>+ Test</b> on a row of Logs.
+          No test cases yet. Make one here, or from a run: <b>Save as test case</b> in the Run panel or <b>+ Test</b> on
+          a row of Logs.
         </p>
       )}
       <ul className="test-cases">
         {cases?.map((c) => (
-          <CaseItem key={`${c.id}:${c.updatedAt}`} c={c} onEdit={canEdit ? () => setEditing(c) : undefined} onDelete={canEdit ? () => void remove(c) : undefined} />
+          <CaseItem
+            key={`${c.id}:${c.updatedAt}`}
+            c={c}
+            onEdit={canEdit ? () => setEditing(c) : undefined}
+            onDelete={canEdit ? () => void remove(c) : undefined}
+          />
         ))}
       </ul>
       <RunControls appId={app.id} cases={cases?.length ?? 0} />

@@ -41,7 +41,15 @@ export function draftOf(c: OutputCheck): CheckDraft {
     case "number":
       return { ...blank, output: c.output, check: c.check, text: String(c.value), tolerance: String(c.tolerance) };
     case "file_type":
-      return { ...blank, output: c.output, check: c.check, text: "", extension: c.extension ?? "", mimeType: c.mimeType ?? "", fileType: c.fileType ?? "" };
+      return {
+        ...blank,
+        output: c.output,
+        check: c.check,
+        text: "",
+        extension: c.extension ?? "",
+        mimeType: c.mimeType ?? "",
+        fileType: c.fileType ?? "",
+      };
   }
 }
 
@@ -53,13 +61,16 @@ function json(d: CheckDraft, what: string): unknown {
   try {
     return JSON.parse(d.text);
   } catch (e) {
-    throw new CheckFormError(`${d.output || "(no output)"}: ${what} is not JSON (${(e as Error).message}); write strings in quotes`);
+    throw new CheckFormError(
+      `${d.output || "(no output)"}: ${what} is not JSON (${(e as Error).message}); write strings in quotes`,
+    );
   }
 }
 
 function num(d: CheckDraft, raw: string, what: string): number {
   const n = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(n)) throw new CheckFormError(`${d.output || "(no output)"}: ${what} must be a number, not ${JSON.stringify(raw)}`);
+  if (raw.trim() === "" || !Number.isFinite(n))
+    throw new CheckFormError(`${d.output || "(no output)"}: ${what} must be a number, not ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -77,13 +88,25 @@ export function checkOf(d: CheckDraft): OutputCheck {
       return { output, check: "regex", pattern: d.text, ...opt("flags", d.flags) };
     case "json_schema": {
       const schema = json(d, "the schema");
-      if (!schema || typeof schema !== "object" || Array.isArray(schema)) throw new CheckFormError(`${output}: the schema must be a JSON object`);
+      if (!schema || typeof schema !== "object" || Array.isArray(schema))
+        throw new CheckFormError(`${output}: the schema must be a JSON object`);
       return { output, check: "json_schema", schema: schema as Record<string, unknown> };
     }
     case "number":
-      return { output, check: "number", value: num(d, d.text, "the expected value"), tolerance: num(d, d.tolerance, "the tolerance") };
+      return {
+        output,
+        check: "number",
+        value: num(d, d.text, "the expected value"),
+        tolerance: num(d, d.tolerance, "the tolerance"),
+      };
     case "file_type":
-      return { output, check: "file_type", ...opt("extension", d.extension), ...opt("mimeType", d.mimeType), ...opt("fileType", d.fileType) };
+      return {
+        output,
+        check: "file_type",
+        ...opt("extension", d.extension),
+        ...opt("mimeType", d.mimeType),
+        ...opt("fileType", d.fileType),
+      };
   }
 }
 
@@ -95,6 +118,7 @@ export function inputsOf(text: string): Record<string, unknown> {
   } catch (e) {
     throw new CheckFormError(`inputs are not JSON (${(e as Error).message})`);
   }
-  if (!v || typeof v !== "object" || Array.isArray(v)) throw new CheckFormError("inputs must be a JSON object of start-variable values");
+  if (!v || typeof v !== "object" || Array.isArray(v))
+    throw new CheckFormError("inputs must be a JSON object of start-variable values");
   return v as Record<string, unknown>;
 }

@@ -15,7 +15,8 @@ export const addCaseFromRun = (appId: string, runId: string, name?: string) =>
 export const updateCase = (appId: string, id: string, body: CaseBody) =>
   api<TestCase>(`${base(appId)}/${encodeURIComponent(id)}`, { method: "PUT", json: body });
 
-export const deleteCase = (appId: string, id: string) => api<unknown>(`${base(appId)}/${encodeURIComponent(id)}`, { method: "DELETE" });
+export const deleteCase = (appId: string, id: string) =>
+  api<unknown>(`${base(appId)}/${encodeURIComponent(id)}`, { method: "DELETE" });
 
 export interface RunTarget {
   /** The draft, or a version number; neither: the published version (else the latest). */
@@ -25,9 +26,14 @@ export interface RunTarget {
 }
 
 export const runTests = (appId: string, t: RunTarget) =>
-  api<TestReport>(`${base(appId)}/run`, { json: { ...(t.draft ? { draft: true } : {}), ...(t.version !== undefined ? { version: t.version } : {}), k: t.k } });
+  api<TestReport>(`${base(appId)}/run`, {
+    json: { ...(t.draft ? { draft: true } : {}), ...(t.version !== undefined ? { version: t.version } : {}), k: t.k },
+  });
 
 export const getSettings = (appId: string) => api<TestSettings>(`${base(appId)}/settings`);
 
 export const putSettings = (appId: string, s: TestSettings) =>
-  api<TestSettings>(`${base(appId)}/settings`, { method: "PUT", json: { require_pass: s.requirePass, k: s.k, min_pass_hat_k: s.minPassHatK } });
+  api<TestSettings>(`${base(appId)}/settings`, {
+    method: "PUT",
+    json: { require_pass: s.requirePass, k: s.k, min_pass_hat_k: s.minPassHatK },
+  });

@@ -31,7 +31,9 @@ export function TriggerPanel({ nodeId }: { nodeId: string }) {
   const load = useCallback(async () => {
     if (!app) return;
     try {
-      const r = await api<{ triggers: TriggerInfo[] }>(`/api/triggers?app=${encodeURIComponent(app.id)}&deliveries=${DELIVERIES}`);
+      const r = await api<{ triggers: TriggerInfo[] }>(
+        `/api/triggers?app=${encodeURIComponent(app.id)}&deliveries=${DELIVERIES}`,
+      );
       setTrigger(r.triggers.find((t) => t.nodeId === nodeId) ?? null);
       setError("");
     } catch (e) {
@@ -42,7 +44,12 @@ export function TriggerPanel({ nodeId }: { nodeId: string }) {
     void load();
   }, [load]);
   if (!app) return null;
-  if (error) return <div className="diag error boxed" data-testid="trigger-error">{error}</div>;
+  if (error)
+    return (
+      <div className="diag error boxed" data-testid="trigger-error">
+        {error}
+      </div>
+    );
   if (trigger === undefined) return <p className="muted small">Loading the trigger…</p>;
   if (trigger === null)
     return (
@@ -69,7 +76,8 @@ export function TriggerPanel({ nodeId }: { nodeId: string }) {
   return (
     <div className="trigger-panel" data-testid="trigger-panel" data-trigger-id={trigger.id}>
       <label className="small">
-        <input type="checkbox" checked={trigger.enabled} onChange={() => void toggle()} data-testid="trigger-enabled" /> enabled
+        <input type="checkbox" checked={trigger.enabled} onChange={() => void toggle()} data-testid="trigger-enabled" />{" "}
+        enabled
       </label>
       {trigger.url && (
         <div className="trigger-url">
@@ -95,11 +103,16 @@ export function TriggerPanel({ nodeId }: { nodeId: string }) {
           const path = routePath({ appId: app.id, runId: d.runId });
           return (
             <li key={d.id} data-testid="trigger-delivery" data-state={d.state}>
-              <span className={`pill st-${d.state}`}>{d.status || d.state}</span> {new Date(d.receivedAt).toLocaleString()}{" "}
-              <a href={path} onClick={(e) => {
-  e.preventDefault();
-  go(path);
-}} data-testid="trigger-run-link">
+              <span className={`pill st-${d.state}`}>{d.status || d.state}</span>{" "}
+              {new Date(d.receivedAt).toLocaleString()}{" "}
+              <a
+                href={path}
+                onClick={(e) => {
+                  e.preventDefault();
+                  go(path);
+                }}
+                data-testid="trigger-run-link"
+              >
                 run
               </a>
               {d.error && <span className="muted small"> {d.error}</span>}

@@ -1,5 +1,5 @@
-import type { RuleHandler } from "./types.js";
 import { parsePyLiteral } from "../pyliteral.js";
+import type { RuleHandler } from "./types.js";
 
 const ACCOUNT_ID = /^[A-Z]{3}-\d{5}$/;
 

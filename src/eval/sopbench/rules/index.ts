@@ -1,8 +1,8 @@
-import type { RuleHandler } from "./types.js";
 import { customerServiceRules } from "./customer_service.js";
 import { kybRules } from "./know_your_business.js";
 import { orderFulfillmentRules } from "./order_fulfillment.js";
 import { trafficRules } from "./traffic_spoofing_detection.js";
+import type { RuleHandler } from "./types.js";
 import { warehouseRules } from "./warehouse_package_inspection.js";
 
 /** Hand-written behaviour for the tools whose binding is a rule, or a lookup with an extra precondition. */

@@ -1,5 +1,5 @@
-import type { RuleHandler } from "./types.js";
 import { type PyValue, parsePyLiteral } from "../pyliteral.js";
+import type { RuleHandler } from "./types.js";
 
 function asList(v: unknown): PyValue[] {
   const parsed = typeof v === "string" ? parsePyLiteral(v) : (v as PyValue);

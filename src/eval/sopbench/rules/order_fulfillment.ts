@@ -1,6 +1,6 @@
-import type { RuleCtx, RuleHandler } from "./types.js";
 import { SopBenchError } from "../errors.js";
 import { pyInt, round2 } from "../values.js";
+import type { RuleCtx, RuleHandler } from "./types.js";
 
 interface Tables {
   inventory: Record<string, { name: string; stock: number; reorder_level: number }>;

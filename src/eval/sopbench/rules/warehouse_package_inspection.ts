@@ -1,6 +1,6 @@
 import type { Row } from "../csv.js";
-import type { RuleCtx, RuleHandler } from "./types.js";
 import { pyInt, round2 } from "../values.js";
+import type { RuleCtx, RuleHandler } from "./types.js";
 
 export const PROBLEM_TYPES = [
   "Unconfirmed Quantity",

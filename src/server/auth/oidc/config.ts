@@ -45,7 +45,7 @@ export const OidcConfigSchema = z
   })
   .strict()
   .refine((c) => c.tokenEndpointAuth === "none" || c.clientSecret !== undefined, {
-    message: "clientSecret is required unless tokenEndpointAuth is \"none\"",
+    message: 'clientSecret is required unless tokenEndpointAuth is "none"',
     path: ["clientSecret"],
   })
   .refine((c) => c.scopes.includes("openid"), { message: "scopes must include openid", path: ["scopes"] });

@@ -75,7 +75,11 @@ export class OidcFlow {
     const config = await this.configuration();
     const providerError = callbackUrl.searchParams.get("error");
     if (providerError)
-      throw new ApiError(403, "oidc.provider_refused", `the provider refused the sign-in: ${providerError} ${callbackUrl.searchParams.get("error_description") ?? ""}`.trim());
+      throw new ApiError(
+        403,
+        "oidc.provider_refused",
+        `the provider refused the sign-in: ${providerError} ${callbackUrl.searchParams.get("error_description") ?? ""}`.trim(),
+      );
     let tokens: Awaited<ReturnType<typeof c.authorizationCodeGrant>>;
     try {
       tokens = await c.authorizationCodeGrant(config, callbackUrl, {
@@ -93,7 +97,11 @@ export class OidcFlow {
     let info = {};
     if (config.serverMetadata().userinfo_endpoint)
       info = await c.fetchUserInfo(config, tokens.access_token, idClaims.sub).catch((e: unknown) => {
-        throw new ApiError(403, "oidc.userinfo_failed", `the provider's userinfo could not be read: ${(e as Error).message}`);
+        throw new ApiError(
+          403,
+          "oidc.userinfo_failed",
+          `the provider's userinfo could not be read: ${(e as Error).message}`,
+        );
       });
     return { issuer: config.serverMetadata().issuer, claims: { ...info, ...idClaims } };
   }

@@ -15,12 +15,22 @@ const refuse = (code: string, message: string) => new ApiError(403, code, messag
 /** The person from the claims, or a refusal naming the claim that is missing or malformed. */
 export function personFrom(claims: Record<string, unknown>, cfg: OidcConfig): OidcPerson {
   const { sub, email, email_verified: verified } = claims;
-  if (typeof sub !== "string" || sub === "") throw refuse("oidc.no_subject", "the provider sent no subject (sub) claim");
+  if (typeof sub !== "string" || sub === "")
+    throw refuse("oidc.no_subject", "the provider sent no subject (sub) claim");
   if (typeof email !== "string" || !/^[^@\s]+@[^@\s]+$/.test(email))
-    throw refuse("oidc.no_email", "the provider sent no email claim; add the \"email\" scope to auth.oidc.scopes");
+    throw refuse("oidc.no_email", 'the provider sent no email claim; add the "email" scope to auth.oidc.scopes');
   const raw = claims[cfg.groupsClaim];
-  const groups = Array.isArray(raw) ? raw.filter((g): g is string => typeof g === "string") : typeof raw === "string" ? [raw] : [];
-  return { subject: sub, email: email.trim().toLowerCase(), emailVerified: verified === true || verified === "true", groups };
+  const groups = Array.isArray(raw)
+    ? raw.filter((g): g is string => typeof g === "string")
+    : typeof raw === "string"
+      ? [raw]
+      : [];
+  return {
+    subject: sub,
+    email: email.trim().toLowerCase(),
+    emailVerified: verified === true || verified === "true",
+    groups,
+  };
 }
 
 function matches(rule: OidcRule, p: OidcPerson, cfg: OidcConfig): boolean {
@@ -33,7 +43,8 @@ function matches(rule: OidcRule, p: OidcPerson, cfg: OidcConfig): boolean {
 export function mapPerson(p: OidcPerson, cfg: OidcConfig): { workspaceId: string; role: Role } {
   const rule = cfg.mapping.find((r) => matches(r, p, cfg));
   if (rule) return { workspaceId: rule.workspace, role: rule.role };
-  const unverified = cfg.requireVerifiedEmail && !p.emailVerified ? " (the provider did not say the email is verified)" : "";
+  const unverified =
+    cfg.requireVerifiedEmail && !p.emailVerified ? " (the provider did not say the email is verified)" : "";
   throw refuse(
     "oidc.no_mapping",
     `${p.email} signed in at the provider, but no auth.oidc.mapping rule gives it a workspace${unverified}; ask an owner to add a rule for its email domain or one of its groups`,

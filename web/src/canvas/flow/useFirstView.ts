@@ -18,7 +18,10 @@ interface FirstViewInput {
  * The first view of each loaded workflow: readable, never a fit that shrinks text out of sight. Answers whether
  * the view of the current `viewNonce` has been set.
  */
-export function useFirstView(wrapper: RefObject<HTMLDivElement | null>, { draft, allPlaced, viewNonce, positions, sizes, typeInfo, placedRound }: FirstViewInput): boolean {
+export function useFirstView(
+  wrapper: RefObject<HTMLDivElement | null>,
+  { draft, allPlaced, viewNonce, positions, sizes, typeInfo, placedRound }: FirstViewInput,
+): boolean {
   const { setViewport } = useReactFlow();
   const viewed = useRef(-1);
   const [viewReady, setViewReady] = useState(-1);
@@ -33,10 +36,15 @@ export function useFirstView(wrapper: RefObject<HTMLDivElement | null>, { draft,
       return { x: p.x + parent.x, y: p.y + parent.y };
     };
     const boxes: Record<string, Placed> = {};
-    for (const n of draft.nodes) if (!n.parentId) boxes[n.id] = { ...abs(n.id), ...(sizes[n.id] ?? { width: 0, height: 0 }) };
-    const entryNode = draft.nodes.find((n) => n.type === "start" || typeInfo.get(n.type)?.entry) ?? draft.nodes.find((n) => !draft.edges.some((e) => e.target === n.id));
+    for (const n of draft.nodes)
+      if (!n.parentId) boxes[n.id] = { ...abs(n.id), ...(sizes[n.id] ?? { width: 0, height: 0 }) };
+    const entryNode =
+      draft.nodes.find((n) => n.type === "start" || typeInfo.get(n.type)?.entry) ??
+      draft.nodes.find((n) => !draft.edges.some((e) => e.target === n.id));
     const { clientWidth, clientHeight } = wrapper.current;
-    void setViewport(initialViewport(Object.values(boxes), entryNode ? boxes[entryNode.id] : undefined, clientWidth, clientHeight)).then(() => setViewReady(viewNonce));
+    void setViewport(
+      initialViewport(Object.values(boxes), entryNode ? boxes[entryNode.id] : undefined, clientWidth, clientHeight),
+    ).then(() => setViewReady(viewNonce));
   }, [draft, allPlaced, viewNonce, positions, sizes, typeInfo, setViewport, placedRound]);
   return viewReady === viewNonce;
 }

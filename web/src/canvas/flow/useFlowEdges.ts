@@ -15,7 +15,11 @@ export function useFlowEdges({ draft, statuses, edgeMarks, readOnly }: FlowConte
         sourceHandle: e.sourcePort,
         targetHandle: "target",
         animated: statuses[e.source] === "succeeded" && statuses[e.target] === "running",
-        className: edgeMarks[edgeKey(e)] ? `edge-${edgeMarks[edgeKey(e)]}` : statuses[e.source] && statuses[e.target] && statuses[e.target] !== "skipped" ? "ran" : "",
+        className: edgeMarks[edgeKey(e)]
+          ? `edge-${edgeMarks[edgeKey(e)]}`
+          : statuses[e.source] && statuses[e.target] && statuses[e.target] !== "skipped"
+            ? "ran"
+            : "",
         ...(edgeMarks[edgeKey(e)] ? { ariaLabel: `edge ${edgeMarks[edgeKey(e)]}: ${e.source} → ${e.target}` } : {}),
         // No zIndex: edges stay under the cards (React Flow lifts edges between a container's children to the
         // children's level itself, so they still show above the container).

@@ -15,7 +15,9 @@ export function useFlowEditing(readOnly: boolean) {
       // Dragging writes the position into the draft (saved with the next version); React Flow owns nothing else.
       if (readOnly) return;
       const moved: Record<string, Point> = {};
-      for (const c of changes) if (c.type === "position" && c.position && c.dragging !== undefined) moved[c.id] = { x: Math.round(c.position.x), y: Math.round(c.position.y) };
+      for (const c of changes)
+        if (c.type === "position" && c.position && c.dragging !== undefined)
+          moved[c.id] = { x: Math.round(c.position.x), y: Math.round(c.position.y) };
       if (Object.keys(moved).length) moveNodes(moved, true, `drag:${drags.current}`);
     },
     [moveNodes, readOnly],
@@ -48,5 +50,10 @@ export function useFlowEditing(readOnly: boolean) {
     [setDraft, select],
   );
 
-  return { onNodesChange, onNodeDragStart, onConnect: readOnly ? undefined : onConnect, onDelete: readOnly ? undefined : onDelete };
+  return {
+    onNodesChange,
+    onNodeDragStart,
+    onConnect: readOnly ? undefined : onConnect,
+    onDelete: readOnly ? undefined : onDelete,
+  };
 }

@@ -11,7 +11,12 @@ export function useFlowKeyboard(readOnly: boolean) {
     if (readOnly) return;
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement | null;
-      if (!(e.ctrlKey || e.metaKey) || e.altKey || (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)))) return;
+      if (
+        !(e.ctrlKey || e.metaKey) ||
+        e.altKey ||
+        (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)))
+      )
+        return;
       const key = e.key.toLowerCase();
       if (key === "z" || key === "y") {
         e.preventDefault();

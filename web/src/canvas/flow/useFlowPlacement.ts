@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "react";
-import { useStore } from "../../store";
 import type { Review } from "../../store";
+import { useStore } from "../../store";
 import type { Workflow } from "../../types";
 import { type Point, savedPosition } from "../layout";
 import { needsPlacing } from "../placement";
@@ -11,7 +11,12 @@ import { needsPlacing } from "../placement";
  * container into a neighbour. For a read-only role too (placing is not an edit: nothing is saved), but not for a
  * proposal under review.
  */
-export function useFlowPlacement(draft: Workflow | undefined, ports: Record<string, string[]>, review: Review | undefined, viewNonce: number) {
+export function useFlowPlacement(
+  draft: Workflow | undefined,
+  ports: Record<string, string[]>,
+  review: Review | undefined,
+  viewNonce: number,
+) {
   const { placeMissing } = useStore.getState();
   const positions = useMemo(() => {
     const out: Record<string, Point> = {};

@@ -9,7 +9,9 @@ export function usePortPick(wrapper: RefObject<HTMLDivElement | null>, viewNonce
     const area = wrapper.current?.getBoundingClientRect();
     const b = button.getBoundingClientRect();
     if (!area) return;
-    setPortPick((p) => (p?.id === id && p.port === port ? undefined : { id, port, x: b.right - area.left + 6, y: b.top - area.top }));
+    setPortPick((p) =>
+      p?.id === id && p.port === port ? undefined : { id, port, x: b.right - area.left + 6, y: b.top - area.top },
+    );
   }, []);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new view or a change of read-only mode closes the palette
   useEffect(() => setPortPick(undefined), [viewNonce, readOnly]);
