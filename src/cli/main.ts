@@ -3,6 +3,13 @@ import { reportError } from "./output.js";
 import { commandNamed, newProgram, placeholderCommands } from "./registry.js";
 import { CommanderError, fromCommanderError } from "./usage-errors.js";
 
+// A reader that stops early (`weft errors | head`) closes the pipe: the rest of the output is not wanted, which
+// is no failure (as for any Unix command), and an unheard EPIPE would end the process with a stack trace.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code !== "EPIPE") throw e;
+  process.exit(process.exitCode ?? 0);
+});
+
 const program = newProgram();
 const argv = process.argv.slice(2);
 const named = commandNamed(argv);

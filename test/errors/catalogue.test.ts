@@ -2,7 +2,7 @@
  * The error catalogue (src/errors/) against the source: every code src/ raises is catalogued, every entry is
  * raised somewhere, all are spelled `area.reason`, `weft errors` prints them and docs/errors.md is current.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,6 +12,7 @@ import { CODE_SPELLING, ERROR_CATALOGUE, lookupError } from "../../src/errors/ca
 import { renderErrorsDoc } from "../../src/errors/doc.js";
 import { RENAMED_CODES } from "../../src/errors/renamed.js";
 import { type CodeSite, scanErrorCodes } from "../support/error-codes.js";
+import { WEFT_BIN } from "../support/weft-bin.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const where = (s: CodeSite) => `${s.code} (${s.file}:${s.line})`;
@@ -100,6 +101,17 @@ describe("weft errors", () => {
       .split("\n")
       .map((l) => l.split(/\s+/)[0]);
     expect(listed).toEqual([...ERROR_CATALOGUE.keys()]);
+  });
+
+  it("stops quietly (exit 0, no stack trace) when its reader closes the pipe early, as `weft errors | head` does", async () => {
+    const child = spawn(WEFT_BIN, ["errors"], { stdio: ["ignore", "pipe", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    // The first chunk read, the pipe closes: every later write of the listing fails with EPIPE.
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise((r) => child.on("exit", r));
+    expect(err).toBe("");
+    expect(code).toBe(0);
   });
 
   it("prints one code: area, statuses, message and fix", () => {
