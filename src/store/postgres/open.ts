@@ -22,15 +22,15 @@ import { PostgresTeamStore } from "./teams.js";
 import { PostgresTriggerStore } from "./triggers.js";
 
 /**
- * Connect to the database and bring its schema up to date before any store is used, so a server that cannot
- * reach or use the database says so at start, with a typed error naming it, not at its first request.
- */
-/**
  * Batched node commits may hold a third of the pool (at least one connection): more statements in flight
  * shorten each commit's wait for a free batch, fewer leave connections for the reads a request makes.
  */
 const commitsInFlight = (poolMax: number) => Math.max(1, Math.floor(poolMax / 3));
 
+/**
+ * Connect to the database and bring its schema up to date before any store is used, so a server that cannot
+ * reach or use the database says so at start, with a typed error naming it, not at its first request.
+ */
 export async function openPostgresStores(spec: PostgresSpec): Promise<Stores> {
   const pool = createPool(spec);
   const db = pgDatabase(spec, pool);
