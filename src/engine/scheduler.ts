@@ -111,12 +111,7 @@ export class Scheduler {
     let failure: unknown;
     // Nodes waiting for a human: their successors stay unresolved, the rest of the frame runs on.
     const paused: PendingPause[] = [];
-    const stream = frame.scope === null ? this.stream : undefined;
-    stream?.attach({
-      edgeState: (e) => edgeState.get(edgeKey(e)) ?? "unknown",
-      status: (id) => (skipped.has(id) ? "skipped" : done.has(id) ? "done" : resolved.has(id) ? "running" : "pending"),
-      read: (sel) => frame.pool.read(sel),
-    });
+    const stream = this.streamOf(frame, edgeState, { resolved, done, skipped });
 
     return new Promise<void>((resolve, reject) => {
       const finishIfIdle = () => {
@@ -147,10 +142,9 @@ export class Scheduler {
 
       const consider = (nodeId: string) => {
         if (resolved.has(nodeId) || failure) return;
-        const states = (this.graph.in.get(nodeId) ?? []).map((e) => edgeState.get(edgeKey(e)) ?? "unknown");
-        if (states.some((s) => s === "unknown")) return;
-        if (states.some((s) => s === "taken")) launch(nodeId);
-        else skip(nodeId);
+        const joined = this.joinState(nodeId, edgeState);
+        if (joined === "taken") launch(nodeId);
+        else if (joined === "skipped") skip(nodeId);
       };
 
       const launch = (nodeId: string) => {
@@ -185,6 +179,36 @@ export class Scheduler {
       stream?.pump();
       launch(frame.start);
     });
+  }
+
+  /** The answer stream, on the top frame only, told how to read this frame's progress. */
+  private streamOf(
+    frame: Frame,
+    edgeState: Map<string, EdgeState>,
+    nodes: { resolved: Set<string>; done: Set<string>; skipped: Set<string> },
+  ): AnswerStream | undefined {
+    if (frame.scope !== null || !this.stream) return undefined;
+    const { resolved, done, skipped } = nodes;
+    this.stream.attach({
+      edgeState: (e) => edgeState.get(edgeKey(e)) ?? "unknown",
+      status: (id) => (skipped.has(id) ? "skipped" : done.has(id) ? "done" : resolved.has(id) ? "running" : "pending"),
+      read: (sel) => frame.pool.read(sel),
+    });
+    return this.stream;
+  }
+
+  /**
+   * Dify's join rule over a node's incoming edges: "unknown" while any is unresolved, "taken" once none is and
+   * one is taken (the node runs), "skipped" when all are. A loop, not map/some: this runs for every node.
+   */
+  private joinState(nodeId: string, edgeState: Map<string, EdgeState>): EdgeState {
+    let taken = false;
+    for (const e of this.graph.in.get(nodeId) ?? []) {
+      const s = edgeState.get(edgeKey(e)) ?? "unknown";
+      if (s === "unknown") return "unknown";
+      if (s === "taken") taken = true;
+    }
+    return taken ? "taken" : "skipped";
   }
 
   private unknownEdges(nodes: WorkflowNode[]): Map<string, EdgeState> {
