@@ -672,8 +672,12 @@ const BODY_TYPES: Record<string, string> = {
   binary: "BINARY",
 };
 
-export function convertHttp(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
-  const c = configOf(node, ctx);
+/** The request body: Coze's body type and its data, or unsupported. */
+function httpBody(
+  c: Config,
+  node: WorkflowNode,
+  ctx: ExportContext,
+): { cozeBody: string; bodyData: Record<string, unknown> } {
   const bodyType = String(c.body?.type ?? "none");
   const cozeBody = BODY_TYPES[bodyType];
   if (!cozeBody) unsupported(`body type "${bodyType}" has no Coze equivalent`);
@@ -699,7 +703,11 @@ export function convertHttp(node: WorkflowNode, ctx: ExportContext): ConvertedNo
     if (!sel?.length) unsupported("the binary body names no file");
     bodyData.binary = { fileURL: ctx.refInput(sel, node, undefined, "file") };
   }
+  return { cozeBody, bodyData };
+}
 
+/** Dify's authorization as Coze's auth block: none, a bearer token, or a custom header. */
+function httpAuth(c: Config, node: WorkflowNode, ctx: ExportContext): Record<string, unknown> {
   const a = c.authorization ?? { type: "no-auth" };
   let auth: Record<string, unknown> = {
     authOpen: false,
@@ -731,6 +739,13 @@ export function convertHttp(node: WorkflowNode, ctx: ExportContext): ConvertedNo
       };
     } else unsupported(`authorization type "${kind}" has no Coze equivalent`);
   }
+  return auth;
+}
+
+export function convertHttp(node: WorkflowNode, ctx: ExportContext): ConvertedNode {
+  const c = configOf(node, ctx);
+  const { cozeBody, bodyData } = httpBody(c, node, ctx);
+  const auth = httpAuth(c, node, ctx);
   const t = c.timeout ?? {};
   const seconds = Math.max(Number(t.connect ?? 0) || 0, Number(t.read ?? 0) || 0, Number(t.write ?? 0) || 0);
   const err = errorSetting(c, (seconds || 120) * 1000);
