@@ -57,16 +57,75 @@ function describeType(v: unknown): string {
 
 /** Read a Dify app DSL document (YAML) into a Weft workflow. Throws ImportError for what cannot be a workflow. */
 export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDifyResult {
+  const warnings: Diagnostic[] = [];
+  const warn: Warn = (code, message, extra = {}) => {
+    warnings.push({ code, severity: "warning", message, ...extra });
+  };
+  const { doc, mayShare } = readDocument(text, warn);
+  const version = readVersion(doc, opts, warn);
+  if (doc.kind !== undefined && doc.kind !== "app") {
+    warn("dsl.kind_overwritten", `kind ${JSON.stringify(doc.kind)} read as "app", as Dify does`);
+  }
+  const { app, mode } = readApp(doc);
+  const { wfBlock, graph, rawNodes, rawEdges } = readGraph(doc, mode, warn);
+  const { nodes, notes } = readNodes(rawNodes, warn);
+  const edges = readEdges(rawEdges, warn);
+
+  let features: Json;
+  if (isRecord(wfBlock.features)) features = wfBlock.features;
+  else {
+    if (wfBlock.features !== undefined)
+      warn("dsl.features_invalid", `workflow.features is ${describeType(wfBlock.features)}; defaults used`);
+    features = defaultFeatures();
+  }
+
+  const name = textField(app.name, "app.name", warn) ?? opts.nameHint ?? "untitled";
+  const description = textField(app.description, "app.description", warn) ?? "";
+  const meta = difyMeta(doc, wfBlock, graph, {
+    version,
+    kind: "app",
+    // name/mode/description as the workflow has them, so an export (which writes the workflow's) reads back equal.
+    app: { ...app, name, mode, description },
+    viewport: graph.viewport ?? defaultViewport(),
+    notes,
+  });
+  const draft: Workflow = {
+    weft: 1,
+    name,
+    description,
+    mode,
+    nodes,
+    edges,
+    environment_variables: readVariables(wfBlock.environment_variables, "environment_variables"),
+    conversation_variables: readVariables(wfBlock.conversation_variables, "conversation_variables"),
+    features,
+    meta: { dify: meta },
+  };
+  // A tree copy when the YAML may hold aliases (shared objects), so they do not become shared mutable state in
+  // the IR (structuredClone keeps shared references shared); a text without anchors reads as a tree and the IR
+  // is built of fresh objects. readYaml bounded how far aliases expand, and refused recursive ones.
+  const completed = completeForDify(draft);
+  const workflow = mayShare ? treeCopy(completed) : completed;
+  const check = WorkflowShapeSchema.safeParse(workflow);
+  if (!check.success) {
+    const issue = check.error.issues[0];
+    fail(
+      "dsl.invalid_workflow",
+      `the imported workflow breaks the IR schema at ${issue?.path.join(".")}: ${issue?.message}`,
+    );
+  }
+  return { workflow, warnings };
+}
+
+type Warn = (code: string, message: string, extra?: Partial<Diagnostic>) => void;
+
+/** The text as a YAML mapping (its parser's warnings passed on), or why it is none. */
+function readDocument(text: string, warn: Warn): { doc: Json; mayShare: boolean } {
   if (typeof text !== "string") fail("dsl.not_text", `expected the DSL as text, got ${describeType(text)}`);
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_DSL_BYTES) {
     fail("dsl.too_large", `the DSL is ${bytes} bytes; Dify accepts at most ${MAX_DSL_BYTES} (10 MB)`, { bytes });
   }
-  const warnings: Diagnostic[] = [];
-  const warn = (code: string, message: string, extra: Partial<Diagnostic> = {}): void => {
-    warnings.push({ code, severity: "warning", message, ...extra });
-  };
-
   const parsed = readYaml(text.startsWith("\uFEFF") ? text.slice(1) : text);
   if (!parsed.ok) {
     const { line, col, message } = parsed.error;
@@ -83,12 +142,11 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
         : `the document must be a YAML mapping (app, kind, version, workflow), got ${describeType(doc)}`,
     );
   }
+  return { doc, mayShare: parsed.mayShare };
+}
 
-  const version = readVersion(doc, opts, warn);
-  if (doc.kind !== undefined && doc.kind !== "app") {
-    warn("dsl.kind_overwritten", `kind ${JSON.stringify(doc.kind)} read as "app", as Dify does`);
-  }
-
+/** The app block, and its mode, which must be one of the two Dify modes that have a workflow graph. */
+function readApp(doc: Json): { app: Json; mode: AppMode } {
   const app = doc.app;
   if (!isRecord(app)) {
     fail(
@@ -108,7 +166,15 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   if (typeof mode !== "string" || !WORKFLOW_MODES.has(mode)) {
     fail("dsl.bad_mode", `app.mode ${JSON.stringify(mode)} is not a Dify app mode (workflow, advanced-chat)`, { mode });
   }
+  return { app, mode: mode as AppMode };
+}
 
+/** The workflow block and its graph; nodes must be a list, missing edges are read as none. */
+function readGraph(
+  doc: Json,
+  mode: AppMode,
+  warn: Warn,
+): { wfBlock: Json; graph: Json; rawNodes: unknown[]; rawEdges: unknown[] } {
   const wfBlock = doc.workflow;
   if (!isRecord(wfBlock)) {
     fail(
@@ -138,28 +204,11 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   else if (graph.edges === undefined || graph.edges === null)
     warn("dsl.edges_missing", "workflow.graph.edges is missing; read as no edges");
   else fail("dsl.bad_edges", `workflow.graph.edges must be a list, got ${describeType(graph.edges)}`);
+  return { wfBlock, graph, rawNodes: graph.nodes, rawEdges };
+}
 
-  const { nodes, notes } = readNodes(graph.nodes, warn);
-  const edges = readEdges(rawEdges, warn);
-
-  let features: Json;
-  if (isRecord(wfBlock.features)) features = wfBlock.features;
-  else {
-    if (wfBlock.features !== undefined)
-      warn("dsl.features_invalid", `workflow.features is ${describeType(wfBlock.features)}; defaults used`);
-    features = defaultFeatures();
-  }
-
-  const name = textField(app.name, "app.name", warn) ?? opts.nameHint ?? "untitled";
-  const description = textField(app.description, "app.description", warn) ?? "";
-  const meta: DifyMeta = {
-    version,
-    kind: "app",
-    // name/mode/description as the workflow has them, so an export (which writes the workflow's) reads back equal.
-    app: { ...app, name, mode, description },
-    viewport: graph.viewport ?? defaultViewport(),
-    notes,
-  };
+/** What the IR does not hold but a Dify export writes back: the meta read, plus every key Weft does not know. */
+function difyMeta(doc: Json, wfBlock: Json, graph: Json, meta: DifyMeta): DifyMeta {
   if (doc.dependencies !== undefined) meta.dependencies = doc.dependencies;
   if (wfBlock.rag_pipeline_variables !== undefined) meta.rag_pipeline_variables = wfBlock.rag_pipeline_variables;
   const extra = omit(doc, TOP_KEYS);
@@ -168,36 +217,8 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   if (Object.keys(workflowExtra).length > 0) meta.workflowExtra = workflowExtra;
   const graphExtra = omit(graph, GRAPH_KEYS);
   if (Object.keys(graphExtra).length > 0) meta.graphExtra = graphExtra;
-
-  const draft: Workflow = {
-    weft: 1,
-    name,
-    description,
-    mode: mode as AppMode,
-    nodes,
-    edges,
-    environment_variables: readVariables(wfBlock.environment_variables, "environment_variables"),
-    conversation_variables: readVariables(wfBlock.conversation_variables, "conversation_variables"),
-    features,
-    meta: { dify: meta },
-  };
-  // A tree copy when the YAML may hold aliases (shared objects), so they do not become shared mutable state in
-  // the IR (structuredClone keeps shared references shared); a text without anchors reads as a tree and the IR
-  // is built of fresh objects. readYaml bounded how far aliases expand, and refused recursive ones.
-  const completed = completeForDify(draft);
-  const workflow = parsed.mayShare ? treeCopy(completed) : completed;
-  const check = WorkflowShapeSchema.safeParse(workflow);
-  if (!check.success) {
-    const issue = check.error.issues[0];
-    fail(
-      "dsl.invalid_workflow",
-      `the imported workflow breaks the IR schema at ${issue?.path.join(".")}: ${issue?.message}`,
-    );
-  }
-  return { workflow, warnings };
+  return meta;
 }
-
-type Warn = (code: string, message: string, extra?: Partial<Diagnostic>) => void;
 
 /** A deep copy in which every place holds its own objects (arrays and plain objects; other values as they are). */
 function treeCopy<T>(v: T): T {
