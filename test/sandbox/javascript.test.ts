@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { expectHostHealthy, expectSandboxError, sandbox } from "./helpers.js";
 
+const MEMORY_BOMB_DEADLINE_MS = 60_000;
+
 const js = (code: string, inputs: Record<string, unknown> = {}, limits?: Record<string, number>) => ({
   language: "javascript" as const,
   code,
@@ -165,16 +167,26 @@ describe("javascript sandbox: escape attempts", () => {
     });
   }
 
+  // The memory limit is what these two prove, so the clock must not end them first: QuickJS allocates slowly,
+  // and on a loaded machine 16 MB of small objects took longer than the 3 s deadline the other tests use.
   it("blocks a memory bomb with a memory error", async () => {
     const code = "function main() { const a = []; for (;;) a.push(new Uint8Array(1 << 20)) }";
-    await expectSandboxError(js(code, {}, { memoryBytes: 32 * 1024 * 1024 }), "sandbox.memory", /memory/);
+    await expectSandboxError(
+      js(code, {}, { memoryBytes: 32 * 1024 * 1024, timeoutMs: MEMORY_BOMB_DEADLINE_MS }),
+      "sandbox.memory",
+      /memory/,
+    );
     await expectHostHealthy("javascript");
-  });
+  }, 120_000);
 
   it("blocks an object-allocation bomb with a memory error", async () => {
     const code = "function main() { const a = []; for (;;) a.push({ a: 1, b: [1, 2, 3] }) }";
-    await expectSandboxError(js(code, {}, { memoryBytes: 16 * 1024 * 1024 }), "sandbox.memory", /memory/);
-  });
+    await expectSandboxError(
+      js(code, {}, { memoryBytes: 16 * 1024 * 1024, timeoutMs: MEMORY_BOMB_DEADLINE_MS }),
+      "sandbox.memory",
+      /memory/,
+    );
+  }, 120_000);
 
   it("stops a string-building bomb (memory or deadline, whichever comes first)", async () => {
     // QuickJS's allocator is slow near its limit, so the deadline may fire first; both are safe ends.
