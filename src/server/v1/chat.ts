@@ -1,220 +1,148 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
+import type { AppRecord, VersionRecord } from "../../store/apps.js";
 import type { ConversationMessage, ConversationRecord } from "../../store/conversations.js";
 import type { ServerDeps } from "../context.js";
-import { limitArg, objectArg, readBody, requireMode, responseMode, userOf, type V1Env } from "./env.js";
-import { badParam, DifyError, notFound } from "./errors.js";
-import { acceptsFiles } from "./file-upload.js";
+import { conversationOf } from "./conversations.js";
+import { objectArg, readBody, requireMode, responseMode, userOf, type V1Context, type V1Env } from "./env.js";
+import { badParam, DifyError } from "./errors.js";
 import { fileUrlsFor } from "./file-urls.js";
 import { resolveAppFiles, resolveInputs } from "./files-in.js";
 import { chatPausedBlocking } from "./paused.js";
 import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
 import { difyStream } from "./stream.js";
-import { DifyTranslator } from "./translate.js";
+import { DifyTranslator, type StreamContext } from "./translate.js";
 
 const sec = (ms: number) => Math.floor(ms / 1000);
 
-/** A conversation of this app and end user, or Dify's 404. */
-async function conversationOf(deps: ServerDeps, appId: string, user: string, id: string): Promise<ConversationRecord> {
-  const conv = await deps.stores.conversations.get(id);
-  if (!conv || conv.appId !== appId || conv.user !== user) throw notFound("Conversation Not Exists.");
-  return conv;
-}
-
-function conversationJson(c: ConversationRecord) {
-  return {
-    id: c.id,
-    name: c.name,
-    inputs: c.inputs,
+/**
+ * A chat turn's conversation and its new message (not stored yet): the named conversation continued, or a new
+ * one named after the query.
+ */
+async function openTurn(
+  deps: ServerDeps,
+  app: AppRecord,
+  current: VersionRecord | undefined,
+  body: Record<string, unknown>,
+  { user, query }: { user: string; query: string },
+): Promise<{ conv: ConversationRecord; message: ConversationMessage }> {
+  const files = await resolveAppFiles(deps.stores.service, app.id, current, body.files);
+  const given =
+    typeof body.conversation_id === "string" && body.conversation_id !== "" ? body.conversation_id : undefined;
+  const existing = given ? await conversationOf(deps, app.id, user, given) : undefined;
+  // Later turns run with the conversation's first inputs, as Dify does.
+  const inputs = existing
+    ? existing.inputs
+    : current
+      ? await resolveInputs(deps.stores.service, app.id, current.workflow, objectArg(body.inputs, "inputs"))
+      : {};
+  const conv =
+    existing ??
+    (await deps.stores.conversations.create(app.id, { user, inputs, name: query.slice(0, 40) || "New conversation" }));
+  const now = Date.now();
+  const message: ConversationMessage = {
+    id: randomUUID(),
+    conversationId: conv.id,
+    appId: app.id,
+    user,
+    runId: "",
+    query,
+    answer: "",
+    inputs,
+    files,
     status: "normal",
-    introduction: "",
-    created_at: sec(c.createdAt),
-    updated_at: sec(c.updatedAt),
+    createdAt: now,
+    updatedAt: now,
   };
+  return { conv, message };
 }
 
-function messageJson(m: ConversationMessage) {
-  return {
-    id: m.id,
-    conversation_id: m.conversationId,
-    parent_message_id: null,
-    inputs: m.inputs,
-    query: m.query,
-    answer: m.answer,
-    message_files: m.files.map((f) => ({
-      id: f.related_id ?? "",
-      filename: f.filename,
-      type: f.type,
-      url: f.url ?? f.remote_url ?? null,
-      mime_type: f.mime_type,
-      size: f.size,
-      transfer_method: f.transfer_method,
-      belongs_to: "user",
-      upload_file_id: f.transfer_method === "local_file" ? (f.related_id ?? null) : null,
-    })),
-    feedback: null,
-    retriever_resources: [],
-    created_at: sec(m.createdAt),
-    agent_thoughts: [],
-    status: m.status,
-    error: m.error ?? null,
-  };
-}
-
-/** Chat (advanced-chat) apps: messages with conversation continuity, stop, conversations and their messages. */
-export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
-  const r = new Hono<V1Env>();
-  const store = deps.stores.conversations;
-
-  r.post("/chat-messages", async (c) => {
-    const app = requireMode(c, "advanced-chat");
-    const body = await readBody(c);
-    const user = userOf(body.user);
-    const mode = responseMode(body.response_mode);
-    if (typeof body.query !== "string") throw badParam("query is required");
-    const query = body.query;
-    const current = await deps.apps.published(app.id);
-    // Dify ignores `files` an app does not accept (file upload off): never resolved, never fetched.
-    const files =
-      current && acceptsFiles(current.workflow)
-        ? await resolveAppFiles(deps.stores.service, app.id, current.workflow, body.files)
-        : [];
-    const given =
-      typeof body.conversation_id === "string" && body.conversation_id !== "" ? body.conversation_id : undefined;
-    const existing = given ? await conversationOf(deps, app.id, user, given) : undefined;
-    // Later turns run with the conversation's first inputs, as Dify does.
-    const inputs = existing
-      ? existing.inputs
-      : current
-        ? await resolveInputs(deps.stores.service, app.id, current.workflow, objectArg(body.inputs, "inputs"))
-        : {};
-    const conv =
-      existing ?? (await store.create(app.id, { user, inputs, name: query.slice(0, 40) || "New conversation" }));
-    const now = Date.now();
-    const message: ConversationMessage = {
-      id: randomUUID(),
-      conversationId: conv.id,
-      appId: app.id,
-      user,
-      runId: "",
-      query,
-      answer: "",
-      inputs,
-      files,
-      status: "normal",
-      createdAt: now,
-      updatedAt: now,
-    };
-    const chat = {
-      query,
+/** The turn's run. The message exists before its run, so the turn's end (a listener) always finds it. */
+function startTurn(
+  deps: ServerDeps,
+  app: AppRecord,
+  current: VersionRecord | undefined,
+  conv: ConversationRecord,
+  message: ConversationMessage,
+) {
+  return startServiceRun(deps, app, {
+    user: message.user,
+    inputs: message.inputs,
+    files: message.files,
+    chat: {
+      query: message.query,
       conversationId: conv.id,
       messageId: message.id,
       dialogueCount: conv.dialogueCount,
       variables: conv.variables,
-    };
-    // The message exists before its run, so the turn's end (a listener) always finds it.
-    const { runId, done } = await startServiceRun(deps, app, {
-      user,
-      inputs,
-      files,
-      chat,
-      published: current,
-      beforeStart: (id) => store.addMessage({ ...message, runId: id }),
-    });
-    const { run, svc } = await serviceRunOf(deps, app, runId);
-    const ctx = await streamContext(deps, app, run, svc);
-    if (mode === "streaming")
-      return difyStream(c, deps.hub, { ctx, from: { kind: "start" }, fileUrls: fileUrlsFor(c, deps) });
-    await done;
-    const tr = new DifyTranslator(ctx);
-    const events = (await deps.hub.events(runId)).flatMap((e) => tr.next(e));
-    const failed = events.find((e) => e.event === "error");
-    if (failed) throw new DifyError(Number(failed.status) || 400, String(failed.code), String(failed.message));
-    const end = events.findLast((e) => e.event === "message_end");
-    const answer = events
-      .filter((e) => e.event === "message")
-      .map((e) => e.answer)
-      .join("");
-    const pause = events.at(-1)?.event === "workflow_paused" ? events.at(-1) : undefined;
-    if (pause) {
-      return c.json(
-        chatPausedBlocking(pause, {
-          messageId: message.id,
-          conversationId: conv.id,
-          answer,
-          usage: tr.usage(Date.now()),
-          createdAt: sec(now),
-        }),
-      );
-    }
-    return c.json({
-      event: "message",
-      task_id: runId,
-      id: message.id,
-      message_id: message.id,
-      conversation_id: conv.id,
-      mode: "advanced-chat",
-      answer,
-      metadata: { usage: (end?.metadata as { usage?: unknown } | undefined)?.usage ?? null, retriever_resources: [] },
-      created_at: sec(now),
-    });
+    },
+    published: current,
+    beforeStart: (id) => deps.stores.conversations.addMessage({ ...message, runId: id }),
   });
+}
+
+/** A finished (or paused) turn as Dify's blocking response; a failed run is its error. */
+async function blockingAnswer(deps: ServerDeps, ctx: StreamContext, runId: string, message: ConversationMessage) {
+  const tr = new DifyTranslator(ctx);
+  const events = (await deps.hub.events(runId)).flatMap((e) => tr.next(e));
+  const failed = events.find((e) => e.event === "error");
+  if (failed) throw new DifyError(Number(failed.status) || 400, String(failed.code), String(failed.message));
+  const end = events.findLast((e) => e.event === "message_end");
+  const answer = events
+    .filter((e) => e.event === "message")
+    .map((e) => e.answer)
+    .join("");
+  const pause = events.at(-1)?.event === "workflow_paused" ? events.at(-1) : undefined;
+  if (pause) {
+    return chatPausedBlocking(pause, {
+      messageId: message.id,
+      conversationId: message.conversationId,
+      answer,
+      usage: tr.usage(Date.now()),
+      createdAt: sec(message.createdAt),
+    });
+  }
+  return {
+    event: "message",
+    task_id: runId,
+    id: message.id,
+    message_id: message.id,
+    conversation_id: message.conversationId,
+    mode: "advanced-chat",
+    answer,
+    metadata: { usage: (end?.metadata as { usage?: unknown } | undefined)?.usage ?? null, retriever_resources: [] },
+    created_at: sec(message.createdAt),
+  };
+}
+
+/** POST /chat-messages: a turn of the named (or a new) conversation, streamed or answered when it ends. */
+async function chatMessage(deps: ServerDeps, c: V1Context): Promise<Response> {
+  const app = requireMode(c, "advanced-chat");
+  const body = await readBody(c);
+  const user = userOf(body.user);
+  const mode = responseMode(body.response_mode);
+  if (typeof body.query !== "string") throw badParam("query is required");
+  const current = await deps.apps.published(app.id);
+  const { conv, message } = await openTurn(deps, app, current, body, { user, query: body.query });
+  const { runId, done } = await startTurn(deps, app, current, conv, message);
+  const { run, svc } = await serviceRunOf(deps, app, runId);
+  const ctx = await streamContext(deps, app, run, svc);
+  if (mode === "streaming")
+    return difyStream(c, deps.hub, { ctx, from: { kind: "start" }, fileUrls: fileUrlsFor(c, deps) });
+  await done;
+  return c.json(await blockingAnswer(deps, ctx, runId, message));
+}
+
+/** Chat (advanced-chat) apps: messages with conversation continuity, and stopping one (conversations.ts lists them). */
+export function chatRoutes(deps: ServerDeps): Hono<V1Env> {
+  const r = new Hono<V1Env>();
+
+  r.post("/chat-messages", (c) => chatMessage(deps, c));
 
   r.post("/chat-messages/:id/stop", async (c) => {
     const app = requireMode(c, "advanced-chat");
     userOf((await readBody(c)).user);
     return c.json(await stopTask(deps, app, c.req.param("id")));
-  });
-
-  r.get("/conversations", async (c) => {
-    const app = requireMode(c, "advanced-chat");
-    const user = userOf(c.req.query("user"));
-    const limit = limitArg(c.req.query("limit"));
-    const sort = c.req.query("sort_by") ?? "-updated_at";
-    if (!["created_at", "-created_at", "updated_at", "-updated_at"].includes(sort))
-      throw badParam(`sort_by must be one of created_at, -created_at, updated_at, -updated_at; got "${sort}"`);
-    const page = await store.list(app.id, user, {
-      lastId: c.req.query("last_id") || undefined,
-      limit,
-      sort: sort as "created_at",
-    });
-    if (!page) throw notFound("Last Conversation Not Exists.");
-    return c.json({ limit, has_more: page.hasMore, data: page.data.map(conversationJson) });
-  });
-
-  r.get("/messages", async (c) => {
-    const app = requireMode(c, "advanced-chat");
-    const user = userOf(c.req.query("user"));
-    const id = c.req.query("conversation_id");
-    const limit = limitArg(c.req.query("limit"));
-    // Dify's curl example sends `conversation_id=` (no conversation yet): an empty page, not an error.
-    if (!id) return c.json({ limit, has_more: false, data: [] });
-    const conv = await conversationOf(deps, app.id, user, id);
-    const page = await store.listMessages(conv.id, { firstId: c.req.query("first_id") || undefined, limit });
-    if (!page) throw notFound("First Message Not Exists.");
-    return c.json({ limit, has_more: page.hasMore, data: fileUrlsFor(c, deps)(page.data.map(messageJson)) });
-  });
-
-  r.post("/conversations/:id/name", async (c) => {
-    const app = requireMode(c, "advanced-chat");
-    const body = await readBody(c);
-    const conv = await conversationOf(deps, app.id, userOf(body.user), c.req.param("id"));
-    if (body.auto_generate === true)
-      throw new DifyError(
-        400,
-        "invalid_param",
-        "auto_generate needs a model to name the conversation; send `name` instead",
-      );
-    if (typeof body.name !== "string" || body.name.trim() === "") throw badParam("name is required");
-    await store.rename(conv.id, body.name);
-    return c.json(conversationJson((await store.get(conv.id))!));
-  });
-
-  r.delete("/conversations/:id", async (c) => {
-    const app = requireMode(c, "advanced-chat");
-    const conv = await conversationOf(deps, app.id, userOf((await readBody(c)).user), c.req.param("id"));
-    await store.delete(conv.id);
-    return c.body(null, 204);
   });
 
   return r;

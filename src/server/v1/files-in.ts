@@ -2,9 +2,11 @@ import { extname } from "node:path";
 import { declaredInputs } from "../../engine/inputs.js";
 import type { FileValue } from "../../ir/services.js";
 import type { Workflow } from "../../ir/workflow.js";
+import type { VersionRecord } from "../../store/apps.js";
 import type { ServiceApiStore } from "../../store/service-api.js";
 import { badParam } from "./errors.js";
 import { checkFileRules, type FileRules, featureRules, variableRules } from "./file-rules.js";
+import { acceptsFiles } from "./file-upload.js";
 
 const FILE_TYPES = new Set(["image", "document", "audio", "video", "custom"]);
 
@@ -70,9 +72,18 @@ export async function resolveFileList(
   return Promise.all(v.map((m, i) => fileOf(service, appId, `${where}[${i}]`, m, rules)));
 }
 
-/** The app's `files` (sys.files), checked against its `features.file_upload` as Dify checks them. */
-export function resolveAppFiles(service: ServiceApiStore, appId: string, wf: Workflow, v: unknown) {
-  return resolveFileList(service, appId, v, "files", featureRules(wf.features?.file_upload));
+/**
+ * The request's `files` (sys.files), checked against the published version's `features.file_upload` as Dify
+ * checks them. Dify ignores `files` an app does not accept (file upload off): never resolved, never fetched.
+ */
+export async function resolveAppFiles(
+  service: ServiceApiStore,
+  appId: string,
+  published: VersionRecord | undefined,
+  v: unknown,
+): Promise<FileValue[]> {
+  if (!published || !acceptsFiles(published.workflow)) return [];
+  return resolveFileList(service, appId, v, "files", featureRules(published.workflow.features?.file_upload));
 }
 
 /**

@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { ServerDeps } from "../context.js";
 import { utf8Charset } from "./charset.js";
 import { chatRoutes } from "./chat.js";
+import { conversationRoutes } from "./conversations.js";
 import type { V1Env } from "./env.js";
 import { DifyError } from "./errors.js";
 import { fileRoutes } from "./files.js";
@@ -48,6 +49,7 @@ export function serviceApi(deps: ServerDeps, maxBodyBytes: number): Hono<V1Env> 
   r.route("/", logRoutes(deps));
   r.route("/", workflowRoutes(deps));
   r.route("/", chatRoutes(deps));
+  r.route("/", conversationRoutes(deps));
   r.route("/", fileRoutes(deps));
   r.route("/", metaRoutes(deps));
   r.route("/", formRoutes(deps));
