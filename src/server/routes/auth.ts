@@ -23,8 +23,8 @@ export function clientAddress(c: Context): string {
 // One answer for an unknown email and a wrong password, so the login cannot tell which accounts exist.
 const invalid = () => new ApiError(401, "auth.invalid_credentials", "the email or the password is wrong");
 
-export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
-  const r = new Hono();
+/** Signing in (throttled per address and account) and out, of this session or of every one of the account. */
+function sessionRoutes(r: Hono, deps: ServerDeps, throttle: LoginThrottle): void {
   const { teams } = deps.stores;
 
   r.post("/login", async (c) => {
@@ -72,8 +72,12 @@ export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
     clearSessionCookies(c);
     return c.json({ ok: true, sessionsEnded: ended });
   });
+}
 
-  // The studio's workspace switcher: where the account is a member, and moving this session to one of them.
+/** The studio's workspace switcher: where the account is a member, and moving this session to one of them. */
+function workspaceRoutes(r: Hono, deps: ServerDeps): void {
+  const { teams } = deps.stores;
+
   r.get("/workspaces", async (c) => {
     const who = c.get("principal");
     if (!who.userId)
@@ -107,7 +111,14 @@ export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
     const s = await startSession(c, teams, who.userId, id);
     return c.json({ workspace: await teams.getWorkspace(id), role: m.role, csrfToken: s.csrfToken });
   });
+}
 
+/** `/api/auth`: sign-in and out, the session's workspace, and who the caller is (`/me`). */
+export function authRoutes(deps: ServerDeps, throttle: LoginThrottle): Hono {
+  const r = new Hono();
+  const { teams } = deps.stores;
+  sessionRoutes(r, deps, throttle);
+  workspaceRoutes(r, deps);
   r.get("/me", async (c) => {
     const who = c.get("principal");
     const user = who.userId ? await teams.getUser(who.userId) : undefined;
