@@ -28,26 +28,12 @@ async function memberOr404(deps: ServerDeps, workspaceId: string, userId: string
   return m;
 }
 
-/**
- * Members of the caller's workspace (owners and admins manage them: `members.manage`): list, invite by link
- * with a role, change a role, remove, and an owner resets a member's password (every session of it ends).
- */
-export function memberRoutes(deps: ServerDeps): Hono {
-  const r = new Hono();
-  const { teams, invites } = deps.stores;
-  const ws = (c: Context) => c.get("principal").workspaceId;
+/** The caller's workspace, the one whose members every route here manages. */
+const ws = (c: Context) => c.get("principal").workspaceId;
 
-  r.get("/", async (c) => {
-    const members = await Promise.all(
-      (await teams.members(ws(c))).map(async (m) => ({
-        userId: m.userId,
-        email: (await teams.getUser(m.userId))?.email,
-        role: m.role,
-        since: m.createdAt,
-      })),
-    );
-    return c.json({ members });
-  });
+/** Invitations by link with a role: make one, list the pending ones, revoke one. */
+function memberInviteRoutes(r: Hono, deps: ServerDeps): void {
+  const { invites } = deps.stores;
 
   r.post("/invites", async (c) => {
     const body = RoleBody.safeParse(await readJson(c));
@@ -75,6 +61,11 @@ export function memberRoutes(deps: ServerDeps): Hono {
       throw new ApiError(404, "invite.not_found", `no pending invitation ${c.req.param("inviteId")} in this workspace`);
     return c.json({ ok: true });
   });
+}
+
+/** A member's role changed, the member removed, and an owner's reset of a member's password. */
+function membershipRoutes(r: Hono, deps: ServerDeps): void {
+  const { teams } = deps.stores;
 
   r.put("/:userId", async (c) => {
     const body = RoleBody.safeParse(await readJson(c));
@@ -122,5 +113,29 @@ export function memberRoutes(deps: ServerDeps): Hono {
     const ended = await teams.deleteUserSessions(userId);
     return c.json({ ok: true, sessionsEnded: ended });
   });
+}
+
+/**
+ * Members of the caller's workspace (owners and admins manage them: `members.manage`): list, invite by link
+ * with a role, change a role, remove, and an owner resets a member's password (every session of it ends).
+ */
+export function memberRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+  const { teams } = deps.stores;
+
+  r.get("/", async (c) => {
+    const members = await Promise.all(
+      (await teams.members(ws(c))).map(async (m) => ({
+        userId: m.userId,
+        email: (await teams.getUser(m.userId))?.email,
+        role: m.role,
+        since: m.createdAt,
+      })),
+    );
+    return c.json({ members });
+  });
+
+  memberInviteRoutes(r, deps);
+  membershipRoutes(r, deps);
   return r;
 }
