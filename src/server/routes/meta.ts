@@ -62,41 +62,44 @@ function parseDraft(raw: unknown): { workflow: Workflow } | { diagnostics: Diagn
   }
 }
 
-export function metaRoutes(deps: ServerDeps): Hono {
-  const r = new Hono();
+/**
+ * GET /api/models: the configured endpoints and model routes (never their keys), the agent's model and the
+ * inspector's model options.
+ */
+function modelsView(deps: ServerDeps) {
+  const cfg = deps.llmConfig;
+  if (!cfg)
+    return {
+      configured: false,
+      default: null,
+      endpoints: [],
+      models: [],
+      agent: null,
+      options: [],
+      defaultModel: null,
+    };
+  return {
+    configured: Object.keys(cfg.endpoints).length > 0,
+    default: cfg.default ?? null,
+    // Keys never leave the server: only where each endpoint is and which model it serves.
+    endpoints: Object.entries(cfg.endpoints).map(([name, ep]) => ({
+      name,
+      provider: ep.provider,
+      baseURL: ep.baseURL ?? null,
+      model: ep.model ?? null,
+      defaultModel: ep.defaultModel ?? null,
+    })),
+    models: Object.entries(cfg.models).map(([name, route]) => ({ name, ...(route as object) })),
+    providers: cfg.providers,
+    agent: deps.agentLlm ? deps.agentModel : null,
+    // The inspector's model select: provider + name as a node writes them, and what a new node gets.
+    options: modelOptions(cfg),
+    defaultModel: deps.nodeModel ?? null,
+  };
+}
 
-  r.get("/models", (c) => {
-    const cfg = deps.llmConfig;
-    if (!cfg)
-      return c.json({
-        configured: false,
-        default: null,
-        endpoints: [],
-        models: [],
-        agent: null,
-        options: [],
-        defaultModel: null,
-      });
-    return c.json({
-      configured: Object.keys(cfg.endpoints).length > 0,
-      default: cfg.default ?? null,
-      // Keys never leave the server: only where each endpoint is and which model it serves.
-      endpoints: Object.entries(cfg.endpoints).map(([name, ep]) => ({
-        name,
-        provider: ep.provider,
-        baseURL: ep.baseURL ?? null,
-        model: ep.model ?? null,
-        defaultModel: ep.defaultModel ?? null,
-      })),
-      models: Object.entries(cfg.models).map(([name, route]) => ({ name, ...(route as object) })),
-      providers: cfg.providers,
-      agent: deps.agentLlm ? deps.agentModel : null,
-      // The inspector's model select: provider + name as a node writes them, and what a new node gets.
-      options: modelOptions(cfg),
-      defaultModel: deps.nodeModel ?? null,
-    });
-  });
-
+/** The node palette: the node types with their config schemas, and a new node's config fitted to the app. */
+function nodeRoutes(r: Hono, deps: ServerDeps): void {
   // The palette's new node, fitted to the app: its start node's first variable, the configured default model.
   r.post("/node-template", async (c) => {
     const body = await readJson(c);
@@ -114,7 +117,10 @@ export function metaRoutes(deps: ServerDeps): Hono {
   });
 
   r.get("/node-types", (c) => c.json({ nodeTypes: nodeTypes() }));
+}
 
+/** The editor's checks of an unsaved draft: its diagnostics, and what one node of it can read. */
+function analyseRoutes(r: Hono, deps: ServerDeps): void {
   // Live validation for the editor: diagnostics for an unsaved draft, nothing stored.
   r.post("/analyse", async (c) => {
     const draft = parseDraft((await readJson(c)).workflow);
@@ -150,6 +156,13 @@ export function metaRoutes(deps: ServerDeps): Hono {
   r.all("/analyse", () => {
     throw new ApiError(405, "request.method_not_allowed", "use POST /api/analyse");
   });
+}
 
+/** What the studio reads besides apps: the models, the node palette, and checks of an unsaved draft. */
+export function metaRoutes(deps: ServerDeps): Hono {
+  const r = new Hono();
+  r.get("/models", (c) => c.json(modelsView(deps)));
+  nodeRoutes(r, deps);
+  analyseRoutes(r, deps);
   return r;
 }
