@@ -1,5 +1,5 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { type Context, Hono } from "hono";
+import { type Context, type ErrorHandler, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { WeftError } from "../ir/errors.js";
 import type { EventLog } from "../observability/log.js";
@@ -67,26 +67,26 @@ function remoteOf(c: Context): string {
   }
 }
 
-/** The HTTP application: `/health` open, `/api/*` behind API keys or sessions and the route table, the built UI everywhere else. */
-export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
-  const app = new Hono();
-  const maxSize = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-
-  app.onError((e, c) => {
+/**
+ * Errors as the API that was called spells them, and logged: refusals (401, 403) as auth events, failures of the
+ * server (500) with their cause.
+ */
+function errorResponder(log: EventLog | undefined): ErrorHandler {
+  return (e, c) => {
     // The service API answers as Dify does: `{code, message, status}`.
     const dify = new URL(c.req.url).pathname.startsWith("/v1/");
     const { status, body } = dify ? { status: difyErrorBody(e).status, body: difyErrorBody(e) } : toErrorBody(e);
     const path = new URL(c.req.url).pathname;
-    if ((status === 401 || status === 403) && opts.log) {
+    if ((status === 401 || status === 403) && log) {
       const code = e instanceof WeftError ? e.code : "auth.failed";
-      opts.log.warn(
+      log.warn(
         { event: "auth.failed", method: c.req.method, path, status, code, remote: remoteOf(c) },
         `${c.req.method} ${path} refused: ${e.message}`,
       );
     }
-    if (status === 500 && opts.log) {
+    if (status === 500 && log) {
       const code = e instanceof WeftError ? e.code : "server.internal_error";
-      opts.log.error({ event: "server.error", method: c.req.method, path, code }, e.message);
+      log.error({ event: "server.error", method: c.req.method, path, code }, e.message);
     } else if (status === 500) {
       // Typed failures are one line (their message names the file or the cause); anything else keeps its stack.
       const line =
@@ -94,18 +94,11 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
       process.stderr.write(`weft server: ${c.req.method} ${path}: ${line}\n`);
     }
     return c.json(body, status as 400);
-  });
-  app.notFound((c) =>
-    c.json(
-      { error: { code: "route.not_found", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } },
-      404,
-    ),
-  );
+  };
+}
 
-  if (opts.inFlight) app.use("*", opts.inFlight.middleware);
-  if (opts.metrics) mountMetrics(app, opts.metrics, opts.metricsToken, opts.log);
-  app.get("/health", (c) => c.json({ ok: true }));
-
+/** Every `/api/*` request: its caller checked (API key or session, and the route table), then its body's size. */
+function guardApi(app: Hono, deps: ServerDeps, maxSize: number): void {
   app.use("/api/*", apiGuard(deps));
   app.use(
     "/api/*",
@@ -120,11 +113,13 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
         ),
     }),
   );
+}
 
+/** `/api/apps`: the apps and, under `/:id`, each area of one app (its runs, drafts, env, chat, proposals, tests). */
+function appsApi(deps: ServerDeps, runLogs: Hono): Hono {
   const apps = new Hono();
-  const logs = runLogRoutes(deps);
   apps.route("/", appRoutes(deps));
-  apps.route("/", logs.perApp);
+  apps.route("/", runLogs);
   apps.route("/", draftRoutes(deps));
   apps.route("/", envRoutes(deps));
   apps.route("/", appRunRoutes(deps));
@@ -132,6 +127,12 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   apps.route("/", chatRoutes(deps));
   apps.route("/", mcpRoutes(deps));
   apps.route("/", proposalRoutes(deps));
+  apps.route("/", appTestRoutes(deps));
+  return apps;
+}
+
+/** Accounts and workspaces: sign-in (password and OIDC), invitations, members, API keys, the audit log. */
+function mountAccounts(app: Hono, deps: ServerDeps, opts: AppOptions): void {
   const throttle = opts.loginThrottle ?? new LoginThrottle();
   app.route("/api/auth", authRoutes(deps, throttle));
   app.route("/api/auth", oidcRoutes(deps, opts.oidc));
@@ -139,7 +140,13 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
   app.route("/api/members", memberRoutes(deps));
   app.route("/api/keys", keyRoutes(deps));
   app.route("/api/audit", auditRoutes(deps));
-  apps.route("/", appTestRoutes(deps));
+}
+
+/** The JSON API's routes under `/api`, and its 404 for any other `/api` path. */
+function mountApi(app: Hono, deps: ServerDeps, opts: AppOptions, maxSize: number): void {
+  const logs = runLogRoutes(deps);
+  const apps = appsApi(deps, logs.perApp);
+  mountAccounts(app, deps, opts);
   app.route("/api/apps", apps);
   app.route("/api/runs", logs.all);
   app.route("/api/runs", runRoutes(deps));
@@ -154,6 +161,27 @@ export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
       404,
     ),
   );
+}
+
+/** The HTTP application: `/health` open, `/api/*` behind API keys or sessions and the route table, the built UI everywhere else. */
+export function createApp(deps: ServerDeps, opts: AppOptions = {}): Hono {
+  const app = new Hono();
+  const maxSize = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+
+  app.onError(errorResponder(opts.log));
+  app.notFound((c) =>
+    c.json(
+      { error: { code: "route.not_found", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } },
+      404,
+    ),
+  );
+
+  if (opts.inFlight) app.use("*", opts.inFlight.middleware);
+  if (opts.metrics) mountMetrics(app, opts.metrics, opts.metricsToken, opts.log);
+  app.get("/health", (c) => c.json({ ok: true }));
+
+  guardApi(app, deps, maxSize);
+  mountApi(app, deps, opts, maxSize);
 
   app.route("/v1", serviceApi(deps, maxSize));
   app.route("/triggers/webhook", webhookRoutes(deps, opts.webhookMaxBodyBytes));
