@@ -4,9 +4,10 @@
  * versions are untouched until a publish. Undo takes the last applied proposal back out of the draft. One
  * implementation for the HTTP API and `weft chat`.
  */
-import { historyMessages, type RememberedTurn } from "../agent/outcome.js";
-import { makeProposal } from "../agent/proposal.js";
+
 import { analyse } from "../analysis/index.js";
+import { historyMessages, type RememberedTurn } from "../authoring/outcome.js";
+import { makeProposal } from "../authoring/proposal.js";
 import { carryLayout, sameContent } from "../ir/layout.js";
 import type { ChatMessage } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";

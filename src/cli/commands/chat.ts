@@ -1,8 +1,8 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "@commander-js/extra-typings";
-import { generateWorkflow } from "../../agent/generate.js";
-import { NOTHING_CHANGED, rejectedOutcome } from "../../agent/outcome.js";
 import { ProposalProver } from "../../apptests/proof.js";
+import { generateWorkflow } from "../../authoring/generate.js";
+import { NOTHING_CHANGED, rejectedOutcome } from "../../authoring/outcome.js";
 import { diffWorkflows, formatDiff } from "../../ir/diff.js";
 import { WeftError } from "../../ir/errors.js";
 import { type AppMode, WorkflowSchema } from "../../ir/workflow.js";

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { type AgentEvent, type AgentResult, runAgent } from "../../agent/react.js";
+import { type AgentEvent, type AgentResult, runAgent } from "../../authoring/react.js";
 import type { WorkflowDiff } from "../../ir/diff.js";
 import type { Workflow } from "../../ir/workflow.js";
 import { describeConfigHelp } from "../../llm/index.js";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { applyOps } from "../../agent/edit/ops.js";
-import { readEdit, viewOf } from "../../agent/edit/read.js";
-import { NOTHING_CHANGED } from "../../agent/outcome.js";
+import { applyOps } from "../../authoring/edit/ops.js";
+import { readEdit, viewOf } from "../../authoring/edit/read.js";
+import { NOTHING_CHANGED } from "../../authoring/outcome.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
 import type { DraftRecord, ProposalStatus } from "../../store/apps.js";
