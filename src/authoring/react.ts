@@ -116,7 +116,7 @@ ${EDIT_RULES}`;
 const errorsOf = (ds: Diagnostic[]) => ds.filter((d) => d.severity === "error");
 
 /** The state of one turn: the workflow it started from and the draft its accepted updates built. */
-class Turn {
+class TurnDraft {
   readonly initial: Workflow;
   draft: Workflow;
   view: EditView;
@@ -181,7 +181,7 @@ class Turn {
   }
 }
 
-function outcomeOf(turn: Turn, proposal: Proposal | undefined): TurnOutcome {
+function outcomeOf(turn: TurnDraft, proposal: Proposal | undefined): TurnOutcome {
   if (proposal && !proposal.diff.empty) return proposedOutcome(proposal);
   const last = turn.rejections.at(-1);
   if (last) return rejectedOutcome(last);
@@ -224,7 +224,7 @@ async function testRun(draft: Workflow, inputs: unknown, o: AgentOptions): Promi
 
 /** One run of the tool-calling loop: the turn's draft, the conversation with the model, and its events. */
 class AgentRun {
-  readonly turn: Turn;
+  readonly turn: TurnDraft;
   readonly messages: ChatMessage[];
   readonly emit: (e: AgentEvent) => void;
   private revisions = 0;
@@ -234,7 +234,7 @@ class AgentRun {
     private readonly o: AgentOptions,
   ) {
     this.emit = o.onEvent ?? (() => {});
-    this.turn = new Turn(o.workflow, o.mode ?? o.workflow?.mode ?? "workflow");
+    this.turn = new TurnDraft(o.workflow, o.mode ?? o.workflow?.mode ?? "workflow");
     this.messages = [{ role: "system", content: SYSTEM }, ...(o.history ?? []), { role: "user", content: userMessage }];
   }
 

@@ -17,7 +17,10 @@ export class ApiError extends WeftError {
   }
 }
 
-/** What a refused proposal, undo or restore is answered with: an unknown thing 404, a conflict with the draft 409. */
+/**
+ * The statuses of refused proposals, undos and restores (thrown below the server as EditingErrors): an unknown
+ * thing 404, a conflict with the draft or a decided proposal 409, a proposal bringing new errors 422.
+ */
 const EDITING_STATUS: Record<EditingCode, number> = {
   "app.not_found": 404,
   "version.not_found": 404,
@@ -35,7 +38,10 @@ export interface ErrorBody {
   error: { code: string; message: string; diagnostics?: Diagnostic[]; issues?: unknown };
 }
 
-/** Map any thrown value to a status and body; WeftErrors that are not ApiErrors are the caller's bad input. */
+/**
+ * Map any thrown value to a status and body: an ApiError names its status, an EditingError's code has one here,
+ * any other WeftError is the caller's bad input.
+ */
 export function toErrorBody(e: unknown): { status: number; body: ErrorBody } {
   if (e instanceof EditingError)
     return toErrorBody(new ApiError(EDITING_STATUS[e.code], e.code, e.message, e.diagnostics));
