@@ -2,7 +2,7 @@
  * A proposal's proof, made before the user decides (issue 34 item 3): the app's test cases run on the draft
  * with the proposal and on the draft alone ("tests: 7/8 pass (was 8/8): case 'refund' fails at node
  * 'Classify': …"); an app without cases gets a dry run on its last successful run's inputs, and says so. One
- * implementation for the studio chat, `weft chat` and POST /proposals (src/server/editing.ts calls it).
+ * implementation for the studio chat, `weft chat` and POST /proposals (src/authoring/editing.ts calls it).
  * Model answers of nodes whose request is unchanged come from the replay cache: the draft's run and the
  * proposal's share them, so only nodes the proposal changed call the model.
  */

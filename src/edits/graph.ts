@@ -50,7 +50,7 @@ export interface EditEnv {
   templates?: (ref: string) => { system: string } | undefined;
 }
 
-/** Compact forms are completed and their references checked by their reader (src/agent/edit/read.ts). */
+/** Compact forms are completed and their references checked by their reader (src/authoring/edit/read.ts). */
 export const READER_WIRING: Wiring = { complete() {}, publish() {}, dropReferences() {} };
 
 export function nodeOf(g: EditGraph, id: string, field = "id"): EditNode {

@@ -53,7 +53,7 @@ export interface DraftView extends Omit<DraftRecord, "diagnostics"> {
   dirty: boolean;
 }
 
-/** An AI change awaiting review (src/server/editing.ts, src/server/README.md "Proposals"). */
+/** An AI change awaiting review (src/authoring/editing.ts, src/server/README.md "Proposals"). */
 export interface ProposalView extends Omit<ProposalRecord, "workflow" | "baseWorkflow"> {
   /** Pending, made from what the draft holds now, with changes and no new errors. */
   canApply: boolean;

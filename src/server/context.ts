@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { Editing } from "../authoring/editing.js";
 import type { ModelChoice } from "../dsl/compact/convert.js";
 import type { NodeTypes } from "../ir/registry.js";
 import type { ExecServices, LlmService, ModelRef } from "../ir/services.js";
@@ -10,7 +11,6 @@ import type { AppRecord, AppStore } from "../store/apps.js";
 import type { Stores } from "../store/open.js";
 import type { RunStore } from "../store/runs.js";
 import { MAX_JSON_DEPTH, tooDeepAt } from "../util/json-depth.js";
-import type { Editing } from "./editing.js";
 import { ApiError } from "./errors.js";
 import type { FileSigner } from "./file-signing.js";
 import type { RunHub } from "./hub.js";

@@ -1,3 +1,4 @@
+import { type EditingCode, EditingError } from "../authoring/errors.js";
 import { HTTP } from "../errors/statuses.js";
 import type { Diagnostic } from "../ir/diagnostics.js";
 import { WeftError } from "../ir/errors.js";
@@ -16,12 +17,34 @@ export class ApiError extends WeftError {
   }
 }
 
+/**
+ * The statuses of refused proposals, undos and restores (thrown below the server as EditingErrors): an unknown
+ * thing 404, a conflict with the draft or a decided proposal 409, a proposal bringing new errors 422.
+ */
+const EDITING_STATUS: Record<EditingCode, number> = {
+  "app.not_found": 404,
+  "version.not_found": 404,
+  "proposal.not_found": 404,
+  "proposal.decided": 409,
+  "proposal.empty": 409,
+  "proposal.invalid": 422,
+  "proposal.before_drafts": 409,
+  "draft.stale": 409,
+  "undo.nothing": 409,
+  "undo.stale": 409,
+};
+
 export interface ErrorBody {
   error: { code: string; message: string; diagnostics?: Diagnostic[]; issues?: unknown };
 }
 
-/** Map any thrown value to a status and body; WeftErrors that are not ApiErrors are the caller's bad input. */
+/**
+ * Map any thrown value to a status and body: an ApiError names its status, an EditingError's code has one here,
+ * any other WeftError is the caller's bad input.
+ */
 export function toErrorBody(e: unknown): { status: number; body: ErrorBody } {
+  if (e instanceof EditingError)
+    return toErrorBody(new ApiError(EDITING_STATUS[e.code], e.code, e.message, e.diagnostics));
   if (e instanceof ApiError) {
     return {
       status: e.status,

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { ProposalProver } from "../apptests/proof.js";
+import { Editing } from "../authoring/editing.js";
 import type { RunObserver } from "../engine/observer.js";
 import type { NodeTypes } from "../ir/registry.js";
 import type { ExecServices, ModelRef } from "../ir/services.js";
@@ -19,7 +20,6 @@ import { syncAllTriggers } from "../triggers/sync.js";
 import { type DeliveryRecoveryOptions, startDeliveryRecovery } from "../triggers/webhook/recover.js";
 import { type AppOptions, createApp } from "./app.js";
 import type { ServerDeps } from "./context.js";
-import { Editing } from "./editing.js";
 import { FileSigner } from "./file-signing.js";
 import { RunHub } from "./hub.js";
 import { PausedRuns } from "./human-input.js";

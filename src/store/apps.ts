@@ -68,7 +68,7 @@ export interface VersionLinks {
 }
 
 /**
- * What a chat turn actually did (src/agent/outcome.ts states it from the diff and the checks): a proposal, a
+ * What a chat turn actually did (src/authoring/outcome.ts states it from the diff and the checks): a proposal, a
  * rejected update (with its diagnostics, nothing changed) or no change at all. Kept with the message it explains.
  */
 export type TurnOutcome =
@@ -96,7 +96,7 @@ export interface MessageExtra {
 
 export type ProposalStatus = "pending" | "applied" | "rejected" | "superseded";
 
-/** An AI change shown to the user before anything is applied (src/agent/proposal.ts makes them). */
+/** An AI change shown to the user before anything is applied (src/authoring/proposal.ts makes them). */
 export interface ProposalRecord {
   id: string;
   appId: string;

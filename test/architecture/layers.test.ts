@@ -22,8 +22,8 @@ const LAYERS = [
   ["dsl", "engine"],
   // What a run is given: services wired from weft.config.json, workflows served as tools.
   ["runtime"],
-  ["agent", "publish", "secrets", "observability", "mine"],
-  // Measures the generator (agent), so it sits above it.
+  ["authoring", "publish", "secrets", "observability", "mine"],
+  // Measures the generator (authoring), so it sits above it.
   ["eval"],
   ["apptests", "optimize", "compile", "queue"],
   ["triggers"],

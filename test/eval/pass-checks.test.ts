@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseAnswer } from "../../src/agent/repair/index.js";
+import { parseAnswer } from "../../src/authoring/repair/index.js";
 import {
   buildPassJudgePrompt,
   checkConvert,

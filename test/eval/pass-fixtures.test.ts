@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseAnswer, type RepairKind } from "../../src/agent/repair/index.js";
+import { parseAnswer, type RepairKind } from "../../src/authoring/repair/index.js";
 import { ALL_COMPACT_TYPES } from "../../src/dsl/compact/index.js";
 import { checkAnalyser, checkConvert, checkSelection } from "../../src/eval/pass.js";
 

@@ -1,7 +1,7 @@
 /** Fixes made to the converter and repair modules while measuring the recorded answers. */
 import { describe, expect, it } from "vitest";
-import { parseModelJson, repairReferences } from "../../src/agent/repair/index.js";
-import { balanceBrackets } from "../../src/agent/repair/json.js";
+import { parseModelJson, repairReferences } from "../../src/authoring/repair/index.js";
+import { balanceBrackets } from "../../src/authoring/repair/json.js";
 import { compactToWorkflow } from "../../src/dsl/compact/index.js";
 
 const start = { id: "1", type: "start", param: { variables: [["q", "string"]] } };

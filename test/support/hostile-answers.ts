@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { readAnswer } from "../../src/agent/answer.js";
+import { readAnswer } from "../../src/authoring/answer.js";
 import { projectWorkflow } from "../../src/dsl/compact/project.js";
 import { ALL_COMPACT_TYPES } from "../../src/dsl/compact/vocabulary.js";
 import { exportDify } from "../../src/dsl/dify/export.js";

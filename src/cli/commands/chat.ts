@@ -1,12 +1,14 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "@commander-js/extra-typings";
-import { generateWorkflow } from "../../agent/generate.js";
-import { NOTHING_CHANGED, rejectedOutcome } from "../../agent/outcome.js";
 import { ProposalProver } from "../../apptests/proof.js";
-import { diffWorkflows, formatDiff } from "../../ir/diff.js";
+import { Editing } from "../../authoring/editing.js";
+import type { GenerationResult } from "../../authoring/generate.js";
+import { NOTHING_CHANGED } from "../../authoring/outcome.js";
+import { generatorAuthor } from "../../authoring/turn/generator.js";
+import { ChatTurn } from "../../authoring/turn/service.js";
+import { formatDiff } from "../../ir/diff.js";
 import { WeftError } from "../../ir/errors.js";
 import { type AppMode, WorkflowSchema } from "../../ir/workflow.js";
-import { Editing } from "../../server/editing.js";
 import type { AppRecord, AppStore } from "../../store/apps.js";
 import { withAppTests } from "../app-tests.js";
 import { DB_HELP } from "../config.js";
@@ -57,47 +59,31 @@ async function openSession(apps: AppStore, opts: { session?: string; from?: stri
   return (await apps.createApp({ name: "chat", mode: "workflow" }, empty, "create")).app;
 }
 
+/** One turn of the shared chat-turn service, with the generator as its author, reported as it goes. */
 async function turn(ctx: ChatContext, text: string): Promise<void> {
-  const { apps, editing, app } = ctx;
-  for (const id of await editing.supersedePending(app.id)) ctx.say(`proposal ${id} was not applied; it is dropped`);
-  const history = await editing.memory(app.id);
-  await apps.addMessage(app.id, "user", text);
-  const base = await editing.draft(app.id);
-  const current = base.workflow.nodes.length > 0 ? base.workflow : undefined;
-  const r = await generateWorkflow({
+  const { editing, app } = ctx;
+  const chat = await ChatTurn.open(editing, app.id, text);
+  for (const id of chat.superseded) ctx.say(`proposal ${id} was not applied; it is dropped`);
+  let generated: GenerationResult | undefined;
+  const author = generatorAuthor({
     llm: ctx.agent.llm,
     model: ctx.agent.model,
-    instruction: text,
-    history,
-    current,
     mode: app.mode,
     name: app.name === "chat" ? undefined : app.name,
     maxAttempts: ctx.attempts,
     compact: ctx.agent.nodeModel ? { llmModel: ctx.agent.nodeModel } : {},
+    onGenerated: (r) => {
+      generated = r;
+      ctx.say(attemptsReport(r));
+    },
   });
-  ctx.say(attemptsReport(r));
-  const reply = r.sections?.designPrinciple ?? "";
-  if (!r.passed || !r.workflow) {
-    const outcome = rejectedOutcome(r.attempts.at(-1)?.problems ?? []);
-    ctx.say(rejectionReport(r));
-    await editing.remember(app.id, reply, outcome);
-    return;
-  }
-  if (diffWorkflows(base.workflow, r.workflow).empty) {
-    ctx.say(`the answer changes nothing. ${NOTHING_CHANGED}`);
-    await editing.remember(app.id, reply, { kind: "unchanged", summary: NOTHING_CHANGED });
-    return;
-  }
-  const p = await editing.propose(app.id, base, r.workflow, { source: "cli", instruction: text });
-  const tests = p.tests ? `\n${p.tests.line}` : "";
-  ctx.say(`proposal ${p.id} (not applied yet)\n${proposalReport(p)}${tests}\n/apply to apply it, /reject to drop it`);
-  const errors = p.diagnostics.filter((d) => d.severity === "error").length;
-  await editing.remember(
-    app.id,
-    reply,
-    { kind: "proposed", summary: p.summary, proposalId: p.id, errors, warnings: p.diagnostics.length - errors },
-    { proposalId: p.id },
-  );
+  const res = await chat.run(author, { source: "cli" });
+  const p = res.proposal;
+  if (p) {
+    const tests = p.tests ? `\n${p.tests.line}` : "";
+    ctx.say(`proposal ${p.id} (not applied yet)\n${proposalReport(p)}${tests}\n/apply to apply it, /reject to drop it`);
+  } else if (res.outcome.kind === "rejected" && generated) ctx.say(rejectionReport(generated));
+  else ctx.say(`the answer changes nothing. ${NOTHING_CHANGED}`);
 }
 
 async function pending(ctx: ChatContext) {

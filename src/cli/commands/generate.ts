@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
-import { type GenerationResult, generateWorkflow } from "../../agent/generate.js";
-import { describeOutcome, rejectedOutcome } from "../../agent/outcome.js";
-import type { Proposal } from "../../agent/proposal.js";
+import { type GenerationResult, generateWorkflow } from "../../authoring/generate.js";
+import { describeOutcome, rejectedOutcome } from "../../authoring/outcome.js";
+import type { Proposal } from "../../authoring/proposal.js";
 import { formatVariableSummary, variableSummary } from "../../dsl/compact/summary.js";
 import { CURRENT_DSL_VERSION, exportDify } from "../../dsl/dify/index.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";

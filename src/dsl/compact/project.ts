@@ -2,7 +2,7 @@
  * IR → the compact JSON generation models read and write, so a chat turn can show (and the model can
  * edit) the current workflow in the vocabulary it answers in. The projection remembers which compact id
  * stands for which IR node; whatever it does not show stays in the IR node and survives an edit
- * (src/agent/edit/). A node the shorthand cannot show faithfully is shown as `{"dify": config}`.
+ * (src/authoring/edit/). A node the shorthand cannot show faithfully is shown as `{"dify": config}`.
  */
 import { describeNode } from "../../ir/describe.js";
 import type { NodeTypes } from "../../ir/registry.js";

@@ -5,7 +5,7 @@
  * `dify` form instead: `{"dify": <the config itself>}`.
  *
  * `convert` builds only what the shorthand says; fields it does not express are left to the defaults
- * (a new node) or to the base node's residue (an edit, see src/agent/edit/merge.ts).
+ * (a new node) or to the base node's residue (an edit, see src/authoring/edit/merge.ts).
  */
 import { describeValue, isPlainObject, type JsonObject, scalarText, setOwn } from "../../util/json.js";
 import { own } from "../../util/own.js";

@@ -2,8 +2,9 @@
  * The deterministic pass-stage checks, one function per step. Each returns a StepResult whose
  * diagnostics say why it failed (stable `pass.*`, `answer.*`, `compact.*`, `dify.*` codes).
  */
-import { normaliseNodeName, type ParsedAnswer, readNodeSelection } from "../../agent/repair/index.js";
+
 import { analyse } from "../../analysis/index.js";
+import { normaliseNodeName, type ParsedAnswer, readNodeSelection } from "../../authoring/repair/index.js";
 import { compactToWorkflow } from "../../dsl/compact/index.js";
 import { exportDify, importDify } from "../../dsl/dify/index.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";

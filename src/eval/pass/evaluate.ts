@@ -3,7 +3,7 @@
  * variable names (step_1_3), node selection and key nodes (the deterministic part of step_1_4), then
  * the stricter Weft analyser check, reported on its own.
  */
-import { parseAnswer, type RepairRecord } from "../../agent/repair/index.js";
+import { parseAnswer, type RepairRecord } from "../../authoring/repair/index.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import { checkAnalyser, checkConvert, checkFormat, checkSelection, checkVariables, type StepResult } from "./checks.js";
 import type { Instruction } from "./dataset.js";

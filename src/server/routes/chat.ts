@@ -1,12 +1,14 @@
-import { Hono } from "hono";
-import { type AgentEvent, type AgentResult, runAgent } from "../../agent/react.js";
+import { type Context, Hono } from "hono";
+import type { AgentEvent } from "../../authoring/react.js";
+import { agentAuthor } from "../../authoring/turn/agent.js";
+import { ChatTurn, type TurnEvent, type TurnResult } from "../../authoring/turn/service.js";
 import type { WorkflowDiff } from "../../ir/diff.js";
-import type { Workflow } from "../../ir/workflow.js";
+import type { LlmService, ModelRef } from "../../ir/services.js";
 import { describeConfigHelp } from "../../llm/index.js";
-import type { ProposalTests, TurnOutcome } from "../../store/apps.js";
+import type { AppRecord, DraftRecord, TurnOutcome } from "../../store/apps.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
-import { type ProposalView, proposalView } from "../editing.js";
 import { ApiError } from "../errors.js";
+import { type ProposalView, proposalView } from "../proposal-view.js";
 import { pumpSSE } from "../sse.js";
 
 /**
@@ -34,122 +36,120 @@ export type ChatStreamEvent =
       revision: number;
     };
 
+interface ChatRequest {
+  message: string;
+  apply: boolean;
+  llm: LlmService;
+  model: ModelRef;
+}
+
+/** The body's message and options, and the agent's model; refused before any turn starts. */
+async function chatRequest(c: Context, deps: ServerDeps): Promise<ChatRequest> {
+  const body = await readJson(c);
+  const message = typeof body.message === "string" ? body.message.trim() : "";
+  if (!message) throw new ApiError(400, "request.missing_message", "the body needs a non-empty `message` string");
+  if (body.apply !== undefined && typeof body.apply !== "boolean")
+    throw new ApiError(400, "request.invalid_apply", "`apply` must be true or false");
+  const llm = deps.agentLlm;
+  if (!llm)
+    throw new ApiError(503, "llm.not_configured", `no model is configured for the agent.\n${describeConfigHelp()}`);
+  const model =
+    typeof body.model === "string" && body.model ? { ...deps.agentModel, name: body.model } : deps.agentModel;
+  return { message, apply: body.apply === true, llm, model };
+}
+
+/** The server's agent for one turn: the configured models and services, its events sent down the stream. */
+function studioAgent(deps: ServerDeps, app: AppRecord, req: ChatRequest, stream: EventQueue) {
+  return agentAuthor({
+    llm: req.llm,
+    model: req.model,
+    models: deps.llmConfig ? Object.keys(deps.llmConfig.models) : [],
+    mode: app.mode,
+    compact: deps.nodeModel ? { llmModel: deps.nodeModel } : {},
+    services: deps.services,
+    maxIterations: deps.agentMaxIterations,
+    signal: stream.abort.signal,
+    onEvent: stream.emit,
+  });
+}
+
+/** The turn's proposal as the studio shows it (against the draft it was made from). */
+function streamEvent(e: TurnEvent, base: DraftRecord): ChatStreamEvent {
+  return e.type === "proposal" ? { type: "proposal", proposal: proposalView(e.proposal, base) } : e;
+}
+
+function doneEvent(res: TurnResult, version: number): ChatStreamEvent {
+  const { reply, updated, outcome, notApplied, revision } = res;
+  return { type: "done", reply, updated, outcome, notApplied, proposal: res.proposal?.id ?? null, version, revision };
+}
+
+/**
+ * The turn's events as they come, sent by the SSE response in order; the turn runs on when nobody reads yet.
+ * A client that closes the stream before the turn ends stops the agent.
+ */
+class EventQueue {
+  private readonly queue: ChatStreamEvent[] = [];
+  private finished = false;
+  private wake = () => {};
+  readonly abort = new AbortController();
+
+  readonly emit = (e: ChatStreamEvent) => {
+    this.queue.push(e);
+    this.wake();
+  };
+
+  finish(): void {
+    this.finished = true;
+    this.wake();
+  }
+
+  response(c: Context): Response {
+    let i = 0;
+    return pumpSSE(c, (w) => {
+      this.wake = w;
+      return {
+        close: () => {
+          if (!this.finished) this.abort.abort(new Error("the client closed the chat stream"));
+        },
+        pump: async (s) => {
+          while (i < this.queue.length) {
+            const ev = this.queue[i++]!;
+            await s.writeSSE({ event: ev.type, data: JSON.stringify(ev) });
+          }
+          return !this.finished || i < this.queue.length;
+        },
+      };
+    });
+  }
+}
+
+/** `POST /api/apps/:id/chat`: one chat turn of the studio's agent, streamed; its change is proposed, not applied. */
 export function chatRoutes(deps: ServerDeps): Hono {
   const r = new Hono();
   r.post("/:id/chat", async (c) => {
     const app = await requireApp(deps, c.req.param("id"));
-    const body = await readJson(c);
-    const message = typeof body.message === "string" ? body.message.trim() : "";
-    if (!message) throw new ApiError(400, "request.missing_message", "the body needs a non-empty `message` string");
-    if (body.apply !== undefined && typeof body.apply !== "boolean")
-      throw new ApiError(400, "request.invalid_apply", "`apply` must be true or false");
-    const llm = deps.agentLlm;
-    if (!llm)
-      throw new ApiError(503, "llm.not_configured", `no model is configured for the agent.\n${describeConfigHelp()}`);
-    const model =
-      typeof body.model === "string" && body.model ? { ...deps.agentModel, name: body.model } : deps.agentModel;
-
-    const queue: ChatStreamEvent[] = [];
-    let finished = false;
-    let wake = () => {};
-    const ctrl = new AbortController();
-    const emit = (e: ChatStreamEvent) => {
-      queue.push(e);
-      wake();
-    };
-    const superseded = await deps.editing.supersedePending(app.id);
-    if (superseded.length) emit({ type: "superseded", proposals: superseded });
-    const history = await deps.editing.memory(app.id);
-    await deps.apps.addMessage(app.id, "user", message);
-    // The agent edits the draft, errors and all: what the user sees in the studio.
-    const base = await deps.editing.draft(app.id);
+    const req = await chatRequest(c, deps);
+    const stream = new EventQueue();
+    const turn = await ChatTurn.open(deps.editing, app.id, req.message);
+    if (turn.superseded.length) stream.emit({ type: "superseded", proposals: turn.superseded });
+    const base = turn.request.base;
     const version = (await deps.apps.current(app.id))?.version ?? base.baseVersion;
-
-    // The last test result of the agent's change: proposed with it when the agent kept that workflow.
-    let tested: { workflow: Workflow; tests: ProposalTests } | undefined;
-    const prove = deps.editing.prove;
-    const check = prove
-      ? async (wf: Workflow) => {
-          const tests = await prove(app.id, base, wf);
-          tested = { workflow: wf, tests };
-          return { ok: tests.failed <= (tests.was?.failed ?? 0), feedback: tests.line };
-        }
-      : undefined;
-
-    const finish = async (res: AgentResult) => {
-      let outcome = res.outcome;
-      let proposalId: string | null = null;
-      let revision = base.revision;
-      if (res.updated && res.workflow) {
-        const known = tested?.workflow === res.workflow ? { ...tested.tests, revisions: res.revisions } : undefined;
-        const p = await deps.editing.propose(app.id, base, res.workflow, {
-          source: "agent",
-          instruction: message,
-          ...(known ? { tests: known } : {}),
-        });
-        proposalId = p.id;
-        outcome = { ...(outcome as Extract<TurnOutcome, { kind: "proposed" }>), proposalId: p.id };
-        emit({ type: "proposal", proposal: proposalView(p, base) });
-        if (body.apply === true) {
-          const applied = await deps.editing.apply(app.id, p.id);
-          revision = applied.draft.revision;
-          outcome = { kind: "applied", summary: p.summary, proposalId: p.id, revision };
-          emit({ type: "applied", revision, diff: p.diff });
-        }
-      }
-      await deps.editing.remember(app.id, res.reply, outcome, proposalId ? { proposalId } : {});
-      emit({
-        type: "done",
-        reply: res.reply,
-        updated: res.updated,
-        outcome,
-        notApplied: res.notApplied,
-        proposal: proposalId,
-        version,
-        revision,
-      });
-    };
-
-    const models = deps.llmConfig ? Object.keys(deps.llmConfig.models) : [];
-    void runAgent(message, {
-      llm,
-      model,
-      models,
-      workflow: base.workflow,
-      mode: app.mode,
-      history,
-      compact: deps.nodeModel ? { llmModel: deps.nodeModel } : {},
-      services: deps.services,
-      maxIterations: deps.agentMaxIterations,
-      signal: ctrl.signal,
-      onEvent: emit,
-      ...(check ? { check } : {}),
-    })
-      .then(finish)
+    void turn
+      .run(studioAgent(deps, app, req, stream), {
+        source: "agent",
+        apply: req.apply,
+        onEvent: (e) => stream.emit(streamEvent(e, base)),
+      })
+      .then((res) => stream.emit(doneEvent(res, version)))
       .catch((e) =>
-        emit({ type: "error", code: e?.code ?? "agent.error", message: e instanceof Error ? e.message : String(e) }),
+        stream.emit({
+          type: "error",
+          code: e?.code ?? "agent.error",
+          message: e instanceof Error ? e.message : String(e),
+        }),
       )
-      .finally(() => {
-        finished = true;
-        wake();
-      });
-
-    let i = 0;
-    return pumpSSE(c, (w) => {
-      wake = w;
-      return {
-        close: () => {
-          if (!finished) ctrl.abort(new Error("the client closed the chat stream"));
-        },
-        pump: async (s) => {
-          while (i < queue.length) {
-            const ev = queue[i++]!;
-            await s.writeSSE({ event: ev.type, data: JSON.stringify(ev) });
-          }
-          return !finished || i < queue.length;
-        },
-      };
-    });
+      .finally(() => stream.finish());
+    return stream.response(c);
   });
   return r;
 }

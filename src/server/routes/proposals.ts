@@ -1,14 +1,14 @@
 import { Hono } from "hono";
-import { applyOps } from "../../agent/edit/ops.js";
-import { readEdit, viewOf } from "../../agent/edit/read.js";
-import { NOTHING_CHANGED } from "../../agent/outcome.js";
+import { applyOps } from "../../authoring/edit/ops.js";
+import { readEdit, viewOf } from "../../authoring/edit/read.js";
+import { NOTHING_CHANGED } from "../../authoring/outcome.js";
 import type { Diagnostic } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
 import type { DraftRecord, ProposalStatus } from "../../store/apps.js";
 import { readJson, requireApp, type ServerDeps } from "../context.js";
 import { draftView } from "../drafts.js";
-import { proposalView } from "../editing.js";
 import { ApiError } from "../errors.js";
+import { proposalView, undoView, viewProposal } from "../proposal-view.js";
 import { parseWorkflowBody } from "../validate.js";
 import { versionParam } from "./versions.js";
 
@@ -62,7 +62,7 @@ export function proposalRoutes(deps: ServerDeps): Hono {
       throw new ApiError(400, "request.invalid_status", `status must be one of ${STATUSES.join(", ")}`);
     const draft = await editing.draft(app.id);
     const list = await apps.proposals(app.id, status as ProposalStatus | undefined);
-    return c.json({ proposals: await Promise.all(list.map((p) => editing.view(p, draft, false))) });
+    return c.json({ proposals: await Promise.all(list.map((p) => viewProposal(editing, p, draft, false))) });
   });
 
   r.post("/:id/proposals", async (c) => {
@@ -82,7 +82,7 @@ export function proposalRoutes(deps: ServerDeps): Hono {
     const app = await requireApp(deps, c.req.param("id"));
     const p = await apps.proposal(app.id, c.req.param("pid"));
     if (!p) throw new ApiError(404, "proposal.not_found", `app ${app.id} has no proposal ${c.req.param("pid")}`);
-    return c.json(await editing.view(p, await editing.draft(app.id)));
+    return c.json(await viewProposal(editing, p, await editing.draft(app.id)));
   });
 
   // Applying writes the draft, not a version: what end users run changes only with a publish.
@@ -102,8 +102,7 @@ export function proposalRoutes(deps: ServerDeps): Hono {
   // Whether Undo would take the last applied proposal out now (judged by content, so a no-op save keeps it).
   r.get("/:id/undo", async (c) => {
     const app = await requireApp(deps, c.req.param("id"));
-    const { draft: _d, last: _l, ...state } = await editing.undoState(app.id);
-    return c.json(state);
+    return c.json(undoView(await editing.undoState(app.id)));
   });
 
   r.post("/:id/undo", async (c) => {

@@ -1,7 +1,7 @@
 // The chat wire form of the edit algebra: the operations a model writes in edit_workflow (and the
 // proposals API takes as `edits`), applied to the compact workflow it was shown.
 import { describe, expect, it } from "vitest";
-import { applyOps } from "../../src/agent/edit/ops.js";
+import { applyOps } from "../../src/authoring/edit/ops.js";
 import type { CompactWorkflow } from "../../src/dsl/compact/project.js";
 
 const shown = (): CompactWorkflow => ({

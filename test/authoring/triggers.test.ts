@@ -1,8 +1,8 @@
 // The AI builder knows triggers: the node knowledge sent to the model describes trigger-schedule and
 // trigger-webhook, and a (scripted) model answer that uses them becomes a workflow the analyser accepts.
 import { describe, expect, it } from "vitest";
-import { generateWorkflow } from "../../src/agent/generate.js";
 import { analyse } from "../../src/analysis/index.js";
+import { generateWorkflow } from "../../src/authoring/generate.js";
 import { hasErrors } from "../../src/ir/diagnostics.js";
 import { createLlmService } from "../../src/llm/index.js";
 import { nodeCatalogue } from "../../src/nodes/index.js";

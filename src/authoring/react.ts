@@ -11,7 +11,7 @@ import { applyOps, EDIT_OPS_HELP } from "./edit/ops.js";
 import { type EditView, type ReadOptions, readEdit, viewOf } from "./edit/read.js";
 import { formatForModel } from "./generate.js";
 import { buildKnowledgeBase } from "./knowledge.js";
-import { NOTHING_CHANGED, notApplied, rejectedOutcome } from "./outcome.js";
+import { NOTHING_CHANGED, notApplied, proposedOutcome, rejectedOutcome } from "./outcome.js";
 import { EDIT_RULES } from "./prompts.js";
 import { makeProposal, newErrors, type Proposal } from "./proposal.js";
 
@@ -116,7 +116,7 @@ ${EDIT_RULES}`;
 const errorsOf = (ds: Diagnostic[]) => ds.filter((d) => d.severity === "error");
 
 /** The state of one turn: the workflow it started from and the draft its accepted updates built. */
-class Turn {
+class TurnDraft {
   readonly initial: Workflow;
   draft: Workflow;
   view: EditView;
@@ -181,47 +181,106 @@ class Turn {
   }
 }
 
-function outcomeOf(turn: Turn, proposal: Proposal | undefined): TurnOutcome {
-  if (proposal && !proposal.diff.empty) {
-    const errors = proposal.diagnostics.filter((d) => d.severity === "error").length;
-    return { kind: "proposed", summary: proposal.summary, errors, warnings: proposal.diagnostics.length - errors };
-  }
+function outcomeOf(turn: TurnDraft, proposal: Proposal | undefined): TurnOutcome {
+  if (proposal && !proposal.diff.empty) return proposedOutcome(proposal);
   const last = turn.rejections.at(-1);
   if (last) return rejectedOutcome(last);
   return { kind: "unchanged", summary: NOTHING_CHANGED };
 }
 
-/** Tool-calling loop (at most `maxIterations` model calls) that builds a proposal only through checked updates. */
-export async function runAgent(userMessage: string, o: AgentOptions): Promise<AgentResult> {
-  const emit = o.onEvent ?? (() => {});
-  const turn = new Turn(o.workflow, o.mode ?? o.workflow?.mode ?? "workflow");
-  const messages: ChatMessage[] = [
-    { role: "system", content: SYSTEM },
-    ...(o.history ?? []),
-    { role: "user", content: userMessage },
-  ];
-  const maxIterations = o.maxIterations ?? 10;
-  const accepted = (r: { ok: boolean; result: unknown; accepted?: Workflow }) => {
-    if (r.accepted) {
-      const diff = diffWorkflows(o.workflow, r.accepted);
-      emit({ type: "draft", workflow: r.accepted, diff, summary: summarizeDiff(diff) });
-    }
-    return r;
-  };
+type ToolAnswer = { ok: boolean; result: unknown; accepted?: Workflow };
 
-  const call = async (tc: ToolCall): Promise<{ ok: boolean; result: unknown }> => {
+/** The node types as `get_available_nodes` lists them. */
+function availableNodes(): ToolAnswer {
+  return {
+    ok: true,
+    result: buildKnowledgeBase().map((k) => ({
+      type: k.type,
+      purpose: k.purpose,
+      param: k.params,
+      outputs: k.outputs,
+      ports: k.ports,
+    })),
+  };
+}
+
+/** `test_workflow`: a run of the draft, its trace cut down to what the model needs to fix a failure. */
+async function testRun(draft: Workflow, inputs: unknown, o: AgentOptions): Promise<ToolAnswer> {
+  const run = await runWorkflow(draft, {
+    inputs: (inputs as Record<string, unknown>) ?? {},
+    services: o.services,
+    signal: o.signal,
+  });
+  return {
+    ok: run.status !== "failed",
+    result: {
+      status: run.status,
+      outputs: run.outputs,
+      error: run.error,
+      trace: run.trace.map((t) => ({ node: t.nodeId, type: t.nodeType, status: t.status, error: t.error?.message })),
+    },
+  };
+}
+
+/** One run of the tool-calling loop: the turn's draft, the conversation with the model, and its events. */
+class AgentRun {
+  readonly turn: TurnDraft;
+  readonly messages: ChatMessage[];
+  readonly emit: (e: AgentEvent) => void;
+  private revisions = 0;
+
+  constructor(
+    userMessage: string,
+    private readonly o: AgentOptions,
+  ) {
+    this.emit = o.onEvent ?? (() => {});
+    this.turn = new TurnDraft(o.workflow, o.mode ?? o.workflow?.mode ?? "workflow");
+    this.messages = [{ role: "system", content: SYSTEM }, ...(o.history ?? []), { role: "user", content: userMessage }];
+  }
+
+  /** One model call and the tools it asks for; the result when the model is done (or failed). */
+  async step(iteration: number): Promise<AgentResult | undefined> {
+    this.emit({ type: "status", message: iteration === 1 ? "thinking" : "continuing", iteration });
+    let resp: Awaited<ReturnType<LlmService["chat"]>>;
+    try {
+      resp = await this.o.llm.chat({
+        model: this.o.model,
+        messages: this.messages,
+        tools: TOOLS,
+        signal: this.o.signal,
+      });
+    } catch (e) {
+      const err = e as { code?: string; message?: string };
+      this.emit({ type: "error", code: err.code ?? "agent.llm_error", message: err.message ?? String(e) });
+      return this.finish("", iteration);
+    }
+    if (resp.toolCalls.length === 0) return this.answered(resp.text, iteration);
+    this.messages.push({ role: "assistant", content: resp.text, toolCalls: resp.toolCalls });
+    for (const tc of resp.toolCalls) {
+      this.emit({ type: "tool_execution", tool: tc.name, arguments: tc.arguments, iteration });
+      const { ok, result } = await this.call(tc);
+      this.emit({ type: "tool_result", tool: tc.name, ok, result, iteration });
+      this.messages.push({ role: "tool", toolCallId: tc.id, content: JSON.stringify(result) });
+    }
+    return undefined;
+  }
+
+  /** A final message: the turn ends, unless the change fails the app's tests and goes back for a revision. */
+  private async answered(text: string, iteration: number): Promise<AgentResult | undefined> {
+    const feedback = await this.testFeedback();
+    if (feedback !== undefined) {
+      this.messages.push({ role: "assistant", content: text }, { role: "user", content: feedback });
+      return undefined;
+    }
+    this.emit({ type: "message", text });
+    return this.finish(text, iteration);
+  }
+
+  private async call(tc: ToolCall): Promise<ToolAnswer> {
+    const { turn, o } = this;
     switch (tc.name) {
       case "get_available_nodes":
-        return {
-          ok: true,
-          result: buildKnowledgeBase().map((k) => ({
-            type: k.type,
-            purpose: k.purpose,
-            param: k.params,
-            outputs: k.outputs,
-            ports: k.ports,
-          })),
-        };
+        return availableNodes();
       case "get_available_models":
         return { ok: true, result: o.models ?? [] };
       case "get_current_workflow": {
@@ -232,38 +291,45 @@ export async function runAgent(userMessage: string, o: AgentOptions): Promise<Ag
         };
       }
       case "update_workflow":
-        return accepted(turn.propose(tc.arguments.workflow, o.compact));
+        return this.accepted(turn.propose(tc.arguments.workflow, o.compact));
       case "edit_workflow": {
         const ops = applyOps(turn.view.projection.compact, tc.arguments.edits);
-        return ops.compact ? accepted(turn.propose(ops.compact, o.compact)) : turn.rejectOps(ops.diagnostics);
+        return ops.compact ? this.accepted(turn.propose(ops.compact, o.compact)) : turn.rejectOps(ops.diagnostics);
       }
-      case "test_workflow": {
-        const run = await runWorkflow(turn.draft, {
-          inputs: (tc.arguments.inputs as Record<string, unknown>) ?? {},
-          services: o.services,
-          signal: o.signal,
-        });
-        return {
-          ok: run.status !== "failed",
-          result: {
-            status: run.status,
-            outputs: run.outputs,
-            error: run.error,
-            trace: run.trace.map((t) => ({
-              node: t.nodeId,
-              type: t.nodeType,
-              status: t.status,
-              error: t.error?.message,
-            })),
-          },
-        };
-      }
+      case "test_workflow":
+        return testRun(turn.draft, tc.arguments.inputs, o);
       default:
         return { ok: false, result: { error: `unknown tool ${tc.name}` } };
     }
-  };
+  }
 
-  const finish = (reply: string, iterations: number): AgentResult => {
+  /** An accepted update is shown to the user as the turn's draft so far. */
+  private accepted(r: ToolAnswer): ToolAnswer {
+    if (r.accepted) {
+      const diff = diffWorkflows(this.o.workflow, r.accepted);
+      this.emit({ type: "draft", workflow: r.accepted, diff, summary: summarizeDiff(diff) });
+    }
+    return r;
+  }
+
+  /** Feedback when the turn's change fails the app's tests and a revision is left; undefined to finish. */
+  private async testFeedback(): Promise<string | undefined> {
+    const { o, turn } = this;
+    const max = o.maxRevisions ?? 2;
+    if (!o.check || turn.draft === turn.initial || this.revisions >= max) return undefined;
+    const r = await o.check(turn.draft);
+    if (r.ok) return undefined;
+    this.revisions++;
+    this.emit({
+      type: "status",
+      message: `tests fail on the change; revising (${this.revisions}/${max})`,
+      iteration: this.revisions,
+    });
+    return `The app's tests were run on your change before the user sees it, and they fail: ${r.feedback}\nRevise the change (edit_workflow or update_workflow) so these cases pass again, then finish with a short message; if the failure is what the user asked for, finish and say so.`;
+  }
+
+  finish(reply: string, iterations: number): AgentResult {
+    const { turn, o } = this;
     const proposal = turn.draft !== turn.initial ? makeProposal(o.workflow, turn.draft) : undefined;
     const outcome = outcomeOf(turn, proposal);
     const updated = outcome.kind === "proposed";
@@ -276,56 +342,23 @@ export async function runAgent(userMessage: string, o: AgentOptions): Promise<Ag
       rejections: turn.rejections,
       outcome,
       notApplied: notApplied(outcome, reply),
-      revisions,
+      revisions: this.revisions,
     };
-  };
-
-  let revisions = 0;
-  /** Feedback when the turn's change fails the app's tests and a revision is left; undefined to finish. */
-  const testFeedback = async (): Promise<string | undefined> => {
-    if (!o.check || turn.draft === turn.initial || revisions >= (o.maxRevisions ?? 2)) return undefined;
-    const r = await o.check(turn.draft);
-    if (r.ok) return undefined;
-    revisions++;
-    emit({
-      type: "status",
-      message: `tests fail on the change; revising (${revisions}/${o.maxRevisions ?? 2})`,
-      iteration: revisions,
-    });
-    return `The app's tests were run on your change before the user sees it, and they fail: ${r.feedback}\nRevise the change (edit_workflow or update_workflow) so these cases pass again, then finish with a short message; if the failure is what the user asked for, finish and say so.`;
-  };
-
-  for (let iteration = 1; iteration <= maxIterations; iteration++) {
-    emit({ type: "status", message: iteration === 1 ? "thinking" : "continuing", iteration });
-    let resp: Awaited<ReturnType<LlmService["chat"]>>;
-    try {
-      resp = await o.llm.chat({ model: o.model, messages, tools: TOOLS, signal: o.signal });
-    } catch (e) {
-      const err = e as { code?: string; message?: string };
-      emit({ type: "error", code: err.code ?? "agent.llm_error", message: err.message ?? String(e) });
-      return finish("", iteration);
-    }
-    if (resp.toolCalls.length === 0) {
-      const feedback = await testFeedback();
-      if (feedback !== undefined) {
-        messages.push({ role: "assistant", content: resp.text }, { role: "user", content: feedback });
-        continue;
-      }
-      emit({ type: "message", text: resp.text });
-      return finish(resp.text, iteration);
-    }
-    messages.push({ role: "assistant", content: resp.text, toolCalls: resp.toolCalls });
-    for (const tc of resp.toolCalls) {
-      emit({ type: "tool_execution", tool: tc.name, arguments: tc.arguments, iteration });
-      const { ok, result } = await call(tc);
-      emit({ type: "tool_result", tool: tc.name, ok, result, iteration });
-      messages.push({ role: "tool", toolCallId: tc.id, content: JSON.stringify(result) });
-    }
   }
-  emit({
+}
+
+/** Tool-calling loop (at most `maxIterations` model calls) that builds a proposal only through checked updates. */
+export async function runAgent(userMessage: string, o: AgentOptions): Promise<AgentResult> {
+  const run = new AgentRun(userMessage, o);
+  const maxIterations = o.maxIterations ?? 10;
+  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+    const result = await run.step(iteration);
+    if (result) return result;
+  }
+  run.emit({
     type: "error",
     code: "agent.max_iterations",
     message: `the agent stopped after ${maxIterations} iterations without a final message`,
   });
-  return finish("", maxIterations);
+  return run.finish("", maxIterations);
 }

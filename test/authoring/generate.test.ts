@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { generateWorkflow } from "../../src/agent/generate.js";
-import { type AgentEvent, runAgent } from "../../src/agent/react.js";
+import { generateWorkflow } from "../../src/authoring/generate.js";
+import { type AgentEvent, runAgent } from "../../src/authoring/react.js";
 import { variableSummary } from "../../src/dsl/compact/index.js";
 import { createLlmService } from "../../src/llm/index.js";
 import { replayServerPerFile } from "../support/per-file.js";

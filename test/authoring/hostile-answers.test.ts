@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readAnswer } from "../../src/agent/answer.js";
-import { readEdit, viewOf } from "../../src/agent/edit/read.js";
+import { readAnswer } from "../../src/authoring/answer.js";
+import { readEdit, viewOf } from "../../src/authoring/edit/read.js";
 import { compactToWorkflow } from "../../src/dsl/compact/to-ir.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
 import { parseModelJson } from "../../src/llm/json.js";

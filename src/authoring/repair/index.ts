@@ -44,8 +44,39 @@ export function parseAnswer(text: string, opts: { repair?: boolean } = {}): Pars
     diagnostics.push({ code: "answer.too_large", severity: "error", field: "answer", message: tooLong });
     return { sections: {}, repairs, diagnostics };
   }
-  let sections: AnswerSections;
+  let sections = readSections(text, opts.repair, repairs, diagnostics);
+  if (sections.workflow === undefined) return { sections, repairs, diagnostics };
+  const value = readWorkflowJson(sections.workflow, opts.repair, repairs, diagnostics);
+  if (value === undefined) return { sections, repairs, diagnostics };
+  const refused = oversizedGraph(value);
+  if (refused) return { sections, repairs, diagnostics: [...diagnostics, refused] };
+  let compact = asCompact(value);
+  if (!compact) {
+    diagnostics.push({
+      code: "answer.not_workflow",
+      severity: "error",
+      field: "workflow",
+      message: "the JSON is not an object with a nodes_info list",
+    });
+    return { sections, repairs, diagnostics };
+  }
   if (opts.repair) {
+    const repaired = repairGraph(compact, sections.nodeSelection, repairs);
+    compact = repaired.compact;
+    sections = { ...sections, nodeSelection: repaired.selection };
+  }
+  return { sections, compact, json: opts.repair ? compact : value, repairs, diagnostics };
+}
+
+/** The answer's sections (tags repaired when asked), and a diagnostic for each one missing. */
+function readSections(
+  text: string,
+  repair: boolean | undefined,
+  repairs: RepairRecord[],
+  diagnostics: Diagnostic[],
+): AnswerSections {
+  let sections: AnswerSections;
+  if (repair) {
     const r = extractSections(text);
     sections = r.sections;
     repairs.push(...r.repairs);
@@ -63,64 +94,66 @@ export function parseAnswer(text: string, opts: { repair?: boolean } = {}): Pars
         message: `the answer has no <${tag}> section`,
       });
   }
-  if (sections.workflow === undefined) return { sections, repairs, diagnostics };
-  let value: unknown;
-  if (opts.repair) {
-    const j = parseModelJson(sections.workflow);
+  return sections;
+}
+
+/** The workflow section's JSON: repaired when asked, else as strict JSON; undefined when it cannot be read. */
+function readWorkflowJson(
+  text: string,
+  repair: boolean | undefined,
+  repairs: RepairRecord[],
+  diagnostics: Diagnostic[],
+): unknown {
+  if (repair) {
+    const j = parseModelJson(text);
     repairs.push(...j.repairs);
     if (j.error) diagnostics.push({ code: "answer.bad_json", severity: "error", field: "workflow", message: j.error });
-    value = j.value;
-  } else {
-    try {
-      value = JSON.parse(sections.workflow);
-    } catch (e) {
-      diagnostics.push({
-        code: "answer.bad_json",
-        severity: "error",
-        field: "workflow",
-        message: `not valid JSON: ${(e as Error).message}`,
-      });
-    }
+    return j.value;
   }
-  if (value === undefined) return { sections, repairs, diagnostics };
-  // The repairs below recurse over params; refuse a runaway nesting before they do.
-  const deep = tooDeepAt(value);
-  if (deep) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
     diagnostics.push({
+      code: "answer.bad_json",
+      severity: "error",
+      field: "workflow",
+      message: `not valid JSON: ${(e as Error).message}`,
+    });
+    return undefined;
+  }
+}
+
+/**
+ * Why the workflow JSON is refused before any repair: the repairs recurse over params (a runaway nesting), and
+ * the structural repairs and the edit reader are super-linear in nodes and edges.
+ */
+function oversizedGraph(value: unknown): Diagnostic | undefined {
+  const deep = tooDeepAt(value);
+  if (deep)
+    return {
       code: "answer.too_deep",
       severity: "error",
       field: "workflow",
       message: `the workflow JSON nests deeper than ${MAX_JSON_DEPTH} levels (at ${deep.slice(0, 120)}); a workflow needs about 12`,
-    });
-    return { sections, repairs, diagnostics };
-  }
-  // The structural repairs and the edit reader are super-linear in nodes and edges.
+    };
   const tooLarge = graphTooLarge(value);
-  if (tooLarge) {
-    diagnostics.push({ code: "answer.too_large", severity: "error", field: "workflow", message: tooLarge });
-    return { sections, repairs, diagnostics };
-  }
-  let compact = asCompact(value);
-  if (!compact) {
-    diagnostics.push({
-      code: "answer.not_workflow",
-      severity: "error",
-      field: "workflow",
-      message: "the JSON is not an object with a nodes_info list",
-    });
-    return { sections, repairs, diagnostics };
-  }
-  if (opts.repair) {
-    const refs = repairReferences(compact);
-    repairs.push(...refs.repairs);
-    const topo = repairTopology(refs.compact);
-    repairs.push(...topo.repairs);
-    compact = topo.compact;
-    const sel = repairNodeSelection(sections.nodeSelection, compact);
-    repairs.push(...sel.repairs);
-    sections = { ...sections, nodeSelection: sel.selection };
-  }
-  return { sections, compact, json: opts.repair ? compact : value, repairs, diagnostics };
+  if (tooLarge) return { code: "answer.too_large", severity: "error", field: "workflow", message: tooLarge };
+  return undefined;
+}
+
+/** The structural repairs in order: references, topological order, then the node selection against the graph. */
+function repairGraph(
+  compact: Compact,
+  nodeSelection: string | undefined,
+  repairs: RepairRecord[],
+): { compact: Compact; selection: string } {
+  const refs = repairReferences(compact);
+  repairs.push(...refs.repairs);
+  const topo = repairTopology(refs.compact);
+  repairs.push(...topo.repairs);
+  const sel = repairNodeSelection(nodeSelection, topo.compact);
+  repairs.push(...sel.repairs);
+  return { compact: topo.compact, selection: sel.selection };
 }
 
 export function repairKinds(records: readonly RepairRecord[]): Set<RepairKind> {

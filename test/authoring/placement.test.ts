@@ -1,6 +1,6 @@
 // Where a node an AI edit adds appears on the canvas: next to the node it follows, never over another card.
 import { describe, expect, it } from "vitest";
-import { placeNewNodes } from "../../src/agent/edit/ids.js";
+import { placeNewNodes } from "../../src/authoring/edit/ids.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
 
 const node = (id: string, x?: number, y?: number) => ({

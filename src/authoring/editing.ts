@@ -4,8 +4,7 @@
  * versions are untouched until a publish. Undo takes the last applied proposal back out of the draft. One
  * implementation for the HTTP API and `weft chat`.
  */
-import { historyMessages, type RememberedTurn } from "../agent/outcome.js";
-import { makeProposal } from "../agent/proposal.js";
+
 import { analyse } from "../analysis/index.js";
 import { carryLayout, sameContent } from "../ir/layout.js";
 import type { ChatMessage } from "../ir/services.js";
@@ -13,10 +12,9 @@ import type { Workflow } from "../ir/workflow.js";
 import { nodeCatalogue } from "../nodes/index.js";
 import type { AppStore, DraftRecord, ProposalRecord, ProposalTests, TurnOutcome } from "../store/apps.js";
 import { sameJson } from "../util/json.js";
-import type { ProposalView, UndoState } from "./api-types.js";
-import { ApiError } from "./errors.js";
-
-export type { ProposalView, UndoState };
+import { EditingError } from "./errors.js";
+import { historyMessages, type RememberedTurn } from "./outcome.js";
+import { makeProposal } from "./proposal.js";
 
 /** Runs the app's tests on a proposed workflow against the draft it was made from (src/apptests/proof.ts). */
 export type ProveFn = (appId: string, base: DraftRecord, proposed: Workflow) => Promise<ProposalTests>;
@@ -34,15 +32,18 @@ export function madeFrom(p: ProposalRecord, draft: DraftRecord): boolean {
   return p.baseWorkflow !== undefined && sameWorkflow(p.baseWorkflow, draft.workflow);
 }
 
-export function proposalView(p: ProposalRecord, draft: DraftRecord, withWorkflow = true): ProposalView {
-  const { workflow, baseWorkflow: _base, ...rest } = p;
-  const stale = p.status === "pending" && !madeFrom(p, draft);
-  return {
-    ...rest,
-    canApply: p.status === "pending" && !stale && p.newErrors.length === 0 && !p.diff.empty,
-    stale,
-    ...(withWorkflow ? { workflow } : {}),
-  };
+/**
+ * Whether an undo would take the last applied proposal out of the draft now, and if not, why: `undo.nothing` (no
+ * applied proposal left) or `undo.stale` (the draft was edited after it).
+ */
+export interface UndoCheck {
+  /** The draft revision this was judged at: a later save may change the answer. */
+  revision: number;
+  draft: DraftRecord;
+  /** The applied proposal an undo takes out (the last one applied and not undone). */
+  last?: ProposalRecord;
+  available: boolean;
+  reason?: "undo.nothing" | "undo.stale";
 }
 
 export class Editing {
@@ -55,13 +56,13 @@ export class Editing {
   /** The draft proposals are made against and applied to. */
   async draft(appId: string): Promise<DraftRecord> {
     const d = await this.apps.draft(appId);
-    if (!d) throw new ApiError(404, "app.not_found", `no app with id ${appId}`);
+    if (!d) throw new EditingError("app.not_found", `no app with id ${appId}`);
     return d;
   }
 
   private async find(appId: string, id: string): Promise<ProposalRecord> {
     const p = await this.apps.proposal(appId, id);
-    if (!p) throw new ApiError(404, "proposal.not_found", `app ${appId} has no proposal ${id}`);
+    if (!p) throw new EditingError("proposal.not_found", `app ${appId} has no proposal ${id}`);
     return p;
   }
 
@@ -113,24 +114,18 @@ export class Editing {
     return v ? { ...p, baseWorkflow: v.workflow } : p;
   }
 
-  /** The view of `p` against the draft, judging a proposal made before drafts by its base version's content. */
-  async view(p: ProposalRecord, draft: DraftRecord, withWorkflow = true): Promise<ProposalView> {
-    return proposalView(await this.withPreDraftBase(p), draft, withWorkflow);
-  }
-
   /** Write the proposal's workflow into the draft (next revision); refused, changing nothing, when stale. */
   async apply(appId: string, id: string): Promise<{ proposal: ProposalRecord; draft: DraftRecord }> {
     const p = await this.withPreDraftBase(await this.find(appId, id));
     if (p.status !== "pending")
-      throw new ApiError(409, "proposal.decided", `proposal ${id} was already ${p.status}; nothing changed`);
+      throw new EditingError("proposal.decided", `proposal ${id} was already ${p.status}; nothing changed`);
     if (p.newErrors.length > 0)
-      throw new ApiError(
-        422,
+      throw new EditingError(
         "proposal.invalid",
         `proposal ${id} brings ${p.newErrors.length} new error(s); nothing changed`,
         p.newErrors,
       );
-    if (p.diff.empty) throw new ApiError(409, "proposal.empty", `proposal ${id} changes nothing`);
+    if (p.diff.empty) throw new EditingError("proposal.empty", `proposal ${id} changes nothing`);
     const draft = await this.draft(appId);
     if (!madeFrom(p, draft)) throw staleProposal(p, draft);
     const applied = await this.apps.applyProposal(
@@ -140,8 +135,7 @@ export class Editing {
       analyse(p.workflow, nodeCatalogue).diagnostics,
     );
     if (!applied)
-      throw new ApiError(
-        409,
+      throw new EditingError(
         "draft.stale",
         `proposal ${id} was decided or the draft was saved meanwhile (it is past revision ${draft.revision}); nothing changed`,
       );
@@ -151,12 +145,12 @@ export class Editing {
   async reject(appId: string, id: string): Promise<ProposalRecord> {
     const p = await this.find(appId, id);
     if (!(await this.apps.decideProposal(appId, id, "rejected")))
-      throw new ApiError(409, "proposal.decided", `proposal ${id} was already ${p.status}`);
+      throw new EditingError("proposal.decided", `proposal ${id} was already ${p.status}`);
     return this.find(appId, id);
   }
 
   /** What an undo would do now: the last applied proposal not undone, and whether the draft still holds it. */
-  async undoState(appId: string): Promise<UndoState & { last?: ProposalRecord; draft: DraftRecord }> {
+  async undoState(appId: string): Promise<UndoCheck> {
     const draft = await this.draft(appId);
     const applied = (await this.apps.proposals(appId, "applied")).filter(
       (p) => p.appliedRevision !== undefined && p.undoneAt === undefined,
@@ -164,12 +158,10 @@ export class Editing {
     const last = applied.sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0))[0];
     const base = { revision: draft.revision, draft };
     if (!last?.baseWorkflow) return { ...base, available: false, reason: "undo.nothing" };
-    const proposal = proposalView(last, draft, false);
     // Content, not revision or layout: a save that changed nothing, or only moved nodes (the studio placing the
     // nodes an AI change added), leaves the applied proposal undoable.
-    if (!sameContent(last.workflow, draft.workflow))
-      return { ...base, last, proposal, available: false, reason: "undo.stale" };
-    return { ...base, last, proposal, available: true };
+    if (!sameContent(last.workflow, draft.workflow)) return { ...base, last, available: false, reason: "undo.stale" };
+    return { ...base, last, available: true };
   }
 
   /**
@@ -180,14 +172,12 @@ export class Editing {
   async undo(appId: string): Promise<{ draft: DraftRecord; undone: ProposalRecord }> {
     const { draft, last, reason } = await this.undoState(appId);
     if (reason === "undo.nothing" || !last?.baseWorkflow)
-      throw new ApiError(
-        409,
+      throw new EditingError(
         "undo.nothing",
         `no AI change applied to app ${appId}'s draft is left to undo; to go back further, restore a version (Versions, or POST /api/apps/${appId}/versions/N/restore)`,
       );
     if (reason === "undo.stale")
-      throw new ApiError(
-        409,
+      throw new EditingError(
         "undo.stale",
         `the draft was edited after proposal ${last.id} was applied (it is at revision ${draft.revision}); undoing it would lose those edits, so nothing changed`,
       );
@@ -201,8 +191,7 @@ export class Editing {
       restored,
     );
     if (!d)
-      throw new ApiError(
-        409,
+      throw new EditingError(
         "draft.stale",
         `the draft was saved meanwhile (it is past revision ${draft.revision}); nothing was undone`,
       );
@@ -214,8 +203,13 @@ export class Editing {
     await this.draft(appId);
     await this.supersedePending(appId);
     const d = await this.apps.restoreDraft(appId, v);
-    if (!d) throw new ApiError(404, "version.not_found", `app ${appId} has no version ${v}`);
+    if (!d) throw new EditingError("version.not_found", `app ${appId} has no version ${v}`);
     return d;
+  }
+
+  /** Store the user's message of a turn as it comes in, before the model answers. */
+  async hear(appId: string, message: string): Promise<void> {
+    await this.apps.addMessage(appId, "user", message);
   }
 
   /** Store a finished turn (the user's message was stored when it came in). */
@@ -262,21 +256,19 @@ function appliedNote(p: ProposalRecord): string {
   return p.undoneAt !== undefined ? `${applied}, then undid it` : applied;
 }
 
-function staleProposal(p: ProposalRecord, draft: DraftRecord): ApiError {
+function staleProposal(p: ProposalRecord, draft: DraftRecord): EditingError {
   if (p.baseRevision === undefined) {
     // Made before drafts existed: it applies only to the draft holding its base version's workflow.
     const why = p.baseWorkflow
       ? `the draft (revision ${draft.revision}) no longer holds version ${p.baseVersion}'s workflow`
       : `version ${p.baseVersion} it was made from no longer exists`;
-    return new ApiError(
-      409,
+    return new EditingError(
       "proposal.before_drafts",
       `proposal ${p.id} was made from version ${p.baseVersion} before drafts existed, and ${why}: applying it would lose what differs, so nothing changed. ` +
         `Ask again to get a proposal made from the current draft (its diff shows what it changes there)`,
     );
   }
-  return new ApiError(
-    409,
+  return new EditingError(
     "draft.stale",
     `proposal ${p.id} was made from draft revision ${p.baseRevision}, but the draft is at revision ${draft.revision} with other content; nothing changed. Ask again to get a proposal for the current draft`,
   );

@@ -6,7 +6,7 @@ import {
   repairReferences,
   repairTopology,
   stripFences,
-} from "../../src/agent/repair/index.js";
+} from "../../src/authoring/repair/index.js";
 import { compactToWorkflow } from "../../src/dsl/compact/index.js";
 
 const wf = (nodes: unknown[], edges: unknown[]) => JSON.stringify({ nodes_info: nodes, edges });

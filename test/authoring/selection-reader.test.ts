@@ -3,7 +3,7 @@
  * recorded answers of the upstream models that the benchmark's judge passed).
  */
 import { describe, expect, it } from "vitest";
-import { parseNodeSelection, readNodeSelection } from "../../src/agent/repair/index.js";
+import { parseNodeSelection, readNodeSelection } from "../../src/authoring/repair/index.js";
 import { checkSelection, evaluatePassSuite, type Instruction, type Suite } from "../../src/eval/pass.js";
 
 describe("readNodeSelection", () => {

@@ -18,6 +18,21 @@ export function rejectedOutcome(diagnostics: Diagnostic[]): TurnOutcome {
   };
 }
 
+/** A change was proposed: its summary and how many errors and warnings the analyser finds in it. */
+export function proposedOutcome(
+  p: { summary: string; diagnostics: readonly Diagnostic[] },
+  proposalId?: string,
+): TurnOutcome {
+  const errors = p.diagnostics.filter((d) => d.severity === "error").length;
+  return {
+    kind: "proposed",
+    summary: p.summary,
+    ...(proposalId ? { proposalId } : {}),
+    errors,
+    warnings: p.diagnostics.length - errors,
+  };
+}
+
 /** Words of a message that says the workflow was changed. */
 const CLAIM =
   /\b(i(?:'ve| have)?\s+(?:added|removed|changed|updated|created|replaced|renamed|connected|inserted|modified|deleted|set|built|fixed)|(?:has|have) been (?:added|removed|changed|updated|created|replaced|renamed|modified|deleted|fixed)|(?:done|updated|added|removed|changed)[:.!])/i;
