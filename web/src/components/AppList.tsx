@@ -1,9 +1,9 @@
 import { useState } from "react";
-import { go } from "../route";
 import { useStore } from "../store";
 import { ImportDialog } from "./ImportDialog";
 import { MembersPanel } from "./MembersPanel";
 import { Notice } from "./Notice";
+import { StudioLink } from "./StudioLink";
 import { WorkspaceSwitcher } from "./WorkspaceSwitcher";
 
 export function AppList() {
@@ -21,16 +21,9 @@ export function AppList() {
       <header className="topbar">
         <h1>Weft</h1>
         <WorkspaceSwitcher />
-        <a
-          href="/knowledge"
-          data-testid="nav-knowledge"
-          onClick={(e) => {
-            e.preventDefault();
-            go("/knowledge");
-          }}
-        >
+        <StudioLink path="/knowledge" data-testid="nav-knowledge">
           Knowledge
-        </a>
+        </StudioLink>
         <span className="spacer" />
         {me?.user && (
           <span className="muted" data-testid="whoami">

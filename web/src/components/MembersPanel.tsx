@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { errText, useStore } from "../store";
+import { PasswordInput } from "./CredentialFields";
 
 const ROLES = ["owner", "admin", "editor", "runner", "viewer"] as const;
 
@@ -82,12 +83,11 @@ function ResetPassword({ userId }: { userId: string }) {
           });
       }}
     >
-      <input
-        data-testid="member-new-password"
-        type="password"
-        autoComplete="new-password"
+      <PasswordInput
+        testId="member-new-password"
+        fresh
         value={password}
-        onChange={(e) => setPassword(e.target.value)}
+        onChange={setPassword}
         placeholder="new password"
       />
       <button type="submit" disabled={!password}>

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { api } from "../api";
-import { go, routePath } from "../route";
+import { StudioLink } from "../components/StudioLink";
+import { routePath } from "../route";
 import { errText, useStore } from "../store";
 import { SaveAsTest } from "../tests/SaveAsTest";
 import type { RunLogEntry } from "../types";
@@ -117,16 +118,9 @@ export function LogsPanel() {
                   <span className={`pill st-${r.status}`}>{r.status}</span>
                 </td>
                 <td>
-                  <a
-                    href={path}
-                    data-testid="log-open"
-                    onClick={(e) => {
-                      e.preventDefault();
-                      go(path);
-                    }}
-                  >
+                  <StudioLink path={path} data-testid="log-open">
                     {new Date(r.createdAt).toLocaleString()}
-                  </a>
+                  </StudioLink>
                 </td>
                 <td className="muted small">
                   {r.source ?? "?"} · {r.draft ? `draft of v${r.version ?? "?"}` : r.version ? `v${r.version}` : "—"}

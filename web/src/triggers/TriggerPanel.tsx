@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { api } from "../api";
-import { go, routePath } from "../route";
+import { StudioLink } from "../components/StudioLink";
+import { routePath } from "../route";
 import { errText, useStore } from "../store";
 
 /** One trigger as `GET /api/triggers?app=…&deliveries=N` lists it (src/triggers/listing.ts). */
@@ -105,16 +106,9 @@ export function TriggerPanel({ nodeId }: { nodeId: string }) {
             <li key={d.id} data-testid="trigger-delivery" data-state={d.state}>
               <span className={`pill st-${d.state}`}>{d.status || d.state}</span>{" "}
               {new Date(d.receivedAt).toLocaleString()}{" "}
-              <a
-                href={path}
-                onClick={(e) => {
-                  e.preventDefault();
-                  go(path);
-                }}
-                data-testid="trigger-run-link"
-              >
+              <StudioLink path={path} data-testid="trigger-run-link">
                 run
-              </a>
+              </StudioLink>
               {d.error && <span className="muted small"> {d.error}</span>}
             </li>
           );
