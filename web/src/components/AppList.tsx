@@ -4,6 +4,7 @@ import { ImportDialog } from "./ImportDialog";
 import { MembersPanel } from "./MembersPanel";
 import { Notice } from "./Notice";
 import { StudioLink } from "./StudioLink";
+import { TableHead } from "./TableHead";
 import { WorkspaceSwitcher } from "./WorkspaceSwitcher";
 
 export function AppList() {
@@ -83,15 +84,7 @@ export function AppList() {
         </button>
       </form>
       <table className="apps">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Mode</th>
-            <th>Version</th>
-            <th>Updated</th>
-            <th />
-          </tr>
-        </thead>
+        <TableHead columns={["Name", "Mode", "Version", "Updated", ""]} />
         <tbody>
           {apps.map((a) => (
             <tr key={a.id} data-testid="app-row">

@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { Notice } from "../components/Notice";
 import { StudioLink } from "../components/StudioLink";
+import { TableHead } from "../components/TableHead";
 import { go, knowledgePath, parseKnowledgePath } from "../route";
 import { errText, useStore } from "../store";
 import { KnowledgeBasePage } from "./KnowledgeBasePage";
@@ -82,15 +83,7 @@ function KnowledgeList() {
         </button>
       </form>
       <table className="apps" data-testid="kb-list">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Id</th>
-            <th>Documents</th>
-            <th>Chunks</th>
-            <th>Retrieval</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Name", "Id", "Documents", "Chunks", "Retrieval"]} />
         <tbody>
           {bases?.map((b) => (
             <tr key={b.id} data-testid="kb-row" data-kb={b.id}>
