@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { api } from "../api";
+import { ErrorBox } from "../components/ErrorBox";
 import { StudioLink } from "../components/StudioLink";
 import { routePath } from "../route";
 import { errText, useStore } from "../store";
@@ -103,11 +104,7 @@ export function LogsPanel() {
         />
         <button type="submit">Search</button>
       </form>
-      {error && (
-        <div className="diag error boxed" data-testid="log-error">
-          {error}
-        </div>
-      )}
+      <ErrorBox error={error} testId="log-error" />
       <table className="log-rows">
         <tbody>
           {runs.map((r) => {

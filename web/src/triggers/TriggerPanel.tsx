@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { api } from "../api";
+import { ErrorBox } from "../components/ErrorBox";
 import { StudioLink } from "../components/StudioLink";
 import { routePath } from "../route";
 import { errText, useStore } from "../store";
@@ -45,12 +46,7 @@ export function TriggerPanel({ nodeId }: { nodeId: string }) {
     void load();
   }, [load]);
   if (!app) return null;
-  if (error)
-    return (
-      <div className="diag error boxed" data-testid="trigger-error">
-        {error}
-      </div>
-    );
+  if (error) return <ErrorBox error={error} testId="trigger-error" />;
   if (trigger === undefined) return <p className="muted small">Loading the trigger…</p>;
   if (trigger === null)
     return (
