@@ -11,7 +11,7 @@ import type {
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow, WorkflowNode } from "../ir/workflow.js";
 import type { RunEvent } from "../store/run-events.js";
-import type { AttemptRecord } from "../store/runs.js";
+import type { AttemptRecord, NodeAttempt } from "../store/runs.js";
 import type { RunObserver } from "./observer.js";
 import type { VariablePool } from "./pool.js";
 import { renderTemplate } from "./render.js";
@@ -76,15 +76,15 @@ export async function runAttempt(
   const writes: AttemptOutcome["writes"] = [];
   const started = Date.now();
   const inputs = traceInputs(node, run.types, pool);
-  run.onEvent({
-    type: "node_started",
+  const which: NodeAttempt = {
     runId: run.runId,
     key,
     nodeId: node.id,
     nodeType: node.type,
     title: node.title,
     attempt,
-  });
+  };
+  run.onEvent({ type: "node_started", ...which });
   // A node with a time limit gets a signal of its own that the limit aborts (and that follows the run's);
   // without one the run's signal is all it needs, and making one per attempt was a measurable share of a
   // small node's cost.
@@ -119,24 +119,14 @@ export async function runAttempt(
     const exec = () =>
       withNodeTimeout(t.def.execute!(ctx), t.cfg.timeout_seconds, node.id, ac, t.def.timeoutAllowanceMs);
     const obs = run.observer;
-    result = obs
-      ? await obs.attempt(
-          { runId: run.runId, key, nodeId: node.id, nodeType: node.type, title: node.title, attempt },
-          exec,
-        )
-      : await exec();
+    result = obs ? await obs.attempt(which, exec) : await exec();
   } catch (e) {
     error = e;
   } finally {
     if (ac) run.signal.removeEventListener("abort", onAbort);
   }
   const rec: AttemptRecord = {
-    runId: run.runId,
-    key,
-    nodeId: node.id,
-    nodeType: node.type,
-    title: node.title,
-    attempt,
+    ...which,
     status: "succeeded",
     inputs,
     startedAt: started,

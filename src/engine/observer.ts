@@ -1,5 +1,6 @@
 import type { NodeResult } from "../ir/registry.js";
 import type { Workflow } from "../ir/workflow.js";
+import type { NodeAttempt } from "../store/runs.js";
 
 /** What an observer reads of a run's result. */
 export interface RunOutcome {
@@ -19,15 +20,8 @@ export interface RunObservation {
   secrets: string[];
 }
 
-/** One attempt of one node (a node in an iteration body runs once per item, each its own attempt). */
-export interface AttemptObservation {
-  runId: string;
-  key: string;
-  nodeId: string;
-  nodeType: string;
-  title: string;
-  attempt: number;
-}
+/** One attempt of one node, for whoever observes it. */
+export type AttemptObservation = NodeAttempt;
 
 /**
  * The engine's only observability seam: it wraps the run and each node attempt in these calls, so an

@@ -191,17 +191,22 @@ export interface FormAction {
   button_style: string;
 }
 
-/** What a human-input node asks for: the form of one node execution (`key`) of one run. */
-export interface FormRequest {
-  runId: string;
-  key: string;
+/** What a human-input form shows: the node asking, its text, its inputs and buttons, the values prefilled. */
+export interface FormContent {
   nodeId: string;
   nodeTitle: string;
   /** The form text with run values substituted; `{{#$output.name#}}` placeholders kept for the answer. */
   content: string;
   inputs: FormInputDef[];
   actions: FormAction[];
+  /** Values to prefill, by input name (defaults that named a variable, resolved when the run paused). */
   defaults: Record<string, unknown>;
+}
+
+/** What a human-input node asks for: the form of one node execution (`key`) of one run. */
+export interface FormRequest extends FormContent {
+  runId: string;
+  key: string;
   /** How long the form waits before the node takes its timeout path; null = no timeout. */
   timeoutMs: number | null;
   /** The run's clock (ExecServices.now), so pinned clocks pin expiry too. */
@@ -209,16 +214,10 @@ export interface FormRequest {
 }
 
 /** A form waiting for its answer: what clients show and submit to. */
-export interface PendingForm {
+export interface PendingForm extends FormContent {
   formId: string;
   token: string;
   key: string;
-  nodeId: string;
-  nodeTitle: string;
-  content: string;
-  inputs: FormInputDef[];
-  actions: FormAction[];
-  defaults: Record<string, unknown>;
   createdAt: number;
   expiresAt: number | null;
 }

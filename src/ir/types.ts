@@ -12,6 +12,18 @@ export const ARRAY_TYPES = [
 ] as const;
 export const VALUE_TYPES = [...SCALAR_TYPES, ...ARRAY_TYPES, "any"] as const;
 
+/** The types a JSON value can have, without files: what a code node may return, what a webhook parameter may be. */
+export const JSON_VALUE_TYPES = [
+  "string",
+  "number",
+  "boolean",
+  "object",
+  "array[string]",
+  "array[number]",
+  "array[boolean]",
+  "array[object]",
+] as const;
+
 export const ValueTypeSchema = z.enum(VALUE_TYPES);
 export type ValueType = z.infer<typeof ValueTypeSchema>;
 

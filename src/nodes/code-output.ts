@@ -1,4 +1,5 @@
 import { WeftError } from "../ir/errors.js";
+import { JSON_VALUE_TYPES } from "../ir/types.js";
 
 /**
  * Dify's validation of a code node's result (DIFY.md §2.8, code_node.py `_transform_result`):
@@ -7,16 +8,7 @@ import { WeftError } from "../ir/errors.js";
  * checked for the limits and for homogeneous arrays.
  */
 
-export const CODE_OUTPUT_TYPES = [
-  "string",
-  "number",
-  "boolean",
-  "object",
-  "array[string]",
-  "array[number]",
-  "array[boolean]",
-  "array[object]",
-] as const;
+export const CODE_OUTPUT_TYPES = JSON_VALUE_TYPES;
 export type CodeOutputType = (typeof CODE_OUTPUT_TYPES)[number];
 
 export interface CodeOutputDecl {

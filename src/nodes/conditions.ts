@@ -3,6 +3,7 @@ import type { Diagnostic } from "../ir/diagnostics.js";
 import { WeftError } from "../ir/errors.js";
 import type { InputRef, TextField } from "../ir/registry.js";
 import { templateRefs } from "../ir/selector.js";
+import { parseJsonArray } from "../util/json.js";
 import { Sel } from "./common.js";
 
 /**
@@ -91,15 +92,8 @@ function toNumber(v: unknown, what: string): number {
 
 function asList(v: unknown): unknown[] {
   if (Array.isArray(v)) return v;
-  if (typeof v === "string") {
-    try {
-      const parsed = JSON.parse(v);
-      if (Array.isArray(parsed)) return parsed;
-    } catch {
-      // a plain string is a one-element list, as the Dify UI writes single selections
-    }
-    return [v];
-  }
+  // A plain string is a one-element list, as the Dify UI writes single selections.
+  if (typeof v === "string") return parseJsonArray(v) ?? [v];
   throw new ConditionError("condition.expected_list", `expected value ${JSON.stringify(v)} must be a list`);
 }
 

@@ -1,21 +1,11 @@
 import { z } from "zod";
 import { SYSTEM_VARIABLES } from "../ir/system.js";
-import { normaliseType } from "../ir/types.js";
+import { JSON_VALUE_TYPES, normaliseType } from "../ir/types.js";
 import { commonFields, defineNode } from "./common.js";
 import { makeDiagnostic } from "./diagnostics.js";
 
 /** Dify's webhook parameter types (segment types a webhook value may have). */
-export const WEBHOOK_PARAM_TYPES = [
-  "string",
-  "number",
-  "boolean",
-  "object",
-  "array[string]",
-  "array[number]",
-  "array[boolean]",
-  "array[object]",
-  "file",
-] as const;
+export const WEBHOOK_PARAM_TYPES = [...JSON_VALUE_TYPES, "file"] as const;
 export const WEBHOOK_METHODS = ["get", "post", "head", "patch", "put", "delete"] as const;
 export const WEBHOOK_CONTENT_TYPES = [
   "application/json",

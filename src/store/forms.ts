@@ -4,7 +4,7 @@
  * item. Implemented in memory and on SQLite; issue 18 adds PostgreSQL.
  */
 
-import type { FormAction, FormInputDef } from "../ir/services.js";
+import type { FormAction, FormContent, FormInputDef } from "../ir/services.js";
 
 export type { FormAction, FormInputDef };
 
@@ -18,21 +18,13 @@ export interface FormSubmission {
   submittedAt: number;
 }
 
-export interface FormRecord {
+export interface FormRecord extends FormContent {
   id: string;
   /** The credential a form URL or the service API names the form by (`form_token`); never the form id. */
   token: string;
   runId: string;
   /** The node's frame key within the run (`approve`, `iter[2]/approve`). */
   key: string;
-  nodeId: string;
-  nodeTitle: string;
-  /** The form text with run values substituted; `{{#$output.name#}}` placeholders are kept. */
-  content: string;
-  inputs: FormInputDef[];
-  actions: FormAction[];
-  /** Values to prefill, by input name (defaults that named a variable, resolved when the run paused). */
-  defaults: Record<string, unknown>;
   createdAt: number;
   /** When the node's timeout path is taken; null = never. */
   expiresAt: number | null;

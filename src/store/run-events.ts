@@ -1,33 +1,20 @@
 import type { PendingForm } from "../ir/services.js";
-import type { RunStatus } from "./runs.js";
+import type { AttemptResult, NodeAttempt, RunStatus } from "./runs.js";
 
 /** What a run reports as it goes: the engine emits these, the run log keeps them, the server streams them. */
 export type RunEvent =
   | { type: "run_started"; runId: string; resumed: boolean }
-  | {
-      type: "node_started";
-      runId: string;
-      key: string;
-      nodeId: string;
-      nodeType: string;
-      title: string;
-      attempt: number;
-    }
-  | {
+  | ({ type: "node_started" } & NodeAttempt)
+  | ({
       type: "node_finished";
       runId: string;
       key: string;
       nodeId: string;
       nodeType: string;
       status: "succeeded" | "exception" | "failed";
-      outputs?: Record<string, unknown>;
-      port?: string;
-      error?: { code: string; message: string };
       durationMs: number;
       cached: boolean;
-      /** Model tokens the node used (LLM nodes). */
-      usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
-    }
+    } & AttemptResult)
   | { type: "node_skipped"; runId: string; key: string; nodeId: string }
   | { type: "node_retry"; runId: string; key: string; nodeId: string; attempt: number; reason: string }
   /** A node waits for a human answer: the run will end paused once the other running nodes finish. */

@@ -15,21 +15,30 @@ export interface NodeCommit {
   writes?: Array<{ selector: string[]; value: unknown }>;
 }
 
-export interface AttemptRecord {
+/** Which attempt of which node of a run (a node in an iteration body runs once per item, each its own attempt). */
+export interface NodeAttempt {
   runId: string;
   key: string;
   nodeId: string;
   nodeType: string;
   title: string;
   attempt: number;
-  status: "succeeded" | "failed" | "exception" | "skipped" | "gate-rejected" | "paused";
-  inputs: Record<string, unknown>;
+}
+
+/** What an attempt produced: its outputs and the port it took, or its error. */
+export interface AttemptResult {
   outputs?: Record<string, unknown>;
   port?: string;
   error?: { code: string; message: string };
+  /** Model tokens the node used (LLM nodes). */
+  usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
+}
+
+export interface AttemptRecord extends NodeAttempt, AttemptResult {
+  status: "succeeded" | "failed" | "exception" | "skipped" | "gate-rejected" | "paused";
+  inputs: Record<string, unknown>;
   startedAt: number;
   endedAt: number;
-  usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
   meta?: Record<string, unknown>;
 }
 

@@ -14,6 +14,7 @@ import { withAppTests } from "../app-tests.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { readWorkflow } from "../io.js";
 import { CliError, EXIT, printJson } from "../output.js";
+import { withStores } from "../stores.js";
 import { registerDraftCommands } from "./app-drafts.js";
 
 /** Apps are what `weft serve` serves; an in-process database would lose them when the command ends. */
@@ -106,20 +107,17 @@ export function registerAppCommands(program: Command): void {
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
-      const stores = await openStores(opts.db ?? loadWeftConfig(opts.config).db);
-      try {
+      const rows = await withStores(opts, async (stores) => {
         const list = await stores.apps.listApps();
         const versions = await Promise.all(list.map((a) => stores.apps.current(a.id)));
-        const rows = list.map((a, i) => ({ ...a, version: versions[i]?.version ?? 0 }));
-        if (opts.json) return printJson(rows);
-        for (const a of rows) {
-          const live = a.publishedVersion === undefined ? "unpublished" : `published v${a.publishedVersion}`;
-          process.stdout.write(`${a.id}  ${a.mode.padEnd(13)} v${a.version} (${live})  ${a.name}\n`);
-        }
-        if (rows.length === 0) process.stdout.write("no apps\n");
-      } finally {
-        await stores.close();
+        return list.map((a, i) => ({ ...a, version: versions[i]?.version ?? 0 }));
+      });
+      if (opts.json) return printJson(rows);
+      for (const a of rows) {
+        const live = a.publishedVersion === undefined ? "unpublished" : `published v${a.publishedVersion}`;
+        process.stdout.write(`${a.id}  ${a.mode.padEnd(13)} v${a.version} (${live})  ${a.name}\n`);
       }
+      if (rows.length === 0) process.stdout.write("no apps\n");
     });
   registerDraftCommands(apps);
 }

@@ -1,9 +1,9 @@
 import type { Command } from "@commander-js/extra-typings";
 import { parseTime } from "../../server/run-query.js";
 import type { AuditEntry } from "../../store/audit.js";
-import { openStores } from "../../store/open.js";
-import { DB_HELP, loadWeftConfig } from "../config.js";
+import { DB_HELP } from "../config.js";
 import { CliError, printJson } from "../output.js";
+import { withStores } from "../stores.js";
 
 const line = (e: AuditEntry) =>
   `${new Date(e.at).toISOString()}  ${e.workspaceId}  ${e.actorLabel} (${e.actorKind} ${e.actorId})  ${e.action}` +
@@ -29,14 +29,11 @@ export function registerAuditCommands(program: Command): void {
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
         throw new CliError("usage.limit", `--limit must be an integer 1-1000, got "${opts.limit}"`);
-      const stores = await openStores(opts.db ?? loadWeftConfig(opts.config).db);
-      try {
-        const entries = await stores.audit.list({ since, limit, workspaceId: opts.workspace });
-        if (opts.json) return printJson(entries);
-        for (const e of entries) process.stdout.write(line(e));
-        if (entries.length === 0) process.stdout.write("no audit entries\n");
-      } finally {
-        await stores.close();
-      }
+      const entries = await withStores(opts, (stores) =>
+        stores.audit.list({ since, limit, workspaceId: opts.workspace }),
+      );
+      if (opts.json) return printJson(entries);
+      for (const e of entries) process.stdout.write(line(e));
+      if (entries.length === 0) process.stdout.write("no audit entries\n");
     });
 }

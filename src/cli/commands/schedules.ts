@@ -1,8 +1,8 @@
 import type { Command } from "@commander-js/extra-typings";
-import { openStores } from "../../store/open.js";
 import { listSchedules } from "../../triggers/schedule/listing.js";
-import { DB_HELP, loadWeftConfig } from "../config.js";
+import { DB_HELP } from "../config.js";
 import { printJson } from "../output.js";
+import { withStores } from "../stores.js";
 
 export function registerScheduleCommands(program: Command): void {
   const group = program
@@ -15,23 +15,18 @@ export function registerScheduleCommands(program: Command): void {
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
-      const stores = await openStores(opts.db ?? loadWeftConfig(opts.config).db);
-      try {
-        const list = await listSchedules(stores);
-        if (opts.json) return printJson(list);
-        if (list.length === 0) process.stdout.write("no published app has a schedule trigger\n");
-        for (const s of list) {
-          if (s.error) {
-            process.stdout.write(`-  ${s.appId}  ${s.nodeId}  not running: ${s.error.message}\n`);
-            continue;
-          }
-          const next = s.enabled ? `next ${s.nextFire}` : "disabled";
-          process.stdout.write(
-            `${s.triggerId ?? "-"}  ${s.appId}  ${s.nodeId}  "${s.cron}" ${s.timezone}  ${next}  missed: ${s.missedTicks}\n`,
-          );
+      const list = await withStores(opts, listSchedules);
+      if (opts.json) return printJson(list);
+      if (list.length === 0) process.stdout.write("no published app has a schedule trigger\n");
+      for (const s of list) {
+        if (s.error) {
+          process.stdout.write(`-  ${s.appId}  ${s.nodeId}  not running: ${s.error.message}\n`);
+          continue;
         }
-      } finally {
-        await stores.close();
+        const next = s.enabled ? `next ${s.nextFire}` : "disabled";
+        process.stdout.write(
+          `${s.triggerId ?? "-"}  ${s.appId}  ${s.nodeId}  "${s.cron}" ${s.timezone}  ${next}  missed: ${s.missedTicks}\n`,
+        );
       }
     });
 }

@@ -1,20 +1,10 @@
 import type { Command } from "@commander-js/extra-typings";
-import { openStores } from "../../store/open.js";
-import type { Stores } from "../../store/stores.js";
 import { listTriggers, type TriggerListing } from "../../triggers/listing.js";
-import { DB_HELP, loadWeftConfig } from "../config.js";
+import { DB_HELP } from "../config.js";
 import { CliError, EXIT, printJson } from "../output.js";
+import { withStores } from "../stores.js";
 
 const DEFAULT_BASE_URL = "http://127.0.0.1:3000";
-
-async function withStores<T>(opts: { db?: string; config?: string }, f: (s: Stores) => Promise<T>): Promise<T> {
-  const stores = await openStores(opts.db ?? loadWeftConfig(opts.config).db);
-  try {
-    return await f(stores);
-  } finally {
-    await stores.close();
-  }
-}
 
 /** One line per trigger: id, type, app, node, the URL or next fire time, enabled. */
 function line(t: TriggerListing): string {

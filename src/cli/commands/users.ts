@@ -4,6 +4,7 @@ import { openStores, parseStoreSpec } from "../../store/open.js";
 import { ROLES } from "../../store/teams.js";
 import { DB_HELP, loadWeftConfig } from "../config.js";
 import { CliError, printJson } from "../output.js";
+import { withStores } from "../stores.js";
 
 /** Everything on stdin, minus one trailing newline (what `echo` or a here-string adds). */
 async function readStdin(): Promise<string> {
@@ -50,9 +51,8 @@ export function registerUserCommands(program: Command): void {
     .option("--config <path>", "weft.config.json")
     .option("--json", "print as JSON")
     .action(async (opts) => {
-      const stores = await openStores(opts.db ?? loadWeftConfig(opts.config).db);
-      try {
-        const list = await Promise.all(
+      const list = await withStores(opts, async (stores) =>
+        Promise.all(
           (await stores.teams.listUsers()).map(async (u) => ({
             id: u.id,
             email: u.email,
@@ -61,15 +61,13 @@ export function registerUserCommands(program: Command): void {
               role: m.role,
             })),
           })),
+        ),
+      );
+      if (opts.json) return printJson(list);
+      for (const u of list)
+        process.stdout.write(
+          `${u.email}  ${u.memberships.map((m) => `${m.workspaceId}:${m.role}`).join(" ")}  ${u.id}\n`,
         );
-        if (opts.json) return printJson(list);
-        for (const u of list)
-          process.stdout.write(
-            `${u.email}  ${u.memberships.map((m) => `${m.workspaceId}:${m.role}`).join(" ")}  ${u.id}\n`,
-          );
-        if (list.length === 0) process.stdout.write("no users\n");
-      } finally {
-        await stores.close();
-      }
+      if (list.length === 0) process.stdout.write("no users\n");
     });
 }

@@ -1,4 +1,5 @@
 import { compare, normaliseOperator } from "../../nodes/conditions.js";
+import { parseJsonArray } from "../../util/json.js";
 import type { Atom, ModelCondition, SopModel } from "../model.js";
 import { type Assignment, type Formula, formatFormula, predicateCoverage } from "./coverage.js";
 import type { SourceDecision, SourceLogic } from "./source.js";
@@ -102,15 +103,7 @@ function witnesses(a: Atom): unknown[] {
   const s = v === undefined || v === null ? "" : String(v);
   const list = (): unknown[] => {
     if (Array.isArray(v)) return v;
-    if (typeof v === "string") {
-      try {
-        const p = JSON.parse(v);
-        if (Array.isArray(p)) return p;
-      } catch {
-        // a single value
-      }
-      return v.split(",").map((x) => x.trim());
-    }
+    if (typeof v === "string") return parseJsonArray(v) ?? v.split(",").map((x) => x.trim());
     return [v];
   };
   switch (op) {

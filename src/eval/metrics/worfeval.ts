@@ -118,6 +118,13 @@ interface Resolved {
   maxSteps: number;
 }
 
+/** The settings a score reports beside its numbers, so two scores say whether they are comparable. */
+function reportedSettings(
+  r: Resolved,
+): Pick<WorfPairScore, "mode" | "similarity" | "matcher" | "threshold" | "inclusive"> {
+  return { mode: r.mode, similarity: r.simName, matcher: r.matcher, threshold: r.threshold, inclusive: r.inclusive };
+}
+
 function resolve(opts: WorfOptions, simName: string): Resolved {
   const mode = opts.mode ?? "paper";
   if (mode !== "upstream" && mode !== "paper") {
@@ -180,11 +187,7 @@ export function scoreWorfPair(
   const graph =
     r.mode === "upstream" ? upstreamGraph(pred, gold, sim, r, notes) : paperGraph(pred, gold, sim, r, notes);
   return {
-    mode: r.mode,
-    similarity: r.simName,
-    matcher: r.matcher,
-    threshold: r.threshold,
-    inclusive: r.inclusive,
+    ...reportedSettings(r),
     parseable: true,
     chain,
     graph,
@@ -216,11 +219,7 @@ export async function evaluateWorf(
   if (!p) {
     const r = resolve(opts, similarity.name);
     return {
-      mode: r.mode,
-      similarity: r.simName,
-      matcher: r.matcher,
-      threshold: r.threshold,
-      inclusive: r.inclusive,
+      ...reportedSettings(r),
       parseable: false,
       chain: zeroChain(),
       graph: {

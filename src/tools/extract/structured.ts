@@ -1,4 +1,5 @@
 import { parseAllDocuments, stringify } from "yaml";
+import { depthExceededAt } from "../../util/hostile-json.js";
 import { DocumentError } from "../errors.js";
 import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from "./limits.js";
 
@@ -8,7 +9,7 @@ import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from "./limits.js";
  * hundreds of MB of parsed arrays, and JSON.stringify recurses per level.
  */
 export function jsonToText(text: string, limits: Pick<ExtractLimits, "maxDepth"> = DEFAULT_EXTRACT_LIMITS): string {
-  if (jsonNestsDeeper(text, limits.maxDepth)) {
+  if (depthExceededAt(text, limits.maxDepth) >= 0) {
     throw new DocumentError("document.too_complex", `JSON file: values are nested more than ${limits.maxDepth} deep`, {
       limit: "maxDepth",
       maxDepth: limits.maxDepth,
@@ -19,24 +20,6 @@ export function jsonToText(text: string, limits: Pick<ExtractLimits, "maxDepth">
   } catch (e) {
     throw new DocumentError("document.extract_failed", `JSON file: ${(e as Error).message}`);
   }
-}
-
-/** Whether brackets outside strings nest deeper than `max` (a linear scan; malformed text is JSON.parse's to report). */
-function jsonNestsDeeper(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
 }
 
 /**

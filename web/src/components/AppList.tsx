@@ -1,9 +1,10 @@
 import { useState } from "react";
-import { go } from "../route";
 import { useStore } from "../store";
 import { ImportDialog } from "./ImportDialog";
 import { MembersPanel } from "./MembersPanel";
 import { Notice } from "./Notice";
+import { StudioLink } from "./StudioLink";
+import { TableHead } from "./TableHead";
 import { WorkspaceSwitcher } from "./WorkspaceSwitcher";
 
 export function AppList() {
@@ -21,16 +22,9 @@ export function AppList() {
       <header className="topbar">
         <h1>Weft</h1>
         <WorkspaceSwitcher />
-        <a
-          href="/knowledge"
-          data-testid="nav-knowledge"
-          onClick={(e) => {
-            e.preventDefault();
-            go("/knowledge");
-          }}
-        >
+        <StudioLink path="/knowledge" data-testid="nav-knowledge">
           Knowledge
-        </a>
+        </StudioLink>
         <span className="spacer" />
         {me?.user && (
           <span className="muted" data-testid="whoami">
@@ -90,15 +84,7 @@ export function AppList() {
         </button>
       </form>
       <table className="apps">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Mode</th>
-            <th>Version</th>
-            <th>Updated</th>
-            <th />
-          </tr>
-        </thead>
+        <TableHead columns={["Name", "Mode", "Version", "Updated", ""]} />
         <tbody>
           {apps.map((a) => (
             <tr key={a.id} data-testid="app-row">

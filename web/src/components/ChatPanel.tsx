@@ -1,9 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 import { api } from "../api";
-import { nodeTitle } from "../labels";
 import { type ChatEntry, useStore } from "../store";
 import type { ProposalDecision, TurnOutcome } from "../types";
-import { DiagMessage } from "./DiagMessage";
+import { DiagLine } from "./DiagList";
 
 interface ModelsInfo {
   configured: boolean;
@@ -73,8 +72,7 @@ function Outcome({ m }: { m: ChatEntry }) {
         <ul className="diag-list" data-testid="chat-outcome-diags">
           {o.diagnostics.map((d, i) => (
             <li key={i} className={`diag ${d.severity}`}>
-              {d.nodeId && <b>{nodeTitle(wf, d.nodeId)}: </b>}
-              <DiagMessage wf={wf} message={d.message} /> <span className="muted small">({d.code})</span>
+              <DiagLine wf={wf} d={d} />
             </li>
           ))}
         </ul>

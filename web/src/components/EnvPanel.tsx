@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { ApiFailure, api } from "../api";
 import { errText, useStore } from "../store";
+import { ErrorBox } from "./ErrorBox";
 
 type EnvType = "string" | "number" | "secret";
 /** GET /api/apps/:id/env: a secret's value is never sent back, only whether it is set. */
@@ -136,11 +137,7 @@ export function EnvPanel() {
       <p className="muted small">
         Nodes read these as {"{{#env.NAME#}}"}. Secret values are stored encrypted and never shown again.
       </p>
-      {error && (
-        <div className="diag error boxed" data-testid="env-error">
-          {error}
-        </div>
-      )}
+      <ErrorBox error={error} testId="env-error" />
       <table className="env-vars">
         <tbody>
           {loaded.vars.map((v) => (

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { ApiFailure } from "../api";
 import { errText, useStore } from "../store";
+import { CredentialFields, useCredentials } from "./CredentialFields";
 
 interface LinkInfo {
   purpose: "invite" | "setup" | "signin";
@@ -22,8 +23,8 @@ const forgetLink = () => window.history.replaceState(null, "", window.location.p
 export function LinkPage({ token, onDone }: { token: string; onDone: () => void }) {
   const [info, setInfo] = useState<LinkInfo>();
   const [refusal, setRefusal] = useState<string>();
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
+  const credentials = useCredentials();
+  const { email, password } = credentials;
   const [busy, setBusy] = useState(false);
 
   const accept = async (account?: { email: string; password: string }) => {
@@ -77,23 +78,11 @@ export function LinkPage({ token, onDone }: { token: string; onDone: () => void 
               void accept({ email, password });
             }}
           >
-            <input
-              // biome-ignore lint/a11y/noAutofocus: the page is this one form; typing starts at once
-              autoFocus
-              data-testid="link-email"
-              type="email"
-              autoComplete="username"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              placeholder="you@example.com"
-            />
-            <input
-              data-testid="link-password"
-              type="password"
-              autoComplete="new-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              placeholder="password (8 characters or more)"
+            <CredentialFields
+              testId="link"
+              credentials={credentials}
+              fresh
+              passwordPlaceholder="password (8 characters or more)"
             />
             <button type="submit" className="primary" data-testid="link-accept" disabled={busy || !email || !password}>
               {busy ? "Joining…" : "Create account or sign in"}

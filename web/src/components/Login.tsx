@@ -1,11 +1,12 @@
 import { useEffect, useState } from "react";
 import { useStore } from "../store";
+import { CredentialFields, useCredentials } from "./CredentialFields";
 
 /** Sign in with an account (email and password), or paste an API key as before accounts existed. */
 export function Login() {
   const authError = useStore((s) => s.authError);
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
+  const credentials = useCredentials();
+  const { email, password } = credentials;
   const [key, setKey] = useState("");
   const [busy, setBusy] = useState(false);
   const sso = useSso();
@@ -33,24 +34,7 @@ export function Login() {
             .finally(() => setBusy(false));
         }}
       >
-        <input
-          // biome-ignore lint/a11y/noAutofocus: the page is this one form; typing starts at once
-          autoFocus
-          data-testid="login-email"
-          type="email"
-          autoComplete="username"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          placeholder="you@example.com"
-        />
-        <input
-          data-testid="login-password"
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          placeholder="password"
-        />
+        <CredentialFields testId="login" credentials={credentials} fresh={false} passwordPlaceholder="password" />
         <button type="submit" className="primary" data-testid="login-submit" disabled={busy || !email || !password}>
           {busy ? "Signing in…" : "Sign in"}
         </button>

@@ -1,5 +1,7 @@
 import { useEffect, useState } from "react";
 import { errText, useStore } from "../store";
+import { PasswordInput } from "./CredentialFields";
+import { TableHead } from "./TableHead";
 
 const ROLES = ["owner", "admin", "editor", "runner", "viewer"] as const;
 
@@ -82,12 +84,11 @@ function ResetPassword({ userId }: { userId: string }) {
           });
       }}
     >
-      <input
-        data-testid="member-new-password"
-        type="password"
-        autoComplete="new-password"
+      <PasswordInput
+        testId="member-new-password"
+        fresh
         value={password}
-        onChange={(e) => setPassword(e.target.value)}
+        onChange={setPassword}
         placeholder="new password"
       />
       <button type="submit" disabled={!password}>
@@ -124,14 +125,7 @@ export function MembersPanel({ onClose }: { onClose: () => void }) {
         </button>
       </div>
       <table className="apps">
-        <thead>
-          <tr>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Member since</th>
-            <th />
-          </tr>
-        </thead>
+        <TableHead columns={["Email", "Role", "Member since", ""]} />
         <tbody>
           {(team?.members ?? []).map((m) => {
             // Only an owner grants, changes or removes the owner role (the server says so too).

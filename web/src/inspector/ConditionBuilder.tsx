@@ -1,6 +1,7 @@
-import { Plus, Trash2, X } from "lucide-react";
+import { X } from "lucide-react";
 import { ifElseCases } from "../canvas/summary";
 import type { AvailableValue } from "../types";
+import { AddButton, RemoveButton } from "./ListButtons";
 import { useAvailable, VariablePicker } from "./VariablePicker";
 
 type Any = Record<string, any>;
@@ -142,17 +143,13 @@ export function ConditionBuilder({
               )}
               <span className="spacer" />
               {cases.length > 1 && (
-                <button
-                  type="button"
-                  className="icon-btn"
+                <RemoveButton
                   title="Remove this case"
                   onClick={() => {
                     write(cases.filter((_, j) => j !== i));
                     onCaseRemoved(String(k.case_id));
                   }}
-                >
-                  <Trash2 size={14} />
-                </button>
+                />
               )}
             </div>
             <div className={`cond-list ${conds.length > 1 ? "joined" : ""}`}>
@@ -180,10 +177,8 @@ export function ConditionBuilder({
               ))}
               {conds.length === 0 && <div className="muted small">No condition yet: this case never matches.</div>}
             </div>
-            <button
-              type="button"
-              className="link-btn"
-              data-testid={`case-${i}-add`}
+            <AddButton
+              testId={`case-${i}-add`}
               onClick={() =>
                 setCase(i, {
                   ...k,
@@ -191,19 +186,17 @@ export function ConditionBuilder({
                 })
               }
             >
-              <Plus size={13} /> Add condition
-            </button>
+              Add condition
+            </AddButton>
           </div>
         );
       })}
-      <button
-        type="button"
-        className="link-btn"
-        data-testid="add-case"
+      <AddButton
+        testId="add-case"
         onClick={() => write([...cases, { case_id: newCaseId(cases), logical_operator: "and", conditions: [] }])}
       >
-        <Plus size={13} /> {cases.length ? "ELIF" : "IF"}
-      </button>
+        {cases.length ? "ELIF" : "IF"}
+      </AddButton>
       <div className="cond-case else">
         <b>ELSE</b> <span className="muted small">when no case above matches</span>
       </div>

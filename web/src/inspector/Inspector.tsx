@@ -1,6 +1,6 @@
 import { TypeIcon } from "../canvas/nodeLook";
+import { DiagList } from "../components/DiagList";
 import { DiagMessage } from "../components/DiagMessage";
-import { nodeTitle } from "../labels";
 import { ReviewInspector } from "../review/ReviewInspector";
 import { useStore } from "../store";
 import { TriggerPanel } from "../triggers/TriggerPanel";
@@ -19,15 +19,7 @@ function DiagnosticList({ diagnostics }: { diagnostics: Diagnostic[] }) {
       <p className="muted">Select a node to edit it.</p>
       <h4>Problems</h4>
       {diagnostics.length === 0 && <p className="muted">No problems found.</p>}
-      <ul className="diag-list">
-        {[...general, ...diagnostics.filter((d) => d.nodeId)].map((d, i) => (
-          // biome-ignore lint/a11y/useKeyWithClickEvents: a pointer shortcut to the problem's node, which the canvas selects too
-          <li key={i} className={`diag ${d.severity}`} onClick={() => d.nodeId && useStore.getState().select(d.nodeId)}>
-            {d.nodeId && <b>{nodeTitle(wf, d.nodeId)}: </b>}
-            <DiagMessage wf={wf} message={d.message} /> <span className="muted small">({d.code})</span>
-          </li>
-        ))}
-      </ul>
+      <DiagList wf={wf} diagnostics={[...general, ...diagnostics.filter((d) => d.nodeId)]} />
     </div>
   );
 }

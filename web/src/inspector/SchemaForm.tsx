@@ -1,9 +1,9 @@
-import { Plus, Trash2 } from "lucide-react";
 import { useEffect, useState } from "react";
 import { humanize } from "../labels";
 import { useStore } from "../store";
 import type { Diagnostic, JsonSchema } from "../types";
 import { fieldLabel, kindOf } from "./fieldKind";
+import { AddButton, RemoveButton } from "./ListButtons";
 import { PromptEditor } from "./PromptEditor";
 import { VariablePicker } from "./VariablePicker";
 
@@ -82,16 +82,7 @@ function JsonField({ value, onChange, testId }: { value: unknown; onChange: (v: 
 const pathDiags = (diags: Diagnostic[], path: string) =>
   diags.filter((d) => d.field === path || d.field?.startsWith(`${path}.`) || d.field?.startsWith(`${path}[`));
 
-/** One input for one value, chosen from its schema. */
-export function ValueInput({
-  path,
-  schema,
-  value,
-  onChange,
-  diags,
-  depth,
-  ctx,
-}: {
+interface ValueInputProps {
   path: string;
   schema?: JsonSchema;
   value: unknown;
@@ -99,7 +90,10 @@ export function ValueInput({
   diags: Diagnostic[];
   depth: number;
   ctx: FormCtx;
-}) {
+}
+
+/** One input for one value, chosen from its schema. */
+export function ValueInput({ path, schema, value, onChange, diags, depth, ctx }: ValueInputProps) {
   const choices = ctx.options?.[path];
   const k =
     choices && (value === undefined || typeof value === "string")
@@ -242,42 +236,16 @@ function ListField({
               ctx={ctx}
             />
           </div>
-          <button
-            type="button"
-            className="icon-btn"
-            title="Remove"
-            onClick={() => onChange(value.filter((_, j) => j !== i))}
-          >
-            <Trash2 size={14} />
-          </button>
+          <RemoveButton onClick={() => onChange(value.filter((_, j) => j !== i))} />
         </div>
       ))}
-      <button type="button" className="link-btn" onClick={() => onChange([...value, blankOf(item)])}>
-        <Plus size={13} /> Add
-      </button>
+      <AddButton onClick={() => onChange([...value, blankOf(item)])}>Add</AddButton>
     </div>
   );
 }
 
-export function Field({
-  name,
-  path,
-  schema,
-  value,
-  onChange,
-  diags,
-  depth,
-  ctx,
-}: {
-  name: string;
-  path: string;
-  schema?: JsonSchema;
-  value: unknown;
-  onChange: (v: unknown) => void;
-  diags: Diagnostic[];
-  depth: number;
-  ctx: FormCtx;
-}) {
+export function Field({ name, ...input }: ValueInputProps & { name: string }) {
+  const { path, schema, diags, depth } = input;
   const k = kindOf(schema);
   const nested = (k.kind === "object" || k.kind === "list") && depth < 3;
   return (
@@ -287,7 +255,7 @@ export function Field({
       <label htmlFor={`field-${path}`} title={schema?.description}>
         {fieldLabel(name)}
       </label>
-      <ValueInput path={path} schema={schema} value={value} onChange={onChange} diags={diags} depth={depth} ctx={ctx} />
+      <ValueInput {...input} />
       {!nested && <FieldDiags diags={diags} />}
     </div>
   );

@@ -23,6 +23,28 @@ export interface Section {
   render: (p: SectionProps) => ReactNode;
 }
 
+/** The model a node calls (llm, question-classifier, parameter-extractor). */
+const modelSection: Section = {
+  title: "Model",
+  keys: ["model"],
+  render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} />,
+};
+
+/** A config key holding names bound to variables: the inputs a code or template reads, the outputs an end gives. */
+const bindingSection = (title: string, key: string, testId: string, nameLabel: string): Section => ({
+  title,
+  keys: [key],
+  render: (p) => (
+    <BindingList
+      nodeId={p.nodeId}
+      value={p.config[key]}
+      onChange={(bindings) => p.patch({ [key]: bindings })}
+      testId={testId}
+      nameLabel={nameLabel}
+    />
+  ),
+});
+
 /**
  * Per node type, the fields that deserve more than the generated form: they come first, in this order; every
  * other field of the schema follows in the generated form. `hide` names keys nobody should edit by hand.
@@ -38,29 +60,11 @@ export const NODE_FORMS: Record<string, { sections: Section[]; hide?: string[] }
     ],
   },
   end: {
-    sections: [
-      {
-        title: "Outputs",
-        keys: ["outputs"],
-        render: (p) => (
-          <BindingList
-            nodeId={p.nodeId}
-            value={p.config.outputs}
-            onChange={(outputs) => p.patch({ outputs })}
-            testId="end-outputs"
-            nameLabel="output name"
-          />
-        ),
-      },
-    ],
+    sections: [bindingSection("Outputs", "outputs", "end-outputs", "output name")],
   },
   llm: {
     sections: [
-      {
-        title: "Model",
-        keys: ["model"],
-        render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} />,
-      },
+      modelSection,
       {
         title: "Prompt",
         keys: ["prompt_template"],
@@ -86,22 +90,10 @@ export const NODE_FORMS: Record<string, { sections: Section[]; hide?: string[] }
     ],
   },
   "question-classifier": {
-    sections: [
-      {
-        title: "Model",
-        keys: ["model"],
-        render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} />,
-      },
-    ],
+    sections: [modelSection],
   },
   "parameter-extractor": {
-    sections: [
-      {
-        title: "Model",
-        keys: ["model"],
-        render: (p) => <ModelField value={p.config.model} onChange={(model) => p.patch({ model })} />,
-      },
-    ],
+    sections: [modelSection],
   },
   "if-else": {
     sections: [
@@ -121,19 +113,7 @@ export const NODE_FORMS: Record<string, { sections: Section[]; hide?: string[] }
   },
   code: {
     sections: [
-      {
-        title: "Input variables",
-        keys: ["variables"],
-        render: (p) => (
-          <BindingList
-            nodeId={p.nodeId}
-            value={p.config.variables}
-            onChange={(variables) => p.patch({ variables })}
-            testId="code-inputs"
-            nameLabel="argument"
-          />
-        ),
-      },
+      bindingSection("Input variables", "variables", "code-inputs", "argument"),
       {
         title: "Code",
         keys: ["code", "code_language"],
@@ -148,19 +128,7 @@ export const NODE_FORMS: Record<string, { sections: Section[]; hide?: string[] }
   },
   "template-transform": {
     sections: [
-      {
-        title: "Input variables",
-        keys: ["variables"],
-        render: (p) => (
-          <BindingList
-            nodeId={p.nodeId}
-            value={p.config.variables}
-            onChange={(variables) => p.patch({ variables })}
-            testId="template-inputs"
-            nameLabel="name"
-          />
-        ),
-      },
+      bindingSection("Input variables", "variables", "template-inputs", "name"),
       {
         title: "Template (Jinja2)",
         keys: ["template"],

@@ -1,7 +1,7 @@
-import { Plus, Trash2 } from "lucide-react";
 import { useEffect, useState } from "react";
 import { api } from "../api";
 import { CODE_LANGUAGES, CodeEditor } from "./CodeEditor";
+import { AddButton, RemoveButton } from "./ListButtons";
 import { PromptEditor } from "./PromptEditor";
 import { VariablePicker } from "./VariablePicker";
 
@@ -43,23 +43,12 @@ export function BindingList({
             onChange={(s) => set(i, { value_selector: s })}
             testId={`${testId}-${i}-var`}
           />
-          <button
-            type="button"
-            className="icon-btn"
-            title="Remove"
-            onClick={() => onChange(rows.filter((_, j) => j !== i))}
-          >
-            <Trash2 size={14} />
-          </button>
+          <RemoveButton onClick={() => onChange(rows.filter((_, j) => j !== i))} />
         </div>
       ))}
-      <button
-        type="button"
-        className="link-btn"
-        onClick={() => onChange([...rows, { variable: `var_${rows.length + 1}`, value_selector: [] }])}
-      >
-        <Plus size={13} /> Add
-      </button>
+      <AddButton onClick={() => onChange([...rows, { variable: `var_${rows.length + 1}`, value_selector: [] }])}>
+        Add
+      </AddButton>
     </div>
   );
 }
@@ -93,14 +82,7 @@ export function StartVariables({ value, onChange }: { value: unknown; onChange: 
               />{" "}
               required
             </label>
-            <button
-              type="button"
-              className="icon-btn"
-              title="Remove"
-              onClick={() => onChange(rows.filter((_, j) => j !== i))}
-            >
-              <Trash2 size={14} />
-            </button>
+            <RemoveButton onClick={() => onChange(rows.filter((_, j) => j !== i))} />
           </div>
           <div className="row">
             <input
@@ -133,15 +115,13 @@ export function StartVariables({ value, onChange }: { value: unknown; onChange: 
           </div>
         </div>
       ))}
-      <button
-        type="button"
-        className="link-btn"
+      <AddButton
         onClick={() =>
           onChange([...rows, { variable: `input_${rows.length + 1}`, label: "", type: "text-input", required: false }])
         }
       >
-        <Plus size={13} /> Add input
-      </button>
+        Add input
+      </AddButton>
     </div>
   );
 }
@@ -178,23 +158,14 @@ export function CodeOutputs({ value, onChange }: { value: unknown; onChange: (v:
               <option key={t}>{t}</option>
             ))}
           </select>
-          <button
-            type="button"
-            className="icon-btn"
-            title="Remove"
-            onClick={() => write(entries.filter((_, j) => j !== i))}
-          >
-            <Trash2 size={14} />
-          </button>
+          <RemoveButton onClick={() => write(entries.filter((_, j) => j !== i))} />
         </div>
       ))}
-      <button
-        type="button"
-        className="link-btn"
+      <AddButton
         onClick={() => write([...entries, [`result_${entries.length + 1}`, { type: "string", children: null }]])}
       >
-        <Plus size={13} /> Add output
-      </button>
+        Add output
+      </AddButton>
     </div>
   );
 }
@@ -262,14 +233,7 @@ export function PromptMessages({
               <option value="assistant">ASSISTANT</option>
             </select>
             <span className="spacer" />
-            <button
-              type="button"
-              className="icon-btn"
-              title="Remove message"
-              onClick={() => onChange(msgs.filter((_, j) => j !== i))}
-            >
-              <Trash2 size={14} />
-            </button>
+            <RemoveButton title="Remove message" onClick={() => onChange(msgs.filter((_, j) => j !== i))} />
           </div>
           {m.edition_type === "jinja2" ? (
             <CodeEditor
@@ -288,13 +252,9 @@ export function PromptMessages({
           )}
         </div>
       ))}
-      <button
-        type="button"
-        className="link-btn"
-        onClick={() => onChange([...msgs, { role: msgs.length ? "user" : "system", text: "" }])}
-      >
-        <Plus size={13} /> Add message
-      </button>
+      <AddButton onClick={() => onChange([...msgs, { role: msgs.length ? "user" : "system", text: "" }])}>
+        Add message
+      </AddButton>
     </div>
   );
 }

@@ -4,9 +4,14 @@
  * delimiter and maximum length; Full doc: the whole document), the child delimiter and maximum length, and
  * the text pre-processing rules both modes share.
  */
+import type { ReactNode } from "react";
 import type { Chunking } from "./knowledgeApi";
 
 const num = (v: string) => (v.trim() === "" ? Number.NaN : Number(v));
+
+type TextKey = "separator" | "subchunkSeparator";
+type NumberKey = "maxLength" | "overlap" | "subchunkMaxLength";
+type FlagKey = "removeExtraSpaces" | "removeUrlsEmails";
 
 export function ChunkSettings({
   chunking,
@@ -19,127 +24,84 @@ export function ChunkSettings({
 }) {
   const parentChild = chunking.structure === "parent_child";
   const paragraphs = !parentChild || chunking.parentMode === "paragraph";
+  // One labelled input per kind of setting, each bound to its key of the chunking.
+  const text = (label: ReactNode, k: TextKey, testId: string) => (
+    <label>
+      {label} <input data-testid={testId} value={chunking[k]} onChange={(e) => change({ [k]: e.target.value })} />
+    </label>
+  );
+  const number = (label: ReactNode, k: NumberKey, testId: string) => (
+    <label>
+      {label}{" "}
+      <input
+        data-testid={testId}
+        type="number"
+        value={chunking[k]}
+        onChange={(e) => change({ [k]: num(e.target.value) })}
+      />
+    </label>
+  );
+  const flag = (label: string, k: FlagKey) => (
+    <label>
+      <input type="checkbox" checked={chunking[k]} onChange={(e) => change({ [k]: e.target.checked })} /> {label}
+    </label>
+  );
+  const choice = (name: string, testId: string, checked: boolean, pick: Partial<Chunking>, label: ReactNode) => (
+    <label>
+      <input type="radio" name={name} data-testid={testId} checked={checked} onChange={() => change(pick)} /> {label}
+    </label>
+  );
   return (
     <fieldset className="kb-chunking" disabled={disabled} data-testid="kb-chunking" data-structure={chunking.structure}>
       <legend>Chunk settings</legend>
       <div className="kb-modes" role="radiogroup" aria-label="Chunk mode">
-        <label>
-          <input
-            type="radio"
-            name="kb-structure"
-            data-testid="kb-structure-general"
-            checked={!parentChild}
-            onChange={() => change({ structure: "general" })}
-          />{" "}
-          General
-        </label>
-        <label>
-          <input
-            type="radio"
-            name="kb-structure"
-            data-testid="kb-structure-parent-child"
-            checked={parentChild}
-            onChange={() => change({ structure: "parent_child" })}
-          />{" "}
-          Parent-child{" "}
-          <span className="muted small">(child chunks are searched, their parent is returned as the context)</span>
-        </label>
+        {choice("kb-structure", "kb-structure-general", !parentChild, { structure: "general" }, "General")}
+        {choice(
+          "kb-structure",
+          "kb-structure-parent-child",
+          parentChild,
+          { structure: "parent_child" },
+          <>
+            Parent-child{" "}
+            <span className="muted small">(child chunks are searched, their parent is returned as the context)</span>
+          </>,
+        )}
       </div>
       {parentChild && (
         <div className="kb-modes" role="radiogroup" aria-label="Parent chunk for context">
           <span className="muted small">Parent chunk for context:</span>
-          <label>
-            <input
-              type="radio"
-              name="kb-parent-mode"
-              data-testid="kb-parent-paragraph"
-              checked={chunking.parentMode === "paragraph"}
-              onChange={() => change({ parentMode: "paragraph" })}
-            />{" "}
-            Paragraph
-          </label>
-          <label>
-            <input
-              type="radio"
-              name="kb-parent-mode"
-              data-testid="kb-parent-full-doc"
-              checked={chunking.parentMode === "full-doc"}
-              onChange={() => change({ parentMode: "full-doc" })}
-            />{" "}
-            Full doc
-          </label>
+          {choice(
+            "kb-parent-mode",
+            "kb-parent-paragraph",
+            chunking.parentMode === "paragraph",
+            { parentMode: "paragraph" },
+            "Paragraph",
+          )}
+          {choice(
+            "kb-parent-mode",
+            "kb-parent-full-doc",
+            chunking.parentMode === "full-doc",
+            { parentMode: "full-doc" },
+            "Full doc",
+          )}
         </div>
       )}
       {paragraphs && (
         <>
-          <label>
-            {parentChild ? "Parent delimiter" : "Separator"}{" "}
-            <input
-              data-testid="kb-separator"
-              value={chunking.separator}
-              onChange={(e) => change({ separator: e.target.value })}
-            />
-          </label>
-          <label>
-            {parentChild ? "Parent maximum length" : "Maximum chunk length"}{" "}
-            <input
-              data-testid="kb-max-length"
-              type="number"
-              value={chunking.maxLength}
-              onChange={(e) => change({ maxLength: num(e.target.value) })}
-            />
-          </label>
-          {!parentChild && (
-            <label>
-              Chunk overlap{" "}
-              <input
-                data-testid="kb-overlap"
-                type="number"
-                value={chunking.overlap}
-                onChange={(e) => change({ overlap: num(e.target.value) })}
-              />
-            </label>
-          )}
+          {text(parentChild ? "Parent delimiter" : "Separator", "separator", "kb-separator")}
+          {number(parentChild ? "Parent maximum length" : "Maximum chunk length", "maxLength", "kb-max-length")}
+          {!parentChild && number("Chunk overlap", "overlap", "kb-overlap")}
         </>
       )}
       {parentChild && (
         <>
           <span className="muted small">Child chunk for retrieval:</span>
-          <label>
-            Child delimiter{" "}
-            <input
-              data-testid="kb-child-separator"
-              value={chunking.subchunkSeparator}
-              onChange={(e) => change({ subchunkSeparator: e.target.value })}
-            />
-          </label>
-          <label>
-            Child maximum length{" "}
-            <input
-              data-testid="kb-child-max-length"
-              type="number"
-              value={chunking.subchunkMaxLength}
-              onChange={(e) => change({ subchunkMaxLength: num(e.target.value) })}
-            />
-          </label>
+          {text("Child delimiter", "subchunkSeparator", "kb-child-separator")}
+          {number("Child maximum length", "subchunkMaxLength", "kb-child-max-length")}
         </>
       )}
-      <label>
-        <input
-          type="checkbox"
-          checked={chunking.removeExtraSpaces}
-          onChange={(e) => change({ removeExtraSpaces: e.target.checked })}
-        />{" "}
-        Replace consecutive spaces, newlines and tabs
-      </label>
-      <label>
-        <input
-          type="checkbox"
-          checked={chunking.removeUrlsEmails}
-          onChange={(e) => change({ removeUrlsEmails: e.target.checked })}
-        />{" "}
-        Delete all URLs and email addresses
-      </label>
+      {flag("Replace consecutive spaces, newlines and tabs", "removeExtraSpaces")}
+      {flag("Delete all URLs and email addresses", "removeUrlsEmails")}
     </fieldset>
   );
 }

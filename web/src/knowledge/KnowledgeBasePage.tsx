@@ -1,5 +1,6 @@
 /** One knowledge base: its documents (chunk counts, delete), adding a document, and retrieval testing. */
 import { useCallback, useEffect, useState } from "react";
+import { TableHead } from "../components/TableHead";
 import { go } from "../route";
 import { errText, useStore } from "../store";
 import { AddDocument } from "./AddDocument";
@@ -83,15 +84,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
         <div className="kb-col">
           <h4>Documents</h4>
           <table className="apps" data-testid="kb-documents">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Size</th>
-                <th>Chunks</th>
-                <th>Added</th>
-                <th />
-              </tr>
-            </thead>
+            <TableHead columns={["Name", "Size", "Chunks", "Added", ""]} />
             <tbody>
               {docs.map((d) => (
                 <tr key={d.id} data-testid="kb-document" data-name={d.name}>

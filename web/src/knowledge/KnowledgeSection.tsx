@@ -4,6 +4,8 @@
  */
 import { useCallback, useEffect, useState } from "react";
 import { Notice } from "../components/Notice";
+import { StudioLink } from "../components/StudioLink";
+import { TableHead } from "../components/TableHead";
 import { go, knowledgePath, parseKnowledgePath } from "../route";
 import { errText, useStore } from "../store";
 import { KnowledgeBasePage } from "./KnowledgeBasePage";
@@ -16,27 +18,12 @@ export function KnowledgeSection({ path }: { path: string }) {
     <div className="app-list knowledge" data-testid="knowledge-section">
       <header className="topbar">
         <h1>Weft</h1>
-        <a
-          href="/"
-          data-testid="nav-apps"
-          onClick={(e) => {
-            e.preventDefault();
-            go("/");
-          }}
-        >
+        <StudioLink path="/" data-testid="nav-apps">
           Apps
-        </a>
-        <a
-          href="/knowledge"
-          data-testid="nav-knowledge"
-          className="current"
-          onClick={(e) => {
-            e.preventDefault();
-            go("/knowledge");
-          }}
-        >
+        </StudioLink>
+        <StudioLink path="/knowledge" data-testid="nav-knowledge" className="current">
           Knowledge
-        </a>
+        </StudioLink>
         <span className="spacer" />
         {!canEdit && (
           <span className="muted" data-testid="kb-read-only">
@@ -96,28 +83,12 @@ function KnowledgeList() {
         </button>
       </form>
       <table className="apps" data-testid="kb-list">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Id</th>
-            <th>Documents</th>
-            <th>Chunks</th>
-            <th>Retrieval</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Name", "Id", "Documents", "Chunks", "Retrieval"]} />
         <tbody>
           {bases?.map((b) => (
             <tr key={b.id} data-testid="kb-row" data-kb={b.id}>
               <td>
-                <a
-                  href={knowledgePath(b.id)}
-                  onClick={(e) => {
-                    e.preventDefault();
-                    go(knowledgePath(b.id));
-                  }}
-                >
-                  {b.name}
-                </a>
+                <StudioLink path={knowledgePath(b.id)}>{b.name}</StudioLink>
                 {b.description && <div className="muted small">{b.description}</div>}
               </td>
               <td>

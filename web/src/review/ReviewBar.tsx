@@ -1,24 +1,8 @@
-import { DiagMessage } from "../components/DiagMessage";
+import { DiagList } from "../components/DiagList";
 import { useSaveState } from "../draft/autosave";
-import { nodeTitle } from "../labels";
 import { useStore } from "../store";
 import { TraceLink } from "../tests/ReportView";
-import type { Diagnostic, Workflow } from "../types";
 import { diffCounts } from "./view";
-
-function DiagList({ wf, diagnostics, testId }: { wf: Workflow; diagnostics: Diagnostic[]; testId: string }) {
-  return (
-    <ul className="diag-list" data-testid={testId}>
-      {diagnostics.map((d, i) => (
-        // biome-ignore lint/a11y/useKeyWithClickEvents: a pointer shortcut to the problem's node, which the canvas selects too
-        <li key={i} className={`diag ${d.severity}`} onClick={() => d.nodeId && useStore.getState().select(d.nodeId)}>
-          {d.nodeId && <b>{nodeTitle(wf, d.nodeId)}: </b>}
-          <DiagMessage wf={wf} message={d.message} /> <span className="muted small">({d.code})</span>
-        </li>
-      ))}
-    </ul>
-  );
-}
 
 /** The legend: each mark as its swatch (colour and line style) and its count. */
 export function ReviewLegend() {

@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useState } from "react";
 import { api } from "../api";
-import { go, routePath } from "../route";
+import { ErrorBox } from "../components/ErrorBox";
+import { StudioLink } from "../components/StudioLink";
+import { routePath } from "../route";
 import { errText, useStore } from "../store";
 import { SaveAsTest } from "../tests/SaveAsTest";
 import type { RunLogEntry } from "../types";
@@ -102,11 +104,7 @@ export function LogsPanel() {
         />
         <button type="submit">Search</button>
       </form>
-      {error && (
-        <div className="diag error boxed" data-testid="log-error">
-          {error}
-        </div>
-      )}
+      <ErrorBox error={error} testId="log-error" />
       <table className="log-rows">
         <tbody>
           {runs.map((r) => {
@@ -117,16 +115,9 @@ export function LogsPanel() {
                   <span className={`pill st-${r.status}`}>{r.status}</span>
                 </td>
                 <td>
-                  <a
-                    href={path}
-                    data-testid="log-open"
-                    onClick={(e) => {
-                      e.preventDefault();
-                      go(path);
-                    }}
-                  >
+                  <StudioLink path={path} data-testid="log-open">
                     {new Date(r.createdAt).toLocaleString()}
-                  </a>
+                  </StudioLink>
                 </td>
                 <td className="muted small">
                   {r.source ?? "?"} · {r.draft ? `draft of v${r.version ?? "?"}` : r.version ? `v${r.version}` : "—"}

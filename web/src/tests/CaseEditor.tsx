@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { ErrorBox } from "../components/ErrorBox";
 import { errText } from "../store";
 import { CHECK_KINDS, type CheckDraft, CheckFormError, checkOf, draftOf, inputsOf, newCheck } from "./checkForm";
 import type { CaseBody, CheckKind, TestCase } from "./types";
@@ -17,17 +18,21 @@ function CheckRow({
   const set =
     (k: keyof CheckDraft) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>) =>
       onChange({ ...d, [k]: e.target.value });
+  /** A one-line input for a text field of the draft; test id `check-<field>`. */
+  const input = (k: Exclude<keyof CheckDraft, "check">, className: string, label: string, placeholder?: string) => (
+    <input
+      className={className}
+      placeholder={placeholder}
+      value={d[k]}
+      onChange={set(k)}
+      aria-label={label}
+      data-testid={`check-${k}`}
+    />
+  );
   const multiline = d.check === "exact" || d.check === "json_schema";
   return (
     <div className="check-row" data-testid="check-row" data-index={i}>
-      <input
-        className="check-output"
-        placeholder="output"
-        value={d.output}
-        onChange={set("output")}
-        aria-label="output"
-        data-testid="check-output"
-      />
+      {input("output", "check-output", "output", "output")}
       <select
         value={d.check}
         onChange={(e) => onChange({ ...d, check: e.target.value as CheckKind })}
@@ -51,43 +56,14 @@ function CheckRow({
             data-testid="check-text"
           />
         ) : (
-          <input
-            className="check-text"
-            value={d.text}
-            onChange={set("text")}
-            aria-label="expected"
-            data-testid="check-text"
-          />
+          input("text", "check-text", "expected")
         ))}
-      {d.check === "regex" && (
-        <input className="check-small" placeholder="flags" value={d.flags} onChange={set("flags")} aria-label="flags" />
-      )}
-      {d.check === "number" && (
-        <input
-          className="check-small"
-          placeholder="±"
-          value={d.tolerance}
-          onChange={set("tolerance")}
-          aria-label="tolerance"
-          data-testid="check-tolerance"
-        />
-      )}
+      {d.check === "regex" && input("flags", "check-small", "flags", "flags")}
+      {d.check === "number" && input("tolerance", "check-small", "tolerance", "±")}
       {d.check === "file_type" && (
         <>
-          <input
-            className="check-small"
-            placeholder="extension"
-            value={d.extension}
-            onChange={set("extension")}
-            aria-label="extension"
-          />
-          <input
-            className="check-small"
-            placeholder="MIME type"
-            value={d.mimeType}
-            onChange={set("mimeType")}
-            aria-label="MIME type"
-          />
+          {input("extension", "check-small", "extension", "extension")}
+          {input("mimeType", "check-small", "MIME type", "MIME type")}
           <select value={d.fileType} onChange={set("fileType")} aria-label="file kind">
             <option value="">any kind</option>
             {["image", "document", "audio", "video", "custom"].map((k) => (
@@ -156,6 +132,21 @@ export function CaseEditor({
     }
   };
 
+  /** A labelled text field of the case, a textarea when it has rows; id and test id `case-<key>`. */
+  const field = (key: string, label: string, value: string, set: (v: string) => void, rows?: number) => {
+    const id = `case-${key}`;
+    const onChange = (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => set(e.target.value);
+    return (
+      <div className="field">
+        <label htmlFor={id}>{label}</label>
+        {rows ? (
+          <textarea id={id} rows={rows} value={value} onChange={onChange} data-testid={id} />
+        ) : (
+          <input id={id} value={value} onChange={onChange} data-testid={id} />
+        )}
+      </div>
+    );
+  };
   return (
     <form
       className="case-editor"
@@ -165,20 +156,8 @@ export function CaseEditor({
         void save();
       }}
     >
-      <div className="field">
-        <label htmlFor="case-name">Name</label>
-        <input id="case-name" value={name} onChange={(e) => setName(e.target.value)} data-testid="case-name" />
-      </div>
-      <div className="field">
-        <label htmlFor="case-inputs">Inputs (JSON)</label>
-        <textarea
-          id="case-inputs"
-          rows={3}
-          value={inputs}
-          onChange={(e) => setInputs(e.target.value)}
-          data-testid="case-inputs"
-        />
-      </div>
+      {field("name", "Name", name, setName)}
+      {field("inputs", "Inputs (JSON)", inputs, setInputs, 3)}
       <div className="field">
         {/* biome-ignore lint/a11y/noLabelWithoutControl: a caption over the list of checks, styled as the other fields' labels */}
         <label>Expected outputs</label>
@@ -195,21 +174,8 @@ export function CaseEditor({
           + Check
         </button>
       </div>
-      <div className="field">
-        <label htmlFor="case-rubric">Judge rubric (optional; runs need a judge model)</label>
-        <textarea
-          id="case-rubric"
-          rows={2}
-          value={rubric}
-          onChange={(e) => setRubric(e.target.value)}
-          data-testid="case-rubric"
-        />
-      </div>
-      {error && (
-        <div className="diag error boxed" data-testid="case-error">
-          {error}
-        </div>
-      )}
+      {field("rubric", "Judge rubric (optional; runs need a judge model)", rubric, setRubric, 2)}
+      <ErrorBox error={error} testId="case-error" />
       <button type="submit" className="primary" disabled={busy} data-testid="case-save">
         Save case
       </button>

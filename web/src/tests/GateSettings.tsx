@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { errText, useStore } from "../store";
+import { CountInput } from "./CountInput";
 import { getSettings, putSettings } from "./testsApi";
 import type { TestSettings } from "./types";
 
@@ -71,16 +72,8 @@ export function GateSettings({ appId }: { appId: string }) {
         Require the tests to pass before publishing
       </label>
       <span className="small">
-        runs per case (k){" "}
-        <input className="num" value={k} onChange={(e) => setK(e.target.value)} data-testid="gate-k" aria-label="k" /> ·
-        needs pass^k ≥{" "}
-        <input
-          className="num"
-          value={min}
-          onChange={(e) => setMin(e.target.value)}
-          data-testid="gate-min"
-          aria-label="pass^k threshold"
-        />{" "}
+        runs per case (k) <CountInput value={k} onChange={setK} testId="gate-k" label="k" /> · needs pass^k ≥{" "}
+        <CountInput value={min} onChange={setMin} testId="gate-min" label="pass^k threshold" />{" "}
         <button
           type="button"
           data-testid="gate-save"

@@ -1,4 +1,5 @@
-import { go, routePath } from "../route";
+import { StudioLink } from "../components/StudioLink";
+import { routePath } from "../route";
 import { useStore } from "../store";
 import type { CaseResult, TestReport } from "./types";
 
@@ -13,17 +14,9 @@ const targetText = (r: TestReport) =>
 export function TraceLink({ appId, runId, label = "trace" }: { appId: string; runId: string; label?: string }) {
   const path = routePath({ appId, runId });
   return (
-    <a
-      href={path}
-      data-testid="test-trace-link"
-      data-run-id={runId}
-      onClick={(e) => {
-        e.preventDefault();
-        go(path);
-      }}
-    >
+    <StudioLink path={path} data-testid="test-trace-link" data-run-id={runId}>
       {label}
-    </a>
+    </StudioLink>
   );
 }
 

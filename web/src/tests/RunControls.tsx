@@ -1,6 +1,8 @@
 import { useEffect, useState } from "react";
+import { ErrorBox } from "../components/ErrorBox";
 import { saveNow } from "../draft/autosave";
 import { errText, useStore } from "../store";
+import { CountInput } from "./CountInput";
 import { ReportView } from "./ReportView";
 import { runTests } from "./testsApi";
 import type { TestReport } from "./types";
@@ -57,15 +59,9 @@ export function RunControls({ appId, cases }: { appId: string; cases: number }) 
             </option>
           ))}
         </select>
+        {/* biome-ignore lint/a11y/noLabelWithoutControl: CountInput renders the input this label names */}
         <label className="small">
-          k{" "}
-          <input
-            className="num"
-            value={k}
-            onChange={(e) => setK(e.target.value)}
-            data-testid="test-k"
-            aria-label="runs per case"
-          />
+          k <CountInput value={k} onChange={setK} testId="test-k" label="runs per case" />
         </label>
         <button
           type="button"
@@ -77,11 +73,7 @@ export function RunControls({ appId, cases }: { appId: string; cases: number }) 
           {busy ? "Running…" : `Run ${cases} case(s)`}
         </button>
       </div>
-      {error && (
-        <div className="diag error boxed" data-testid="test-run-error">
-          {error}
-        </div>
-      )}
+      <ErrorBox error={error} testId="test-run-error" />
       {report && !busy && <ReportView report={report} />}
     </div>
   );

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
+import { ErrorBox } from "../components/ErrorBox";
 import { errText, useStore } from "../store";
 import { CaseEditor } from "./CaseEditor";
 import { GateSettings } from "./GateSettings";
@@ -117,11 +118,7 @@ export function TestsPanel() {
   return (
     <div className="tests-panel" data-testid="tests-panel">
       <GateSettings appId={app.id} />
-      {error && (
-        <div className="diag error boxed" data-testid="tests-error">
-          {error}
-        </div>
-      )}
+      <ErrorBox error={error} testId="tests-error" />
       <div className="tests-head">
         <b>Test cases ({cases?.length ?? "…"})</b>
         <span className="spacer" />

@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useState } from "react";
 import { api } from "../api";
-import { go, routePath } from "../route";
+import { ErrorBox } from "../components/ErrorBox";
+import { StudioLink } from "../components/StudioLink";
+import { routePath } from "../route";
 import { errText, useStore } from "../store";
 
 /** One trigger as `GET /api/triggers?app=…&deliveries=N` lists it (src/triggers/listing.ts). */
@@ -44,12 +46,7 @@ export function TriggerPanel({ nodeId }: { nodeId: string }) {
     void load();
   }, [load]);
   if (!app) return null;
-  if (error)
-    return (
-      <div className="diag error boxed" data-testid="trigger-error">
-        {error}
-      </div>
-    );
+  if (error) return <ErrorBox error={error} testId="trigger-error" />;
   if (trigger === undefined) return <p className="muted small">Loading the trigger…</p>;
   if (trigger === null)
     return (
@@ -105,16 +102,9 @@ export function TriggerPanel({ nodeId }: { nodeId: string }) {
             <li key={d.id} data-testid="trigger-delivery" data-state={d.state}>
               <span className={`pill st-${d.state}`}>{d.status || d.state}</span>{" "}
               {new Date(d.receivedAt).toLocaleString()}{" "}
-              <a
-                href={path}
-                onClick={(e) => {
-                  e.preventDefault();
-                  go(path);
-                }}
-                data-testid="trigger-run-link"
-              >
+              <StudioLink path={path} data-testid="trigger-run-link">
                 run
-              </a>
+              </StudioLink>
               {d.error && <span className="muted small"> {d.error}</span>}
             </li>
           );
