@@ -85,8 +85,9 @@ let bwrapPath: string | undefined;
 
 /** bubblewrap's absolute path ($WEFT_BWRAP, else the PATH), or a typed error saying how to install it. */
 export function findBwrap(): string {
-  if (bwrapPath) return bwrapPath;
+  // Only the PATH lookup is remembered: $WEFT_BWRAP is read on every start, so setting it takes effect.
   const wanted = process.env.WEFT_BWRAP;
+  if (!wanted && bwrapPath) return bwrapPath;
   const candidates = wanted
     ? [wanted]
     : (process.env.PATH ?? "/usr/bin:/bin").split(delimiter).map((dir) => join(dir, "bwrap"));
