@@ -1,22 +1,15 @@
 // The length in lines of every function of a source tree, read with the TypeScript parser: declarations,
 // methods, accessors, constructors, arrow functions and function expressions. A function's length is its whole
 // span, nested functions included, so registering twenty routes in one function counts as one long function.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
 import ts from "typescript";
+import { sourceFiles } from "./import-graph.js";
 
 export interface FunctionLength {
   /** path relative to the root given, then the function's name as a reader would search for it */
   where: string;
   lines: number;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return sourceFiles(p);
-    return /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [p] : [];
-  });
 }
 
 function nameOf(n: ts.Node): string {

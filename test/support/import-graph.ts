@@ -13,7 +13,8 @@ export interface ImportEdge {
   kind: ImportKind;
 }
 
-function sourceFiles(dir: string): string[] {
+/** The TypeScript files under `dir` (declaration files left out). */
+export function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) return sourceFiles(p);
