@@ -11,7 +11,7 @@ import { type OidcConfig, oidcSettings } from "../../src/server/auth/oidc/config
 import { createMember } from "../../src/server/auth/users.js";
 import { buildWorkflow } from "../support/build.js";
 import { startOidcProvider, type TestProvider } from "../support/oidc-provider.js";
-import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt } from "../support/web-build.js";
+import { CHROMIUM, CHROMIUM_ARGS } from "../support/web-build.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 const OUT = resolve(import.meta.dirname, "../../test-output");
@@ -45,7 +45,6 @@ describe.skipIf(!hasChromium)("accounts in a real browser", () => {
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
-    ensureWebBuilt();
     cfg = oidcSettings(
       {
         issuer: "http://127.0.0.1:1",

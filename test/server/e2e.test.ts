@@ -10,7 +10,7 @@ import { createSandbox } from "../../src/sandbox/index.js";
 import { DirFileService } from "../../src/tools/files.js";
 import { buildWorkflow, tpl } from "../support/build.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
-import { CHROMIUM, ensureWebBuilt } from "../support/web-build.js";
+import { CHROMIUM } from "../support/web-build.js";
 import { corpusFile, serveSample, startTestServer, type TestServer } from "./helpers.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -349,7 +349,6 @@ describe.skipIf(!hasChromium)("web studio in a real browser", () => {
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
     scratch = mkdtempSync(join(tmpdir(), "weft-e2e-"));
-    ensureWebBuilt();
     llm = await startReplayServer();
     const llmConfig = parseLlmConfig({
       endpoints: { ep: { provider: "openai-compatible", baseURL: llm.openaiBaseURL, model: "replay" } },

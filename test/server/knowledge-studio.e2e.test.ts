@@ -12,7 +12,7 @@ import { exportDify } from "../../src/dsl/dify/index.js";
 import { createMember } from "../../src/server/auth/users.js";
 import { buildWorkflow } from "../support/build.js";
 import { corpusPath } from "../support/corpus.js";
-import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt } from "../support/web-build.js";
+import { CHROMIUM, CHROMIUM_ARGS } from "../support/web-build.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 const OUT = resolve(import.meta.dirname, "../../test-output");
@@ -68,7 +68,6 @@ describe.skipIf(!hasChromium)("the Knowledge section in a real browser", () => {
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
-    ensureWebBuilt();
     s = await startTestServer({ host: "127.0.0.1", maxBodyBytes: 2_000_000 });
     await createMember(s.deps.stores, { email: "vi@example.com", password: "vi's long password", role: "viewer" });
     const res = await s.api("/api/apps", {

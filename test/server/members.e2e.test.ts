@@ -13,7 +13,7 @@ import { createMember } from "../../src/server/auth/users.js";
 import { sampleSignIn } from "../../src/server/sample.js";
 import { buildWorkflow } from "../support/build.js";
 import { login } from "../support/sessions.js";
-import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt } from "../support/web-build.js";
+import { CHROMIUM, CHROMIUM_ARGS } from "../support/web-build.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 const OUT = resolve(import.meta.dirname, "../../test-output");
@@ -60,7 +60,6 @@ describe.skipIf(!hasChromium)("members and workspaces in a real browser", () => 
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
-    ensureWebBuilt();
     s = await startTestServer({ host: "127.0.0.1" });
     const { user } = await createMember(s.deps.stores, { ...OWNER, role: "owner" });
     await post(s.key, "/api/apps", { name: "team app", mode: "workflow", workflow: flow });

@@ -10,7 +10,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseLlmConfig } from "../../src/llm/index.js";
 import { buildWorkflow } from "../support/build.js";
-import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt } from "../support/web-build.js";
+import { CHROMIUM, CHROMIUM_ARGS } from "../support/web-build.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 const OUT = resolve(import.meta.dirname, "../../test-output");
@@ -44,7 +44,6 @@ describe.skipIf(!hasChromium)("model picker in a real browser", () => {
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
-    ensureWebBuilt();
     s = await startTestServer({
       llmConfig: parseLlmConfig({
         endpoints: {

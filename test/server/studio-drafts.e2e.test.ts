@@ -10,7 +10,7 @@ import { CompletionClient } from "dify-client";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow, tpl } from "../support/build.js";
-import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt } from "../support/web-build.js";
+import { CHROMIUM, CHROMIUM_ARGS } from "../support/web-build.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 const OUT = resolve(import.meta.dirname, "../../test-output");
@@ -127,7 +127,6 @@ describe.skipIf(!hasChromium)("studio drafts, publish and deep links in a real b
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
-    ensureWebBuilt();
     s = await startTestServer();
     wrapId = await create("drafted", wrapApp);
     appKey = (await s.deps.stores.service.createAppKey(wrapId)).key;

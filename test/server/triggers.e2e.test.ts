@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt } from "../support/web-build.js";
+import { CHROMIUM, CHROMIUM_ARGS } from "../support/web-build.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 const OUT = resolve(import.meta.dirname, "../../test-output");
@@ -26,7 +26,6 @@ describe.skipIf(!hasChromium)("trigger nodes in the studio (real browser)", () =
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
-    ensureWebBuilt();
     s = await startTestServer();
     const res = await s.api("/api/apps/import", { method: "POST", body: YAML });
     expect(res.status).toBe(201);

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";
-import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt } from "./web-build.js";
+import { CHROMIUM, CHROMIUM_ARGS } from "./web-build.js";
 
 export const TEST_OUTPUT = join(resolve(import.meta.dirname, "../.."), "test-output");
 
@@ -45,7 +45,6 @@ export interface Studio {
 
 export async function openStudio(viewport = { width: 1400, height: 860 }): Promise<Studio> {
   mkdirSync(TEST_OUTPUT, { recursive: true });
-  ensureWebBuilt();
   const server = await startTestServer();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const page = await browser.newPage({ viewport });

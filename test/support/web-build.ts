@@ -11,7 +11,7 @@ function newestMtime(p: string): number {
   return Math.max(st.mtimeMs, ...readdirSync(p).map((f) => newestMtime(join(p, f))));
 }
 
-/** Build the UI (web/dist, which the server serves) when it is missing or older than its sources. */
+/** Build the UI (web/dist, which the server serves) when it is missing or older than its sources: once per run, in the global setup. */
 export function ensureWebBuilt(): void {
   const built = join(WEB, "dist", "index.html");
   const sources = Math.max(
