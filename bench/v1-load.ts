@@ -55,8 +55,29 @@ async function freshDb(dir: string): Promise<string> {
 interface Served {
   url: string;
   key: string;
+  /** The server process's CPU time so far (user + system, ms), from /proc; undefined under strace or off Linux. */
+  cpuMs(): number | undefined;
   stop(): Promise<void>;
 }
+
+/** utime + stime of a process (all its threads: libuv's pool included), in ms. */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
 
 async function serve(root: string, db: string, strace?: string): Promise<Served> {
   // Older checkouts (the baseline) have no --no-schedules; the bench's app has no schedules either way.
@@ -88,6 +109,7 @@ async function serve(root: string, db: string, strace?: string): Promise<Served>
   return {
     url,
     key: "",
+    cpuMs: () => (strace ? undefined : processCpuMs(child.pid!)),
     stop: async () => {
       process.kill(-child.pid!, "SIGINT");
       await exited;
@@ -138,10 +160,14 @@ async function bench(label: string, root: string) {
       const s = await serve(root, db);
       s.key = key;
       await load(s, Math.min(c, 4), { seconds: 1 }); // warm-up: JIT, connections
+      const cpu0 = s.cpuMs();
       const r = await load(s, c, { seconds: SECONDS });
+      const cpu1 = s.cpuMs();
       await s.stop();
+      // Server CPU per request: on a shared machine throughput is the CPU's share, this is the server's cost.
+      const cpu = cpu0 !== undefined && cpu1 !== undefined ? `  cpu ${((cpu1 - cpu0) / r.ok).toFixed(2)} ms/req` : "";
       rows.push(
-        `${label.padEnd(9)} c=${String(c).padEnd(3)} ${r.rps.toFixed(1).padStart(7)} req/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${r.ok} ok, ${r.failed} failed)`,
+        `${label.padEnd(9)} c=${String(c).padEnd(3)} ${r.rps.toFixed(1).padStart(7)} req/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms${cpu}  (${r.ok} ok, ${r.failed} failed)`,
       );
       console.log(rows.at(-1));
     }

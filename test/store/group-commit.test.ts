@@ -1,6 +1,6 @@
 // Group commit on SQLite: concurrent commits share one durable sync, a failing write fails alone, and a
 // process killed between a group's write and its sync loses no acknowledged node and re-runs none.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, fdatasync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -33,6 +33,58 @@ describe("SQLite group commit", () => {
     // Each run alone would sync at least once per commit; together they share.
     expect(group.syncs).toBeGreaterThan(0);
     expect(group.syncs).toBeLessThan(commits / 2);
+    await group.close();
+    db.close();
+  });
+
+  it("a lone write starts its sync at once, without waiting for a turn of the event loop", async () => {
+    const db = openSqlite(join(dir, "lone.db"));
+    db.exec("CREATE TABLE t (v TEXT)");
+    await new GroupCommit(db).write(() => db.prepare("INSERT INTO t (v) VALUES ('wal')").run());
+    const order: string[] = [];
+    const group = new GroupCommit(db, {
+      sync: (fd) => {
+        order.push("sync");
+        return new Promise((res, rej) => fdatasync(fd, (e) => (e ? rej(e) : res())));
+      },
+    });
+    // A turn of the loop already asked for: before, the group waited behind it (and behind all other I/O).
+    setImmediate(() => order.push("turn"));
+    const written = group.write(() => db.prepare("INSERT INTO t (v) VALUES ('a')").run());
+    const joined = group.write(() => db.prepare("INSERT INTO t (v) VALUES ('b')").run());
+    await Promise.all([written, joined]);
+    expect(order[0]).toBe("sync");
+    // Writes made in the same stretch of code still share the group's sync.
+    expect(group.syncs).toBe(1);
+    await group.close();
+    db.close();
+  });
+
+  it("writes that arrive during a sync are all covered by the one sync after it", async () => {
+    const db = openSqlite(join(dir, "during.db"));
+    db.exec("CREATE TABLE t (v TEXT)");
+    await new GroupCommit(db).write(() => db.prepare("INSERT INTO t (v) VALUES ('wal')").run());
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    const group = new GroupCommit(db, {
+      sync: (fd) => {
+        calls++;
+        const synced = new Promise<void>((res, rej) => fdatasync(fd, (e) => (e ? rej(e) : res())));
+        return calls === 1 ? held.then(() => synced) : synced;
+      },
+    });
+    const first = group.write(() => db.prepare("INSERT INTO t (v) VALUES ('first')").run());
+    // Written in later turns of the loop while the first sync is held.
+    const later: Promise<unknown>[] = [];
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setImmediate(r));
+      later.push(group.write(() => db.prepare("INSERT INTO t (v) VALUES (?)").run(`w${i}`)));
+    }
+    release();
+    await Promise.all([first, ...later]);
+    expect(group.syncs).toBe(2);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 7 });
     await group.close();
     db.close();
   });

@@ -46,17 +46,42 @@ function guarded<A extends unknown[], R>(path: string, f: (...a: A) => R): (...a
   };
 }
 
+/** Prepared statements kept per connection (the stores prepare many statements per call: SQLite parses each). */
+const STATEMENT_CACHE = 256;
+
 /**
  * Make every failure of `db` a StoreError naming `path`: statements prepared from it, `exec`,
  * `pragma` and transactions. One place, so no store method has to remember.
+ *
+ * `prepare` also keeps the statements it made, by SQL text (the most recent 256): the stores prepare statements
+ * inside their methods, and parsing them again on every call was a twelfth of a /v1 request's CPU. A kept
+ * statement is handed out again only when no query on it is under way, and with its result shape reset (a caller
+ * may have turned on pluck, expand or raw).
  */
 export function guardDatabase(db: Database.Database, path: string): Database.Database {
   const prepare = db.prepare.bind(db);
-  db.prepare = guarded(path, (sql: string) => {
+  const cache = new Map<string, Database.Statement>();
+  const fresh = (sql: string) => {
     const stmt = prepare(sql);
     for (const m of ["run", "get", "all"] as const) {
       const f = (stmt[m] as (...a: unknown[]) => unknown).bind(stmt);
       (stmt as unknown as Record<string, unknown>)[m] = guarded(path, f);
+    }
+    return stmt;
+  };
+  db.prepare = guarded(path, (sql: string) => {
+    const kept = cache.get(sql);
+    if (kept && !kept.busy) {
+      // Most recently used last, so the oldest is the first one dropped.
+      cache.delete(sql);
+      cache.set(sql, kept);
+      if (kept.reader) kept.pluck(false).expand(false).raw(false);
+      return kept;
+    }
+    const stmt = fresh(sql);
+    if (!kept) {
+      cache.set(sql, stmt);
+      if (cache.size > STATEMENT_CACHE) cache.delete(cache.keys().next().value!);
     }
     return stmt;
   }) as typeof db.prepare;

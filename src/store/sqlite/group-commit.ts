@@ -19,11 +19,24 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
+type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** A group written to the WAL and waiting for a sync that starts after its write. */
+interface Written {
+  group: Pending[];
+  results: Result[];
+}
+
 /**
- * Group commit for one SQLite connection. Writes queued in the same turn of the event loop run as one
- * transaction (each in a savepoint of its own, so one failing write fails alone); then one fdatasync of the
- * WAL, on libuv's thread pool, makes the whole group durable, and only then does any of them resolve. While a
- * sync is under way the next group is already written; it waits for the sync that starts after it.
+ * Group commit for one SQLite connection. Writes queued together run as one transaction (each in a savepoint of
+ * its own, so one failing write fails alone); then one fdatasync of the WAL, on libuv's thread pool, makes the
+ * whole group durable, and only then does any of them resolve.
+ *
+ * When no sync is under way a write goes at once: its group is written in a microtask (the writes the caller
+ * makes in the same synchronous stretch, such as parallel nodes' commits, join it) and its sync starts right
+ * after, with no turn of the event loop in between. While a sync is under way, the writes that arrive are
+ * written at the next turn of the loop (overlapping the sync), and whatever is still queued when the sync ends
+ * is written then; all of it shares the one sync that starts when the running one ends.
  *
  * Durability is the same as synchronous=FULL for what resolves: SQLite writes the group's WAL frames with
  * synchronous=OFF (no sync inside the transaction) and the fdatasync that follows makes them durable before
@@ -36,15 +49,18 @@ export class GroupCommit {
   private queue: Pending[] = [];
   private scheduled = false;
   private fd: number | undefined;
-  /** The sync under way, and the one that will start after it (joined by every group written meanwhile). */
+  /** Groups written since the running sync started: the next sync covers them. */
+  private written: Written[] = [];
+  /** The sync under way (at most one). */
   private running: Promise<void> | undefined;
-  private next: { promise: Promise<void>; start: () => void } | undefined;
   private closed = false;
   /** The connection's own synchronous level (FULL = 2 and up: every commit durable when it resolves). */
   private readonly level: number;
   private readonly full: boolean;
   private readonly sync: SyncFile;
   private readonly checkpointBytes: number;
+  /** The pragmas each group sets and restores, prepared once (preparing them was a tenth of a group's CPU). */
+  private readonly pragmas: Record<"autoOff" | "autoOn" | "syncOff" | "syncOn", Database.Statement>;
   /** Durable syncs made (benchmarks count them per request). */
   syncs = 0;
   /** Checkpoints the groups ended with (each syncs the WAL and the database file on the event loop). */
@@ -58,6 +74,12 @@ export class GroupCommit {
     this.full = this.level >= 2;
     this.sync = o.sync ?? fdatasyncAsync;
     this.checkpointBytes = o.checkpointBytes ?? 4_000_000;
+    this.pragmas = {
+      autoOff: db.prepare("PRAGMA wal_autocheckpoint = 0"),
+      autoOn: db.prepare("PRAGMA wal_autocheckpoint = 1000"),
+      syncOff: db.prepare("PRAGMA synchronous = OFF"),
+      syncOn: db.prepare(`PRAGMA synchronous = ${this.level}`),
+    };
     // The WAL file keeps its size when a checkpoint lets SQLite write it again from the start, so its size
     // alone would call for a checkpoint after every group once it had once grown past the mark (1.8 extra
     // syncs per /v1 request, measured). SQLite cuts it back to this size on the first commit after a
@@ -70,45 +92,78 @@ export class GroupCommit {
     if (this.closed) return Promise.resolve().then(write);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ write, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        // setImmediate, not a microtask: the commits that other runs make in this turn of the loop join the group.
-        setImmediate(() => this.flush());
-      }
+      if (this.scheduled) return;
+      this.scheduled = true;
+      // Idle: at once (a microtask, so the caller's other writes of this stretch join). Busy: the next turn of
+      // the loop, so the writes of other runs' callbacks in this turn join the group written beside the sync.
+      if (this.running) setImmediate(() => this.flush());
+      else queueMicrotask(() => this.flush());
     });
   }
 
   private flush(): void {
     this.scheduled = false;
+    if (this.queue.length === 0) return;
     const group = this.queue;
     this.queue = [];
     const results = this.writeGroup(group);
     if (!results) return;
-    const fd = this.walFd();
-    const durable = this.full && fd !== undefined ? this.syncAfter() : Promise.resolve();
-    durable.then(
+    if (!this.full || this.walFd() === undefined) {
+      // Not FULL (the connection promised less), or no WAL (FULL synced the journal inside the transaction).
+      this.settle([{ group, results }]);
+      return;
+    }
+    this.written.push({ group, results });
+    if (!this.running) this.startSync();
+  }
+
+  /** One sync for every group written so far; when it ends, what queued meanwhile is written and synced next. */
+  private startSync(): void {
+    const batch = this.written;
+    this.written = [];
+    this.syncs++;
+    const run = this.sync(this.fd!);
+    this.running = run;
+    run.then(
       () => {
-        this.checkpointIfLarge();
-        group.forEach((p, i) => {
-          const r = results[i]!;
-          if (r.ok) p.resolve(r.value);
-          else p.reject(r.error);
-        });
+        this.running = undefined;
+        try {
+          this.checkpointIfLarge();
+        } catch {
+          // The batch is durable already; a checkpoint that failed is tried again after a later group.
+        }
+        this.settle(batch);
+        this.afterSync();
       },
       (e: unknown) => {
-        for (const p of group) p.reject(e);
+        this.running = undefined;
+        for (const w of batch) for (const p of w.group) p.reject(e);
+        this.afterSync();
       },
     );
   }
 
+  private afterSync(): void {
+    // Writes still waiting for their turn of the loop are written now, so the next sync covers them too.
+    if (this.queue.length > 0) this.flush();
+    else if (this.written.length > 0 && !this.running) this.startSync();
+  }
+
+  private settle(batch: Written[]): void {
+    for (const { group, results } of batch)
+      group.forEach((p, i) => {
+        const r = results[i]!;
+        if (r.ok) p.resolve(r.value);
+        else p.reject(r.error);
+      });
+  }
+
   /** One transaction for the group, each write in its own savepoint; undefined if the transaction failed. */
-  private writeGroup(
-    group: Pending[],
-  ): Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> | undefined {
-    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+  private writeGroup(group: Pending[]): Result[] | undefined {
+    const results: Result[] = [];
     const db = this.db;
-    db.pragma("wal_autocheckpoint = 0");
-    if (this.full) db.pragma("synchronous = OFF");
+    this.pragmas.autoOff.get();
+    if (this.full) this.pragmas.syncOff.run();
     try {
       db.transaction(() => {
         for (const p of group) {
@@ -128,8 +183,8 @@ export class GroupCommit {
       for (const p of group) p.reject(e);
       return undefined;
     } finally {
-      if (this.full) db.pragma(`synchronous = ${this.level}`);
-      db.pragma("wal_autocheckpoint = 1000");
+      if (this.full) this.pragmas.syncOn.run();
+      this.pragmas.autoOn.get();
     }
   }
 
@@ -147,34 +202,6 @@ export class GroupCommit {
     return this.fd;
   }
 
-  /** A promise for a sync that starts after now: the running one covers only what was written before it began. */
-  private syncAfter(): Promise<void> {
-    if (!this.running) return this.startSync();
-    if (!this.next) {
-      let start!: () => void;
-      const promise = new Promise<void>((resolve, reject) => {
-        start = () => this.startSync().then(resolve, reject);
-      });
-      this.next = { promise, start };
-    }
-    return this.next.promise;
-  }
-
-  private startSync(): Promise<void> {
-    const fd = this.fd!;
-    this.syncs++;
-    const run = this.sync(fd);
-    this.running = run;
-    const after = () => {
-      this.running = undefined;
-      const next = this.next;
-      this.next = undefined;
-      next?.start();
-    };
-    run.then(after, after);
-    return run;
-  }
-
   private checkpointIfLarge(): void {
     if (this.fd === undefined || !this.db.open || fstatSync(this.fd).size <= this.checkpointBytes) return;
     // Under the connection's own level (FULL: the database file is synced before the WAL is written over).
@@ -184,7 +211,7 @@ export class GroupCommit {
 
   /** Wait for every queued write and its sync; later writes run at once (the connection is about to close). */
   async close(): Promise<void> {
-    while (this.queue.length > 0 || this.scheduled || this.running || this.next) {
+    while (this.queue.length > 0 || this.scheduled || this.running || this.written.length > 0) {
       await new Promise((r) => setImmediate(r));
       if (this.running) await this.running.catch(() => {});
     }
