@@ -18,8 +18,11 @@ import { DEFAULT_LEASE, type LeaseOptions, RunLeases } from "./leases.js";
 /** A run event as the hub keeps and stores it: stamped with the time it happened (ms since the epoch). */
 export type StampedEvent = RunEvent & { at?: number };
 
-/** Called after every run segment ends (finished or paused), before its waiters hear of it. */
-export type SegmentListener = (runId: string, result: RunResult) => Promise<void> | void;
+/**
+ * Called after every run segment ends (finished or paused), before its waiters hear of it, with the context the
+ * segment ran with (a listener that only cares about chat turns tells them apart without a read).
+ */
+export type SegmentListener = (runId: string, result: RunResult, context: RunContext) => Promise<void> | void;
 
 /** What a run segment needs besides its workflow: the values Dify's service API gives a chat turn. */
 export interface RunContext {
@@ -252,7 +255,7 @@ export class RunHub {
     await this.write(batches);
   }
 
-  private track(runId: string, e: LiveRun, p: Promise<RunResult>): Promise<RunResult> {
+  private track(runId: string, e: LiveRun, p: Promise<RunResult>, context: RunContext): Promise<RunResult> {
     e.active = true;
     const end = async (result?: RunResult, err?: unknown) => {
       // The log is in the database before anyone hears the run ended.
@@ -260,7 +263,7 @@ export class RunHub {
       // Its final record write dropped the lease; one that resumes the run (an answered form) takes a new one.
       if (result) this.leases.drop(runId);
       else if (!e.fenced) await this.unfinished(runId, err);
-      if (result) await this.tell(runId, result);
+      if (result) await this.tell(runId, result, context);
       e.active = false;
       this.controllers.delete(runId);
       this.stops.delete(runId);
@@ -284,10 +287,10 @@ export class RunHub {
     return e.done;
   }
 
-  private async tell(runId: string, result: RunResult): Promise<void> {
+  private async tell(runId: string, result: RunResult, context: RunContext): Promise<void> {
     for (const l of this.listeners) {
       try {
-        await l(runId, result);
+        await l(runId, result, context);
       } catch (err) {
         logFailure(`after run ${runId} ${result.status}`, err, this.o.onFailure);
       }
@@ -416,7 +419,7 @@ export class RunHub {
           return r;
         })
       : started.done;
-    return { runId, done: this.track(runId, e, after) };
+    return { runId, done: this.track(runId, e, after, opts) };
   }
 
   isActive(runId: string): boolean {
@@ -477,7 +480,7 @@ export class RunHub {
       onEvent: (ev) => this.push(runId, e, ev),
       observer: this.o.observer,
     });
-    return { done: this.track(runId, e, p) };
+    return { done: this.track(runId, e, p, context) };
   }
 
   cancel(runId: string): boolean {

@@ -159,7 +159,7 @@ export async function openDeps(o: Omit<ServerOptions, "port" | "host">): Promise
     fileSigner: new FileSigner(),
     ...(o.prices ? { prices: o.prices } : {}),
   };
-  hub.onSegmentEnd((runId, result) => finishChatTurn(deps, runId, result));
+  hub.onSegmentEnd((runId, result, context) => finishChatTurn(deps, runId, result, context));
   await deps.paused.start();
   // Last: a run taken over at once (its server stopped) may pause, chat or stream through everything above.
   hub.startLeases();

@@ -56,7 +56,7 @@ export async function startServiceRun(
   deps: ServerDeps,
   app: AppRecord,
   req: ServiceRunRequest,
-): Promise<{ runId: string; done: Promise<unknown> }> {
+): Promise<{ runId: string; done: Promise<unknown>; svc: ServiceRunRecord }> {
   const current = req.published ?? (await deps.apps.published(app.id));
   if (!current)
     throw new DifyError(
@@ -76,15 +76,15 @@ export async function startServiceRun(
   }
   checkRunInputs(current.workflow, req.inputs);
   const runId = newId();
-  await deps.stores.service.recordRun({
+  const svc: ServiceRunRecord = {
     runId,
     appId: app.id,
     user: req.user,
-    conversationId: req.chat?.conversationId,
-    messageId: req.chat?.messageId,
+    ...(req.chat && { conversationId: req.chat.conversationId, messageId: req.chat.messageId }),
     files: req.files,
     createdAt: Date.now(),
-  });
+  };
+  await deps.stores.service.recordRun(svc);
   await req.beforeStart?.(runId);
   const started = await deps.hub.start(current.workflow, {
     runId,
@@ -94,7 +94,17 @@ export async function startServiceRun(
     conversation: req.chat?.variables,
   });
   await deps.stores.runLog.tag(runId, { source: "v1", version: current.version });
-  return started;
+  return { ...started, svc };
+}
+
+/** The run a request has just started, with the service record it stored (not read back: one read fewer). */
+export async function startedRun(
+  deps: ServerDeps,
+  started: { runId: string; svc: ServiceRunRecord },
+): Promise<{ run: RunRecord; svc: ServiceRunRecord }> {
+  const run = await deps.runs.getRun(started.runId);
+  if (!run) throw notFound("Workflow run not found");
+  return { run, svc: started.svc };
 }
 
 /** A run of this app started through the service API, or Dify's 404. */

@@ -1,5 +1,6 @@
 import type { RunResult } from "../../engine/run.js";
 import type { ServerDeps } from "../context.js";
+import type { RunContext } from "../hub.js";
 import { serviceRunOf, streamContext } from "./runs.js";
 import { translateAll } from "./stream.js";
 
@@ -8,7 +9,15 @@ import { translateAll } from "./stream.js";
  * its status (`normal`, `error`, or `paused` while a form waits); a finished turn carries the conversation's
  * variables and one more dialogue into the next turn.
  */
-export async function finishChatTurn(deps: ServerDeps, runId: string, result: RunResult): Promise<void> {
+export async function finishChatTurn(
+  deps: ServerDeps,
+  runId: string,
+  result: RunResult,
+  context: RunContext,
+): Promise<void> {
+  // Only a chat turn's segment has a conversation (systemValues; resumeContext rebuilds it from the records):
+  // every other run's end, a workflow's included, needs no read of its service record here.
+  if (!isChatTurn(context)) return;
   const svc = await deps.stores.service.serviceRun(runId);
   if (!svc?.messageId || !svc.conversationId) return;
   const app = await deps.apps.getApp(svc.appId);
@@ -28,4 +37,9 @@ export async function finishChatTurn(deps: ServerDeps, runId: string, result: Ru
     updatedAt: Date.now(),
   });
   if (ok) await deps.stores.conversations.finishTurn(svc.conversationId, result.conversation);
+}
+
+function isChatTurn(context: RunContext): boolean {
+  const conversation = context.sys?.conversation_id;
+  return typeof conversation === "string" && conversation !== "";
 }
