@@ -1,6 +1,6 @@
 // Group commit on SQLite: concurrent commits share one durable sync, a failing write fails alone, and a
 // process killed between a group's write and its sync loses no acknowledged node and re-runs none.
-import { existsSync, fdatasync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, fdatasync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -151,6 +151,41 @@ describe("SQLite group commit", () => {
     expect(db.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 300 });
     await group.close();
     db.close();
+  });
+
+  it("checkpoints run on their own thread, and the WAL starts over under steady concurrent writes", async () => {
+    const path = join(dir, "off-loop.db");
+    const db = openSqlite(path);
+    db.exec("CREATE TABLE t (v TEXT)");
+    const onLoop: string[] = [];
+    const pragma = db.pragma.bind(db);
+    db.pragma = ((source: string, o?: Parameters<typeof db.pragma>[1]) => {
+      if (/checkpoint\(/i.test(source)) onLoop.push(source);
+      return pragma(source, o);
+    }) as typeof db.pragma;
+    const mark = 64 * 1024;
+    const group = new GroupCommit(db, { checkpointBytes: mark });
+    const row = "x".repeat(2000);
+    // Eight writers back to back: a group is always waiting, so a checkpoint that let them append meanwhile
+    // would never see the whole WAL copied, and the file would only grow.
+    let largest = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = 0; i < 60; i++) {
+          await group.write(() => db.prepare("INSERT INTO t (v) VALUES (?)").run(row));
+          largest = Math.max(largest, statSync(`${path}-wal`).size);
+        }
+      }),
+    );
+    expect(group.checkpoints).toBeGreaterThan(5);
+    expect(onLoop).toEqual([]);
+    // ~1 MB written in all; the WAL stays within the mark plus what one group and the checkpoint's wait add.
+    expect(largest).toBeLessThan(mark * 3);
+    await group.close();
+    db.close();
+    const again = openSqlite(path);
+    expect(again.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 480 });
+    again.close();
   });
 
   it("a kill between a group's write and its sync loses no acknowledged node and re-runs none", async () => {

@@ -1,5 +1,6 @@
 import { closeSync, fdatasync, fstatSync, openSync } from "node:fs";
 import type Database from "better-sqlite3";
+import { Checkpointer } from "./checkpointer.js";
 
 /** How the group's durable sync is made (tests pass one that stops between a group's write and its sync). */
 export type SyncFile = (fd: number) => Promise<void>;
@@ -53,6 +54,9 @@ export class GroupCommit {
   private written: Written[] = [];
   /** The sync under way (at most one). */
   private running: Promise<void> | undefined;
+  /** The checkpoint under way on its own thread: groups wait for it (the event loop does not). */
+  private checkpointing: Promise<void> | undefined;
+  private checkpointer: Checkpointer | undefined;
   private closed = false;
   /** The connection's own synchronous level (FULL = 2 and up: every commit durable when it resolves). */
   private readonly level: number;
@@ -63,7 +67,7 @@ export class GroupCommit {
   private readonly pragmas: Record<"autoOff" | "autoOn" | "syncOff" | "syncOn", Database.Statement>;
   /** Durable syncs made (benchmarks count them per request). */
   syncs = 0;
-  /** Checkpoints the groups ended with (each syncs the WAL and the database file on the event loop). */
+  /** Checkpoints the groups ended with (each syncs the WAL and the database file, on a thread of its own). */
   checkpoints = 0;
 
   constructor(
@@ -96,14 +100,15 @@ export class GroupCommit {
       this.scheduled = true;
       // Idle: at once (a microtask, so the caller's other writes of this stretch join). Busy: the next turn of
       // the loop, so the writes of other runs' callbacks in this turn join the group written beside the sync.
-      if (this.running) setImmediate(() => this.flush());
+      if (this.running || this.checkpointing) setImmediate(() => this.flush());
       else queueMicrotask(() => this.flush());
     });
   }
 
   private flush(): void {
     this.scheduled = false;
-    if (this.queue.length === 0) return;
+    // During a checkpoint the queue waits: the checkpoint's end writes it (see checkpointIfLarge).
+    if (this.queue.length === 0 || this.checkpointing) return;
     const group = this.queue;
     this.queue = [];
     const results = this.writeGroup(group);
@@ -127,13 +132,8 @@ export class GroupCommit {
     run.then(
       () => {
         this.running = undefined;
-        try {
-          this.checkpointIfLarge();
-        } catch {
-          // The batch is durable already; a checkpoint that failed is tried again after a later group.
-        }
         this.settle(batch);
-        this.afterSync();
+        if (!this.checkpointIfLarge()) this.afterSync();
       },
       (e: unknown) => {
         this.running = undefined;
@@ -144,6 +144,7 @@ export class GroupCommit {
   }
 
   private afterSync(): void {
+    if (this.checkpointing) return;
     // Writes still waiting for their turn of the loop are written now, so the next sync covers them too.
     if (this.queue.length > 0) this.flush();
     else if (this.written.length > 0 && !this.running) this.startSync();
@@ -202,20 +203,33 @@ export class GroupCommit {
     return this.fd;
   }
 
-  private checkpointIfLarge(): void {
-    if (this.fd === undefined || !this.db.open || fstatSync(this.fd).size <= this.checkpointBytes) return;
-    // Under the connection's own level (FULL: the database file is synced before the WAL is written over).
+  /**
+   * A WAL past the mark is checkpointed on the checkpointer's thread (a second connection, under the connection's
+   * own synchronous level, so the database file is synced before the WAL is written over). The next group waits
+   * for it: with no frames appended meanwhile the checkpoint copies the whole WAL, and the next write starts the
+   * WAL over from the beginning (under load a writer that kept appending would starve it, and the WAL would
+   * grow). Returns whether a checkpoint started.
+   */
+  private checkpointIfLarge(): boolean {
+    if (this.fd === undefined || !this.db.open || fstatSync(this.fd).size <= this.checkpointBytes) return false;
     this.checkpoints++;
-    this.db.pragma("wal_checkpoint(PASSIVE)");
+    this.checkpointer ??= new Checkpointer(this.db.name, this.level);
+    this.checkpointing = this.checkpointer.run().then(() => {
+      this.checkpointing = undefined;
+      this.afterSync();
+    });
+    return true;
   }
 
   /** Wait for every queued write and its sync; later writes run at once (the connection is about to close). */
   async close(): Promise<void> {
-    while (this.queue.length > 0 || this.scheduled || this.running || this.written.length > 0) {
+    while (this.queue.length > 0 || this.scheduled || this.running || this.checkpointing || this.written.length > 0) {
       await new Promise((r) => setImmediate(r));
       if (this.running) await this.running.catch(() => {});
+      await this.checkpointing;
     }
     this.closed = true;
+    await this.checkpointer?.close();
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
