@@ -33,22 +33,27 @@ interface Written {
  * its own, so one failing write fails alone); then one fdatasync of the WAL, on libuv's thread pool, makes the
  * whole group durable, and only then does any of them resolve.
  *
- * When no sync is under way a write goes at once: its group is written in a microtask (the writes the caller
- * makes in the same synchronous stretch, such as parallel nodes' commits, join it) and its sync starts right
- * after, with no turn of the event loop in between. While a sync is under way, the writes that arrive are
- * written at the next turn of the loop (overlapping the sync), and whatever is still queued when the sync ends
- * is written then; all of it shares the one sync that starts when the running one ends.
+ * A write with no company goes at once: when no sync is under way and the last group held one write (one run
+ * committing alone), its group is written on process.nextTick, once the promise callbacks under way have run
+ * (writes they make join it), and its sync starts right after, with no turn of the event loop in between.
+ * When groups have company, the group waits for the turn of the loop, gathering the writes of every run whose
+ * callbacks run in it (going at once there split each wave of commits into more groups: 1.7 to 2.1 syncs per
+ * request at 16 clients instead of 1.3 to 1.5, measured). While a sync is under way, the writes that arrive are
+ * written at the next turn of the loop (overlapping the sync); the groups written meanwhile share the one sync
+ * that starts when the running one ends.
  *
  * Durability is the same as synchronous=FULL for what resolves: SQLite writes the group's WAL frames with
  * synchronous=OFF (no sync inside the transaction) and the fdatasync that follows makes them durable before
  * the caller hears of them. Checkpoints never run with synchronous=OFF (auto-checkpoint is off during the
- * group): a group that leaves the WAL large ends with a checkpoint under FULL, which syncs the database file
- * before the WAL is reused. A write that has not resolved may be visible to readers and may survive a crash;
+ * group): a sync that leaves the WAL large is followed by a checkpoint under FULL on a thread of its own
+ * (checkpointer.ts), which syncs the database file before the WAL is reused. A write that has not resolved may be visible to readers and may survive a crash;
  * one that resolved survives a crash and a power loss.
  */
 export class GroupCommit {
   private queue: Pending[] = [];
   private scheduled = false;
+  /** Whether the last group held a single write: the next write then goes without waiting for company. */
+  private lonely = true;
   private fd: number | undefined;
   /** Groups written since the running sync started: the next sync covers them. */
   private written: Written[] = [];
@@ -98,10 +103,10 @@ export class GroupCommit {
       this.queue.push({ write, resolve: resolve as (v: unknown) => void, reject });
       if (this.scheduled) return;
       this.scheduled = true;
-      // Idle: at once (a microtask, so the caller's other writes of this stretch join). Busy: the next turn of
-      // the loop, so the writes of other runs' callbacks in this turn join the group written beside the sync.
-      if (this.running || this.checkpointing) setImmediate(() => this.flush());
-      else queueMicrotask(() => this.flush());
+      // Alone: at once, after the promise callbacks under way (theirs join). Otherwise the next turn of the loop,
+      // so the writes of other runs' callbacks in this turn join the group.
+      if (this.lonely && !this.running && !this.checkpointing) process.nextTick(() => this.flush());
+      else setImmediate(() => this.flush());
     });
   }
 
@@ -111,6 +116,7 @@ export class GroupCommit {
     if (this.queue.length === 0 || this.checkpointing) return;
     const group = this.queue;
     this.queue = [];
+    this.lonely = group.length === 1;
     const results = this.writeGroup(group);
     if (!results) return;
     if (!this.full || this.walFd() === undefined) {
@@ -145,9 +151,14 @@ export class GroupCommit {
 
   private afterSync(): void {
     if (this.checkpointing) return;
-    // Writes still waiting for their turn of the loop are written now, so the next sync covers them too.
-    if (this.queue.length > 0) this.flush();
-    else if (this.written.length > 0 && !this.running) this.startSync();
+    // Groups written during the sync go at once. Writes still queued wait for their turn of the loop: the
+    // callbacks of the batch just settled run before it and add theirs, so the next group is one, not two
+    // (writing the queue here at once started a sync for a few writes just before each wave).
+    if (this.written.length > 0 && !this.running) this.startSync();
+    if (this.queue.length > 0 && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
   }
 
   private settle(batch: Written[]): void {
