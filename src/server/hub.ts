@@ -402,6 +402,8 @@ export class RunHub {
         stop: stop.signal,
         onEvent: (ev) => this.push(runId, e, ev),
         observer: this.o.observer,
+        // Nothing the hub's callers do reads the result's trace: the run's attempts are read when asked for.
+        readTrace: false,
       });
     } catch (err) {
       logFailure(`run ${runId} was not started: storing its record failed`, err, this.o.onFailure);
@@ -479,6 +481,7 @@ export class RunHub {
       stop: stop.signal,
       onEvent: (ev) => this.push(runId, e, ev),
       observer: this.o.observer,
+      readTrace: false,
     });
     return { done: this.track(runId, e, p, context) };
   }

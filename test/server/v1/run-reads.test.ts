@@ -1,7 +1,7 @@
 /**
  * What a blocking /v1 workflow run reads back: the service record it has just stored is not read again, neither
- * by the request nor by the end-of-segment listener (which only chat turns need). On PostgreSQL each read is a
- * round trip of its own.
+ * by the request nor by the end-of-segment listener (which only chat turns need), and the run's attempts are not
+ * read when it ends (nothing in the server uses the result's trace). On PostgreSQL each read is a round trip.
  */
 import { describe, expect, it } from "vitest";
 import { buildWorkflow } from "../../support/build.js";
@@ -22,7 +22,7 @@ const echo = buildWorkflow({
 });
 
 describe("/v1 workflow run reads", () => {
-  it("a blocking run answers without reading its service record back", async () => {
+  it("a blocking run answers without reading back its service record or its attempts", async () => {
     const { key } = await s.app("reads", echo);
     const service = s.deps.stores.service;
     const read = service.serviceRun.bind(service);
@@ -30,6 +30,13 @@ describe("/v1 workflow run reads", () => {
     service.serviceRun = (runId) => {
       reads++;
       return read(runId);
+    };
+    const runs = s.deps.runs;
+    const readAttempts = runs.attempts.bind(runs);
+    let attemptReads = 0;
+    runs.attempts = (runId) => {
+      attemptReads++;
+      return readAttempts(runId);
     };
     try {
       const res = await fetch(`${s.v1}/workflows/run`, {
@@ -42,6 +49,7 @@ describe("/v1 workflow run reads", () => {
       expect(body.data.status).toBe("succeeded");
       expect(body.data.outputs).toEqual({ out: "hi" });
       expect(reads).toBe(0);
+      expect(attemptReads).toBe(0);
       // The record is stored all the same: the run's detail (which reads it) names its end user's run.
       const detail = await fetch(`${s.v1}/workflows/run/${body.workflow_run_id}`, {
         headers: { authorization: `Bearer ${key}` },
@@ -50,6 +58,7 @@ describe("/v1 workflow run reads", () => {
       expect(reads).toBe(1);
     } finally {
       service.serviceRun = read;
+      runs.attempts = readAttempts;
     }
   });
 });
