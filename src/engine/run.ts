@@ -6,7 +6,7 @@ import type { Workflow } from "../ir/workflow.js";
 import { nodeCatalogue } from "../nodes/index.js";
 import { MemoryRunStore } from "../store/memory/runs.js";
 import type { RunEvent } from "../store/run-events.js";
-import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
+import type { AttemptRecord, RunRecord, RunStatus, RunStore } from "../store/runs.js";
 import { newId } from "../util/ids.js";
 import { interruptsRun } from "./interrupt.js";
 import type { RunObserver } from "./observer.js";
@@ -244,21 +244,26 @@ function errorOf(e: unknown): NonNullable<RunResult["error"]> {
  * Record a new run and start it: resolves once the run record is stored (so its id can be handed out and
  * looked up at once), with `done` settling when the run ends.
  */
-export async function startRun(wf: Workflow, o: RunOptions = {}): Promise<{ runId: string; done: Promise<RunResult> }> {
+export async function startRun(
+  wf: Workflow,
+  o: RunOptions = {},
+): Promise<{ runId: string; done: Promise<RunResult>; run: RunRecord }> {
   // A store of this run alone: nobody else reads its record, so the workflow is kept without a copy.
   const store = o.store ?? new MemoryRunStore({ workflowsByReference: true });
   const runId = o.runId ?? newId();
   const now = Date.now();
-  await new RedactingRunStore(store, redactorFor(secretsOf(wf, o))).createRun({
+  // The record as stored (secrets replaced), handed back so a caller need not read it again.
+  const run = redactorFor(secretsOf(wf, o))({
     id: runId,
     workflow: wf,
     inputs: o.inputs ?? {},
-    status: "running",
+    status: "running" as const,
     createdAt: now,
     updatedAt: now,
     appId: o.appId,
   });
-  return { runId, done: execute(wf, runId, o, store, false) };
+  await store.createRun(run);
+  return { runId, done: execute(wf, runId, o, store, false), run };
 }
 
 /** Run a workflow to completion. The run (workflow, inputs, commits, trace) is recorded in the store. */

@@ -24,6 +24,13 @@ export type StampedEvent = RunEvent & { at?: number };
  */
 export type SegmentListener = (runId: string, result: RunResult, context: RunContext) => Promise<void> | void;
 
+/** A run the hub started: its id, its end, and its record as stored. */
+export interface StartedRun {
+  runId: string;
+  done: Promise<RunResult>;
+  run: RunRecord;
+}
+
 /** What a run segment needs besides its workflow: the values Dify's service API gives a chat turn. */
 export interface RunContext {
   appId?: string;
@@ -366,7 +373,8 @@ export class RunHub {
   }
 
   /** Resolves once the run record is stored, so a 202 with its id means the run exists; rejects otherwise. */
-  start(wf: Workflow, opts: Parameters<RunHub["startNow"]>[1]): Promise<{ runId: string; done: Promise<RunResult> }> {
+  /** `run`: the record as stored (callers use it instead of reading it back). */
+  start(wf: Workflow, opts: Parameters<RunHub["startNow"]>[1]): Promise<StartedRun> {
     return this.admit(describeRun(opts.runId), () => this.startNow(wf, opts));
   }
 
@@ -379,12 +387,12 @@ export class RunHub {
       /** Runs after the run ends and before its stream closes (a chat turn stores its conversation here). */
       onFinished?: (r: RunResult) => Promise<void>;
     },
-  ): Promise<{ runId: string; done: Promise<RunResult> }> {
+  ): Promise<StartedRun> {
     const runId = opts.runId ?? newId();
     const e: LiveRun = { events: [], persisted: 0, active: true, listeners: new Set() };
     const ctrl = new AbortController();
     const stop = new AbortController();
-    let started: { runId: string; done: Promise<RunResult> };
+    let started: StartedRun;
     try {
       const env = this.o.envOf ? await this.o.envOf(opts.appId) : undefined;
       started = await startRun(wf, {
@@ -421,7 +429,7 @@ export class RunHub {
           return r;
         })
       : started.done;
-    return { runId, done: this.track(runId, e, after, opts) };
+    return { runId, done: this.track(runId, e, after, opts), run: started.run };
   }
 
   isActive(runId: string): boolean {

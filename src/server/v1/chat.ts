@@ -9,7 +9,7 @@ import { badParam, DifyError } from "./errors.js";
 import { fileUrlsFor } from "./file-urls.js";
 import { resolveAppFiles, resolveInputs } from "./files-in.js";
 import { chatPausedBlocking } from "./paused.js";
-import { startedRun, startServiceRun, stopTask, streamContext } from "./runs.js";
+import { startServiceRun, stopTask, streamContext } from "./runs.js";
 import { difyStream } from "./stream.js";
 import { DifyTranslator, type StreamContext } from "./translate.js";
 
@@ -124,9 +124,7 @@ async function chatMessage(deps: ServerDeps, c: V1Context): Promise<Response> {
   if (typeof body.query !== "string") throw badParam("query is required");
   const current = await deps.apps.published(app.id);
   const { conv, message } = await openTurn(deps, app, current, body, { user, query: body.query });
-  const started = await startTurn(deps, app, current, conv, message);
-  const { runId, done } = started;
-  const { run, svc } = await startedRun(deps, started);
+  const { runId, done, run, svc } = await startTurn(deps, app, current, conv, message);
   const ctx = await streamContext(deps, app, run, svc);
   if (mode === "streaming")
     return difyStream(c, deps.hub, { ctx, from: { kind: "start" }, fileUrls: fileUrlsFor(c, deps) });

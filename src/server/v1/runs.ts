@@ -48,7 +48,8 @@ export function systemValues(
 }
 
 /**
- * Start a run of the app's current version for an end user: refused (400) when the version has analyser
+ * Start a run of the app's current version for an end user (with the run's and the service records as stored,
+ * so the request need not read them back): refused (400) when the version has analyser
  * errors or the inputs do not fit the start node; the end user's record is stored before the run starts, so
  * every listener and late client finds it.
  */
@@ -56,7 +57,7 @@ export async function startServiceRun(
   deps: ServerDeps,
   app: AppRecord,
   req: ServiceRunRequest,
-): Promise<{ runId: string; done: Promise<unknown>; svc: ServiceRunRecord }> {
+): Promise<{ runId: string; done: Promise<unknown>; run: RunRecord; svc: ServiceRunRecord }> {
   const current = req.published ?? (await deps.apps.published(app.id));
   if (!current)
     throw new DifyError(
@@ -95,16 +96,6 @@ export async function startServiceRun(
   });
   await deps.stores.runLog.tag(runId, { source: "v1", version: current.version });
   return { ...started, svc };
-}
-
-/** The run a request has just started, with the service record it stored (not read back: one read fewer). */
-export async function startedRun(
-  deps: ServerDeps,
-  started: { runId: string; svc: ServiceRunRecord },
-): Promise<{ run: RunRecord; svc: ServiceRunRecord }> {
-  const run = await deps.runs.getRun(started.runId);
-  if (!run) throw notFound("Workflow run not found");
-  return { run, svc: started.svc };
 }
 
 /** A run of this app started through the service API, or Dify's 404. */

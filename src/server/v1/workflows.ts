@@ -5,7 +5,7 @@ import { DifyError, notFound } from "./errors.js";
 import { fileUrlsFor } from "./file-urls.js";
 import { resolveAppFiles, resolveInputs } from "./files-in.js";
 import { workflowPausedBlocking } from "./paused.js";
-import { serviceRunOf, startedRun, startServiceRun, stopTask, streamContext } from "./runs.js";
+import { serviceRunOf, startServiceRun, stopTask, streamContext } from "./runs.js";
 import { difyStream, parseEventId, type StreamFrom, translateAll } from "./stream.js";
 import type { DifyEvent } from "./translate.js";
 
@@ -27,9 +27,7 @@ async function runWorkflow(deps: ServerDeps, c: V1Context): Promise<Response> {
     ? await resolveInputs(deps.stores.service, app.id, current.workflow, objectArg(body.inputs, "inputs"))
     : {};
   const files = await resolveAppFiles(deps.stores.service, app.id, current, body.files);
-  const started = await startServiceRun(deps, app, { user, inputs, files, published: current });
-  const { runId, done } = started;
-  const { run, svc } = await startedRun(deps, started);
+  const { runId, done, run, svc } = await startServiceRun(deps, app, { user, inputs, files, published: current });
   const ctx = await streamContext(deps, app, run, svc);
   const fileUrls = fileUrlsFor(c, deps);
   if (mode === "streaming") return difyStream(c, deps.hub, { ctx, from: { kind: "start" }, fileUrls });

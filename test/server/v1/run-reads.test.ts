@@ -1,7 +1,7 @@
 /**
  * What a blocking /v1 workflow run reads back: the service record it has just stored is not read again, neither
- * by the request nor by the end-of-segment listener (which only chat turns need), and the run's attempts are not
- * read when it ends (nothing in the server uses the result's trace). On PostgreSQL each read is a round trip.
+ * by the request nor by the end-of-segment listener (which only chat turns need), the run's record is the one the
+ * engine stored, and the run's attempts are not read when it ends (nothing in the server uses the result's trace). On PostgreSQL each read is a round trip.
  */
 import { describe, expect, it } from "vitest";
 import { buildWorkflow } from "../../support/build.js";
@@ -22,7 +22,7 @@ const echo = buildWorkflow({
 });
 
 describe("/v1 workflow run reads", () => {
-  it("a blocking run answers without reading back its service record or its attempts", async () => {
+  it("a blocking run answers without reading back its run record, its service record or its attempts", async () => {
     const { key } = await s.app("reads", echo);
     const service = s.deps.stores.service;
     const read = service.serviceRun.bind(service);
@@ -33,10 +33,16 @@ describe("/v1 workflow run reads", () => {
     };
     const runs = s.deps.runs;
     const readAttempts = runs.attempts.bind(runs);
+    const readRun = runs.getRun.bind(runs);
     let attemptReads = 0;
+    let runReads = 0;
     runs.attempts = (runId) => {
       attemptReads++;
       return readAttempts(runId);
+    };
+    runs.getRun = (runId) => {
+      runReads++;
+      return readRun(runId);
     };
     try {
       const res = await fetch(`${s.v1}/workflows/run`, {
@@ -50,6 +56,7 @@ describe("/v1 workflow run reads", () => {
       expect(body.data.outputs).toEqual({ out: "hi" });
       expect(reads).toBe(0);
       expect(attemptReads).toBe(0);
+      expect(runReads).toBe(0);
       // The record is stored all the same: the run's detail (which reads it) names its end user's run.
       const detail = await fetch(`${s.v1}/workflows/run/${body.workflow_run_id}`, {
         headers: { authorization: `Bearer ${key}` },
@@ -59,6 +66,7 @@ describe("/v1 workflow run reads", () => {
     } finally {
       service.serviceRun = read;
       runs.attempts = readAttempts;
+      runs.getRun = readRun;
     }
   });
 });
