@@ -222,9 +222,15 @@ export class GroupCommit {
    * grow). Returns whether a checkpoint started.
    */
   private checkpointIfLarge(): boolean {
-    if (this.fd === undefined || !this.db.open || fstatSync(this.fd).size <= this.checkpointBytes) return false;
-    this.checkpoints++;
+    if (this.fd === undefined || !this.db.open) return false;
+    const size = fstatSync(this.fd).size;
+    if (size <= this.checkpointBytes / 2) return false;
     this.checkpointer ??= new Checkpointer(this.db.name, this.level);
+    if (size <= this.checkpointBytes) {
+      this.checkpointer.prepare();
+      return false;
+    }
+    this.checkpoints++;
     this.checkpointing = this.checkpointer.run().then(() => {
       this.checkpointing = undefined;
       this.afterSync();
