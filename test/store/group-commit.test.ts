@@ -81,6 +81,8 @@ describe("SQLite group commit", () => {
       await new Promise((r) => setImmediate(r));
       later.push(group.write(() => db.prepare("INSERT INTO t (v) VALUES (?)").run(`w${i}`)));
     }
+    // One more turn: the last write's group is written too, all while the first sync is held.
+    await new Promise((r) => setImmediate(r));
     release();
     await Promise.all([first, ...later]);
     expect(group.syncs).toBe(2);
