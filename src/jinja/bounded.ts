@@ -44,7 +44,6 @@ interface Internals {
   executeSet(node: Node, env: Environment): void;
 }
 
-
 /**
  * Parse as stock Jinja2 does (trim_blocks and lstrip_blocks off). The library's Template constructor
  * hard-codes both on (chat-template style); Dify renders with `Template(src)`, where both are off.
