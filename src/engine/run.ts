@@ -240,8 +240,9 @@ function errorOf(e: unknown): NonNullable<RunResult["error"]> {
  * looked up at once), with `done` settling when the run ends.
  */
 export async function startRun(wf: Workflow, o: RunOptions = {}): Promise<{ runId: string; done: Promise<RunResult> }> {
-  // A store of this run alone: nobody else reads its record, so the workflow is kept without a copy.
-  const store = o.store ?? new MemoryRunStore({ workflowsByReference: true });
+  // A store of this run alone: nobody else reads its records, so the workflow is kept without a copy, the trace
+  // is handed back without a second one, and no artifact log is kept.
+  const store = o.store ?? new MemoryRunStore({ engineOwned: true });
   const runId = o.runId ?? newId();
   const now = Date.now();
   await new RedactingRunStore(store, redactorFor(secretsOf(wf, o))).createRun({
