@@ -139,15 +139,25 @@ export async function runAttempt(
   const { node, key, pool } = t;
   const started = Date.now();
   const inputs = traceInputs(node, run.types, pool);
-  const which: NodeAttempt = {
+  // Spelled out, not spread from `which`: spreading was the largest share of this function's own time.
+  const rec: AttemptRecord = {
     runId: run.runId,
     key,
     nodeId: node.id,
     nodeType: node.type,
     title: node.title,
     attempt,
+    status: "succeeded",
+    inputs,
+    startedAt: started,
+    endedAt: started,
   };
-  run.onEvent?.({ type: "node_started", ...which });
+  // Who the attempt is, for the listeners and the observer; nothing is made when there are none.
+  const which: NodeAttempt | undefined =
+    run.onEvent || run.observer
+      ? { runId: run.runId, key, nodeId: node.id, nodeType: node.type, title: node.title, attempt }
+      : undefined;
+  if (which) run.onEvent?.({ type: "node_started", ...which });
   // A node with a time limit gets a signal of its own that the limit aborts (and that follows the run's);
   // without one the run's signal is all it needs, and making one per attempt was a measurable share of a
   // small node's cost.
@@ -159,19 +169,13 @@ export async function runAttempt(
   let error: unknown;
   try {
     const obs = run.observer;
-    result = obs ? await obs.attempt(which, () => execute(t, ctx, ac)) : await execute(t, ctx, ac);
+    result = obs && which ? await obs.attempt(which, () => execute(t, ctx, ac)) : await execute(t, ctx, ac);
   } catch (e) {
     error = e;
   } finally {
     if (onAbort) run.signal.removeEventListener("abort", onAbort);
   }
-  const rec: AttemptRecord = {
-    ...which,
-    status: "succeeded",
-    inputs,
-    startedAt: started,
-    endedAt: Date.now(),
-  };
+  rec.endedAt = Date.now();
   return { result, error, writes: ctx.writes, rec };
 }
 
