@@ -110,6 +110,12 @@ describe("scheduler", () => {
     sleepStats.peak = 0;
     await runWorkflow(wf, { concurrency: 1, nodeTypes: withSleepNode });
     expect(sleepStats.peak).toBe(1);
+    // A node waiting for a slot gets the one a finished node hands on: all three run, never more than two at once.
+    sleepStats.peak = 0;
+    const two = await runWorkflow(wf, { concurrency: 2, nodeTypes: withSleepNode });
+    expect(two.status).toBe("succeeded");
+    expect(two.trace.filter((t) => /^p\d$/.test(t.nodeId))).toHaveLength(3);
+    expect(sleepStats.peak).toBe(2);
   });
 
   it("fails the run with the node named when a node fails without a strategy", async () => {
