@@ -206,6 +206,26 @@ describe("OpenAI endpoints on the thin path", () => {
     expect(out[0]).toEqual(out[1]);
     expect(out[0]).toMatchObject({ res: { text: "I can't help with that.", finishReason: "content_filter" } });
   });
+
+  it("an error event after text fails both paths with the same code, unretried", async () => {
+    const sse = `${event({ content: "partial " })}data: ${JSON.stringify({ error: { message: "model overloaded" } })}\n\n`;
+    const errors: LlmError[] = [];
+    for (const thin of [true, false]) {
+      const server = await rawServer([Buffer.from(sse)]);
+      try {
+        errors.push(
+          (await service("openai", server.baseURL, 2, thin)
+            .chat(ask(() => {}))
+            .catch((e: unknown) => e)) as LlmError,
+        );
+      } finally {
+        await server.close();
+      }
+    }
+    expect(errors[0]).toBeInstanceOf(LlmError);
+    expect([errors[0]?.code, errors[0]?.retryable]).toEqual([errors[1]?.code, errors[1]?.retryable]);
+    expect(errors[0]?.message).toMatch(/model overloaded/);
+  });
 });
 
 /** A server writing the given raw bytes in the given pieces, each flushed before the next. */
