@@ -147,8 +147,9 @@ async function executeRun(
 ): Promise<RunResult> {
   const redact: Redactor = redactorFor(secretsOf(wf, o));
   const store = new RedactingRunStore(rawStore, redact);
-  const emit = o.onEvent ?? (() => {});
-  const onEvent = (e: RunEvent) => emit(redact(e));
+  const emit = o.onEvent;
+  // Without a listener there is no event to make: the engine calls `onEvent?.(…)`.
+  const onEvent = emit && ((e: RunEvent) => emit(redact(e)));
   const pool = seedPool(wf, runId, o);
   const inputs = o.inputs ?? {};
   const scheduler = new Scheduler({
@@ -167,7 +168,7 @@ async function executeRun(
     stop: o.stop,
     observer: o.observer,
   });
-  onEvent({ type: "run_started", runId, resumed });
+  onEvent?.({ type: "run_started", runId, resumed });
   let status: RunStatus;
   let outputs: Record<string, unknown> = {};
   let error: RunResult["error"];
@@ -196,7 +197,7 @@ async function executeRun(
   outputs = redact(outputs);
   error = redact(error);
   await store.updateRun(runId, { status, outputs, error });
-  onEvent({
+  onEvent?.({
     type: "run_finished",
     runId,
     status,
@@ -239,8 +240,9 @@ function errorOf(e: unknown): NonNullable<RunResult["error"]> {
  * looked up at once), with `done` settling when the run ends.
  */
 export async function startRun(wf: Workflow, o: RunOptions = {}): Promise<{ runId: string; done: Promise<RunResult> }> {
-  // A store of this run alone: nobody else reads its record, so the workflow is kept without a copy.
-  const store = o.store ?? new MemoryRunStore({ workflowsByReference: true });
+  // A store of this run alone: nobody else reads its records, so the workflow is kept without a copy, the trace
+  // is handed back without a second one, and no artifact log is kept.
+  const store = o.store ?? new MemoryRunStore({ engineOwned: true });
   const runId = o.runId ?? newId();
   const now = Date.now();
   await new RedactingRunStore(store, redactorFor(secretsOf(wf, o))).createRun({
