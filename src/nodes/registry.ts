@@ -121,7 +121,7 @@ export async function loadNodeTypes(names: Iterable<string>): Promise<NodeCatalo
   while (defs.size < wanted.size) {
     const pending = [...wanted].filter((e) => !defs.has(e));
     const got = await Promise.all(pending.map(loadEntry));
-    pending.forEach((e, i) => defs.set(e, got[i]!));
+    for (const [i, e] of pending.entries()) defs.set(e, got[i]!);
     for (const d of got) {
       add(d.container?.startType);
       add(d.containerStart?.containerType);
