@@ -67,8 +67,13 @@ export const NODE_TYPES: readonly NodeTypeEntry[] = [
   { type: "trigger-plugin", load: async () => (await import("./trigger-plugin.js")).triggerPluginNode },
 ];
 
-const byName = new Map<string, NodeTypeEntry>();
-for (const e of NODE_TYPES) for (const name of [e.type, ...(e.aliases ?? [])]) byName.set(name, e);
+/** Each entry by its type and by its aliases. */
+function byNameOf(entries: readonly NodeTypeEntry[]): Map<string, NodeTypeEntry> {
+  const byName = new Map<string, NodeTypeEntry>();
+  for (const e of entries) for (const name of [e.type, ...(e.aliases ?? [])]) byName.set(name, e);
+  return byName;
+}
+const registryByName = byNameOf(NODE_TYPES);
 
 /** Definitions are constants: each entry is loaded (and checked) once per process, then shared. */
 const loaded = new Map<NodeTypeEntry, Promise<NodeTypeDef<any>>>();
@@ -108,9 +113,13 @@ export async function loadAllNodeTypes(): Promise<NodeTypeDef<any>[]> {
  * A catalogue of the node types `names` (types or aliases, e.g. a workflow's node types) name, with the
  * types those definitions reach (a container's body-start type, a body-start's container), in registry order.
  * Names no type answers to are left out, so they read as unknown types just as against the full catalogue:
- * analysing or running a workflow against it is the same as against every type.
+ * analysing or running a workflow against it is the same as against every type. `entries`: tests' own registry.
  */
-export async function loadNodeTypes(names: Iterable<string>): Promise<NodeCatalogue> {
+export async function loadNodeTypes(
+  names: Iterable<string>,
+  entries: readonly NodeTypeEntry[] = NODE_TYPES,
+): Promise<NodeCatalogue> {
+  const byName = entries === NODE_TYPES ? registryByName : byNameOf(entries);
   const wanted = new Set<NodeTypeEntry>();
   const defs = new Map<NodeTypeEntry, NodeTypeDef<any>>();
   const add = (name: string | undefined) => {
@@ -127,7 +136,7 @@ export async function loadNodeTypes(names: Iterable<string>): Promise<NodeCatalo
       add(d.containerStart?.containerType);
     }
   }
-  return new NodeCatalogue(NODE_TYPES.filter((e) => defs.has(e)).map((e) => defs.get(e)!));
+  return new NodeCatalogue(entries.filter((e) => defs.has(e)).map((e) => defs.get(e)!));
 }
 
 /** The catalogue a workflow is analysed and run against: the types of its nodes (bodies included). */
