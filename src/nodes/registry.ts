@@ -139,7 +139,23 @@ export async function loadNodeTypes(
   return new NodeCatalogue(entries.filter((e) => defs.has(e)).map((e) => defs.get(e)!));
 }
 
-/** The catalogue a workflow is analysed and run against: the types of its nodes (bodies included). */
+/** Catalogues by the set of type names asked; a server runs few distinct sets, so this stays small. */
+const catalogues = new Map<string, Promise<NodeCatalogue>>();
+const MAX_CATALOGUES = 256;
+
+/**
+ * The catalogue a workflow is analysed and run against: the types of its nodes (bodies included). The engine
+ * asks for it on every run, so the catalogue of a set of names is built once (a catalogue is immutable).
+ */
 export function nodeTypesFor(workflow: { nodes: readonly { type: string }[] }): Promise<NodeCatalogue> {
-  return loadNodeTypes(workflow.nodes.map((n) => n.type));
+  const names = [...new Set(workflow.nodes.map((n) => n.type))].sort();
+  const key = names.join("\n");
+  let c = catalogues.get(key);
+  if (!c) {
+    if (catalogues.size >= MAX_CATALOGUES) catalogues.clear();
+    c = loadNodeTypes(names);
+    catalogues.set(key, c);
+    c.catch(() => catalogues.delete(key));
+  }
+  return c;
 }
