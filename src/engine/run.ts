@@ -3,7 +3,7 @@ import { NodeExecutionError, type PendingPause, RunPause, WeftError } from "../i
 import type { NodeTypes } from "../ir/registry.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import { nodeCatalogue } from "../nodes/index.js";
+import { nodeTypesFor } from "../nodes/registry.js";
 import { MemoryRunStore } from "../store/memory/runs.js";
 import type { RunEvent } from "../store/run-events.js";
 import type { AttemptRecord, RunStatus, RunStore } from "../store/runs.js";
@@ -49,8 +49,9 @@ export interface RunOptions {
   /** Observability hook (tracing, metrics): wraps the run and each node attempt. */
   observer?: RunObserver;
   /**
-   * The node types the workflow runs against; default every node Weft defines (`nodeCatalogue`). The engine
-   * sits above src/nodes, so the default is an ordinary import; tests add their own types with `.with()`.
+   * The node types the workflow runs against; default the types of the workflow's own nodes, loaded from the
+   * registry of every node Weft defines (`nodeTypesFor`: a run loads no other type's module). The engine sits
+   * above src/nodes, so the default is an ordinary import; tests add their own types with `.with()`.
    */
   nodeTypes?: NodeTypes;
 }
@@ -155,7 +156,7 @@ async function executeRun(
   const scheduler = new Scheduler({
     runId,
     workflow: wf,
-    types: o.nodeTypes ?? nodeCatalogue,
+    types: o.nodeTypes ?? (await nodeTypesFor(wf)),
     inputs,
     services: redactingForms(defaultServices(o.services), redact),
     store,
