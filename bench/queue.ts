@@ -130,7 +130,9 @@ function cpuMs(pid: number | undefined, children = false, except?: number): numb
   return ms;
 }
 
-const cpu = new Map<string, { worker: number; submit: number; redis: number; pg: number; idle: number }>();
+type QueuedCpu = { worker: number; submit: number; redis: number; pg: number; idle: number };
+/** Per checkout/store/workers, one sample a round (medians printed: one round on a shared machine is noisy). */
+const cpu = new Map<string, QueuedCpu[]>();
 /** PostgreSQL's CPU (its backends and background processes) since the bench started, less the bench's counter. */
 const pgCpu = (monitorPid?: number) => (cluster ? cpuMs(cluster.pid, true, monitorPid) : 0);
 
@@ -167,13 +169,17 @@ async function measure(c: Checkout, kind: string, workers: number): Promise<numb
   const submitted = process.cpuUsage(submit0);
   while ((await store.done()) < RUNS) await new Promise((r) => setTimeout(r, 50));
   const secs = (performance.now() - t0) / 1000;
-  cpu.set(`${c.name}/${kind}/${workers}`, {
-    worker: (procs.reduce((a, p) => a + cpuMs(p.p.pid), 0) - cpu0) / RUNS,
-    submit: (submitted.user + submitted.system) / 1000 / RUNS,
-    redis: (cpuMs(redis.proc.pid) - redis0) / RUNS,
-    pg: kind === "postgres" ? (pgCpu(store.monitorPid) - pg0) / RUNS : 0,
-    idle,
-  });
+  const key = `${c.name}/${kind}/${workers}`;
+  cpu.set(key, [
+    ...(cpu.get(key) ?? []),
+    {
+      worker: (procs.reduce((a, p) => a + cpuMs(p.p.pid), 0) - cpu0) / RUNS,
+      submit: (submitted.user + submitted.system) / 1000 / RUNS,
+      redis: (cpuMs(redis.proc.pid) - redis0) / RUNS,
+      pg: kind === "postgres" ? (pgCpu(store.monitorPid) - pg0) / RUNS : 0,
+      idle,
+    },
+  ]);
   for (const p of procs) p.p.kill("SIGTERM");
   await Promise.all(procs.map((p) => p.exited));
   await store.close();
@@ -247,7 +253,12 @@ async function commitRate(kind: string): Promise<number> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const results = new Map<string, number>();
 const local = new Map<string, { own: number; pg: number }[]>();
-for (let r = 0; r < REPEAT; r++)
+const inProcess = async (kind: string) => {
+  for (const c of checkouts)
+    local.set(`${c.name}/${kind}`, [...(local.get(`${c.name}/${kind}`) ?? []), await inProcessCpu(c, kind)]);
+};
+// The in-process runs are measured in every round too, next to the queued ones (the machine's load drifts).
+for (let r = 0; r < REPEAT; r++) {
   for (const n of COUNTS)
     for (const kind of STORES)
       for (const c of checkouts) {
@@ -255,10 +266,23 @@ for (let r = 0; r < REPEAT; r++)
         results.set(`${c.name}/${kind}/${n}/${r}`, rps);
         console.error(`  ${c.name} ${kind} ${n} worker(s), round ${r + 1}: ${rps.toFixed(1)} runs/s`);
       }
-for (const kind of STORES)
-  for (let r = 0; r < 3; r++)
-    for (const c of checkouts)
-      local.set(`${c.name}/${kind}`, [...(local.get(`${c.name}/${kind}`) ?? []), await inProcessCpu(c, kind)]);
+  for (const kind of STORES) await inProcess(kind);
+}
+for (let r = REPEAT; r < 3; r++) for (const kind of STORES) await inProcess(kind);
+/** Each component's median over the rounds; `app` and `all` the medians of the rounds' totals. */
+const medianCpu = (key: string): QueuedCpu & { app: number; all: number } => {
+  const xs = cpu.get(key)!;
+  const m = (f: (q: QueuedCpu) => number) => median(xs.map(f));
+  return {
+    worker: m((q) => q.worker),
+    submit: m((q) => q.submit),
+    redis: m((q) => q.redis),
+    pg: m((q) => q.pg),
+    idle: m((q) => q.idle),
+    app: m((q) => q.worker + q.submit + q.redis),
+    all: m((q) => q.worker + q.submit + q.redis + q.pg),
+  };
+};
 const rate = (c: string, kind: string, n: number) =>
   median(Array.from({ length: REPEAT }, (_, r) => results.get(`${c}/${kind}/${n}/${r}`)!));
 
@@ -284,27 +308,27 @@ for (const c of checkouts)
     const herePg = median(samples.map((x) => x.pg));
     const pgNote = kind === "postgres" ? ` + PostgreSQL ${herePg.toFixed(2)} ms` : "";
     console.log(
-      `${c.name.padEnd(8)} ${kind.padEnd(8)} in-process: ${here.toFixed(2)} ms CPU per run${pgNote} (median of 3)`,
+      `${c.name.padEnd(8)} ${kind.padEnd(8)} in-process: ${here.toFixed(2)} ms CPU per run${pgNote} (median of ${Math.max(3, REPEAT)})`,
     );
     for (const n of COUNTS) {
-      const q = cpu.get(`${c.name}/${kind}/${n}`)!;
-      const app = q.worker + q.submit + q.redis;
+      const q = medianCpu(`${c.name}/${kind}/${n}`);
+      const app = q.app;
       const withPg =
         kind === "postgres"
-          ? `; + PostgreSQL ${q.pg.toFixed(2)} ms, with it on both sides ${((app + q.pg) / (here + herePg)).toFixed(2)}×`
+          ? `; + PostgreSQL ${q.pg.toFixed(2)} ms, with it on both sides ${(q.all / (here + herePg)).toFixed(2)}×`
           : "";
       console.log(
-        `${c.name.padEnd(8)} ${kind.padEnd(8)} ${n} worker(s), last round: workers ${q.worker.toFixed(2)} + submitter ${q.submit.toFixed(2)} + Redis ${q.redis.toFixed(2)} ms per run = ${(app / here).toFixed(2)}× in-process${withPg}; idle worker ${q.idle.toFixed(1)} ms CPU/s`,
+        `${c.name.padEnd(8)} ${kind.padEnd(8)} ${n} worker(s), median of ${REPEAT}: workers ${q.worker.toFixed(2)} + submitter ${q.submit.toFixed(2)} + Redis ${q.redis.toFixed(2)} ms per run = ${(app / here).toFixed(2)}× in-process${withPg}; idle worker ${q.idle.toFixed(1)} ms CPU/s`,
       );
     }
   }
 if (baseDir)
   for (const kind of STORES)
     for (const n of COUNTS) {
-      const t = cpu.get(`this/${kind}/${n}`)!;
-      const b = cpu.get(`baseline/${kind}/${n}`)!;
+      const t = medianCpu(`this/${kind}/${n}`);
+      const b = medianCpu(`baseline/${kind}/${n}`);
       console.log(
-        `this/baseline ${kind} ${n} worker(s): runs/s ×${(rate("this", kind, n) / rate("baseline", kind, n)).toFixed(2)}, queued CPU per run ×${((t.worker + t.submit + t.redis) / (b.worker + b.submit + b.redis)).toFixed(2)}`,
+        `this/baseline ${kind} ${n} worker(s): runs/s ×${(rate("this", kind, n) / rate("baseline", kind, n)).toFixed(2)}, queued CPU per run ×${(t.app / b.app).toFixed(2)}`,
       );
     }
 for (const kind of STORES)
