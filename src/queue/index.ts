@@ -412,6 +412,8 @@ async function processJob(
     stop: o.stop,
     env: await o.envOf(appId),
     observer: o.observer,
+    // The job's result carries status and outputs only; the attempts stay in the store for whoever reads them.
+    readTrace: false,
   });
   const startNew = async (workflow: Workflow) =>
     startRun(workflow, {
