@@ -101,11 +101,11 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
     features,
     meta: { dify: meta },
   };
-  // A tree copy when the YAML may hold aliases (shared objects), so they do not become shared mutable state in
-  // the IR (structuredClone keeps shared references shared); a text without anchors reads as a tree and the IR
-  // is built of fresh objects. readYaml bounded how far aliases expand, and refused recursive ones.
-  const completed = completeForDify(draft);
-  const workflow = mayShare ? treeCopy(completed) : completed;
+  // A tree copy when the YAML's aliases share objects, so they do not become shared mutable state in the IR
+  // (structuredClone keeps shared references shared); otherwise the value read is a tree and every object of the
+  // draft is the importer's own. readYaml bounded how far aliases expand, and refused recursive ones. Either way
+  // the canvas defaults are then set in the draft's own objects, not in copies.
+  const workflow = completeForDify(mayShare ? treeCopy(draft) : draft, { owned: true });
   const check = WorkflowShapeSchema.safeParse(workflow);
   if (!check.success) {
     const issue = check.error.issues[0];
