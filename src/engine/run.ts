@@ -49,6 +49,11 @@ export interface RunOptions {
   /** Observability hook (tracing, metrics): wraps the run and each node attempt. */
   observer?: RunObserver;
   /**
+   * `false`: the result's `trace` is left empty instead of read back from the store at the end (a store round
+   * trip per run); for callers that never look at it (a queue worker replies with status and outputs only).
+   */
+  readTrace?: boolean;
+  /**
    * The node types the workflow runs against; default the types of the workflow's own nodes, loaded from the
    * registry of every node Weft defines (`nodeTypesFor`: a run loads no other type's module). The engine sits
    * above src/nodes, so the default is an ordinary import; tests add their own types with `.with()`.
@@ -207,7 +212,8 @@ async function executeRun(
     ...(paused ? { paused: paused.map((p) => ({ key: p.key, nodeId: p.nodeId, formId: p.form.formId })) } : {}),
   });
   const conversation = redact((pool.outputsOf("conversation") ?? {}) as Record<string, unknown>);
-  return { runId, status, outputs, error, paused: redact(paused), trace: await store.attempts(runId), conversation };
+  const trace = o.readTrace === false ? [] : await store.attempts(runId);
+  return { runId, status, outputs, error, paused: redact(paused), trace, conversation };
 }
 
 /** Workflow mode: the union of End outputs (later ends win); chat: answers concatenated in completion order. */
