@@ -34,7 +34,7 @@ interface ChildResult {
 async function child(warmup: boolean): Promise<ChildResult> {
   const { openDeps, createApp } = await import("../src/server/index.js");
   const { warmDraftPathInBackground } = await import("../src/server/warmup.js");
-  const { scratchAppStore } = await import("../src/store/open.js");
+  const { scratchAppStore } = await import("../src/store/scratch.js");
   const { genWorkflow } = await import("../test/analysis/gen.js");
   const dir = mkdtempSync(join(tmpdir(), "weft-bench-autosave-"));
   try {

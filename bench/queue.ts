@@ -5,9 +5,12 @@
 //   postgres — one PostgreSQL (fsync and synchronous_commit on, as in production), each worker in a working
 //              directory of its own, sharing nothing but Redis and the database.
 // Needs redis-server and PostgreSQL (/usr/lib/postgresql/*/bin). RUNS=400 WORKERS=1,2,4 STORES=sqlite,postgres.
-// Beside runs/s it prints CPU per run: queued (workers + Redis, + PostgreSQL's backends) against the same
-// workflow run in this process on the same kind of store (warm, 8 at once), and what an idle worker burns per
-// second (timers, polls), which is spread over fewer runs per worker as workers are added.
+// Beside runs/s it prints CPU per run: queued against the same workflow run in this process on the same kind of
+// store (warm, 8 at once), and what an idle worker burns per second (timers, polls), which is spread over fewer
+// runs per worker as workers are added. What is counted: the queued side is the workers + the submitter (this
+// process while `submitRuns` runs) + Redis; the in-process side is this process. PostgreSQL's server CPU (its
+// backends and background writers, less the bench's own counting connection) is measured on both sides: the
+// first ratio leaves it out of both, the second adds it to both.
 //   npx tsx bench/queue.ts [BASELINE_CHECKOUT]   (its bin/weft runs the baseline's workers, its src/ the
 //   baseline's in-process runs, alternated with this checkout's in the same run; ratios this/baseline last)
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -60,7 +63,14 @@ const cluster = STORES.includes("postgres") ? await startPostgres({ durable: tru
 async function freshStore(
   kind: string,
   c: Checkout = checkouts[0]!,
-): Promise<{ db: string; cwd?: string; done(): Promise<number>; close(): Promise<void> }> {
+): Promise<{
+  db: string;
+  cwd?: string;
+  done(): Promise<number>;
+  close(): Promise<void>;
+  /** The bench's own PostgreSQL backend (counting runs), left out of the server's CPU. */
+  monitorPid?: number;
+}> {
   // Made by the checkout whose workers use it: an older Weft refuses a schema newer than its own.
   const { openStores: open } = (await import(pathToFileURL(join(c.root, "src/store/open.ts")).href)) as {
     openStores: typeof openStores;
@@ -84,16 +94,21 @@ async function freshStore(
   await (await open(db)).close();
   const client = new pg.Client({ connectionString: db });
   await client.connect();
+  const monitorPid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid);
   return {
     db,
+    monitorPid,
     done: async () =>
       Number((await client.query("SELECT count(*) AS n FROM weft.runs WHERE status = 'succeeded'")).rows[0].n),
     close: () => client.end(),
   };
 }
 
-/** CPU milliseconds a process (and, with `children`, its direct children: PostgreSQL's backends) has used. */
-function cpuMs(pid: number | undefined, children = false): number {
+/**
+ * CPU milliseconds a process (and, with `children`, its direct children: PostgreSQL's backends, but not the
+ * `except` one) has used.
+ */
+function cpuMs(pid: number | undefined, children = false, except?: number): number {
   if (!pid) return 0;
   const stat = (p: string) => {
     try {
@@ -110,12 +125,16 @@ function cpuMs(pid: number | undefined, children = false): number {
   if (children)
     for (const p of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
       const s = stat(p);
-      if (s.ppid === pid) ms += s.ms;
+      if (s.ppid === pid && Number(p) !== except) ms += s.ms;
     }
   return ms;
 }
 
-const cpu = new Map<string, { worker: number; redis: number; pg: number; idle: number }>();
+type QueuedCpu = { worker: number; submit: number; redis: number; pg: number; idle: number };
+/** Per checkout/store/workers, one sample a round (medians printed: one round on a shared machine is noisy). */
+const cpu = new Map<string, QueuedCpu[]>();
+/** PostgreSQL's CPU (its backends and background processes) since the bench started, less the bench's counter. */
+const pgCpu = (monitorPid?: number) => (cluster ? cpuMs(cluster.pid, true, monitorPid) : 0);
 
 async function measure(c: Checkout, kind: string, workers: number): Promise<number> {
   const redis = await startRedis();
@@ -139,20 +158,28 @@ async function measure(c: Checkout, kind: string, workers: number): Promise<numb
   const idle = (procs.reduce((a, p) => a + cpuMs(p.p.pid), 0) - idle0) / ((performance.now() - tIdle) / 1000) / workers;
   const cpu0 = procs.reduce((a, p) => a + cpuMs(p.p.pid), 0);
   const redis0 = cpuMs(redis.proc.pid);
-  const pg0 = kind === "postgres" ? cpuMs(cluster!.pid, true) : 0;
+  const pg0 = kind === "postgres" ? pgCpu(store.monitorPid) : 0;
   const t0 = performance.now();
+  // The submitter's share: this process while it submits (not while it polls for the end, the bench's own cost).
+  const submit0 = process.cpuUsage();
   await submitRuns(
     Array.from({ length: RUNS }, (_, i) => ({ workflow: wf, inputs: { n: String(i) } })),
     { redisUrl: redis.url },
   );
+  const submitted = process.cpuUsage(submit0);
   while ((await store.done()) < RUNS) await new Promise((r) => setTimeout(r, 50));
   const secs = (performance.now() - t0) / 1000;
-  cpu.set(`${c.name}/${kind}/${workers}`, {
-    worker: (procs.reduce((a, p) => a + cpuMs(p.p.pid), 0) - cpu0) / RUNS,
-    redis: (cpuMs(redis.proc.pid) - redis0) / RUNS,
-    pg: kind === "postgres" ? (cpuMs(cluster!.pid, true) - pg0) / RUNS : 0,
-    idle,
-  });
+  const key = `${c.name}/${kind}/${workers}`;
+  cpu.set(key, [
+    ...(cpu.get(key) ?? []),
+    {
+      worker: (procs.reduce((a, p) => a + cpuMs(p.p.pid), 0) - cpu0) / RUNS,
+      submit: (submitted.user + submitted.system) / 1000 / RUNS,
+      redis: (cpuMs(redis.proc.pid) - redis0) / RUNS,
+      pg: kind === "postgres" ? (pgCpu(store.monitorPid) - pg0) / RUNS : 0,
+      idle,
+    },
+  ]);
   for (const p of procs) p.p.kill("SIGTERM");
   await Promise.all(procs.map((p) => p.exited));
   await store.close();
@@ -160,8 +187,11 @@ async function measure(c: Checkout, kind: string, workers: number): Promise<numb
   return RUNS / secs;
 }
 
-/** CPU per run of the same workflow run in this process (the checkout's engine), warm, 8 runs at once. */
-async function inProcessCpu(c: Checkout, kind: string): Promise<number> {
+/**
+ * CPU per run of the same workflow run in this process (the checkout's engine), warm, 8 runs at once; and
+ * PostgreSQL's CPU per run meanwhile.
+ */
+async function inProcessCpu(c: Checkout, kind: string): Promise<{ own: number; pg: number }> {
   const mod = (p: string) => import(pathToFileURL(join(c.root, p)).href);
   const { runWorkflow } = await mod("src/engine/run.ts");
   const { openStores: open } = await mod("src/store/open.ts");
@@ -179,13 +209,14 @@ async function inProcessCpu(c: Checkout, kind: string): Promise<number> {
     );
   };
   await batch(40); // warm-up: JIT, statements prepared
+  const pg0 = kind === "postgres" ? pgCpu(store.monitorPid) : 0;
   const c0 = process.cpuUsage();
   await batch(RUNS);
   const d = process.cpuUsage(c0);
+  const pg = kind === "postgres" ? (pgCpu(store.monitorPid) - pg0) / RUNS : 0;
   await stores.close();
   await store.close();
-  // PostgreSQL's backends are left out here as on the queued side of the ratio (printed apart there).
-  return (d.user + d.system) / 1000 / RUNS;
+  return { own: (d.user + d.system) / 1000 / RUNS, pg };
 }
 
 /**
@@ -221,8 +252,13 @@ async function commitRate(kind: string): Promise<number> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const results = new Map<string, number>();
-const local = new Map<string, number[]>();
-for (let r = 0; r < REPEAT; r++)
+const local = new Map<string, { own: number; pg: number }[]>();
+const inProcess = async (kind: string) => {
+  for (const c of checkouts)
+    local.set(`${c.name}/${kind}`, [...(local.get(`${c.name}/${kind}`) ?? []), await inProcessCpu(c, kind)]);
+};
+// The in-process runs are measured in every round too, next to the queued ones (the machine's load drifts).
+for (let r = 0; r < REPEAT; r++) {
   for (const n of COUNTS)
     for (const kind of STORES)
       for (const c of checkouts) {
@@ -230,10 +266,23 @@ for (let r = 0; r < REPEAT; r++)
         results.set(`${c.name}/${kind}/${n}/${r}`, rps);
         console.error(`  ${c.name} ${kind} ${n} worker(s), round ${r + 1}: ${rps.toFixed(1)} runs/s`);
       }
-for (const kind of STORES)
-  for (let r = 0; r < 3; r++)
-    for (const c of checkouts)
-      local.set(`${c.name}/${kind}`, [...(local.get(`${c.name}/${kind}`) ?? []), await inProcessCpu(c, kind)]);
+  for (const kind of STORES) await inProcess(kind);
+}
+for (let r = REPEAT; r < 3; r++) for (const kind of STORES) await inProcess(kind);
+/** Each component's median over the rounds; `app` and `all` the medians of the rounds' totals. */
+const medianCpu = (key: string): QueuedCpu & { app: number; all: number } => {
+  const xs = cpu.get(key)!;
+  const m = (f: (q: QueuedCpu) => number) => median(xs.map(f));
+  return {
+    worker: m((q) => q.worker),
+    submit: m((q) => q.submit),
+    redis: m((q) => q.redis),
+    pg: m((q) => q.pg),
+    idle: m((q) => q.idle),
+    app: m((q) => q.worker + q.submit + q.redis),
+    all: m((q) => q.worker + q.submit + q.redis + q.pg),
+  };
+};
 const rate = (c: string, kind: string, n: number) =>
   median(Array.from({ length: REPEAT }, (_, r) => results.get(`${c}/${kind}/${n}/${r}`)!));
 
@@ -254,22 +303,32 @@ for (const c of checkouts)
   }
 for (const c of checkouts)
   for (const kind of STORES) {
-    const here = median(local.get(`${c.name}/${kind}`)!);
-    console.log(`${c.name.padEnd(8)} ${kind.padEnd(8)} in-process: ${here.toFixed(2)} ms CPU per run (median of 3)`);
+    const samples = local.get(`${c.name}/${kind}`)!;
+    const here = median(samples.map((x) => x.own));
+    const herePg = median(samples.map((x) => x.pg));
+    const pgNote = kind === "postgres" ? ` + PostgreSQL ${herePg.toFixed(2)} ms` : "";
+    console.log(
+      `${c.name.padEnd(8)} ${kind.padEnd(8)} in-process: ${here.toFixed(2)} ms CPU per run${pgNote} (median of ${Math.max(3, REPEAT)})`,
+    );
     for (const n of COUNTS) {
-      const q = cpu.get(`${c.name}/${kind}/${n}`)!;
+      const q = medianCpu(`${c.name}/${kind}/${n}`);
+      const app = q.app;
+      const withPg =
+        kind === "postgres"
+          ? `; + PostgreSQL ${q.pg.toFixed(2)} ms, with it on both sides ${(q.all / (here + herePg)).toFixed(2)}×`
+          : "";
       console.log(
-        `${c.name.padEnd(8)} ${kind.padEnd(8)} ${n} worker(s), last round: workers ${q.worker.toFixed(2)} ms + Redis ${q.redis.toFixed(2)} ms per run = ${((q.worker + q.redis) / here).toFixed(2)}× in-process${q.pg ? ` (PostgreSQL ${q.pg.toFixed(2)} ms more)` : ""}; idle worker ${q.idle.toFixed(1)} ms CPU/s`,
+        `${c.name.padEnd(8)} ${kind.padEnd(8)} ${n} worker(s), median of ${REPEAT}: workers ${q.worker.toFixed(2)} + submitter ${q.submit.toFixed(2)} + Redis ${q.redis.toFixed(2)} ms per run = ${(app / here).toFixed(2)}× in-process${withPg}; idle worker ${q.idle.toFixed(1)} ms CPU/s`,
       );
     }
   }
 if (baseDir)
   for (const kind of STORES)
     for (const n of COUNTS) {
-      const t = cpu.get(`this/${kind}/${n}`)!;
-      const b = cpu.get(`baseline/${kind}/${n}`)!;
+      const t = medianCpu(`this/${kind}/${n}`);
+      const b = medianCpu(`baseline/${kind}/${n}`);
       console.log(
-        `this/baseline ${kind} ${n} worker(s): runs/s ×${(rate("this", kind, n) / rate("baseline", kind, n)).toFixed(2)}, queued CPU per run ×${((t.worker + t.redis) / (b.worker + b.redis)).toFixed(2)}`,
+        `this/baseline ${kind} ${n} worker(s): runs/s ×${(rate("this", kind, n) / rate("baseline", kind, n)).toFixed(2)}, queued CPU per run ×${(t.app / b.app).toFixed(2)}`,
       );
     }
 for (const kind of STORES)

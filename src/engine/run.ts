@@ -3,7 +3,7 @@ import { NodeExecutionError, type PendingPause, RunPause, WeftError } from "../i
 import type { NodeTypes } from "../ir/registry.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import { nodeCatalogue } from "../nodes/index.js";
+import { nodeTypesFor } from "../nodes/registry.js";
 import { MemoryRunStore } from "../store/memory/runs.js";
 import type { RunEvent } from "../store/run-events.js";
 import type { AttemptRecord, RunRecord, RunStatus, RunStore } from "../store/runs.js";
@@ -49,13 +49,15 @@ export interface RunOptions {
   /** Observability hook (tracing, metrics): wraps the run and each node attempt. */
   observer?: RunObserver;
   /**
-   * false: the result's `trace` is left empty instead of read back from the store when the run ends (the server
-   * reads attempts only when a client asks for them; on PostgreSQL the read was a round trip per run).
+   * `false`: the result's `trace` is left empty instead of read back from the store at the end (a store round
+   * trip per run, on PostgreSQL a network one); for callers that never look at it (the server reads attempts only
+   * when a client asks for them; a queue worker replies with status and outputs only).
    */
   readTrace?: boolean;
   /**
-   * The node types the workflow runs against; default every node Weft defines (`nodeCatalogue`). The engine
-   * sits above src/nodes, so the default is an ordinary import; tests add their own types with `.with()`.
+   * The node types the workflow runs against; default the types of the workflow's own nodes, loaded from the
+   * registry of every node Weft defines (`nodeTypesFor`: a run loads no other type's module). The engine sits
+   * above src/nodes, so the default is an ordinary import; tests add their own types with `.with()`.
    */
   nodeTypes?: NodeTypes;
 }
@@ -152,14 +154,15 @@ async function executeRun(
 ): Promise<RunResult> {
   const redact: Redactor = redactorFor(secretsOf(wf, o));
   const store = new RedactingRunStore(rawStore, redact);
-  const emit = o.onEvent ?? (() => {});
-  const onEvent = (e: RunEvent) => emit(redact(e));
+  const emit = o.onEvent;
+  // Without a listener there is no event to make: the engine calls `onEvent?.(…)`.
+  const onEvent = emit && ((e: RunEvent) => emit(redact(e)));
   const pool = seedPool(wf, runId, o);
   const inputs = o.inputs ?? {};
   const scheduler = new Scheduler({
     runId,
     workflow: wf,
-    types: o.nodeTypes ?? nodeCatalogue,
+    types: o.nodeTypes ?? (await nodeTypesFor(wf)),
     inputs,
     services: redactingForms(defaultServices(o.services), redact),
     store,
@@ -172,7 +175,7 @@ async function executeRun(
     stop: o.stop,
     observer: o.observer,
   });
-  onEvent({ type: "run_started", runId, resumed });
+  onEvent?.({ type: "run_started", runId, resumed });
   let status: RunStatus;
   let outputs: Record<string, unknown> = {};
   let error: RunResult["error"];
@@ -201,7 +204,7 @@ async function executeRun(
   outputs = redact(outputs);
   error = redact(error);
   await store.updateRun(runId, { status, outputs, error });
-  onEvent({
+  onEvent?.({
     type: "run_finished",
     runId,
     status,
@@ -248,8 +251,9 @@ export async function startRun(
   wf: Workflow,
   o: RunOptions = {},
 ): Promise<{ runId: string; done: Promise<RunResult>; run: RunRecord }> {
-  // A store of this run alone: nobody else reads its record, so the workflow is kept without a copy.
-  const store = o.store ?? new MemoryRunStore({ workflowsByReference: true });
+  // A store of this run alone: nobody else reads its records, so the workflow is kept without a copy, the trace
+  // is handed back without a second one, and no artifact log is kept.
+  const store = o.store ?? new MemoryRunStore({ engineOwned: true });
   const runId = o.runId ?? newId();
   const now = Date.now();
   // The record as stored (secrets replaced), handed back so a caller need not read it again.

@@ -1,7 +1,6 @@
-import pLimit, { type LimitFunction } from "p-limit";
 import { describeNode } from "../ir/describe.js";
 import { NodeExecutionError, type PendingPause, RunPause, WeftError } from "../ir/errors.js";
-import type { BodyRunResult, NodeEvent, NodeResult, NodeTypeDef, NodeTypes } from "../ir/registry.js";
+import type { BodyRunOptions, BodyRunResult, NodeEvent, NodeResult, NodeTypeDef, NodeTypes } from "../ir/registry.js";
 import type { WorkflowEdge, WorkflowNode } from "../ir/workflow.js";
 import type { RunEvent } from "../store/run-events.js";
 import type { AttemptRecord, NodeCommit, RunStore } from "../store/runs.js";
@@ -64,6 +63,30 @@ function executable(node: WorkflowNode, types: NodeTypes): { def: NodeTypeDef<an
   return { def, cfg: (desc.config ?? node.config) as Record<string, any> };
 }
 
+/** One node in one frame as its attempts see it; methods, not per-node closures, pass its chunks and bodies on. */
+class FrameTarget implements AttemptTarget {
+  readonly pool: VariablePool;
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly frame: Frame,
+    readonly node: WorkflowNode,
+    readonly key: string,
+    readonly def: NodeTypeDef<any>,
+    readonly cfg: Record<string, any>,
+  ) {
+    this.pool = frame.pool;
+  }
+
+  emitChunk(ev: NodeEvent): void {
+    this.scheduler.chunk(this.node, this.frame, ev);
+  }
+
+  runBody(opts: BodyRunOptions): Promise<BodyRunResult> {
+    return this.scheduler.runBody(this.node, this.frame, opts);
+  }
+}
+
 interface Succeeded {
   result: NodeResult;
   writes: Array<{ selector: string[]; value: unknown }>;
@@ -78,7 +101,9 @@ interface Succeeded {
 export class Scheduler {
   readonly graph: GraphIndex;
   readonly completed: CompletedNode[] = [];
-  private readonly limit: LimitFunction;
+  /** Nodes holding one of the run's `concurrency` slots, and those waiting for one (first come, first served). */
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
   private steps = 0;
   exceptions = 0;
   /** Advanced-chat only: the user-visible reply stream (answer sessions). */
@@ -86,7 +111,6 @@ export class Scheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     this.graph = GraphIndex.of(o.workflow);
-    this.limit = pLimit(Math.max(1, o.concurrency));
   }
 
   async runTop(pool: VariablePool): Promise<void> {
@@ -94,7 +118,7 @@ export class Scheduler {
     if (!start) throw new WeftError("run.no_start", "the workflow has no start node");
     if (this.o.workflow.mode === "advanced-chat") {
       this.stream = new AnswerStream(this.graph, this.o.types, start, (nodeId, text, selector) =>
-        this.o.onEvent({ type: "text_chunk", runId: this.o.runId, nodeId, text, selector }),
+        this.o.onEvent?.({ type: "text_chunk", runId: this.o.runId, nodeId, text, selector }),
       );
     }
     await this.runFrame({ scope: null, start, pool, prefix: "", ranTypes: new Set() });
@@ -135,7 +159,7 @@ export class Scheduler {
         if (resolved.has(nodeId)) return;
         resolved.add(nodeId);
         skipped.add(nodeId);
-        this.o.onEvent({ type: "node_skipped", runId: this.o.runId, key: frame.prefix + nodeId, nodeId });
+        this.o.onEvent?.({ type: "node_skipped", runId: this.o.runId, key: frame.prefix + nodeId, nodeId });
         setOutEdges(nodeId, () => false);
         stream?.pump();
       };
@@ -219,8 +243,28 @@ export class Scheduler {
 
   /** Run the node within the concurrency limit; containers wait on their bodies, so they take no slot their children need. */
   private schedule(node: WorkflowNode, frame: Frame): Promise<{ port?: string }> {
-    const job = () => this.executeNode(node, frame);
-    return describeNode(node, this.o.types).def?.container ? job() : this.limit(job);
+    if (describeNode(node, this.o.types).def?.container) return this.executeNode(node, frame);
+    if (this.active < Math.max(1, this.o.concurrency)) {
+      this.active++;
+      return this.inSlot(node, frame);
+    }
+    return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.inSlot(node, frame));
+  }
+
+  /**
+   * The node in a slot it holds, handing the slot on when it ends. A counter and a queue of its own rather than
+   * p-limit, whose per-run closures and per-call promises were a measurable share of a small run's allocations.
+   */
+  private async inSlot(node: WorkflowNode, frame: Frame): Promise<{ port?: string }> {
+    try {
+      // Started a microtask later, as p-limit did: the caller finishes resolving its ready nodes first.
+      await undefined;
+      return await this.executeNode(node, frame);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
   }
 
   private branchNode(node: WorkflowNode): boolean {
@@ -240,15 +284,7 @@ export class Scheduler {
       return this.replay(node, frame, key, cached);
     this.checkRunLimits(node);
     const { def, cfg } = executable(node, this.o.types);
-    const target: AttemptTarget = {
-      node,
-      key,
-      def,
-      cfg,
-      pool: frame.pool,
-      emitChunk: (ev) => this.chunk(node, frame, ev),
-      runBody: (opts) => this.runBody(node, frame, opts),
-    };
+    const target = new FrameTarget(this, frame, node, key, def, cfg);
     const settled = await this.attemptUntilSettled(target);
     if ("result" in settled) return this.commitSucceeded(target, frame, settled);
     if ("paused" in settled) return this.pause(target, settled.paused, settled.rec);
@@ -263,7 +299,7 @@ export class Scheduler {
     await this.o.store.appendAttempt({ ...rec, status: "paused" });
     for (const p of signal.pending) {
       if (p.key !== t.key) continue;
-      this.o.onEvent({
+      this.o.onEvent?.({
         type: "node_paused",
         runId: this.o.runId,
         key: p.key,
@@ -301,9 +337,9 @@ export class Scheduler {
   }
 
   /** Where a node's streamed text goes: the run's events, or the answer streams of an advanced-chat run. */
-  private chunk(node: WorkflowNode, frame: Frame, ev: NodeEvent): void {
+  chunk(node: WorkflowNode, frame: Frame, ev: NodeEvent): void {
     if (!this.stream) {
-      this.o.onEvent({
+      this.o.onEvent?.({
         type: "text_chunk",
         runId: this.o.runId,
         nodeId: node.id,
@@ -350,7 +386,7 @@ export class Scheduler {
         if (gateRetries < policy.maxGateRetries) {
           gateRetries++;
           feedback.push(...rejected);
-          o.onEvent({ type: "node_retry", runId: o.runId, key: t.key, nodeId: t.node.id, attempt, reason });
+          o.onEvent?.({ type: "node_retry", runId: o.runId, key: t.key, nodeId: t.node.id, attempt, reason });
           continue;
         }
         error = new NodeExecutionError("gate.failed", `output rejected by gates: ${reason}`, t.node.id);
@@ -361,7 +397,7 @@ export class Scheduler {
       if (stopped) return { error: stopped };
       if (!retriesError(policy, errorRetries, error, o.signal)) return { error };
       errorRetries++;
-      o.onEvent({ type: "node_retry", runId: o.runId, key: t.key, nodeId: t.node.id, attempt, reason: info.message });
+      o.onEvent?.({ type: "node_retry", runId: o.runId, key: t.key, nodeId: t.node.id, attempt, reason: info.message });
       await sleep(policy.intervalMs, o.signal);
     }
   }
@@ -404,8 +440,17 @@ export class Scheduler {
     }
     frame.pool.set(node.id, outputs);
     this.completed.push({ nodeId: node.id, type: node.type, status: "succeeded", outputs, key });
-    const durationMs = s.rec.endedAt - s.rec.startedAt;
-    this.finished(node, key, { status: "succeeded", outputs, port, durationMs, cached: false, usage: s.result.usage });
+    if (this.o.onEvent) {
+      const durationMs = s.rec.endedAt - s.rec.startedAt;
+      this.finished(node, key, {
+        status: "succeeded",
+        outputs,
+        port,
+        durationMs,
+        cached: false,
+        usage: s.result.usage,
+      });
+    }
     return { port: this.branchNode(node) ? port : undefined };
   }
 
@@ -437,10 +482,10 @@ export class Scheduler {
     key: string,
     f: Omit<Extract<RunEvent, { type: "node_finished" }>, "type" | "runId" | "key" | "nodeId" | "nodeType">,
   ): void {
-    this.o.onEvent({ type: "node_finished", runId: this.o.runId, key, nodeId: node.id, nodeType: node.type, ...f });
+    this.o.onEvent?.({ type: "node_finished", runId: this.o.runId, key, nodeId: node.id, nodeType: node.type, ...f });
   }
 
-  private async runBody(
+  async runBody(
     container: WorkflowNode,
     frame: Frame,
     opts: { scope: Record<string, unknown>; sharedPool: boolean; index: number },

@@ -44,15 +44,6 @@ interface Internals {
   executeSet(node: Node, env: Environment): void;
 }
 
-/** Methods that turn rendered text into a value instead of output: macro calls, filter and set blocks. */
-const CAPTURING = [
-  "evaluateCallExpression",
-  "evaluateFilterExpression",
-  "evaluateCallStatement",
-  "evaluateFilterStatement",
-  "executeSet",
-] as const;
-
 /**
  * Parse as stock Jinja2 does (trim_blocks and lstrip_blocks off). The library's Template constructor
  * hard-codes both on (chat-template style); Dify renders with `Template(src)`, where both are off.
@@ -137,21 +128,26 @@ export function renderBounded(
   vars: Record<string, unknown>,
   budget: JinjaBudget = DEFAULT_BUDGET,
 ): string {
+  return renderWithin(source, vars, scaledBudget(budget, vars));
+}
+
+/** Render within `limits`, already scaled to the inputs (see `scaledBudget`). */
+export function renderWithin(source: string, vars: Record<string, unknown>, limits: JinjaBudget): string {
   const program = compileJinja(source);
-  const limits = scaledBudget(budget, vars);
-  const env = globals(limits);
-  const reprs = functionReprs(env);
-  for (const [k, v] of Object.entries(vars)) {
+  const shared = globalsFor(limits.maxRange);
+  // The render's own scope: the template's `set`s and its variables land here, the globals stay shared.
+  const env = new Environment(shared.env);
+  for (const k in vars) {
+    if (!Object.hasOwn(vars, k)) continue;
     try {
       // As in Jinja2's render(**vars), a variable named like a global (range, true ...) wins.
       env.variables.delete(k);
-      env.set(k, v);
+      env.set(k, vars[k]);
     } catch (e) {
       throw inputError(k, e);
     }
   }
-  const interpreter = new Interpreter(env);
-  meter(interpreter as unknown as Internals, limits, reprs);
+  const interpreter = new MeteredInterpreter(env, limits, shared.reprs);
   let out: Value;
   try {
     out = interpreter.run(program) as Value;
@@ -173,11 +169,36 @@ export function renderBounded(
 
 /** Every name a template sees before its variables: the library's globals and the ones added here. */
 export function globalNames(): string[] {
-  return [...globals(DEFAULT_BUDGET).variables.keys()];
+  const shared = globalsFor(DEFAULT_BUDGET.maxRange).env;
+  return [...new Set([...new Environment(shared).variables.keys(), ...shared.variables.keys()])];
+}
+
+interface SharedGlobals {
+  env: Environment;
+  reprs: FunctionReprs;
+}
+
+/**
+ * The globals' scope, one per `range()` cap, shared by every render with that cap: building it (eight converted
+ * values, two closures, the library's own `namespace`) on every render was a large share of a small template's
+ * allocations. Sharing is safe because a template cannot change it: `set` declares in the render's own scope,
+ * and attribute assignment works only on namespace objects, which every `namespace()` call makes anew. Budgets
+ * come from a handful of constants, so this holds a few entries; an unexpected spread of caps is not cached.
+ */
+const sharedGlobals = new Map<number, SharedGlobals>();
+const SHARED_GLOBALS_MAX = 16;
+
+function globalsFor(maxRange: number): SharedGlobals {
+  const hit = sharedGlobals.get(maxRange);
+  if (hit) return hit;
+  const env = globals(maxRange);
+  const made = { env, reprs: functionReprs(env) };
+  if (sharedGlobals.size < SHARED_GLOBALS_MAX) sharedGlobals.set(maxRange, made);
+  return made;
 }
 
 /** Stock Jinja2's globals (range, namespace, true/false/none and their title-case forms). */
-function globals(limits: JinjaBudget): Environment {
+function globals(maxRange: number): Environment {
   const env = new Environment();
   for (const [k, v] of [
     ["true", true],
@@ -191,7 +212,7 @@ function globals(limits: JinjaBudget): Environment {
   env.set("raise_exception", (message: unknown) => {
     throw new Error(String(message));
   });
-  env.set("range", (...args: unknown[]) => boundedRange(args, limits.maxRange));
+  env.set("range", (...args: unknown[]) => boundedRange(args, maxRange));
   return env;
 }
 
@@ -247,24 +268,48 @@ function boundedRange(args: unknown[], max: number): number[] {
   return out;
 }
 
+/** The library's Interpreter as this module overrides it (those methods are private in its typings). */
+const InterpreterBase = Interpreter as unknown as new (
+  env: Environment,
+) => Internals & {
+  run(program: Program): unknown;
+  evaluateCallExpression(...a: unknown[]): unknown;
+  evaluateFilterExpression(...a: unknown[]): unknown;
+  evaluateCallStatement(...a: unknown[]): unknown;
+  evaluateFilterStatement(...a: unknown[]): unknown;
+};
+
 /**
- * Hook the interpreter instance: the library calls these through `this`, so own properties take
- * precedence over its prototype methods. Counters are sticky: once a budget is spent, every later
- * step throws, so a library path that swallows one error cannot carry the render on.
+ * The interpreter with the budget metered in: the library calls these methods through `this`, so the overrides
+ * see every step. Counters are sticky: once a budget is spent, every later step throws, so a library path that
+ * swallows one error cannot carry the render on. A class, not hooks set on each instance: a render used to
+ * allocate a dozen closures for them.
  */
-function meter(it: Internals, limits: JinjaBudget, reprs: FunctionReprs): void {
-  let steps = 0;
-  let emitted = 0;
-  // Characters rendered inside each open capture (a macro call, a filter or set block).
-  const captures: number[] = [];
-  const tick = () => {
-    if (++steps > limits.maxSteps) {
-      throw new JinjaError("jinja.too_many_steps", `template rendering took more than ${limits.maxSteps} steps`, {
-        limit: limits.maxSteps,
+class MeteredInterpreter extends InterpreterBase {
+  private steps = 0;
+  private emitted = 0;
+  /** Characters rendered inside each open capture (a macro call, a filter or set block). */
+  private readonly captures: number[] = [];
+
+  constructor(
+    env: Environment,
+    private readonly limits: JinjaBudget,
+    private readonly reprs: FunctionReprs,
+  ) {
+    super(env);
+  }
+
+  private tick(): void {
+    if (++this.steps > this.limits.maxSteps) {
+      throw new JinjaError("jinja.too_many_steps", `template rendering took more than ${this.limits.maxSteps} steps`, {
+        limit: this.limits.maxSteps,
       });
     }
-  };
-  const append = (text: string) => {
+  }
+
+  private append(text: string): void {
+    const captures = this.captures;
+    const limits = this.limits;
     const top = captures.length - 1;
     if (top >= 0) {
       captures[top] = (captures[top] as number) + text.length;
@@ -275,39 +320,50 @@ function meter(it: Internals, limits: JinjaBudget, reprs: FunctionReprs): void {
       }
       return;
     }
-    emitted += text.length;
-    if (emitted > limits.maxOutput) {
+    this.emitted += text.length;
+    if (this.emitted > limits.maxOutput) {
       throw new JinjaError(
         "jinja.too_long",
         `rendered template passed ${limits.maxOutput} characters while rendering (limit ${limits.maxOutput})`,
         { limit: limits.maxOutput },
       );
     }
-  };
+  }
 
-  const evaluate = it.evaluate.bind(it);
-  it.evaluate = (node, env) => {
-    tick();
-    return checkSize(hideSource(evaluate(node, env), reprs), limits);
-  };
+  override evaluate(node: Node | undefined, env: Environment): Value {
+    this.tick();
+    return checkSize(hideSource(super.evaluate(node, env), this.reprs), this.limits);
+  }
 
-  for (const name of CAPTURING) {
-    const original = (it as unknown as Record<string, (...a: unknown[]) => unknown>)[name] as (
-      ...a: unknown[]
-    ) => unknown;
-    (it as unknown as Record<string, unknown>)[name] = (...a: unknown[]) => {
-      captures.push(0);
-      try {
-        return original.apply(it, a);
-      } finally {
-        captures.pop();
-      }
-    };
+  /** Runs a capturing method with its own character count. */
+  private capturing(value: () => unknown): unknown {
+    this.captures.push(0);
+    try {
+      return value();
+    } finally {
+      this.captures.pop();
+    }
+  }
+
+  override evaluateCallExpression(...a: unknown[]): unknown {
+    return this.capturing(() => super.evaluateCallExpression(...a));
+  }
+  override evaluateFilterExpression(...a: unknown[]): unknown {
+    return this.capturing(() => super.evaluateFilterExpression(...a));
+  }
+  override evaluateCallStatement(...a: unknown[]): unknown {
+    return this.capturing(() => super.evaluateCallStatement(...a));
+  }
+  override evaluateFilterStatement(...a: unknown[]): unknown {
+    return this.capturing(() => super.evaluateFilterStatement(...a));
+  }
+  override executeSet(node: Node, env: Environment): void {
+    this.capturing(() => super.executeSet(node, env));
   }
 
   // Mirrors the library's renderBlock (0.5.13), adding the step and the output count per append.
-  it.renderBlock = (nodes, env) => {
-    tick();
+  override renderBlock(nodes: Node[], env: Environment): string {
+    this.tick();
     let result = "";
     for (const node of nodes) {
       let piece = "";
@@ -316,26 +372,26 @@ function meter(it: Internals, limits: JinjaBudget, reprs: FunctionReprs): void {
           piece = node.value as string;
           break;
         case "If":
-          result += it.renderIf(node, env);
+          result += this.renderIf(node, env);
           continue;
         case "For":
-          result += it.renderFor(node, env);
+          result += this.renderFor(node, env);
           continue;
         case "Set":
-          it.executeSet(node, env);
+          this.executeSet(node, env);
           continue;
         case "Comment":
           continue;
         default: {
-          const v = it.evaluate(node, env);
+          const v = this.evaluate(node, env);
           if (v.type !== "NullValue" && v.type !== "UndefinedValue") piece = v.toString();
         }
       }
-      append(piece);
+      this.append(piece);
       result += piece;
     }
     return result;
-  };
+  }
 }
 
 function checkSize(v: Value, limits: JinjaBudget): Value {

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type PoolOutcome, WorkerPool } from "../util/worker-pool.js";
-import { compileJinja, DEFAULT_BUDGET, type JinjaBudget, renderBounded, scaledBudget } from "./bounded.js";
+import { compileJinja, DEFAULT_BUDGET, type JinjaBudget, renderWithin, scaledBudget } from "./bounded.js";
 import { JinjaError, type JinjaErrorCode } from "./errors.js";
 import { JINJA_WORKER_SOURCE } from "./worker-source.js";
 
@@ -49,20 +49,27 @@ const INLINE_BUDGET: Omit<JinjaBudget, "maxOutput"> = {
 /** Failures of the inline budget, not of the template: the worker decides those renders. */
 const OVER_INLINE = new Set(["jinja.too_many_steps", "jinja.too_large", "jinja.too_deep"]);
 
-/** The render within the inline budget, or undefined when it needs more than that (or a caller's smaller budget). */
-function renderInline(source: string, vars: Record<string, unknown>, budget: JinjaBudget): string | undefined {
-  const inline = {
+/** The inline budget under the default budget: most renders pass no budget of their own. */
+const DEFAULT_INLINE = inlineBudget(DEFAULT_BUDGET);
+
+function inlineBudget(budget: JinjaBudget): JinjaBudget {
+  return {
     maxSteps: Math.min(INLINE_BUDGET.maxSteps, budget.maxSteps),
     maxRange: Math.min(INLINE_BUDGET.maxRange, budget.maxRange),
     maxItems: Math.min(INLINE_BUDGET.maxItems, budget.maxItems),
     maxChars: Math.min(INLINE_BUDGET.maxChars, budget.maxChars),
     maxOutput: budget.maxOutput,
   };
+}
+
+/** The render within the inline budget, or undefined when it needs more than that (or a caller's smaller budget). */
+function renderInline(source: string, vars: Record<string, unknown>, budget: JinjaBudget): string | undefined {
+  const inline = budget === DEFAULT_BUDGET ? DEFAULT_INLINE : inlineBudget(budget);
   // Large inputs raise the caps on computed values (see scaledBudget): only a worker renders those.
   const scaled = scaledBudget(inline, vars);
   if (scaled.maxChars > inline.maxChars || scaled.maxItems > inline.maxItems) return undefined;
   try {
-    return renderBounded(source, vars, inline);
+    return renderWithin(source, vars, scaled);
   } catch (e) {
     if (e instanceof JinjaError && OVER_INLINE.has(e.code)) return undefined;
     throw e;
@@ -111,7 +118,7 @@ export async function renderJinja(
   options: RenderOptions = {},
 ): Promise<string> {
   const timeoutMs = options.timeoutMs ?? JINJA_TIMEOUT_MS;
-  const budget = { ...DEFAULT_BUDGET, ...options.budget };
+  const budget = options.budget ? { ...DEFAULT_BUDGET, ...options.budget } : DEFAULT_BUDGET;
   if (options.signal?.aborted)
     throw new JinjaError("jinja.cancelled", "template rendering was stopped (node timeout or cancelled run)");
   // Most templates finish within a few thousand steps: rendered here, without a thread round trip.

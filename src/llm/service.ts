@@ -33,7 +33,13 @@ import {
 } from "./providers.js";
 import { type ResolvedModel, resolveModel } from "./resolve.js";
 import { abortableSleep, NoRetry, type RetryEvent, withRetries } from "./retry.js";
-import { type SseCallSettings, type SseChatRequest, sseChatRequest, streamSseChat } from "./sse-chat.js";
+import {
+  openaiDefaultBaseURL,
+  type SseCallSettings,
+  type SseChatRequest,
+  sseChatRequest,
+  streamSseChat,
+} from "./sse-chat.js";
 
 export interface LlmCallEvent {
   endpoint: string;
@@ -52,6 +58,12 @@ export interface LlmServiceOptions {
   onRetry?: (e: RetryEvent) => void;
   /** Called after each successful model call (a repair turn is a second call). */
   onCall?: (e: LlmCallEvent) => void;
+  /**
+   * false: every call goes through the AI SDK, streamed text from OpenAI and OpenAI-compatible endpoints too
+   * (which otherwise take the thin path of sse-chat.ts). For comparing the two paths, and a way back should a
+   * server answer the thin path differently.
+   */
+  thinStreaming?: boolean;
   /** Injectable for tests; defaults wait for real / use Math.random. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
@@ -139,7 +151,7 @@ export function createLlmService(config: LlmConfigInput | LlmConfig, opts: LlmSe
     const started = Date.now();
     let attempts = 0;
     // Streamed text from an OpenAI-compatible server: built once here, read without the AI SDK.
-    const thin = onText ? thinRequest(r, req, messages, mode, env) : undefined;
+    const thin = onText && opts.thinStreaming !== false ? thinRequest(r, req, messages, mode, env) : undefined;
     const model = thin ? undefined : modelsOf(r).language(r.modelId);
     const result = await withRetries(ctx, cfg.retry, timeoutMs, req.signal, deps, (signal, n, keepAlive) => {
       attempts = n;
@@ -422,7 +434,8 @@ function thinRequest(
   env: Env,
 ): SseChatRequest | undefined {
   if (mode !== "text" || (req.tools?.length ?? 0) > 0) return undefined;
-  if (r.endpoint.provider !== "openai-compatible" && r.endpoint.provider !== "ollama") return undefined;
+  const provider = r.endpoint.provider;
+  if (provider !== "openai-compatible" && provider !== "ollama" && provider !== "openai") return undefined;
   let settings: ReturnType<typeof completionSettings>;
   try {
     settings = completionSettings(r.endpointName, req.model.completion_params);
@@ -431,7 +444,8 @@ function thinRequest(
     return undefined;
   }
   const apiKey = apiKeyOf(r.endpointName, r.endpoint, env);
-  return sseChatRequest(r.endpoint, apiKey, r.modelId, messages, settings, DEFAULT_OLLAMA_BASE_URL);
+  const defaultBaseURL = provider === "openai" ? openaiDefaultBaseURL() : DEFAULT_OLLAMA_BASE_URL;
+  return sseChatRequest(r.endpoint, apiKey, r.modelId, messages, settings, defaultBaseURL);
 }
 
 async function streamThin(

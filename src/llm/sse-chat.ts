@@ -17,6 +17,11 @@ export interface SseChatRequest {
   url: string;
   headers: Record<string, string>;
   body: Record<string, unknown>;
+  /**
+   * Whose chat model the answer must match: the OpenAI-compatible model reads `reasoning_content`; OpenAI's own
+   * reads none, and streams a refusal as text that makes a `stop` a `content_filter`.
+   */
+  dialect: "compatible" | "openai";
 }
 
 export interface SseChatResult {
@@ -42,9 +47,31 @@ export interface SseCallSettings {
 /** Largest buffered SSE line or event: a stream that never ends its lines is refused, not buffered forever. */
 const MAX_EVENT_CHARS = 8 * 1024 * 1024;
 
+/** Where OpenAI's SDK sends a request when the endpoint names no baseURL (it reads OPENAI_BASE_URL first). */
+export function openaiDefaultBaseURL(): string {
+  return process.env.OPENAI_BASE_URL || "https://api.openai.com/v1";
+}
+
 /**
- * The request the AI SDK's OpenAI-compatible chat model would send, or undefined when this path does not cover
- * the call (another provider, a message with files, tool calls or tool results).
+ * Whether OpenAI's SDK chat model sends this model the plain chat completions request (the one built here). It
+ * reshapes the request for reasoning models (o-series; gpt-5 and later but the gpt-5 chat variants: `developer`
+ * role, `max_completion_tokens`, no sampling settings) and drops temperature for the search-preview models;
+ * those stay on the SDK path. The rules are the SDK's own (getOpenAILanguageModelCapabilities, which it does not
+ * export); test/llm/sse-chat.test.ts sends each kind through both paths, so an SDK that changes them fails there.
+ */
+export function openaiSendsPlainChat(modelId: string): boolean {
+  if (/^o(\d+)(?:-|$)/.test(modelId)) return false;
+  if (modelId.startsWith("gpt-4o-search-preview") || modelId.startsWith("gpt-4o-mini-search-preview")) return false;
+  const gpt = /^gpt-(\d+)(?:\.(\d+))?(?:-(.+))?$/.exec(modelId);
+  if (!gpt || Number(gpt[1]) < 5) return true;
+  // gpt-5-chat-latest and the like are chat models; gpt-5.1-chat is not (the SDK's own distinction).
+  return gpt[2] === undefined && (gpt[3]?.startsWith("chat") ?? false);
+}
+
+/**
+ * The request the AI SDK's chat model would send (OpenAI-compatible, or OpenAI's own for the models it sends the
+ * plain request), or undefined when this path does not cover the call (another provider, another OpenAI model,
+ * OpenAI without a key — the SDK's own error then — a message with files, tool calls or tool results).
  */
 export function sseChatRequest(
   ep: EndpointConfig,
@@ -54,7 +81,11 @@ export function sseChatRequest(
   settings: SseCallSettings,
   defaultBaseURL: string,
 ): SseChatRequest | undefined {
-  if (ep.provider !== "openai-compatible" && ep.provider !== "ollama") return undefined;
+  const openai = ep.provider === "openai";
+  if (
+    openai ? !apiKey || !openaiSendsPlainChat(modelId) : ep.provider !== "openai-compatible" && ep.provider !== "ollama"
+  )
+    return undefined;
   const wire: Array<{ role: string; content: unknown }> = [];
   for (const m of messages) {
     const content = wireContent(m);
@@ -81,7 +112,7 @@ export function sseChatRequest(
     ...ep.headers,
   };
   const base = (ep.baseURL ?? defaultBaseURL).replace(/\/+$/, "");
-  return { url: `${base}/chat/completions`, headers, body };
+  return { url: `${base}/chat/completions`, headers, body, dialect: openai ? "openai" : "compatible" };
 }
 
 /** A message's content on the wire as the SDK sends it, or undefined for what only the SDK path sends. */
@@ -122,7 +153,7 @@ export async function streamSseChat(
     });
   });
   if (!res.ok || !res.body) throw await httpError(req, res);
-  const state = new StreamState(onText, where);
+  const state = new StreamState(onText, where, req.dialect);
   const parser = createParser({
     onEvent: (ev) => state.event(ev.data),
     onError: (e) => {
@@ -154,11 +185,13 @@ class StreamState {
   private reasoning = "";
   private usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   private finishReason = "other";
+  private refused = false;
   private error: unknown;
 
   constructor(
     private readonly onText: (delta: string) => void,
     private readonly where: { endpoint: string; model: string },
+    private readonly dialect: SseChatRequest["dialect"],
   ) {}
 
   fail(e: unknown): void {
@@ -198,11 +231,24 @@ class StreamState {
     if (typeof choice.finish_reason === "string") this.finishReason = finishReasonOf(choice.finish_reason);
     const delta = choice.delta;
     if (!isRecord(delta)) return;
+    if (this.dialect === "openai") {
+      // OpenAI's model streams a refusal as text; its stop then reports content_filter.
+      this.append(delta.content);
+      if (typeof delta.refusal === "string" && delta.refusal !== "") {
+        this.refused = true;
+        this.append(delta.refusal);
+      }
+      return;
+    }
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (typeof reasoning === "string") this.reasoning += reasoning;
-    if (typeof delta.content === "string" && delta.content !== "") {
-      this.text += delta.content;
-      this.onText(delta.content);
+    this.append(delta.content);
+  }
+
+  private append(delta: unknown): void {
+    if (typeof delta === "string" && delta !== "") {
+      this.text += delta;
+      this.onText(delta);
     }
   }
 
@@ -212,7 +258,7 @@ class StreamState {
       reasoning: this.reasoning || undefined,
       toolCalls: [],
       usage: this.usage,
-      finishReason: this.finishReason,
+      finishReason: this.refused && this.finishReason === "stop" ? "content_filter" : this.finishReason,
     };
   }
 }

@@ -115,7 +115,7 @@ export const ifElseNode = defineNode<IfElseConfig>({
     return out;
   },
   async execute(ctx) {
-    const env = { read: ctx.read, render: (t: string) => ctx.render(t) };
+    const env = { read: (sel: readonly string[]) => ctx.read(sel), render: (t: string) => ctx.render(t) };
     for (const [i, k] of ifElseCases(ctx.config).entries()) {
       let hit: boolean;
       try {

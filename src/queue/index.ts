@@ -2,7 +2,7 @@ import { DelayedError, type Job, Queue, QueueEvents, WaitingError, Worker } from
 import { StoredHumanInput } from "../engine/human-input.js";
 import { interruptsRun } from "../engine/interrupt.js";
 import type { RunObserver } from "../engine/observer.js";
-import { type RunEnv, type RunResult, resumeRun, runWorkflow } from "../engine/run.js";
+import { type RunEnv, type RunResult, resumeRun, startRun } from "../engine/run.js";
 import { WeftError } from "../ir/errors.js";
 import type { ExecServices, KnowledgeService } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
@@ -298,8 +298,19 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
     const due = job.timestamp + (job.opts.delay ?? 0);
     o.onJobTaken?.({ name: job.name, waitedMs: Math.max(0, (job.processedOn ?? Date.now()) - due) });
     const services = await jobServices(job.data, o, stores.forms);
+    // Taken for the first time (no worker activated it before): see processJob.
+    const firstStart = job.attemptsStarted === 1;
     const execute = () =>
-      processJob(job.data, { store, services, onEvent, name, stop: stopping.signal, envOf, observer: o.observer });
+      processJob(job.data, {
+        store,
+        services,
+        onEvent,
+        name,
+        stop: stopping.signal,
+        envOf,
+        observer: o.observer,
+        firstStart,
+      });
     const result = await (o.continueTrace ? o.continueTrace(job.data.trace, execute) : execute());
     await scheduleTimeouts(timeouts, result);
     return result;
@@ -361,6 +372,12 @@ const FINISHED = new Set(["succeeded", "partial-succeeded", "failed"]);
 /**
  * Run, resume or take over one run. A job whose worker died (lock expired) is retried by BullMQ and resumes
  * the run from its commits; a resume job continues a paused run once answered, or once its timeout is due.
+ *
+ * A new run's job taken for the first time writes the run's record at once instead of first asking whether it
+ * exists (a database round trip per run): it almost never does, and when it does (a run id submitted again
+ * after its job was removed, a tick dispatched again) the record's insert fails on the existing id, and only
+ * then is the stored run read and dealt with as below. A job taken again (a takeover, a retry, handed back)
+ * always reads the stored run first.
  */
 async function processJob(
   data: RunJob,
@@ -373,10 +390,11 @@ async function processJob(
     /** The app's variables and secrets (resumed runs: the app of the stored run). */
     envOf: (appId: string | undefined) => Promise<RunEnv | undefined>;
     observer?: RunObserver;
+    /** No worker took this job before (BullMQ counts every activation). */
+    firstStart?: boolean;
   },
 ): Promise<RunJobResult> {
   const { runId } = data;
-  const existing = await o.store.getRun(runId);
   const reply = (r: Pick<RunResult, "status" | "outputs" | "error" | "paused">, resumed: boolean): RunJobResult => ({
     runId,
     status: r.status,
@@ -386,25 +404,44 @@ async function processJob(
     worker: o.name,
     resumed,
   });
-  // The previous worker finished the run but died before acknowledging the job; or a late timeout.
-  if (existing && FINISHED.has(existing.status)) return reply({ ...existing, outputs: existing.outputs ?? {} }, true);
-  const env = await o.envOf(existing?.appId ?? data.appId);
-  const opts = {
+  const optsFor = async (appId: string | undefined) => ({
     store: o.store,
     services: o.services,
     onEvent: o.onEvent,
     maxSteps: 2000,
     stop: o.stop,
-    env,
+    env: await o.envOf(appId),
     observer: o.observer,
-  };
-  if (existing) return reply(await resumeRun(runId, opts), true);
+    // The job's result carries status and outputs only; the attempts stay in the store for whoever reads them.
+    readTrace: false,
+  });
+  const startNew = async (workflow: Workflow) =>
+    startRun(workflow, {
+      ...(await optsFor(data.appId)),
+      runId,
+      appId: data.appId,
+      inputs: data.inputs ?? {},
+      sys: data.sys,
+    });
+  if (o.firstStart && !data.resume && data.workflow) {
+    let started: Awaited<ReturnType<typeof startRun>> | undefined;
+    try {
+      started = await startNew(data.workflow);
+    } catch (e) {
+      // The record's insert failed: on an id that exists (read below), or for a reason that is thrown as before
+      // (also when the store cannot be read either: the insert's error is the one to report).
+      const exists = await o.store.getRun(runId).then(Boolean, () => false);
+      if (!exists) throw e;
+    }
+    if (started) return reply(await started.done, false);
+  }
+  const existing = await o.store.getRun(runId);
+  // The previous worker finished the run but died before acknowledging the job; or a late timeout.
+  if (existing && FINISHED.has(existing.status)) return reply({ ...existing, outputs: existing.outputs ?? {} }, true);
+  if (existing) return reply(await resumeRun(runId, await optsFor(existing.appId ?? data.appId)), true);
   if (data.resume || !data.workflow)
     throw new WeftError("run.not_found", `no run with id ${runId} to resume in this database`);
-  return reply(
-    await runWorkflow(data.workflow, { ...opts, runId, appId: data.appId, inputs: data.inputs ?? {}, sys: data.sys }),
-    false,
-  );
+  return reply(await (await startNew(data.workflow)).done, false);
 }
 
 /** A paused run's forms that expire get a delayed resume job, which takes the form's timeout path. */

@@ -13,7 +13,6 @@ import { TextDocumentService } from "../tools/documents.js";
 import type { ExtractLimits } from "../tools/extract/limits.js";
 import { DirFileService } from "../tools/files.js";
 import { GuardedHttpService } from "../tools/http.js";
-import { WorkflowToolProvider } from "./workflow-tool.js";
 
 export interface ServiceConfig {
   http: { allowPrivate: boolean; allowHosts: string[] };
@@ -55,10 +54,15 @@ export async function buildServices(
   const { OpenApiProvider } = openapi.length
     ? await import("../tools/configured/openapi.js")
     : { OpenApiProvider: undefined };
+  // Workflows served as tools bring the analyser and the DSL readers in with them.
+  const workflowTools = Object.entries(toolsCfg.workflow);
+  const { WorkflowToolProvider } = workflowTools.length
+    ? await import("./workflow-tool.js")
+    : { WorkflowToolProvider: undefined };
   const providers: ToolProvider[] = [
     ...mcp.map(([id, c]) => new McpProvider!(id, c, baseDir)),
     ...openapi.map(([id, c]) => new OpenApiProvider!(id, c, baseDir, http)),
-    ...Object.entries(toolsCfg.workflow).map(([id, c]) => new WorkflowToolProvider(id, c, baseDir, () => services!)),
+    ...workflowTools.map(([id, c]) => new WorkflowToolProvider!(id, c, baseDir, () => services!)),
   ];
   const tools = new ConfiguredToolService(toolsCfg, new LocalToolService({ files, now }), providers);
   services = {

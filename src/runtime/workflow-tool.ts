@@ -13,7 +13,7 @@ import { declaredInputs } from "../engine/inputs.js";
 import { runWorkflow } from "../engine/run.js";
 import type { ExecServices, FileValue, ToolResult } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import { nodeCatalogue } from "../nodes/index.js";
+import { nodeTypesFor } from "../nodes/registry.js";
 import type { WorkflowProviderConfig } from "../tools/configured/config.js";
 import type { ProvidedTool, ProviderCall, ToolProvider } from "../tools/configured/provider.js";
 import { ToolConfigError } from "../tools/configured/provider.js";
@@ -86,7 +86,7 @@ export class WorkflowToolProvider implements ToolProvider {
         { file: path },
       );
     }
-    const errors = analyse(wf, nodeCatalogue).diagnostics.filter((d) => d.severity === "error");
+    const errors = analyse(wf, await nodeTypesFor(wf)).diagnostics.filter((d) => d.severity === "error");
     if (errors.length > 0) {
       throw new ToolConfigError(
         "tools.workflow_invalid",

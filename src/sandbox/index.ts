@@ -1,16 +1,27 @@
 import type { SandboxLimits, SandboxService } from "../ir/services.js";
-import { EgressProxy, type VetHost } from "./egress.js";
+import type { EgressProxy, VetHost } from "./egress.js";
 import { SandboxError } from "./errors.js";
-import { runJavaScript } from "./javascript.js";
 import { resolveLimits } from "./limits.js";
-import { runPython } from "./python.js";
 
 export type { VetHost } from "./egress.js";
 export { SandboxError, type SandboxErrorCode } from "./errors.js";
-export { closeJavaScriptWorkers } from "./javascript.js";
 export { DEFAULT_LIMITS, resolveLimits } from "./limits.js";
-export { resolvePython } from "./python.js";
 export { type ModuleVerdict, pythonImports, pythonModuleVerdict } from "./python-modules.js";
+
+// Each language's runner (QuickJS's worker pool; Python's jail, bootstrap and egress proxy) loads on its first
+// run: a process whose workflows run no code, or only one language, does not pay for the other (start-up).
+const javascript = () => import("./javascript.js");
+const python = () => import("./python.js");
+
+/** For graceful server shutdown: stops the JavaScript worker threads (see javascript.ts). */
+export async function closeJavaScriptWorkers(): Promise<void> {
+  await (await javascript()).closeJavaScriptWorkers();
+}
+
+/** The Python interpreter `command` names, checked to run (see python.ts). */
+export async function resolvePython(command?: string): Promise<string> {
+  return (await python()).resolvePython(command);
+}
 
 export interface SandboxOptions {
   /** Limits used when a request names none; each request may override them. */
@@ -37,11 +48,11 @@ export function createSandbox(options: SandboxOptions = {}): SandboxService {
   const vet = options.egress;
   const egressChannel = vet
     ? async () => {
-        proxy ??= EgressProxy.start(vet);
+        proxy ??= import("./egress.js").then(({ EgressProxy }) => EgressProxy.start(vet));
         return (await proxy).openChannel();
       }
     : undefined;
-  const python = { ...options, egressChannel };
+  const pythonOptions = { ...options, egressChannel };
   return {
     async run(req: SandboxRequest): Promise<Record<string, unknown>> {
       const limits = resolveLimits(options.limits, req.limits);
@@ -51,9 +62,9 @@ export function createSandbox(options: SandboxOptions = {}): SandboxService {
       const inputs = req.inputs ?? {};
       switch (req.language) {
         case "javascript":
-          return runJavaScript(req.code, inputs, limits, req.signal);
+          return (await javascript()).runJavaScript(req.code, inputs, limits, req.signal);
         case "python3":
-          return runPython(req.code, inputs, limits, req.signal, python);
+          return (await python()).runPython(req.code, inputs, limits, req.signal, pythonOptions);
         default:
           throw new SandboxError("sandbox.bad_input", `unsupported code language ${JSON.stringify(req.language)}`, {
             language: req.language,

@@ -15,6 +15,13 @@ export const JS_WORKER_SOURCE = String.raw`
 const { parentPort, workerData } = require("node:worker_threads");
 const qjs = require(workerData.quickjsPath);
 
+// V8 re-compiles a WebAssembly function with its optimising compiler once it has run about --wasm-tiering-budget
+// bytes of code (default 1.8 M). QuickJS's functions crossed that within one small guest, so every process that
+// ran one code node paid 30-60 ms of CPU for optimised code it never used; ten times the budget still optimises
+// what stays hot (a long guest, a server's many runs). Set here, before the first QuickJS module is compiled, not
+// on node's command line: a non-default flag there makes node compile its own start-up code without its cache.
+require("node:v8").setFlagsFromString("--wasm-tiering-budget=18000000");
+
 // One WASM module per worker, reused; each run gets its own runtime (heap) and context (globals).
 // QuickJS's memory limit does not count every allocation (typed-array storage escapes it), so the
 // WASM memory itself is capped too: a guest can never make this thread hold more than the cap.

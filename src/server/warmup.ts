@@ -84,7 +84,7 @@ export function scratchDeps(deps: ServerDeps, apps: AppStore): ServerDeps {
 export interface WarmupTarget {
   /** The server's own app: one GET /health builds its router, which Hono otherwise builds on the first request. */
   app: { request(path: string, init?: RequestInit): Response | Promise<Response> };
-  /** An empty app store of the server's kind (src/store/open.ts scratchAppStore), closed when the warm-up ends. */
+  /** An empty app store of the server's kind (src/store/scratch.ts scratchAppStore), closed when the warm-up ends. */
   scratchStore(): { apps: AppStore; close(): void };
   /** The same routes over that store, so the draft route's whole path runs without touching the user's data. */
   scratch(apps: AppStore): { request(path: string, init?: RequestInit): Response | Promise<Response> };

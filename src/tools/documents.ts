@@ -1,6 +1,5 @@
 import type { DocumentService, FileValue } from "../ir/services.js";
 import { DocumentError } from "./errors.js";
-import { extractBounded } from "./extract/bounded.js";
 import { BUILTIN_EXTENSIONS, isBuiltinExtension } from "./extract/formats.js";
 import { assertTextWithin, DEFAULT_EXTRACT_LIMITS, type ExtractLimits, ExtractLimitsSchema } from "./extract/limits.js";
 import { extensionOf } from "./mime.js";
@@ -116,7 +115,8 @@ export class TextDocumentService implements DocumentService {
 
   private async run(ext: string, file: FileValue, bytes: Uint8Array, signal?: AbortSignal): Promise<string> {
     const own = Object.hasOwn(this.custom, ext) ? this.custom[ext] : undefined;
-    if (!own) return extractBounded(ext, bytes, this.limits, signal);
+    // The bounded extractors' worker pool loads with the first built-in extraction (start-up of every run).
+    if (!own) return (await import("./extract/bounded.js")).extractBounded(ext, bytes, this.limits, signal);
     const text = await own(bytes, file);
     assertTextWithin(text, this.limits);
     return text;

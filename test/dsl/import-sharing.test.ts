@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { importDify } from "../../src/dsl/dify/index.js";
+import { importDify, readYaml } from "../../src/dsl/dify/index.js";
 import { CORPUS_DIR, corpusFiles } from "./corpus.js";
 
 /** Paths at which one object is reached a second time (shared mutable state: editing one place edits the other). */
@@ -41,6 +41,28 @@ describe("an imported workflow shares no objects", () => {
     edges: []`),
     );
     expect(sharedObjects(workflow)).toEqual([]);
+  });
+
+  it("finds an anchor at the very start of the text and after a flow indicator", () => {
+    expect(readYaml("&a [*a]").ok).toBe(false); // recursive: found only if the anchor at offset 0 is seen
+    for (const text of ["x: [&a {k: 1}, *a]", "x: {a: &a [1], b: *a}"]) {
+      const r = readYaml(text);
+      expect(r.ok && r.mayShare, text).toBe(true);
+    }
+  });
+
+  it("reports sharing only where an alias repeats an object", () => {
+    const cases: [string, boolean][] = [
+      ["a: &x {k: 1}\nb: *x", true],
+      ["a: &x {k: 1}\nb: 2", false], // an anchor nothing repeats
+      ["a: &x 1\nb: *x", false], // an alias of a scalar shares nothing mutable
+      ["a: R &D\nb: 'Q&A'", false], // prose
+      ["a: 1", false],
+    ];
+    for (const [text, shared] of cases) {
+      const r = readYaml(text);
+      expect(r.ok && r.mayShare, text).toBe(shared);
+    }
   });
 
   const files = corpusFiles();

@@ -57,3 +57,30 @@ describe("a memory store keeping workflows by reference", () => {
     expect(got?.workflow).not.toBe(w);
   });
 });
+
+describe("the engine's own one-run store", () => {
+  it("hands back the trace it stored, as copies of what the engine passed", async () => {
+    const store = new MemoryRunStore({ engineOwned: true });
+    const w = wf();
+    await store.createRun({ id: "r1", workflow: w, inputs: {}, status: "running", createdAt: 1, updatedAt: 1 });
+    const rec = {
+      runId: "r1",
+      key: "a",
+      nodeId: "a",
+      nodeType: "template-transform",
+      title: "a",
+      attempt: 1,
+      status: "succeeded" as const,
+      inputs: { x: { deep: 1 } },
+      startedAt: 1,
+      endedAt: 2,
+    };
+    await store.commitNode("r1", { key: "a", nodeId: "a", status: "succeeded", outputs: { o: 1 } }, rec);
+    rec.inputs.x.deep = 2;
+    const trace = await store.attempts("r1");
+    expect(trace).toHaveLength(1);
+    expect(trace[0]?.inputs).toEqual({ x: { deep: 1 } });
+    expect((await store.getRun("r1"))?.workflow).toEqual(w);
+    expect((await store.committed("r1")).get("a")?.outputs).toEqual({ o: 1 });
+  });
+});

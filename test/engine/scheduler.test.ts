@@ -83,7 +83,6 @@ describe("scheduler", () => {
   });
 
   it("runs independent branches concurrently and joins once", async () => {
-    sleepStats.peak = 0;
     const wf = buildWorkflow({
       nodes: [
         start(),
@@ -106,10 +105,38 @@ describe("scheduler", () => {
     const r = await runWorkflow(wf, { concurrency: 4, nodeTypes: withSleepNode });
     expect(r.status).toBe("succeeded");
     expect(r.trace.filter((t) => t.nodeId === "join")).toHaveLength(1);
-    expect(sleepStats.peak).toBe(3);
-    sleepStats.peak = 0;
-    await runWorkflow(wf, { concurrency: 1, nodeTypes: withSleepNode });
-    expect(sleepStats.peak).toBe(1);
+    expect(sleepStats.peakOf(r.runId)).toBe(3);
+    const one = await runWorkflow(wf, { concurrency: 1, nodeTypes: withSleepNode });
+    expect(sleepStats.peakOf(one.runId)).toBe(1);
+    // A node waiting for a slot gets the one a finished node hands on: all three run, never more than two at once.
+    const two = await runWorkflow(wf, { concurrency: 2, nodeTypes: withSleepNode });
+    expect(two.status).toBe("succeeded");
+    expect(two.trace.filter((t) => /^p\d$/.test(t.nodeId))).toHaveLength(3);
+    expect(sleepStats.peakOf(two.runId)).toBe(2);
+  });
+
+  it("counts one run's overlapping sleepers, whatever a sleeper another run left behind is doing", async () => {
+    // A node past its timeout_seconds sleeps on after its run failed: the process-wide count sees it.
+    const stray = buildWorkflow({
+      nodes: [start(), { id: "slow", type: "test-sleep", ms: 400, timeout_seconds: 0.05 }, end({})],
+      edges: [
+        ["start", "slow"],
+        ["slow", "end"],
+      ],
+    });
+    const left = await runWorkflow(stray, { nodeTypes: withSleepNode });
+    expect(left.error?.code).toBe("node.timeout");
+    const wf = buildWorkflow({
+      nodes: [start(), { id: "p1", type: "test-sleep", ms: 20 }, { id: "p2", type: "test-sleep", ms: 20 }, end({})],
+      edges: [
+        ["start", "p1"],
+        ["start", "p2"],
+        ["p1", "end"],
+        ["p2", "end"],
+      ],
+    });
+    const r = await runWorkflow(wf, { concurrency: 1, nodeTypes: withSleepNode });
+    expect(sleepStats.peakOf(r.runId)).toBe(1);
   });
 
   it("fails the run with the node named when a node fails without a strategy", async () => {
@@ -313,10 +340,9 @@ describe("store writes per node", () => {
     }
     nodes.push(end({}));
     const wf = buildWorkflow({ nodes, edges });
-    sleepStats.peak = 0;
     const r = await runWorkflow(wf, { nodeTypes: withSleepNode });
     expect(r.status).toBe("succeeded");
-    expect(sleepStats.peak).toBe(16);
+    expect(sleepStats.peakOf(r.runId)).toBe(16);
     await expect(runWorkflow(wf, { concurrency: 0, nodeTypes: withSleepNode })).rejects.toMatchObject({
       code: "run.bad_concurrency",
     });

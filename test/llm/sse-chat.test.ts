@@ -1,10 +1,13 @@
 // The thin streaming path (src/llm/sse-chat.ts) against the AI SDK path on the same wire: OpenAI-compatible
-// endpoints take the thin path, `openai` endpoints the SDK's, and both talk to the same servers.
+// endpoints and `openai` endpoints (for the models its SDK sends the plain request) take the thin path, and
+// `thinStreaming: false` sends the same call through the SDK, against the same servers.
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { isDeepStrictEqual as isEqual } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ProviderKind } from "../../src/llm/index.js";
 import { createLlmService, LlmError } from "../../src/llm/index.js";
+import { openaiSendsPlainChat } from "../../src/llm/sse-chat.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 
 let replay: ReplayServer;
@@ -15,12 +18,18 @@ afterAll(() => replay.close());
 beforeEach(() => replay.reset());
 
 const noWait = async () => {};
-function service(kind: ProviderKind, baseURL: string, maxRetries = 0) {
+function service(kind: ProviderKind, baseURL: string, maxRetries = 0, thinStreaming = true, model = "m") {
   return createLlmService(
-    { endpoints: { ep: { provider: kind, baseURL, apiKey: "k", model: "m" } }, default: "ep", retry: { maxRetries } },
-    { sleep: noWait },
+    { endpoints: { ep: { provider: kind, baseURL, apiKey: "k", model } }, default: "ep", retry: { maxRetries } },
+    { sleep: noWait, thinStreaming },
   );
 }
+/** The paths compared: the thin path for each provider it covers, and the SDK's (OpenAI's chat model). */
+const PATHS = {
+  thin: ["openai-compatible", true],
+  openaiThin: ["openai", true],
+  sdk: ["openai", false],
+} as const;
 const ask = (onText: (d: string) => void, extra: Record<string, unknown> = {}) => ({
   model: { provider: "openai", name: "m", completion_params: { temperature: 0.2, max_tokens: 50, stop: ["END"] } },
   messages: [
@@ -39,28 +48,33 @@ const ask = (onText: (d: string) => void, extra: Record<string, unknown> = {}) =
   ...extra,
 });
 
-/** The call through both paths: what came back, the deltas, and the request each sent. */
-async function bothPaths(script: () => void) {
-  const out: Record<string, { res: unknown; deltas: string[]; body: Record<string, unknown> }> = {};
-  for (const kind of ["openai-compatible", "openai"] as const) {
+type PathResult = { res: unknown; deltas: string[]; body: Record<string, unknown> };
+/** The call through every path: what came back, the deltas, and the request each sent. */
+async function bothPaths(script: () => void): Promise<Record<keyof typeof PATHS, PathResult>> {
+  const out: Partial<Record<keyof typeof PATHS, PathResult>> = {};
+  for (const [name, [kind, thin]] of Object.entries(PATHS) as Array<
+    [keyof typeof PATHS, readonly [ProviderKind, boolean]]
+  >) {
     script();
     const deltas: string[] = [];
     const {
       endpoint: _e,
       model: _m,
       ...res
-    } = await service(kind, replay.openaiBaseURL).chat(ask((d) => deltas.push(d)));
-    out[kind] = { res, deltas, body: replay.last()!.body };
+    } = await service(kind, replay.openaiBaseURL, 0, thin).chat(ask((d) => deltas.push(d)));
+    out[name] = { res, deltas, body: replay.last()!.body };
   }
-  return { thin: out["openai-compatible"]!, sdk: out.openai! };
+  return out as Record<keyof typeof PATHS, PathResult>;
 }
 
 describe("the thin streaming path answers as the SDK path does", () => {
   it("text, usage, finish reason and deltas", async () => {
-    const { thin, sdk } = await bothPaths(() =>
+    const { thin, openaiThin, sdk } = await bothPaths(() =>
       replay.enqueue(reply.text("Paris is the capital, for a long time.", { usage: { input: 21, output: 9 } })),
     );
     expect(thin.res).toEqual(sdk.res);
+    expect(openaiThin.res).toEqual(sdk.res);
+    expect(openaiThin.deltas).toEqual(sdk.deltas);
     expect(thin.res).toMatchObject({ text: "Paris is the capital, for a long time.", finishReason: "stop" });
     expect(thin.res).toMatchObject({ usage: { promptTokens: 21, completionTokens: 9, totalTokens: 30 } });
     expect(thin.deltas.length).toBeGreaterThan(3);
@@ -68,9 +82,10 @@ describe("the thin streaming path answers as the SDK path does", () => {
   });
 
   it("reasoning apart from the text, and a length stop", async () => {
-    const { thin, sdk } = await bothPaths(() =>
+    const { thin, openaiThin, sdk } = await bothPaths(() =>
       replay.enqueue(reply.text("42", { reasoning: "six times seven", finishReason: "length" })),
     );
+    expect(openaiThin.res).toEqual(sdk.res);
     expect(thin.res).toMatchObject({ text: "42", reasoning: "six times seven", finishReason: "length" });
     // OpenAI's own chat API sends no reasoning text, so its SDK model does not read it; the rest is the same.
     const { reasoning: _r, ...rest } = thin.res as { reasoning?: string };
@@ -78,10 +93,12 @@ describe("the thin streaming path answers as the SDK path does", () => {
   });
 
   it("sends the same messages and settings", async () => {
-    const { thin, sdk } = await bothPaths(() => replay.enqueue(reply.text("ok")));
+    const { thin, openaiThin, sdk } = await bothPaths(() => replay.enqueue(reply.text("ok")));
     for (const key of ["messages", "temperature", "stop", "stream", "stream_options"]) {
       expect([key, thin.body[key]]).toEqual([key, sdk.body[key]]);
     }
+    // OpenAI's own request, every field of it.
+    expect(openaiThin.body).toEqual(sdk.body);
     expect(thin.body.max_tokens).toBe(50);
     expect(thin.body.messages).toEqual([
       { role: "system", content: "Be brief." },
@@ -103,18 +120,19 @@ describe("the thin streaming path answers as the SDK path does", () => {
     ["a cut after text", () => replay.enqueue(reply.text("a b c d", { dropAfterChunks: 2 })), "llm.connection"],
   ])("the same typed error for %s", async (_name, script, code) => {
     const errors: Record<string, LlmError> = {};
-    for (const kind of ["openai-compatible", "openai"] as const) {
+    for (const [name, [kind, thin]] of Object.entries(PATHS)) {
       script();
-      errors[kind] = (await service(kind, replay.openaiBaseURL)
+      errors[name] = (await service(kind, replay.openaiBaseURL, 0, thin)
         .chat(ask(() => {}))
         .catch((e: unknown) => e)) as LlmError;
     }
-    const thin = errors["openai-compatible"]!;
-    expect(thin).toBeInstanceOf(LlmError);
-    expect(thin.code).toBe(code);
-    expect(thin.code).toBe(errors.openai!.code);
-    expect(thin.retryable).toBe(errors.openai!.retryable);
-    expect(thin.details).toMatchObject({ endpoint: "ep", model: "m", attempts: 1 });
+    for (const thin of [errors.thin!, errors.openaiThin!]) {
+      expect(thin).toBeInstanceOf(LlmError);
+      expect(thin.code).toBe(code);
+      expect(thin.code).toBe(errors.sdk!.code);
+      expect(thin.retryable).toBe(errors.sdk!.retryable);
+      expect(thin.details).toMatchObject({ endpoint: "ep", model: "m", attempts: 1 });
+    }
   });
 
   it("a 429 is retried after its Retry-After, then answers", async () => {
@@ -130,6 +148,83 @@ describe("the thin streaming path answers as the SDK path does", () => {
     );
     expect((await llm.chat(ask(() => {}))).text).toBe("later");
     expect(delays).toEqual([1000]);
+  });
+});
+
+describe("OpenAI endpoints on the thin path", () => {
+  // Model ids of each kind OpenAI's SDK tells apart: plain chat models, reasoning models, search previews.
+  it.each([
+    ["gpt-4o-mini", true],
+    ["gpt-4.1", true],
+    ["gpt-3.5-turbo", true],
+    ["gpt-5-chat-latest", true],
+    ["my-proxy-model", true],
+    ["gpt-4o-search-preview", false],
+    ["o3-mini", false],
+    ["gpt-5", false],
+    ["gpt-5.1-chat", false],
+  ])("%s: the thin path is taken exactly when it sends the SDK's own request", async (model, plain) => {
+    const bodies: Record<string, unknown>[] = [];
+    for (const thin of [true, false]) {
+      replay.enqueue(reply.text("ok"));
+      await service("openai", replay.openaiBaseURL, 0, thin, model).chat(ask(() => {}));
+      bodies.push(replay.last()!.body);
+    }
+    const [viaThin, viaSdk] = bodies;
+    // Taken: the same request; left to the SDK: the SDK's request either way, and not the plain one.
+    expect(viaThin).toEqual(viaSdk);
+    const plainBody = { ...viaSdk, model };
+    replay.enqueue(reply.text("ok"));
+    await service("openai-compatible", replay.openaiBaseURL, 0, true, model).chat(ask(() => {}));
+    const compatible = replay.last()!.body;
+    expect([model, isEqual(compatible, plainBody)]).toEqual([model, plain]);
+    expect(openaiSendsPlainChat(model)).toBe(plain);
+  });
+
+  it("a refusal is streamed as text and its stop reported as content_filter, as the SDK does", async () => {
+    const sse = [
+      event({ role: "assistant", refusal: "I can't " }),
+      event({ refusal: "help with that." }),
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n`,
+      "data: [DONE]\n\n",
+    ].join("");
+    const out: unknown[] = [];
+    for (const thin of [true, false]) {
+      const server = await rawServer([Buffer.from(sse)]);
+      try {
+        const deltas: string[] = [];
+        const {
+          endpoint: _e,
+          model: _m,
+          ...res
+        } = await service("openai", server.baseURL, 0, thin).chat(ask((d) => deltas.push(d)));
+        out.push({ res, deltas });
+      } finally {
+        await server.close();
+      }
+    }
+    expect(out[0]).toEqual(out[1]);
+    expect(out[0]).toMatchObject({ res: { text: "I can't help with that.", finishReason: "content_filter" } });
+  });
+
+  it("an error event after text fails both paths with the same code, unretried", async () => {
+    const sse = `${event({ content: "partial " })}data: ${JSON.stringify({ error: { message: "model overloaded" } })}\n\n`;
+    const errors: LlmError[] = [];
+    for (const thin of [true, false]) {
+      const server = await rawServer([Buffer.from(sse)]);
+      try {
+        errors.push(
+          (await service("openai", server.baseURL, 2, thin)
+            .chat(ask(() => {}))
+            .catch((e: unknown) => e)) as LlmError,
+        );
+      } finally {
+        await server.close();
+      }
+    }
+    expect(errors[0]).toBeInstanceOf(LlmError);
+    expect([errors[0]?.code, errors[0]?.retryable]).toEqual([errors[1]?.code, errors[1]?.retryable]);
+    expect(errors[0]?.message).toMatch(/model overloaded/);
   });
 });
 

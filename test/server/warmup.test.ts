@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createApp, openDeps } from "../../src/server/index.js";
 import { scratchDeps, warmDraftPathInBackground } from "../../src/server/warmup.js";
 import type { AppStore } from "../../src/store/apps.js";
-import { scratchAppStore } from "../../src/store/open.js";
+import { scratchAppStore } from "../../src/store/scratch.js";
 import { startTestServer } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "weft-warmup-"));

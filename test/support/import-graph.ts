@@ -121,16 +121,13 @@ function packageOf(spec: string): string | undefined {
   return spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
 }
 
-/**
- * The packages loaded when `entry` (a file under `dir`) is imported: the closure of its static value imports,
- * each package with the chain of files that first reaches it (to say where a lazy import is missing).
- */
-export function staticPackages(dir: string, entry: string): Map<string, string[]> {
+/** The closure of `entry`'s static value imports under `dir`: each file reached, and each package with a chain to it. */
+function staticClosure(dir: string, entry: string): { files: Map<string, string[]>; packages: Map<string, string[]> } {
   const root = resolve(dir);
   const known = new Set(sourceFiles(root));
   const start = resolve(root, entry);
   const parent = new Map<string, string | undefined>([[start, undefined]]);
-  const found = new Map<string, string[]>();
+  const packages = new Map<string, string[]>();
   const chain = (f: string) => {
     const out: string[] = [];
     for (let c: string | undefined = f; c; c = parent.get(c)) out.unshift(relative(root, c));
@@ -142,7 +139,7 @@ export function staticPackages(dir: string, entry: string): Map<string, string[]
       if (kind !== "value") continue;
       const pkg = packageOf(spec);
       if (pkg !== undefined) {
-        if (!found.has(pkg)) found.set(pkg, chain(f));
+        if (!packages.has(pkg)) packages.set(pkg, chain(f));
         continue;
       }
       const to = resolveSpecifier(f, spec, known);
@@ -152,5 +149,19 @@ export function staticPackages(dir: string, entry: string): Map<string, string[]
       }
     }
   }
-  return found;
+  const files = new Map([...parent.keys()].map((f) => [relative(root, f), chain(f)] as const));
+  return { files, packages };
+}
+
+/**
+ * The packages loaded when `entry` (a file under `dir`) is imported: the closure of its static value imports,
+ * each package with the chain of files that first reaches it (to say where a lazy import is missing).
+ */
+export function staticPackages(dir: string, entry: string): Map<string, string[]> {
+  return staticClosure(dir, entry).packages;
+}
+
+/** The files under `dir` (relative to it) loaded when `entry` is imported, each with the chain that reaches it. */
+export function staticFiles(dir: string, entry: string): Map<string, string[]> {
+  return staticClosure(dir, entry).files;
 }

@@ -54,6 +54,20 @@ async function sqlite(path?: string): Promise<{ stores: Stores; path: string }> 
   return { stores, path: p };
 }
 
+/** The schedule store with every call's name recorded. */
+function countingSchedules(store: Stores["schedules"], calls: string[]): Stores["schedules"] {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v !== "function") return v;
+      return (...args: unknown[]) => {
+        calls.push(String(prop));
+        return v.apply(target, args);
+      };
+    },
+  });
+}
+
 const minuteCron = (policy?: string) => ({
   mode: "cron",
   cron_expression: "* * * * *",
@@ -229,6 +243,89 @@ describe("scheduler (fake clock, SQLite)", () => {
     const rec = recorder();
     const other = createScheduleRunner({ stores, starter: rec.starter, now: () => now });
     await other.pollOnce();
+    expect(rec.runs).toHaveLength(1);
+  });
+  it("between ticks a poll asks the store nothing per schedule; at the tick it fires, once", async () => {
+    const { stores } = await sqlite();
+    for (const name of ["a", "b", "c"])
+      await stores.apps.createApp({ name, mode: "workflow" }, scheduled(minuteCron()), "import");
+    const calls: string[] = [];
+    const counted = countingSchedules(stores.schedules, calls);
+    let now = T0 + 500;
+    const rec = recorder();
+    const s = createScheduleRunner({ stores: { ...stores, schedules: counted }, starter: rec.starter, now: () => now });
+    await s.pollOnce();
+    calls.length = 0;
+    for (const ms of [1_000, 2_000, 3_000, 59_000]) {
+      now = T0 + ms;
+      await s.pollOnce();
+    }
+    // No sync/get/advance between ticks; the sweep (dead claimers, removed schedules) at most every 5 s.
+    expect(calls.filter((c) => c === "sync" || c === "get" || c === "advance")).toEqual([]);
+    expect(calls.filter((c) => c === "undispatched")).toHaveLength(1);
+    now = T0 + 60_000 + 100;
+    await s.pollOnce();
+    expect(rec.runs).toHaveLength(3);
+    now = T0 + 61_000;
+    await s.pollOnce();
+    expect(rec.runs).toHaveLength(3);
+  });
+
+  it("a claim that failed is tried again at the next poll, not at the next tick", async () => {
+    const { stores } = await sqlite();
+    await stores.apps.createApp({ name: "a", mode: "workflow" }, scheduled(minuteCron()), "import");
+    let failAdvance = false;
+    const flaky = new Proxy(stores.schedules, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (prop === "advance" && failAdvance) return () => Promise.reject(new Error("database away"));
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    let now = T0 + 500;
+    const rec = recorder();
+    const s = createScheduleRunner({
+      stores: { ...stores, schedules: flaky },
+      starter: rec.starter,
+      now: () => now,
+      log: () => {},
+    });
+    await s.pollOnce();
+    failAdvance = true;
+    now = T0 + 60_000 + 100;
+    expect((await s.pollOnce()).failed).toHaveLength(1);
+    failAdvance = false;
+    now = T0 + 61_000;
+    await s.pollOnce();
+    expect(rec.runs).toHaveLength(1);
+  });
+
+  it("a schedule whose trigger is disabled between ticks stops firing at once; republished, its new time holds", async () => {
+    const { stores } = await sqlite();
+    const { app } = await stores.apps.createApp({ name: "s", mode: "workflow" }, scheduled(minuteCron()), "import");
+    let now = T0 + 500;
+    const rec = recorder();
+    const s = createScheduleRunner({ stores, starter: rec.starter, now: () => now });
+    await s.pollOnce();
+    now = T0 + 10_000;
+    await s.pollOnce(); // remembered: nothing due before 10:01
+    const [row] = await stores.triggers.list(app.id);
+    await stores.triggers.setEnabled(row!.id, false);
+    now = T0 + 60_000 + 100;
+    await s.pollOnce();
+    expect(rec.runs).toHaveLength(0);
+    await stores.triggers.setEnabled(row!.id, true);
+    const v2 = await stores.apps.addVersion(
+      app.id,
+      scheduled({ mode: "cron", cron_expression: "*/2 * * * *", timezone: "UTC" }),
+      "edit",
+    );
+    await stores.apps.publish(app.id, v2.version);
+    now = T0 + 3 * 60_000 + 100;
+    await s.pollOnce();
+    expect(rec.runs).toHaveLength(0); // 10:03 is no tick of */2
+    now = T0 + 4 * 60_000 + 100;
+    await s.pollOnce();
     expect(rec.runs).toHaveLength(1);
   });
 });

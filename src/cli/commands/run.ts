@@ -13,7 +13,7 @@ export { queueSpanAttributes };
 import { type RunResult, runWorkflow } from "../../engine/run.js";
 import { formatDiagnostic } from "../../ir/diagnostics.js";
 import { WeftError } from "../../ir/errors.js";
-import { nodeCatalogue } from "../../nodes/index.js";
+import { nodeTypesFor } from "../../nodes/registry.js";
 import { attachKnowledge, type BuiltServices, buildServices } from "../../runtime/services.js";
 import { servingDiagnostics } from "../../runtime/serving.js";
 import { parseRunQuery, runLink } from "../../server/run-query.js";
@@ -158,7 +158,9 @@ export function registerRunCommands(program: Command): void {
     .action(async (file, opts) => {
       const cfg = loadWeftConfig(opts.config);
       const { workflow } = await readWorkflow(file);
-      const gate = runGate(analyse(workflow, nodeCatalogue).diagnostics, { allowWarnings: !!opts.allowWarnings });
+      // Only the node types this workflow uses are loaded (start-up); analysing against them is the same.
+      const nodeTypes = await nodeTypesFor(workflow);
+      const gate = runGate(analyse(workflow, nodeTypes).diagnostics, { allowWarnings: !!opts.allowWarnings });
       if (gate.blocking.length > 0) {
         for (const d of gate.blocking) process.stderr.write(`${formatDiagnostic(d)}\n`);
         const hint = opts.allowWarnings ? "" : " (or pass --allow-warnings to run what Dify would run)";
@@ -238,6 +240,7 @@ export function registerRunCommands(program: Command): void {
           const runServices = { ...services, humanInput: new StoredHumanInput(stores.forms) };
           const result = await runWorkflow(workflow, {
             inputs,
+            nodeTypes,
             // A human-input node pauses the run durably: its form is stored beside the run.
             services: tracing ? tracing.wrap(runServices) : runServices,
             observer: tracing?.observer,

@@ -1,11 +1,9 @@
 import type { Command } from "@commander-js/extra-typings";
 import { analyse } from "../../analysis/index.js";
-import { exportDify } from "../../dsl/dify/index.js";
-import { toMermaid } from "../../dsl/mermaid/index.js";
 import { describeNode } from "../../ir/describe.js";
 import { type Diagnostic, formatDiagnostic, hasErrors } from "../../ir/diagnostics.js";
 import type { Workflow } from "../../ir/workflow.js";
-import { nodeCatalogue } from "../../nodes/index.js";
+import { nodeTypesFor } from "../../nodes/registry.js";
 import { toolUses, unservedDiagnostics } from "../../tools/configured/check.js";
 import { loadWeftConfig } from "../config.js";
 import { readWorkflow, writeOut } from "../io.js";
@@ -36,7 +34,8 @@ export function registerStaticCommands(program: Command): void {
     .option("--config <path>", "weft.config.json (tool nodes nothing serves get a tool.unserved warning)")
     .action(async (file, opts) => {
       const { workflow, warnings } = await readWorkflow(file);
-      const { diagnostics } = analyse(workflow, nodeCatalogue);
+      // The workflow's own node types only (start-up): analysing against them is the same as against all.
+      const { diagnostics } = analyse(workflow, await nodeTypesFor(workflow));
       const all = [...warnings, ...diagnostics, ...(await unservedTools(workflow, opts.config))];
       const valid = !hasErrors(all);
       if (opts.json) printJson({ valid, diagnostics: all });
@@ -89,9 +88,12 @@ export function registerStaticCommands(program: Command): void {
     )
     .action(async (file, opts) => {
       const workflow = await exportSource(file, opts);
-      if (opts.to === "dify")
+      // Each writer (the `yaml` package for Dify) loads only for its format: validate and show share this module.
+      if (opts.to === "dify") {
+        const { exportDify } = await import("../../dsl/dify/index.js");
         writeOut(opts.out, exportDify(workflow, opts.dslVersion ? { version: opts.dslVersion } : {}));
-      else if (opts.to === "mermaid") writeOut(opts.out, toMermaid(workflow));
+      } else if (opts.to === "mermaid")
+        writeOut(opts.out, (await import("../../dsl/mermaid/index.js")).toMermaid(workflow));
       else if (opts.to === "coze") {
         const { exportCozeDetailed, toCozeFlowFile } = await import("../../dsl/coze/index.js");
         const res = exportCozeDetailed(workflow);
@@ -108,12 +110,13 @@ export function registerStaticCommands(program: Command): void {
     .option("--json", "print the summary as JSON")
     .action(async (file, opts) => {
       const { workflow } = await readWorkflow(file);
-      const { diagnostics, burden } = analyse(workflow, nodeCatalogue);
+      const types = await nodeTypesFor(workflow);
+      const { diagnostics, burden } = analyse(workflow, types);
       const start = workflow.nodes.find((n) => n.type === "start");
-      const inputs = start ? describeNode(start, nodeCatalogue).outputs.filter((o) => !o.name.startsWith("sys.")) : [];
+      const inputs = start ? describeNode(start, types).outputs.filter((o) => !o.name.startsWith("sys.")) : [];
       const outputs = workflow.nodes
         .filter((n) => n.type === "end" || n.type === "answer")
-        .flatMap((n) => describeNode(n, nodeCatalogue).outputs.map((o) => ({ node: n.id, ...o })));
+        .flatMap((n) => describeNode(n, types).outputs.map((o) => ({ node: n.id, ...o })));
       const byType = new Map<string, number>();
       for (const n of workflow.nodes) byType.set(n.type, (byType.get(n.type) ?? 0) + 1);
       const summary = {

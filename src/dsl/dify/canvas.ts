@@ -54,13 +54,20 @@ interface Slot {
   placed: boolean;
 }
 
-export function completeForDify(wf: Workflow): Workflow {
+/**
+ * `owned`: the caller made every node's and edge's objects for this call and shares none of them (the importer's
+ * draft), so the defaults are set in them in place; otherwise (the exporter's input) they are copied first.
+ */
+export function completeForDify(wf: Workflow, o: { owned?: boolean } = {}): Workflow {
+  const owned = o.owned === true;
   const firstIndex = new Map<string, number>();
   wf.nodes.forEach((n, i) => {
     if (!firstIndex.has(n.id)) firstIndex.set(n.id, i);
   });
   const slots: Slot[] = wf.nodes.map((n) => ({
-    node: { ...n, canvas: { ...(n.canvas ?? {}) }, config: { ...n.config } },
+    node: owned
+      ? Object.assign(n, { canvas: n.canvas ?? {} })
+      : { ...n, canvas: { ...(n.canvas ?? {}) }, config: { ...n.config } },
     placed: false,
   }));
   slots.forEach((s, i) => {
@@ -88,12 +95,12 @@ export function completeForDify(wf: Workflow): Workflow {
 
   layout(slots, wf.edges, firstIndex);
 
-  const edges = wf.edges.map((e) => completeEdge(e, slots, firstIndex));
+  const edges = wf.edges.map((e) => completeEdge(e, slots, firstIndex, owned));
   return { ...wf, nodes: slots.map((s) => s.node), edges };
 }
 
-function completeEdge(e: WorkflowEdge, slots: Slot[], firstIndex: Map<string, number>): WorkflowEdge {
-  const canvas: Json = { ...(e.canvas ?? {}) };
+function completeEdge(e: WorkflowEdge, slots: Slot[], firstIndex: Map<string, number>, owned: boolean): WorkflowEdge {
+  const canvas: Json = owned ? (e.canvas ?? {}) : { ...(e.canvas ?? {}) };
   const si = firstIndex.get(e.source);
   const ti = firstIndex.get(e.target);
   const s = si === undefined ? undefined : slots[si];
@@ -102,13 +109,13 @@ function completeEdge(e: WorkflowEdge, slots: Slot[], firstIndex: Map<string, nu
   const kind = containerKind(sameParent?.node.type);
   const targetHandle = typeof canvas.targetHandle === "string" ? canvas.targetHandle : "target";
   const id = e.id ?? `${e.source}-${e.sourcePort}-${e.target}-${targetHandle}`;
-  // canvas and data are fresh copies made here: defaults are set in place, not by a new spread each.
+  // canvas and data are the caller's own (owned) or fresh copies made here: defaults are set in place.
   setDefault(canvas, "targetHandle", "target");
   setDefault(canvas, "type", "custom");
   setDefault(canvas, "zIndex", kind ? 1002 : 0);
   setDefault(canvas, "data", {});
   if (isRecord(canvas.data)) {
-    const data: Json = { ...canvas.data };
+    const data: Json = owned ? canvas.data : { ...canvas.data };
     if (s) setDefault(data, "sourceType", s.node.type);
     if (t) setDefault(data, "targetType", t.node.type);
     setDefault(data, "isInIteration", kind?.flag === "isInIteration");
@@ -116,7 +123,10 @@ function completeEdge(e: WorkflowEdge, slots: Slot[], firstIndex: Map<string, nu
     if (kind && sameParent) setDefault(data, kind.idKey, sameParent.node.id);
     canvas.data = data;
   }
-  return { ...e, id, canvas };
+  if (!owned) return { ...e, id, canvas };
+  e.id = id;
+  e.canvas = canvas;
+  return e;
 }
 
 function sizeOf(s: Slot): { w: number; h: number } {

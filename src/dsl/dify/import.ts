@@ -101,11 +101,11 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
     features,
     meta: { dify: meta },
   };
-  // A tree copy when the YAML may hold aliases (shared objects), so they do not become shared mutable state in
-  // the IR (structuredClone keeps shared references shared); a text without anchors reads as a tree and the IR
-  // is built of fresh objects. readYaml bounded how far aliases expand, and refused recursive ones.
-  const completed = completeForDify(draft);
-  const workflow = mayShare ? treeCopy(completed) : completed;
+  // A tree copy when the YAML's aliases share objects, so they do not become shared mutable state in the IR
+  // (structuredClone keeps shared references shared); otherwise the value read is a tree and every object of the
+  // draft is the importer's own. readYaml bounded how far aliases expand, and refused recursive ones. Either way
+  // the canvas defaults are then set in the draft's own objects, not in copies.
+  const workflow = completeForDify(mayShare ? treeCopy(draft) : draft, { owned: true });
   const check = WorkflowShapeSchema.safeParse(workflow);
   if (!check.success) {
     const issue = check.error.issues[0];
@@ -122,9 +122,13 @@ type Warn = (code: string, message: string, extra?: Partial<Diagnostic>) => void
 /** The text as a YAML mapping (its parser's warnings passed on), or why it is none. */
 function readDocument(text: string, warn: Warn): { doc: Json; mayShare: boolean } {
   if (typeof text !== "string") fail("dsl.not_text", `expected the DSL as text, got ${describeType(text)}`);
-  const bytes = Buffer.byteLength(text, "utf8");
-  if (bytes > MAX_DSL_BYTES) {
-    fail("dsl.too_large", `the DSL is ${bytes} bytes; Dify accepts at most ${MAX_DSL_BYTES} (10 MB)`, { bytes });
+  // UTF-8 takes 1 to 3 bytes per UTF-16 unit (a surrogate pair 4 for 2), so most texts are known to fit by their
+  // length alone, without a pass that counts the bytes.
+  if (text.length * 3 > MAX_DSL_BYTES) {
+    const bytes = Buffer.byteLength(text, "utf8");
+    if (bytes > MAX_DSL_BYTES) {
+      fail("dsl.too_large", `the DSL is ${bytes} bytes; Dify accepts at most ${MAX_DSL_BYTES} (10 MB)`, { bytes });
+    }
   }
   const parsed = readYaml(text.startsWith("\uFEFF") ? text.slice(1) : text);
   if (!parsed.ok) {

@@ -1,14 +1,5 @@
 import { FAILSAFE_SCHEMA, type LoadOptions, load, Type, YAMLException } from "js-yaml";
-import {
-  BOOL_FALSE,
-  BOOL_TRUE,
-  FLOAT_FORMS,
-  INT_FORMS,
-  NULL,
-  resolveFloat,
-  resolveInt,
-  TIMESTAMP,
-} from "./py-scalars.js";
+import { BOOL_FALSE, BOOL_TRUE, FLOAT_FORMS, INT_FORMS, resolveFloat, resolveInt, TIMESTAMP } from "./py-scalars.js";
 
 /**
  * Reading YAML the way Dify does (PyYAML's `safe_load`). js-yaml builds plain values in one pass, without the
@@ -18,39 +9,48 @@ import {
  * duplicate keys keep the last value, as PyYAML does.
  */
 
-/** `first` rules out most plain scalars (prose, ids) before any of the full patterns run. */
-const matchesAny =
-  (forms: RegExp[], first: RegExp = /./) =>
-  (s: string | null) =>
-    s !== null && first.test(s.charAt(0)) && forms.some((re) => re.test(s));
-const NUMERIC_START = /[-+0-9.]/;
+/**
+ * js-yaml tries every implicit resolver on every plain scalar, keys included, so these run more often than
+ * anything else in the reader. Each first rules a scalar out by its length or first character (compares, no
+ * regex), and only then runs the full patterns of py-scalars.ts, which alone decide.
+ */
+const isNullForm = (s: string | null): boolean =>
+  s === null || (s.length <= 4 && (s === "" || s === "~" || s === "null" || s === "Null" || s === "NULL"));
+/** yes/no/true/false/on/off in three cases: 2 to 5 characters. */
+const isBoolForm = (s: string | null): boolean =>
+  s !== null && s.length >= 2 && s.length <= 5 && (BOOL_TRUE.test(s) || BOOL_FALSE.test(s));
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+/** Every int form starts with a sign or a digit; every float form with a sign, a digit or a dot. */
+const isIntForm = (s: string | null): boolean => {
+  if (s === null || s.length === 0) return false;
+  const c = s.charCodeAt(0);
+  return (isDigit(c) || c === 43 || c === 45) && INT_FORMS.some((re) => re.test(s));
+};
+const isFloatForm = (s: string | null): boolean => {
+  if (s === null || s.length === 0) return false;
+  const c = s.charCodeAt(0);
+  return (isDigit(c) || c === 43 || c === 45 || c === 46) && FLOAT_FORMS.some((re) => re.test(s));
+};
 
 const PY_SCHEMA = FAILSAFE_SCHEMA.extend({
   implicit: [
-    new Type("tag:yaml.org,2002:null", {
-      kind: "scalar",
-      resolve: (s: string | null) => s === null || NULL.test(s),
-      construct: () => null,
-    }),
+    new Type("tag:yaml.org,2002:null", { kind: "scalar", resolve: isNullForm, construct: () => null }),
     new Type("tag:yaml.org,2002:bool", {
       kind: "scalar",
-      resolve: matchesAny([BOOL_TRUE, BOOL_FALSE], /[yYnNtTfFoO]/),
+      resolve: isBoolForm,
       construct: (s: string) => BOOL_TRUE.test(s),
     }),
-    new Type("tag:yaml.org,2002:int", {
-      kind: "scalar",
-      resolve: matchesAny(INT_FORMS, NUMERIC_START),
-      construct: resolveInt,
-    }),
-    new Type("tag:yaml.org,2002:float", {
-      kind: "scalar",
-      resolve: matchesAny(FLOAT_FORMS, NUMERIC_START),
-      construct: resolveFloat,
-    }),
+    new Type("tag:yaml.org,2002:int", { kind: "scalar", resolve: isIntForm, construct: resolveInt }),
+    new Type("tag:yaml.org,2002:float", { kind: "scalar", resolve: isFloatForm, construct: resolveFloat }),
     new Type("tag:yaml.org,2002:merge", { kind: "scalar", resolve: (s: string | null) => s === "<<" }),
   ],
   // Explicit only: a plain timestamp is already a string, and `!!timestamp` must not build a Date either.
-  explicit: [new Type("tag:yaml.org,2002:timestamp", { kind: "scalar", resolve: matchesAny([TIMESTAMP]) })],
+  explicit: [
+    new Type("tag:yaml.org,2002:timestamp", {
+      kind: "scalar",
+      resolve: (s: string | null) => s !== null && TIMESTAMP.test(s),
+    }),
+  ],
 });
 
 /** Deeper than any real workflow, shallow enough that the reader and everything after it stay off the stack limit. */
@@ -69,7 +69,7 @@ export type YamlReadResult =
       ok: true;
       value: unknown;
       warnings: YamlProblem[];
-      /** The text may hold an anchor, so the value may share objects (an alias reads back as the same object). */
+      /** The value shares objects: an alias read back as the same object as its anchor. */
       mayShare: boolean;
     }
   | { ok: false; error: YamlProblem };
@@ -96,27 +96,37 @@ export function readYaml(text: string): YamlReadResult {
       onWarning: (w) => warnings.push(problem(w)),
     };
     const value = load(text, options);
-    const mayShare = MAY_HAVE_ANCHOR.test(text);
-    const aliasError = mayShare ? checkAliases(value) : undefined;
-    if (aliasError) return { ok: false, error: { message: aliasError } };
-    return { ok: true, value, warnings, mayShare };
+    if (!mayHaveAnchor(text)) return { ok: true, value, warnings, mayShare: false };
+    const aliases = checkAliases(value);
+    if (aliases.error) return { ok: false, error: { message: aliases.error } };
+    return { ok: true, value, warnings, mayShare: aliases.shared };
   } catch (err) {
     return { ok: false, error: problem(err) };
   }
 }
 
+const ANCHOR_BEFORE = /[\s[{,]/;
+const ANCHOR_AFTER = /[^\s,[\]{}]/;
+
 /**
- * An anchor (`&name`) follows a line start, a space or a flow indicator; without one no alias can resolve, and
- * the walk below is skipped. A false match (prose such as "R &D") only costs the walk.
+ * An anchor (`&name`) follows the text's start, a space, a line break or a flow indicator, and a name character
+ * follows it; without one no alias can resolve, and the walk below is skipped. Most documents have no `&` at
+ * all, so `indexOf` (no regex over the whole text) finds the few candidates. A false match (prose such as
+ * "R &D") only costs the walk.
  */
-const MAY_HAVE_ANCHOR = /(?:^|[\s[{,])&[^\s,[\]{}]/m;
+function mayHaveAnchor(text: string): boolean {
+  for (let i = text.indexOf("&"); i !== -1; i = text.indexOf("&", i + 1)) {
+    if ((i === 0 || ANCHOR_BEFORE.test(text.charAt(i - 1))) && ANCHOR_AFTER.test(text.charAt(i + 1))) return true;
+  }
+  return false;
+}
 
 /**
  * Aliases come back as shared references, so reading stays cheap even for an alias bomb; but everything after
  * the reader (JSON, hashing, export) walks the expanded tree. Refuse a document whose expansion is far larger than
  * the document itself, or that contains itself.
  */
-function checkAliases(root: unknown): string | undefined {
+function checkAliases(root: unknown): { shared: boolean; error?: string } {
   const seen = new Set<object>();
   let shared = false;
   const count = (v: unknown): void => {
@@ -129,7 +139,8 @@ function checkAliases(root: unknown): string | undefined {
     for (const child of Array.isArray(v) ? v : Object.values(v)) count(child);
   };
   count(root);
-  if (!shared) return undefined;
+  // No object reached twice: the anchors named nothing that an alias repeats, and the value is a tree.
+  if (!shared) return { shared: false };
 
   let budget = MAX_ALIAS_EXPANSION * seen.size;
   const onPath = new Set<object>();
@@ -145,5 +156,6 @@ function checkAliases(root: unknown): string | undefined {
     onPath.delete(v);
     return undefined;
   };
-  return expand(root);
+  const error = expand(root);
+  return error ? { shared: true, error } : { shared: true };
 }

@@ -9,6 +9,17 @@ import type {
   RunStore,
 } from "../runs.js";
 
+export interface MemoryRunStoreOptions {
+  /** Keep a run's workflow as given instead of a copy (reads still copy); see the constructor. */
+  workflowsByReference?: boolean;
+  /**
+   * The engine's own store of one run, which nobody else holds (`runWorkflow` without a store): the trace is
+   * handed back without a second copy of every record (they were copied when stored, and the run is over when
+   * it is read), and no artifact log is kept, since nothing could ask for it. Implies workflowsByReference.
+   */
+  engineOwned?: boolean;
+}
+
 const leaseOf = (l: LeaseRequest) => ({ owner: l.owner, expiresAt: Date.now() + l.ttlMs });
 
 /** In-process run store for tests and one-off runs (nothing survives the process); same contract as the SQLite store. */
@@ -18,7 +29,7 @@ export class MemoryRunStore implements RunStore {
    * engine's own store of one run, whose workflow — IR, not changed once built — nobody else holds a record
    * of; copying it was a large share of a small run's cost.
    */
-  constructor(private readonly opts: { workflowsByReference?: boolean } = {}) {}
+  constructor(private readonly opts: MemoryRunStoreOptions = {}) {}
 
   private runs = new Map<string, RunRecord>();
   private commits = new Map<string, Map<string, NodeCommit>>();
@@ -28,9 +39,10 @@ export class MemoryRunStore implements RunStore {
   private versions = new Map<string, Map<string, Map<string, number>>>();
 
   async createRun(run: RunRecord, lease?: LeaseRequest): Promise<void> {
-    const r = this.opts.workflowsByReference
-      ? { ...cloneRecord({ ...run, workflow: undefined }), workflow: run.workflow }
-      : cloneRecord(run);
+    const r =
+      this.opts.workflowsByReference || this.opts.engineOwned
+        ? { ...cloneRecord({ ...run, workflow: undefined }), workflow: run.workflow }
+        : cloneRecord(run);
     if (lease) r.lease = leaseOf(lease);
     else delete r.lease;
     this.runs.set(run.id, r);
@@ -103,6 +115,7 @@ export class MemoryRunStore implements RunStore {
     if (prior) return cloneRecord(prior);
     const stored = cloneRecord(commit);
     m.set(commit.key, stored);
+    if (this.opts.engineOwned) return commit;
     const log = this.artifactLog.get(runId) ?? [];
     const counts = this.versionsOf(runId, commit.nodeId);
     for (const [name, value] of Object.entries(stored.outputs)) {
@@ -152,7 +165,8 @@ export class MemoryRunStore implements RunStore {
     return list;
   }
   async attempts(runId: string): Promise<AttemptRecord[]> {
-    return cloneRecord(this.attemptLog.get(runId) ?? []);
+    const list = this.attemptLog.get(runId) ?? [];
+    return this.opts.engineOwned ? list.slice() : cloneRecord(list);
   }
   async artifacts(runId: string, nodeId?: string): Promise<ArtifactVersion[]> {
     const all = this.artifactLog.get(runId) ?? [];

@@ -27,6 +27,8 @@ const nodePayload = (tick: number, timezone: string) => scheduleFirePayload(new 
  */
 async function triggeredSchedules(stores: Stores, published: PublishedSchedules) {
   const { entries, broken } = await published.load();
+  // No published schedule: no trigger row to look up (every poll of every process asked for all of them).
+  if (entries.length === 0) return { entries, broken };
   const rowOf = async (): Promise<Map<string, TriggerRecord>> =>
     new Map(
       (await stores.triggers.list()).filter((t) => t.type === "schedule").map((t) => [`${t.appId}:${t.nodeId}`, t]),

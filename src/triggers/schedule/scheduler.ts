@@ -2,7 +2,7 @@ import { WeftError } from "../../ir/errors.js";
 import type { ScheduleStore } from "../../store/schedules.js";
 import { newId } from "../../util/ids.js";
 import type { BrokenSchedule, ScheduleEntry } from "./sources.js";
-import { decideTick } from "./ticks.js";
+import { decideTick, nextTicks } from "./ticks.js";
 
 /** Starts the run of one fired tick. Called again with the same `runId` when its first claimer died before it. */
 export type FireDispatch = (entry: ScheduleEntry, fire: { tick: number; runId: string }) => Promise<void>;
@@ -34,6 +34,9 @@ export const DEFAULT_POLL_MS = 1_000;
 export const DEFAULT_GRACE_MS = 15_000;
 export const DEFAULT_REDISPATCH_MS = 30_000;
 
+/** What decides a schedule's ticks: when it changes (a republish, an enable), what this process knew is void. */
+const specKey = (e: ScheduleEntry) => JSON.stringify([e.version, e.enabled, e.spec]);
+
 const why = (e: unknown) =>
   e instanceof WeftError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e);
 
@@ -45,6 +48,16 @@ const why = (e: unknown) =>
  */
 export class Scheduler {
   private timer?: ReturnType<typeof setTimeout>;
+  /**
+   * Per schedule, a tick this process knows is dealt with (its state's last tick, or one it advanced to) and the
+   * first tick after it, for the schedule as it was then (`spec`: version, cron, zone, enabled). The store's last
+   * tick only moves forward, so until `nextDue` nothing can be due and the poll leaves the store alone: between
+   * ticks a schedule costs no query (it was two a schedule a poll in every process).
+   */
+  private known = new Map<string, { spec: string; nextDue: number }>();
+  /** When the dead claimers' ticks and the bookkeeping of removed schedules were last looked at, and for which. */
+  private lastSweep = Number.NEGATIVE_INFINITY;
+  private sweptKeys = "";
   private running?: Promise<unknown>;
   private stopped = true;
   /** Set by `stop()`, also when only `pollOnce()` was ever called: no tick is claimed once it is set. */
@@ -70,13 +83,37 @@ export class Scheduler {
         this.log(`schedule ${entry.key}: ${why(e)}`);
       }
     }
-    for (const s of await this.o.store.list()) if (!byKey.has(s.key)) await this.o.store.remove(s.key);
-    await this.redispatch(byKey, report);
+    for (const key of this.known.keys()) if (!byKey.has(key)) this.known.delete(key);
+    // A claimer that died is noticed after `redispatchAfterMs` (30 s), so looking for its ticks every sixth of
+    // that is soon enough; the bookkeeping of a schedule that went is removed as soon as this process sees it go.
+    const keys = [...byKey.keys()].sort().join("\n");
+    const now = this.now();
+    const redispatchMs = this.o.redispatchAfterMs ?? DEFAULT_REDISPATCH_MS;
+    if (keys !== this.sweptKeys || now - this.lastSweep >= redispatchMs / 6 || now < this.lastSweep) {
+      for (const s of await this.o.store.list()) if (!byKey.has(s.key)) await this.o.store.remove(s.key);
+      await this.redispatch(byKey, report);
+      this.sweptKeys = keys;
+      this.lastSweep = now;
+    }
     return report;
+  }
+
+  /** Whether no tick of `entry` can be due at `now`, from what this process last saw of it. */
+  private nothingDue(entry: ScheduleEntry, now: number): boolean {
+    const k = this.known.get(entry.key);
+    return k !== undefined && k.spec === specKey(entry) && now < k.nextDue;
+  }
+
+  /** Remember that every tick of `entry` up to `lastTick` is dealt with. */
+  private remember(entry: ScheduleEntry, lastTick: number): void {
+    const [next] = nextTicks(entry.spec, lastTick);
+    this.known.set(entry.key, { spec: specKey(entry), nextDue: next ?? Number.POSITIVE_INFINITY });
   }
 
   private async pollEntry(entry: ScheduleEntry, report: PollReport): Promise<void> {
     const now = this.now();
+    if (this.nothingDue(entry, now)) return;
+    this.known.delete(entry.key);
     const state = await this.o.store.sync(
       {
         key: entry.key,
@@ -91,18 +128,24 @@ export class Scheduler {
     // A disabled trigger's ticks are dealt with as they pass, so enabling it again starts no catch-up run.
     if (!entry.enabled) {
       if (state.lastTick < now) await this.o.store.advance(entry.key, now, now);
+      this.remember(entry, state.lastTick);
       return;
     }
     const d = decideTick(entry.spec, state.lastTick, now, this.o.graceMs ?? DEFAULT_GRACE_MS);
+    if (d.kind === "none") this.remember(entry, state.lastTick);
     // Shutdown began while this poll ran: claim nothing more; a running scheduler deals with the tick instead.
     if (d.kind === "none" || this.stopping) return;
     if (d.kind === "skip") {
-      if (await this.o.store.advance(entry.key, d.tick, now))
-        report.skipped.push({ key: entry.key, tick: d.tick, missed: d.missed });
+      const skipped = await this.o.store.advance(entry.key, d.tick, now);
+      // Advanced here or by another scheduler: either way the store's last tick is now at least this one.
+      this.remember(entry, d.tick);
+      if (skipped) report.skipped.push({ key: entry.key, tick: d.tick, missed: d.missed });
       return;
     }
     const runId = newId();
-    if (!(await this.o.store.advance(entry.key, d.tick, now, { runId }))) return;
+    const claimed = await this.o.store.advance(entry.key, d.tick, now, { runId });
+    this.remember(entry, d.tick);
+    if (!claimed) return;
     report.fired.push({ key: entry.key, tick: d.tick, runId, missed: d.missed });
     await this.o.dispatch(entry, { tick: d.tick, runId });
     await this.o.store.markDispatched(entry.key, d.tick, this.now());

@@ -1,0 +1,45 @@
+import Database from "better-sqlite3";
+import { SqliteKnowledgeStore } from "../sqlite/knowledge.js";
+import type { Stores } from "../stores.js";
+import { MemoryAppTestStore } from "./app-tests.js";
+import { MemoryAppStore } from "./apps.js";
+import { MemoryAuditStore } from "./audit.js";
+import { MemoryConversationStore } from "./conversations.js";
+import { MemoryEnvStore } from "./env.js";
+import { MemoryFormStore } from "./forms.js";
+import { MemoryIdentityStore } from "./identities.js";
+import { MemoryInviteStore } from "./invites.js";
+import { MemoryRunLog } from "./runlog.js";
+import { MemoryRunStore } from "./runs.js";
+import { MemoryScheduleStore } from "./schedules.js";
+import { MemoryServiceApiStore } from "./service-api.js";
+import { MemoryTeamStore } from "./teams.js";
+import { MemoryTriggerStore } from "./triggers.js";
+
+/** The in-process stores of `:memory:` (see ../open.ts), gone when the process ends. */
+export function openMemoryStores(): Stores {
+  // Full-text search is SQLite's FTS5 even in memory: an in-process database that ends with the stores.
+  const kb = new Database(":memory:");
+  const runs = new MemoryRunStore();
+  return {
+    kind: "memory",
+    runs,
+    runLog: new MemoryRunLog(runs),
+    apps: new MemoryAppStore(),
+    forms: new MemoryFormStore(),
+    service: new MemoryServiceApiStore(),
+    conversations: new MemoryConversationStore(),
+    env: new MemoryEnvStore(),
+    schedules: new MemoryScheduleStore(),
+    triggers: new MemoryTriggerStore(),
+    teams: new MemoryTeamStore(),
+    identities: new MemoryIdentityStore(),
+    audit: new MemoryAuditStore(),
+    invites: new MemoryInviteStore(),
+    appTests: new MemoryAppTestStore(),
+    knowledge: new SqliteKnowledgeStore(kb),
+    close: async () => {
+      if (kb.open) kb.close();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * `weft run` (the built CLI, as bin/weft runs it) loads the node types its workflow uses and no others, one store
+ * backend and one sandbox language: what it loads is its start-up cost (issue 33: CPU against a bare node).
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../support/per-file.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const dir = tempDir("run-loads");
+
+/** The URL of every module `node dist/cli/main.js ...args` loads (main thread). */
+function loadedBy(args: string[], name: string): string[] {
+  const log = join(dir, `${name}.txt`);
+  const hooks = join(dir, `${name}-hooks.mjs`);
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from "node:fs";
+export async function resolve(spec, ctx, next) {
+  const r = await next(spec, ctx);
+  appendFileSync(${JSON.stringify(log)}, r.url + "\\n");
+  return r;
+}
+`,
+  );
+  const register = join(dir, `${name}-register.mjs`);
+  writeFileSync(
+    register,
+    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+  writeFileSync(log, "");
+  execFileSync(process.execPath, ["--import", pathToFileURL(register).href, join(ROOT, "dist/cli/main.js"), ...args], {
+    encoding: "utf8",
+    cwd: dir,
+  });
+  return [...new Set(readFileSync(log, "utf8").split("\n").filter(Boolean))];
+}
+
+/** The node-type files of dist/nodes among `urls` (`code`, `llm`...). */
+const nodeFiles = (urls: string[]) =>
+  urls
+    .map((u) => /\/dist\/nodes\/([a-z-]+)\.js$/.exec(u)?.[1])
+    .filter((f): f is string => f !== undefined)
+    .sort();
+
+describe("weft run loads what its workflow needs", () => {
+  const example = join(ROOT, "examples/word-stats.yml");
+  const urls = loadedBy(["run", example, "--input", "text=the quick brown fox", "--db", ":memory:"], "word-stats");
+
+  it("loads the node types of the workflow, and none of the others", () => {
+    const types = nodeFiles(urls);
+    // word-stats: start, code, if-else, template-transform, variable-aggregator, end (and their helper modules).
+    for (const t of ["start", "code", "if-else", "template-transform", "variable-aggregator", "end"])
+      expect(types).toContain(t);
+    for (const t of ["llm", "agent", "http-request", "knowledge-retrieval", "tool", "tool-call", "iteration", "loop"])
+      expect(types).not.toContain(t);
+    expect(types).not.toContain("index");
+  });
+
+  it("loads no model SDK, one store backend and one sandbox language", () => {
+    const hits = (re: RegExp) => urls.filter((u) => re.test(u));
+    expect(hits(/\/node_modules\/(ai|@ai-sdk\/[^/]+)\//)).toEqual([]);
+    expect(hits(/\/dist\/store\/(sqlite|postgres)\/open\.js$/)).toEqual([]);
+    expect(hits(/\/dist\/store\/memory\/open\.js$/)).toHaveLength(1);
+    expect(hits(/\/dist\/sandbox\/javascript\.js$/)).toHaveLength(1);
+    expect(hits(/\/dist\/sandbox\/python\.js$/)).toEqual([]);
+  });
+
+  it("a workflow with a model node loads that node's type (the check sees node types load)", () => {
+    const wf = join(dir, "llm.json");
+    const imported = JSON.parse(
+      execFileSync(process.execPath, [join(ROOT, "dist/cli/main.js"), "import", example], { encoding: "utf8" }),
+    );
+    const llm = {
+      id: "llm1",
+      type: "llm",
+      title: "LLM",
+      config: {
+        model: { provider: "openai", name: "gpt-4o-mini", mode: "chat", completion_params: {} },
+        prompt_template: [{ role: "user", text: "hi" }],
+        context: { enabled: false, variable_selector: [] },
+        vision: { enabled: false },
+      },
+    };
+    writeFileSync(wf, JSON.stringify({ ...imported, nodes: [...imported.nodes, llm] }));
+    // An LLM node that no edge reaches: `validate` reads every node's type, reports the unreached one, exits 1.
+    let types: string[] = [];
+    try {
+      types = nodeFiles(loadedBy(["validate", wf], "llm"));
+    } catch (e) {
+      expect((e as { status?: number }).status).toBe(1);
+      types = nodeFiles(readFileSync(join(dir, "llm.txt"), "utf8").split("\n").filter(Boolean));
+    }
+    expect(types).toContain("llm");
+    expect(types).not.toContain("agent");
+  });
+});
