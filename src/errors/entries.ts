@@ -784,6 +784,12 @@ export const ENTRIES: Readonly<Record<string, EntryRow>> = {
   "node.alias_duplicate": ["error", [], [1], 'two node types answer to the alias "{alias}"'],
   "node.not_executable": ["error", [422], [1], 'node type "{type}" cannot be executed by Weft'],
   "node.not_found": ["error", [404], [], 'the draft has no node "{nodeId}"'],
+  "node.registry_mismatch": [
+    "error",
+    [],
+    [1],
+    "the registry entry {type} loaded the definition of {loaded}: src/nodes/registry.ts and that file disagree",
+  ],
   "node.timeout": ["error", [422], [1], "node timed out after {timeoutSeconds}s"],
   "node.type_duplicate": ["error", [], [1], 'node type "{type}" is defined twice'],
   "node.unknown_type": ["error", [400, 422], [1], 'there is no node type "{type}"; GET /api/node-types lists them'],
