@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
 import { MemoryRunStore } from "../../src/store/memory/runs.js";
-import { buildWorkflow, tpl } from "../support/build.js";
+import { oneTemplateChain } from "../support/build.js";
 
-const chain = buildWorkflow({
-  nodes: [
-    { id: "start", type: "start", variables: [{ variable: "n", type: "text-input" }] },
-    tpl("a", "a{{ n }}", { n: ["start", "n"] }),
-    { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["a", "output"] }] },
-  ],
-  edges: [
-    ["start", "a"],
-    ["a", "end"],
-  ],
-});
+const chain = oneTemplateChain();
 
 // A queue worker replies with status and outputs only: reading the run's attempts back at its end was a store
 // round trip per queued run for nothing (issue 33).

@@ -13,22 +13,12 @@ import {
   submitRun,
 } from "../../src/queue/index.js";
 import { openStores, type Stores } from "../../src/store/open.js";
-import { buildWorkflow, tpl } from "../support/build.js";
+import { oneTemplateChain } from "../support/build.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis.js";
 
 // A job taken for the first time writes its run's record without reading the store first (issue 33: one
 // database round trip less per queued run). A run id that already exists must still never run again.
-const chain = buildWorkflow({
-  nodes: [
-    { id: "start", type: "start", variables: [{ variable: "n", type: "text-input" }] },
-    tpl("a", "a{{ n }}", { n: ["start", "n"] }),
-    { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["a", "output"] }] },
-  ],
-  edges: [
-    ["start", "a"],
-    ["a", "end"],
-  ],
-});
+const chain = oneTemplateChain();
 
 describe.skipIf(!hasRedis)("a queued run's first start", () => {
   let redis: RedisServer;

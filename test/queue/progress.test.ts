@@ -6,22 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createQueueRunner, enqueueRun, QUEUE_NAME, type StartedWorker, startWorker } from "../../src/queue/index.js";
 import { openStores } from "../../src/store/open.js";
 import type { RunEvent } from "../../src/store/run-events.js";
-import { buildWorkflow, tpl } from "../support/build.js";
+import { oneTemplateChain } from "../support/build.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis.js";
 
 // A worker publishes a run's events to Redis (one script call and stream entry each) only for a submitter that
 // follows them: a queued run that nobody watches cost several times its in-process CPU in those calls (issue 33).
-const chain = buildWorkflow({
-  nodes: [
-    { id: "start", type: "start", variables: [{ variable: "n", type: "text-input" }] },
-    tpl("a", "a{{ n }}", { n: ["start", "n"] }),
-    { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["a", "output"] }] },
-  ],
-  edges: [
-    ["start", "a"],
-    ["a", "end"],
-  ],
-});
+const chain = oneTemplateChain();
 
 describe.skipIf(!hasRedis)("queued runs publish progress only to a submitter that follows it", () => {
   let redis: RedisServer;

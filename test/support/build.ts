@@ -46,3 +46,17 @@ export const tpl = (
   variables: Object.entries(vars).map(([variable, value_selector]) => ({ variable, value_selector })),
   ...extra,
 });
+
+/** start(n) → one template `a{{ n }}` → end(out): the smallest run that commits a node of its own. */
+export const oneTemplateChain = () =>
+  buildWorkflow({
+    nodes: [
+      { id: "start", type: "start", variables: [{ variable: "n", type: "text-input" }] },
+      tpl("a", "a{{ n }}", { n: ["start", "n"] }),
+      { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["a", "output"] }] },
+    ],
+    edges: [
+      ["start", "a"],
+      ["a", "end"],
+    ],
+  });
