@@ -2,45 +2,23 @@
  * The command registry (src/cli/registry.ts): its rows agree with what the command modules register, and
  * `weft --help` (the built CLI, as bin/weft runs it) loads no command module and no heavy dependency.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMMANDS, commandNamed, loadAllCommands, newProgram, placeholderCommands } from "../../src/cli/registry.js";
+import { modulesLoadedBy } from "../support/loaded-modules.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "weft-registry-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Every module file `node dist/cli/main.js ...args` loads, relative to the checkout. */
-function modulesLoadedBy(args: string[]): string[] {
-  const log = join(dir, `loaded-${args[0] ?? "none"}.txt`);
-  const hooks = join(dir, "hooks.mjs");
-  writeFileSync(
-    hooks,
-    `import { appendFileSync } from "node:fs";
-export async function resolve(spec, ctx, next) {
-  const r = await next(spec, ctx);
-  appendFileSync(${JSON.stringify(log)}, r.url + "\\n");
-  return r;
-}
-`,
-  );
-  const register = join(dir, "register.mjs");
-  writeFileSync(
-    register,
-    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-  );
-  writeFileSync(log, "");
-  execFileSync(process.execPath, ["--import", pathToFileURL(register).href, join(ROOT, "dist/cli/main.js"), ...args], {
-    encoding: "utf8",
-  });
-  const urls = readFileSync(log, "utf8")
-    .split("\n")
-    .filter((u) => u.startsWith("file:"));
-  return [...new Set(urls.map((u) => relative(ROOT, fileURLToPath(u))))].sort();
+function modulesOf(args: string[]): string[] {
+  const { urls, status, stderr } = modulesLoadedBy(dir, `loaded-${args[0] ?? "none"}`, args);
+  expect(status, stderr).toBe(0);
+  return [...new Set(urls.filter((u) => u.startsWith("file:")).map((u) => relative(ROOT, fileURLToPath(u))))].sort();
 }
 
 describe("command registry", () => {
@@ -68,7 +46,7 @@ describe("command registry", () => {
   });
 
   it("weft --help loads only the CLI's entry, the registry, the error reporters and commander", () => {
-    const loaded = modulesLoadedBy(["--help"]);
+    const loaded = modulesOf(["--help"]);
     expect(loaded).toContain("dist/cli/registry.js");
     const others = loaded.filter(
       (p) =>
@@ -79,7 +57,7 @@ describe("command registry", () => {
   });
 
   it("a command loads its own module, not the others' (validate loads no server or queue)", () => {
-    const loaded = modulesLoadedBy(["validate", join(ROOT, "examples/word-stats.yml")]);
+    const loaded = modulesOf(["validate", join(ROOT, "examples/word-stats.yml")]);
     expect(loaded).toContain("dist/cli/commands/static.js");
     expect(loaded.filter((p) => /^dist\/cli\/commands\/(?!static\.js)/.test(p))).toEqual([]);
     expect(loaded.filter((p) => /node_modules\/(hono|@hono|bullmq|ioredis)\//.test(p))).toEqual([]);

@@ -3,40 +3,20 @@
  * backend and one sandbox language: what it loads is its start-up cost (issue 33: CPU against a bare node).
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { modulesLoadedBy } from "../support/loaded-modules.js";
 import { tempDir } from "../support/per-file.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const dir = tempDir("run-loads");
 
-/** The URL of every module `node dist/cli/main.js ...args` loads (main thread). */
+/** The URL of every module `weft ...args` loads (main thread), from a command that must succeed. */
 function loadedBy(args: string[], name: string): string[] {
-  const log = join(dir, `${name}.txt`);
-  const hooks = join(dir, `${name}-hooks.mjs`);
-  writeFileSync(
-    hooks,
-    `import { appendFileSync } from "node:fs";
-export async function resolve(spec, ctx, next) {
-  const r = await next(spec, ctx);
-  appendFileSync(${JSON.stringify(log)}, r.url + "\\n");
-  return r;
-}
-`,
-  );
-  const register = join(dir, `${name}-register.mjs`);
-  writeFileSync(
-    register,
-    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-  );
-  writeFileSync(log, "");
-  execFileSync(process.execPath, ["--import", pathToFileURL(register).href, join(ROOT, "dist/cli/main.js"), ...args], {
-    encoding: "utf8",
-    cwd: dir,
-  });
-  return [...new Set(readFileSync(log, "utf8").split("\n").filter(Boolean))];
+  const { urls, status, stderr } = modulesLoadedBy(dir, name, args, { cwd: dir });
+  expect(status, stderr).toBe(0);
+  return urls;
 }
 
 /** The node-type files of dist/nodes among `urls` (`code`, `llm`...). */
@@ -87,13 +67,9 @@ describe("weft run loads what its workflow needs", () => {
     };
     writeFileSync(wf, JSON.stringify({ ...imported, nodes: [...imported.nodes, llm] }));
     // An LLM node that no edge reaches: `validate` reads every node's type, reports the unreached one, exits 1.
-    let types: string[] = [];
-    try {
-      types = nodeFiles(loadedBy(["validate", wf], "llm"));
-    } catch (e) {
-      expect((e as { status?: number }).status).toBe(1);
-      types = nodeFiles(readFileSync(join(dir, "llm.txt"), "utf8").split("\n").filter(Boolean));
-    }
+    const { urls, status } = modulesLoadedBy(dir, "llm", ["validate", wf], { cwd: dir });
+    expect([0, 1]).toContain(status);
+    const types = nodeFiles(urls);
     expect(types).toContain("llm");
     expect(types).not.toContain("agent");
   });

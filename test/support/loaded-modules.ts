@@ -1,0 +1,49 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/**
+ * Run `node dist/cli/main.js ...args` (the built CLI, as bin/weft runs it) with a resolve hook that logs every
+ * module its main thread resolves. Returns the distinct URLs (node: builtins included) and the exit status, so a
+ * command that ends non-zero (a `validate` that reports errors) still says what it loaded. `name` keeps the
+ * hook's files and log apart within `dir`.
+ */
+export function modulesLoadedBy(
+  dir: string,
+  name: string,
+  args: string[],
+  o: { cwd?: string } = {},
+): { urls: string[]; status: number | null; stderr: string } {
+  const log = join(dir, `${name}.txt`);
+  const hooks = join(dir, `${name}-hooks.mjs`);
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from "node:fs";
+export async function resolve(spec, ctx, next) {
+  const r = await next(spec, ctx);
+  appendFileSync(${JSON.stringify(log)}, r.url + "\\n");
+  return r;
+}
+`,
+  );
+  const register = join(dir, `${name}-register.mjs`);
+  writeFileSync(
+    register,
+    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+  writeFileSync(log, "");
+  const r = spawnSync(
+    process.execPath,
+    ["--import", pathToFileURL(register).href, join(ROOT, "dist/cli/main.js"), ...args],
+    { encoding: "utf8", cwd: o.cwd },
+  );
+  if (r.error) throw r.error;
+  return {
+    urls: [...new Set(readFileSync(log, "utf8").split("\n").filter(Boolean))],
+    status: r.status,
+    stderr: r.stderr,
+  };
+}
