@@ -14,9 +14,9 @@ import { parseWorkflowText } from "../../src/dsl/load.js";
 import { describeNode } from "../../src/ir/describe.js";
 import type { WorkflowDiff } from "../../src/ir/diff.js";
 import type { Workflow } from "../../src/ir/workflow.js";
-import { createLlmService } from "../../src/llm/index.js";
 import { nodeCatalogue } from "../../src/nodes/index.js";
 import { CORPUS_DIR, corpusFiles } from "../dsl/corpus.js";
+import { replayLlm } from "../support/replay-llm.js";
 import { type RecordedRequest, type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 
 const EXAMPLES = join(import.meta.dirname, "..", "..", "examples");
@@ -131,12 +131,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-const llm = () =>
-  createLlmService({
-    endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } },
-    default: "ep",
-    retry: { maxRetries: 0 },
-  });
+const llm = () => replayLlm(server);
 
 /** What the model was sent: the <current_workflow> of the last user message. */
 function shownIn(req: RecordedRequest): CompactWorkflow {

@@ -2,18 +2,13 @@ import { describe, expect, it } from "vitest";
 import { generateWorkflow } from "../../src/authoring/generate.js";
 import { type AgentEvent, runAgent } from "../../src/authoring/react.js";
 import { variableSummary } from "../../src/dsl/compact/index.js";
-import { createLlmService } from "../../src/llm/index.js";
 import { replayServerPerFile } from "../support/per-file.js";
+import { replayLlm } from "../support/replay-llm.js";
 import { reply } from "../support/replay-server.js";
 
 const server = replayServerPerFile();
 
-const llm = () =>
-  createLlmService({
-    endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } },
-    default: "ep",
-    retry: { maxRetries: 0 },
-  });
+const llm = () => replayLlm(server);
 const model = { provider: "weft", name: "planner" };
 const answer = (sel: string, wf: unknown) =>
   `<node_selection>${sel}</node_selection>\n<design_principle>Straightforward.</design_principle>\n<workflow>${typeof wf === "string" ? wf : JSON.stringify(wf)}</workflow>`;

@@ -4,20 +4,15 @@ import { describe, expect, it } from "vitest";
 import { analyse } from "../../src/analysis/index.js";
 import { generateWorkflow } from "../../src/authoring/generate.js";
 import { hasErrors } from "../../src/ir/diagnostics.js";
-import { createLlmService } from "../../src/llm/index.js";
 import { nodeCatalogue } from "../../src/nodes/index.js";
 import { scheduleSpecOf } from "../../src/triggers/schedule/ticks.js";
 import { replayServerPerFile } from "../support/per-file.js";
+import { replayLlm } from "../support/replay-llm.js";
 import { reply } from "../support/replay-server.js";
 
 const server = replayServerPerFile();
 
-const llm = () =>
-  createLlmService({
-    endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } },
-    default: "ep",
-    retry: { maxRetries: 0 },
-  });
+const llm = () => replayLlm(server);
 const model = { provider: "weft", name: "planner" };
 const answer = (sel: string, wf: unknown) =>
   `<node_selection>${sel}</node_selection>\n<design_principle>A trigger entry, no start node.</design_principle>\n<workflow>${JSON.stringify(wf)}</workflow>`;

@@ -6,8 +6,8 @@ import { lineChartSvg, passKCurveSvg } from "../../src/eval/plot.js";
 import { markdownReport, summarise, writeReport } from "../../src/eval/sopbench/report.js";
 import { evaluateWorkflowOnDomain } from "../../src/eval/sopbench/run-workflow.js";
 import { loadReferenceWorkflow } from "../../src/eval/sopbench/workflows/index.js";
-import { createLlmService } from "../../src/llm/index.js";
 import { buildWorkflow } from "../support/build.js";
+import { replayLlm } from "../support/replay-llm.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 
 let server: ReplayServer;
@@ -78,11 +78,7 @@ describe("evaluateWorkflowOnDomain", () => {
       },
       { times: Infinity },
     );
-    const llm = createLlmService({
-      endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } },
-      default: "ep",
-      retry: { maxRetries: 0 },
-    });
+    const llm = replayLlm(server);
     const r = await evaluateWorkflowOnDomain(llmWorkflow(), "order_fulfillment", {
       runs: 3,
       limit: 3,

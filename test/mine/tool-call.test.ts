@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run.js";
 import { toolCorrectness } from "../../src/eval/metrics/tc.js";
 import { WorkflowSchema } from "../../src/ir/workflow.js";
-import { createLlmService } from "../../src/llm/index.js";
 import { mineWorkflow } from "../../src/mine/index.js";
 import { callsFromTrace } from "../../src/optimize/evaluate.js";
 import {
@@ -15,16 +14,12 @@ import {
   TOOL_SPECS,
 } from "../optimize/fixtures.js";
 import { replayServerPerFile } from "../support/per-file.js";
+import { replayLlm } from "../support/replay-llm.js";
 import { reply } from "../support/replay-server.js";
 
 const server = replayServerPerFile();
 
-const llm = () =>
-  createLlmService({
-    endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } },
-    default: "ep",
-    retry: { maxRetries: 0 },
-  });
+const llm = () => replayLlm(server);
 const model = { provider: "openai", name: EXECUTOR, mode: "chat", completion_params: {} };
 
 function callWorkflow(config: Record<string, unknown>) {

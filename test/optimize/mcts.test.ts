@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { llmJudge } from "../../src/eval/metrics/es.js";
 import type { Workflow } from "../../src/ir/workflow.js";
-import { createLlmService } from "../../src/llm/index.js";
 import { mineWorkflow, splitRecords } from "../../src/mine/index.js";
 import {
   type EsScorer,
@@ -19,6 +18,7 @@ import {
   selectNode,
   uctScore,
 } from "../../src/optimize/mcts.js";
+import { replayLlm } from "../support/replay-llm.js";
 import { type ReplayServer, reply, startReplayServer } from "../support/replay-server.js";
 import {
   DirectoryTools,
@@ -40,12 +40,7 @@ beforeEach(() => {
   server.when(isExecutor, executorReply, { times: Infinity });
 });
 
-const llm = () =>
-  createLlmService({
-    endpoints: { ep: { provider: "openai-compatible", baseURL: server.openaiBaseURL } },
-    default: "ep",
-    retry: { maxRetries: 0 },
-  });
+const llm = () => replayLlm(server);
 /** Deterministic ES: the answer states the reference's phone number. */
 const phoneScorer: EsScorer = async ({ output, reference }) => {
   const phone = reference.match(/555-\d{4}/)?.[0];
