@@ -1,5 +1,3 @@
-import Database from "better-sqlite3";
-import { SqliteKnowledgeStore } from "../sqlite/knowledge.js";
 import type { Stores } from "../stores.js";
 import { MemoryAppTestStore } from "./app-tests.js";
 import { MemoryAppStore } from "./apps.js";
@@ -9,6 +7,7 @@ import { MemoryEnvStore } from "./env.js";
 import { MemoryFormStore } from "./forms.js";
 import { MemoryIdentityStore } from "./identities.js";
 import { MemoryInviteStore } from "./invites.js";
+import { LazyMemoryKnowledgeStore } from "./knowledge.js";
 import { MemoryRunLog } from "./runlog.js";
 import { MemoryRunStore } from "./runs.js";
 import { MemoryScheduleStore } from "./schedules.js";
@@ -18,8 +17,9 @@ import { MemoryTriggerStore } from "./triggers.js";
 
 /** The in-process stores of `:memory:` (see ../open.ts), gone when the process ends. */
 export function openMemoryStores(): Stores {
-  // Full-text search is SQLite's FTS5 even in memory: an in-process database that ends with the stores.
-  const kb = new Database(":memory:");
+  // Full-text search is SQLite's FTS5 even in memory: an in-process database, opened on first use, that ends
+  // with the stores.
+  const knowledge = new LazyMemoryKnowledgeStore();
   const runs = new MemoryRunStore();
   return {
     kind: "memory",
@@ -37,9 +37,7 @@ export function openMemoryStores(): Stores {
     audit: new MemoryAuditStore(),
     invites: new MemoryInviteStore(),
     appTests: new MemoryAppTestStore(),
-    knowledge: new SqliteKnowledgeStore(kb),
-    close: async () => {
-      if (kb.open) kb.close();
-    },
+    knowledge,
+    close: () => knowledge.close(),
   };
 }
