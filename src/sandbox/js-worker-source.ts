@@ -16,11 +16,14 @@ const { parentPort, workerData } = require("node:worker_threads");
 const qjs = require(workerData.quickjsPath);
 
 // V8 re-compiles a WebAssembly function with its optimising compiler once it has run about --wasm-tiering-budget
-// bytes of code (default 1.8 M). QuickJS's functions crossed that within one small guest, so every process that
-// ran one code node paid 30-60 ms of CPU for optimised code it never used; ten times the budget still optimises
-// what stays hot (a long guest, a server's many runs). Set here, before the first QuickJS module is compiled, not
-// on node's command line: a non-default flag there makes node compile its own start-up code without its cache.
-require("node:v8").setFlagsFromString("--wasm-tiering-budget=18000000");
+// bytes of code (default 1.8 M). QuickJS's functions cross that within one small guest, so every process that ran
+// one code node paid for optimised code it never used: 30-60 ms of CPU at the default, and still ~25 ms (on V8's
+// background threads) at 18 M, as QuickJS's runtime and context set-up alone crossed it. At 180 M a small guest
+// stays in the baseline tier (5-8 ms of background compiling in all); a guest that runs for half a second or more
+// (fib(31)) still gets optimised and runs faster than it would without (issue 33's measurements). Set here, before
+// the first QuickJS module is compiled, not on node's command line: a non-default flag there makes node compile
+// its own start-up code without its cache.
+require("node:v8").setFlagsFromString("--wasm-tiering-budget=180000000");
 
 // One WASM module per worker, reused; each run gets its own runtime (heap) and context (globals).
 // QuickJS's memory limit does not count every allocation (typed-array storage escapes it), so the
