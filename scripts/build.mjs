@@ -4,8 +4,9 @@
 // zod's package is ~95 ES modules (its 40 locales load whatever the language); resolving, reading and
 // compiling them one by one was ~35 ms of every `weft` command's CPU, the one file costs a fraction of that.
 // Other packages' own imports of zod still get the package: zod keeps its registry and config on globalThis
-// and checks `instanceof` by traits, so schemas cross between the two copies. Type checking is `npm run typecheck`'s job, not this one's. Run by `npm ci`
-// (the `prepare` script), `npm run build`, the test setup, and by bin/weft itself when src/ changed.
+// and checks `instanceof` by traits, so schemas cross between the two copies. Type checking is
+// `npm run typecheck`'s job, not this one's. Run by `npm ci` (the `prepare` script), `npm run build`, the
+// test setup, and by bin/weft itself when src/ changed.
 // The new tree is written beside dist/ and swapped in, so a `weft` starting meanwhile sees a whole tree.
 import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
