@@ -1,54 +1,133 @@
-// Builds what `bin/weft` runs: every src/**/*.ts transpiled by esbuild to dist/ in the same layout (one
-// .js per .ts, imports left as they are, so files found beside a module — prompts, reference workflows —
-// are copied along), except `zod`: Weft's imports of it name dist/vendor/zod.js, zod bundled into one file.
-// zod's package is ~95 ES modules (its 40 locales load whatever the language); resolving, reading and
-// compiling them one by one was ~35 ms of every `weft` command's CPU, the one file costs a fraction of that.
-// Other packages' own imports of zod still get the package: zod keeps its registry and config on globalThis
-// and checks `instanceof` by traits, so schemas cross between the two copies. Type checking is
-// `npm run typecheck`'s job, not this one's. Run by `npm ci` (the `prepare` script), `npm run build`, the
-// test setup, and by bin/weft itself when src/ changed.
-// The new tree is written beside dist/ and swapped in, so a `weft` starting meanwhile sees a whole tree.
-import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+// Builds what `bin/weft` runs, from src/ to dist/, with esbuild. Type checking is `npm run typecheck`'s job, not
+// this one's. Run by `npm ci` (the `prepare` script), `npm run build`, the test setup, and by bin/weft itself when
+// src/ changed. The new tree is written beside dist/ and swapped in, so a `weft` starting meanwhile sees a whole tree.
+//
+// Bundled with code splitting (start-up, issue 33): node's ES module loader pays ~1 ms of CPU per module file
+// (resolve, read, compile), and `weft run` loaded ~185 of them. Each entry point keeps its path under dist/ — the
+// CLI, every module some file imports with `import()` (node types, commands, store backends, sandbox languages…),
+// every module nothing imports (scripts run by path) and the modules loaded by path from a worker (PATH_LOADED);
+// the code they share lives in dist/chunks/, each source module in exactly one file, so there is one instance of
+// each as before. `import.meta.url` in a module is rewritten to the URL its own file would have had, so files found
+// beside a module (prompts, reference workflows, the worker entries) are found wherever its code lands; the non-TS
+// files of src/ are copied along. Packages stay external, except `zod`: bundled into dist/vendor/zod.js (~95 ES
+// modules, its 40 locales included, were ~35 ms of every command's CPU). Other packages' own imports of zod still
+// get the package: zod keeps its registry and config on globalThis and checks `instanceof` by traits, so schemas
+// cross between the two copies. dist/.sources.json maps each output file to the source modules it holds (for the
+// tests that check what a command loads).
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildSync } from "esbuild";
+import { build, buildSync } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const src = join(root, "src");
 const dist = join(root, "dist");
 const next = join(root, `.dist-${process.pid}`);
 const old = join(root, `.dist-old-${process.pid}`);
+/** Modules a worker thread loads by their path under dist/ (besides being imported on the main thread). */
+const PATH_LOADED = ["jinja/bounded.ts", "tools/extract/run.ts"];
 
 const files = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
 const all = files(src);
+const ts = all.filter((f) => f.endsWith(".ts"));
+const known = new Set(ts);
+const posix = (p) => p.split("\\").join("/");
+/** A relative specifier as written in `from` (`./x.js` names ./x.ts). */
+const target = (from, spec) => resolve(dirname(from), spec).replace(/\.js$/, ".ts");
+
+// Entries: over-including one only splits the code a little more; missing one that is loaded by path breaks that
+// load, so the scan errs on the side of entries.
+const imported = new Set();
+const entries = new Set([join(src, "cli/main.ts"), ...PATH_LOADED.map((f) => join(src, f))]);
+for (const f of ts) {
+  const text = readFileSync(f, "utf8");
+  for (const m of text.matchAll(/\bfrom\s*["'](\.[^"']+)["']|\bimport\s*["'](\.[^"']+)["']/g))
+    imported.add(target(f, m[1] ?? m[2]));
+  for (const m of text.matchAll(/\bimport\(\s*["'](\.[^"']+)["']\s*\)/g)) {
+    const t = target(f, m[1]);
+    if (known.has(t)) entries.add(t);
+  }
+}
+for (const f of ts) if (!imported.has(f) && !f.endsWith(".d.ts")) entries.add(f);
+
+const metaUrls = [];
+const plugin = {
+  name: "weft",
+  setup(b) {
+    b.onResolve({ filter: /^zod$/ }, () => ({ path: "zod", external: true }));
+    b.onLoad({ filter: /\.ts$/ }, (a) => {
+      let contents = readFileSync(a.path, "utf8");
+      if (contents.includes("import.meta.url")) {
+        metaUrls.push(posix(relative(src, a.path)).replace(/\.ts$/, ".js"));
+        contents = contents.replaceAll("import.meta.url", `import.meta.__weftUrl${metaUrls.length - 1}`);
+      }
+      return { contents, loader: "ts" };
+    });
+  },
+};
 
 rmSync(next, { recursive: true, force: true });
-const common = { format: "esm", platform: "node", target: "node20", logLevel: "warning" };
-const vendorZod = join(next, "vendor/zod.js");
-buildSync({ ...common, stdin: { contents: 'export * from "zod";', resolveDir: root }, bundle: true, outfile: vendorZod });
-const built = buildSync({ ...common, entryPoints: all.filter((f) => f.endsWith(".ts")), outdir: next, outbase: src, write: false });
-for (const out of built.outputFiles) {
-  let text = out.text;
-  if (text.includes('"zod"')) {
-    // esbuild ends every static import and re-export with `from "zod";` on a line of its own.
-    const to = relative(dirname(out.path), vendorZod).split("\\").join("/");
-    const spec = JSON.stringify(to.startsWith(".") ? to : `./${to}`);
-    text = text.replace(/^([^\n"'`]*\bfrom )"zod";$/gm, (_, head) => `${head}${spec};`);
-    // Anything else naming zod (a dynamic import) would quietly load the second copy: name it.
-    if (/["']zod["']/.test(text.replace(/^\/\/[^\n]*$/gm, "")))
-      throw new Error(`${relative(next, out.path)} names "zod" other than in a static import; extend build.mjs`);
+try {
+  const common = { format: "esm", platform: "node", target: "node20", logLevel: "warning" };
+  const vendorZod = join(next, "vendor/zod.js");
+  buildSync({ ...common, stdin: { contents: 'export * from "zod";', resolveDir: root }, bundle: true, outfile: vendorZod });
+  const built = await build({
+    ...common,
+    entryPoints: [...entries],
+    outdir: next,
+    outbase: src,
+    bundle: true,
+    splitting: true,
+    packages: "external",
+    // Classes and functions keep their names (an error's name is its class's).
+    keepNames: true,
+    chunkNames: "chunks/[name]-[hash]",
+    plugins: [plugin],
+    metafile: true,
+    write: false,
+  });
+  const specFrom = (out, file) => {
+    const to = posix(relative(dirname(out), file));
+    return JSON.stringify(to.startsWith(".") ? to : `./${to}`);
+  };
+  for (const out of built.outputFiles) {
+    let text = out.text.replace(
+      /import\.meta\.__weftUrl(\d+)/g,
+      (_, i) => `new URL(${specFrom(out.path, join(next, metaUrls[Number(i)]))}, import.meta.url).href`,
+    );
+    if (text.includes('"zod"')) {
+      // esbuild ends every static import and re-export with `from "zod";` on a line of its own.
+      const spec = specFrom(out.path, vendorZod);
+      text = text.replace(/^([^\n"'`]*\bfrom )"zod";$/gm, (_, head) => `${head}${spec};`);
+      text = text.replace(/\bimport\("zod"\)/g, `import(${spec})`);
+      // Anything else naming zod would quietly load the second copy: name it.
+      if (/["']zod["']/.test(text.replace(/^\/\/[^\n]*$/gm, "")))
+        throw new Error(`${relative(next, out.path)} names "zod" other than in an import; extend build.mjs`);
+    }
+    if (text.includes("__weftUrl")) throw new Error(`${relative(next, out.path)}: an import.meta.url left unrewritten`);
+    mkdirSync(dirname(out.path), { recursive: true });
+    writeFileSync(out.path, text);
   }
-  mkdirSync(dirname(out.path), { recursive: true });
-  writeFileSync(out.path, text);
+  const sources = {};
+  for (const [out, o] of Object.entries(built.metafile.outputs)) {
+    if (!out.endsWith(".js")) continue;
+    sources[posix(relative(next, resolve(root, out)))] = Object.keys(o.inputs).map((i) =>
+      posix(relative(src, resolve(root, i))).replace(/\.ts$/, ".js"),
+    );
+  }
+  writeFileSync(join(next, ".sources.json"), `${JSON.stringify(sources)}\n`);
+  for (const f of all.filter((f) => !f.endsWith(".ts"))) {
+    const out = join(next, relative(src, f));
+    mkdirSync(dirname(out), { recursive: true });
+    copyFileSync(f, out);
+  }
+  // bin/weft compares src/ against this file's time to know whether to rebuild.
+  writeFileSync(join(next, ".built"), `${new Date().toISOString()}\n`);
+} catch (e) {
+  rmSync(next, { recursive: true, force: true });
+  throw e;
 }
-for (const f of all.filter((f) => !f.endsWith(".ts"))) {
-  const out = join(next, relative(src, f));
-  mkdirSync(dirname(out), { recursive: true });
-  copyFileSync(f, out);
-}
-// bin/weft compares src/ against this file's time to know whether to rebuild.
-writeFileSync(join(next, ".built"), `${new Date().toISOString()}\n`);
 try {
   renameSync(dist, old);
 } catch (e) {

@@ -4,12 +4,26 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const ROOT = resolve(import.meta.dirname, "../..");
+const DIST = pathToFileURL(join(ROOT, "dist/")).href;
+let sources: Record<string, string[]> | undefined;
+
+/** The source modules a loaded URL holds, as dist URLs (`url` itself when it is no file of dist/). */
+function sourceModules(url: string): string[] {
+  if (!url.startsWith(DIST)) return [url];
+  sources ??= JSON.parse(readFileSync(join(ROOT, "dist/.sources.json"), "utf8")) as Record<string, string[]>;
+  const file = url.slice(DIST.length);
+  const held = sources[file];
+  if (!held) return [url];
+  return [...(file.startsWith("chunks/") ? [] : [url]), ...held.map((m) => DIST + m)];
+}
 
 /**
  * Run `node dist/cli/main.js ...args` (the built CLI, as bin/weft runs it) with a resolve hook that logs every
  * module its main thread resolves. Returns the distinct URLs (node: builtins included) and the exit status, so a
  * command that ends non-zero (a `validate` that reports errors) still says what it loaded. `name` keeps the
- * hook's files and log apart within `dir`.
+ * hook's files and log apart within `dir`. dist/ is bundled (scripts/build.mjs): a loaded file of it stands for
+ * the source modules it holds, each named by the URL its own file would have (`dist/ir/errors.js`); a shared
+ * chunk (dist/chunks/) is not named itself.
  */
 export function modulesLoadedBy(
   dir: string,
@@ -42,7 +56,7 @@ export async function resolve(spec, ctx, next) {
   );
   if (r.error) throw r.error;
   return {
-    urls: [...new Set(readFileSync(log, "utf8").split("\n").filter(Boolean))],
+    urls: [...new Set(readFileSync(log, "utf8").split("\n").filter(Boolean).flatMap(sourceModules))],
     status: r.status,
     stderr: r.stderr,
   };
