@@ -51,6 +51,11 @@ describe("weft run loads what its workflow needs", () => {
     expect(hits(/\/node_modules\/(better-sqlite3|sqlite-vec[^/]*)\//)).toEqual([]);
   });
 
+  it("loads zod as the one bundled file, not the package's ~95 modules", () => {
+    expect(urls.filter((u) => u.endsWith("/dist/vendor/zod.js"))).toHaveLength(1);
+    expect(urls.filter((u) => /\/node_modules\/zod\//.test(u))).toEqual([]);
+  });
+
   it("a workflow with a model node loads that node's type (the check sees node types load)", () => {
     const wf = join(dir, "llm.json");
     const imported = JSON.parse(
