@@ -9,6 +9,7 @@ import {
   WorkflowShapeSchema,
   type WorkflowVariable,
 } from "../../ir/workflow.js";
+import { isWorkflowShape } from "../../ir/workflow-shape.js";
 import { completeForDify } from "./canvas.js";
 import { defaultFeatures, defaultViewport } from "./defaults.js";
 import type { DifyMeta } from "./meta.js";
@@ -106,6 +107,17 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   // draft is the importer's own. readYaml bounded how far aliases expand, and refused recursive ones. Either way
   // the canvas defaults are then set in the draft's own objects, not in copies.
   const workflow = completeForDify(mayShare ? treeCopy(draft) : draft, { owned: true });
+  checkShape(workflow);
+  return { workflow, warnings };
+}
+
+/**
+ * The schema's verdict on what the importer built. The plain checks of isWorkflowShape accept only what the schema
+ * accepts, so the schema itself (a parse as costly as the rest of the conversion) runs only when they do not, to
+ * decide and to name the field.
+ */
+function checkShape(workflow: Workflow): void {
+  if (isWorkflowShape(workflow)) return;
   const check = WorkflowShapeSchema.safeParse(workflow);
   if (!check.success) {
     const issue = check.error.issues[0];
@@ -114,7 +126,6 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
       `the imported workflow breaks the IR schema at ${issue?.path.join(".")}: ${issue?.message}`,
     );
   }
-  return { workflow, warnings };
 }
 
 type Warn = (code: string, message: string, extra?: Partial<Diagnostic>) => void;
