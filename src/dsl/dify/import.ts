@@ -13,7 +13,7 @@ import { isWorkflowShape } from "../../ir/workflow-shape.js";
 import { completeForDify } from "./canvas.js";
 import { defaultFeatures, defaultViewport } from "./defaults.js";
 import type { DifyMeta } from "./meta.js";
-import { isRecord, type Json, omit } from "./util.js";
+import { isEmpty, isRecord, type Json, omit } from "./util.js";
 import { ABSENT_DSL_VERSION, CURRENT_DSL_VERSION, judgeVersion, parseDslVersion } from "./version.js";
 // The reader alone: the writer loads the `yaml` package, which reading a file (every `weft run`) never needs.
 import { readYaml } from "./yaml-read.js";
@@ -42,6 +42,11 @@ const WORKFLOW_KEYS = [
   "rag_pipeline_variables",
 ];
 const GRAPH_KEYS = ["nodes", "edges", "viewport"];
+/** What a node's `data` and the node itself hold besides its config and canvas keys. */
+const NODE_DATA_KEYS = ["type", "title"];
+const NODE_KEYS = ["id", "data"];
+const NODE_KEYS_WITH_PARENT = ["id", "data", "parentId"];
+const EDGE_KEYS = ["id", "source", "target", "sourceHandle"];
 const NON_WORKFLOW_MODES = new Set(["chat", "agent-chat", "completion"]);
 const WORKFLOW_MODES = new Set<string>(["workflow", "advanced-chat"]);
 
@@ -350,7 +355,7 @@ function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: 
         field: "title",
       });
     }
-    const node: WorkflowNode = { id, type: data.type, title, config: omit(data, ["type", "title"]) };
+    const node: WorkflowNode = { id, type: data.type, title, config: omit(data, NODE_DATA_KEYS) };
     const parentId = idOf(n.parentId);
     if (parentId !== undefined) node.parentId = parentId;
     else if (n.parentId !== undefined && n.parentId !== null) {
@@ -358,8 +363,8 @@ function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: 
         nodeId: id,
       });
     }
-    const canvas = omit(n, parentId !== undefined ? ["id", "data", "parentId"] : ["id", "data"]);
-    if (Object.keys(canvas).length > 0) node.canvas = canvas;
+    const canvas = omit(n, parentId !== undefined ? NODE_KEYS_WITH_PARENT : NODE_KEYS);
+    if (!isEmpty(canvas)) node.canvas = canvas;
     nodes.push(node);
   });
   return { nodes, notes };
@@ -396,8 +401,8 @@ function readEdges(raw: unknown[], warn: Warn): WorkflowEdge[] {
     if (id !== undefined) edge.id = id;
     else if (e.id !== undefined && e.id !== null)
       warn("dsl.edge_field_coerced", `${label}: id is ${describeType(e.id)}; a new id is used`);
-    const canvas = omit(e, ["id", "source", "target", "sourceHandle"]);
-    if (Object.keys(canvas).length > 0) edge.canvas = canvas;
+    const canvas = omit(e, EDGE_KEYS);
+    if (!isEmpty(canvas)) edge.canvas = canvas;
     edges.push(edge);
   });
   return edges;
