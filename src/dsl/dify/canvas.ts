@@ -49,8 +49,8 @@ const EMPTY_BODY = { w: 508, h: 200 };
 
 interface Slot {
   node: WorkflowNode & { canvas: Json; config: Json };
-  /** Index of the parent node when the parentId names an existing node. */
-  parent?: number;
+  /** Index of the parent node when the parentId names an existing node (another one). */
+  parent: number | undefined;
   placed: boolean;
 }
 
@@ -64,10 +64,10 @@ export function completeForDify(wf: Workflow, o: { owned?: boolean } = {}): Work
   wf.nodes.forEach((n, i) => {
     if (!firstIndex.has(n.id)) firstIndex.set(n.id, i);
   });
-  const slots: Slot[] = wf.nodes.map((n) => ({ node: owned ? ownedCanvas(n) : copied(n), placed: false }));
-  slots.forEach((s, i) => {
-    const p = s.node.parentId === undefined ? undefined : firstIndex.get(s.node.parentId);
-    if (p !== undefined && p !== i) s.parent = p;
+  // Every slot gets all three fields at once, so all slots share one shape (code reading them stays monomorphic).
+  const slots: Slot[] = wf.nodes.map((n, i) => {
+    const p = n.parentId === undefined ? undefined : firstIndex.get(n.parentId);
+    return { node: owned ? ownedCanvas(n) : copied(n), parent: p !== i ? p : undefined, placed: false };
   });
 
   for (const s of slots) {
