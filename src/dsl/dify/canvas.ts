@@ -160,6 +160,7 @@ function depths(slots: Slot[]): number[] {
  * the nodes' order. Unplaced nodes go below any nodes that already have positions.
  */
 function layout(slots: Slot[], edges: readonly WorkflowEdge[], firstIndex: Map<string, number>): void {
+  if (!slots.some(needsLayout)) return;
   const depth = depths(slots);
   const scopeOf = (i: number): number => {
     const s = slots[i];
@@ -200,6 +201,17 @@ function layout(slots: Slot[], edges: readonly WorkflowEdge[], firstIndex: Map<s
     setDefault(s.node.canvas, "sourcePosition", "right");
     setDefault(s.node.canvas, "targetPosition", "left");
   }
+}
+
+/**
+ * Whether laying out could change this node: it has no position, or it is a container without a size. When no node
+ * does (most files: Dify writes every position and size), every scope below is already placed and every container
+ * sized, so the whole pass is skipped.
+ */
+function needsLayout(s: Slot): boolean {
+  const c = s.node.canvas;
+  if (!isPoint(c.position)) return true;
+  return containerKind(s.node.type) !== undefined && !(Number.isFinite(c.width) && Number.isFinite(c.height));
 }
 
 function absolute(slots: Slot[], i: number, seen: Set<number>): Point {
