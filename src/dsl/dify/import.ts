@@ -47,6 +47,8 @@ const NODE_DATA_KEYS = ["type", "title"];
 const NODE_KEYS = ["id", "data"];
 const NODE_KEYS_WITH_PARENT = ["id", "data", "parentId"];
 const EDGE_KEYS = ["id", "source", "target", "sourceHandle"];
+/** Read once: every import without a `currentVersion` compares against it (judgeVersion only reads it). */
+const CURRENT_PARSED = parseDslVersion(CURRENT_DSL_VERSION);
 const NON_WORKFLOW_MODES = new Set(["chat", "agent-chat", "completion"]);
 const WORKFLOW_MODES = new Set<string>(["workflow", "advanced-chat"]);
 
@@ -261,7 +263,7 @@ function readVersion(doc: Json, opts: ImportDifyOptions, warn: Warn): string {
   const parsed = parseDslVersion(v);
   if (!parsed) fail("dsl.bad_version", `version ${JSON.stringify(v)} is not a valid version number`, { version: v });
   const currentText = opts.currentVersion ?? CURRENT_DSL_VERSION;
-  const current = parseDslVersion(currentText);
+  const current = currentText === CURRENT_DSL_VERSION ? CURRENT_PARSED : parseDslVersion(currentText);
   if (!current) fail("dsl.bad_version", `currentVersion ${JSON.stringify(currentText)} is not a valid version number`);
   switch (judgeVersion(parsed, current)) {
     case "newer-major":
