@@ -57,12 +57,19 @@ export function resolvePyImplicit(s: string | null): boolean {
   return WORD_START.has(c) && resolveWord(s);
 }
 
-/** The value of a text resolvePyImplicit accepted (worked out again only if called with another text). */
+/**
+ * The value of a text resolvePyImplicit accepted (worked out again only if called with another text). Both are
+ * forgotten once taken: the text may be a slice that keeps the whole document alive.
+ */
 export function constructPyImplicit(s: string | null): unknown {
   const text = s ?? "";
-  if (text === resolvedText) return resolvedValue;
-  if (!resolvePyImplicit(text)) throw new Error(`not an implicit PyYAML value: ${JSON.stringify(text)}`);
-  return resolvedValue;
+  if (text !== resolvedText && !resolvePyImplicit(text)) {
+    throw new Error(`not an implicit PyYAML value: ${JSON.stringify(text)}`);
+  }
+  const value = resolvedValue;
+  resolvedText = null;
+  resolvedValue = undefined;
+  return value;
 }
 
 /** The separate forms, for explicit tags (`!!bool yes`, `!!int '7'`), which name one form. */
