@@ -72,7 +72,9 @@ const Mapping = z.custom<Record<string, unknown>>(
 /**
  * WorkflowSchema as a check of a workflow an importer built itself, whose records (config, canvas, features,
  * meta) are already mappings: the same shape, but records are checked to be mappings rather than copied entry
- * by entry — that copy was a quarter of a Dify import's CPU, and its result was thrown away.
+ * by entry — that copy was a quarter of a Dify import's CPU, and its result was thrown away. The Dify importer
+ * asks it only when isWorkflowShape (workflow-shape.ts, the same rules as plain checks) refuses: a change here
+ * belongs there too (test/ir/workflow-shape.test.ts compares the two place by place).
  */
 export const WorkflowShapeSchema = WorkflowSchema.extend({
   nodes: z.array(NodeSchema.extend({ config: Mapping, canvas: Mapping.optional() })),

@@ -49,8 +49,8 @@ const EMPTY_BODY = { w: 508, h: 200 };
 
 interface Slot {
   node: WorkflowNode & { canvas: Json; config: Json };
-  /** Index of the parent node when the parentId names an existing node. */
-  parent?: number;
+  /** Index of the parent node when the parentId names an existing node (another one). */
+  parent: number | undefined;
   placed: boolean;
 }
 
@@ -64,15 +64,10 @@ export function completeForDify(wf: Workflow, o: { owned?: boolean } = {}): Work
   wf.nodes.forEach((n, i) => {
     if (!firstIndex.has(n.id)) firstIndex.set(n.id, i);
   });
-  const slots: Slot[] = wf.nodes.map((n) => ({
-    node: owned
-      ? Object.assign(n, { canvas: n.canvas ?? {} })
-      : { ...n, canvas: { ...(n.canvas ?? {}) }, config: { ...n.config } },
-    placed: false,
-  }));
-  slots.forEach((s, i) => {
-    const p = s.node.parentId === undefined ? undefined : firstIndex.get(s.node.parentId);
-    if (p !== undefined && p !== i) s.parent = p;
+  // Every slot gets all three fields at once, so all slots share one shape (code reading them stays monomorphic).
+  const slots: Slot[] = wf.nodes.map((n, i) => {
+    const p = n.parentId === undefined ? undefined : firstIndex.get(n.parentId);
+    return { node: owned ? ownedCanvas(n) : copied(n), parent: p !== i ? p : undefined, placed: false };
   });
 
   for (const s of slots) {
@@ -97,6 +92,15 @@ export function completeForDify(wf: Workflow, o: { owned?: boolean } = {}): Work
 
   const edges = wf.edges.map((e) => completeEdge(e, slots, firstIndex, owned));
   return { ...wf, nodes: slots.map((s) => s.node), edges };
+}
+
+function ownedCanvas(n: WorkflowNode): Slot["node"] {
+  if (n.canvas === undefined) n.canvas = {};
+  return n as Slot["node"];
+}
+
+function copied(n: WorkflowNode): Slot["node"] {
+  return { ...n, canvas: { ...(n.canvas ?? {}) }, config: { ...n.config } };
 }
 
 function completeEdge(e: WorkflowEdge, slots: Slot[], firstIndex: Map<string, number>, owned: boolean): WorkflowEdge {
@@ -133,14 +137,16 @@ function sizeOf(s: Slot): { w: number; h: number } {
   return { w: finiteOr(s.node.canvas.width, NODE_W), h: finiteOr(s.node.canvas.height, NODE_H) };
 }
 
-/** Nesting depth of each node (0 = top level); a parent cycle counts as top level. */
+/**
+ * Nesting depth of each node (0 = top level); a parent cycle counts as top level. A chain of parents that reaches
+ * the top does so in fewer steps than there are nodes, so one that has not by then is a cycle (no set of the
+ * slots seen per node, and nothing walked for the many nodes without a parent).
+ */
 function depths(slots: Slot[]): number[] {
   return slots.map((s) => {
     let d = 0;
-    const seen = new Set<Slot>([s]);
     let cur = s.parent === undefined ? undefined : slots[s.parent];
-    while (cur && !seen.has(cur)) {
-      seen.add(cur);
+    while (cur && d < slots.length) {
       d++;
       cur = cur.parent === undefined ? undefined : slots[cur.parent];
     }
@@ -154,6 +160,7 @@ function depths(slots: Slot[]): number[] {
  * the nodes' order. Unplaced nodes go below any nodes that already have positions.
  */
 function layout(slots: Slot[], edges: readonly WorkflowEdge[], firstIndex: Map<string, number>): void {
+  if (!slots.some(needsLayout)) return;
   const depth = depths(slots);
   const scopeOf = (i: number): number => {
     const s = slots[i];
@@ -180,7 +187,9 @@ function layout(slots: Slot[], edges: readonly WorkflowEdge[], firstIndex: Map<s
       );
   }
 
-  // Absolute positions for what was just placed, outermost first so parents are done before children.
+  // Absolute positions for what was just placed, outermost first so parents are done before children. Most
+  // workflows come with every position: nothing was placed, nothing to sort.
+  if (!slots.some((s) => s.placed)) return;
   const byDepth = slots.map((_, i) => i).sort((a, b) => (depth[a] ?? 0) - (depth[b] ?? 0));
   for (const i of byDepth) {
     const s = slots[i];
@@ -192,6 +201,17 @@ function layout(slots: Slot[], edges: readonly WorkflowEdge[], firstIndex: Map<s
     setDefault(s.node.canvas, "sourcePosition", "right");
     setDefault(s.node.canvas, "targetPosition", "left");
   }
+}
+
+/**
+ * Whether laying out could change this node: it has no position, or it is a container without a size. When no node
+ * does (most files: Dify writes every position and size), every scope below is already placed and every container
+ * sized, so the whole pass is skipped.
+ */
+function needsLayout(s: Slot): boolean {
+  const c = s.node.canvas;
+  if (!isPoint(c.position)) return true;
+  return containerKind(s.node.type) !== undefined && !(Number.isFinite(c.width) && Number.isFinite(c.height));
 }
 
 function absolute(slots: Slot[], i: number, seen: Set<number>): Point {

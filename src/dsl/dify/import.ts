@@ -9,10 +9,11 @@ import {
   WorkflowShapeSchema,
   type WorkflowVariable,
 } from "../../ir/workflow.js";
+import { isWorkflowShape } from "../../ir/workflow-shape.js";
 import { completeForDify } from "./canvas.js";
 import { defaultFeatures, defaultViewport } from "./defaults.js";
 import type { DifyMeta } from "./meta.js";
-import { isRecord, type Json, omit } from "./util.js";
+import { isEmpty, isRecord, type Json, omit } from "./util.js";
 import { ABSENT_DSL_VERSION, CURRENT_DSL_VERSION, judgeVersion, parseDslVersion } from "./version.js";
 // The reader alone: the writer loads the `yaml` package, which reading a file (every `weft run`) never needs.
 import { readYaml } from "./yaml-read.js";
@@ -41,6 +42,13 @@ const WORKFLOW_KEYS = [
   "rag_pipeline_variables",
 ];
 const GRAPH_KEYS = ["nodes", "edges", "viewport"];
+/** What a node's `data` and the node itself hold besides its config and canvas keys. */
+const NODE_DATA_KEYS = ["type", "title"];
+const NODE_KEYS = ["id", "data"];
+const NODE_KEYS_WITH_PARENT = ["id", "data", "parentId"];
+const EDGE_KEYS = ["id", "source", "target", "sourceHandle"];
+/** Read once: every import without a `currentVersion` compares against it (judgeVersion only reads it). */
+const CURRENT_PARSED = parseDslVersion(CURRENT_DSL_VERSION);
 const NON_WORKFLOW_MODES = new Set(["chat", "agent-chat", "completion"]);
 const WORKFLOW_MODES = new Set<string>(["workflow", "advanced-chat"]);
 
@@ -106,6 +114,17 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
   // draft is the importer's own. readYaml bounded how far aliases expand, and refused recursive ones. Either way
   // the canvas defaults are then set in the draft's own objects, not in copies.
   const workflow = completeForDify(mayShare ? treeCopy(draft) : draft, { owned: true });
+  checkShape(workflow);
+  return { workflow, warnings };
+}
+
+/**
+ * The schema's verdict on what the importer built. The plain checks of isWorkflowShape accept only what the schema
+ * accepts, so the schema itself (a parse as costly as the rest of the conversion) runs only when they do not, to
+ * decide and to name the field.
+ */
+function checkShape(workflow: Workflow): void {
+  if (isWorkflowShape(workflow)) return;
   const check = WorkflowShapeSchema.safeParse(workflow);
   if (!check.success) {
     const issue = check.error.issues[0];
@@ -114,7 +133,6 @@ export function importDify(text: string, opts: ImportDifyOptions = {}): ImportDi
       `the imported workflow breaks the IR schema at ${issue?.path.join(".")}: ${issue?.message}`,
     );
   }
-  return { workflow, warnings };
 }
 
 type Warn = (code: string, message: string, extra?: Partial<Diagnostic>) => void;
@@ -245,7 +263,7 @@ function readVersion(doc: Json, opts: ImportDifyOptions, warn: Warn): string {
   const parsed = parseDslVersion(v);
   if (!parsed) fail("dsl.bad_version", `version ${JSON.stringify(v)} is not a valid version number`, { version: v });
   const currentText = opts.currentVersion ?? CURRENT_DSL_VERSION;
-  const current = parseDslVersion(currentText);
+  const current = currentText === CURRENT_DSL_VERSION ? CURRENT_PARSED : parseDslVersion(currentText);
   if (!current) fail("dsl.bad_version", `currentVersion ${JSON.stringify(currentText)} is not a valid version number`);
   switch (judgeVersion(parsed, current)) {
     case "newer-major":
@@ -339,7 +357,7 @@ function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: 
         field: "title",
       });
     }
-    const node: WorkflowNode = { id, type: data.type, title, config: omit(data, ["type", "title"]) };
+    const node: WorkflowNode = { id, type: data.type, title, config: omit(data, NODE_DATA_KEYS) };
     const parentId = idOf(n.parentId);
     if (parentId !== undefined) node.parentId = parentId;
     else if (n.parentId !== undefined && n.parentId !== null) {
@@ -347,8 +365,8 @@ function readNodes(raw: unknown[], warn: Warn): { nodes: WorkflowNode[]; notes: 
         nodeId: id,
       });
     }
-    const canvas = omit(n, parentId !== undefined ? ["id", "data", "parentId"] : ["id", "data"]);
-    if (Object.keys(canvas).length > 0) node.canvas = canvas;
+    const canvas = omit(n, parentId !== undefined ? NODE_KEYS_WITH_PARENT : NODE_KEYS);
+    if (!isEmpty(canvas)) node.canvas = canvas;
     nodes.push(node);
   });
   return { nodes, notes };
@@ -385,8 +403,8 @@ function readEdges(raw: unknown[], warn: Warn): WorkflowEdge[] {
     if (id !== undefined) edge.id = id;
     else if (e.id !== undefined && e.id !== null)
       warn("dsl.edge_field_coerced", `${label}: id is ${describeType(e.id)}; a new id is used`);
-    const canvas = omit(e, ["id", "source", "target", "sourceHandle"]);
-    if (Object.keys(canvas).length > 0) edge.canvas = canvas;
+    const canvas = omit(e, EDGE_KEYS);
+    if (!isEmpty(canvas)) edge.canvas = canvas;
     edges.push(edge);
   });
   return edges;

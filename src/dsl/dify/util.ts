@@ -21,6 +21,12 @@ export function omit(obj: Json, keys: readonly string[]): Json {
   return out;
 }
 
+/** No own enumerable key (without listing the keys as `Object.keys(obj).length` does). */
+export function isEmpty(obj: Json): boolean {
+  for (const k in obj) if (Object.hasOwn(obj, k)) return false;
+  return true;
+}
+
 export function pick(obj: Json, keys: readonly string[]): Json {
   return Object.fromEntries(Object.entries(obj).filter(([k]) => keys.includes(k)));
 }

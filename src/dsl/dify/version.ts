@@ -28,7 +28,11 @@ const PEP440 =
 
 const PRE_RANK: Record<string, number> = { a: 0, alpha: 0, b: 1, beta: 1, c: 2, rc: 2, pre: 2, preview: 2 };
 
+/** What every real DSL version looks like (`0.3.0`): read without the PEP 440 pattern and its named groups. */
+const PLAIN_RELEASE = /^\d+(?:\.\d+)*$/;
+
 export function parseDslVersion(text: string): DslVersion | undefined {
+  if (PLAIN_RELEASE.test(text)) return { release: text.split(".").map((p) => Number(p)) };
   const g = PEP440.exec(text)?.groups;
   if (!g?.release) return undefined;
   const v: DslVersion = { release: g.release.split(".").map((p) => Number(p)) };

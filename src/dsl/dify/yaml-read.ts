@@ -1,5 +1,13 @@
 import { FAILSAFE_SCHEMA, type LoadOptions, load, Type, YAMLException } from "js-yaml";
-import { BOOL_FALSE, BOOL_TRUE, FLOAT_FORMS, INT_FORMS, resolveFloat, resolveInt, TIMESTAMP } from "./py-scalars.js";
+import {
+  constructPyImplicit,
+  isBoolForm,
+  isFloatForm,
+  isIntForm,
+  isNullForm,
+  resolvePyImplicit,
+} from "./py-implicit.js";
+import { BOOL_TRUE, resolveFloat, resolveInt, TIMESTAMP } from "./py-scalars.js";
 
 /**
  * Reading YAML the way Dify does (PyYAML's `safe_load`). js-yaml builds plain values in one pass, without the
@@ -10,30 +18,21 @@ import { BOOL_FALSE, BOOL_TRUE, FLOAT_FORMS, INT_FORMS, resolveFloat, resolveInt
  */
 
 /**
- * js-yaml tries every implicit resolver on every plain scalar, keys included, so these run more often than
- * anything else in the reader. Each first rules a scalar out by its length or first character (compares, no
- * regex), and only then runs the full patterns of py-scalars.ts, which alone decide.
+ * One implicit type decides null, bool, int and float (py-implicit.ts: one call per plain scalar instead of one per
+ * form); merge keys keep their own, since js-yaml knows a merge key by its type's tag. The implicit type's tag is
+ * never looked up: a tag written in the document (`!!int '7'`) finds the explicit type of that form, listed after
+ * it, which takes the tag's place in js-yaml's map.
  */
-const isNullForm = (s: string | null): boolean =>
-  s === null || (s.length <= 4 && (s === "" || s === "~" || s === "null" || s === "Null" || s === "NULL"));
-/** yes/no/true/false/on/off in three cases: 2 to 5 characters. */
-const isBoolForm = (s: string | null): boolean =>
-  s !== null && s.length >= 2 && s.length <= 5 && (BOOL_TRUE.test(s) || BOOL_FALSE.test(s));
-const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-/** Every int form starts with a sign or a digit; every float form with a sign, a digit or a dot. */
-const isIntForm = (s: string | null): boolean => {
-  if (s === null || s.length === 0) return false;
-  const c = s.charCodeAt(0);
-  return (isDigit(c) || c === 43 || c === 45) && INT_FORMS.some((re) => re.test(s));
-};
-const isFloatForm = (s: string | null): boolean => {
-  if (s === null || s.length === 0) return false;
-  const c = s.charCodeAt(0);
-  return (isDigit(c) || c === 43 || c === 45 || c === 46) && FLOAT_FORMS.some((re) => re.test(s));
-};
-
 const PY_SCHEMA = FAILSAFE_SCHEMA.extend({
   implicit: [
+    new Type("tag:yaml.org,2002:float", {
+      kind: "scalar",
+      resolve: resolvePyImplicit,
+      construct: constructPyImplicit,
+    }),
+    new Type("tag:yaml.org,2002:merge", { kind: "scalar", resolve: (s: string | null) => s === "<<" }),
+  ],
+  explicit: [
     new Type("tag:yaml.org,2002:null", { kind: "scalar", resolve: isNullForm, construct: () => null }),
     new Type("tag:yaml.org,2002:bool", {
       kind: "scalar",
@@ -42,10 +41,7 @@ const PY_SCHEMA = FAILSAFE_SCHEMA.extend({
     }),
     new Type("tag:yaml.org,2002:int", { kind: "scalar", resolve: isIntForm, construct: resolveInt }),
     new Type("tag:yaml.org,2002:float", { kind: "scalar", resolve: isFloatForm, construct: resolveFloat }),
-    new Type("tag:yaml.org,2002:merge", { kind: "scalar", resolve: (s: string | null) => s === "<<" }),
-  ],
-  // Explicit only: a plain timestamp is already a string, and `!!timestamp` must not build a Date either.
-  explicit: [
+    // A plain timestamp is already a string, and `!!timestamp` must not build a Date either.
     new Type("tag:yaml.org,2002:timestamp", {
       kind: "scalar",
       resolve: (s: string | null) => s !== null && TIMESTAMP.test(s),
