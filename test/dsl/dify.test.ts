@@ -227,6 +227,24 @@ describe("importDify mapping", () => {
     expect(rec(doc.workflow).x_workflow).toBe(2);
   });
 
+  it("blanks a secret's value on export, and adds no value key to a secret that had none", () => {
+    const env = [
+      { id: "s1", name: "TOKEN", value_type: "secret", value: "sk-live", description: "" },
+      { id: "s2", name: "BARE", value_type: "secret", description: "" },
+    ];
+    const own = { ...wf, environment_variables: env } as typeof wf;
+    const written = rec(rec(rec((readYaml(exportDify(own)) as { value: unknown }).value).workflow));
+    expect(written.environment_variables).toEqual([
+      { id: "s1", name: "TOKEN", value_type: "secret", value: "", description: "" },
+      { id: "s2", name: "BARE", value_type: "secret", description: "" },
+    ]);
+    // What the fuzz test found once in thousands of cases: such a secret came back with value "" after a round trip.
+    const bare = { ...wf, environment_variables: [env[1]] } as typeof wf;
+    const once = importDify(exportDify(bare)).workflow;
+    expect(importDify(exportDify(once)).workflow.environment_variables).toEqual(once.environment_variables);
+    expect(once.environment_variables).toEqual([env[1]]);
+  });
+
   it("exports a renamed workflow under its new name", () => {
     const yaml = exportDify({ ...wf, name: "renamed", description: "new" });
     const doc = rec((readYaml(yaml) as { value: unknown }).value);

@@ -70,9 +70,10 @@ export function toDifyDocument(input: Workflow, opts: ExportDifyOptions = {}): J
   const workflow: Json = {
     ...(isRecord(meta.workflowExtra) ? meta.workflowExtra : {}),
     conversation_variables: wf.conversation_variables ?? [],
-    // As Dify exports them: a secret's value is blank, whatever the workflow held.
+    // As Dify exports them: a secret's value is blank, whatever the workflow held. A secret that had no value key
+    // gets none: adding one would change the file on a round trip.
     environment_variables: (wf.environment_variables ?? []).map((v) =>
-      v.value_type === "secret" ? { ...v, value: "" } : v,
+      v.value_type === "secret" && "value" in v ? { ...v, value: "" } : v,
     ),
     features: wf.features ?? defaultFeatures(),
     graph,
