@@ -31,6 +31,10 @@ const COUNTS = (process.env.WORKERS ?? "1,2,4").split(",").map(Number);
 const STORES = (process.env.STORES ?? "sqlite,postgres").split(",");
 const REPEAT = Number(process.env.REPEAT ?? 1);
 const IDLE_MS = 3000;
+// Runs each fresh worker takes before the measured ones, as the in-process side is measured warm: a worker's
+// first runs pay V8's warm-up (TurboFan compiles on background threads for seconds), which at 4 workers × 50
+// runs was most of the measured CPU. Their CPU is printed too ("first runs"). WARMUP=0 measures cold workers.
+const WARMUP = Number(process.env.WARMUP ?? 200);
 const baseDir = process.argv[2] ? resolve(process.argv[2]) : undefined;
 if (baseDir && !existsSync(join(baseDir, "bin/weft"))) {
   process.stderr.write("usage: npx tsx bench/queue.ts [BASELINE_CHECKOUT (a directory with bin/weft, built)]\n");
@@ -130,7 +134,7 @@ function cpuMs(pid: number | undefined, children = false, except?: number): numb
   return ms;
 }
 
-type QueuedCpu = { worker: number; submit: number; redis: number; pg: number; idle: number };
+type QueuedCpu = { worker: number; submit: number; redis: number; pg: number; idle: number; cold: number };
 /** Per checkout/store/workers, one sample a round (medians printed: one round on a shared machine is noisy). */
 const cpu = new Map<string, QueuedCpu[]>();
 /** PostgreSQL's CPU (its backends and background processes) since the bench started, less the bench's counter. */
@@ -151,6 +155,17 @@ async function measure(c: Checkout, kind: string, workers: number): Promise<numb
     }),
   );
   await Promise.all(procs.map((p) => p.ready));
+  // Warm-up: WARMUP runs per worker, their workers' CPU per run kept as the cold cost.
+  const warm = WARMUP * workers;
+  const cold0 = procs.reduce((a, p) => a + cpuMs(p.p.pid), 0);
+  if (warm > 0) {
+    await submitRuns(
+      Array.from({ length: warm }, (_, i) => ({ workflow: wf, inputs: { n: `w${i}` } })),
+      { redisUrl: redis.url },
+    );
+    while ((await store.done()) < warm) await new Promise((r) => setTimeout(r, 50));
+  }
+  const cold = warm > 0 ? (procs.reduce((a, p) => a + cpuMs(p.p.pid), 0) - cold0) / warm : 0;
   // Idle first: what the workers burn with nothing to do (ms of CPU per second per worker).
   const idle0 = procs.reduce((a, p) => a + cpuMs(p.p.pid), 0);
   const tIdle = performance.now();
@@ -167,7 +182,7 @@ async function measure(c: Checkout, kind: string, workers: number): Promise<numb
     { redisUrl: redis.url },
   );
   const submitted = process.cpuUsage(submit0);
-  while ((await store.done()) < RUNS) await new Promise((r) => setTimeout(r, 50));
+  while ((await store.done()) < RUNS + warm) await new Promise((r) => setTimeout(r, 50));
   const secs = (performance.now() - t0) / 1000;
   const key = `${c.name}/${kind}/${workers}`;
   cpu.set(key, [
@@ -178,6 +193,7 @@ async function measure(c: Checkout, kind: string, workers: number): Promise<numb
       redis: (cpuMs(redis.proc.pid) - redis0) / RUNS,
       pg: kind === "postgres" ? (pgCpu(store.monitorPid) - pg0) / RUNS : 0,
       idle,
+      cold,
     },
   ]);
   for (const p of procs) p.p.kill("SIGTERM");
@@ -279,6 +295,7 @@ const medianCpu = (key: string): QueuedCpu & { app: number; all: number } => {
     redis: m((q) => q.redis),
     pg: m((q) => q.pg),
     idle: m((q) => q.idle),
+    cold: m((q) => q.cold),
     app: m((q) => q.worker + q.submit + q.redis),
     all: m((q) => q.worker + q.submit + q.redis + q.pg),
   };
@@ -286,7 +303,9 @@ const medianCpu = (key: string): QueuedCpu & { app: number; all: number } => {
 const rate = (c: string, kind: string, n: number) =>
   median(Array.from({ length: REPEAT }, (_, r) => results.get(`${c}/${kind}/${n}/${r}`)!));
 
-console.log(`${RUNS} runs per measurement, median of ${REPEAT}; 4 node commits + 4 attempts per run`);
+console.log(
+  `${RUNS} runs per measurement after ${WARMUP} per worker, median of ${REPEAT}; 4 node commits + 4 attempts per run`,
+);
 for (const c of checkouts)
   for (const kind of STORES) {
     const base = rate(c.name, kind, COUNTS[0]!);
@@ -318,7 +337,7 @@ for (const c of checkouts)
           ? `; + PostgreSQL ${q.pg.toFixed(2)} ms, with it on both sides ${(q.all / (here + herePg)).toFixed(2)}×`
           : "";
       console.log(
-        `${c.name.padEnd(8)} ${kind.padEnd(8)} ${n} worker(s), median of ${REPEAT}: workers ${q.worker.toFixed(2)} + submitter ${q.submit.toFixed(2)} + Redis ${q.redis.toFixed(2)} ms per run = ${(app / here).toFixed(2)}× in-process${withPg}; idle worker ${q.idle.toFixed(1)} ms CPU/s`,
+        `${c.name.padEnd(8)} ${kind.padEnd(8)} ${n} worker(s), median of ${REPEAT}: workers ${q.worker.toFixed(2)} + submitter ${q.submit.toFixed(2)} + Redis ${q.redis.toFixed(2)} ms per run = ${(app / here).toFixed(2)}× in-process${withPg}; idle worker ${q.idle.toFixed(1)} ms CPU/s${WARMUP ? `; a fresh worker's first ${WARMUP} runs: ${q.cold.toFixed(2)} ms each` : ""}`,
       );
     }
   }

@@ -17,6 +17,7 @@ import type { RunEvent } from "../store/run-events.js";
 import type { RunStore } from "../store/runs.js";
 import { newId } from "../util/ids.js";
 import { type StopReport, stopWorker, workerErrorLog } from "./shutdown.js";
+import { WorkflowMemo } from "./workflow-memo.js";
 
 export const QUEUE_NAME = "weft-runs";
 
@@ -280,6 +281,8 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
   // Aborted when the worker stops: runs end between nodes, interrupted, and go back to the queue.
   const stopping = new AbortController();
   const active = new Set<Promise<unknown>>();
+  // Jobs of the same workflow run on one object, so what the engine derives from it is derived once.
+  const workflows = new WorkflowMemo();
   const handBack = async (job: Job<RunJob, RunJobResult>, token?: string): Promise<never> => {
     await job.moveToWait(token);
     throw new WaitingError();
@@ -300,8 +303,9 @@ export async function startWorker(o: WorkerOptions): Promise<StartedWorker> {
     const services = await jobServices(job.data, o, stores.forms);
     // Taken for the first time (no worker activated it before): see processJob.
     const firstStart = job.attemptsStarted === 1;
+    const data = job.data.workflow ? { ...job.data, workflow: workflows.same(job.data.workflow) } : job.data;
     const execute = () =>
-      processJob(job.data, {
+      processJob(data, {
         store,
         services,
         onEvent,

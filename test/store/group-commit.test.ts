@@ -91,6 +91,45 @@ describe("SQLite group commit", () => {
     db.close();
   });
 
+  it("a writer that joins during a sync shares the next sync with the writers that sync released", async () => {
+    // A queue worker's runs: a pack of runs commit in step; a new job's run makes its first write while the
+    // pack's sync is under way (one Redis round trip after the last job ended). Before, the late group was
+    // synced alone the moment the pack's sync ended, the pack's next writes waited for the sync after it, and
+    // from then on the two kept separate phases: a sync per step of each.
+    const db = openSqlite(join(dir, "late.db"));
+    db.exec("CREATE TABLE t (v TEXT)");
+    await new GroupCommit(db).write(() => db.prepare("INSERT INTO t (v) VALUES ('wal')").run());
+    let syncing = 0;
+    let release!: () => void;
+    const held = () => new Promise<void>((r) => (release = r));
+    let syncsHeld = 0;
+    const group = new GroupCommit(db, {
+      sync: (fd) => {
+        syncing++;
+        const synced = new Promise<void>((res, rej) => fdatasync(fd, (e) => (e ? rej(e) : res())));
+        // The first sync is held until the late writer's group is written.
+        return syncsHeld++ === 0 ? held().then(() => synced) : synced;
+      },
+    });
+    const STEPS = 10;
+    const insert = (v: string) => group.write(() => db.prepare("INSERT INTO t (v) VALUES (?)").run(v));
+    const writer = async (name: string) => {
+      for (let s = 0; s < STEPS; s++) await insert(`${name}${s}`);
+    };
+    const pack = Promise.all(["a", "b", "c", "d"].map(writer));
+    while (syncing === 0) await new Promise((r) => setImmediate(r));
+    const late = writer("late");
+    // One turn: the late writer's first group is written while the pack's first sync is held.
+    await new Promise((r) => setImmediate(r));
+    release();
+    await Promise.all([pack, late]);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 1 + 5 * STEPS });
+    // In step from its second write: one sync per step, plus the late writer's first group's own share.
+    expect(group.syncs).toBeLessThanOrEqual(STEPS + 1);
+    await group.close();
+    db.close();
+  });
+
   it("a write that fails in a group fails alone", async () => {
     const db = openSqlite(join(dir, "fail.db"));
     const store = new SqliteRunStore(db, new GroupCommit(db));

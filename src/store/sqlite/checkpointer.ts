@@ -98,6 +98,9 @@ export class Checkpointer {
     if (!worker) return;
     await new Promise<void>((resolve) => {
       worker.once("exit", () => resolve());
+      // Held until it exits: an idle thread is unref'd, and a process with nothing else to do would otherwise
+      // end inside this close, before the caller's next line.
+      worker.ref();
       worker.postMessage("close");
     });
   }
