@@ -3,6 +3,7 @@
 // `strace -f` (when installed), a fixed number of requests at 16 clients to count fsync + fdatasync per request,
 // by file and by thread (main thread: the event loop waits; pool: libuv's threads).
 // Usage: npx tsx bench/v1-load.ts [--baseline DIR] [--clients 1,16,64] [--seconds 8] [--db postgres://… | --pg]
+//        [--warm-requests 500] [--strace-requests 320]
 // DIR is another checkout with its dist/ built (e.g. `git archive main | tar -x -C DIR`, node_modules linked,
 // `node scripts/build.mjs`). With --db, a PostgreSQL database per checkout is made from that server URL's
 // database name plus a suffix (the URL's user must be allowed to CREATE DATABASE).
@@ -21,6 +22,7 @@ const arg = (name: string) => {
 const CLIENTS = (arg("clients") ?? "1,16,64").split(",").map(Number);
 const SECONDS = Number(arg("seconds") ?? 8);
 const STRACE_REQUESTS = Number(arg("strace-requests") ?? 320);
+const WARM_REQUESTS = Number(arg("warm-requests") ?? 500);
 const baseline = arg("baseline");
 // --pg: a throwaway PostgreSQL cluster with fsync and synchronous_commit on (test/support/postgres.ts), stopped at the end.
 const ownCluster = process.argv.includes("--pg") ? await startPostgres({ durable: true }) : undefined;
@@ -117,6 +119,23 @@ async function serve(root: string, db: string, strace?: string): Promise<Served>
   };
 }
 
+/**
+ * Wait until the server takes no CPU tick (10 ms at CLK_TCK 100) in 250 ms (at most 15 s): what it still does after the
+ * warm-up load (start-up warm-up, JIT) is not the requests' cost. Returns the seconds waited.
+ */
+async function untilIdle(s: Served): Promise<number> {
+  const t0 = performance.now();
+  let last = s.cpuMs();
+  if (last === undefined) return 0;
+  while (performance.now() - t0 < 15_000) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = s.cpuMs()!;
+    if (now - last < 5) break;
+    last = now;
+  }
+  return (performance.now() - t0) / 1000;
+}
+
 async function load(s: Served, clients: number, until: { seconds?: number; requests?: number }) {
   const lat: number[] = [];
   let failed = 0;
@@ -159,7 +178,13 @@ async function bench(label: string, root: string) {
       const { db, key } = await setup();
       const s = await serve(root, db);
       s.key = key;
-      await load(s, Math.min(c, 4), { seconds: 1 }); // warm-up: JIT, connections
+      // Warm-up (JIT, connections): 1 s and at least WARM_REQUESTS requests (at c=1 on a busy machine 1 s was a
+      // few dozen requests, and TurboFan still compiled for over a second in the measured ones, both sides).
+      const warm = await load(s, Math.min(c, 4), { seconds: 1 });
+      if (warm.ok < WARM_REQUESTS) await load(s, 4, { requests: WARM_REQUESTS - warm.ok });
+      // Then until the server is idle, on both sides: a server's own start-up work (src/server/warmup.ts, ~1.3 s
+      // of CPU) otherwise lands in the measured seconds, about 1 ms per request at c=1.
+      const quiet = await untilIdle(s);
       const cpu0 = s.cpuMs();
       const r = await load(s, c, { seconds: SECONDS });
       const cpu1 = s.cpuMs();
@@ -167,7 +192,7 @@ async function bench(label: string, root: string) {
       // Server CPU per request: on a shared machine throughput is the CPU's share, this is the server's cost.
       const cpu = cpu0 !== undefined && cpu1 !== undefined ? `  cpu ${((cpu1 - cpu0) / r.ok).toFixed(2)} ms/req` : "";
       rows.push(
-        `${label.padEnd(9)} c=${String(c).padEnd(3)} ${r.rps.toFixed(1).padStart(7)} req/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms${cpu}  (${r.ok} ok, ${r.failed} failed)`,
+        `${label.padEnd(9)} c=${String(c).padEnd(3)} ${r.rps.toFixed(1).padStart(7)} req/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms${cpu}  (${r.ok} ok, ${r.failed} failed; idle after ${quiet.toFixed(1)} s)`,
       );
       console.log(rows.at(-1));
     }

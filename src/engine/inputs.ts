@@ -1,16 +1,28 @@
 import { NodeExecutionError, WeftError } from "../ir/errors.js";
-import type { Workflow } from "../ir/workflow.js";
+import type { Workflow, WorkflowNode } from "../ir/workflow.js";
 import { resolveStartInputs, type StartVariable, startNode } from "../nodes/start.js";
 
 /** Run inputs refused before any run exists: an undeclared name, a missing required value, a bad value. */
 export class InputError extends WeftError {}
 
+type Declared = { nodeId: string; variables: StartVariable[] };
+
+/**
+ * Declared inputs of start nodes that cannot change (frozen: a store's shared published workflow), so a /v1
+ * request does not parse the start node's schema again (twice per request: its inputs and its files).
+ */
+const declaredOfFrozen = new WeakMap<WorkflowNode, Declared>();
+
 /** The inputs the workflow's top-level start node declares. */
-export function declaredInputs(wf: Workflow): { nodeId: string; variables: StartVariable[] } | undefined {
+export function declaredInputs(wf: Workflow): Declared | undefined {
   const start = wf.nodes.find((n) => n.type === "start" && !n.parentId);
   if (!start) return undefined;
+  const kept = declaredOfFrozen.get(start);
+  if (kept) return kept;
   const parsed = startNode.configSchema.safeParse(start.config ?? {});
-  return { nodeId: start.id, variables: (parsed.success ? parsed.data.variables : undefined) ?? [] };
+  const declared = { nodeId: start.id, variables: (parsed.success ? parsed.data.variables : undefined) ?? [] };
+  if (Object.isFrozen(start) && Object.isFrozen(start.config)) declaredOfFrozen.set(start, declared);
+  return declared;
 }
 
 function listing(variables: readonly StartVariable[]): string {

@@ -202,6 +202,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         app,
         scratchStore: () => scratchAppStore(deps.stores.kind),
         scratch: (apps) => createApp(scratchDeps(deps, apps), { maxBodyBytes: o.maxBodyBytes }),
+        idle: () => inFlight.idle(),
       })
     : undefined;
   return {

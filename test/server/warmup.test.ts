@@ -6,7 +6,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Hono } from "hono";
 import { afterAll, describe, expect, it } from "vitest";
+import { InFlight } from "../../src/server/in-flight.js";
 import { createApp, openDeps } from "../../src/server/index.js";
 import { scratchDeps, warmDraftPathInBackground } from "../../src/server/warmup.js";
 import type { AppStore } from "../../src/store/apps.js";
@@ -94,6 +96,65 @@ describe("start-up warm-up", () => {
       expect(seen.closed).toBe(1);
       await w.done;
       expect(seen.statuses.length).toBe(after);
+    } finally {
+      await close();
+    }
+  });
+
+  it("runs no pass while the server handles a request, and a stop does not wait for the request", async () => {
+    const { deps, close } = await sqliteDeps("busy.db");
+    try {
+      const { seen, target } = recorded(deps);
+      const inFlight = new InFlight();
+      const server = new Hono();
+      server.use("*", inFlight.middleware);
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      server.get("/slow", async (c) => {
+        await held;
+        return c.text("done");
+      });
+      let never!: () => void;
+      server.get("/never", async (c) => {
+        await new Promise<void>((r) => {
+          never = r;
+        });
+        return c.text("late");
+      });
+      let idleAsked = 0;
+      const slow = server.request("/slow");
+      const w = warmDraftPathInBackground(
+        {
+          ...target,
+          idle: () => {
+            idleAsked++;
+            return inFlight.idle();
+          },
+        },
+        3,
+      );
+      await expect.poll(() => idleAsked).toBe(1);
+      // Held before its first step (the router's /health): nothing ran while the request is handled.
+      expect(seen.health).toBe(0);
+      release();
+      await slow;
+      await w.done;
+      expect(seen.statuses).toEqual([200, 200, 200]);
+
+      // Held again by a request that never ends: stop still returns.
+      const pending = server.request("/never");
+      let asked = 0;
+      const idle = () => {
+        asked++;
+        return inFlight.idle();
+      };
+      const w2 = warmDraftPathInBackground({ ...recorded(deps).target, idle }, 3);
+      await expect.poll(() => asked).toBe(1);
+      await w2.stop();
+      never();
+      await pending;
     } finally {
       await close();
     }

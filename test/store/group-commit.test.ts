@@ -154,6 +154,33 @@ describe("SQLite group commit", () => {
     db.close();
   });
 
+  it("a lone write (its own transaction, no savepoint) that fails keeps nothing it wrote", async () => {
+    const db = openSqlite(join(dir, "lone-fail.db"));
+    db.exec("CREATE TABLE t (v TEXT)");
+    const group = new GroupCommit(db);
+    const insert = (v: string) => () => db.prepare("INSERT INTO t (v) VALUES (?)").run(v);
+    await group.write(insert("a"));
+    const failing = () => {
+      insert("half")();
+      throw new Error("refused after a row");
+    };
+    await expect(group.write(failing)).rejects.toThrow("refused after a row");
+    // As SQLite does on SQLITE_FULL: the transaction already ended when the write throws.
+    const ended = () => {
+      insert("gone")();
+      db.exec("ROLLBACK");
+      throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    };
+    await expect(group.write(ended)).rejects.toMatchObject({ code: "SQLITE_FULL" });
+    expect(db.inTransaction).toBe(false);
+    await group.write(insert("b"));
+    expect(db.prepare("SELECT v FROM t").all()).toEqual([{ v: "a" }, { v: "b" }]);
+    // Each went alone: the path under test.
+    expect(group.syncs).toBe(4);
+    await group.close();
+    db.close();
+  });
+
   it("a write after which SQLite has ended the transaction itself fails the whole group with its own error", async () => {
     const db = openSqlite(join(dir, "ended.db"));
     db.exec("CREATE TABLE t (v TEXT)");

@@ -21,6 +21,7 @@ import type {
 } from "../apps.js";
 import { DEFAULT_KEY_GRANT } from "../apps.js";
 import { hashKey, newApiKey } from "../keys.js";
+import { PublishedWorkflows } from "../published-workflows.js";
 import type { RunEvent } from "../run-events.js";
 import { type KeyRow, toKey } from "../sqlite/apps.js";
 import type { PgDatabase, Query } from "./database.js";
@@ -98,10 +99,12 @@ const toApp = (r: AppRow): AppRecord => ({
   ...(r.published_version !== null ? { publishedVersion: r.published_version } : {}),
 });
 
-const toVersion = (r: VersionRow): VersionRecord => ({
+const toVersion = (r: VersionRow): VersionRecord => versionWith(r, json(r.workflow));
+/** A version row with its workflow already parsed (the published one is shared: PublishedWorkflows). */
+const versionWith = (r: VersionRow, workflow: VersionRecord["workflow"]): VersionRecord => ({
   appId: r.app_id,
   version: r.version,
-  workflow: json(r.workflow),
+  workflow,
   source: r.source,
   note: json(r.note),
   ...(r.parent !== null ? { parent: r.parent } : {}),
@@ -144,6 +147,8 @@ const VERSION_LOCK = 0x61707076; // "appv"
  * event logs that SSE clients replay from a Last-Event-ID. Several servers may share one database.
  */
 export class PostgresAppStore implements AppStore {
+  private readonly publishedWorkflows = new PublishedWorkflows();
+
   constructor(private readonly db: PgDatabase) {}
 
   private async insertVersion(
@@ -290,7 +295,7 @@ export class PostgresAppStore implements AppStore {
       [appId],
       "weft_published_version",
     );
-    return row ? toVersion(row) : undefined;
+    return row ? versionWith(row, this.publishedWorkflows.of(appId, row.workflow)) : undefined;
   }
 
   async current(appId: string): Promise<VersionRecord | undefined> {

@@ -22,6 +22,7 @@ import type {
 } from "../apps.js";
 import { DEFAULT_KEY_GRANT } from "../apps.js";
 import { hashKey, newApiKey } from "../keys.js";
+import { PublishedWorkflows } from "../published-workflows.js";
 import type { RunEvent } from "../run-events.js";
 import { GroupCommit } from "./group-commit.js";
 
@@ -114,10 +115,12 @@ const toDraft = (r: any): DraftRecord => ({
   baseVersion: r.base_version,
   updatedAt: r.updated_at,
 });
-const toVersion = (r: any): VersionRecord => ({
+const toVersion = (r: any): VersionRecord => versionWith(r, JSON.parse(r.workflow));
+/** A version row with its workflow already parsed (the published one is shared: PublishedWorkflows). */
+const versionWith = (r: any, workflow: VersionRecord["workflow"]): VersionRecord => ({
   appId: r.app_id,
   version: r.version,
-  workflow: JSON.parse(r.workflow),
+  workflow,
   source: r.source,
   note: r.note,
   ...(r.parent !== null && r.parent !== undefined ? { parent: r.parent } : {}),
@@ -152,6 +155,7 @@ const toProposal = (r: any): ProposalRecord => ({
  */
 export class SqliteAppStore implements AppStore {
   private stmts;
+  private readonly publishedWorkflows = new PublishedWorkflows();
 
   constructor(
     readonly db: Database.Database,
@@ -320,8 +324,8 @@ export class SqliteAppStore implements AppStore {
       .prepare(
         "SELECT v.* FROM apps a JOIN app_versions v ON v.app_id = a.id AND v.version = a.published_version WHERE a.id = ?",
       )
-      .get(appId);
-    return r ? toVersion(r) : undefined;
+      .get(appId) as { workflow: string } | undefined;
+    return r ? versionWith(r, this.publishedWorkflows.of(appId, r.workflow)) : undefined;
   }
 
   async current(appId: string): Promise<VersionRecord | undefined> {
