@@ -6,25 +6,14 @@ import type { RunObserver } from "../../src/engine/observer.js";
 import type { Workflow } from "../../src/ir/workflow.js";
 import { createQueueRunner, type StartedWorker, startWorker } from "../../src/queue/index.js";
 import { WorkflowMemo } from "../../src/queue/workflow-memo.js";
-import { buildWorkflow, oneTemplateChain, tpl } from "../support/build.js";
+import { oneTemplateChain } from "../support/build.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis.js";
 
 // A worker takes each job's workflow as a new object (the job carries it as JSON); jobs of the same workflow
 // must run on one object, so what the engine memoises per workflow and node (parsed configs, the graph index)
 // is derived once per workflow, not once per run (issue 33: a tenth of a queued run's CPU).
 
-const other = () =>
-  buildWorkflow({
-    nodes: [
-      { id: "start", type: "start", variables: [{ variable: "n", type: "text-input" }] },
-      tpl("a", "b{{ n }}", { n: ["start", "n"] }),
-      { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["a", "output"] }] },
-    ],
-    edges: [
-      ["start", "a"],
-      ["a", "end"],
-    ],
-  });
+const other = () => oneTemplateChain("b{{ n }}");
 
 describe("WorkflowMemo", () => {
   it("hands back the object kept for a workflow of the same text, and keeps a different one apart", () => {

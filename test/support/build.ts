@@ -47,12 +47,12 @@ export const tpl = (
   ...extra,
 });
 
-/** start(n) → one template `a{{ n }}` → end(out): the smallest run that commits a node of its own. */
-export const oneTemplateChain = () =>
+/** start(n) → one template (`a{{ n }}` unless given) → end(out): the smallest run that commits a node of its own. */
+export const oneTemplateChain = (template = "a{{ n }}") =>
   buildWorkflow({
     nodes: [
       { id: "start", type: "start", variables: [{ variable: "n", type: "text-input" }] },
-      tpl("a", "a{{ n }}", { n: ["start", "n"] }),
+      tpl("a", template, { n: ["start", "n"] }),
       { id: "end", type: "end", outputs: [{ variable: "out", value_selector: ["a", "output"] }] },
     ],
     edges: [
