@@ -9,7 +9,7 @@ const attempt = (nodeType: string) => ({ runId: "r1", key: "k", nodeId: "n", nod
 
 async function series(m: Metrics, name: string) {
   const got = await m.registry.getSingleMetric("weft_node_duration_seconds")!.get();
-  return got.values.filter((v) => v.metricName === name);
+  return got.values.filter((v) => (v as { metricName?: string }).metricName === name);
 }
 
 describe("MetricsObserver.attempt", () => {
