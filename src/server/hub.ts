@@ -372,8 +372,10 @@ export class RunHub {
     this.controllers.get(runId)?.abort(why);
   }
 
-  /** Resolves once the run record is stored, so a 202 with its id means the run exists; rejects otherwise. */
-  /** `run`: the record as stored (callers use it instead of reading it back). */
+  /**
+   * Resolves once the run record is stored, so a 202 with its id means the run exists; rejects otherwise. `run`:
+   * the record as stored (callers use it instead of reading it back).
+   */
   start(wf: Workflow, opts: Parameters<RunHub["startNow"]>[1]): Promise<StartedRun> {
     return this.admit(describeRun(opts.runId), () => this.startNow(wf, opts));
   }
