@@ -14,7 +14,10 @@
 // get the package: zod keeps its registry and config on globalThis and checks `instanceof` by traits, so schemas
 // cross between the two copies. dist/.sources.json maps each output file to the source modules it holds (for the
 // tests that check what a command loads).
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, buildSync } from "esbuild";
@@ -122,6 +125,7 @@ try {
     mkdirSync(dirname(out), { recursive: true });
     copyFileSync(f, out);
   }
+  await buildCliBundle(next);
   // bin/weft compares src/ against this file's time to know whether to rebuild.
   writeFileSync(join(next, ".built"), `${new Date().toISOString()}\n`);
 } catch (e) {
@@ -141,3 +145,70 @@ try {
   rmSync(next, { recursive: true, force: true });
 }
 rmSync(old, { recursive: true, force: true });
+
+/**
+ * The CLI as one CommonJS file, dist/cli/weft.cjs, and V8's code cache for it, dist/cli/weft.cjs.cache: what
+ * bin/weft runs, through dist/cli/start.cjs (issue 33's start-up). Node 20's ES module loader costs about 1 ms per
+ * file and compiles every file from source on every start (its compile cache is Node 22's); one script compiled
+ * from a cache costs neither. The bundle holds every Weft module the CLI can reach (a module reached through
+ * `import()` is initialised on first use, as before) and zod; other packages are `require`d from node_modules,
+ * except those that cannot be (ES-module-only packages), which are bundled. `import()` of a package becomes a
+ * `require` too, so each package has one instance in the process. `import.meta.url` is each module's URL in the
+ * ES module tree beside it, so files found beside a module are found as there. The ES module tree stays: the
+ * worker threads load from it, and so do tests that watch which modules a command loads.
+ *
+ * The cache is made here, by running `weft validate` of the sample through the bundle: V8 keeps the functions that
+ * ran, so the next start deserialises them instead of compiling. V8 refuses a cache made by another V8 version or
+ * under other V8 flags (start.cjs then compiles from source), so it is made by plain `node`, as bin/weft runs it.
+ */
+async function buildCliBundle(out) {
+  const requireFrom = (dir) => createRequire(join(dir, "x.js"));
+  const cjsPlugin = {
+    name: "weft-cjs",
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (a) => {
+        if (a.path.startsWith("node:") || a.path === "zod" || a.path.startsWith("zod/")) return undefined;
+        try {
+          requireFrom(a.resolveDir).resolve(a.path);
+          return { path: a.path, external: true };
+        } catch {
+          return undefined; // not loadable with require: bundled
+        }
+      });
+      b.onLoad({ filter: /\.ts$/ }, (a) => {
+        let contents = readFileSync(a.path, "utf8");
+        const rel = posix(relative(src, a.path)).replace(/\.ts$/, ".js");
+        contents = contents.replaceAll("import.meta.url", `__weftUrl(${JSON.stringify(rel)})`);
+        return { contents, loader: "ts" };
+      });
+    },
+  };
+  const file = join(out, "cli/weft.cjs");
+  await build({
+    entryPoints: [join(src, "cli/main.ts")],
+    outfile: file,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    bundle: true,
+    keepNames: true,
+    supported: { "dynamic-import": false },
+    banner: {
+      js: 'var __weftUrl = (rel) => require("node:url").pathToFileURL(require("node:path").join(__dirname, "..", rel)).href;',
+    },
+    logLevel: "warning",
+    logOverride: { "empty-import-meta": "error" },
+    plugins: [cjsPlugin],
+  });
+  const warm = mkdtempSync(join(tmpdir(), "weft-build-"));
+  try {
+    const r = spawnSync(process.execPath, [join(out, "cli/start.cjs"), "validate", join(root, "examples/word-stats.yml")], {
+      cwd: warm,
+      env: { ...process.env, WEFT_WRITE_CODE_CACHE: "1" },
+      encoding: "utf8",
+    });
+    if (r.status !== 0) throw new Error(`the CLI bundle failed its warm-up (weft validate): ${r.stderr || r.error}`);
+  } finally {
+    rmSync(warm, { recursive: true, force: true });
+  }
+}

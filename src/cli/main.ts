@@ -10,16 +10,21 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-const program = newProgram();
-const argv = process.argv.slice(2);
-const named = commandNamed(argv);
-if (named) await named.load(program);
-else placeholderCommands(program);
-try {
-  await program.parseAsync(process.argv);
-} catch (e) {
-  if (e instanceof CommanderError) {
-    const usage = fromCommanderError(e, argv, program);
-    process.exitCode = typeof usage === "number" ? usage : reportError(usage);
-  } else process.exitCode = reportError(e);
+// No top-level await: this module is also the entry of the CLI's CommonJS bundle (scripts/build.mjs).
+async function main(): Promise<void> {
+  const program = newProgram();
+  const argv = process.argv.slice(2);
+  try {
+    const named = commandNamed(argv);
+    if (named) await named.load(program);
+    else placeholderCommands(program);
+    await program.parseAsync(process.argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      const usage = fromCommanderError(e, argv, program);
+      process.exitCode = typeof usage === "number" ? usage : reportError(usage);
+    } else process.exitCode = reportError(e);
+  }
 }
+
+void main();

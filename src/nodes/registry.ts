@@ -91,22 +91,21 @@ function loadEntry(e: NodeTypeEntry): Promise<NodeTypeDef<any>> {
 
 /** The entry's definition, checked to be the type (and aliases) the entry announced. */
 async function checkedLoad(e: NodeTypeEntry): Promise<NodeTypeDef<any>> {
-  const def = await e.load();
+  return checkedDefinition(e, await e.load());
+}
+
+/** `def`, checked to be the type (and aliases) the entry `e` announced (`node.registry_mismatch` if not). */
+export function checkedDefinition(e: NodeTypeEntry, def: NodeTypeDef<any> | undefined): NodeTypeDef<any> {
   const same = (a: readonly string[] = [], b: readonly string[] = []) =>
     a.length === b.length && a.every((x, i) => x === b[i]);
-  if (def.type !== e.type || !same(def.aliases, e.aliases)) {
+  if (def?.type !== e.type || !same(def.aliases, e.aliases)) {
     throw new NodeRegistryError(
       "node.registry_mismatch",
-      `the registry entry ${e.type} loaded the definition of ${def.type} with other aliases`,
-      { type: e.type, loaded: def.type },
+      `the registry entry ${e.type} loaded the definition of ${def?.type ?? "no node type"} with other aliases`,
+      { type: e.type, loaded: def?.type },
     );
   }
   return def;
-}
-
-/** Every node type's definition, in registry order (what the analyser's full catalogue is built from). */
-export async function loadAllNodeTypes(): Promise<NodeTypeDef<any>[]> {
-  return Promise.all(NODE_TYPES.map(loadEntry));
 }
 
 /**

@@ -1,3 +1,5 @@
+import { QUICKJS_GUEST_FACTORY } from "./quickjs-guest-source.js";
+
 /**
  * Source of the worker thread that hosts QuickJS. It is plain CommonJS held in a string (run with
  * `new Worker(src, { eval: true })`) so it loads the same way under tsx, vitest and compiled output.
@@ -6,152 +8,16 @@
  * (`new Array(1e7).fill(0)`, a huge `repeat`) can overrun the deadline; in a worker the host can
  * still terminate it, and the host event loop never blocks on guest code.
  *
- * Protocol: the host posts {id, code, input, limits, cancel}; the worker answers
- * {id, ok: true, text} (the JSON result) or {id, ok: false, error} (what the guest threw, dumped)
- * or {id, ok: false, fault} (the engine itself failed; the WASM module is then rebuilt).
+ * Protocol: the host posts {id, code, input, limits, cancel}; the worker answers with the guest runner's reply
+ * (quickjs-guest-source.ts) and the job's id.
  */
-export const JS_WORKER_SOURCE = String.raw`
+export const JS_WORKER_SOURCE = `
 "use strict";
 const { parentPort, workerData } = require("node:worker_threads");
-const qjs = require(workerData.quickjsPath);
-
-// V8 re-compiles a WebAssembly function with its optimising compiler once it has run about --wasm-tiering-budget
-// bytes of code (default 1.8 M). QuickJS's functions cross that within one small guest, so every process that ran
-// one code node paid for optimised code it never used: 30-60 ms of CPU at the default, and still ~25 ms (on V8's
-// background threads) at 18 M, as QuickJS's runtime and context set-up alone crossed it. At 180 M a small guest
-// stays in the baseline tier (5-8 ms of background compiling in all); a guest that runs for half a second or more
-// (fib(31)) still gets optimised and runs faster than it would without (issue 33's measurements). Set here, before
-// the first QuickJS module is compiled, not on node's command line: a non-default flag there makes node compile
-// its own start-up code without its cache.
-require("node:v8").setFlagsFromString("--wasm-tiering-budget=180000000");
-
-// One WASM module per worker, reused; each run gets its own runtime (heap) and context (globals).
-// QuickJS's memory limit does not count every allocation (typed-array storage escapes it), so the
-// WASM memory itself is capped too: a guest can never make this thread hold more than the cap.
-const PAGE = 65536;
-const BASE_BYTES = 16 * 1024 * 1024;
-// A module whose memory grew past this is dropped after the run, so the pages are given back.
-const RETAIN_BYTES = 96 * 1024 * 1024;
-let modulePromise = null;
-let memory = null;
-let capBytes = 0;
-const capFor = (limitBytes) => Math.min(2048 * 1024 * 1024 - PAGE, BASE_BYTES + 2 * limitBytes);
-function getModule(limitBytes) {
-  if (modulePromise && capFor(limitBytes) > capBytes) modulePromise = null;
-  if (!modulePromise) {
-    capBytes = capFor(limitBytes);
-    memory = new WebAssembly.Memory({ initial: BASE_BYTES / PAGE, maximum: Math.floor(capBytes / PAGE) });
-    modulePromise = qjs.newQuickJSWASMModuleFromVariant(qjs.newVariant(qjs.RELEASE_SYNC, { wasmMemory: memory }));
-  }
-  return modulePromise;
-}
-
-// QuickJS's own stack check must fire before V8's: its C frames live on this thread's stack.
-const MAX_STACK_BYTES = 256 * 1024;
-
-const PRELUDE = "globalThis.console = (function () { var noop = function () {};" +
-  " return { log: noop, info: noop, warn: noop, error: noop, debug: noop, trace: noop, dir: noop, table: noop }; })();";
-
-const DRIVER = [
-  ";(function () {",
-  '  "use strict";',
-  "  var kind = function (k, m) { var e = new Error(m); e.__weftKind = k; return e; };",
-  '  if (typeof main !== "function") throw kind("no_main", "the code does not define a function main(inputs)");',
-  "  var inputs = JSON.parse(globalThis.__weft_in);",
-  "  delete globalThis.__weft_in;",
-  "  var limit = globalThis.__weft_max;",
-  "  delete globalThis.__weft_max;",
-  "  var finish = function (r) {",
-  '    if (r === null || typeof r !== "object" || Array.isArray(r)) {',
-  '      throw kind("bad_result", "main must return an object, got " + (r === null ? "null" : Array.isArray(r) ? "an array" : typeof r));',
-  "    }",
-  "    var s = JSON.stringify(r);",
-  '    if (typeof s !== "string") throw kind("bad_result", "the result cannot be serialised as JSON");',
-  '    if (s.length > limit) throw kind("output_too_large", "the result is " + s.length + " characters, over the limit of " + limit);',
-  "    return s;",
-  "  };",
-  "  var r = main(inputs);",
-  // Synchronous results are finished synchronously: QuickJS leaks objects when a promise reaction
-  // throws after a large allocation, and a leaked runtime cannot be freed.
-  '  if (r !== null && typeof r === "object" && typeof r.then === "function") return Promise.resolve(r).then(finish);',
-  "  return finish(r);",
-  "})()",
-].join("\n");
-
-function dump(ctx, h) {
-  try {
-    const d = ctx.dump(h);
-    // QuickJS throws a bare null when it cannot even allocate the out-of-memory error.
-    if (d === null || d === undefined) return { thrownNull: true, message: String(d) };
-    return typeof d === "object" ? d : { message: String(d) };
-  } catch (e) {
-    return { message: "unknown error" };
-  }
-}
-
-function compact(e) {
-  const out = { name: e.name, message: typeof e.message === "string" ? e.message.slice(0, 4000) : undefined,
-    stack: typeof e.stack === "string" ? e.stack.slice(0, 2000) : undefined, __weftKind: e.__weftKind,
-    thrownNull: e.thrownNull === true };
-  return out;
-}
-
-async function run(msg) {
-  const mod = await getModule(msg.limits.memoryBytes);
-  const cancel = new Int32Array(msg.cancel);
-  const deadline = Date.now() + msg.limits.timeoutMs;
-  let rt, ctx;
-  const handles = [];
-  const keep = (h) => { handles.push(h); return h; };
-  let poisoned = false;
-  try {
-    rt = mod.newRuntime();
-    rt.setMemoryLimit(msg.limits.memoryBytes);
-    rt.setMaxStackSize(MAX_STACK_BYTES);
-    rt.setInterruptHandler(() => Date.now() > deadline || Atomics.load(cancel, 0) !== 0);
-    ctx = rt.newContext();
-    const pre = ctx.evalCode(PRELUDE, "prelude.js");
-    keep(pre.error || pre.value);
-    ctx.setProp(ctx.global, "__weft_in", keep(ctx.newString(msg.input)));
-    ctx.setProp(ctx.global, "__weft_max", keep(ctx.newNumber(msg.limits.maxOutputBytes)));
-    const ev = ctx.evalCode(msg.code + "\n" + DRIVER, "code.js");
-    if (ev.error) return { ok: false, error: compact(dump(ctx, keep(ev.error))) };
-    const promise = keep(ev.value);
-    for (;;) {
-      const st = ctx.getPromiseState(promise);
-      if (st.type === "fulfilled") {
-        if (!st.notAPromise) keep(st.value);
-        return { ok: true, text: ctx.getString(st.value) };
-      }
-      if (st.type === "rejected") return { ok: false, error: compact(dump(ctx, keep(st.error))) };
-      const jobs = rt.executePendingJobs();
-      if (jobs.error) return { ok: false, error: compact(dump(ctx, keep(jobs.error))) };
-      if (jobs.value === 0 && ctx.getPromiseState(promise).type === "pending") {
-        return { ok: false, error: { name: "Error", __weftKind: "never_settles",
-          message: "main returned a promise that never settles (timers and I/O do not exist in the sandbox)" } };
-      }
-    }
-  } catch (e) {
-    // A fault outside QuickJS's checks (V8 stack overflow, WASM abort): the module is suspect.
-    poisoned = true;
-    modulePromise = null;
-    return { ok: false, fault: e instanceof RangeError ? "stack" : "crash", message: String(e).slice(0, 300) };
-  } finally {
-    if (!poisoned) {
-      try {
-        for (const h of handles) if (h.alive) h.dispose();
-        if (ctx) ctx.dispose();
-        if (rt) rt.dispose();
-      } catch (e) {
-        modulePromise = null;
-      }
-    }
-    if (memory && memory.buffer.byteLength > RETAIN_BYTES) modulePromise = null;
-  }
-}
+const guest = ${QUICKJS_GUEST_FACTORY}(require(workerData.quickjsPath), require("node:v8"));
 
 parentPort.on("message", (msg) => {
-  run(msg).then(
+  guest.module(msg.limits.memoryBytes).then((mod) => guest.run(mod, msg)).then(
     (res) => parentPort.postMessage(Object.assign({ id: msg.id }, res)),
     (e) => parentPort.postMessage({ id: msg.id, ok: false, fault: "crash", message: String(e).slice(0, 300) }),
   );
