@@ -27,6 +27,14 @@ const src = join(root, "src");
 const dist = join(root, "dist");
 const next = join(root, `.dist-${process.pid}`);
 const old = join(root, `.dist-old-${process.pid}`);
+/**
+ * Packages compiled into the bundle, and so into its code cache, rather than `require`d (and compiled) on every
+ * start: zod (one copy for all of Weft, as dist/vendor/zod.js is for the ES module tree) and the pure-JavaScript
+ * packages every `weft run` loads. Each must work without its own files on disk (no __dirname, .wasm or addon)
+ * and without being the same instance as another package's copy.
+ */
+const IN_BUNDLE = ["zod", "commander", "@commander-js/extra-typings", "js-yaml", "@huggingface/jinja", "ulid", "secure-json-parse"];
+
 /** Modules a worker thread loads by their path under dist/ (besides being imported on the main thread). */
 const PATH_LOADED = ["jinja/bounded.ts", "tools/extract/run.ts"];
 
@@ -161,19 +169,37 @@ rmSync(old, { recursive: true, force: true });
  * ran, so the next start deserialises them instead of compiling. V8 refuses a cache made by another V8 version or
  * under other V8 flags (start.cjs then compiles from source), so it is made by plain `node`, as bin/weft runs it.
  */
+/** Whether node loads `file` as an ES module: .mjs, or .js under a package.json saying "type": "module". */
+function isEsm(file) {
+  if (file.endsWith(".mjs")) return true;
+  if (!file.endsWith(".js")) return false;
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    let pkg;
+    try {
+      pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    } catch {
+      continue;
+    }
+    return pkg.type === "module";
+  }
+  return false;
+}
+
 async function buildCliBundle(out) {
   const requireFrom = (dir) => createRequire(join(dir, "x.js"));
   const cjsPlugin = {
     name: "weft-cjs",
     setup(b) {
       b.onResolve({ filter: /^[^./]/ }, (a) => {
-        if (a.path.startsWith("node:") || a.path === "zod" || a.path.startsWith("zod/")) return undefined;
+        if (a.path.startsWith("node:") || IN_BUNDLE.some((p) => a.path === p || a.path.startsWith(`${p}/`))) return undefined;
+        let file;
         try {
-          requireFrom(a.resolveDir).resolve(a.path);
-          return { path: a.path, external: true };
+          file = requireFrom(a.resolveDir).resolve(a.path);
         } catch {
-          return undefined; // not loadable with require: bundled
+          return undefined; // no CommonJS entry: bundled
         }
+        // An ES module behind a `require` gets node's namespace object, which esbuild's interop misreads: bundled.
+        return isEsm(file) ? undefined : { path: a.path, external: true };
       });
       b.onLoad({ filter: /\.ts$/ }, (a) => {
         let contents = readFileSync(a.path, "utf8");

@@ -5,7 +5,7 @@
  * evaluation keeps its own WASM module; `run` is synchronous from the runtime's creation to its disposal, so the
  * caller alone bounds it (a worker's termination, or the main thread's vm timeout).
  *
- * Job: {code, input, limits, cancel}. Reply: {ok: true, text} (the JSON result) or {ok: false, error} (what the
+ * Job: {code, input, limits, cancel, maxPolls?}. Reply: {ok: true, text} (the JSON result) or {ok: false, error} (what the
  * guest threw, dumped) or {ok: false, fault} (the engine itself failed; the WASM module is then rebuilt).
  */
 /** What the guest threw, as QuickJS dumps it (plus the driver's `__weftKind` for its own refusals). */
@@ -117,7 +117,11 @@ function runOn(mod, msg) {
     rt = mod.newRuntime();
     rt.setMemoryLimit(msg.limits.memoryBytes);
     rt.setMaxStackSize(MAX_STACK_BYTES);
-    rt.setInterruptHandler(() => Date.now() > deadline || Atomics.load(cancel, 0) !== 0);
+    // maxPolls (the main thread's slice): QuickJS polls every 10,000 jumps and calls, so a count of polls bounds
+    // the guest's own work whatever the machine's load.
+    let polls = 0;
+    const maxPolls = msg.maxPolls === undefined ? Infinity : msg.maxPolls;
+    rt.setInterruptHandler(() => ++polls > maxPolls || Date.now() > deadline || Atomics.load(cancel, 0) !== 0);
     ctx = rt.newContext();
     const pre = ctx.evalCode(PRELUDE, "prelude.js");
     keep(pre.error || pre.value);

@@ -23,7 +23,7 @@ function tree(): string {
     join(r, "scripts/build.mjs"),
     `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(join(r, "built-mark"))}, "");\n`,
   );
-  writeFileSync(join(r, "dist/cli/main.js"), "console.log(JSON.stringify(process.argv.slice(2)));\n");
+  writeFileSync(join(r, "dist/cli/start.cjs"), "console.log(JSON.stringify(process.argv.slice(2)));\n");
   writeFileSync(join(r, "src/a.ts"), "");
   writeFileSync(join(r, "dist/.built"), "");
   // src older than the build: nothing to rebuild.
