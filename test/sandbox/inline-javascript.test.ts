@@ -5,9 +5,8 @@
  * works. End to end, a guest longer than the slice still gets its whole time limit in a worker.
  */
 import { describe, expect, it } from "vitest";
-import { resolveLimits } from "../../src/sandbox/index.js";
+import { createSandbox, resolveLimits } from "../../src/sandbox/index.js";
 import { runInline } from "../../src/sandbox/inline-javascript.js";
-import { createSandbox } from "../../src/sandbox/index.js";
 
 const limits = resolveLimits(undefined, { timeoutMs: 5_000, memoryBytes: 32 * 1024 * 1024 });
 const input = (v: Record<string, unknown>) => JSON.stringify(v);

@@ -18,7 +18,8 @@ function sourceModules(url: string): string[] {
 }
 
 /**
- * Run `node dist/cli/main.js ...args` (the built CLI, as bin/weft runs it) with a resolve hook that logs every
+ * Run `node dist/cli/main.js ...args` (the CLI's ES module tree: the modules bin/weft's bundle holds, imported the same way;
+ * test/cli/cli-bundle.test.ts checks the bundle initialises its `import()` targets only on use) with a resolve hook that logs every
  * module its main thread resolves. Returns the distinct URLs (node: builtins included) and the exit status, so a
  * command that ends non-zero (a `validate` that reports errors) still says what it loaded. `name` keeps the
  * hook's files and log apart within `dir`. dist/ is bundled (scripts/build.mjs): a loaded file of it stands for
