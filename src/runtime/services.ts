@@ -31,11 +31,12 @@ export type BuiltServices = ExecServices & { tools: ConfiguredToolService; close
 /**
  * Wire the real adapters into the engine's service contracts. The model layer is attached only when
  * an endpoint is configured; without one, LLM nodes fail with a NotConfiguredError that says how to
- * configure a model. Knowledge bases are served from `knowledge` (the database's store) when given.
+ * configure a model. Knowledge bases are served from `knowledge` (the database's store) when given. `oneShot`:
+ * the process runs one workflow in the foreground and serves nothing else (`weft run`, `weft resume`).
  */
 export async function buildServices(
   cfg: ServiceConfig,
-  opts: { configPath?: string; knowledge?: KnowledgeStore } = {},
+  opts: { configPath?: string; knowledge?: KnowledgeStore; oneShot?: boolean } = {},
 ): Promise<BuiltServices> {
   const llmConfig = loadLlmConfig({ path: opts.configPath });
   const files = new DirFileService(resolve(cfg.files.dir));
@@ -70,7 +71,8 @@ export async function buildServices(
     random: Math.random,
     llm,
     // Code reaches the network, if at all, through the same address policy as the HTTP node.
-    sandbox: createSandbox({ egress: (host) => http.vet(host) }),
+    // A one-shot process (`weft run`) tries JavaScript guests on its own thread first; a server never does.
+    sandbox: createSandbox({ egress: (host) => http.vet(host), inlineJavaScript: opts.oneShot === true }),
     http,
     files,
     documents,

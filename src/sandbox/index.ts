@@ -35,6 +35,12 @@ export interface SandboxOptions {
    * it a jailed guest has no route out of its network namespace at all.
    */
   egress?: VetHost;
+  /**
+   * JavaScript guests first run in a short slice on the calling thread (inline-javascript.ts), sparing a worker
+   * thread's start: for one-shot processes such as `weft run`, whose event loop serves nothing else. A server leaves
+   * it off, so no guest ever holds its event loop (up to the slice's 200 ms hard stop, per distinct code text).
+   */
+  inlineJavaScript?: boolean;
 }
 
 export type SandboxRequest = Parameters<SandboxService["run"]>[0];
@@ -62,7 +68,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxService {
       const inputs = req.inputs ?? {};
       switch (req.language) {
         case "javascript":
-          return (await javascript()).runJavaScript(req.code, inputs, limits, req.signal);
+          return (await javascript()).runJavaScript(req.code, inputs, limits, req.signal, options.inlineJavaScript);
         case "python3":
           return (await python()).runPython(req.code, inputs, limits, req.signal, pythonOptions);
         default:

@@ -188,11 +188,13 @@ export async function runJavaScript(
   inputs: Record<string, unknown>,
   limits: SandboxLimits,
   signal?: AbortSignal,
+  inline = false,
 ): Promise<Record<string, unknown>> {
   const input = encodeInputs(inputs, "javascript");
   if (signal?.aborted) throw aborted();
   // Most guests finish within the inline slice on this thread; the rest start again from nothing in a worker.
-  const reply = (await runInline(code, input, limits)) ?? (await getPool().run(code, input, limits, signal));
+  const reply =
+    (inline ? await runInline(code, input, limits) : undefined) ?? (await getPool().run(code, input, limits, signal));
   if (reply.ok) {
     if (Buffer.byteLength(reply.text, "utf8") > limits.maxOutputBytes) throw tooLarge(reply.text.length, limits);
     return parseResult(reply.text, "javascript", limits.maxOutputBytes);

@@ -3,6 +3,11 @@ import type { SandboxService } from "../../src/ir/services.js";
 import { createSandbox, SandboxError } from "../../src/sandbox/index.js";
 
 export const sandbox: SandboxService = createSandbox({ limits: { timeoutMs: 3000, memoryBytes: 64 * 1024 * 1024 } });
+/** The same limits, JavaScript guests first on the calling thread, as `weft run` has them. */
+export const inlineSandbox: SandboxService = createSandbox({
+  limits: { timeoutMs: 3000, memoryBytes: 64 * 1024 * 1024 },
+  inlineJavaScript: true,
+});
 
 type Req = Parameters<SandboxService["run"]>[0];
 

@@ -46,14 +46,39 @@ describe("JavaScript guests on the calling thread", () => {
     const code = "function main() { let i = 0; for (;;) i++ }";
     expect(await runInline(code, input({}), short)).toBeUndefined();
     await expect(
-      createSandbox().run({ language: "javascript", code, inputs: {}, limits: { timeoutMs: 10 } }),
+      createSandbox({ inlineJavaScript: true }).run({
+        language: "javascript",
+        code,
+        inputs: {},
+        limits: { timeoutMs: 10 },
+      }),
     ).rejects.toMatchObject({ code: "sandbox.timeout" });
   });
 
   it("end to end: a guest longer than the slice gets its whole time in a worker", async () => {
-    const sandbox = createSandbox({ limits: { timeoutMs: 10_000 } });
+    const sandbox = createSandbox({ limits: { timeoutMs: 10_000 }, inlineJavaScript: true });
     // Longer than the slice (25 interrupt polls: 250,000 jumps) on any machine, far shorter than its limit.
     const code = "function main() { let s = 0; for (let i = 0; i < 3e6; i++) s = (s + i) % 1000003; return { s } }";
     await expect(sandbox.run({ language: "javascript", code, inputs: {} })).resolves.toEqual({ s: expect.any(Number) });
+  });
+
+  it("end to end: hostile guests end with the worker's typed errors", async () => {
+    const sandbox = createSandbox({
+      limits: { timeoutMs: 1_000, memoryBytes: 16 * 1024 * 1024 },
+      inlineJavaScript: true,
+    });
+    const run = (code: string) => sandbox.run({ language: "javascript", code, inputs: {} });
+    await expect(run("function main() { return { s: new Array(2 ** 32 - 1).join().length } }")).rejects.toMatchObject({
+      code: "sandbox.timeout",
+    });
+    await expect(
+      run("function main() { const a = []; for (;;) a.push(new Uint8Array(1 << 20)) }"),
+    ).rejects.toMatchObject({ code: "sandbox.memory" });
+    await expect(run("function main() { return { p: typeof process, r: typeof require } }")).resolves.toEqual({
+      p: "undefined",
+      r: "undefined",
+    });
+    await expect(run("function main() { return process.env }")).rejects.toMatchObject({ code: "sandbox.forbidden" });
+    await expect(run("function main( {")).rejects.toMatchObject({ code: "sandbox.syntax_error" });
   });
 });

@@ -95,7 +95,11 @@ export function registerResumeCommand(program: Command): void {
       try {
         const run = await stores.runs.getRun(runId);
         if (!run) throw new CliError("run.not_found", `no run with id ${runId}`, EXIT.invalid);
-        const services = await buildServices(cfg, { configPath: opts.config, knowledge: stores.knowledge });
+        const services = await buildServices(cfg, {
+          configPath: opts.config,
+          knowledge: stores.knowledge,
+          oneShot: true,
+        });
         if (opts.input.length || opts.inputFile.length || opts.action || opts.form) {
           const form = await chooseForm(stores.forms, runId, opts.form);
           const answer = await answerValues(form, opts, services.files);

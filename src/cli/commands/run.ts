@@ -179,7 +179,7 @@ export function registerRunCommands(program: Command): void {
           [...pairs, ...filePairs].map(([k]) => k),
         ),
       );
-      const services = await buildServices(cfg, { configPath: opts.config });
+      const services = await buildServices(cfg, { configPath: opts.config, oneShot: true });
       let stores: Stores | undefined;
       try {
         await runHere(services);
