@@ -230,7 +230,7 @@ async function buildCliBundle(out) {
   try {
     const r = spawnSync(process.execPath, [join(out, "cli/start.cjs"), "validate", join(root, "examples/word-stats.yml")], {
       cwd: warm,
-      env: { ...process.env, WEFT_WRITE_CODE_CACHE: "1" },
+      env: { ...process.env, WEFT_WRITE_CODE_CACHE: "1", WEFT_CODE_CACHE_NAME: join(dist, "cli/weft.cjs") },
       encoding: "utf8",
     });
     if (r.status !== 0) throw new Error(`the CLI bundle failed its warm-up (weft validate): ${r.stderr || r.error}`);

@@ -20,13 +20,16 @@ if (!writing) {
     // No cache (a build that could not make one): compile from source.
   }
 }
+// V8 keeps the script name a cache was made under (stack traces show it), so the build, which makes the cache in
+// the tree it is about to move into place, names the bundle by its final path.
 const script = new vm.Script(Module.wrap(readFileSync(file, "utf8")), {
-  filename: file,
+  filename: (writing && process.env.WEFT_CODE_CACHE_NAME) || file,
   cachedData,
   importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 });
 if (writing) {
   delete process.env.WEFT_WRITE_CODE_CACHE;
+  delete process.env.WEFT_CODE_CACHE_NAME;
   process.once("exit", () => {
     writeFileSync(`${cacheFile}.tmp`, script.createCachedData());
     renameSync(`${cacheFile}.tmp`, cacheFile);

@@ -34,6 +34,12 @@ console.log(s.cachedDataRejected);`;
     expect(r.stdout.trim()).toBe("false");
   });
 
+  it("made its cache under the bundle's final path, which V8 keeps for stack traces", () => {
+    const cache = readFileSync(`${BUNDLE}.cache`);
+    expect(cache.includes(Buffer.from(BUNDLE))).toBe(true);
+    expect(cache.includes(Buffer.from("/.dist-"))).toBe(false);
+  });
+
   it("leaves only CommonJS packages to require", () => {
     const packages = [...readFileSync(BUNDLE, "utf8").matchAll(/\brequire\("([^".][^"]*)"\)/g)]
       .map((m) => m[1] as string)
