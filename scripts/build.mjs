@@ -165,8 +165,9 @@ rmSync(old, { recursive: true, force: true });
  * ES module tree beside it, so files found beside a module are found as there. The ES module tree stays: the
  * worker threads load from it, and so do tests that watch which modules a command loads.
  *
- * The cache is made here, by running `weft validate` of the sample through the bundle: V8 keeps the functions that
- * ran, so the next start deserialises them instead of compiling. V8 refuses a cache made by another V8 version or
+ * The cache is made here, by running a small workflow through the bundle (scripts/code-cache-warm-up.yml, with no
+ * code node: QuickJS changes a V8 flag): V8 keeps the functions that ran, so the next start deserialises them
+ * instead of compiling. V8 refuses a cache made by another V8 version or
  * under other V8 flags (start.cjs then compiles from source), so it is made by plain `node`, as bin/weft runs it.
  */
 /** Whether node loads `file` as an ES module: .mjs, or .js under a package.json saying "type": "module". */
@@ -228,12 +229,15 @@ async function buildCliBundle(out) {
   });
   const warm = mkdtempSync(join(tmpdir(), "weft-build-"));
   try {
-    const r = spawnSync(process.execPath, [join(out, "cli/start.cjs"), "validate", join(root, "examples/word-stats.yml")], {
+    // Nothing of the builder's own setup (a config naming a database, a tracing endpoint) reaches the warm-up.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(WEFT_|OTEL_)/.test(k)));
+    const args = ["run", join(root, "scripts/code-cache-warm-up.yml"), "--input", "text=warm up", "--db", ":memory:"];
+    const r = spawnSync(process.execPath, [join(out, "cli/start.cjs"), ...args], {
       cwd: warm,
-      env: { ...process.env, WEFT_WRITE_CODE_CACHE: "1", WEFT_CODE_CACHE_NAME: join(dist, "cli/weft.cjs") },
+      env: { ...env, WEFT_WRITE_CODE_CACHE: "1", WEFT_CODE_CACHE_NAME: join(dist, "cli/weft.cjs") },
       encoding: "utf8",
     });
-    if (r.status !== 0) throw new Error(`the CLI bundle failed its warm-up (weft validate): ${r.stderr || r.error}`);
+    if (r.status !== 0) throw new Error(`the CLI bundle failed its warm-up (weft run): ${r.stderr || r.error}`);
   } finally {
     rmSync(warm, { recursive: true, force: true });
   }
