@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, buildSync } from "esbuild";
+import { asciiSource } from "./ascii-source.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const src = join(root, "src");
@@ -211,7 +212,7 @@ async function buildCliBundle(out) {
     },
   };
   const file = join(out, "cli/weft.cjs");
-  await build({
+  const bundled = await build({
     entryPoints: [join(src, "cli/main.ts")],
     outfile: file,
     format: "cjs",
@@ -225,8 +226,13 @@ async function buildCliBundle(out) {
     },
     logLevel: "warning",
     logOverride: { "empty-import-meta": "error" },
+    // Licence comments go beside the bundle (weft.cjs.LEGAL.txt), kept whole, not escaped into ASCII.
+    legalComments: "external",
     plugins: [cjsPlugin],
+    write: false,
   });
+  for (const o of bundled.outputFiles)
+    writeFileSync(o.path, o.path === file ? asciiSource(o.text, "dist/cli/weft.cjs") : o.contents);
   const warm = mkdtempSync(join(tmpdir(), "weft-build-"));
   try {
     // Nothing of the builder's own setup (a config naming a database, a tracing endpoint) reaches the warm-up.

@@ -28,7 +28,7 @@ from _json import encode_basestring as _enc
 
 # The module policy (python-modules.ts) arrives with the request; nothing can be imported after the
 # lockdown, so the modules it allows are loaded before it: the common ones always, the others (the HTTP
-# clients among them) when the code imports them. Lazily imported helpers (_strptime …) are listed too.
+# clients among them) when the code imports them. Lazily imported helpers (_strptime ...) are listed too.
 
 # posix functions that stay: those CPython audits (the hook refuses them with a clear message) and
 # pure ones. Every other builtin of os/posix is removed: stat, access, readlink, uname, getppid,
@@ -340,7 +340,7 @@ def _scrub_sys():
 
 def _describe(event, args, *, _type=type, _str=str, _bytes=bytes, _int=int, _tuple=tuple):
     a0 = args[0] if args else None
-    shown = a0 if _type(a0) in (_str, _bytes, _int) else "…"
+    shown = a0 if _type(a0) in (_str, _bytes, _int) else "\u2026"
     if event in ("import", "weft.import_unavailable"):
         return ("module %r is not available in the Python sandbox: code may import the standard library's pure "
                 "modules, sys, os's path functions, pathlib, socket, requests and httpx (as in Dify's sandbox)" % (shown,))
@@ -443,8 +443,8 @@ def _open_relay(path):
 def _net_rule(relay_addr, egress):
     """Which socket events the audit hook lets through. The jail has a network namespace of its own, where
     nothing outside is reachable: sockets may be made, bound and named as in Dify's sandbox (a name lookup
-    finds no resolver there), and a connection may only go to the egress proxy — its loopback relay or its
-    Unix socket — so every way out passes its SSRF guard."""
+    finds no resolver there), and a connection may only go to the egress proxy (its loopback relay or its
+    Unix socket), so every way out passes its SSRF guard."""
     families = (1, 2, 10)  # AF_UNIX, AF_INET, AF_INET6: Linux's numbers, the only kernel the jail runs on
     local = frozenset(("socket.bind", "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
                        "socket.getnameinfo", "socket.gethostname"))
@@ -502,7 +502,7 @@ def _os_view():
     view.getenv = lambda key, default=None: default
     audit = sys.audit
     def refused(name, *, _audit=audit):
-        # os.system, os.getcwd …: refused as an operation (a clear, uncatchable message), not AttributeError
+        # os.system, os.getcwd ...: refused as an operation (a clear, uncatchable message), not AttributeError
         _audit("weft.os_refused", name)
     view.__getattr__ = refused
     return view

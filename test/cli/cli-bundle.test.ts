@@ -27,11 +27,16 @@ describe("the CLI bundle", () => {
 
   it("has a code cache plain node accepts", () => {
     const check = `const vm = require("node:vm"), fs = require("node:fs"), M = require("node:module");
-const s = new vm.Script(M.wrap(fs.readFileSync(${JSON.stringify(BUNDLE)}, "utf8")), { cachedData: fs.readFileSync(${JSON.stringify(`${BUNDLE}.cache`)}) });
+const s = new vm.Script(M.wrap(fs.readFileSync(${JSON.stringify(BUNDLE)}, "latin1")), { cachedData: fs.readFileSync(${JSON.stringify(`${BUNDLE}.cache`)}) });
 console.log(s.cachedDataRejected);`;
     const r = node(["-e", check]);
     expect(r.stderr).toBe("");
     expect(r.stdout.trim()).toBe("false");
+  });
+
+  it("is ASCII, which start.cjs reads as latin1 (non-ASCII in a comment or a regular expression is escaped)", () => {
+    const text = readFileSync(BUNDLE, "latin1");
+    expect(/[\u0080-\uffff]/.test(text)).toBe(false);
   });
 
   it("made its cache under the bundle's final path, which V8 keeps for stack traces", () => {
