@@ -1,5 +1,4 @@
 import type { LookupAddress } from "node:dns";
-import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { Agent } from "undici";
 import { WeftError } from "../ir/errors.js";
@@ -264,7 +263,9 @@ export class GuardedHttpService implements HttpService {
 
   constructor(private readonly opts: HttpServiceOptions = {}) {
     this.policy = new AddressPolicy(opts);
-    this.resolve = opts.resolve ?? ((host) => dnsLookup(host, { all: true, verbatim: true }));
+    // node:dns/promises loads with the first lookup: a run without an HTTP request never needs it (start-up).
+    this.resolve =
+      opts.resolve ?? (async (host) => (await import("node:dns/promises")).lookup(host, { all: true, verbatim: true }));
   }
 
   /** Resolve `host` and check every address; returns the addresses to connect to. */

@@ -60,6 +60,9 @@ describe("weft run loads what its workflow needs", () => {
     // What they replace is loaded (so the check can see these files): the tool service and the file store.
     expect(hits(/\/dist\/tools\/configured\/service\.js$/)).toHaveLength(1);
     expect(hits(/\/dist\/tools\/files\.js$/)).toHaveLength(1);
+    // The HTTP guard resolves names with node's DNS module, loaded with the first request.
+    expect(urls).not.toContain("node:dns/promises");
+    expect(urls).toContain("node:net");
   });
 
   it("loads zod as the one bundled file, not the package's ~95 modules", () => {
