@@ -16,6 +16,8 @@ vi.mock("../../src/analysis/burden/burden.js", async (original) => {
   };
 });
 
+// The shared project (vitest.config.ts) keeps modules from file to file: import afresh, so the mock applies.
+vi.resetModules();
 const { analyse } = await import("../../src/analysis/index.js");
 const { nodeCatalogue } = await import("../../src/nodes/index.js");
 const { readWorkflow } = await import("../../src/cli/io.js");

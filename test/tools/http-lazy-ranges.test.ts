@@ -3,7 +3,7 @@
  * command that builds services loads it, and node's first IPv6 parse (`isIP`) costs a few ms a run without an HTTP
  * request never needs (issue 33, start-up). The ranges themselves are pinned by http-guard.test.ts.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 const isIP = vi.hoisted(() => ({ calls: 0 }));
 vi.mock("node:net", async (original) => {
@@ -17,6 +17,8 @@ vi.mock("node:net", async (original) => {
   };
 });
 
+// The shared project (vitest.config.ts) keeps modules from file to file: import afresh, so the mock applies.
+beforeEach(() => vi.resetModules());
 afterEach(() => vi.resetModules());
 
 describe("the guard's ranges", () => {
