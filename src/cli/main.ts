@@ -1,4 +1,5 @@
 // The `weft` command. Which commands exist, and which module each comes from, is in ./registry.ts.
+import { parseEachSchemaOnce } from "./one-shot.js";
 import { reportError } from "./output.js";
 import { commandNamed, newProgram, placeholderCommands } from "./registry.js";
 import { CommanderError, fromCommanderError } from "./usage-errors.js";
@@ -13,6 +14,7 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
 const program = newProgram();
 const argv = process.argv.slice(2);
 const named = commandNamed(argv);
+if (named?.oneShot) await parseEachSchemaOnce();
 if (named) await named.load(program);
 else placeholderCommands(program);
 try {
