@@ -56,6 +56,7 @@ export const COMMANDS: ReadonlyArray<{
     name: "validate",
     load: staticCommands,
     description: "check a workflow (Dify YAML or Weft JSON); exit 0 when valid, 1 when not",
+    oneShot: true,
   },
   { name: "import", load: staticCommands, description: "import a Dify DSL YAML file into Weft JSON" },
   { name: "export", load: staticCommands, description: "export a workflow to Dify YAML, Mermaid or Coze canvas JSON" },

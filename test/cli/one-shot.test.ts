@@ -1,5 +1,5 @@
 /**
- * `weft run` turns zod's JIT off before any schema is built (src/cli/one-shot.ts: each schema is parsed about
+ * `weft run` and `weft validate` turn zod's JIT off before any schema is built (src/cli/one-shot.ts: each schema is parsed about
  * once, so compiling its fast path costs more than it saves); long-lived commands such as `weft worker` keep it.
  * zod keeps its settings on globalThis (`__zod_globalConfig`), which a preload reads when the command ends.
  */
@@ -39,6 +39,12 @@ describe("zod's JIT", () => {
   it("is off for weft run, set before any schema is built", () => {
     const example = join(ROOT, "examples/word-stats.yml");
     const r = zodConfigAfter(["run", example, "--input", "text=the quick brown fox", "--db", ":memory:"]);
+    expect(r.status).toBe(0);
+    expect(r.config).toMatchObject({ jitless: true });
+  });
+
+  it("is off for weft validate", () => {
+    const r = zodConfigAfter(["validate", join(ROOT, "examples/word-stats.yml")]);
     expect(r.status).toBe(0);
     expect(r.config).toMatchObject({ jitless: true });
   });
