@@ -13,7 +13,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { KnowledgeBases } from "../src/knowledge/service.js";
+import type { StoreKnowledge } from "../src/runtime/services.js";
 import {
   type AppOutcome,
   CORPUS_ROOT,
@@ -47,7 +47,7 @@ const h = await startCorpusHarness(async (cfg, dir) => {
 });
 const outcomes: AppOutcome[] = [];
 try {
-  if (tools) await createCorpusKnowledge(h.services.knowledge as KnowledgeBases, tools.knowledgeIds);
+  if (tools) await createCorpusKnowledge(await (h.services.knowledge as StoreKnowledge).bases(), tools.knowledgeIds);
   for (const p of paths) outcomes.push(await runCorpusApp(h, p, { allowWarnings: args.has("--allow-warnings") }));
 } finally {
   await h.close();

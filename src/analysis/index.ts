@@ -43,7 +43,6 @@ export function analyse(workflow: Workflow, types: NodeTypes, opts: AnalyseOptio
   const reads = collectReads(g);
   const df = checkDataflow(g, reads, resolver, reached, sink, opts.maxGuardTerms ?? 64);
   checkRules(g, resolver, sink);
-  const burden = computeBurden(g, df, { ...BURDEN_THRESHOLDS, ...opts.thresholds });
   const order = new Map(g.nodes.map((n) => [n.id, n.idx]));
   const diagnostics = sink.list
     .map((d, i) => ({ d, i }))
@@ -54,7 +53,17 @@ export function analyse(workflow: Workflow, types: NodeTypes, opts: AnalyseOptio
         a.i - b.i,
     )
     .map((x) => x.d);
-  return { diagnostics, burden };
+  // The burden report adds no diagnostic and most callers (`weft run`, validation) read only the diagnostics:
+  // it is computed the first time it is read, then kept.
+  const thresholds = { ...BURDEN_THRESHOLDS, ...opts.thresholds };
+  let burden: BurdenReport | undefined;
+  return {
+    diagnostics,
+    get burden() {
+      burden ??= computeBurden(g, df, thresholds);
+      return burden;
+    },
+  };
 }
 
 export { type AvailableValue, availableAt } from "./available.js";

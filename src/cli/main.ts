@@ -1,4 +1,5 @@
 // The `weft` command. Which commands exist, and which module each comes from, is in ./registry.ts.
+import { parseEachSchemaOnce } from "./one-shot.js";
 import { reportError } from "./output.js";
 import { commandNamed, newProgram, placeholderCommands } from "./registry.js";
 import { CommanderError, fromCommanderError } from "./usage-errors.js";
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   try {
     const named = commandNamed(argv);
+    if (named?.oneShot) await parseEachSchemaOnce();
     if (named) await named.load(program);
     else placeholderCommands(program);
     await program.parseAsync(process.argv);

@@ -45,16 +45,23 @@ const evalCommands: Load = async (p) => {
  * description (test/cli/registry.test.ts checks rows and registered commands agree). Keep heavy imports out
  * of this file and main.ts: what they import statically is loaded by every command, `--help` included.
  */
-export const COMMANDS: ReadonlyArray<{ name: string; description: string; load: Load }> = [
+export const COMMANDS: ReadonlyArray<{
+  name: string;
+  description: string;
+  load: Load;
+  /** Parses each schema about once, so zod's JIT costs more than it saves (./one-shot.ts). */
+  oneShot?: true;
+}> = [
   {
     name: "validate",
     load: staticCommands,
     description: "check a workflow (Dify YAML or Weft JSON); exit 0 when valid, 1 when not",
+    oneShot: true,
   },
   { name: "import", load: staticCommands, description: "import a Dify DSL YAML file into Weft JSON" },
   { name: "export", load: staticCommands, description: "export a workflow to Dify YAML, Mermaid or Coze canvas JSON" },
   { name: "show", load: staticCommands, description: "summarise a workflow: nodes, edges, inputs, outputs, burden" },
-  { name: "run", load: runCommands, description: "run a workflow on Weft's engine" },
+  { name: "run", load: runCommands, description: "run a workflow on Weft's engine", oneShot: true },
   {
     name: "worker",
     load: runCommands,

@@ -1,11 +1,10 @@
 import { dirname, resolve } from "node:path";
-import type { ExecServices } from "../ir/services.js";
+import type { ExecServices, KnowledgeService } from "../ir/services.js";
 import type { KnowledgeConfig } from "../knowledge/config.js";
-import { KnowledgeBases } from "../knowledge/service.js";
+import type { KnowledgeBases } from "../knowledge/service.js";
 import { hasAnyEndpoint, loadLlmConfig } from "../llm/config.js";
 import { createSandbox } from "../sandbox/index.js";
 import type { KnowledgeStore } from "../store/knowledge.js";
-import { LocalToolService } from "../tools/builtin/service.js";
 import { EMPTY_TOOLS_CONFIG, type ToolsConfig } from "../tools/configured/config.js";
 import type { ToolProvider } from "../tools/configured/provider.js";
 import { ConfiguredToolService } from "../tools/configured/service.js";
@@ -65,7 +64,9 @@ export async function buildServices(
     ...openapi.map(([id, c]) => new OpenApiProvider!(id, c, baseDir, http)),
     ...workflowTools.map(([id, c]) => new WorkflowToolProvider!(id, c, baseDir, () => services!)),
   ];
-  const tools = new ConfiguredToolService(toolsCfg, new LocalToolService({ files, now }), providers);
+  // The built-in tools load with the first tool call or check (start-up: most workflows use none).
+  const builtins = async () => new (await import("../tools/builtin/service.js")).LocalToolService({ files, now });
+  const tools = new ConfiguredToolService(toolsCfg, files, builtins, providers);
   services = {
     now,
     random: Math.random,
@@ -89,5 +90,31 @@ export async function buildServices(
  * run's inputs before it opens (and so creates) the database.
  */
 export function attachKnowledge(services: BuiltServices, store: KnowledgeStore, config?: KnowledgeConfig): void {
-  services.knowledge = new KnowledgeBases(store, { documents: services.documents!, llm: services.llm, config });
+  services.knowledge = new StoreKnowledge(store, async () => {
+    const { KnowledgeBases } = await import("../knowledge/service.js");
+    return new KnowledgeBases(store, { documents: services.documents!, llm: services.llm, config });
+  });
+}
+
+/**
+ * Knowledge-retrieval served from a store, with the retrieval code (chunking, scoring, reranking: ~20 KB of
+ * modules) loaded on the first retrieval: start-up cost of every `weft run`, most of whose workflows retrieve
+ * nothing. `store` is the database's, as `KnowledgeBases.store` (what `servingDiagnostics` looks bases up in).
+ */
+export class StoreKnowledge implements KnowledgeService {
+  private loaded?: Promise<KnowledgeBases>;
+  constructor(
+    readonly store: KnowledgeStore,
+    private readonly load: () => Promise<KnowledgeBases>,
+  ) {}
+
+  /** The knowledge bases themselves (create, add, search...), loading their code if no retrieval has yet. */
+  bases(): Promise<KnowledgeBases> {
+    this.loaded ??= this.load();
+    return this.loaded;
+  }
+
+  async retrieve(req: Parameters<KnowledgeService["retrieve"]>[0]) {
+    return (await this.bases()).retrieve(req);
+  }
 }

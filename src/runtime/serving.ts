@@ -7,18 +7,19 @@
 import type { Diagnostic } from "../ir/diagnostics.js";
 import type { ExecServices } from "../ir/services.js";
 import type { Workflow } from "../ir/workflow.js";
-import type { KnowledgeBases } from "../knowledge/service.js";
+import type { KnowledgeStore } from "../store/knowledge.js";
 import { unservedDiagnostics } from "../tools/configured/check.js";
 import type { ConfiguredToolService } from "../tools/configured/service.js";
 
 export async function servingDiagnostics(wf: Workflow, services: Partial<ExecServices>): Promise<Diagnostic[]> {
   // Without a tool service every tool node would fail, so every one is unserved.
   const tools = services.tools as Partial<Pick<ConfiguredToolService, "serves">> | undefined;
-  const out = unservedDiagnostics(
+  const out = await unservedDiagnostics(
     wf,
     typeof tools?.serves === "function" ? (tools as Pick<ConfiguredToolService, "serves">) : undefined,
   );
-  const kb = services.knowledge as KnowledgeBases | undefined;
+  // KnowledgeBases and runtime/services' lazy StoreKnowledge both carry the store they serve from.
+  const kb = services.knowledge as { store?: KnowledgeStore } | undefined;
   for (const n of wf.nodes) {
     if (n.type !== "knowledge-retrieval") continue;
     const ids = ((n.config as { dataset_ids?: unknown[] }).dataset_ids ?? []).map(String);

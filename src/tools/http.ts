@@ -1,5 +1,4 @@
 import type { LookupAddress } from "node:dns";
-import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { Agent } from "undici";
 import { WeftError } from "../ir/errors.js";
@@ -93,7 +92,7 @@ function cidr(s: string): Range {
 }
 
 /** Targets no workflow may reach by default: loopback, private, link-local, unique-local, metadata... */
-const BLOCKED_V4 = [
+const BLOCKED_V4_CIDRS = [
   "0.0.0.0/8",
   "10.0.0.0/8",
   "100.64.0.0/10",
@@ -109,9 +108,9 @@ const BLOCKED_V4 = [
   "203.0.113.0/24",
   "224.0.0.0/4",
   "240.0.0.0/4",
-].map(cidr);
+];
 
-const BLOCKED_V6 = [
+const BLOCKED_V6_CIDRS = [
   "::/128",
   "::1/128",
   "fe80::/10",
@@ -120,28 +119,44 @@ const BLOCKED_V6 = [
   "ff00::/8",
   "100::/64",
   "2001:db8::/32",
-].map(cidr);
+];
 
 /** IPv6 forms that carry an IPv4 address, which is then what gets reached. */
-const EMBEDS_V4: Array<{ range: Range; offset: number }> = [
-  { range: cidr("::ffff:0:0/96"), offset: 12 }, // IPv4-mapped
-  { range: cidr("::/96"), offset: 12 }, // IPv4-compatible (deprecated)
-  { range: cidr("64:ff9b::/96"), offset: 12 }, // NAT64
-  { range: cidr("64:ff9b:1::/48"), offset: 12 }, // local-use NAT64
-  { range: cidr("2002::/16"), offset: 2 }, // 6to4
+const EMBEDS_V4_CIDRS: Array<[string, number]> = [
+  ["::ffff:0:0/96", 12], // IPv4-mapped
+  ["::/96", 12], // IPv4-compatible (deprecated)
+  ["64:ff9b::/96", 12], // NAT64
+  ["64:ff9b:1::/48", 12], // local-use NAT64
+  ["2002::/16", 2], // 6to4
 ];
+
+interface BlockedRanges {
+  v4: Range[];
+  v6: Range[];
+  embedsV4: Array<{ range: Range; offset: number }>;
+}
+let blockedRanges: BlockedRanges | undefined;
+// Parsed on the first address checked, not when the module loads: every command that builds services loads this
+// module, and the first IPv6 parse (node's isIP) costs a few ms that a run without an HTTP request never needs.
+const blocked = (): BlockedRanges =>
+  (blockedRanges ??= {
+    v4: BLOCKED_V4_CIDRS.map(cidr),
+    v6: BLOCKED_V6_CIDRS.map(cidr),
+    embedsV4: EMBEDS_V4_CIDRS.map(([range, offset]) => ({ range: cidr(range), offset })),
+  });
 
 /** Why an address may not be reached, or undefined when it is a public address. */
 export function blockedReason(address: string): string | undefined {
+  const ranges = blocked();
   const v4 = parseIPv4(address);
   if (v4) {
-    const hit = BLOCKED_V4.find((r) => inRange(v4, r));
+    const hit = ranges.v4.find((r) => inRange(v4, r));
     return hit ? `${address} is in a reserved or private range` : undefined;
   }
   const v6 = parseIPv6(address);
   if (!v6) return `${address} is not an IP address`;
-  if (BLOCKED_V6.some((r) => inRange(v6, r))) return `${address} is in a reserved or private range`;
-  for (const e of EMBEDS_V4) {
+  if (ranges.v6.some((r) => inRange(v6, r))) return `${address} is in a reserved or private range`;
+  for (const e of ranges.embedsV4) {
     if (inRange(v6, e.range)) {
       const inner = v6.slice(e.offset, e.offset + 4).join(".");
       const why = blockedReason(inner);
@@ -248,7 +263,9 @@ export class GuardedHttpService implements HttpService {
 
   constructor(private readonly opts: HttpServiceOptions = {}) {
     this.policy = new AddressPolicy(opts);
-    this.resolve = opts.resolve ?? ((host) => dnsLookup(host, { all: true, verbatim: true }));
+    // node:dns/promises loads with the first lookup: a run without an HTTP request never needs it (start-up).
+    this.resolve =
+      opts.resolve ?? (async (host) => (await import("node:dns/promises")).lookup(host, { all: true, verbatim: true }));
   }
 
   /** Resolve `host` and check every address; returns the addresses to connect to. */

@@ -51,7 +51,8 @@ const nodeTypeFiles = () => {
 };
 
 // Each of these loads when a run needs it: node types from src/nodes/registry.ts for the workflow's own types,
-// one store backend for the --db given, one sandbox language on its first code node, workflow tools when configured.
+// one store backend for the --db given, one sandbox language on its first code node, workflow tools when configured,
+// the built-in tools and the retrieval code when a node first uses them.
 const ON_DEMAND = [
   "nodes/index.ts",
   "store/memory/open.ts",
@@ -61,6 +62,9 @@ const ON_DEMAND = [
   "sandbox/python.ts",
   "sandbox/egress.ts",
   "runtime/workflow-tool.ts",
+  // The built-in tools load with the first tool call or check, knowledge retrieval with the first retrieval.
+  "tools/builtin/service.ts",
+  "knowledge/service.ts",
 ];
 
 describe("weft run and weft validate load only the node types, store and sandbox a workflow needs", () => {

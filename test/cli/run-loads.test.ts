@@ -51,6 +51,20 @@ describe("weft run loads what its workflow needs", () => {
     expect(hits(/\/node_modules\/(better-sqlite3|sqlite-vec[^/]*)\//)).toEqual([]);
   });
 
+  it("loads no built-in tool and no knowledge retrieval for a workflow without tool or knowledge nodes", () => {
+    const hits = (re: RegExp) => urls.filter((u) => re.test(u));
+    // The built-ins load with the first tool call or check, the retrieval code with the first retrieval (the
+    // catalogue of external providers, a table the tool service's error texts name, is all of builtin/ loaded).
+    expect(hits(/\/dist\/tools\/(builtin\/(?!catalog\.js$)|render\/)/)).toEqual([]);
+    expect(hits(/\/dist\/knowledge\/(service|chunk|rerank|keyword-score)\.js$/)).toEqual([]);
+    // What they replace is loaded (so the check can see these files): the tool service and the file store.
+    expect(hits(/\/dist\/tools\/configured\/service\.js$/)).toHaveLength(1);
+    expect(hits(/\/dist\/tools\/files\.js$/)).toHaveLength(1);
+    // The HTTP guard resolves names with node's DNS module, loaded with the first request.
+    expect(urls).not.toContain("node:dns/promises");
+    expect(urls).toContain("node:net");
+  });
+
   it("loads zod as the one bundled file, not the package's ~95 modules", () => {
     expect(urls.filter((u) => u.endsWith("/dist/vendor/zod.js"))).toHaveLength(1);
     expect(urls.filter((u) => /\/node_modules\/zod\//.test(u))).toEqual([]);

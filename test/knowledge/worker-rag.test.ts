@@ -11,9 +11,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadWeftConfig } from "../../src/cli/config.js";
 import { runWorkflow } from "../../src/engine/run.js";
-import type { KnowledgeBases } from "../../src/knowledge/service.js";
 import { submitRun } from "../../src/queue/index.js";
-import { buildServices } from "../../src/runtime/services.js";
+import { buildServices, type StoreKnowledge } from "../../src/runtime/services.js";
 import { openStores, type Stores } from "../../src/store/open.js";
 import { extensionOf, mimeForExtension } from "../../src/tools/mime.js";
 import { buildWorkflow } from "../support/build.js";
@@ -101,7 +100,7 @@ function fileOf(name: string) {
 async function fillLibrary(stores: Stores): Promise<void> {
   const cfg = loadWeftConfig(join(dir, "weft.config.json"));
   const services = await buildServices(cfg, { configPath: join(dir, "weft.config.json"), knowledge: stores.knowledge });
-  const kb = services.knowledge as KnowledgeBases;
+  const kb = await (services.knowledge as StoreKnowledge).bases();
   await kb.create({ id: "library", name: "Library", chunking: { maxLength: 600, overlap: 60 } });
   for (const name of DOCS) await kb.addFile("library", fileOf(name));
   await services.close?.();

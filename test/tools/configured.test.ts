@@ -313,7 +313,7 @@ describe("tools by configuration", () => {
     timeout: TIMEOUT,
   }, async () => {
     const wf = oneTool(toolNode("s", "builtin", "langgenius/serper/serper", "serper", { query: "x" }));
-    const warn = unservedDiagnostics(wf, services.tools);
+    const warn = await unservedDiagnostics(wf, services.tools);
     expect(warn).toEqual([expect.objectContaining({ code: "tool.unserved", severity: "warning", nodeId: "s" })]);
     const checks = await checkToolUses(wf, services.tools);
     expect(checks[0]).toMatchObject({ providerId: "langgenius/serper/serper", toolName: "serper" });
@@ -329,7 +329,7 @@ describe("tools by configuration", () => {
     expect(snippet.tools.map["serper/serper"]).toBeDefined();
     // Mapped tools are served statically (no warning), and nothing was contacted to know it.
     expect(
-      unservedDiagnostics(oneTool(toolNode("t", "builtin", "tavily", "tavily_search", {})), services.tools),
+      await unservedDiagnostics(oneTool(toolNode("t", "builtin", "tavily", "tavily_search", {})), services.tools),
     ).toEqual([]);
   });
 

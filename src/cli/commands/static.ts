@@ -19,7 +19,7 @@ async function unservedTools(workflow: Workflow, config?: string): Promise<Diagn
   const { buildServices } = await import("../../runtime/services.js");
   const services = await buildServices(cfg, { configPath: config });
   try {
-    return unservedDiagnostics(workflow, services.tools);
+    return await unservedDiagnostics(workflow, services.tools);
   } finally {
     await services.close();
   }

@@ -34,7 +34,7 @@ export function registerToolsCommands(program: Command): void {
             configured.push({ provider: p.id, kind: p.kind, error: (e as Error).message, tools: [] });
           }
         }
-        const builtin = services.tools.local.list();
+        const builtin = (await services.tools.builtin()).list();
         if (opts.json) return printJson({ configured, map: cfg.tools.map, builtin });
         for (const p of configured) {
           process.stdout.write(`${p.kind} ${p.provider}${p.error ? `  ✗ ${p.error}` : ""}\n`);

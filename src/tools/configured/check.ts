@@ -52,19 +52,19 @@ export function toolUses(wf: Workflow): ToolUse[] {
 }
 
 /** `tool.unserved` warnings for every use nothing configured or built in serves (nothing is contacted). */
-export function unservedDiagnostics(
+export async function unservedDiagnostics(
   wf: Workflow,
   tools: { serves(providerId: string, toolName: string): unknown } | undefined,
-): Diagnostic[] {
-  return toolUses(wf)
-    .filter((u) => !tools?.serves(u.providerId, u.toolName))
-    .map((u) => ({
-      code: "tool.unserved",
-      severity: "warning" as const,
-      nodeId: u.nodeId,
-      field: u.field,
-      message: unservedMessage(u, `tool ${u.providerId}/${u.toolName} of node "${u.title || u.nodeId}"`),
-    }));
+): Promise<Diagnostic[]> {
+  const unserved: ToolUse[] = [];
+  for (const u of toolUses(wf)) if (!(await tools?.serves(u.providerId, u.toolName))) unserved.push(u);
+  return unserved.map((u) => ({
+    code: "tool.unserved",
+    severity: "warning" as const,
+    nodeId: u.nodeId,
+    field: u.field,
+    message: unservedMessage(u, `tool ${u.providerId}/${u.toolName} of node "${u.title || u.nodeId}"`),
+  }));
 }
 
 export interface ToolCheck extends ToolUse {
@@ -78,7 +78,7 @@ export interface ToolCheck extends ToolUse {
 export async function checkToolUses(wf: Workflow, tools: ConfiguredToolService): Promise<ToolCheck[]> {
   const out: ToolCheck[] = [];
   for (const u of toolUses(wf)) {
-    const served = tools.serves(u.providerId, u.toolName);
+    const served = await tools.serves(u.providerId, u.toolName);
     if (!served) {
       out.push({ ...u, status: "unserved", message: unservedMessage(u) });
       continue;

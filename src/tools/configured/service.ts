@@ -4,7 +4,7 @@
  * fails with `tool.not_configured`, naming it and printing the configuration that would serve it.
  */
 import { NotConfiguredError } from "../../ir/errors.js";
-import type { ToolInvocation, ToolResult, ToolService, ToolSpec } from "../../ir/services.js";
+import type { FileService, ToolInvocation, ToolResult, ToolService, ToolSpec } from "../../ir/services.js";
 import type { LocalToolService } from "../builtin/service.js";
 import { ToolError } from "../errors.js";
 import { coerceArgs, requiredOf } from "./args.js";
@@ -29,17 +29,25 @@ function specName(provider: string, tool: string): string {
 
 export class ConfiguredToolService implements ToolService {
   private readonly providers = new Map<string, ToolProvider>();
+  private local?: Promise<LocalToolService>;
 
+  /**
+   * `files` is the run's file store (the built-ins' too); `builtins` makes the offline built-in tools, called on
+   * first use: their ~50 KB of modules were start-up cost of every `weft run`, and most workflows use no tool.
+   */
   constructor(
     private readonly config: ToolsConfig,
-    readonly local: LocalToolService,
+    readonly files: FileService,
+    private readonly builtins: () => Promise<LocalToolService>,
     providers: ToolProvider[],
   ) {
     for (const p of providers) this.providers.set(p.id, p);
   }
 
-  get files() {
-    return this.local.files;
+  /** The offline built-in tools (made by the first call that needs them). */
+  builtin(): Promise<LocalToolService> {
+    this.local ??= this.builtins();
+    return this.local;
   }
 
   configuredProviders(): ToolProvider[] {
@@ -68,10 +76,10 @@ export class ConfiguredToolService implements ToolService {
   }
 
   /** Static: is the tool served (by configuration or a built-in)? Configured tools are not contacted. */
-  serves(providerId: string, toolName: string): Served {
+  async serves(providerId: string, toolName: string): Promise<Served> {
     const route = this.route(providerId, toolName);
     if (route) return { by: "configured", route };
-    return this.local.serves(providerId, toolName) ? { by: "builtin" } : undefined;
+    return (await this.builtin()).serves(providerId, toolName) ? { by: "builtin" } : undefined;
   }
 
   private async toolOf(route: Route): Promise<ProvidedTool> {
@@ -95,7 +103,8 @@ export class ConfiguredToolService implements ToolService {
     }
     const route = inv.providerId ? this.route(inv.providerId, inv.toolName) : undefined;
     if (!route) {
-      if (this.local.serves(inv.providerId, inv.toolName)) return this.local.invoke(inv);
+      const local = await this.builtin();
+      if (local.serves(inv.providerId, inv.toolName)) return local.invoke(inv);
       throw new NotConfiguredError("tool.not_configured", unservedMessage(inv), {
         provider: inv.providerId,
         tool: inv.toolName,
@@ -110,7 +119,7 @@ export class ConfiguredToolService implements ToolService {
     const typed = coerceArgs(tool.parameters, args);
     if (inv.signal?.aborted)
       throw new ToolError("tool.aborted", `tool ${inv.providerId}/${inv.toolName} was cancelled`);
-    return route.provider.call(route.tool, { args: typed, files: this.local.files, signal: inv.signal });
+    return route.provider.call(route.tool, { args: typed, files: this.files, signal: inv.signal });
   }
 
   /** The parameters of the tool that serves provider/tool (names and whether each is required). */
@@ -120,7 +129,9 @@ export class ConfiguredToolService implements ToolService {
   ): Promise<Array<{ name: string; required: boolean }> | undefined> {
     const route = this.route(providerId, toolName);
     if (!route)
-      return this.local.parameterSpecs(providerId, toolName)?.map((p) => ({ name: p.name, required: p.required }));
+      return (await this.builtin())
+        .parameterSpecs(providerId, toolName)
+        ?.map((p) => ({ name: p.name, required: p.required }));
     const tool = await this.toolOf(route);
     const required = new Set(requiredOf(tool.parameters));
     const back = new Map(Object.entries(route.rename).map(([from, to]) => [to, from]));
@@ -132,7 +143,7 @@ export class ConfiguredToolService implements ToolService {
 
   /** Built-ins and every configured tool, as specs for tool-calling and agent nodes. */
   async list(): Promise<ToolSpec[]> {
-    const specs = [...this.local.list()];
+    const specs = [...(await this.builtin()).list()];
     for (const p of this.providers.values()) {
       for (const t of await p.tools())
         specs.push({ name: specName(p.id, t.name), description: t.description, parameters: t.parameters });
@@ -146,7 +157,7 @@ export class ConfiguredToolService implements ToolService {
       const t = tools.find((x) => specName(p.id, x.name) === name);
       if (t) return { providerId: p.id, toolName: t.name };
     }
-    return this.local.resolveSpec(name);
+    return (await this.builtin()).resolveSpec(name);
   }
 
   async close(): Promise<void> {
