@@ -1,5 +1,4 @@
 // The `weft` command. Which commands exist, and which module each comes from, is in ./registry.ts.
-import { parseEachSchemaOnce } from "./one-shot.js";
 import { reportError } from "./output.js";
 import { commandNamed, newProgram, placeholderCommands } from "./registry.js";
 import { CommanderError, fromCommanderError } from "./usage-errors.js";
@@ -17,7 +16,8 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   try {
     const named = commandNamed(argv);
-    if (named?.oneShot) await parseEachSchemaOnce();
+    // Loaded only for those commands: `weft --help` loads no more than the registry and commander.
+    if (named?.oneShot) await (await import("./one-shot.js")).parseEachSchemaOnce();
     if (named) await named.load(program);
     else placeholderCommands(program);
     await program.parseAsync(process.argv);
