@@ -15,8 +15,9 @@ import { type GuestReply, QUICKJS_GUEST_FACTORY } from "./quickjs-guest-source.j
  * A guest that needs more than the slice, or whose end this thread cannot decide (V8's own stack, a failed
  * engine), starts again from nothing in a worker under its full limits (javascript.ts), and its attempt here is
  * never seen: guests have no I/O, timers or shared state, so running one twice has no effect the first run had.
- * A code text that once needed the worker goes there directly afterwards, so a heavy code node in a busy server
- * does not pay the slice on every run.
+ * A code text that once needed the worker goes there directly afterwards, so a heavy code node inside an iteration
+ * does not pay the slice on every item. Only one-shot commands run guests here (createSandbox's inlineJavaScript);
+ * a server's thread is shared by every run it serves.
  *
  * The slice, in QuickJS's interrupt polls (one per 10,000 jumps and calls): a count, not a clock, so a loaded
  * machine does not send a guest to a worker that an idle one would have finished here. 25 polls are 10-30 ms of
